@@ -1,0 +1,251 @@
+// Models on disk: .onnx (protobuf) and .onnxtxt (ONNX text syntax), external data, atomic writes.
+
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { OnnxError } from "../errors.js";
+import { Tensor } from "../ir/tensor.js";
+import type { Model } from "../ir/types.js";
+import { ChunkWriter, StreamEncoder, decodeMessage, messageType, type Msg } from "../proto/wire.js";
+import { parseModelText } from "../text/parse.js";
+import { printModel } from "../text/print.js";
+import { ProtoReader } from "./from-proto.js";
+import { ProtoWriter } from "./to-proto.js";
+import { walkTensors } from "../ir/traverse.js";
+
+export function isTextPath(path: string): boolean {
+  return path.endsWith(".onnxtxt");
+}
+
+/** Decodes model bytes into IR. Tensor raw data stays a view of `bytes`. */
+export function decodeModel(bytes: Uint8Array, opts: { baseDir?: string; where?: string } = {}): Model {
+  if (bytes.length === 0) throw new OnnxError("E_DECODE", "empty file: not an ONNX model", opts.where);
+  const msg = decodeMessage("ModelProto", bytes, opts.where);
+  try {
+    return new ProtoReader({ baseDir: opts.baseDir }).model(msg);
+  } catch (e) {
+    if (e instanceof OnnxError) throw new OnnxError(e.code, e.message, opts.where);
+    throw new OnnxError("E_DECODE", `not a valid ONNX model: ${(e as Error).message}`, opts.where);
+  }
+}
+
+/** Encodes a model into one buffer. */
+export function encodeModel(model: Model): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  writeModelChunks(model, (c) => chunks.push(c));
+  return concat(chunks);
+}
+
+function writeModelChunks(model: Model, sink: (c: Uint8Array) => void, writer = new ProtoWriter()): void {
+  new StreamEncoder().encode(messageType("ModelProto"), writer.model(model), new ChunkWriter(sink));
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let off = 0;
+  for (const c of chunks) {
+    out.set(c, off);
+    off += c.length;
+  }
+  return out;
+}
+
+function readInput(path: string): Buffer {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new OnnxError("E_IO", "no such file", path);
+  }
+  if (st.isDirectory()) throw new OnnxError("E_IO", "is a directory, not a model file", path);
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw new OnnxError("E_IO", `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, path);
+  }
+}
+
+export interface LoadOptions {
+  /** Read external tensor data into memory now (default: keep references, check the files exist). */
+  loadExternal?: boolean;
+}
+
+/** Loads a .onnx or .onnxtxt file. */
+export function loadModel(path: string, opts: LoadOptions = {}): Model {
+  const buf = readInput(path);
+  const baseDir = dirname(resolve(path));
+  let model: Model;
+  if (isTextPath(path)) {
+    model = parseModelText(buf.toString("utf8"), path);
+  } else {
+    model = decodeModel(buf, { baseDir, where: path });
+  }
+  for (const t of walkTensors(model)) {
+    if (t.data.kind !== "external") continue;
+    t.data.baseDir ??= baseDir;
+    const file = externalFile(t, path);
+    if (!existsSync(file)) throw new OnnxError("E_IO", `external data file '${externalLocation(t)}' of tensor '${t.name}' does not exist`, path);
+    if (opts.loadExternal) loadExternalData(t, path);
+  }
+  return model;
+}
+
+export function externalEntry(t: Tensor, key: string): string | undefined {
+  if (t.data.kind !== "external") return undefined;
+  return t.data.entries.find(([k]) => k === key)?.[1];
+}
+function externalLocation(t: Tensor): string {
+  return externalEntry(t, "location") ?? "";
+}
+
+/** The absolute path of a tensor's external data file, refusing locations outside the model's folder. */
+export function externalFile(t: Tensor, where?: string): string {
+  if (t.data.kind !== "external") throw new Error("not an external tensor");
+  const loc = externalLocation(t);
+  const base = t.data.baseDir ?? process.cwd();
+  if (loc === "") throw new OnnxError("E_MODEL", `tensor '${t.name}' has external data without a location`, where);
+  const full = resolve(base, loc);
+  const rel = relative(base, full);
+  if (isAbsolute(loc) || rel.startsWith("..") || isAbsolute(rel))
+    throw new OnnxError("E_MODEL", `external data location '${loc}' of tensor '${t.name}' escapes the model's folder`, where);
+  if (existsSync(full)) {
+    const realBase = realpathSync(base);
+    const realRel = relative(realBase, realpathSync(full));
+    if (realRel.startsWith("..") || isAbsolute(realRel))
+      throw new OnnxError("E_MODEL", `external data location '${loc}' of tensor '${t.name}' escapes the model's folder`, where);
+  }
+  return full;
+}
+
+/** Replaces a tensor's external reference with its bytes. */
+export function loadExternalData(t: Tensor, where?: string): void {
+  if (t.data.kind !== "external") return;
+  const file = externalFile(t, where);
+  const offset = Number(externalEntry(t, "offset") ?? "0");
+  const lengthEntry = externalEntry(t, "length");
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    throw new OnnxError("E_IO", `external data file '${externalLocation(t)}' of tensor '${t.name}' cannot be opened`, where);
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const length = lengthEntry !== undefined ? Number(lengthEntry) : size - offset;
+    if (!(offset >= 0) || !(length >= 0) || offset + length > size)
+      throw new OnnxError("E_IO", `external data of tensor '${t.name}' (offset ${offset}, length ${length}) is past the end of '${externalLocation(t)}' (${size} bytes)`, where);
+    const bytes = new Uint8Array(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, bytes, got, length - got, offset + got);
+      if (n <= 0) break;
+      got += n;
+    }
+    t.data = { kind: "raw", bytes };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface SaveOptions {
+  /** Allow the output to replace the input file. */
+  force?: boolean;
+  /** The path the model was loaded from; saving onto it needs `force`. */
+  inputPath?: string;
+  /** Write tensors of at least `threshold` bytes (default 1024) into this file beside the model. */
+  externalData?: { location: string; threshold?: number };
+  /** For text output: omit large initializer data. */
+  initializers?: boolean;
+}
+
+function samePath(a: string, b: string): boolean {
+  const ra = resolve(a);
+  const rb = resolve(b);
+  if (ra === rb) return true;
+  try {
+    const sa = statSync(ra);
+    const sb = statSync(rb);
+    return sa.ino === sb.ino && sa.dev === sb.dev;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes through a temporary file in the same folder, renamed into place only when complete. */
+export function writeFileAtomic(path: string, write: (fd: number) => void): void {
+  const dir = dirname(resolve(path));
+  if (!existsSync(dir)) throw new OnnxError("E_IO", "output folder does not exist", path);
+  if (existsSync(path) && statSync(path).isDirectory()) throw new OnnxError("E_IO", "is a directory", path);
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, "wx");
+    write(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, path);
+  } catch (e) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
+    if (e instanceof OnnxError) throw e;
+    throw new OnnxError("E_IO", `cannot write: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, path);
+  }
+}
+
+function writeAll(fd: number, c: Uint8Array): void {
+  let off = 0;
+  while (off < c.length) off += writeSync(fd, c, off, c.length - off);
+}
+
+/** Saves a model as .onnx or (by extension) .onnxtxt, atomically. */
+export function saveModel(model: Model, path: string, opts: SaveOptions = {}): void {
+  if (opts.inputPath && !opts.force && samePath(opts.inputPath, path))
+    throw new OnnxError("E_USAGE", "output would overwrite the input (use --force to allow)", path);
+  const outDir = dirname(resolve(path));
+  if (isTextPath(path)) {
+    const text = printModel(model, { initializers: opts.initializers ?? true });
+    writeFileAtomic(path, (fd) => writeAll(fd, Buffer.from(text, "utf8")));
+    return;
+  }
+  // Tensors whose external file would no longer be found from the new folder are read in.
+  for (const t of walkTensors(model))
+    if (t.data.kind === "external" && resolve(t.data.baseDir ?? outDir) !== outDir) loadExternalData(t);
+
+  const ext = opts.externalData;
+  if (!ext) {
+    writeFileAtomic(path, (fd) => writeModelChunks(model, (c) => writeAll(fd, c)));
+    return;
+  }
+  if (ext.location.includes("/") || ext.location.includes(sep) || ext.location === "..")
+    throw new OnnxError("E_USAGE", `external data location '${ext.location}' must be a plain file name`, path);
+  const threshold = ext.threshold ?? 1024;
+  const dataPath = join(outDir, ext.location);
+  writeFileAtomic(dataPath, (dataFd) => {
+    let offset = 0;
+    const writer = new ProtoWriter({
+      tensorHook: (t, msg) => {
+        if (t.data.kind !== "raw" || t.data.bytes.length < threshold) return msg;
+        const bytes = t.data.bytes;
+        // Keep offsets aligned to 4 KiB so the data file can be memory-mapped by runtimes.
+        const pad = (4096 - (offset % 4096)) % 4096;
+        if (pad) writeAll(dataFd, new Uint8Array(pad));
+        offset += pad;
+        writeAll(dataFd, bytes);
+        const entries = [
+          { key: "location", value: ext.location },
+          { key: "offset", value: String(offset) },
+          { key: "length", value: String(bytes.length) },
+        ];
+        offset += bytes.length;
+        const { raw_data: _dropped, ...rest } = msg;
+        return { ...rest, external_data: entries, data_location: 1 };
+      },
+    });
+    const message: Msg = writer.model(model);
+    writeFileAtomic(path, (fd) => new StreamEncoder().encode(messageType("ModelProto"), message, new ChunkWriter((c) => writeAll(fd, c))));
+  });
+}

@@ -1,0 +1,40 @@
+// Reading attributes with defaults.
+
+import type { Attribute, Node } from "./types.js";
+
+export function getAttr(node: { attributes: Attribute[] }, name: string): Attribute | undefined {
+  return node.attributes.find((a) => a.name === name);
+}
+
+/** An INT attribute as a number (beyond 2^53 it saturates to ±Infinity-safe limits). */
+export function attrInt(node: Node, name: string, dflt: number): number;
+export function attrInt(node: Node, name: string): number | undefined;
+export function attrInt(node: Node, name: string, dflt?: number): number | undefined {
+  const a = getAttr(node, name);
+  if (!a || a.type !== "INT" || a.value === undefined) return dflt;
+  return clampToNumber(a.value);
+}
+
+export function attrInts(node: Node, name: string): number[] | undefined {
+  const a = getAttr(node, name);
+  if (!a || a.type !== "INTS" || a.value === undefined) return undefined;
+  return a.value.map(clampToNumber);
+}
+
+export function attrFloat(node: Node, name: string, dflt: number): number {
+  const a = getAttr(node, name);
+  if (!a || a.type !== "FLOAT" || a.value === undefined) return dflt;
+  return a.value;
+}
+
+export function attrString(node: Node, name: string, dflt: string): string {
+  const a = getAttr(node, name);
+  if (!a || a.type !== "STRING" || a.value === undefined) return dflt;
+  return a.value;
+}
+
+export function clampToNumber(v: bigint): number {
+  if (v > BigInt(Number.MAX_SAFE_INTEGER)) return Number.MAX_SAFE_INTEGER;
+  if (v < BigInt(Number.MIN_SAFE_INTEGER)) return Number.MIN_SAFE_INTEGER;
+  return Number(v);
+}

@@ -1,0 +1,58 @@
+// Short ways to make IR objects, for passes and tests.
+
+import { OnnxError } from "../errors.js";
+import { Tensor } from "./tensor.js";
+import type { AttrType, Attribute, Dim, Graph, Model, Node, OpsetId, TensorType, ValueInfo } from "./types.js";
+import { dtypeByName } from "./dtype.js";
+
+export type AttrInput = number | bigint | string | number[] | bigint[] | string[] | Tensor | Graph | boolean;
+
+/** Makes an attribute from a JS value: integers become INT(S), other numbers FLOAT(S). */
+export function attr(name: string, value: AttrInput, type?: AttrType): Attribute {
+  if (value instanceof Tensor) return { name, type: "TENSOR", value };
+  if (typeof value === "bigint") return { name, type: "INT", value };
+  if (typeof value === "boolean") return { name, type: "INT", value: value ? 1n : 0n };
+  if (typeof value === "number") {
+    if (type === "FLOAT" || (type === undefined && !Number.isInteger(value))) return { name, type: "FLOAT", value: Math.fround(value) };
+    return { name, type: "INT", value: BigInt(value) };
+  }
+  if (typeof value === "string") return { name, type: "STRING", value };
+  if (Array.isArray(value)) {
+    const v = value as unknown[];
+    if (type === "STRINGS" || (v.length > 0 && typeof v[0] === "string")) return { name, type: "STRINGS", value: v as string[] };
+    if (type === "FLOATS" || (type === undefined && v.some((x) => typeof x === "number" && !Number.isInteger(x))))
+      return { name, type: "FLOATS", value: (v as number[]).map((x) => Math.fround(x)) };
+    return { name, type: "INTS", value: v.map((x) => BigInt(x as number)) };
+  }
+  return { name, type: "GRAPH", value };
+}
+
+export function node(opType: string, inputs: string[], outputs: string[], attrs: Record<string, AttrInput> = {}, extra: Partial<Node> = {}): Node {
+  return {
+    opType,
+    domain: "",
+    inputs,
+    outputs,
+    attributes: Object.entries(attrs).map(([k, v]) => attr(k, v)),
+    ...extra,
+  };
+}
+
+export function tensorType(elem: string | number, shape?: Dim[]): TensorType {
+  const elemType = typeof elem === "number" ? elem : dtypeByName(elem)?.id;
+  if (elemType === undefined) throw new OnnxError("E_USAGE", `unknown element type '${elem}'`);
+  return shape ? { kind: "tensor", elemType, shape } : { kind: "tensor", elemType };
+}
+
+export function valueInfo(name: string, elem?: string | number, shape?: Dim[]): ValueInfo {
+  return elem === undefined ? { name } : { name, type: tensorType(elem, shape) };
+}
+
+export function graph(parts: Partial<Graph> & { nodes: Node[] }): Graph {
+  return { inputs: [], outputs: [], initializers: [], sparseInitializers: [], valueInfo: [], ...parts };
+}
+
+export function model(g: Graph, opset: number | OpsetId[] = 18, irVersion = 8): Model {
+  const opsetImports = typeof opset === "number" ? [{ domain: "", version: opset }] : opset;
+  return { irVersion, opsetImports, graph: g, functions: [] };
+}

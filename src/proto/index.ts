@@ -1,0 +1,1 @@
+export { onnxRoot, messageType, decodeMessage, encodeMessage, ChunkWriter, StreamEncoder, type Msg } from "./wire.js";
