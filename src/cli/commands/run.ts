@@ -1,0 +1,3 @@
+// PLACEHOLDER: the run command(s) register here when their issue lands.
+import type { Command } from "commander";
+export function registerRunCommands(_program: Command): void {}

@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// onnx-expand command line: each command lives in commands/<name>.ts and registers itself here.
+
+import { Command, CommanderError } from "commander";
+import { EXIT_BAD_INPUT, setVerbose } from "./util.js";
+import { registerFileCommands } from "./commands/files.js";
+import { registerSchemaCommands } from "./commands/schema.js";
+import { registerCheckCommands } from "./commands/check.js";
+import { registerRunCommands } from "./commands/run.js";
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name("onnx-expand")
+    .description("Convert ONNX models between opsets, expand function ops into primitives, inspect and run them.")
+    .version("0.1.0")
+    .option("--verbose", "print stack traces with errors")
+    .showHelpAfterError(false)
+    .exitOverride()
+    .configureOutput({ outputError: (str, write) => write(`onnx-expand: ${str.replace(/^error: /, "error: ")}`) })
+    .hook("preAction", (cmd) => setVerbose(Boolean(cmd.opts().verbose)));
+  registerFileCommands(program);
+  registerSchemaCommands(program);
+  registerCheckCommands(program);
+  registerRunCommands(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // --help and --version exit 0; everything else commander rejects is bad usage.
+      process.exitCode = e.exitCode === 0 ? 0 : EXIT_BAD_INPUT;
+      return;
+    }
+    throw e;
+  }
+}
+
+await main(process.argv);

@@ -1,0 +1,47 @@
+// Shared CLI plumbing: exit codes and error printing.
+
+import { OnnxError } from "../errors.js";
+
+export const EXIT_OK = 0;
+/** A check or test failed. */
+export const EXIT_FAILED = 1;
+/** Bad usage or bad input. */
+export const EXIT_BAD_INPUT = 2;
+
+let verbose = false;
+export function setVerbose(v: boolean): void {
+  verbose = v;
+}
+
+/** Thrown by commands to end with a given exit code after printing their own report. */
+export class ExitCode extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
+}
+
+/** Prints an error as one line (a stack trace only with --verbose) and returns the exit code. */
+export function reportError(e: unknown): number {
+  if (e instanceof ExitCode) return e.code;
+  if (e instanceof OnnxError) {
+    process.stderr.write(`onnx-expand: error: ${e.message}\n`);
+    if (verbose && e.stack) process.stderr.write(`${e.stack}\n`);
+    return e.code === "E_CHECK" ? EXIT_FAILED : EXIT_BAD_INPUT;
+  }
+  const msg = e instanceof Error ? e.message : String(e);
+  process.stderr.write(`onnx-expand: internal error: ${msg.split("\n")[0]}\n`);
+  if (verbose && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
+  return EXIT_BAD_INPUT;
+}
+
+/** Wraps a command action so that errors become one line and an exit code. */
+export function action<A extends unknown[]>(fn: (...args: A) => void | number | Promise<void | number>) {
+  return async (...args: A): Promise<void> => {
+    try {
+      const code = await fn(...args);
+      process.exitCode = typeof code === "number" ? code : EXIT_OK;
+    } catch (e) {
+      process.exitCode = reportError(e);
+    }
+  };
+}

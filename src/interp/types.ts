@@ -1,0 +1,48 @@
+// Runtime values of the interpreter and the kernel contract.
+
+import type { Graph, Node } from "../ir/types.js";
+
+/**
+ * Element storage by dtype: float → Float32Array, double → Float64Array, float16/bfloat16 →
+ * Uint16Array (bit patterns), int8 → Int8Array, uint8/bool → Uint8Array, int16 → Int16Array,
+ * uint16 → Uint16Array, int32 → Int32Array, uint32 → Uint32Array, int64 → BigInt64Array,
+ * uint64 → BigUint64Array, string → string[].
+ */
+export type Storage =
+  | Float32Array
+  | Float64Array
+  | Int8Array
+  | Uint8Array
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array
+  | BigInt64Array
+  | BigUint64Array
+  | string[];
+
+/** A tensor at run time: dense, row-major. */
+export interface RTensor {
+  /** TensorProto.DataType value. */
+  dtype: number;
+  shape: number[];
+  data: Storage;
+}
+
+/** Sequence / optional values some ops produce; tensors are the common case. */
+export type RValue = RTensor | { kind: "sequence"; elemDtype: number; items: RTensor[] } | { kind: "optional-none" };
+
+export interface KernelContext {
+  node: Node;
+  /** The version of the node's domain that the model (or function) imports. */
+  opset: number;
+  /** "node 'x' (ReduceSum)": for error messages. */
+  label: string;
+  /** Largest element count a kernel may allocate. */
+  maxElements: number;
+  /** Runs a subgraph (If/Loop/Scan body) with the given inputs; outer-scope values are visible. */
+  runSubgraph(g: Graph, inputs: RValue[]): RValue[];
+}
+
+/** A kernel computes a node's outputs from its inputs (undefined for an omitted optional input). */
+export type Kernel = (ctx: KernelContext, inputs: (RValue | undefined)[]) => RValue[];
