@@ -68,6 +68,8 @@ function readInput(path: string): Buffer {
 export interface LoadOptions {
   /** Read external tensor data into memory now (default: keep references, check the files exist). */
   loadExternal?: boolean;
+  /** Force a format instead of going by the extension (.onnxtxt is text, anything else binary). */
+  format?: "binary" | "text";
 }
 
 /** Loads a .onnx or .onnxtxt file. */
@@ -75,7 +77,7 @@ export function loadModel(path: string, opts: LoadOptions = {}): Model {
   const buf = readInput(path);
   const baseDir = dirname(resolve(path));
   let model: Model;
-  if (isTextPath(path)) {
+  if (opts.format === "text" || (opts.format === undefined && isTextPath(path))) {
     model = parseModelText(buf.toString("utf8"), path);
   } else {
     model = decodeModel(buf, { baseDir, where: path });

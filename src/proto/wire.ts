@@ -49,6 +49,7 @@ function describeDecodeError(e: unknown, typeName: string, size: number): string
     return `not a valid ${typeName}: truncated or corrupt (a field at byte ${m[1]} needs ${m[2]} more bytes, the data has ${m[3]})`;
   if ((m = msg.match(/invalid wire type (\d+) at offset (\d+)/)))
     return `not a valid ${typeName}: invalid wire type ${m[1]} at byte ${m[2]}`;
+  if (/index out of range/.test(msg)) return `not a valid ${typeName}: truncated or corrupt (a field runs past the end of the data)`;
   if (e instanceof RangeError && /call stack/i.test(msg)) return `not a valid ${typeName}: nesting too deep`;
   if (/invalid varint|varint/i.test(msg)) return `not a valid ${typeName}: invalid varint (${size} bytes)`;
   return `not a valid ${typeName}: ${msg}`;
