@@ -1,4 +1,4 @@
 // Marks the CLI entry point executable after tsc has written it.
 import { chmodSync, existsSync } from "node:fs";
-const bin = new URL("../dist/cli/main.js", import.meta.url);
+const bin = new URL("../dist/cli/bin.js", import.meta.url);
 if (existsSync(bin)) chmodSync(bin, 0o755);

@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 // onnx-expand command line: each command lives in commands/<name>.ts and registers itself here.
 
 import { Command, CommanderError } from "commander";
@@ -40,4 +39,3 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-await main(process.argv);

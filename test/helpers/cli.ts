@@ -1,0 +1,22 @@
+// Runs the CLI as a user would: a separate process, from the TypeScript sources.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const bin = fileURLToPath(new URL("../../src/cli/bin.ts", import.meta.url));
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], opts: { cwd?: string; input?: string } = {}): CliResult {
+  const r = spawnSync(process.execPath, ["--import", "tsx", bin, ...args], {
+    cwd: opts.cwd ?? root,
+    encoding: "utf8",
+    input: opts.input,
+    maxBuffer: 64 << 20,
+  });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
