@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const bin = fileURLToPath(new URL("../../src/cli/bin.ts", import.meta.url));
+const tsx = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
 
 export interface CliResult {
   code: number;
@@ -12,7 +13,7 @@ export interface CliResult {
 }
 
 export function runCli(args: string[], opts: { cwd?: string; input?: string } = {}): CliResult {
-  const r = spawnSync(process.execPath, ["--import", "tsx", bin, ...args], {
+  const r = spawnSync(process.execPath, ["--import", tsx, bin, ...args], {
     cwd: opts.cwd ?? root,
     encoding: "utf8",
     input: opts.input,
