@@ -29,8 +29,12 @@ export function isOnnxError(e: unknown): e is OnnxError {
 }
 
 /** Names a node for error messages: its name if it has one, else its index, and its op. */
-export function nodeLabel(node: { name?: string; opType: string; domain?: string }, index?: number): string {
-  const op = node.domain && node.domain !== "ai.onnx" ? `${node.domain}.${node.opType}` : node.opType;
+export function nodeLabel(
+  node: { name?: string; opType: string; domain?: string },
+  index?: number,
+): string {
+  const op =
+    node.domain && node.domain !== "ai.onnx" ? `${node.domain}.${node.opType}` : node.opType;
   if (node.name) return `node '${node.name}' (${op})`;
   return index === undefined ? `node (${op})` : `node #${index} (${op})`;
 }

@@ -11,12 +11,16 @@ export function buildProgram(): Command {
   const program = new Command();
   program
     .name("onnx-expand")
-    .description("Convert ONNX models between opsets, expand function ops into primitives, inspect and run them.")
+    .description(
+      "Convert ONNX models between opsets, expand function ops into primitives, inspect and run them.",
+    )
     .version("0.1.0")
     .option("--verbose", "print stack traces with errors")
     .showHelpAfterError(false)
     .exitOverride()
-    .configureOutput({ outputError: (str, write) => write(`onnx-expand: ${str.replace(/^error: /, "error: ")}`) })
+    .configureOutput({
+      outputError: (str, write) => write(`onnx-expand: ${str.replace(/^error: /, "error: ")}`),
+    })
     .hook("preAction", (cmd) => setVerbose(Boolean(cmd.opts().verbose)));
   registerFileCommands(program);
   registerSchemaCommands(program);
@@ -38,4 +42,3 @@ export async function main(argv: string[]): Promise<void> {
     throw e;
   }
 }
-

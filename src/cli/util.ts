@@ -35,7 +35,9 @@ export function reportError(e: unknown): number {
 }
 
 /** Wraps a command action so that errors become one line and an exit code. */
-export function action<A extends unknown[]>(fn: (...args: A) => void | number | Promise<void | number>) {
+export function action<A extends unknown[]>(
+  fn: (...args: A) => void | number | Promise<void | number>,
+) {
   return async (...args: A): Promise<void> => {
     try {
       const code = await fn(...args);

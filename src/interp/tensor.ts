@@ -40,7 +40,10 @@ export function allocStorage(dtype: number, n: number): Storage {
     case DataType.STRING:
       return new Array<string>(n).fill("");
     default:
-      throw new OnnxError("E_UNSUPPORTED", `tensors of type ${dtypeName(dtype)} are not supported by the interpreter`);
+      throw new OnnxError(
+        "E_UNSUPPORTED",
+        `tensors of type ${dtypeName(dtype)} are not supported by the interpreter`,
+      );
   }
 }
 
@@ -94,7 +97,12 @@ export function toBfloat16Bits(x: number): number {
 
 /** Whether a dtype is computed as floating point. */
 export function isFloatType(dtype: number): boolean {
-  return dtype === DataType.FLOAT || dtype === DataType.DOUBLE || dtype === DataType.FLOAT16 || dtype === DataType.BFLOAT16;
+  return (
+    dtype === DataType.FLOAT ||
+    dtype === DataType.DOUBLE ||
+    dtype === DataType.FLOAT16 ||
+    dtype === DataType.BFLOAT16
+  );
 }
 
 /** The elements as float64 (float16/bfloat16 decoded; 64-bit integers may round beyond 2^53). */
@@ -149,4 +157,140 @@ export function fromFloat64(dtype: number, shape: number[], values: Float64Array
     for (let i = 0; i < n; i++) (data as Int32Array)[i] = Math.trunc(values[i]!);
   }
   return { dtype, shape, data };
+}
+
+/** Bytes per element of a dtype's storage (0 for string). */
+export function storageElementSize(dtype: number): number {
+  switch (dtype) {
+    case DataType.FLOAT:
+    case DataType.INT32:
+    case DataType.UINT32:
+      return 4;
+    case DataType.DOUBLE:
+    case DataType.INT64:
+    case DataType.UINT64:
+      return 8;
+    case DataType.FLOAT16:
+    case DataType.BFLOAT16:
+    case DataType.INT16:
+    case DataType.UINT16:
+      return 2;
+    case DataType.INT8:
+    case DataType.UINT8:
+    case DataType.BOOL:
+      return 1;
+    case DataType.STRING:
+      return 0;
+    default:
+      throw new OnnxError(
+        "E_UNSUPPORTED",
+        `tensors of type ${dtypeName(dtype)} are not supported by the interpreter`,
+      );
+  }
+}
+
+/** Whether the interpreter can hold tensors of a dtype. */
+export function isSupportedDtype(dtype: number): boolean {
+  try {
+    storageElementSize(dtype);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Storage of a dtype viewing `bytes` (little-endian host): no copy when aligned, else a copy. */
+export function storageFromBytes(dtype: number, bytes: Uint8Array, n: number): Storage {
+  const size = storageElementSize(dtype);
+  if (size === 0) throw new OnnxError("E_RUNTIME", "string tensors have no raw byte form");
+  if (bytes.byteLength < n * size)
+    throw new OnnxError(
+      "E_RUNTIME",
+      `tensor data holds ${bytes.byteLength} bytes, ${n * size} are needed`,
+    );
+  let buf = bytes.buffer as ArrayBuffer;
+  let off = bytes.byteOffset;
+  if (off % size !== 0) {
+    const copy = bytes.slice(0, n * size);
+    buf = copy.buffer;
+    off = 0;
+  }
+  switch (dtype) {
+    case DataType.FLOAT:
+      return new Float32Array(buf, off, n);
+    case DataType.DOUBLE:
+      return new Float64Array(buf, off, n);
+    case DataType.FLOAT16:
+    case DataType.BFLOAT16:
+    case DataType.UINT16:
+      return new Uint16Array(buf, off, n);
+    case DataType.INT8:
+      return new Int8Array(buf, off, n);
+    case DataType.UINT8:
+    case DataType.BOOL:
+      return new Uint8Array(buf, off, n);
+    case DataType.INT16:
+      return new Int16Array(buf, off, n);
+    case DataType.INT32:
+      return new Int32Array(buf, off, n);
+    case DataType.UINT32:
+      return new Uint32Array(buf, off, n);
+    case DataType.INT64:
+      return new BigInt64Array(buf, off, n);
+    default:
+      return new BigUint64Array(buf, off, n);
+  }
+}
+
+/** The little-endian bytes of a numeric tensor's storage (a view, no copy). */
+export function storageBytes(t: RTensor): Uint8Array {
+  const d = t.data;
+  if (Array.isArray(d)) throw new OnnxError("E_RUNTIME", "string tensors have no raw byte form");
+  return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+}
+
+/** Decodes float16/bfloat16 bits into float32 values; other float types are returned as they are. */
+export function toFloat32(t: RTensor): Float32Array | Float64Array {
+  const d = t.data;
+  if (t.dtype === DataType.FLOAT16) {
+    const table = float16Table();
+    const src = d as Uint16Array;
+    const out = new Float32Array(src.length);
+    for (let i = 0; i < src.length; i++) out[i] = table[src[i]!]!;
+    return out;
+  }
+  if (t.dtype === DataType.BFLOAT16) {
+    const src = d as Uint16Array;
+    const out = new Float32Array(src.length);
+    const u = new Uint32Array(out.buffer);
+    for (let i = 0; i < src.length; i++) u[i] = src[i]! << 16;
+    return out;
+  }
+  if (d instanceof Float32Array || d instanceof Float64Array) return d;
+  return Float64Array.from(toFloat64(t));
+}
+
+/** Rounds float values into float16/bfloat16 bits storage (round to nearest even). */
+export function encodeHalf(dtype: number, values: ArrayLike<number>): Uint16Array {
+  const n = values.length;
+  const out = new Uint16Array(n);
+  if (dtype === DataType.FLOAT16) for (let i = 0; i < n; i++) out[i] = toFloat16Bits(values[i]!);
+  else for (let i = 0; i < n; i++) out[i] = toBfloat16Bits(values[i]!);
+  return out;
+}
+
+export function isHalfType(dtype: number): boolean {
+  return dtype === DataType.FLOAT16 || dtype === DataType.BFLOAT16;
+}
+
+export function is64BitInt(dtype: number): boolean {
+  return dtype === DataType.INT64 || dtype === DataType.UINT64;
+}
+
+export function shapeString(shape: readonly number[]): string {
+  return `[${shape.join(",")}]`;
+}
+
+export function describeTensor(t: RTensor): string {
+  return `${dtypeName(t.dtype)}${shapeString(t.shape)}`;
 }

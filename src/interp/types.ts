@@ -30,7 +30,8 @@ export interface RTensor {
 }
 
 /** Sequence / optional values some ops produce; tensors are the common case. */
-export type RValue = RTensor | { kind: "sequence"; elemDtype: number; items: RTensor[] } | { kind: "optional-none" };
+export type RValue =
+  RTensor | { kind: "sequence"; elemDtype: number; items: RTensor[] } | { kind: "optional-none" };
 
 export interface KernelContext {
   node: Node;

@@ -1,6 +1,18 @@
 // Models on disk: .onnx (protobuf) and .onnxtxt (ONNX text syntax), external data, atomic writes.
 
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { OnnxError } from "../errors.js";
 import { Tensor } from "../ir/tensor.js";
@@ -17,8 +29,12 @@ export function isTextPath(path: string): boolean {
 }
 
 /** Decodes model bytes into IR. Tensor raw data stays a view of `bytes`. */
-export function decodeModel(bytes: Uint8Array, opts: { baseDir?: string; where?: string } = {}): Model {
-  if (bytes.length === 0) throw new OnnxError("E_DECODE", "empty file: not an ONNX model", opts.where);
+export function decodeModel(
+  bytes: Uint8Array,
+  opts: { baseDir?: string; where?: string } = {},
+): Model {
+  if (bytes.length === 0)
+    throw new OnnxError("E_DECODE", "empty file: not an ONNX model", opts.where);
   const msg = decodeMessage("ModelProto", bytes, opts.where);
   try {
     return new ProtoReader({ baseDir: opts.baseDir }).model(msg);
@@ -35,7 +51,11 @@ export function encodeModel(model: Model): Uint8Array {
   return concat(chunks);
 }
 
-function writeModelChunks(model: Model, sink: (c: Uint8Array) => void, writer = new ProtoWriter()): void {
+function writeModelChunks(
+  model: Model,
+  sink: (c: Uint8Array) => void,
+  writer = new ProtoWriter(),
+): void {
   new StreamEncoder().encode(messageType("ModelProto"), writer.model(model), new ChunkWriter(sink));
 }
 
@@ -61,7 +81,11 @@ function readInput(path: string): Buffer {
   try {
     return readFileSync(path);
   } catch (e) {
-    throw new OnnxError("E_IO", `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, path);
+    throw new OnnxError(
+      "E_IO",
+      `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      path,
+    );
   }
 }
 
@@ -86,7 +110,12 @@ export function loadModel(path: string, opts: LoadOptions = {}): Model {
     if (t.data.kind !== "external") continue;
     t.data.baseDir ??= baseDir;
     const file = externalFile(t, path);
-    if (!existsSync(file)) throw new OnnxError("E_IO", `external data file '${externalLocation(t)}' of tensor '${t.name}' does not exist`, path);
+    if (!existsSync(file))
+      throw new OnnxError(
+        "E_IO",
+        `external data file '${externalLocation(t)}' of tensor '${t.name}' does not exist`,
+        path,
+      );
     if (opts.loadExternal) loadExternalData(t, path);
   }
   return model;
@@ -105,16 +134,29 @@ export function externalFile(t: Tensor, where?: string): string {
   if (t.data.kind !== "external") throw new Error("not an external tensor");
   const loc = externalLocation(t);
   const base = t.data.baseDir ?? process.cwd();
-  if (loc === "") throw new OnnxError("E_MODEL", `tensor '${t.name}' has external data without a location`, where);
+  if (loc === "")
+    throw new OnnxError(
+      "E_MODEL",
+      `tensor '${t.name}' has external data without a location`,
+      where,
+    );
   const full = resolve(base, loc);
   const rel = relative(base, full);
   if (isAbsolute(loc) || rel.startsWith("..") || isAbsolute(rel))
-    throw new OnnxError("E_MODEL", `external data location '${loc}' of tensor '${t.name}' escapes the model's folder`, where);
+    throw new OnnxError(
+      "E_MODEL",
+      `external data location '${loc}' of tensor '${t.name}' escapes the model's folder`,
+      where,
+    );
   if (existsSync(full)) {
     const realBase = realpathSync(base);
     const realRel = relative(realBase, realpathSync(full));
     if (realRel.startsWith("..") || isAbsolute(realRel))
-      throw new OnnxError("E_MODEL", `external data location '${loc}' of tensor '${t.name}' escapes the model's folder`, where);
+      throw new OnnxError(
+        "E_MODEL",
+        `external data location '${loc}' of tensor '${t.name}' escapes the model's folder`,
+        where,
+      );
   }
   return full;
 }
@@ -129,13 +171,21 @@ export function loadExternalData(t: Tensor, where?: string): void {
   try {
     fd = openSync(file, "r");
   } catch {
-    throw new OnnxError("E_IO", `external data file '${externalLocation(t)}' of tensor '${t.name}' cannot be opened`, where);
+    throw new OnnxError(
+      "E_IO",
+      `external data file '${externalLocation(t)}' of tensor '${t.name}' cannot be opened`,
+      where,
+    );
   }
   try {
     const size = fstatSync(fd).size;
     const length = lengthEntry !== undefined ? Number(lengthEntry) : size - offset;
     if (!(offset >= 0) || !(length >= 0) || offset + length > size)
-      throw new OnnxError("E_IO", `external data of tensor '${t.name}' (offset ${offset}, length ${length}) is past the end of '${externalLocation(t)}' (${size} bytes)`, where);
+      throw new OnnxError(
+        "E_IO",
+        `external data of tensor '${t.name}' (offset ${offset}, length ${length}) is past the end of '${externalLocation(t)}' (${size} bytes)`,
+        where,
+      );
     const bytes = new Uint8Array(length);
     let got = 0;
     while (got < length) {
@@ -177,8 +227,12 @@ function samePath(a: string, b: string): boolean {
 export function writeFileAtomic(path: string, write: (fd: number) => void): void {
   const dir = dirname(resolve(path));
   if (!existsSync(dir)) throw new OnnxError("E_IO", "output folder does not exist", path);
-  if (existsSync(path) && statSync(path).isDirectory()) throw new OnnxError("E_IO", "is a directory", path);
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  if (existsSync(path) && statSync(path).isDirectory())
+    throw new OnnxError("E_IO", "is a directory", path);
+  const tmp = join(
+    dir,
+    `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`,
+  );
   let fd: number | undefined;
   try {
     fd = openSync(tmp, "wx");
@@ -194,7 +248,11 @@ export function writeFileAtomic(path: string, write: (fd: number) => void): void
       /* already gone */
     }
     if (e instanceof OnnxError) throw e;
-    throw new OnnxError("E_IO", `cannot write: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, path);
+    throw new OnnxError(
+      "E_IO",
+      `cannot write: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      path,
+    );
   }
 }
 
@@ -215,7 +273,8 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): v
   }
   // Tensors whose external file would no longer be found from the new folder are read in.
   for (const t of walkTensors(model))
-    if (t.data.kind === "external" && resolve(t.data.baseDir ?? outDir) !== outDir) loadExternalData(t);
+    if (t.data.kind === "external" && resolve(t.data.baseDir ?? outDir) !== outDir)
+      loadExternalData(t);
 
   const ext = opts.externalData;
   if (!ext) {
@@ -223,7 +282,11 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): v
     return;
   }
   if (ext.location.includes("/") || ext.location.includes(sep) || ext.location === "..")
-    throw new OnnxError("E_USAGE", `external data location '${ext.location}' must be a plain file name`, path);
+    throw new OnnxError(
+      "E_USAGE",
+      `external data location '${ext.location}' must be a plain file name`,
+      path,
+    );
   const threshold = ext.threshold ?? 1024;
   const dataPath = join(outDir, ext.location);
   writeFileAtomic(dataPath, (dataFd) => {
@@ -248,6 +311,12 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): v
       },
     });
     const message: Msg = writer.model(model);
-    writeFileAtomic(path, (fd) => new StreamEncoder().encode(messageType("ModelProto"), message, new ChunkWriter((c) => writeAll(fd, c))));
+    writeFileAtomic(path, (fd) =>
+      new StreamEncoder().encode(
+        messageType("ModelProto"),
+        message,
+        new ChunkWriter((c) => writeAll(fd, c)),
+      ),
+    );
   });
 }

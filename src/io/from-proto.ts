@@ -57,7 +57,13 @@ function numOf(v: unknown): number {
 const utf8 = new TextDecoder();
 const str = (b: Uint8Array): string => utf8.decode(b);
 
-function opt<T extends object, K extends string, V>(target: T, key: K, m: Msg, field: string, f: (v: any) => V): void {
+function opt<T extends object, K extends string, V>(
+  target: T,
+  key: K,
+  m: Msg,
+  field: string,
+  f: (v: any) => V,
+): void {
   if (has(m, field)) (target as any)[key] = f(m[field]);
 }
 
@@ -190,8 +196,11 @@ export class ProtoReader {
       out = { kind: sparse ? "sparse_tensor" : "tensor", elemType: tt.elem_type ?? 0 };
       if (has(tt, "shape")) {
         const dims = tt.shape.dim as Msg[];
-        out.shape = dims.map((d): Dim => (has(d, "dim_value") ? numOf(d.dim_value) : has(d, "dim_param") ? d.dim_param : null));
-        if (dims.some((d) => has(d, "denotation"))) out.dimDenotations = dims.map((d) => (has(d, "denotation") ? d.denotation : undefined));
+        out.shape = dims.map((d): Dim =>
+          has(d, "dim_value") ? numOf(d.dim_value) : has(d, "dim_param") ? d.dim_param : null,
+        );
+        if (dims.some((d) => has(d, "denotation")))
+          out.dimDenotations = dims.map((d) => (has(d, "denotation") ? d.denotation : undefined));
       }
     } else if (has(t, "sequence_type")) {
       out = { kind: "sequence" };
@@ -224,12 +233,24 @@ export class ProtoReader {
         ...(this.opts.baseDir !== undefined ? { baseDir: this.opts.baseDir } : {}),
       };
     } else if (has(t, "raw_data")) data = { kind: "raw", bytes: t.raw_data };
-    else if (t.float_data?.length) data = { kind: "float", values: Float32Array.from(t.float_data) };
+    else if (t.float_data?.length)
+      data = { kind: "float", values: Float32Array.from(t.float_data) };
     else if (t.int32_data?.length) data = { kind: "int32", values: Int32Array.from(t.int32_data) };
     else if (t.string_data?.length) data = { kind: "string", values: [...t.string_data] };
-    else if (t.int64_data?.length) data = { kind: "int64", values: BigInt64Array.from(t.int64_data as unknown[], (v) => BigInt.asIntN(64, bigOf(v))) };
-    else if (t.double_data?.length) data = { kind: "double", values: Float64Array.from(t.double_data) };
-    else if (t.uint64_data?.length) data = { kind: "uint64", values: BigUint64Array.from(t.uint64_data as unknown[], (v) => BigInt.asUintN(64, bigOf(v))) };
+    else if (t.int64_data?.length)
+      data = {
+        kind: "int64",
+        values: BigInt64Array.from(t.int64_data as unknown[], (v) => BigInt.asIntN(64, bigOf(v))),
+      };
+    else if (t.double_data?.length)
+      data = { kind: "double", values: Float64Array.from(t.double_data) };
+    else if (t.uint64_data?.length)
+      data = {
+        kind: "uint64",
+        values: BigUint64Array.from(t.uint64_data as unknown[], (v) =>
+          BigInt.asUintN(64, bigOf(v)),
+        ),
+      };
     else data = { kind: "none" };
     const tensor = new Tensor(dataType, dims, data, t.name ?? "");
     opt(tensor, "docString", t, "doc_string", String);
@@ -291,5 +312,12 @@ function inferAttrType(a: Msg): AttrType {
 }
 
 export function emptyGraph(): Graph {
-  return { nodes: [], inputs: [], outputs: [], initializers: [], sparseInitializers: [], valueInfo: [] };
+  return {
+    nodes: [],
+    inputs: [],
+    outputs: [],
+    initializers: [],
+    sparseInitializers: [],
+    valueInfo: [],
+  };
 }

@@ -2,7 +2,19 @@
 // byte views). Only fields that hold something are set.
 
 import { Tensor } from "../ir/tensor.js";
-import type { AttrType, Attribute, Function, Graph, MetadataProps, Model, Node, OpsetId, SparseTensor, Type, ValueInfo } from "../ir/types.js";
+import type {
+  AttrType,
+  Attribute,
+  Function,
+  Graph,
+  MetadataProps,
+  Model,
+  Node,
+  OpsetId,
+  SparseTensor,
+  Type,
+  ValueInfo,
+} from "../ir/types.js";
 import type { Msg } from "../proto/wire.js";
 
 const ATTR_TYPE_ID: Record<AttrType, number> = {
@@ -41,7 +53,10 @@ export class ProtoWriter {
   constructor(private readonly opts: ToProtoOptions = {}) {}
 
   model(m: Model): Msg {
-    const out: Msg = { ir_version: BigInt(m.irVersion), opset_import: m.opsetImports.map((o) => this.opset(o)) };
+    const out: Msg = {
+      ir_version: BigInt(m.irVersion),
+      opset_import: m.opsetImports.map((o) => this.opset(o)),
+    };
     set(out, "producer_name", m.producerName);
     set(out, "producer_version", m.producerVersion);
     set(out, "domain", m.domain);
@@ -173,7 +188,10 @@ export class ProtoWriter {
         out.optional_type = t.elem ? { elem_type: this.type(t.elem) } : {};
         break;
       case "map":
-        out.map_type = { key_type: t.keyType, ...(t.value ? { value_type: this.type(t.value) } : {}) };
+        out.map_type = {
+          key_type: t.keyType,
+          ...(t.value ? { value_type: this.type(t.value) } : {}),
+        };
         break;
       case "opaque": {
         const o: Msg = {};
@@ -234,7 +252,11 @@ export class ProtoWriter {
   }
 
   sparse(s: SparseTensor): Msg {
-    return { values: this.tensor(s.values), indices: this.tensor(s.indices), dims: s.dims.map((d) => BigInt(d)) };
+    return {
+      values: this.tensor(s.values),
+      indices: this.tensor(s.indices),
+      dims: s.dims.map((d) => BigInt(d)),
+    };
   }
 
   function(f: Function): Msg {

@@ -2,10 +2,21 @@
 
 import { OnnxError } from "../errors.js";
 import { Tensor } from "./tensor.js";
-import type { AttrType, Attribute, Dim, Graph, Model, Node, OpsetId, TensorType, ValueInfo } from "./types.js";
+import type {
+  AttrType,
+  Attribute,
+  Dim,
+  Graph,
+  Model,
+  Node,
+  OpsetId,
+  TensorType,
+  ValueInfo,
+} from "./types.js";
 import { dtypeByName } from "./dtype.js";
 
-export type AttrInput = number | bigint | string | number[] | bigint[] | string[] | Tensor | Graph | boolean;
+export type AttrInput =
+  number | bigint | string | number[] | bigint[] | string[] | Tensor | Graph | boolean;
 
 /** Makes an attribute from a JS value: integers become INT(S), other numbers FLOAT(S). */
 export function attr(name: string, value: AttrInput, type?: AttrType): Attribute {
@@ -13,21 +24,32 @@ export function attr(name: string, value: AttrInput, type?: AttrType): Attribute
   if (typeof value === "bigint") return { name, type: "INT", value };
   if (typeof value === "boolean") return { name, type: "INT", value: value ? 1n : 0n };
   if (typeof value === "number") {
-    if (type === "FLOAT" || (type === undefined && !Number.isInteger(value))) return { name, type: "FLOAT", value: Math.fround(value) };
+    if (type === "FLOAT" || (type === undefined && !Number.isInteger(value)))
+      return { name, type: "FLOAT", value: Math.fround(value) };
     return { name, type: "INT", value: BigInt(value) };
   }
   if (typeof value === "string") return { name, type: "STRING", value };
   if (Array.isArray(value)) {
     const v = value as unknown[];
-    if (type === "STRINGS" || (v.length > 0 && typeof v[0] === "string")) return { name, type: "STRINGS", value: v as string[] };
-    if (type === "FLOATS" || (type === undefined && v.some((x) => typeof x === "number" && !Number.isInteger(x))))
+    if (type === "STRINGS" || (v.length > 0 && typeof v[0] === "string"))
+      return { name, type: "STRINGS", value: v as string[] };
+    if (
+      type === "FLOATS" ||
+      (type === undefined && v.some((x) => typeof x === "number" && !Number.isInteger(x)))
+    )
       return { name, type: "FLOATS", value: (v as number[]).map((x) => Math.fround(x)) };
     return { name, type: "INTS", value: v.map((x) => BigInt(x as number)) };
   }
   return { name, type: "GRAPH", value };
 }
 
-export function node(opType: string, inputs: string[], outputs: string[], attrs: Record<string, AttrInput> = {}, extra: Partial<Node> = {}): Node {
+export function node(
+  opType: string,
+  inputs: string[],
+  outputs: string[],
+  attrs: Record<string, AttrInput> = {},
+  extra: Partial<Node> = {},
+): Node {
   return {
     opType,
     domain: "",
@@ -49,7 +71,14 @@ export function valueInfo(name: string, elem?: string | number, shape?: Dim[]): 
 }
 
 export function graph(parts: Partial<Graph> & { nodes: Node[] }): Graph {
-  return { inputs: [], outputs: [], initializers: [], sparseInitializers: [], valueInfo: [], ...parts };
+  return {
+    inputs: [],
+    outputs: [],
+    initializers: [],
+    sparseInitializers: [],
+    valueInfo: [],
+    ...parts,
+  };
 }
 
 export function model(g: Graph, opset: number | OpsetId[] = 18, irVersion = 8): Model {

@@ -89,7 +89,8 @@ export function bfloat16BitsToNumber(bits: number): number {
 export function numberToBfloat16Bits(x: number): number {
   scratch.setFloat32(0, x, true);
   const u = scratch.getUint32(0, true);
-  if ((u & 0x7f800000) === 0x7f800000 && (u & 0x007fffff) !== 0) return ((u >>> 16) | 0x40) & 0xffff;
+  if ((u & 0x7f800000) === 0x7f800000 && (u & 0x007fffff) !== 0)
+    return ((u >>> 16) | 0x40) & 0xffff;
   const rounded = u + 0x7fff + ((u >>> 16) & 1);
   return (rounded >>> 16) & 0xffff;
 }

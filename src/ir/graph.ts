@@ -43,7 +43,8 @@ export class GraphIndex {
 /** Names a node's subgraphs read from enclosing scopes (not defined inside them). */
 export function outerNamesUsedBy(node: Node): Set<string> {
   const out = new Set<string>();
-  for (const a of node.attributes) for (const g of attributeGraphs(a)) for (const n of freeNames(g)) out.add(n);
+  for (const a of node.attributes)
+    for (const g of attributeGraphs(a)) for (const n of freeNames(g)) out.add(n);
   return out;
 }
 
@@ -126,8 +127,13 @@ export function topologicalOrder(owner: Graph | Function): number[] {
   }
   if (order.length !== nodes.length) {
     const stuck = nodes.map((n, i) => (pending[i]! > 0 ? nodeLabel(n, i) : "")).filter(Boolean);
-    const shown = stuck.slice(0, 8).join(", ") + (stuck.length > 8 ? `, and ${stuck.length - 8} more` : "");
-    throw new OnnxError("E_MODEL", `the graph has a cycle through ${shown}`, "name" in owner && owner.name ? `graph '${owner.name}'` : undefined);
+    const shown =
+      stuck.slice(0, 8).join(", ") + (stuck.length > 8 ? `, and ${stuck.length - 8} more` : "");
+    throw new OnnxError(
+      "E_MODEL",
+      `the graph has a cycle through ${shown}`,
+      "name" in owner && owner.name ? `graph '${owner.name}'` : undefined,
+    );
   }
   return order;
 }

@@ -60,15 +60,26 @@ export class Tensor {
   }
 
   /** Builds a tensor stored as raw data from JS values. */
-  static from(dataType: number, dims: number[], values: ArrayLike<number | bigint | boolean> | string[], name = ""): Tensor {
+  static from(
+    dataType: number,
+    dims: number[],
+    values: ArrayLike<number | bigint | boolean> | string[],
+    name = "",
+  ): Tensor {
     if (dataType === DataType.STRING) {
       const enc = new TextEncoder();
-      return new Tensor(dataType, dims, { kind: "string", values: (values as string[]).map((s) => enc.encode(s)) }, name);
+      return new Tensor(
+        dataType,
+        dims,
+        { kind: "string", values: (values as string[]).map((s) => enc.encode(s)) },
+        name,
+      );
     }
     const n = values.length;
     const bytes = new Uint8Array(rawByteLength(dataType, n));
     const view = new DataView(bytes.buffer);
-    for (let i = 0; i < n; i++) writeElement(view, dataType, i, values[i] as number | bigint | boolean);
+    for (let i = 0; i < n; i++)
+      writeElement(view, dataType, i, values[i] as number | bigint | boolean);
     return new Tensor(dataType, dims, { kind: "raw", bytes }, name);
   }
 
@@ -92,7 +103,8 @@ export class Tensor {
         const values = this.values();
         const bytes = new Uint8Array(Math.max(0, rawByteLength(this.dataType, values.length)));
         const view = new DataView(bytes.buffer);
-        for (let i = 0; i < values.length; i++) writeElement(view, this.dataType, i, values[i] as number | bigint | boolean);
+        for (let i = 0; i < values.length; i++)
+          writeElement(view, this.dataType, i, values[i] as number | bigint | boolean);
         return bytes;
       }
     }
@@ -117,7 +129,10 @@ export class Tensor {
       }
       case "raw": {
         const view = new DataView(d.bytes.buffer, d.bytes.byteOffset, d.bytes.byteLength);
-        const n = t === DataType.COMPLEX64 || t === DataType.COMPLEX128 ? this.elementCount * 2 : this.elementCount;
+        const n =
+          t === DataType.COMPLEX64 || t === DataType.COMPLEX128
+            ? this.elementCount * 2
+            : this.elementCount;
         const out: (number | bigint | boolean)[] = new Array(n);
         for (let i = 0; i < n; i++) out[i] = readElement(view, t, i);
         return out as TensorValues;
@@ -126,7 +141,8 @@ export class Tensor {
         const src = d.values;
         if (t === DataType.BOOL) return Array.from(src, (v) => v !== 0);
         if (t === DataType.FLOAT16) return Array.from(src, (v) => float16BitsToNumber(v & 0xffff));
-        if (t === DataType.BFLOAT16) return Array.from(src, (v) => bfloat16BitsToNumber(v & 0xffff));
+        if (t === DataType.BFLOAT16)
+          return Array.from(src, (v) => bfloat16BitsToNumber(v & 0xffff));
         return Array.from(src);
       }
       case "int64":
@@ -210,9 +226,17 @@ function writeElement(view: DataView, t: number, i: number, v: number | bigint |
     case DataType.UINT32:
       return view.setUint32(i * 4, num, true);
     case DataType.INT64:
-      return view.setBigInt64(i * 8, BigInt.asIntN(64, typeof v === "bigint" ? v : BigInt(Math.trunc(num))), true);
+      return view.setBigInt64(
+        i * 8,
+        BigInt.asIntN(64, typeof v === "bigint" ? v : BigInt(Math.trunc(num))),
+        true,
+      );
     case DataType.UINT64:
-      return view.setBigUint64(i * 8, BigInt.asUintN(64, typeof v === "bigint" ? v : BigInt(Math.trunc(num))), true);
+      return view.setBigUint64(
+        i * 8,
+        BigInt.asUintN(64, typeof v === "bigint" ? v : BigInt(Math.trunc(num))),
+        true,
+      );
     case DataType.BOOL:
       return view.setUint8(i, v ? 1 : 0);
     case DataType.FLOAT16:

@@ -26,7 +26,8 @@ export function* walkGraphNodes(g: Graph | Function, depth = 0): Generator<NodeV
   for (let i = 0; i < g.nodes.length; i++) {
     const node = g.nodes[i]!;
     yield { node, owner: g, index: i, depth };
-    for (const a of node.attributes) for (const sub of attributeGraphs(a)) yield* walkGraphNodes(sub, depth + 1);
+    for (const a of node.attributes)
+      for (const sub of attributeGraphs(a)) yield* walkGraphNodes(sub, depth + 1);
   }
 }
 
@@ -40,7 +41,8 @@ export function* walkNodes(model: Model): Generator<NodeVisit> {
 export function* walkGraphs(model: Model): Generator<Graph> {
   function* inGraph(g: Graph | Function): Generator<Graph> {
     if ("initializers" in g) yield g;
-    for (const n of g.nodes) for (const a of n.attributes) for (const sub of attributeGraphs(a)) yield* inGraph(sub);
+    for (const n of g.nodes)
+      for (const a of n.attributes) for (const sub of attributeGraphs(a)) yield* inGraph(sub);
   }
   yield* inGraph(model.graph);
   for (const f of model.functions) yield* inGraph(f);
@@ -78,6 +80,7 @@ export function* walkTensors(model: Model): Generator<Tensor> {
       yield s.indices;
     }
   }
-  for (const { node } of walkNodes(model)) for (const a of node.attributes) yield* attributeTensors(a);
+  for (const { node } of walkNodes(model))
+    for (const a of node.attributes) yield* attributeTensors(a);
   for (const f of model.functions) for (const a of f.attributeProtos) yield* attributeTensors(a);
 }

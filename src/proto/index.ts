@@ -1,1 +1,9 @@
-export { onnxRoot, messageType, decodeMessage, encodeMessage, ChunkWriter, StreamEncoder, type Msg } from "./wire.js";
+export {
+  onnxRoot,
+  messageType,
+  decodeMessage,
+  encodeMessage,
+  ChunkWriter,
+  StreamEncoder,
+  type Msg,
+} from "./wire.js";

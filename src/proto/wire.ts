@@ -29,7 +29,9 @@ export function messageType(name: string): protobuf.Type {
 export type Msg = Record<string, any>;
 
 export function has(m: Msg, field: string): boolean {
-  return Object.prototype.hasOwnProperty.call(m, field) && m[field] !== null && m[field] !== undefined;
+  return (
+    Object.prototype.hasOwnProperty.call(m, field) && m[field] !== null && m[field] !== undefined
+  );
 }
 
 /** Decodes a message, turning protobufjs's failures into one clear line. */
@@ -49,9 +51,12 @@ function describeDecodeError(e: unknown, typeName: string, size: number): string
     return `not a valid ${typeName}: truncated or corrupt (a field at byte ${m[1]} needs ${m[2]} more bytes, the data has ${m[3]})`;
   if ((m = msg.match(/invalid wire type (\d+) at offset (\d+)/)))
     return `not a valid ${typeName}: invalid wire type ${m[1]} at byte ${m[2]}`;
-  if (/index out of range/.test(msg)) return `not a valid ${typeName}: truncated or corrupt (a field runs past the end of the data)`;
-  if (e instanceof RangeError && /call stack/i.test(msg)) return `not a valid ${typeName}: nesting too deep`;
-  if (/invalid varint|varint/i.test(msg)) return `not a valid ${typeName}: invalid varint (${size} bytes)`;
+  if (/index out of range/.test(msg))
+    return `not a valid ${typeName}: truncated or corrupt (a field runs past the end of the data)`;
+  if (e instanceof RangeError && /call stack/i.test(msg))
+    return `not a valid ${typeName}: nesting too deep`;
+  if (/invalid varint|varint/i.test(msg))
+    return `not a valid ${typeName}: invalid varint (${size} bytes)`;
   return `not a valid ${typeName}: ${msg}`;
 }
 

@@ -50,7 +50,11 @@ export const TypeConstraintSchema = z.strictObject({
 /** How the version expands into other ops, if it is a function. */
 export const FunctionBodySchema = z.union([
   /** A FunctionProto body in ONNX text syntax (the nodes between braces, with an opset import line). */
-  z.strictObject({ kind: z.literal("text"), opset: z.number().int().positive(), body: z.string().min(1) }),
+  z.strictObject({
+    kind: z.literal("text"),
+    opset: z.number().int().positive(),
+    body: z.string().min(1),
+  }),
   /** A body built in code from the call's input types and static shapes (src/schema/builders). */
   z.strictObject({ kind: z.literal("builder"), builder: z.string().min(1) }),
 ]);

@@ -28,7 +28,10 @@ export function registerFileCommands(program: Command): void {
     .argument("<text>", "text file (.onnxtxt)")
     .requiredOption("-o, --output <file>", "output model (.onnx, or .onnxtxt to normalise text)")
     .option("--force", "allow the output to replace the input")
-    .option("--external-data <name>", "store tensors of 1 KiB or more in this file beside the output")
+    .option(
+      "--external-data <name>",
+      "store tensors of 1 KiB or more in this file beside the output",
+    )
     .action(
       action((file: string, opts: { output: string; force?: boolean; externalData?: string }) => {
         const model = loadModel(file, { format: "text" });
@@ -49,7 +52,9 @@ export function registerFileCommands(program: Command): void {
       action((file: string, opts: { json?: boolean }) => {
         const model = loadModel(file);
         const info = modelInfo(model, statSync(file).size);
-        process.stdout.write(opts.json ? JSON.stringify(info, null, 2) + "\n" : formatInfo(file, info));
+        process.stdout.write(
+          opts.json ? JSON.stringify(info, null, 2) + "\n" : formatInfo(file, info),
+        );
       }),
     );
 }
@@ -74,7 +79,9 @@ export interface ModelInfo {
 function typeText(t: Model["graph"]["inputs"][number]["type"]): string {
   if (!t) return "?";
   if (t.kind === "tensor" || t.kind === "sparse_tensor") {
-    const shape = t.shape ? `[${t.shape.map((d) => (d === null ? "?" : String(d))).join(",")}]` : "";
+    const shape = t.shape
+      ? `[${t.shape.map((d) => (d === null ? "?" : String(d))).join(",")}]`
+      : "";
     return `${t.kind === "sparse_tensor" ? "sparse " : ""}${dtypeName(t.elemType)}${shape}`;
   }
   return t.kind;
@@ -84,7 +91,8 @@ export function modelInfo(model: Model, fileBytes: number): ModelInfo {
   const ops: Record<string, number> = {};
   let nodes = 0;
   for (const { node } of walkNodes(model)) {
-    const key = node.domain && node.domain !== "ai.onnx" ? `${node.domain}.${node.opType}` : node.opType;
+    const key =
+      node.domain && node.domain !== "ai.onnx" ? `${node.domain}.${node.opType}` : node.opType;
     ops[key] = (ops[key] ?? 0) + 1;
     nodes++;
   }
@@ -93,14 +101,19 @@ export function modelInfo(model: Model, fileBytes: number): ModelInfo {
   for (const t of walkTensors(model)) {
     if (t.data.kind === "raw") tensorBytes += t.data.bytes.length;
     else if (t.data.kind === "external") externalTensors++;
-    else if (t.data.kind !== "none" && t.data.kind !== "string") tensorBytes += t.data.values.byteLength;
+    else if (t.data.kind !== "none" && t.data.kind !== "string")
+      tensorBytes += t.data.values.byteLength;
   }
-  const sorted = Object.fromEntries(Object.entries(ops).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])));
+  const sorted = Object.fromEntries(
+    Object.entries(ops).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])),
+  );
   return {
     fileBytes,
     irVersion: model.irVersion,
     opsetImports: model.opsetImports,
-    ...(model.producerName ? { producer: `${model.producerName} ${model.producerVersion ?? ""}`.trim() } : {}),
+    ...(model.producerName
+      ? { producer: `${model.producerName} ${model.producerVersion ?? ""}`.trim() }
+      : {}),
     ...(model.graph.name ? { graphName: model.graph.name } : {}),
     inputs: model.graph.inputs.map((v) => `${v.name}: ${typeText(v.type)}`),
     outputs: model.graph.outputs.map((v) => `${v.name}: ${typeText(v.type)}`),
@@ -126,7 +139,9 @@ function formatInfo(file: string, i: ModelInfo): string {
   lines.push(`outputs:      ${i.outputs.join(", ") || "(none)"}`);
   lines.push(`nodes:        ${i.nodes}${i.subgraphs ? ` (in ${i.subgraphs + 1} graphs)` : ""}`);
   if (i.functions.length) lines.push(`functions:    ${i.functions.join(", ")}`);
-  lines.push(`initializers: ${i.initializers} (${i.tensorBytes} bytes of tensor data${i.externalTensors ? `, ${i.externalTensors} external` : ""})`);
+  lines.push(
+    `initializers: ${i.initializers} (${i.tensorBytes} bytes of tensor data${i.externalTensors ? `, ${i.externalTensors} external` : ""})`,
+  );
   lines.push("ops:");
   for (const [op, n] of Object.entries(i.ops)) lines.push(`  ${String(n).padStart(6)}  ${op}`);
   return lines.join("\n") + "\n";
