@@ -1,0 +1,20 @@
+// `npm run bench`: runs each benchmark in its own process (so memory peaks don't mix), in turn.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const benches = ["io.ts", "reduce.ts", "lcse.ts"];
+const only = process.argv.slice(2);
+const tsx = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+let failed = 0;
+for (const b of benches) {
+  if (only.length && !only.some((o) => b.startsWith(o))) continue;
+  const path = fileURLToPath(new URL(b, import.meta.url));
+  if (!existsSync(path)) continue;
+  console.log(`\n=== bench/${b} ===`);
+  const r = spawnSync(process.execPath, ["--expose-gc", "--import", tsx, path], {
+    stdio: "inherit",
+  });
+  if (r.status !== 0) failed++;
+}
+process.exitCode = failed ? 1 : 0;
