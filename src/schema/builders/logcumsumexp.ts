@@ -1,0 +1,160 @@
+// The body of LogCumSumExp-29: an exact cumulative log-sum-exp from standard ops.
+//
+// The tempting body m + Log(CumSum(Exp(x - m))) underflows on wide ranges (SEMANTICS.md), so
+// this one combines neighbours with a careful log-add-exp instead:
+//
+//   lae(a, b) = max(a, b) + log1p(exp(-|a - b|))
+//
+// with log1p(e) for e in [0, 1] computed as e when 1 + e rounds to 1, else log(u) * e / (u - 1)
+// with u = 1 + e (exact to a few ulp, unlike log(1 + e) for small e); an infinite max gives the
+// max itself (so +inf wins and -inf, -inf stays -inf) and a NaN operand gives NaN.
+//
+// Static axis length n: a Hillis-Steele scan, ceil(log2 n) steps of y = lae(y, y shifted by d
+// along the axis with -inf filling the first d places). Otherwise: a Scan op carrying the running
+// value s = lae(s, x_t) from an all -inf start.
+//
+// Precision: float and double inputs are computed in double, float16 and bfloat16 in float, and
+// the result is cast back once at the end. An unknown input type is computed in double and cast
+// back with CastLike. The axis is taken from the call (it must be a value, not a reference).
+
+import { OnnxError } from "../../errors.js";
+import { Tensor } from "../../ir/tensor.js";
+import { graph, type AttrInput } from "../../ir/builder.js";
+import { DataType, type TensorType } from "../../ir/types.js";
+import { BodyWriter } from "./writer.js";
+import type { BodyBuilder, FunctionBody } from "./context.js";
+
+const X = "X";
+const Y = "Y";
+/** Every op used has its current meaning from opset 18 on (Pad with an axes input is 18). */
+const BODY_OPSET = 18;
+
+/** Emits lae(a, b) into w; returns the result name (`out` when given). */
+function logAddExp(
+  w: BodyWriter,
+  a: string,
+  b: string,
+  c: { zero: string; one: string },
+  out?: string,
+): string {
+  const m = w.op("Max", [a, b]);
+  const diff = w.op("Sub", [a, b]);
+  const e = w.op("Exp", [w.op("Neg", [w.op("Abs", [diff])])]);
+  const u = w.op("Add", [e, c.one]);
+  const den = w.op("Sub", [u, c.one]);
+  const ratio = w.op("Div", [w.op("Mul", [w.op("Log", [u]), e]), den]);
+  const log1p = w.op("Where", [w.op("Equal", [den, c.zero]), e, ratio]);
+  const sum = w.op("Add", [m, log1p]);
+  const finite = w.op("Where", [w.op("IsInf", [m]), m, sum]);
+  // a - b is NaN when either is; Max may not propagate NaN on every runtime.
+  const nan = w.op("Or", [w.op("IsNaN", [a]), w.op("IsNaN", [b])]);
+  return w.op("Where", [nan, diff, finite], [], out);
+}
+
+export const logCumSumExpBuilder: BodyBuilder = (args): FunctionBody => {
+  const w = new BodyWriter("_lcse_");
+  const elem = args.elemType(0);
+  const shape = args.shape(0);
+  const axis = args.intValue("axis") ?? 0;
+  const allowed = [
+    DataType.FLOAT,
+    DataType.DOUBLE,
+    DataType.FLOAT16,
+    DataType.BFLOAT16,
+  ] as number[];
+  if (elem !== undefined && !allowed.includes(elem))
+    throw new OnnxError(
+      "E_MODEL",
+      `${args.label}: input 'X' has element type ${elem}, which T does not allow`,
+    );
+  let n: number | undefined;
+  if (shape) {
+    const r = shape.length;
+    if (r === 0)
+      throw new OnnxError("E_MODEL", `${args.label}: input 'X' must have rank >= 1, not 0`);
+    if (axis < -r || axis >= r)
+      throw new OnnxError("E_MODEL", `${args.label}: axis ${axis} is out of range for rank ${r}`);
+    const d = shape[axis < 0 ? axis + r : axis];
+    if (typeof d === "number") n = d;
+  }
+  const compute =
+    elem === DataType.FLOAT16 || elem === DataType.BFLOAT16 ? DataType.FLOAT : DataType.DOUBLE;
+  const x = elem === compute ? X : w.cast(X, compute);
+  const finish = (y: string) => {
+    if (elem === compute) w.op("Identity", [y], [], Y);
+    else if (elem === undefined) w.op("CastLike", [y, X], [], Y);
+    else w.op("Cast", [y], [["to", elem]], Y);
+  };
+
+  if (n !== undefined) {
+    const c = { zero: w.scalar(compute, 0, "zero"), one: w.scalar(compute, 1, "one") };
+    const negInf = w.scalar(compute, -Infinity, "neginf");
+    const axes = w.ints([axis], "axis");
+    const zeros = w.ints([0], "start");
+    let y = x;
+    for (let d = 1; d < n; d *= 2) {
+      const head = w.op("Slice", [y, zeros, w.ints([n - d], "end"), axes]);
+      const shifted = w.op("Pad", [head, w.ints([d, 0], "pads"), negInf, axes]);
+      y = logAddExp(w, y, shifted, c);
+    }
+    finish(y);
+  } else {
+    // Runtimes need the rank of a Scan step's values, which an input of unknown rank does not
+    // give; so scan a [outer, n, inner] view of X along axis 1 and reshape back at the end.
+    const maxEnd = Number.MAX_SAFE_INTEGER;
+    const afterStart = axis === -1 ? maxEnd : axis + 1;
+    const keep: [string, AttrInput] = ["keepdims", 1];
+    const outer = w.op("ReduceProd", [w.op("Shape", [x], [["end", axis]])], [keep]);
+    const len = w.op(
+      "Shape",
+      [x],
+      [
+        ["start", axis],
+        ["end", afterStart],
+      ],
+    );
+    const inner = w.op("ReduceProd", [w.op("Shape", [x], [["start", afterStart]])], [keep]);
+    const allowZero: [string, AttrInput] = ["allowzero", 1];
+    const view = w.op(
+      "Reshape",
+      [x, w.op("Concat", [outer, len, inner], [["axis", 0]])],
+      [allowZero],
+    );
+    const stateShape = w.op("Concat", [outer, inner], [["axis", 0]]);
+    const init = w.op(
+      "ConstantOfShape",
+      [stateShape],
+      [["value", Tensor.from(compute, [1], [-Infinity])]],
+    );
+    const sliceType: TensorType = { kind: "tensor", elemType: compute, shape: [null, null] };
+    const b = new BodyWriter("_lcse_step_");
+    const c = { zero: b.scalar(compute, 0, "zero"), one: b.scalar(compute, 1, "one") };
+    const next = logAddExp(b, "s_in", "x_t", c, "s_out");
+    b.op("Identity", [next], [], "y_t");
+    const body = graph({
+      name: "log_add_exp_step",
+      nodes: b.nodes,
+      inputs: [
+        { name: "s_in", type: sliceType },
+        { name: "x_t", type: sliceType },
+      ],
+      outputs: [
+        { name: "s_out", type: sliceType },
+        { name: "y_t", type: sliceType },
+      ],
+    });
+    const [, ys] = w.opN(
+      "Scan",
+      [init, view],
+      [w.fresh("last"), w.fresh("scan")],
+      [
+        ["num_scan_inputs", 1],
+        ["scan_input_axes", [1]],
+        ["scan_output_axes", [1]],
+        w.graphAttr("body", body),
+      ],
+    );
+    finish(w.op("Reshape", [ys!, w.op("Shape", [x])], [allowZero]));
+  }
+  return { nodes: w.nodes, opsetImports: [{ domain: "", version: BODY_OPSET }] };
+};
