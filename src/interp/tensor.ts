@@ -211,7 +211,9 @@ export function storageFromBytes(dtype: number, bytes: Uint8Array, n: number): S
   let buf = bytes.buffer as ArrayBuffer;
   let off = bytes.byteOffset;
   if (off % size !== 0) {
-    const copy = bytes.slice(0, n * size);
+    // (Buffer.slice would be a view: copy explicitly.)
+    const copy = new Uint8Array(n * size);
+    copy.set(bytes.subarray(0, n * size));
     buf = copy.buffer;
     off = 0;
   }

@@ -1,0 +1,212 @@
+// Runs ONNX backend-test directories (model.onnx + test_data_set_*/input_*.pb, output_*.pb)
+// through the interpreter and compares with the expected outputs.
+
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import { OnnxError } from "../errors.js";
+import { dtypeName } from "../ir/dtype.js";
+import { DataType, type Model } from "../ir/types.js";
+import { loadModel } from "../io/files.js";
+import { decodeTensorProto, elementString } from "./convert.js";
+import { run, unsupportedOps } from "./executor.js";
+import { float16Table, fromBfloat16Bits } from "./tensor.js";
+import type { RTensor } from "./types.js";
+
+export interface Tolerance {
+  rtol: number;
+  atol: number;
+}
+export const DEFAULT_TOLERANCE: Tolerance = { rtol: 1e-3, atol: 1e-7 };
+
+export interface BackendTestResult {
+  dir: string;
+  ok: boolean;
+  /** Why it failed (one line). */
+  reason?: string;
+  /** Ops of the model the interpreter has no kernel for (the failure is then expected). */
+  missingOps: string[];
+  /** Ops used by the model (ai.onnx ops by type, others as domain.op), including subgraphs. */
+  ops: string[];
+}
+
+function numericValue(t: RTensor, i: number): number | bigint | string {
+  const v = t.data[i]!;
+  if (t.dtype === DataType.FLOAT16) return float16Table()[v as number]!;
+  if (t.dtype === DataType.BFLOAT16) return fromBfloat16Bits(v as number);
+  return v;
+}
+
+/**
+ * Compares a computed tensor with an expected one: same dtype and shape; floats within
+ * atol + rtol·|expected| (NaN equals NaN, infinities must match exactly); others exactly.
+ * Returns undefined when they agree, else a one-line description of the first difference.
+ */
+export function compareTensors(
+  actual: RTensor,
+  expected: RTensor,
+  tol: Tolerance = DEFAULT_TOLERANCE,
+): string | undefined {
+  if (actual.dtype !== expected.dtype)
+    return `type ${dtypeName(actual.dtype)}, expected ${dtypeName(expected.dtype)}`;
+  if (
+    actual.shape.length !== expected.shape.length ||
+    actual.shape.some((d, i) => d !== expected.shape[i])
+  )
+    return `shape [${actual.shape.join(",")}], expected [${expected.shape.join(",")}]`;
+  const n = expected.data.length;
+  const isFloat =
+    expected.dtype === DataType.FLOAT ||
+    expected.dtype === DataType.DOUBLE ||
+    expected.dtype === DataType.FLOAT16 ||
+    expected.dtype === DataType.BFLOAT16;
+  let bad = 0;
+  let first = -1;
+  for (let i = 0; i < n; i++) {
+    const a = numericValue(actual, i);
+    const b = numericValue(expected, i);
+    let same: boolean;
+    if (isFloat) {
+      const x = a as number;
+      const y = b as number;
+      if (Number.isNaN(y)) same = Number.isNaN(x);
+      else if (!Number.isFinite(y)) same = x === y;
+      else same = Math.abs(x - y) <= tol.atol + tol.rtol * Math.abs(y);
+    } else same = a === b;
+    if (!same) {
+      if (first < 0) first = i;
+      bad++;
+    }
+  }
+  if (bad === 0) return undefined;
+  return `element ${first} is ${elementString(actual, first)}, expected ${elementString(expected, first)} (${bad} of ${n} differ)`;
+}
+
+function numbered(dir: string, prefix: string): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.startsWith(prefix) && f.endsWith(".pb"))
+    .sort((a, b) => Number(a.slice(prefix.length, -3)) - Number(b.slice(prefix.length, -3)));
+}
+
+/** Ops a model uses, including those inside subgraphs and local functions. */
+export function modelOps(model: Model): string[] {
+  const ops = new Set<string>();
+  const walk = (nodes: Model["graph"]["nodes"]) => {
+    for (const n of nodes) {
+      ops.add(n.domain === "" || n.domain === "ai.onnx" ? n.opType : `${n.domain}.${n.opType}`);
+      for (const a of n.attributes) {
+        if (a.type === "GRAPH" && a.value) walk(a.value.nodes);
+        if (a.type === "GRAPHS" && a.value) for (const g of a.value) walk(g.nodes);
+      }
+    }
+  };
+  walk(model.graph.nodes);
+  for (const f of model.functions) walk(f.nodes);
+  return [...ops].sort();
+}
+
+/** Runs one backend-test directory; never throws for a failing test. */
+export function runBackendTest(
+  dir: string,
+  opts: { tolerance?: Tolerance; maxElements?: number } = {},
+): BackendTestResult {
+  const tol = opts.tolerance ?? DEFAULT_TOLERANCE;
+  let model: Model;
+  try {
+    model = loadModel(join(dir, "model.onnx"));
+  } catch (e) {
+    return {
+      dir,
+      ok: false,
+      reason: `cannot load model: ${(e as Error).message}`,
+      missingOps: [],
+      ops: [],
+    };
+  }
+  const ops = modelOps(model);
+  const missingOps = unsupportedOps(model);
+  if (missingOps.length)
+    return { dir, ok: false, reason: `no kernel for ${missingOps.join(", ")}`, missingOps, ops };
+  const sets = readdirSync(dir)
+    .filter((f) => f.startsWith("test_data_set_") && statSync(join(dir, f)).isDirectory())
+    .sort();
+  if (sets.length === 0)
+    return { dir, ok: false, reason: "no test_data_set_* folder", missingOps, ops };
+  const initializerNames = new Set(model.graph.initializers.map((t) => t.name));
+  const feedable = model.graph.inputs.filter((v) => !initializerNames.has(v.name));
+  try {
+    for (const set of sets) {
+      const sdir = join(dir, set);
+      const inputs: Record<string, RTensor> = {};
+      numbered(sdir, "input_").forEach((f, i) => {
+        const { name, tensor } = decodeTensorProto(readFileSync(join(sdir, f)), join(sdir, f));
+        const byName = model.graph.inputs.find((v) => v.name === name);
+        const target = byName ?? feedable[i];
+        if (!target) throw new OnnxError("E_RUNTIME", `${f} has no matching graph input`);
+        inputs[target.name] = tensor;
+      });
+      const outputs = run(
+        model,
+        inputs,
+        opts.maxElements !== undefined ? { maxElements: opts.maxElements } : {},
+      );
+      const expectedFiles = numbered(sdir, "output_");
+      for (let i = 0; i < expectedFiles.length; i++) {
+        const f = expectedFiles[i]!;
+        const { name, tensor } = decodeTensorProto(readFileSync(join(sdir, f)), join(sdir, f));
+        const out = model.graph.outputs.find((o) => o.name === name) ?? model.graph.outputs[i];
+        if (!out) throw new OnnxError("E_RUNTIME", `${f} has no matching graph output`);
+        const diff = compareTensors(outputs[out.name]!, tensor, tol);
+        if (diff)
+          return {
+            dir,
+            ok: false,
+            reason: `${set}: output '${out.name}': ${diff}`,
+            missingOps,
+            ops,
+          };
+      }
+    }
+  } catch (e) {
+    return { dir, ok: false, reason: (e as Error).message.split("\n")[0], missingOps, ops };
+  }
+  return { dir, ok: true, missingOps, ops };
+}
+
+/**
+ * The test directories under the given paths: a path holding model.onnx is one test; otherwise
+ * its subfolders (recursively) that hold one are.
+ */
+export function findBackendTestDirs(paths: string[]): string[] {
+  const out: string[] = [];
+  const visit = (p: string, depth: number) => {
+    if (existsSync(join(p, "model.onnx"))) {
+      out.push(p);
+      return;
+    }
+    if (depth > 3) return;
+    let entries: string[];
+    try {
+      entries = readdirSync(p).sort();
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const sub = join(p, e);
+      try {
+        if (statSync(sub).isDirectory() && !basename(sub).startsWith("test_data_set_"))
+          visit(sub, depth + 1);
+      } catch {
+        /* unreadable: skip */
+      }
+    }
+  };
+  for (const p of paths) {
+    if (!existsSync(p) || !statSync(p).isDirectory())
+      throw new OnnxError("E_IO", "no such directory", p);
+    const before = out.length;
+    visit(p, 0);
+    if (out.length === before)
+      throw new OnnxError("E_IO", "holds no model.onnx (not a backend-test directory)", p);
+  }
+  return out;
+}

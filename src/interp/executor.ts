@@ -1,0 +1,388 @@
+// The executor: runs a model's graph node by node in topological order, frees each value after
+// its last use, calls model-local functions (binding their attributes, defaults and @refs),
+// and runs If/Loop/Scan bodies with the enclosing scopes visible.
+
+import { OnnxError, nodeLabel } from "../errors.js";
+import { dtypeName } from "../ir/dtype.js";
+import { GraphIndex, topologicalOrder } from "../ir/graph.js";
+import type { Tensor } from "../ir/tensor.js";
+import { attributeGraphs } from "../ir/traverse.js";
+import type { Attribute, Function, Graph, Model, Node, OpsetId } from "../ir/types.js";
+import { fromIRTensor } from "./convert.js";
+import { kernelFor } from "./kernels/index.js";
+import type { KernelContext, RTensor, RValue } from "./types.js";
+
+export interface RunOptions {
+  /** Largest element count any tensor may have (default 2^31 - 1). */
+  maxElements?: number;
+  /** Also return these intermediate values (true: every value of the main graph). */
+  keepIntermediates?: string[] | boolean;
+}
+
+export const DEFAULT_MAX_ELEMENTS = 2 ** 31 - 1;
+
+const isDefaultDomain = (d: string) => d === "" || d === "ai.onnx";
+
+function fnKey(domain: string, name: string, overload?: string): string {
+  return `${domain}\u0000${name}\u0000${overload ?? ""}`;
+}
+
+/** What to run for a node: its order and how many nodes read each value. */
+interface Plan {
+  order: number[];
+  /** Names each node releases when it finishes (inputs and outer names it reads). */
+  reads: string[][];
+  uses: Map<string, number>;
+}
+
+const planCache = new WeakMap<Graph | Function, Plan>();
+
+function planFor(owner: Graph | Function): Plan {
+  let plan = planCache.get(owner);
+  if (plan) return plan;
+  const order = topologicalOrder(owner);
+  const index = new GraphIndex(owner);
+  const uses = new Map<string, number>();
+  for (const [name, list] of index.consumers) uses.set(name, list.length);
+  const reads: string[][] = owner.nodes.map(() => []);
+  for (const [name, list] of index.consumers) for (const u of list) reads[u.index]!.push(name);
+  plan = { order, reads, uses };
+  planCache.set(owner, plan);
+  return plan;
+}
+
+const initializerCache = new WeakMap<Tensor, RTensor>();
+function initializerValue(t: Tensor): RTensor {
+  let v = initializerCache.get(t);
+  if (!v) {
+    v = fromIRTensor(t, `initializer '${t.name}'`);
+    initializerCache.set(t, v);
+  }
+  return v;
+}
+
+/** Values visible at a point of execution: this scope's own, then the enclosing ones. */
+class Scope {
+  readonly values = new Map<string, RValue>();
+  constructor(readonly parent?: Scope) {}
+  get(name: string): RValue | undefined {
+    for (let s: Scope | undefined = this; s; s = s.parent) {
+      const v = s.values.get(name);
+      if (v !== undefined) return v;
+    }
+    return undefined;
+  }
+  has(name: string): boolean {
+    for (let s: Scope | undefined = this; s; s = s.parent) if (s.values.has(name)) return true;
+    return false;
+  }
+}
+
+/** The ops (as "domain.op" or "op") of a model that have neither a kernel nor a local function. */
+export function unsupportedOps(model: Model): string[] {
+  const functions = new Map(model.functions.map((f) => [fnKey(f.domain, f.name, f.overload), f]));
+  const missing = new Set<string>();
+  const visitedFns = new Set<Function>();
+  const visit = (nodes: Node[]) => {
+    for (const n of nodes) {
+      const f = functions.get(fnKey(n.domain, n.opType, n.overload));
+      if (f) {
+        if (!visitedFns.has(f)) {
+          visitedFns.add(f);
+          visit(f.nodes);
+        }
+      } else if (!isDefaultDomain(n.domain) || !kernelFor(n.opType)) {
+        missing.add(isDefaultDomain(n.domain) ? n.opType : `${n.domain}.${n.opType}`);
+      }
+      for (const a of n.attributes) for (const g of attributeGraphs(a)) visit(g.nodes);
+    }
+  };
+  visit(model.graph.nodes);
+  return [...missing].sort();
+}
+
+/** Throws one E_UNSUPPORTED error naming every op the interpreter cannot run. */
+export function assertSupported(model: Model): void {
+  const missing = unsupportedOps(model);
+  if (missing.length)
+    throw new OnnxError(
+      "E_UNSUPPORTED",
+      `the interpreter has no kernel for ${missing.length === 1 ? "op" : `${missing.length} ops`}: ${missing.join(", ")}`,
+    );
+}
+
+/** Checks a value against a declared graph input type: element type and rank. */
+function checkDeclared(
+  where: string,
+  value: RValue,
+  declared: Graph["inputs"][number]["type"],
+): void {
+  if (!declared || declared.kind !== "tensor") return;
+  if (!("dtype" in value)) throw new OnnxError("E_RUNTIME", "expected a tensor", where);
+  if (declared.elemType && declared.elemType !== value.dtype)
+    throw new OnnxError(
+      "E_RUNTIME",
+      `expected element type ${dtypeName(declared.elemType)}, got ${dtypeName(value.dtype)}`,
+      where,
+    );
+  if (declared.shape && declared.shape.length !== value.shape.length)
+    throw new OnnxError(
+      "E_RUNTIME",
+      `expected rank ${declared.shape.length} (shape [${declared.shape.map((d) => d ?? "?").join(",")}]), got shape [${value.shape.join(",")}]`,
+      where,
+    );
+}
+
+class Executor {
+  private readonly functions: Map<string, Function>;
+  private readonly maxElements: number;
+
+  constructor(
+    private readonly model: Model,
+    opts: RunOptions,
+  ) {
+    this.functions = new Map(model.functions.map((f) => [fnKey(f.domain, f.name, f.overload), f]));
+    this.maxElements = opts.maxElements ?? DEFAULT_MAX_ELEMENTS;
+  }
+
+  opsetMap(imports: OpsetId[], fallback?: Map<string, number>): Map<string, number> {
+    const m = new Map(fallback ?? []);
+    for (const o of imports) m.set(o.domain === "ai.onnx" ? "" : o.domain, o.version);
+    return m;
+  }
+
+  /**
+   * Runs the nodes of a graph or function body in `scope` (whose own values it may free).
+   * `keep` names values that must survive (outputs, requested intermediates).
+   */
+  runNodes(
+    owner: Graph | Function,
+    nodes: Node[],
+    scope: Scope,
+    opsets: Map<string, number>,
+    keep: Set<string> | "all",
+    where: string,
+  ): void {
+    const plan = planFor(owner);
+    const remaining = new Map(plan.uses);
+    for (const i of plan.order) {
+      const node = nodes[i]!;
+      const label = nodeLabel(node, i) + where;
+      const ins = node.inputs.map((name) => {
+        if (name === "") return undefined;
+        const v = scope.get(name);
+        if (v === undefined)
+          throw new OnnxError(
+            "E_RUNTIME",
+            `input '${name}' has no value (it is not a graph input, initializer or node output)`,
+            label,
+          );
+        return v;
+      });
+      const outs = this.runNode(node, ins, scope, opsets, label);
+      node.outputs.forEach((name, k) => {
+        if (name === "") return;
+        const v = outs[k];
+        if (v === undefined)
+          throw new OnnxError("E_RUNTIME", `produced no value for output ${k} ('${name}')`, label);
+        scope.values.set(name, v);
+      });
+      if (keep === "all") continue;
+      for (const name of plan.reads[i]!) {
+        const left = (remaining.get(name) ?? 1) - 1;
+        remaining.set(name, left);
+        if (left <= 0 && !keep.has(name)) scope.values.delete(name);
+      }
+    }
+  }
+
+  runNode(
+    node: Node,
+    ins: (RValue | undefined)[],
+    scope: Scope,
+    opsets: Map<string, number>,
+    label: string,
+  ): RValue[] {
+    const fn = this.functions.get(fnKey(node.domain, node.opType, node.overload));
+    if (fn) return this.callFunction(fn, node, ins, opsets, label);
+    const kernel = isDefaultDomain(node.domain) ? kernelFor(node.opType) : undefined;
+    if (!kernel)
+      throw new OnnxError("E_UNSUPPORTED", "the interpreter has no kernel for this op", label);
+    const ctx: KernelContext = {
+      node,
+      opset: opsets.get("") ?? 1,
+      label,
+      maxElements: this.maxElements,
+      runSubgraph: (g, inputs) => this.runSubgraph(g, inputs, scope, opsets, label),
+    };
+    let outs: RValue[];
+    try {
+      outs = kernel(ctx, ins);
+    } catch (e) {
+      if (e instanceof OnnxError) {
+        if (e.where) throw e;
+        throw new OnnxError(e.code, e.message, label);
+      }
+      const msg = e instanceof Error ? e.message : String(e);
+      throw new OnnxError("E_RUNTIME", msg.split("\n")[0]!, label);
+    }
+    for (const v of outs)
+      if (v && "dtype" in v && v.data.length > this.maxElements)
+        throw new OnnxError(
+          "E_RUNTIME",
+          `output has ${v.data.length} elements, more than the limit of ${this.maxElements}`,
+          label,
+        );
+    return outs;
+  }
+
+  runSubgraph(
+    g: Graph,
+    inputs: RValue[],
+    outer: Scope,
+    opsets: Map<string, number>,
+    label: string,
+  ): RValue[] {
+    const scope = new Scope(outer);
+    for (const t of g.initializers) scope.values.set(t.name, initializerValue(t));
+    g.inputs.forEach((vi, i) => {
+      const v = inputs[i];
+      if (v !== undefined) scope.values.set(vi.name, v);
+    });
+    const keep = new Set(g.outputs.map((o) => o.name));
+    this.runNodes(g, g.nodes, scope, opsets, keep, ` in a subgraph of ${label}`);
+    return g.outputs.map((o) => {
+      const v = scope.get(o.name);
+      if (v === undefined)
+        throw new OnnxError("E_RUNTIME", `subgraph output '${o.name}' has no value`, label);
+      return v;
+    });
+  }
+
+  callFunction(
+    fn: Function,
+    call: Node,
+    ins: (RValue | undefined)[],
+    callerOpsets: Map<string, number>,
+    label: string,
+  ): RValue[] {
+    const scope = new Scope();
+    fn.inputs.forEach((name, i) => {
+      const v = ins[i];
+      if (v !== undefined && name !== "") scope.values.set(name, v);
+    });
+    const bound = new Map<string, Attribute>();
+    for (const a of fn.attributeProtos) bound.set(a.name, a);
+    for (const a of call.attributes) bound.set(a.name, a);
+    const nodes = fn.nodes.map((n) => bindNode(n, bound));
+    const opsets = this.opsetMap(fn.opsetImports, callerOpsets);
+    this.runNodes(
+      fn,
+      nodes,
+      scope,
+      opsets,
+      new Set(fn.outputs),
+      ` in function '${fn.name}' called by ${label}`,
+    );
+    return fn.outputs.map((name) => {
+      const v = scope.values.get(name);
+      if (v === undefined)
+        throw new OnnxError("E_RUNTIME", `function output '${name}' has no value`, label);
+      return v;
+    });
+  }
+
+  run(inputs: Record<string, RValue>, opts: RunOptions): Record<string, RTensor> {
+    const g = this.model.graph;
+    const scope = new Scope();
+    for (const t of g.initializers) scope.values.set(t.name, initializerValue(t));
+    const known = new Set(g.inputs.map((v) => v.name));
+    for (const name of Object.keys(inputs))
+      if (!known.has(name))
+        throw new OnnxError(
+          "E_RUNTIME",
+          `the model has no input named '${name}' (inputs: ${[...known].join(", ") || "none"})`,
+        );
+    for (const vi of g.inputs) {
+      const v = inputs[vi.name];
+      const where = `graph input '${vi.name}'`;
+      if (v === undefined) {
+        if (scope.values.has(vi.name)) continue; // initializer default
+        throw new OnnxError("E_RUNTIME", "no value was given for this input", where);
+      }
+      checkDeclared(where, v, vi.type);
+      scope.values.set(vi.name, v);
+    }
+    const keepOpt = opts.keepIntermediates;
+    const keep: Set<string> | "all" =
+      keepOpt === true ? "all" : new Set([...g.outputs.map((o) => o.name), ...(keepOpt || [])]);
+    this.runNodes(g, g.nodes, scope, this.opsetMap(this.model.opsetImports), keep, "");
+    const result: Record<string, RTensor> = {};
+    const take = (name: string) => {
+      const v = scope.get(name);
+      if (v === undefined) throw new OnnxError("E_RUNTIME", `graph output '${name}' has no value`);
+      if (!("dtype" in v))
+        throw new OnnxError("E_UNSUPPORTED", `graph output '${name}' is a ${v.kind}, not a tensor`);
+      result[name] = v;
+    };
+    for (const o of g.outputs) take(o.name);
+    if (keepOpt === true) {
+      for (const [name, v] of scope.values) if (!(name in result) && "dtype" in v) result[name] = v;
+    } else if (keepOpt) for (const name of keepOpt) if (!(name in result)) take(name);
+    return result;
+  }
+}
+
+/**
+ * A function body node with its @ref attributes replaced by the caller's (or the function's
+ * default); refs with neither are dropped, so the op's own default applies. Subgraphs are
+ * rebound too.
+ */
+function bindNode(n: Node, bound: Map<string, Attribute>): Node {
+  let changed = false;
+  const attributes: Attribute[] = [];
+  for (const a of n.attributes) {
+    if (a.refAttrName !== undefined) {
+      changed = true;
+      const b = bound.get(a.refAttrName);
+      if (b && b.value !== undefined) attributes.push({ ...b, name: a.name } as Attribute);
+      continue;
+    }
+    if (a.type === "GRAPH" && a.value) {
+      const g = bindGraph(a.value, bound);
+      if (g !== a.value) {
+        changed = true;
+        attributes.push({ ...a, value: g });
+        continue;
+      }
+    } else if (a.type === "GRAPHS" && a.value) {
+      const gs = a.value.map((g) => bindGraph(g, bound));
+      if (gs.some((g, i) => g !== a.value![i])) {
+        changed = true;
+        attributes.push({ ...a, value: gs });
+        continue;
+      }
+    }
+    attributes.push(a);
+  }
+  return changed ? { ...n, attributes } : n;
+}
+
+function bindGraph(g: Graph, bound: Map<string, Attribute>): Graph {
+  const nodes = g.nodes.map((n) => bindNode(n, bound));
+  if (nodes.every((n, i) => n === g.nodes[i])) return g;
+  return { ...g, nodes };
+}
+
+/**
+ * Runs a model. Inputs are keyed by graph input name; initializers that are also inputs act as
+ * defaults. Returns the graph outputs (and requested intermediates) by name.
+ */
+export function run(
+  model: Model,
+  inputs: Record<string, RValue>,
+  opts: RunOptions = {},
+): Record<string, RTensor> {
+  assertSupported(model);
+  return new Executor(model, opts).run(inputs, opts);
+}

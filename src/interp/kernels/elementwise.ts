@@ -1,0 +1,581 @@
+// Elementwise kernels: unary math, broadcasting binary arithmetic and comparisons, logic,
+// Where, IsNaN/IsInf, Cast/CastLike. One broadcasting loop serves every binary op; an op is
+// a table entry with its scalar function per number domain.
+//
+// Number domains: float/double compute in JS numbers and store into their typed array (which
+// rounds); float16/bfloat16 are decoded to float32, computed, rounded once to nearest even;
+// integers up to 32 bits compute in numbers and wrap on store (modulo 2^bits); int64/uint64
+// compute in BigInt and wrap on store into BigInt64Array/BigUint64Array.
+
+import { attrInt } from "../../ir/attributes.js";
+import { dtypeName } from "../../ir/dtype.js";
+import { DataType } from "../../ir/types.js";
+import {
+  allocStorage,
+  encodeHalf,
+  float16Table,
+  fromBfloat16Bits,
+  isHalfType,
+  toBfloat16Bits,
+  toFloat16Bits,
+  toFloat32,
+} from "../tensor.js";
+import type { Kernel, KernelContext, RTensor, Storage } from "../types.js";
+import { broadcastIndex, broadcastShapes, checkedCount, fail, input } from "./util.js";
+
+type Num = (x: number) => number;
+type Big = (x: bigint) => bigint;
+type Num2 = (a: number, b: number) => number;
+type Big2 = (a: bigint, b: bigint) => bigint;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Cmp = (a: any, b: any) => boolean;
+
+const FLOATS = new Set<number>([
+  DataType.FLOAT,
+  DataType.DOUBLE,
+  DataType.FLOAT16,
+  DataType.BFLOAT16,
+]);
+const SMALL_INTS = new Set<number>([
+  DataType.INT8,
+  DataType.UINT8,
+  DataType.INT16,
+  DataType.UINT16,
+  DataType.INT32,
+  DataType.UINT32,
+]);
+const BIG_INTS = new Set<number>([DataType.INT64, DataType.UINT64]);
+
+type Domain = "float" | "int" | "big" | "bool" | "string";
+function domainOf(dtype: number): Domain | undefined {
+  if (FLOATS.has(dtype)) return "float";
+  if (SMALL_INTS.has(dtype)) return "int";
+  if (BIG_INTS.has(dtype)) return "big";
+  if (dtype === DataType.BOOL) return "bool";
+  if (dtype === DataType.STRING) return "string";
+  return undefined;
+}
+
+/** The values to compute with: float16/bfloat16 decoded to float32, other storage as is. */
+function computeView(t: RTensor): Storage {
+  return isHalfType(t.dtype) ? toFloat32(t) : t.data;
+}
+
+/** Output storage for computing: float32 for the half types (encoded afterwards). */
+function computeStorage(dtype: number, n: number): Storage {
+  return isHalfType(dtype) ? new Float32Array(n) : allocStorage(dtype, n);
+}
+
+function finish(dtype: number, shape: number[], data: Storage): RTensor {
+  if (isHalfType(dtype)) return { dtype, shape, data: encodeHalf(dtype, data as Float32Array) };
+  return { dtype, shape, data };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unary
+
+interface UnarySpec {
+  float?: Num;
+  int?: Num;
+  big?: Big;
+  bool?: Num;
+}
+
+function unary(op: string, spec: UnarySpec): Kernel {
+  return (ctx, inputs) => {
+    const x = input(ctx, inputs, 0);
+    const dom = domainOf(x.dtype);
+    const f =
+      dom === "float"
+        ? spec.float
+        : dom === "int"
+          ? spec.int
+          : dom === "bool"
+            ? spec.bool
+            : undefined;
+    const n = x.data.length;
+    if (dom === "big" && spec.big) {
+      const src = x.data as BigInt64Array;
+      const out = allocStorage(x.dtype, n) as BigInt64Array;
+      const g = spec.big;
+      for (let i = 0; i < n; i++) out[i] = g(src[i]!);
+      return [{ dtype: x.dtype, shape: [...x.shape], data: out }];
+    }
+    if (!f) fail(ctx, `${op} does not accept ${dtypeName(x.dtype)} input`);
+    const src = computeView(x) as Float64Array;
+    const out = computeStorage(x.dtype, n) as Float64Array;
+    for (let i = 0; i < n; i++) out[i] = f(src[i]!);
+    return [finish(x.dtype, [...x.shape], out)];
+  };
+}
+
+const absBig: Big = (x) => (x < 0n ? -x : x);
+const signNum: Num = (x) => (x > 0 ? 1 : x < 0 ? -1 : x);
+
+/** Round half to even. */
+function roundEven(x: number): number {
+  if (!Number.isFinite(x)) return x;
+  const r = Math.round(x);
+  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+function erf(x: number): number {
+  // Abramowitz–Stegun 7.1.26 is too coarse; use a series / continued fraction split.
+  const ax = Math.abs(x);
+  if (ax < 2.5) {
+    // Maclaurin series: erf(x) = 2/sqrt(pi) * sum (-1)^n x^(2n+1) / (n! (2n+1))
+    let term = x;
+    let sum = x;
+    const x2 = x * x;
+    for (let n = 1; n < 60; n++) {
+      term *= -x2 / n;
+      const add = term / (2 * n + 1);
+      sum += add;
+      if (Math.abs(add) < 1e-17 * Math.abs(sum)) break;
+    }
+    return (2 / Math.sqrt(Math.PI)) * sum;
+  }
+  if (ax > 6) return Math.sign(x);
+  // Continued fraction for erfc at larger |x|.
+  let f = 0;
+  for (let k = 60; k >= 1; k--) f = k / 2 / (ax + f);
+  const erfc = Math.exp(-ax * ax) / Math.sqrt(Math.PI) / (ax + f);
+  return Math.sign(x) * (1 - erfc);
+}
+
+export const unaryKernels: Record<string, Kernel> = {
+  Abs: unary("Abs", { float: Math.abs, int: Math.abs, big: absBig }),
+  Neg: unary("Neg", { float: (x) => -x, int: (x) => -x, big: (x) => -x }),
+  Sqrt: unary("Sqrt", { float: Math.sqrt }),
+  Exp: unary("Exp", { float: Math.exp }),
+  Log: unary("Log", { float: Math.log }),
+  Reciprocal: unary("Reciprocal", { float: (x) => 1 / x }),
+  Floor: unary("Floor", { float: Math.floor }),
+  Ceil: unary("Ceil", { float: Math.ceil }),
+  Round: unary("Round", { float: roundEven }),
+  Sign: unary("Sign", {
+    float: signNum,
+    int: signNum,
+    big: (x) => (x > 0n ? 1n : x < 0n ? -1n : 0n),
+  }),
+  Relu: unary("Relu", {
+    float: (x) => (x < 0 ? 0 : x),
+    int: (x) => (x < 0 ? 0 : x),
+    big: (x) => (x < 0n ? 0n : x),
+  }),
+  Sigmoid: unary("Sigmoid", {
+    float: (x) => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x))),
+  }),
+  Tanh: unary("Tanh", { float: Math.tanh }),
+  Sin: unary("Sin", { float: Math.sin }),
+  Cos: unary("Cos", { float: Math.cos }),
+  Tan: unary("Tan", { float: Math.tan }),
+  Asin: unary("Asin", { float: Math.asin }),
+  Acos: unary("Acos", { float: Math.acos }),
+  Atan: unary("Atan", { float: Math.atan }),
+  Sinh: unary("Sinh", { float: Math.sinh }),
+  Cosh: unary("Cosh", { float: Math.cosh }),
+  Asinh: unary("Asinh", { float: Math.asinh }),
+  Acosh: unary("Acosh", { float: Math.acosh }),
+  Atanh: unary("Atanh", { float: Math.atanh }),
+  Softsign: unary("Softsign", { float: (x) => x / (1 + Math.abs(x)) }),
+  Softplus: unary("Softplus", {
+    float: (x) => (x > 0 ? x + Math.log1p(Math.exp(-x)) : Math.log1p(Math.exp(x))),
+  }),
+  Erf: unary("Erf", { float: erf }),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Binary (broadcasting)
+
+interface BinarySpec {
+  float?: Num2;
+  int?: Num2;
+  /** For int32/uint32 where the plain number result may lose precision (Mul). */
+  int32?: Num2;
+  big?: Big2;
+  bool?: Num2;
+}
+
+/** Applies `f` elementwise over the broadcast of a and b into `out` (already sized). */
+function broadcast2<T>(
+  a: ArrayLike<T>,
+  ia: Int32Array | null,
+  b: ArrayLike<T>,
+  ib: Int32Array | null,
+  out: { [i: number]: unknown; length: number },
+  f: (x: T, y: T) => unknown,
+): void {
+  const n = out.length;
+  if (!ia && !ib) for (let i = 0; i < n; i++) out[i] = f(a[i]!, b[i]!);
+  else if (!ia) for (let i = 0; i < n; i++) out[i] = f(a[i]!, b[ib![i]!]!);
+  else if (!ib) for (let i = 0; i < n; i++) out[i] = f(a[ia[i]!]!, b[i]!);
+  else for (let i = 0; i < n; i++) out[i] = f(a[ia[i]!]!, b[ib[i]!]!);
+}
+
+function binaryCompute(
+  ctx: KernelContext,
+  op: string,
+  spec: BinarySpec,
+  a: RTensor,
+  b: RTensor,
+): RTensor {
+  if (a.dtype !== b.dtype)
+    fail(
+      ctx,
+      `${op} needs inputs of one type, got ${dtypeName(a.dtype)} and ${dtypeName(b.dtype)}`,
+    );
+  const dtype = a.dtype;
+  const shape = broadcastShapes(ctx, [a.shape, b.shape]);
+  const n = checkedCount(ctx, shape);
+  const ia = broadcastIndex(a.shape, shape);
+  const ib = broadcastIndex(b.shape, shape);
+  const dom = domainOf(dtype);
+  if (dom === "big") {
+    if (!spec.big) fail(ctx, `${op} does not accept ${dtypeName(dtype)} inputs`);
+    const out = allocStorage(dtype, n) as BigInt64Array;
+    broadcast2(a.data as BigInt64Array, ia, b.data as BigInt64Array, ib, out, spec.big);
+    return { dtype, shape, data: out };
+  }
+  let f: Num2 | undefined;
+  if (dom === "float") f = spec.float;
+  else if (dom === "int")
+    f =
+      (dtype === DataType.INT32 || dtype === DataType.UINT32) && spec.int32 ? spec.int32 : spec.int;
+  else if (dom === "bool") f = spec.bool;
+  if (!f) fail(ctx, `${op} does not accept ${dtypeName(dtype)} inputs`);
+  const out = computeStorage(dtype, n) as Float64Array;
+  broadcast2(computeView(a) as Float64Array, ia, computeView(b) as Float64Array, ib, out, f);
+  return finish(dtype, shape, out);
+}
+
+function binary(op: string, spec: BinarySpec): Kernel {
+  return (ctx, inputs) => [
+    binaryCompute(ctx, op, spec, input(ctx, inputs, 0), input(ctx, inputs, 1)),
+  ];
+}
+
+/** Max/Min/Sum/Mean: any number of inputs (at least one), folded pairwise with broadcasting. */
+function variadic(op: string, spec: BinarySpec, mean = false): Kernel {
+  return (ctx, inputs) => {
+    if (inputs.length === 0) fail(ctx, `${op} needs at least one input`);
+    let acc = input(ctx, inputs, 0);
+    for (let i = 1; i < inputs.length; i++)
+      acc = binaryCompute(ctx, op, spec, acc, input(ctx, inputs, i));
+    if (inputs.length === 1)
+      acc = { dtype: acc.dtype, shape: [...acc.shape], data: acc.data.slice() as Storage };
+    if (mean) {
+      const k = inputs.length;
+      acc = unary(op, { float: (x) => x / k })(ctx, [acc])[0] as RTensor;
+    }
+    return [acc];
+  };
+}
+
+const maxNum: Num2 = (a, b) => (a > b || a !== a ? a : b);
+const minNum: Num2 = (a, b) => (a < b || a !== a ? a : b);
+const maxBig: Big2 = (a, b) => (a > b ? a : b);
+const minBig: Big2 = (a, b) => (a < b ? a : b);
+
+const truncDiv: Num2 = (a, b) => (b === 0 ? 0 : Math.trunc(a / b));
+const bigDiv: Big2 = (a, b) => (b === 0n ? 0n : a / b);
+
+function powNum(a: number, b: number): number {
+  return Math.pow(a, b);
+}
+
+export const binaryKernels: Record<string, Kernel> = {
+  Add: binary("Add", { float: (a, b) => a + b, int: (a, b) => a + b, big: (a, b) => a + b }),
+  Sub: binary("Sub", { float: (a, b) => a - b, int: (a, b) => a - b, big: (a, b) => a - b }),
+  Mul: binary("Mul", {
+    float: (a, b) => a * b,
+    int: (a, b) => a * b,
+    int32: Math.imul,
+    big: (a, b) => a * b,
+  }),
+  Div: binary("Div", { float: (a, b) => a / b, int: truncDiv, big: bigDiv }),
+  Max: variadic("Max", { float: maxNum, int: maxNum, big: maxBig }),
+  Min: variadic("Min", { float: minNum, int: minNum, big: minBig }),
+  Sum: variadic("Sum", { float: (a, b) => a + b }),
+  Mean: variadic("Mean", { float: (a, b) => a + b }, true),
+  And: binary("And", { bool: (a, b) => a & b }),
+  Or: binary("Or", { bool: (a, b) => a | b }),
+  Xor: binary("Xor", { bool: (a, b) => a ^ b }),
+  PRelu: binary("PRelu", {
+    float: (x, s) => (x < 0 ? x * s : x),
+    int: (x, s) => (x < 0 ? x * s : x),
+  }),
+};
+
+// Pow: the exponent may have another type than the base (version 12+).
+binaryKernels.Pow = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  let y = input(ctx, inputs, 1);
+  if (y.dtype !== x.dtype) y = castTensor(ctx, y, x.dtype);
+  return [
+    binaryCompute(
+      ctx,
+      "Pow",
+      {
+        float: powNum,
+        int: (a, b) => Math.trunc(Math.pow(a, b)),
+        big: (a, b) => (b < 0n ? 0n : a ** b),
+      },
+      x,
+      y,
+    ),
+  ];
+};
+
+// ---------------------------------------------------------------------------------------------
+// Comparisons → bool
+
+function compare(op: string, f: Cmp, allowString = false): Kernel {
+  return (ctx, inputs) => {
+    const a = input(ctx, inputs, 0);
+    const b = input(ctx, inputs, 1);
+    if (a.dtype !== b.dtype)
+      fail(
+        ctx,
+        `${op} needs inputs of one type, got ${dtypeName(a.dtype)} and ${dtypeName(b.dtype)}`,
+      );
+    if (a.dtype === DataType.STRING && !allowString)
+      fail(ctx, `${op} does not accept string inputs`);
+    const shape = broadcastShapes(ctx, [a.shape, b.shape]);
+    const n = checkedCount(ctx, shape);
+    const out = new Uint8Array(n);
+    const av = computeView(a) as ArrayLike<unknown>;
+    const bv = computeView(b) as ArrayLike<unknown>;
+    broadcast2(
+      av,
+      broadcastIndex(a.shape, shape),
+      bv,
+      broadcastIndex(b.shape, shape),
+      out,
+      (x, y) => (f(x, y) ? 1 : 0),
+    );
+    return [{ dtype: DataType.BOOL, shape, data: out }];
+  };
+}
+
+export const compareKernels: Record<string, Kernel> = {
+  Equal: compare("Equal", (a, b) => a === b, true),
+  Less: compare("Less", (a, b) => a < b),
+  Greater: compare("Greater", (a, b) => a > b),
+  LessOrEqual: compare("LessOrEqual", (a, b) => a <= b),
+  GreaterOrEqual: compare("GreaterOrEqual", (a, b) => a >= b),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Logic and float classification
+
+const Not: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  if (x.dtype !== DataType.BOOL) fail(ctx, `Not needs a bool input, got ${dtypeName(x.dtype)}`);
+  const src = x.data as Uint8Array;
+  const out = new Uint8Array(src.length);
+  for (let i = 0; i < src.length; i++) out[i] = src[i] ? 0 : 1;
+  return [{ dtype: DataType.BOOL, shape: [...x.shape], data: out }];
+};
+
+function classify(op: string, test: (ctx: KernelContext) => (x: number) => boolean): Kernel {
+  return (ctx, inputs) => {
+    const x = input(ctx, inputs, 0);
+    if (!FLOATS.has(x.dtype))
+      fail(ctx, `${op} needs a floating-point input, got ${dtypeName(x.dtype)}`);
+    const src = computeView(x) as Float64Array;
+    const out = new Uint8Array(src.length);
+    const t = test(ctx);
+    for (let i = 0; i < src.length; i++) out[i] = t(src[i]!) ? 1 : 0;
+    return [{ dtype: DataType.BOOL, shape: [...x.shape], data: out }];
+  };
+}
+
+const IsNaN = classify("IsNaN", () => (x) => x !== x);
+const IsInf = classify("IsInf", (ctx) => {
+  const neg = attrInt(ctx.node, "detect_negative", 1) !== 0;
+  const pos = attrInt(ctx.node, "detect_positive", 1) !== 0;
+  return (x) => (pos && x === Infinity) || (neg && x === -Infinity);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Where
+
+const Where: Kernel = (ctx, inputs) => {
+  const c = input(ctx, inputs, 0);
+  const x = input(ctx, inputs, 1);
+  const y = input(ctx, inputs, 2);
+  if (c.dtype !== DataType.BOOL) fail(ctx, `condition must be bool, got ${dtypeName(c.dtype)}`);
+  if (x.dtype !== y.dtype)
+    fail(ctx, `X and Y must have one type, got ${dtypeName(x.dtype)} and ${dtypeName(y.dtype)}`);
+  const shape = broadcastShapes(ctx, [c.shape, x.shape, y.shape]);
+  const n = checkedCount(ctx, shape);
+  const ic = broadcastIndex(c.shape, shape);
+  const ix = broadcastIndex(x.shape, shape);
+  const iy = broadcastIndex(y.shape, shape);
+  const cd = c.data as Uint8Array;
+  const xd = x.data as Float64Array;
+  const yd = y.data as Float64Array;
+  const out = allocStorage(x.dtype, n) as Float64Array;
+  for (let i = 0; i < n; i++)
+    out[i] = cd[ic ? ic[i]! : i] ? xd[ix ? ix[i]! : i]! : yd[iy ? iy[i]! : i]!;
+  return [{ dtype: x.dtype, shape, data: out }];
+};
+
+// ---------------------------------------------------------------------------------------------
+// Cast
+
+function formatForString(x: number, from: number): string {
+  if (Number.isNaN(x)) return "NaN";
+  if (x === Infinity) return "INF";
+  if (x === -Infinity) return "-INF";
+  if (from === DataType.FLOAT || from === DataType.FLOAT16 || from === DataType.BFLOAT16) {
+    // The shortest text that reads back as the same float32.
+    for (let p = 1; p <= 9; p++) {
+      const s = x.toPrecision(p);
+      if (Math.fround(Number(s)) === x) return String(Number(s));
+    }
+  }
+  return String(x);
+}
+
+function parseNumber(s: string): number {
+  const t = s.trim().toLowerCase();
+  if (t === "nan" || t === "+nan" || t === "-nan") return NaN;
+  if (t === "inf" || t === "+inf" || t === "infinity" || t === "+infinity") return Infinity;
+  if (t === "-inf" || t === "-infinity") return -Infinity;
+  return t === "" ? NaN : Number(t);
+}
+
+/**
+ * Converts a tensor to another dtype. Floats to integers truncate toward zero (out-of-range and
+ * NaN values wrap modulo 2^bits as typed arrays store them: the result is implementation-defined
+ * in ONNX); to float16/bfloat16 rounds to nearest even; to bool is x != 0.
+ */
+export function castTensor(ctx: KernelContext, x: RTensor, to: number): RTensor {
+  const shape = [...x.shape];
+  const n = x.data.length;
+  if (domainOf(to) === undefined) fail(ctx, `casting to ${dtypeName(to)} is not supported`);
+  if (x.dtype === to) return { dtype: to, shape, data: x.data.slice() as Storage };
+  const src = x.data;
+  // From string: parse.
+  if (x.dtype === DataType.STRING) {
+    const strs = src as string[];
+    if (BIG_INTS.has(to)) {
+      const out = allocStorage(to, n) as BigInt64Array;
+      for (let i = 0; i < n; i++) {
+        const s = strs[i]!.trim();
+        out[i] = /^[-+]?\d+$/.test(s) ? BigInt(s) : BigInt(Math.trunc(parseNumber(s)) || 0);
+      }
+      return { dtype: to, shape, data: out };
+    }
+    const vals = new Float64Array(n);
+    for (let i = 0; i < n; i++) vals[i] = parseNumber(strs[i]!);
+    return castTensor(ctx, { dtype: DataType.DOUBLE, shape, data: vals }, to);
+  }
+  // To string: format.
+  if (to === DataType.STRING) {
+    const out = new Array<string>(n);
+    if (x.dtype === DataType.BOOL) for (let i = 0; i < n; i++) out[i] = src[i] ? "1" : "0";
+    else if (BIG_INTS.has(x.dtype)) for (let i = 0; i < n; i++) out[i] = String(src[i]);
+    else {
+      const v = computeView(x) as Float64Array;
+      for (let i = 0; i < n; i++) out[i] = formatForString(v[i]!, x.dtype);
+    }
+    return { dtype: to, shape, data: out };
+  }
+  // From 64-bit integers.
+  if (BIG_INTS.has(x.dtype)) {
+    const s = src as BigInt64Array;
+    if (BIG_INTS.has(to)) {
+      const out = allocStorage(to, n) as BigInt64Array;
+      for (let i = 0; i < n; i++) out[i] = s[i]!; // wraps on store
+      return { dtype: to, shape, data: out };
+    }
+    if (SMALL_INTS.has(to)) {
+      const bits =
+        to === DataType.INT8 || to === DataType.UINT8
+          ? 8
+          : to === DataType.INT16 || to === DataType.UINT16
+            ? 16
+            : 32;
+      const out = allocStorage(to, n) as Int32Array;
+      for (let i = 0; i < n; i++) out[i] = Number(BigInt.asIntN(bits, s[i]!));
+      return { dtype: to, shape, data: out };
+    }
+    if (to === DataType.BOOL) {
+      const out = new Uint8Array(n);
+      for (let i = 0; i < n; i++) out[i] = s[i] !== 0n ? 1 : 0;
+      return { dtype: to, shape, data: out };
+    }
+    const vals = new Float64Array(n);
+    for (let i = 0; i < n; i++) vals[i] = Number(s[i]!);
+    return castTensor(ctx, { dtype: DataType.DOUBLE, shape, data: vals }, to);
+  }
+  // From numbers (float, small int, bool; half types decoded exactly).
+  const v = (isHalfType(x.dtype) ? toFloat32(x) : src) as Float64Array;
+  if (to === DataType.FLOAT16 || to === DataType.BFLOAT16) {
+    const out = new Uint16Array(n);
+    const enc = to === DataType.FLOAT16 ? toFloat16Bits : toBfloat16Bits;
+    for (let i = 0; i < n; i++) out[i] = enc(v[i]!);
+    return { dtype: to, shape, data: out };
+  }
+  if (to === DataType.FLOAT || to === DataType.DOUBLE) {
+    const out = allocStorage(to, n) as Float64Array;
+    for (let i = 0; i < n; i++) out[i] = v[i]!;
+    return { dtype: to, shape, data: out };
+  }
+  if (to === DataType.BOOL) {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) out[i] = v[i] !== 0 ? 1 : 0;
+    return { dtype: to, shape, data: out };
+  }
+  if (BIG_INTS.has(to)) {
+    const out = allocStorage(to, n) as BigInt64Array;
+    const nanValue = to === DataType.INT64 ? -(2n ** 63n) : 0n;
+    for (let i = 0; i < n; i++) {
+      const t = Math.trunc(v[i]!);
+      out[i] = Number.isFinite(t)
+        ? BigInt(t)
+        : t !== t
+          ? nanValue
+          : t > 0
+            ? 2n ** 63n - 1n
+            : -(2n ** 63n);
+    }
+    return { dtype: to, shape, data: out };
+  }
+  const out = allocStorage(to, n) as Int32Array;
+  for (let i = 0; i < n; i++) out[i] = Math.trunc(v[i]!); // wraps modulo 2^bits on store
+  return { dtype: to, shape, data: out };
+}
+
+const Cast: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  const to = attrInt(ctx.node, "to");
+  if (to === undefined) fail(ctx, "attribute 'to' is required");
+  return [castTensor(ctx, x, to)];
+};
+
+const CastLike: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  const like = input(ctx, inputs, 1);
+  return [castTensor(ctx, x, like.dtype)];
+};
+
+export const elementwiseKernels: Record<string, Kernel> = {
+  ...unaryKernels,
+  ...binaryKernels,
+  ...compareKernels,
+  Not,
+  IsNaN,
+  IsInf,
+  Where,
+  Cast,
+  CastLike,
+};
+
+/** Used by other kernels that must read a float16/bfloat16 element as a number. */
+export function halfToNumber(dtype: number, bits: number): number {
+  return dtype === DataType.FLOAT16 ? float16Table()[bits]! : fromBfloat16Bits(bits);
+}
