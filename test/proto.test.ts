@@ -132,6 +132,14 @@ describe("wire format round trip", () => {
     expect(failures).toEqual([]);
   });
 
+  it("re-encodes every backend-test model to the very same bytes (canonical field order)", () => {
+    const differ = dirs.filter((d) => {
+      const bytes = readFileSync(join(NODE_TESTS, d, "model.onnx"));
+      return !Buffer.from(encodeModel(decodeModel(bytes))).equals(bytes);
+    });
+    expect(differ).toEqual([]);
+  });
+
   it("keeps functions, sparse initializers, metadata, overloads and int64 extremes", () => {
     const m = richModel();
     const bytes = encodeModel(m);

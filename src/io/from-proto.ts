@@ -19,6 +19,12 @@ import type {
 } from "../ir/types.js";
 import { has, type Msg } from "../proto/wire.js";
 
+/**
+ * Nodes whose file spelled out an empty domain. The IR uses "" for ai.onnx either way; this lets the
+ * encoder write the field back so that decoding and re-encoding a file gives the same bytes.
+ */
+export const explicitEmptyDomain = new WeakSet<Node>();
+
 export interface FromProtoOptions {
   /** Folder that external-data locations are relative to. */
   baseDir?: string;
@@ -125,6 +131,7 @@ export class ProtoReader {
       outputs: [...n.output],
       attributes: (n.attribute as Msg[]).map((a) => this.attribute(a)),
     };
+    if (has(n, "domain") && n.domain === "") explicitEmptyDomain.add(node);
     opt(node, "name", n, "name", String);
     opt(node, "overload", n, "overload", String);
     opt(node, "docString", n, "doc_string", String);

@@ -16,6 +16,7 @@ import type {
   ValueInfo,
 } from "../ir/types.js";
 import type { Msg } from "../proto/wire.js";
+import { explicitEmptyDomain } from "./from-proto.js";
 
 const ATTR_TYPE_ID: Record<AttrType, number> = {
   UNDEFINED: 0,
@@ -92,7 +93,7 @@ export class ProtoWriter {
     const out: Msg = { input: n.inputs, output: n.outputs };
     set(out, "name", n.name);
     out.op_type = n.opType;
-    if (n.domain !== "") out.domain = n.domain;
+    if (n.domain !== "" || explicitEmptyDomain.has(n)) out.domain = n.domain;
     set(out, "overload", n.overload);
     out.attribute = n.attributes.map((a) => this.attribute(a));
     set(out, "doc_string", n.docString);

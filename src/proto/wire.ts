@@ -162,6 +162,14 @@ function toBig(v: unknown): bigint | number {
   throw new Error(`not an integer: ${String(v)}`);
 }
 
+const sortedFields = new WeakMap<protobuf.Type, protobuf.Field[]>();
+/** Fields in field-number order, as protobuf's own serializers write them (byte-identical output). */
+function fieldsById(type: protobuf.Type): protobuf.Field[] {
+  let fields = sortedFields.get(type);
+  if (!fields) sortedFields.set(type, (fields = [...type.fieldsArray].sort((a, b) => a.id - b.id)));
+  return fields;
+}
+
 /** A field's value if it is set on the message itself (decoded messages inherit defaults). */
 function own(msg: Msg, name: string): any {
   if (!Object.prototype.hasOwnProperty.call(msg, name)) return undefined;
@@ -233,7 +241,7 @@ export class StreamEncoder {
     const cached = this.sizes.get(msg);
     if (cached !== undefined) return cached;
     let total = 0;
-    for (const f of type.fieldsArray) {
+    for (const f of fieldsById(type)) {
       const v = own(msg, f.name);
       if (v === undefined) continue;
       const tagSize = varintSize(f.id * 8);
@@ -291,7 +299,7 @@ export class StreamEncoder {
   }
 
   private write(type: protobuf.Type, msg: Msg, w: ChunkWriter): void {
-    for (const f of type.fieldsArray) {
+    for (const f of fieldsById(type)) {
       const v = own(msg, f.name);
       if (v === undefined) continue;
       if (f.repeated) {
