@@ -1,6 +1,830 @@
-// PLACEHOLDER until the text-syntax work lands: the parser of ONNX text syntax.
+// Parser of the ONNX text syntax (onnx/onnx docs/Syntax.md) into IR, with the extensions the
+// printer uses (see src/text/index.ts). Every error is E_PARSE with "<file>:<line>:<col>".
+
 import { OnnxError } from "../errors.js";
-import type { Model } from "../ir/types.js";
-export function parseModelText(_text: string, file?: string): Model {
-  throw new OnnxError("E_UNSUPPORTED", "ONNX text parsing is not implemented yet", file);
+import { dtypeByName } from "../ir/dtype.js";
+import { Tensor } from "../ir/tensor.js";
+import type {
+  AttrType,
+  Attribute,
+  Dim,
+  Function,
+  Graph,
+  MetadataProps,
+  Model,
+  Node,
+  OpsetId,
+  OptionalType,
+  SequenceType,
+  SparseTensor,
+  TensorType,
+  Type,
+  ValueInfo,
+} from "../ir/types.js";
+import { Lexer, describeToken, type Token } from "./lexer.js";
+import { ATTR_TYPE_BY_NAME, isFloatWord, isTypeKeyword } from "./syntax.js";
+import { tensorDataFromLits, type Lit } from "./values.js";
+
+export function parseModelText(text: string, file?: string): Model {
+  const p = new Parser(text, file);
+  const m = p.model();
+  p.end();
+  return m;
+}
+
+export function parseGraphText(text: string, file?: string): Graph {
+  const p = new Parser(text, file);
+  const g = p.graph();
+  p.end();
+  return g;
+}
+
+export function parseFunctionText(text: string, file?: string): Function {
+  const p = new Parser(text, file);
+  const f = p.function();
+  p.end();
+  return f;
+}
+
+/** Node statements, bare or inside one pair of braces. */
+export function parseNodeListText(text: string, file?: string): Node[] {
+  const p = new Parser(text, file);
+  const nodes = p.nodeStatements();
+  p.end();
+  return nodes;
+}
+
+export function parseTypeText(text: string, file?: string): Type {
+  const p = new Parser(text, file);
+  const t = p.type();
+  p.end();
+  return t;
+}
+
+const SINGLETON: Partial<Record<AttrType, AttrType>> = {
+  INTS: "INT",
+  FLOATS: "FLOAT",
+  STRINGS: "STRING",
+  TENSORS: "TENSOR",
+  GRAPHS: "GRAPH",
+  SPARSE_TENSORS: "SPARSE_TENSOR",
+  TYPE_PROTOS: "TYPE_PROTO",
+};
+const LIST_OF: Partial<Record<AttrType, AttrType>> = Object.fromEntries(
+  Object.entries(SINGLETON).map(([list, one]) => [one, list]),
+);
+
+type Single =
+  | { type: "INT"; value: bigint }
+  | { type: "FLOAT"; value: number }
+  | { type: "STRING"; value: string }
+  | { type: "TENSOR"; value: Tensor }
+  | { type: "GRAPH"; value: Graph }
+  | { type: "SPARSE_TENSOR"; value: SparseTensor }
+  | { type: "TYPE_PROTO"; value: Type };
+
+function emptyGraph(name: string): Graph {
+  return {
+    name,
+    nodes: [],
+    inputs: [],
+    outputs: [],
+    initializers: [],
+    sparseInitializers: [],
+    valueInfo: [],
+  };
+}
+
+class Parser {
+  private readonly lx: Lexer;
+
+  constructor(text: string, file?: string) {
+    this.lx = new Lexer(text, file);
+  }
+
+  // ---- tokens ----
+
+  private peek(k = 0): Token {
+    return this.lx.peek(k);
+  }
+  private next(): Token {
+    return this.lx.next();
+  }
+  private is(p: string, k = 0): boolean {
+    const t = this.peek(k);
+    return t.kind === "punct" && t.text === p;
+  }
+  private accept(p: string): boolean {
+    if (!this.is(p)) return false;
+    this.next();
+    return true;
+  }
+  private fail(t: Token, expected: string): OnnxError {
+    return this.lx.error(t.pos, `expected ${expected}, found ${describeToken(t)}`);
+  }
+  private expect(p: string, what?: string): Token {
+    const t = this.peek();
+    if (t.kind !== "punct" || t.text !== p) throw this.fail(t, what ?? `'${p}'`);
+    return this.next();
+  }
+  private isName(k = 0): boolean {
+    const t = this.peek(k);
+    return t.kind === "id" || t.kind === "string";
+  }
+  /** A quotable identifier. */
+  private name(what = "a name"): string {
+    const t = this.peek();
+    if (t.kind !== "id" && t.kind !== "string") throw this.fail(t, what);
+    return this.next().text;
+  }
+  private ident(what: string): Token {
+    const t = this.peek();
+    if (t.kind !== "id") throw this.fail(t, what);
+    return this.next();
+  }
+  private stringLit(what: string): string {
+    const t = this.peek();
+    if (t.kind !== "string") throw this.fail(t, what);
+    return this.next().text;
+  }
+  private intLit(what: string): bigint {
+    const t = this.peek();
+    if (t.kind !== "int") throw this.fail(t, what);
+    this.next();
+    return t.text.startsWith("-") ? -BigInt(t.text.slice(1)) : BigInt(t.text);
+  }
+  private smallInt(what: string): number {
+    const t = this.peek();
+    const v = this.intLit(what);
+    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER))
+      throw this.lx.error(t.pos, `${what}: ${v} is too large`);
+    return Number(v);
+  }
+
+  end(): void {
+    const t = this.peek();
+    if (t.kind !== "eof") throw this.fail(t, "end of input");
+  }
+
+  /** `[a, b, c]` with `item` parsing each element; `[]` allowed. */
+  private bracketList<T>(item: () => T): T[] {
+    this.expect("[");
+    const out: T[] = [];
+    if (this.accept("]")) return out;
+    do {
+      if (this.is("]")) break; // trailing comma
+      out.push(item());
+    } while (this.accept(","));
+    this.expect("]", "',' or ']'");
+    return out;
+  }
+
+  private opsetList(): OpsetId[] {
+    return this.bracketList(() => {
+      const domain = this.stringLit('an opset domain string (e.g. "")');
+      this.expect(":");
+      return { domain, version: this.smallInt("an opset version") };
+    });
+  }
+
+  private strStrList(): MetadataProps {
+    return this.bracketList((): [string, string] => {
+      const k = this.stringLit("a key string");
+      this.expect(":");
+      return [k, this.stringLit("a value string")];
+    });
+  }
+
+  /** `< key: value, ... >`; `field` parses the value of a known key, or returns false. */
+  private header(what: string, keys: string[], field: (key: string) => void): void {
+    if (!this.accept("<")) return;
+    do {
+      if (this.is(">")) break;
+      const t = this.ident(`a ${what} field name`);
+      if (!keys.includes(t.text))
+        throw this.lx.error(
+          t.pos,
+          `unknown ${what} field '${t.text}' (expected one of: ${keys.join(", ")})`,
+        );
+      this.expect(":");
+      field(t.text);
+    } while (this.accept(","));
+    this.expect(">", "',' or '>'");
+  }
+
+  // ---- model, function, graph ----
+
+  model(): Model {
+    const m: Model = { irVersion: 0, opsetImports: [], graph: emptyGraph(""), functions: [] };
+    const keys = [
+      "ir_version",
+      "opset_import",
+      "producer_name",
+      "producer_version",
+      "domain",
+      "model_version",
+      "doc_string",
+      "metadata_props",
+    ];
+    this.header("model header", keys, (k) => {
+      switch (k) {
+        case "ir_version":
+          m.irVersion = this.smallInt("an IR version");
+          break;
+        case "opset_import":
+          m.opsetImports = this.opsetList();
+          break;
+        case "producer_name":
+          m.producerName = this.stringLit("a string");
+          break;
+        case "producer_version":
+          m.producerVersion = this.stringLit("a string");
+          break;
+        case "domain":
+          m.domain = this.stringLit("a string");
+          break;
+        case "model_version":
+          m.modelVersion = this.intLit("an integer");
+          break;
+        case "doc_string":
+          m.docString = this.stringLit("a string");
+          break;
+        case "metadata_props":
+          m.metadataProps = this.strStrList();
+          break;
+      }
+    });
+    m.graph = this.graph();
+    while (this.peek().kind !== "eof") m.functions.push(this.function());
+    return m;
+  }
+
+  function(): Function {
+    const f: Function = {
+      name: "",
+      domain: "",
+      inputs: [],
+      outputs: [],
+      attributes: [],
+      attributeProtos: [],
+      nodes: [],
+      opsetImports: [],
+      valueInfo: [],
+    };
+    this.header(
+      "function header",
+      ["domain", "opset_import", "overload", "doc_string", "metadata_props"],
+      (k) => {
+        switch (k) {
+          case "domain":
+            f.domain = this.stringLit("a string");
+            break;
+          case "opset_import":
+            f.opsetImports = this.opsetList();
+            break;
+          case "overload":
+            f.overload = this.stringLit("a string");
+            break;
+          case "doc_string":
+            f.docString = this.stringLit("a string");
+            break;
+          case "metadata_props":
+            f.metadataProps = this.strStrList();
+            break;
+        }
+      },
+    );
+    f.name = this.name("a function name");
+    if (this.accept("<")) {
+      do {
+        if (this.is(">")) break;
+        const name = this.name("an attribute name");
+        if (this.is(":") || this.is("=")) {
+          let declared: AttrType | undefined;
+          if (this.accept(":")) declared = this.attrType();
+          if (this.is("=")) f.attributeProtos.push(this.attrRest(name, declared));
+          else f.attributes.push(name); // `name: type` with no default
+        } else f.attributes.push(name);
+      } while (this.accept(","));
+      this.expect(">", "',' or '>' after the function's attributes");
+    }
+    f.inputs = this.functionIo(f.valueInfo);
+    this.expect("=>");
+    f.outputs = this.functionIo(f.valueInfo);
+    if (this.accept("<")) {
+      if (!this.accept(">")) {
+        do {
+          if (this.is(">")) break;
+          f.valueInfo.push(this.valueInfo());
+        } while (this.accept(","));
+        this.expect(">", "',' or '>'");
+      }
+    }
+    f.nodes = this.nodeList();
+    return f;
+  }
+
+  private functionIo(valueInfo: ValueInfo[]): string[] {
+    this.expect("(");
+    const names: string[] = [];
+    if (this.accept(")")) return names;
+    do {
+      if (this.is(")")) break;
+      const vi = this.valueInfo();
+      names.push(vi.name);
+      if (vi.type) valueInfo.push(vi);
+    } while (this.accept(","));
+    this.expect(")", "',' or ')'");
+    return names;
+  }
+
+  graph(): Graph {
+    const g = emptyGraph(this.name("a graph name"));
+    this.graphRest(g);
+    return g;
+  }
+
+  private graphRest(g: Graph): void {
+    this.expect("(", "'(' starting the graph's inputs");
+    if (!this.accept(")")) {
+      do {
+        if (this.is(")")) break;
+        const vi = this.valueInfo();
+        g.inputs.push(vi);
+        if (this.accept("=")) this.initializer(g, vi);
+      } while (this.accept(","));
+      this.expect(")", "',' or ')'");
+    }
+    this.expect("=>");
+    this.expect("(", "'(' starting the graph's outputs");
+    if (!this.accept(")")) {
+      do {
+        if (this.is(")")) break;
+        g.outputs.push(this.valueInfo());
+      } while (this.accept(","));
+      this.expect(")", "',' or ')'");
+    }
+    if (this.accept("<")) {
+      do {
+        if (this.is(">")) break;
+        const vi = this.valueInfo();
+        if (this.accept("=")) this.initializer(g, vi);
+        else g.valueInfo.push(vi);
+      } while (this.accept(","));
+      this.expect(">", "',' or '>'");
+    }
+    g.nodes = this.nodeList();
+  }
+
+  /** After `type name =`: the initializer's data. */
+  private initializer(g: Graph, vi: ValueInfo): void {
+    const t = this.peek();
+    if (vi.type?.kind === "sparse_tensor") {
+      g.sparseInitializers.push(this.sparseData(vi.type, vi.name));
+      return;
+    }
+    if (!vi.type) throw this.lx.error(t.pos, `initializer '${vi.name}' needs a type`);
+    const [dataType, dims] = this.constantShape(vi.type, t, vi.name);
+    g.initializers.push(this.tensorData(dataType, dims, vi.name));
+  }
+
+  private valueInfo(): ValueInfo {
+    let type: Type | undefined;
+    if (this.nextIsType()) type = this.type();
+    const vi: ValueInfo = {
+      name: this.name(type ? "a value name after the type" : "a type or a value name"),
+    };
+    if (type) vi.type = type;
+    return vi;
+  }
+
+  // ---- types ----
+
+  private nextIsType(): boolean {
+    const t = this.peek();
+    if (t.kind !== "id" || !isTypeKeyword(t.text)) return false;
+    if (t.text === "tensor" || t.text === "opaque") return this.is("(", 1);
+    return true;
+  }
+
+  private elemType(what = "an element type"): number {
+    const t = this.ident(what);
+    if (t.text === "undefined") return 0;
+    const info = dtypeByName(t.text);
+    if (!info)
+      throw this.lx.error(t.pos, `expected ${what} (float, int64, ...), found '${t.text}'`);
+    return info.id;
+  }
+
+  private shape(): Dim[] | undefined {
+    if (!this.accept("[")) return [];
+    if (this.accept("]")) return undefined;
+    const dims: Dim[] = [];
+    do {
+      const t = this.peek();
+      if (this.accept("?")) dims.push(null);
+      else if (t.kind === "id" || t.kind === "string") dims.push(this.next().text);
+      else if (t.kind === "int") dims.push(this.smallInt("a dimension"));
+      else throw this.fail(t, "a dimension (a number, a name or '?')");
+    } while (this.accept(","));
+    this.expect("]", "',' or ']'");
+    return dims;
+  }
+
+  private tensorType(kind: "tensor" | "sparse_tensor"): TensorType {
+    const elemType = this.elemType();
+    const shape = this.shape();
+    const t: TensorType = { kind, elemType };
+    if (shape !== undefined) t.shape = shape;
+    return t;
+  }
+
+  type(): Type {
+    const t = this.peek();
+    if (t.kind !== "id") throw this.fail(t, "a type");
+    if (dtypeByName(t.text) || t.text === "undefined") return this.tensorType("tensor");
+    this.next();
+    const open = (): void => void this.expect("(", `'(' after '${t.text}'`);
+    const close = (): void => void this.expect(")");
+    switch (t.text) {
+      case "seq":
+      case "optional": {
+        open();
+        const out: SequenceType | OptionalType = {
+          kind: t.text === "seq" ? "sequence" : "optional",
+        };
+        if (!this.is(")")) out.elem = this.type();
+        close();
+        return out;
+      }
+      case "map": {
+        open();
+        const out: Type = { kind: "map", keyType: this.elemType("a map key type") };
+        if (this.accept(",")) out.value = this.type();
+        close();
+        return out;
+      }
+      case "sparse_tensor": {
+        open();
+        const out = this.tensorType("sparse_tensor");
+        close();
+        return out;
+      }
+      case "tensor": {
+        // Type-constraint style: tensor(float) is a float tensor of unknown rank.
+        open();
+        const elemType = this.elemType();
+        const out: TensorType = { kind: "tensor", elemType };
+        if (this.is("[")) {
+          const shape = this.shape();
+          if (shape !== undefined) out.shape = shape;
+        }
+        close();
+        return out;
+      }
+      case "opaque": {
+        open();
+        const parts: string[] = [];
+        while (!this.is(")")) {
+          parts.push(this.dotted("an opaque type name"));
+          if (!this.accept(",")) break;
+        }
+        close();
+        const out: Type = { kind: "opaque" };
+        if (parts.length === 1) out.name = parts[0]!;
+        else if (parts.length >= 2) {
+          out.domain = parts[0]!;
+          out.name = parts[1]!;
+        }
+        return out;
+      }
+      default:
+        throw this.fail(t, "a type");
+    }
+  }
+
+  /** a.b.c, or a quoted string. */
+  private dotted(what: string): string {
+    if (this.peek().kind === "string") return this.next().text;
+    let s = this.ident(what).text;
+    while (this.is(".") && this.peek(1).kind === "id") {
+      this.next();
+      s += "." + this.next().text;
+    }
+    return s;
+  }
+
+  // ---- tensors ----
+
+  private constantShape(type: Type, at: Token, name: string): [number, number[]] {
+    if (type.kind !== "tensor")
+      throw this.lx.error(at.pos, `constant '${name}' needs a tensor type, not ${type.kind}`);
+    if (type.shape === undefined)
+      throw this.lx.error(
+        at.pos,
+        `constant '${name}' needs known dimensions (write float[2,3], or float for a scalar)`,
+      );
+    const dims = type.shape.map((d) => {
+      if (typeof d !== "number" || d < 0)
+        throw this.lx.error(
+          at.pos,
+          `constant '${name}' needs numeric dimensions, found '${d ?? "?"}'`,
+        );
+      return d;
+    });
+    return [type.elemType, dims];
+  }
+
+  /** `{values}`, `[ "location": ..., ... ]` (external data), after the type and name. */
+  private tensorData(dataType: number, dims: number[], name: string): Tensor {
+    const t = this.peek();
+    if (this.is("[")) {
+      const entries = this.strStrList();
+      return new Tensor(dataType, dims, { kind: "external", entries }, name);
+    }
+    if (this.is("..."))
+      throw this.lx.error(
+        t.pos,
+        `the data of tensor '${name}' was elided ('...'); print with initializers to get parseable text`,
+      );
+    this.expect("{", "'{' starting tensor values, or '[' starting an external data reference");
+    const lits: Lit[] = [];
+    if (!this.accept("}")) {
+      do {
+        if (this.is("}")) break;
+        lits.push(this.literal());
+      } while (this.accept(","));
+      this.expect("}", "',' or '}'");
+    }
+    const err = (pos: number, msg: string): OnnxError => this.lx.error(pos, msg);
+    return new Tensor(dataType, dims, tensorDataFromLits(dataType, dims, lits, err, t.pos), name);
+  }
+
+  private literal(): Lit {
+    const t = this.next();
+    if (t.kind === "int" || t.kind === "float" || t.kind === "string")
+      return { kind: t.kind, text: t.text, pos: t.pos };
+    let negative = false;
+    let w = t;
+    if (t.kind === "punct" && t.text === "-") {
+      negative = true;
+      w = this.next();
+    }
+    if (w.kind === "id") {
+      const word = w.text.toLowerCase();
+      if (word === "inf" || word === "infinity")
+        return { kind: "float", text: negative ? "-Infinity" : "Infinity", pos: t.pos };
+      if (word === "nan") {
+        const lit: Lit = { kind: "nan", text: "nan", pos: t.pos, negative };
+        if (this.accept("(")) {
+          const bits = this.intLit("NaN payload bits (e.g. 0x7fc00001)");
+          lit.bits = bits;
+          this.expect(")");
+        }
+        return lit;
+      }
+      if (!negative && (word === "true" || word === "false"))
+        return { kind: "int", text: word === "true" ? "1" : "0", pos: t.pos };
+    }
+    throw this.fail(w, "a value (number, string, inf or nan)");
+  }
+
+  /** A tensor constant: type, optional name, optional '=', data. */
+  private tensorConstant(): Tensor {
+    const at = this.peek();
+    const type = this.type();
+    return this.tensorConstantRest(type, at);
+  }
+
+  private tensorConstantRest(type: Type, at: Token): Tensor {
+    const name = this.isName() ? this.next().text : "";
+    this.accept("=");
+    const [dataType, dims] = this.constantShape(type, at, name);
+    return this.tensorData(dataType, dims, name);
+  }
+
+  /** After a sparse_tensor(...) type (and optional name, '='): `{values-constant, indices-constant}`. */
+  private sparseData(type: TensorType, name: string): SparseTensor {
+    if (type.shape === undefined || type.shape.some((d) => typeof d !== "number"))
+      throw this.fail(this.peek(), "a sparse tensor type with numeric dimensions");
+    this.expect("{", "'{' starting the sparse tensor's values and indices");
+    const values = this.tensorConstant();
+    this.expect(",");
+    const indices = this.tensorConstant();
+    this.expect("}");
+    if (values.name === "") values.name = name;
+    if (values.dataType !== type.elemType)
+      throw this.fail(this.peek(), `values of element type matching the sparse tensor's`);
+    return { values, indices, dims: type.shape as number[] };
+  }
+
+  // ---- nodes ----
+
+  nodeStatements(): Node[] {
+    if (this.is("{")) return this.nodeList();
+    const nodes: Node[] = [];
+    while (this.peek().kind !== "eof") nodes.push(this.node());
+    return nodes;
+  }
+
+  private nodeList(): Node[] {
+    this.expect("{", "'{' starting the node list");
+    const nodes: Node[] = [];
+    while (!this.accept("}")) {
+      if (this.peek().kind === "eof") throw this.fail(this.peek(), "a node or '}'");
+      nodes.push(this.node());
+    }
+    return nodes;
+  }
+
+  /** Names separated by commas, ending before `end`; an empty slot is the empty name. */
+  private nameList(end: string): string[] {
+    const names: string[] = [];
+    if (this.is(end)) return names;
+    for (;;) {
+      if (this.isName()) names.push(this.next().text);
+      else if (this.is(",")) names.push("");
+      else throw this.fail(this.peek(), `a name, ',' or '${end}'`);
+      if (!this.accept(",")) break;
+      if (this.is(end)) break;
+    }
+    return names;
+  }
+
+  private node(): Node {
+    const start = this.peek();
+    let name: string | undefined;
+    if (this.accept("[")) {
+      name = this.is("]") ? "" : this.name("a node name");
+      this.expect("]");
+    } else if (this.isName() && this.is(":", 1)) {
+      name = this.next().text;
+      this.next();
+    }
+    const outputs = this.nameList("=");
+    if (!this.is("="))
+      throw this.fail(
+        this.peek(),
+        start.kind === "eof" ? "a node" : "',' or '=' after the node's outputs",
+      );
+    this.next();
+    const parts = [this.name("an operator name")];
+    while (this.accept(".")) parts.push(this.name("an operator name after '.'"));
+    const node: Node = {
+      opType: parts.pop()!,
+      domain: parts.join("."),
+      inputs: [],
+      outputs,
+      attributes: [],
+    };
+    if (name !== undefined) node.name = name;
+    if (this.accept(":")) node.overload = this.name("an overload name");
+    if (this.is("<")) node.attributes = this.attrList();
+    this.expect(
+      "(",
+      node.attributes.length ? "'(' starting the node's inputs" : "'<' or '(' after the operator",
+    );
+    node.inputs = this.nameList(")");
+    this.expect(")", "',' or ')'");
+    if (node.attributes.length === 0 && this.is("<")) node.attributes = this.attrList();
+    return node;
+  }
+
+  // ---- attributes ----
+
+  private attrList(): Attribute[] {
+    this.expect("<");
+    const out: Attribute[] = [];
+    do {
+      if (this.is(">")) break;
+      out.push(this.attr());
+    } while (this.accept(","));
+    this.expect(">", "',' or '>' after an attribute");
+    return out;
+  }
+
+  private attrType(): AttrType {
+    const t = this.ident("an attribute type (int, float, string, ints, tensor, graph, ...)");
+    const type = ATTR_TYPE_BY_NAME.get(t.text);
+    if (!type)
+      throw this.lx.error(
+        t.pos,
+        `unknown attribute type '${t.text}' (expected int, float, string, tensor, graph, sparse_tensor, type_proto, or a plural: ints, ...)`,
+      );
+    return type;
+  }
+
+  private attr(): Attribute {
+    const name = this.name("an attribute name");
+    let declared: AttrType | undefined;
+    if (this.accept(":")) declared = this.attrType();
+    return this.attrRest(name, declared);
+  }
+
+  private attrRest(name: string, declared: AttrType | undefined): Attribute {
+    this.expect("=", `'=' after attribute '${name}'`);
+    if (this.accept("@")) {
+      const ref = this.name("the name of the referenced attribute");
+      return {
+        name,
+        type: declared ?? "UNDEFINED",
+        value: undefined,
+        refAttrName: ref,
+      } as Attribute;
+    }
+    if (this.is("[")) {
+      const open = this.next();
+      if (declared && !SINGLETON[declared])
+        throw this.lx.error(
+          open.pos,
+          `attribute '${name}' is declared ${declared.toLowerCase()}, which takes one value, not a list`,
+        );
+      const expected = declared ? SINGLETON[declared] : undefined;
+      const items: Single[] = [];
+      if (!this.is("]")) {
+        do {
+          if (this.is("]")) break;
+          items.push(this.singleValue(expected, name));
+        } while (this.accept(","));
+      }
+      this.expect("]", "',' or ']'");
+      let type = declared;
+      if (!type) {
+        if (items.length === 0)
+          throw this.lx.error(
+            open.pos,
+            `empty list for attribute '${name}' needs a type: write ${name}: ints = [] (or floats, strings, ...)`,
+          );
+        const kinds = new Set(items.map((i) => i.type));
+        if (kinds.size === 2 && kinds.has("INT") && kinds.has("FLOAT")) type = "FLOATS";
+        else if (kinds.size === 1) type = LIST_OF[items[0]!.type]!;
+        else
+          throw this.lx.error(open.pos, `list attribute '${name}' mixes values of different types`);
+      }
+      const one = SINGLETON[type]!;
+      const values = items.map((i) => {
+        if (i.type === one) return i.value;
+        if (one === "FLOAT" && i.type === "INT") return Math.fround(Number(i.value));
+        throw this.lx.error(open.pos, `list attribute '${name}' mixes values of different types`);
+      });
+      return { name, type, value: values } as Attribute;
+    }
+    const v = this.singleValue(declared, name);
+    return { name, type: v.type, value: v.value } as Attribute;
+  }
+
+  /** One attribute value; `expected` (if given) decides between readings and is checked. */
+  private singleValue(expected: AttrType | undefined, attrName: string): Single {
+    const t = this.peek();
+    if (expected && SINGLETON[expected])
+      throw this.lx.error(
+        t.pos,
+        `attribute '${attrName}' is declared ${expected.toLowerCase()}: write its value as a list [...]`,
+      );
+    let v: Single;
+    if (expected === "TYPE_PROTO") v = { type: "TYPE_PROTO", value: this.type() };
+    else if (expected === "GRAPH") {
+      v = { type: "GRAPH", value: this.graph() };
+    } else if (t.kind === "string" && this.is("(", 1)) {
+      v = { type: "GRAPH", value: this.graph() };
+    } else if (t.kind === "string") {
+      this.next();
+      v = { type: "STRING", value: t.text };
+    } else if (t.kind === "int") {
+      this.next();
+      const i = t.text.startsWith("-") ? -BigInt(t.text.slice(1)) : BigInt(t.text);
+      v = { type: "INT", value: i };
+    } else if (
+      t.kind === "float" ||
+      (t.kind === "punct" && t.text === "-") ||
+      (t.kind === "id" && isFloatWord(t.text))
+    ) {
+      const lit = this.literal();
+      if (lit.kind === "string") throw this.fail(t, "a number");
+      v = { type: "FLOAT", value: lit.kind === "nan" ? NaN : Math.fround(Number(lit.text)) };
+    } else if (t.kind === "id" && this.nextIsType()) {
+      const type = this.type();
+      if (type.kind === "sparse_tensor" && (this.is("{") || this.is("=") || this.isName())) {
+        const name = this.isName() ? this.next().text : "";
+        this.accept("=");
+        v = { type: "SPARSE_TENSOR", value: this.sparseData(type, name) };
+      } else if (
+        type.kind === "tensor" &&
+        (this.is("{") || this.is("=") || this.isName() || this.is("..."))
+      ) {
+        v = { type: "TENSOR", value: this.tensorConstantRest(type, t) };
+      } else v = { type: "TYPE_PROTO", value: type };
+    } else if (t.kind === "id") {
+      v = { type: "GRAPH", value: this.graph() };
+    } else throw this.fail(t, `a value for attribute '${attrName}'`);
+    if (expected && expected !== "UNDEFINED" && expected !== v.type) {
+      if (expected === "FLOAT" && v.type === "INT")
+        return { type: "FLOAT", value: Math.fround(Number(v.value)) };
+      throw this.lx.error(
+        t.pos,
+        `attribute '${attrName}' is declared ${expected.toLowerCase()} but its value is a ${v.type.toLowerCase()}`,
+      );
+    }
+    return v;
+  }
 }

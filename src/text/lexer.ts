@@ -1,0 +1,199 @@
+// Tokens of the ONNX text syntax. The lexer is pulled one token at a time, so that a tensor
+// literal of a million numbers never becomes a million-element token array.
+
+import { OnnxError } from "../errors.js";
+
+export type TokenKind =
+  | "id" // [A-Za-z_][A-Za-z0-9_]*
+  | "string" // "..." with backslash escapes, value unescaped
+  | "int" // -?[0-9]+ or 0x[0-9a-fA-F]+
+  | "float" // -?[0-9]+ '.' [0-9]* exponent? | -?[0-9]+ exponent
+  | "punct" // ( ) [ ] { } < > , : = @ ? . - => ...
+  | "eof";
+
+export interface Token {
+  kind: TokenKind;
+  /** Identifier, unescaped string, number text, or the punctuation itself. */
+  text: string;
+  /** Offset of the token's first character. */
+  pos: number;
+}
+
+const isIdStart = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const isIdChar = (c: number): boolean => isIdStart(c) || (c >= 48 && c <= 57);
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const isHex = (c: number): boolean => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+
+const PUNCT = new Set(["(", ")", "[", "]", "{", "}", "<", ">", ",", ":", "=", "@", "?", ".", "-"]);
+
+/** 1-based line and column (in code points) of an offset. */
+export function lineCol(text: string, pos: number): { line: number; col: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < pos && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  let col = 1;
+  for (let i = lineStart; i < pos && i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff && i > lineStart) continue; // low surrogate: same code point
+    col++;
+  }
+  return { line, col };
+}
+
+export function describeToken(t: Token): string {
+  switch (t.kind) {
+    case "eof":
+      return "end of input";
+    case "string":
+      return `string ${JSON.stringify(t.text.length > 40 ? t.text.slice(0, 40) + "…" : t.text)}`;
+    case "id":
+      return `'${t.text}'`;
+    case "int":
+    case "float":
+      return `number ${t.text}`;
+    case "punct":
+      return `'${t.text}'`;
+  }
+}
+
+export class Lexer {
+  private pos = 0;
+  private readonly buf: Token[] = [];
+
+  constructor(
+    readonly text: string,
+    readonly file?: string,
+  ) {}
+
+  where(pos: number): string {
+    const { line, col } = lineCol(this.text, pos);
+    return this.file !== undefined ? `${this.file}:${line}:${col}` : `line ${line}:${col}`;
+  }
+
+  error(pos: number, message: string): OnnxError {
+    return new OnnxError("E_PARSE", message, this.where(pos));
+  }
+
+  peek(k = 0): Token {
+    while (this.buf.length <= k) this.buf.push(this.scan());
+    return this.buf[k]!;
+  }
+
+  next(): Token {
+    return this.buf.length > 0 ? this.buf.shift()! : this.scan();
+  }
+
+  private skipSpace(): void {
+    const s = this.text;
+    for (;;) {
+      while (this.pos < s.length) {
+        const c = s.charCodeAt(this.pos);
+        if (c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12) this.pos++;
+        else break;
+      }
+      if (this.pos < s.length && s.charCodeAt(this.pos) === 35 /* # */) {
+        while (this.pos < s.length && s.charCodeAt(this.pos) !== 10) this.pos++;
+        continue;
+      }
+      return;
+    }
+  }
+
+  private scan(): Token {
+    this.skipSpace();
+    const s = this.text;
+    const start = this.pos;
+    if (start >= s.length) return { kind: "eof", text: "", pos: start };
+    const c = s.charCodeAt(start);
+    if (isIdStart(c)) {
+      let p = start + 1;
+      while (p < s.length && isIdChar(s.charCodeAt(p))) p++;
+      this.pos = p;
+      return { kind: "id", text: s.slice(start, p), pos: start };
+    }
+    if (c === 34 /* " */) return this.scanString(start);
+    if (isDigit(c) || (c === 45 /* - */ && isDigit(s.charCodeAt(start + 1))))
+      return this.scanNumber(start);
+    if (c === 61 /* = */ && s.charCodeAt(start + 1) === 62 /* > */) {
+      this.pos = start + 2;
+      return { kind: "punct", text: "=>", pos: start };
+    }
+    if (c === 46 && s.startsWith("...", start)) {
+      this.pos = start + 3;
+      return { kind: "punct", text: "...", pos: start };
+    }
+    const ch = s[start]!;
+    if (PUNCT.has(ch)) {
+      this.pos = start + 1;
+      return { kind: "punct", text: ch, pos: start };
+    }
+    const cp = String.fromCodePoint(s.codePointAt(start)!);
+    throw this.error(start, `unexpected character ${JSON.stringify(cp)}`);
+  }
+
+  private scanString(start: number): Token {
+    const s = this.text;
+    let p = start + 1;
+    let out = "";
+    let chunk = p;
+    for (;;) {
+      if (p >= s.length) throw this.error(start, "string is not closed: missing '\"'");
+      const c = s.charCodeAt(p);
+      if (c === 34) break;
+      if (c === 92 /* \ */) {
+        // Like the reference parser: a backslash makes the next character literal.
+        out += s.slice(chunk, p);
+        if (p + 1 >= s.length) throw this.error(start, "string is not closed: missing '\"'");
+        const cp = s.codePointAt(p + 1)!;
+        const ch = String.fromCodePoint(cp);
+        out += ch;
+        p += 1 + ch.length;
+        chunk = p;
+        continue;
+      }
+      p++;
+    }
+    out += s.slice(chunk, p);
+    this.pos = p + 1;
+    return { kind: "string", text: out, pos: start };
+  }
+
+  private scanNumber(start: number): Token {
+    const s = this.text;
+    let p = start;
+    if (s.charCodeAt(p) === 45) p++;
+    if (s.charCodeAt(p) === 48 && (s.charCodeAt(p + 1) === 120 || s.charCodeAt(p + 1) === 88)) {
+      let q = p + 2;
+      while (q < s.length && isHex(s.charCodeAt(q))) q++;
+      if (q === p + 2) throw this.error(start, "hexadecimal number has no digits");
+      this.pos = q;
+      return { kind: "int", text: s.slice(start, q), pos: start };
+    }
+    while (p < s.length && isDigit(s.charCodeAt(p))) p++;
+    let float = false;
+    if (s.charCodeAt(p) === 46 && !s.startsWith("...", p)) {
+      float = true;
+      p++;
+      while (p < s.length && isDigit(s.charCodeAt(p))) p++;
+    }
+    const e = s.charCodeAt(p);
+    if (e === 101 || e === 69) {
+      let q = p + 1;
+      if (s.charCodeAt(q) === 43 || s.charCodeAt(q) === 45) q++;
+      if (isDigit(s.charCodeAt(q))) {
+        while (q < s.length && isDigit(s.charCodeAt(q))) q++;
+        p = q;
+        float = true;
+      }
+    }
+    if (p < s.length && isIdChar(s.charCodeAt(p)))
+      throw this.error(start, `malformed number '${s.slice(start, p + 1)}'`);
+    this.pos = p;
+    return { kind: float ? "float" : "int", text: s.slice(start, p), pos: start };
+  }
+}

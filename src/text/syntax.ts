@@ -1,0 +1,95 @@
+// Small facts of the text syntax shared by printer and parser: names, quoting, keywords.
+
+import type { AttrType } from "../ir/types.js";
+
+const PLAIN_ID = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Words that start a type (or a float) where a name could stand; names spelled so are quoted. */
+const RESERVED = new Set([
+  "float",
+  "uint8",
+  "int8",
+  "uint16",
+  "int16",
+  "int32",
+  "int64",
+  "string",
+  "bool",
+  "float16",
+  "double",
+  "uint32",
+  "uint64",
+  "complex64",
+  "complex128",
+  "bfloat16",
+  "float8e4m3fn",
+  "float8e4m3fnuz",
+  "float8e5m2",
+  "float8e5m2fnuz",
+  "uint4",
+  "int4",
+  "float4e2m1",
+  "float8e8m0",
+  "uint2",
+  "int2",
+  "undefined",
+  "seq",
+  "map",
+  "optional",
+  "sparse_tensor",
+  "opaque",
+  "tensor",
+]);
+
+const FLOAT_WORDS = new Set(["inf", "infinity", "nan"]);
+
+export function isFloatWord(word: string): boolean {
+  return FLOAT_WORDS.has(word.toLowerCase());
+}
+
+export function isPlainId(s: string): boolean {
+  return PLAIN_ID.test(s);
+}
+
+/** A string literal: only '"' and '\' are escaped, as the reference parser expects. */
+export function quote(s: string): string {
+  return '"' + s.replace(/["\\]/g, (c) => "\\" + c) + '"';
+}
+
+/** A name as written where a quoted name is allowed: bare when that cannot be misread. */
+export function printName(s: string): string {
+  return isPlainId(s) && !RESERVED.has(s) && !isFloatWord(s) ? s : quote(s);
+}
+
+/** A domain or other dotted name: bare when every part is a plain identifier. */
+export function printDotted(s: string): string {
+  return s.split(".").every((p) => isPlainId(p)) ? s : quote(s);
+}
+
+export const ATTR_TYPE_NAMES: Record<AttrType, string> = {
+  UNDEFINED: "undefined",
+  FLOAT: "float",
+  INT: "int",
+  STRING: "string",
+  TENSOR: "tensor",
+  GRAPH: "graph",
+  SPARSE_TENSOR: "sparse_tensor",
+  TYPE_PROTO: "type_proto",
+  FLOATS: "floats",
+  INTS: "ints",
+  STRINGS: "strings",
+  TENSORS: "tensors",
+  GRAPHS: "graphs",
+  SPARSE_TENSORS: "sparse_tensors",
+  TYPE_PROTOS: "type_protos",
+};
+
+export const ATTR_TYPE_BY_NAME: Map<string, AttrType> = new Map(
+  (Object.entries(ATTR_TYPE_NAMES) as [AttrType, string][])
+    .filter(([k]) => k !== "UNDEFINED")
+    .map(([k, v]) => [v, k]),
+);
+
+export function isTypeKeyword(word: string): boolean {
+  return RESERVED.has(word);
+}
