@@ -1,0 +1,798 @@
+// One walk over a model that both checks it and infers the types of its values: graphs in
+// dependency order with outer scopes visible to subgraphs, every node against its schema
+// (or model-local function), types propagated from inputs, initializers and value_info.
+// It never changes the model.
+
+import { OnnxError, nodeLabel } from "../errors.js";
+import { topologicalOrder } from "../ir/graph.js";
+import { attributeGraphs, walkGraphNodes } from "../ir/traverse.js";
+import type { Attribute, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
+import { domainLabel, normaliseDomain } from "../schema/registry.js";
+import { Unbounded, type FormalSchema, type OpVersion } from "../schema/types.js";
+import { constFromTensor, type ConstVal } from "./consts.js";
+import type { OpRegistry, Problem, ProblemCode } from "./report.js";
+import { RULES, type RuleCtx } from "./rules.js";
+import {
+  describeType,
+  isTensor,
+  mergeTypes,
+  parseTypeString,
+  tensorOf,
+  typeString,
+} from "./types.js";
+
+export interface AnalyzeOptions {
+  registry: OpRegistry;
+}
+
+export interface Analysis {
+  problems: Problem[];
+  /** Inferred (and declared) types of the values of each graph, subgraph and function body. */
+  types: Map<Graph | Function, Map<string, Type>>;
+}
+
+/** The IR version each ai.onnx opset first shipped with (ONNX release table). */
+export function minIrVersionForOpset(opset: number): number {
+  if (opset <= 8) return 3;
+  if (opset === 9) return 4;
+  if (opset === 10) return 5;
+  if (opset === 11) return 6;
+  if (opset <= 14) return 7;
+  if (opset <= 18) return 8;
+  if (opset <= 20) return 9;
+  if (opset <= 22) return 10;
+  if (opset <= 24) return 11;
+  if (opset === 25) return 12;
+  // Opset 26 shipped with IR 13; later opsets (and LogCumSumExp's 29) need no more than that here.
+  return 13;
+}
+
+/** IR version 8 introduced model-local functions. */
+const MIN_IR_FOR_FUNCTIONS = 8;
+
+class Scope {
+  readonly types = new Map<string, Type | undefined>();
+  readonly consts = new Map<string, ConstVal>();
+  readonly origin = new Map<string, string>();
+  constructor(readonly parent?: Scope) {}
+  has(name: string): boolean {
+    return this.types.has(name) || (this.parent?.has(name) ?? false);
+  }
+  type(name: string): Type | undefined {
+    return this.types.has(name) ? this.types.get(name) : this.parent?.type(name);
+  }
+  constOf(name: string): ConstVal | undefined {
+    return this.types.has(name) ? this.consts.get(name) : this.parent?.constOf(name);
+  }
+}
+
+interface Ctx {
+  /** Prefix naming the graph or function for `where` ("" for the main graph). */
+  where: string;
+  opsets: Map<string, number>;
+  /** The function whose body this is. */
+  fn?: Function;
+  /** When a function body is instantiated for a call: the caller's attribute values. */
+  env?: Map<string, Attribute>;
+  sink: Problem[];
+  /** Record inferred types (off for instantiations). */
+  record: boolean;
+}
+
+const fkey = (domain: string, name: string, overload?: string) =>
+  `${normaliseDomain(domain)}\u0000${name}\u0000${overload ?? ""}`;
+const fname = (f: { domain: string; name: string; overload?: string }) =>
+  `${f.domain ? `${f.domain}.` : ""}${f.name}${f.overload ? `:${f.overload}` : ""}`;
+
+function formatCount(min: number, max: number): string {
+  if (min === max) return `exactly ${min}`;
+  if (max >= Unbounded) return `at least ${min}`;
+  return `${min} to ${max}`;
+}
+
+function shortList(items: string[], n = 8): string {
+  return items.length <= n
+    ? items.join(", ")
+    : `${items.slice(0, n).join(", ")}, ... (${items.length} in all)`;
+}
+
+export class Analyzer {
+  readonly problems: Problem[] = [];
+  readonly types = new Map<Graph | Function, Map<string, Type>>();
+  private readonly functions = new Map<string, Function>();
+  private readonly instCache = new Map<string, (Type | undefined)[]>();
+  private readonly instStack = new Set<Function>();
+  private readonly registry: AnalyzeOptions["registry"];
+
+  constructor(
+    readonly model: Model,
+    opts: AnalyzeOptions,
+  ) {
+    this.registry = opts.registry;
+  }
+
+  run(): Analysis {
+    const m = this.model;
+    const opsets = this.opsetMap(m.opsetImports, "model", this.problems);
+    this.checkIrVersion(opsets);
+    for (const f of m.functions) {
+      const k = fkey(f.domain, f.name, f.overload);
+      if (this.functions.has(k)) {
+        this.problems.push({
+          code: "function",
+          where: `function '${fname(f)}'`,
+          message: "a model-local function with this domain, name and overload is defined twice",
+        });
+      } else this.functions.set(k, f);
+    }
+    this.checkFunctionCycles();
+    for (const f of m.functions) this.analyzeFunction(f, opsets);
+    this.analyzeGraph(m.graph, undefined, { where: "", opsets, sink: this.problems, record: true });
+    return { problems: this.problems, types: this.types };
+  }
+
+  // ---- model level ----
+
+  private opsetMap(imports: OpsetId[], owner: string, sink: Problem[]): Map<string, number> {
+    const map = new Map<string, number>();
+    for (const o of imports) {
+      const d = normaliseDomain(o.domain);
+      if (map.has(d)) {
+        sink.push({
+          code: "opset-import",
+          where: owner,
+          message: `domain '${domainLabel(d)}' is imported twice (opsets ${map.get(d)} and ${o.version})`,
+        });
+        continue;
+      }
+      if (!Number.isInteger(o.version) || o.version < 1) {
+        sink.push({
+          code: "opset-import",
+          where: owner,
+          message: `domain '${domainLabel(d)}' is imported at opset ${o.version}; opset versions start at 1`,
+        });
+      }
+      map.set(d, o.version);
+    }
+    return map;
+  }
+
+  private checkIrVersion(opsets: Map<string, number>): void {
+    const ir = this.model.irVersion;
+    if (!ir || ir < 3) {
+      this.problems.push({
+        code: "ir-version",
+        where: "model",
+        message: `IR version ${ir || "(not set)"} is not valid: models with opset imports need IR version 3 or later`,
+      });
+      return;
+    }
+    const onnx = opsets.get("");
+    if (onnx !== undefined) {
+      const need = minIrVersionForOpset(onnx);
+      if (ir < need) {
+        this.problems.push({
+          code: "ir-version",
+          where: "model",
+          message: `IR version ${ir} is too old for ai.onnx opset ${onnx}, which needs IR version ${need} or later`,
+        });
+      }
+    }
+    if (this.model.functions.length > 0 && ir < MIN_IR_FOR_FUNCTIONS) {
+      this.problems.push({
+        code: "ir-version",
+        where: "model",
+        message: `IR version ${ir} does not allow model-local functions (they need IR version ${MIN_IR_FOR_FUNCTIONS} or later)`,
+      });
+    }
+  }
+
+  private calledFunction(node: Node): Function | undefined {
+    return this.functions.get(fkey(node.domain, node.opType, node.overload));
+  }
+
+  /** A function that calls itself, directly or through others, is reported once per cycle. */
+  private checkFunctionCycles(): void {
+    const calls = new Map<Function, Function[]>();
+    for (const f of this.functions.values()) {
+      const callees: Function[] = [];
+      for (const { node } of walkGraphNodes(f)) {
+        const g = this.calledFunction(node);
+        if (g && !callees.includes(g)) callees.push(g);
+      }
+      calls.set(f, callees);
+    }
+    const state = new Map<Function, 1 | 2>();
+    const stack: Function[] = [];
+    const seen = new Set<string>();
+    const visit = (f: Function) => {
+      state.set(f, 1);
+      stack.push(f);
+      for (const g of calls.get(f) ?? []) {
+        const s = state.get(g);
+        if (s === 1) {
+          const cycle = stack.slice(stack.indexOf(g));
+          const id = cycle.map(fname).sort().join("\u0000");
+          if (!seen.has(id)) {
+            seen.add(id);
+            const path = [...cycle, g].map((x) => `'${fname(x)}'`).join(" -> ");
+            this.problems.push({
+              code: "function-cycle",
+              where: `function '${fname(g)}'`,
+              message:
+                cycle.length === 1
+                  ? `the function calls itself (${path}); recursion is not allowed`
+                  : `the function calls itself indirectly (${path}); recursion is not allowed`,
+            });
+          }
+        } else if (s === undefined) visit(g);
+      }
+      stack.pop();
+      state.set(f, 2);
+    };
+    for (const f of this.functions.values()) if (!state.has(f)) visit(f);
+  }
+
+  // ---- functions ----
+
+  private analyzeFunction(f: Function, modelOpsets: Map<string, number>): void {
+    const where = `function '${fname(f)}'`;
+    const opsets = f.opsetImports.length
+      ? this.opsetMap(f.opsetImports, where, this.problems)
+      : modelOpsets;
+    const declared = new Set<string>();
+    for (const n of [...f.attributes, ...f.attributeProtos.map((a) => a.name)]) {
+      if (declared.has(n)) {
+        this.problems.push({
+          code: "function",
+          where,
+          message: `attribute '${n}' is declared twice`,
+        });
+      }
+      declared.add(n);
+    }
+    this.analyzeBody(f, undefined, { where, opsets, fn: f, sink: this.problems, record: true });
+  }
+
+  /** Checks a function body; returns the types of its outputs. */
+  private analyzeBody(
+    f: Function,
+    inputTypes: (Type | undefined)[] | undefined,
+    ctx: Ctx,
+  ): (Type | undefined)[] {
+    const scope = new Scope();
+    const vi = new Map(f.valueInfo.map((v) => [v.name, v.type] as const));
+    f.inputs.forEach((name, i) => {
+      this.define(
+        scope,
+        name,
+        mergeTypes(vi.get(name), inputTypes?.[i]).type,
+        "function input",
+        ctx,
+        ctx.where,
+      );
+    });
+    this.analyzeNodes(f, scope, ctx, vi);
+    const outs: (Type | undefined)[] = [];
+    for (const name of f.outputs) {
+      if (!scope.types.has(name)) {
+        ctx.sink.push({
+          code: "output-not-produced",
+          where: ctx.where,
+          message: `function output '${name}' is not produced by any node of the body`,
+        });
+        outs.push(undefined);
+      } else outs.push(scope.type(name));
+    }
+    if (ctx.record) this.record(f, scope);
+    return outs;
+  }
+
+  /** Output types of a call to a model-local function, from its body instantiated with the call's types. */
+  private instantiate(
+    f: Function,
+    node: Node,
+    inputTypes: (Type | undefined)[],
+    ctx: Ctx,
+    attr: (n: string) => Attribute | undefined,
+  ): (Type | undefined)[] {
+    if (this.instStack.has(f)) return [];
+    const env = new Map<string, Attribute>();
+    for (const a of f.attributeProtos) env.set(a.name, a);
+    for (const a of node.attributes) {
+      const r = attr(a.name);
+      if (r) env.set(a.name, r);
+    }
+    let key: string | undefined;
+    try {
+      key = JSON.stringify(
+        [
+          fkey(f.domain, f.name, f.overload),
+          inputTypes,
+          [...env.values()].map((a) => [a.name, a.type, a.value]),
+        ],
+        (_k, v) => {
+          if (typeof v === "bigint") return v.toString();
+          if (v && typeof v === "object" && !Array.isArray(v) && "nodes" in v)
+            throw new Error("graph");
+          if (v && typeof v === "object" && "dataType" in v && "dims" in v)
+            throw new Error("tensor");
+          return v;
+        },
+      );
+    } catch {
+      key = undefined;
+    }
+    if (key !== undefined && this.instCache.has(key)) return this.instCache.get(key)!;
+    const opsets = new Map<string, number>();
+    for (const o of f.opsetImports) opsets.set(normaliseDomain(o.domain), o.version);
+    this.instStack.add(f);
+    const outs = this.analyzeBody(f, inputTypes, {
+      where: `function '${fname(f)}'`,
+      opsets: f.opsetImports.length ? opsets : ctx.opsets,
+      fn: f,
+      env,
+      sink: [],
+      record: false,
+    });
+    this.instStack.delete(f);
+    if (key !== undefined) this.instCache.set(key, outs);
+    return outs;
+  }
+
+  // ---- graphs ----
+
+  private define(
+    scope: Scope,
+    name: string,
+    type: Type | undefined,
+    origin: string,
+    ctx: Ctx,
+    where: string,
+  ): void {
+    if (name === "") return;
+    if (scope.types.has(name)) {
+      ctx.sink.push({
+        code: "duplicate-value",
+        where,
+        message: `value '${name}' is defined twice: as ${scope.origin.get(name)} and as ${origin}`,
+      });
+      return;
+    }
+    if (scope.parent?.has(name)) {
+      ctx.sink.push({
+        code: "duplicate-value",
+        where,
+        message: `value '${name}' (${origin}) has the name of a value of an enclosing graph; names must be unique`,
+      });
+    }
+    scope.types.set(name, type);
+    scope.origin.set(name, origin);
+  }
+
+  private record(owner: Graph | Function, scope: Scope): void {
+    const m = new Map<string, Type>();
+    for (const [k, v] of scope.types) if (v) m.set(k, v);
+    this.types.set(owner, m);
+  }
+
+  /** Checks a graph; returns the types of its outputs. `provided`: input types a node passes to a subgraph. */
+  analyzeGraph(
+    g: Graph,
+    parent: Scope | undefined,
+    ctx: Ctx,
+    provided?: (Type | undefined)[],
+  ): (Type | undefined)[] {
+    const scope = new Scope(parent);
+    const gWhere = ctx.where || (g.name ? `graph '${g.name}'` : "main graph");
+    if (provided && provided.length !== g.inputs.length) {
+      ctx.sink.push({
+        code: "bad-subgraph",
+        where: gWhere,
+        message: `the graph has ${g.inputs.length} inputs but the node passes it ${provided.length}`,
+      });
+    }
+    g.inputs.forEach((v, i) => {
+      const m = mergeTypes(v.type, provided?.[i]);
+      if (m.conflict) {
+        ctx.sink.push({
+          code: "bad-subgraph",
+          where: gWhere,
+          message: `input '${v.name}' is ${m.conflict.replace("inferred", "given")}`,
+        });
+      }
+      this.define(scope, v.name, m.type, "a graph input", ctx, gWhere);
+    });
+    const inputNames = new Set(g.inputs.map((v) => v.name));
+    const seenInit = new Set<string>();
+    for (const t of g.initializers) {
+      const type = tensorOf(t.dataType, [...t.dims]);
+      if (inputNames.has(t.name) && !seenInit.has(t.name)) {
+        // A default value for an input: the input's declared type must fit it.
+        seenInit.add(t.name);
+        const m = mergeTypes(scope.types.get(t.name), type);
+        if (m.conflict) {
+          ctx.sink.push({
+            code: "type-mismatch",
+            where: gWhere,
+            message: `input '${t.name}' is ${m.conflict.replace("inferred", "initialized")}`,
+          });
+        } else scope.types.set(t.name, m.type);
+        continue;
+      }
+      seenInit.add(t.name);
+      this.define(scope, t.name, type, "an initializer", ctx, gWhere);
+      const k = constFromTensor(t);
+      if (k) scope.consts.set(t.name, k);
+    }
+    for (const s of g.sparseInitializers) {
+      this.define(
+        scope,
+        s.values.name,
+        tensorOf(s.values.dataType, [...s.dims]),
+        "a sparse initializer",
+        ctx,
+        gWhere,
+      );
+    }
+    const declared = new Map(g.valueInfo.map((v) => [v.name, v.type] as const));
+    for (const o of g.outputs) if (o.type && !declared.has(o.name)) declared.set(o.name, o.type);
+    this.analyzeNodes(g, scope, ctx, declared);
+    const outs: (Type | undefined)[] = [];
+    for (const o of g.outputs) {
+      if (!scope.has(o.name)) {
+        ctx.sink.push({
+          code: "output-not-produced",
+          where: gWhere,
+          message: `graph output '${o.name}' is not produced: no node, input or initializer defines it`,
+        });
+        outs.push(o.type);
+        continue;
+      }
+      const m = mergeTypes(o.type, scope.type(o.name));
+      // Conflicts between the declared output type and the producer were reported at the producer.
+      outs.push(m.type);
+    }
+    if (ctx.record) this.record(g, scope);
+    return outs;
+  }
+
+  private analyzeNodes(
+    owner: Graph | Function,
+    scope: Scope,
+    ctx: Ctx,
+    declared: Map<string, Type | undefined>,
+  ): void {
+    let order: number[];
+    try {
+      order = topologicalOrder(owner);
+    } catch (e) {
+      if (!(e instanceof OnnxError)) throw e;
+      const msg = e.where ? e.message.slice(e.where.length + 2) : e.message;
+      ctx.sink.push({
+        code: "cycle",
+        where:
+          ctx.where || ("name" in owner && owner.name ? `graph '${owner.name}'` : "main graph"),
+        message: msg,
+      });
+      order = owner.nodes.map((_, i) => i);
+    }
+    const later = new Set<string>();
+    for (const n of owner.nodes) for (const o of n.outputs) if (o) later.add(o);
+    for (const i of order) this.analyzeNode(owner.nodes[i]!, i, scope, ctx, declared, later);
+  }
+
+  // ---- nodes ----
+
+  private analyzeNode(
+    node: Node,
+    index: number,
+    scope: Scope,
+    ctx: Ctx,
+    declared: Map<string, Type | undefined>,
+    later: Set<string>,
+  ): void {
+    const where = ctx.where ? `${ctx.where}, ${nodeLabel(node, index)}` : nodeLabel(node, index);
+    const report = (code: ProblemCode, message: string) => ctx.sink.push({ code, where, message });
+    const op = node.opType;
+    const domain = normaliseDomain(node.domain);
+
+    // Inputs must be defined here or in an enclosing scope.
+    const inTypes: (Type | undefined)[] = [];
+    const inConsts: (ConstVal | undefined)[] = [];
+    for (const name of node.inputs) {
+      if (name === "" || !scope.has(name)) {
+        if (name !== "" && !later.has(name)) {
+          report(
+            "undefined-value",
+            `input '${name}' is not defined: no graph input, initializer or node output has this name`,
+          );
+        }
+        inTypes.push(undefined);
+        inConsts.push(undefined);
+        continue;
+      }
+      inTypes.push(scope.type(name));
+      inConsts.push(scope.constOf(name));
+    }
+
+    // Which operator this node calls.
+    const fn = this.calledFunction(node);
+    let schema: OpVersion | undefined;
+    if (!fn) {
+      const opset = ctx.opsets.get(domain);
+      if (opset === undefined) {
+        report(
+          "domain-not-imported",
+          `${op}: domain '${domainLabel(domain)}' is not imported (the ${ctx.fn ? "function" : "model"} has no opset_import for it)`,
+        );
+      } else {
+        schema = this.registry.tryResolve(domain, op, opset);
+        if (!schema) {
+          const known = this.registry.has(domain, op);
+          const domainKnown = domain === "" || this.registry.maxOpset(domain) > 0;
+          if (known) {
+            let reason = "";
+            try {
+              this.registry.resolve(domain, op, opset);
+            } catch (e) {
+              reason = e instanceof OnnxError ? e.message : String(e);
+            }
+            const first = /first version: (\d+)/.exec(reason)?.[1];
+            report(
+              "op-not-in-opset",
+              `${op} is not defined at ${domainLabel(domain)} opset ${opset}${first ? `; its first version is ${first}` : ""}`,
+            );
+          } else if (domainKnown) {
+            report(
+              "unknown-op",
+              `unknown operator '${op}': domain '${domainLabel(domain)}' has no such operator`,
+            );
+          }
+        } else if (schema.deprecated) {
+          report(
+            "deprecated-op",
+            `${op}-${schema.since} is deprecated and may not be used at ${domainLabel(domain)} opset ${opset}`,
+          );
+        }
+      }
+    }
+    const opv = schema ? `${op}-${schema.since}` : op;
+
+    // Attributes.
+    const attrOf = (name: string): Attribute | undefined => {
+      const a = node.attributes.find((x) => x.name === name);
+      if (!a || a.refAttrName === undefined || !ctx.env) return a;
+      const v = ctx.env.get(a.refAttrName);
+      return v ? { ...v, name: a.name, refAttrName: undefined } : undefined;
+    };
+    const seen = new Set<string>();
+    const fnAttrs = ctx.fn
+      ? new Set([...ctx.fn.attributes, ...ctx.fn.attributeProtos.map((a) => a.name)])
+      : undefined;
+    for (const a of node.attributes) {
+      if (seen.has(a.name)) report("duplicate-attribute", `attribute '${a.name}' is given twice`);
+      seen.add(a.name);
+      if (a.refAttrName !== undefined) {
+        if (!fnAttrs) {
+          report(
+            "ref-attribute",
+            `attribute '${a.name}' refers to '@${a.refAttrName}', but attribute references are allowed only inside functions`,
+          );
+        } else if (!fnAttrs.has(a.refAttrName)) {
+          report(
+            "ref-attribute",
+            `attribute '${a.name}' refers to '@${a.refAttrName}', which function '${fname(ctx.fn!)}' does not declare (declared: ${[...fnAttrs].join(", ") || "none"})`,
+          );
+        }
+      }
+      if (schema) {
+        const spec = schema.attributes.find((s) => s.name === a.name);
+        if (!spec) {
+          const names = schema.attributes.map((s) => s.name);
+          report(
+            "unknown-attribute",
+            `${opv} has no attribute '${a.name}' (its attributes: ${names.length ? names.join(", ") : "none"})`,
+          );
+        } else if (spec.type !== a.type) {
+          report(
+            "attribute-type",
+            `attribute '${a.name}' is ${a.type}, but ${opv} expects ${spec.type}`,
+          );
+        }
+      } else if (fn) {
+        const names = [...fn.attributes, ...fn.attributeProtos.map((p) => p.name)];
+        if (!names.includes(a.name)) {
+          report(
+            "unknown-attribute",
+            `function '${fname(fn)}' has no attribute '${a.name}' (its attributes: ${names.join(", ") || "none"})`,
+          );
+        }
+      }
+    }
+    if (schema) {
+      for (const spec of schema.attributes) {
+        if (spec.required && !seen.has(spec.name)) {
+          report(
+            "missing-attribute",
+            `${opv} requires attribute '${spec.name}' (${spec.type}), which is not given`,
+          );
+        }
+      }
+    }
+
+    // Counts of inputs and outputs.
+    const bound = new Map<string, { ts: string; name: string }>();
+    if (schema) {
+      this.checkArity(schema, opv, node.inputs, "input", report);
+      this.checkArity(schema, opv, node.outputs, "output", report);
+      node.inputs.forEach((name, i) => {
+        const formal = formalAt(schema!.inputs, i);
+        if (formal && name !== "")
+          this.checkType(schema!, opv, formal, name, inTypes[i], "input", bound, report);
+      });
+    } else if (fn) {
+      if (node.inputs.length > fn.inputs.length) {
+        report(
+          "input-count",
+          `function '${fname(fn)}' takes at most ${fn.inputs.length} inputs, got ${node.inputs.length}`,
+        );
+      }
+      if (node.outputs.length > fn.outputs.length) {
+        report(
+          "output-count",
+          `function '${fname(fn)}' has ${fn.outputs.length} outputs, the node asks for ${node.outputs.length}`,
+        );
+      }
+    }
+
+    // Output types: the op's rule, else what the schema's formal types and bound variables say.
+    const rc: RuleCtx = {
+      node,
+      version: schema?.since ?? 0,
+      inputs: inTypes,
+      consts: inConsts,
+      outputs: [],
+      outConsts: [],
+      attr: attrOf,
+      error: report,
+      subgraph: () => undefined,
+    };
+    const visited = new Set<string>();
+    const childWhere = (name: string) => `${where} ${name}`;
+    rc.subgraph = (name, types) => {
+      const a = node.attributes.find((x) => x.name === name);
+      if (!a || a.type !== "GRAPH" || !a.value) return undefined;
+      visited.add(name);
+      return this.analyzeGraph(a.value, scope, { ...ctx, where: childWhere(name) }, types);
+    };
+    if (schema && domain === "") {
+      const rule = RULES.get(op);
+      if (rule) rule(rc);
+    } else if (fn) {
+      rc.outputs = this.instantiate(fn, node, inTypes, ctx, attrOf).slice(0, node.outputs.length);
+    }
+    for (const a of node.attributes) {
+      if (visited.has(a.name)) continue;
+      for (const g of attributeGraphs(a))
+        this.analyzeGraph(g, scope, { ...ctx, where: childWhere(a.name) });
+    }
+    if (schema) {
+      node.outputs.forEach((_, i) => {
+        const formal = formalAt(schema!.outputs, i);
+        if (!formal) return;
+        const generic = formal.type.includes("(")
+          ? parseTypeString(formal.type)
+          : bound.has(formal.type)
+            ? parseTypeString(bound.get(formal.type)!.ts)
+            : undefined;
+        const r = rc.outputs[i];
+        if (!r) rc.outputs[i] = generic;
+        else if (isTensor(r) && !r.elemType && isTensor(generic))
+          rc.outputs[i] = { ...r, elemType: generic.elemType };
+      });
+    }
+
+    // Define the outputs, reconciled with their declared types.
+    node.outputs.forEach((name, i) => {
+      if (name === "") return;
+      const m = mergeTypes(declared.get(name), rc.outputs[i]);
+      if (m.conflict) report("type-mismatch", `output '${name}' is ${m.conflict}`);
+      else if (schema) {
+        const formal = formalAt(schema.outputs, i);
+        if (formal && !rc.outputs[i])
+          this.checkType(schema, opv, formal, name, m.type, "output", bound, report);
+      }
+      this.define(scope, name, m.type, `an output of ${nodeLabel(node, index)}`, ctx, where);
+      const k = rc.outConsts[i];
+      if (k && scope.types.get(name) === m.type) scope.consts.set(name, k);
+    });
+  }
+
+  private checkArity(
+    schema: OpVersion,
+    opv: string,
+    args: string[],
+    role: "input" | "output",
+    report: (code: ProblemCode, message: string) => void,
+  ): void {
+    const min = role === "input" ? schema.min_inputs : schema.min_outputs;
+    const max = role === "input" ? schema.max_inputs : schema.max_outputs;
+    const formals = role === "input" ? schema.inputs : schema.outputs;
+    // Trailing empty names are omitted optional arguments.
+    let n = args.length;
+    while (n > 0 && args[n - 1] === "") n--;
+    if (n < min || args.length > max) {
+      report(`${role}-count`, `${opv} takes ${formatCount(min, max)} ${role}s, got ${args.length}`);
+      return;
+    }
+    args.forEach((name, i) => {
+      const f = formalAt(formals, i);
+      if (f && f.option === "single" && name === "") {
+        report("missing-input", `${role} ${i} ('${f.name}') of ${opv} is required but empty`);
+      }
+    });
+    const last = formals[formals.length - 1];
+    if (last && last.option === "variadic") {
+      const count = args.length - (formals.length - 1);
+      const need = last.min_arity ?? 1;
+      if (count < need && args.length >= formals.length - 1) {
+        report(
+          `${role}-count`,
+          `${opv} needs at least ${need} '${last.name}' ${role}s, got ${Math.max(0, count)}`,
+        );
+      }
+    }
+  }
+
+  private checkType(
+    schema: OpVersion,
+    opv: string,
+    formal: FormalSchema,
+    name: string,
+    type: Type | undefined,
+    role: "input" | "output",
+    bound: Map<string, { ts: string; name: string }>,
+    report: (code: ProblemCode, message: string) => void,
+  ): void {
+    const ts = typeString(type);
+    if (!ts) return;
+    const tc = schema.type_constraints.find((c) => c.name === formal.type);
+    if (!tc) {
+      if (formal.type.includes("(") && ts !== formal.type.replace(/\s+/g, "")) {
+        report(
+          "type-not-allowed",
+          `${role} '${name}' is ${describeType(type)}, but ${opv} expects ${formal.type} for '${formal.name}'`,
+        );
+      }
+      return;
+    }
+    if (!tc.allowed.includes(ts)) {
+      report(
+        "type-not-allowed",
+        `${role} '${name}' is ${ts}, which ${opv} does not accept for '${formal.name}' (${tc.name} allows ${shortList(tc.allowed)})`,
+      );
+      return;
+    }
+    if (formal.option === "variadic" && formal.homogeneous === false) return;
+    const prev = bound.get(tc.name);
+    if (!prev) bound.set(tc.name, { ts, name });
+    else if (prev.ts !== ts) {
+      report(
+        "type-mismatch",
+        `${opv} needs '${prev.name}' and '${name}' to have the same type (${tc.name}), but they are ${prev.ts} and ${ts}`,
+      );
+    }
+  }
+}
+
+function formalAt(formals: FormalSchema[], i: number): FormalSchema | undefined {
+  if (i < formals.length) return formals[i];
+  const last = formals[formals.length - 1];
+  return last && last.option === "variadic" ? last : undefined;
+}
+
+/** Checks and infers a whole model. */
+export function analyzeModel(model: Model, opts: AnalyzeOptions): Analysis {
+  return new Analyzer(model, opts).run();
+}
