@@ -14,7 +14,8 @@ import type {
 } from "../src/ir/types.js";
 import { tensorBytes, tensorStrings } from "../src/text/values.js";
 
-const hex = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+const hex = (b: Uint8Array): string =>
+  Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 
 export function canonTensor(t: Tensor): unknown {
   let data: unknown;
