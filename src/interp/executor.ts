@@ -292,7 +292,7 @@ class Executor {
     });
   }
 
-  run(inputs: Record<string, RValue>, opts: RunOptions): Record<string, RTensor> {
+  run(inputs: Record<string, RValue>, opts: RunOptions): Record<string, RValue> {
     const g = this.model.graph;
     const scope = new Scope();
     for (const t of g.initializers) scope.values.set(t.name, initializerValue(t));
@@ -317,17 +317,15 @@ class Executor {
     const keep: Set<string> | "all" =
       keepOpt === true ? "all" : new Set([...g.outputs.map((o) => o.name), ...(keepOpt || [])]);
     this.runNodes(g, g.nodes, scope, this.opsetMap(this.model.opsetImports), keep, "");
-    const result: Record<string, RTensor> = {};
+    const result: Record<string, RValue> = {};
     const take = (name: string) => {
       const v = scope.get(name);
       if (v === undefined) throw new OnnxError("E_RUNTIME", `graph output '${name}' has no value`);
-      if (!("dtype" in v))
-        throw new OnnxError("E_UNSUPPORTED", `graph output '${name}' is a ${v.kind}, not a tensor`);
       result[name] = v;
     };
     for (const o of g.outputs) take(o.name);
     if (keepOpt === true) {
-      for (const [name, v] of scope.values) if (!(name in result) && "dtype" in v) result[name] = v;
+      for (const [name, v] of scope.values) if (!(name in result)) result[name] = v;
     } else if (keepOpt) for (const name of keepOpt) if (!(name in result)) take(name);
     return result;
   }
@@ -383,6 +381,19 @@ export function run(
   inputs: Record<string, RValue>,
   opts: RunOptions = {},
 ): Record<string, RTensor> {
+  const values = runValues(model, inputs, opts);
+  for (const [name, v] of Object.entries(values))
+    if (!("dtype" in v))
+      throw new OnnxError("E_UNSUPPORTED", `value '${name}' is a ${v.kind}, not a tensor`);
+  return values as Record<string, RTensor>;
+}
+
+/** Like run, for models whose outputs may be sequences or optionals. */
+export function runValues(
+  model: Model,
+  inputs: Record<string, RValue>,
+  opts: RunOptions = {},
+): Record<string, RValue> {
   assertSupported(model);
   return new Executor(model, opts).run(inputs, opts);
 }

@@ -143,31 +143,21 @@ const Loop: Kernel = (ctx, inputs) => {
   return [...carried, ...scanOut];
 };
 
-const Scan: Kernel = (ctx, inputs) => {
-  if (ctx.opset < 9)
-    fail(ctx, "Scan before version 9 (with a batch axis and sequence_lens) is not supported");
-  const body = graphAttr(ctx, "body");
-  const nScanIn = attrInt(ctx.node, "num_scan_inputs");
-  if (nScanIn === undefined) fail(ctx, "attribute 'num_scan_inputs' is required");
-  const nState = inputs.length - nScanIn;
-  if (nState < 0)
-    fail(ctx, `num_scan_inputs is ${nScanIn} but the node has ${inputs.length} inputs`);
-  const states = inputs.slice(0, nState).map((v, i) => {
-    if (!isTensor(v)) fail(ctx, `state input ${i} must be a tensor`);
-    return v;
-  }) as RValue[];
-  const xs = inputs.slice(nState).map((v, i) => {
-    if (!isTensor(v)) fail(ctx, `scan input ${i} must be a tensor`);
-    return v;
-  });
-  const inAxes = attrInts(ctx.node, "scan_input_axes") ?? xs.map(() => 0);
-  const inDirs = attrInts(ctx.node, "scan_input_directions") ?? xs.map(() => 0);
-  const nScanOut = ctx.node.outputs.length - nState;
-  const outAxes = attrInts(ctx.node, "scan_output_axes") ?? new Array<number>(nScanOut).fill(0);
-  const outDirs =
-    attrInts(ctx.node, "scan_output_directions") ?? new Array<number>(nScanOut).fill(0);
+/** One Scan (version 9+ semantics) over states and scan inputs; returns final states + scan outputs. */
+function scanCore(
+  ctx: KernelContext,
+  body: Graph,
+  states: RValue[],
+  xs: RTensor[],
+  inAxes: number[],
+  inDirs: number[],
+  outAxes: number[],
+  outDirs: number[],
+  nScanOut: number,
+): RValue[] {
+  const nState = states.length;
   const axes = xs.map((x, i) =>
-    normAxis(ctx, inAxes[i] ?? 0, x.shape.length, `scan_input_axes entry`),
+    normAxis(ctx, inAxes[i] ?? 0, x.shape.length, "scan_input_axes entry"),
   );
   let len = -1;
   xs.forEach((x, i) => {
@@ -197,6 +187,93 @@ const Scan: Kernel = (ctx, inputs) => {
     return stack(ctx, items, outAxes[k] ?? 0, `scan output ${k}`);
   });
   return [...carried, ...scanOut];
+}
+
+const Scan: Kernel = (ctx, inputs) => {
+  const body = graphAttr(ctx, "body");
+  const nScanIn = attrInt(ctx.node, "num_scan_inputs");
+  if (nScanIn === undefined) fail(ctx, "attribute 'num_scan_inputs' is required");
+  if (ctx.opset < 9) return scanV8(ctx, inputs, body, nScanIn);
+  const nState = inputs.length - nScanIn;
+  if (nState < 0)
+    fail(ctx, `num_scan_inputs is ${nScanIn} but the node has ${inputs.length} inputs`);
+  const states = inputs.slice(0, nState).map((v, i) => {
+    if (!isTensor(v)) fail(ctx, `state input ${i} must be a tensor`);
+    return v;
+  }) as RValue[];
+  const xs = inputs.slice(nState).map((v, i) => {
+    if (!isTensor(v)) fail(ctx, `scan input ${i} must be a tensor`);
+    return v;
+  });
+  const nScanOut = ctx.node.outputs.length - nState;
+  const inAxes = attrInts(ctx.node, "scan_input_axes") ?? xs.map(() => 0);
+  const inDirs = attrInts(ctx.node, "scan_input_directions") ?? xs.map(() => 0);
+  const outAxes = attrInts(ctx.node, "scan_output_axes") ?? new Array<number>(nScanOut).fill(0);
+  const outDirs =
+    attrInts(ctx.node, "scan_output_directions") ?? new Array<number>(nScanOut).fill(0);
+  return scanCore(ctx, body, states, xs, inAxes, inDirs, outAxes, outDirs, nScanOut);
 };
+
+/**
+ * Scan-8: every input and output has a leading batch axis; the optional first input gives
+ * each batch entry's sequence length (only full lengths are supported).
+ */
+function scanV8(
+  ctx: KernelContext,
+  inputs: (RValue | undefined)[],
+  body: Graph,
+  nScanIn: number,
+): RValue[] {
+  const lensT = inputs[0];
+  const rest = inputs.slice(1).map((v, i) => {
+    if (!isTensor(v)) fail(ctx, `input ${i + 1} must be a tensor`);
+    return v;
+  });
+  const nState = rest.length - nScanIn;
+  if (nState < 0)
+    fail(ctx, `num_scan_inputs is ${nScanIn} but the node has ${inputs.length} inputs`);
+  const nScanOut = ctx.node.outputs.length - nState;
+  const batch = rest[0]?.shape[0] ?? 0;
+  for (const t of rest)
+    if (t.shape.length === 0 || t.shape[0] !== batch)
+      fail(ctx, "every input needs the same leading batch axis");
+  const xs = rest.slice(nState);
+  const full = xs[0]?.shape[1] ?? 0;
+  if (isTensor(lensT))
+    for (const l of Array.from(lensT.data as ArrayLike<number | bigint>, Number))
+      if (l !== full)
+        fail(
+          ctx,
+          `sequence_lens entry ${l} differs from the sequence length ${full} (unsupported)`,
+        );
+  const dirs = attrInts(ctx.node, "directions") ?? xs.map(() => 0);
+  const perBatch: RValue[][] = [];
+  for (let b = 0; b < batch; b++) {
+    const states = rest.slice(0, nState).map((t) => sliceAt(t, 0, b));
+    const bx = xs.map((t) => sliceAt(t, 0, b));
+    const zeros = new Array<number>(nScanOut).fill(0);
+    perBatch.push(
+      scanCore(
+        ctx,
+        body,
+        states,
+        bx,
+        bx.map(() => 0),
+        dirs,
+        zeros,
+        zeros,
+        nScanOut,
+      ),
+    );
+  }
+  return Array.from({ length: nState + nScanOut }, (_, k) => {
+    const items = perBatch.map((outs) => {
+      const v = outs[k];
+      if (!isTensor(v)) fail(ctx, `output ${k} must be a tensor`);
+      return v;
+    });
+    return stack(ctx, items, 0, `output ${k}`);
+  });
+}
 
 export const controlKernels: Record<string, Kernel> = { If, Loop, Scan };

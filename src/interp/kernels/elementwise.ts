@@ -301,10 +301,28 @@ export const binaryKernels: Record<string, Kernel> = {
   And: binary("And", { bool: (a, b) => a & b }),
   Or: binary("Or", { bool: (a, b) => a | b }),
   Xor: binary("Xor", { bool: (a, b) => a ^ b }),
-  PRelu: binary("PRelu", {
-    float: (x, s) => (x < 0 ? x * s : x),
-    int: (x, s) => (x < 0 ? x * s : x),
-  }),
+};
+
+// PRelu: before version 7 a 1-D slope of the channel count applies along axis 1.
+binaryKernels.PRelu = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  let slope = input(ctx, inputs, 1);
+  if (
+    ctx.opset < 7 &&
+    slope.shape.length === 1 &&
+    x.shape.length >= 2 &&
+    slope.shape[0] === x.shape[1] &&
+    slope.shape[0] !== 1
+  )
+    slope = {
+      ...slope,
+      shape: [slope.shape[0]!, ...new Array<number>(x.shape.length - 2).fill(1)],
+    };
+  const spec: BinarySpec = {
+    float: (v, s) => (v < 0 ? v * s : v),
+    int: (v, s) => (v < 0 ? v * s : v),
+  };
+  return [binaryCompute(ctx, "PRelu", spec, x, slope)];
 };
 
 // Pow: the exponent may have another type than the base (version 12+).
