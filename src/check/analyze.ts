@@ -723,7 +723,10 @@ export class Analyzer {
     let n = args.length;
     while (n > 0 && args[n - 1] === "") n--;
     if (n < min || args.length > max) {
-      report(`${role}-count`, `${opv} takes ${formatCount(min, max)} ${role}s, got ${args.length}`);
+      report(
+        `${role}-count`,
+        `${opv} takes ${formatCount(min, max)} ${role}${max === 1 ? "" : "s"}, got ${args.length}`,
+      );
       return;
     }
     args.forEach((name, i) => {
