@@ -114,7 +114,9 @@ function header(fields: [string, string][], indent: string): string {
 }
 
 function hasSubgraph(n: Node): boolean {
-  return n.attributes.some((a) => a.type === "GRAPH" || a.type === "GRAPHS");
+  return n.attributes.some(
+    (a) => (a.type === "GRAPH" && a.value) || (a.type === "GRAPHS" && a.value?.length),
+  );
 }
 
 class Printer {
