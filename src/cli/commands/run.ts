@@ -1,3 +1,187 @@
-// PLACEHOLDER: the run command(s) register here when their issue lands.
+// run, test: executing models in the interpreter.
+
 import type { Command } from "commander";
-export function registerRunCommands(_program: Command): void {}
+import { existsSync, mkdirSync, readFileSync, statSync, writeSync } from "node:fs";
+import { join, relative } from "node:path";
+import { OnnxError } from "../../errors.js";
+import { loadModel, writeFileAtomic } from "../../io/files.js";
+import type { Model, ValueInfo } from "../../ir/types.js";
+import { DataType } from "../../ir/types.js";
+import {
+  DEFAULT_TOLERANCE,
+  findBackendTestDirs,
+  runBackendTest,
+} from "../../interp/backend-test.js";
+import {
+  decodeNpy,
+  decodeTensorProto,
+  encodeTensorProto,
+  parseJsonTensor,
+  summarizeTensor,
+} from "../../interp/convert.js";
+import { DEFAULT_MAX_ELEMENTS, run } from "../../interp/executor.js";
+import type { RTensor } from "../../interp/types.js";
+import { EXIT_FAILED, EXIT_OK, action } from "../util.js";
+
+function parsePositiveInt(text: string, what: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new OnnxError("E_USAGE", `${what} must be a positive integer, got '${text}'`);
+  return n;
+}
+
+function parseNonNegative(text: string, what: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < 0)
+    throw new OnnxError("E_USAGE", `${what} must be a non-negative number, got '${text}'`);
+  return n;
+}
+
+function readFile(path: string): Uint8Array {
+  if (!existsSync(path)) throw new OnnxError("E_IO", "no such file", path);
+  if (statSync(path).isDirectory())
+    throw new OnnxError("E_IO", "is a directory, not a tensor file", path);
+  return readFileSync(path);
+}
+
+/** A tensor from a file: .npy by extension (or signature), else a TensorProto. */
+function readTensorFile(path: string): RTensor {
+  const bytes = readFile(path);
+  if (path.endsWith(".npy") || (bytes[0] === 0x93 && bytes[1] === 0x4e))
+    return decodeNpy(bytes, path);
+  return decodeTensorProto(bytes, path).tensor;
+}
+
+function declaredDtype(vi: ValueInfo): number {
+  const t = vi.type;
+  return t && t.kind === "tensor" && t.elemType ? t.elemType : DataType.FLOAT;
+}
+
+/**
+ * Binds command-line input arguments to graph inputs: `name=FILE`, `name=json:[...]`, or a bare
+ * FILE taken in graph-input order (inputs with an initializer default are skipped).
+ */
+export function bindInputs(model: Model, args: string[]): Record<string, RTensor> {
+  const g = model.graph;
+  const byName = new Map(g.inputs.map((v) => [v.name, v]));
+  const defaults = new Set(g.initializers.map((t) => t.name));
+  const positional = g.inputs.filter((v) => !defaults.has(v.name));
+  const out: Record<string, RTensor> = {};
+  let next = 0;
+  for (const arg of args) {
+    const eq = arg.indexOf("=");
+    const name = eq > 0 ? arg.slice(0, eq) : undefined;
+    if (name !== undefined && (byName.has(name) || !existsSync(arg))) {
+      const vi = byName.get(name);
+      if (!vi)
+        throw new OnnxError(
+          "E_USAGE",
+          `the model has no input named '${name}' (inputs: ${g.inputs.map((v) => v.name).join(", ") || "none"})`,
+        );
+      const spec = arg.slice(eq + 1);
+      if (name in out) throw new OnnxError("E_USAGE", `input '${name}' is given twice`);
+      out[name] = spec.startsWith("json:")
+        ? parseJsonTensor(spec.slice(5), declaredDtype(vi), `input '${name}'`)
+        : readTensorFile(spec);
+      continue;
+    }
+    while (next < positional.length && positional[next]!.name in out) next++;
+    const vi = positional[next++];
+    if (!vi)
+      throw new OnnxError(
+        "E_USAGE",
+        `too many inputs: the model takes ${positional.length} (${positional.map((v) => v.name).join(", ")})`,
+        arg,
+      );
+    out[vi.name] = readTensorFile(arg);
+  }
+  return out;
+}
+
+export function registerRunCommands(program: Command): void {
+  program
+    .command("run")
+    .description("run a model in the reference interpreter")
+    .argument("<model>", "model file (.onnx or .onnxtxt)")
+    .argument(
+      "[inputs...]",
+      "input tensors: FILE (.pb TensorProto or .npy, in graph-input order), name=FILE, or name=json:[...]",
+    )
+    .option(
+      "--output-dir <dir>",
+      "write each output as output_<i>.pb (TensorProto) into this folder",
+    )
+    .option(
+      "--max-elements <n>",
+      "largest element count a tensor may have",
+      String(DEFAULT_MAX_ELEMENTS),
+    )
+    .option("--values <n>", "how many leading values to print per output", "8")
+    .action(
+      action(
+        (
+          file: string,
+          inputArgs: string[],
+          opts: { outputDir?: string; maxElements: string; values: string },
+        ) => {
+          const maxElements = parsePositiveInt(opts.maxElements, "--max-elements");
+          const shown = parsePositiveInt(opts.values, "--values");
+          const model = loadModel(file);
+          const inputs = bindInputs(model, inputArgs);
+          const outputs = run(model, inputs, { maxElements });
+          if (opts.outputDir) mkdirSync(opts.outputDir, { recursive: true });
+          model.graph.outputs.forEach((o, i) => {
+            const t = outputs[o.name]!;
+            process.stdout.write(summarizeTensor(o.name, t, shown) + "\n");
+            if (opts.outputDir) {
+              const bytes = encodeTensorProto(t, o.name);
+              writeFileAtomic(join(opts.outputDir, `output_${i}.pb`), (fd) => {
+                let off = 0;
+                while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+              });
+            }
+          });
+          return EXIT_OK;
+        },
+      ),
+    );
+
+  program
+    .command("test")
+    .description(
+      "run ONNX backend-test folders (model.onnx, test_data_set_*/input_*.pb, output_*.pb) and compare outputs",
+    )
+    .argument("<dirs...>", "test folders, or folders that contain test folders")
+    .option("--rtol <x>", "relative tolerance", String(DEFAULT_TOLERANCE.rtol))
+    .option("--atol <x>", "absolute tolerance", String(DEFAULT_TOLERANCE.atol))
+    .option(
+      "--max-elements <n>",
+      "largest element count a tensor may have",
+      String(DEFAULT_MAX_ELEMENTS),
+    )
+    .action(
+      action((dirs: string[], opts: { rtol: string; atol: string; maxElements: string }) => {
+        const tolerance = {
+          rtol: parseNonNegative(opts.rtol, "--rtol"),
+          atol: parseNonNegative(opts.atol, "--atol"),
+        };
+        const maxElements = parsePositiveInt(opts.maxElements, "--max-elements");
+        const tests = findBackendTestDirs(dirs);
+        let passed = 0;
+        let failed = 0;
+        for (const dir of tests) {
+          const r = runBackendTest(dir, { tolerance, maxElements });
+          const shownDir = relative(process.cwd(), dir) || dir;
+          if (r.ok) {
+            passed++;
+            process.stdout.write(`PASS ${shownDir}\n`);
+          } else {
+            failed++;
+            process.stdout.write(`FAIL ${shownDir}: ${r.reason}\n`);
+          }
+        }
+        process.stdout.write(`${passed} passed, ${failed} failed\n`);
+        return failed ? EXIT_FAILED : EXIT_OK;
+      }),
+    );
+}
