@@ -11,7 +11,7 @@
 //
 // Static axis length n: a Hillis-Steele scan, ceil(log2 n) steps of y = lae(y, y shifted by d
 // along the axis with -inf filling the first d places). Otherwise: a Scan op carrying the running
-// value s = lae(s, x_t) from an all -inf start.
+// value s = lae(s, x_t) from an all -inf start (under an If that passes an empty input through).
 //
 // Precision: float and double inputs are computed in double, float16 and bfloat16 in float, and
 // the result is cast back once at the end. An unknown input type is computed in double and cast
@@ -87,74 +87,114 @@ export const logCumSumExpBuilder: BodyBuilder = (args): FunctionBody => {
   };
 
   if (n !== undefined) {
-    const c = { zero: w.scalar(compute, 0, "zero"), one: w.scalar(compute, 1, "one") };
-    const negInf = w.scalar(compute, -Infinity, "neginf");
-    const axes = w.ints([axis], "axis");
-    const zeros = w.ints([0], "start");
     let y = x;
-    for (let d = 1; d < n; d *= 2) {
-      const head = w.op("Slice", [y, zeros, w.ints([n - d], "end"), axes]);
-      const shifted = w.op("Pad", [head, w.ints([d, 0], "pads"), negInf, axes]);
-      y = logAddExp(w, y, shifted, c);
+    if (n > 1) {
+      const c = { zero: w.scalar(compute, 0, "zero"), one: w.scalar(compute, 1, "one") };
+      const negInf = w.scalar(compute, -Infinity, "neginf");
+      const axes = w.ints([axis], "axis");
+      const zeros = w.ints([0], "start");
+      for (let d = 1; d < n; d *= 2) {
+        const head = w.op("Slice", [y, zeros, w.ints([n - d], "end"), axes]);
+        const shifted = w.op("Pad", [head, w.ints([d, 0], "pads"), negInf, axes]);
+        y = logAddExp(w, y, shifted, c);
+      }
     }
     finish(y);
   } else {
-    // Runtimes need the rank of a Scan step's values, which an input of unknown rank does not
-    // give; so scan a [outer, n, inner] view of X along axis 1 and reshape back at the end.
-    const maxEnd = Number.MAX_SAFE_INTEGER;
-    const afterStart = axis === -1 ? maxEnd : axis + 1;
-    const keep: [string, AttrInput] = ["keepdims", 1];
-    const outer = w.op("ReduceProd", [w.op("Shape", [x], [["end", axis]])], [keep]);
-    const len = w.op(
-      "Shape",
-      [x],
+    // onnxruntime's Scan fails hard on empty tensors, and an empty input's result is itself:
+    // If(Size(X) == 0) then X else the Scan.
+    const type: TensorType = { kind: "tensor", elemType: compute };
+    const scan = new BodyWriter("_lcse_dyn_");
+    const scanned = scanPath(scan, x, axis, compute);
+    const empty = w.op("Equal", [
+      w.op("Size", [x]),
+      w.constant(Tensor.scalar(DataType.INT64, 0n), "zero"),
+    ]);
+    const passOut = w.fresh("empty");
+    const result = w.op(
+      "If",
+      [empty],
       [
-        ["start", axis],
-        ["end", afterStart],
+        w.graphAttr(
+          "then_branch",
+          graph({
+            name: "empty_input",
+            nodes: [
+              { opType: "Identity", domain: "", inputs: [x], outputs: [passOut], attributes: [] },
+            ],
+            outputs: [{ name: passOut, type }],
+          }),
+        ),
+        w.graphAttr(
+          "else_branch",
+          graph({ name: "scan_input", nodes: scan.nodes, outputs: [{ name: scanned, type }] }),
+        ),
       ],
     );
-    const inner = w.op("ReduceProd", [w.op("Shape", [x], [["start", afterStart]])], [keep]);
-    const allowZero: [string, AttrInput] = ["allowzero", 1];
-    const view = w.op(
-      "Reshape",
-      [x, w.op("Concat", [outer, len, inner], [["axis", 0]])],
-      [allowZero],
-    );
-    const stateShape = w.op("Concat", [outer, inner], [["axis", 0]]);
-    const init = w.op(
-      "ConstantOfShape",
-      [stateShape],
-      [["value", Tensor.from(compute, [1], [-Infinity])]],
-    );
-    const sliceType: TensorType = { kind: "tensor", elemType: compute, shape: [null, null] };
-    const b = new BodyWriter("_lcse_step_");
-    const c = { zero: b.scalar(compute, 0, "zero"), one: b.scalar(compute, 1, "one") };
-    const next = logAddExp(b, "s_in", "x_t", c, "s_out");
-    b.op("Identity", [next], [], "y_t");
-    const body = graph({
-      name: "log_add_exp_step",
-      nodes: b.nodes,
-      inputs: [
-        { name: "s_in", type: sliceType },
-        { name: "x_t", type: sliceType },
-      ],
-      outputs: [
-        { name: "s_out", type: sliceType },
-        { name: "y_t", type: sliceType },
-      ],
-    });
-    const [, ys] = w.opN(
-      "Scan",
-      [init, view],
-      [w.fresh("last"), w.fresh("scan")],
-      [
-        ["num_scan_inputs", 1],
-        ["scan_input_axes", [1]],
-        ["scan_output_axes", [1]],
-        w.graphAttr("body", body),
-      ],
-    );
-    finish(w.op("Reshape", [ys!, w.op("Shape", [x])], [allowZero]));
+    finish(result);
   }
   return { nodes: w.nodes, opsetImports: [{ domain: "", version: BODY_OPSET }] };
 };
+
+/**
+ * The Scan form, written into w; returns the result's name. Runtimes need the rank of a Scan
+ * step's values, which an input of unknown rank does not give, so it scans a [outer, n, inner]
+ * view of X along axis 1 and reshapes back at the end.
+ */
+function scanPath(w: BodyWriter, x: string, axis: number, compute: number): string {
+  const maxEnd = Number.MAX_SAFE_INTEGER;
+  const afterStart = axis === -1 ? maxEnd : axis + 1;
+  const keep: [string, AttrInput] = ["keepdims", 1];
+  const outer = w.op("ReduceProd", [w.op("Shape", [x], [["end", axis]])], [keep]);
+  const len = w.op(
+    "Shape",
+    [x],
+    [
+      ["start", axis],
+      ["end", afterStart],
+    ],
+  );
+  const inner = w.op("ReduceProd", [w.op("Shape", [x], [["start", afterStart]])], [keep]);
+  const allowZero: [string, AttrInput] = ["allowzero", 1];
+  const view = w.op(
+    "Reshape",
+    [x, w.op("Concat", [outer, len, inner], [["axis", 0]])],
+    [allowZero],
+  );
+  const stateShape = w.op("Concat", [outer, inner], [["axis", 0]]);
+  const init = w.op(
+    "ConstantOfShape",
+    [stateShape],
+    [["value", Tensor.from(compute, [1], [-Infinity])]],
+  );
+  const sliceType: TensorType = { kind: "tensor", elemType: compute, shape: [null, null] };
+  const b = new BodyWriter("_lcse_step_");
+  const [sIn, xIn, sOut, yOut] = ["_lcse_s_in", "_lcse_x_t", "_lcse_s_out", "_lcse_y_t"];
+  const c = { zero: b.scalar(compute, 0, "zero"), one: b.scalar(compute, 1, "one") };
+  logAddExp(b, sIn, xIn, c, sOut);
+  b.op("Identity", [sOut], [], yOut);
+  const body = graph({
+    name: "log_add_exp_step",
+    nodes: b.nodes,
+    inputs: [
+      { name: sIn, type: sliceType },
+      { name: xIn, type: sliceType },
+    ],
+    outputs: [
+      { name: sOut, type: sliceType },
+      { name: yOut, type: sliceType },
+    ],
+  });
+  const [, ys] = w.opN(
+    "Scan",
+    [init, view],
+    [w.fresh("last"), w.fresh("scan")],
+    [
+      ["num_scan_inputs", 1],
+      ["scan_input_axes", [1]],
+      ["scan_output_axes", [1]],
+      w.graphAttr("body", body),
+    ],
+  );
+  return w.op("Reshape", [ys!, w.op("Shape", [x])], [allowZero]);
+}
