@@ -192,7 +192,10 @@ export class Lexer {
       }
     }
     if (p < s.length && isIdChar(s.charCodeAt(p)))
-      throw this.error(start, `malformed number '${s.slice(start, p + 1)}'`);
+      throw this.error(
+        start,
+        `malformed number '${s.slice(start, p + 1)}' (a name starting with a digit must be quoted)`,
+      );
     this.pos = p;
     return { kind: float ? "float" : "int", text: s.slice(start, p), pos: start };
   }

@@ -391,10 +391,17 @@ class Parser {
   private valueInfo(): ValueInfo {
     let type: Type | undefined;
     if (this.nextIsType()) type = this.type();
+    const at = this.peek();
     const vi: ValueInfo = {
       name: this.name(type ? "a value name after the type" : "a type or a value name"),
     };
     if (type) vi.type = type;
+    // `flaot[2] x` or `tensr x`: a word that is not a type, where a type would stand.
+    else if (at.kind === "id" && (this.is("[") || this.is("(") || this.isName()))
+      throw this.lx.error(
+        at.pos,
+        `expected a type (float, int64[N], seq(...), map(...), optional(...), sparse_tensor(...)), found '${at.text}'`,
+      );
     return vi;
   }
 
