@@ -319,7 +319,7 @@ const WASM_MODE: Partial<Record<ReduceOp, 0 | 1 | 2>> = {
 };
 
 /** Elements copied into WebAssembly memory at a time (256 KiB: stays in L2 cache). */
-const CHUNK = 1 << 16;
+const CHUNK = 1 << 17;
 
 /**
  * float32 sum-like reductions in WebAssembly SIMD. Handles the block patterns [R], [K, R], [R, K]
