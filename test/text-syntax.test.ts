@@ -136,6 +136,8 @@ describe("types", () => {
     ["opaque(com.foo, Bar)", { kind: "opaque", domain: "com.foo", name: "Bar" }],
     ["opaque(Bar)", { kind: "opaque", name: "Bar" }],
     ["opaque()", { kind: "opaque" }],
+    ['opaque(com.foo, "")', { kind: "opaque", domain: "com.foo", name: "" }],
+    ['opaque("my-dom", "x.y")', { kind: "opaque", domain: "my-dom", name: "x.y" }],
     ["undefined[2]", { kind: "tensor", elemType: 0, shape: [2] }],
   ];
   for (const [text, ir, printed] of cases) {

@@ -87,6 +87,7 @@ function typeText(t: Type): string {
       const parts: string[] = [];
       if (t.domain) parts.push(printDotted(t.domain));
       if (t.name) parts.push(printName(t.name));
+      else if (t.domain) parts.push('""'); // one argument would read as the name
       return `opaque(${parts.join(", ")})`;
     }
     case "none":
