@@ -1,10 +1,11 @@
 // `onnx-expand check`: what a user sees and the exit codes scripts rely on.
 
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { encodeModel } from "../src/io/files.js";
+import { describeType } from "../src/check/index.js";
+import { encodeModel, loadModel } from "../src/io/files.js";
 import { graph, model, node, valueInfo } from "../src/ir/builder.js";
 import { runCli } from "./helpers/cli.js";
 
@@ -67,5 +68,28 @@ describe("onnx-expand check", () => {
     const bad = runCli(["check", junk]);
     expect(bad.code).toBe(2);
     expect(bad.stdout).toBe("");
+  });
+
+  it("--write-value-info stores the inferred types of a clean model, and writes nothing for a broken one", () => {
+    const src = `${NODE_TESTS}test_reduce_l2_keep_dims_example_expanded/model.onnx`;
+    const out = join(dir, "with-vi.onnx");
+    const r = runCli(["check", src, "--write-value-info", out]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`wrote ${out}`);
+    const before = loadModel(src);
+    const after = loadModel(out);
+    expect(before.graph.valueInfo).toEqual([]);
+    const inner = before.graph.nodes
+      .flatMap((n) => n.outputs)
+      .filter((o) => !before.graph.outputs.some((g) => g.name === o));
+    expect(after.graph.valueInfo.map((v) => v.name).sort()).toEqual(inner.sort());
+    // The data input is float[3,2,2]; its square keeps the shape.
+    const sq = after.graph.valueInfo.find((v) => describeType(v.type) === "float[3,2,2]");
+    expect(sq).toBeDefined();
+    const notOut = join(dir, "not-written.onnx");
+    const b = runCli(["check", broken, "--write-value-info", notOut]);
+    expect(b.code).toBe(1);
+    expect(b.stdout).toContain(`not written: ${notOut}`);
+    expect(existsSync(notOut)).toBe(false);
   });
 });

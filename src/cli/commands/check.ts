@@ -1,9 +1,15 @@
 // check: the checker from the command line. Every problem on its own line, then a count.
 
 import type { Command } from "commander";
-import { checkModel, formatProblem } from "../../check/index.js";
-import { loadModel } from "../../io/files.js";
+import { checkModel, formatProblem, withInferredValueInfo } from "../../check/index.js";
+import { loadModel, saveModel } from "../../io/files.js";
 import { EXIT_FAILED, EXIT_OK, action } from "../util.js";
+
+interface CheckCliOptions {
+  json?: boolean;
+  writeValueInfo?: string;
+  force?: boolean;
+}
 
 export function registerCheckCommands(program: Command): void {
   program
@@ -13,20 +19,39 @@ export function registerCheckCommands(program: Command): void {
     )
     .argument("<model>", "model file (.onnx or .onnxtxt)")
     .option("--json", "machine-readable output")
+    .option(
+      "--write-value-info <file>",
+      "if the model checks clean, write a copy whose value_info holds the inferred types",
+    )
+    .option("--force", "allow --write-value-info to replace the input")
     .action(
-      action((file: string, opts: { json?: boolean }) => {
+      action((file: string, opts: CheckCliOptions) => {
         const model = loadModel(file);
         const report = checkModel(model);
+        let written: string | undefined;
+        if (opts.writeValueInfo && report.ok) {
+          saveModel(withInferredValueInfo(model), opts.writeValueInfo, {
+            inputPath: file,
+            force: opts.force,
+          });
+          written = opts.writeValueInfo;
+        }
         if (opts.json) {
-          process.stdout.write(
-            JSON.stringify({ file, ok: report.ok, problems: report.problems }, null, 2) + "\n",
-          );
+          const out = {
+            file,
+            ok: report.ok,
+            problems: report.problems,
+            ...(written ? { written } : {}),
+          };
+          process.stdout.write(JSON.stringify(out, null, 2) + "\n");
         } else if (report.ok) {
           process.stdout.write(`ok: ${file}\n`);
+          if (written) process.stdout.write(`wrote ${written} (inferred value_info)\n`);
         } else {
           const lines = report.problems.map((p) => `${file}: ${formatProblem(p)} [${p.code}]\n`);
           const n = report.problems.length;
           lines.push(`${n} problem${n === 1 ? "" : "s"} in ${file}\n`);
+          if (opts.writeValueInfo) lines.push(`not written: ${opts.writeValueInfo}\n`);
           process.stdout.write(lines.join(""));
         }
         return report.ok ? EXIT_OK : EXIT_FAILED;

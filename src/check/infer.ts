@@ -1,0 +1,83 @@
+// Type and shape inference over a whole model, and a way to keep what it found: a copy of the
+// model whose value_info lists the inferred type of every intermediate value.
+
+import type { Attribute, Function, Graph, Model, Type, ValueInfo } from "../ir/types.js";
+import { SchemaRegistry } from "../schema/registry.js";
+import { analyzeModel, type Analysis } from "./analyze.js";
+import type { OpRegistry } from "./report.js";
+
+export interface InferOptions {
+  /** Defaults to the registry of this package's schemas/. */
+  registry?: OpRegistry;
+}
+
+export function analyze(model: Model, opts: InferOptions = {}): Analysis {
+  return analyzeModel(model, { registry: opts.registry ?? SchemaRegistry.default() });
+}
+
+/**
+ * Types of the values of the main graph and its subgraphs (value names are unique across
+ * them in a valid model), as declared or inferred. Function bodies are not included.
+ */
+export function inferTypes(model: Model, opts: InferOptions = {}): Map<string, Type> {
+  const out = new Map<string, Type>();
+  for (const [owner, m] of analyze(model, opts).types) {
+    if (!("initializers" in owner)) continue;
+    for (const [k, v] of m) if (!out.has(k)) out.set(k, v);
+  }
+  return out;
+}
+
+/** Per scope: the main graph, each subgraph and each function body. */
+export function inferScopeTypes(
+  model: Model,
+  opts: InferOptions = {},
+): Map<Graph | Function, Map<string, Type>> {
+  return analyze(model, opts).types;
+}
+
+/**
+ * A copy of the model (tensors shared, nothing else changed) whose graphs, subgraphs and
+ * functions list in value_info the type of every node output that is not a graph output,
+ * inferred or as already declared. The input model is left as it was.
+ */
+export function withInferredValueInfo(model: Model, opts: InferOptions = {}): Model {
+  const types = inferScopeTypes(model, opts);
+  const infos = (
+    owner: Graph | Function,
+    names: string[],
+    skip: Set<string>,
+    old: ValueInfo[],
+  ): ValueInfo[] => {
+    const known = types.get(owner);
+    const byName = new Map(old.map((v) => [v.name, v] as const));
+    const out: ValueInfo[] = [];
+    for (const name of names) {
+      if (skip.has(name) || name === "") continue;
+      const t = known?.get(name);
+      const prev = byName.get(name);
+      byName.delete(name);
+      if (t) out.push({ ...prev, name, type: t });
+      else if (prev) out.push(prev);
+    }
+    return [...out, ...byName.values()];
+  };
+  const nodeOutputs = (owner: Graph | Function) =>
+    owner.nodes.flatMap((n) => n.outputs).filter((n, i, a) => a.indexOf(n) === i);
+  const copyAttr = (a: Attribute): Attribute => {
+    if (a.type === "GRAPH" && a.value) return { ...a, value: copyGraph(a.value) };
+    if (a.type === "GRAPHS" && a.value) return { ...a, value: a.value.map(copyGraph) };
+    return a;
+  };
+  const copyGraph = (g: Graph): Graph => ({
+    ...g,
+    nodes: g.nodes.map((n) => ({ ...n, attributes: n.attributes.map(copyAttr) })),
+    valueInfo: infos(g, nodeOutputs(g), new Set(g.outputs.map((o) => o.name)), g.valueInfo),
+  });
+  const copyFunction = (f: Function): Function => ({
+    ...f,
+    nodes: f.nodes.map((n) => ({ ...n, attributes: n.attributes.map(copyAttr) })),
+    valueInfo: infos(f, nodeOutputs(f), new Set(f.outputs), f.valueInfo),
+  });
+  return { ...model, graph: copyGraph(model.graph), functions: model.functions.map(copyFunction) };
+}
