@@ -154,6 +154,49 @@ describe("Reduce*-18 bodies match onnxruntime's own kernels", () => {
   });
 });
 
+describe("text bodies", () => {
+  it("parses a { kind: 'text' } body and binds @references to the call, defaults, or caller references", () => {
+    const v = reg.resolve("", "ReduceLogSum", 18);
+    const textOp = {
+      ...v,
+      body: {
+        kind: "text" as const,
+        opset: 18,
+        body: "reduced_sum = ReduceSum <keepdims: int = @keepdims, noop_with_empty_axes: int = @noop_with_empty_axes> (data, axes)\nreduced = Log (reduced_sum)",
+      },
+    };
+    const ref: Attribute = {
+      name: "keepdims",
+      type: "INT",
+      value: undefined,
+      refAttrName: "outer_kd",
+    };
+    const bound = (attributes: Attribute[]) =>
+      functionBody(textOp, { inputTypes: [], attributes }).nodes[0]!.attributes.map((a) => [
+        a.name,
+        a.value ?? `@${a.refAttrName}`,
+      ]);
+    expect(bound([])).toEqual([
+      ["keepdims", 1n],
+      ["noop_with_empty_axes", 0n],
+    ]);
+    expect(bound([attr("keepdims", 0)])).toEqual([
+      ["keepdims", 0n],
+      ["noop_with_empty_axes", 0n],
+    ]);
+    expect(bound([ref])).toEqual([
+      ["keepdims", "@outer_kd"],
+      ["noop_with_empty_axes", 0n],
+    ]);
+    expect(() =>
+      functionBody(textOp, { inputTypes: [], attributes: [attr("keepdims", 1.5)] }),
+    ).toThrow(/'keepdims' must be INT, not FLOAT/);
+    expect(functionBody(textOp, { inputTypes: [], attributes: [] }).opsetImports).toEqual([
+      { domain: "", version: 18 },
+    ]);
+  });
+});
+
 /** Exact-as-float64 reference: per prefix, max + log1p(sum of the other exp(x - max)). */
 function logCumSumExpRef(x: number[]): number[] {
   const out: number[] = [];

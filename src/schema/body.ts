@@ -1,13 +1,19 @@
 // Function bodies of operator versions, as node lists the expander can inline.
 //
 // Contract: the nodes read the op's formal input names and write its formal output names (an
-// omitted optional input is the caller's business: map its formal name to ""). Builder bodies
-// come back with the call's attribute values substituted (schema defaults filled in), except an
-// attribute the call itself passes by reference, which stays a reference (refAttrName) to the
-// same name. `opsetImports` names the opset the body is written for; every op in it keeps that
-// meaning up to the newest opset the registry knows.
+// omitted optional input is the caller's business: map its formal name to ""). Bodies are ONNX
+// text (a schema file's { kind: "text" } body, or text a builder in builders/ writes for the
+// call's input types) parsed with src/text/parse.ts. Attribute references in the text (@name)
+// are bound to the call: the call's value, else the schema default; an attribute the call itself
+// passes by reference (inside a function) stays a reference, to the caller's name; an attribute
+// with neither is left out, as ONNX says of references to absent attributes. `opsetImports`
+// names the opset the body is written for; every op in it keeps that meaning up to the newest
+// opset the registry knows.
 
 import { OnnxError } from "../errors.js";
+import { attr } from "../ir/builder.js";
+import type { Attribute, Graph, Node } from "../ir/types.js";
+import { parseNodeListText } from "../text/parse.js";
 import { BODY_BUILDERS, BuildArgs, type BodyContext, type FunctionBody } from "./builders/index.js";
 import type { OpVersion } from "./types.js";
 
@@ -22,11 +28,64 @@ export function functionBody(op: OpVersion, ctx: BodyContext): FunctionBody {
   const label = `${op.name}-${op.since}`;
   const body = op.body;
   if (!body) throw new OnnxError("E_UNSUPPORTED", `${label} has no function body`);
+  let built: FunctionBody;
   if (body.kind === "builder") {
     const build = BODY_BUILDERS[body.builder];
     if (!build) throw new OnnxError("E_SCHEMA", `${label}: unknown body builder '${body.builder}'`);
-    return build(new BuildArgs(op, ctx));
+    built = build(new BuildArgs(op, ctx));
+  } else {
+    built = {
+      nodes: parseNodeListText(body.body, `${label} body`),
+      opsetImports: [{ domain: "", version: body.opset }],
+    };
   }
-  // No schema file holds a text body yet; they need the ONNX text parser (src/text/parse.ts).
-  throw new OnnxError("E_UNSUPPORTED", `${label}: text function bodies are not supported yet`);
+  return {
+    nodes: bindAttributes(built.nodes, op, ctx.attributes, label),
+    opsetImports: built.opsetImports,
+  };
+}
+
+/** Replaces references to the op's attributes by the call's values (see the contract above). */
+export function bindAttributes(
+  nodes: Node[],
+  op: OpVersion,
+  call: Attribute[],
+  label: string,
+): Node[] {
+  const bindOne = (a: Attribute): Attribute | undefined => {
+    if (a.refAttrName === undefined) return bindGraphs(a);
+    const ref = a.refAttrName;
+    const given = call.find((c) => c.name === ref);
+    if (given) {
+      if (given.type !== a.type)
+        throw new OnnxError(
+          "E_MODEL",
+          `${label}: attribute '${ref}' must be ${a.type}, not ${given.type}`,
+        );
+      if (given.refAttrName !== undefined)
+        return {
+          name: a.name,
+          type: a.type,
+          value: undefined,
+          refAttrName: given.refAttrName,
+        } as Attribute;
+      return { ...given, name: a.name };
+    }
+    const spec = op.attributes.find((s) => s.name === ref);
+    if (spec?.default !== undefined)
+      return attr(a.name, spec.default as number | string | number[] | string[], a.type);
+    return undefined;
+  };
+  const bindGraph = (g: Graph): Graph => ({ ...g, nodes: bindNodes(g.nodes) });
+  const bindGraphs = (a: Attribute): Attribute => {
+    if (a.type === "GRAPH" && a.value) return { ...a, value: bindGraph(a.value) };
+    if (a.type === "GRAPHS" && a.value) return { ...a, value: a.value.map(bindGraph) };
+    return a;
+  };
+  const bindNodes = (list: Node[]): Node[] =>
+    list.map((n) => ({
+      ...n,
+      attributes: n.attributes.map(bindOne).filter((a): a is Attribute => a !== undefined),
+    }));
+  return bindNodes(nodes);
 }

@@ -10,4 +10,4 @@ export const BODY_BUILDERS: Readonly<Record<string, BodyBuilder>> = {
 };
 
 export { BuildArgs, type BodyBuilder, type BodyContext, type FunctionBody } from "./context.js";
-export { BodyWriter } from "./writer.js";
+export { TextWriter } from "./writer.js";

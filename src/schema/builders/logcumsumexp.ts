@@ -18,20 +18,20 @@
 // back with CastLike. The axis is taken from the call (it must be a value, not a reference).
 
 import { OnnxError } from "../../errors.js";
-import { Tensor } from "../../ir/tensor.js";
-import { graph, type AttrInput } from "../../ir/builder.js";
-import { DataType, type TensorType } from "../../ir/types.js";
-import { BodyWriter } from "./writer.js";
+import { dtypeName } from "../../ir/dtype.js";
+import { DataType } from "../../ir/types.js";
+import { TextWriter } from "./writer.js";
 import type { BodyBuilder, FunctionBody } from "./context.js";
 
 const X = "X";
 const Y = "Y";
 /** Every op used has its current meaning from opset 18 on (Pad with an axes input is 18). */
 const BODY_OPSET = 18;
+const MAX_INDEX = Number.MAX_SAFE_INTEGER;
 
-/** Emits lae(a, b) into w; returns the result name (`out` when given). */
+/** Writes lae(a, b); returns the result name (`out` when given). */
 function logAddExp(
-  w: BodyWriter,
+  w: TextWriter,
   a: string,
   b: string,
   c: { zero: string; one: string },
@@ -48,11 +48,11 @@ function logAddExp(
   const finite = w.op("Where", [w.op("IsInf", [m]), m, sum]);
   // a - b is NaN when either is; Max may not propagate NaN on every runtime.
   const nan = w.op("Or", [w.op("IsNaN", [a]), w.op("IsNaN", [b])]);
-  return w.op("Where", [nan, diff, finite], [], out);
+  return w.op("Where", [nan, diff, finite], "", out);
 }
 
 export const logCumSumExpBuilder: BodyBuilder = (args): FunctionBody => {
-  const w = new BodyWriter("_lcse_");
+  const w = new TextWriter("_lcse_");
   const elem = args.elemType(0);
   const shape = args.shape(0);
   const axis = args.intValue("axis") ?? 0;
@@ -65,7 +65,7 @@ export const logCumSumExpBuilder: BodyBuilder = (args): FunctionBody => {
   if (elem !== undefined && !allowed.includes(elem))
     throw new OnnxError(
       "E_MODEL",
-      `${args.label}: input 'X' has element type ${elem}, which T does not allow`,
+      `${args.label}: input 'X' has element type ${dtypeName(elem)}, which T does not allow`,
     );
   let n: number | undefined;
   if (shape) {
@@ -81,9 +81,9 @@ export const logCumSumExpBuilder: BodyBuilder = (args): FunctionBody => {
     elem === DataType.FLOAT16 || elem === DataType.BFLOAT16 ? DataType.FLOAT : DataType.DOUBLE;
   const x = elem === compute ? X : w.cast(X, compute);
   const finish = (y: string) => {
-    if (elem === compute) w.op("Identity", [y], [], Y);
-    else if (elem === undefined) w.op("CastLike", [y, X], [], Y);
-    else w.op("Cast", [y], [["to", elem]], Y);
+    if (elem === compute) w.op("Identity", [y], "", Y);
+    else if (elem === undefined) w.op("CastLike", [y, X], "", Y);
+    else w.op("Cast", [y], `to: int = ${elem}`, Y);
   };
 
   if (n !== undefined) {
@@ -103,37 +103,20 @@ export const logCumSumExpBuilder: BodyBuilder = (args): FunctionBody => {
   } else {
     // onnxruntime's Scan fails hard on empty tensors, and an empty input's result is itself:
     // If(Size(X) == 0) then X else the Scan.
-    const type: TensorType = { kind: "tensor", elemType: compute };
-    const scan = new BodyWriter("_lcse_dyn_");
+    const t = dtypeName(compute);
+    const scan = new TextWriter("_lcse_dyn_");
     const scanned = scanPath(scan, x, axis, compute);
-    const empty = w.op("Equal", [
-      w.op("Size", [x]),
-      w.constant(Tensor.scalar(DataType.INT64, 0n), "zero"),
-    ]);
-    const passOut = w.fresh("empty");
-    const result = w.op(
-      "If",
-      [empty],
-      [
-        w.graphAttr(
-          "then_branch",
-          graph({
-            name: "empty_input",
-            nodes: [
-              { opType: "Identity", domain: "", inputs: [x], outputs: [passOut], attributes: [] },
-            ],
-            outputs: [{ name: passOut, type }],
-          }),
-        ),
-        w.graphAttr(
-          "else_branch",
-          graph({ name: "scan_input", nodes: scan.nodes, outputs: [{ name: scanned, type }] }),
-        ),
-      ],
-    );
-    finish(result);
+    const empty = w.op("Equal", [w.op("Size", [x]), w.constant("int64 {0}", "zero")]);
+    const pass = new TextWriter("_lcse_empty_");
+    const passed = pass.op("Identity", [x]);
+    const thenG = pass.graph("empty_input", [], [`${t}[] ${passed}`]);
+    const elseG = scan.graph("scan_input", [], [`${t}[] ${scanned}`]);
+    finish(w.op("If", [empty], `then_branch: graph = ${thenG}, else_branch: graph = ${elseG}`));
   }
-  return { nodes: w.nodes, opsetImports: [{ domain: "", version: BODY_OPSET }] };
+  return {
+    nodes: w.nodes(`${args.label} body`),
+    opsetImports: [{ domain: "", version: BODY_OPSET }],
+  };
 };
 
 /**
@@ -141,60 +124,39 @@ export const logCumSumExpBuilder: BodyBuilder = (args): FunctionBody => {
  * step's values, which an input of unknown rank does not give, so it scans a [outer, n, inner]
  * view of X along axis 1 and reshapes back at the end.
  */
-function scanPath(w: BodyWriter, x: string, axis: number, compute: number): string {
-  const maxEnd = Number.MAX_SAFE_INTEGER;
-  const afterStart = axis === -1 ? maxEnd : axis + 1;
-  const keep: [string, AttrInput] = ["keepdims", 1];
-  const outer = w.op("ReduceProd", [w.op("Shape", [x], [["end", axis]])], [keep]);
-  const len = w.op(
-    "Shape",
-    [x],
-    [
-      ["start", axis],
-      ["end", afterStart],
-    ],
+function scanPath(w: TextWriter, x: string, axis: number, compute: number): string {
+  const afterStart = axis === -1 ? MAX_INDEX : axis + 1;
+  const outer = w.op("ReduceProd", [w.op("Shape", [x], `end: int = ${axis}`)], "keepdims: int = 1");
+  const len = w.op("Shape", [x], `start: int = ${axis}, end: int = ${afterStart}`);
+  const inner = w.op(
+    "ReduceProd",
+    [w.op("Shape", [x], `start: int = ${afterStart}`)],
+    "keepdims: int = 1",
   );
-  const inner = w.op("ReduceProd", [w.op("Shape", [x], [["start", afterStart]])], [keep]);
-  const allowZero: [string, AttrInput] = ["allowzero", 1];
   const view = w.op(
     "Reshape",
-    [x, w.op("Concat", [outer, len, inner], [["axis", 0]])],
-    [allowZero],
+    [x, w.op("Concat", [outer, len, inner], "axis: int = 0")],
+    "allowzero: int = 1",
   );
-  const stateShape = w.op("Concat", [outer, inner], [["axis", 0]]);
-  const init = w.op(
-    "ConstantOfShape",
-    [stateShape],
-    [["value", Tensor.from(compute, [1], [-Infinity])]],
-  );
-  const sliceType: TensorType = { kind: "tensor", elemType: compute, shape: [null, null] };
-  const b = new BodyWriter("_lcse_step_");
+  const stateShape = w.op("Concat", [outer, inner], "axis: int = 0");
+  const t = dtypeName(compute);
+  const init = w.op("ConstantOfShape", [stateShape], `value = ${t}[1] {-inf}`);
+  const b = new TextWriter("_lcse_step_");
   const [sIn, xIn, sOut, yOut] = ["_lcse_s_in", "_lcse_x_t", "_lcse_s_out", "_lcse_y_t"];
   const c = { zero: b.scalar(compute, 0, "zero"), one: b.scalar(compute, 1, "one") };
   logAddExp(b, sIn, xIn, c, sOut);
-  b.op("Identity", [sOut], [], yOut);
-  const body = graph({
-    name: "log_add_exp_step",
-    nodes: b.nodes,
-    inputs: [
-      { name: sIn, type: sliceType },
-      { name: xIn, type: sliceType },
-    ],
-    outputs: [
-      { name: sOut, type: sliceType },
-      { name: yOut, type: sliceType },
-    ],
-  });
+  b.op("Identity", [sOut], "", yOut);
+  const slice = `${t}[?,?]`;
+  const body = b.graph(
+    "log_add_exp_step",
+    [`${slice} ${sIn}`, `${slice} ${xIn}`],
+    [`${slice} ${sOut}`, `${slice} ${yOut}`],
+  );
   const [, ys] = w.opN(
     "Scan",
     [init, view],
     [w.fresh("last"), w.fresh("scan")],
-    [
-      ["num_scan_inputs", 1],
-      ["scan_input_axes", [1]],
-      ["scan_output_axes", [1]],
-      w.graphAttr("body", body),
-    ],
+    `num_scan_inputs: int = 1, scan_input_axes: ints = [1], scan_output_axes: ints = [1], body: graph = ${body}`,
   );
-  return w.op("Reshape", [ys!, w.op("Shape", [x])], [allowZero]);
+  return w.op("Reshape", [ys!, w.op("Shape", [x])], "allowzero: int = 1");
 }

@@ -1,12 +1,21 @@
-// A small helper for writing function bodies in code: fresh value names, Constant nodes, and
-// attributes that either carry a value or forward the caller's attribute by reference.
+// Function bodies are written as ONNX text (the syntax of onnx's docs/Syntax.md) and parsed with
+// src/text/parse.ts, so that a body reads like the operator page's. This helper writes the lines:
+// fresh value names, Constant nodes, typed literals, subgraphs.
 
-import { attr, type AttrInput } from "../../ir/builder.js";
-import { Tensor } from "../../ir/tensor.js";
-import { DataType, type Attribute, type Graph, type Node } from "../../ir/types.js";
+import { dtypeName } from "../../ir/dtype.js";
+import type { Node } from "../../ir/types.js";
+import { parseNodeListText } from "../../text/parse.js";
 
-export class BodyWriter {
-  readonly nodes: Node[] = [];
+/** A number as a float literal of the text syntax. */
+export function floatLiteral(v: number): string {
+  if (Number.isNaN(v)) return "nan";
+  if (v === Infinity) return "inf";
+  if (v === -Infinity) return "-inf";
+  return Number.isInteger(v) ? v.toFixed(1) : String(v);
+}
+
+export class TextWriter {
+  private readonly lines: string[] = [];
   private count = 0;
 
   /** `prefix` starts every intermediate name, so they never meet the op's formal names. */
@@ -16,70 +25,47 @@ export class BodyWriter {
     return `${this.prefix}${hint}${this.count++}`;
   }
 
-  /** Adds a node; returns its (first) output name, `out` when given. */
-  op(
-    opType: string,
-    inputs: string[],
-    attrs: (Attribute | [string, AttrInput])[] = [],
-    out?: string,
-  ): string {
+  /** Adds `out = Op <attrs> (inputs)`; returns the output name. "" in inputs omits one. */
+  op(opType: string, inputs: string[], attrs = "", out?: string): string {
     const output = out ?? this.fresh(opType.toLowerCase());
-    this.nodes.push({
-      opType,
-      domain: "",
-      inputs,
-      outputs: [output],
-      attributes: attrs.map((a) => (Array.isArray(a) ? attr(a[0], a[1]) : a)),
-    });
+    this.opN(opType, inputs, [output], attrs);
     return output;
   }
 
-  /** Adds a node with several outputs. */
-  opN(
-    opType: string,
-    inputs: string[],
-    outputs: string[],
-    attrs: (Attribute | [string, AttrInput])[] = [],
-  ): string[] {
-    this.nodes.push({
-      opType,
-      domain: "",
-      inputs,
-      outputs,
-      attributes: attrs.map((a) => (Array.isArray(a) ? attr(a[0], a[1]) : a)),
-    });
+  opN(opType: string, inputs: string[], outputs: string[], attrs = ""): string[] {
+    const a = attrs ? ` <${attrs}>` : "";
+    this.lines.push(`${outputs.join(", ")} = ${opType}${a} (${inputs.join(", ")})`);
     return outputs;
   }
 
-  constant(t: Tensor, hint = "c"): string {
-    return this.op("Constant", [], [attr("value", t)], this.fresh(hint));
+  /** A Constant whose value is a tensor literal such as `int64[2] {3, 0}` or `double {-inf}`. */
+  constant(literal: string, hint = "c"): string {
+    return this.op("Constant", [], `value = ${literal}`, this.fresh(hint));
   }
 
   ints(values: number[], hint = "i"): string {
-    return this.constant(
-      Tensor.from(
-        DataType.INT64,
-        [values.length],
-        values.map((v) => BigInt(v)),
-      ),
-      hint,
-    );
+    return this.constant(`int64[${values.length}] {${values.join(", ")}}`, hint);
   }
 
-  scalar(dataType: number, value: number, hint = "s"): string {
-    return this.constant(Tensor.scalar(dataType, value), hint);
+  scalar(elem: number, value: number, hint = "s"): string {
+    return this.constant(`${dtypeName(elem)} {${floatLiteral(value)}}`, hint);
   }
 
   cast(input: string, to: number): string {
-    return this.op("Cast", [input], [["to", to]]);
+    return this.op("Cast", [input], `to: int = ${to}`);
   }
 
-  graphAttr(name: string, g: Graph): Attribute {
-    return { name, type: "GRAPH", value: g };
+  /** The statements written so far, one a line. */
+  text(indent = ""): string {
+    return this.lines.map((l) => `${indent}${l}\n`).join("");
   }
-}
 
-/** An INT attribute that forwards the calling node's attribute of the same name. */
-export function intRef(name: string, ref: string = name): Attribute {
-  return { name, type: "INT", value: undefined, refAttrName: ref };
+  /** A graph literal for a GRAPH attribute: `name (inputs) => (outputs) { statements }`. */
+  graph(name: string, inputs: string[], outputs: string[]): string {
+    return `${name} (${inputs.join(", ")}) => (${outputs.join(", ")}) {\n${this.text("  ")}}`;
+  }
+
+  nodes(where: string): Node[] {
+    return parseNodeListText(this.text(), where);
+  }
 }
