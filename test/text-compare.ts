@@ -2,6 +2,7 @@
 // carry, with tensor data as bytes (bit-exact) whatever field held it.
 
 import type { Tensor } from "../src/ir/tensor.js";
+import { DataType } from "../src/ir/types.js";
 import type {
   Attribute,
   Function,
@@ -20,7 +21,8 @@ const hex = (b: Uint8Array): string =>
 export function canonTensor(t: Tensor): unknown {
   let data: unknown;
   if (t.data.kind === "external") data = { external: t.data.entries };
-  else if (t.data.kind === "string") data = { strings: tensorStrings(t) };
+  else if (t.data.kind === "string" || t.dataType === DataType.STRING)
+    data = { strings: tensorStrings(t) };
   else data = { bytes: hex(tensorBytes(t)!) };
   return { name: t.name, dataType: t.dataType, dims: [...t.dims], data };
 }
