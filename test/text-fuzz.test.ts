@@ -11,6 +11,7 @@ import {
   type Graph,
   type Model,
   type Node,
+  type SparseTensor,
   type Type,
   type ValueInfo,
 } from "../src/ir/types.js";
@@ -87,6 +88,14 @@ function tensor(): Tensor {
       rnd() < 0.5 ? name() : "",
     );
   const type = pick(NUMERIC_TYPES);
+  if (rnd() < 0.05) {
+    const entries: [string, string][] = [
+      ["location", name()],
+      ["offset", String(int(99))],
+    ];
+    if (rnd() < 0.5) entries.push([name(), name()]);
+    return new Tensor(type, dims, { kind: "external", entries }, name());
+  }
   const bytes = new Uint8Array(rawByteLength(type, n));
   for (let i = 0; i < bytes.length; i++) bytes[i] = int(256);
   // Sub-byte types: padding bits of the last byte are not data.
@@ -94,6 +103,12 @@ function tensor(): Tensor {
     bytes[bytes.length - 1]! &= 0x0f;
   if (type === DataType.BOOL) for (let i = 0; i < bytes.length; i++) bytes[i]! &= 1;
   return new Tensor(type, dims, { kind: "raw", bytes }, rnd() < 0.5 ? name() : "");
+}
+
+function sparse(): SparseTensor {
+  const values = Tensor.from(DataType.FLOAT, [2], [1.5, -2], name());
+  const indices = Tensor.from(DataType.INT64, [2], [0n, 3n], rnd() < 0.5 ? name() : "");
+  return { values, indices, dims: [4] };
 }
 
 function type(depth = 0): Type {
@@ -163,11 +178,8 @@ function attribute(depth: number, inFunction: boolean): Attribute {
       return { name: n, type: "TYPE_PROTO", value: type() };
     case 9:
       return { name: n, type: "TYPE_PROTOS", value: Array.from({ length: int(3) }, () => type()) };
-    case 10: {
-      const values = Tensor.from(DataType.FLOAT, [2], [1.5, -2], name());
-      const indices = Tensor.from(DataType.INT64, [2], [0n, 3n]);
-      return { name: n, type: "SPARSE_TENSOR", value: { values, indices, dims: [4] } };
-    }
+    case 10:
+      return { name: n, type: "SPARSE_TENSOR", value: sparse() };
     case 11:
       return { name: n, type: "GRAPH", value: graph(depth + 1, false) };
     default:
@@ -198,7 +210,7 @@ function graph(depth: number, top: boolean): Graph {
     inputs: Array.from({ length: int(4) }, vi),
     outputs: Array.from({ length: int(3) }, vi),
     initializers: top || rnd() < 0.3 ? Array.from({ length: int(4) }, tensor) : [],
-    sparseInitializers: [],
+    sparseInitializers: rnd() < 0.2 ? [sparse()] : [],
     valueInfo: Array.from({ length: int(3) }, vi),
     nodes: Array.from({ length: int(depth ? 3 : 6) }, () => node(depth, false)),
   };
@@ -217,6 +229,11 @@ function fn(): Function {
     opsetImports: [{ domain: "", version: 1 + int(25) }],
     valueInfo: Array.from({ length: int(3) }, vi).filter((v) => v.type),
   };
+  // Types for some inputs and outputs, in order, as typed parameters would give.
+  if (rnd() < 0.5) {
+    const typed = [...f.inputs, ...f.outputs].filter(() => rnd() < 0.5);
+    f.valueInfo.unshift(...typed.map((n) => ({ name: n, type: type() })));
+  }
   if (rnd() < 0.3) f.overload = name();
   return f;
 }
