@@ -6,7 +6,7 @@
 import { OnnxError, nodeLabel } from "../errors.js";
 import { topologicalOrder } from "../ir/graph.js";
 import { attributeGraphs, walkGraphNodes } from "../ir/traverse.js";
-import type { Attribute, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
+import type { Attribute, Dim, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
 import { domainLabel, normaliseDomain } from "../schema/registry.js";
 import { Unbounded, type FormalSchema, type OpVersion } from "../schema/types.js";
 import { constFromTensor, type ConstVal } from "./consts.js";
@@ -53,6 +53,7 @@ const MIN_IR_FOR_FUNCTIONS = 8;
 class Scope {
   readonly types = new Map<string, Type | undefined>();
   readonly consts = new Map<string, ConstVal>();
+  readonly syms = new Map<string, Dim[]>();
   readonly origin = new Map<string, string>();
   constructor(readonly parent?: Scope) {}
   has(name: string): boolean {
@@ -63,6 +64,9 @@ class Scope {
   }
   constOf(name: string): ConstVal | undefined {
     return this.types.has(name) ? this.consts.get(name) : this.parent?.constOf(name);
+  }
+  symOf(name: string): Dim[] | undefined {
+    return this.types.has(name) ? this.syms.get(name) : this.parent?.symOf(name);
   }
 }
 
@@ -500,6 +504,7 @@ export class Analyzer {
     // Inputs must be defined here or in an enclosing scope.
     const inTypes: (Type | undefined)[] = [];
     const inConsts: (ConstVal | undefined)[] = [];
+    const inSyms: (Dim[] | undefined)[] = [];
     for (const name of node.inputs) {
       if (name === "" || !scope.has(name)) {
         if (name !== "" && !later.has(name)) {
@@ -510,10 +515,12 @@ export class Analyzer {
         }
         inTypes.push(undefined);
         inConsts.push(undefined);
+        inSyms.push(undefined);
         continue;
       }
       inTypes.push(scope.type(name));
       inConsts.push(scope.constOf(name));
+      inSyms.push(scope.symOf(name));
     }
 
     // Which operator this node calls.
@@ -654,6 +661,8 @@ export class Analyzer {
       consts: inConsts,
       outputs: [],
       outConsts: [],
+      syms: inSyms,
+      outSyms: [],
       attr: attrOf,
       error: report,
       subgraph: () => undefined,
@@ -706,6 +715,8 @@ export class Analyzer {
       this.define(scope, name, m.type, `an output of ${nodeLabel(node, index)}`, ctx, where);
       const k = rc.outConsts[i];
       if (k && scope.types.get(name) === m.type) scope.consts.set(name, k);
+      const sy = rc.outSyms[i];
+      if (sy && scope.types.get(name) === m.type) scope.syms.set(name, sy);
     });
   }
 

@@ -26,6 +26,9 @@ export interface RuleCtx {
   /** Filled by the rule. */
   outputs: (Type | undefined)[];
   outConsts: (ConstVal | undefined)[];
+  /** 1-D integer values known only in part (a shape with symbolic or unknown dimensions). */
+  syms: (Dim[] | undefined)[];
+  outSyms: (Dim[] | undefined)[];
   /** The attribute, with references resolved when the caller's values are known (value undefined: unknown). */
   attr(name: string): Attribute | undefined;
   error(code: ProblemCode, message: string): void;
@@ -100,6 +103,12 @@ function normAxis(c: RuleCtx, axis: number, rank: number, what = "axis"): number
     return undefined;
   }
   return axis < 0 ? axis + rank : axis;
+}
+
+/** A 1-D integer input's values, each known, symbolic or unknown (null). */
+function symInput(c: RuleCtx, i: number): Dim[] | undefined {
+  if (!present(c, i)) return undefined;
+  return intsInput(c, i) ?? c.syms[i];
 }
 
 function setConst(c: RuleCtx, i: number, v: ConstVal | undefined): void {
@@ -202,6 +211,7 @@ const cast: Rule = (c) => {
     return;
   }
   out(c, 0, to, shape);
+  if (isIntegerType(to) && to !== DataType.BOOL) c.outSyms[0] = c.syms[0];
   const k = c.consts[0];
   if (k) {
     const v = castValues(k.values, to);
@@ -299,6 +309,7 @@ const constant: Rule = (c) => {
 const identity: Rule = (c) => {
   sameAsInput(c);
   setConst(c, 0, c.consts[0]);
+  c.outSyms[0] = c.syms[0];
 };
 
 // ---- shape ops ----
@@ -322,7 +333,7 @@ const shapeOp: Rule = (c) => {
   out(c, 0, DataType.INT64, [dims.length]);
   if (dims.every((d) => typeof d === "number")) {
     setConst(c, 0, { elemType: DataType.INT64, dims: [dims.length], values: dims as number[] });
-  }
+  } else c.outSyms[0] = dims;
 };
 
 const size: Rule = (c) => {
@@ -439,6 +450,17 @@ const slice: Rule = (c) => {
     for (let i = 0, p = b; i < dims[0]; i++, p += step) vals.push(k0.values[p]!);
     setConst(c, 0, { elemType: k0.elemType, dims: [vals.length], values: vals });
   }
+  const sy = c.syms[0];
+  if (!k0 && sy && r === 1 && typeof dims[0] === "number") {
+    const n = sy.length;
+    const step = st[0]!;
+    let b = starts[0]!;
+    if (b < 0) b += n;
+    b = step > 0 ? Math.min(Math.max(b, 0), n) : Math.min(Math.max(b, 0), n - 1);
+    const vals: Dim[] = [];
+    for (let i = 0, p = b; i < dims[0]; i++, p += step) vals.push(sy[p] ?? null);
+    c.outSyms[0] = vals;
+  }
 };
 
 const pad: Rule = (c) => {
@@ -530,6 +552,10 @@ const concat: Rule = (c) => {
     dims.push(d);
   }
   out(c, 0, elem, dims);
+  const parts = c.inputs.map((_, i) => symInput(c, i));
+  if (r === 1 && parts.every((p) => p) && !c.consts.every((k) => k)) {
+    c.outSyms[0] = parts.flatMap((p) => p!);
+  }
   if (r === 1 && c.consts.length === c.inputs.length && c.consts.every((k) => k)) {
     setConst(c, 0, {
       elemType: c.consts[0]!.elemType,
@@ -568,6 +594,11 @@ const gather: Rule = (c) => {
       vals.push(data.values[j]!);
     }
     setConst(c, 0, { elemType: data.elemType, dims: [...idx.dims], values: vals });
+  }
+  const sy = c.syms[0];
+  if (!data && sy && idx && s.length === 1) {
+    const vals = idx.values.map((i) => sy[i < 0 ? i + sy.length : i] ?? null);
+    c.outSyms[0] = vals;
   }
 };
 
@@ -618,6 +649,7 @@ const unsqueeze: Rule = (c) => {
   out(c, 0, elem, dims);
   const k = c.consts[0];
   if (k) setConst(c, 0, { ...k, dims: dims as number[] });
+  if (dims.length <= 1) c.outSyms[0] = c.syms[0];
 };
 
 const squeeze: Rule = (c) => {
@@ -656,12 +688,14 @@ const squeeze: Rule = (c) => {
   const k = c.consts[0];
   if (k && dims.every((d) => typeof d === "number"))
     setConst(c, 0, { ...k, dims: dims as number[] });
+  if (dims.length <= 1) c.outSyms[0] = c.syms[0];
 };
 
 const reshape: Rule = (c) => {
   const s = shapeOf(c, 0);
   const elem = elemOf(c, 0);
-  const target = c.version > 0 && c.version < 5 ? intsAttr(c, "shape") : intsInput(c, 1);
+  const target: Dim[] | undefined | null =
+    c.version > 0 && c.version < 5 ? intsAttr(c, "shape") : symInput(c, 1);
   if (!target) {
     const k = c.inputs[1];
     const n = isTensor(k) && k.shape?.length === 1 ? k.shape[0] : undefined;
@@ -673,7 +707,8 @@ const reshape: Rule = (c) => {
   let inferAt = -1;
   for (let i = 0; i < target.length; i++) {
     const t = target[i]!;
-    if (t === -1) {
+    if (typeof t !== "number") dims.push(t);
+    else if (t === -1) {
       if (inferAt >= 0) {
         c.error("bad-attribute-value", `${opName(c)}: the target shape has more than one -1`);
         return;
@@ -725,8 +760,7 @@ const reshape: Rule = (c) => {
 const expand: Rule = (c) => {
   const s = shapeOf(c, 0);
   const elem = elemOf(c, 0);
-  const target = intsInput(c, 1);
-  let tdims: Dim[] | undefined = target;
+  let tdims: Dim[] | undefined = symInput(c, 1);
   if (!tdims) {
     const k = c.inputs[1];
     const n = isTensor(k) && k.shape?.length === 1 ? k.shape[0] : undefined;
@@ -759,6 +793,11 @@ const constantOfShape: Rule = (c) => {
     if (n !== undefined && n <= MAX_CONST_ELEMENTS && fill !== undefined && elem) {
       setConst(c, 0, { elemType: elem, dims: target, values: new Array<number>(n).fill(fill) });
     }
+    return;
+  }
+  const sy = c.syms[0];
+  if (sy) {
+    out(c, 0, elem, sy);
     return;
   }
   const k = c.inputs[0];
