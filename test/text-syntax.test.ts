@@ -1,6 +1,7 @@
 // ONNX text syntax, feature by feature: every type form, every attribute kind, functions with
 // defaults and references, subgraphs, external data, quoted names, and bit-exact numbers.
 
+import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Tensor } from "../src/ir/tensor.js";
 import {
@@ -640,5 +641,20 @@ describe("names", () => {
     expect(
       printNode({ opType: "Relu", domain: "", inputs: ["x_1"], outputs: ["_y"], attributes: [] }),
     ).toBe("_y = Relu (x_1)");
+  });
+});
+
+describe("golden text", () => {
+  // A model using every feature, in the printer's layout. UPDATE_GOLDEN=1 rewrites it.
+  const path = new URL("./golden/text-features.onnxtxt", import.meta.url);
+
+  it("parses and prints back unchanged", () => {
+    const text = readFileSync(path, "utf8");
+    const m = parseModelText(text, "text-features.onnxtxt");
+    const printed = printModel(m);
+    if (process.env.UPDATE_GOLDEN) writeFileSync(path, printed);
+    else expect(printed).toBe(text);
+    expect(m.functions.map((f) => f.name)).toEqual(["MyFn", "Plain"]);
+    expect(m.graph.initializers.map((t) => t.name)).toContain("big");
   });
 });
