@@ -33,6 +33,20 @@ describe("diffVersions", () => {
     expect(d.verdict.reasons).toEqual(["attribute 'axes' became an optional input (#1)"]);
   });
 
+  it("ReduceLogSum 18 -> 13 (a downgrade): the axes input becomes an attribute, noop_with_empty_axes is lost", () => {
+    const d = diffVersions(at("ReduceLogSum", 18), at("ReduceLogSum", 13));
+    expect(d.inputsToAttributes.map((m) => [m.name, m.index, m.attribute.type])).toEqual([
+      ["axes", 1, "INTS"],
+    ]);
+    expect(d.attributesToInputs).toEqual([]);
+    expect(d.function).toBe("removed");
+    expect(d.verdict.reasons).toEqual([
+      "attribute 'noop_with_empty_axes' was removed",
+      "input 'axes' (#1) became an attribute (its value must now be known before run time)",
+      "at most 1 inputs are now allowed (was 2)",
+    ]);
+  });
+
   it("ReduceSum 11 -> 13 moves axes too; the same version diffs to nothing", () => {
     expect(diffVersions(at("ReduceSum", 12), at("ReduceSum", 13)).verdict.breaking).toBe(true);
     const same = diffVersions(at("ReduceSum", 13), at("ReduceSum", 20));

@@ -44,6 +44,8 @@ export interface SchemaDiff {
   attributes: { added: AttributeSchema[]; removed: AttributeSchema[]; changed: AttributeChange[] };
   /** Attributes of the old version that the new one takes as an input of the same name. */
   attributesToInputs: { name: string; input: FormalSchema; index: number }[];
+  /** Inputs of the old version that the new one takes as an attribute of the same name (a downgrade). */
+  inputsToAttributes: { name: string; attribute: AttributeSchema; index: number }[];
   inputs: FormalDiff;
   outputs: FormalDiff;
   typeConstraints: {
@@ -149,6 +151,12 @@ export function diffVersions(a: OpVersion, b: OpVersion): SchemaDiff {
 
   const inputs = diffFormals(a, b, "inputs");
   const outputs = diffFormals(a, b, "outputs");
+  const inputNamesB = new Set(b.inputs.map((f) => f.name));
+  const inputsToAttributes = inputs.removed.flatMap((x) => {
+    const attribute = added.find((y) => y.name === x.formal.name && !inputNamesB.has(y.name));
+    return attribute ? [{ name: x.formal.name, attribute, index: x.index }] : [];
+  });
+  const becameAttribute = new Set(inputsToAttributes.map((m) => m.name));
   for (const [what, d] of [
     ["input", inputs],
     ["output", outputs],
@@ -158,7 +166,12 @@ export function diffVersions(a: OpVersion, b: OpVersion): SchemaDiff {
       if (what === "input" && x.formal.option === "single")
         reasons.push(`required input '${x.formal.name}' (#${x.index}) was added`);
     }
-    for (const x of d.removed) reasons.push(`${what} '${x.formal.name}' (#${x.index}) was removed`);
+    for (const x of d.removed)
+      reasons.push(
+        what === "input" && becameAttribute.has(x.formal.name)
+          ? `input '${x.formal.name}' (#${x.index}) became an attribute (its value must now be known before run time)`
+          : `${what} '${x.formal.name}' (#${x.index}) was removed`,
+      );
     for (const c of d.changed) {
       // A new name or type variable changes nothing for a model (inputs are positional, types
       // are checked below); an input that may now be omitted, or become variadic, accepts every
@@ -210,6 +223,7 @@ export function diffVersions(a: OpVersion, b: OpVersion): SchemaDiff {
     to: b.since,
     attributes: { added, removed, changed },
     attributesToInputs,
+    inputsToAttributes,
     inputs,
     outputs,
     typeConstraints: {

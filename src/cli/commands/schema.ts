@@ -144,11 +144,18 @@ export function formatVersion(v: OpVersion): string {
   return `${lines.join("\n")}\n`;
 }
 
-function formalSection(title: string, d: FormalDiff, skip: Set<string>): string[] {
+function formalSection(
+  title: string,
+  d: FormalDiff,
+  skip: Set<string>,
+  skipRemoved: Set<string>,
+): string[] {
   const lines: string[] = [];
   for (const x of d.added)
     if (!skip.has(x.formal.name)) lines.push(`  + ${title} #${x.index} ${formalLine(x.formal)}`);
-  for (const x of d.removed) lines.push(`  - ${title} #${x.index} ${formalLine(x.formal)}`);
+  for (const x of d.removed)
+    if (!skipRemoved.has(x.formal.name))
+      lines.push(`  - ${title} #${x.index} ${formalLine(x.formal)}`);
   for (const c of d.changed)
     lines.push(`  ~ ${title} #${c.index} '${c.after.name}': ${c.changes.join(", ")}`);
   for (const t of d.typesRemoved)
@@ -169,14 +176,18 @@ export function formatDiff(d: SchemaDiff): string {
     lines.push(
       `  attribute '${m.name}' moved to ${m.input.option === "optional" ? "an optional" : "a required"} input #${m.index} (${formalLine(m.input)})`,
     );
-  for (const a of d.attributes.added) lines.push(`  + attribute ${attrLine(a)}`);
+  const toAttr = new Set(d.inputsToAttributes.map((m) => m.name));
+  for (const m of d.inputsToAttributes)
+    lines.push(`  input #${m.index} '${m.name}' moved to attribute ${attrLine(m.attribute)}`);
+  for (const a of d.attributes.added)
+    if (!toAttr.has(a.name)) lines.push(`  + attribute ${attrLine(a)}`);
   for (const a of d.attributes.removed)
     if (!moved.has(a.name)) lines.push(`  - attribute ${attrLine(a)}`);
   for (const c of d.attributes.changed)
     lines.push(`  ~ attribute '${c.name}': ${c.changes.join(", ")}`);
   lines.push(
-    ...formalSection("input", d.inputs, moved),
-    ...formalSection("output", d.outputs, new Set()),
+    ...formalSection("input", d.inputs, moved, toAttr),
+    ...formalSection("output", d.outputs, new Set(), new Set()),
   );
   for (const t of d.typeConstraints.added)
     lines.push(`  + type constraint ${t.name}: ${t.allowed.map(shortType).join(", ")}`);
