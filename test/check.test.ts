@@ -573,6 +573,50 @@ describe("subgraphs", () => {
   });
 });
 
+describe("loop bodies", () => {
+  const loopModel = (
+    carriedDecl: (number | string | null)[],
+    iterDecl: (number | null)[],
+  ): Model => {
+    const body = graph({
+      nodes: [
+        node("Identity", ["cin"], ["cout"]),
+        node("Concat", ["acc", "acc"], ["acc2"], { axis: 0 }),
+      ],
+      inputs: [i64("i", iterDecl), valueInfo("cin", "bool", []), f32("acc", carriedDecl)],
+      outputs: [{ name: "cout" }, { name: "acc2" }],
+    });
+    return model(
+      graph({
+        nodes: [node("Loop", ["m", "", "x"], ["y"], { body }, { name: "loop" })],
+        inputs: [i64("m", []), f32("x", [2])],
+        outputs: [{ name: "y" }],
+      }),
+    );
+  };
+  it("loop-carried values may change shape; the iteration number may be declared as [1]", () => {
+    expect(problems(loopModel(["L"], [1]))).toEqual([]);
+    expect(problems(loopModel([null], []))).toEqual([]);
+  });
+  it("a loop-carried value of another element type is an error", () => {
+    const m = loopModel(["L"], []);
+    m.graph.inputs[1] = i64("x", [2]);
+    expectOne(m, "bad-subgraph", "node 'loop' (Loop) body", "input 'acc'");
+  });
+});
+
+describe("declared types", () => {
+  it("a graph output that passes an input through with another declared type", () => {
+    const m = model(graph({ nodes: [], inputs: [f32("x", [2])], outputs: [i64("x", [2])] }));
+    expectOne(m, "type-mismatch", "graph output 'x'", "int64[2]", "float[2]");
+  });
+  it("an initializer that does not fit the input it gives a default for", () => {
+    const m = oneNode("Relu");
+    m.graph.initializers.push(Tensor.from(DataType.FLOAT, [3], [1, 2, 3], "x"));
+    expectOne(m, "type-mismatch", "input 'x'", "[2,3]");
+  });
+});
+
 describe("many problems at once", () => {
   it("reports every problem in one run", () => {
     const m = model(

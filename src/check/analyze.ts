@@ -386,6 +386,7 @@ export class Analyzer {
     parent: Scope | undefined,
     ctx: Ctx,
     provided?: (Type | undefined)[],
+    loose = false,
   ): (Type | undefined)[] {
     const scope = new Scope(parent);
     const gWhere = ctx.where || (g.name ? `graph '${g.name}'` : "main graph");
@@ -397,7 +398,18 @@ export class Analyzer {
       });
     }
     g.inputs.forEach((v, i) => {
-      const m = mergeTypes(v.type, provided?.[i]);
+      let m = mergeTypes(v.type, provided?.[i]);
+      const p = provided?.[i];
+      if (
+        m.conflict &&
+        loose &&
+        isTensor(v.type) &&
+        isTensor(p) &&
+        v.type.elemType === p.elemType
+      ) {
+        // Loop-carried values may change shape between iterations: the body's declaration wins.
+        m = { type: v.type };
+      }
       if (m.conflict) {
         ctx.sink.push({
           code: "bad-subgraph",
@@ -454,7 +466,14 @@ export class Analyzer {
         continue;
       }
       const m = mergeTypes(o.type, scope.type(o.name));
-      // Conflicts between the declared output type and the producer were reported at the producer.
+      // Conflicts with a node's output were reported at the node; others are reported here.
+      if (m.conflict && !g.nodes.some((n) => n.outputs.includes(o.name))) {
+        ctx.sink.push({
+          code: "type-mismatch",
+          where: gWhere,
+          message: `graph output '${o.name}' is ${m.conflict}`,
+        });
+      }
       outs.push(m.type);
     }
     if (ctx.record) this.record(g, scope);
@@ -669,11 +688,11 @@ export class Analyzer {
     };
     const visited = new Set<string>();
     const childWhere = (name: string) => `${where} ${name}`;
-    rc.subgraph = (name, types) => {
+    rc.subgraph = (name, types, loose) => {
       const a = node.attributes.find((x) => x.name === name);
       if (!a || a.type !== "GRAPH" || !a.value) return undefined;
       visited.add(name);
-      return this.analyzeGraph(a.value, scope, { ...ctx, where: childWhere(name) }, types);
+      return this.analyzeGraph(a.value, scope, { ...ctx, where: childWhere(name) }, types, loose);
     };
     if (schema && domain === "") {
       const rule = RULES.get(op);

@@ -33,7 +33,12 @@ export interface RuleCtx {
   attr(name: string): Attribute | undefined;
   error(code: ProblemCode, message: string): void;
   /** Checks one of the node's graph attributes with the given input types; returns its output types. */
-  subgraph(attrName: string, inputTypes: (Type | undefined)[]): (Type | undefined)[] | undefined;
+  subgraph(
+    attrName: string,
+    inputTypes?: (Type | undefined)[],
+    /** Shapes given are first-iteration shapes: a different declared shape is not an error. */
+    loose?: boolean,
+  ): (Type | undefined)[] | undefined;
 }
 
 export type Rule = (c: RuleCtx) => void;
@@ -1073,12 +1078,13 @@ const ifRule: Rule = (c) => {
 
 const loop: Rule = (c) => {
   const carried = c.inputs.slice(2);
+  // Iteration number and condition: scalars, though some exporters declare them as [1].
   const bodyIn: (Type | undefined)[] = [
-    tensorOf(DataType.INT64, []),
-    tensorOf(DataType.BOOL, []),
+    tensorOf(DataType.INT64),
+    tensorOf(DataType.BOOL),
     ...carried,
   ];
-  const outs = c.subgraph("body", bodyIn);
+  const outs = c.subgraph("body", bodyIn, true);
   if (!outs) return;
   const n = carried.length;
   if (outs.length < n + 1) {
@@ -1106,7 +1112,7 @@ const loop: Rule = (c) => {
 
 const scan: Rule = (c) => {
   if (c.version > 0 && c.version < 9) {
-    c.subgraph("body", []);
+    c.subgraph("body");
     return;
   }
   const m = intAttr(c, "num_scan_inputs", 0);
@@ -1117,7 +1123,7 @@ const scan: Rule = (c) => {
         `${opName(c)}: num_scan_inputs = ${m} does not fit ${c.inputs.length} inputs`,
       );
     }
-    c.subgraph("body", []);
+    c.subgraph("body");
     return;
   }
   const n = c.inputs.length - m;
