@@ -17,6 +17,8 @@ export interface RunOptions {
   maxElements?: number;
   /** Also return these intermediate values (true: every value of the main graph). */
   keepIntermediates?: string[] | boolean;
+  /** Filled in while running: the most values held at once in the main graph's scope. */
+  stats?: { peakLiveValues: number };
 }
 
 export const DEFAULT_MAX_ELEMENTS = 2 ** 31 - 1;
@@ -136,6 +138,7 @@ function checkDeclared(
 class Executor {
   private readonly functions: Map<string, Function>;
   private readonly maxElements: number;
+  private readonly stats: { peakLiveValues: number } | undefined;
 
   constructor(
     private readonly model: Model,
@@ -143,6 +146,7 @@ class Executor {
   ) {
     this.functions = new Map(model.functions.map((f) => [fnKey(f.domain, f.name, f.overload), f]));
     this.maxElements = opts.maxElements ?? DEFAULT_MAX_ELEMENTS;
+    this.stats = opts.stats;
   }
 
   opsetMap(imports: OpsetId[], fallback?: Map<string, number>): Map<string, number> {
@@ -187,12 +191,16 @@ class Executor {
           throw new OnnxError("E_RUNTIME", `produced no value for output ${k} ('${name}')`, label);
         scope.values.set(name, v);
       });
+      if (this.stats && scope.parent === undefined)
+        this.stats.peakLiveValues = Math.max(this.stats.peakLiveValues, scope.values.size);
       if (keep === "all") continue;
       for (const name of plan.reads[i]!) {
         const left = (remaining.get(name) ?? 1) - 1;
         remaining.set(name, left);
         if (left <= 0 && !keep.has(name)) scope.values.delete(name);
       }
+      if (this.stats && scope.parent === undefined)
+        this.stats.peakLiveValues = Math.max(this.stats.peakLiveValues, scope.values.size);
     }
   }
 

@@ -1,7 +1,7 @@
 // Runtime tensors: allocation by dtype, and fast float16/bfloat16 conversion.
 
 import { OnnxError } from "../errors.js";
-import { dtypeName, numberToFloat16Bits } from "../ir/dtype.js";
+import { dtypeName } from "../ir/dtype.js";
 import { DataType } from "../ir/types.js";
 import type { RTensor, Storage } from "./types.js";
 
@@ -73,9 +73,36 @@ export function float16Table(): Float32Array {
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
-/** float32/float64 value → float16 bits, round to nearest even (from the exact value). */
+const f64 = new Float64Array(1);
+const f64w = new Uint32Array(f64.buffer);
+
+/**
+ * float32/float64 value → float16 bits, rounded to nearest even from the exact value (no
+ * intermediate float32 rounding). Works on the double's bits: no allocation, no table.
+ */
 export function toFloat16Bits(x: number): number {
-  return numberToFloat16Bits(x);
+  f64[0] = x;
+  const hi = f64w[1]!;
+  const lo = f64w[0]!;
+  const sign = (hi >>> 16) & 0x8000;
+  const exp = (hi >>> 20) & 0x7ff;
+  if (exp === 0x7ff) return sign | (((hi & 0xfffff) | lo) !== 0 ? 0x7e00 : 0x7c00);
+  const e = exp - 1023;
+  if (e > 15) return sign | 0x7c00;
+  if (e >= -14) {
+    // Normal: keep the top 10 of the 52 mantissa bits, round on the rest.
+    const m10 = (hi >>> 10) & 0x3ff;
+    const rest = hi & 0x3ff;
+    const up = rest > 0x200 || (rest === 0x200 && (lo !== 0 || (m10 & 1) === 1)) ? 1 : 0;
+    return sign | ((((e + 15) << 10) | m10) + up); // a carry may reach the exponent, even inf
+  }
+  if (e < -26) return sign; // below half the smallest subnormal
+  // Subnormal: units of 2^-24 (scaling by a power of two is exact).
+  const m = Math.abs(x) * 16777216;
+  let q = Math.floor(m);
+  const frac = m - q;
+  if (frac > 0.5 || (frac === 0.5 && (q & 1) === 1)) q++;
+  return sign | q;
 }
 
 /** bfloat16 bits → number. */

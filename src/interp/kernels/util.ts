@@ -42,7 +42,7 @@ export function checkedCount(ctx: KernelContext, shape: readonly number[]): numb
     n *= d;
   }
   if (!Number.isSafeInteger(n))
-    fail(ctx, `shape [${shape.join(",")}] has too many elements (overflows)`);
+    fail(ctx, `shape [${shape.join(",")}] has too many elements: the count overflows`);
   if (n > ctx.maxElements)
     fail(
       ctx,
