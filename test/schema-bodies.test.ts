@@ -58,10 +58,18 @@ function tensorType(elem: number, shape?: Dim[]): Type {
 
 describe("Reduce*-18 bodies match onnxruntime's own kernels", () => {
   const ops = ["ReduceLogSum", "ReduceL1", "ReduceL2", "ReduceLogSumExp", "ReduceSumSquare"];
-  const shape = [2, 3, 4];
-  const ints = Array.from({ length: 24 }, (_, i) => ((i * 7) % 5) + 1);
-  const floats = ints.map((v, i) => v * 0.37 + i / 50);
-  const cases: { name: string; axes?: number[]; keepdims?: number; noop?: number }[] = [
+  const ints = (n: number) => Array.from({ length: n }, (_, i) => ((i * 7) % 5) + 1);
+  const floats = (n: number) => ints(n).map((v, i) => v * 0.37 + i / 50);
+  const cases: {
+    name: string;
+    shape?: number[];
+    axes?: number[];
+    keepdims?: number;
+    noop?: number;
+  }[] = [
+    { name: "rank 1, axes [0]", shape: [7], axes: [0], keepdims: 0 },
+    { name: "[3, 1, 5] axes [-1, 0]", shape: [3, 1, 5], axes: [-1, 0] },
+    { name: "empty reduction", shape: [2, 0, 3], axes: [1], keepdims: 0 },
     { name: "axes [1]", axes: [1] },
     { name: "axes [0, -1] keepdims 0", axes: [0, -1], keepdims: 0 },
     { name: "axes absent", keepdims: 0 },
@@ -77,6 +85,8 @@ describe("Reduce*-18 bodies match onnxruntime's own kernels", () => {
     declaredType: boolean,
   ) {
     const v = reg.resolve("", op, 18);
+    const shape = c.shape ?? [2, 3, 4];
+    const count = shape.reduce((p, d) => p * d, 1);
     const attributes: Attribute[] = [];
     if (c.keepdims !== undefined) attributes.push(attr("keepdims", c.keepdims));
     if (c.noop !== undefined) attributes.push(attr("noop_with_empty_axes", c.noop));
@@ -85,7 +95,7 @@ describe("Reduce*-18 bodies match onnxruntime's own kernels", () => {
       : [undefined, undefined];
     const body = functionBody(v, { inputTypes, attributes });
     expect(body.opsetImports).toEqual([{ domain: "", version: 18 }]);
-    const values = elem === INT32 || elem === INT64 ? ints : floats;
+    const values = elem === INT32 || elem === INT64 ? ints(count) : floats(count);
     const feeds: Feed[] = [{ name: "data", elem, dims: shape, data: typed(elem, values) }];
     if (c.axes)
       feeds.push({ name: "axes", elem: INT64, dims: [c.axes.length], data: typed(INT64, c.axes) });
@@ -110,7 +120,9 @@ describe("Reduce*-18 bodies match onnxruntime's own kernels", () => {
     expect(got.dims).toEqual(want.dims);
     const g = numbers(elem, got.data);
     const w = numbers(refElem, want.data).map((x) => (isInt ? Math.trunc(x) : round(x, elem)));
-    if (isInt) expect(g).toEqual(w);
+    // The log of an empty (zero) integer sum has no integer value: SEMANTICS.md makes the kernel
+    // fail there; a body cannot, so those elements are not compared.
+    if (isInt) expect(g.filter((_, i) => Number.isFinite(w[i]))).toEqual(w.filter(Number.isFinite));
     else {
       const ulps = elem === FLOAT16 ? 1 : 4;
       g.forEach((x, i) =>
