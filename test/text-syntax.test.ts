@@ -19,12 +19,14 @@ import {
   parseTypeText,
 } from "../src/text/parse.js";
 import {
+  printAttribute,
   printFunction,
   printGraph,
   printModel,
   printNode,
   printTensor,
   printType,
+  printValueInfo,
 } from "../src/text/print.js";
 import { tensorBytes } from "../src/text/values.js";
 import { canonFunction, canonGraph, canonModel } from "./text-compare.js";
@@ -656,5 +658,54 @@ describe("golden text", () => {
     else expect(printed).toBe(text);
     expect(m.functions.map((f) => f.name)).toEqual(["MyFn", "Plain"]);
     expect(m.graph.initializers.map((t) => t.name)).toContain("big");
+  });
+});
+
+describe("compatibility", () => {
+  it("reads text in the layout ONNX's own printer writes (float16 as bit patterns, attributes after inputs)", () => {
+    const m = parseModelText(`<
+   ir_version: 8,
+   opset_import: ["" : 18, "local" : 1]
+>
+agraph (float[N] X, bool c) => (float[N] Y)
+   <float16[2] h = {15360,48128}, float[2] w = {1,2}, float[N] T>
+{
+   [n0] T = local.F (X)
+   Y = If (c) <then_branch: graph = g1 () => ( float[N] a) {
+      a = Identity (T)
+   }, else_branch: graph = g2 () => ( float[N] b) {
+      b = Neg (T)
+   }>
+}
+
+<
+  domain: "local",
+  overload: "o1",
+  opset_import: ["" : 18]
+>
+F <k>(x) => (y)
+{
+   y = Identity (x)
+}
+`);
+    expect(m.graph.initializers[0]!.values()).toEqual([1, -1]);
+    expect(m.graph.initializers[1]!.values()).toEqual([1, 2]);
+    expect(m.graph.valueInfo.map((v) => v.name)).toEqual(["T"]);
+    expect(m.graph.nodes[0]).toMatchObject({ name: "n0", domain: "local", opType: "F" });
+    expect(m.graph.nodes[1]!.attributes.map((a) => a.name)).toEqual(["then_branch", "else_branch"]);
+    expect(m.functions[0]).toMatchObject({ name: "F", overload: "o1", attributes: ["k"] });
+  });
+
+  it("prints attributes and value infos on their own", () => {
+    expect(printAttribute({ name: "axes", type: "INTS", value: [0n, -1n] })).toBe(
+      "axes: ints = [0, -1]",
+    );
+    expect(printAttribute({ name: "k", type: "INT", value: undefined, refAttrName: "kd" })).toBe(
+      "k: int = @kd",
+    );
+    expect(
+      printValueInfo({ name: "x.1", type: { kind: "tensor", elemType: 1, shape: ["N", null] } }),
+    ).toBe('float[N,?] "x.1"');
+    expect(printValueInfo({ name: "x" })).toBe("x");
   });
 });

@@ -22,12 +22,14 @@ export {
 } from "./parse.js";
 export {
   ELIDE_LIMIT,
+  printAttribute,
   printFunction,
   printGraph,
   printModel,
   printNode,
   printTensor,
   printType,
+  printValueInfo,
   type PrintOptions,
 } from "./print.js";
 export { tensorBytes } from "./values.js";

@@ -46,6 +46,14 @@ export function printNode(node: Node, opts: PrintOptions = {}): string {
 export function printType(type: Type): string {
   return typeText(type);
 }
+/** One attribute: `name: type = value`. */
+export function printAttribute(a: Attribute, opts: PrintOptions = {}): string {
+  return new Printer(opts).attribute(a, "");
+}
+/** A value info: `float[N] name`, or just the name when it has no type. */
+export function printValueInfo(v: ValueInfo): string {
+  return new Printer({}).valueInfo(v);
+}
 /** A tensor constant: `float[2] name {1.0, 2.0}`. */
 export function printTensor(t: Tensor, opts: PrintOptions = {}): string {
   return new Printer(opts).tensorConstant(t);
