@@ -1,0 +1,249 @@
+// The interpreter against onnxruntime-node on the same graphs and inputs.
+
+import * as ort from "onnxruntime-node";
+import { describe, expect, it } from "vitest";
+import { encodeModel } from "../src/io/files.js";
+import type { Graph, Model } from "../src/ir/types.js";
+import { compareTensors } from "../src/interp/backend-test.js";
+import { toIRTensor as toIR } from "../src/interp/convert.js";
+import { run } from "../src/interp/executor.js";
+import { fromFloat64 } from "../src/interp/tensor.js";
+import type { RTensor } from "../src/interp/types.js";
+import { DataType, graph, i64, model, node, valueInfo } from "./interp-helpers.js";
+
+const ORT_TYPE: Record<number, ort.Tensor.Type> = {
+  [DataType.FLOAT]: "float32",
+  [DataType.DOUBLE]: "float64",
+  [DataType.FLOAT16]: "float16",
+  [DataType.INT8]: "int8",
+  [DataType.UINT8]: "uint8",
+  [DataType.INT16]: "int16",
+  [DataType.UINT16]: "uint16",
+  [DataType.INT32]: "int32",
+  [DataType.UINT32]: "uint32",
+  [DataType.INT64]: "int64",
+  [DataType.UINT64]: "uint64",
+  [DataType.BOOL]: "bool",
+};
+const FROM_ORT = Object.fromEntries(Object.entries(ORT_TYPE).map(([k, v]) => [v, Number(k)]));
+
+function toOrt(t: RTensor): ort.Tensor {
+  return new ort.Tensor(ORT_TYPE[t.dtype]!, t.data as never, t.shape);
+}
+function fromOrt(t: ort.Tensor): RTensor {
+  const dtype = FROM_ORT[t.type]!;
+  let data = t.data as RTensor["data"];
+  if (dtype === DataType.FLOAT16 && !(data instanceof Uint16Array))
+    data = new Uint16Array((data as unknown as Uint16Array).buffer);
+  return { dtype, shape: [...t.dims], data };
+}
+
+/** A deterministic pseudo-random generator (xorshift32). */
+function rng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 4294967296;
+  };
+}
+function random(dtype: number, shape: number[], seed: number, lo = -3, hi = 3): RTensor {
+  const r = rng(seed);
+  const n = shape.reduce((p, d) => p * d, 1);
+  const v = Float64Array.from({ length: n }, () => lo + (hi - lo) * r());
+  if (dtype === DataType.INT64)
+    return { dtype, shape, data: BigInt64Array.from(v, (x) => BigInt(Math.round(x))) };
+  const integer =
+    dtype !== DataType.FLOAT && dtype !== DataType.DOUBLE && dtype !== DataType.FLOAT16;
+  return fromFloat64(dtype, shape, integer ? v.map(Math.round) : v);
+}
+
+async function compareWithOrt(
+  m: Model,
+  feeds: Record<string, RTensor>,
+  tol = { rtol: 1e-5, atol: 1e-6 },
+): Promise<void> {
+  const ours = run(m, feeds);
+  const session = await ort.InferenceSession.create(encodeModel(m));
+  const theirs = await session.run(
+    Object.fromEntries(Object.entries(feeds).map(([k, v]) => [k, toOrt(v)])),
+  );
+  for (const o of m.graph.outputs) {
+    const diff = compareTensors(ours[o.name]!, fromOrt(theirs[o.name]!), tol);
+    expect(diff, `output '${o.name}'`).toBeUndefined();
+  }
+}
+
+const m = (g: Graph, opset = 18): Model => model(g, opset);
+
+describe("interpreter agrees with onnxruntime-node", () => {
+  it("float arithmetic with broadcasting, unary math, variadic Max/Min, Where", async () => {
+    const g = graph({
+      nodes: [
+        node("Mul", ["a", "b"], ["ab"]),
+        node("Sub", ["ab", "c"], ["d"]),
+        node("Abs", ["d"], ["ad"]),
+        node("Sqrt", ["ad"], ["s"]),
+        node("Exp", ["c"], ["e"]),
+        node("Log", ["e"], ["l"]),
+        node("Div", ["s", "e"], ["q"]),
+        node("Max", ["q", "l", "b"], ["mx"]),
+        node("Min", ["mx", "a"], ["mn"]),
+        node("Greater", ["a", "b"], ["gt"]),
+        node("Neg", ["mn"], ["ng"]),
+        node("Where", ["gt", "mn", "ng"], ["y"]),
+      ],
+      inputs: [
+        valueInfo("a", "float", [4, 1, 5]),
+        valueInfo("b", "float", [3, 1]),
+        valueInfo("c", "float", [5]),
+      ],
+      outputs: [valueInfo("y", "float")],
+    });
+    await compareWithOrt(m(g), {
+      a: random(DataType.FLOAT, [4, 1, 5], 1),
+      b: random(DataType.FLOAT, [3, 1], 2),
+      c: random(DataType.FLOAT, [5], 3),
+    });
+  });
+
+  it("integer arithmetic that overflows wraps the same way (int32, int64)", async () => {
+    for (const [t, dtype] of [
+      ["int32", DataType.INT32],
+      ["int64", DataType.INT64],
+    ] as const) {
+      const g = graph({
+        nodes: [
+          node("Mul", ["a", "b"], ["p"]),
+          node("Add", ["p", "a"], ["s"]),
+          node("Sub", ["s", "b"], ["d"]),
+          node("Div", ["d", "b"], ["y"]),
+        ],
+        inputs: [valueInfo("a", t, [6]), valueInfo("b", t, [6])],
+        outputs: [valueInfo("y", t), valueInfo("p", t)],
+      });
+      const big = dtype === DataType.INT64 ? 4e18 : 2e9;
+      const a = random(dtype, [6], 11, -big, big);
+      const b = random(dtype, [6], 12, -big / 4, big / 4);
+      await compareWithOrt(m(g), { a, b });
+    }
+  });
+
+  it("Cast float → float16 → float and comparisons", async () => {
+    const g = graph({
+      nodes: [
+        node("Cast", ["x"], ["h"], { to: DataType.FLOAT16 }),
+        node("Cast", ["h"], ["y"], { to: DataType.FLOAT }),
+        node("Cast", ["x"], ["i"], { to: DataType.INT32 }),
+        node("Equal", ["x", "y"], ["eq"]),
+        node("LessOrEqual", ["y", "x"], ["le"]),
+        node("And", ["eq", "le"], ["both"]),
+        node("Not", ["both"], ["nb"]),
+      ],
+      inputs: [valueInfo("x", "float", [200])],
+      outputs: [valueInfo("y", "float"), valueInfo("i", "int32"), valueInfo("nb", "bool")],
+    });
+    const x = random(DataType.FLOAT, [200], 5, -70000, 70000);
+    await compareWithOrt(m(g), { x }, { rtol: 0, atol: 0 });
+  });
+
+  it("Slice, Pad, Concat, Gather, Reshape, Expand, Unsqueeze, Squeeze, CumSum, Shape, Range", async () => {
+    const g = graph({
+      nodes: [
+        node("Slice", ["x", "starts", "ends", "axes", "steps"], ["sl"]),
+        node("Pad", ["sl", "pads"], ["pd"], { mode: "reflect" }),
+        node("Concat", ["pd", "pd"], ["cc"], { axis: 0 }),
+        node("Gather", ["cc", "idx"], ["ga"], { axis: 1 }),
+        node("Reshape", ["ga", "shp"], ["rs"]),
+        node("Expand", ["rs", "eshape"], ["ex"]),
+        node("Unsqueeze", ["ex", "uax"], ["us"]),
+        node("Squeeze", ["us", "uax"], ["sq"]),
+        node("CumSum", ["sq", "cax"], ["y"], { exclusive: 1, reverse: 1 }),
+        node("Shape", ["y"], ["ys"]),
+        node("Range", ["r0", "r1", "r2"], ["rg"]),
+      ],
+      inputs: [valueInfo("x", "float", [4, 6])],
+      initializers: [],
+      outputs: [valueInfo("y", "float"), valueInfo("ys", "int64"), valueInfo("rg", "int64")],
+    });
+    const consts: Record<string, RTensor> = {
+      starts: i64([2], [-1, 1]),
+      ends: i64([2], [-(2n ** 63n), 2n ** 63n - 1n]),
+      axes: i64([2], [0, 1]),
+      steps: i64([2], [-2, 2]),
+      pads: i64([4], [1, 2, 0, 1]),
+      idx: i64([3], [-1, 0, 2]),
+      shp: i64([2], [-1, 1]),
+      eshape: i64([3], [2, 1, 4]),
+      uax: i64([1], [-1]),
+      cax: i64([], [1]),
+      r0: i64([], [10]),
+      r1: i64([], [-3]),
+      r2: i64([], [-4]),
+    };
+    // Feed the constant inputs as Constant nodes so both runtimes see the same graph.
+    g.nodes.unshift(
+      ...Object.entries(consts).map(([name, t]) =>
+        node(
+          "Constant",
+          [],
+          [name],
+          {},
+          { attributes: [{ name: "value", type: "TENSOR", value: toIR(t) }] },
+        ),
+      ),
+    );
+    await compareWithOrt(m(g), { x: random(DataType.FLOAT, [4, 6], 9) });
+  });
+
+  it("If and Loop bodies reading outer-scope values", async () => {
+    const thenG = graph({
+      name: "then",
+      nodes: [node("Mul", ["x", "x"], ["t"])],
+      outputs: [valueInfo("t", "float", [3])],
+    });
+    const elseG = graph({
+      name: "else",
+      nodes: [node("Neg", ["x"], ["e"])],
+      outputs: [valueInfo("e", "float", [3])],
+    });
+    const body = graph({
+      name: "body",
+      nodes: [
+        node("Add", ["acc", "x"], ["acc2"]),
+        node("Cast", ["i"], ["fi"], { to: DataType.FLOAT }),
+        node("Mul", ["acc2", "fi"], ["sc"]),
+        node("Identity", ["cond"], ["cond2"]),
+      ],
+      inputs: [
+        valueInfo("i", "int64", []),
+        valueInfo("cond", "bool", []),
+        valueInfo("acc", "float", [3]),
+      ],
+      outputs: [
+        valueInfo("cond2", "bool", []),
+        valueInfo("acc2", "float", [3]),
+        valueInfo("sc", "float", [3]),
+      ],
+    });
+    const g = graph({
+      nodes: [
+        node("If", ["c"], ["br"], { then_branch: thenG, else_branch: elseG }),
+        node("Loop", ["n", "", "br"], ["fin", "scans"], { body }),
+      ],
+      inputs: [
+        valueInfo("c", "bool", []),
+        valueInfo("x", "float", [3]),
+        valueInfo("n", "int64", []),
+      ],
+      outputs: [valueInfo("fin", "float"), valueInfo("scans", "float")],
+    });
+    for (const c of [0, 1])
+      await compareWithOrt(m(g, 16), {
+        c: { dtype: DataType.BOOL, shape: [], data: Uint8Array.of(c) },
+        x: random(DataType.FLOAT, [3], 21),
+        n: i64([], [4]),
+      });
+  });
+});
