@@ -107,6 +107,16 @@ describe(".onnxtxt files", () => {
     expect(loaded.graph.initializers[0]!.values()).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  it("a file starting with a byte-order mark, with CRLF line ends and comments, loads", () => {
+    const path = join(dir, "bom.onnxtxt");
+    writeFileSync(
+      path,
+      '\ufeff# comment\r\n<ir_version: 8, opset_import: ["" : 18]>\r\ng (float x) => (float y) {\r\n  y = Abs (x) # abs\r\n}\r\n',
+    );
+    const m = loadModel(path);
+    expect(m.graph.nodes[0]).toMatchObject({ opType: "Abs", inputs: ["x"], outputs: ["y"] });
+  });
+
   it("a missing external data file is reported by loadModel", () => {
     const path = join(dir, "missing.onnxtxt");
     writeFileSync(

@@ -68,7 +68,9 @@ export class Lexer {
   constructor(
     readonly text: string,
     readonly file?: string,
-  ) {}
+  ) {
+    if (text.charCodeAt(0) === 0xfeff) this.pos = 1; // a byte-order mark is not content
+  }
 
   where(pos: number): string {
     const { line, col } = lineCol(this.text, pos);
