@@ -95,7 +95,8 @@ describe("Reduce*-18 bodies match onnxruntime's own kernels", () => {
       : [undefined, undefined];
     const body = functionBody(v, { inputTypes, attributes });
     expect(body.opsetImports).toEqual([{ domain: "", version: 18 }]);
-    const values = elem === INT32 || elem === INT64 ? ints(count) : floats(count);
+    const values =
+      elem === INT32 || elem === INT64 ? ints(count) : floats(count).map((x) => round(x, elem));
     const feeds: Feed[] = [{ name: "data", elem, dims: shape, data: typed(elem, values) }];
     if (c.axes)
       feeds.push({ name: "axes", elem: INT64, dims: [c.axes.length], data: typed(INT64, c.axes) });
@@ -105,7 +106,12 @@ describe("Reduce*-18 bodies match onnxruntime's own kernels", () => {
     // Its integer ReduceLogSumExp adds exp terms into the integer type, which is not the exact
     // value (log(e^3 + e^5 + e^5 + e^2) gives 5, not 6): compare with double, truncated.
     const isInt = elem === INT32 || elem === INT64;
-    const refElem = elem === FLOAT16 ? FLOAT : isInt && op === "ReduceLogSumExp" ? DOUBLE : elem;
+    const refElem =
+      elem === FLOAT16 || elem === BFLOAT16
+        ? FLOAT
+        : isInt && op === "ReduceLogSumExp"
+          ? DOUBLE
+          : elem;
     const refFeeds = feeds.map((f) =>
       f.name === "data" ? { ...f, elem: refElem, data: typed(refElem, numbers(elem, f.data)) } : f,
     );
@@ -124,7 +130,7 @@ describe("Reduce*-18 bodies match onnxruntime's own kernels", () => {
     // fail there; a body cannot, so those elements are not compared.
     if (isInt) expect(g.filter((_, i) => Number.isFinite(w[i]))).toEqual(w.filter(Number.isFinite));
     else {
-      const ulps = elem === FLOAT16 ? 1 : 4;
+      const ulps = elem === FLOAT16 || elem === BFLOAT16 ? 1 : 4;
       g.forEach((x, i) =>
         expect(
           ulpDistance(x, w[i]!, elem),
@@ -135,8 +141,8 @@ describe("Reduce*-18 bodies match onnxruntime's own kernels", () => {
   }
 
   for (const op of ops)
-    it(`${op}: float, double, int32, int64, float16 on every axes/keepdims/noop case`, async () => {
-      for (const elem of [FLOAT, DOUBLE, INT32, INT64, FLOAT16])
+    it(`${op}: float, double, int32, int64, float16, bfloat16 on every axes/keepdims/noop case`, async () => {
+      for (const elem of [FLOAT, DOUBLE, INT32, INT64, FLOAT16, BFLOAT16])
         for (const c of cases) await compare(op, elem, c, true);
     });
 

@@ -146,6 +146,10 @@ describe("onnx-expand schema", () => {
     ]);
     expect(all.stdout).toContain("axes: tensor(int64) (optional)");
     expect(all.stdout).toContain("noop_with_empty_axes: INT = 0");
+    const list = runCli(["schema"]);
+    expect(list.code).toBe(0);
+    expect(list.stdout.split("\n")).toContain("ReduceSum: 1, 11, 13");
+    expect(list.stdout.split("\n")).toContain("LogCumSumExp: 29");
     const one = runCli(["schema", "LogCumSumExp", "--opset", "29", "--json"]);
     expect(one.code).toBe(0);
     const v = JSON.parse(one.stdout);
