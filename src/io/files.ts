@@ -266,15 +266,15 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): v
   if (opts.inputPath && !opts.force && samePath(opts.inputPath, path))
     throw new OnnxError("E_USAGE", "output would overwrite the input (use --force to allow)", path);
   const outDir = dirname(resolve(path));
+  // Tensors whose external file would no longer be found from the new folder are read in.
+  for (const t of walkTensors(model))
+    if (t.data.kind === "external" && resolve(t.data.baseDir ?? outDir) !== outDir)
+      loadExternalData(t);
   if (isTextPath(path)) {
     const text = printModel(model, { initializers: opts.initializers ?? true });
     writeFileAtomic(path, (fd) => writeAll(fd, Buffer.from(text, "utf8")));
     return;
   }
-  // Tensors whose external file would no longer be found from the new folder are read in.
-  for (const t of walkTensors(model))
-    if (t.data.kind === "external" && resolve(t.data.baseDir ?? outDir) !== outDir)
-      loadExternalData(t);
 
   const ext = opts.externalData;
   if (!ext) {
