@@ -2,7 +2,29 @@ import { describe, expect, it } from "vitest";
 import { SchemaRegistry } from "../src/schema/index.js";
 import { diffVersions } from "../src/schema/diff.js";
 import type { OpVersion } from "../src/schema/types.js";
+import { main } from "../src/cli/main.js";
 import { runCli } from "./helpers/cli.js";
+
+/** Runs the CLI in this process (fast); runCli spawns it as a user would. */
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const write = { out: process.stdout.write, err: process.stderr.write };
+  process.stdout.write = ((s: string | Uint8Array) =>
+    out.push(String(s)) > 0) as typeof process.stdout.write;
+  process.stderr.write = ((s: string | Uint8Array) =>
+    err.push(String(s)) > 0) as typeof process.stderr.write;
+  process.exitCode = undefined;
+  try {
+    await main(["node", "onnx-expand", ...args]);
+  } finally {
+    process.stdout.write = write.out;
+    process.stderr.write = write.err;
+  }
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = undefined;
+  return { code, stdout: out.join(""), stderr: err.join("") };
+}
 
 const reg = SchemaRegistry.default();
 const at = (op: string, opset: number) => reg.resolve("", op, opset);
@@ -115,29 +137,29 @@ describe("diffVersions", () => {
 });
 
 describe("onnx-expand schema", () => {
-  it("prints the ReduceL1 11 -> 13 diff", () => {
-    const r = runCli(["schema", "ReduceL1", "--diff", "11", "13"]);
+  it("prints the ReduceL1 11 -> 13 diff", async () => {
+    const r = await cli(["schema", "ReduceL1", "--diff", "11", "13"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("version 11 -> 13");
     expect(r.stdout).toContain("type constraint T: gained bfloat16");
     expect(r.stdout).toContain("breaking: no");
   });
 
-  it("prints the ReduceLogSum 13 -> 18 diff, resolving opsets to versions in force", () => {
-    const r = runCli(["schema", "ReduceLogSum", "--diff", "15", "18"]);
+  it("prints the ReduceLogSum 13 -> 18 diff, resolving opsets to versions in force", async () => {
+    const r = await cli(["schema", "ReduceLogSum", "--diff", "15", "18"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("version 13 -> 18");
     expect(r.stdout).toContain("attribute 'axes' moved to an optional input #1");
     expect(r.stdout).toContain("+ attribute noop_with_empty_axes: INT = 0");
     expect(r.stdout).toContain("now a function");
     expect(r.stdout).toContain("breaking: yes");
-    const j = runCli(["schema", "ReduceLogSum", "--diff", "13", "18", "--json"]);
+    const j = await cli(["schema", "ReduceLogSum", "--diff", "13", "18", "--json"]);
     const d = JSON.parse(j.stdout);
     expect([d.from, d.to, d.verdict.breaking, d.function]).toEqual([13, 18, true, "added"]);
   });
 
-  it("shows every version, or the one in force", () => {
-    const all = runCli(["schema", "ReduceSum"]);
+  it("shows every version, or the one in force", async () => {
+    const all = await cli(["schema", "ReduceSum"]);
     expect(all.code).toBe(0);
     expect(all.stdout.match(/^ReduceSum-\d+ /gm)).toEqual([
       "ReduceSum-1 ",
@@ -146,11 +168,11 @@ describe("onnx-expand schema", () => {
     ]);
     expect(all.stdout).toContain("axes: tensor(int64) (optional)");
     expect(all.stdout).toContain("noop_with_empty_axes: INT = 0");
-    const list = runCli(["schema"]);
+    const list = await cli(["schema"]);
     expect(list.code).toBe(0);
     expect(list.stdout.split("\n")).toContain("ReduceSum: 1, 11, 13");
     expect(list.stdout.split("\n")).toContain("LogCumSumExp: 29");
-    const one = runCli(["schema", "LogCumSumExp", "--opset", "29", "--json"]);
+    const one = await cli(["schema", "LogCumSumExp", "--opset", "29", "--json"]);
     expect(one.code).toBe(0);
     const v = JSON.parse(one.stdout);
     expect([v.name, v.since, v.function, v.attributes[0].name, v.attributes[0].default]).toEqual([
@@ -162,15 +184,15 @@ describe("onnx-expand schema", () => {
     ]);
   });
 
-  it("fails with one line and exit 2 on an unknown operator or an opset before the first version", () => {
+  it("fails with one line and exit 2 on an unknown operator or an opset before the first version", async () => {
     const r = runCli(["schema", "NoSuchOp"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("onnx-expand: error: unknown operator 'NoSuchOp' in domain 'ai.onnx'\n");
-    const early = runCli(["schema", "LogCumSumExp", "--opset", "28"]);
+    const early = await cli(["schema", "LogCumSumExp", "--opset", "28"]);
     expect(early.code).toBe(2);
     expect(early.stderr).toBe(
       "onnx-expand: error: operator 'LogCumSumExp' is not defined at opset 28 (first version: 29)\n",
     );
-    expect(runCli(["schema", "ReduceSum", "--diff", "13"]).code).toBe(2);
+    expect((await cli(["schema", "ReduceSum", "--diff", "13"])).code).toBe(2);
   });
 });
