@@ -303,6 +303,11 @@ describe("WebAssembly and TypeScript paths agree", () => {
       [6, 33, 41],
       [0, 1],
     ],
+    // larger than the WebAssembly window: rows split in pieces, several column windows / row groups
+    [[3, 140000], [1]],
+    [[5, 140000], [0]],
+    [[140000, 3], [1]],
+    [[2, 5, 40000], [1]],
   ];
   for (const op of ["Sum", "Mean", "L1", "L2", "SumSquare", "LogSum"] as ReduceOp[])
     it(op, () => {

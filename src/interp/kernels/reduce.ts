@@ -324,7 +324,7 @@ const CHUNK = 1 << 17;
 /**
  * float32 sum-like reductions in WebAssembly SIMD. Handles the block patterns [R], [K, R], [R, K]
  * and [K, R, K]; returns undefined for others. The input is streamed through a cache-sized
- * window of WebAssembly memory, so memory use is the window plus the float64 accumulators.
+ * window of WebAssembly memory.
  */
 export function reduceFloat32Wasm(
   op: ReduceOp,
@@ -346,13 +346,16 @@ export function reduceFloat32Wasm(
   else if (pat === "KRK") [outerK, R, K, prefix] = [b[0]!.n, b[1]!.n, b[2]!.n, true];
   else return undefined;
 
+  // WebAssembly memory: [scratch: CHUNK float32][accumulators: up to CHUNK float64]. Results are
+  // moved out per group of rows / column window, so the module's memory stays at 1.5 MiB whatever
+  // the tensor sizes (WebAssembly memory never shrinks).
   const scratch = 0;
   const accBase = CHUNK * 4;
-  w.reserve(accBase + plan.outCount * 8 + 64);
+  w.reserve(accBase + CHUNK * 8);
   const buf = w.memory.buffer;
   const heapF32 = new Float32Array(buf);
-  const acc = new Float64Array(buf, accBase, plan.outCount);
-  acc.fill(0);
+  const acc = new Float64Array(buf, accBase, CHUNK);
+  const out = new Float64Array(plan.outCount);
   if (!prefix) {
     // K rows of R contiguous values; one float64 sum per row.
     const sum = w.sum[mode]!;
@@ -362,7 +365,9 @@ export function reduceFloat32Wasm(
       for (let r = 0; r < K; r += per) {
         const g = Math.min(per, K - r);
         heapF32.set(x.subarray(r * R, (r + g) * R), scratch);
-        rows(scratch, g, R, accBase + r * 8);
+        acc.fill(0, 0, g);
+        rows(scratch, g, R, accBase);
+        out.set(acc.subarray(0, g), r);
       }
     } else {
       for (let r = 0; r < K; r++) {
@@ -372,37 +377,36 @@ export function reduceFloat32Wasm(
           heapF32.set(x.subarray(r * R + c, r * R + e), scratch);
           s += sum(scratch, e - c);
         }
-        acc[r] = s;
+        out[r] = s;
       }
     }
   } else {
-    // outerK blocks, each R rows of K values accumulated into a row of K float64 values.
+    // outerK blocks, each R rows of K values summed column-wise, one column window at a time.
     const acc1 = w.acc[mode]!;
     const acc4 = w.acc4[mode]!;
-    const W = Math.min(K, CHUNK >> 2); // column window: four row pieces fit the scratch
+    const W = Math.min(K, CHUNK >> 2); // four row pieces of the window fill the scratch
     for (let o = 0; o < outerK; o++) {
       const base = o * R * K;
-      const q0 = accBase + o * K * 8;
       for (let c = 0; c < K; c += W) {
         const wn = Math.min(W, K - c);
-        const q = q0 + c * 8;
+        acc.fill(0, 0, wn);
         let r = 0;
         for (; r + 4 <= R; r += 4) {
           for (let j = 0; j < 4; j++) {
             const s = base + (r + j) * K + c;
             heapF32.set(x.subarray(s, s + wn), j * wn);
           }
-          acc4(scratch, wn * 4, wn, q);
+          acc4(scratch, wn * 4, wn, accBase);
         }
         for (; r < R; r++) {
           const s = base + r * K + c;
           heapF32.set(x.subarray(s, s + wn), 0);
-          acc1(scratch, wn, q);
+          acc1(scratch, wn, accBase);
         }
+        out.set(acc.subarray(0, wn), o * K + c);
       }
     }
   }
-  const out = new Float64Array(acc);
   finishFloat(op, out, plan.count, undefined);
   return out;
 }
