@@ -74,14 +74,14 @@ function finish(dtype: number, shape: number[], data: Storage): RTensor {
 // ---------------------------------------------------------------------------------------------
 // Unary
 
-interface UnarySpec {
+export interface UnarySpec {
   float?: Num;
   int?: Num;
   big?: Big;
   bool?: Num;
 }
 
-function unary(op: string, spec: UnarySpec): Kernel {
+export function unary(op: string, spec: UnarySpec): Kernel {
   return (ctx, inputs) => {
     const x = input(ctx, inputs, 0);
     const dom = domainOf(x.dtype);
@@ -188,7 +188,7 @@ export const unaryKernels: Record<string, Kernel> = {
 // ---------------------------------------------------------------------------------------------
 // Binary (broadcasting)
 
-interface BinarySpec {
+export interface BinarySpec {
   float?: Num2;
   int?: Num2;
   /** For int32/uint32 where the plain number result may lose precision (Mul). */
@@ -213,7 +213,7 @@ function broadcast2<T>(
   else for (let i = 0; i < n; i++) out[i] = f(a[ia[i]!]!, b[ib[i]!]!);
 }
 
-function binaryCompute(
+export function binaryCompute(
   ctx: KernelContext,
   op: string,
   spec: BinarySpec,
