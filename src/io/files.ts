@@ -17,7 +17,14 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import { OnnxError } from "../errors.js";
 import { Tensor } from "../ir/tensor.js";
 import type { Model } from "../ir/types.js";
-import { ChunkWriter, StreamEncoder, decodeMessage, messageType, type Msg } from "../proto/wire.js";
+import {
+  ChunkWriter,
+  StreamEncoder,
+  decodeMessage,
+  encodeMessage,
+  messageType,
+  type Msg,
+} from "../proto/wire.js";
 import { parseModelText } from "../text/parse.js";
 import { printModel } from "../text/print.js";
 import { ProtoReader } from "./from-proto.js";
@@ -46,9 +53,7 @@ export function decodeModel(
 
 /** Encodes a model into one buffer. */
 export function encodeModel(model: Model): Uint8Array {
-  const chunks: Uint8Array[] = [];
-  writeModelChunks(model, (c) => chunks.push(c));
-  return concat(chunks);
+  return encodeMessage("ModelProto", new ProtoWriter().model(model));
 }
 
 function writeModelChunks(
@@ -57,17 +62,6 @@ function writeModelChunks(
   writer = new ProtoWriter(),
 ): void {
   new StreamEncoder().encode(messageType("ModelProto"), writer.model(model), new ChunkWriter(sink));
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.length;
-  }
-  return out;
 }
 
 function readInput(path: string): Buffer {
