@@ -6,8 +6,9 @@
 //   lae(a, b) = max(a, b) + log1p(exp(-|a - b|))
 //
 // with log1p(e) for e in [0, 1] computed as e when 1 + e rounds to 1, else log(u) * e / (u - 1)
-// with u = 1 + e (exact to a few ulp, unlike log(1 + e) for small e); an infinite max gives the
-// max itself (so +inf wins and -inf, -inf stays -inf) and a NaN operand gives NaN.
+// with u = 1 + e (exact to a few ulp, unlike log(1 + e) for small e). Special values fall out
+// of the arithmetic: +inf beside anything finite gives +inf, -inf adds nothing (e = 0), two equal
+// infinities give that infinity, and a NaN operand gives NaN.
 //
 // Static axis length n: a Hillis-Steele scan, ceil(log2 n) steps of y = lae(y, y shifted by d
 // along the axis with -inf filling the first d places). Otherwise: a Scan op carrying the running
@@ -38,17 +39,16 @@ function logAddExp(
   out?: string,
 ): string {
   const m = w.op("Max", [a, b]);
-  const diff = w.op("Sub", [a, b]);
+  // a - b is NaN for two equal infinities, whose lae is that infinity: use 0 there instead
+  // (m + log 2 is then the infinity). A NaN operand keeps the difference NaN, so the sum below
+  // is NaN whatever Max does with NaN.
+  const diff = w.op("Where", [w.op("Equal", [a, b]), c.zero, w.op("Sub", [a, b])]);
   const e = w.op("Exp", [w.op("Neg", [w.op("Abs", [diff])])]);
   const u = w.op("Add", [e, c.one]);
   const den = w.op("Sub", [u, c.one]);
   const ratio = w.op("Div", [w.op("Mul", [w.op("Log", [u]), e]), den]);
   const log1p = w.op("Where", [w.op("Equal", [den, c.zero]), e, ratio]);
-  const sum = w.op("Add", [m, log1p]);
-  const finite = w.op("Where", [w.op("IsInf", [m]), m, sum]);
-  // a - b is NaN when either is; Max may not propagate NaN on every runtime.
-  const nan = w.op("Or", [w.op("IsNaN", [a]), w.op("IsNaN", [b])]);
-  return w.op("Where", [nan, diff, finite], "", out);
+  return w.op("Add", [m, log1p], "", out);
 }
 
 export const logCumSumExpBuilder: BodyBuilder = (args): FunctionBody => {
