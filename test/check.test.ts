@@ -458,6 +458,22 @@ describe("functions", () => {
     );
   });
 
+  it("a reference whose type differs from the function attribute's default", () => {
+    const f = fn({
+      name: "Scale",
+      inputs: ["X"],
+      outputs: ["Y"],
+      attributeProtos: [attr("alpha", 2)],
+      nodes: [{ ...node("LeakyRelu", ["X"], ["Y"]), attributes: [ref("alpha", "FLOAT", "alpha")] }],
+    });
+    expectOne(
+      callModel(f),
+      "attribute-type",
+      "function 'local.Scale', node #0 (LeakyRelu)",
+      "INT default",
+    );
+  });
+
   it("a function that calls itself", () => {
     const f = fn({
       name: "Loopy",

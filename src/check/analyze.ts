@@ -54,7 +54,8 @@ class Scope {
   readonly types = new Map<string, Type | undefined>();
   readonly consts = new Map<string, ConstVal>();
   readonly syms = new Map<string, Dim[]>();
-  readonly origin = new Map<string, string>();
+  /** How each value was defined, for messages: text, or the defining node (labelled on demand). */
+  readonly origin = new Map<string, string | { node: Node; index: number }>();
   constructor(readonly parent?: Scope) {}
   has(name: string): boolean {
     return this.types.has(name) || (this.parent?.has(name) ?? false);
@@ -189,6 +190,20 @@ export class Analyzer {
         message: `IR version ${ir} does not allow model-local functions (they need IR version ${MIN_IR_FOR_FUNCTIONS} or later)`,
       });
     }
+  }
+
+  private readonly attrDecls = new WeakMap<Function, Map<string, string | undefined>>();
+
+  /** A function's declared attribute names, with the type of their default where one is given. */
+  private declaredAttributes(f: Function): Map<string, string | undefined> {
+    let m = this.attrDecls.get(f);
+    if (!m) {
+      m = new Map<string, string | undefined>();
+      for (const n of f.attributes) m.set(n, undefined);
+      for (const a of f.attributeProtos) m.set(a.name, a.type);
+      this.attrDecls.set(f, m);
+    }
+    return m;
   }
 
   private calledFunction(node: Node): Function | undefined {
@@ -350,24 +365,27 @@ export class Analyzer {
     scope: Scope,
     name: string,
     type: Type | undefined,
-    origin: string,
+    origin: string | { node: Node; index: number },
     ctx: Ctx,
-    where: string,
+    where: string | (() => string),
   ): void {
     if (name === "") return;
+    const label = (o: string | { node: Node; index: number } | undefined) =>
+      typeof o === "object" ? `an output of ${nodeLabel(o.node, o.index)}` : String(o);
+    const at = () => (typeof where === "string" ? where : where());
     if (scope.types.has(name)) {
       ctx.sink.push({
         code: "duplicate-value",
-        where,
-        message: `value '${name}' is defined twice: as ${scope.origin.get(name)} and as ${origin}`,
+        where: at(),
+        message: `value '${name}' is defined twice: as ${label(scope.origin.get(name))} and as ${label(origin)}`,
       });
       return;
     }
     if (scope.parent?.has(name)) {
       ctx.sink.push({
         code: "duplicate-value",
-        where,
-        message: `value '${name}' (${origin}) has the name of a value of an enclosing graph; names must be unique`,
+        where: at(),
+        message: `value '${name}' (${label(origin)}) has the name of a value of an enclosing graph; names must be unique`,
       });
     }
     scope.types.set(name, type);
@@ -515,8 +533,14 @@ export class Analyzer {
     declared: Map<string, Type | undefined>,
     later: Set<string>,
   ): void {
-    const where = ctx.where ? `${ctx.where}, ${nodeLabel(node, index)}` : nodeLabel(node, index);
-    const report = (code: ProblemCode, message: string) => ctx.sink.push({ code, where, message });
+    // Built only when something is reported: most nodes have nothing to say.
+    let whereText: string | undefined;
+    const where = () =>
+      (whereText ??= ctx.where
+        ? `${ctx.where}, ${nodeLabel(node, index)}`
+        : nodeLabel(node, index));
+    const report = (code: ProblemCode, message: string) =>
+      ctx.sink.push({ code, where: where(), message });
     const op = node.opType;
     const domain = normaliseDomain(node.domain);
 
@@ -592,13 +616,11 @@ export class Analyzer {
       const v = ctx.env.get(a.refAttrName);
       return v ? { ...v, name: a.name, refAttrName: undefined } : undefined;
     };
-    const seen = new Set<string>();
-    const fnAttrs = ctx.fn
-      ? new Set([...ctx.fn.attributes, ...ctx.fn.attributeProtos.map((a) => a.name)])
-      : undefined;
-    for (const a of node.attributes) {
-      if (seen.has(a.name)) report("duplicate-attribute", `attribute '${a.name}' is given twice`);
-      seen.add(a.name);
+    const fnAttrs = ctx.fn ? this.declaredAttributes(ctx.fn) : undefined;
+    node.attributes.forEach((a, i) => {
+      if (node.attributes.findIndex((b) => b.name === a.name) !== i) {
+        report("duplicate-attribute", `attribute '${a.name}' is given twice`);
+      }
       if (a.refAttrName !== undefined) {
         if (!fnAttrs) {
           report(
@@ -608,8 +630,16 @@ export class Analyzer {
         } else if (!fnAttrs.has(a.refAttrName)) {
           report(
             "ref-attribute",
-            `attribute '${a.name}' refers to '@${a.refAttrName}', which function '${fname(ctx.fn!)}' does not declare (declared: ${[...fnAttrs].join(", ") || "none"})`,
+            `attribute '${a.name}' refers to '@${a.refAttrName}', which function '${fname(ctx.fn!)}' does not declare (declared: ${[...fnAttrs.keys()].join(", ") || "none"})`,
           );
+        } else {
+          const declaredType = fnAttrs.get(a.refAttrName);
+          if (declaredType && declaredType !== a.type) {
+            report(
+              "attribute-type",
+              `attribute '${a.name}' is ${a.type}, but '@${a.refAttrName}' of function '${fname(ctx.fn!)}' has a ${declaredType} default`,
+            );
+          }
         }
       }
       if (schema) {
@@ -635,10 +665,10 @@ export class Analyzer {
           );
         }
       }
-    }
+    });
     if (schema) {
       for (const spec of schema.attributes) {
-        if (spec.required && !seen.has(spec.name)) {
+        if (spec.required && !node.attributes.some((a) => a.name === spec.name)) {
           report(
             "missing-attribute",
             `${opv} requires attribute '${spec.name}' (${spec.type}), which is not given`,
@@ -686,12 +716,12 @@ export class Analyzer {
       error: report,
       subgraph: () => undefined,
     };
-    const visited = new Set<string>();
-    const childWhere = (name: string) => `${where} ${name}`;
+    const visited: string[] = [];
+    const childWhere = (name: string) => `${where()} ${name}`;
     rc.subgraph = (name, types, loose) => {
       const a = node.attributes.find((x) => x.name === name);
       if (!a || a.type !== "GRAPH" || !a.value) return undefined;
-      visited.add(name);
+      visited.push(name);
       return this.analyzeGraph(a.value, scope, { ...ctx, where: childWhere(name) }, types, loose);
     };
     if (schema && domain === "") {
@@ -701,7 +731,7 @@ export class Analyzer {
       rc.outputs = this.instantiate(fn, node, inTypes, ctx, attrOf).slice(0, node.outputs.length);
     }
     for (const a of node.attributes) {
-      if (visited.has(a.name)) continue;
+      if (visited.includes(a.name)) continue;
       for (const g of attributeGraphs(a))
         this.analyzeGraph(g, scope, { ...ctx, where: childWhere(a.name) });
     }
@@ -731,7 +761,7 @@ export class Analyzer {
         if (formal && !rc.outputs[i])
           this.checkType(schema, opv, formal, name, m.type, "output", bound, report);
       }
-      this.define(scope, name, m.type, `an output of ${nodeLabel(node, index)}`, ctx, where);
+      this.define(scope, name, m.type, { node, index }, ctx, where);
       const k = rc.outConsts[i];
       if (k && scope.types.get(name) === m.type) scope.consts.set(name, k);
       const sy = rc.outSyms[i];
