@@ -246,4 +246,105 @@ describe("interpreter agrees with onnxruntime-node", () => {
         n: i64([], [4]),
       });
   });
+
+  it("Conv (pads, strides, dilations, groups, bias) and pooling (ceil_mode, count_include_pad, SAME)", async () => {
+    const g = graph({
+      nodes: [
+        node("Conv", ["x", "w", "b"], ["c1"], {
+          pads: [1, 0, 2, 1],
+          strides: [2, 1],
+          dilations: [1, 2],
+          group: 2,
+        }),
+        node("Conv", ["x", "w2"], ["c2"], { auto_pad: "SAME_UPPER", strides: [2, 2] }),
+        node("MaxPool", ["x"], ["mp", "mi"], {
+          kernel_shape: [3, 2],
+          strides: [2, 2],
+          ceil_mode: 1,
+          pads: [1, 0, 0, 1],
+        }),
+        node("AveragePool", ["x"], ["ap"], {
+          kernel_shape: [2, 3],
+          pads: [1, 1, 1, 1],
+          count_include_pad: 1,
+        }),
+        node("AveragePool", ["x"], ["ap0"], {
+          kernel_shape: [3, 3],
+          pads: [1, 1, 1, 1],
+          strides: [2, 2],
+        }),
+        node("GlobalAveragePool", ["x"], ["gap"]),
+      ],
+      inputs: [
+        valueInfo("x", "float", [2, 4, 7, 6]),
+        valueInfo("w", "float", [6, 2, 3, 2]),
+        valueInfo("b", "float", [6]),
+        valueInfo("w2", "float", [3, 4, 3, 3]),
+      ],
+      outputs: ["c1", "c2", "mp", "mi", "ap", "ap0", "gap"].map((n) =>
+        valueInfo(n, n === "mi" ? "int64" : "float"),
+      ),
+    });
+    await compareWithOrt(m(g), {
+      x: random(DataType.FLOAT, [2, 4, 7, 6], 31),
+      w: random(DataType.FLOAT, [6, 2, 3, 2], 32),
+      b: random(DataType.FLOAT, [6], 33),
+      w2: random(DataType.FLOAT, [3, 4, 3, 3], 34),
+    });
+  });
+
+  it("MatMul with batch broadcasting and 1-D operands, Gemm, Softmax family, LayerNormalization, Clip, Mod", async () => {
+    const g = graph({
+      nodes: [
+        node("MatMul", ["a", "b"], ["mm"]),
+        node("MatMul", ["v", "b"], ["vm"]),
+        node("Gemm", ["g1", "g2", "gc"], ["gm"], { transA: 1, alpha: 0.5, beta: 2.5 }),
+        node("Softmax", ["mm"], ["sm"], { axis: 1 }),
+        node("LogSoftmax", ["mm"], ["lsm"]),
+        node("Hardmax", ["mm"], ["hm"], { axis: -2 }),
+        node("ArgMax", ["mm"], ["am"], { axis: 2, keepdims: 0 }),
+        node("LayerNormalization", ["mm", "lns", "lnb"], ["ln"], { axis: -2 }),
+        node("Clip", ["mm", "lo", "hi"], ["cl"]),
+        node("Mod", ["ia", "ib"], ["md"]),
+        node("Trilu", ["mm", "tk"], ["tl"], { upper: 0 }),
+      ],
+      inputs: [
+        valueInfo("a", "float", [2, 1, 3, 4]),
+        valueInfo("b", "float", [3, 4, 5]),
+        valueInfo("v", "float", [4]),
+        valueInfo("g1", "float", [4, 3]),
+        valueInfo("g2", "float", [4, 5]),
+        valueInfo("gc", "float", [5]),
+        valueInfo("lns", "float", [3, 5]),
+        valueInfo("lnb", "float", [5]),
+        valueInfo("lo", "float", []),
+        valueInfo("hi", "float", []),
+        valueInfo("ia", "int32", [8]),
+        valueInfo("ib", "int32", [8]),
+        valueInfo("tk", "int64", []),
+      ],
+      outputs: ["mm", "vm", "gm", "sm", "lsm", "hm", "am", "ln", "cl", "md", "tl"].map((n) =>
+        valueInfo(n, n === "am" ? "int64" : n === "md" ? "int32" : "float"),
+      ),
+    });
+    await compareWithOrt(
+      m(g),
+      {
+        a: random(DataType.FLOAT, [2, 1, 3, 4], 41),
+        b: random(DataType.FLOAT, [3, 4, 5], 42),
+        v: random(DataType.FLOAT, [4], 43),
+        g1: random(DataType.FLOAT, [4, 3], 44),
+        g2: random(DataType.FLOAT, [4, 5], 45),
+        gc: random(DataType.FLOAT, [5], 46),
+        lns: random(DataType.FLOAT, [3, 5], 47),
+        lnb: random(DataType.FLOAT, [5], 48),
+        lo: fromFloat64(DataType.FLOAT, [], Float64Array.of(-1)),
+        hi: fromFloat64(DataType.FLOAT, [], Float64Array.of(1.5)),
+        ia: random(DataType.INT32, [8], 49, -20, 20),
+        ib: fromFloat64(DataType.INT32, [8], Float64Array.of(3, -3, 7, -7, 5, 2, -4, 9)),
+        tk: i64([], [1]),
+      },
+      { rtol: 1e-4, atol: 1e-5 },
+    );
+  });
 });
