@@ -150,7 +150,7 @@ async function main(): Promise<void> {
     let ortY: Float32Array | undefined;
     const tHs = await median(async () => {
       ortY = (await sHs.run(feeds)).Y!.data as Float32Array;
-    }, 3);
+    }, 5);
     await sHs.release();
 
     const xt: RTensor = { dtype: DataType.FLOAT, shape, data: x };
@@ -170,7 +170,7 @@ async function main(): Promise<void> {
     );
     let tExec = NaN;
     try {
-      tExec = await median(() => run(direct, { X: xt }), 3);
+      tExec = await median(() => run(direct, { X: xt }), 5);
     } catch (e) {
       console.log(`(executor: ${(e as Error).message})`);
     }

@@ -115,7 +115,7 @@ async function main(): Promise<void> {
       const mem = memoryOf(() => runReduce(ctx, short, xt, axesT));
       const tWasm = await median(() => runReduce(ctx, short, xt, axesT));
       setReduceWasmEnabled(false);
-      const tTs = await median(() => runReduce(ctx, short, xt, axesT), 3);
+      const tTs = await median(() => runReduce(ctx, short, xt, axesT), 5);
       setReduceWasmEnabled(true);
       const tExec = await median(() => run(m, { x: xt }), 5);
 
