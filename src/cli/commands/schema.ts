@@ -117,6 +117,24 @@ function shortType(t: string): string {
   return t.replace(/^tensor\((.*)\)$/, "$1");
 }
 
+/** Splits text into lines of at most `width` columns (words are not broken). */
+function wrap(text: string, indent: string, width = 100): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/)) {
+    if (line && indent.length + line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(indent + line);
+  return lines;
+}
+
+function describe(text: string | undefined): string[] {
+  return text ? wrap(text, "        ") : [];
+}
+
 export function formatVersion(v: OpVersion): string {
   const flags: string[] = [];
   if (v.function)
@@ -131,13 +149,13 @@ export function formatVersion(v: OpVersion): string {
   const lines = [
     `${v.name}-${v.since} (${domainLabel(v.domain)}), since opset ${v.since}: ${flags.join(", ")}`,
   ];
-  if (v.description) lines.push(`  ${v.description}`);
+  if (v.description) lines.push(...wrap(v.description, "  "));
   lines.push(`  attributes:${v.attributes.length ? "" : " none"}`);
-  for (const a of v.attributes) lines.push(`    ${attrLine(a)}`);
+  for (const a of v.attributes) lines.push(`    ${attrLine(a)}`, ...describe(a.description));
   lines.push(`  inputs (${count(v.min_inputs, v.max_inputs)}):${v.inputs.length ? "" : " none"}`);
-  for (const f of v.inputs) lines.push(`    ${formalLine(f)}`);
+  for (const f of v.inputs) lines.push(`    ${formalLine(f)}`, ...describe(f.description));
   lines.push(`  outputs (${count(v.min_outputs, v.max_outputs)}):`);
-  for (const f of v.outputs) lines.push(`    ${formalLine(f)}`);
+  for (const f of v.outputs) lines.push(`    ${formalLine(f)}`, ...describe(f.description));
   lines.push(`  type constraints:${v.type_constraints.length ? "" : " none"}`);
   for (const t of v.type_constraints)
     lines.push(`    ${t.name}: ${t.allowed.map(shortType).join(", ")}`);
