@@ -181,6 +181,18 @@ describe("elementwise", () => {
       }),
     ).toBe("float[3,4]");
   });
+  it("Cast to something that is not an element type, or to one the version does not allow", () => {
+    const e = errors({ nodes: [node("Cast", ["a"], ["y"], { to: 99 })], inputs: [f32("a", [2])] });
+    expect(e).toHaveLength(1);
+    expect(e[0]).toContain("'to' = 99 is not a tensor element type");
+    const int4 = errors({
+      nodes: [node("Cast", ["a"], ["y"], { to: DataType.INT4 })],
+      inputs: [f32("a", [2])],
+      opset: 13,
+    });
+    expect(int4).toHaveLength(1);
+    expect(int4[0]).toContain("output 'y' is tensor(int4), which Cast-13 does not accept");
+  });
   it("Cast, CastLike, CumSum and LogCumSumExp keep the shape", () => {
     expect(
       infer1({

@@ -679,14 +679,19 @@ export class Analyzer {
 
     // Counts of inputs and outputs.
     const bound = new Map<string, { ts: string; name: string }>();
+    // Outputs are checked against the constraints only when the inputs were fine: one wrong
+    // input is one problem, not one more per output that inherits its type.
+    let inputsTyped = true;
     if (schema) {
       this.checkArity(schema, opv, node.inputs, "input", report);
       this.checkArity(schema, opv, node.outputs, "output", report);
+      const before = ctx.sink.length;
       node.inputs.forEach((name, i) => {
         const formal = formalAt(schema!.inputs, i);
         if (formal && name !== "")
           this.checkType(schema!, opv, formal, name, inTypes[i], "input", bound, report);
       });
+      inputsTyped = ctx.sink.length === before;
     } else if (fn) {
       if (node.inputs.length > fn.inputs.length) {
         report(
@@ -758,7 +763,7 @@ export class Analyzer {
       if (m.conflict) report("type-mismatch", `output '${name}' is ${m.conflict}`);
       else if (schema) {
         const formal = formalAt(schema.outputs, i);
-        if (formal && !rc.outputs[i])
+        if (formal && (inputsTyped || !rc.outputs[i]))
           this.checkType(schema, opv, formal, name, m.type, "output", bound, report);
       }
       this.define(scope, name, m.type, { node, index }, ctx, where);

@@ -3,7 +3,7 @@
 // compute shapes), and reports static impossibilities (axis out of range, shapes that cannot
 // broadcast) as problems naming the reason.
 
-import { dtypeName } from "../ir/dtype.js";
+import { dtypeInfo, dtypeName } from "../ir/dtype.js";
 import type { Tensor } from "../ir/tensor.js";
 import { DataType, type Attribute, type Dim, type Node, type Type } from "../ir/types.js";
 import {
@@ -207,7 +207,7 @@ const cast: Rule = (c) => {
     out(c, 0, 0, shape);
     return;
   }
-  if (!dtypeName(to).match(/^[a-z]/) || to === DataType.UNDEFINED) {
+  if (!dtypeInfo(to)) {
     c.error(
       "bad-attribute-value",
       `${opName(c)}: attribute 'to' = ${to} is not a tensor element type`,
