@@ -145,6 +145,15 @@ describe("versions and operators", () => {
     );
   });
 
+  it("an opset newer than any the registry knows", () => {
+    expectOne(
+      oneNode("Relu", {}, 31, 13),
+      "opset-import",
+      "model",
+      "opset 31, newer than any this tool knows (29)",
+    );
+  });
+
   it("IR version table", () => {
     expect(
       [7, 8, 9, 10, 11, 12, 13, 14, 15, 18, 19, 20, 21, 22, 23, 24].map(minIrVersionForOpset),

@@ -157,6 +157,14 @@ export class Analyzer {
           message: `domain '${domainLabel(d)}' is imported at opset ${o.version}; opset versions start at 1`,
         });
       }
+      const newest = this.registry.maxOpset(d);
+      if (newest > 0 && o.version > newest) {
+        sink.push({
+          code: "opset-import",
+          where: owner,
+          message: `domain '${domainLabel(d)}' is imported at opset ${o.version}, newer than any this tool knows (${newest})`,
+        });
+      }
       map.set(d, o.version);
     }
     return map;
