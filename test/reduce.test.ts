@@ -338,3 +338,26 @@ describe("WebAssembly and TypeScript paths agree", () => {
       }
     });
 });
+
+describe("ReduceLogSumExp on integers", () => {
+  it("computes in float64 and truncates, over inner and outer axes", () => {
+    const x = i32([2, 3], [1, 2, 3, 10, 10, 10]);
+    const lse = (v: number[]) =>
+      Math.trunc(
+        Math.max(...v) + Math.log(v.reduce((s, t) => s + Math.exp(t - Math.max(...v)), 0)),
+      );
+    expect(vals(run("LogSumExp", 18, x, { keepdims: 0 }, axesT([1])))).toEqual([
+      lse([1, 2, 3]),
+      lse([10, 10, 10]),
+    ]);
+    expect(vals(run("LogSumExp", 18, x, { keepdims: 0 }, axesT([0])))).toEqual([
+      lse([1, 10]),
+      lse([2, 10]),
+      lse([3, 10]),
+    ]);
+    const y = i64([2, 3], [1, 2, 3, 10, 10, 10]);
+    expect(vals(run("LogSumExp", 13, y, { keepdims: 0, axes: [0] }))).toEqual(
+      [lse([1, 10]), lse([2, 10]), lse([3, 10])].map(BigInt),
+    );
+  });
+});

@@ -523,8 +523,8 @@ function reduceSmallInt(ctx: KernelContext, op: ReduceOp, t: RTensor, plan: Plan
     if (!empty)
       forSegments(plan.blocks, (inOff, outOff) => {
         const end = inOff + inner.n;
-        for (let i = inOff, o = outOff; i < end; i++, inner.reduced || o++)
-          s[o] += Math.exp(x[i]! - m[o]!);
+        const step = inner.reduced ? 0 : 1; // a reduced segment folds into one output
+        for (let i = inOff, o = outOff; i < end; i++, o += step) s[o] += Math.exp(x[i]! - m[o]!);
       });
     // Integer inputs are finite, so the maximum is -inf only for an empty set: the type's minimum.
     for (let i = 0; i < plan.outCount; i++)
@@ -602,7 +602,8 @@ function reduceBigInt(ctx: KernelContext, op: ReduceOp, t: RTensor, plan: Plan):
     if (!empty)
       forSegments(plan.blocks, (inOff, outOff) => {
         const end = inOff + inner.n;
-        for (let i = inOff, o = outOff; i < end; i++, inner.reduced || o++)
+        const step = inner.reduced ? 0 : 1;
+        for (let i = inOff, o = outOff; i < end; i++, o += step)
           s[o] += Math.exp(Number(x[i]! - m[o]!));
       });
     for (let i = 0; i < plan.outCount; i++)
