@@ -254,7 +254,7 @@ function alongAxis(x: number[], dims: number[], axis: number): number[] {
   return y;
 }
 
-type Declared = "static" | "dynamic" | "unranked";
+type Declared = "static" | "dynamic" | "unranked" | "static-loop";
 
 async function runLogCumSumExp(
   x: number[],
@@ -265,9 +265,14 @@ async function runLogCumSumExp(
 ) {
   const v = reg.resolve("", "LogCumSumExp", 29);
   const shape: Dim[] | undefined =
-    declared === "static" ? dims : declared === "dynamic" ? dims.map(() => null) : undefined;
+    declared === "static" || declared === "static-loop"
+      ? dims
+      : declared === "dynamic"
+        ? dims.map(() => null)
+        : undefined;
   const attributes = axis === undefined ? [] : [attr("axis", axis)];
-  const body = functionBody(v, { inputTypes: [tensorType(elem, shape)], attributes });
+  const preferLoops = declared === "static-loop";
+  const body = functionBody(v, { inputTypes: [tensorType(elem, shape)], attributes, preferLoops });
   const feed: Feed = {
     name: "X",
     elem,
@@ -304,7 +309,7 @@ async function expectLogCumSumExp(
 }
 
 describe("LogCumSumExp-29 body", () => {
-  const paths: Declared[] = ["static", "dynamic", "unranked"];
+  const paths: Declared[] = ["static", "dynamic", "unranked", "static-loop"];
 
   it("keeps wide dynamic ranges exact (SEMANTICS.md cases) in float and double", async () => {
     for (const declared of paths)
@@ -385,6 +390,14 @@ describe("LogCumSumExp-29 body", () => {
       ).toBe(1);
     }
     expect(body([4, 5]).at(-1)!.outputs).toEqual(["Y"]);
+    const loop = functionBody(v, {
+      inputTypes: [tensorType(FLOAT, [4, 1000])],
+      attributes: [],
+      preferLoops: true,
+    });
+    expect(
+      loop.nodes.some((n) => n.opType === "If") && !loop.nodes.some((n) => n.opType === "Pad"),
+    ).toBe(true);
   });
 
   it("rejects what it cannot expand, one line each", () => {

@@ -12,7 +12,8 @@
 //
 // Static axis length n: a Hillis-Steele scan, ceil(log2 n) steps of y = lae(y, y shifted by d
 // along the axis with -inf filling the first d places). Otherwise: a Scan op carrying the running
-// value s = lae(s, x_t) from an all -inf start (under an If that passes an empty input through).
+// value s = lae(s, x_t) from an all -inf start (under an If that passes an empty input through);
+// also for a static length when the caller sets preferLoops.
 //
 // Precision: float and double inputs are computed in double, float16 and bfloat16 in float, and
 // the result is cast back once at the end. An unknown input type is computed in double and cast
@@ -86,7 +87,7 @@ export const logCumSumExpBuilder: BodyBuilder = (args): FunctionBody => {
     else w.op("Cast", [y], `to: int = ${elem}`, Y);
   };
 
-  if (n !== undefined) {
+  if (n !== undefined && !args.ctx.preferLoops) {
     let y = x;
     if (n > 1) {
       const c = { zero: w.scalar(compute, 0, "zero"), one: w.scalar(compute, 1, "one") };
