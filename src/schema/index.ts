@@ -1,3 +1,6 @@
+// The schema layer: operator versions from schemas/ (registry), their differences (diff), and
+// their function bodies (body, builders).
+
 export * from "./types.js";
 export {
   SchemaRegistry,
@@ -6,5 +9,19 @@ export {
   defaultSchemaDir,
   parseOperatorFile,
 } from "./registry.js";
-export { functionBody, hasFunctionBody, type BodyContext, type FunctionBody } from "./body.js";
+export {
+  functionBody,
+  hasFunctionBody,
+  bindAttributes,
+  type BodyContext,
+  type FunctionBody,
+} from "./body.js";
 export { BODY_BUILDERS } from "./builders/index.js";
+export {
+  diffVersions,
+  type SchemaDiff,
+  type AttributeChange,
+  type FormalChange,
+  type FormalDiff,
+  type TypeConstraintChange,
+} from "./diff.js";
