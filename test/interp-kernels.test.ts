@@ -406,3 +406,28 @@ describe("data movement", () => {
     expect(vals(c(attr("value", Tensor.from(DataType.UINT8, [2], [4, 5]))))).toEqual([4, 5]);
   });
 });
+
+describe("legacy op versions", () => {
+  it("binary ops before version 7 align B at `axis` when broadcast=1", () => {
+    const a = f32([2, 3, 2], new Array(12).fill(0));
+    const r = one({
+      op: "Add",
+      inputs: [a, f32([3], [1, 2, 3])],
+      opset: 6,
+      attrs: { broadcast: 1, axis: 1 },
+    });
+    expect(r.shape).toEqual([2, 3, 2]);
+    expect(vals(r)).toEqual([1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3]);
+  });
+
+  it("Cast-1 names the target type as a string", () => {
+    const r = one({
+      op: "Cast",
+      inputs: [f32([2], [1.5, -2.5])],
+      opset: 1,
+      attrs: { to: "INT32" },
+    });
+    expect(r.dtype).toBe(DataType.INT32);
+    expect(vals(r)).toEqual([1, -2]);
+  });
+});

@@ -347,4 +347,74 @@ describe("interpreter agrees with onnxruntime-node", () => {
       { rtol: 1e-4, atol: 1e-5 },
     );
   });
+
+  it("sequence ops, TopK, OneHot, GatherND, Scatter*, NonZero, Compress, DepthToSpace, SpaceToDepth", async () => {
+    const g = graph({
+      nodes: [
+        node("SplitToSequence", ["x", "two"], ["seq"], { axis: 1 }),
+        node("SequenceInsert", ["seq", "x", "zero"], ["seq2"]),
+        node("SequenceErase", ["seq2", "minus1"], ["seq3"]),
+        node("SequenceLength", ["seq3"], ["len"]),
+        node("ConcatFromSequence", ["seq3"], ["cat"], { axis: 1 }),
+        node("SequenceAt", ["seq3", "one"], ["at1"]),
+        node("TopK", ["x", "k"], ["tv", "ti"], { axis: 1, largest: 0 }),
+        node("OneHot", ["oi", "depth", "ov"], ["oh"], { axis: 1 }),
+        node("GatherND", ["x", "gi"], ["gnd"]),
+        node("ScatterElements", ["x", "si", "su"], ["se"], { axis: 1, reduction: "add" }),
+        node("ScatterND", ["x", "ni", "nu"], ["snd"]),
+        node("Greater", ["x", "zf"], ["pos"]),
+        node("NonZero", ["pos"], ["nz"]),
+        node("Compress", ["x", "cm"], ["cp"], { axis: 1 }),
+        node("Reshape", ["x", "s4"], ["x4"]),
+        node("DepthToSpace", ["x4"], ["d2s"], { blocksize: 2, mode: "CRD" }),
+        node("SpaceToDepth", ["d2s"], ["s2d"], { blocksize: 2 }),
+      ],
+      inputs: [valueInfo("x", "float", [3, 4])],
+      outputs: [
+        "len",
+        "cat",
+        "at1",
+        "tv",
+        "ti",
+        "oh",
+        "gnd",
+        "se",
+        "snd",
+        "nz",
+        "cp",
+        "d2s",
+        "s2d",
+      ].map((n) => valueInfo(n, ["len", "ti", "nz"].includes(n) ? "int64" : "float")),
+    });
+    const consts: Record<string, RTensor> = {
+      two: i64([], [2]),
+      zero: i64([], [0]),
+      one: i64([], [1]),
+      minus1: i64([], [-1]),
+      k: i64([1], [2]),
+      oi: i64([3], [0, 2, -1]),
+      depth: i64([], [4]),
+      ov: fromFloat64(DataType.FLOAT, [2], Float64Array.of(-1, 5)),
+      gi: i64([2, 2], [0, 1, 2, 3]),
+      si: i64([3, 2], [0, 3, 1, 1, 2, 0]),
+      su: fromFloat64(DataType.FLOAT, [3, 2], Float64Array.of(1, 2, 3, 4, 5, 6)),
+      ni: i64([1, 1], [1]),
+      nu: fromFloat64(DataType.FLOAT, [1, 4], Float64Array.of(9, 8, 7, 6)),
+      zf: fromFloat64(DataType.FLOAT, [], Float64Array.of(0)),
+      cm: { dtype: DataType.BOOL, shape: [3], data: Uint8Array.of(1, 0, 1) },
+      s4: i64([4], [1, 4, 3, 1]),
+    };
+    g.nodes.unshift(
+      ...Object.entries(consts).map(([name, t]) =>
+        node(
+          "Constant",
+          [],
+          [name],
+          {},
+          { attributes: [{ name: "value", type: "TENSOR", value: toIR(t) }] },
+        ),
+      ),
+    );
+    await compareWithOrt(m(g, 18), { x: random(DataType.FLOAT, [3, 4], 61) });
+  });
 });

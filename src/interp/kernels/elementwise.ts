@@ -7,8 +7,8 @@
 // integers up to 32 bits compute in numbers and wrap on store (modulo 2^bits); int64/uint64
 // compute in BigInt and wrap on store into BigInt64Array/BigUint64Array.
 
-import { attrInt } from "../../ir/attributes.js";
-import { dtypeName } from "../../ir/dtype.js";
+import { attrInt, attrString } from "../../ir/attributes.js";
+import { dtypeByName, dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import {
   allocStorage,
@@ -20,7 +20,7 @@ import {
   toFloat16Bits,
   toFloat32,
 } from "../tensor.js";
-import type { Kernel, KernelContext, RTensor, Storage } from "../types.js";
+import type { Kernel, KernelContext, RTensor, RValue, Storage } from "../types.js";
 import { broadcastIndex, broadcastShapes, checkedCount, fail, input } from "./util.js";
 
 type Num = (x: number) => number;
@@ -251,8 +251,26 @@ export function binaryCompute(
 
 function binary(op: string, spec: BinarySpec): Kernel {
   return (ctx, inputs) => [
-    binaryCompute(ctx, op, spec, input(ctx, inputs, 0), input(ctx, inputs, 1)),
+    binaryCompute(ctx, op, spec, input(ctx, inputs, 0), legacyBroadcast(ctx, inputs)),
   ];
+}
+
+/**
+ * Input 1 of a binary op. Before version 7, `broadcast=1` with `axis` aligned B's dimensions
+ * with A's starting at axis (rather than at the end); B is reshaped to express that.
+ */
+function legacyBroadcast(ctx: KernelContext, inputs: (RValue | undefined)[]): RTensor {
+  const b = input(ctx, inputs, 1);
+  if (ctx.opset >= 7 || attrInt(ctx.node, "broadcast", 0) === 0) return b;
+  const axisAttr = attrInt(ctx.node, "axis");
+  if (axisAttr === undefined) return b;
+  const a = input(ctx, inputs, 0);
+  const r = a.shape.length;
+  const axis = axisAttr < 0 ? axisAttr + r : axisAttr;
+  const trailing = r - axis - b.shape.length;
+  if (axis < 0 || trailing < 0)
+    fail(ctx, `axis ${axisAttr} does not fit B's shape [${b.shape.join(",")}] into rank ${r}`);
+  return { ...b, shape: [...b.shape, ...new Array<number>(trailing).fill(1)] };
 }
 
 /** Max/Min/Sum/Mean: any number of inputs (at least one), folded pairwise with broadcasting. */
@@ -351,7 +369,7 @@ binaryKernels.Pow = (ctx, inputs) => {
 function compare(op: string, f: Cmp, allowString = false): Kernel {
   return (ctx, inputs) => {
     const a = input(ctx, inputs, 0);
-    const b = input(ctx, inputs, 1);
+    const b = legacyBroadcast(ctx, inputs);
     if (a.dtype !== b.dtype)
       fail(
         ctx,
@@ -570,8 +588,11 @@ export function castTensor(ctx: KernelContext, x: RTensor, to: number): RTensor 
 
 const Cast: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  const to = attrInt(ctx.node, "to");
-  if (to === undefined) fail(ctx, "attribute 'to' is required");
+  // Cast-1 names the type as a string ("FLOAT"); later versions use the enum value.
+  const named = attrString(ctx.node, "to", "");
+  const to = named ? dtypeByName(named.toLowerCase())?.id : attrInt(ctx.node, "to");
+  if (to === undefined)
+    fail(ctx, named ? `unknown type '${named}' in attribute 'to'` : "attribute 'to' is required");
   return [castTensor(ctx, x, to)];
 };
 

@@ -5,6 +5,7 @@ import type { Kernel } from "../types.js";
 import { controlKernels } from "./control.js";
 import { elementwiseKernels } from "./elementwise.js";
 import { logCumSumExpKernels } from "./logcumsumexp.js";
+import { miscKernels } from "./misc.js";
 import { nnKernels } from "./nn.js";
 import { reduceKernels } from "./reduce.js";
 import { shapeKernels } from "./shape.js";
@@ -14,6 +15,7 @@ export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...shapeKernels,
   ...controlKernels,
   ...nnKernels,
+  ...miscKernels,
   ...reduceKernels,
   ...logCumSumExpKernels,
 });
