@@ -690,8 +690,12 @@ export class Analyzer {
     // Outputs are checked against the constraints only when the inputs were fine: one wrong
     // input is one problem, not one more per output that inherits its type.
     let inputsTyped = true;
+    // A node with the wrong number of inputs gets no op-specific inference.
+    let arityOk = true;
     if (schema) {
+      const beforeArity = ctx.sink.length;
       this.checkArity(schema, opv, node.inputs, "input", report);
+      arityOk = ctx.sink.length === beforeArity;
       this.checkArity(schema, opv, node.outputs, "output", report);
       const before = ctx.sink.length;
       node.inputs.forEach((name, i) => {
@@ -737,7 +741,7 @@ export class Analyzer {
       visited.push(name);
       return this.analyzeGraph(a.value, scope, { ...ctx, where: childWhere(name) }, types, loose);
     };
-    if (schema && domain === "") {
+    if (schema && domain === "" && arityOk) {
       const rule = RULES.get(op);
       if (rule) rule(rc);
     } else if (fn) {

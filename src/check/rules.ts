@@ -514,6 +514,7 @@ const concat: Rule = (c) => {
   const elem = c.inputs.map((t) => (isTensor(t) ? t.elemType : 0)).find((e) => e) ?? 0;
   const axisAttr = attrIntOf(c, "axis");
   const shapes = c.inputs.map((t) => (isTensor(t) ? t.shape : undefined));
+  if (shapes.length === 0) return;
   if (axisAttr === null || axisAttr === undefined || shapes.some((s) => !s)) {
     const known = shapes.find((s) => s);
     out(c, 0, elem, known && axisAttr !== null ? known.map(() => null) : undefined);
@@ -766,6 +767,13 @@ const expand: Rule = (c) => {
   const s = shapeOf(c, 0);
   const elem = elemOf(c, 0);
   let tdims: Dim[] | undefined = symInput(c, 1);
+  if (tdims && tdims.some((d) => typeof d === "number" && d < 0)) {
+    c.error(
+      "shape-mismatch",
+      `${opName(c)}: the shape [${tdims.join(",")}] has a negative dimension`,
+    );
+    return;
+  }
   if (!tdims) {
     const k = c.inputs[1];
     const n = isTensor(k) && k.shape?.length === 1 ? k.shape[0] : undefined;
@@ -790,6 +798,13 @@ const constantOfShape: Rule = (c) => {
   const v = c.attr("value");
   const elem = v && v.type === "TENSOR" && v.value ? v.value.dataType : v ? 0 : DataType.FLOAT;
   const target = intsInput(c, 0);
+  if (target && target.some((d) => d < 0)) {
+    c.error(
+      "shape-mismatch",
+      `${opName(c)}: the shape [${target.join(",")}] has a negative dimension`,
+    );
+    return;
+  }
   if (target) {
     out(c, 0, elem, target);
     const n = product(target);
