@@ -221,6 +221,34 @@ describe("model-local functions", () => {
     expect(vals(run(callModel({ scale: 10, excl: 1 }), feeds).z!)).toEqual([0, 11, 32]);
   });
 
+  it("an omitted optional input of the call is omitted inside the body too", () => {
+    // Clip(x, lo, hi) with hi omitted by the caller: no upper bound.
+    const clipFn: Function = {
+      name: "MyClip",
+      domain: "my.domain",
+      inputs: ["x", "lo", "hi"],
+      outputs: ["y"],
+      attributes: [],
+      attributeProtos: [],
+      nodes: [node("Clip", ["x", "lo", "hi"], ["y"])],
+      opsetImports: [{ domain: "", version: 18 }],
+      valueInfo: [],
+    };
+    const m = model(
+      graph({
+        nodes: [node("MyClip", ["x", "lo", ""], ["y"], {}, { domain: "my.domain" })],
+        inputs: [valueInfo("x", "float", [3]), valueInfo("lo", "float", [])],
+        outputs: [valueInfo("y", "float")],
+      }),
+      [
+        { domain: "", version: 18 },
+        { domain: "my.domain", version: 1 },
+      ],
+    );
+    m.functions = [clipFn];
+    expect(vals(run(m, { x: f32([3], [-5, 0, 50]), lo: f32([], [-1]) }).y!)).toEqual([-1, 0, 50]);
+  });
+
   it("counts functions as supported and unknown domains as not", () => {
     expect(unsupportedOps(callModel({}))).toEqual([]);
     const m = callModel({});

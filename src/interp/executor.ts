@@ -66,6 +66,8 @@ function initializerValue(t: Tensor): RTensor {
 /** Values visible at a point of execution: this scope's own, then the enclosing ones. */
 class Scope {
   readonly values = new Map<string, RValue>();
+  /** Function inputs the caller omitted: reading one gives "absent", as "" would. */
+  readonly omitted = new Set<string>();
   constructor(readonly parent?: Scope) {}
   get(name: string): RValue | undefined {
     for (let s: Scope | undefined = this; s; s = s.parent) {
@@ -173,7 +175,7 @@ class Executor {
       const node = nodes[i]!;
       const label = nodeLabel(node, i) + where;
       const ins = node.inputs.map((name) => {
-        if (name === "") return undefined;
+        if (name === "" || scope.omitted.has(name)) return undefined;
         const v = scope.get(name);
         if (v === undefined)
           throw new OnnxError(
@@ -277,7 +279,9 @@ class Executor {
     const scope = new Scope();
     fn.inputs.forEach((name, i) => {
       const v = ins[i];
-      if (v !== undefined && name !== "") scope.values.set(name, v);
+      if (name === "") return;
+      if (v !== undefined) scope.values.set(name, v);
+      else scope.omitted.add(name);
     });
     const bound = new Map<string, Attribute>();
     for (const a of fn.attributeProtos) bound.set(a.name, a);
