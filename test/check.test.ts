@@ -4,11 +4,13 @@
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
+  assertModelValid,
   checkModel,
   formatProblem,
   minIrVersionForOpset,
   type Problem,
 } from "../src/check/index.js";
+import { OnnxError } from "../src/errors.js";
 import { loadModel } from "../src/io/files.js";
 import { attr, graph, model, node, valueInfo } from "../src/ir/builder.js";
 import { Tensor } from "../src/ir/tensor.js";
@@ -675,6 +677,25 @@ describe("many problems at once", () => {
         "undefined-value",
         "output-not-produced",
       ].sort(),
+    );
+  });
+});
+
+describe("assertModelValid", () => {
+  it("passes a valid model and throws E_CHECK naming the first problem and the count", () => {
+    expect(() => assertModelValid(oneNode("Relu"))).not.toThrow();
+    const m = oneNode("Frobnicate");
+    m.graph.outputs.push({ name: "ghost" });
+    let err: unknown;
+    try {
+      assertModelValid(m);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(OnnxError);
+    expect((err as OnnxError).code).toBe("E_CHECK");
+    expect((err as OnnxError).message).toBe(
+      "node #0 (Frobnicate): unknown operator 'Frobnicate': domain 'ai.onnx' has no such operator (and 1 more problem)",
     );
   });
 });

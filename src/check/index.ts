@@ -1,9 +1,10 @@
 // The checker and type/shape inference: checkModel reports every problem in one run;
 // inferTypes gives the type of each value the walk could work out.
 
+import { OnnxError } from "../errors.js";
 import type { Model } from "../ir/types.js";
 import { analyze, type InferOptions } from "./infer.js";
-import type { CheckReport } from "./report.js";
+import { formatProblem, type CheckReport } from "./report.js";
 
 export { analyzeModel, minIrVersionForOpset, type Analysis } from "./analyze.js";
 export { inferTypes, inferScopeTypes, withInferredValueInfo, type InferOptions } from "./infer.js";
@@ -22,4 +23,19 @@ export type CheckOptions = InferOptions;
 export function checkModel(model: Model, opts: CheckOptions = {}): CheckReport {
   const { problems } = analyze(model, opts);
   return { ok: problems.length === 0, problems };
+}
+
+/**
+ * Throws OnnxError E_CHECK when the model has problems: the message names the first one and
+ * how many there are (`problems` on the error lists them all). For passes that require a valid model.
+ */
+export function assertModelValid(model: Model, opts: CheckOptions = {}): void {
+  const { problems } = checkModel(model, opts);
+  if (problems.length === 0) return;
+  const more =
+    problems.length > 1
+      ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})`
+      : "";
+  const err = new OnnxError("E_CHECK", `${formatProblem(problems[0]!)}${more}`);
+  throw Object.assign(err, { problems });
 }
