@@ -156,6 +156,14 @@ describe("versions and operators", () => {
     );
   });
 
+  it("IR version newer than the tool knows", () => {
+    expectOne(
+      oneNode("Relu", {}, 18, 15),
+      "ir-version",
+      "IR version 15 is newer than this tool knows (14)",
+    );
+  });
+
   it("IR version table", () => {
     expect(
       [7, 8, 9, 10, 11, 12, 13, 14, 15, 18, 19, 20, 21, 22, 23, 24].map(minIrVersionForOpset),

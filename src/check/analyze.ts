@@ -47,6 +47,9 @@ export function minIrVersionForOpset(opset: number): number {
   return 13;
 }
 
+/** The newest IR version this tool reads (proto/onnx.proto). */
+export const MAX_IR_VERSION = 14;
+
 /** IR version 8 introduced model-local functions. */
 const MIN_IR_FOR_FUNCTIONS = 8;
 
@@ -179,6 +182,13 @@ export class Analyzer {
         message: `IR version ${ir || "(not set)"} is not valid: models with opset imports need IR version 3 or later`,
       });
       return;
+    }
+    if (ir > MAX_IR_VERSION) {
+      this.problems.push({
+        code: "ir-version",
+        where: "model",
+        message: `IR version ${ir} is newer than this tool knows (${MAX_IR_VERSION})`,
+      });
     }
     const onnx = opsets.get("");
     if (onnx !== undefined) {
