@@ -13,9 +13,9 @@ export interface BodyContext {
   attributes: Attribute[];
   /**
    * Allow a loop (Scan) where a loop-free body exists. LogCumSumExp with a static axis length is
-   * otherwise an unrolled log-depth scan of primitive ops; the Scan form ran ~10x faster in
-   * onnxruntime (measured on [10000, 1000] float), but its rounding error grows with the axis
-   * length, which shows in double results of long axes. Default false.
+   * otherwise an unrolled log-depth scan of primitive ops; the Scan form ran about twice as fast
+   * in onnxruntime (0.8 s against 1.7 s on [10000, 1000] float, axis -1), but its rounding error
+   * grows with the axis length, which shows in double results of long axes. Default false.
    */
   preferLoops?: boolean;
 }
