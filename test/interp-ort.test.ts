@@ -417,4 +417,79 @@ describe("interpreter agrees with onnxruntime-node", () => {
     );
     await compareWithOrt(m(g, 18), { x: random(DataType.FLOAT, [3, 4], 61) });
   });
+
+  // Scales that make input × scale an integer: where it is not, the ONNX reference (and its test
+  // data) uses the unrounded length in align_corners-style formulas and onnxruntime the rounded one.
+  it("Resize (nearest, linear, cubic; several coordinate modes) and ConvTranspose", async () => {
+    const modes: [string, Record<string, string | number>][] = [
+      ["nearest", { coordinate_transformation_mode: "asymmetric", nearest_mode: "floor" }],
+      [
+        "nearest",
+        { coordinate_transformation_mode: "half_pixel", nearest_mode: "round_prefer_ceil" },
+      ],
+      ["linear", { coordinate_transformation_mode: "align_corners" }],
+      ["linear", { coordinate_transformation_mode: "pytorch_half_pixel" }],
+      ["cubic", { coordinate_transformation_mode: "half_pixel", exclude_outside: 1 }],
+      ["cubic", { coordinate_transformation_mode: "asymmetric", cubic_coeff_a: -0.5 }],
+    ];
+    const nodes = modes.map(([mode, attrs], i) =>
+      node("Resize", ["x", "", "scales"], [`r${i}`], { mode, ...attrs }),
+    );
+    nodes.push(node("Resize", ["x", "", "", "sizes"], ["rs"], { mode: "linear" }));
+    nodes.push(
+      node("ConvTranspose", ["x", "w", "b"], ["ct"], {
+        strides: [2, 3],
+        pads: [1, 0, 0, 1],
+        output_padding: [1, 0],
+        dilations: [1, 2],
+      }),
+    );
+    nodes.push(
+      node("ConvTranspose", ["x", "w"], ["cs"], { strides: [2, 2], auto_pad: "SAME_UPPER" }),
+    );
+    const g = graph({
+      nodes: [
+        node(
+          "Constant",
+          [],
+          ["scales"],
+          {},
+          {
+            attributes: [
+              {
+                name: "value",
+                type: "TENSOR",
+                value: toIR(fromFloat64(DataType.FLOAT, [4], Float64Array.of(1, 1, 1.5, 0.6))),
+              },
+            ],
+          },
+        ),
+        node(
+          "Constant",
+          [],
+          ["sizes"],
+          {},
+          { attributes: [{ name: "value", type: "TENSOR", value: toIR(i64([4], [1, 2, 3, 9])) }] },
+        ),
+        ...nodes,
+      ],
+      inputs: [
+        valueInfo("x", "float", [1, 2, 4, 5]),
+        valueInfo("w", "float", [2, 3, 3, 2]),
+        valueInfo("b", "float", [3]),
+      ],
+      outputs: [...modes.map((_, i) => `r${i}`), "rs", "ct", "cs"].map((n) =>
+        valueInfo(n, "float"),
+      ),
+    });
+    await compareWithOrt(
+      m(g, 13),
+      {
+        x: random(DataType.FLOAT, [1, 2, 4, 5], 71),
+        w: random(DataType.FLOAT, [2, 3, 3, 2], 72),
+        b: random(DataType.FLOAT, [3], 73),
+      },
+      { rtol: 1e-4, atol: 1e-5 },
+    );
+  });
 });

@@ -8,6 +8,7 @@ import { logCumSumExpKernels } from "./logcumsumexp.js";
 import { miscKernels } from "./misc.js";
 import { nnKernels } from "./nn.js";
 import { reduceKernels } from "./reduce.js";
+import { resampleKernels } from "./resample.js";
 import { shapeKernels } from "./shape.js";
 
 export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
@@ -16,6 +17,7 @@ export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...controlKernels,
   ...nnKernels,
   ...miscKernels,
+  ...resampleKernels,
   ...reduceKernels,
   ...logCumSumExpKernels,
 });

@@ -1,0 +1,362 @@
+// Resize / Upsample (nearest, linear, cubic; every coordinate transformation mode up to
+// version 18 without antialiasing) and ConvTranspose.
+//
+// Resizing is separable: each axis is resampled in turn from a table of (source index, weight)
+// pairs per output index, so linear and cubic cost O(taps) per element and axis.
+
+import { attrFloat, attrInt, attrInts, attrString } from "../../ir/attributes.js";
+import { fromFloat64, isFloatType, toFloat64 } from "../tensor.js";
+import type { Kernel, KernelContext, RTensor } from "../types.js";
+import { checkedCount, fail, input, intValues, optInput, strides } from "./util.js";
+
+const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
+
+interface AxisPlan {
+  /** taps per output index */
+  taps: number;
+  index: Int32Array;
+  weight: Float64Array;
+  /** output indices whose source lies outside the input (tf_crop_and_resize): extrapolation */
+  outside: Uint8Array;
+}
+
+interface ResizeOptions {
+  mode: string;
+  coord: string;
+  nearest: string;
+  cubicA: number;
+  excludeOutside: boolean;
+}
+
+function sourceCoord(
+  o: ResizeOptions,
+  x: number,
+  scale: number,
+  outLen: number,
+  inLen: number,
+  roiStart: number,
+  roiEnd: number,
+): number {
+  switch (o.coord) {
+    case "half_pixel":
+      return (x + 0.5) / scale - 0.5;
+    case "half_pixel_symmetric": {
+      const adj = (inLen * scale) / outLen;
+      const center = inLen / 2;
+      const offset = center * (1 - adj);
+      return offset + (x + 0.5) / scale - 0.5;
+    }
+    case "pytorch_half_pixel":
+      return outLen > 1 ? (x + 0.5) / scale - 0.5 : 0;
+    case "align_corners":
+      return outLen === 1 ? 0 : (x * (inLen - 1)) / (outLen - 1);
+    case "asymmetric":
+      return x / scale;
+    case "tf_half_pixel_for_nn":
+      return (x + 0.5) / scale;
+    case "tf_crop_and_resize":
+      return outLen > 1
+        ? roiStart * (inLen - 1) + (x * (roiEnd - roiStart) * (inLen - 1)) / (outLen - 1)
+        : 0.5 * (roiStart + roiEnd) * (inLen - 1);
+  }
+  return NaN;
+}
+
+function nearestIndex(mode: string, x: number): number {
+  switch (mode) {
+    case "floor":
+      return Math.floor(x);
+    case "ceil":
+      return Math.ceil(x);
+    case "round_prefer_ceil":
+      return Math.floor(x + 0.5);
+    default: // round_prefer_floor
+      return x === Math.floor(x) + 0.5 ? Math.floor(x) : Math.round(x);
+  }
+}
+
+function cubicWeights(t: number, a: number): number[] {
+  const w = (d: number) => {
+    const ad = Math.abs(d);
+    if (ad <= 1) return ((a + 2) * ad - (a + 3)) * ad * ad + 1;
+    if (ad < 2) return ((a * ad - 5 * a) * ad + 8 * a) * ad - 4 * a;
+    return 0;
+  };
+  return [w(t + 1), w(t), w(1 - t), w(2 - t)];
+}
+
+function planAxis(
+  o: ResizeOptions,
+  inLen: number,
+  outLen: number,
+  scale: number,
+  roiStart: number,
+  roiEnd: number,
+): AxisPlan {
+  const taps = o.mode === "nearest" ? 1 : o.mode === "linear" ? 2 : 4;
+  const index = new Int32Array(outLen * taps);
+  const weight = new Float64Array(outLen * taps);
+  const outside = new Uint8Array(outLen);
+  const clamp = (i: number) => Math.min(Math.max(i, 0), inLen - 1);
+  for (let x = 0; x < outLen; x++) {
+    // The reference uses the unrounded resized length (input length × scale) in the formulas.
+    const src = sourceCoord(o, x, scale, inLen * scale, inLen, roiStart, roiEnd);
+    if (o.coord === "tf_crop_and_resize" && (src < 0 || src > inLen - 1)) outside[x] = 1;
+    if (o.mode === "nearest") {
+      index[x] = clamp(nearestIndex(o.nearest, src));
+      weight[x] = 1;
+    } else if (o.mode === "linear") {
+      const c = Math.min(Math.max(src, 0), inLen - 1);
+      const i0 = Math.floor(c);
+      const t = c - i0;
+      index[2 * x] = clamp(i0);
+      index[2 * x + 1] = clamp(i0 + 1);
+      weight[2 * x] = 1 - t;
+      weight[2 * x + 1] = t;
+    } else {
+      const i0 = Math.floor(src);
+      const ws = cubicWeights(src - i0, o.cubicA);
+      let sum = 0;
+      for (let k = 0; k < 4; k++) {
+        const i = i0 - 1 + k;
+        const inside = i >= 0 && i < inLen;
+        const wk = o.excludeOutside && !inside ? 0 : ws[k]!;
+        index[4 * x + k] = clamp(i);
+        weight[4 * x + k] = wk;
+        sum += wk;
+      }
+      if (o.excludeOutside && sum !== 0) for (let k = 0; k < 4; k++) weight[4 * x + k]! /= sum;
+    }
+  }
+  return { taps, index, weight, outside };
+}
+
+/** Resamples one axis of `v` (shape `shape`) to length outLen. */
+function resampleAxis(
+  v: Float64Array,
+  shape: number[],
+  axis: number,
+  outLen: number,
+  plan: AxisPlan,
+  extrapolation: number,
+): Float64Array {
+  const outer = prod(shape.slice(0, axis));
+  const inLen = shape[axis]!;
+  const inner = prod(shape.slice(axis + 1));
+  const out = new Float64Array(outer * outLen * inner);
+  const { taps, index, weight, outside } = plan;
+  for (let a = 0; a < outer; a++)
+    for (let x = 0; x < outLen; x++) {
+      const dst = (a * outLen + x) * inner;
+      if (outside[x]) {
+        out.fill(extrapolation, dst, dst + inner);
+        continue;
+      }
+      for (let k = 0; k < taps; k++) {
+        const w = weight[x * taps + k]!;
+        if (w === 0) continue;
+        const src = (a * inLen + index[x * taps + k]!) * inner;
+        for (let j = 0; j < inner; j++) out[dst + j]! += w * v[src + j]!;
+      }
+    }
+  return out;
+}
+
+function resize(
+  ctx: KernelContext,
+  x: RTensor,
+  scales: number[] | undefined,
+  sizes: number[] | undefined,
+  roi: number[] | undefined,
+  o: ResizeOptions,
+): RTensor {
+  const r = x.shape.length;
+  let outShape: number[];
+  let sc: number[];
+  if (sizes && sizes.length) {
+    if (sizes.length !== r) fail(ctx, `sizes has ${sizes.length} entries, the input has rank ${r}`);
+    outShape = sizes;
+    sc = sizes.map((s, i) => s / x.shape[i]!);
+  } else if (scales && scales.length) {
+    if (scales.length !== r)
+      fail(ctx, `scales has ${scales.length} entries, the input has rank ${r}`);
+    if (scales.some((s) => !(s > 0))) fail(ctx, `scales [${scales.join(",")}] must be positive`);
+    sc = scales;
+    outShape = x.shape.map((d, i) => Math.floor(d * scales[i]!));
+  } else return fail(ctx, "one of scales and sizes is required");
+  checkedCount(ctx, outShape);
+  if (!isFloatType(x.dtype) && o.mode !== "nearest")
+    fail(ctx, `${o.mode} resizing needs floating-point input`);
+  const extrapolation = attrFloat(ctx.node, "extrapolation_value", 0);
+  let v = toFloat64(x);
+  let shape = [...x.shape];
+  for (let axis = 0; axis < r; axis++) {
+    const inLen = shape[axis]!;
+    const outLen = outShape[axis]!;
+    const roiStart = roi && roi.length === 2 * r ? roi[axis]! : 0;
+    const roiEnd = roi && roi.length === 2 * r ? roi[axis + r]! : 1;
+    if (inLen === outLen && sc[axis] === 1 && o.coord !== "tf_crop_and_resize") continue;
+    const plan = planAxis(o, inLen, outLen, sc[axis]!, roiStart, roiEnd);
+    v = resampleAxis(v, shape, axis, outLen, plan, extrapolation);
+    shape = [...shape];
+    shape[axis] = outLen;
+  }
+  return fromFloat64(x.dtype, outShape, v);
+}
+
+function floatsOf(t: RTensor | undefined): number[] | undefined {
+  return t ? Array.from(toFloat64(t)) : undefined;
+}
+
+const Resize: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  if (attrInt(ctx.node, "antialias", 0) !== 0) fail(ctx, "antialiased resizing is not supported");
+  if (attrInts(ctx.node, "axes")) fail(ctx, "the axes attribute of Resize is not supported");
+  const policy = attrString(ctx.node, "keep_aspect_ratio_policy", "stretch");
+  if (policy !== "stretch") fail(ctx, `keep_aspect_ratio_policy '${policy}' is not supported`);
+  const mode = attrString(ctx.node, "mode", "nearest");
+  if (!["nearest", "linear", "cubic"].includes(mode)) fail(ctx, `mode '${mode}' is not supported`);
+  if (ctx.opset < 11) {
+    const scales = floatsOf(input(ctx, inputs, 1));
+    return [
+      resize(ctx, x, scales, undefined, undefined, {
+        mode,
+        coord: "asymmetric",
+        nearest: "floor",
+        cubicA: -0.75,
+        excludeOutside: false,
+      }),
+    ];
+  }
+  const roi = floatsOf(optInput(ctx, inputs, 1));
+  const scales = floatsOf(optInput(ctx, inputs, 2));
+  const sizesT = optInput(ctx, inputs, 3);
+  const sizes = sizesT ? intValues(ctx, sizesT, "sizes") : undefined;
+  const o: ResizeOptions = {
+    mode,
+    coord: attrString(ctx.node, "coordinate_transformation_mode", "half_pixel"),
+    nearest: attrString(ctx.node, "nearest_mode", "round_prefer_floor"),
+    cubicA: attrFloat(ctx.node, "cubic_coeff_a", -0.75),
+    excludeOutside: attrInt(ctx.node, "exclude_outside", 0) !== 0,
+  };
+  return [resize(ctx, x, scales, sizes, roi, o)];
+};
+
+const Upsample: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  const mode = attrString(ctx.node, "mode", "nearest");
+  const scales =
+    ctx.opset >= 9 ? floatsOf(input(ctx, inputs, 1)) : (attrInts(ctx.node, "scales") ?? undefined);
+  const fromAttr = ctx.node.attributes.find((a) => a.name === "scales");
+  const sc = scales ?? (fromAttr && fromAttr.type === "FLOATS" ? fromAttr.value : undefined);
+  const m = mode === "bilinear" ? "linear" : mode;
+  return [
+    resize(ctx, x, sc, undefined, undefined, {
+      mode: m,
+      coord: "asymmetric",
+      nearest: "floor",
+      cubicA: -0.75,
+      excludeOutside: false,
+    }),
+  ];
+};
+
+// ---------------------------------------------------------------------------------------------
+
+const ConvTranspose: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  const wT = input(ctx, inputs, 1);
+  const bT = optInput(ctx, inputs, 2);
+  if (!isFloatType(x.dtype)) fail(ctx, "input must be floating point");
+  if (x.shape.length < 3) fail(ctx, "input must have rank at least 3 (N, C, spatial...)");
+  const [n, c] = x.shape as [number, number];
+  const inSp = x.shape.slice(2);
+  const k = inSp.length;
+  const group = attrInt(ctx.node, "group", 1);
+  if (wT.shape[0] !== c) fail(ctx, `weights have ${wT.shape[0]} input channels, the input ${c}`);
+  const mg = wT.shape[1]!;
+  const m = mg * group;
+  const cg = c / group;
+  const kernel = attrInts(ctx.node, "kernel_shape") ?? wT.shape.slice(2);
+  const st = attrInts(ctx.node, "strides") ?? new Array<number>(k).fill(1);
+  const dil = attrInts(ctx.node, "dilations") ?? new Array<number>(k).fill(1);
+  const outPad = attrInts(ctx.node, "output_padding") ?? new Array<number>(k).fill(0);
+  const outShapeAttr = attrInts(ctx.node, "output_shape");
+  const autoPad = attrString(ctx.node, "auto_pad", "NOTSET");
+  let pads = attrInts(ctx.node, "pads") ?? new Array<number>(2 * k).fill(0);
+  let outSp: number[];
+  const full = (i: number) => st[i]! * (inSp[i]! - 1) + outPad[i]! + (kernel[i]! - 1) * dil[i]! + 1;
+  if (outShapeAttr || autoPad === "SAME_UPPER" || autoPad === "SAME_LOWER") {
+    const target = outShapeAttr ? outShapeAttr.slice(-k) : inSp.map((d, i) => d * st[i]!);
+    pads = new Array<number>(2 * k).fill(0);
+    for (let i = 0; i < k; i++) {
+      const total = Math.max(0, full(i) - target[i]!);
+      const half = Math.floor(total / 2);
+      if (autoPad === "SAME_UPPER") {
+        pads[i] = half;
+        pads[i + k] = total - half;
+      } else {
+        pads[i] = total - half;
+        pads[i + k] = half;
+      }
+    }
+    outSp = target;
+  } else {
+    if (autoPad === "VALID") pads = new Array<number>(2 * k).fill(0);
+    outSp = inSp.map((_, i) => full(i) - pads[i]! - pads[i + k]!);
+  }
+  const outShape = [n, m, ...outSp];
+  checkedCount(ctx, outShape);
+  const xv = toFloat64(x);
+  const wv = toFloat64(wT);
+  const out = new Float64Array(prod(outShape));
+  const inSize = prod(inSp);
+  const outSize = prod(outSp);
+  const nK = prod(kernel);
+  const inStr = strides(inSp);
+  const kStr = strides(kernel);
+  const oStr = strides(outSp);
+  // For each (input position, kernel position): the output offset it adds to, or -1.
+  const table = new Int32Array(inSize * nK);
+  for (let p = 0; p < inSize; p++)
+    for (let q = 0; q < nK; q++) {
+      let off = 0;
+      for (let i = 0; i < k; i++) {
+        const ic = Math.floor(p / inStr[i]!) % inSp[i]!;
+        const kc = Math.floor(q / kStr[i]!) % kernel[i]!;
+        const pos = ic * st[i]! - pads[i]! + kc * dil[i]!;
+        if (pos < 0 || pos >= outSp[i]!) {
+          off = -1;
+          break;
+        }
+        off += pos * oStr[i]!;
+      }
+      table[p * nK + q] = off;
+    }
+  for (let b = 0; b < n; b++)
+    for (let ci = 0; ci < c; ci++) {
+      const g = Math.floor(ci / cg);
+      const xBase = (b * c + ci) * inSize;
+      for (let oc = 0; oc < mg; oc++) {
+        const wBase = (ci * mg + oc) * nK;
+        const oBase = (b * m + g * mg + oc) * outSize;
+        for (let p = 0; p < inSize; p++) {
+          const xvv = xv[xBase + p]!;
+          if (xvv === 0) continue;
+          for (let q = 0; q < nK; q++) {
+            const off = table[p * nK + q]!;
+            if (off >= 0) out[oBase + off]! += xvv * wv[wBase + q]!;
+          }
+        }
+      }
+    }
+  if (bT) {
+    const bv = toFloat64(bT);
+    for (let b = 0; b < n; b++)
+      for (let oc = 0; oc < m; oc++)
+        for (let p = 0; p < outSize; p++) out[(b * m + oc) * outSize + p]! += bv[oc]!;
+  }
+  return [fromFloat64(x.dtype, outShape, out)];
+};
+
+export const resampleKernels: Record<string, Kernel> = { Resize, Upsample, ConvTranspose };
