@@ -156,6 +156,19 @@ describe("elementwise", () => {
       }),
     ).toBe("float[2,3]");
   });
+  it("before opset 7 the second input was broadcast to the first (legacy attributes)", () => {
+    const legacy = node("Add", ["a", "b"], ["y"], { broadcast: 1, axis: 1 });
+    expect(
+      infer1({ nodes: [legacy], inputs: [f32("a", [2, 3, 4]), f32("b", [3])], opset: 6 }),
+    ).toBe("float[2,3,4]");
+    const prelu = node("PRelu", ["a", "s"], ["y"]);
+    expect(infer1({ nodes: [prelu], inputs: [f32("a", [2, 3, 4]), f32("s", [3])], opset: 6 })).toBe(
+      "float[2,3,4]",
+    );
+    expect(
+      errors({ nodes: [prelu], inputs: [f32("a", [2, 3, 4]), f32("s", [3])], opset: 9 })[0],
+    ).toContain("4 and 3");
+  });
   it("comparisons, logic and tests give bool", () => {
     expect(
       infer1({

@@ -766,9 +766,11 @@ export class Analyzer {
       node.outputs.forEach((_, i) => {
         const formal = formalAt(schema!.outputs, i);
         if (!formal) return;
+        // Each argument of a heterogeneous variadic has its own type: the bound one says nothing.
+        const own = formal.option === "variadic" && formal.homogeneous === false;
         const generic = formal.type.includes("(")
           ? parseTypeString(formal.type)
-          : bound.has(formal.type)
+          : !own && bound.has(formal.type)
             ? parseTypeString(bound.get(formal.type)!.ts)
             : undefined;
         const r = rc.outputs[i];

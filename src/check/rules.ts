@@ -167,10 +167,23 @@ function allInputs(c: RuleCtx): number[] {
   return c.node.inputs.map((_, i) => i);
 }
 
+/**
+ * Before multidirectional broadcasting (opset 7; 8 for Max/Min/Sum/Mean), the second input was
+ * broadcast to the first (with `broadcast`/`axis` attributes, or per channel for PRelu): the
+ * result has the first input's shape.
+ */
+function legacyShape(c: RuleCtx, before: number): Dim[] | undefined | false {
+  return c.version > 0 && c.version < before ? shapeOf(c, 0) : false;
+}
+function elementwiseShape(c: RuleCtx, before = 7): Dim[] | undefined {
+  const legacy = legacyShape(c, before);
+  return legacy === false ? broadcastInputs(c, allInputs(c)) : legacy;
+}
+
 const arith =
   (f?: (x: number, y: number, integer: boolean) => number): Rule =>
   (c) => {
-    const shape = broadcastInputs(c, allInputs(c));
+    const shape = elementwiseShape(c);
     const elem = elemOf(c, 0) || elemOf(c, 1);
     out(c, 0, elem, shape);
     const a = c.consts[0];
@@ -186,12 +199,12 @@ const arith =
   };
 
 const comparison: Rule = (c) => {
-  out(c, 0, DataType.BOOL, broadcastInputs(c, allInputs(c)));
+  out(c, 0, DataType.BOOL, elementwiseShape(c));
 };
 
 const variadicSame: Rule = (c) => {
   const elem = c.inputs.map((t) => (isTensor(t) ? t.elemType : 0)).find((e) => e) ?? 0;
-  out(c, 0, elem, broadcastInputs(c, allInputs(c)));
+  out(c, 0, elem, elementwiseShape(c, 8));
 };
 
 const where: Rule = (c) => {
@@ -1112,7 +1125,8 @@ const loop: Rule = (c) => {
   for (let i = 0; i < c.node.outputs.length; i++) {
     const bt = outs[i + 1];
     if (i < n) {
-      c.outputs[i] = joinTypes(carried[i] ?? bt, bt ?? carried[i]);
+      // The body's type wins where they are not both tensors (e.g. optional in, sequence out).
+      c.outputs[i] = bt ? joinTypes(bt, carried[i]) : carried[i];
     } else if (isTensor(bt)) {
       c.outputs[i] = tensorOf(bt.elemType, bt.shape ? [null, ...bt.shape] : undefined);
     }
