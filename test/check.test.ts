@@ -460,6 +460,45 @@ describe("functions", () => {
     expectOne(m, "type-mismatch", "node #0 (local.Scale)", "output 'y'");
   });
 
+  it("a body that only fails with the call's types is the call's problem", () => {
+    const f = fn({
+      name: "LogOf",
+      inputs: ["X"],
+      outputs: ["Y"],
+      nodes: [node("Log", ["X"], ["Y"])],
+    });
+    const m = callModel(f);
+    expect(problems(m)).toEqual([]);
+    m.graph.inputs = [i64("x", [2, 3])];
+    expectOne(
+      m,
+      "type-not-allowed",
+      "node #0 (local.LogOf)",
+      "with this call's types",
+      "function 'local.LogOf', node #0 (Log)",
+      "tensor(int64)",
+    );
+  });
+
+  it("a body that only fails with the call's attributes is the call's problem", () => {
+    const f = fn({
+      name: "Sum",
+      inputs: ["X"],
+      outputs: ["Y"],
+      attributes: ["axes"],
+      nodes: [{ ...node("ReduceSum", ["X"], ["Y"]), attributes: [ref("axes", "INTS", "axes")] }],
+      opsetImports: [{ domain: "", version: 11 }],
+    });
+    expect(problems(callModel(f, { axes: [1] }))).toEqual([]);
+    expectOne(
+      callModel(f, { axes: [5] }),
+      "axis-out-of-range",
+      "node #0 (local.Sum)",
+      "axis 5",
+      "rank 2",
+    );
+  });
+
   it("a function referencing an undeclared @attribute", () => {
     const f = fn({
       name: "Scale",

@@ -10,7 +10,7 @@ import type { Attribute, Dim, Function, Graph, Model, Node, OpsetId, Type } from
 import { domainLabel, normaliseDomain } from "../schema/registry.js";
 import { Unbounded, type FormalSchema, type OpVersion } from "../schema/types.js";
 import { constFromTensor, type ConstVal } from "./consts.js";
-import type { OpRegistry, Problem, ProblemCode } from "./report.js";
+import { formatProblem, type OpRegistry, type Problem, type ProblemCode } from "./report.js";
 import { RULES, type RuleCtx } from "./rules.js";
 import {
   describeType,
@@ -108,7 +108,11 @@ export class Analyzer {
   readonly problems: Problem[] = [];
   readonly types = new Map<Graph | Function, Map<string, Type>>();
   private readonly functions = new Map<string, Function>();
-  private readonly instCache = new Map<string, (Type | undefined)[]>();
+  private readonly instCache = new Map<
+    string,
+    { outs: (Type | undefined)[]; problems: Problem[] }
+  >();
+  private readonly standalone = new Map<Function, Set<string>>();
   private readonly instStack = new Set<Function>();
   private readonly registry: AnalyzeOptions["registry"];
 
@@ -332,6 +336,7 @@ export class Analyzer {
     inputTypes: (Type | undefined)[],
     ctx: Ctx,
     attr: (n: string) => Attribute | undefined,
+    report: (code: ProblemCode, message: string) => void,
   ): (Type | undefined)[] {
     if (this.instStack.has(f)) return [];
     const env = new Map<string, Attribute>();
@@ -360,21 +365,58 @@ export class Analyzer {
     } catch {
       key = undefined;
     }
-    if (key !== undefined && this.instCache.has(key)) return this.instCache.get(key)!;
-    const opsets = new Map<string, number>();
-    for (const o of f.opsetImports) opsets.set(normaliseDomain(o.domain), o.version);
-    this.instStack.add(f);
-    const outs = this.analyzeBody(f, inputTypes, {
-      where: `function '${fname(f)}'`,
-      opsets: f.opsetImports.length ? opsets : ctx.opsets,
-      fn: f,
-      env,
-      sink: [],
-      record: false,
-    });
-    this.instStack.delete(f);
-    if (key !== undefined) this.instCache.set(key, outs);
-    return outs;
+    let inst = key !== undefined ? this.instCache.get(key) : undefined;
+    if (!inst) {
+      const opsets = new Map<string, number>();
+      for (const o of f.opsetImports) opsets.set(normaliseDomain(o.domain), o.version);
+      const sink: Problem[] = [];
+      this.instStack.add(f);
+      const outs = this.analyzeBody(f, inputTypes, {
+        where: `function '${fname(f)}'`,
+        opsets: f.opsetImports.length ? opsets : ctx.opsets,
+        fn: f,
+        env,
+        sink,
+        record: false,
+      });
+      this.instStack.delete(f);
+      // What the body gets wrong only with this call's types and attributes is the call's problem.
+      const own = this.standaloneProblems(f, ctx);
+      const problems = sink.filter((p) => !own.has(problemKey(p)));
+      inst = { outs, problems };
+      if (key !== undefined) this.instCache.set(key, inst);
+    }
+    const first = inst.problems[0];
+    if (first) {
+      const n = inst.problems.length;
+      const more = n > 1 ? ` (and ${n - 1} more in the body)` : "";
+      report(first.code, `with this call's types and attributes, ${formatProblem(first)}${more}`);
+    }
+    return inst.outs;
+  }
+
+  /** Problems of a function body on its own (no caller), as keys; computed once per function. */
+  private standaloneProblems(f: Function, ctx: Ctx): Set<string> {
+    let keys = this.standalone.get(f);
+    if (!keys) {
+      const opsets = new Map<string, number>();
+      for (const o of f.opsetImports) opsets.set(normaliseDomain(o.domain), o.version);
+      const sink: Problem[] = [];
+      keys = new Set<string>();
+      this.standalone.set(f, keys);
+      const wasActive = this.instStack.has(f);
+      this.instStack.add(f);
+      this.analyzeBody(f, undefined, {
+        where: `function '${fname(f)}'`,
+        opsets: f.opsetImports.length ? opsets : ctx.opsets,
+        fn: f,
+        sink,
+        record: false,
+      });
+      if (!wasActive) this.instStack.delete(f);
+      for (const p of sink) keys.add(problemKey(p));
+    }
+    return keys;
   }
 
   // ---- graphs ----
@@ -755,7 +797,10 @@ export class Analyzer {
       const rule = RULES.get(op);
       if (rule) rule(rc);
     } else if (fn) {
-      rc.outputs = this.instantiate(fn, node, inTypes, ctx, attrOf).slice(0, node.outputs.length);
+      rc.outputs = this.instantiate(fn, node, inTypes, ctx, attrOf, report).slice(
+        0,
+        node.outputs.length,
+      );
     }
     for (const a of node.attributes) {
       if (visited.includes(a.name)) continue;
@@ -877,6 +922,8 @@ export class Analyzer {
     }
   }
 }
+
+const problemKey = (p: Problem) => `${p.code}\u0000${p.where}\u0000${p.message}`;
 
 function formalAt(formals: FormalSchema[], i: number): FormalSchema | undefined {
   if (i < formals.length) return formals[i];
