@@ -492,4 +492,57 @@ describe("interpreter agrees with onnxruntime-node", () => {
       { rtol: 1e-4, atol: 1e-5 },
     );
   });
+
+  it("bidirectional LSTM with sequence_lens and peepholes, GRU with linear_before_reset, reverse RNN", async () => {
+    const [T, B, I, H] = [4, 3, 2, 5];
+    const g = graph({
+      nodes: [
+        node("LSTM", ["x", "lw", "lr", "lb", "lens", "", "", "p"], ["ly", "lh", "lc"], {
+          direction: "bidirectional",
+          hidden_size: H,
+        }),
+        node("GRU", ["x", "gw", "gr", "gb"], ["gy", "gh"], {
+          hidden_size: H,
+          linear_before_reset: 1,
+        }),
+        node("RNN", ["x", "rw", "rr"], ["ry", "rh"], {
+          hidden_size: H,
+          direction: "reverse",
+          activations: ["Relu"],
+        }),
+      ],
+      inputs: [
+        valueInfo("x", "float", [T, B, I]),
+        valueInfo("lw", "float", [2, 4 * H, I]),
+        valueInfo("lr", "float", [2, 4 * H, H]),
+        valueInfo("lb", "float", [2, 8 * H]),
+        valueInfo("lens", "int32", [B]),
+        valueInfo("p", "float", [2, 3 * H]),
+        valueInfo("gw", "float", [1, 3 * H, I]),
+        valueInfo("gr", "float", [1, 3 * H, H]),
+        valueInfo("gb", "float", [1, 6 * H]),
+        valueInfo("rw", "float", [1, H, I]),
+        valueInfo("rr", "float", [1, H, H]),
+      ],
+      outputs: ["ly", "lh", "lc", "gy", "gh", "ry", "rh"].map((n) => valueInfo(n, "float")),
+    });
+    const r = (shape: number[], seed: number) => random(DataType.FLOAT, shape, seed, -0.6, 0.6);
+    await compareWithOrt(
+      m(g, 14),
+      {
+        x: r([T, B, I], 81),
+        lw: r([2, 4 * H, I], 82),
+        lr: r([2, 4 * H, H], 83),
+        lb: r([2, 8 * H], 84),
+        lens: fromFloat64(DataType.INT32, [B], Float64Array.of(4, 2, 3)),
+        p: r([2, 3 * H], 85),
+        gw: r([1, 3 * H, I], 86),
+        gr: r([1, 3 * H, H], 87),
+        gb: r([1, 6 * H], 88),
+        rw: r([1, H, I], 89),
+        rr: r([1, H, H], 90),
+      },
+      { rtol: 1e-4, atol: 1e-5 },
+    );
+  });
 });

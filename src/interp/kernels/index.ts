@@ -7,6 +7,7 @@ import { elementwiseKernels } from "./elementwise.js";
 import { logCumSumExpKernels } from "./logcumsumexp.js";
 import { miscKernels } from "./misc.js";
 import { nnKernels } from "./nn.js";
+import { recurrentKernels } from "./recurrent.js";
 import { reduceKernels } from "./reduce.js";
 import { resampleKernels } from "./resample.js";
 import { shapeKernels } from "./shape.js";
@@ -18,6 +19,7 @@ export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...nnKernels,
   ...miscKernels,
   ...resampleKernels,
+  ...recurrentKernels,
   ...reduceKernels,
   ...logCumSumExpKernels,
 });
