@@ -480,6 +480,62 @@ describe("constants and shape computations", () => {
   });
 });
 
+describe("other common ops", () => {
+  it("Split, TopK, Tile, Gemm, LayerNormalization, GatherElements, NonZero", () => {
+    const x = f32("x", [4, 6]);
+    expect(
+      infer({
+        nodes: [node("Split", ["x", "s"], ["a", "b"], { axis: 1 })],
+        inputs: [x],
+        initializers: [ints("s", [2, 4])],
+      }),
+    ).toEqual(["float[4,2]", "float[4,4]"]);
+    expect(
+      infer({ nodes: [node("Split", ["x"], ["a", "b", "c"], { axis: 1 })], inputs: [x] }),
+    ).toEqual(["float[4,2]", "float[4,2]", "float[4,2]"]);
+    expect(
+      errors({
+        nodes: [node("Split", ["x", "s"], ["a", "b"])],
+        inputs: [x],
+        initializers: [ints("s", [1, 2])],
+      })[0],
+    ).toContain("do not add up");
+    expect(
+      infer({
+        nodes: [node("TopK", ["x", "k"], ["v", "i"])],
+        inputs: [x],
+        initializers: [ints("k", [3])],
+      }),
+    ).toEqual(["float[4,3]", "int64[4,3]"]);
+    expect(
+      infer1({
+        nodes: [node("Tile", ["x", "r"], ["y"])],
+        inputs: [x],
+        initializers: [ints("r", [2, 1])],
+      }),
+    ).toBe("float[8,6]");
+    expect(
+      infer1({
+        nodes: [node("Gemm", ["x", "w"], ["y"], { transB: 1 })],
+        inputs: [x, f32("w", [5, 6])],
+      }),
+    ).toBe("float[4,5]");
+    expect(
+      infer({
+        nodes: [node("LayerNormalization", ["x", "g"], ["y", "m", "r"])],
+        inputs: [x, f32("g", [6])],
+      }),
+    ).toEqual(["float[4,6]", "float[4,1]", "float[4,1]"]);
+    expect(
+      infer1({
+        nodes: [node("GatherElements", ["x", "i"], ["y"], { axis: 1 })],
+        inputs: [x, i64("i", [4, 2])],
+      }),
+    ).toBe("float[4,2]");
+    expect(infer1({ nodes: [node("NonZero", ["x"], ["y"])], inputs: [x] })).toBe("int64[2,?]");
+  });
+});
+
 describe("control flow", () => {
   it("If: the branches' types, joined", () => {
     const br = (shape: number[], name: string): Graph =>

@@ -1053,6 +1053,179 @@ const dropout: Rule = (c) => {
   if (c.node.outputs.length > 1) out(c, 1, DataType.BOOL, shapeOf(c, 0));
 };
 
+// ---- more shape-preserving and shape-computing ops ----
+
+/** Output 0 has input 0's shape; its element type is the `dtype` attribute when given. */
+const likeInput: Rule = (c) => {
+  const t = tin(c, 0);
+  const dtype = attrIntOf(c, "dtype");
+  out(c, 0, typeof dtype === "number" ? dtype : (t?.elemType ?? 0), t?.shape);
+};
+
+const layerNorm: Rule = (c) => {
+  sameAsInput(c);
+  const s = shapeOf(c, 0);
+  const axis = intAttr(c, "axis", -1);
+  const stash = intAttr(c, "stash_type", DataType.FLOAT);
+  if (!s || axis === null || stash === null) return;
+  const a = normAxis(c, axis, s.length);
+  if (a === undefined) return;
+  // Mean and InvStdDev keep the leading dimensions and have 1 for each normalised one.
+  const stats = s.map((d, i) => (i < a ? d : 1));
+  for (const i of [1, 2]) if ((c.node.outputs[i] ?? "") !== "") out(c, i, stash, stats);
+};
+
+const gatherElements: Rule = (c) => {
+  const axis = intAttr(c, "axis", 0);
+  const s = shapeOf(c, 0);
+  const is = shapeOf(c, 1);
+  if (s && is && is.length !== s.length) {
+    c.error("rank", `${opName(c)}: indices have rank ${is.length} but data has rank ${s.length}`);
+    return;
+  }
+  if (s && axis !== null && normAxis(c, axis, s.length) === undefined) return;
+  out(c, 0, elemOf(c, 0), is);
+};
+
+const tile: Rule = (c) => {
+  const s = shapeOf(c, 0);
+  const reps = intsInput(c, 1);
+  if (!s) {
+    out(c, 0, elemOf(c, 0));
+    return;
+  }
+  if (reps && reps.length !== s.length) {
+    c.error(
+      "shape-mismatch",
+      `${opName(c)}: repeats has ${reps.length} values for an input of rank ${s.length}`,
+    );
+    return;
+  }
+  out(
+    c,
+    0,
+    elemOf(c, 0),
+    s.map((d, i) => (reps && typeof d === "number" ? d * reps[i]! : reps?.[i] === 1 ? d : null)),
+  );
+};
+
+const split: Rule = (c) => {
+  const s = shapeOf(c, 0);
+  const elem = elemOf(c, 0);
+  const n = c.node.outputs.length;
+  const axisAttr = intAttr(c, "axis", 0);
+  const unknown = () => {
+    for (let i = 0; i < n; i++)
+      out(c, i, elem, s ? s.map((d, k) => (k === axis ? null : d)) : undefined);
+  };
+  let axis = -1;
+  if (!s || axisAttr === null) return unknown();
+  const a = normAxis(c, axisAttr, s.length);
+  if (a === undefined) return;
+  axis = a;
+  const sizes = c.version > 0 && c.version < 13 ? intsAttr(c, "split") : intsInput(c, 1);
+  const d = s[axis]!;
+  let parts: number[] | undefined;
+  if (sizes) {
+    if (sizes.length !== n) {
+      c.error("shape-mismatch", `${opName(c)}: split has ${sizes.length} sizes for ${n} outputs`);
+      return;
+    }
+    if (typeof d === "number" && sizes.reduce((x, y) => x + y, 0) !== d) {
+      c.error(
+        "shape-mismatch",
+        `${opName(c)}: split sizes [${sizes.join(",")}] do not add up to dimension ${axis} of size ${d}`,
+      );
+      return;
+    }
+    parts = sizes;
+  } else if (sizes === undefined && typeof d === "number" && !present(c, 1)) {
+    // Equal parts; from version 18 the last may be smaller (num_outputs).
+    const chunk = Math.ceil(d / n);
+    parts = Array.from({ length: n }, (_, i) => Math.max(0, Math.min(chunk, d - i * chunk)));
+    if (c.version < 18 && d % n !== 0) {
+      c.error(
+        "shape-mismatch",
+        `${opName(c)}: dimension ${axis} of size ${d} does not split into ${n} equal parts`,
+      );
+      return;
+    }
+  }
+  if (!parts) return unknown();
+  for (let i = 0; i < n; i++)
+    out(
+      c,
+      i,
+      elem,
+      s.map((x, k) => (k === axis ? parts![i]! : x)),
+    );
+};
+
+const topK: Rule = (c) => {
+  const s = shapeOf(c, 0);
+  const axisAttr = intAttr(c, "axis", -1);
+  const k = c.version > 0 && c.version < 10 ? attrIntOf(c, "k") : intsInput(c, 1)?.[0];
+  let dims: Dim[] | undefined;
+  if (s && axisAttr !== null) {
+    const a = normAxis(c, axisAttr, s.length);
+    if (a === undefined) return;
+    dims = s.map((d, i) => (i === a ? (typeof k === "number" ? k : null) : d));
+  }
+  out(c, 0, elemOf(c, 0), dims);
+  out(c, 1, DataType.INT64, dims);
+};
+
+const gemm: Rule = (c) => {
+  const a = shapeOf(c, 0);
+  const b = shapeOf(c, 1);
+  const ta = intAttr(c, "transA", 0);
+  const tb = intAttr(c, "transB", 0);
+  const elem = elemOf(c, 0) || elemOf(c, 1);
+  if (!a || !b || ta === null || tb === null || a.length !== 2 || b.length !== 2) {
+    out(c, 0, elem, [null, null]);
+    return;
+  }
+  const [m, ka] = ta ? [a[1]!, a[0]!] : [a[0]!, a[1]!];
+  const [kb, n] = tb ? [b[1]!, b[0]!] : [b[0]!, b[1]!];
+  if (typeof ka === "number" && typeof kb === "number" && ka !== kb) {
+    c.error("shape-mismatch", `${opName(c)}: inner dimensions differ (${ka} and ${kb})`);
+    return;
+  }
+  out(c, 0, elem, [m, n]);
+};
+
+const globalPool: Rule = (c) => {
+  const s = shapeOf(c, 0);
+  out(c, 0, elemOf(c, 0), s ? s.map((d, i) => (i < 2 ? d : 1)) : undefined);
+};
+
+const nonZero: Rule = (c) => {
+  const s = shapeOf(c, 0);
+  out(c, 0, DataType.INT64, [s ? s.length : null, null]);
+};
+
+const depthSpace =
+  (toSpace: boolean): Rule =>
+  (c) => {
+    const s = shapeOf(c, 0);
+    const bs = attrIntOf(c, "blocksize");
+    if (!s || typeof bs !== "number" || s.length !== 4) {
+      out(c, 0, elemOf(c, 0), s ? s.map(() => null) : undefined);
+      return;
+    }
+    const [n, ch, h, w] = s as [Dim, Dim, Dim, Dim];
+    const mul = (d: Dim, f: number) => (typeof d === "number" ? d * f : null);
+    const div = (d: Dim, f: number) => (typeof d === "number" ? d / f : null);
+    out(
+      c,
+      0,
+      elemOf(c, 0),
+      toSpace
+        ? [n, div(ch, bs * bs), mul(h, bs), mul(w, bs)]
+        : [n, mul(ch, bs * bs), div(h, bs), div(w, bs)],
+    );
+  };
+
 // ---- control flow ----
 
 /** The most specific type both branches agree on. */
@@ -1316,6 +1489,27 @@ RULES.set("Transpose", transpose);
 RULES.set("Flatten", flatten);
 RULES.set("MatMul", matmul);
 RULES.set("Dropout", dropout);
+for (const op of ["EyeLike", "Bernoulli", "RandomNormalLike", "RandomUniformLike"])
+  RULES.set(op, likeInput);
+for (const op of [
+  "BatchNormalization",
+  "InstanceNormalization",
+  "LRN",
+  "ScatterElements",
+  "ScatterND",
+  "Scatter",
+])
+  RULES.set(op, sameAsInput);
+RULES.set("LayerNormalization", layerNorm);
+RULES.set("GatherElements", gatherElements);
+RULES.set("Tile", tile);
+RULES.set("Split", split);
+RULES.set("TopK", topK);
+RULES.set("Gemm", gemm);
+for (const op of ["GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"]) RULES.set(op, globalPool);
+RULES.set("NonZero", nonZero);
+RULES.set("DepthToSpace", depthSpace(true));
+RULES.set("SpaceToDepth", depthSpace(false));
 RULES.set("If", ifRule);
 RULES.set("Loop", loop);
 RULES.set("Scan", scan);
