@@ -545,4 +545,51 @@ describe("interpreter agrees with onnxruntime-node", () => {
       { rtol: 1e-4, atol: 1e-5 },
     );
   });
+
+  it("QuantizeLinear (per axis), DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul", async () => {
+    const g = graph({
+      nodes: [
+        node("QuantizeLinear", ["x", "s", "z"], ["q"], { axis: 1 }),
+        node("DequantizeLinear", ["q", "s", "z"], ["dq"], { axis: 1 }),
+        node("DynamicQuantizeLinear", ["x"], ["dy", "ds", "dz"]),
+        node("MatMulInteger", ["q", "qb", "z0", "z0"], ["mi"]),
+        node("QLinearMatMul", ["dy", "ds", "dz", "qb", "bs", "z0", "ys", "yz"], ["qm"]),
+      ],
+      inputs: [valueInfo("x", "float", [2, 3])],
+      outputs: [
+        valueInfo("q", "uint8"),
+        valueInfo("dq", "float"),
+        valueInfo("dy", "uint8"),
+        valueInfo("ds", "float"),
+        valueInfo("dz", "uint8"),
+        valueInfo("mi", "int32"),
+        valueInfo("qm", "uint8"),
+      ],
+    });
+    const consts: Record<string, RTensor> = {
+      s: fromFloat64(DataType.FLOAT, [3], Float64Array.of(0.02, 0.05, 0.1)),
+      z: fromFloat64(DataType.UINT8, [3], Float64Array.of(100, 120, 128)),
+      qb: fromFloat64(DataType.UINT8, [3, 2], Float64Array.of(0, 255, 17, 100, 3, 200)),
+      z0: fromFloat64(DataType.UINT8, [], Float64Array.of(0)),
+      bs: fromFloat64(DataType.FLOAT, [], Float64Array.of(0.01)),
+      ys: fromFloat64(DataType.FLOAT, [], Float64Array.of(0.05)),
+      yz: fromFloat64(DataType.UINT8, [], Float64Array.of(128)),
+    };
+    g.nodes.unshift(
+      ...Object.entries(consts).map(([name, t]) =>
+        node(
+          "Constant",
+          [],
+          [name],
+          {},
+          { attributes: [{ name: "value", type: "TENSOR", value: toIR(t) }] },
+        ),
+      ),
+    );
+    await compareWithOrt(
+      m(g, 13),
+      { x: random(DataType.FLOAT, [2, 3], 91, -2, 2) },
+      { rtol: 0, atol: 1e-6 },
+    );
+  });
 });

@@ -7,6 +7,7 @@ import { elementwiseKernels } from "./elementwise.js";
 import { logCumSumExpKernels } from "./logcumsumexp.js";
 import { miscKernels } from "./misc.js";
 import { nnKernels } from "./nn.js";
+import { quantKernels } from "./quant.js";
 import { recurrentKernels } from "./recurrent.js";
 import { reduceKernels } from "./reduce.js";
 import { resampleKernels } from "./resample.js";
@@ -20,6 +21,7 @@ export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...miscKernels,
   ...resampleKernels,
   ...recurrentKernels,
+  ...quantKernels,
   ...reduceKernels,
   ...logCumSumExpKernels,
 });
