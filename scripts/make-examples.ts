@@ -49,7 +49,7 @@ const lcse = model(
     outputs: [valueInfo("y", "float", [2, 4])],
   }),
   29,
-  10,
+  13,
 );
 lcse.producerName = "onnx-expand examples";
 saveModel(lcse, out("logcumsumexp-29.onnx"));
