@@ -1,8 +1,9 @@
 // LogCumSumExp over 1e7 float32 values: onnxruntime-node (which has no LogCumSumExp-29) running an
 // exact expanded body — a Hillis–Steele log-add-exp scan, built here (ceil(log2 n) steps of
 // y = lae(y, y shifted by d along the axis, -inf filled), computed in double) — against our
-// one-pass kernel, called directly and through the executor. Prints medians, ratios ORT/ours
-// (>= 1: we are faster), the largest ulp distance between the two, and memory.
+// one-pass kernel (WebAssembly and TypeScript paths), called directly and through the executor.
+// Prints medians, ratios ORT/ours (>= 1: we are faster), the largest ulp distance between the
+// two, and memory.
 //
 //   npx tsx bench/lcse.ts
 //   npx tsx --expose-gc bench/lcse.ts   (steadier memory figures)
@@ -14,7 +15,7 @@ import { Tensor } from "../src/ir/tensor.js";
 import type { Model, Node } from "../src/ir/types.js";
 import { DataType } from "../src/ir/types.js";
 import { run } from "../src/interp/executor.js";
-import { logCumSumExp } from "../src/interp/kernels/logcumsumexp.js";
+import { logCumSumExp, setLogCumSumExpWasmEnabled } from "../src/interp/kernels/logcumsumexp.js";
 import type { RTensor } from "../src/interp/types.js";
 
 const MiB = 2 ** 20;
@@ -132,7 +133,9 @@ async function main(): Promise<void> {
       "axis",
       "ORT H-S ms",
       "(nodes)",
-      "ours ms",
+      "wasm ms",
+      "ratio",
+      "ts ms",
       "ratio",
       "exec ms",
       "ratio",
@@ -159,6 +162,9 @@ async function main(): Promise<void> {
     const y = logCumSumExp(xt, axis, "bench");
     const m1 = process.memoryUsage();
     const tOurs = await median(() => logCumSumExp(xt, axis, "bench"), 5);
+    setLogCumSumExpWasmEnabled(false);
+    const tTs = await median(() => logCumSumExp(xt, axis, "bench"), 5);
+    setLogCumSumExpWasmEnabled(true);
     const direct = model(
       graph({
         nodes: [node("LogCumSumExp", ["X"], ["Y"], { axis })],
@@ -183,6 +189,8 @@ async function main(): Promise<void> {
         `(${hs.nodes})`.padStart(7),
         fmt(tOurs, 0).padStart(7),
         fmt(tHs / tOurs, 2).padStart(5),
+        fmt(tTs, 0).padStart(5),
+        fmt(tHs / tTs, 2).padStart(5),
         fmt(tExec, 0).padStart(7),
         fmt(tHs / tExec, 2).padStart(5),
         String(ulps).padStart(8),

@@ -6,6 +6,10 @@
 // When a new maximum arrives the sum is rescaled: t ← (t + 1)·exp(m_old − m_new).
 // NaN and +inf are sticky flags; -inf contributes nothing. Each y is rounded to the element type
 // on store; the float64 state is never replaced by the rounded value.
+//
+// Inputs of 4096 elements or more with float32-or-narrower results take the WebAssembly SIMD
+// version of the same scan (wasm/lcse.wat, four slices at once); the loop here is the reference
+// and the fallback (and the float64 path).
 
 import { OnnxError } from "../../errors.js";
 import { attrInt } from "../../ir/attributes.js";
@@ -13,6 +17,18 @@ import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { float16Table, toBfloat16Bits, toFloat16Bits } from "../tensor.js";
 import type { Kernel, RTensor } from "../types.js";
+import { lcseWasm } from "./wasm/loader.js";
+
+let wasmEnabled = true;
+/** Turns the WebAssembly path on or off (tests compare both paths). */
+export function setLogCumSumExpWasmEnabled(on: boolean): void {
+  wasmEnabled = on;
+}
+
+/** Input elements per window of WebAssembly memory (256 KiB of float32, 512 KiB of results). */
+const CHUNK = 1 << 16;
+/** Smaller inputs stay on the TypeScript path. */
+const WASM_MIN_ELEMENTS = 4096;
 
 type Values = ArrayLike<number>;
 
@@ -99,6 +115,113 @@ export function logCumSumExpInto(
   }
 }
 
+/**
+ * The same scan in WebAssembly SIMD, four slices at a time (rows when the axis is last, columns
+ * otherwise), for float32 input values and results rounded to float32 or narrower: its exp
+ * flushes terms below e^-708 to zero, which changes no such result. The input streams through a
+ * window of the module's memory; results are copied out (and rounded) per window. Returns false
+ * when the layout does not suit it (a row of `inner` wider than the window) or WebAssembly is off.
+ */
+export function logCumSumExpWasmInto(
+  x: Float32Array,
+  out: Float32Array | Float64Array,
+  outer: number,
+  n: number,
+  inner: number,
+): boolean {
+  const w = wasmEnabled ? lcseWasm() : undefined;
+  if (!w || inner > CHUNK) return false;
+  const inBase = 0;
+  const outBase = CHUNK * 4;
+  const stateBase = CHUNK * 12;
+  const quads = Math.ceil(inner / 4);
+  w.reserve(stateBase + quads * 128 + 128);
+  const buf = w.memory.buffer;
+  const heapIn = new Float32Array(buf, inBase, CHUNK);
+  const heapOut = new Float64Array(buf, outBase, CHUNK);
+  const state = new Float64Array(buf, stateBase, quads * 16);
+  const lcse4 = w.lcse4;
+  // m = -inf, t = 0, no NaN, no +inf, for the four lanes of `count` groups
+  const reset = (count: number) => {
+    state.fill(0, 0, count * 16);
+    for (let g = 0; g < count; g++) {
+      state.fill(-Infinity, g * 16, g * 16 + 2);
+      state.fill(-Infinity, g * 16 + 8, g * 16 + 10);
+    }
+  };
+  // Slices a..a+3, clamped to `last` (a short last group repeats its last slice in the spare lanes).
+  const lane = (a: number, k: number, last: number) => Math.min(a + k, last);
+  if (inner === 1 && 4 * n <= CHUNK) {
+    // Blocks of whole rows, four rows a call.
+    const per = Math.floor(CHUNK / n);
+    for (let r0 = 0; r0 < outer; r0 += per) {
+      const g = Math.min(per, outer - r0);
+      heapIn.set(x.subarray(r0 * n, (r0 + g) * n));
+      for (let a = 0; a < g; a += 4) {
+        const [b, c, d] = [lane(a, 1, g - 1), lane(a, 2, g - 1), lane(a, 3, g - 1)];
+        reset(1);
+        const pi = (r: number) => inBase + r * n * 4;
+        const po = (r: number) => outBase + r * n * 8;
+        lcse4(pi(a), pi(b), pi(c), pi(d), po(a), po(b), po(c), po(d), n, 4, 8, stateBase);
+      }
+      out.set(heapOut.subarray(0, g * n), r0 * n);
+    }
+  } else if (inner === 1) {
+    // Long rows: four rows at a time, in pieces, the state carried between pieces.
+    const P = CHUNK / 4;
+    for (let a = 0; a < outer; a += 4) {
+      const rows = [a, lane(a, 1, outer - 1), lane(a, 2, outer - 1), lane(a, 3, outer - 1)];
+      reset(1);
+      for (let c = 0; c < n; c += P) {
+        const len = Math.min(P, n - c);
+        rows.forEach((r, k) => heapIn.set(x.subarray(r * n + c, r * n + c + len), k * P));
+        const pi = (k: number) => inBase + k * P * 4;
+        const po = (k: number) => outBase + k * P * 8;
+        lcse4(pi(0), pi(1), pi(2), pi(3), po(0), po(1), po(2), po(3), len, 4, 8, stateBase);
+        rows.forEach((r, k) => {
+          if (k === 0 || r !== rows[k - 1])
+            out.set(heapOut.subarray(k * P, k * P + len), r * n + c);
+        });
+      }
+    }
+  } else {
+    // Axis not last: lanes are neighbouring columns; windows of whole rows of `inner` values.
+    const J = Math.floor(CHUNK / inner);
+    for (let o = 0; o < outer; o++) {
+      reset(quads);
+      for (let j0 = 0; j0 < n; j0 += J) {
+        const rows = Math.min(J, n - j0);
+        const start = (o * n + j0) * inner;
+        heapIn.set(x.subarray(start, start + rows * inner));
+        for (let g = 0; g < quads; g++) {
+          const i = 4 * g;
+          const [i1, i2, i3] = [
+            lane(i, 1, inner - 1),
+            lane(i, 2, inner - 1),
+            lane(i, 3, inner - 1),
+          ];
+          lcse4(
+            inBase + i * 4,
+            inBase + i1 * 4,
+            inBase + i2 * 4,
+            inBase + i3 * 4,
+            outBase + i * 8,
+            outBase + i1 * 8,
+            outBase + i2 * 8,
+            outBase + i3 * 8,
+            rows,
+            inner * 4,
+            inner * 8,
+            stateBase + g * 128,
+          );
+        }
+        out.set(heapOut.subarray(0, rows * inner), start);
+      }
+    }
+  }
+  return true;
+}
+
 export function logCumSumExp(x: RTensor, axisAttr: number, where: string): RTensor {
   const r = x.shape.length;
   const dt = x.dtype;
@@ -130,13 +253,18 @@ export function logCumSumExp(x: RTensor, axisAttr: number, where: string): RTens
   const n = shape[axis]!;
   const count = outer * n * inner;
   const xs = readValues(x);
+  // float32 and narrower: the WebAssembly path where it applies (xs is then a Float32Array).
+  const fast = (o: Float32Array | Float64Array) =>
+    dt !== DataType.DOUBLE &&
+    count >= WASM_MIN_ELEMENTS &&
+    logCumSumExpWasmInto(xs as Float32Array, o, outer, n, inner);
   if (dt === DataType.FLOAT) {
     const out = new Float32Array(count);
-    if (count > 0) logCumSumExpInto(xs, out, outer, n, inner);
+    if (count > 0 && !fast(out)) logCumSumExpInto(xs, out, outer, n, inner);
     return { dtype: dt, shape, data: out };
   }
   const y = new Float64Array(count);
-  if (count > 0) logCumSumExpInto(xs, y, outer, n, inner);
+  if (count > 0 && !fast(y)) logCumSumExpInto(xs, y, outer, n, inner);
   if (dt === DataType.DOUBLE) return { dtype: dt, shape, data: y };
   const out = new Uint16Array(count);
   const round = dt === DataType.FLOAT16 ? toFloat16Bits : toBfloat16Bits;

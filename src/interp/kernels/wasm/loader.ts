@@ -1,7 +1,8 @@
-// Instantiates the reduction WebAssembly module (SIMD) once, on first use. Returns undefined where
-// WebAssembly or its SIMD proposal is unavailable; callers then use their scalar TypeScript path.
+// Instantiates the WebAssembly modules (SIMD) once each, on first use. Each getter returns
+// undefined where WebAssembly or its SIMD proposal is unavailable; callers then use their scalar
+// TypeScript path.
 
-import { REDUCE_WASM_BASE64 } from "./reduce-wasm.js";
+import { LCSE_WASM_BASE64, REDUCE_WASM_BASE64 } from "./wasm-bytes.js";
 
 // The project's TypeScript lib (ES2022, no DOM) has no WebAssembly declarations: the few used here.
 interface WasmMemory {
@@ -18,8 +19,13 @@ type RowsFn = (p: number, rows: number, n: number, q: number) => void;
 type AccFn = (p: number, n: number, q: number) => void;
 type Acc4Fn = (p: number, stride: number, n: number, q: number) => void;
 
-export interface ReduceWasm {
+interface WithMemory {
   memory: WasmMemory;
+  /** Grows the memory to at least `bytes`; views made before must be remade after. */
+  reserve(bytes: number): void;
+}
+
+export interface ReduceWasm extends WithMemory {
   /** Sum of t(x) over n float32 at byte address p, by mode (0: x, 1: |x|, 2: x²), in float64. */
   sum: [SumFn, SumFn, SumFn];
   /** out[r] += row sum, for `rows` rows of n float32 at p, float64 results at q. */
@@ -28,11 +34,29 @@ export interface ReduceWasm {
   acc: [AccFn, AccFn, AccFn];
   /** acc[i] += Σ_{r<4} t(x[p + r*stride + 4i]) for n columns: four rows into one accumulator row. */
   acc4: [Acc4Fn, Acc4Fn, Acc4Fn];
-  /** Grows the memory to at least `bytes`; views made before must be remade after. */
-  reserve(bytes: number): void;
 }
 
-let cached: ReduceWasm | null | undefined;
+export interface LcseWasm extends WithMemory {
+  /**
+   * Four LogCumSumExp scans of n steps, one per lane: lane L reads float32 at p[L] + j*stepIn and
+   * writes float64 at q[L] + j*stepOut (byte addresses/strides). The running state, 128 bytes at
+   * `state` (per pair of lanes: max, scaled sum, NaN mask, +inf mask), is read and written back.
+   */
+  lcse4: (
+    p0: number,
+    p1: number,
+    p2: number,
+    p3: number,
+    q0: number,
+    q1: number,
+    q2: number,
+    q3: number,
+    n: number,
+    stepIn: number,
+    stepOut: number,
+    state: number,
+  ) => void;
+}
 
 function decodeBase64(s: string): Uint8Array {
   const B = (globalThis as { Buffer?: { from(s: string, enc: string): Uint8Array } }).Buffer;
@@ -43,28 +67,50 @@ function decodeBase64(s: string): Uint8Array {
   return out;
 }
 
-export function reduceWasm(): ReduceWasm | undefined {
-  if (cached !== undefined) return cached ?? undefined;
+function instantiate(base64: string): (Record<string, unknown> & WithMemory) | undefined {
   try {
     const wa = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
-    if (!wa) throw new Error("no WebAssembly");
-    const mod = new wa.Module(decodeBase64(REDUCE_WASM_BASE64));
-    const ex = new wa.Instance(mod, {}).exports;
+    if (!wa) return undefined;
+    const ex = new wa.Instance(new wa.Module(decodeBase64(base64)), {}).exports;
     const memory = ex.memory as WasmMemory;
-    const f = <T>(name: string) => ex[name] as T;
-    cached = {
+    return {
+      ...ex,
       memory,
-      sum: [f<SumFn>("sum0"), f<SumFn>("sum1"), f<SumFn>("sum2")],
-      rows: [f<RowsFn>("rows0"), f<RowsFn>("rows1"), f<RowsFn>("rows2")],
-      acc: [f<AccFn>("acc0"), f<AccFn>("acc1"), f<AccFn>("acc2")],
-      acc4: [f<Acc4Fn>("acc4_0"), f<Acc4Fn>("acc4_1"), f<Acc4Fn>("acc4_2")],
       reserve(bytes: number) {
         const have = memory.buffer.byteLength;
         if (bytes > have) memory.grow(Math.ceil((bytes - have) / 65536));
       },
     };
   } catch {
-    cached = null;
+    return undefined; // no SIMD support: the module does not validate
   }
-  return cached ?? undefined;
+}
+
+let reduceCached: ReduceWasm | null | undefined;
+export function reduceWasm(): ReduceWasm | undefined {
+  if (reduceCached === undefined) {
+    const ex = instantiate(REDUCE_WASM_BASE64);
+    reduceCached = ex
+      ? {
+          memory: ex.memory,
+          reserve: ex.reserve,
+          sum: [ex.sum0 as SumFn, ex.sum1 as SumFn, ex.sum2 as SumFn],
+          rows: [ex.rows0 as RowsFn, ex.rows1 as RowsFn, ex.rows2 as RowsFn],
+          acc: [ex.acc0 as AccFn, ex.acc1 as AccFn, ex.acc2 as AccFn],
+          acc4: [ex.acc4_0 as Acc4Fn, ex.acc4_1 as Acc4Fn, ex.acc4_2 as Acc4Fn],
+        }
+      : null;
+  }
+  return reduceCached ?? undefined;
+}
+
+let lcseCached: LcseWasm | null | undefined;
+export function lcseWasm(): LcseWasm | undefined {
+  if (lcseCached === undefined) {
+    const ex = instantiate(LCSE_WASM_BASE64);
+    lcseCached = ex
+      ? { memory: ex.memory, reserve: ex.reserve, lcse4: ex.lcse4 as LcseWasm["lcse4"] }
+      : null;
+  }
+  return lcseCached ?? undefined;
 }
