@@ -592,4 +592,87 @@ describe("interpreter agrees with onnxruntime-node", () => {
       { rtol: 0, atol: 1e-6 },
     );
   });
+
+  it("Einsum (batch matmul, trace, ellipsis), Unique, Det, NonMaxSuppression", async () => {
+    const g = graph({
+      nodes: [
+        node("Einsum", ["a", "b"], ["e1"], { equation: "bij,bjk->bik" }),
+        node("Einsum", ["sq"], ["e2"], { equation: "ii" }),
+        node("Einsum", ["a"], ["e3"], { equation: "...j->..." }),
+        node("Unique", ["u"], ["uy", "ui", "uinv", "uc"], { sorted: 1 }),
+        node("Det", ["sq"], ["det"]),
+        node("NonMaxSuppression", ["boxes", "scores", "maxb", "iou", "sth"], ["sel"]),
+      ],
+      inputs: [
+        valueInfo("a", "float", [2, 3, 4]),
+        valueInfo("b", "float", [2, 4, 2]),
+        valueInfo("sq", "float", [4, 4]),
+        valueInfo("u", "float", [8]),
+        valueInfo("boxes", "float", [1, 6, 4]),
+        valueInfo("scores", "float", [1, 2, 6]),
+      ],
+      outputs: [
+        ...["e1", "e2", "e3", "uy", "det"].map((n) => valueInfo(n, "float")),
+        ...["ui", "uinv", "uc", "sel"].map((n) => valueInfo(n, "int64")),
+      ],
+    });
+    const consts: Record<string, RTensor> = {
+      maxb: i64([1], [3]),
+      iou: fromFloat64(DataType.FLOAT, [1], Float64Array.of(0.4)),
+      sth: fromFloat64(DataType.FLOAT, [1], Float64Array.of(0.1)),
+    };
+    g.nodes.unshift(
+      ...Object.entries(consts).map(([name, t]) =>
+        node(
+          "Constant",
+          [],
+          [name],
+          {},
+          { attributes: [{ name: "value", type: "TENSOR", value: toIR(t) }] },
+        ),
+      ),
+    );
+    const boxes = fromFloat64(
+      DataType.FLOAT,
+      [1, 6, 4],
+      Float64Array.of(
+        0,
+        0,
+        1,
+        1,
+        0,
+        0.1,
+        1,
+        1.1,
+        0,
+        -0.1,
+        1,
+        0.9,
+        0,
+        10,
+        1,
+        11,
+        0,
+        10.1,
+        1,
+        11.1,
+        0,
+        100,
+        1,
+        101,
+      ),
+    );
+    await compareWithOrt(
+      m(g, 13),
+      {
+        a: random(DataType.FLOAT, [2, 3, 4], 101),
+        b: random(DataType.FLOAT, [2, 4, 2], 102),
+        sq: random(DataType.FLOAT, [4, 4], 103),
+        u: fromFloat64(DataType.FLOAT, [8], Float64Array.of(3, 1, 2, 3, -1, 2, 2, 0.5)),
+        boxes,
+        scores: random(DataType.FLOAT, [1, 2, 6], 104, 0, 1),
+      },
+      { rtol: 1e-4, atol: 1e-5 },
+    );
+  });
 });

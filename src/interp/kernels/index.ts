@@ -4,6 +4,7 @@
 import type { Kernel } from "../types.js";
 import { controlKernels } from "./control.js";
 import { elementwiseKernels } from "./elementwise.js";
+import { extraKernels } from "./extra.js";
 import { logCumSumExpKernels } from "./logcumsumexp.js";
 import { miscKernels } from "./misc.js";
 import { nnKernels } from "./nn.js";
@@ -22,6 +23,7 @@ export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...resampleKernels,
   ...recurrentKernels,
   ...quantKernels,
+  ...extraKernels,
   ...reduceKernels,
   ...logCumSumExpKernels,
 });
