@@ -64,15 +64,18 @@ async function main(): Promise<void> {
     `Reductions of 1e7 float32 (${(n * 4) / MiB} MiB), median of ${RUNS} warm runs, keepdims=0, opset 18`,
   );
   console.log(
-    "ratio = ORT ms / ours ms (>= 1 means we are faster); wasm = WebAssembly SIMD path, ts = TypeScript path\n",
+    "ratio = ORT ms / ours ms (>= 1 means we are faster); ORT: default session (2 intra-op threads here),\n" +
+      "ORT1: intraOpNumThreads=1; wasm = WebAssembly SIMD path (one thread), ts = TypeScript path\n",
   );
   const head = [
     "op".padEnd(16),
     "shape".padEnd(12),
     "axis",
     "ORT ms",
+    "ORT1 ms",
     "wasm ms",
     "ratio",
+    "ratio1",
     "ts ms",
     "ratio",
     "exec ms",
@@ -98,6 +101,9 @@ async function main(): Promise<void> {
         ortOut = (await session.run(feeds)).y!.data as Float32Array;
       });
       await session.release();
+      const session1 = await ort.InferenceSession.create(encodeModel(m), { intraOpNumThreads: 1 });
+      const tOrt1 = await median(() => session1.run(feeds));
+      await session1.release();
 
       const xt: RTensor = { dtype: DataType.FLOAT, shape, data: x };
       const axesT: RTensor = {
@@ -129,8 +135,10 @@ async function main(): Promise<void> {
           `[${shape}]`.padEnd(12),
           String(axis).padStart(4),
           fmt(tOrt),
+          fmt(tOrt1),
           fmt(tWasm),
           fmt(tOrt / tWasm),
+          fmt(tOrt1 / tWasm),
           fmt(tTs),
           fmt(tOrt / tTs),
           fmt(tExec),
