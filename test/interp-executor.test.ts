@@ -342,10 +342,10 @@ describe("errors are one line and name what is wrong", () => {
     const m = model(
       graph({
         nodes: [
-          node("NonMaxSuppression", ["x", "x"], ["a"]),
+          node("NoSuchOp", ["x", "x"], ["a"]),
           node("Add", ["a", "a"], ["b"]),
           node("Frobnicate", ["b"], ["c"], {}, { domain: "com.example" }),
-          node("LSTM", ["c"], ["y"]),
+          node("AnotherMissingOp", ["c"], ["y"]),
         ],
         inputs: [valueInfo("x", "float", [1])],
         outputs: [valueInfo("y", "float")],
@@ -354,7 +354,7 @@ describe("errors are one line and name what is wrong", () => {
     const e = runError(() => run(m, {}));
     expect(e.code).toBe("E_UNSUPPORTED");
     expect(e.message).toBe(
-      "the interpreter has no kernel for 3 ops: LSTM, NonMaxSuppression, com.example.Frobnicate",
+      "the interpreter has no kernel for 3 ops: AnotherMissingOp, NoSuchOp, com.example.Frobnicate",
     );
   });
 
