@@ -361,3 +361,21 @@ describe("ReduceLogSumExp on integers", () => {
     );
   });
 });
+
+describe("long integer runs", () => {
+  it("int32/uint32 sums wrap exactly however long the reduced run", () => {
+    // 2^23 values of 2^31 - 1: the unwrapped sum passes 2^53, where float64 stops being exact
+    const n = 2 ** 23;
+    const x = i32([n], new Array<number>(n).fill(2 ** 31 - 1));
+    const want = Number(BigInt.asIntN(32, BigInt(n) * (2n ** 31n - 1n)));
+    expect(vals(run("Sum", 13, x))).toEqual([want]);
+    const u: RTensor = {
+      dtype: DataType.UINT32,
+      shape: [n],
+      data: new Uint32Array(n).fill(2 ** 32 - 1),
+    };
+    expect(vals(run("L1", 18, u))).toEqual([
+      Number(BigInt.asUintN(32, BigInt(n) * (2n ** 32n - 1n))),
+    ]);
+  });
+});

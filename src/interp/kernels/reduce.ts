@@ -13,13 +13,7 @@ import { OnnxError } from "../../errors.js";
 import { attrInt, attrInts } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import {
-  allocStorage,
-  float16Table,
-  fromBfloat16Bits,
-  toBfloat16Bits,
-  toFloat16Bits,
-} from "../tensor.js";
+import { allocStorage, float16Table, toBfloat16Bits, toFloat16Bits } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { reduceWasm } from "./wasm/loader.js";
 
@@ -66,7 +60,7 @@ function isTensor(v: RValue | undefined): v is RTensor {
   return v !== undefined && "dtype" in v;
 }
 
-/** Reads and checks axes; returns the reduced-dimension mask and the output shape. */
+/** Reads and checks the axes (attribute or input, by version); returns the output shape and the block layout. */
 export function planReduce(
   ctx: Pick<KernelContext, "label" | "opset" | "node">,
   op: ReduceOp,
@@ -125,8 +119,9 @@ export function planReduce(
 }
 
 /**
- * Walks the input one innermost block at a time, in input order, calling `seg(inOff, outOff)`.
- * Returns the innermost block (its length and whether it is reduced).
+ * Walks the input one innermost block at a time, in input order, calling `seg(inOff, outOff)` with
+ * the block's input offset and its output offset (the accumulator it folds into, or the first of
+ * the row it adds into).
  */
 function forSegments(blocks: Block[], seg: (inOff: number, outOff: number) => void): void {
   const inner = blocks[blocks.length - 1]!;
@@ -318,7 +313,7 @@ const WASM_MODE: Partial<Record<ReduceOp, 0 | 1 | 2>> = {
   SumSquare: 2,
 };
 
-/** Elements copied into WebAssembly memory at a time (256 KiB: stays in L2 cache). */
+/** float32 elements copied into WebAssembly memory at a time (512 KiB: stays in L2 cache). */
 const CHUNK = 1 << 17;
 
 /**
@@ -490,14 +485,16 @@ function reduceSmallInt(ctx: KernelContext, op: ReduceOp, t: RTensor, plan: Plan
       });
   };
   switch (op) {
+    // Wrapped to 32 bits at every step (a long reduced run is held in a JS number before it is
+    // stored); 2^bits divides 2^32, so the store's own wrap then gives the type's result.
     case "Sum":
-      fold(out, (a, v) => a + v);
+      fold(out, (a, v) => (a + v) | 0);
       return out;
     case "L1":
-      fold(out, (a, v) => a + (v < 0 ? -v : v));
+      fold(out, (a, v) => (a + (v < 0 ? -v : v)) | 0);
       return out;
     case "SumSquare":
-      fold(out, (a, v) => a + Math.imul(v, v));
+      fold(out, (a, v) => (a + Math.imul(v, v)) | 0);
       return out;
     case "Prod":
       out.fill(1);
