@@ -577,7 +577,7 @@ function reduceBigInt(ctx: KernelContext, op: ReduceOp, t: RTensor, plan: Plan):
       return out;
     case "Prod":
       out.fill(1n);
-      fold(out, (a, v) => a * v);
+      fold(out, (a, v) => BigInt.asUintN(64, a * v)); // wrap as it goes: products grow fast
       return out;
     case "Max":
       out.fill(lo);
