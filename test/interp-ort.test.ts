@@ -675,4 +675,59 @@ describe("interpreter agrees with onnxruntime-node", () => {
       { rtol: 1e-4, atol: 1e-5 },
     );
   });
+
+  it("DFT (onesided, inverse, complex input, dft_length), STFT with a window, GridSample modes", async () => {
+    const combos: [string, string, number][] = [
+      ["bilinear", "zeros", 0],
+      ["bilinear", "border", 1],
+      ["nearest", "reflection", 0],
+      ["bicubic", "zeros", 1],
+      ["bicubic", "reflection", 0],
+    ];
+    const g = graph({
+      nodes: [
+        node("DFT", ["sig"], ["d1"], { axis: 1, onesided: 1 }),
+        node("DFT", ["d1c", "len"], ["d2"], { axis: 1, inverse: 1 }),
+        node("STFT", ["sig", "step", "win"], ["st"]),
+        ...combos.map(([mode, padding_mode, align_corners], i) =>
+          node("GridSample", ["img", "grid"], [`g${i}`], { mode, padding_mode, align_corners }),
+        ),
+      ],
+      inputs: [
+        valueInfo("sig", "float", [2, 9, 1]),
+        valueInfo("d1c", "float", [2, 7, 2]),
+        valueInfo("img", "float", [1, 2, 4, 5]),
+        valueInfo("grid", "float", [1, 3, 4, 2]),
+      ],
+      outputs: ["d1", "d2", "st", ...combos.map((_, i) => `g${i}`)].map((n) =>
+        valueInfo(n, "float"),
+      ),
+    });
+    const consts: Record<string, RTensor> = {
+      len: i64([], [8]),
+      step: i64([], [2]),
+      win: fromFloat64(DataType.FLOAT, [4], Float64Array.of(0.2, 1, 1, 0.5)),
+    };
+    g.nodes.unshift(
+      ...Object.entries(consts).map(([name, t]) =>
+        node(
+          "Constant",
+          [],
+          [name],
+          {},
+          { attributes: [{ name: "value", type: "TENSOR", value: toIR(t) }] },
+        ),
+      ),
+    );
+    await compareWithOrt(
+      m(g, 17),
+      {
+        sig: random(DataType.FLOAT, [2, 9, 1], 111),
+        d1c: random(DataType.FLOAT, [2, 7, 2], 112),
+        img: random(DataType.FLOAT, [1, 2, 4, 5], 113),
+        grid: random(DataType.FLOAT, [1, 3, 4, 2], 114, -1.3, 1.3),
+      },
+      { rtol: 1e-4, atol: 1e-5 },
+    );
+  });
 });

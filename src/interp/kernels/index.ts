@@ -13,6 +13,7 @@ import { recurrentKernels } from "./recurrent.js";
 import { reduceKernels } from "./reduce.js";
 import { resampleKernels } from "./resample.js";
 import { shapeKernels } from "./shape.js";
+import { signalKernels } from "./signal.js";
 
 export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...elementwiseKernels,
@@ -24,6 +25,7 @@ export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...recurrentKernels,
   ...quantKernels,
   ...extraKernels,
+  ...signalKernels,
   ...reduceKernels,
   ...logCumSumExpKernels,
 });
