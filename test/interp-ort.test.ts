@@ -730,4 +730,53 @@ describe("interpreter agrees with onnxruntime-node", () => {
       { rtol: 1e-4, atol: 1e-5 },
     );
   });
+
+  it("RoiAlign (avg and max, half_pixel) and TfIdfVectorizer (TFIDF with skips)", async () => {
+    const g = graph({
+      nodes: [
+        node("RoiAlign", ["img", "rois", "bi"], ["ra"], {
+          output_height: 3,
+          output_width: 2,
+          sampling_ratio: 2,
+          spatial_scale: 0.5,
+        }),
+        node("RoiAlign", ["img", "rois", "bi"], ["rm"], {
+          mode: "max",
+          output_height: 2,
+          output_width: 2,
+        }),
+        node("TfIdfVectorizer", ["tok"], ["tf"], {
+          mode: "TFIDF",
+          min_gram_length: 1,
+          max_gram_length: 2,
+          max_skip_count: 1,
+          ngram_counts: [0, 3],
+          ngram_indexes: [0, 1, 2, 3, 4],
+          pool_int64s: [2, 3, 5, 5, 6, 7, 8],
+          weights: [0.5, 1, 2, 3, 4],
+        }),
+      ],
+      inputs: [
+        valueInfo("img", "float", [2, 2, 6, 7]),
+        valueInfo("rois", "float", [3, 4]),
+        valueInfo("bi", "int64", [3]),
+        valueInfo("tok", "int64", [2, 6]),
+      ],
+      outputs: [valueInfo("ra", "float"), valueInfo("rm", "float"), valueInfo("tf", "float")],
+    });
+    await compareWithOrt(
+      m(g, 16),
+      {
+        img: random(DataType.FLOAT, [2, 2, 6, 7], 121),
+        rois: fromFloat64(
+          DataType.FLOAT,
+          [3, 4],
+          Float64Array.of(0, 0, 6, 5, 1.5, 2.2, 9.1, 11, 3, 1, 5, 4),
+        ),
+        bi: i64([3], [0, 1, 1]),
+        tok: i64([2, 6], [2, 5, 6, 3, 7, 5, 5, 6, 8, 7, 2, 3]),
+      },
+      { rtol: 1e-4, atol: 1e-5 },
+    );
+  });
 });

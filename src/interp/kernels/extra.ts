@@ -1,6 +1,6 @@
-// Einsum, Unique, Det, MaxUnpool, NonMaxSuppression.
+// Einsum, Unique, Det, MaxUnpool, NonMaxSuppression, TfIdfVectorizer, RoiAlign.
 
-import { attrInt, attrInts, attrString } from "../../ir/attributes.js";
+import { attrFloat, attrInt, attrInts, attrString } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64 } from "../tensor.js";
 import type { Kernel, RTensor } from "../types.js";
@@ -312,10 +312,155 @@ const NonMaxSuppression: Kernel = (ctx, inputs) => {
   ];
 };
 
+// ---------------------------------------------------------------------------------------------
+// TfIdfVectorizer: n-gram counts (with skips) against a pool, weighted by mode.
+
+const TfIdfVectorizer: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  const minN = attrInt(ctx.node, "min_gram_length", 1);
+  const maxN = attrInt(ctx.node, "max_gram_length", 1);
+  const maxSkip = attrInt(ctx.node, "max_skip_count", 0);
+  const mode = attrString(ctx.node, "mode", "TF");
+  const counts =
+    attrInts(ctx.node, "ngram_counts") ?? fail(ctx, "attribute 'ngram_counts' is required");
+  const indexes =
+    attrInts(ctx.node, "ngram_indexes") ?? fail(ctx, "attribute 'ngram_indexes' is required");
+  const poolInts = ctx.node.attributes.find((a) => a.name === "pool_int64s");
+  const poolStrs = ctx.node.attributes.find((a) => a.name === "pool_strings");
+  const weightsA = ctx.node.attributes.find((a) => a.name === "weights");
+  const pool: string[] =
+    poolStrs && poolStrs.type === "STRINGS" && poolStrs.value
+      ? poolStrs.value
+      : poolInts && poolInts.type === "INTS" && poolInts.value
+        ? poolInts.value.map(String)
+        : fail(ctx, "one of pool_int64s and pool_strings is required");
+  const weights =
+    weightsA && weightsA.type === "FLOATS" && weightsA.value ? weightsA.value : undefined;
+  // n-gram (tokens joined) → output index
+  const lookup = new Map<string, number>();
+  let k = 0;
+  for (let g = 0; g < counts.length; g++) {
+    const n = g + 1;
+    const start = counts[g]!;
+    const end = g + 1 < counts.length ? counts[g + 1]! : pool.length;
+    for (let p = start; p + n <= end; p += n)
+      lookup.set(`${n}:${pool.slice(p, p + n).join("\u0000")}`, indexes[k++]!);
+  }
+  const width = Math.max(-1, ...indexes) + 1;
+  const rows = x.shape.length === 2 ? x.shape[0]! : 1;
+  const cols = x.shape.length === 2 ? x.shape[1]! : (x.shape[0] ?? 0);
+  const tokens = Array.from(x.data as ArrayLike<unknown>, (v) => String(v));
+  const out = new Float64Array(rows * width);
+  for (let r = 0; r < rows; r++) {
+    const row = tokens.slice(r * cols, (r + 1) * cols);
+    for (let n = minN; n <= maxN; n++)
+      for (let s = 0; s <= (n === 1 ? 0 : maxSkip); s++)
+        for (let start = 0; start + (n - 1) * (s + 1) < row.length; start++) {
+          const gram: string[] = [];
+          for (let t = 0; t < n; t++) gram.push(row[start + t * (s + 1)]!);
+          const idx = lookup.get(`${n}:${gram.join("\u0000")}`);
+          if (idx !== undefined) out[r * width + idx]! += 1;
+        }
+  }
+  for (let i = 0; i < out.length; i++) {
+    const w = weights ? (weights[i % width] ?? 1) : 1;
+    if (mode === "IDF") out[i] = out[i]! > 0 ? w : 0;
+    else if (mode === "TFIDF") out[i] = out[i]! * w;
+  }
+  return [fromFloat64(DataType.FLOAT, x.shape.length === 2 ? [rows, width] : [width], out)];
+};
+
+// ---------------------------------------------------------------------------------------------
+// RoiAlign: bilinear samples averaged (or maxed) over each output bin of each region.
+
+const RoiAlign: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  const rois = toFloat64(input(ctx, inputs, 1));
+  const batchIdx = intValues(ctx, input(ctx, inputs, 2), "batch_indices");
+  if (x.shape.length !== 4) fail(ctx, "X must be [N, C, H, W]");
+  const [, c, h, w] = x.shape as [number, number, number, number];
+  const oh = attrInt(ctx.node, "output_height", 1);
+  const ow = attrInt(ctx.node, "output_width", 1);
+  const ratio = attrInt(ctx.node, "sampling_ratio", 0);
+  const scale = attrFloat(ctx.node, "spatial_scale", 1);
+  const isMax = attrString(ctx.node, "mode", "avg") === "max";
+  const halfPixel =
+    attrString(
+      ctx.node,
+      "coordinate_transformation_mode",
+      ctx.opset >= 16 ? "half_pixel" : "output_half_pixel",
+    ) === "half_pixel";
+  const num = batchIdx.length;
+  const outShape = [num, c, oh, ow];
+  checkedCount(ctx, outShape);
+  const v = toFloat64(x);
+  const out = new Float64Array(prod(outShape));
+  const off = halfPixel ? 0.5 : 0;
+  for (let r = 0; r < num; r++) {
+    const b = batchIdx[r]!;
+    const sw = rois[r * 4]! * scale - off;
+    const sh = rois[r * 4 + 1]! * scale - off;
+    let rw = rois[r * 4 + 2]! * scale - off - sw;
+    let rh = rois[r * 4 + 3]! * scale - off - sh;
+    if (!halfPixel) {
+      rw = Math.max(rw, 1);
+      rh = Math.max(rh, 1);
+    }
+    const bh = rh / oh;
+    const bw = rw / ow;
+    const gh = ratio > 0 ? ratio : Math.ceil(rh / oh);
+    const gw = ratio > 0 ? ratio : Math.ceil(rw / ow);
+    const count = Math.max(gh * gw, 1);
+    for (let ch = 0; ch < c; ch++) {
+      const plane = (b * c + ch) * h * w;
+      for (let py = 0; py < oh; py++)
+        for (let px = 0; px < ow; px++) {
+          let acc = isMax ? -Infinity : 0;
+          let any = false;
+          for (let iy = 0; iy < gh; iy++)
+            for (let ix = 0; ix < gw; ix++) {
+              let y = sh + py * bh + ((iy + 0.5) * bh) / gh;
+              let xx = sw + px * bw + ((ix + 0.5) * bw) / gw;
+              if (y < -1 || y > h || xx < -1 || xx > w) {
+                if (isMax) any = true;
+                if (isMax) acc = Math.max(acc, 0);
+                continue;
+              }
+              y = Math.max(y, 0);
+              xx = Math.max(xx, 0);
+              let y0 = Math.floor(y);
+              let x0 = Math.floor(xx);
+              let y1 = y0 + 1;
+              let x1 = x0 + 1;
+              if (y0 >= h - 1) y0 = y1 = h - 1;
+              if (x0 >= w - 1) x0 = x1 = w - 1;
+              if (y0 === h - 1) y = y0;
+              if (x0 === w - 1) xx = x0;
+              const ly = y - y0;
+              const lx = xx - x0;
+              const terms = [
+                (1 - ly) * (1 - lx) * v[plane + y0 * w + x0]!,
+                (1 - ly) * lx * v[plane + y0 * w + x1]!,
+                ly * (1 - lx) * v[plane + y1 * w + x0]!,
+                ly * lx * v[plane + y1 * w + x1]!,
+              ];
+              any = true;
+              if (isMax) acc = Math.max(acc, ...terms);
+              else acc += terms[0]! + terms[1]! + terms[2]! + terms[3]!;
+            }
+          out[((r * c + ch) * oh + py) * ow + px] = isMax ? (any ? acc : 0) : acc / count;
+        }
+    }
+  }
+  return [fromFloat64(x.dtype, outShape, out)];
+};
+
 export const extraKernels: Record<string, Kernel> = {
   Einsum,
   Unique,
   Det,
   MaxUnpool,
   NonMaxSuppression,
+  TfIdfVectorizer,
+  RoiAlign,
 };
