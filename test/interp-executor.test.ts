@@ -271,6 +271,15 @@ describe("inputs, initializers, intermediates", () => {
     expect(vals(run(m(), { x: f32([2], [1, 1]) }).y!)).toEqual([4, 9]);
     expect(vals(run(m(), { x: f32([2], [1, 1]), b: f32([2], [0, 0]) }).y!)).toEqual([1, 1]);
   });
+  it("sees edits a pass makes to the same graph object between runs", () => {
+    const mm = m();
+    expect(vals(run(mm, { x: f32([2], [1, 1]) }).y!)).toEqual([4, 9]);
+    mm.graph.nodes[1] = node("Sub", ["t", "x"], ["u"]);
+    mm.graph.nodes.push(node("Neg", ["u"], ["y"]));
+    mm.graph.initializers[0] = Tensor.from(DataType.FLOAT, [2], [5, 6], "b");
+    expect(vals(run(mm, { x: f32([2], [1, 1]) }).y!)).toEqual([-5, -6]);
+  });
+
   it("returns intermediates only on request", () => {
     expect(Object.keys(run(m(), { x: f32([2], [0, 0]) }))).toEqual(["y"]);
     const named = run(m(), { x: f32([2], [0, 0]) }, { keepIntermediates: ["t"] });

@@ -37,9 +37,11 @@ interface Plan {
   uses: Map<string, number>;
 }
 
-const planCache = new WeakMap<Graph | Function, Plan>();
-
-function planFor(owner: Graph | Function): Plan {
+/**
+ * Plans and converted initializers are cached per run only: passes edit graphs in place between
+ * runs, so a cache that outlived a run could describe a graph that no longer exists.
+ */
+function planFor(owner: Graph | Function, planCache: Map<Graph | Function, Plan>): Plan {
   let plan = planCache.get(owner);
   if (plan) return plan;
   const order = topologicalOrder(owner);
@@ -53,8 +55,7 @@ function planFor(owner: Graph | Function): Plan {
   return plan;
 }
 
-const initializerCache = new WeakMap<Tensor, RTensor>();
-function initializerValue(t: Tensor): RTensor {
+function initializerValue(t: Tensor, initializerCache: Map<Tensor, RTensor>): RTensor {
   let v = initializerCache.get(t);
   if (!v) {
     v = fromIRTensor(t, `initializer '${t.name}'`);
@@ -141,6 +142,8 @@ class Executor {
   private readonly functions: Map<string, Function>;
   private readonly maxElements: number;
   private readonly stats: { peakLiveValues: number } | undefined;
+  private readonly plans = new Map<Graph | Function, Plan>();
+  private readonly initializers = new Map<Tensor, RTensor>();
 
   constructor(
     private readonly model: Model,
@@ -169,7 +172,7 @@ class Executor {
     keep: Set<string> | "all",
     where: string,
   ): void {
-    const plan = planFor(owner);
+    const plan = planFor(owner, this.plans);
     const remaining = new Map(plan.uses);
     for (const i of plan.order) {
       const node = nodes[i]!;
@@ -254,7 +257,8 @@ class Executor {
     label: string,
   ): RValue[] {
     const scope = new Scope(outer);
-    for (const t of g.initializers) scope.values.set(t.name, initializerValue(t));
+    for (const t of g.initializers)
+      scope.values.set(t.name, initializerValue(t, this.initializers));
     g.inputs.forEach((vi, i) => {
       const v = inputs[i];
       if (v !== undefined) scope.values.set(vi.name, v);
@@ -307,7 +311,8 @@ class Executor {
   run(inputs: Record<string, RValue>, opts: RunOptions): Record<string, RValue> {
     const g = this.model.graph;
     const scope = new Scope();
-    for (const t of g.initializers) scope.values.set(t.name, initializerValue(t));
+    for (const t of g.initializers)
+      scope.values.set(t.name, initializerValue(t, this.initializers));
     const known = new Set(g.inputs.map((v) => v.name));
     for (const name of Object.keys(inputs))
       if (!known.has(name))
