@@ -1,0 +1,32 @@
+// The reference interpreter: run models, move tensors in and out, run backend-test folders.
+
+export * from "./types.js";
+export {
+  run,
+  runValues,
+  unsupportedOps,
+  assertSupported,
+  DEFAULT_MAX_ELEMENTS,
+  type RunOptions,
+} from "./executor.js";
+export {
+  fromIRTensor,
+  toIRTensor,
+  encodeTensorProto,
+  decodeTensorProto,
+  decodeValueProto,
+  decodeNpy,
+  parseJsonTensor,
+  summarizeTensor,
+} from "./convert.js";
+export {
+  runBackendTest,
+  findBackendTestDirs,
+  compareTensors,
+  compareValues,
+  DEFAULT_TOLERANCE,
+  type BackendTestResult,
+  type Tolerance,
+} from "./backend-test.js";
+export { kernels, kernelFor } from "./kernels/index.js";
+export { allocTensor, elementCount, toFloat64, fromFloat64 } from "./tensor.js";
