@@ -13,8 +13,6 @@ import { DataType } from "../../ir/types.js";
 import {
   allocStorage,
   encodeHalf,
-  float16Table,
-  fromBfloat16Bits,
   isHalfType,
   toBfloat16Bits,
   toFloat16Bits,
@@ -613,8 +611,3 @@ export const elementwiseKernels: Record<string, Kernel> = {
   Cast,
   CastLike,
 };
-
-/** Used by other kernels that must read a float16/bfloat16 element as a number. */
-export function halfToNumber(dtype: number, bits: number): number {
-  return dtype === DataType.FLOAT16 ? float16Table()[bits]! : fromBfloat16Bits(bits);
-}

@@ -384,9 +384,8 @@ const Dropout: Kernel = (ctx, inputs) => {
     const training = tm ? Boolean(tm.data[0]) : false;
     const r = ratio ? scalarNumber(ctx, ratio, "ratio") : 0.5;
     if (training && r > 0) fail(ctx, "training-mode dropout (random) is not supported");
-  } else if (ctx.opset < 7 && attrInt(ctx.node, "is_test", 0) === 0) {
-    // Before version 7 the op drops values unless is_test is set; treat as inference anyway.
   }
+  // Versions before 12 are run as inference (is_test / ratio only matter for training).
   const outs: RTensor[] = [x];
   if (ctx.node.outputs.length > 1) {
     const maskType = ctx.opset >= 10 ? DataType.BOOL : x.dtype;

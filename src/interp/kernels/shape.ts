@@ -69,14 +69,12 @@ export function stridedCopy(
   }
 }
 
-function copyOf(t: RTensor, shape: number[] = [...t.shape]): RTensor {
-  return { dtype: t.dtype, shape, data: t.data.slice() as Storage };
-}
-
 // ---------------------------------------------------------------------------------------------
 
 const Constant: Kernel = (ctx) => {
-  const a = ctx.node.attributes.find((x) => x.value !== undefined || x.refAttrName === undefined);
+  const a = ctx.node.attributes.find(
+    (x) => x.name.startsWith("value") || x.name === "sparse_value",
+  );
   if (!a)
     fail(ctx, "needs one of the attributes value, value_float(s), value_int(s), value_string(s)");
   switch (a.name) {
