@@ -73,6 +73,34 @@ describe("onnx-expand run", () => {
     expect(r.stdout).toBe("c: float [2,2] = 11, 22, 13, 24.5\nd: int64 [2,2] = 11, 22, 13, 24\n");
   });
 
+  it("prints sequence outputs item by item and refuses to write them as TensorProto files", () => {
+    const dir = tmp();
+    const m = model(
+      graph({
+        nodes: [node("SequenceConstruct", ["a", "b"], ["s"])],
+        inputs: [valueInfo("a", "int32", [2]), valueInfo("b", "int32", [1])],
+        outputs: [{ name: "s", type: { kind: "sequence", elem: { kind: "tensor", elemType: 6 } } }],
+      }),
+    );
+    saveModel(m, join(dir, "seq.onnx"));
+    const r = runCli(["run", join(dir, "seq.onnx"), "a=json:[1,2]", "b=json:[3]"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      "s: sequence of 2 int32 tensors\n  [0]: int32 [2] = 1, 2\n  [1]: int32 [1] = 3\n",
+    );
+    oneLineError(
+      runCli([
+        "run",
+        join(dir, "seq.onnx"),
+        "a=json:[1,2]",
+        "b=json:[3]",
+        "--output-dir",
+        join(dir, "out"),
+      ]),
+      /output 's' is not a tensor/,
+    );
+  });
+
   it("reports bad inputs and limits in one line with exit code 2", () => {
     const set = join(ADD, "test_data_set_0");
     oneLineError(

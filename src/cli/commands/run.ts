@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeSync } from "node:f
 import { join, relative } from "node:path";
 import { OnnxError } from "../../errors.js";
 import { loadModel, writeFileAtomic } from "../../io/files.js";
+import { dtypeName } from "../../ir/dtype.js";
 import type { Model, ValueInfo } from "../../ir/types.js";
 import { DataType } from "../../ir/types.js";
 import {
@@ -14,13 +15,13 @@ import {
 } from "../../interp/backend-test.js";
 import {
   decodeNpy,
-  decodeTensorProto,
+  decodeValueProto,
   encodeTensorProto,
   parseJsonTensor,
   summarizeTensor,
 } from "../../interp/convert.js";
-import { DEFAULT_MAX_ELEMENTS, run } from "../../interp/executor.js";
-import type { RTensor } from "../../interp/types.js";
+import { DEFAULT_MAX_ELEMENTS, runValues } from "../../interp/executor.js";
+import type { RValue } from "../../interp/types.js";
 import { EXIT_FAILED, EXIT_OK, action } from "../util.js";
 
 function parsePositiveInt(text: string, what: string): number {
@@ -44,12 +45,15 @@ function readFile(path: string): Uint8Array {
   return readFileSync(path);
 }
 
-/** A tensor from a file: .npy by extension (or signature), else a TensorProto. */
-function readTensorFile(path: string): RTensor {
+/**
+ * A value from a file: .npy by extension (or signature), else a TensorProto, or a
+ * SequenceProto/OptionalProto for inputs declared as sequences/optionals.
+ */
+function readTensorFile(path: string, vi: ValueInfo): RValue {
   const bytes = readFile(path);
   if (path.endsWith(".npy") || (bytes[0] === 0x93 && bytes[1] === 0x4e))
     return decodeNpy(bytes, path);
-  return decodeTensorProto(bytes, path).tensor;
+  return decodeValueProto(bytes, vi.type, path).value;
 }
 
 function declaredDtype(vi: ValueInfo): number {
@@ -61,12 +65,12 @@ function declaredDtype(vi: ValueInfo): number {
  * Binds command-line input arguments to graph inputs: `name=FILE`, `name=json:[...]`, or a bare
  * FILE taken in graph-input order (inputs with an initializer default are skipped).
  */
-export function bindInputs(model: Model, args: string[]): Record<string, RTensor> {
+export function bindInputs(model: Model, args: string[]): Record<string, RValue> {
   const g = model.graph;
   const byName = new Map(g.inputs.map((v) => [v.name, v]));
   const defaults = new Set(g.initializers.map((t) => t.name));
   const positional = g.inputs.filter((v) => !defaults.has(v.name));
-  const out: Record<string, RTensor> = {};
+  const out: Record<string, RValue> = {};
   let next = 0;
   for (const arg of args) {
     const eq = arg.indexOf("=");
@@ -82,7 +86,7 @@ export function bindInputs(model: Model, args: string[]): Record<string, RTensor
       if (name in out) throw new OnnxError("E_USAGE", `input '${name}' is given twice`);
       out[name] = spec.startsWith("json:")
         ? parseJsonTensor(spec.slice(5), declaredDtype(vi), `input '${name}'`)
-        : readTensorFile(spec);
+        : readTensorFile(spec, vi);
       continue;
     }
     while (next < positional.length && positional[next]!.name in out) next++;
@@ -93,9 +97,20 @@ export function bindInputs(model: Model, args: string[]): Record<string, RTensor
         `too many inputs: the model takes ${positional.length} (${positional.map((v) => v.name).join(", ")})`,
         arg,
       );
-    out[vi.name] = readTensorFile(arg);
+    out[vi.name] = readTensorFile(arg, vi);
   }
   return out;
+}
+
+/** A sequence or optional output: its kind and, for sequences, each item's summary. */
+function describeValue(name: string, v: RValue, shown: number): string {
+  if ("dtype" in v) return summarizeTensor(name, v, shown);
+  if (v.kind === "optional-none") return `${name}: optional (no value)`;
+  const lines = v.items.map((t, i) => "  " + summarizeTensor(`[${i}]`, t, shown));
+  return [
+    `${name}: sequence of ${v.items.length} ${dtypeName(v.elemDtype)} tensors`,
+    ...lines,
+  ].join("\n");
 }
 
 export function registerRunCommands(program: Command): void {
@@ -128,10 +143,23 @@ export function registerRunCommands(program: Command): void {
           const shown = parsePositiveInt(opts.values, "--values");
           const model = loadModel(file);
           const inputs = bindInputs(model, inputArgs);
-          const outputs = run(model, inputs, { maxElements });
-          if (opts.outputDir) mkdirSync(opts.outputDir, { recursive: true });
+          const outputs = runValues(model, inputs, { maxElements });
+          if (opts.outputDir) {
+            for (const o of model.graph.outputs)
+              if (!("dtype" in outputs[o.name]!))
+                throw new OnnxError(
+                  "E_UNSUPPORTED",
+                  `output '${o.name}' is not a tensor and cannot be written as a TensorProto file`,
+                );
+            mkdirSync(opts.outputDir, { recursive: true });
+          }
           model.graph.outputs.forEach((o, i) => {
-            const t = outputs[o.name]!;
+            const v = outputs[o.name]!;
+            if (!("dtype" in v)) {
+              process.stdout.write(describeValue(o.name, v, shown) + "\n");
+              return;
+            }
+            const t = v;
             process.stdout.write(summarizeTensor(o.name, t, shown) + "\n");
             if (opts.outputDir) {
               const bytes = encodeTensorProto(t, o.name);
