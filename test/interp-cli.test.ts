@@ -105,11 +105,11 @@ describe("onnx-expand run", () => {
     const set = join(ADD, "test_data_set_0");
     oneLineError(
       runCli(["run", join(ADD, "model.onnx"), join(set, "input_0.pb")]),
-      /graph input 'y': no value was given/,
+      /graph input 'y' \(read by node #0 \(Add\)\): no value was given/,
     );
     oneLineError(
       runCli(["run", join(ADD, "model.onnx"), join(set, "input_0.pb"), "y=json:[1,2]"]),
-      /graph input 'y': expected rank 3/,
+      /graph input 'y' \(read by node #0 \(Add\)\): expected rank 3/,
     );
     oneLineError(
       runCli([

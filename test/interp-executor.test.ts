@@ -302,15 +302,19 @@ describe("errors are one line and name what is wrong", () => {
   it("a missing graph input", () => {
     const e = runError(() => run(addModel(), {}));
     expect(e.code).toBe("E_RUNTIME");
-    expect(e.message).toMatch(/graph input 'x': no value was given/);
+    expect(e.message).toMatch(
+      /^graph input 'x' \(read by node 'adder' \(Add\)\): no value was given for this input$/,
+    );
   });
 
   it("a dtype or rank that contradicts the declared type", () => {
     expect(
       runError(() => run(addModel(), { x: T(DataType.INT32, [2, 3], [1, 2, 3, 4, 5, 6]) })).message,
-    ).toMatch(/graph input 'x': expected element type float, got int32/);
+    ).toMatch(
+      /graph input 'x' \(read by node 'adder' \(Add\)\): expected element type float, got int32/,
+    );
     expect(runError(() => run(addModel(), { x: f32([6], [1, 2, 3, 4, 5, 6]) })).message).toMatch(
-      /graph input 'x': expected rank 2 .*got shape \[6\]/,
+      /graph input 'x' \(read by node 'adder' \(Add\)\): expected rank 2 .*got shape \[6\]/,
     );
   });
 

@@ -320,9 +320,13 @@ class Executor {
           "E_RUNTIME",
           `the model has no input named '${name}' (inputs: ${[...known].join(", ") || "none"})`,
         );
+    const firstReader = (name: string): string => {
+      const i = g.nodes.findIndex((n) => n.inputs.includes(name));
+      return i < 0 ? "" : ` (read by ${nodeLabel(g.nodes[i]!, i)})`;
+    };
     for (const vi of g.inputs) {
       const v = inputs[vi.name];
-      const where = `graph input '${vi.name}'`;
+      const where = `graph input '${vi.name}'${firstReader(vi.name)}`;
       if (v === undefined) {
         if (scope.values.has(vi.name)) continue; // initializer default
         throw new OnnxError("E_RUNTIME", "no value was given for this input", where);
