@@ -818,4 +818,62 @@ describe("interpreter agrees with onnxruntime-node", () => {
       (b.data as Int32Array).forEach((v, i, arr) => v === 0 && (arr[i] = 1));
     await compareWithOrt(m(g, 18), { a, b }, { rtol: 0, atol: 0 });
   });
+
+  it("Cast between every pair of numeric types and bool agrees exactly", async () => {
+    const types = [
+      "float",
+      "double",
+      "float16",
+      "int8",
+      "uint8",
+      "int16",
+      "uint16",
+      "int32",
+      "uint32",
+      "int64",
+      "uint64",
+      "bool",
+    ];
+    const ids: Record<string, number> = {
+      float: DataType.FLOAT,
+      double: DataType.DOUBLE,
+      float16: DataType.FLOAT16,
+      int8: DataType.INT8,
+      uint8: DataType.UINT8,
+      int16: DataType.INT16,
+      uint16: DataType.UINT16,
+      int32: DataType.INT32,
+      uint32: DataType.UINT32,
+      int64: DataType.INT64,
+      uint64: DataType.UINT64,
+      bool: DataType.BOOL,
+    };
+    for (const from of types) {
+      const g = graph({
+        nodes: types.map((to) => node("Cast", ["x"], [to], { to: ids[to]! })),
+        inputs: [valueInfo("x", from, [8])],
+        outputs: types.map((to) => valueInfo(to, to)),
+      });
+      const isFloat = ["float", "double", "float16"].includes(from);
+      const values =
+        from === "bool"
+          ? [0, 1, 1, 0, 1, 0, 0, 1]
+          : isFloat
+            ? [0, 1.5, 2.7, 100.25, 120, 0.49, 99.99, 7]
+            : [0, 1, 5, 100, 120, 127, 64, 3];
+      const x =
+        from === "int64" || from === "uint64"
+          ? T64(ids[from]!, values)
+          : fromFloat64(ids[from]!, [8], Float64Array.from(values));
+      await compareWithOrt(m(g, 19), { x }, { rtol: 0, atol: 0 });
+    }
+  });
 });
+
+function T64(dtype: number, values: number[]): RTensor {
+  const data =
+    dtype === DataType.INT64
+      ? BigInt64Array.from(values, (v) => BigInt(v))
+      : BigUint64Array.from(values, (v) => BigInt(v));
+  return { dtype, shape: [values.length], data };
+}
