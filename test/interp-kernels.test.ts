@@ -431,3 +431,47 @@ describe("legacy op versions", () => {
     expect(vals(r)).toEqual([1, -2]);
   });
 });
+
+describe("empty tensors and rank 0 across kernel families", () => {
+  it("MatMul with an empty inner dimension gives zeros; with an empty outer one an empty result", () => {
+    const z = one({ op: "MatMul", inputs: [f32([2, 0], []), f32([0, 3], [])] });
+    expect(z.shape).toEqual([2, 3]);
+    expect(vals(z)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(
+      one({ op: "MatMul", inputs: [f32([0, 2], []), f32([2, 3], [1, 2, 3, 4, 5, 6])] }).shape,
+    ).toEqual([0, 3]);
+  });
+
+  it("elementwise, Where, Cast and Softmax keep empty shapes", () => {
+    const e = f32([2, 0], []);
+    expect(one({ op: "Exp", inputs: [e] }).shape).toEqual([2, 0]);
+    expect(one({ op: "Cast", inputs: [e], attrs: { to: DataType.FLOAT16 } }).shape).toEqual([2, 0]);
+    expect(one({ op: "Softmax", inputs: [e] }).shape).toEqual([2, 0]);
+    const w = one({
+      op: "Where",
+      inputs: [T(DataType.BOOL, [0], []), f32([], [1]), f32([1], [2])],
+    });
+    expect(w.shape).toEqual([0]);
+  });
+
+  it("rank-0 inputs: Where, Cast, Identity, Reshape to [1] and back", () => {
+    expect(
+      vals(one({ op: "Where", inputs: [T(DataType.BOOL, [], [0]), f32([], [1]), f32([], [2])] })),
+    ).toEqual([2]);
+    expect(one({ op: "Reshape", inputs: [f32([], [5]), i64([1], [1])] }).shape).toEqual([1]);
+    expect(one({ op: "Reshape", inputs: [f32([1], [5]), i64([0], [])] }).shape).toEqual([]);
+  });
+
+  it("axis ops refuse rank 0 with an error naming the node", () => {
+    expect(() => one({ op: "CumSum", inputs: [f32([], [1]), i64([], [0])] })).toThrow(
+      /^node #0 \(CumSum\): input must have rank at least 1$/,
+    );
+    expect(() => one({ op: "Softmax", inputs: [f32([], [1])] })).toThrow(
+      /^node #0 \(Softmax\): axis -1 is out of range for rank 0/,
+    );
+    expect(() => one({ op: "Gather", inputs: [f32([], [1]), i64([], [0])] })).toThrow(
+      /^node #0 \(Gather\): axis 0 is out of range for rank 0/,
+    );
+    expect(() => one({ op: "ArgMax", inputs: [f32([0, 2], [])] })).toThrow(/empty axis 0/);
+  });
+});
