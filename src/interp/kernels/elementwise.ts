@@ -187,6 +187,8 @@ export const unaryKernels: Record<string, Kernel> = {
 // Binary (broadcasting)
 
 export interface BinarySpec {
+  /** A monomorphic loop for float/double (and half-type compute buffers) when shapes allow. */
+  fast?: FastOp;
   float?: Num2;
   int?: Num2;
   /** For int32/uint32 where the plain number result may lose precision (Mul). */
@@ -226,9 +228,15 @@ export function binaryCompute(
   const dtype = a.dtype;
   const shape = broadcastShapes(ctx, [a.shape, b.shape]);
   const n = checkedCount(ctx, shape);
-  const ia = broadcastIndex(a.shape, shape);
-  const ib = broadcastIndex(b.shape, shape);
   const dom = domainOf(dtype);
+  const needMaps = !(
+    dom === "float" &&
+    spec.fast &&
+    unitStep(a.shape, shape) >= 0 &&
+    unitStep(b.shape, shape) >= 0
+  );
+  const ia = needMaps ? broadcastIndex(a.shape, shape) : null;
+  const ib = needMaps ? broadcastIndex(b.shape, shape) : null;
   if (dom === "big") {
     if (!spec.big) fail(ctx, `${op} does not accept ${dtypeName(dtype)} inputs`);
     const out = allocStorage(dtype, n) as BigInt64Array;
@@ -243,8 +251,54 @@ export function binaryCompute(
   else if (dom === "bool") f = spec.bool;
   if (!f) fail(ctx, `${op} does not accept ${dtypeName(dtype)} inputs`);
   const out = computeStorage(dtype, n) as Float64Array;
-  broadcast2(computeView(a) as Float64Array, ia, computeView(b) as Float64Array, ib, out, f);
+  const av = computeView(a) as Float64Array;
+  const bv = computeView(b) as Float64Array;
+  const sa = unitStep(a.shape, shape);
+  const sb = unitStep(b.shape, shape);
+  if (dom === "float" && spec.fast && sa >= 0 && sb >= 0) fastFloat(spec.fast, av, sa, bv, sb, out);
+  else broadcast2(av, ia, bv, ib, out, f);
   return finish(dtype, shape, out);
+}
+
+/** 1 when an operand has the output's shape, 0 when it is a single element, else -1. */
+function unitStep(shape: readonly number[], out: readonly number[]): number {
+  let n = 1;
+  for (const d of shape) n *= d;
+  if (n === 1) return 0;
+  return shape.length === out.length && shape.every((d, i) => d === out[i]) ? 1 : -1;
+}
+
+type FastOp = "add" | "sub" | "mul" | "div";
+
+/**
+ * Arithmetic over float arrays where each operand is either full (step 1) or one element
+ * (step 0): one small loop per operator, so the engine compiles each without a call per element.
+ */
+function fastFloat(
+  op: FastOp,
+  a: Float64Array,
+  sa: number,
+  b: Float64Array,
+  sb: number,
+  out: Float64Array,
+): void {
+  const n = out.length;
+  let j = 0;
+  let k = 0;
+  switch (op) {
+    case "add":
+      for (let i = 0; i < n; i++, j += sa, k += sb) out[i] = a[j]! + b[k]!;
+      return;
+    case "sub":
+      for (let i = 0; i < n; i++, j += sa, k += sb) out[i] = a[j]! - b[k]!;
+      return;
+    case "mul":
+      for (let i = 0; i < n; i++, j += sa, k += sb) out[i] = a[j]! * b[k]!;
+      return;
+    case "div":
+      for (let i = 0; i < n; i++, j += sa, k += sb) out[i] = a[j]! / b[k]!;
+      return;
+  }
 }
 
 function binary(op: string, spec: BinarySpec): Kernel {
@@ -301,15 +355,26 @@ function powNum(a: number, b: number): number {
 }
 
 export const binaryKernels: Record<string, Kernel> = {
-  Add: binary("Add", { float: (a, b) => a + b, int: (a, b) => a + b, big: (a, b) => a + b }),
-  Sub: binary("Sub", { float: (a, b) => a - b, int: (a, b) => a - b, big: (a, b) => a - b }),
+  Add: binary("Add", {
+    fast: "add",
+    float: (a, b) => a + b,
+    int: (a, b) => a + b,
+    big: (a, b) => a + b,
+  }),
+  Sub: binary("Sub", {
+    fast: "sub",
+    float: (a, b) => a - b,
+    int: (a, b) => a - b,
+    big: (a, b) => a - b,
+  }),
   Mul: binary("Mul", {
+    fast: "mul",
     float: (a, b) => a * b,
     int: (a, b) => a * b,
     int32: Math.imul,
     big: (a, b) => a * b,
   }),
-  Div: binary("Div", { float: (a, b) => a / b, int: truncDiv, big: bigDiv }),
+  Div: binary("Div", { fast: "div", float: (a, b) => a / b, int: truncDiv, big: bigDiv }),
   Max: variadic("Max", { float: maxNum, int: maxNum, big: maxBig }),
   Min: variadic("Min", { float: minNum, int: minNum, big: minBig }),
   Sum: variadic("Sum", { float: (a, b) => a + b }),
