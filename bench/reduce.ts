@@ -5,6 +5,11 @@
 //   npx tsx bench/reduce.ts            ReduceSum, ReduceLogSum, ReduceL1
 //   npx tsx bench/reduce.ts --all      also ReduceSumSquare, ReduceL2, ReduceMean
 //   npx tsx --expose-gc bench/reduce.ts   (memory figures are steadier with a GC before each)
+//
+// Our side runs on two copies of the input: a plain Float32Array (what a caller passes in: the
+// kernel copies it through WebAssembly memory, one thread) and a tensor from allocStorage, which
+// for large float32 tensors lives in a WebAssembly memory of its own (read in place; row
+// reductions also use a helper thread). ORT always gets the plain array.
 
 import * as ort from "onnxruntime-node";
 import { encodeModel } from "../src/io/files.js";
@@ -12,7 +17,15 @@ import { graph, model, node, valueInfo } from "../src/ir/builder.js";
 import { Tensor } from "../src/ir/tensor.js";
 import { DataType } from "../src/ir/types.js";
 import { run } from "../src/interp/executor.js";
-import { runReduce, setReduceWasmEnabled, type ReduceOp } from "../src/interp/kernels/reduce.js";
+import {
+  lastReduceRowsPath,
+  runReduce,
+  setReduceThreads,
+  setReduceWasmEnabled,
+  type ReduceOp,
+} from "../src/interp/kernels/reduce.js";
+import { helperReady, helperStats } from "../src/interp/kernels/wasm/rows.js";
+import { allocStorage } from "../src/interp/tensor.js";
 import type { KernelContext, RTensor } from "../src/interp/types.js";
 
 const RUNS = 7;
@@ -60,12 +73,17 @@ async function main(): Promise<void> {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
     x[i] = 0.01 + s / 2 ** 32; // positive: ReduceLogSum stays finite
   }
+  const xw = allocStorage(DataType.FLOAT, n) as Float32Array; // in a WebAssembly memory
+  xw.set(x);
+  const threads = await helperReady();
   console.log(
     `Reductions of 1e7 float32 (${(n * 4) / MiB} MiB), median of ${RUNS} warm runs, keepdims=0, opset 18`,
   );
   console.log(
     "ratio = ORT ms / ours ms (>= 1 means we are faster); ORT: default session (2 intra-op threads here),\n" +
-      "ORT1: intraOpNumThreads=1; wasm = WebAssembly SIMD path (one thread), ts = TypeScript path\n",
+      "ORT1: intraOpNumThreads=1; copy = WebAssembly SIMD path on a plain input (copied in, one thread);\n" +
+      "1T / 2T = allocStorage input read in place, one thread / with the helper thread (path: what ran;\n" +
+      `helper thread ${threads ? "running" : "unavailable"}); ts = TypeScript path; exec = executor on the allocStorage input\n`,
   );
   const head = [
     "op".padEnd(16),
@@ -73,9 +91,14 @@ async function main(): Promise<void> {
     "axis",
     "ORT ms",
     "ORT1 ms",
-    "wasm ms",
+    "copy ms",
     "ratio",
     "ratio1",
+    "1T ms",
+    "ratio1",
+    "2T ms",
+    "ratio",
+    "path   ",
     "ts ms",
     "ratio",
     "exec ms",
@@ -106,6 +129,7 @@ async function main(): Promise<void> {
       await session1.release();
 
       const xt: RTensor = { dtype: DataType.FLOAT, shape, data: x };
+      const xwt: RTensor = { dtype: DataType.FLOAT, shape, data: xw };
       const axesT: RTensor = {
         dtype: DataType.INT64,
         shape: [1],
@@ -120,15 +144,25 @@ async function main(): Promise<void> {
       };
       const mem = memoryOf(() => runReduce(ctx, short, xt, axesT));
       const tWasm = await median(() => runReduce(ctx, short, xt, axesT));
+      setReduceThreads(false);
+      const t1 = await median(() => runReduce(ctx, short, xwt, axesT));
+      setReduceThreads(true);
+      const helped0 = helperStats().tasks;
+      const t2 = await median(() => runReduce(ctx, short, xwt, axesT));
+      const path =
+        lastReduceRowsPath() === "threads" && helperStats().tasks > helped0 ? "2T" : "1T";
+      const ours2 = runReduce(ctx, short, xwt, axesT).data as Float32Array;
       setReduceWasmEnabled(false);
       const tTs = await median(() => runReduce(ctx, short, xt, axesT), 5);
       setReduceWasmEnabled(true);
-      const tExec = await median(() => run(m, { x: xt }), 5);
+      const tExec = await median(() => run(m, { x: xwt }), 5);
 
       const ours = mem.out.data as Float32Array;
       let maxRel = 0;
-      for (let i = 0; i < ours.length; i++)
+      for (let i = 0; i < ours.length; i++) {
+        if (ours2[i] !== ours[i]) throw new Error(`in-place and copying paths differ at ${i}`);
         maxRel = Math.max(maxRel, Math.abs(ours[i]! - ortOut![i]!) / Math.abs(ortOut![i]!));
+      }
       console.log(
         [
           op.padEnd(16),
@@ -139,6 +173,11 @@ async function main(): Promise<void> {
           fmt(tWasm),
           fmt(tOrt / tWasm),
           fmt(tOrt1 / tWasm),
+          fmt(t1),
+          fmt(tOrt1 / t1),
+          fmt(t2),
+          fmt(tOrt / t2),
+          path.padEnd(7),
           fmt(tTs),
           fmt(tOrt / tTs),
           fmt(tExec),

@@ -3,6 +3,7 @@
 import { OnnxError } from "../errors.js";
 import { dtypeName } from "../ir/dtype.js";
 import { DataType } from "../ir/types.js";
+import { allocWasmBacked } from "./kernels/wasm/memory.js";
 import type { RTensor, Storage } from "./types.js";
 
 export function elementCount(shape: readonly number[]): number {
@@ -11,11 +12,20 @@ export function elementCount(shape: readonly number[]): number {
   return n;
 }
 
+/**
+ * float32 storage of at least this many elements lives in a shared WebAssembly memory of its own
+ * where there is one (kernels/wasm/memory.ts), so that WebAssembly kernels and their helper
+ * thread read it in place. It is still a plain Float32Array (over a SharedArrayBuffer).
+ */
+export const WASM_BACKED_MIN_ELEMENTS = 1 << 20;
+
 /** Zero-filled storage for n elements of a dtype. */
 export function allocStorage(dtype: number, n: number): Storage {
   switch (dtype) {
-    case DataType.FLOAT:
-      return new Float32Array(n);
+    case DataType.FLOAT: {
+      const shared = n >= WASM_BACKED_MIN_ELEMENTS ? allocWasmBacked(n * 4) : undefined;
+      return shared ? new Float32Array(shared, 0, n) : new Float32Array(n);
+    }
     case DataType.DOUBLE:
       return new Float64Array(n);
     case DataType.FLOAT16:

@@ -16,6 +16,9 @@ import { DataType } from "../../ir/types.js";
 import { allocStorage, float16Table, toBfloat16Bits, toFloat16Bits } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { reduceWasm } from "./wasm/loader.js";
+import { ACC_BASE, CHUNK, WASM_BYTES, reduceRows } from "./wasm/rows.js";
+
+type RowsPath = ReturnType<typeof reduceRows>;
 
 export type ReduceOp =
   "Sum" | "Mean" | "Prod" | "Max" | "Min" | "L1" | "L2" | "SumSquare" | "LogSum" | "LogSumExp";
@@ -313,8 +316,24 @@ const WASM_MODE: Partial<Record<ReduceOp, 0 | 1 | 2>> = {
   SumSquare: 2,
 };
 
-/** float32 elements copied into WebAssembly memory at a time (512 KiB: stays in L2 cache). */
-const CHUNK = 1 << 17;
+let threadsEnabled = true;
+let threadMin = 1 << 20;
+let lastRowsPath: RowsPath | undefined;
+/**
+ * Configures the helper thread of float32 row reductions: on/off, and the input size from which
+ * it is used (tests lower it to exercise the threaded path on small tensors).
+ */
+export function setReduceThreads(on: boolean, minElements = 1 << 20): void {
+  threadsEnabled = on;
+  threadMin = minElements;
+}
+/**
+ * Which way the last float32 row reduction ran: "threads" (in place, two threads), "direct" (in
+ * place, one thread) or "copy" (through the module's memory). Tests and benchmarks check it.
+ */
+export function lastReduceRowsPath(): RowsPath | undefined {
+  return lastRowsPath;
+}
 
 /**
  * float32 sum-like reductions in WebAssembly SIMD. Handles the block patterns [R], [K, R], [R, K]
@@ -341,42 +360,23 @@ export function reduceFloat32Wasm(
   else if (pat === "KRK") [outerK, R, K, prefix] = [b[0]!.n, b[1]!.n, b[2]!.n, true];
   else return undefined;
 
-  // WebAssembly memory: [scratch: CHUNK float32][accumulators: up to CHUNK float64]. Results are
-  // moved out per group of rows / column window, so the module's memory stays at 1.5 MiB whatever
-  // the tensor sizes (WebAssembly memory never shrinks).
-  const scratch = 0;
-  const accBase = CHUNK * 4;
-  w.reserve(accBase + CHUNK * 8);
-  const buf = w.memory.buffer;
-  const heapF32 = new Float32Array(buf);
-  const acc = new Float64Array(buf, accBase, CHUNK);
   const out = new Float64Array(plan.outCount);
+  lastRowsPath = undefined;
   if (!prefix) {
-    // K rows of R contiguous values; one float64 sum per row.
-    const sum = w.sum[mode]!;
-    const rows = w.rows[mode]!;
-    if (R <= CHUNK) {
-      const per = Math.floor(CHUNK / R);
-      for (let r = 0; r < K; r += per) {
-        const g = Math.min(per, K - r);
-        heapF32.set(x.subarray(r * R, (r + g) * R), scratch);
-        acc.fill(0, 0, g);
-        rows(scratch, g, R, accBase);
-        out.set(acc.subarray(0, g), r);
-      }
-    } else {
-      for (let r = 0; r < K; r++) {
-        let s = 0;
-        for (let c = 0; c < R; c += CHUNK) {
-          const e = Math.min(R, c + CHUNK);
-          heapF32.set(x.subarray(r * R + c, r * R + e), scratch);
-          s += sum(scratch, e - c);
-        }
-        out[r] = s;
-      }
-    }
+    // K rows of R contiguous values; one float64 sum per row (wasm/rows.ts): read in place when
+    // the input has its own WebAssembly memory (large tensors from allocStorage), on two threads
+    // when it is large too.
+    lastRowsPath = reduceRows(w, mode, x, K, R, out, threadsEnabled && x.length >= threadMin);
   } else {
     // outerK blocks, each R rows of K values summed column-wise, one column window at a time.
+    // WebAssembly memory: [scratch: CHUNK float32][accumulators: up to CHUNK float64]. Results
+    // are moved out per column window, so the module's memory stays at 1.5 MiB whatever the
+    // tensor sizes (WebAssembly memory never shrinks).
+    const scratch = 0;
+    const accBase = ACC_BASE;
+    w.reserve(WASM_BYTES);
+    const heapF32 = new Float32Array(w.memory.buffer);
+    const acc = new Float64Array(w.memory.buffer, accBase, CHUNK);
     const acc1 = w.acc[mode]!;
     const acc4 = w.acc4[mode]!;
     const W = Math.min(K, CHUNK >> 2); // four row pieces of the window fill the scratch

@@ -2,7 +2,8 @@
 // undefined where WebAssembly or its SIMD proposal is unavailable; callers then use their scalar
 // TypeScript path.
 
-import { LCSE_WASM_BASE64, REDUCE_WASM_BASE64 } from "./wasm-bytes.js";
+import type { SharedWasmMemory } from "./memory.js";
+import { LCSE_WASM_BASE64, REDUCEMEM_WASM_BASE64, REDUCE_WASM_BASE64 } from "./wasm-bytes.js";
 
 // The project's TypeScript lib (ES2022, no DOM) has no WebAssembly declarations: the few used here.
 interface WasmMemory {
@@ -26,6 +27,8 @@ interface WithMemory {
 }
 
 export interface ReduceWasm extends WithMemory {
+  /** The compiled module (a helper thread instantiates it again, with its own memory). */
+  module: object;
   /** Sum of t(x) over n float32 at byte address p, by mode (0: x, 1: |x|, 2: x²), in float64. */
   sum: [SumFn, SumFn, SumFn];
   /** out[r] += row sum, for `rows` rows of n float32 at p, float64 results at q. */
@@ -67,14 +70,18 @@ function decodeBase64(s: string): Uint8Array {
   return out;
 }
 
-function instantiate(base64: string): (Record<string, unknown> & WithMemory) | undefined {
+function instantiate(
+  base64: string,
+): (Record<string, unknown> & WithMemory & { module: object }) | undefined {
   try {
     const wa = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
     if (!wa) return undefined;
-    const ex = new wa.Instance(new wa.Module(decodeBase64(base64)), {}).exports;
+    const module = new wa.Module(decodeBase64(base64));
+    const ex = new wa.Instance(module, {}).exports;
     const memory = ex.memory as WasmMemory;
     return {
       ...ex,
+      module,
       memory,
       reserve(bytes: number) {
         const have = memory.buffer.byteLength;
@@ -92,6 +99,7 @@ export function reduceWasm(): ReduceWasm | undefined {
     const ex = instantiate(REDUCE_WASM_BASE64);
     reduceCached = ex
       ? {
+          module: ex.module,
           memory: ex.memory,
           reserve: ex.reserve,
           sum: [ex.sum0 as SumFn, ex.sum1 as SumFn, ex.sum2 as SumFn],
@@ -102,6 +110,43 @@ export function reduceWasm(): ReduceWasm | undefined {
       : null;
   }
   return reduceCached ?? undefined;
+}
+
+/** Row sums over a tensor's own shared memory (byte addresses in that memory). */
+export interface ReduceMemWasm {
+  sum: [SumFn, SumFn, SumFn];
+  rows: [RowsFn, RowsFn, RowsFn];
+}
+
+let memModule: object | null | undefined;
+/** The compiled module behind reduceMemWasm (helper threads instantiate it themselves). */
+export function reduceMemModule(): object | undefined {
+  if (memModule === undefined) {
+    try {
+      const wa = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+      memModule = wa ? new wa.Module(decodeBase64(REDUCEMEM_WASM_BASE64)) : null;
+    } catch {
+      memModule = null; // no SIMD or no shared memory support
+    }
+  }
+  return memModule ?? undefined;
+}
+
+const memInstances = new WeakMap<SharedWasmMemory, ReduceMemWasm>();
+/** An instance of the row-sum module over `memory` (one per memory, made on first use). */
+export function reduceMemWasm(memory: SharedWasmMemory): ReduceMemWasm | undefined {
+  let api = memInstances.get(memory);
+  if (api) return api;
+  const module = reduceMemModule();
+  const wa = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+  if (!module || !wa) return undefined;
+  const ex = new wa.Instance(module, { env: { memory } }).exports;
+  api = {
+    sum: [ex.sum0 as SumFn, ex.sum1 as SumFn, ex.sum2 as SumFn],
+    rows: [ex.rows0 as RowsFn, ex.rows1 as RowsFn, ex.rows2 as RowsFn],
+  };
+  memInstances.set(memory, api);
+  return api;
 }
 
 let lcseCached: LcseWasm | null | undefined;

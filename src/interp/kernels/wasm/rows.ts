@@ -1,0 +1,350 @@
+// float32 row reductions: K rows of R contiguous values, one float64 result per row, cut into
+// tasks of at most CHUNK values.
+//
+// - Input in a tensor's own shared WebAssembly memory (memory.ts): the tasks read it in place.
+//   They run on the calling thread and, for large inputs, on one helper thread as well (Node:
+//   worker_threads). Both threads claim tasks from a shared counter, so a helper that is slow to
+//   wake (the machine is busy) costs only its own share, never a wait for work it has not begun.
+// - Any other input (a plain Float32Array): each task's values are first copied into a window of
+//   the reduce module's own memory, on the calling thread. (Copying out of a SharedArrayBuffer is
+//   also much slower than out of an ArrayBuffer, so a helper copying its half did not pay.)
+
+import type { MessagePort, Worker } from "node:worker_threads";
+import { reduceMemModule, reduceMemWasm, type ReduceMemWasm, type ReduceWasm } from "./loader.js";
+import { wasmMemoryOf, type SharedWasmMemory } from "./memory.js";
+
+/** float32 values a task reduces (512 KiB: a copied window stays in L2 cache). */
+export const CHUNK = 1 << 17;
+/** Byte address of the float64 accumulators in the reduce module's memory, after the window. */
+export const ACC_BASE = CHUNK * 4;
+/** The reduce module's memory a reduction needs: the window and up to CHUNK float64 accumulators. */
+export const WASM_BYTES = ACC_BASE + CHUNK * 8;
+/** Row results per task in the direct path: each thread has half of the memory's scratch. */
+const SCRATCH_ROWS = 4096;
+
+/** How a row reduction is cut into tasks. */
+interface Layout {
+  /** Whole rows per task (R <= CHUNK), or 0 when each row is cut into P pieces. */
+  per: number;
+  /** Pieces per row (1 when per > 0). */
+  P: number;
+  /** Number of tasks. */
+  n: number;
+}
+
+function layout(K: number, R: number, maxRows: number): Layout {
+  if (R <= CHUNK) {
+    const per = Math.min(maxRows, Math.floor(CHUNK / R));
+    return { per, P: 1, n: Math.ceil(K / per) };
+  }
+  const P = Math.ceil(R / CHUNK);
+  return { per: 0, P, n: K * P };
+}
+
+/** Row results from task results (a row's pieces summed in order). */
+function gather(res: Float64Array, lay: Layout, K: number, out: Float64Array): void {
+  if (lay.per > 0) {
+    if (res !== out) out.set(res.subarray(0, K));
+    return;
+  }
+  for (let r = 0; r < K; r++) {
+    let s = 0;
+    for (let p = 0; p < lay.P; p++) s += res[r * lay.P + p]!;
+    out[r] = s;
+  }
+}
+
+/**
+ * out[r] = Σ t(x[r*R .. r*R + R)) for K rows, in float64 (t by mode 0: x, 1: |x|, 2: x²).
+ * `threaded`: the helper thread may take part. Returns the way it ran.
+ */
+export function reduceRows(
+  w: ReduceWasm,
+  mode: 0 | 1 | 2,
+  x: Float32Array,
+  K: number,
+  R: number,
+  out: Float64Array,
+  threaded: boolean,
+): "threads" | "direct" | "copy" {
+  const owner = wasmMemoryOf(x.buffer);
+  const api = owner && reduceMemWasm(owner.memory);
+  if (owner && api)
+    return reduceDirect(api, owner.memory, owner.scratch, mode, x, K, R, out, threaded);
+  reduceCopy(w, mode, x, K, R, out);
+  return "copy";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Copy path: plain input, calling thread only.
+
+function reduceCopy(
+  w: ReduceWasm,
+  mode: 0 | 1 | 2,
+  x: Float32Array,
+  K: number,
+  R: number,
+  out: Float64Array,
+): void {
+  const lay = layout(K, R, Infinity);
+  w.reserve(WASM_BYTES);
+  const heap = new Float32Array(w.memory.buffer, 0, CHUNK);
+  const acc = new Float64Array(w.memory.buffer, ACC_BASE, CHUNK);
+  const res = lay.per > 0 ? out : new Float64Array(K * lay.P);
+  for (let t = 0; t < lay.n; t++) {
+    if (lay.per > 0) {
+      const r0 = t * lay.per;
+      const g = Math.min(lay.per, K - r0);
+      heap.set(x.subarray(r0 * R, (r0 + g) * R));
+      acc.fill(0, 0, g);
+      w.rows[mode](0, g, R, ACC_BASE);
+      res.set(acc.subarray(0, g), r0);
+    } else {
+      const row = Math.floor(t / lay.P);
+      const c = (t - row * lay.P) * CHUNK;
+      const e = Math.min(R, c + CHUNK);
+      heap.set(x.subarray(row * R + c, row * R + e));
+      res[t] = w.sum[mode](0, e - c);
+    }
+  }
+  gather(res, lay, K, out);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Direct path: the input's own memory, read in place, by this thread and the helper.
+
+/** One direct reduction; posted to the helper as it is. */
+interface Job extends Layout {
+  memory: SharedWasmMemory;
+  /** Byte address of x[0] in the memory. */
+  p0: number;
+  /** Byte address of the memory's scratch: this thread uses the first half, the helper the second. */
+  scratch: number;
+  mode: 0 | 1 | 2;
+  K: number;
+  R: number;
+  /** Task results: row sums (per > 0, length K) or piece sums (length K * P). */
+  res: Float64Array;
+  /** Value of the shared ticket counter when the job started: task t is ticket first + t. */
+  first: number;
+}
+
+/** One task on this thread. The helper's copy is in HELPER_SOURCE; the tests run both. */
+function runTask(api: ReduceMemWasm, scr: Float64Array, j: Job, t: number): void {
+  if (j.per > 0) {
+    const r0 = t * j.per;
+    const g = Math.min(j.per, j.K - r0);
+    scr.fill(0, 0, g);
+    api.rows[j.mode](j.p0 + r0 * j.R * 4, g, j.R, j.scratch);
+    j.res.set(scr.subarray(0, g), r0);
+  } else {
+    const row = Math.floor(t / j.P);
+    const c = (t - row * j.P) * CHUNK;
+    const e = Math.min(j.R, c + CHUNK);
+    j.res[t] = api.sum[j.mode](j.p0 + (row * j.R + c) * 4, e - c);
+  }
+}
+
+function reduceDirect(
+  api: ReduceMemWasm,
+  memory: SharedWasmMemory,
+  scratch: number,
+  mode: 0 | 1 | 2,
+  x: Float32Array,
+  K: number,
+  R: number,
+  out: Float64Array,
+  threaded: boolean,
+): "threads" | "direct" {
+  const lay = layout(K, R, SCRATCH_ROWS);
+  const scr = new Float64Array(memory.buffer, scratch, SCRATCH_ROWS);
+  const j: Job = { ...lay, memory, p0: x.byteOffset, scratch, mode, K, R, res: out, first: 0 };
+  const h = threaded && lay.n > 1 ? helper() : undefined;
+  if (h) {
+    const resLen = lay.per > 0 ? K : K * lay.P;
+    if (h.res.length < resLen) h.res = new Float64Array(new SharedArrayBuffer(resLen * 8));
+    j.res = h.res;
+    if (runThreaded(api, scr, h, j)) {
+      gather(j.res, lay, K, out);
+      return "threads";
+    }
+  }
+  j.res = lay.per > 0 ? out : new Float64Array(K * lay.P);
+  for (let t = 0; t < lay.n; t++) runTask(api, scr, j, t);
+  gather(j.res, lay, K, out);
+  return "direct";
+}
+
+// Shared control words (Int32Array over a SharedArrayBuffer).
+const SEQ = 0; // bumped by the calling thread for each job posted to the helper
+const NEXT = 1; // next task ticket (claimed by compareExchange)
+const DONE = 2; // tasks finished, all jobs together
+const READY = 3; // 1 once the helper is running
+const FAILED = 4; // 1 if a helper task threw
+const HELPED = 5; // tasks the helper has run (statistics for tests and benchmarks)
+
+// The helper thread: waits on SEQ, takes the newest job from its port (receiveMessageOnPort is
+// synchronous: the helper's event loop never runs), instantiates the row-sum module over the
+// job's memory (a few µs) and claims tickets while they belong to that job. A job that is already
+// finished (the calling thread did every task) is a no-op: its tickets are spent. It drops the
+// job (and so the tensor's memory) before waiting again.
+const HELPER_SOURCE = `"use strict";
+const { workerData, receiveMessageOnPort } = process.getBuiltinModule("node:worker_threads");
+const { ctrl, port, module, chunk, scratchRows } = workerData;
+Atomics.store(ctrl, ${READY}, 1);
+let seen = 0;
+for (;;) {
+  Atomics.wait(ctrl, ${SEQ}, seen);
+  seen = Atomics.load(ctrl, ${SEQ});
+  let m, j;
+  while ((m = receiveMessageOnPort(port)) !== undefined) j = m.message;
+  if (j === undefined) continue;
+  const t0 = (Atomics.load(ctrl, ${NEXT}) - j.first) | 0;
+  if (t0 < 0 || t0 >= j.n) continue;
+  let ex, scr, q;
+  try {
+    ex = new WebAssembly.Instance(module, { env: { memory: j.memory } }).exports;
+    q = j.scratch + scratchRows * 8;
+    scr = new Float64Array(j.memory.buffer, q, scratchRows);
+  } catch {
+    Atomics.store(ctrl, ${FAILED}, 1);
+    continue;
+  }
+  const rows = [ex.rows0, ex.rows1, ex.rows2][j.mode];
+  const sum = [ex.sum0, ex.sum1, ex.sum2][j.mode];
+  for (;;) {
+    const cur = Atomics.load(ctrl, ${NEXT});
+    const t = (cur - j.first) | 0;
+    if (t < 0 || t >= j.n) break;
+    if (Atomics.compareExchange(ctrl, ${NEXT}, cur, (cur + 1) | 0) !== cur) continue;
+    try {
+      if (j.per > 0) {
+        const r0 = t * j.per;
+        const g = Math.min(j.per, j.K - r0);
+        scr.fill(0, 0, g);
+        rows(j.p0 + r0 * j.R * 4, g, j.R, q);
+        j.res.set(scr.subarray(0, g), r0);
+      } else {
+        const row = Math.floor(t / j.P);
+        const c = (t - row * j.P) * chunk;
+        const e = Math.min(j.R, c + chunk);
+        j.res[t] = sum(j.p0 + (row * j.R + c) * 4, e - c);
+      }
+    } catch {
+      Atomics.store(ctrl, ${FAILED}, 1);
+    }
+    Atomics.add(ctrl, ${HELPED}, 1);
+    if (((Atomics.add(ctrl, ${DONE}, 1) + 1 - j.first) | 0) === j.n) Atomics.notify(ctrl, ${DONE});
+  }
+  j = ex = scr = undefined;
+}
+`;
+
+interface Helper {
+  worker: Worker;
+  ctrl: Int32Array;
+  port: MessagePort;
+  /** Task results, shared with the helper; grown as needed. */
+  res: Float64Array;
+}
+
+let helperState: Helper | null | undefined;
+
+/** Starts the helper thread once (Node: worker_threads); undefined where it cannot run. */
+function helper(): Helper | undefined {
+  if (helperState !== undefined) return helperState ?? undefined;
+  helperState = null;
+  try {
+    const proc = (globalThis as { process?: NodeJS.Process }).process;
+    const wt = proc?.getBuiltinModule?.("node:worker_threads") as
+      typeof import("node:worker_threads") | undefined;
+    const module = reduceMemModule();
+    if (!proc || !wt || !module) return undefined;
+    const ctrl = new Int32Array(new SharedArrayBuffer(64));
+    const { port1, port2 } = new wt.MessageChannel();
+    const worker = new wt.Worker(HELPER_SOURCE, {
+      eval: true,
+      execArgv: [], // plain script: no loaders or flags of the parent (e.g. --input-type)
+      workerData: { ctrl, port: port2, module, chunk: CHUNK, scratchRows: SCRATCH_ROWS },
+      transferList: [port2],
+    });
+    worker.unref(); // never keeps the process alive
+    port1.unref();
+    worker.on("error", () => disableHelper());
+    worker.on("exit", () => disableHelper());
+    proc.once("exit", () => void worker.terminate());
+    helperState = { worker, ctrl, port: port1, res: new Float64Array(new SharedArrayBuffer(8)) };
+  } catch {
+    helperState = null;
+  }
+  return helperState ?? undefined;
+}
+
+function disableHelper(): void {
+  if (helperState) {
+    const h = helperState;
+    helperState = null;
+    h.port.close();
+    void h.worker.terminate();
+  }
+}
+
+let helperOnly = false;
+/** Test hook: the calling thread runs no task of a threaded job, so the helper runs them all. */
+export function setHelperOnly(on: boolean): void {
+  helperOnly = on;
+}
+
+/** Whether the helper thread is running, and how many tasks it has run. */
+export function helperStats(): { ready: boolean; tasks: number } {
+  const h = helperState;
+  return h
+    ? { ready: Atomics.load(h.ctrl, READY) === 1, tasks: Atomics.load(h.ctrl, HELPED) }
+    : { ready: false, tasks: 0 };
+}
+
+/** Starts the helper thread if needed; resolves true once it runs (false if it cannot). */
+export async function helperReady(timeoutMs = 10_000): Promise<boolean> {
+  const h = helper();
+  const until = Date.now() + timeoutMs;
+  while (h && helperState === h && Date.now() < until) {
+    if (Atomics.load(h.ctrl, READY) === 1) return true;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  return false;
+}
+
+/** Runs a job on both threads; false if the helper failed (the caller then runs it alone). */
+function runThreaded(api: ReduceMemWasm, scr: Float64Array, h: Helper, j: Job): boolean {
+  const { ctrl } = h;
+  // Nobody claims tickets between jobs (a late helper claims only inside its own job's range),
+  // so NEXT === DONE here and this job owns tickets [first, first + n).
+  j.first = Atomics.load(ctrl, NEXT);
+  h.port.postMessage(j);
+  Atomics.add(ctrl, SEQ, 1);
+  Atomics.notify(ctrl, SEQ);
+  if (!helperOnly)
+    for (;;) {
+      const cur = Atomics.load(ctrl, NEXT);
+      const t = (cur - j.first) | 0;
+      if (t >= j.n) break;
+      if (Atomics.compareExchange(ctrl, NEXT, cur, (cur + 1) | 0) !== cur) continue;
+      runTask(api, scr, j, t);
+      Atomics.add(ctrl, DONE, 1);
+    }
+  // Wait for the tasks the helper holds; a helper that makes no progress for 5 s is given up.
+  let idle = 0;
+  for (;;) {
+    const done = Atomics.load(ctrl, DONE);
+    if (((done - j.first) | 0) === j.n) break;
+    if (Atomics.wait(ctrl, DONE, done, 1000) === "timed-out" && ++idle >= 5) {
+      disableHelper();
+      return false;
+    }
+  }
+  if (Atomics.load(ctrl, FAILED) !== 0) {
+    disableHelper();
+    return false;
+  }
+  return true;
+}
