@@ -18,7 +18,7 @@ import { Tensor } from "../src/ir/tensor.js";
 import { DataType } from "../src/ir/types.js";
 import { run } from "../src/interp/executor.js";
 import {
-  lastReduceRowsPath,
+  lastReduceWasmPath,
   runReduce,
   setReduceThreads,
   setReduceWasmEnabled,
@@ -149,8 +149,17 @@ async function main(): Promise<void> {
       setReduceThreads(true);
       const helped0 = helperStats().tasks;
       const t2 = await median(() => runReduce(ctx, short, xwt, axesT));
+      const ran = lastReduceWasmPath();
+      // "2T idle": the threaded path ran but the helper got no task (the other core was busy);
+      // reductions over leading axes run in place on one thread.
       const path =
-        lastReduceRowsPath() === "threads" && helperStats().tasks > helped0 ? "2T" : "1T";
+        ran === "threads"
+          ? helperStats().tasks > helped0
+            ? "2T"
+            : "2T idle"
+          : ran === "direct"
+            ? "1T"
+            : String(ran);
       const ours2 = runReduce(ctx, short, xwt, axesT).data as Float32Array;
       setReduceWasmEnabled(false);
       const tTs = await median(() => runReduce(ctx, short, xt, axesT), 5);

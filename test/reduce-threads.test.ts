@@ -1,5 +1,5 @@
-// float32 row reductions read in place from a tensor's own WebAssembly memory, on one thread and
-// on two (kernels/wasm/rows.ts): they must give the results of the copying path and of the
+// float32 reductions read in place from a tensor's own WebAssembly memory, on one thread and
+// (row reductions) on two (kernels/wasm/rows.ts): they must give the results of the copying path and of the
 // scalar TypeScript reference for every row layout, and the helper thread must never keep a
 // process alive.
 
@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { DataType } from "../src/ir/types.js";
 import {
-  lastReduceRowsPath,
+  lastReduceWasmPath,
   runReduce,
   setReduceThreads,
   setReduceWasmEnabled,
@@ -102,7 +102,7 @@ describe("wasm-backed tensors", () => {
     const t: RTensor = { dtype: DataType.FLOAT, shape: [2, WASM_BACKED_MIN_ELEMENTS], data: x };
     setReduceThreads(false);
     const got = reduce("Sum", t, [1]);
-    expect(lastReduceRowsPath()).toBe("direct");
+    expect(lastReduceWasmPath()).toBe("direct");
     expectClose(got, reference("Sum", t, [1]));
   });
 });
@@ -114,10 +114,33 @@ describe("row reductions in place, one thread", () => {
       const x = wasmBacked(shape, shape.length * 7 + 1, 3); // byteOffset 12: not at address 0
       for (const op of OPS) {
         const got = reduce(op, x, axes);
-        expect(lastReduceRowsPath()).toBe("direct");
+        expect(lastReduceWasmPath()).toBe("direct");
         expectClose(got, reference(op, x, axes));
         expect(reduce(op, plainCopy(x), axes)).toEqual(got);
-        expect(lastReduceRowsPath()).toBe("copy");
+        expect(lastReduceWasmPath()).toBe("copy");
+      }
+    });
+});
+
+// Reductions over leading axes (column sums) read in place too: rows not divisible by 4, more
+// columns than one accumulator window (4096), reduced axes in the middle.
+const COLUMN_CASES: { shape: number[]; axes: number[] }[] = [
+  { shape: [1001, 7], axes: [0] },
+  { shape: [3, 9000], axes: [0] },
+  { shape: [7, 301, 5], axes: [1] },
+  { shape: [2, 6, 4099], axes: [0, 1] },
+];
+
+describe("column reductions in place", () => {
+  for (const { shape, axes } of COLUMN_CASES)
+    it(`[${shape}] axes [${axes}]: every op agrees with the reference and the copying path`, () => {
+      const x = wasmBacked(shape, shape[0]! + 11, 2);
+      for (const op of OPS) {
+        const got = reduce(op, x, axes, 1);
+        expect(lastReduceWasmPath()).toBe("direct");
+        expectClose(got, reference(op, x, axes, 1));
+        expect(reduce(op, plainCopy(x), axes, 1)).toEqual(got);
+        expect(lastReduceWasmPath()).toBe("copy");
       }
     });
 });
@@ -137,7 +160,7 @@ describe("row reductions on two threads", () => {
         const one = reduce(op, x, axes, 1);
         setReduceThreads(true, 0);
         const two = reduce(op, x, axes, 1);
-        const path = lastReduceRowsPath();
+        const path = lastReduceWasmPath();
         // A single task needs no helper.
         expect(path === "threads" || path === "direct").toBe(true);
         expect(two).toEqual(one);
@@ -145,7 +168,7 @@ describe("row reductions on two threads", () => {
         setHelperOnly(true);
         const before = helperStats().tasks;
         const helped = reduce(op, x, axes, 1);
-        if (lastReduceRowsPath() === "threads") expect(helperStats().tasks).toBeGreaterThan(before);
+        if (lastReduceWasmPath() === "threads") expect(helperStats().tasks).toBeGreaterThan(before);
         setHelperOnly(false);
         expect(helped).toEqual(one);
         expectClose(one, reference(op, x, axes, 1));
@@ -158,7 +181,7 @@ describe("row reductions on two threads", () => {
     const x = wasmBacked([64, 16_384], 9); // 8 tasks of 8 rows
     const before = helperStats().tasks;
     const got = reduce("Sum", x, [1]);
-    expect(lastReduceRowsPath()).toBe("threads");
+    expect(lastReduceWasmPath()).toBe("threads");
     expect(helperStats().tasks - before).toBe(8);
     expectClose(got, reference("Sum", x, [1]));
   });
@@ -167,7 +190,7 @@ describe("row reductions on two threads", () => {
     setReduceThreads(true, 0);
     const x = plainCopy(wasmBacked([5, 70_001], 4));
     const got = reduce("L1", x, [1]);
-    expect(lastReduceRowsPath()).toBe("copy");
+    expect(lastReduceWasmPath()).toBe("copy");
     expectClose(got, reference("L1", x, [1]));
   });
 

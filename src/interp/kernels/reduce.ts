@@ -16,9 +16,16 @@ import { DataType } from "../../ir/types.js";
 import { allocStorage, float16Table, toBfloat16Bits, toFloat16Bits } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { reduceWasm } from "./wasm/loader.js";
-import { ACC_BASE, CHUNK, WASM_BYTES, reduceRows } from "./wasm/rows.js";
+import {
+  ACC_BASE,
+  CHUNK,
+  WASM_BYTES,
+  inPlace,
+  reduceColumnsDirect,
+  reduceRows,
+} from "./wasm/rows.js";
 
-type RowsPath = ReturnType<typeof reduceRows>;
+type WasmPath = ReturnType<typeof reduceRows>;
 
 export type ReduceOp =
   "Sum" | "Mean" | "Prod" | "Max" | "Min" | "L1" | "L2" | "SumSquare" | "LogSum" | "LogSumExp";
@@ -318,7 +325,7 @@ const WASM_MODE: Partial<Record<ReduceOp, 0 | 1 | 2>> = {
 
 let threadsEnabled = true;
 let threadMin = 1 << 20;
-let lastRowsPath: RowsPath | undefined;
+let lastPath: WasmPath | undefined;
 /**
  * Configures the helper thread of float32 row reductions: on/off, and the input size from which
  * it is used (tests lower it to exercise the threaded path on small tensors).
@@ -328,11 +335,12 @@ export function setReduceThreads(on: boolean, minElements = 1 << 20): void {
   threadMin = minElements;
 }
 /**
- * Which way the last float32 row reduction ran: "threads" (in place, two threads), "direct" (in
- * place, one thread) or "copy" (through the module's memory). Tests and benchmarks check it.
+ * Which way the last float32 WebAssembly reduction ran: "threads" (in place, two threads; row
+ * reductions only), "direct" (in place, one thread) or "copy" (copied through the module's
+ * memory, one thread). Tests and benchmarks check it.
  */
-export function lastReduceRowsPath(): RowsPath | undefined {
-  return lastRowsPath;
+export function lastReduceWasmPath(): WasmPath | undefined {
+  return lastPath;
 }
 
 /**
@@ -361,13 +369,18 @@ export function reduceFloat32Wasm(
   else return undefined;
 
   const out = new Float64Array(plan.outCount);
-  lastRowsPath = undefined;
+  const owner = prefix ? inPlace(x) : undefined;
   if (!prefix) {
     // K rows of R contiguous values; one float64 sum per row (wasm/rows.ts): read in place when
     // the input has its own WebAssembly memory (large tensors from allocStorage), on two threads
     // when it is large too.
-    lastRowsPath = reduceRows(w, mode, x, K, R, out, threadsEnabled && x.length >= threadMin);
+    lastPath = reduceRows(w, mode, x, K, R, out, threadsEnabled && x.length >= threadMin);
+  } else if (owner) {
+    // Column sums read in place (the input lives in a WebAssembly memory of its own).
+    reduceColumnsDirect(owner.api, owner.memory, owner.scratch, mode, x, outerK, R, K, out);
+    lastPath = "direct";
   } else {
+    lastPath = "copy";
     // outerK blocks, each R rows of K values summed column-wise, one column window at a time.
     // WebAssembly memory: [scratch: CHUNK float32][accumulators: up to CHUNK float64]. Results
     // are moved out per column window, so the module's memory stays at 1.5 MiB whatever the

@@ -112,10 +112,12 @@ export function reduceWasm(): ReduceWasm | undefined {
   return reduceCached ?? undefined;
 }
 
-/** Row sums over a tensor's own shared memory (byte addresses in that memory). */
+/** ReduceWasm's functions over a tensor's own shared memory (byte addresses in that memory). */
 export interface ReduceMemWasm {
   sum: [SumFn, SumFn, SumFn];
   rows: [RowsFn, RowsFn, RowsFn];
+  acc: [AccFn, AccFn, AccFn];
+  acc4: [Acc4Fn, Acc4Fn, Acc4Fn];
 }
 
 let memModule: object | null | undefined;
@@ -144,6 +146,8 @@ export function reduceMemWasm(memory: SharedWasmMemory): ReduceMemWasm | undefin
   api = {
     sum: [ex.sum0 as SumFn, ex.sum1 as SumFn, ex.sum2 as SumFn],
     rows: [ex.rows0 as RowsFn, ex.rows1 as RowsFn, ex.rows2 as RowsFn],
+    acc: [ex.acc0 as AccFn, ex.acc1 as AccFn, ex.acc2 as AccFn],
+    acc4: [ex.acc4_0 as Acc4Fn, ex.acc4_1 as Acc4Fn, ex.acc4_2 as Acc4Fn],
   };
   memInstances.set(memory, api);
   return api;

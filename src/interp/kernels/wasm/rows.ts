@@ -67,12 +67,23 @@ export function reduceRows(
   out: Float64Array,
   threaded: boolean,
 ): "threads" | "direct" | "copy" {
-  const owner = wasmMemoryOf(x.buffer);
-  const api = owner && reduceMemWasm(owner.memory);
-  if (owner && api)
-    return reduceDirect(api, owner.memory, owner.scratch, mode, x, K, R, out, threaded);
+  const owner = inPlace(x);
+  if (owner)
+    return reduceDirect(owner.api, owner.memory, owner.scratch, mode, x, K, R, out, threaded);
   reduceCopy(w, mode, x, K, R, out);
   return "copy";
+}
+
+/**
+ * The WebAssembly memory of an input that lives in one (and the in-place functions over it), or
+ * undefined: the input must then be copied in.
+ */
+export function inPlace(
+  x: Float32Array,
+): { memory: SharedWasmMemory; scratch: number; api: ReduceMemWasm } | undefined {
+  const owner = wasmMemoryOf(x.buffer);
+  const api = owner && reduceMemWasm(owner.memory);
+  return owner && api && { ...owner, api };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -173,6 +184,41 @@ function reduceDirect(
   for (let t = 0; t < lay.n; t++) runTask(api, scr, j, t);
   gather(j.res, lay, K, out);
   return "direct";
+}
+
+/**
+ * Column sums in place: outerK blocks of R rows of K values, out[o*K + k] = Σ_r t(x[o][r][k]).
+ * Windows of up to SCRATCH_ROWS columns accumulate in the memory's scratch, four rows a pass,
+ * in the same order as the copying path in ../reduce.ts (so the results are identical).
+ */
+export function reduceColumnsDirect(
+  api: ReduceMemWasm,
+  memory: SharedWasmMemory,
+  scratch: number,
+  mode: 0 | 1 | 2,
+  x: Float32Array,
+  outerK: number,
+  R: number,
+  K: number,
+  out: Float64Array,
+): void {
+  const W = Math.min(K, SCRATCH_ROWS);
+  const acc = new Float64Array(memory.buffer, scratch, W);
+  const acc1 = api.acc[mode];
+  const acc4 = api.acc4[mode];
+  const stride = K * 4;
+  for (let o = 0; o < outerK; o++) {
+    const base = x.byteOffset + o * R * stride;
+    for (let c = 0; c < K; c += W) {
+      const wn = Math.min(W, K - c);
+      acc.fill(0, 0, wn);
+      let p = base + c * 4;
+      let r = 0;
+      for (; r + 4 <= R; r += 4, p += 4 * stride) acc4(p, stride, wn, scratch);
+      for (; r < R; r++, p += stride) acc1(p, wn, scratch);
+      out.set(acc.subarray(0, wn), o * K + c);
+    }
+  }
 }
 
 // Shared control words (Int32Array over a SharedArrayBuffer).
