@@ -1,8 +1,9 @@
 // run, test: executing models in the interpreter.
 
+import { Presets, SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import { existsSync, mkdirSync, readFileSync, statSync, writeSync } from "node:fs";
-import { join, relative } from "node:path";
+import { basename, join, relative } from "node:path";
 import { OnnxError } from "../../errors.js";
 import { loadModel, writeFileAtomic } from "../../io/files.js";
 import { dtypeName } from "../../ir/dtype.js";
@@ -197,7 +198,21 @@ export function registerRunCommands(program: Command): void {
         const tests = findBackendTestDirs(dirs);
         let passed = 0;
         let failed = 0;
+        // With results going to a file or pipe, a progress bar on the terminal shows how far along we are.
+        const bar =
+          process.stderr.isTTY && !process.stdout.isTTY && tests.length > 1
+            ? new SingleBar(
+                {
+                  stream: process.stderr,
+                  format: "{bar} {value}/{total} {dir}",
+                  clearOnComplete: true,
+                },
+                Presets.shades_classic,
+              )
+            : undefined;
+        bar?.start(tests.length, 0, { dir: "" });
         for (const dir of tests) {
+          bar?.increment(1, { dir: basename(dir) });
           const r = runBackendTest(dir, { tolerance, maxElements });
           const shownDir = relative(process.cwd(), dir) || dir;
           if (r.ok) {
@@ -208,6 +223,7 @@ export function registerRunCommands(program: Command): void {
             process.stdout.write(`FAIL ${shownDir}: ${r.reason}\n`);
           }
         }
+        bar?.stop();
         process.stdout.write(`${passed} passed, ${failed} failed\n`);
         return failed ? EXIT_FAILED : EXIT_OK;
       }),

@@ -1,0 +1,12 @@
+// onnx-expand's public API. Each layer is also a subpath export (onnx-expand/ir, /text, ...).
+
+export * from "./errors.js";
+export * from "./ir/index.js";
+export * from "./io/index.js";
+export * from "./text/index.js";
+export * as schema from "./schema/index.js";
+export { SchemaRegistry, functionBody, diffVersions } from "./schema/index.js";
+export * as check from "./check/index.js";
+export { checkModel, inferTypes } from "./check/index.js";
+export * as interp from "./interp/index.js";
+export { run, runBackendTest } from "./interp/index.js";
