@@ -81,9 +81,12 @@ async function main(): Promise<void> {
   );
   console.log(
     "ratio = ORT ms / ours ms (>= 1 means we are faster); ORT: default session (2 intra-op threads here),\n" +
-      "ORT1: intraOpNumThreads=1; copy = WebAssembly SIMD path on a plain input (copied in, one thread);\n" +
-      "1T / 2T = allocStorage input read in place, one thread / with the helper thread (path: what ran;\n" +
-      `helper thread ${threads ? "running" : "unavailable"}); ts = TypeScript path; exec = executor on the allocStorage input\n`,
+      "ORT1: intraOpNumThreads=1. Ours, WebAssembly SIMD: on a plain input, copy = copied in by one thread,\n" +
+      "staged = copied in by this thread while the helper thread reduces (row sums only); on the\n" +
+      "allocStorage input, 1T / 2T = read in place by one thread / also by the helper (row sums only).\n" +
+      "paths = what ran in the stg and 2T columns (plain input/allocStorage input): stg/2T, or copy/1T\n" +
+      `where the reduction has no threaded form; "idle" = the helper got no task (helper ${threads ? "running" : "unavailable"}).\n` +
+      "ts = TypeScript path (plain); exec = executor on the allocStorage input; ratio1 uses ORT1\n",
   );
   const head = [
     "op".padEnd(16),
@@ -92,13 +95,14 @@ async function main(): Promise<void> {
     "ORT ms",
     "ORT1 ms",
     "copy ms",
-    "ratio",
     "ratio1",
+    "stg ms",
+    "ratio",
     "1T ms",
     "ratio1",
     "2T ms",
     "ratio",
-    "path   ",
+    "paths     ",
     "ts ms",
     "ratio",
     "exec ms",
@@ -143,23 +147,23 @@ async function main(): Promise<void> {
         runSubgraph: () => [],
       };
       const mem = memoryOf(() => runReduce(ctx, short, xt, axesT));
-      const tWasm = await median(() => runReduce(ctx, short, xt, axesT));
+      // Which path ran, and whether the helper took part.
+      const label = async (f: () => unknown): Promise<[number, string]> => {
+        const before = helperStats().tasks;
+        const t = await median(f);
+        const ran = lastReduceWasmPath();
+        const idle = helperStats().tasks === before ? " idle" : "";
+        if (ran === "threads") return [t, `2T${idle}`];
+        if (ran === "staged") return [t, `stg${idle}`];
+        return [t, ran === "direct" ? "1T" : String(ran)];
+      };
       setReduceThreads(false);
+      const tWasm = await median(() => runReduce(ctx, short, xt, axesT));
       const t1 = await median(() => runReduce(ctx, short, xwt, axesT));
       setReduceThreads(true);
-      const helped0 = helperStats().tasks;
-      const t2 = await median(() => runReduce(ctx, short, xwt, axesT));
-      const ran = lastReduceWasmPath();
-      // "2T idle": the threaded path ran but the helper got no task (the other core was busy);
-      // reductions over leading axes run in place on one thread.
-      const path =
-        ran === "threads"
-          ? helperStats().tasks > helped0
-            ? "2T"
-            : "2T idle"
-          : ran === "direct"
-            ? "1T"
-            : String(ran);
+      const [tStaged, pathPlain] = await label(() => runReduce(ctx, short, xt, axesT));
+      const [t2, pathInPlace] = await label(() => runReduce(ctx, short, xwt, axesT));
+      const path = `${pathPlain}/${pathInPlace}`;
       const ours2 = runReduce(ctx, short, xwt, axesT).data as Float32Array;
       setReduceWasmEnabled(false);
       const tTs = await median(() => runReduce(ctx, short, xt, axesT), 5);
@@ -180,13 +184,14 @@ async function main(): Promise<void> {
           fmt(tOrt),
           fmt(tOrt1),
           fmt(tWasm),
-          fmt(tOrt / tWasm),
           fmt(tOrt1 / tWasm),
+          fmt(tStaged),
+          fmt(tOrt / tStaged),
           fmt(t1),
           fmt(tOrt1 / t1),
           fmt(t2),
           fmt(tOrt / t2),
-          path.padEnd(7),
+          path.padEnd(10),
           fmt(tTs),
           fmt(tOrt / tTs),
           fmt(tExec),

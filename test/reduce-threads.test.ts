@@ -169,6 +169,13 @@ describe("row reductions on two threads", () => {
         const before = helperStats().tasks;
         const helped = reduce(op, x, axes, 1);
         if (lastReduceWasmPath() === "threads") expect(helperStats().tasks).toBeGreaterThan(before);
+        // A plain input: staged through the shared ring, by both threads, then by the helper alone.
+        setHelperOnly(false);
+        const plain = plainCopy(x);
+        expect(reduce(op, plain, axes, 1)).toEqual(one);
+        expect(["staged", "copy"]).toContain(lastReduceWasmPath());
+        setHelperOnly(true);
+        expect(reduce(op, plain, axes, 1)).toEqual(one);
         setHelperOnly(false);
         expect(helped).toEqual(one);
         expectClose(one, reference(op, x, axes, 1));
@@ -186,12 +193,20 @@ describe("row reductions on two threads", () => {
     expectClose(got, reference("Sum", x, [1]));
   });
 
-  it("inputs outside a WebAssembly memory stay on the copying path", () => {
-    setReduceThreads(true, 0);
-    const x = plainCopy(wasmBacked([5, 70_001], 4));
-    const got = reduce("L1", x, [1]);
+  it("a plain input is staged through shared memory: more tasks than slots, helper or not", () => {
+    const x = plainCopy(wasmBacked([40, 70_001], 4)); // 40 tasks, 8 slots
+    const want = reference("L1", x, [1]);
+    setReduceThreads(false);
+    const single = reduce("L1", x, [1]);
     expect(lastReduceWasmPath()).toBe("copy");
-    expectClose(got, reference("L1", x, [1]));
+    setReduceThreads(true, 0);
+    expect(reduce("L1", x, [1])).toEqual(single);
+    expect(lastReduceWasmPath()).toBe("staged");
+    setHelperOnly(true);
+    const before = helperStats().tasks;
+    expect(reduce("L1", x, [1])).toEqual(single);
+    expect(helperStats().tasks - before).toBe(40);
+    expectClose(single, want);
   });
 
   it("one input reduced repeatedly, alternating with others, keeps agreeing", () => {

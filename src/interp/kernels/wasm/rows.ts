@@ -11,7 +11,7 @@
 
 import type { MessagePort, Worker } from "node:worker_threads";
 import { reduceMemModule, reduceMemWasm, type ReduceMemWasm, type ReduceWasm } from "./loader.js";
-import { wasmMemoryOf, type SharedWasmMemory } from "./memory.js";
+import { allocWasmBacked, wasmMemoryOf, type SharedWasmMemory } from "./memory.js";
 
 /** float32 values a task reduces (512 KiB: a copied window stays in L2 cache). */
 export const CHUNK = 1 << 17;
@@ -24,7 +24,9 @@ const SCRATCH_ROWS = 4096;
 
 /** How a row reduction is cut into tasks. */
 interface Layout {
-  /** Whole rows per task (R <= CHUNK), or 0 when each row is cut into P pieces. */
+  /** Values per task at most. */
+  chunk: number;
+  /** Whole rows per task (R <= chunk), or 0 when each row is cut into P pieces. */
   per: number;
   /** Pieces per row (1 when per > 0). */
   P: number;
@@ -32,13 +34,13 @@ interface Layout {
   n: number;
 }
 
-function layout(K: number, R: number, maxRows: number): Layout {
-  if (R <= CHUNK) {
-    const per = Math.min(maxRows, Math.floor(CHUNK / R));
-    return { per, P: 1, n: Math.ceil(K / per) };
+function layout(K: number, R: number, maxRows: number, chunk = CHUNK): Layout {
+  if (R <= chunk) {
+    const per = Math.min(maxRows, Math.floor(chunk / R));
+    return { chunk, per, P: 1, n: Math.ceil(K / per) };
   }
-  const P = Math.ceil(R / CHUNK);
-  return { per: 0, P, n: K * P };
+  const P = Math.ceil(R / chunk);
+  return { chunk, per: 0, P, n: K * P };
 }
 
 /** Row results from task results (a row's pieces summed in order). */
@@ -66,10 +68,11 @@ export function reduceRows(
   R: number,
   out: Float64Array,
   threaded: boolean,
-): "threads" | "direct" | "copy" {
+): "threads" | "staged" | "direct" | "copy" {
   const owner = inPlace(x);
   if (owner)
     return reduceDirect(owner.api, owner.memory, owner.scratch, mode, x, K, R, out, threaded);
+  if (threaded && reduceStaged(mode, x, K, R, out)) return "staged";
   reduceCopy(w, mode, x, K, R, out);
   return "copy";
 }
@@ -138,21 +141,33 @@ interface Job extends Layout {
   res: Float64Array;
   /** Value of the shared ticket counter when the job started: task t is ticket first + t. */
   first: number;
+  /**
+   * 0: the input is read in place. Else a staged job: the calling thread copies task t's values
+   * to byte (t % slots) * CHUNK * 4 of the (staging) memory before the task may be claimed.
+   */
+  slots: number;
+}
+
+/** Byte address of task t's first value. */
+function taskAddr(j: Job, t: number): number {
+  if (j.slots > 0) return (t % j.slots) * j.chunk * 4;
+  if (j.per > 0) return j.p0 + t * j.per * j.R * 4;
+  const row = Math.floor(t / j.P);
+  return j.p0 + (row * j.R + (t - row * j.P) * j.chunk) * 4;
 }
 
 /** One task on this thread. The helper's copy is in HELPER_SOURCE; the tests run both. */
 function runTask(api: ReduceMemWasm, scr: Float64Array, j: Job, t: number): void {
+  const p = taskAddr(j, t);
   if (j.per > 0) {
     const r0 = t * j.per;
     const g = Math.min(j.per, j.K - r0);
     scr.fill(0, 0, g);
-    api.rows[j.mode](j.p0 + r0 * j.R * 4, g, j.R, j.scratch);
+    api.rows[j.mode](p, g, j.R, j.scratch);
     j.res.set(scr.subarray(0, g), r0);
   } else {
-    const row = Math.floor(t / j.P);
-    const c = (t - row * j.P) * CHUNK;
-    const e = Math.min(j.R, c + CHUNK);
-    j.res[t] = api.sum[j.mode](j.p0 + (row * j.R + c) * 4, e - c);
+    const c = (t % j.P) * j.chunk;
+    j.res[t] = api.sum[j.mode](p, Math.min(j.R, c + j.chunk) - c);
   }
 }
 
@@ -169,7 +184,18 @@ function reduceDirect(
 ): "threads" | "direct" {
   const lay = layout(K, R, SCRATCH_ROWS);
   const scr = new Float64Array(memory.buffer, scratch, SCRATCH_ROWS);
-  const j: Job = { ...lay, memory, p0: x.byteOffset, scratch, mode, K, R, res: out, first: 0 };
+  const j: Job = {
+    ...lay,
+    memory,
+    p0: x.byteOffset,
+    scratch,
+    mode,
+    K,
+    R,
+    res: out,
+    first: 0,
+    slots: 0,
+  };
   const h = threaded && lay.n > 1 ? helper() : undefined;
   if (h) {
     const resLen = lay.per > 0 ? K : K * lay.P;
@@ -184,6 +210,54 @@ function reduceDirect(
   for (let t = 0; t < lay.n; t++) runTask(api, scr, j, t);
   gather(j.res, lay, K, out);
   return "direct";
+}
+
+// Staged path: a plain input is copied, task by task, into a ring of SLOTS windows of a shared
+// staging memory by the calling thread, while the helper reduces the windows already filled. The
+// calling thread reduces a window itself when the ring is full and the helper is behind.
+// 8 windows of 2^17 values (4 MiB, made once). Measured: smaller windows (2^14–2^16 values) were
+// slower (per-task overhead), 4–16 windows or 2^18 values the same.
+const SLOTS = 8;
+const STAGE_CHUNK = CHUNK;
+let staging: ReturnType<typeof inPlace> | null | undefined;
+
+function reduceStaged(
+  mode: 0 | 1 | 2,
+  x: Float32Array,
+  K: number,
+  R: number,
+  out: Float64Array,
+): boolean {
+  const lay = layout(K, R, SCRATCH_ROWS, STAGE_CHUNK);
+  const h = lay.n > 1 ? helper() : undefined;
+  if (!h) return false;
+  if (staging === undefined) {
+    const buf = allocWasmBacked(SLOTS * STAGE_CHUNK * 4);
+    staging = (buf && inPlace(new Float32Array(buf, 0, SLOTS * STAGE_CHUNK))) || null;
+  }
+  if (!staging) return false;
+  const { api, memory, scratch } = staging;
+  const view = new Float32Array(memory.buffer, 0, SLOTS * STAGE_CHUNK);
+  const resLen = lay.per > 0 ? K : K * lay.P;
+  if (h.res.length < resLen) h.res = new Float64Array(new SharedArrayBuffer(resLen * 8));
+  const j: Job = { ...lay, memory, p0: 0, scratch, mode, K, R, res: h.res, first: 0, slots: SLOTS };
+  const stage = (t: number): void => {
+    let a: number;
+    let b: number;
+    if (lay.per > 0) {
+      a = t * lay.per * R;
+      b = Math.min(K * R, a + lay.per * R);
+    } else {
+      const row = Math.floor(t / lay.P);
+      a = row * R + (t - row * lay.P) * STAGE_CHUNK;
+      b = Math.min(row * R + R, a + STAGE_CHUNK);
+    }
+    view.set(x.subarray(a, b), (t % SLOTS) * STAGE_CHUNK);
+  };
+  const scr = new Float64Array(memory.buffer, scratch, SCRATCH_ROWS);
+  if (!runThreaded(api, scr, h, j, stage)) return false;
+  gather(j.res, lay, K, out);
+  return true;
 }
 
 /**
@@ -228,6 +302,8 @@ const DONE = 2; // tasks finished, all jobs together
 const READY = 3; // 1 once the helper is running
 const FAILED = 4; // 1 if a helper task threw
 const HELPED = 5; // tasks the helper has run (statistics for tests and benchmarks)
+const AVAIL = 6; // tickets below this may be claimed (staged jobs: their values are copied)
+const SLOT0 = 8; // SLOT0 + s: ticket + 1 of the last finished task in staging slot s
 
 // The helper thread: waits on SEQ, takes the newest job from its port (receiveMessageOnPort is
 // synchronous: the helper's event loop never runs), instantiates the row-sum module over the
@@ -236,7 +312,7 @@ const HELPED = 5; // tasks the helper has run (statistics for tests and benchmar
 // job (and so the tensor's memory) before waiting again.
 const HELPER_SOURCE = `"use strict";
 const { workerData, receiveMessageOnPort } = process.getBuiltinModule("node:worker_threads");
-const { ctrl, port, module, chunk, scratchRows } = workerData;
+const { ctrl, port, module, scratchRows } = workerData;
 Atomics.store(ctrl, ${READY}, 1);
 let seen = 0;
 for (;;) {
@@ -262,25 +338,37 @@ for (;;) {
     const cur = Atomics.load(ctrl, ${NEXT});
     const t = (cur - j.first) | 0;
     if (t < 0 || t >= j.n) break;
+    const avail = Atomics.load(ctrl, ${AVAIL});
+    if (((cur - avail) | 0) >= 0) {
+      Atomics.wait(ctrl, ${AVAIL}, avail); // staged: wait for the next window to be copied
+      continue;
+    }
     if (Atomics.compareExchange(ctrl, ${NEXT}, cur, (cur + 1) | 0) !== cur) continue;
     try {
+      let p;
+      if (j.slots > 0) p = (t % j.slots) * j.chunk * 4;
+      else if (j.per > 0) p = j.p0 + t * j.per * j.R * 4;
+      else {
+        const row = Math.floor(t / j.P);
+        p = j.p0 + (row * j.R + (t - row * j.P) * j.chunk) * 4;
+      }
       if (j.per > 0) {
         const r0 = t * j.per;
         const g = Math.min(j.per, j.K - r0);
         scr.fill(0, 0, g);
-        rows(j.p0 + r0 * j.R * 4, g, j.R, q);
+        rows(p, g, j.R, q);
         j.res.set(scr.subarray(0, g), r0);
       } else {
-        const row = Math.floor(t / j.P);
-        const c = (t - row * j.P) * chunk;
-        const e = Math.min(j.R, c + chunk);
-        j.res[t] = sum(j.p0 + (row * j.R + c) * 4, e - c);
+        const c = (t % j.P) * j.chunk;
+        j.res[t] = sum(p, Math.min(j.R, c + j.chunk) - c);
       }
     } catch {
       Atomics.store(ctrl, ${FAILED}, 1);
     }
     Atomics.add(ctrl, ${HELPED}, 1);
-    if (((Atomics.add(ctrl, ${DONE}, 1) + 1 - j.first) | 0) === j.n) Atomics.notify(ctrl, ${DONE});
+    if (j.slots > 0) Atomics.store(ctrl, ${SLOT0} + (t % j.slots), (cur + 1) | 0);
+    const done = (Atomics.add(ctrl, ${DONE}, 1) + 1 - j.first) | 0;
+    if (done === j.n || j.slots > 0) Atomics.notify(ctrl, ${DONE});
   }
   j = ex = scr = undefined;
 }
@@ -306,12 +394,12 @@ function helper(): Helper | undefined {
       typeof import("node:worker_threads") | undefined;
     const module = reduceMemModule();
     if (!proc || !wt || !module) return undefined;
-    const ctrl = new Int32Array(new SharedArrayBuffer(64));
+    const ctrl = new Int32Array(new SharedArrayBuffer(4 * (SLOT0 + SLOTS)));
     const { port1, port2 } = new wt.MessageChannel();
     const worker = new wt.Worker(HELPER_SOURCE, {
       eval: true,
       execArgv: [], // plain script: no loaders or flags of the parent (e.g. --input-type)
-      workerData: { ctrl, port: port2, module, chunk: CHUNK, scratchRows: SCRATCH_ROWS },
+      workerData: { ctrl, port: port2, module, scratchRows: SCRATCH_ROWS },
       transferList: [port2],
     });
     worker.unref(); // never keeps the process alive
@@ -360,37 +448,71 @@ export async function helperReady(timeoutMs = 10_000): Promise<boolean> {
   return false;
 }
 
-/** Runs a job on both threads; false if the helper failed (the caller then runs it alone). */
-function runThreaded(api: ReduceMemWasm, scr: Float64Array, h: Helper, j: Job): boolean {
+/**
+ * Runs a job on both threads; false if the helper failed (the caller then runs it alone). With
+ * `stage`, a staged job: stage(t) copies task t's values into its slot.
+ */
+function runThreaded(
+  api: ReduceMemWasm,
+  scr: Float64Array,
+  h: Helper,
+  j: Job,
+  stage?: (t: number) => void,
+): boolean {
   const { ctrl } = h;
   // Nobody claims tickets between jobs (a late helper claims only inside its own job's range),
   // so NEXT === DONE here and this job owns tickets [first, first + n).
-  j.first = Atomics.load(ctrl, NEXT);
+  const first = Atomics.load(ctrl, NEXT);
+  j.first = first;
+  Atomics.store(ctrl, AVAIL, stage ? first : (first + j.n) | 0);
   h.port.postMessage(j);
   Atomics.add(ctrl, SEQ, 1);
   Atomics.notify(ctrl, SEQ);
-  if (!helperOnly)
+  /** Claims and runs the oldest available task; false when none is available. */
+  const claim = (): boolean => {
     for (;;) {
       const cur = Atomics.load(ctrl, NEXT);
-      const t = (cur - j.first) | 0;
-      if (t >= j.n) break;
+      if (((cur - first) | 0) >= j.n || ((cur - Atomics.load(ctrl, AVAIL)) | 0) >= 0) return false;
       if (Atomics.compareExchange(ctrl, NEXT, cur, (cur + 1) | 0) !== cur) continue;
+      const t = (cur - first) | 0;
       runTask(api, scr, j, t);
+      if (stage) Atomics.store(ctrl, SLOT0 + (t % j.slots), (cur + 1) | 0);
       Atomics.add(ctrl, DONE, 1);
+      return true;
     }
-  // Wait for the tasks the helper holds; a helper that makes no progress for 5 s is given up.
+  };
+  // Waits for DONE to move (a helper task finished); false after 5 s without progress.
   let idle = 0;
+  const waitDone = (done: number): boolean =>
+    Atomics.wait(ctrl, DONE, done, 1000) !== "timed-out" || ++idle < 5;
+  if (stage)
+    for (let t = 0; t < j.n; t++) {
+      if (t >= j.slots) {
+        // The slot's previous task (t - slots) must be finished: run tasks meanwhile, or wait.
+        const slot = SLOT0 + (t % j.slots);
+        const want = (first + t - j.slots + 1) | 0;
+        while (Atomics.load(ctrl, slot) !== want) {
+          if (!helperOnly && claim()) continue;
+          const done = Atomics.load(ctrl, DONE);
+          if (Atomics.load(ctrl, slot) !== want && !waitDone(done)) return giveUp();
+        }
+      }
+      stage(t);
+      Atomics.store(ctrl, AVAIL, (first + t + 1) | 0);
+      Atomics.notify(ctrl, AVAIL);
+    }
+  if (!helperOnly) while (claim());
+  // Wait for the tasks the helper holds.
   for (;;) {
     const done = Atomics.load(ctrl, DONE);
-    if (((done - j.first) | 0) === j.n) break;
-    if (Atomics.wait(ctrl, DONE, done, 1000) === "timed-out" && ++idle >= 5) {
-      disableHelper();
-      return false;
-    }
+    if (((done - first) | 0) === j.n) break;
+    if (!waitDone(done)) return giveUp();
   }
-  if (Atomics.load(ctrl, FAILED) !== 0) {
-    disableHelper();
-    return false;
-  }
+  if (Atomics.load(ctrl, FAILED) !== 0) return giveUp();
   return true;
+}
+
+function giveUp(): false {
+  disableHelper();
+  return false;
 }
