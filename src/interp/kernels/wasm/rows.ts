@@ -1,13 +1,18 @@
-// float32 row reductions: K rows of R contiguous values, one float64 result per row, cut into
-// tasks of at most CHUNK values.
+// float32 sum-like reductions in WebAssembly: row sums (K rows of R contiguous values, one float64
+// result per row) cut into tasks of at most CHUNK values, and column sums of inputs read in place.
 //
-// - Input in a tensor's own shared WebAssembly memory (memory.ts): the tasks read it in place.
-//   They run on the calling thread and, for large inputs, on one helper thread as well (Node:
-//   worker_threads). Both threads claim tasks from a shared counter, so a helper that is slow to
-//   wake (the machine is busy) costs only its own share, never a wait for work it has not begun.
-// - Any other input (a plain Float32Array): each task's values are first copied into a window of
-//   the reduce module's own memory, on the calling thread. (Copying out of a SharedArrayBuffer is
-//   also much slower than out of an ArrayBuffer, so a helper copying its half did not pay.)
+// - "direct": the input lives in a shared WebAssembly memory of its own (memory.ts; allocStorage
+//   puts large float32 tensors there) and is read in place.
+// - "threads": the same, with the tasks run by the calling thread and one helper thread (Node:
+//   worker_threads). Both claim tasks from a shared counter, so a helper that is slow to wake
+//   (the machine is busy) costs only its own share, never a wait for work it has not begun.
+// - "staged": a plain Float32Array input; the calling thread copies task after task into a ring
+//   of windows in a shared staging memory while the helper reduces the filled ones.
+// - "copy": a plain input on one thread: each task's values are copied into a window of the
+//   reduce module's own memory and reduced there.
+// Measured (README.md): copying out of a SharedArrayBuffer into module memory is ~1.6x slower
+// than out of an ArrayBuffer, so a helper copying half of a SAB-backed input did not pay; reading
+// in place did.
 
 import type { MessagePort, Worker } from "node:worker_threads";
 import { reduceMemModule, reduceMemWasm, type ReduceMemWasm, type ReduceWasm } from "./loader.js";
