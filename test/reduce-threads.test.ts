@@ -126,6 +126,7 @@ describe("row reductions in place, one thread", () => {
 // columns than one accumulator window (4096), reduced axes in the middle.
 const COLUMN_CASES: { shape: number[]; axes: number[] }[] = [
   { shape: [1001, 7], axes: [0] },
+  { shape: [5, 3000], axes: [0] },
   { shape: [3, 9000], axes: [0] },
   { shape: [7, 301, 5], axes: [1] },
   { shape: [2, 6, 4099], axes: [0, 1] },
@@ -179,6 +180,25 @@ describe("row reductions on two threads", () => {
         setHelperOnly(false);
         expect(helped).toEqual(one);
         expectClose(one, reference(op, x, axes, 1));
+      }
+    });
+
+  for (const { shape, axes } of COLUMN_CASES)
+    it(`columns [${shape}] axes [${axes}]: the same results as one thread, helper or not`, () => {
+      const x = wasmBacked(shape, shape[1]! + 3, 1);
+      for (const op of OPS) {
+        setReduceThreads(false);
+        const one = reduce(op, x, axes);
+        expect(lastReduceWasmPath()).toBe("direct");
+        setReduceThreads(true, 0);
+        expect(reduce(op, x, axes)).toEqual(one);
+        const path = lastReduceWasmPath();
+        expect(path === "threads" || path === "direct").toBe(true);
+        setHelperOnly(true);
+        const before = helperStats().tasks;
+        expect(reduce(op, x, axes)).toEqual(one);
+        if (lastReduceWasmPath() === "threads") expect(helperStats().tasks).toBeGreaterThan(before);
+        setHelperOnly(false);
       }
     });
 

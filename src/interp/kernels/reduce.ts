@@ -376,9 +376,20 @@ export function reduceFloat32Wasm(
     // when it is large too.
     lastPath = reduceRows(w, mode, x, K, R, out, threadsEnabled && x.length >= threadMin);
   } else if (owner) {
-    // Column sums read in place (the input lives in a WebAssembly memory of its own).
-    reduceColumnsDirect(owner.api, owner.memory, owner.scratch, mode, x, outerK, R, K, out);
-    lastPath = "direct";
+    // Column sums read in place (the input lives in a WebAssembly memory of its own), on two
+    // threads when large.
+    lastPath = reduceColumnsDirect(
+      owner.api,
+      owner.memory,
+      owner.scratch,
+      mode,
+      x,
+      outerK,
+      R,
+      K,
+      out,
+      threadsEnabled && x.length >= threadMin,
+    );
   } else {
     lastPath = "copy";
     // outerK blocks, each R rows of K values summed column-wise, one column window at a time.

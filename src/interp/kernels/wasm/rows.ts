@@ -151,6 +151,30 @@ interface Job extends Layout {
    * to byte (t % slots) * CHUNK * 4 of the (staging) memory before the task may be claimed.
    */
   slots: number;
+  /**
+   * Column job (sums over leading axes, in place): windows of `cols` columns, `nw` windows per
+   * block of R rows of K columns, `outer` blocks; task t is window t % nw of block t / nw.
+   * 0 for row jobs.
+   */
+  cols: number;
+  nw: number;
+  outer: number;
+}
+
+/** A column task: acc[0..wn) = Σ_r t(x[o][r][c..c+wn)), four rows a pass, then to res. */
+function runColumnTask(api: ReduceMemWasm, scr: Float64Array, j: Job, t: number): void {
+  const o = Math.floor(t / j.nw);
+  const c = (t - o * j.nw) * j.cols;
+  const wn = Math.min(j.cols, j.K - c);
+  const stride = j.K * 4;
+  const acc1 = api.acc[j.mode];
+  const acc4 = api.acc4[j.mode];
+  scr.fill(0, 0, wn);
+  let p = j.p0 + (o * j.R * j.K + c) * 4;
+  let r = 0;
+  for (; r + 4 <= j.R; r += 4, p += 4 * stride) acc4(p, stride, wn, j.scratch);
+  for (; r < j.R; r++, p += stride) acc1(p, wn, j.scratch);
+  j.res.set(scr.subarray(0, wn), o * j.K + c);
 }
 
 /** Byte address of task t's first value. */
@@ -163,6 +187,7 @@ function taskAddr(j: Job, t: number): number {
 
 /** One task on this thread. The helper's copy is in HELPER_SOURCE; the tests run both. */
 function runTask(api: ReduceMemWasm, scr: Float64Array, j: Job, t: number): void {
+  if (j.cols > 0) return runColumnTask(api, scr, j, t);
   const p = taskAddr(j, t);
   if (j.per > 0) {
     const r0 = t * j.per;
@@ -200,6 +225,9 @@ function reduceDirect(
     res: out,
     first: 0,
     slots: 0,
+    cols: 0,
+    nw: 0,
+    outer: 0,
   };
   const h = threaded && lay.n > 1 ? helper() : undefined;
   if (h) {
@@ -245,7 +273,21 @@ function reduceStaged(
   const view = new Float32Array(memory.buffer, 0, SLOTS * STAGE_CHUNK);
   const resLen = lay.per > 0 ? K : K * lay.P;
   if (h.res.length < resLen) h.res = new Float64Array(new SharedArrayBuffer(resLen * 8));
-  const j: Job = { ...lay, memory, p0: 0, scratch, mode, K, R, res: h.res, first: 0, slots: SLOTS };
+  const j: Job = {
+    ...lay,
+    memory,
+    p0: 0,
+    scratch,
+    mode,
+    K,
+    R,
+    res: h.res,
+    first: 0,
+    slots: SLOTS,
+    cols: 0,
+    nw: 0,
+    outer: 0,
+  };
   const stage = (t: number): void => {
     let a: number;
     let b: number;
@@ -266,9 +308,10 @@ function reduceStaged(
 }
 
 /**
- * Column sums in place: outerK blocks of R rows of K values, out[o*K + k] = Σ_r t(x[o][r][k]).
- * Windows of up to SCRATCH_ROWS columns accumulate in the memory's scratch, four rows a pass,
- * in the same order as the copying path in ../reduce.ts (so the results are identical).
+ * Column sums in place: outerK blocks of R rows of K values, out[o*K + k] = Σ_r t(x[o][r][k]),
+ * in windows of columns accumulated in the memory's scratch, four rows a pass, in the same order
+ * as the copying path in ../reduce.ts (so the results are identical). `threaded`: windows are
+ * narrowed to make at least 8 tasks (never under 256 columns) and shared with the helper.
  */
 export function reduceColumnsDirect(
   api: ReduceMemWasm,
@@ -280,24 +323,40 @@ export function reduceColumnsDirect(
   R: number,
   K: number,
   out: Float64Array,
-): void {
-  const W = Math.min(K, SCRATCH_ROWS);
-  const acc = new Float64Array(memory.buffer, scratch, W);
-  const acc1 = api.acc[mode];
-  const acc4 = api.acc4[mode];
-  const stride = K * 4;
-  for (let o = 0; o < outerK; o++) {
-    const base = x.byteOffset + o * R * stride;
-    for (let c = 0; c < K; c += W) {
-      const wn = Math.min(W, K - c);
-      acc.fill(0, 0, wn);
-      let p = base + c * 4;
-      let r = 0;
-      for (; r + 4 <= R; r += 4, p += 4 * stride) acc4(p, stride, wn, scratch);
-      for (; r < R; r++, p += stride) acc1(p, wn, scratch);
-      out.set(acc.subarray(0, wn), o * K + c);
+  threaded: boolean,
+): "threads" | "direct" {
+  const h = threaded ? helper() : undefined;
+  const W = h
+    ? Math.min(SCRATCH_ROWS, Math.max(256, Math.ceil(K / 8 / 16) * 16))
+    : Math.min(K, SCRATCH_ROWS);
+  const nw = Math.ceil(K / W);
+  const j: Job = {
+    ...{ chunk: 0, per: 0, P: 0, n: outerK * nw },
+    memory,
+    p0: x.byteOffset,
+    scratch,
+    mode,
+    K,
+    R,
+    res: out,
+    first: 0,
+    slots: 0,
+    cols: W,
+    nw,
+    outer: outerK,
+  };
+  const scr = new Float64Array(memory.buffer, scratch, SCRATCH_ROWS);
+  if (h && j.n > 1) {
+    if (h.res.length < out.length) h.res = new Float64Array(new SharedArrayBuffer(out.length * 8));
+    j.res = h.res;
+    if (runThreaded(api, scr, h, j)) {
+      out.set(j.res.subarray(0, out.length));
+      return "threads";
     }
+    j.res = out;
   }
+  for (let t = 0; t < j.n; t++) runColumnTask(api, scr, j, t);
+  return "direct";
 }
 
 // Shared control words (Int32Array over a SharedArrayBuffer).
@@ -339,6 +398,8 @@ for (;;) {
   }
   const rows = [ex.rows0, ex.rows1, ex.rows2][j.mode];
   const sum = [ex.sum0, ex.sum1, ex.sum2][j.mode];
+  const acc1 = [ex.acc0, ex.acc1, ex.acc2][j.mode];
+  const acc4 = [ex.acc4_0, ex.acc4_1, ex.acc4_2][j.mode];
   for (;;) {
     const cur = Atomics.load(ctrl, ${NEXT});
     const t = (cur - j.first) | 0;
@@ -350,21 +411,31 @@ for (;;) {
     }
     if (Atomics.compareExchange(ctrl, ${NEXT}, cur, (cur + 1) | 0) !== cur) continue;
     try {
-      let p;
-      if (j.slots > 0) p = (t % j.slots) * j.chunk * 4;
-      else if (j.per > 0) p = j.p0 + t * j.per * j.R * 4;
-      else {
-        const row = Math.floor(t / j.P);
-        p = j.p0 + (row * j.R + (t - row * j.P) * j.chunk) * 4;
-      }
-      if (j.per > 0) {
+      if (j.cols > 0) {
+        // a column window (runColumnTask)
+        const o = Math.floor(t / j.nw);
+        const c = (t - o * j.nw) * j.cols;
+        const wn = Math.min(j.cols, j.K - c);
+        const stride = j.K * 4;
+        scr.fill(0, 0, wn);
+        let p = j.p0 + (o * j.R * j.K + c) * 4;
+        let r = 0;
+        for (; r + 4 <= j.R; r += 4, p += 4 * stride) acc4(p, stride, wn, q);
+        for (; r < j.R; r++, p += stride) acc1(p, wn, q);
+        j.res.set(scr.subarray(0, wn), o * j.K + c);
+      } else if (j.per > 0) {
+        // whole rows (runTask, taskAddr)
         const r0 = t * j.per;
         const g = Math.min(j.per, j.K - r0);
+        const p = j.slots > 0 ? (t % j.slots) * j.chunk * 4 : j.p0 + r0 * j.R * 4;
         scr.fill(0, 0, g);
         rows(p, g, j.R, q);
         j.res.set(scr.subarray(0, g), r0);
       } else {
-        const c = (t % j.P) * j.chunk;
+        // a piece of a long row
+        const row = Math.floor(t / j.P);
+        const c = (t - row * j.P) * j.chunk;
+        const p = j.slots > 0 ? (t % j.slots) * j.chunk * 4 : j.p0 + (row * j.R + c) * 4;
         j.res[t] = sum(p, Math.min(j.R, c + j.chunk) - c);
       }
     } catch {
