@@ -541,7 +541,11 @@ function runThreaded(
   const first = Atomics.load(ctrl, NEXT);
   j.first = first;
   Atomics.store(ctrl, AVAIL, stage ? first : (first + j.n) | 0);
-  h.port.postMessage(j);
+  try {
+    h.port.postMessage(j);
+  } catch {
+    return giveUp(); // the job could not be sent (no tickets were taken)
+  }
   Atomics.add(ctrl, SEQ, 1);
   Atomics.notify(ctrl, SEQ);
   /** Claims and runs the oldest available task; false when none is available. */
