@@ -7,7 +7,8 @@
 // dimensions (size-1 dimensions dropped). The input is then walked in order, one contiguous
 // innermost block at a time: a reduced innermost block folds into one accumulator, a kept one
 // adds element-wise into a row of accumulators. float32 sum-like ops over a contiguous suffix or
-// prefix go to WebAssembly SIMD (wasm/), with this TypeScript path as reference and fallback.
+// prefix go to WebAssembly SIMD (wasm/), with this TypeScript path as reference and fallback;
+// large inputs there are read in place and shared with a helper thread (wasm/rows.ts).
 
 import { OnnxError } from "../../errors.js";
 import { attrInt, attrInts } from "../../ir/attributes.js";
@@ -327,17 +328,18 @@ let threadsEnabled = true;
 let threadMin = 1 << 20;
 let lastPath: WasmPath | undefined;
 /**
- * Configures the helper thread of float32 row reductions: on/off, and the input size from which
- * it is used (tests lower it to exercise the threaded path on small tensors).
+ * Configures the helper thread of float32 WebAssembly reductions (wasm/rows.ts): on/off, and the
+ * input size from which it is used (tests lower it to exercise the threaded paths on small inputs).
  */
 export function setReduceThreads(on: boolean, minElements = 1 << 20): void {
   threadsEnabled = on;
   threadMin = minElements;
 }
 /**
- * Which way the last float32 WebAssembly reduction ran: "threads" (in place, two threads; row
- * reductions only), "direct" (in place, one thread) or "copy" (copied through the module's
- * memory, one thread). Tests and benchmarks check it.
+ * Which way the last float32 WebAssembly reduction ran: "threads" (read in place, two threads),
+ * "direct" (in place, one thread), "staged" (a plain input copied through a shared ring while the
+ * helper thread reduces; row sums only) or "copy" (copied through the module's own memory, one
+ * thread). See wasm/README.md. Tests and benchmarks check it.
  */
 export function lastReduceWasmPath(): WasmPath | undefined {
   return lastPath;
