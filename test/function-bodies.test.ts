@@ -8,12 +8,14 @@ import { graph, model, node, valueInfo } from "../src/ir/builder.js";
 import { dtypeByName } from "../src/ir/dtype.js";
 import { Tensor } from "../src/ir/tensor.js";
 import { DataType, type Model, type Node } from "../src/ir/types.js";
-import { SchemaRegistry, functionBody } from "../src/schema/index.js";
+import { SchemaRegistry } from "../src/schema/index.js";
+import { inlineCall } from "../src/expand/inline.js";
+import { NameScope } from "../src/ir/graph.js";
 
 const reg = SchemaRegistry.default();
 
-/** The model with its single node replaced by the op's body (formals renamed to the node's values). */
-function inline(m: Model, opset: number): Model {
+/** The model with its single node replaced by the op's body, inlined in the graph's name scope. */
+function inline(m: Model, opset: number, preferLoops = false): Model {
   const [call] = m.graph.nodes as [Node];
   const v = reg.resolve("", call.opType, opset);
   const typeOf = (name: string) =>
@@ -22,21 +24,15 @@ function inline(m: Model, opset: number): Model {
       const t = m.graph.initializers.find((i) => i.name === name);
       return t ? { kind: "tensor" as const, elemType: t.dataType, shape: t.dims } : undefined;
     })();
-  const body = functionBody(v, {
-    inputTypes: call.inputs.map(typeOf),
-    attributes: call.attributes,
+  const body = inlineCall(call, v, call.inputs.map(typeOf), new NameScope(m.graph), {
+    preferLoops,
   });
-  const rename = new Map<string, string>();
-  v.inputs.forEach((f, i) => rename.set(f.name, call.inputs[i] ?? ""));
-  v.outputs.forEach((f, i) => rename.set(f.name, call.outputs[i] ?? ""));
-  const prefix = "body__";
-  const nodes = body.nodes.map((n) => ({
-    ...n,
-    inputs: n.inputs.map((x) => (x === "" ? "" : (rename.get(x) ?? prefix + x))),
-    outputs: n.outputs.map((x) => rename.get(x) ?? prefix + x),
-  }));
   const bodyOpset = Math.max(opset, ...body.opsetImports.map((o) => o.version));
-  return { ...m, opsetImports: [{ domain: "", version: bodyOpset }], graph: { ...m.graph, nodes } };
+  return {
+    ...m,
+    opsetImports: [{ domain: "", version: bodyOpset }],
+    graph: { ...m.graph, nodes: body.nodes },
+  };
 }
 
 let seed = 20261202;
@@ -147,23 +143,32 @@ describe("Reduce*-18 bodies agree with the kernels", () => {
 });
 
 describe("LogCumSumExp-29 body agrees with the kernel", () => {
+  const forms: [string, (number | string)[], boolean][] = [
+    ["unrolled scan, static shape", [3, 5], false],
+    ["Scan op, static shape", [3, 5], true],
+    ["Scan op, dynamic shape", ["N", "M"], false],
+  ];
   for (const dtype of allowedTypes("LogCumSumExp", 29))
     for (const axis of [0, 1, -1])
-      it(`type ${dtype}, axis ${axis}`, () => {
-        const m = model(
-          graph({
-            name: "g",
-            nodes: [node("LogCumSumExp", ["x"], ["y"], { axis })],
-            inputs: [valueInfo("x", dtype, [3, 5])],
-            outputs: [valueInfo("y", dtype, [3, 5])],
-          }),
-          29,
-          13,
-        );
-        const expanded = inline(m, 29);
-        expect(expanded.graph.nodes.some((n) => n.opType === "LogCumSumExp")).toBe(false);
-        expect(checkModel(expanded).problems).toEqual([]);
-        const x = input(dtype, [3, 5], -30, 30, false);
-        expectClose(run(expanded, { x }).y!, run(m, { x }).y!, dtype);
-      });
+      for (const [form, declared, preferLoops] of forms)
+        it(`type ${dtype}, axis ${axis}, ${form}`, () => {
+          const m = model(
+            graph({
+              name: "g",
+              nodes: [node("LogCumSumExp", ["x"], ["y"], { axis }, { name: "lcse" })],
+              inputs: [valueInfo("x", dtype, declared)],
+              outputs: [valueInfo("y", dtype, declared)],
+            }),
+            29,
+            13,
+          );
+          const expanded = inline(m, 29, preferLoops);
+          expect(expanded.graph.nodes.some((n) => n.opType === "LogCumSumExp")).toBe(false);
+          expect(expanded.graph.nodes.some((n) => n.opType === "Scan" || n.opType === "If")).toBe(
+            form !== "unrolled scan, static shape",
+          );
+          expect(checkModel(expanded).problems).toEqual([]);
+          const x = input(dtype, [3, 5], -30, 30, false);
+          expectClose(run(expanded, { x }).y!, run(m, { x }).y!, dtype);
+        });
 });

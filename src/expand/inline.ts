@@ -1,0 +1,83 @@
+// Inlining one call of a function op: the op's body, with its formal inputs and outputs renamed to
+// the call's values and every other name (in the body and in its subgraphs) made fresh in the
+// caller's scope. The building block of the expander.
+
+import { OnnxError, nodeLabel } from "../errors.js";
+import type { NameScope } from "../ir/graph.js";
+import type { Attribute, Graph, Node, OpsetId, Type } from "../ir/types.js";
+import { functionBody } from "../schema/body.js";
+import type { OpVersion } from "../schema/types.js";
+
+export interface InlineResult {
+  nodes: Node[];
+  /** The opsets the body's nodes are written for. */
+  opsetImports: OpsetId[];
+}
+
+export interface InlineOptions {
+  /** Allow a loop (Scan) where a loop-free body exists (see BodyContext.preferLoops). */
+  preferLoops?: boolean;
+}
+
+export function inlineCall(
+  call: Node,
+  op: OpVersion,
+  inputTypes: (Type | undefined)[],
+  scope: NameScope,
+  opts: InlineOptions = {},
+): InlineResult {
+  if (
+    op.inputs.some((f) => f.option === "variadic") ||
+    op.outputs.some((f) => f.option === "variadic")
+  )
+    throw new OnnxError(
+      "E_UNSUPPORTED",
+      `inlining ops with variadic inputs or outputs is not supported`,
+      nodeLabel(call),
+    );
+  const body = functionBody(op, {
+    inputTypes,
+    attributes: call.attributes,
+    ...(opts.preferLoops !== undefined ? { preferLoops: opts.preferLoops } : {}),
+  });
+  const prefix = call.name || call.outputs[0] || op.name;
+  const names = new Map<string, string>();
+  op.inputs.forEach((f, i) => names.set(f.name, call.inputs[i] ?? ""));
+  op.outputs.forEach((f, i) =>
+    names.set(f.name, call.outputs[i] || scope.fresh(`${prefix}__${f.name}`)),
+  );
+  const rename = (name: string): string => {
+    if (name === "") return "";
+    let out = names.get(name);
+    if (out === undefined) names.set(name, (out = scope.fresh(`${prefix}__${name}`)));
+    return out;
+  };
+  const renameNode = (n: Node): Node => {
+    const copy: Node = {
+      ...n,
+      inputs: n.inputs.map(rename),
+      outputs: n.outputs.map(rename),
+      attributes: n.attributes.map(renameAttribute),
+    };
+    if (n.name) copy.name = scope.fresh(`${prefix}__${n.name}`);
+    return copy;
+  };
+  const renameGraph = (g: Graph): Graph => ({
+    ...g,
+    inputs: g.inputs.map((v) => ({ ...v, name: rename(v.name) })),
+    outputs: g.outputs.map((v) => ({ ...v, name: rename(v.name) })),
+    valueInfo: g.valueInfo.map((v) => ({ ...v, name: rename(v.name) })),
+    initializers: g.initializers.map((t) => {
+      const c = Object.assign(Object.create(Object.getPrototypeOf(t)), t);
+      c.name = rename(t.name);
+      return c;
+    }),
+    nodes: g.nodes.map(renameNode),
+  });
+  const renameAttribute = (a: Attribute): Attribute => {
+    if (a.type === "GRAPH" && a.value) return { ...a, value: renameGraph(a.value) };
+    if (a.type === "GRAPHS" && a.value) return { ...a, value: a.value.map(renameGraph) };
+    return a;
+  };
+  return { nodes: body.nodes.map(renameNode), opsetImports: body.opsetImports };
+}
