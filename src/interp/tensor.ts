@@ -133,6 +133,25 @@ export function toBfloat16Bits(x: number): number {
 }
 
 /** Whether a dtype is computed as floating point. */
+/** dtypes computed as floating point. */
+export const FLOAT_TYPES: ReadonlySet<number> = new Set([
+  DataType.FLOAT,
+  DataType.DOUBLE,
+  DataType.FLOAT16,
+  DataType.BFLOAT16,
+]);
+/** Integer dtypes whose values fit a JS number exactly. */
+export const SMALL_INT_TYPES: ReadonlySet<number> = new Set([
+  DataType.INT8,
+  DataType.UINT8,
+  DataType.INT16,
+  DataType.UINT16,
+  DataType.INT32,
+  DataType.UINT32,
+]);
+/** 64-bit integer dtypes, held as bigint. */
+export const BIG_INT_TYPES: ReadonlySet<number> = new Set([DataType.INT64, DataType.UINT64]);
+
 export function isFloatType(dtype: number): boolean {
   return (
     dtype === DataType.FLOAT ||

@@ -7,6 +7,7 @@
 // integers up to 32 bits compute in numbers and wrap on store (modulo 2^bits); int64/uint64
 // compute in BigInt and wrap on store into BigInt64Array/BigUint64Array.
 
+import { BIG_INT_TYPES, FLOAT_TYPES, SMALL_INT_TYPES } from "../tensor.js";
 import { attrInt, attrString } from "../../ir/attributes.js";
 import { dtypeByName, dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
@@ -28,27 +29,11 @@ type Big2 = (a: bigint, b: bigint) => bigint;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Cmp = (a: any, b: any) => boolean;
 
-const FLOATS = new Set<number>([
-  DataType.FLOAT,
-  DataType.DOUBLE,
-  DataType.FLOAT16,
-  DataType.BFLOAT16,
-]);
-const SMALL_INTS = new Set<number>([
-  DataType.INT8,
-  DataType.UINT8,
-  DataType.INT16,
-  DataType.UINT16,
-  DataType.INT32,
-  DataType.UINT32,
-]);
-const BIG_INTS = new Set<number>([DataType.INT64, DataType.UINT64]);
-
 type Domain = "float" | "int" | "big" | "bool" | "string";
 function domainOf(dtype: number): Domain | undefined {
-  if (FLOATS.has(dtype)) return "float";
-  if (SMALL_INTS.has(dtype)) return "int";
-  if (BIG_INTS.has(dtype)) return "big";
+  if (FLOAT_TYPES.has(dtype)) return "float";
+  if (SMALL_INT_TYPES.has(dtype)) return "int";
+  if (BIG_INT_TYPES.has(dtype)) return "big";
   if (dtype === DataType.BOOL) return "bool";
   if (dtype === DataType.STRING) return "string";
   return undefined;
@@ -480,7 +465,7 @@ const Not: Kernel = (ctx, inputs) => {
 function classify(op: string, test: (ctx: KernelContext) => (x: number) => boolean): Kernel {
   return (ctx, inputs) => {
     const x = input(ctx, inputs, 0);
-    if (!FLOATS.has(x.dtype))
+    if (!FLOAT_TYPES.has(x.dtype))
       fail(ctx, `${op} needs a floating-point input, got ${dtypeName(x.dtype)}`);
     const src = computeView(x) as Float64Array;
     const out = new Uint8Array(src.length);
@@ -560,7 +545,7 @@ export function castTensor(ctx: KernelContext, x: RTensor, to: number): RTensor 
   // From string: parse.
   if (x.dtype === DataType.STRING) {
     const strs = src as string[];
-    if (BIG_INTS.has(to)) {
+    if (BIG_INT_TYPES.has(to)) {
       const out = allocStorage(to, n) as BigInt64Array;
       for (let i = 0; i < n; i++) {
         const s = strs[i]!.trim();
@@ -576,7 +561,7 @@ export function castTensor(ctx: KernelContext, x: RTensor, to: number): RTensor 
   if (to === DataType.STRING) {
     const out = new Array<string>(n);
     if (x.dtype === DataType.BOOL) for (let i = 0; i < n; i++) out[i] = src[i] ? "1" : "0";
-    else if (BIG_INTS.has(x.dtype)) for (let i = 0; i < n; i++) out[i] = String(src[i]);
+    else if (BIG_INT_TYPES.has(x.dtype)) for (let i = 0; i < n; i++) out[i] = String(src[i]);
     else {
       const v = computeView(x) as Float64Array;
       for (let i = 0; i < n; i++) out[i] = formatForString(v[i]!, x.dtype);
@@ -584,14 +569,14 @@ export function castTensor(ctx: KernelContext, x: RTensor, to: number): RTensor 
     return { dtype: to, shape, data: out };
   }
   // From 64-bit integers.
-  if (BIG_INTS.has(x.dtype)) {
+  if (BIG_INT_TYPES.has(x.dtype)) {
     const s = src as BigInt64Array;
-    if (BIG_INTS.has(to)) {
+    if (BIG_INT_TYPES.has(to)) {
       const out = allocStorage(to, n) as BigInt64Array;
       for (let i = 0; i < n; i++) out[i] = s[i]!; // wraps on store
       return { dtype: to, shape, data: out };
     }
-    if (SMALL_INTS.has(to)) {
+    if (SMALL_INT_TYPES.has(to)) {
       const bits =
         to === DataType.INT8 || to === DataType.UINT8
           ? 8
@@ -629,7 +614,7 @@ export function castTensor(ctx: KernelContext, x: RTensor, to: number): RTensor 
     for (let i = 0; i < n; i++) out[i] = v[i] !== 0 ? 1 : 0;
     return { dtype: to, shape, data: out };
   }
-  if (BIG_INTS.has(to)) {
+  if (BIG_INT_TYPES.has(to)) {
     const out = allocStorage(to, n) as BigInt64Array;
     const nanValue = to === DataType.INT64 ? -(2n ** 63n) : 0n;
     for (let i = 0; i < n; i++) {

@@ -10,6 +10,7 @@
 // prefix go to WebAssembly SIMD (wasm/), with this TypeScript path as reference and fallback;
 // large inputs there are read in place and shared with a helper thread (wasm/rows.ts).
 
+import { FLOAT_TYPES, SMALL_INT_TYPES } from "../tensor.js";
 import { OnnxError } from "../../errors.js";
 import { attrInt, attrInts } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
@@ -650,21 +651,6 @@ function reduceBigInt(ctx: KernelContext, op: ReduceOp, t: RTensor, plan: Plan):
 
 // ---------------------------------------------------------------------------------------------
 
-const FLOATS = new Set<number>([
-  DataType.FLOAT,
-  DataType.DOUBLE,
-  DataType.FLOAT16,
-  DataType.BFLOAT16,
-]);
-const SMALL_INTS = new Set<number>([
-  DataType.INT8,
-  DataType.UINT8,
-  DataType.INT16,
-  DataType.UINT16,
-  DataType.INT32,
-  DataType.UINT32,
-]);
-
 /** Computes a reduction; exported for benchmarks and tests that call it without a graph. */
 export function runReduce(
   ctx: KernelContext,
@@ -674,14 +660,14 @@ export function runReduce(
 ): RTensor {
   const plan = planReduce(ctx, op, x.shape, axes);
   const dt = x.dtype;
-  if (FLOATS.has(dt)) {
+  if (FLOAT_TYPES.has(dt)) {
     let acc: Float64Array | undefined;
     if (wasmEnabled && dt === DataType.FLOAT && x.data.length >= WASM_MIN_ELEMENTS)
       acc = reduceFloat32Wasm(op, x.data as Float32Array, plan);
     acc ??= reduceFloatScalar(op, floatValues(x), plan);
     return { dtype: dt, shape: plan.outShape, data: storeFloat(dt, acc) };
   }
-  if (SMALL_INTS.has(dt) || (dt === DataType.BOOL && (op === "Max" || op === "Min")))
+  if (SMALL_INT_TYPES.has(dt) || (dt === DataType.BOOL && (op === "Max" || op === "Min")))
     return { dtype: dt, shape: plan.outShape, data: reduceSmallInt(ctx, op, x, plan) };
   if (dt === DataType.INT64 || dt === DataType.UINT64)
     return { dtype: dt, shape: plan.outShape, data: reduceBigInt(ctx, op, x, plan) };
