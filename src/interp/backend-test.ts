@@ -184,6 +184,16 @@ export function runBackendTest(
       const runOpts = opts.maxElements !== undefined ? { maxElements: opts.maxElements } : {};
       const outputs = runValues(model, inputs, runOpts);
       const expectedFiles = numbered(sdir, "output_");
+      // One reference file per graph output, as the ONNX runner requires: with fewer, outputs
+      // would go unchecked (none at all would pass vacuously); with more, some are spurious.
+      if (expectedFiles.length !== model.graph.outputs.length)
+        return {
+          dir,
+          ok: false,
+          reason: `${set}: ${expectedFiles.length} output_*.pb file${expectedFiles.length === 1 ? "" : "s"}, but the model has ${model.graph.outputs.length} output${model.graph.outputs.length === 1 ? "" : "s"}`,
+          missingOps,
+          ops,
+        };
       for (let i = 0; i < expectedFiles.length; i++) {
         const f = expectedFiles[i]!;
         const target = model.graph.outputs[i];

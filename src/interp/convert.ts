@@ -280,7 +280,24 @@ export function parseJsonTensor(text: string, dtype: number, where?: string): RT
     if (data instanceof BigInt64Array || data instanceof BigUint64Array) {
       if (typeof num === "number" && !Number.isInteger(num))
         throw new OnnxError("E_USAGE", `element ${i} (${num}) is not an integer`, where);
-      data[i] = typeof num === "bigint" ? num : BigInt(num);
+      if (typeof num === "number" && !Number.isSafeInteger(num))
+        throw new OnnxError(
+          "E_USAGE",
+          `element ${i} (${num}) is too large to be exact as a JSON number; write it as a string`,
+          where,
+        );
+      const big = typeof num === "bigint" ? num : BigInt(num);
+      const fits =
+        data instanceof BigInt64Array
+          ? BigInt.asIntN(64, big) === big
+          : BigInt.asUintN(64, big) === big;
+      if (!fits)
+        throw new OnnxError(
+          "E_USAGE",
+          `element ${i} (${big}) is out of range for ${dtypeName(dtype)}`,
+          where,
+        );
+      data[i] = big;
     } else if (dtype === DataType.FLOAT16) (data as Uint16Array)[i] = toFloat16Bits(Number(num));
     else if (dtype === DataType.BFLOAT16) (data as Uint16Array)[i] = toBfloat16Bits(Number(num));
     else if (dtype === DataType.BOOL) (data as Uint8Array)[i] = Number(num) !== 0 ? 1 : 0;
@@ -289,6 +306,13 @@ export function parseJsonTensor(text: string, dtype: number, where?: string): RT
       if (dtype !== DataType.FLOAT && dtype !== DataType.DOUBLE && !Number.isInteger(x))
         throw new OnnxError("E_USAGE", `element ${i} (${x}) is not an integer`, where);
       (data as Float64Array)[i] = x;
+      // Integer arrays wrap silently (300 becomes 44 in int8): refuse instead.
+      if (dtype !== DataType.FLOAT && dtype !== DataType.DOUBLE && data[i] !== x)
+        throw new OnnxError(
+          "E_USAGE",
+          `element ${i} (${x}) is out of range for ${dtypeName(dtype)}`,
+          where,
+        );
     }
   }
   return { dtype, shape, data };

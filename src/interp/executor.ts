@@ -144,6 +144,8 @@ class Executor {
   private readonly stats: { peakLiveValues: number } | undefined;
   private readonly plans = new Map<Graph | Function, Plan>();
   private readonly initializers = new Map<Tensor, RTensor>();
+  /** Functions being called right now, outermost first: a repeat is recursion, which never ends. */
+  private readonly calling: Function[] = [];
 
   constructor(
     private readonly model: Model,
@@ -292,14 +294,28 @@ class Executor {
     for (const a of call.attributes) bound.set(a.name, a);
     const nodes = fn.nodes.map((n) => bindNode(n, bound));
     const opsets = this.opsetMap(fn.opsetImports, callerOpsets);
-    this.runNodes(
-      fn,
-      nodes,
-      scope,
-      opsets,
-      new Set(fn.outputs),
-      ` in function '${fn.name}' called by ${label}`,
-    );
+    const fnName = (f: Function) => `'${f.domain ? `${f.domain}.` : ""}${f.name}'`;
+    if (this.calling.includes(fn)) {
+      const chain = [...this.calling.slice(this.calling.indexOf(fn)), fn].map(fnName).join(" -> ");
+      throw new OnnxError(
+        "E_MODEL",
+        `function ${fnName(fn)} calls itself (${chain}); recursion is not allowed`,
+        label,
+      );
+    }
+    this.calling.push(fn);
+    try {
+      this.runNodes(
+        fn,
+        nodes,
+        scope,
+        opsets,
+        new Set(fn.outputs),
+        ` in function '${fn.name}' called by ${label}`,
+      );
+    } finally {
+      this.calling.pop();
+    }
     return fn.outputs.map((name) => {
       const v = scope.values.get(name);
       if (v === undefined)

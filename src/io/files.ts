@@ -283,6 +283,21 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): v
     );
   const threshold = ext.threshold ?? 1024;
   const dataPath = join(outDir, ext.location);
+  if (samePath(dataPath, path))
+    throw new OnnxError(
+      "E_USAGE",
+      `external data file '${ext.location}' cannot be the output model itself`,
+      path,
+    );
+  if (opts.inputPath && !opts.force && samePath(opts.inputPath, dataPath))
+    throw new OnnxError(
+      "E_USAGE",
+      `external data file '${ext.location}' would overwrite the input (use --force to allow)`,
+      path,
+    );
+  // Tensors that still refer to the file about to be rewritten are read in first.
+  for (const t of walkTensors(model))
+    if (t.data.kind === "external" && samePath(externalFile(t), dataPath)) loadExternalData(t);
   writeFileAtomic(dataPath, (dataFd) => {
     let offset = 0;
     const writer = new ProtoWriter({

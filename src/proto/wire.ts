@@ -53,6 +53,8 @@ function describeDecodeError(e: unknown, typeName: string, size: number): string
     return `not a valid ${typeName}: invalid wire type ${m[1]} at byte ${m[2]}`;
   if (/index out of range/.test(msg))
     return `not a valid ${typeName}: truncated or corrupt (a field runs past the end of the data)`;
+  if (msg === "max depth exceeded")
+    return `not a valid ${typeName}: messages nest more than ${MAX_NESTING} levels deep (subgraphs nested too deeply)`;
   if (e instanceof RangeError && /call stack/i.test(msg))
     return `not a valid ${typeName}: nesting too deep`;
   if (/invalid varint|varint/i.test(msg))
@@ -193,6 +195,10 @@ interface Plan {
   sub: Map<object, Plan>;
 }
 
+/** How deep messages may nest: protobufjs's reader limit (protoc's default recursion limit). */
+const MAX_NESTING: number =
+  (protobuf.Reader as unknown as { recursionLimit?: number }).recursionLimit ?? 100;
+
 /**
  * Encodes a message object (snake_case fields as in the .proto; int64 as bigint, number or Long;
  * bytes as Uint8Array) into the writer. Two passes: sizes first (memoised per nested object),
@@ -237,9 +243,14 @@ export class StreamEncoder {
     }
   }
 
-  size(type: protobuf.Type, msg: Msg): number {
+  size(type: protobuf.Type, msg: Msg, depth = 0): number {
     const cached = this.sizes.get(msg);
     if (cached !== undefined) return cached;
+    if (depth > MAX_NESTING)
+      throw new OnnxError(
+        "E_UNSUPPORTED",
+        `cannot encode: messages nest more than ${MAX_NESTING} levels deep (subgraphs nested too deeply); protobuf readers, this tool's included, would refuse the file`,
+      );
     let total = 0;
     for (const f of fieldsById(type)) {
       const v = own(msg, f.name);
@@ -249,7 +260,7 @@ export class StreamEncoder {
         if (!v.length) continue;
         if (f.resolvedType instanceof protobuf.Type) {
           for (const item of v) {
-            const s = this.size(f.resolvedType, item);
+            const s = this.size(f.resolvedType, item, depth + 1);
             total += tagSize + varintSize(s) + s;
           }
         } else if (f.packed && f.type !== "string" && f.type !== "bytes") {
@@ -260,7 +271,7 @@ export class StreamEncoder {
           for (const item of v) total += tagSize + this.scalarSize(f, item);
         }
       } else if (f.resolvedType instanceof protobuf.Type) {
-        const s = this.size(f.resolvedType, v);
+        const s = this.size(f.resolvedType, v, depth + 1);
         total += tagSize + varintSize(s) + s;
       } else {
         total += tagSize + this.scalarSize(f, v);

@@ -25,11 +25,21 @@ import { Lexer, describeToken, type Token } from "./lexer.js";
 import { ATTR_TYPE_BY_NAME, isFloatWord, isTypeKeyword } from "./syntax.js";
 import { tensorDataFromLits, type Lit } from "./values.js";
 
+/** Deepest subgraph nesting the parser accepts (a binary .onnx cannot even hold 32 levels). */
+export const MAX_GRAPH_NESTING = 200;
+
 export function parseModelText(text: string, file?: string): Model {
   const p = new Parser(text, file);
-  const m = p.model();
-  p.end();
-  return m;
+  try {
+    const m = p.model();
+    p.end();
+    return m;
+  } catch (e) {
+    // Other nesting (types, values) has no explicit bound: running out of stack is still bad input.
+    if (e instanceof RangeError && /call stack/i.test(e.message))
+      throw new OnnxError("E_PARSE", "nested too deeply to parse", file);
+    throw e;
+  }
 }
 
 export function parseGraphText(text: string, file?: string): Graph {
@@ -338,10 +348,23 @@ class Parser {
     return names;
   }
 
+  /** How many graphs enclose the one being parsed: bounded so deep nesting is an error, not a stack overflow. */
+  private graphDepth = 0;
+
   graph(): Graph {
-    const g = emptyGraph(this.name("a graph name"));
-    this.graphRest(g);
-    return g;
+    if (this.graphDepth >= MAX_GRAPH_NESTING)
+      throw this.lx.error(
+        this.peek().pos,
+        `subgraphs are nested more than ${MAX_GRAPH_NESTING} deep`,
+      );
+    this.graphDepth++;
+    try {
+      const g = emptyGraph(this.name("a graph name"));
+      this.graphRest(g);
+      return g;
+    } finally {
+      this.graphDepth--;
+    }
   }
 
   private graphRest(g: Graph): void {

@@ -3,7 +3,8 @@
 import { Presets, SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import { existsSync, mkdirSync, readFileSync, statSync, writeSync } from "node:fs";
-import { basename, join, relative } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { checkModel, formatProblem, type ProblemCode } from "../../check/index.js";
 import { OnnxError } from "../../errors.js";
 import { loadModel, writeFileAtomic } from "../../io/files.js";
 import { dtypeName } from "../../ir/dtype.js";
@@ -103,6 +104,57 @@ export function bindInputs(model: Model, args: string[]): Record<string, RValue>
   return out;
 }
 
+/**
+ * Checker findings that make a model unrunnable as written: the interpreter's kernels follow the
+ * latest op version and read attributes by name, so without this an op missing from the imported
+ * opset, or an attribute of the wrong type, would run anyway (silently using a default).
+ */
+const RUN_BLOCKERS = new Set<ProblemCode>([
+  "domain-not-imported",
+  "unknown-op",
+  "op-not-in-opset",
+  "attribute-type",
+  "duplicate-attribute",
+  "ref-attribute",
+  "function-cycle",
+]);
+
+export function assertRunnable(model: Model, file: string): void {
+  const blockers = checkModel(model).problems.filter((p) => RUN_BLOCKERS.has(p.code));
+  if (blockers.length === 0) return;
+  const more =
+    blockers.length > 1 ? ` (and ${blockers.length - 1} more; 'onnx-expand check' lists them)` : "";
+  throw new OnnxError("E_MODEL", `${formatProblem(blockers[0]!)}${more}`, file);
+}
+
+/**
+ * Creates a folder and its missing parents one by one (mkdirSync's recursive mode spins forever
+ * under /proc), saying which path is in the way when one is a file.
+ */
+function makeOutputDir(dir: string): void {
+  const missing: string[] = [];
+  let p = resolve(dir);
+  while (!existsSync(p)) {
+    missing.unshift(p);
+    const up = dirname(p);
+    if (up === p) break;
+    p = up;
+  }
+  if (existsSync(p) && !statSync(p).isDirectory())
+    throw new OnnxError("E_IO", `'${p}' is a file, not a folder`, `--output-dir ${dir}`);
+  for (const m of missing) {
+    try {
+      mkdirSync(m);
+    } catch (e) {
+      throw new OnnxError(
+        "E_IO",
+        `cannot create folder '${m}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+        `--output-dir ${dir}`,
+      );
+    }
+  }
+}
+
 /** A sequence or optional output: its kind and, for sequences, each item's summary. */
 function describeValue(name: string, v: RValue, shown: number): string {
   if ("dtype" in v) return summarizeTensor(name, v, shown);
@@ -143,6 +195,7 @@ export function registerRunCommands(program: Command): void {
           const maxElements = parsePositiveInt(opts.maxElements, "--max-elements");
           const shown = parsePositiveInt(opts.values, "--values");
           const model = loadModel(file);
+          assertRunnable(model, file);
           const inputs = bindInputs(model, inputArgs);
           const outputs = runValues(model, inputs, { maxElements });
           if (opts.outputDir) {
@@ -152,7 +205,7 @@ export function registerRunCommands(program: Command): void {
                   "E_UNSUPPORTED",
                   `output '${o.name}' is not a tensor and cannot be written as a TensorProto file`,
                 );
-            mkdirSync(opts.outputDir, { recursive: true });
+            makeOutputDir(opts.outputDir);
           }
           model.graph.outputs.forEach((o, i) => {
             const v = outputs[o.name]!;

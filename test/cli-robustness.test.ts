@@ -1,0 +1,274 @@
+// Adversarial input as a user meets it: every case must end in one clear line and the right exit
+// code (2 bad input, 1 a failed test), never a crash, a hang, a lost file or a silent success.
+
+import { spawnSync } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { OnnxError } from "../src/errors.js";
+import { decodeModel, encodeModel, loadModel, saveModel } from "../src/io/files.js";
+import { graph, model, node, valueInfo } from "../src/ir/builder.js";
+import { Tensor } from "../src/ir/tensor.js";
+import { DataType } from "../src/ir/types.js";
+import { runBackendTest } from "../src/interp/backend-test.js";
+import { parseJsonTensor } from "../src/interp/convert.js";
+import { runValues } from "../src/interp/executor.js";
+import { parseModelText } from "../src/text/parse.js";
+import { runCli } from "./helpers/cli.js";
+
+const tmp = () => mkdtempSync(join(tmpdir(), "onnx-expand-robust-"));
+const ADD_TEST = "/work/shared/onnx-node-tests/test_add";
+const REDUCE = "examples/reduce-13.onnx";
+
+function expectOneLineError(r: { code: number; stderr: string }, pattern: RegExp): void {
+  expect(r.code).toBe(2);
+  const lines = r.stderr.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^onnx-expand: error: /);
+  expect(lines[0]).toMatch(pattern);
+}
+
+const HEADER = '<ir_version: 8, opset_import: ["" : 13]>\n';
+
+/** A model whose output comes out of `depth` If nodes, each inside the previous one's then-branch. */
+function nestedIfText(depth: number): string {
+  const open: string[] = [];
+  const close: string[] = [];
+  for (let d = depth; d >= 1; d--) {
+    open.push(`r${d} = If (c) <then_branch = t${d} () => (float[2] r${d - 1}) {\n`);
+    close.unshift(
+      `}, else_branch = e${d} () => (float[2] r${d - 1}) { r${d - 1} = Identity (x) }>\n`,
+    );
+  }
+  return (
+    HEADER +
+    "g (bool c, float[2] x) => (float[2] y) {\n" +
+    open.join("") +
+    "r0 = Identity (x)\n" +
+    close.join("") +
+    `y = Identity (r${depth})\n}\n`
+  );
+}
+
+const SELF_CALL = `<ir_version: 8, opset_import: ["" : 13, "local" : 1]>
+g (float[2] x) => (float[2] y) {
+  y = local.F (x)
+}
+<domain: "local", opset_import: ["" : 13, "local" : 1]>
+F (a) => (b) {
+  b = local.G (a)
+}
+<domain: "local", opset_import: ["" : 13, "local" : 1]>
+G (a) => (b) {
+  b = local.F (a)
+}
+`;
+
+describe("run refuses models it would otherwise run wrongly or forever", () => {
+  const dir = tmp();
+  const files: Record<string, string> = {
+    "lcse18.onnxtxt": `<ir_version: 8, opset_import: ["" : 18]>
+g (float[2] x) => (float[2] y) {
+  ax = Constant <value = int64 {0}> ()
+  y = LogCumSumExp (x, ax)
+}
+`,
+    "attrtype.onnxtxt": `<ir_version: 8, opset_import: ["" : 11]>
+g (float[2,3] x) => (float y) {
+  y = ReduceSum <axes = "0", keepdims = 1.5> (x)
+}
+`,
+    "selfcall.onnxtxt": SELF_CALL,
+    "loop.onnxtxt": `${HEADER}g (int64 n, float[1] x) => (float[1] y) {
+  c = Constant <value = bool {1}> ()
+  y = Loop (n, c, x) <body = body (int64 i, bool cin, float[1] v) => (bool cout, float[1] w) {
+    cout = Identity (cin)
+    w = Identity (v)
+  }>
+}
+`,
+  };
+  for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);
+
+  it("an op missing from the imported opset (LogCumSumExp at opset 18)", () => {
+    const r = runCli(["run", join(dir, "lcse18.onnxtxt"), "x=json:[1,2]"]);
+    expectOneLineError(
+      r,
+      /LogCumSumExp\).*not defined at ai\.onnx opset 18; its first version is 29/,
+    );
+    expect(r.stdout).toBe("");
+  });
+
+  it("an attribute of the wrong type (which the kernel would have ignored)", () => {
+    const r = runCli(["run", join(dir, "attrtype.onnxtxt"), "x=json:[[1,2,3],[4,5,6]]"]);
+    expectOneLineError(r, /attribute 'axes' is STRING, but ReduceSum-11 expects INTS \(and 1 more/);
+  });
+
+  it("functions that call each other", () => {
+    const r = runCli(["run", join(dir, "selfcall.onnxtxt"), "x=json:[1,2]"]);
+    expectOneLineError(r, /'local\.F' -> 'local\.G' -> 'local\.F'.*recursion is not allowed/);
+  });
+
+  it("a trip count that JSON cannot hold exactly (it used to wrap to a negative count and exit 0)", () => {
+    const r = runCli([
+      "run",
+      join(dir, "loop.onnxtxt"),
+      "n=json:9223372036854775807",
+      "x=json:[1]",
+    ]);
+    expectOneLineError(r, /input 'n': element 0 .* too large to be exact .*write it as a string/);
+  });
+
+  it("--output-dir that is a file, or cannot be created, fails before anything is written", () => {
+    const file = join(dir, "taken");
+    writeFileSync(file, "keep");
+    const r = runCli([
+      "run",
+      REDUCE,
+      "x=json:[[1,2,3],[4,5,6]]",
+      "--output-dir",
+      join(file, "sub"),
+    ]);
+    expectOneLineError(r, /--output-dir .*taken' is a file, not a folder/);
+    expect(readFileSync(file, "utf8")).toBe("keep");
+    if (existsSync("/proc/self")) {
+      // mkdirSync's recursive mode never returns for a path under /proc.
+      const bin = fileURLToPath(new URL("../src/cli/bin.ts", import.meta.url));
+      const tsx = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+      const args = ["--import", tsx, bin, "run", REDUCE, "x=json:[[1,2,3],[4,5,6]]"];
+      const p = spawnSync(process.execPath, [...args, "--output-dir", "/proc/onnx-expand/x"], {
+        encoding: "utf8",
+        timeout: 20_000,
+      });
+      expect(p.signal).toBeNull();
+      expectOneLineError({ code: p.status ?? -1, stderr: p.stderr }, /cannot create folder/);
+    }
+  });
+});
+
+describe("files that would be lost or unreadable", () => {
+  it("--external-data naming the input or the output itself is refused; the input survives", () => {
+    const dir = tmp();
+    const text = `${HEADER}g (float[2] x) => (float[2] y) {\n  y = Relu (x)\n}\n`;
+    const input = join(dir, "m.onnxtxt");
+    writeFileSync(input, text);
+    let r = runCli(["parse", input, "-o", join(dir, "m.onnx"), "--external-data", "m.onnxtxt"]);
+    expectOneLineError(r, /external data file 'm\.onnxtxt' would overwrite the input/);
+    expect(readFileSync(input, "utf8")).toBe(text);
+    r = runCli(["parse", input, "-o", join(dir, "m.onnx"), "--external-data", "m.onnx"]);
+    expectOneLineError(r, /external data file 'm\.onnx' cannot be the output model itself/);
+    expect(readdirSync(dir)).toEqual(["m.onnxtxt"]);
+  });
+
+  it("parse will not write a binary too deeply nested to be read back; text nesting is bounded", () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "deep.onnxtxt"), nestedIfText(40));
+    const r = runCli(["parse", join(dir, "deep.onnxtxt"), "-o", join(dir, "deep.onnx")]);
+    expectOneLineError(r, /messages nest more than 100 levels deep/);
+    expect(readdirSync(dir)).toEqual(["deep.onnxtxt"]); // no output, no temp file
+    writeFileSync(join(dir, "deeper.onnxtxt"), nestedIfText(2000));
+    const c = runCli(["check", join(dir, "deeper.onnxtxt")]);
+    expectOneLineError(c, /deeper\.onnxtxt:\d+:\d+: subgraphs are nested more than 200 deep/);
+  });
+});
+
+describe("test folders whose outputs do not match the model", () => {
+  it("no reference outputs, or more than the model has, is a failure, not a pass", () => {
+    const dir = tmp();
+    for (const name of ["none", "extra"]) {
+      cpSync(ADD_TEST, join(dir, name), { recursive: true });
+      const set = join(dir, name, "test_data_set_0");
+      if (name === "none") rmSync(join(set, "output_0.pb"));
+      else cpSync(join(set, "output_0.pb"), join(set, "output_1.pb"));
+    }
+    expect(runBackendTest(join(dir, "none")).reason).toBe(
+      "test_data_set_0: 0 output_*.pb files, but the model has 1 output",
+    );
+    expect(runBackendTest(join(dir, "extra")).ok).toBe(false);
+    const r = runCli(["test", dir]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(
+      /FAIL \S*extra: test_data_set_0: 2 output_\*\.pb files, but the model has 1 output/,
+    );
+    expect(r.stdout).toMatch(/0 passed, 2 failed/);
+  });
+});
+
+describe("library layers behind those commands", () => {
+  it("JSON integers out of range for their element type are refused, not wrapped", () => {
+    const bad: [string, number, RegExp][] = [
+      ["[300]", DataType.INT8, /element 0 \(300\) is out of range for int8/],
+      ["[-1]", DataType.UINT32, /out of range for uint32/],
+      ["[2147483648]", DataType.INT32, /out of range for int32/],
+      ['["-1"]', DataType.UINT64, /out of range for uint64/],
+      ['["9223372036854775808"]', DataType.INT64, /out of range for int64/],
+      ["[9007199254740993]", DataType.INT64, /too large to be exact/],
+    ];
+    for (const [text, dtype, msg] of bad)
+      expect(() => parseJsonTensor(text, dtype, "input 'v'")).toThrow(msg);
+    // The extremes themselves are fine.
+    expect(parseJsonTensor("[-128, 255]", DataType.INT16).data).toEqual(Int16Array.of(-128, 255));
+    expect(parseJsonTensor('["9223372036854775807"]', DataType.INT64).data[0]).toBe(2n ** 63n - 1n);
+    expect(parseJsonTensor("[4294967295]", DataType.UINT32).data[0]).toBe(4294967295);
+  });
+
+  it("the interpreter stops recursive functions with an error, not a stack overflow", () => {
+    const m = parseModelText(SELF_CALL);
+    const x = { dtype: DataType.FLOAT, shape: [2], data: Float32Array.of(1, 2) };
+    let err: unknown;
+    try {
+      runValues(m, { x });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(OnnxError);
+    expect((err as OnnxError).code).toBe("E_MODEL");
+    expect((err as OnnxError).message).toMatch(/function 'local\.F' calls itself/);
+  });
+
+  it("the encoder's nesting limit is exactly what the decoder accepts", () => {
+    const ok = parseModelText(nestedIfText(31));
+    expect(decodeModel(encodeModel(ok)).graph.nodes).toHaveLength(2);
+    const tooDeep = parseModelText(nestedIfText(32));
+    expect(() => encodeModel(tooDeep)).toThrow(/nest more than 100 levels deep/);
+  });
+
+  it("re-saving beside the external data file the model reads keeps the data intact", () => {
+    const dir = tmp();
+    const values = Array.from({ length: 600 }, (_, i) => i * 0.5);
+    const w = Tensor.from(DataType.FLOAT, [600], values, "w");
+    const g = graph({
+      nodes: [node("Add", ["x", "w"], ["y"])],
+      inputs: [valueInfo("x", "float", [600])],
+      outputs: [valueInfo("y", "float", [600])],
+      initializers: [w],
+    });
+    saveModel(model(g, 13), join(dir, "a.onnx"), { externalData: { location: "w.bin" } });
+    const loaded = loadModel(join(dir, "a.onnx"));
+    expect(loaded.graph.initializers[0]!.data.kind).toBe("external");
+    // Same folder, same data file name, but a different tensor layout (a smaller tensor first).
+    loaded.graph.initializers.unshift(
+      Tensor.from(DataType.FLOAT, [300], values.slice(0, 300), "v"),
+    );
+    saveModel(loaded, join(dir, "b.onnx"), { externalData: { location: "w.bin" } });
+    const again = loadModel(join(dir, "b.onnx"), { loadExternal: true });
+    const wAgain = again.graph.initializers.find((t) => t.name === "w")!;
+    expect(wAgain.data.kind).toBe("raw");
+    const bytes = (wAgain.data as { bytes: Uint8Array }).bytes;
+    const f = new Float32Array(
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length),
+    );
+    expect([...f]).toEqual(values);
+  });
+});
