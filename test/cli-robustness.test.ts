@@ -21,8 +21,9 @@ import { decodeModel, encodeModel, loadModel, saveModel } from "../src/io/files.
 import { graph, model, node, valueInfo } from "../src/ir/builder.js";
 import { Tensor } from "../src/ir/tensor.js";
 import { DataType } from "../src/ir/types.js";
+import { checkModel } from "../src/check/index.js";
 import { runBackendTest } from "../src/interp/backend-test.js";
-import { parseJsonTensor } from "../src/interp/convert.js";
+import { fromIRTensor, parseJsonTensor } from "../src/interp/convert.js";
 import { runValues } from "../src/interp/executor.js";
 import { parseModelText } from "../src/text/parse.js";
 import { runCli } from "./helpers/cli.js";
@@ -270,5 +271,79 @@ describe("library layers behind those commands", () => {
       bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length),
     );
     expect([...f]).toEqual(values);
+  });
+});
+
+describe("broken tensor data is named on load or by check, not found by a crash", () => {
+  const dir = tmp();
+  const withW = (w: Tensor) =>
+    model(
+      graph({
+        nodes: [node("Add", ["x", "w"], ["y"])],
+        inputs: [valueInfo("x", "float", [2])],
+        outputs: [valueInfo("y", "float", [2])],
+        initializers: [w],
+      }),
+      13,
+    );
+  const external = (entries: [string, string][]) =>
+    withW(new Tensor(DataType.FLOAT, [2], { kind: "external", entries, baseDir: dir }, "w"));
+  writeFileSync(join(dir, "w.bin"), new Uint8Array(8));
+  mkdirSync(join(dir, "sub"));
+  const cases: [string, [string, string][], RegExp][] = [
+    ["folder.onnx", [["location", "sub"]], /location 'sub' of tensor 'w' is not a file/],
+    [
+      "past.onnx",
+      [
+        ["location", "w.bin"],
+        ["offset", "4"],
+        ["length", "8"],
+      ],
+      /\(offset 4, length 8\) is past the end of 'w\.bin' \(8 bytes\)/,
+    ],
+    [
+      "nan.onnx",
+      [
+        ["location", "w.bin"],
+        ["offset", "abc"],
+      ],
+      /offset 'abc' .* not a non-negative integer/,
+    ],
+  ];
+  for (const [f, entries] of cases) writeFileSync(join(dir, f), encodeModel(external(entries)));
+
+  it("external data that is a folder, out of range, or has a malformed offset", () => {
+    for (const [f, , msg] of cases) {
+      let err: unknown;
+      try {
+        loadModel(join(dir, f));
+      } catch (e) {
+        err = e;
+      }
+      expect(err, f).toBeInstanceOf(OnnxError);
+      expect((err as Error).message).toMatch(msg);
+    }
+    // As the CLI reports it (this used to be "internal error: EISDIR").
+    expectOneLineError(runCli(["run", join(dir, "folder.onnx"), "x=json:[1,2]"]), /is not a file/);
+    // A device never ends: refused instead of read forever.
+    if (existsSync("/dev/zero"))
+      expectOneLineError(runCli(["check", "/dev/zero"]), /is a device or socket, not a model file/);
+  });
+
+  it("check reports raw data that does not fit the shape, and invalid shapes", () => {
+    const short = withW(
+      new Tensor(DataType.FLOAT, [2], { kind: "raw", bytes: new Uint8Array(5) }, "w"),
+    );
+    const neg = withW(
+      new Tensor(DataType.FLOAT, [-2], { kind: "raw", bytes: new Uint8Array(8) }, "w"),
+    );
+    const p1 = checkModel(short).problems.filter((p) => p.code === "tensor-data");
+    expect(p1.map((p) => p.message)).toEqual([
+      "initializer 'w' holds 5 bytes of raw data; shape [2] needs 8",
+    ]);
+    const p2 = checkModel(neg).problems.filter((p) => p.code === "tensor-data");
+    expect(p2.map((p) => p.message)).toEqual(["initializer 'w' has an invalid shape [-2]"]);
+    // The interpreter says the same instead of failing to allocate a typed array.
+    expect(() => fromIRTensor(neg.graph.initializers[0]!)).toThrow(/invalid shape \[-2\]/);
   });
 });

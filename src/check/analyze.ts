@@ -4,7 +4,9 @@
 // It never changes the model.
 
 import { OnnxError, nodeLabel } from "../errors.js";
+import { rawByteLength } from "../ir/dtype.js";
 import { topologicalOrder } from "../ir/graph.js";
+import type { Tensor } from "../ir/tensor.js";
 import { attributeGraphs, walkGraphNodes } from "../ir/traverse.js";
 import type { Attribute, Dim, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
 import { domainLabel, normaliseDomain } from "../schema/registry.js";
@@ -500,6 +502,13 @@ export class Analyzer {
     const inputNames = new Set(g.inputs.map((v) => v.name));
     const seenInit = new Set<string>();
     for (const t of g.initializers) {
+      const bad = tensorDataProblem(t);
+      if (bad)
+        ctx.sink.push({
+          code: "tensor-data",
+          where: gWhere,
+          message: `initializer '${t.name}' ${bad}`,
+        });
       const type = tensorOf(t.dataType, [...t.dims]);
       if (inputNames.has(t.name) && !seenInit.has(t.name)) {
         // A default value for an input: the input's declared type must fit it.
@@ -934,4 +943,19 @@ function formalAt(formals: FormalSchema[], i: number): FormalSchema | undefined 
 /** Checks and infers a whole model. */
 export function analyzeModel(model: Model, opts: AnalyzeOptions): Analysis {
   return new Analyzer(model, opts).run();
+}
+
+/** Why a tensor's stored data cannot be read as its shape says (external data is checked on load). */
+function tensorDataProblem(t: Tensor): string | undefined {
+  const shape = `[${t.dims.join(",")}]`;
+  if (t.dims.some((d) => !Number.isSafeInteger(d) || d < 0)) return `has an invalid shape ${shape}`;
+  const n = t.dims.reduce((a, b) => a * b, 1);
+  if (t.data.kind === "raw") {
+    const need = rawByteLength(t.dataType, n);
+    if (need >= 0 && t.data.bytes.length !== need)
+      return `holds ${t.data.bytes.length} bytes of raw data; shape ${shape} needs ${need}`;
+  } else if (t.data.kind === "string" && t.data.values.length !== n) {
+    return `holds ${t.data.values.length} strings; shape ${shape} needs ${n}`;
+  }
+  return undefined;
 }

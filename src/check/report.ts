@@ -29,7 +29,8 @@ export type ProblemCode =
   | "deprecated-op" // the imported opset resolves the op to a deprecated version
   | "function-cycle" // a model-local function calls itself, directly or indirectly
   | "function" // a model-local function is malformed (duplicate, bad signature)
-  | "bad-subgraph"; // an If/Loop/Scan body does not fit the node
+  | "bad-subgraph" // an If/Loop/Scan body does not fit the node
+  | "tensor-data"; // an initializer's stored data does not fit its shape and type
 
 export interface Problem {
   code: ProblemCode;

@@ -33,8 +33,10 @@ const utf8Encoder = new TextEncoder();
 export function fromIRTensor(t: Tensor, where?: string): RTensor {
   const dtype = t.dataType;
   const shape = [...t.dims];
-  const n = elementCount(shape);
   const label = where ?? (t.name ? `tensor '${t.name}'` : undefined);
+  if (shape.some((d) => !Number.isSafeInteger(d) || d < 0))
+    throw new OnnxError("E_MODEL", `tensor has an invalid shape [${shape.join(",")}]`, label);
+  const n = elementCount(shape);
   try {
     storageElementSize(dtype);
   } catch {

@@ -72,6 +72,9 @@ function readInput(path: string): Buffer {
     throw new OnnxError("E_IO", "no such file", path);
   }
   if (st.isDirectory()) throw new OnnxError("E_IO", "is a directory, not a model file", path);
+  // A device such as /dev/zero never ends; pipes (FIFOs) do and stay allowed.
+  if (st.isCharacterDevice() || st.isBlockDevice() || st.isSocket())
+    throw new OnnxError("E_IO", "is a device or socket, not a model file", path);
   try {
     return readFileSync(path);
   } catch (e) {
@@ -110,6 +113,14 @@ export function loadModel(path: string, opts: LoadOptions = {}): Model {
         `external data file '${externalLocation(t)}' of tensor '${t.name}' does not exist`,
         path,
       );
+    const st = statSync(file);
+    if (!st.isFile())
+      throw new OnnxError(
+        "E_IO",
+        `external data location '${externalLocation(t)}' of tensor '${t.name}' is not a file`,
+        path,
+      );
+    externalRange(t, st.size, path);
     if (opts.loadExternal) loadExternalData(t, path);
   }
   return model;
@@ -155,12 +166,37 @@ export function externalFile(t: Tensor, where?: string): string {
   return full;
 }
 
+/** Where a tensor's bytes lie in its external data file of `size` bytes; refuses bad or out-of-file ranges. */
+function externalRange(
+  t: Tensor,
+  size: number,
+  where?: string,
+): { offset: number; length: number } {
+  for (const key of ["offset", "length"]) {
+    const v = externalEntry(t, key);
+    if (v !== undefined && !/^\d+$/.test(v.trim()))
+      throw new OnnxError(
+        "E_MODEL",
+        `external data ${key} '${v}' of tensor '${t.name}' is not a non-negative integer`,
+        where,
+      );
+  }
+  const offset = Number(externalEntry(t, "offset") ?? "0");
+  const lengthEntry = externalEntry(t, "length");
+  const length = lengthEntry !== undefined ? Number(lengthEntry) : size - offset;
+  if (!(length >= 0) || offset + length > size)
+    throw new OnnxError(
+      "E_IO",
+      `external data of tensor '${t.name}' (offset ${offset}, length ${length}) is past the end of '${externalLocation(t)}' (${size} bytes)`,
+      where,
+    );
+  return { offset, length };
+}
+
 /** Replaces a tensor's external reference with its bytes. */
 export function loadExternalData(t: Tensor, where?: string): void {
   if (t.data.kind !== "external") return;
   const file = externalFile(t, where);
-  const offset = Number(externalEntry(t, "offset") ?? "0");
-  const lengthEntry = externalEntry(t, "length");
   let fd: number;
   try {
     fd = openSync(file, "r");
@@ -172,14 +208,7 @@ export function loadExternalData(t: Tensor, where?: string): void {
     );
   }
   try {
-    const size = fstatSync(fd).size;
-    const length = lengthEntry !== undefined ? Number(lengthEntry) : size - offset;
-    if (!(offset >= 0) || !(length >= 0) || offset + length > size)
-      throw new OnnxError(
-        "E_IO",
-        `external data of tensor '${t.name}' (offset ${offset}, length ${length}) is past the end of '${externalLocation(t)}' (${size} bytes)`,
-        where,
-      );
+    const { offset, length } = externalRange(t, fstatSync(fd).size, where);
     const bytes = new Uint8Array(length);
     let got = 0;
     while (got < length) {

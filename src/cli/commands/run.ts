@@ -42,8 +42,10 @@ function parseNonNegative(text: string, what: string): number {
 
 function readFile(path: string): Uint8Array {
   if (!existsSync(path)) throw new OnnxError("E_IO", "no such file", path);
-  if (statSync(path).isDirectory())
-    throw new OnnxError("E_IO", "is a directory, not a tensor file", path);
+  const st = statSync(path);
+  if (st.isDirectory()) throw new OnnxError("E_IO", "is a directory, not a tensor file", path);
+  if (st.isCharacterDevice() || st.isBlockDevice() || st.isSocket())
+    throw new OnnxError("E_IO", "is a device or socket, not a tensor file", path);
   return readFileSync(path);
 }
 
