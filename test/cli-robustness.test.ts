@@ -26,6 +26,7 @@ import { runBackendTest } from "../src/interp/backend-test.js";
 import { fromIRTensor, parseJsonTensor } from "../src/interp/convert.js";
 import { runValues } from "../src/interp/executor.js";
 import { parseModelText } from "../src/text/parse.js";
+import { assertRunnable } from "../src/cli/commands/run.js";
 import { runCli } from "./helpers/cli.js";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "onnx-expand-robust-"));
@@ -155,6 +156,20 @@ g (float[2,3] x) => (float y) {
       expect(p.signal).toBeNull();
       expectOneLineError({ code: p.status ?? -1, stderr: p.stderr }, /cannot create folder/);
     }
+  });
+});
+
+describe("run's preflight", () => {
+  it("refuses a value defined twice (which would otherwise run, keeping the last one)", () => {
+    const m = parseModelText(
+      `${HEADER}g (float[2] x) => (float[2] y) {\n  y = Relu (x)\n  y = Neg (x)\n}\n`,
+    );
+    expect(() => assertRunnable(m, "m.onnxtxt")).toThrow(
+      /^m\.onnxtxt: node #1 \(Neg\): value 'y' is defined twice/,
+    );
+    // A model the checker merely has shape doubts about still runs.
+    const ok = parseModelText(`${HEADER}g (float[2] x) => (float[3] y) {\n  y = Relu (x)\n}\n`);
+    expect(() => assertRunnable(ok, "ok.onnxtxt")).not.toThrow();
   });
 });
 
@@ -343,6 +358,12 @@ describe("broken tensor data is named on load or by check, not found by a crash"
     ]);
     const p2 = checkModel(neg).problems.filter((p) => p.code === "tensor-data");
     expect(p2.map((p) => p.message)).toEqual(["initializer 'w' has an invalid shape [-2]"]);
+    const extra = withW(
+      new Tensor(DataType.FLOAT, [2], { kind: "float", values: Float32Array.of(1, 2, 3) }, "w"),
+    );
+    expect(checkModel(extra).problems.map((p) => p.message)).toContain(
+      "initializer 'w' holds 3 values in float_data; shape [2] needs 2",
+    );
     // The interpreter says the same instead of failing to allocate a typed array.
     expect(() => fromIRTensor(neg.graph.initializers[0]!)).toThrow(/invalid shape \[-2\]/);
   });

@@ -954,8 +954,17 @@ function tensorDataProblem(t: Tensor): string | undefined {
     const need = rawByteLength(t.dataType, n);
     if (need >= 0 && t.data.bytes.length !== need)
       return `holds ${t.data.bytes.length} bytes of raw data; shape ${shape} needs ${need}`;
-  } else if (t.data.kind === "string" && t.data.values.length !== n) {
-    return `holds ${t.data.values.length} strings; shape ${shape} needs ${n}`;
+  } else if (t.data.kind === "string") {
+    if (t.data.values.length !== n)
+      return `holds ${t.data.values.length} strings; shape ${shape} needs ${n}`;
+  } else if (t.data.kind === "none") {
+    if (n !== 0) return `holds no data; shape ${shape} needs ${n} values`;
+  } else if (t.data.kind !== "external") {
+    // Typed fields: complex numbers take two entries, 4-bit types pack two per int32 entry.
+    const id = t.dataType;
+    const need = id === 14 || id === 15 ? 2 * n : id >= 21 && id <= 23 ? Math.ceil(n / 2) : n;
+    if (t.data.values.length !== need)
+      return `holds ${t.data.values.length} values in ${t.data.kind}_data; shape ${shape} needs ${need}`;
   }
   return undefined;
 }

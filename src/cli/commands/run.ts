@@ -117,6 +117,7 @@ const RUN_BLOCKERS = new Set<ProblemCode>([
   "op-not-in-opset",
   "attribute-type",
   "duplicate-attribute",
+  "duplicate-value",
   "ref-attribute",
   "function-cycle",
 ]);
