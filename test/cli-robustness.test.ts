@@ -368,3 +368,34 @@ describe("broken tensor data is named on load or by check, not found by a crash"
     expect(() => fromIRTensor(neg.graph.initializers[0]!)).toThrow(/invalid shape \[-2\]/);
   });
 });
+
+describe("output that cannot be written", () => {
+  it("a reader that stops early ends the command quietly; a full disk is one line and exit 2", () => {
+    const dir = tmp();
+    const lines = [`${HEADER}g (float[4] x) => (float[4] y) {`, "  v0 = Relu (x)"];
+    for (let i = 1; i < 5000; i++) lines.push(`  v${i} = Neg (v${i - 1})`);
+    lines.push("  y = Identity (v4999)", "}");
+    const big = join(dir, "chain.onnxtxt");
+    writeFileSync(big, lines.join("\n") + "\n");
+    const bin = fileURLToPath(new URL("../src/cli/bin.ts", import.meta.url));
+    const tsx = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+    const cli = `"${process.execPath}" --import "${tsx}" "${bin}"`;
+    const err = join(dir, "stderr");
+    const piped = spawnSync(
+      "bash",
+      ["-c", `${cli} print "${big}" 2>"${err}" | head -c 10 >/dev/null; echo \${PIPESTATUS[0]}`],
+      { encoding: "utf8" },
+    );
+    expect(piped.stdout.trim()).toBe("0");
+    expect(readFileSync(err, "utf8")).toBe("");
+    if (existsSync("/dev/full")) {
+      const full = spawnSync("bash", ["-c", `${cli} print "${big}" >/dev/full`], {
+        encoding: "utf8",
+      });
+      expectOneLineError(
+        { code: full.status ?? -1, stderr: full.stderr },
+        /cannot write output: ENOSPC/,
+      );
+    }
+  });
+});

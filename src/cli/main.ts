@@ -30,6 +30,13 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // A reader that stops early (`print big.onnx | head`) closes the pipe: end quietly, as other
+  // command-line tools do, instead of dying on an unhandled EPIPE with a stack trace.
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    process.stderr.write(`onnx-expand: error: cannot write output: ${e.code ?? e.message}\n`);
+    process.exit(EXIT_BAD_INPUT);
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
