@@ -399,3 +399,22 @@ describe("output that cannot be written", () => {
     }
   });
 });
+
+describe("inputs of the wrong kind", () => {
+  it("a binary model read as text is named as such, not as a bad character at 1:1", () => {
+    const dir = tmp();
+    const file = join(dir, "model.onnxtxt");
+    writeFileSync(file, readFileSync(REDUCE));
+    expect(() => loadModel(file)).toThrow(/model\.onnxtxt: holds binary data, not ONNX text/);
+  });
+
+  it("a tensor given for a sequence input is refused at the input, not inside a kernel", () => {
+    const m = parseModelText(
+      '<ir_version: 8, opset_import: ["" : 18]>\ng (seq(float[2]) s) => (int64 n) {\n  n = SequenceLength (s)\n}\n',
+    );
+    const s = { dtype: DataType.FLOAT, shape: [2], data: Float32Array.of(1, 2) };
+    expect(() => runValues(m, { s })).toThrow(
+      /graph input 's' \(read by node #0 \(SequenceLength\)\): expected a sequence, got a tensor/,
+    );
+  });
+});

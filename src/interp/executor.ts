@@ -122,6 +122,12 @@ function checkDeclared(
   value: RValue,
   declared: Graph["inputs"][number]["type"],
 ): void {
+  if (declared?.kind === "sequence" && "dtype" in value)
+    throw new OnnxError(
+      "E_RUNTIME",
+      "expected a sequence, got a tensor (give a SequenceProto .pb file)",
+      where,
+    );
   if (!declared || declared.kind !== "tensor") return;
   if (!("dtype" in value)) throw new OnnxError("E_RUNTIME", "expected a tensor", where);
   if (declared.elemType && declared.elemType !== value.dtype)

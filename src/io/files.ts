@@ -99,6 +99,13 @@ export function loadModel(path: string, opts: LoadOptions = {}): Model {
   const baseDir = dirname(resolve(path));
   let model: Model;
   if (opts.format === "text" || (opts.format === undefined && isTextPath(path))) {
+    const head = buf.subarray(0, 512);
+    if (head.some((b) => b < 9 || (b > 13 && b < 32 && b !== 27)))
+      throw new OnnxError(
+        "E_PARSE",
+        "holds binary data, not ONNX text (a binary .onnx model is read by print, check and run)",
+        path,
+      );
     model = parseModelText(buf.toString("utf8"), path);
   } else {
     model = decodeModel(buf, { baseDir, where: path });
