@@ -132,6 +132,16 @@ g (float[2,3] x) => (float y) {
     expectOneLineError(r, /input 'n': element 0 .* too large to be exact .*write it as a string/);
   });
 
+  it("--output-dir whose output_0.pb is the input file being read is refused", () => {
+    const out = tmp();
+    const input = join(out, "output_0.pb");
+    cpSync(join(ADD_TEST, "../test_abs/test_data_set_0/input_0.pb"), input);
+    const before = readFileSync(input);
+    const r = runCli(["run", join(ADD_TEST, "../test_abs/model.onnx"), input, "--output-dir", out]);
+    expectOneLineError(r, /output_0\.pb would overwrite the input file/);
+    expect(readFileSync(input)).toEqual(before);
+  });
+
   it("--output-dir that is a file, or cannot be created, fails before anything is written", () => {
     const file = join(dir, "taken");
     writeFileSync(file, "keep");

@@ -158,6 +158,17 @@ function makeOutputDir(dir: string): void {
   }
 }
 
+/** Whether two paths name one existing file. */
+function sameFile(a: string, b: string): boolean {
+  try {
+    const sa = statSync(a);
+    const sb = statSync(b);
+    return sa.isFile() && sa.ino === sb.ino && sa.dev === sb.dev;
+  } catch {
+    return false;
+  }
+}
+
 /** A sequence or optional output: its kind and, for sequences, each item's summary. */
 function describeValue(name: string, v: RValue, shown: number): string {
   if ("dtype" in v) return summarizeTensor(name, v, shown);
@@ -209,6 +220,17 @@ export function registerRunCommands(program: Command): void {
                   `output '${o.name}' is not a tensor and cannot be written as a TensorProto file`,
                 );
             makeOutputDir(opts.outputDir);
+            const given = [file, ...inputArgs.flatMap((a) => [a, a.slice(a.indexOf("=") + 1)])];
+            model.graph.outputs.forEach((_, i) => {
+              const out = join(opts.outputDir!, `output_${i}.pb`);
+              const clash = given.find((g) => sameFile(g, out));
+              if (clash)
+                throw new OnnxError(
+                  "E_USAGE",
+                  `output_${i}.pb would overwrite the input file '${clash}'`,
+                  `--output-dir ${opts.outputDir}`,
+                );
+            });
           }
           model.graph.outputs.forEach((o, i) => {
             const v = outputs[o.name]!;
