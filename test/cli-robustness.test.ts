@@ -374,6 +374,24 @@ describe("broken tensor data is named on load or by check, not found by a crash"
     expect(checkModel(extra).problems.map((p) => p.message)).toContain(
       "initializer 'w' holds 3 values in float_data; shape [2] needs 2",
     );
+    // A Constant whose tensor has a negative dimension, feeding Reshape's shape input: the
+    // checker used to crash allocating an array of that length.
+    const constNeg = model(
+      graph({
+        nodes: [
+          node("Constant", [], ["s"], {
+            value: new Tensor(DataType.INT64, [-3], { kind: "raw", bytes: new Uint8Array(16) }),
+          }),
+          node("Reshape", ["x", "s"], ["y"]),
+        ],
+        inputs: [valueInfo("x", "float", [2])],
+        outputs: [valueInfo("y", "float")],
+      }),
+      13,
+    );
+    expect(checkModel(constNeg).problems.map((p) => `${p.where}: ${p.message}`)).toEqual([
+      "node #0 (Constant): attribute 'value' has an invalid shape [-3]",
+    ]);
     // The interpreter says the same instead of failing to allocate a typed array.
     expect(() => fromIRTensor(neg.graph.initializers[0]!)).toThrow(/invalid shape \[-2\]/);
   });

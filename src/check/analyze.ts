@@ -690,6 +690,10 @@ export class Analyzer {
       if (node.attributes.findIndex((b) => b.name === a.name) !== i) {
         report("duplicate-attribute", `attribute '${a.name}' is given twice`);
       }
+      if (a.type === "TENSOR" && a.value) {
+        const bad = tensorDataProblem(a.value);
+        if (bad) report("tensor-data", `attribute '${a.name}' ${bad}`);
+      }
       if (a.refAttrName !== undefined) {
         if (!fnAttrs) {
           report(

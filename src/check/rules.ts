@@ -637,12 +637,7 @@ const unsqueeze: Rule = (c) => {
     }
     const k = c.inputs[1];
     const n = isTensor(k) && k.shape?.length === 1 ? k.shape[0] : undefined;
-    out(
-      c,
-      0,
-      elem,
-      s && typeof n === "number" ? new Array<Dim>(s.length + n).fill(null) : undefined,
-    );
+    out(c, 0, elem, s && typeof n === "number" ? unknownDims(s.length + n) : undefined);
     return;
   }
   const r = s.length + axes.length;
@@ -710,6 +705,11 @@ const squeeze: Rule = (c) => {
   if (dims.length <= 1) c.outSyms[0] = c.syms[0];
 };
 
+/** `n` unknown dimensions; none when `n` is not a valid rank (a malformed shape tensor upstream). */
+function unknownDims(n: number): Dim[] | undefined {
+  return Number.isSafeInteger(n) && n >= 0 && n <= 1024 ? new Array<Dim>(n).fill(null) : undefined;
+}
+
 const reshape: Rule = (c) => {
   const s = shapeOf(c, 0);
   const elem = elemOf(c, 0);
@@ -718,7 +718,7 @@ const reshape: Rule = (c) => {
   if (!target) {
     const k = c.inputs[1];
     const n = isTensor(k) && k.shape?.length === 1 ? k.shape[0] : undefined;
-    out(c, 0, elem, typeof n === "number" ? new Array<Dim>(n).fill(null) : undefined);
+    out(c, 0, elem, typeof n === "number" ? unknownDims(n) : undefined);
     return;
   }
   const allowzero = intAttr(c, "allowzero", 0);
@@ -790,7 +790,7 @@ const expand: Rule = (c) => {
   if (!tdims) {
     const k = c.inputs[1];
     const n = isTensor(k) && k.shape?.length === 1 ? k.shape[0] : undefined;
-    if (typeof n === "number") tdims = new Array<Dim>(n).fill(null);
+    if (typeof n === "number") tdims = unknownDims(n);
   }
   if (!s || !tdims) {
     out(c, 0, elem);
@@ -835,7 +835,7 @@ const constantOfShape: Rule = (c) => {
   }
   const k = c.inputs[0];
   const n = isTensor(k) && k.shape?.length === 1 ? k.shape[0] : undefined;
-  out(c, 0, elem, typeof n === "number" ? new Array<Dim>(n).fill(null) : undefined);
+  out(c, 0, elem, typeof n === "number" ? unknownDims(n) : undefined);
 };
 
 const range: Rule = (c) => {
