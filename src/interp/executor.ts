@@ -342,15 +342,22 @@ class Executor {
           "E_RUNTIME",
           `the model has no input named '${name}' (inputs: ${[...known].join(", ") || "none"})`,
         );
+    // The first node reading each name, found in one pass (a search per input is quadratic).
+    let readers: Map<string, number> | undefined;
     const firstReader = (name: string): string => {
-      const i = g.nodes.findIndex((n) => n.inputs.includes(name));
-      return i < 0 ? "" : ` (read by ${nodeLabel(g.nodes[i]!, i)})`;
+      if (!readers) {
+        readers = new Map();
+        for (let i = g.nodes.length - 1; i >= 0; i--)
+          for (const x of g.nodes[i]!.inputs) readers.set(x, i);
+      }
+      const i = readers.get(name);
+      return i === undefined ? "" : ` (read by ${nodeLabel(g.nodes[i]!, i)})`;
     };
     for (const vi of g.inputs) {
       const v = inputs[vi.name];
+      if (v === undefined && scope.values.has(vi.name)) continue; // initializer default
       const where = `graph input '${vi.name}'${firstReader(vi.name)}`;
       if (v === undefined) {
-        if (scope.values.has(vi.name)) continue; // initializer default
         throw new OnnxError("E_RUNTIME", "no value was given for this input", where);
       }
       checkDeclared(where, v, vi.type);
