@@ -467,3 +467,27 @@ describe("size", () => {
     expect((out[`a${n - 1}`] as { data: Float32Array }).data[0]).toBe(n);
   });
 });
+
+describe("names with control characters", () => {
+  it("stay on one line in error messages and check reports", () => {
+    const dir = tmp();
+    const name = "in\nput\t1";
+    const m = model(
+      graph({
+        nodes: [node("Relu", [name], ["y"]), node("Relu", ["nowhere\r"], ["z"])],
+        inputs: [valueInfo(name, "float", [2])],
+        outputs: [valueInfo("y", "float", [2]), valueInfo("z", "float", [2])],
+      }),
+      13,
+    );
+    const file = join(dir, "m.onnx");
+    writeFileSync(file, encodeModel(m));
+    const c = runCli(["check", file]);
+    expect(c.code).toBe(1);
+    const lines = c.stdout.trim().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/input 'nowhere\\x0d' is not defined/);
+    const r = runCli(["run", file]);
+    expectOneLineError(r, /graph input 'in\\nput\\t1' .*no value was given/);
+  });
+});

@@ -20,16 +20,23 @@ export class ExitCode extends Error {
   }
 }
 
+/** Control characters (a newline in a value name, ...) shown as escapes, so a message stays one line. */
+export function oneLine(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) =>
+    c === "\n" ? "\\n" : c === "\t" ? "\\t" : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
+}
+
 /** Prints an error as one line (a stack trace only with --verbose) and returns the exit code. */
 export function reportError(e: unknown): number {
   if (e instanceof ExitCode) return e.code;
   if (e instanceof OnnxError) {
-    process.stderr.write(`onnx-expand: error: ${e.message}\n`);
+    process.stderr.write(`onnx-expand: error: ${oneLine(e.message)}\n`);
     if (verbose && e.stack) process.stderr.write(`${e.stack}\n`);
     return e.code === "E_CHECK" ? EXIT_FAILED : EXIT_BAD_INPUT;
   }
   const msg = e instanceof Error ? e.message : String(e);
-  process.stderr.write(`onnx-expand: internal error: ${msg.split("\n")[0]}\n`);
+  process.stderr.write(`onnx-expand: internal error: ${oneLine(msg.split("\n")[0]!)}\n`);
   if (verbose && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
   return EXIT_BAD_INPUT;
 }

@@ -3,7 +3,7 @@
 import type { Command } from "commander";
 import { checkModel, formatProblem, withInferredValueInfo } from "../../check/index.js";
 import { loadModel, saveModel } from "../../io/files.js";
-import { EXIT_FAILED, EXIT_OK, action } from "../util.js";
+import { EXIT_FAILED, EXIT_OK, action, oneLine } from "../util.js";
 
 interface CheckCliOptions {
   json?: boolean;
@@ -48,7 +48,9 @@ export function registerCheckCommands(program: Command): void {
           process.stdout.write(`ok: ${file}\n`);
           if (written) process.stdout.write(`wrote ${written} (inferred value_info)\n`);
         } else {
-          const lines = report.problems.map((p) => `${file}: ${formatProblem(p)} [${p.code}]\n`);
+          const lines = report.problems.map(
+            (p) => `${file}: ${oneLine(formatProblem(p))} [${p.code}]\n`,
+          );
           const n = report.problems.length;
           lines.push(`${n} problem${n === 1 ? "" : "s"} in ${file}\n`);
           if (opts.writeValueInfo) lines.push(`not written: ${opts.writeValueInfo}\n`);
