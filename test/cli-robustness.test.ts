@@ -177,6 +177,13 @@ describe("run's preflight", () => {
     expect(() => assertRunnable(m, "m.onnxtxt")).toThrow(
       /^m\.onnxtxt: node #1 \(Neg\): value 'y' is defined twice/,
     );
+    // Extra inputs a kernel or function would silently ignore.
+    const extra = parseModelText(
+      `${HEADER}g (float[2] x) => (float[2] y) {\n  y = Relu (x, x)\n}\n`,
+    );
+    expect(() => assertRunnable(extra, "e.onnxtxt")).toThrow(
+      /Relu-13 takes exactly 1 input, got 2/,
+    );
     // A model the checker merely has shape doubts about still runs.
     const ok = parseModelText(`${HEADER}g (float[2] x) => (float[3] y) {\n  y = Relu (x)\n}\n`);
     expect(() => assertRunnable(ok, "ok.onnxtxt")).not.toThrow();

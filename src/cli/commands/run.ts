@@ -118,6 +118,8 @@ const RUN_BLOCKERS = new Set<ProblemCode>([
   "attribute-type",
   "duplicate-attribute",
   "duplicate-value",
+  "input-count",
+  "output-count",
   "ref-attribute",
   "function-cycle",
 ]);
