@@ -13,7 +13,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { OnnxError } from "../src/errors.js";
@@ -229,6 +229,13 @@ describe("test folders whose outputs do not match the model", () => {
       "test_data_set_0: 0 output_*.pb files, but the model has 1 output",
     );
     expect(runBackendTest(join(dir, "extra")).ok).toBe(false);
+    // An extra input file that names an input already given is not silently used instead.
+    const dup = join(dir, "..", `${basename(dir)}-dup`);
+    cpSync(ADD_TEST, dup, { recursive: true });
+    cpSync(join(dup, "test_data_set_0", "input_0.pb"), join(dup, "test_data_set_0", "input_2.pb"));
+    expect(runBackendTest(dup).reason).toBe(
+      "input_2.pb gives input 'x' again (an earlier input file already did)",
+    );
     const r = runCli(["test", dir]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(

@@ -179,6 +179,11 @@ export function runBackendTest(
         const { name, value } = decodeValueProto(bytes, target?.type, join(sdir, f));
         const vi = model.graph.inputs.find((v) => v.name === name) ?? target;
         if (!vi) throw new OnnxError("E_RUNTIME", `${f} has no matching graph input`);
+        if (vi.name in inputs)
+          throw new OnnxError(
+            "E_RUNTIME",
+            `${f} gives input '${vi.name}' again (an earlier input file already did)`,
+          );
         inputs[vi.name] = legacyBfloat16(value, vi.type);
       });
       const runOpts = opts.maxElements !== undefined ? { maxElements: opts.maxElements } : {};
