@@ -505,3 +505,26 @@ describe("names with control characters", () => {
     expectOneLineError(r, /graph input 'in\\nput\\t1' .*no value was given/);
   });
 });
+
+describe("long chains of function calls", () => {
+  const chain = (n: number) => {
+    let t = '<ir_version: 8, opset_import: ["" : 13, "local" : 1]>\n';
+    t += "g (float[2] x) => (float[2] y) {\n  y = local.F0 (x)\n}\n";
+    for (let k = 0; k < n; k++)
+      t += `<domain: "local", opset_import: ["" : 13, "local" : 1]>\nF${k} (a) => (b) {\n  b = ${k < n - 1 ? `local.F${k + 1}` : "Relu"} (a)\n}\n`;
+    return t;
+  };
+
+  it("the interpreter bounds call depth; deeper still is a one-line error, not an internal one", () => {
+    const x = { dtype: DataType.FLOAT, shape: [2], data: Float32Array.of(1, -2) };
+    const ok = runValues(parseModelText(chain(100)), { x });
+    expect([...(ok.y as { data: Float32Array }).data]).toEqual([1, 0]);
+    expect(() => runValues(parseModelText(chain(300)), { x })).toThrow(
+      /function calls nest more than 256 deep \('local\.F0' -> \.\.\. -> 'local\.F256'\)/,
+    );
+    const dir = tmp();
+    writeFileSync(join(dir, "chain.onnxtxt"), chain(3000));
+    const r = runCli(["check", join(dir, "chain.onnxtxt")]);
+    expectOneLineError(r, /the model is nested too deeply to process/);
+  });
+});

@@ -36,6 +36,14 @@ export function reportError(e: unknown): number {
     return e.code === "E_CHECK" ? EXIT_FAILED : EXIT_BAD_INPUT;
   }
   const msg = e instanceof Error ? e.message : String(e);
+  if (e instanceof RangeError && /call stack/i.test(msg)) {
+    // Recursion over the model's structure ran out of stack: bad input, not a bug to report.
+    process.stderr.write(
+      "onnx-expand: error: the model is nested too deeply to process (subgraphs or function calls)\n",
+    );
+    if (verbose && e.stack) process.stderr.write(`${e.stack}\n`);
+    return EXIT_BAD_INPUT;
+  }
   process.stderr.write(`onnx-expand: internal error: ${oneLine(msg.split("\n")[0]!)}\n`);
   if (verbose && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
   return EXIT_BAD_INPUT;

@@ -23,6 +23,9 @@ export interface RunOptions {
 
 export const DEFAULT_MAX_ELEMENTS = 2 ** 31 - 1;
 
+/** How deeply function calls may nest: deeper chains would exhaust the stack. */
+const MAX_CALL_DEPTH = 256;
+
 const isDefaultDomain = (d: string) => d === "" || d === "ai.onnx";
 
 function fnKey(domain: string, name: string, overload?: string): string {
@@ -309,6 +312,11 @@ class Executor {
         label,
       );
     }
+    if (this.calling.length >= MAX_CALL_DEPTH)
+      throw new OnnxError(
+        "E_UNSUPPORTED",
+        `function calls nest more than ${MAX_CALL_DEPTH} deep (${fnName(this.calling[0]!)} -> ... -> ${fnName(fn)})`,
+      );
     this.calling.push(fn);
     try {
       this.runNodes(
