@@ -26,6 +26,7 @@ import { runBackendTest } from "../src/interp/backend-test.js";
 import { fromIRTensor, parseJsonTensor } from "../src/interp/convert.js";
 import { runValues } from "../src/interp/executor.js";
 import { parseModelText } from "../src/text/parse.js";
+import { printModel } from "../src/text/print.js";
 import { assertRunnable } from "../src/cli/commands/run.js";
 import { runCli } from "./helpers/cli.js";
 
@@ -406,6 +407,11 @@ describe("broken tensor data is named on load or by check, not found by a crash"
     expect(checkModel(constNeg).problems.map((p) => `${p.where}: ${p.message}`)).toEqual([
       "node #0 (Constant): attribute 'value' has an invalid shape [-3]",
     ]);
+    // print refuses both rather than crashing or silently dropping the extra value.
+    expect(() => printModel(constNeg)).toThrow(/tensor '' has an invalid shape \[-3\]/);
+    expect(() => printModel(extra)).toThrow(
+      /tensor 'w' \(float\[2\]\) holds 12 bytes of data, 8 needed/,
+    );
     // The interpreter says the same instead of failing to allocate a typed array.
     expect(() => fromIRTensor(neg.graph.initializers[0]!)).toThrow(/invalid shape \[-2\]/);
   });

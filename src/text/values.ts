@@ -179,12 +179,19 @@ export function elementTexts(t: Tensor, where?: string): string[] {
       `tensor '${t.name}' has unknown element type ${type}`,
       where,
     );
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new OnnxError(
+      "E_MODEL",
+      `tensor '${t.name}' has an invalid shape [${t.dims.join(",")}]`,
+      where,
+    );
   if (t.data.kind === "none" && n > 0) return [];
   const sub = subByteBits(type);
   const need = sub
     ? Math.ceil((n * sub) / 8)
     : n * (type === DataType.COMPLEX64 ? 4 : type === DataType.COMPLEX128 ? 8 : info.size);
-  if (bytes.length < need)
+  // More data than the shape holds would be dropped without a word: refuse that too.
+  if (bytes.length !== need)
     throw new OnnxError(
       "E_MODEL",
       `tensor '${t.name}' (${t.describe()}) holds ${bytes.length} bytes of data, ${need} needed`,

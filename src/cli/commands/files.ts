@@ -2,6 +2,7 @@
 
 import type { Command } from "commander";
 import { statSync } from "node:fs";
+import { OnnxError } from "../../errors.js";
 import { loadModel, saveModel } from "../../io/files.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { walkGraphs, walkNodes, walkTensors } from "../../ir/traverse.js";
@@ -18,7 +19,15 @@ export function registerFileCommands(program: Command): void {
     .action(
       action((file: string, opts: { initializers: boolean }) => {
         const model = loadModel(file);
-        process.stdout.write(printModel(model, { initializers: opts.initializers }));
+        let text: string;
+        try {
+          text = printModel(model, { initializers: opts.initializers });
+        } catch (e) {
+          // Tensor data the text cannot show faithfully: name the file as well.
+          if (e instanceof OnnxError && !e.where) throw new OnnxError(e.code, e.message, file);
+          throw e;
+        }
+        process.stdout.write(text);
       }),
     );
 
