@@ -203,6 +203,13 @@ describe("files that would be lost or unreadable", () => {
     r = runCli(["parse", input, "-o", join(dir, "m.onnx"), "--external-data", "m.onnx"]);
     expectOneLineError(r, /external data file 'm\.onnx' cannot be the output model itself/);
     expect(readdirSync(dir)).toEqual(["m.onnxtxt"]);
+    // Text output cannot refer to a data file: the option used to be ignored with exit 0.
+    expect(() =>
+      saveModel(parseModelText(text), join(dir, "n.onnxtxt"), {
+        externalData: { location: "w.bin" },
+      }),
+    ).toThrow(/external data is for binary models/);
+    expect(readdirSync(dir)).toEqual(["m.onnxtxt"]);
   });
 
   it("parse will not write a binary too deeply nested to be read back; text nesting is bounded", () => {

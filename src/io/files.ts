@@ -301,6 +301,12 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): v
     if (t.data.kind === "external" && resolve(t.data.baseDir ?? outDir) !== outDir)
       loadExternalData(t);
   if (isTextPath(path)) {
+    if (opts.externalData)
+      throw new OnnxError(
+        "E_USAGE",
+        "external data is for binary models; ONNX text holds tensor data inline",
+        path,
+      );
     const text = printModel(model, { initializers: opts.initializers ?? true });
     writeFileAtomic(path, (fd) => writeAll(fd, Buffer.from(text, "utf8")));
     return;
