@@ -491,6 +491,30 @@ function noIntegerLog(ctx: KernelContext, sum: number | bigint): never {
   );
 }
 
+/**
+ * Folds every input element into its output slot: acc[o] = f(acc[o], x[i]). A reduced innermost
+ * block folds a run into one slot (kept in a local while it runs); a kept one maps elementwise.
+ */
+function foldSegments<T>(
+  plan: Plan,
+  x: { readonly [i: number]: T; readonly length: number },
+  acc: { [i: number]: T },
+  f: (a: T, v: T) => T,
+): void {
+  if (x.length === 0) return;
+  const inner = plan.blocks[plan.blocks.length - 1]!;
+  forSegments(plan.blocks, (inOff, outOff) => {
+    const end = inOff + inner.n;
+    if (inner.reduced) {
+      let a: T = acc[outOff]!;
+      for (let i = inOff; i < end; i++) a = f(a, x[i]!);
+      acc[outOff] = a;
+    } else {
+      for (let i = inOff, o = outOff; i < end; i++, o++) acc[o] = f(acc[o]!, x[i]!);
+    }
+  });
+}
+
 /** 8/16/32-bit integers and bool: results land in a typed array of the type, which wraps on store. */
 function reduceSmallInt(ctx: KernelContext, op: ReduceOp, t: RTensor, plan: Plan): RTensor["data"] {
   const x = t.data as Int32Array;
@@ -498,19 +522,8 @@ function reduceSmallInt(ctx: KernelContext, op: ReduceOp, t: RTensor, plan: Plan
   const out = allocStorage(t.dtype, plan.outCount) as Int32Array;
   const [lo, hi] = INT_RANGE[t.dtype]!;
   const empty = x.length === 0;
-  const fold = (acc: { [i: number]: number }, f: (a: number, v: number) => number) => {
-    if (!empty)
-      forSegments(plan.blocks, (inOff, outOff) => {
-        const end = inOff + inner.n;
-        if (inner.reduced) {
-          let a = acc[outOff]!;
-          for (let i = inOff; i < end; i++) a = f(a, x[i]!);
-          acc[outOff] = a;
-        } else {
-          for (let i = inOff, o = outOff; i < end; i++, o++) acc[o] = f(acc[o]!, x[i]!);
-        }
-      });
-  };
+  const fold = (acc: { [i: number]: number }, f: (a: number, v: number) => number) =>
+    foldSegments(plan, x, acc, f);
   switch (op) {
     // Wrapped to 32 bits at every step (a long reduced run is held in a JS number before it is
     // stored); 2^bits divides 2^32, so the store's own wrap then gives the type's result.
@@ -577,19 +590,8 @@ function reduceBigInt(ctx: KernelContext, op: ReduceOp, t: RTensor, plan: Plan):
   const inner = plan.blocks[plan.blocks.length - 1]!;
   const out = allocStorage(t.dtype, plan.outCount) as BigInt64Array;
   const empty = x.length === 0;
-  const fold = (acc: { [i: number]: bigint }, f: (a: bigint, v: bigint) => bigint) => {
-    if (!empty)
-      forSegments(plan.blocks, (inOff, outOff) => {
-        const end = inOff + inner.n;
-        if (inner.reduced) {
-          let a = acc[outOff]!;
-          for (let i = inOff; i < end; i++) a = f(a, x[i]!);
-          acc[outOff] = a;
-        } else {
-          for (let i = inOff, o = outOff; i < end; i++, o++) acc[o] = f(acc[o]!, x[i]!);
-        }
-      });
-  };
+  const fold = (acc: { [i: number]: bigint }, f: (a: bigint, v: bigint) => bigint) =>
+    foldSegments(plan, x, acc, f);
   const lo = signed ? -(1n << 63n) : 0n;
   const hi = signed ? (1n << 63n) - 1n : (1n << 64n) - 1n;
   switch (op) {
