@@ -7,6 +7,7 @@
 //   npx tsx bench/lcse.ts
 //   npx tsx --expose-gc bench/lcse.ts   (steadier memory figures)
 
+import { median } from "./timing.js";
 import * as ort from "onnxruntime-node";
 import { encodeModel } from "../src/io/files.js";
 import { graph, model, node, valueInfo } from "../src/ir/builder.js";
@@ -21,18 +22,6 @@ import type { RTensor } from "../src/interp/types.js";
 
 const MiB = 2 ** 20;
 const gc = (globalThis as { gc?: () => void }).gc;
-
-async function median(f: () => unknown | Promise<unknown>, runs: number): Promise<number> {
-  await f();
-  const t: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const a = performance.now();
-    await f();
-    t.push(performance.now() - a);
-  }
-  t.sort((a, b) => a - b);
-  return t[Math.floor(t.length / 2)]!;
-}
 
 /**
  * The model `Y = LogCumSumExp(X)` expanded with the schema's own body (src/schema/builders):

@@ -11,6 +11,7 @@
 // for large float32 tensors lives in a WebAssembly memory of its own (read in place; row
 // reductions also use a helper thread). ORT always gets the plain array.
 
+import { median } from "./timing.js";
 import * as ort from "onnxruntime-node";
 import { encodeModel } from "../src/io/files.js";
 import { graph, model, node, valueInfo } from "../src/ir/builder.js";
@@ -38,19 +39,6 @@ const configs: [number[], number][] = [
   [[10000, 1000], 0],
   [[10000, 1000], 1],
 ];
-
-async function median(f: () => unknown | Promise<unknown>, runs = RUNS): Promise<number> {
-  await f();
-  await f();
-  const t: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const a = performance.now();
-    await f();
-    t.push(performance.now() - a);
-  }
-  t.sort((a, b) => a - b);
-  return t[Math.floor(t.length / 2)]!;
-}
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const MiB = 2 ** 20;
@@ -126,10 +114,10 @@ async function main(): Promise<void> {
       let ortOut: Float32Array | undefined;
       const tOrt = await median(async () => {
         ortOut = (await session.run(feeds)).y!.data as Float32Array;
-      });
+      }, RUNS);
       await session.release();
       const session1 = await ort.InferenceSession.create(encodeModel(m), { intraOpNumThreads: 1 });
-      const tOrt1 = await median(() => session1.run(feeds));
+      const tOrt1 = await median(() => session1.run(feeds), RUNS);
       await session1.release();
 
       const xt: RTensor = { dtype: DataType.FLOAT, shape, data: x };
@@ -150,7 +138,7 @@ async function main(): Promise<void> {
       // Which path ran, and whether the helper took part.
       const label = async (f: () => unknown): Promise<[number, string]> => {
         const before = helperStats().tasks;
-        const t = await median(f);
+        const t = await median(f, RUNS);
         const ran = lastReduceWasmPath();
         const idle = helperStats().tasks === before ? " idle" : "";
         if (ran === "threads") return [t, `2T${idle}`];
@@ -158,8 +146,8 @@ async function main(): Promise<void> {
         return [t, ran === "direct" ? "1T" : String(ran)];
       };
       setReduceThreads(false);
-      const tWasm = await median(() => runReduce(ctx, short, xt, axesT));
-      const t1 = await median(() => runReduce(ctx, short, xwt, axesT));
+      const tWasm = await median(() => runReduce(ctx, short, xt, axesT), RUNS);
+      const t1 = await median(() => runReduce(ctx, short, xwt, axesT), RUNS);
       setReduceThreads(true);
       const [tStaged, pathPlain] = await label(() => runReduce(ctx, short, xt, axesT));
       const [t2, pathInPlace] = await label(() => runReduce(ctx, short, xwt, axesT));
