@@ -15,6 +15,8 @@ import type { KernelContext, RTensor, RValue } from "./types.js";
 export interface RunOptions {
   /** Largest element count any tensor may have (default 2^31 - 1). */
   maxElements?: number;
+  /** Most iterations any Loop may run, so that a huge trip count ends with an error, not hours later. */
+  maxIterations?: number;
   /** Also return these intermediate values (true: every value of the main graph). */
   keepIntermediates?: string[] | boolean;
   /** Filled in while running: the most values held at once in the main graph's scope. */
@@ -22,6 +24,8 @@ export interface RunOptions {
 }
 
 export const DEFAULT_MAX_ELEMENTS = 2 ** 31 - 1;
+/** About 20 s of a trivial Loop body on these machines. */
+export const DEFAULT_MAX_ITERATIONS = 10_000_000;
 
 /** How deeply function calls may nest: deeper chains would exhaust the stack. */
 const MAX_CALL_DEPTH = 256;
@@ -150,6 +154,7 @@ function checkDeclared(
 class Executor {
   private readonly functions: Map<string, Function>;
   private readonly maxElements: number;
+  private readonly maxIterations: number;
   private readonly stats: { peakLiveValues: number } | undefined;
   private readonly plans = new Map<Graph | Function, Plan>();
   private readonly initializers = new Map<Tensor, RTensor>();
@@ -162,6 +167,7 @@ class Executor {
   ) {
     this.functions = new Map(model.functions.map((f) => [fnKey(f.domain, f.name, f.overload), f]));
     this.maxElements = opts.maxElements ?? DEFAULT_MAX_ELEMENTS;
+    this.maxIterations = opts.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.stats = opts.stats;
   }
 
@@ -237,6 +243,7 @@ class Executor {
       opset: opsets.get("") ?? 1,
       label,
       maxElements: this.maxElements,
+      maxIterations: this.maxIterations,
       runSubgraph: (g, inputs) => this.runSubgraph(g, inputs, scope, opsets, label),
     };
     let outs: RValue[];

@@ -7,6 +7,7 @@ export {
   unsupportedOps,
   assertSupported,
   DEFAULT_MAX_ELEMENTS,
+  DEFAULT_MAX_ITERATIONS,
   type RunOptions,
 } from "./executor.js";
 export {

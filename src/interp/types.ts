@@ -41,6 +41,8 @@ export interface KernelContext {
   label: string;
   /** Largest element count a kernel may allocate. */
   maxElements: number;
+  /** Most iterations a Loop may run (default DEFAULT_MAX_ITERATIONS). */
+  maxIterations?: number;
   /** Runs a subgraph (If/Loop/Scan body) with the given inputs; outer-scope values are visible. */
   runSubgraph(g: Graph, inputs: RValue[]): RValue[];
 }

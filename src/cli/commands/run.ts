@@ -22,7 +22,7 @@ import {
   parseJsonTensor,
   summarizeTensor,
 } from "../../interp/convert.js";
-import { DEFAULT_MAX_ELEMENTS, runValues } from "../../interp/executor.js";
+import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS, runValues } from "../../interp/executor.js";
 import type { RValue } from "../../interp/types.js";
 import { EXIT_FAILED, EXIT_OK, action } from "../util.js";
 
@@ -200,20 +200,26 @@ export function registerRunCommands(program: Command): void {
       "largest element count a tensor may have",
       String(DEFAULT_MAX_ELEMENTS),
     )
+    .option(
+      "--max-iterations <n>",
+      "most iterations a Loop may run",
+      String(DEFAULT_MAX_ITERATIONS),
+    )
     .option("--values <n>", "how many leading values to print per output", "8")
     .action(
       action(
         (
           file: string,
           inputArgs: string[],
-          opts: { outputDir?: string; maxElements: string; values: string },
+          opts: { outputDir?: string; maxElements: string; maxIterations: string; values: string },
         ) => {
           const maxElements = parsePositiveInt(opts.maxElements, "--max-elements");
+          const maxIterations = parsePositiveInt(opts.maxIterations, "--max-iterations");
           const shown = parsePositiveInt(opts.values, "--values");
           const model = loadModel(file);
           assertRunnable(model, file);
           const inputs = bindInputs(model, inputArgs);
-          const outputs = runValues(model, inputs, { maxElements });
+          const outputs = runValues(model, inputs, { maxElements, maxIterations });
           if (opts.outputDir) {
             for (const o of model.graph.outputs)
               if (!("dtype" in outputs[o.name]!))

@@ -133,7 +133,12 @@ const Loop: Kernel = (ctx, inputs) => {
       scans[k]!.push(v);
     }
     i++;
-    if (i > ctx.maxElements) fail(ctx, `loop ran more than ${ctx.maxElements} iterations`);
+    const limit = ctx.maxIterations ?? Infinity; // the executor always sets it
+    if (i >= limit && i < maxTrip && cond)
+      fail(
+        ctx,
+        `loop would run more than ${limit} iterations (raise --max-iterations to allow more)`,
+      );
   }
   const scanOut = scans.map((items, k) =>
     items.length
