@@ -5,7 +5,7 @@ import { OnnxError } from "../errors.js";
 import { dtypeByName, dtypeName } from "../ir/dtype.js";
 import { Tensor } from "../ir/tensor.js";
 import protobuf from "protobufjs";
-import { DataType, type Type } from "../ir/types.js";
+import { DataType, type SparseTensor, type Type } from "../ir/types.js";
 import { loadExternalData } from "../io/files.js";
 import { ProtoReader } from "../io/from-proto.js";
 import { ProtoWriter } from "../io/to-proto.js";
@@ -441,4 +441,63 @@ export function decodeValueProto(
     return { name: m.name, value: { kind: "optional-none" } };
   }
   throw new OnnxError("E_UNSUPPORTED", `values of kind ${type.kind} are not supported`, where);
+}
+
+/**
+ * A sparse tensor made dense: zeros (empty strings) everywhere but at its indices, which are
+ * either linear positions ([NNZ]) or coordinates ([NNZ, rank]).
+ */
+export function sparseToDense(s: SparseTensor, where?: string): RTensor {
+  const label = where ?? `sparse tensor '${s.values.name}'`;
+  const values = fromIRTensor(s.values, label);
+  const indices = fromIRTensor(s.indices, label);
+  const dims = s.dims;
+  if (dims.some((d) => !Number.isSafeInteger(d) || d < 0))
+    throw new OnnxError("E_MODEL", `invalid shape [${dims.join(",")}]`, label);
+  const nnz = values.data.length;
+  if (values.shape.length !== 1)
+    throw new OnnxError(
+      "E_MODEL",
+      `values must be 1-D, not of shape [${values.shape.join(",")}]`,
+      label,
+    );
+  const idx = indices.data;
+  if (!(idx instanceof BigInt64Array))
+    throw new OnnxError("E_MODEL", `indices must be int64, not ${dtypeName(indices.dtype)}`, label);
+  const linear = indices.shape.length === 1;
+  if (
+    !(linear
+      ? indices.shape[0] === nnz
+      : indices.shape.length === 2 && indices.shape[0] === nnz && indices.shape[1] === dims.length)
+  )
+    throw new OnnxError(
+      "E_MODEL",
+      `indices of shape [${indices.shape.join(",")}] do not fit ${nnz} values of a rank-${dims.length} tensor`,
+      label,
+    );
+  const total = dims.reduce((a, b) => a * b, 1);
+  const out = allocStorage(values.dtype, total);
+  for (let k = 0; k < nnz; k++) {
+    let pos = 0;
+    if (linear) pos = Number(idx[k]!);
+    else
+      for (let r = 0; r < dims.length; r++) {
+        const i = Number(idx[k * dims.length + r]!);
+        if (!(i >= 0 && i < dims[r]!))
+          throw new OnnxError(
+            "E_MODEL",
+            `index ${i} of value ${k} is out of range for dimension ${r} of size ${dims[r]}`,
+            label,
+          );
+        pos = pos * dims[r]! + i;
+      }
+    if (!(pos >= 0 && pos < total))
+      throw new OnnxError(
+        "E_MODEL",
+        `position ${pos} of value ${k} is out of range for ${total} elements`,
+        label,
+      );
+    (out as { [i: number]: unknown })[pos] = values.data[k];
+  }
+  return { dtype: values.dtype, shape: [...dims], data: out };
 }

@@ -8,7 +8,7 @@ import { GraphIndex, topologicalOrder } from "../ir/graph.js";
 import type { Tensor } from "../ir/tensor.js";
 import { attributeGraphs } from "../ir/traverse.js";
 import type { Attribute, Function, Graph, Model, Node, OpsetId } from "../ir/types.js";
-import { fromIRTensor } from "./convert.js";
+import { fromIRTensor, sparseToDense } from "./convert.js";
 import { kernelFor } from "./kernels/index.js";
 import type { KernelContext, RTensor, RValue } from "./types.js";
 
@@ -69,6 +69,19 @@ function initializerValue(t: Tensor, initializerCache: Map<Tensor, RTensor>): RT
     initializerCache.set(t, v);
   }
   return v;
+}
+
+/** A graph's initializers, dense and sparse (made dense), as values of the scope. */
+function bindInitializers(g: Graph, scope: Scope, cache: Map<Tensor, RTensor>): void {
+  for (const t of g.initializers) scope.values.set(t.name, initializerValue(t, cache));
+  for (const s of g.sparseInitializers) {
+    let v = cache.get(s.values);
+    if (!v) {
+      v = sparseToDense(s, `sparse initializer '${s.values.name}'`);
+      cache.set(s.values, v);
+    }
+    scope.values.set(s.values.name, v);
+  }
 }
 
 /** Values visible at a point of execution: this scope's own, then the enclosing ones. */
@@ -275,8 +288,7 @@ class Executor {
     label: string,
   ): RValue[] {
     const scope = new Scope(outer);
-    for (const t of g.initializers)
-      scope.values.set(t.name, initializerValue(t, this.initializers));
+    bindInitializers(g, scope, this.initializers);
     g.inputs.forEach((vi, i) => {
       const v = inputs[i];
       if (v !== undefined) scope.values.set(vi.name, v);
@@ -348,8 +360,7 @@ class Executor {
   run(inputs: Record<string, RValue>, opts: RunOptions): Record<string, RValue> {
     const g = this.model.graph;
     const scope = new Scope();
-    for (const t of g.initializers)
-      scope.values.set(t.name, initializerValue(t, this.initializers));
+    bindInitializers(g, scope, this.initializers);
     const known = new Set(g.inputs.map((v) => v.name));
     for (const name of Object.keys(inputs))
       if (!known.has(name))

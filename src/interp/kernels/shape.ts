@@ -2,6 +2,7 @@
 // Squeeze/Unsqueeze, Flatten, Transpose, Expand, Slice, Pad, Concat, Split, Gather,
 // GatherElements, Tile, ConstantOfShape, Range, CumSum. Most are one strided copy.
 
+import { sparseToDense } from "../convert.js";
 import { attrFloat, attrInt, attrInts, attrString, getAttr } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
@@ -104,7 +105,8 @@ const Constant: Kernel = (ctx) => {
       if (a.type !== "STRINGS") break;
       return [{ dtype: DataType.STRING, shape: [a.value!.length], data: [...a.value!] }];
     case "sparse_value":
-      return fail(ctx, "sparse_value constants are not supported by the interpreter");
+      if (a.type !== "SPARSE_TENSOR") break;
+      return [sparseToDense(a.value!, ctx.label)];
   }
   return fail(ctx, `attribute '${a.name}' has an unexpected type ${a.type}`);
 };
