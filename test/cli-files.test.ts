@@ -188,3 +188,26 @@ describe("independent decoders", () => {
     },
   );
 });
+
+describe("names with control characters", () => {
+  it("print escaped in info and run output, one line per item", () => {
+    const dir = tmp();
+    const path = join(dir, "nl.onnx");
+    const m = model(
+      graph({
+        name: "g\nx",
+        nodes: [node("Abs", ["in\nput"], ["out\nput"])],
+        inputs: [valueInfo("in\nput", "float", [2])],
+        outputs: [valueInfo("out\nput", "float", [2])],
+      }),
+      13,
+    );
+    saveModel(m, path);
+    const info = runCli(["info", path]);
+    expect(info.code).toBe(0);
+    expect(info.stdout).toMatch(/^outputs: +out\\nput: float\[2\]$/m);
+    const r = runCli(["run", path, "in\nput=json:[1,-2]"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split("\n")).toEqual(["out\\nput: float [2] = 1, 2"]);
+  });
+});

@@ -8,7 +8,7 @@ import { dtypeName } from "../../ir/dtype.js";
 import { walkGraphs, walkNodes, walkTensors } from "../../ir/traverse.js";
 import type { Model } from "../../ir/types.js";
 import { printModel } from "../../text/print.js";
-import { action } from "../util.js";
+import { action, oneLine } from "../util.js";
 
 export function registerFileCommands(program: Command): void {
   program
@@ -153,5 +153,5 @@ function formatInfo(file: string, i: ModelInfo): string {
   );
   lines.push("ops:");
   for (const [op, n] of Object.entries(i.ops)) lines.push(`  ${String(n).padStart(6)}  ${op}`);
-  return lines.join("\n") + "\n";
+  return lines.map(oneLine).join("\n") + "\n";
 }

@@ -24,7 +24,7 @@ import {
 } from "../../interp/convert.js";
 import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS, runValues } from "../../interp/executor.js";
 import type { RValue } from "../../interp/types.js";
-import { EXIT_FAILED, EXIT_OK, action } from "../util.js";
+import { EXIT_FAILED, EXIT_OK, action, oneLine } from "../util.js";
 
 function parsePositiveInt(text: string, what: string): number {
   const n = Number(text);
@@ -243,11 +243,11 @@ export function registerRunCommands(program: Command): void {
           model.graph.outputs.forEach((o, i) => {
             const v = outputs[o.name]!;
             if (!("dtype" in v)) {
-              process.stdout.write(describeValue(o.name, v, shown) + "\n");
+              process.stdout.write(describeValue(oneLine(o.name), v, shown) + "\n");
               return;
             }
             const t = v;
-            process.stdout.write(summarizeTensor(o.name, t, shown) + "\n");
+            process.stdout.write(summarizeTensor(oneLine(o.name), t, shown) + "\n");
             if (opts.outputDir) {
               const bytes = encodeTensorProto(t, o.name);
               writeFileAtomic(join(opts.outputDir, `output_${i}.pb`), (fd) => {
