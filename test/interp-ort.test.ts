@@ -77,6 +77,21 @@ async function compareWithOrt(
 
 const m = (g: Graph, opset = 18): Model => model(g, opset);
 
+/** Puts constant inputs into the graph as Constant nodes, so both runtimes see the same graph. */
+function prependConstants(g: Graph, consts: Record<string, RTensor>): void {
+  g.nodes.unshift(
+    ...Object.entries(consts).map(([name, t]) =>
+      node(
+        "Constant",
+        [],
+        [name],
+        {},
+        { attributes: [{ name: "value", type: "TENSOR", value: toIR(t) }] },
+      ),
+    ),
+  );
+}
+
 describe("interpreter agrees with onnxruntime-node", () => {
   it("float arithmetic with broadcasting, unary math, variadic Max/Min, Where", async () => {
     const g = graph({
@@ -183,17 +198,7 @@ describe("interpreter agrees with onnxruntime-node", () => {
       r2: i64([], [-4]),
     };
     // Feed the constant inputs as Constant nodes so both runtimes see the same graph.
-    g.nodes.unshift(
-      ...Object.entries(consts).map(([name, t]) =>
-        node(
-          "Constant",
-          [],
-          [name],
-          {},
-          { attributes: [{ name: "value", type: "TENSOR", value: toIR(t) }] },
-        ),
-      ),
-    );
+    prependConstants(g, consts);
     await compareWithOrt(m(g), { x: random(DataType.FLOAT, [4, 6], 9) });
   });
 
@@ -404,17 +409,7 @@ describe("interpreter agrees with onnxruntime-node", () => {
       cm: { dtype: DataType.BOOL, shape: [3], data: Uint8Array.of(1, 0, 1) },
       s4: i64([4], [1, 4, 3, 1]),
     };
-    g.nodes.unshift(
-      ...Object.entries(consts).map(([name, t]) =>
-        node(
-          "Constant",
-          [],
-          [name],
-          {},
-          { attributes: [{ name: "value", type: "TENSOR", value: toIR(t) }] },
-        ),
-      ),
-    );
+    prependConstants(g, consts);
     await compareWithOrt(m(g, 18), { x: random(DataType.FLOAT, [3, 4], 61) });
   });
 
@@ -575,17 +570,7 @@ describe("interpreter agrees with onnxruntime-node", () => {
       ys: fromFloat64(DataType.FLOAT, [], Float64Array.of(0.05)),
       yz: fromFloat64(DataType.UINT8, [], Float64Array.of(128)),
     };
-    g.nodes.unshift(
-      ...Object.entries(consts).map(([name, t]) =>
-        node(
-          "Constant",
-          [],
-          [name],
-          {},
-          { attributes: [{ name: "value", type: "TENSOR", value: toIR(t) }] },
-        ),
-      ),
-    );
+    prependConstants(g, consts);
     await compareWithOrt(
       m(g, 13),
       { x: random(DataType.FLOAT, [2, 3], 91, -2, 2) },
@@ -621,17 +606,7 @@ describe("interpreter agrees with onnxruntime-node", () => {
       iou: fromFloat64(DataType.FLOAT, [1], Float64Array.of(0.4)),
       sth: fromFloat64(DataType.FLOAT, [1], Float64Array.of(0.1)),
     };
-    g.nodes.unshift(
-      ...Object.entries(consts).map(([name, t]) =>
-        node(
-          "Constant",
-          [],
-          [name],
-          {},
-          { attributes: [{ name: "value", type: "TENSOR", value: toIR(t) }] },
-        ),
-      ),
-    );
+    prependConstants(g, consts);
     const boxes = fromFloat64(
       DataType.FLOAT,
       [1, 6, 4],
@@ -708,17 +683,7 @@ describe("interpreter agrees with onnxruntime-node", () => {
       step: i64([], [2]),
       win: fromFloat64(DataType.FLOAT, [4], Float64Array.of(0.2, 1, 1, 0.5)),
     };
-    g.nodes.unshift(
-      ...Object.entries(consts).map(([name, t]) =>
-        node(
-          "Constant",
-          [],
-          [name],
-          {},
-          { attributes: [{ name: "value", type: "TENSOR", value: toIR(t) }] },
-        ),
-      ),
-    );
+    prependConstants(g, consts);
     await compareWithOrt(
       m(g, 17),
       {
