@@ -1,0 +1,3 @@
+// Passes: the contract every model transform follows (see pass.ts).
+
+export * from "./pass.js";
