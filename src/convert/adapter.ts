@@ -1,0 +1,50 @@
+// What an adapter is: a small function that rewrites one node across one version step of its op
+// (from the version in force before the step to the next or previous version), registered as data
+// under (domain, op, from, to). Reusable patterns (axes attribute <-> input, type restriction,
+// attribute added with a meaning-preserving default, ...) live in adapters/common.ts, named for
+// the pattern; per-family tables in adapters/<family>.ts hold one row per step.
+
+import type { Node, Tensor, Type } from "../ir/types.js";
+import type { OpVersion } from "../schema/types.js";
+
+export type Direction = "up" | "down";
+
+export interface AdapterContext {
+  /** The node as it is before the step (valid at `from`). Never mutate it: return new nodes. */
+  readonly node: Node;
+  /** The op's version before and after the step (adjacent versions of one operator). */
+  readonly from: OpVersion;
+  readonly to: OpVersion;
+  readonly direction: Direction;
+  /** The opset of the node's domain after the step (the nodes returned must be valid there). */
+  readonly opset: number;
+  /** Where the node is, for messages: "graph > Loop 'l' body > node 'n' (Softmax)". */
+  readonly where: string;
+  /** The type of the node's i-th input, when inference knows it (computed lazily, on request). */
+  inputType(i: number): Type | undefined;
+  /** The value of the node's i-th input when it is a constant (initializer or Constant output). */
+  constantInput(i: number): Tensor | undefined;
+  /** A name not used anywhere in the graph (nor its subgraphs), starting with `base`. */
+  fresh(base: string): string;
+  /** Refuses the step for this node: the plan reports it as blocked with this reason. */
+  fail(reason: string): never;
+}
+
+/**
+ * Rewrites `c.node` across one step. Returns the nodes that replace it (valid at `c.to`, in
+ * order, the last ones writing the node's outputs), or undefined when the node stays as it is
+ * apart from its version. Constants an adapter stops reading are removed by the driver when
+ * nothing else reads them.
+ */
+export type Adapter = (c: AdapterContext) => Node[] | undefined;
+
+export interface AdapterRow {
+  domain: string;
+  op: string;
+  /** `since` of the version before the step and after it (adjacent versions of the op). */
+  from: number;
+  to: number;
+  /** What the step changes, one line (shown by `convert --list-adapters`). */
+  summary: string;
+  adapter: Adapter;
+}

@@ -1,0 +1,141 @@
+// The IR's structure helpers: producers/consumers, order, cycles, names, traversal, tensors.
+
+import { describe, expect, it } from "vitest";
+import { OnnxError } from "../../src/errors.js";
+import { graph, model, node, valueInfo } from "../../src/ir/builder.js";
+import {
+  GraphIndex,
+  NameScope,
+  freeNames,
+  sortNodes,
+  topologicalOrder,
+} from "../../src/ir/graph.js";
+import { Tensor } from "../../src/ir/tensor.js";
+import { walkGraphs, walkNodes, walkTensors } from "../../src/ir/traverse.js";
+import { DataType } from "../../src/ir/types.js";
+import { numberToBfloat16Bits, numberToFloat16Bits } from "../../src/ir/dtype.js";
+
+describe("graph structure", () => {
+  const g = graph({
+    nodes: [
+      node("Log", ["s"], ["y"]),
+      node("ReduceSum", ["x", "axes"], ["s"]),
+      node("Abs", ["x"], ["a"]),
+    ],
+    inputs: [valueInfo("x", "float", [2, 3])],
+    outputs: [valueInfo("y", "float", [])],
+    initializers: [Tensor.from(DataType.INT64, [1], [1n], "axes")],
+  });
+
+  it("finds producers and consumers in constant time per lookup", () => {
+    const idx = new GraphIndex(g);
+    expect(idx.producer.get("s")?.node.opType).toBe("ReduceSum");
+    expect(idx.usesOf("x").map((u) => u.node.opType)).toEqual(["ReduceSum", "Abs"]);
+    expect(idx.usesOf("nothing")).toEqual([]);
+  });
+
+  it("orders nodes after their producers, keeping the given order otherwise", () => {
+    expect(topologicalOrder(g)).toEqual([1, 0, 2]);
+    const copy = { ...g, nodes: [...g.nodes] };
+    expect(sortNodes(copy)).toBe(true);
+    expect(copy.nodes.map((n) => n.opType)).toEqual(["ReduceSum", "Log", "Abs"]);
+    expect(sortNodes(copy)).toBe(false);
+  });
+
+  it("reports a cycle naming its nodes", () => {
+    const cyc = graph({
+      nodes: [
+        node("Add", ["x", "b"], ["a"], {}, { name: "first" }),
+        node("Relu", ["a"], ["b"], {}, { name: "second" }),
+        node("Abs", ["x"], ["c"]),
+      ],
+    });
+    expect(() => topologicalOrder(cyc)).toThrow(OnnxError);
+    expect(() => topologicalOrder(cyc)).toThrow(
+      /cycle through node 'first' \(Add\), node 'second' \(Relu\)$/,
+    );
+  });
+
+  it("sees outer-scope values used inside subgraphs as dependencies", () => {
+    const then = graph({ nodes: [node("Identity", ["outer"], ["t"])], outputs: [valueInfo("t")] });
+    const els = graph({ nodes: [node("Neg", ["outer"], ["e"])], outputs: [valueInfo("e")] });
+    const g2 = graph({
+      nodes: [
+        node("If", ["cond"], ["r"], { then_branch: then, else_branch: els }),
+        node("Abs", ["x"], ["outer"]),
+      ],
+      inputs: [valueInfo("cond", "bool", []), valueInfo("x", "float", [1])],
+      outputs: [valueInfo("r")],
+    });
+    expect(freeNames(then)).toEqual(new Set(["outer"]));
+    expect(topologicalOrder(g2)).toEqual([1, 0]);
+    expect(new GraphIndex(g2).usesOf("outer")).toMatchObject([{ slot: -1 }]);
+    const m = model(g2);
+    expect([...walkGraphs(m)].length).toBe(3);
+    expect([...walkNodes(m)].map((v) => `${v.node.opType}@${v.depth}`)).toEqual([
+      "If@0",
+      "Identity@1",
+      "Neg@1",
+      "Abs@0",
+    ]);
+  });
+
+  it("hands out fresh names that collide with nothing in the scope", () => {
+    const scope = new NameScope(g);
+    expect(scope.fresh("s")).toBe("s_1");
+    expect(scope.fresh("s")).toBe("s_2");
+    expect(scope.fresh("new")).toBe("new");
+    expect(scope.fresh("new")).toBe("new_1");
+  });
+
+  it("walks every tensor, including attribute tensors in function bodies", () => {
+    const m = model(g);
+    m.functions.push({
+      name: "F",
+      domain: "local",
+      inputs: [],
+      outputs: ["o"],
+      attributes: [],
+      attributeProtos: [],
+      nodes: [node("Constant", [], ["o"], { value: Tensor.scalar(DataType.FLOAT, 1, "c") })],
+      opsetImports: [{ domain: "", version: 18 }],
+      valueInfo: [],
+    });
+    expect([...walkTensors(m)].map((t) => t.name)).toEqual(["axes", "c"]);
+  });
+});
+
+describe("tensors", () => {
+  it("round-trips every numeric dtype through raw bytes", () => {
+    const cases: [number, (number | bigint | boolean)[]][] = [
+      [DataType.FLOAT, [1.5, -0, Infinity]],
+      [DataType.DOUBLE, [Math.PI, -1e300]],
+      [DataType.INT8, [-128, 127]],
+      [DataType.UINT8, [0, 255]],
+      [DataType.INT16, [-32768, 32767]],
+      [DataType.UINT16, [65535]],
+      [DataType.INT32, [-(2 ** 31), 2 ** 31 - 1]],
+      [DataType.UINT32, [2 ** 32 - 1]],
+      [DataType.INT64, [-(2n ** 63n), 2n ** 63n - 1n]],
+      [DataType.UINT64, [2n ** 64n - 1n]],
+      [DataType.BOOL, [true, false]],
+      [DataType.FLOAT16, [1, -2.5, 65504, 2 ** -24]],
+      [DataType.BFLOAT16, [1, -2.5, 3.3895313892515355e38]],
+    ];
+    for (const [dt, values] of cases) {
+      const t = Tensor.from(dt, [values.length], values);
+      expect(t.values()).toEqual(values);
+    }
+    expect(Tensor.from(DataType.STRING, [2], ["a", "ü"]).values()).toEqual(["a", "ü"]);
+  });
+
+  it("rounds float16 and bfloat16 to nearest even", () => {
+    // 1 + 2^-11 is halfway between 1 and the next float16 (1 + 2^-10): ties go to even (1).
+    expect(numberToFloat16Bits(1 + 2 ** -11)).toBe(0x3c00);
+    expect(numberToFloat16Bits(1 + 3 * 2 ** -11)).toBe(0x3c02);
+    expect(numberToFloat16Bits(65520)).toBe(0x7c00);
+    expect(numberToBfloat16Bits(1 + 2 ** -8)).toBe(0x3f80);
+    expect(numberToBfloat16Bits(1 + 3 * 2 ** -8)).toBe(0x3f82);
+    expect(numberToBfloat16Bits(NaN) & 0x7fc0).toBe(0x7fc0);
+  });
+});
