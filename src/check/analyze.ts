@@ -9,6 +9,11 @@ import { topologicalOrder } from "../ir/graph.js";
 import type { Tensor } from "../ir/tensor.js";
 import { attributeGraphs, walkGraphNodes } from "../ir/traverse.js";
 import type { Attribute, Dim, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
+import {
+  MAX_IR_VERSION,
+  MIN_IR_VERSION_FOR_FUNCTIONS,
+  minIrVersionForOpset,
+} from "../schema/ir-versions.js";
 import { domainLabel, normaliseDomain } from "../schema/registry.js";
 import { Unbounded, type FormalSchema, type OpVersion } from "../schema/types.js";
 import { constFromTensor, type ConstVal } from "./consts.js";
@@ -32,28 +37,6 @@ export interface Analysis {
   /** Inferred (and declared) types of the values of each graph, subgraph and function body. */
   types: Map<Graph | Function, Map<string, Type>>;
 }
-
-/** The IR version each ai.onnx opset first shipped with (ONNX release table). */
-export function minIrVersionForOpset(opset: number): number {
-  if (opset <= 8) return 3;
-  if (opset === 9) return 4;
-  if (opset === 10) return 5;
-  if (opset === 11) return 6;
-  if (opset <= 14) return 7;
-  if (opset <= 18) return 8;
-  if (opset <= 20) return 9;
-  if (opset <= 22) return 10;
-  if (opset <= 24) return 11;
-  if (opset === 25) return 12;
-  // Opset 26 shipped with IR 13; later opsets (and LogCumSumExp's 29) need no more than that here.
-  return 13;
-}
-
-/** The newest IR version this tool reads (proto/onnx.proto). */
-export const MAX_IR_VERSION = 14;
-
-/** IR version 8 introduced model-local functions. */
-const MIN_IR_FOR_FUNCTIONS = 8;
 
 class Scope {
   readonly types = new Map<string, Type | undefined>();
@@ -207,11 +190,11 @@ export class Analyzer {
         });
       }
     }
-    if (this.model.functions.length > 0 && ir < MIN_IR_FOR_FUNCTIONS) {
+    if (this.model.functions.length > 0 && ir < MIN_IR_VERSION_FOR_FUNCTIONS) {
       this.problems.push({
         code: "ir-version",
         where: "model",
-        message: `IR version ${ir} does not allow model-local functions (they need IR version ${MIN_IR_FOR_FUNCTIONS} or later)`,
+        message: `IR version ${ir} does not allow model-local functions (they need IR version ${MIN_IR_VERSION_FOR_FUNCTIONS} or later)`,
       });
     }
   }
@@ -651,13 +634,7 @@ export class Analyzer {
           const known = this.registry.has(domain, op);
           const domainKnown = domain === "" || this.registry.maxOpset(domain) > 0;
           if (known) {
-            let reason = "";
-            try {
-              this.registry.resolve(domain, op, opset);
-            } catch (e) {
-              reason = e instanceof OnnxError ? e.message : String(e);
-            }
-            const first = /first version: (\d+)/.exec(reason)?.[1];
+            const first = this.registry.versions(domain, op)[0]?.since;
             report(
               "op-not-in-opset",
               `${op} is not defined at ${domainLabel(domain)} opset ${opset}${first ? `; its first version is ${first}` : ""}`,
@@ -785,9 +762,8 @@ export class Analyzer {
     }
 
     // Output types: the op's rule, else what the schema's formal types and bound variables say.
-    const rc: RuleCtx = {
+    const rc: Omit<RuleCtx, "schema"> = {
       node,
-      version: schema?.since ?? 0,
       inputs: inTypes,
       consts: inConsts,
       outputs: [],
@@ -808,7 +784,7 @@ export class Analyzer {
     };
     if (schema && domain === "" && arityOk) {
       const rule = RULES.get(op);
-      if (rule) rule(rc);
+      if (rule) rule({ ...rc, schema });
     } else if (fn) {
       rc.outputs = this.instantiate(fn, node, inTypes, ctx, attrOf, report).slice(
         0,

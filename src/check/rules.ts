@@ -14,13 +14,15 @@ import {
   MAX_CONST_ELEMENTS,
   type ConstVal,
 } from "./consts.js";
+import { broadcastsMultidirectionally, hasAttribute, hasInput } from "../schema/facts.js";
+import type { OpVersion } from "../schema/types.js";
 import type { ProblemCode } from "./report.js";
 import { broadcastShapes, formatShape, isTensor, tensorOf } from "./types.js";
 
 export interface RuleCtx {
   node: Node;
-  /** The resolved schema version (its `since`); 0 when not resolved. */
-  version: number;
+  /** The operator version the node resolves to (rules run only for resolved nodes). */
+  schema: OpVersion;
   inputs: (Type | undefined)[];
   consts: (ConstVal | undefined)[];
   /** Filled by the rule. */
@@ -68,7 +70,7 @@ function clampInt(v: bigint): number {
 
 // ---- small helpers ----
 
-const opName = (c: RuleCtx) => (c.version ? `${c.node.opType}-${c.version}` : c.node.opType);
+const opName = (c: RuleCtx) => `${c.node.opType}-${c.schema.since}`;
 
 function tin(c: RuleCtx, i: number) {
   const t = c.inputs[i];
@@ -168,16 +170,12 @@ function allInputs(c: RuleCtx): number[] {
 }
 
 /**
- * Before multidirectional broadcasting (opset 7; 8 for Max/Min/Sum/Mean), the second input was
- * broadcast to the first (with `broadcast`/`axis` attributes, or per channel for PRelu): the
- * result has the first input's shape.
+ * Before multidirectional broadcasting, the other inputs were broadcast to the first (with
+ * `broadcast`/`axis` attributes, equal shapes, or per channel for PRelu): the result has the
+ * first input's shape.
  */
-function legacyShape(c: RuleCtx, before: number): Dim[] | undefined | false {
-  return c.version > 0 && c.version < before ? shapeOf(c, 0) : false;
-}
-function elementwiseShape(c: RuleCtx, before = 7): Dim[] | undefined {
-  const legacy = legacyShape(c, before);
-  return legacy === false ? broadcastInputs(c, allInputs(c)) : legacy;
+function elementwiseShape(c: RuleCtx): Dim[] | undefined {
+  return broadcastsMultidirectionally(c.schema) ? broadcastInputs(c, allInputs(c)) : shapeOf(c, 0);
 }
 
 const arith =
@@ -204,7 +202,7 @@ const comparison: Rule = (c) => {
 
 const variadicSame: Rule = (c) => {
   const elem = c.inputs.map((t) => (isTensor(t) ? t.elemType : 0)).find((e) => e) ?? 0;
-  out(c, 0, elem, elementwiseShape(c, 8));
+  out(c, 0, elem, elementwiseShape(c));
 };
 
 const where: Rule = (c) => {
@@ -382,7 +380,7 @@ const slice: Rule = (c) => {
   let ends: number[] | undefined | null;
   let axes: number[] | undefined | null;
   let steps: number[] | undefined | null;
-  if (c.version > 0 && c.version < 10) {
+  if (!hasInput(c.schema, "starts")) {
     starts = intsAttr(c, "starts");
     ends = intsAttr(c, "ends");
     axes = intsAttr(c, "axes");
@@ -490,7 +488,7 @@ const pad: Rule = (c) => {
   }
   const r = s.length;
   let pads: number[] | undefined | null;
-  if (c.version > 0 && c.version < 11) pads = intsAttr(c, "pads") ?? intsAttr(c, "paddings");
+  if (!hasInput(c.schema, "pads")) pads = intsAttr(c, "pads") ?? intsAttr(c, "paddings");
   else pads = intsInput(c, 1) ?? null;
   const axes: number[] | undefined | null = present(c, 3) ? (intsInput(c, 3) ?? null) : undefined;
   if (!pads || axes === null) {
@@ -621,8 +619,9 @@ const gather: Rule = (c) => {
   }
 };
 
-function axesArg(c: RuleCtx, attrBefore: number): number[] | undefined | null {
-  if (c.version > 0 && c.version < attrBefore) return intsAttr(c, "axes");
+/** Squeeze/Unsqueeze axes: the attribute, or the constant input in versions that have one. */
+function axesArg(c: RuleCtx): number[] | undefined | null {
+  if (!hasInput(c.schema, "axes")) return intsAttr(c, "axes");
   if (!present(c, 1)) return undefined;
   return intsInput(c, 1) ?? null;
 }
@@ -630,9 +629,9 @@ function axesArg(c: RuleCtx, attrBefore: number): number[] | undefined | null {
 const unsqueeze: Rule = (c) => {
   const s = shapeOf(c, 0);
   const elem = elemOf(c, 0);
-  const axes = axesArg(c, 13);
+  const axes = axesArg(c);
   if (!s || !axes) {
-    if (axes === undefined && !(c.version > 0 && c.version < 13) && !present(c, 1)) {
+    if (axes === undefined && hasInput(c.schema, "axes") && !present(c, 1)) {
       c.error("missing-input", `${opName(c)} needs the axes input`);
     }
     const k = c.inputs[1];
@@ -669,7 +668,7 @@ const unsqueeze: Rule = (c) => {
 const squeeze: Rule = (c) => {
   const s = shapeOf(c, 0);
   const elem = elemOf(c, 0);
-  const axes = axesArg(c, 13);
+  const axes = axesArg(c);
   if (!s || axes === null) {
     out(c, 0, elem);
     return;
@@ -713,8 +712,9 @@ function unknownDims(n: number): Dim[] | undefined {
 const reshape: Rule = (c) => {
   const s = shapeOf(c, 0);
   const elem = elemOf(c, 0);
-  const target: Dim[] | undefined | null =
-    c.version > 0 && c.version < 5 ? intsAttr(c, "shape") : symInput(c, 1);
+  const target: Dim[] | undefined | null = hasInput(c.schema, "shape")
+    ? symInput(c, 1)
+    : intsAttr(c, "shape");
   if (!target) {
     const k = c.inputs[1];
     const n = isTensor(k) && k.shape?.length === 1 ? k.shape[0] : undefined;
@@ -1123,7 +1123,7 @@ const split: Rule = (c) => {
   const a = normAxis(c, axisAttr, s.length);
   if (a === undefined) return;
   axis = a;
-  const sizes = c.version > 0 && c.version < 13 ? intsAttr(c, "split") : intsInput(c, 1);
+  const sizes = hasAttribute(c.schema, "split") ? intsAttr(c, "split") : intsInput(c, 1);
   const d = s[axis]!;
   let parts: number[] | undefined;
   if (sizes) {
@@ -1140,10 +1140,10 @@ const split: Rule = (c) => {
     }
     parts = sizes;
   } else if (sizes === undefined && typeof d === "number" && !present(c, 1)) {
-    // Equal parts; from version 18 the last may be smaller (num_outputs).
+    // Equal parts; in versions with num_outputs the last may be smaller.
     const chunk = Math.ceil(d / n);
     parts = Array.from({ length: n }, (_, i) => Math.max(0, Math.min(chunk, d - i * chunk)));
-    if (c.version < 18 && d % n !== 0) {
+    if (!hasAttribute(c.schema, "num_outputs") && d % n !== 0) {
       c.error(
         "shape-mismatch",
         `${opName(c)}: dimension ${axis} of size ${d} does not split into ${n} equal parts`,
@@ -1164,7 +1164,7 @@ const split: Rule = (c) => {
 const topK: Rule = (c) => {
   const s = shapeOf(c, 0);
   const axisAttr = intAttr(c, "axis", -1);
-  const k = c.version > 0 && c.version < 10 ? attrIntOf(c, "k") : intsInput(c, 1)?.[0];
+  const k = hasAttribute(c.schema, "k") ? attrIntOf(c, "k") : intsInput(c, 1)?.[0];
   let dims: Dim[] | undefined;
   if (s && axisAttr !== null) {
     const a = normAxis(c, axisAttr, s.length);
@@ -1313,7 +1313,8 @@ const loop: Rule = (c) => {
 };
 
 const scan: Rule = (c) => {
-  if (c.version > 0 && c.version < 9) {
+  if (hasInput(c.schema, "sequence_lens")) {
+    // Scan-8: batched, with sequence lengths; only the body is checked.
     c.subgraph("body");
     return;
   }
