@@ -18,7 +18,7 @@ import { domainLabel, normaliseDomain } from "../schema/registry.js";
 import { Unbounded, type FormalSchema, type OpVersion } from "../schema/types.js";
 import { constFromTensor, type ConstVal } from "./consts.js";
 import { formatProblem, type OpRegistry, type Problem, type ProblemCode } from "./report.js";
-import { RULES, type RuleCtx } from "./rules.js";
+import { RULES, type RuleCtx } from "./rules/index.js";
 import {
   describeType,
   isTensor,
