@@ -54,3 +54,6 @@ export type OpRegistry = Pick<
   SchemaRegistry,
   "resolve" | "tryResolve" | "has" | "maxOpset" | "versions"
 >;
+
+/** Reports one problem at the node being checked. */
+export type Report = (code: ProblemCode, message: string) => void;
