@@ -74,6 +74,18 @@ export function broadcastsMultidirectionally(v: OpVersion): boolean {
   return v.since >= MULTIDIRECTIONAL_BROADCAST_SINCE;
 }
 
+/**
+ * Softmax, LogSoftmax and Hardmax-13 work along one axis (default -1). Earlier versions flatten
+ * the input to 2-D at `axis` (default 1) and work along the second dimension. The defaults are in
+ * the schemas; the change of meaning is not.
+ */
+export const SOFTMAX_ALONG_AXIS_SINCE = 13;
+
+/** Whether a Softmax/LogSoftmax/Hardmax version works along one axis (see SOFTMAX_ALONG_AXIS_SINCE). */
+export function softmaxAlongAxis(v: OpVersion): boolean {
+  return v.since >= SOFTMAX_ALONG_AXIS_SINCE;
+}
+
 // ---- an operator's versions ----
 
 /** What the version lookups need of a registry (SchemaRegistry, or anything with its lookups). */
