@@ -382,7 +382,7 @@ class Expander {
           unit.scope(),
           this.options.preferLoops !== undefined ? { preferLoops: this.options.preferLoops } : {},
         );
-        return this.fitOpsets(node, r.nodes, r.opsetImports, unit, where);
+        return this.fitOpsets(node, r.nodes, r.opsetImports, unit, where, true);
       }
       case "older":
         return this.lowerByConversion(node, plan.op, plan.later, unit, where);
@@ -403,7 +403,8 @@ class Expander {
   /**
    * Body nodes written for `imports` made valid in the unit: a domain the unit lacks is imported;
    * a domain imported at another version needs nothing when every op of the body means the same
-   * at both, else the body is converted (or, without a converter, refused for this node).
+   * at both (or when a schema body is written for an older opset: its ops keep their meaning),
+   * else the body is converted (or, without a converter, refused for this node).
    */
   private fitOpsets(
     call: Node,
@@ -411,6 +412,7 @@ class Expander {
     imports: OpsetId[],
     unit: Unit,
     where: string,
+    schemaBody = false,
   ): Node[] | undefined {
     const body = opsetMap(imports);
     const used = new Set<string>();
@@ -425,7 +427,8 @@ class Expander {
         unit.added.set(d, want);
         continue;
       }
-      if (want === have) continue;
+      // A schema body keeps its meaning at every later opset (src/schema/body.ts).
+      if (want === have || (schemaBody && want < have)) continue;
       const differs = [...walkGraphNodes({ ...emptyGraph(), nodes })].find(({ node }) => {
         if (normaliseDomain(node.domain) !== d || this.localFunction(node)) return false;
         const a = this.registry.tryResolve(d, node.opType, want);

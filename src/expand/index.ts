@@ -24,3 +24,13 @@ export {
   parseTargetOps,
   type OpSelector,
 } from "./select.js";
+export {
+  diffGraphs,
+  diffModels,
+  formatDiff,
+  type GraphDiff,
+  type Hunk,
+  type ModelDiff,
+  type NodeChange,
+  type NodeRef,
+} from "./diff.js";
