@@ -1,0 +1,51 @@
+// onnxruntime-node as the independent runtime: our tensors in, its tensors out.
+
+import * as ort from "onnxruntime-node";
+import { encodeModel } from "../../src/io/files.js";
+import type { Model } from "../../src/ir/types.js";
+import { DataType } from "../../src/ir/types.js";
+import type { RTensor } from "../../src/interp/types.js";
+
+export const ORT_TYPE: Record<number, ort.Tensor.Type> = {
+  [DataType.FLOAT]: "float32",
+  [DataType.DOUBLE]: "float64",
+  [DataType.FLOAT16]: "float16",
+  [DataType.INT8]: "int8",
+  [DataType.UINT8]: "uint8",
+  [DataType.INT16]: "int16",
+  [DataType.UINT16]: "uint16",
+  [DataType.INT32]: "int32",
+  [DataType.UINT32]: "uint32",
+  [DataType.INT64]: "int64",
+  [DataType.UINT64]: "uint64",
+  [DataType.BOOL]: "bool",
+};
+const FROM_ORT = Object.fromEntries(Object.entries(ORT_TYPE).map(([k, v]) => [v, Number(k)]));
+
+export function toOrt(t: RTensor): ort.Tensor {
+  return new ort.Tensor(ORT_TYPE[t.dtype]!, t.data as never, t.shape);
+}
+
+export function fromOrt(t: ort.Tensor): RTensor {
+  const dtype = FROM_ORT[t.type]!;
+  let data = t.data as RTensor["data"];
+  if (dtype === DataType.FLOAT16 && !(data instanceof Uint16Array))
+    data = new Uint16Array((data as unknown as Uint16Array).buffer);
+  return { dtype, shape: [...t.dims], data };
+}
+
+/** Runs a model in onnxruntime-node; every output, by name. */
+export async function runOrt(
+  m: Model,
+  feeds: Record<string, RTensor>,
+): Promise<Record<string, RTensor>> {
+  const session = await ort.InferenceSession.create(encodeModel(m));
+  try {
+    const out = await session.run(
+      Object.fromEntries(Object.entries(feeds).map(([k, v]) => [k, toOrt(v)])),
+    );
+    return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, fromOrt(v)]));
+  } finally {
+    await session.release();
+  }
+}
