@@ -64,9 +64,12 @@ export function inlineBody(call: Node, body: BodyNodes, scope: NameScope, prefix
   };
 
   const renameNode = (n: Node, names: Names): Node => {
+    const inputs = n.inputs.map((x) => lookup(names, x));
+    // An omitted optional input at the end is left out rather than written as "".
+    while (inputs.length && inputs[inputs.length - 1] === "") inputs.pop();
     const copy: Node = {
       ...n,
-      inputs: n.inputs.map((x) => lookup(names, x)),
+      inputs,
       outputs: n.outputs.map((x) => lookup(names, x)),
       attributes: n.attributes.some((a) => a.type === "GRAPH" || a.type === "GRAPHS")
         ? n.attributes.map((a) => renameAttribute(a, names))
