@@ -37,10 +37,10 @@ import {
   type PassContext,
   type PassResult,
 } from "../passes/pass.js";
-import { hasFunctionBody } from "../schema/body.js";
+import { functionBody, hasFunctionBody, type FunctionBody } from "../schema/body.js";
 import { normaliseDomain, type SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
-import { callPrefix, inlineBody, inlineCall } from "./inline.js";
+import { callPrefix, inlineBody } from "./inline.js";
 import { OpSet, opName, type OpSelector } from "./select.js";
 
 /** Converts a model to an opset of ai.onnx (the converter's pass, as a function). */
@@ -71,6 +71,9 @@ export function expandPass(options: ExpandOptions = {}): Pass {
 }
 
 const MAX_ROUNDS = 64;
+
+/** Attribute types whose values make a cache key (no graphs or tensors). */
+const PLAIN_ATTRIBUTE = new Set(["INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS"]);
 
 const fkey = (domain: string, name: string, overload?: string) =>
   `${normaliseDomain(domain)}\u0000${name}\u0000${overload ?? ""}`;
@@ -111,6 +114,7 @@ class Expander {
   private readonly report: Note[] = [];
   private readonly noted = new Set<string>();
   private calls = 0;
+  private readonly bodies = new Map<string, FunctionBody>();
 
   constructor(
     private readonly model: Model,
@@ -375,18 +379,64 @@ class Expander {
       case "local":
         return this.inlineLocal(node, plan.fn, unit, where);
       case "schema": {
-        const r = inlineCall(
-          node,
-          plan.op,
+        const op = plan.op;
+        if (
+          op.inputs.some((f) => f.option === "variadic") ||
+          op.outputs.some((f) => f.option === "variadic")
+        )
+          throw new OnnxError(
+            "E_UNSUPPORTED",
+            `${op.name}-${op.since} has variadic inputs or outputs, which inlining does not support`,
+          );
+        const body = this.body(
+          op,
           node.inputs.map((n) => (n === "" ? undefined : unit.typeOf(n))),
-          unit.scope(),
-          this.options.preferLoops !== undefined ? { preferLoops: this.options.preferLoops } : {},
+          node.attributes,
         );
-        return this.fitOpsets(node, r.nodes, r.opsetImports, unit, where, true);
+        const nodes = inlineBody(
+          node,
+          {
+            inputs: op.inputs.map((f) => f.name),
+            outputs: op.outputs.map((f) => f.name),
+            nodes: body.nodes,
+          },
+          unit.scope(),
+          callPrefix(node, op.name),
+        );
+        return this.fitOpsets(node, nodes, body.opsetImports, unit, where, true);
       }
       case "older":
         return this.lowerByConversion(node, plan.op, plan.later, unit, where);
     }
+  }
+
+  /**
+   * The op's body for these input types and attributes. Bodies are parsed from text, so calls
+   * that look alike (the same op, types and plain attribute values) share one.
+   */
+  private body(
+    op: OpVersion,
+    inputTypes: (Type | undefined)[],
+    attributes: Attribute[],
+  ): FunctionBody {
+    const plain = attributes.every((a) => PLAIN_ATTRIBUTE.has(a.type));
+    const key = plain
+      ? JSON.stringify([op.name, op.since, inputTypes, attributes], (_k, v: unknown) =>
+          typeof v === "bigint" ? `${v}n` : v,
+        )
+      : undefined;
+    let body = key !== undefined ? this.bodies.get(key) : undefined;
+    if (!body) {
+      body = functionBody(op, {
+        inputTypes,
+        attributes,
+        ...(this.options.preferLoops !== undefined
+          ? { preferLoops: this.options.preferLoops }
+          : {}),
+      });
+      if (key !== undefined) this.bodies.set(key, body);
+    }
+    return body;
   }
 
   private inlineLocal(node: Node, fn: Function, unit: Unit, where: string): Node[] | undefined {
