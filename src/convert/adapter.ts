@@ -4,7 +4,8 @@
 // attribute added with a meaning-preserving default, ...) live in adapters/common.ts, named for
 // the pattern; per-family tables in adapters/<family>.ts hold one row per step.
 
-import type { Node, Tensor, Type } from "../ir/types.js";
+import type { Tensor } from "../ir/tensor.js";
+import type { Node, Type } from "../ir/types.js";
 import type { OpVersion } from "../schema/types.js";
 
 export type Direction = "up" | "down";
@@ -22,6 +23,8 @@ export interface AdapterContext {
   readonly where: string;
   /** The type of the node's i-th input, when inference knows it (computed lazily, on request). */
   inputType(i: number): Type | undefined;
+  /** The type of the node's i-th output, when inference knows it (computed lazily, on request). */
+  outputType(i: number): Type | undefined;
   /** The value of the node's i-th input when it is a constant (initializer or Constant output). */
   constantInput(i: number): Tensor | undefined;
   /** A name not used anywhere in the graph (nor its subgraphs), starting with `base`. */
