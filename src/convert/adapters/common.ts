@@ -261,3 +261,27 @@ export function inOrder(...adapters: Adapter[]): Adapter {
     return current ? [...prefix, current] : undefined;
   };
 }
+
+/**
+ * The way down to a version without broadcasting (Sum/Max/Min/Mean 8 -> 6): allowed when
+ * inference shows every input with the same static shape; otherwise blocked.
+ */
+export const sameShapeInputs: Adapter = (c) => {
+  let first: string | undefined;
+  for (let i = 0; i < c.node.inputs.length; i++) {
+    const t = c.inputType(i);
+    const shape =
+      t && (t.kind === "tensor" || t.kind === "sparse_tensor") && t.shape ? t.shape : undefined;
+    if (!shape || shape.some((d) => typeof d !== "number"))
+      return c.fail(
+        `input '${c.node.inputs[i]}' has no static shape; ${c.to.name}-${c.to.since} needs every input to have the output's shape (no broadcasting)`,
+      );
+    const text = JSON.stringify(shape);
+    if (first === undefined) first = text;
+    else if (text !== first)
+      return c.fail(
+        `inputs have different shapes (${first} and ${text}); ${c.to.name}-${c.to.since} does not broadcast`,
+      );
+  }
+  return undefined;
+};
