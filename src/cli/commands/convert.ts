@@ -135,6 +135,10 @@ export function formatPlan(file: string, p: ConversionPlan): string {
     lines.push(
       `  adapt  ${a.where}: ${stepLabel(a)} (opset ${a.opsetFrom} -> ${a.opsetTo}): ${a.message}`,
     );
+  for (const w of p.warnings)
+    lines.push(
+      `  note   ${w.where}: ${stepLabel(w)} (opset ${w.opsetFrom} -> ${w.opsetTo}): ${w.message}`,
+    );
   for (const b of p.blocked)
     lines.push(
       `  BLOCK  ${b.where}: ${stepLabel(b)} (opset ${b.opsetFrom} -> ${b.opsetTo}): ${b.message}`,
