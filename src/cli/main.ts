@@ -7,6 +7,7 @@ import { registerSchemaCommands } from "./commands/schema.js";
 import { registerCheckCommands } from "./commands/check.js";
 import { registerRunCommands } from "./commands/run.js";
 import { registerExpandCommands } from "./commands/expand.js";
+import { registerConvertCommands } from "./commands/convert.js";
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerCheckCommands(program);
   registerRunCommands(program);
   registerExpandCommands(program);
+  registerConvertCommands(program);
   return program;
 }
 
