@@ -18,6 +18,7 @@
 
 import { OnnxError, nodeLabel } from "../errors.js";
 import { inferScopeTypes } from "../check/index.js";
+import { conversionError, convertModel } from "../convert/index.js";
 import { NameScope } from "../ir/graph.js";
 import { attributeGraphs, walkGraphNodes } from "../ir/traverse.js";
 import type {
@@ -58,11 +59,21 @@ export interface ExpandOptions {
   targetOps?: OpSelector[];
   /** Allow loops (Scan) where a body has a loop-free form (see BodyContext.preferLoops). */
   preferLoops?: boolean;
-  /** Lowers older versions and bodies written for other opsets; without it they are reported. */
-  converter?: OpsetConverter;
+  /**
+   * Lowers older versions and bodies written for other opsets (default: the opset converter,
+   * src/convert; null: none, and such nodes are reported and left as they are).
+   */
+  converter?: OpsetConverter | null;
 }
 
 /** The expansion pass. Never mutates its input. */
+/** The opset converter, all or nothing: a blocked step is an error naming the node. */
+export const convertOpset: OpsetConverter = (model, opset, ctx) => {
+  const r = convertModel(model, opset, { registry: ctx.registry });
+  if (!r.model) throw conversionError(r);
+  return r.model;
+};
+
 export function expandPass(options: ExpandOptions = {}): Pass {
   return {
     name: "expand",
@@ -116,12 +127,15 @@ class Expander {
   private calls = 0;
   private readonly bodies = new Map<string, FunctionBody>();
 
+  private readonly converter?: OpsetConverter;
+
   constructor(
     private readonly model: Model,
     private readonly options: ExpandOptions,
     private readonly ctx: PassContext,
   ) {
     this.registry = ctx.registry;
+    if (options.converter !== null) this.converter = options.converter ?? convertOpset;
     for (const f of model.functions) this.functions.set(fkey(f.domain, f.name, f.overload), f);
     if (options.only) this.only = new OpSet(options.only, this.registry);
     if (options.keep) this.keep = new OpSet(options.keep, this.registry);
@@ -192,7 +206,7 @@ class Expander {
   private anyPlanned(nodes: Node[], opsets: Map<string, number>): boolean {
     for (const n of nodes) {
       const p = this.plan(n, opsets);
-      if (p && (p.kind !== "older" || this.options.converter)) return true;
+      if (p && (p.kind !== "older" || this.converter)) return true;
       for (const a of n.attributes)
         for (const g of attributeGraphs(a)) if (this.anyPlanned(g.nodes, opsets)) return true;
     }
@@ -486,7 +500,7 @@ class Expander {
         return a?.since !== b?.since;
       });
       if (!differs) continue;
-      if (d !== "" || !this.options.converter) {
+      if (d !== "" || !this.converter) {
         const op = differs.node.opType;
         throw new OnnxError(
           "E_UNSUPPORTED",
@@ -511,7 +525,7 @@ class Expander {
     where: string,
   ): Node[] | undefined {
     const domain = normaliseDomain(node.domain);
-    if (!this.options.converter || domain !== "") {
+    if (!this.converter || domain !== "") {
       this.noteOnce(`older:${where}`, {
         level: "warning",
         where,
@@ -521,7 +535,7 @@ class Expander {
     }
     const here = unit.opsets.get("")!;
     const sub = this.subModel(node, unit, here);
-    const up = this.options.converter(sub.model, later.since, this.ctx);
+    const up = this.converter(sub.model, later.since, this.ctx);
     const expanded = expandModel(
       up,
       {
@@ -532,7 +546,7 @@ class Expander {
       },
       this.ctx,
     ).model;
-    const down = this.options.converter(expanded, here, this.ctx);
+    const down = this.converter(expanded, here, this.ctx);
     return this.splice(node, down, sub.shared, unit, later.name);
   }
 
@@ -547,7 +561,7 @@ class Expander {
   ): Node[] {
     const sub = this.subModel(call, unit, from);
     sub.model.graph.nodes = nodes;
-    const down = this.options.converter!(sub.model, to, this.ctx);
+    const down = this.converter!(sub.model, to, this.ctx);
     void where;
     return this.splice(call, down, sub.shared, unit, call.opType);
   }
@@ -601,6 +615,7 @@ class Expander {
       { inputs: formals, outputs: call.outputs, nodes: [...consts, ...g.nodes] },
       unit.scope(),
       callPrefix(call, fallback),
+      { prefixed: false },
     );
   }
 

@@ -40,8 +40,18 @@ export function callPrefix(call: Node, fallback: string): string {
  * and node name fresh in `scope`, starting with `prefix__`. Names a subgraph defines get names
  * of their own (siblings never share one); names a subgraph reads from the body follow the body.
  */
-export function inlineBody(call: Node, body: BodyNodes, scope: NameScope, prefix: string): Node[] {
-  const freshName = (name: string) => scope.fresh(`${prefix}__${name.replace(/^_+/, "")}`);
+export function inlineBody(
+  call: Node,
+  body: BodyNodes,
+  scope: NameScope,
+  prefix: string,
+  opts: { prefixed?: boolean } = {},
+): Node[] {
+  // prefixed false: the body's names already carry a prefix (a body inlined before); they are
+  // kept where they are free, else numbered.
+  const prefixed = opts.prefixed ?? true;
+  const freshName = (name: string) =>
+    scope.fresh(prefixed ? `${prefix}__${name.replace(/^_+/, "")}` : name);
   const top = new Map<string, string>();
   body.inputs.forEach((f, i) => {
     if (f !== "") top.set(f, call.inputs[i] ?? "");
@@ -74,7 +84,9 @@ export function inlineBody(call: Node, body: BodyNodes, scope: NameScope, prefix
       attributes: n.attributes.some((a) => a.type === "GRAPH" || a.type === "GRAPHS")
         ? n.attributes.map((a) => renameAttribute(a, names))
         : n.attributes,
-      name: scope.fresh(`${prefix}__${n.name || n.opType}`),
+      name: scope.fresh(
+        prefixed ? `${prefix}__${n.name || n.opType}` : n.name || `${prefix}__${n.opType}`,
+      ),
     };
     return copy;
   };

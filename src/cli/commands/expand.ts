@@ -4,6 +4,7 @@
 import type { Command } from "commander";
 import { readFileSync } from "node:fs";
 import { OnnxError } from "../../errors.js";
+import { convertPass } from "../../convert/index.js";
 import { diffModels, formatDiff } from "../../expand/diff.js";
 import { expandPass, type ExpandOptions } from "../../expand/expand.js";
 import { parseOpList, parseTargetOps } from "../../expand/select.js";
@@ -26,12 +27,6 @@ interface ExpandCliOptions {
 
 function noteLine(n: Note): string {
   return oneLine(`${n.level}: ${n.where ? `${n.where}: ` : ""}${n.message}`);
-}
-
-/** The opset converter's pass, once the converter is part of the build. */
-function convertStep(opset: number): Pass {
-  void opset;
-  throw new OnnxError("E_UNSUPPORTED", "--opset needs the opset converter, which this build lacks");
 }
 
 export function registerExpandCommands(program: Command): void {
@@ -86,7 +81,7 @@ export function registerExpandCommands(program: Command): void {
         if (opts.preferLoops) options.preferLoops = true;
         const model = loadModel(file);
         const passes: Pass[] = [expandPass(options)];
-        if (opset !== undefined) passes.push(convertStep(opset));
+        if (opset !== undefined) passes.push(convertPass(opset));
         const ctx = passContext();
         let current = model;
         const notes: Note[] = [];
