@@ -38,6 +38,8 @@ export function inlineCall(
   const body = functionBody(op, {
     inputTypes,
     attributes: call.attributes,
+    inputPresent: op.inputs.map((_, i) => (call.inputs[i] ?? "") !== ""),
+    outputPresent: op.outputs.map((_, i) => (call.outputs[i] ?? "") !== ""),
     ...(opts.preferLoops !== undefined ? { preferLoops: opts.preferLoops } : {}),
   });
   const prefix = call.name || call.outputs[0] || op.name;
