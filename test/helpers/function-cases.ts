@@ -345,6 +345,90 @@ export const CASES: OpCases[] = [
     ],
   },
   {
+    op: "AffineGrid",
+    variants: (t, _v, r) => {
+      const size = (v: number[]) => tensor(D.INT64, [v.length], v);
+      return [
+        { name: "2-D", inputs: [X(r, t, [2, 2, 3], -1, 1), size([2, 3, 4, 5])] },
+        {
+          name: "2-D, align_corners",
+          inputs: [X(r, t, [2, 2, 3], -1, 1), size([2, 3, 4, 5])],
+          attrs: { align_corners: 1 },
+        },
+        {
+          name: "2-D, H = W = 1, align_corners",
+          inputs: [X(r, t, [1, 2, 3], -1, 1), size([1, 1, 1, 1])],
+          attrs: { align_corners: 1 },
+        },
+        { name: "3-D", inputs: [X(r, t, [2, 3, 4], -1, 1), size([2, 1, 2, 3, 4])] },
+        {
+          name: "3-D, align_corners",
+          inputs: [X(r, t, [1, 3, 4], -1, 1), size([1, 1, 3, 2, 2])],
+          attrs: { align_corners: 1 },
+        },
+      ];
+    },
+  },
+  {
+    op: "CenterCropPad",
+    types: () => [
+      D.FLOAT,
+      D.DOUBLE,
+      D.FLOAT16,
+      D.BFLOAT16,
+      D.INT8,
+      D.INT32,
+      D.INT64,
+      D.UINT8,
+      D.BOOL,
+    ],
+    variants: (t, _v, r) => {
+      const x = (shape: number[]) =>
+        t === D.BOOL ? random(r, t, shape, 0, 1) : X(r, t, shape, -9, 9);
+      return [
+        { name: "crop rows, pad columns", inputs: [x([4, 5]), tensor(D.INT64, [2], [3, 8])] },
+        { name: "odd differences", inputs: [x([5, 2]), tensor(D.INT32, [2], [2, 5])] },
+        {
+          name: "axes [1, -1]",
+          inputs: [x([2, 4, 5]), tensor(D.INT64, [2], [6, 1])],
+          attrs: { axes: [1, -1] },
+        },
+        { name: "unchanged", inputs: [x([2, 3]), tensor(D.INT64, [2], [2, 3])] },
+      ];
+    },
+  },
+  {
+    op: "RotaryEmbedding",
+    variants: (t, _v, r) => {
+      const pos = () => random(r, D.INT64, [2, 3], 0, 4);
+      return [
+        {
+          name: "4-D, caches per position",
+          inputs: [X(r, t, [2, 2, 3, 4]), X(r, t, [2, 3, 2], -1, 1), X(r, t, [2, 3, 2], -1, 1)],
+        },
+        {
+          name: "position_ids",
+          inputs: [X(r, t, [2, 2, 3, 4]), X(r, t, [5, 2], -1, 1), X(r, t, [5, 2], -1, 1), pos()],
+        },
+        {
+          name: "interleaved",
+          inputs: [X(r, t, [2, 2, 3, 4]), X(r, t, [5, 2], -1, 1), X(r, t, [5, 2], -1, 1), pos()],
+          attrs: { interleaved: 1 },
+        },
+        {
+          name: "partial rotation, interleaved",
+          inputs: [X(r, t, [2, 2, 3, 6]), X(r, t, [5, 2], -1, 1), X(r, t, [5, 2], -1, 1), pos()],
+          attrs: { rotary_embedding_dim: 4, interleaved: 1 },
+        },
+        {
+          name: "3-D, num_heads 2, partial",
+          inputs: [X(r, t, [2, 3, 8]), X(r, t, [2, 3, 1], -1, 1), X(r, t, [2, 3, 1], -1, 1)],
+          attrs: { num_heads: 2, rotary_embedding_dim: 2 },
+        },
+      ];
+    },
+  },
+  {
     op: "Bernoulli",
     interp: false,
     variants: (t) => [

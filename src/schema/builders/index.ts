@@ -7,6 +7,7 @@ import { logCumSumExpBuilder } from "./logcumsumexp.js";
 import { lossBuilders } from "./losses.js";
 import { normalizationBuilders } from "./normalization.js";
 import { reduceBuilders } from "./reduce.js";
+import { spatialBuilders } from "./spatial.js";
 
 export const BODY_BUILDERS: Readonly<Record<string, BodyBuilder>> = {
   ...reduceBuilders,
@@ -14,6 +15,7 @@ export const BODY_BUILDERS: Readonly<Record<string, BodyBuilder>> = {
   ...normalizationBuilders,
   ...lossBuilders,
   ...generatorBuilders,
+  ...spatialBuilders,
   log_cum_sum_exp: logCumSumExpBuilder,
 };
 
