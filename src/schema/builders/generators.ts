@@ -37,7 +37,12 @@ const range: BodyBuilder = (args) => {
     ? w.cast(w.op("Sub", [limit, start]), DataType.DOUBLE)
     : w.op("Sub", [w.cast(limit, DataType.DOUBLE), w.cast(start, DataType.DOUBLE)]);
   const steps = w.op("Ceil", [w.op("Div", [span, w.cast(delta, DataType.DOUBLE)])]);
-  const n = w.cast(w.op("Max", [steps, w.scalar(DataType.DOUBLE, 0, "zero")]), DataType.INT64);
+  // delta = 0 gives an infinite or NaN count, which no Cast to int64 defines: no elements then
+  // (the kernel reports an error, which a body cannot).
+  const zero = w.scalar(DataType.DOUBLE, 0, "zero");
+  const finite = w.op("Not", [w.op("Or", [w.op("IsInf", [steps]), w.op("IsNaN", [steps])])]);
+  const count = w.op("Where", [finite, w.op("Max", [steps, zero]), zero]);
+  const n = w.cast(count, DataType.INT64);
   const b = new TextWriter("_range_step_");
   b.op("Identity", ["_range_cond_in"], "", "_range_cond_out");
   b.op("Add", ["_range_prev", delta], "", "_range_next");
