@@ -152,6 +152,8 @@ export function inlineCall(
   const body = functionBody(op, {
     inputTypes,
     attributes: call.attributes,
+    inputPresent: op.inputs.map((_, i) => (call.inputs[i] ?? "") !== ""),
+    outputPresent: op.outputs.map((_, i) => (call.outputs[i] ?? "") !== ""),
     ...(opts.preferLoops !== undefined ? { preferLoops: opts.preferLoops } : {}),
   });
   const nodes = inlineBody(
