@@ -23,10 +23,14 @@ export interface AdapterContext {
   readonly where: string;
   /** The type of the node's i-th input, when inference knows it (computed lazily, on request). */
   inputType(i: number): Type | undefined;
+  /** The type of the node's i-th output, when inference knows it (computed lazily, on request). */
+  outputType(i: number): Type | undefined;
   /** The value of the node's i-th input when it is a constant (initializer or Constant output). */
   constantInput(i: number): Tensor | undefined;
   /** A name not used anywhere in the graph (nor its subgraphs), starting with `base`. */
   fresh(base: string): string;
+  /** A note for the plan and the pass's report; the step still happens. */
+  warn(message: string): void;
   /** Refuses the step for this node: the plan reports it as blocked with this reason. */
   fail(reason: string): never;
 }
