@@ -434,7 +434,7 @@ async function loadBytes(bytes: Uint8Array, name: string): Promise<void> {
 }
 
 async function openFile(f: File): Promise<void> {
-  await guarded(`cannot open ${f.name}`, async () => {
+  await guarded("cannot open the file", async () => {
     status(`reading ${f.name}…`);
     await loadBytes(new Uint8Array(await f.arrayBuffer()), f.name);
   });
@@ -588,7 +588,7 @@ void (async () => {
     const r = await fetch("preload");
     if (!r.ok) return;
     const name = decodeURIComponent(r.headers.get("x-model-name") ?? "model.onnx");
-    await guarded(`cannot open ${name}`, async () =>
+    await guarded("cannot open the file", async () =>
       loadBytes(new Uint8Array(await r.arrayBuffer()), name),
     );
   } catch {

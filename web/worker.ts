@@ -268,13 +268,17 @@ async function layout(side: Side, viewId: string): Promise<Drawing> {
   });
   const laid = await elk.layout({
     id: "root",
+    // Chosen so deep graphs (thousands of layers) do not overflow elkjs's stack in a worker:
+    // layering by longest path from the sources, cycles broken in model order, one component.
     layoutOptions: {
       "elk.algorithm": "layered",
       "elk.direction": "DOWN",
-      "elk.edgeRouting": "POLYLINE",
+      "elk.layered.cycleBreaking.strategy": "MODEL_ORDER",
+      "elk.layered.layering.strategy": "LONGEST_PATH_SOURCE",
+      "elk.separateConnectedComponents": "false",
+      "elk.layered.compaction.connectedComponents": "false",
       "elk.layered.spacing.nodeNodeBetweenLayers": "28",
       "elk.spacing.nodeNode": "18",
-      "elk.layered.thoroughness": "1",
     },
     children: nodes.map((n) => ({ id: n.id, width: n.w, height: n.h })),
     edges,
@@ -476,7 +480,7 @@ function transform(passName: string, pass: ReturnType<typeof convertPass>, label
     if (e instanceof OnnxError && notes) {
       const errors = notes.filter((n) => n.level !== "info").map(noteLine);
       throw new NotedError(
-        `${passName} refused: ${errors.length} problem${errors.length === 1 ? "" : "s"}`,
+        `refused: ${errors.length} problem${errors.length === 1 ? "" : "s"}`,
         errors,
       );
     }
