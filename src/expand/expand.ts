@@ -126,6 +126,7 @@ class Expander {
   private readonly noted = new Set<string>();
   private calls = 0;
   private readonly bodies = new Map<string, FunctionBody>();
+  private readonly plans = new Map<string, { plan: Plan | undefined }>();
 
   private readonly converter?: OpsetConverter;
 
@@ -182,11 +183,25 @@ class Expander {
   }
 
   private plan(node: Node, opsets: Map<string, number>): Plan | undefined {
-    const fn = this.localFunction(node);
-    if (fn) return this.selected(fn.domain, fn.name) ? { kind: "local", fn } : undefined;
+    if (this.functions.size) {
+      const fn = this.localFunction(node);
+      if (fn) return this.selected(fn.domain, fn.name) ? { kind: "local", fn } : undefined;
+    }
     const domain = normaliseDomain(node.domain);
     const opset = opsets.get(domain);
     if (opset === undefined) return undefined;
+    // Schema ops: one decision per (domain, op, opset).
+    const key = `${domain}\u0000${node.opType}\u0000${opset}`;
+    let cached = this.plans.get(key);
+    if (cached === undefined) {
+      cached = { plan: this.schemaPlan(domain, node.opType, opset) };
+      this.plans.set(key, cached);
+    }
+    return cached.plan;
+  }
+
+  private schemaPlan(domain: string, opType: string, opset: number): Plan | undefined {
+    const node = { opType };
     const op = this.registry.tryResolve(domain, node.opType, opset);
     if (!op || !this.selected(domain, node.opType, op.since)) return undefined;
     if (hasFunctionBody(op)) return { kind: "schema", op };
@@ -337,11 +352,13 @@ class Expander {
     let out: Node[] | undefined;
     for (let i = 0; i < nodes.length; i++) {
       const original = nodes[i]!;
-      const label = `${where} > ${nodeLabel(original, i)}`;
-      const node = this.expandSubgraphs(original, unit, label, state);
+      const node = original.attributes.length
+        ? this.expandSubgraphs(original, unit, `${where} > ${nodeLabel(original, i)}`, state)
+        : original;
       let replacement: Node[] | undefined;
       const plan = this.plan(node, unit.opsets);
       if (plan) {
+        const label = `${where} > ${nodeLabel(original, i)}`;
         try {
           replacement = this.expandCall(node, plan, unit, label);
         } catch (e) {
@@ -478,6 +495,15 @@ class Expander {
     where: string,
     schemaBody = false,
   ): Node[] | undefined {
+    // The common case: a schema body for opsets the caller has (at a version no older).
+    if (
+      schemaBody &&
+      imports.every((o) => {
+        const have = unit.opsets.get(normaliseDomain(o.domain));
+        return have !== undefined && have >= o.version;
+      })
+    )
+      return nodes;
     const body = opsetMap(imports);
     const used = new Set<string>();
     for (const { node } of walkGraphNodes({ ...emptyGraph(), nodes }))
