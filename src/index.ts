@@ -10,3 +10,6 @@ export * as check from "./check/index.js";
 export { checkModel, inferTypes } from "./check/index.js";
 export * as interp from "./interp/index.js";
 export { run, runBackendTest } from "./interp/index.js";
+export * as expand from "./expand/index.js";
+export { expandPass, diffModels, formatDiff } from "./expand/index.js";
+export { runPass, passContext, sequence, type Pass, type PassResult } from "./passes/index.js";
