@@ -692,39 +692,26 @@ describe("LinearAttention-27", () => {
     expect(vals(o2!)).toEqual([2, 3]);
   });
   it("delta and gated_delta: v is replaced by beta·(v − Sᵀk)", () => {
-    const kk = [1, 0, 1, 0]; // the same key twice
-    const [o] = call({
-      op: "LinearAttention",
-      opset: 27,
-      inputs: [
-        f32([1, 2, 2], [1, 0, 1, 0]),
-        f32([1, 2, 2], kk),
-        f32([1, 2, 1], [2, 6]),
-        undefined,
-        undefined,
-        f32([1, 2, 1], [0.5, 0.5]),
-      ],
-      attrs: { ...base, update_rule: "delta" },
-      floats: one,
-      outputs: 2,
-    });
+    // The same query and key twice, v = [2, 6], beta 0.5.
+    const deltaRun = (rule: string, decay?: RTensor) =>
+      call({
+        op: "LinearAttention",
+        opset: 27,
+        inputs: [
+          f32([1, 2, 2], [1, 0, 1, 0]),
+          f32([1, 2, 2], [1, 0, 1, 0]),
+          f32([1, 2, 1], [2, 6]),
+          undefined,
+          decay,
+          f32([1, 2, 1], [0.5, 0.5]),
+        ],
+        attrs: { ...base, update_rule: rule },
+        floats: one,
+        outputs: 2,
+      });
     // S = [1, 0]ᵀ·0.5·2 = [1, 0]; then w = 0.5·(6 − 1) = 2.5, S = [3.5, 0]
-    expect(vals(o!)).toEqual([1, 3.5]);
-    const [o2, s2] = call({
-      op: "LinearAttention",
-      opset: 27,
-      inputs: [
-        f32([1, 2, 2], [1, 0, 1, 0]),
-        f32([1, 2, 2], kk),
-        f32([1, 2, 1], [2, 6]),
-        undefined,
-        f32([1, 2, 1], [0, Math.log(0.5)]),
-        f32([1, 2, 1], [0.5, 0.5]),
-      ],
-      attrs: { ...base, update_rule: "gated_delta" },
-      floats: one,
-      outputs: 2,
-    });
+    expect(vals(deltaRun("delta")[0]!)).toEqual([1, 3.5]);
+    const [o2, s2] = deltaRun("gated_delta", f32([1, 2, 1], [0, Math.log(0.5)]));
     // step 2: S = f·[1, 0]; w = 0.5·(6 − f); S = [f + w, 0] (f = exp(g) ≈ 0.5)
     const f = Math.exp(Math.fround(Math.log(0.5)));
     expectValues(o2!, F, [1, 2, 1], [1, f + 0.5 * (6 - f)]);
