@@ -933,3 +933,41 @@ describe("CenterCropPad-18", () => {
     );
   });
 });
+
+describe("Bernoulli-15/22", () => {
+  it("gives 1 where p = 1 and 0 where p = 0, in the input's type or the dtype attribute's", () => {
+    for (const opset of [15, 22])
+      for (const [dtype, out] of [
+        [undefined, F],
+        [DataType.BOOL, DataType.BOOL],
+        [DataType.INT64, DataType.INT64],
+        [H, H],
+      ] as const) {
+        const y = first({
+          op: "Bernoulli",
+          opset,
+          inputs: [T(F, [2, 3], [1, 0, 1, 1, 0, 0])],
+          attrs: dtype === undefined ? {} : { dtype },
+        });
+        expect(y.dtype).toBe(out);
+        expect(y.shape).toEqual([2, 3]);
+        expect(vals(y).map(Number)).toEqual([1, 0, 1, 1, 0, 0]);
+      }
+  });
+  it("with a seed, draws the same values every run, 1 with frequency p", () => {
+    const p = T(D, [4000], new Array(4000).fill(0.3));
+    const draw = (seed: number) =>
+      vals(first({ op: "Bernoulli", opset: 22, inputs: [p], floats: { seed } })) as number[];
+    const a = draw(7);
+    expect(draw(7)).toEqual(a);
+    expect(draw(8)).not.toEqual(a);
+    const ones = a.filter((v) => v === 1).length;
+    expect(ones).toBeGreaterThan(4000 * 0.3 - 150); // ±5 standard deviations
+    expect(ones).toBeLessThan(4000 * 0.3 + 150);
+  });
+  it("rejects values that are not probabilities", () => {
+    expect(() => first({ op: "Bernoulli", opset: 22, inputs: [f32([2], [0.5, 1.5])] })).toThrow(
+      /input value 1.5 at index 1 is not a probability in \[0, 1\]/,
+    );
+  });
+});
