@@ -231,7 +231,7 @@ const Attention: Kernel = (ctx, inputs) => {
     maskVals = toFloat64(mask);
   }
 
-  const outY = new Float64Array(b * hq * sq * dv);
+  const outY = new Float64Array(checkedCount(ctx, [b, hq, sq, dv]));
   const wantQk = wanted(ctx, 3);
   const outQk = wantQk ? new Float64Array(checkedCount(ctx, [b, hq, sq, total])) : undefined;
   const bias = new Float64Array(total);
