@@ -4,7 +4,7 @@
 import * as ort from "onnxruntime-node";
 import { expect } from "vitest";
 import { compareTensors } from "../../src/interp/backend-test.js";
-import { toIRTensor as toIR } from "../../src/interp/convert.js";
+import { toIRTensor as toIR } from "../../src/interp/ir-tensors.js";
 import { run } from "../../src/interp/executor.js";
 import { fromFloat64 } from "../../src/interp/tensor.js";
 import type { RTensor } from "../../src/interp/types.js";

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import type { RTensor } from "../../src/interp/types.js";
-import { toIRTensor as toIR } from "../../src/interp/convert.js";
+import { toIRTensor as toIR } from "../../src/interp/ir-tensors.js";
 import { fromFloat64 } from "../../src/interp/tensor.js";
 import type { Graph, Model } from "../../src/ir/types.js";
 import { DataType, graph, i64, model, node, valueInfo } from "../helpers/interp.js";
