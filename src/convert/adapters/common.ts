@@ -190,9 +190,17 @@ function formalAt(list: FormalSchema[], i: number): FormalSchema | undefined {
  * types (generic function bodies) pass with a warning.
  */
 export function typeRestrictionReason(c: AdapterContext): string | undefined {
+  const inputType = (i: number) => {
+    const e = c.inputElemType(i);
+    return e !== undefined ? `tensor(${dtypeName(e)})` : typeString(c.inputType(i));
+  };
+  const outputType = (i: number) => {
+    const e = c.outputElemType(i);
+    return e !== undefined ? `tensor(${dtypeName(e)})` : typeString(c.outputType(i));
+  };
   for (const [what, formalsFrom, formalsTo, names, typeOf] of [
-    ["input", c.from.inputs, c.to.inputs, c.node.inputs, (i: number) => c.inputType(i)],
-    ["output", c.from.outputs, c.to.outputs, c.node.outputs, (i: number) => c.outputType(i)],
+    ["input", c.from.inputs, c.to.inputs, c.node.inputs, inputType],
+    ["output", c.from.outputs, c.to.outputs, c.node.outputs, outputType],
   ] as const) {
     for (let i = 0; i < names.length; i++) {
       if (names[i] === "") continue;
@@ -202,7 +210,7 @@ export function typeRestrictionReason(c: AdapterContext): string | undefined {
       const before = allowed(fa, c.from);
       const after = new Set(allowed(fb, c.to));
       if (before.every((t) => after.has(t))) continue;
-      const t = typeString(typeOf(i));
+      const t = typeOf(i);
       if (t === undefined) {
         // Function bodies are generic (typed per call): the step is taken, with a note.
         c.warn(
