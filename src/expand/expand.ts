@@ -19,6 +19,7 @@
 import { OnnxError, nodeLabel } from "../errors.js";
 import { inferScopeTypes } from "../check/index.js";
 import { conversionError, convertModel } from "../convert/index.js";
+import { graph } from "../ir/builder.js";
 import { NameScope } from "../ir/graph.js";
 import { attributeGraphs, walkGraphNodes } from "../ir/traverse.js";
 import type {
@@ -241,7 +242,7 @@ class Expander {
 
     const modelOpsets = opsetMap(model.opsetImports);
     const main = this.unit("graph", model.graph, modelOpsets, types);
-    const graph = this.expandGraph(model.graph, main, "graph", state);
+    const mainGraph = this.expandGraph(model.graph, main, "graph", state);
 
     // Local functions still called (from the graph or from each other) are expanded inside.
     const functions: Function[] = [];
@@ -250,7 +251,7 @@ class Expander {
     const done = new Set<Function>();
     const queue: Function[] = [];
     const reach = (nodes: Node[]) => {
-      for (const { node } of walkGraphNodes({ ...emptyGraph(), nodes })) {
+      for (const { node } of walkGraphNodes(graph({ nodes }))) {
         const f = byKey.get(fkey(node.domain, node.opType, node.overload));
         if (f && !done.has(f)) {
           done.add(f);
@@ -258,7 +259,7 @@ class Expander {
         }
       }
     };
-    reach((graph ?? model.graph).nodes);
+    reach((mainGraph ?? model.graph).nodes);
     const replaced = new Map<Function, Function>();
     while (queue.length) {
       const f = queue.shift()!;
@@ -284,11 +285,11 @@ class Expander {
       else functionsChanged = true; // no longer called: removed
     }
 
-    if (!graph && !functionsChanged && main.added.size === 0)
+    if (!mainGraph && !functionsChanged && main.added.size === 0)
       return { model, changed: false, pending: false };
     const out: Model = {
       ...model,
-      graph: graph ?? model.graph,
+      graph: mainGraph ?? model.graph,
       functions,
       opsetImports: main.added.size
         ? withImports(model.opsetImports, main.added)
@@ -506,8 +507,7 @@ class Expander {
       return nodes;
     const body = opsetMap(imports);
     const used = new Set<string>();
-    for (const { node } of walkGraphNodes({ ...emptyGraph(), nodes }))
-      used.add(normaliseDomain(node.domain));
+    for (const { node } of walkGraphNodes(graph({ nodes }))) used.add(normaliseDomain(node.domain));
     let convertFrom: number | undefined;
     for (const d of used) {
       const want = body.get(d);
@@ -519,7 +519,7 @@ class Expander {
       }
       // A schema body keeps its meaning at every later opset (src/schema/body.ts).
       if (want === have || (schemaBody && want < have)) continue;
-      const differs = [...walkGraphNodes({ ...emptyGraph(), nodes })].find(({ node }) => {
+      const differs = [...walkGraphNodes(graph({ nodes }))].find(({ node }) => {
         if (normaliseDomain(node.domain) !== d || this.localFunction(node)) return false;
         const a = this.registry.tryResolve(d, node.opType, want);
         const b = this.registry.tryResolve(d, node.opType, have);
@@ -617,7 +617,7 @@ class Expander {
       model: {
         irVersion: this.model.irVersion,
         opsetImports: [{ domain: "", version: opset }],
-        graph: { ...emptyGraph(), nodes: [node], inputs, outputs, initializers },
+        graph: graph({ nodes: [node], inputs, outputs, initializers }),
         functions: [],
       },
       shared,
@@ -760,17 +760,6 @@ function withImports(imports: OpsetId[], added: Map<string, number>): OpsetId[] 
   const out = [...imports];
   for (const [domain, version] of added) if (!have.has(domain)) out.push({ domain, version });
   return out;
-}
-
-function emptyGraph(): Graph {
-  return {
-    nodes: [],
-    inputs: [],
-    outputs: [],
-    initializers: [],
-    sparseInitializers: [],
-    valueInfo: [],
-  };
 }
 
 /**
