@@ -310,11 +310,18 @@ class Expander {
     const typeMap = (): Map<string, Type> => {
       if (merged) return merged;
       const all = types();
-      merged = new Map(all.get(owner) ?? []);
+      const own = all.get(owner) ?? new Map<string, Type>();
+      // Subgraphs' values join the owner's (names are unique across them); without subgraphs
+      // the owner's map is used as it is.
+      let copy: Map<string, Type> | undefined;
       for (const { node } of walkGraphNodes(owner))
         for (const a of node.attributes)
           for (const g of attributeGraphs(a))
-            for (const [k, v] of all.get(g) ?? []) if (!merged.has(k)) merged.set(k, v);
+            for (const [k, v] of all.get(g) ?? []) {
+              copy ??= new Map(own);
+              if (!copy.has(k)) copy.set(k, v);
+            }
+      merged = copy ?? own;
       return merged;
     };
     return {
