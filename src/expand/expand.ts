@@ -87,6 +87,32 @@ const MAX_ROUNDS = 64;
 /** Attribute types whose values make a cache key (no graphs or tensors). */
 const PLAIN_ATTRIBUTE = new Set(["INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS"]);
 
+/** What a body depends on, as a string: undefined when an attribute holds a graph or tensor. */
+function bodyKey(
+  op: OpVersion,
+  inputTypes: (Type | undefined)[],
+  attributes: Attribute[],
+): string | undefined {
+  let key = `${op.name}-${op.since}`;
+  for (const t of inputTypes) {
+    if (t === undefined) key += "|?";
+    else if (t.kind === "tensor" && t.denotation === undefined && !t.dimDenotations)
+      key += `|${t.elemType}${t.shape ? `[${t.shape.map((d) => (typeof d === "string" ? JSON.stringify(d) : String(d))).join(",")}]` : ""}`;
+    else key += `|${JSON.stringify(t)}`;
+  }
+  for (const a of attributes) {
+    if (!PLAIN_ATTRIBUTE.has(a.type)) return undefined;
+    const v = a.value;
+    const text = Array.isArray(v)
+      ? JSON.stringify(v.map((x) => (typeof x === "bigint" ? String(x) : x)))
+      : typeof v === "string"
+        ? JSON.stringify(v)
+        : String(v);
+    key += `|${a.name}:${a.type}=${a.refAttrName !== undefined ? `@${a.refAttrName}` : text}`;
+  }
+  return key;
+}
+
 const fkey = (domain: string, name: string, overload?: string) =>
   `${normaliseDomain(domain)}\u0000${name}\u0000${overload ?? ""}`;
 const fname = (f: { domain: string; name: string; overload?: string }) =>
@@ -458,12 +484,7 @@ class Expander {
     inputTypes: (Type | undefined)[],
     attributes: Attribute[],
   ): FunctionBody {
-    const plain = attributes.every((a) => PLAIN_ATTRIBUTE.has(a.type));
-    const key = plain
-      ? JSON.stringify([op.name, op.since, inputTypes, attributes], (_k, v: unknown) =>
-          typeof v === "bigint" ? `${v}n` : v,
-        )
-      : undefined;
+    const key = bodyKey(op, inputTypes, attributes);
     let body = key !== undefined ? this.bodies.get(key) : undefined;
     if (!body) {
       body = functionBody(op, {
