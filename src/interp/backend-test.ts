@@ -4,12 +4,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { OnnxError } from "../errors.js";
-import { dtypeName } from "../ir/dtype.js";
+import { bfloat16BitsToNumber, dtypeName, float16Table } from "../ir/dtype.js";
 import { DataType, type Model, type Type } from "../ir/types.js";
 import { loadModel } from "../io/files.js";
 import { decodeValueProto } from "./value-proto.js";
 import { runValues, unsupportedOps } from "./executor.js";
-import { elementString, float16Table, fromBfloat16Bits } from "./tensor.js";
+import { elementString } from "./tensor.js";
 import type { RTensor, RValue } from "./types.js";
 
 export interface Tolerance {
@@ -32,7 +32,7 @@ export interface BackendTestResult {
 function numericValue(t: RTensor, i: number): number | bigint | string {
   const v = t.data[i]!;
   if (t.dtype === DataType.FLOAT16) return float16Table()[v as number]!;
-  if (t.dtype === DataType.BFLOAT16) return fromBfloat16Bits(v as number);
+  if (t.dtype === DataType.BFLOAT16) return bfloat16BitsToNumber(v as number);
   return v;
 }
 

@@ -1,9 +1,9 @@
 // Helpers shared by the kernels: checked inputs, checked allocation, axes, broadcasting.
 
 import { OnnxError } from "../../errors.js";
-import { dtypeName } from "../../ir/dtype.js";
+import { bfloat16BitsToNumber, dtypeName, float16Table } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { allocStorage, float16Table, fromBfloat16Bits } from "../tensor.js";
+import { allocStorage } from "../tensor.js";
 import type { KernelContext, RTensor, RValue, Storage } from "../types.js";
 
 export function fail(ctx: KernelContext, message: string): never {
@@ -104,7 +104,7 @@ export function scalarNumber(ctx: KernelContext, t: RTensor, what: string): numb
 export function toNumberAt(t: RTensor, i: number): number {
   const v = t.data[i]!;
   if (t.dtype === DataType.FLOAT16) return float16Table()[v as number]!;
-  if (t.dtype === DataType.BFLOAT16) return fromBfloat16Bits(v as number);
+  if (t.dtype === DataType.BFLOAT16) return bfloat16BitsToNumber(v as number);
   return Number(v);
 }
 
