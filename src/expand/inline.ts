@@ -4,7 +4,8 @@
 
 import { OnnxError, nodeLabel } from "../errors.js";
 import type { NameScope } from "../ir/graph.js";
-import type { Attribute, Graph, Node, OpsetId, Type } from "../ir/types.js";
+import { mapAttributeGraphs } from "../ir/rewrite.js";
+import type { Graph, Node, OpsetId, Type } from "../ir/types.js";
 import { functionBody } from "../schema/body.js";
 import type { OpVersion } from "../schema/types.js";
 
@@ -57,7 +58,7 @@ export function inlineCall(
       ...n,
       inputs: n.inputs.map(rename),
       outputs: n.outputs.map(rename),
-      attributes: n.attributes.map(renameAttribute),
+      attributes: n.attributes.map((a) => mapAttributeGraphs(a, renameGraph)),
     };
     if (n.name) copy.name = scope.fresh(`${prefix}__${n.name}`);
     return copy;
@@ -74,10 +75,5 @@ export function inlineCall(
     }),
     nodes: g.nodes.map(renameNode),
   });
-  const renameAttribute = (a: Attribute): Attribute => {
-    if (a.type === "GRAPH" && a.value) return { ...a, value: renameGraph(a.value) };
-    if (a.type === "GRAPHS" && a.value) return { ...a, value: a.value.map(renameGraph) };
-    return a;
-  };
   return { nodes: body.nodes.map(renameNode), opsetImports: body.opsetImports };
 }
