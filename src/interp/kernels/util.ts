@@ -2,6 +2,7 @@
 
 import { OnnxError } from "../../errors.js";
 import { bfloat16BitsToNumber, dtypeName, float16Table } from "../../ir/dtype.js";
+import { clampToNumber } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
 import { allocStorage } from "../tensor.js";
 import type { KernelContext, RTensor, RValue, Storage } from "../types.js";
@@ -79,12 +80,7 @@ export function intValues(ctx: KernelContext, t: RTensor, what: string): number[
   for (let i = 0; i < d.length; i++) {
     const v = d[i]!;
     if (typeof v === "bigint") {
-      out[i] =
-        v > 9007199254740991n
-          ? Number.MAX_SAFE_INTEGER
-          : v < -9007199254740991n
-            ? Number.MIN_SAFE_INTEGER
-            : Number(v);
+      out[i] = clampToNumber(v);
     } else out[i] = v;
   }
   return out;
