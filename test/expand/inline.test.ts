@@ -1,7 +1,7 @@
 // Inlining calls into a graph: fresh names, no collisions, same numbers.
 
 import { describe, expect, it } from "vitest";
-import { checkModel } from "../../src/check/index.js";
+import { checkModel, inferTypes } from "../../src/check/index.js";
 import { inlineCall } from "../../src/expand/inline.js";
 import { fromFloat64, run, toFloat64 } from "../../src/interp/index.js";
 import { graph, model, node, valueInfo } from "../../src/ir/builder.js";
@@ -15,9 +15,7 @@ const reg = SchemaRegistry.default();
 function inlineAll(m: Model, preferLoops: boolean): Model {
   const scope = new NameScope(m.graph);
   const opset = m.opsetImports[0]!.version;
-  const types = new Map(m.graph.inputs.map((v) => [v.name, v.type]));
-  for (const t of m.graph.initializers)
-    types.set(t.name, { kind: "tensor", elemType: t.dataType, shape: t.dims });
+  const types = inferTypes(m);
   const nodes = m.graph.nodes.flatMap((n) => {
     const v = reg.resolve("", n.opType, opset);
     if (!v.body) return [n];

@@ -1,14 +1,13 @@
 // The shared rewrite primitives: mapping a node's subgraphs, binding @ref attributes to a call.
 
 import { describe, expect, it } from "vitest";
-import { inlineCall } from "../../src/expand/inline.js";
+import { callInputTypes, inlineCall } from "../../src/expand/inline.js";
 import { run } from "../../src/interp/index.js";
 import { attr } from "../../src/ir/builder.js";
 import { NameScope } from "../../src/ir/graph.js";
 import { bindRefs, mapNodeGraphs, resolveRef } from "../../src/ir/rewrite.js";
 import type { Attribute, Graph, Node } from "../../src/ir/types.js";
 import { SchemaRegistry } from "../../src/schema/index.js";
-import { inferScopeTypes } from "../../src/check/index.js";
 import { parseGraphText, parseModelText, parseNodeListText } from "../../src/text/parse.js";
 import { DataType, T } from "../helpers/interp.js";
 
@@ -86,14 +85,8 @@ describe("binding @ref attributes", () => {
       }`);
     const f = m.functions[0]!;
     const call = f.nodes[0]!;
-    const types = inferScopeTypes(m).get(f)!;
     const op = SchemaRegistry.default().resolve("", "ReduceLogSum", 18);
-    const { nodes } = inlineCall(
-      call,
-      op,
-      call.inputs.map((i) => types.get(i)),
-      new NameScope(m.graph),
-    );
+    const { nodes } = inlineCall(call, op, callInputTypes(m, call, f), new NameScope(m.graph));
     const refs = nodes.flatMap((n) => n.attributes.filter((a) => a.name === "keepdims"));
     expect(refs.length).toBeGreaterThan(0);
     expect(refs.every((a) => a.refAttrName === "kd")).toBe(true);
