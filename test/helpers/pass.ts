@@ -1,0 +1,183 @@
+// expectPass: the shape of every pass test. Both models are ONNX text; the pass runs on the first
+// (src/passes/pass.ts contract) and must give the second up to the names it introduces, leave its
+// input untouched, and compute what the input computes on seeded random inputs.
+
+import { expect } from "vitest";
+import { compareValues, DEFAULT_TOLERANCE, type Tolerance } from "../../src/interp/backend-test.js";
+import { runValues } from "../../src/interp/executor.js";
+import { fromFloat64 } from "../../src/interp/tensor.js";
+import type { RValue } from "../../src/interp/types.js";
+import type { Tensor } from "../../src/ir/tensor.js";
+import { DataType, type Function, type Graph, type Model, type Node } from "../../src/ir/types.js";
+import { mapAttributeGraphs } from "../../src/ir/rewrite.js";
+import {
+  passContext,
+  runPass,
+  type Pass,
+  type PassContext,
+  type PassResult,
+} from "../../src/passes/pass.js";
+import { parseModelText } from "../../src/text/parse.js";
+import { printModel } from "../../src/text/print.js";
+
+export interface ExpectPassOptions {
+  ctx?: Partial<PassContext>;
+  /** Values for some graph inputs; the others are drawn at random. */
+  inputs?: Record<string, RValue>;
+  /** Range of random float inputs (default [-2, 2)); integers are drawn from [-5, 5]. */
+  low?: number;
+  high?: number;
+  /** Size of a symbolic or unknown dimension (default 3). */
+  dim?: number;
+  seed?: number;
+  tolerance?: Tolerance;
+}
+
+/**
+ * Runs the pass on `before` and expects `after`: equal once the names the models introduce
+ * (node names; value names other than the main graph's inputs, outputs and initializers, and a
+ * function's formals) are renumbered in order of first appearance. Also expects the input model
+ * unchanged, `changed` set when the models differ, and the same outputs from both models on
+ * seeded random inputs. Returns the pass's result for further checks (its report).
+ */
+export function expectPass(
+  pass: Pass,
+  beforeText: string,
+  afterText: string,
+  opts: ExpectPassOptions = {},
+): PassResult {
+  const before = parseModelText(beforeText, "before");
+  const expected = parseModelText(afterText, "after");
+  const printedBefore = printModel(before);
+  const result = runPass(pass, before, passContext(opts.ctx));
+  expect(printModel(before), `${pass.name} must not change its input model`).toBe(printedBefore);
+  const want = printModel(canonicalNames(expected));
+  expect(printModel(canonicalNames(result.model)), `${pass.name}: the model it gives`).toBe(want);
+  if (printModel(canonicalNames(before)) !== want)
+    expect(result.changed, `${pass.name} changed the model, so 'changed' must be set`).toBe(true);
+  expectSameOutputs(before, result.model, opts);
+  return result;
+}
+
+/** Runs both models on the same seeded random inputs and expects the same outputs. */
+export function expectSameOutputs(a: Model, b: Model, opts: ExpectPassOptions = {}): void {
+  const inputs = randomInputs(a, opts);
+  const want = runValues(a, inputs);
+  const got = runValues(b, inputs);
+  expect(Object.keys(got).sort()).toEqual(Object.keys(want).sort());
+  for (const [name, w] of Object.entries(want)) {
+    const problem = compareValues(got[name]!, w, opts.tolerance ?? DEFAULT_TOLERANCE);
+    expect(problem, `output '${name}'`).toBeUndefined();
+  }
+}
+
+/** A value for each main graph input that is not an initializer, drawn with a seeded generator. */
+export function randomInputs(m: Model, opts: ExpectPassOptions = {}): Record<string, RValue> {
+  let seed = opts.seed ?? 20261202;
+  const rand = () => {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+    return seed / 2 ** 32;
+  };
+  const low = opts.low ?? -2;
+  const high = opts.high ?? 2;
+  const initializers = new Set(m.graph.initializers.map((t) => t.name));
+  const out: Record<string, RValue> = {};
+  for (const vi of m.graph.inputs) {
+    if (initializers.has(vi.name)) continue;
+    const given = opts.inputs?.[vi.name];
+    if (given) {
+      out[vi.name] = given;
+      continue;
+    }
+    const t = vi.type;
+    if (t?.kind !== "tensor")
+      throw new Error(`input '${vi.name}' is not a tensor: give it in opts.inputs`);
+    const shape = (t.shape ?? []).map((d) => (typeof d === "number" ? d : (opts.dim ?? 3)));
+    const n = shape.reduce((p, d) => p * d, 1);
+    const float = [DataType.FLOAT, DataType.DOUBLE, DataType.FLOAT16, DataType.BFLOAT16].includes(
+      t.elemType,
+    );
+    const values = Float64Array.from({ length: n }, () =>
+      t.elemType === DataType.BOOL
+        ? rand() < 0.5
+          ? 0
+          : 1
+        : float
+          ? low + (high - low) * rand()
+          : Math.floor(rand() * 11) - 5,
+    );
+    out[vi.name] = fromFloat64(t.elemType, shape, values);
+  }
+  return out;
+}
+
+/**
+ * The model with introduced names renumbered in order of first appearance: value names `_1`,
+ * `_2`, ... and node names `_n1`, ... (a number a kept name already uses is skipped). Kept: the
+ * main graph's inputs, outputs and initializers; in a function, its formal inputs and outputs.
+ */
+export function canonicalNames(m: Model): Model {
+  const renamer = (keep: Set<string>) => {
+    const names = new Map<string, string>();
+    let v = 0;
+    let k = 0;
+    const fresh = (prefix: string, next: () => number) => {
+      let s: string;
+      do s = `${prefix}${next()}`;
+      while (keep.has(s));
+      return s;
+    };
+    const value = (x: string) => {
+      if (x === "" || keep.has(x)) return x;
+      let y = names.get(x);
+      if (y === undefined) names.set(x, (y = fresh("_", () => ++v)));
+      return y;
+    };
+    const node = (n: Node): Node => {
+      const copy: Node = {
+        ...n,
+        inputs: n.inputs.map(value),
+        outputs: n.outputs.map(value),
+        attributes: n.attributes.map((a) => mapAttributeGraphs(a, graph)),
+      };
+      if (n.name) copy.name = fresh("_n", () => ++k);
+      return copy;
+    };
+    const tensor = (t: Tensor): Tensor => {
+      const c = Object.assign(Object.create(Object.getPrototypeOf(t) as object), t) as Tensor;
+      c.name = value(t.name);
+      return c;
+    };
+    const graph = (g: Graph): Graph => ({
+      ...g,
+      inputs: g.inputs.map((x) => ({ ...x, name: value(x.name) })),
+      initializers: g.initializers.map(tensor),
+      nodes: g.nodes.map(node),
+      outputs: g.outputs.map((x) => ({ ...x, name: value(x.name) })),
+      valueInfo: g.valueInfo
+        .map((x) => ({ ...x, name: value(x.name) }))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    });
+    return { graph, node, value };
+  };
+  const g = m.graph;
+  const main = renamer(
+    new Set([
+      ...g.inputs.map((x) => x.name),
+      ...g.outputs.map((x) => x.name),
+      ...g.initializers.map((t) => t.name),
+      ...g.sparseInitializers.map((s) => s.values.name),
+    ]),
+  );
+  const fn = (f: Function): Function => {
+    const r = renamer(new Set([...f.inputs, ...f.outputs]));
+    return {
+      ...f,
+      nodes: f.nodes.map(r.node),
+      valueInfo: f.valueInfo
+        .map((x) => ({ ...x, name: r.value(x.name) }))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    };
+  };
+  return { ...m, graph: main.graph(g), functions: m.functions.map(fn) };
+}
