@@ -4,7 +4,7 @@
 
 import { OnnxError, nodeLabel } from "../errors.js";
 import type { NameScope } from "../ir/graph.js";
-import { mapAttributeGraphs } from "../ir/rewrite.js";
+import { renameNode } from "../ir/rewrite.js";
 import type { Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
 import { inferScopeTypes, inferTypes, type InferOptions } from "../check/infer.js";
 import { functionBody } from "../schema/body.js";
@@ -68,27 +68,6 @@ export function inlineCall(
     if (out === undefined) names.set(name, (out = scope.fresh(`${prefix}__${name}`)));
     return out;
   };
-  const renameNode = (n: Node): Node => {
-    const copy: Node = {
-      ...n,
-      inputs: n.inputs.map(rename),
-      outputs: n.outputs.map(rename),
-      attributes: n.attributes.map((a) => mapAttributeGraphs(a, renameGraph)),
-    };
-    if (n.name) copy.name = scope.fresh(`${prefix}__${n.name}`);
-    return copy;
-  };
-  const renameGraph = (g: Graph): Graph => ({
-    ...g,
-    inputs: g.inputs.map((v) => ({ ...v, name: rename(v.name) })),
-    outputs: g.outputs.map((v) => ({ ...v, name: rename(v.name) })),
-    valueInfo: g.valueInfo.map((v) => ({ ...v, name: rename(v.name) })),
-    initializers: g.initializers.map((t) => {
-      const c = Object.assign(Object.create(Object.getPrototypeOf(t)), t);
-      c.name = rename(t.name);
-      return c;
-    }),
-    nodes: g.nodes.map(renameNode),
-  });
-  return { nodes: body.nodes.map(renameNode), opsetImports: body.opsetImports };
+  const renaming = { value: rename, node: (name: string) => scope.fresh(`${prefix}__${name}`) };
+  return { nodes: body.nodes.map((n) => renameNode(n, renaming)), opsetImports: body.opsetImports };
 }

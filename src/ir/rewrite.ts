@@ -2,6 +2,7 @@
 // function body to its call, the interpreter and the checker share. Each returns the object it
 // was given when nothing changed, so a caller can tell (and share unchanged parts).
 
+import type { Tensor } from "./tensor.js";
 import type { Attribute, Graph, Node } from "./types.js";
 
 /** The attribute with each graph it holds (GRAPH, GRAPHS) replaced by f(graph). */
@@ -68,4 +69,42 @@ export function bindRefs(
     return out.every((n, i) => n === list[i]) ? list : out;
   };
   return bindList(nodes);
+}
+
+/** How to rename: every value name (also "" if it may stand there), and each non-empty node name. */
+export interface Renaming {
+  value: (name: string) => string;
+  node: (name: string) => string;
+}
+
+/**
+ * The node with its inputs, outputs, subgraphs and name renamed. Names are asked for in a fixed
+ * order (inputs, outputs, subgraphs, then the node's name), so fresh names come out the same
+ * every time.
+ */
+export function renameNode(n: Node, r: Renaming): Node {
+  const copy: Node = {
+    ...n,
+    inputs: n.inputs.map(r.value),
+    outputs: n.outputs.map(r.value),
+    attributes: n.attributes.map((a) => mapAttributeGraphs(a, (g) => renameGraph(g, r))),
+  };
+  if (n.name) copy.name = r.node(n.name);
+  return copy;
+}
+
+/** The graph with every name in it renamed: inputs, outputs, value_info, initializers, nodes. */
+export function renameGraph(g: Graph, r: Renaming): Graph {
+  return {
+    ...g,
+    inputs: g.inputs.map((v) => ({ ...v, name: r.value(v.name) })),
+    outputs: g.outputs.map((v) => ({ ...v, name: r.value(v.name) })),
+    valueInfo: g.valueInfo.map((v) => ({ ...v, name: r.value(v.name) })),
+    initializers: g.initializers.map((t) => {
+      const c = Object.assign(Object.create(Object.getPrototypeOf(t) as object), t) as Tensor;
+      c.name = r.value(t.name);
+      return c;
+    }),
+    nodes: g.nodes.map((n) => renameNode(n, r)),
+  };
 }

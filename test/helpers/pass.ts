@@ -7,9 +7,14 @@ import { compareValues, DEFAULT_TOLERANCE, type Tolerance } from "../../src/inte
 import { runValues } from "../../src/interp/executor.js";
 import { fromFloat64 } from "../../src/interp/tensor.js";
 import type { RValue } from "../../src/interp/types.js";
-import type { Tensor } from "../../src/ir/tensor.js";
-import { DataType, type Function, type Graph, type Model, type Node } from "../../src/ir/types.js";
-import { mapAttributeGraphs } from "../../src/ir/rewrite.js";
+import {
+  DataType,
+  type Function,
+  type Graph,
+  type Model,
+  type ValueInfo,
+} from "../../src/ir/types.js";
+import { mapNodeGraphs, renameGraph, renameNode, type Renaming } from "../../src/ir/rewrite.js";
 import {
   passContext,
   runPass,
@@ -115,53 +120,21 @@ export function randomInputs(m: Model, opts: ExpectPassOptions = {}): Record<str
  * The model with introduced names renumbered in order of first appearance: value names `_1`,
  * `_2`, ... and node names `_n1`, ... (a number a kept name already uses is skipped). Kept: the
  * main graph's inputs, outputs and initializers; in a function, its formal inputs and outputs.
+ * value_info is listed by name, so its order does not count.
  */
 export function canonicalNames(m: Model): Model {
-  const renamer = (keep: Set<string>) => {
-    const names = new Map<string, string>();
-    let v = 0;
-    let k = 0;
-    const fresh = (prefix: string, next: () => number) => {
-      let s: string;
-      do s = `${prefix}${next()}`;
-      while (keep.has(s));
-      return s;
-    };
-    const value = (x: string) => {
-      if (x === "" || keep.has(x)) return x;
-      let y = names.get(x);
-      if (y === undefined) names.set(x, (y = fresh("_", () => ++v)));
-      return y;
-    };
-    const node = (n: Node): Node => {
-      const copy: Node = {
-        ...n,
-        inputs: n.inputs.map(value),
-        outputs: n.outputs.map(value),
-        attributes: n.attributes.map((a) => mapAttributeGraphs(a, graph)),
-      };
-      if (n.name) copy.name = fresh("_n", () => ++k);
-      return copy;
-    };
-    const tensor = (t: Tensor): Tensor => {
-      const c = Object.assign(Object.create(Object.getPrototypeOf(t) as object), t) as Tensor;
-      c.name = value(t.name);
-      return c;
-    };
-    const graph = (g: Graph): Graph => ({
-      ...g,
-      inputs: g.inputs.map((x) => ({ ...x, name: value(x.name) })),
-      initializers: g.initializers.map(tensor),
-      nodes: g.nodes.map(node),
-      outputs: g.outputs.map((x) => ({ ...x, name: value(x.name) })),
-      valueInfo: g.valueInfo
-        .map((x) => ({ ...x, name: value(x.name) }))
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
-    });
-    return { graph, node, value };
-  };
+  const byName = (a: ValueInfo, b: ValueInfo) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const withInfo = (g: Graph, info: (g: Graph) => ValueInfo[]): Graph => ({
+    ...g,
+    valueInfo: info(g),
+    nodes: g.nodes.map((n) => mapNodeGraphs(n, (sub) => withInfo(sub, info))),
+  });
+  const noInfo = (g: Graph) => withInfo(g, () => []);
+  const sortedInfo = (g: Graph) => withInfo(g, (x) => [...x.valueInfo].sort(byName));
   const g = m.graph;
-  const main = renamer(
+  // Values are numbered first on a copy without value_info, so that its order does not decide
+  // the numbers; then the model is renamed with them (node names counted afresh).
+  const main = numbering(
     new Set([
       ...g.inputs.map((x) => x.name),
       ...g.outputs.map((x) => x.name),
@@ -169,15 +142,43 @@ export function canonicalNames(m: Model): Model {
       ...g.sparseInitializers.map((s) => s.values.name),
     ]),
   );
+  renameGraph(noInfo(g), main);
+  main.restart();
+  const graph = sortedInfo(renameGraph(g, main));
   const fn = (f: Function): Function => {
-    const r = renamer(new Set([...f.inputs, ...f.outputs]));
+    const r = numbering(new Set([...f.inputs, ...f.outputs]));
+    for (const n of f.nodes) renameNode(mapNodeGraphs(n, noInfo), r);
+    r.restart();
     return {
       ...f,
-      nodes: f.nodes.map(r.node),
-      valueInfo: f.valueInfo
-        .map((x) => ({ ...x, name: r.value(x.name) }))
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      nodes: f.nodes.map((n) => mapNodeGraphs(renameNode(n, r), sortedInfo)),
+      valueInfo: f.valueInfo.map((x) => ({ ...x, name: r.value(x.name) })).sort(byName),
     };
   };
-  return { ...m, graph: main.graph(g), functions: m.functions.map(fn) };
+  return { ...m, graph, functions: m.functions.map(fn) };
+}
+
+/** Names `_1`, `_2`, ... for values and `_n1`, ... for nodes, skipping kept names. */
+function numbering(keep: Set<string>): Renaming & { restart(): void } {
+  const names = new Map<string, string>();
+  let v = 0;
+  let k = 0;
+  const fresh = (prefix: string, next: () => number) => {
+    let s: string;
+    do s = `${prefix}${next()}`;
+    while (keep.has(s));
+    return s;
+  };
+  return {
+    value: (x) => {
+      if (x === "" || keep.has(x)) return x;
+      let y = names.get(x);
+      if (y === undefined) names.set(x, (y = fresh("_", () => ++v)));
+      return y;
+    },
+    node: () => fresh("_n", () => ++k),
+    restart: () => {
+      k = 0;
+    },
+  };
 }

@@ -7,6 +7,7 @@ import type { Model, Node } from "../../src/ir/types.js";
 import type { Pass } from "../../src/passes/pass.js";
 import { canonicalNames, expectPass } from "../helpers/pass.js";
 import { parseModelText } from "../../src/text/parse.js";
+import { printModel } from "../../src/text/print.js";
 
 /** Sub(a, b) becomes Add(a, Neg(b)); `wrong` forgets the Neg's effect by negating a instead. */
 function subToAddNeg(wrong = false, opts: { mutate?: boolean; quiet?: boolean } = {}): Pass {
@@ -99,5 +100,19 @@ describe("canonicalNames", () => {
     const then = c.graph.nodes[1]!.attributes[0]!.value as Model["graph"];
     expect(then.nodes[0]).toMatchObject({ inputs: ["_1"], outputs: ["_2"] });
     expect(then.outputs.map((o) => o.name)).toEqual(["_2"]);
+  });
+
+  it("does not count the order of value_info", () => {
+    const text = (info: string) => `
+      <ir_version: 8, opset_import: ["" : 18]>
+      g (float[1] x) => (float[1] y) <${info}> {
+        a = Neg (x)
+        b = Neg (a)
+        y = Neg (b)
+      }`;
+    const one = canonicalNames(parseModelText(text("float[1] a, float[1] b")));
+    const two = canonicalNames(parseModelText(text("float[1] b, float[1] a")));
+    expect(printModel(two)).toBe(printModel(one));
+    expect(one.graph.valueInfo.map((v) => v.name)).toEqual(["_1", "_2"]);
   });
 });
