@@ -21,6 +21,7 @@ import { inferScopeTypes } from "../check/index.js";
 import { conversionError, convertModel } from "../convert/index.js";
 import { graph } from "../ir/builder.js";
 import { NameScope } from "../ir/graph.js";
+import { bindRefs } from "../ir/rewrite.js";
 import { attributeGraphs, walkGraphNodes } from "../ir/traverse.js";
 import type {
   Attribute,
@@ -457,6 +458,8 @@ class Expander {
           op,
           node.inputs.map((n) => (n === "" ? undefined : unit.typeOf(n))),
           node.attributes,
+          op.inputs.map((_, i) => (node.inputs[i] ?? "") !== ""),
+          op.outputs.map((_, i) => (node.outputs[i] ?? "") !== ""),
         );
         const nodes = inlineBody(
           node,
@@ -483,13 +486,22 @@ class Expander {
     op: OpVersion,
     inputTypes: (Type | undefined)[],
     attributes: Attribute[],
+    inputPresent: boolean[],
+    outputPresent: boolean[],
   ): FunctionBody {
-    const key = bodyKey(op, inputTypes, attributes);
+    const present = (l: boolean[]) => l.map((b) => (b ? "1" : "0")).join("");
+    const k = bodyKey(op, inputTypes, attributes);
+    const key =
+      k === undefined
+        ? undefined
+        : `${k}|in:${present(inputPresent)}|out:${present(outputPresent)}`;
     let body = key !== undefined ? this.bodies.get(key) : undefined;
     if (!body) {
       body = functionBody(op, {
         inputTypes,
         attributes,
+        inputPresent,
+        outputPresent,
         ...(this.options.preferLoops !== undefined
           ? { preferLoops: this.options.preferLoops }
           : {}),
@@ -798,33 +810,13 @@ function withImports(imports: OpsetId[], added: Map<string, number>): OpsetId[] 
 export function bindFunctionAttributes(fn: Function, call: Attribute[]): Node[] {
   const given = new Map(call.map((a) => [a.name, a] as const));
   const defaults = new Map(fn.attributeProtos.map((a) => [a.name, a] as const));
-  const bindOne = (a: Attribute): Attribute | undefined => {
-    if (a.refAttrName === undefined) return bindGraphs(a);
-    const src = given.get(a.refAttrName) ?? defaults.get(a.refAttrName);
-    if (!src) return undefined;
-    if (src.type !== a.type)
+  return bindRefs(fn.nodes, (ref, a) => {
+    const src = given.get(ref) ?? defaults.get(ref);
+    if (src && src.type !== a.type)
       throw new OnnxError(
         "E_MODEL",
-        `attribute '${a.refAttrName}' of function '${fname(fn)}' is used as ${a.type}, but the call gives ${src.type}`,
+        `attribute '${ref}' of function '${fname(fn)}' is used as ${a.type}, but the call gives ${src.type}`,
       );
-    const out = { ...src, name: a.name } as Attribute;
-    if (a.docString !== undefined) out.docString = a.docString;
-    return out;
-  };
-  const bindGraph = (g: Graph): Graph => ({ ...g, nodes: bindNodes(g.nodes) });
-  const bindGraphs = (a: Attribute): Attribute => {
-    if (a.type === "GRAPH" && a.value) return { ...a, value: bindGraph(a.value) };
-    if (a.type === "GRAPHS" && a.value) return { ...a, value: a.value.map(bindGraph) };
-    return a;
-  };
-  const bindNodes = (nodes: Node[]): Node[] =>
-    nodes.map((n) =>
-      n.attributes.length === 0
-        ? n
-        : {
-            ...n,
-            attributes: n.attributes.map(bindOne).filter((a): a is Attribute => a !== undefined),
-          },
-    );
-  return bindNodes(fn.nodes);
+    return src;
+  });
 }

@@ -7,7 +7,8 @@
 import { OnnxError, nodeLabel } from "../errors.js";
 import type { NameScope } from "../ir/graph.js";
 import type { Tensor } from "../ir/tensor.js";
-import type { Attribute, Graph, Node, OpsetId, Type } from "../ir/types.js";
+import type { Attribute, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
+import { inferScopeTypes, inferTypes, type InferOptions } from "../check/infer.js";
 import { functionBody } from "../schema/body.js";
 import type { OpVersion } from "../schema/types.js";
 
@@ -20,6 +21,20 @@ export interface InlineResult {
 export interface InlineOptions {
   /** Allow a loop (Scan) where a loop-free body exists (see BodyContext.preferLoops). */
   preferLoops?: boolean;
+}
+
+/**
+ * The types of a call's inputs as the checker infers them in the model: for a call in the main
+ * graph or one of its subgraphs, or, given `owner`, in that function's body (typed by its calls).
+ */
+export function callInputTypes(
+  model: Model,
+  call: Node,
+  owner?: Function,
+  opts: InferOptions = {},
+): (Type | undefined)[] {
+  const types = owner ? inferScopeTypes(model, opts).get(owner) : inferTypes(model, opts);
+  return call.inputs.map((name) => (name === "" ? undefined : types?.get(name)));
 }
 
 /** A body in terms of its formal names: what inlineBody renames. */
