@@ -1,6 +1,7 @@
 // Kernels beyond the issue's core set that common models and the ONNX test corpus use:
 // parameterised activations, Clip, Mod, BitShift, Softmax/LogSoftmax/Hardmax, ArgMax/ArgMin,
-// MatMul, Gemm, Trilu, Dropout (inference), normalisations, losses, Conv and pooling.
+// MatMul, Gemm, Trilu, Dropout (inference), normalisations (including LRN and
+// MeanVarianceNormalization), losses, Conv, pooling and MaxUnpool.
 // Floating-point work is done in float64 and rounded once to the output type.
 
 import { attrFloat, attrInt, attrInts, attrString } from "../../ir/attributes.js";
@@ -21,7 +22,16 @@ import {
   scalarNumber,
   strides,
 } from "./util.js";
+import {
+  hasInput,
+  inputIndex,
+  intAttributeDefault,
+  outputTypes,
+  softmaxAlongAxis,
+} from "../../schema/facts.js";
+import { opVersion } from "./version.js";
 
+type AnyStore = { [i: number]: unknown; length: number };
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
 
 function requireFloat(ctx: KernelContext, t: RTensor, what = "input"): void {
@@ -88,7 +98,7 @@ const Clip: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   let lo: number | bigint | undefined;
   let hi: number | bigint | undefined;
-  if (ctx.opset < 11) {
+  if (!hasInput(opVersion(ctx), "min")) {
     lo = attrFloat(ctx.node, "min", -Infinity);
     hi = attrFloat(ctx.node, "max", Infinity);
   } else {
@@ -174,11 +184,16 @@ const BitShift: Kernel = (ctx, inputs) => {
 /** [outer, dim, inner] around an axis; before version 13 the input is coerced to 2-D at axis. */
 function softmaxLayout(ctx: KernelContext, x: RTensor): [number, number, number] {
   const r = x.shape.length;
-  if (ctx.opset < 13) {
-    const axis = normAxis(ctx, attrInt(ctx.node, "axis", 1), Math.max(r, 1));
+  const v = opVersion(ctx);
+  const axisAttr =
+    attrInt(ctx.node, "axis") ??
+    intAttributeDefault(v, "axis") ??
+    fail(ctx, "the axis is not given and has no default");
+  if (!softmaxAlongAxis(v)) {
+    const axis = normAxis(ctx, axisAttr, Math.max(r, 1));
     return [prod(x.shape.slice(0, axis)), prod(x.shape.slice(axis)), 1];
   }
-  const axis = normAxis(ctx, attrInt(ctx.node, "axis", -1), r);
+  const axis = normAxis(ctx, axisAttr, r);
   return [prod(x.shape.slice(0, axis)), x.shape[axis]!, prod(x.shape.slice(axis + 1))];
 }
 
@@ -378,9 +393,10 @@ const Trilu: Kernel = (ctx, inputs) => {
 
 const Dropout: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  if (ctx.opset >= 12) {
-    const tm = optInput(ctx, inputs, 2);
-    const ratio = optInput(ctx, inputs, 1);
+  const v = opVersion(ctx);
+  if (hasInput(v, "training_mode")) {
+    const tm = optInput(ctx, inputs, inputIndex(v, "training_mode"));
+    const ratio = optInput(ctx, inputs, inputIndex(v, "ratio"));
     const training = tm ? Boolean(tm.data[0]) : false;
     const r = ratio ? scalarNumber(ctx, ratio, "ratio") : 0.5;
     if (training && r > 0) fail(ctx, "training-mode dropout (random) is not supported");
@@ -388,7 +404,9 @@ const Dropout: Kernel = (ctx, inputs) => {
   // Versions before 12 are run as inference (is_test / ratio only matter for training).
   const outs: RTensor[] = [x];
   if (ctx.node.outputs.length > 1) {
-    const maskType = ctx.opset >= 10 ? DataType.BOOL : x.dtype;
+    // A bool mask from version 10; before, the mask has the input's type.
+    const boolMask = outputTypes(v, "mask").every((t) => t === "tensor(bool)");
+    const maskType = boolMask ? DataType.BOOL : x.dtype;
     const mask = alloc(ctx, maskType, [...x.shape]);
     (mask.data as unknown as { fill(v: unknown): void }).fill(
       maskType === DataType.BOOL ? 1 : fromFloat64(maskType, [1], Float64Array.of(1)).data[0],
@@ -859,6 +877,101 @@ function globalPool(kind: "max" | "avg"): Kernel {
   };
 }
 
+const MeanVarianceNormalization: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  const axes = (attrInts(ctx.node, "axes") ?? [0, 2, 3]).map((a) =>
+    normAxis(ctx, a, x.shape.length),
+  );
+  const v = toFloat64(x);
+  const st = strides(x.shape);
+  const groupOf = (p: number) => {
+    let g = 0;
+    for (let k = 0; k < x.shape.length; k++)
+      if (!axes.includes(k)) g = g * x.shape[k]! + (Math.floor(p / st[k]!) % x.shape[k]!);
+    return g;
+  };
+  const groups = prod(x.shape.filter((_, k) => !axes.includes(k)));
+  const count = v.length / Math.max(groups, 1);
+  const mean = new Float64Array(groups);
+  const sq = new Float64Array(groups);
+  for (let p = 0; p < v.length; p++) {
+    const g = groupOf(p);
+    mean[g]! += v[p]!;
+    sq[g]! += v[p]! * v[p]!;
+  }
+  for (let p = 0; p < v.length; p++) {
+    const g = groupOf(p);
+    const m = mean[g]! / count;
+    const variance = sq[g]! / count - m * m;
+    v[p] = (v[p]! - m) / (Math.sqrt(Math.max(variance, 0)) + 1e-9);
+  }
+  return [fromFloat64(x.dtype, [...x.shape], v)];
+};
+
+const LRN: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  const size = attrInt(ctx.node, "size", 0);
+  const alpha = attrFloat(ctx.node, "alpha", 0.0001);
+  const beta = attrFloat(ctx.node, "beta", 0.75);
+  const bias = attrFloat(ctx.node, "bias", 1);
+  const c = x.shape[1]!;
+  const inner = prod(x.shape.slice(2));
+  const v = toFloat64(x);
+  const out = new Float64Array(v.length);
+  const lo = Math.floor((size - 1) / 2);
+  const hi = Math.ceil((size - 1) / 2);
+  for (let p = 0; p < v.length; p++) {
+    const ch = Math.floor(p / inner) % c;
+    let s = 0;
+    for (let k = Math.max(0, ch - lo); k <= Math.min(c - 1, ch + hi); k++) {
+      const e = v[p + (k - ch) * inner]!;
+      s += e * e;
+    }
+    out[p] = v[p]! / Math.pow(bias + (alpha / size) * s, beta);
+  }
+  return [fromFloat64(x.dtype, [...x.shape], out)];
+};
+
+const MaxUnpool: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  const idx = input(ctx, inputs, 1);
+  const shapeT = optInput(ctx, inputs, 2);
+  const kernel =
+    attrInts(ctx.node, "kernel_shape") ?? fail(ctx, "attribute 'kernel_shape' is required");
+  const k = kernel.length;
+  const st = attrInts(ctx.node, "strides") ?? new Array<number>(k).fill(1);
+  const pads = attrInts(ctx.node, "pads") ?? new Array<number>(2 * k).fill(0);
+  // Indices refer to the default unpooled shape; a larger output_shape pads at the end.
+  const natural = [
+    x.shape[0]!,
+    x.shape[1]!,
+    ...x.shape.slice(2).map((d, i) => (d - 1) * st[i]! + kernel[i]! - pads[i]! - pads[i + k]!),
+  ];
+  const shape = shapeT ? intValues(ctx, shapeT, "output_shape") : natural;
+  if (shape.length !== natural.length || shape.some((d, i) => d < natural[i]!))
+    fail(
+      ctx,
+      `output_shape [${shape.join(",")}] is smaller than the unpooled shape [${natural.join(",")}]`,
+    );
+  const out = alloc(ctx, x.dtype, shape);
+  const iv = intValues(ctx, idx, "indices");
+  const s = x.data as unknown as AnyStore;
+  const d = out.data as unknown as AnyStore;
+  const nst = strides(natural);
+  const ost = strides(shape);
+  const total = prod(natural);
+  for (let i = 0; i < iv.length; i++) {
+    const at = iv[i]!;
+    if (at < 0 || at >= total)
+      fail(ctx, `index ${at} is outside the unpooled tensor of ${total} elements`);
+    let off = 0;
+    for (let a = 0; a < natural.length; a++)
+      off += (Math.floor(at / nst[a]!) % natural[a]!) * ost[a]!;
+    d[off] = s[i];
+  }
+  return [out];
+};
+
 export const nnKernels: Record<string, Kernel> = {
   ...activations,
   Clip,
@@ -883,4 +996,7 @@ export const nnKernels: Record<string, Kernel> = {
   AveragePool: pool("avg"),
   GlobalMaxPool: globalPool("max"),
   GlobalAveragePool: globalPool("avg"),
+  MaxUnpool,
+  LRN,
+  MeanVarianceNormalization,
 };
