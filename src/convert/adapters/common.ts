@@ -32,10 +32,9 @@ export function constantNode(
 
 /** A 1-D int64 tensor of the given values. */
 export function int64Vector(values: readonly bigint[]): Tensor {
-  return new Tensor(DataType.INT64, [values.length], {
-    kind: "int64",
-    values: BigInt64Array.from(values),
-  });
+  const data = new BigInt64Array(values.length);
+  for (let i = 0; i < values.length; i++) data[i] = values[i]!;
+  return new Tensor(DataType.INT64, [values.length], { kind: "int64", values: data });
 }
 
 /** The values of an integer tensor as bigints; undefined for other element types. */
