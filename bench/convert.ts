@@ -166,7 +166,7 @@ t = time.perf_counter(); onnx.version_converter.convert_version(m, ${to}); print
       }
     }
     console.log(
-      `${label}: time(100k) / time(10k) = ${(times[100_000]! / times[10_000]!).toFixed(2)}`,
+      `${label}: time(100k) / time(10k) = ${(times[100_000]! / times[10_000]!).toFixed(2)} wall, ${(cpus[100_000]! / cpus[10_000]!).toFixed(2)} CPU`,
     );
   }
   if (!onnxVersion)
