@@ -420,66 +420,47 @@ export class Converter {
     let out: Node[] | undefined;
     let dead: Set<string> | undefined;
     const direction: Direction = next > k ? "up" : "down";
+    const blocked = this.blockedNodes;
     for (let i = 0; i < nodes.length; i++) {
       const node = nodes[i]!;
-      this.visited++;
-      if ((this.visited & 0x3fff) === 0) this.opts.progress?.(this.visited, this.total);
-      const keep = () => {
-        if (out) out.push(node);
-      };
-      if (!isOnnx(node.domain) || this.blockedNodes.has(node)) {
-        keep();
-        continue;
-      }
-      const info = this.versions.step(node.opType, k, next);
-      if (info === null) {
-        this.block(state, node, i, k, next, 0, 0, `unknown operator '${node.opType}'`);
-        keep();
-        continue;
-      }
-      if (info.same) {
-        keep();
-        continue;
-      }
-      if (info.free) {
-        this.plan.freeSteps++;
-        keep();
-        continue;
-      }
-      const a = info.a;
-      if (a === undefined) {
-        this.block(
-          state,
-          node,
-          i,
-          k,
-          next,
-          0,
-          info.b!.since,
-          `${node.opType} does not exist at opset ${k}`,
-        );
-        keep();
-        continue;
-      }
+      if ((++this.visited & 0x3fff) === 0) this.opts.progress?.(this.visited, this.total);
+      // The common cases first, without allocating: another domain, no change, a free step.
+      const info =
+        isOnnx(node.domain) && (blocked.size === 0 || !blocked.has(node))
+          ? this.versions.step(node.opType, k, next)
+          : undefined;
       let repl: Node[] | undefined;
-      try {
-        repl = this.applyStep(state, node, info, a, next, direction, i, k);
-      } catch (e) {
-        if (!(e instanceof Blocked)) throw e;
-        this.block(state, node, i, k, next, a.since, info.b?.since ?? 0, e.reason);
-        keep();
-        continue;
+      if (info === undefined || (info !== null && info.same)) {
+        // kept
+      } else if (info !== null && info.free) {
+        this.plan.freeSteps++;
+      } else if (info === null) {
+        this.block(state, node, i, k, next, 0, 0, `unknown operator '${node.opType}'`);
+      } else if (info.a === undefined) {
+        const why = `${node.opType} does not exist at opset ${k}`;
+        this.block(state, node, i, k, next, 0, info.b!.since, why);
+      } else {
+        try {
+          repl = this.applyStep(state, node, info, info.a, next, direction, i, k);
+        } catch (e) {
+          if (!(e instanceof Blocked)) throw e;
+          this.block(state, node, i, k, next, info.a.since, info.b?.since ?? 0, e.reason);
+        }
       }
       if (!repl) {
-        keep();
+        if (out) out.push(node);
         continue;
       }
       out ??= nodes.slice(0, i);
       for (const n of repl) out.push(n);
       state.replaced(node, repl);
-      const readNow = new Set<string>();
-      for (const n of repl) for (const x of n.inputs) readNow.add(x);
-      for (const x of node.inputs) if (x && !readNow.has(x)) (dead ??= new Set()).add(x);
+      // Inputs the node read that its replacement does not: candidates for removal.
+      for (const x of node.inputs) {
+        if (!x) continue;
+        let still = false;
+        for (const n of repl) if (n.inputs.includes(x)) still = true;
+        if (!still) (dead ??= new Set()).add(x);
+      }
     }
     if (out) state.nodes = out;
     if (dead) state.removeDead(dead);
