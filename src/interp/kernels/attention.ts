@@ -33,6 +33,17 @@ function headsAttr(ctx: KernelContext, name: string): number {
   return v;
 }
 
+/** Swaps the two middle axes of a (b, x, y, d) array: (b, y, x, d). */
+function swapMiddle(v: Float64Array, b: number, x: number, y: number, d: number): Float64Array {
+  const out = new Float64Array(v.length);
+  for (let i = 0; i < b; i++)
+    for (let j = 0; j < x; j++)
+      for (let h = 0; h < y; h++)
+        for (let k = 0; k < d; k++)
+          out[((i * y + h) * x + j) * d + k] = v[((i * x + j) * y + h) * d + k]!;
+  return out;
+}
+
 /** (B, S, H·D) packed → float64 values laid out as (B, H, S, D). */
 function unpackHeads(
   ctx: KernelContext,
@@ -44,25 +55,7 @@ function unpackHeads(
   if (hd % heads !== 0)
     fail(ctx, `${what} hidden size ${hd} is not a multiple of the number of heads ${heads}`);
   const d = hd / heads;
-  const src = toFloat64(t);
-  const v = new Float64Array(src.length);
-  for (let i = 0; i < b; i++)
-    for (let j = 0; j < s; j++)
-      for (let h = 0; h < heads; h++)
-        for (let k = 0; k < d; k++)
-          v[((i * heads + h) * s + j) * d + k] = src[((i * s + j) * heads + h) * d + k]!;
-  return { v, d };
-}
-
-/** (B, H, S, D) float64 → (B, S, H·D). */
-function packHeads(v: Float64Array, b: number, heads: number, s: number, d: number): Float64Array {
-  const out = new Float64Array(v.length);
-  for (let i = 0; i < b; i++)
-    for (let h = 0; h < heads; h++)
-      for (let j = 0; j < s; j++)
-        for (let k = 0; k < d; k++)
-          out[((i * s + j) * heads + h) * d + k] = v[((i * heads + h) * s + j) * d + k]!;
-  return out;
+  return { v: swapMiddle(toFloat64(t), b, s, heads, d), d };
 }
 
 /** Concatenates (B, H, P, D) and (B, H, S, D) along the sequence axis. */
@@ -238,7 +231,7 @@ const Attention: Kernel = (ctx, inputs) => {
     maskVals = toFloat64(mask);
   }
 
-  const outY = new Float64Array(b * hq * sq * dv);
+  const outY = new Float64Array(checkedCount(ctx, [b, hq, sq, dv]));
   const wantQk = wanted(ctx, 3);
   const outQk = wantQk ? new Float64Array(checkedCount(ctx, [b, hq, sq, total])) : undefined;
   const bias = new Float64Array(total);
@@ -309,7 +302,7 @@ const Attention: Kernel = (ctx, inputs) => {
 
   const y =
     r === 3
-      ? fromFloat64(q.dtype, [b, sq, hq * dv], packHeads(outY, b, hq, sq, dv))
+      ? fromFloat64(q.dtype, [b, sq, hq * dv], swapMiddle(outY, b, hq, sq, dv))
       : fromFloat64(q.dtype, [b, hq, sq, dv], outY);
   const outs: RTensor[] = [y];
   if (wanted(ctx, 1)) {

@@ -23,6 +23,9 @@ function checkStashType(ctx: KernelContext): void {
     fail(ctx, `stash_type must be a floating-point type (1, 10, 11 or 16), got ${stash}`);
 }
 
+/** The attributes' default 1e-5, as the float32 an attribute holds. */
+const DEFAULT_EPSILON = Math.fround(1e-5);
+
 const shapeText = (s: readonly number[]) => `[${s.join(",")}]`;
 
 /**
@@ -60,7 +63,7 @@ const GroupNormalization: Kernel = (ctx, inputs) => {
         ctx,
         `${name} must have shape [${want}] (${perChannel ? "one value per channel" : "one value per group"}), got ${shapeText(t.shape)}`,
       );
-  const eps = attrFloat(ctx.node, "epsilon", 1e-5);
+  const eps = attrFloat(ctx.node, "epsilon", DEFAULT_EPSILON);
   const spatial = x.shape.slice(2).reduce((p, d) => p * d, 1);
   const perGroup = c / groups;
   const size = perGroup * spatial;
@@ -95,7 +98,7 @@ const RMSNormalization: Kernel = (ctx, inputs) => {
   const r = x.shape.length;
   if (r === 0) fail(ctx, "X must have rank 1 or more");
   const axis = normAxis(ctx, attrInt(ctx.node, "axis", -1), r);
-  const eps = attrFloat(ctx.node, "epsilon", 1e-5);
+  const eps = attrFloat(ctx.node, "epsilon", DEFAULT_EPSILON);
   const b = broadcastShapes(ctx, [x.shape, scaleT.shape]);
   if (b.length !== r || b.some((d, i) => d !== x.shape[i]))
     fail(
