@@ -429,6 +429,102 @@ export const CASES: OpCases[] = [
     },
   },
   {
+    op: "Attention",
+    variants: (t, v, r) => {
+      const x = (shape: number[]) => X(r, t, shape, -2, 2);
+      const bool = (shape: number[], values: number[]) => tensor(D.BOOL, shape, values);
+      const out: Variant[] = [
+        { name: "4-D", inputs: [x([2, 2, 3, 4]), x([2, 2, 5, 4]), x([2, 2, 5, 3])] },
+        {
+          name: "3-D, heads split",
+          inputs: [x([2, 3, 8]), x([2, 5, 8]), x([2, 5, 6])],
+          attrs: { q_num_heads: 2, kv_num_heads: 2 },
+        },
+        {
+          name: "grouped KV heads, 3-D",
+          inputs: [x([1, 3, 16]), x([1, 5, 8]), x([1, 5, 6])],
+          attrs: { q_num_heads: 4, kv_num_heads: 2 },
+        },
+        {
+          name: "causal, past key/value, present outputs",
+          inputs: [
+            x([1, 2, 3, 4]),
+            x([1, 2, 3, 4]),
+            x([1, 2, 3, 4]),
+            undefined,
+            x([1, 2, 2, 4]),
+            x([1, 2, 2, 4]),
+          ],
+          attrs: { is_causal: 1 },
+          outputs: 3,
+        },
+        {
+          name: "boolean mask, scale, softcap, qk after softcap",
+          inputs: [
+            x([2, 2, 3, 4]),
+            x([2, 2, 5, 4]),
+            x([2, 2, 5, 3]),
+            bool([3, 5], [1, 1, 0, 1, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 1]),
+          ],
+          attrs: { scale: 0.3, softcap: 2.5, qk_matmul_output_mode: 1 },
+          outputs: 4,
+        },
+        {
+          name: "numeric mask shorter than the keys, qk with bias",
+          inputs: [x([2, 2, 3, 4]), x([2, 2, 5, 4]), x([2, 2, 5, 3]), x([2, 1, 3, 4])],
+          attrs: { qk_matmul_output_mode: 2 },
+          outputs: 4,
+        },
+        {
+          name: "a fully masked row, probabilities",
+          inputs: [
+            x([1, 2, 2, 4]),
+            x([1, 2, 3, 4]),
+            x([1, 2, 3, 4]),
+            bool([2, 3], [0, 0, 0, 1, 0, 1]),
+          ],
+          attrs: { qk_matmul_output_mode: 3 },
+          outputs: 4,
+        },
+      ];
+      if (v.since >= 24)
+        out.push({
+          name: "nonpad_kv_seqlen, causal",
+          inputs: [
+            x([2, 2, 2, 4]),
+            x([2, 2, 5, 4]),
+            x([2, 2, 5, 4]),
+            undefined,
+            undefined,
+            undefined,
+            tensor(D.INT64, [2], [3, 5]),
+          ],
+          attrs: { is_causal: 1 },
+        });
+      if (v.since >= 25)
+        out.push(
+          {
+            name: "window left 1 right 0, past",
+            inputs: [
+              x([1, 2, 3, 4]),
+              x([1, 2, 3, 4]),
+              x([1, 2, 3, 4]),
+              undefined,
+              x([1, 2, 2, 4]),
+              x([1, 2, 2, 4]),
+            ],
+            attrs: { left_window_size: 1, right_window_size: 0 },
+          },
+          {
+            name: "window right 1, causal",
+            inputs: [x([1, 2, 4, 4]), x([1, 2, 4, 4]), x([1, 2, 4, 4])],
+            attrs: { right_window_size: 1, is_causal: 1 },
+          },
+        );
+      return out;
+    },
+  },
+  {
     op: "Bernoulli",
     interp: false,
     variants: (t) => [

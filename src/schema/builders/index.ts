@@ -1,6 +1,7 @@
 // Builders of function bodies, by the name schema files use in { "kind": "builder", "builder": ... }.
 
 import { activationBuilders } from "./activations.js";
+import { attentionBuilder } from "./attention.js";
 import type { BodyBuilder } from "./context.js";
 import { generatorBuilders } from "./generators.js";
 import { logCumSumExpBuilder } from "./logcumsumexp.js";
@@ -17,6 +18,7 @@ export const BODY_BUILDERS: Readonly<Record<string, BodyBuilder>> = {
   ...generatorBuilders,
   ...spatialBuilders,
   log_cum_sum_exp: logCumSumExpBuilder,
+  attention: attentionBuilder,
 };
 
 export { BuildArgs, type BodyBuilder, type BodyContext, type FunctionBody } from "./context.js";
