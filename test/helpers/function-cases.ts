@@ -525,6 +525,25 @@ export const CASES: OpCases[] = [
     },
   },
   {
+    op: "CausalConvWithState",
+    variants: (t, _v, r) => [
+      { name: "defaults", inputs: [X(r, t, [2, 3, 5]), X(r, t, [3, 1, 3])], outputs: 2 },
+      {
+        name: "bias, past_state, silu",
+        inputs: [X(r, t, [2, 3, 5]), X(r, t, [3, 1, 3]), X(r, t, [3]), X(r, t, [2, 3, 2])],
+        attrs: { activation: "silu" },
+        outputs: 2,
+      },
+      {
+        name: "past_state, swish, one step",
+        inputs: [X(r, t, [1, 2, 1]), X(r, t, [2, 1, 4]), undefined, X(r, t, [1, 2, 3])],
+        attrs: { activation: "swish" },
+        outputs: 2,
+      },
+      { name: "k = 1", inputs: [X(r, t, [2, 3, 4]), X(r, t, [3, 1, 1]), X(r, t, [3])], outputs: 2 },
+    ],
+  },
+  {
     op: "Bernoulli",
     interp: false,
     variants: (t) => [
