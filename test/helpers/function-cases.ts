@@ -544,6 +544,53 @@ export const CASES: OpCases[] = [
     ],
   },
   {
+    op: "LinearAttention",
+    variants: (t, _v, r) => {
+      const x = (shape: number[], lo = -1, hi = 1) => X(r, t, shape, lo, hi);
+      const heads = { q_num_heads: 2, kv_num_heads: 1 };
+      return [
+        {
+          name: "defaults (gated_delta), decay per head",
+          inputs: [
+            x([2, 3, 4]),
+            x([2, 3, 2]),
+            x([2, 3, 3]),
+            undefined,
+            x([2, 3, 1], -1, 0),
+            x([2, 3, 1], 0, 1),
+          ],
+          attrs: heads,
+          outputs: 2,
+        },
+        {
+          name: "linear, past_state",
+          inputs: [x([2, 3, 4]), x([2, 3, 2]), x([2, 3, 3]), x([2, 1, 2, 3])],
+          attrs: { ...heads, update_rule: "linear" },
+          outputs: 2,
+        },
+        {
+          name: "gated, decay per key, scale 0.5",
+          inputs: [x([1, 4, 4]), x([1, 4, 2]), x([1, 4, 3]), x([1, 1, 2, 3]), x([1, 4, 2], -1, 0)],
+          attrs: { ...heads, update_rule: "gated", scale: 0.5 },
+          outputs: 2,
+        },
+        {
+          name: "delta, 2 KV heads, beta per head",
+          inputs: [
+            x([2, 3, 4]),
+            x([2, 3, 4]),
+            x([2, 3, 6]),
+            undefined,
+            undefined,
+            x([2, 3, 2], 0, 1),
+          ],
+          attrs: { q_num_heads: 2, kv_num_heads: 2, update_rule: "delta" },
+          outputs: 2,
+        },
+      ];
+    },
+  },
+  {
     op: "Bernoulli",
     interp: false,
     variants: (t) => [

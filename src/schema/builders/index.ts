@@ -5,6 +5,7 @@ import { attentionBuilder } from "./attention.js";
 import type { BodyBuilder } from "./context.js";
 import { generatorBuilders } from "./generators.js";
 import { logCumSumExpBuilder } from "./logcumsumexp.js";
+import { linearAttentionBuilder } from "./linear-attention.js";
 import { lossBuilders } from "./losses.js";
 import { normalizationBuilders } from "./normalization.js";
 import { reduceBuilders } from "./reduce.js";
@@ -19,6 +20,7 @@ export const BODY_BUILDERS: Readonly<Record<string, BodyBuilder>> = {
   ...spatialBuilders,
   log_cum_sum_exp: logCumSumExpBuilder,
   attention: attentionBuilder,
+  linear_attention: linearAttentionBuilder,
 };
 
 export { BuildArgs, type BodyBuilder, type BodyContext, type FunctionBody } from "./context.js";
