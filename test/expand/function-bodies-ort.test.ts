@@ -23,6 +23,7 @@ import {
   functionVersions,
   reg,
   rng,
+  sequenceMapModel,
   tensor,
   type Variant,
 } from "../helpers/function-cases.js";
@@ -98,6 +99,22 @@ describe("function bodies in onnxruntime-node agree with the ops", () => {
     console.log(
       `function bodies in onnxruntime: ${compared.length} cases compared; onnxruntime lacks a kernel in ${ortLacks.length}:\n  ${ortLacks.join("\n  ")}`,
     );
+  });
+
+  it("SequenceMap-17 (a Loop over sequence items)", async () => {
+    for (const dtype of [DataType.FLOAT, DataType.DOUBLE, DataType.INT32, DataType.INT64])
+      for (const [three, extraSeq] of [
+        [false, false],
+        [true, false],
+        [true, true],
+      ] as const) {
+        const { m, feeds } = sequenceMapModel(dtype, three, extraSeq);
+        const want = run(m, feeds);
+        const got = await runOrt(expandAll(m), feeds);
+        for (const o of ["y0", "y1"])
+          expect(compareTensors(got[o]!, want[o]!, tolerance(want[o]!.dtype)), o).toBe(undefined);
+        compared.push(`SequenceMap-17 ${dtypeName(dtype)} ${three ? 3 : 2} items ${extraSeq}`);
+      }
   });
 
   it("covers every version that onnxruntime can run", () => {

@@ -20,6 +20,7 @@ import {
   feedsOf,
   functionVersions,
   rng,
+  sequenceMapModel,
   type Variant,
 } from "../helpers/function-cases.js";
 
@@ -227,6 +228,47 @@ describe("every function op's body agrees with the op's kernel", () => {
         }
       });
   }
+});
+
+describe("coverage", () => {
+  it("every function version with a body is exercised here (by the table, or a test of its own)", () => {
+    const own = [
+      "ReduceLogSum-18",
+      "ReduceL1-18",
+      "ReduceL2-18",
+      "ReduceLogSumExp-18",
+      "ReduceSumSquare-18",
+      "LogCumSumExp-29",
+      "SequenceMap-17",
+    ];
+    const untested = functionVersions()
+      .filter(({ v, cases }) => !cases && hasFunctionBody(v))
+      .map(({ v }) => `${v.name}-${v.since}`);
+    expect(untested.sort()).toEqual(own.sort());
+    const without = functionVersions()
+      .filter(({ v }) => v.function && !hasFunctionBody(v))
+      .map(({ v }) => `${v.name}-${v.since}`);
+    expect(without).toEqual([]);
+  });
+});
+
+describe("SequenceMap-17's body (variadic formals, a Loop over the items)", () => {
+  for (const dtype of [DataType.FLOAT, DataType.DOUBLE, DataType.INT32, DataType.INT64])
+    for (const [three, extraSeq] of [
+      [false, false],
+      [true, false],
+      [true, true],
+    ] as const)
+      it(`${dtypeName(dtype)}, ${three ? 3 : 2} items${extraSeq ? ", a second sequence" : ""}`, () => {
+        const { m, feeds } = sequenceMapModel(dtype, three, extraSeq);
+        const expanded = expandAll(m);
+        expect(expanded.graph.nodes.some((n) => n.opType === "SequenceMap")).toBe(false);
+        expect(expanded.graph.nodes.some((n) => n.opType === "Loop")).toBe(true);
+        expect(checkModel(expanded).problems).toEqual([]);
+        const want = run(m, feeds);
+        const got = run(expanded, feeds);
+        for (const o of ["y0", "y1"]) expectCloseTol(got[o]!, want[o]!, 0, o);
+      });
 });
 
 function expectCloseTol(got: RTensor, want: RTensor, tol: number, where: string): void {

@@ -683,3 +683,73 @@ export function functionVersions(): { v: OpVersion; cases: OpCases | undefined }
       if (v.function || hasFunctionBody(v)) out.push({ v, cases: CASES.find((c) => c.op === op) });
   return out;
 }
+
+/**
+ * SequenceMap's call, between tensors: x0, x1 (and x2) made into a sequence, mapped with a body
+ * graph together with the tensor t (or a sequence of tensors tx0, tx1, ...), and the output
+ * sequences stacked back into tensors.
+ */
+export function sequenceMapModel(
+  dtype: number,
+  threeItems: boolean,
+  extraSequence = false,
+): { m: Model; feeds: Record<string, RTensor> } {
+  const r = rng(17 + dtype);
+  const items = threeItems ? ["x0", "x1", "x2"] : ["x0", "x1"];
+  const feeds: Record<string, RTensor> = Object.fromEntries([
+    ...items.map((n) => [n, random(r, dtype, [2, 3], -3, 3)] as const),
+    ...(extraSequence
+      ? items.map((n) => [`t${n}`, random(r, dtype, [3], -3, 3)] as const)
+      : [["t", random(r, dtype, [3], -3, 3)] as const]),
+  ]);
+  const t = (elemType: number) => ({ kind: "tensor" as const, elemType });
+  const body = graph({
+    name: "map_body",
+    nodes: [node("Add", ["item", "extra"], ["sum"]), node("Shape", ["item"], ["shape"])],
+    inputs: [
+      { name: "item", type: t(dtype) },
+      { name: "extra", type: t(dtype) },
+    ],
+    outputs: [
+      { name: "sum", type: t(dtype) },
+      { name: "shape", type: t(DataType.INT64) },
+    ],
+  });
+  const map = node("SequenceMap", ["seq", "t"], ["sums", "shapes"], {}, { name: "map" });
+  map.attributes = [{ name: "body", type: "GRAPH", value: body }];
+  const stack = (s: string, out: string) =>
+    node("ConcatFromSequence", [s], [out], { axis: 0, new_axis: 1 });
+  const m = model(
+    graph({
+      name: "g",
+      nodes: [
+        node("SequenceConstruct", items, ["seq"]),
+        ...(extraSequence
+          ? [
+              node(
+                "SequenceConstruct",
+                items.map((n) => `t${n}`),
+                ["t"],
+              ),
+            ]
+          : []),
+        map,
+        stack("sums", "y0"),
+        stack("shapes", "y1"),
+      ],
+      inputs: [
+        ...items.map((n) => valueInfo(n, dtype, [2, 3])),
+        ...(extraSequence
+          ? items.map((n) => valueInfo(`t${n}`, dtype, [3]))
+          : [valueInfo("t", dtype, [3])]),
+      ],
+      outputs: [valueInfo("y0"), valueInfo("y1")],
+    }),
+    17,
+    13,
+  );
+  // The checker infers no type for SequenceConstruct's output: declared here, as a model would.
+  if (extraSequence)
+    m.graph.valueInfo.push({ name: "t", type: { kind: "sequence", elem: t(dtype) } });
+  return { m, feeds };
+}

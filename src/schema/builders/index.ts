@@ -9,6 +9,7 @@ import { linearAttentionBuilder } from "./linear-attention.js";
 import { lossBuilders } from "./losses.js";
 import { normalizationBuilders } from "./normalization.js";
 import { reduceBuilders } from "./reduce.js";
+import { sequenceMapBuilder } from "./sequence-map.js";
 import { spatialBuilders } from "./spatial.js";
 
 export const BODY_BUILDERS: Readonly<Record<string, BodyBuilder>> = {
@@ -21,6 +22,7 @@ export const BODY_BUILDERS: Readonly<Record<string, BodyBuilder>> = {
   log_cum_sum_exp: logCumSumExpBuilder,
   attention: attentionBuilder,
   linear_attention: linearAttentionBuilder,
+  sequence_map: sequenceMapBuilder,
 };
 
 export { BuildArgs, type BodyBuilder, type BodyContext, type FunctionBody } from "./context.js";
