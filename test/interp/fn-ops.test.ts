@@ -654,40 +654,23 @@ describe("LinearAttention-27", () => {
   });
   it("gated: S decays by exp(g) first (per head or per key dimension)", () => {
     const g = Math.log(0.5);
-    const [o, s] = call({
-      op: "LinearAttention",
-      opset: 27,
-      inputs: [
-        f32([1, 2, 2], q),
-        f32([1, 2, 2], k),
-        f32([1, 2, 1], v),
-        T(D, [1, 1, 2, 1], [4, 8]),
-        f32([1, 2, 1], [g, g]),
-      ],
-      attrs: { ...base, update_rule: "gated" },
-      floats: one,
-      outputs: 2,
-    });
+    const gatedRun = (past: RTensor | undefined, decay: RTensor) =>
+      call({
+        op: "LinearAttention",
+        opset: 27,
+        inputs: [f32([1, 2, 2], q), f32([1, 2, 2], k), f32([1, 2, 1], v), past, decay],
+        attrs: { ...base, update_rule: "gated" },
+        floats: one,
+        outputs: 2,
+      });
+    const [o, s] = gatedRun(T(H, [1, 1, 2, 1], [4, 8]), f32([1, 2, 1], [g, g]));
     // f = exp(g) (g rounded to float first): S0 = [4, 8] → ·f + [2, 0] → ·f + [0, 3]
     const f = Math.exp(Math.fround(g));
     const s1 = [4 * f + 2, 8 * f];
     const s2 = [s1[0]! * f, s1[1]! * f + 3];
     expectValues(o!, F, [1, 2, 1], [s1[0]!, s2[1]!]);
-    expectValues(s!, D, [1, 1, 2, 1], s2); // present_state has past_state's type
-    const [o2] = call({
-      op: "LinearAttention",
-      opset: 27,
-      inputs: [
-        f32([1, 2, 2], q),
-        f32([1, 2, 2], k),
-        f32([1, 2, 1], v),
-        undefined,
-        f32([1, 2, 2], [0, g, g, 0]),
-      ],
-      attrs: { ...base, update_rule: "gated" },
-      floats: one,
-      outputs: 2,
-    });
+    expectValues(s!, H, [1, 1, 2, 1], s2); // present_state has past_state's type
+    const [o2] = gatedRun(undefined, f32([1, 2, 2], [0, g, g, 0]));
     // per key dimension: S = [2, 0] → [2·1 + 0, 0·0.5 + 0] then → [1 + 0, 0 + 3]; o = [2, 3]
     expect(vals(o2!)).toEqual([2, 3]);
   });

@@ -6,9 +6,11 @@
 import { attrFloat, attrInt, attrString, getAttr } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
+import { hasAttribute, hasInput } from "../../schema/facts.js";
 import { fromFloat64, toFloat64 } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { checkedCount, fail, floatInput, input, intValues, optInput, strides } from "./util.js";
+import { opVersion } from "./version.js";
 
 const shapeText = (s: readonly number[]) => `[${s.join(",")}]`;
 
@@ -99,9 +101,10 @@ const Attention: Kernel = (ctx, inputs) => {
   const mask = optInput(ctx, inputs, 3);
   const pastK = optFloatInput(ctx, inputs, 4, "past_key");
   const pastV = optFloatInput(ctx, inputs, 5, "past_value");
+  const version = opVersion(ctx);
   const nonpadT = optInput(ctx, inputs, 6);
-  if (nonpadT && ctx.opset < 24)
-    fail(ctx, `the input nonpad_kv_seqlen exists from version 24 on (opset ${ctx.opset})`);
+  if (nonpadT && !hasInput(version, "nonpad_kv_seqlen"))
+    fail(ctx, `Attention-${version.since} has no input nonpad_kv_seqlen (version 24 added it)`);
   if ((pastK === undefined) !== (pastV === undefined))
     fail(ctx, "past_key and past_value must be given together");
   if (wanted(ctx, 1) !== wanted(ctx, 2))
@@ -138,7 +141,10 @@ const Attention: Kernel = (ctx, inputs) => {
       fail(ctx, `Q and K head sizes differ (${uq.d} and ${uk.d}) for the given numbers of heads`);
     [qv, kv, vv, dqk, dv] = [uq.v, uk.v, uv.v, uq.d, uv.d];
   } else {
-    if (ctx.opset >= 25 && (getAttr(ctx.node, "q_num_heads") || getAttr(ctx.node, "kv_num_heads")))
+    if (
+      version.since >= 25 &&
+      (getAttr(ctx.node, "q_num_heads") || getAttr(ctx.node, "kv_num_heads"))
+    )
       fail(ctx, "q_num_heads and kv_num_heads must not be given for 4-D inputs");
     [, hq, sq, dqk] = q.shape as [number, number, number, number];
     [, hkv, skv] = k.shape as [number, number, number, number];
@@ -192,8 +198,10 @@ const Attention: Kernel = (ctx, inputs) => {
   const precision = attrInt(ctx.node, "softmax_precision");
   if (precision !== undefined && !SOFTMAX_PRECISIONS.has(precision))
     fail(ctx, `softmax_precision must be 1, 10, 11 or 16, got ${precision}`);
-  const left = ctx.opset >= 25 ? attrInt(ctx.node, "left_window_size", -1) : -1;
-  const right = ctx.opset >= 25 ? attrInt(ctx.node, "right_window_size", -1) : -1;
+  // The window attributes exist from version 25 on; before, a stray one is not applied.
+  const windows = hasAttribute(version, "left_window_size");
+  const left = windows ? attrInt(ctx.node, "left_window_size", -1) : -1;
+  const right = windows ? attrInt(ctx.node, "right_window_size", -1) : -1;
   if (left < -1 || right < -1)
     fail(
       ctx,

@@ -6,9 +6,11 @@
 import { attrFloat, attrInt } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
+import { hasAttribute } from "../../schema/facts.js";
 import { fromFloat64, toFloat64 } from "../tensor.js";
 import type { Kernel, KernelContext } from "../types.js";
 import { broadcastIndex, broadcastShapes, fail, floatInput, normAxis } from "./util.js";
+import { opVersion } from "./version.js";
 
 const STASH_TYPES = new Set<number>([
   DataType.FLOAT,
@@ -44,7 +46,8 @@ const GroupNormalization: Kernel = (ctx, inputs) => {
         ctx,
         `scale and bias must have X's type ${dtypeName(x.dtype)}, got ${dtypeName(t.dtype)}`,
       );
-  if (ctx.opset >= 21) checkStashType(ctx);
+  const version = opVersion(ctx);
+  if (hasAttribute(version, "stash_type")) checkStashType(ctx);
   const groups = attrInt(ctx.node, "num_groups");
   if (groups === undefined) fail(ctx, "the attribute num_groups is required");
   if (x.shape.length < 2)
@@ -52,7 +55,7 @@ const GroupNormalization: Kernel = (ctx, inputs) => {
   const [n, c] = x.shape as [number, number];
   if (groups <= 0 || c % groups !== 0)
     fail(ctx, `num_groups ${groups} must be positive and divide the number of channels ${c}`);
-  const perChannel = ctx.opset >= 21;
+  const perChannel = version.since >= 21; // version 18 scales per group
   const want = perChannel ? c : groups;
   for (const [t, name] of [
     [scaleT, "scale"],
