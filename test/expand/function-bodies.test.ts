@@ -14,6 +14,7 @@ import { NameScope } from "../../src/ir/graph.js";
 import { dtypeName } from "../../src/ir/dtype.js";
 import { hasFunctionBody } from "../../src/schema/index.js";
 import {
+  CASES as FUNCTION_CASES,
   callModel,
   constraintTypes,
   expandAll,
@@ -228,6 +229,44 @@ describe("every function op's body agrees with the op's kernel", () => {
         }
       });
   }
+});
+
+describe("bodies built without the input's type are valid for every type (constants by CastLike)", () => {
+  const ops = ["Elu", "Celu", "Selu", "HardSigmoid", "HardSwish", "ThresholdedRelu", "LeakyRelu"];
+  ops.push("Softplus", "Softsign", "Mish", "Swish", "Gelu", "Relu", "PRelu", "Shrink", "SwiGLU");
+  ops.push("Softmax", "LogSoftmax", "MeanVarianceNormalization", "Clip");
+  for (const op of ops)
+    it(op, () => {
+      const v = reg
+        .versions("", op)
+        .filter((x) => x.function)
+        .at(-1)!;
+      const cases = FUNCTION_CASES.find((c) => c.op === op)!;
+      for (const dtype of [DataType.FLOAT, DataType.FLOAT16]) {
+        for (const c of cases.variants(dtype, v, rng(dtype))) {
+          if (c.kernelDiffers) continue;
+          const m = callModel(v, c);
+          const [call] = m.graph.nodes as [Node];
+          const body = inlineCall(
+            call,
+            v,
+            call.inputs.map(() => undefined),
+            new NameScope(m.graph),
+          );
+          const opset = Math.max(v.since, ...body.opsetImports.map((o) => o.version));
+          const expanded = {
+            ...m,
+            opsetImports: [{ domain: "", version: opset }],
+            graph: { ...m.graph, nodes: body.nodes },
+          };
+          const where = `${op} ${dtypeName(dtype)} ${c.name}`;
+          expect(checkModel(expanded).problems, where).toEqual([]);
+          const feeds = feedsOf(c);
+          const want = run(m, feeds).o0!;
+          expectCloseTol(run(expanded, feeds).o0!, want, tolerance(dtype) * 2, where);
+        }
+      }
+    });
 });
 
 describe("coverage", () => {
