@@ -446,26 +446,32 @@ class Expander {
         return this.inlineLocal(node, plan.fn, unit, where);
       case "schema": {
         const op = plan.op;
-        if (
+        const variadic =
           op.inputs.some((f) => f.option === "variadic") ||
-          op.outputs.some((f) => f.option === "variadic")
-        )
-          throw new OnnxError(
-            "E_UNSUPPORTED",
-            `${op.name}-${op.since} has variadic inputs or outputs, which inlining does not support`,
+          op.outputs.some((f) => f.option === "variadic");
+        const present = (formals: number, given: string[]) =>
+          Array.from(
+            { length: variadic ? Math.max(formals, given.length) : formals },
+            (_, i) => (given[i] ?? "") !== "",
           );
         const body = this.body(
           op,
           node.inputs.map((n) => (n === "" ? undefined : unit.typeOf(n))),
           node.attributes,
-          op.inputs.map((_, i) => (node.inputs[i] ?? "") !== ""),
-          op.outputs.map((_, i) => (node.outputs[i] ?? "") !== ""),
+          present(op.inputs.length, node.inputs),
+          present(op.outputs.length, node.outputs),
         );
+        // Ops with variadic formals: the body names its formals per position of the call.
+        if (variadic && (!body.inputs || !body.outputs))
+          throw new OnnxError(
+            "E_UNSUPPORTED",
+            `the body of ${op.name}-${op.since} does not name its variadic inputs and outputs`,
+          );
         const nodes = inlineBody(
           node,
           {
-            inputs: op.inputs.map((f) => f.name),
-            outputs: op.outputs.map((f) => f.name),
+            inputs: body.inputs ?? op.inputs.map((f) => f.name),
+            outputs: body.outputs ?? op.outputs.map((f) => f.name),
             nodes: body.nodes,
           },
           unit.scope(),

@@ -187,27 +187,34 @@ export function inlineCall(
   scope: NameScope,
   opts: InlineOptions = {},
 ): InlineResult {
-  if (
+  const variadic =
     op.inputs.some((f) => f.option === "variadic") ||
-    op.outputs.some((f) => f.option === "variadic")
-  )
-    throw new OnnxError(
-      "E_UNSUPPORTED",
-      `inlining ops with variadic inputs or outputs is not supported`,
-      nodeLabel(call),
-    );
+    op.outputs.some((f) => f.option === "variadic");
+  const upTo = (formals: number, given: number) =>
+    Array.from({ length: variadic ? Math.max(formals, given) : formals }, (_, i) => i);
   const body = functionBody(op, {
     inputTypes,
     attributes: call.attributes,
-    inputPresent: op.inputs.map((_, i) => (call.inputs[i] ?? "") !== ""),
-    outputPresent: op.outputs.map((_, i) => (call.outputs[i] ?? "") !== ""),
+    inputPresent: upTo(op.inputs.length, call.inputs.length).map(
+      (i) => (call.inputs[i] ?? "") !== "",
+    ),
+    outputPresent: upTo(op.outputs.length, call.outputs.length).map(
+      (i) => (call.outputs[i] ?? "") !== "",
+    ),
     ...(opts.preferLoops !== undefined ? { preferLoops: opts.preferLoops } : {}),
   });
+  // Ops with variadic formals: the body names its formals per position of the call.
+  if (variadic && (!body.inputs || !body.outputs))
+    throw new OnnxError(
+      "E_UNSUPPORTED",
+      `the body of ${op.name}-${op.since} does not name its variadic inputs and outputs`,
+      nodeLabel(call),
+    );
   const nodes = inlineBody(
     call,
     {
-      inputs: op.inputs.map((f) => f.name),
-      outputs: op.outputs.map((f) => f.name),
+      inputs: body.inputs ?? op.inputs.map((f) => f.name),
+      outputs: body.outputs ?? op.outputs.map((f) => f.name),
       nodes: body.nodes,
     },
     scope,
