@@ -1,5 +1,6 @@
 // Shared CLI plumbing: exit codes and error printing.
 
+import { totalmem } from "node:os";
 import { OnnxError } from "../errors.js";
 
 export const EXIT_OK = 0;
@@ -61,4 +62,29 @@ export function action<A extends unknown[]>(
       process.exitCode = reportError(e);
     }
   };
+}
+
+const BYTE_UNITS: Record<string, number> = {
+  "": 1,
+  k: 2 ** 10,
+  m: 2 ** 20,
+  g: 2 ** 30,
+  t: 2 ** 40,
+};
+
+/** A byte count: an integer, optionally with a binary unit (512M, 4G, 4GiB). */
+export function parseByteSize(text: string, what: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$/i.exec(text);
+  const n = m ? Math.floor(Number(m[1]) * BYTE_UNITS[m[2]!.toLowerCase()]!) : NaN;
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new OnnxError(
+      "E_USAGE",
+      `${what} must be a positive number of bytes (e.g. 2000000000, 512M, 4G), got '${text}'`,
+    );
+  return n;
+}
+
+/** The default memory budget of a run: half of the machine's physical memory. */
+export function defaultMaxMemory(): number {
+  return Math.floor(totalmem() / 2);
 }

@@ -143,7 +143,7 @@ export function modelOps(model: Model): string[] {
 /** Runs one backend-test directory; never throws for a failing test. */
 export function runBackendTest(
   dir: string,
-  opts: { tolerance?: Tolerance; maxElements?: number } = {},
+  opts: { tolerance?: Tolerance; maxElements?: number; maxMemory?: number } = {},
 ): BackendTestResult {
   const tol = opts.tolerance ?? DEFAULT_TOLERANCE;
   let model: Model;
@@ -186,8 +186,10 @@ export function runBackendTest(
           );
         inputs[vi.name] = legacyBfloat16(value, vi.type);
       });
-      const runOpts = opts.maxElements !== undefined ? { maxElements: opts.maxElements } : {};
-      const outputs = runValues(model, inputs, runOpts);
+      const outputs = runValues(model, inputs, {
+        ...(opts.maxElements !== undefined ? { maxElements: opts.maxElements } : {}),
+        ...(opts.maxMemory !== undefined ? { maxMemory: opts.maxMemory } : {}),
+      });
       const expectedFiles = numbered(sdir, "output_");
       // One reference file per graph output, as the ONNX runner requires: with fewer, outputs
       // would go unchecked (none at all would pass vacuously); with more, some are spurious.

@@ -24,7 +24,10 @@ import {
 } from "../../interp/convert.js";
 import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS, runValues } from "../../interp/executor.js";
 import type { RValue } from "../../interp/types.js";
-import { EXIT_FAILED, EXIT_OK, action, oneLine } from "../util.js";
+import { EXIT_FAILED, EXIT_OK, action, defaultMaxMemory, oneLine, parseByteSize } from "../util.js";
+
+const MAX_MEMORY_HELP =
+  "most bytes a run may hold at once (e.g. 512M, 4G; default: half of the physical memory)";
 
 function parsePositiveInt(text: string, what: string): number {
   const n = Number(text);
@@ -205,21 +208,32 @@ export function registerRunCommands(program: Command): void {
       "most iterations a Loop may run",
       String(DEFAULT_MAX_ITERATIONS),
     )
+    .option("--max-memory <bytes>", MAX_MEMORY_HELP)
     .option("--values <n>", "how many leading values to print per output", "8")
     .action(
       action(
         (
           file: string,
           inputArgs: string[],
-          opts: { outputDir?: string; maxElements: string; maxIterations: string; values: string },
+          opts: {
+            outputDir?: string;
+            maxElements: string;
+            maxIterations: string;
+            maxMemory?: string;
+            values: string;
+          },
         ) => {
           const maxElements = parsePositiveInt(opts.maxElements, "--max-elements");
+          const maxMemory =
+            opts.maxMemory === undefined
+              ? defaultMaxMemory()
+              : parseByteSize(opts.maxMemory, "--max-memory");
           const maxIterations = parsePositiveInt(opts.maxIterations, "--max-iterations");
           const shown = parsePositiveInt(opts.values, "--values");
           const model = loadModel(file);
           assertRunnable(model, file);
           const inputs = bindInputs(model, inputArgs);
-          const outputs = runValues(model, inputs, { maxElements, maxIterations });
+          const outputs = runValues(model, inputs, { maxElements, maxIterations, maxMemory });
           if (opts.outputDir) {
             for (const o of model.graph.outputs)
               if (!("dtype" in outputs[o.name]!))
@@ -274,44 +288,54 @@ export function registerRunCommands(program: Command): void {
       "largest element count a tensor may have",
       String(DEFAULT_MAX_ELEMENTS),
     )
+    .option("--max-memory <bytes>", MAX_MEMORY_HELP)
     .action(
-      action((dirs: string[], opts: { rtol: string; atol: string; maxElements: string }) => {
-        const tolerance = {
-          rtol: parseNonNegative(opts.rtol, "--rtol"),
-          atol: parseNonNegative(opts.atol, "--atol"),
-        };
-        const maxElements = parsePositiveInt(opts.maxElements, "--max-elements");
-        const tests = findBackendTestDirs(dirs);
-        let passed = 0;
-        let failed = 0;
-        // With results going to a file or pipe, a progress bar on the terminal shows how far along we are.
-        const bar =
-          process.stderr.isTTY && !process.stdout.isTTY && tests.length > 1
-            ? new SingleBar(
-                {
-                  stream: process.stderr,
-                  format: "{bar} {value}/{total} {dir}",
-                  clearOnComplete: true,
-                },
-                Presets.shades_classic,
-              )
-            : undefined;
-        bar?.start(tests.length, 0, { dir: "" });
-        for (const dir of tests) {
-          bar?.increment(1, { dir: basename(dir) });
-          const r = runBackendTest(dir, { tolerance, maxElements });
-          const shownDir = relative(process.cwd(), dir) || dir;
-          if (r.ok) {
-            passed++;
-            process.stdout.write(`PASS ${shownDir}\n`);
-          } else {
-            failed++;
-            process.stdout.write(`FAIL ${shownDir}: ${r.reason}\n`);
+      action(
+        (
+          dirs: string[],
+          opts: { rtol: string; atol: string; maxElements: string; maxMemory?: string },
+        ) => {
+          const tolerance = {
+            rtol: parseNonNegative(opts.rtol, "--rtol"),
+            atol: parseNonNegative(opts.atol, "--atol"),
+          };
+          const maxElements = parsePositiveInt(opts.maxElements, "--max-elements");
+          const maxMemory =
+            opts.maxMemory === undefined
+              ? defaultMaxMemory()
+              : parseByteSize(opts.maxMemory, "--max-memory");
+          const tests = findBackendTestDirs(dirs);
+          let passed = 0;
+          let failed = 0;
+          // With results going to a file or pipe, a progress bar on the terminal shows how far along we are.
+          const bar =
+            process.stderr.isTTY && !process.stdout.isTTY && tests.length > 1
+              ? new SingleBar(
+                  {
+                    stream: process.stderr,
+                    format: "{bar} {value}/{total} {dir}",
+                    clearOnComplete: true,
+                  },
+                  Presets.shades_classic,
+                )
+              : undefined;
+          bar?.start(tests.length, 0, { dir: "" });
+          for (const dir of tests) {
+            bar?.increment(1, { dir: basename(dir) });
+            const r = runBackendTest(dir, { tolerance, maxElements, maxMemory });
+            const shownDir = relative(process.cwd(), dir) || dir;
+            if (r.ok) {
+              passed++;
+              process.stdout.write(`PASS ${shownDir}\n`);
+            } else {
+              failed++;
+              process.stdout.write(`FAIL ${shownDir}: ${r.reason}\n`);
+            }
           }
-        }
-        bar?.stop();
-        process.stdout.write(`${passed} passed, ${failed} failed\n`);
-        return failed ? EXIT_FAILED : EXIT_OK;
-      }),
+          bar?.stop();
+          process.stdout.write(`${passed} passed, ${failed} failed\n`);
+          return failed ? EXIT_FAILED : EXIT_OK;
+        },
+      ),
     );
 }

@@ -2,7 +2,7 @@
 
 import { attrFloat, attrInt, attrInts, attrString } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64, toFloat64 } from "../tensor.js";
+import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, RTensor } from "../types.js";
 import {
   alloc,
@@ -85,7 +85,7 @@ const Einsum: Kernel = (ctx, inputs) => {
       ls.reduce((acc, m, k) => (m === l && xs[i]!.shape[k] !== 1 ? acc + st[k]! : acc), 0),
     );
   });
-  const result = new Float64Array(prod(outShape));
+  const result = scratch(Float64Array, prod(outShape));
   const nOut = result.length;
   const nSum = prod(summed.map((l) => size.get(l)!));
   const coord = new Array<number>(all.length).fill(0);
@@ -190,7 +190,7 @@ const Det: Kernel = (ctx, inputs) => {
   const n = x.shape[r - 1]!;
   const v = toFloat64(x);
   const batch = prod(x.shape.slice(0, -2));
-  const out = new Float64Array(batch);
+  const out = scratch(Float64Array, batch);
   for (let b = 0; b < batch; b++) {
     const a = v.slice(b * n * n, (b + 1) * n * n);
     let det = 1;
@@ -350,7 +350,7 @@ const TfIdfVectorizer: Kernel = (ctx, inputs) => {
   const rows = x.shape.length === 2 ? x.shape[0]! : 1;
   const cols = x.shape.length === 2 ? x.shape[1]! : (x.shape[0] ?? 0);
   const tokens = Array.from(x.data as ArrayLike<unknown>, (v) => String(v));
-  const out = new Float64Array(rows * width);
+  const out = scratch(Float64Array, rows * width);
   for (let r = 0; r < rows; r++) {
     const row = tokens.slice(r * cols, (r + 1) * cols);
     for (let n = minN; n <= maxN; n++)
@@ -394,7 +394,7 @@ const RoiAlign: Kernel = (ctx, inputs) => {
   const outShape = [num, c, oh, ow];
   checkedCount(ctx, outShape);
   const v = toFloat64(x);
-  const out = new Float64Array(prod(outShape));
+  const out = scratch(Float64Array, prod(outShape));
   const off = halfPixel ? 0.5 : 0;
   for (let r = 0; r < num; r++) {
     const b = batchIdx[r]!;

@@ -6,7 +6,7 @@
 import { attrFloat, attrInt, attrInts, attrString, getAttr } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType, type Graph } from "../../ir/types.js";
-import { fromFloat64, toFloat64 } from "../tensor.js";
+import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { stridedCopy } from "./shape.js";
 import {
@@ -234,7 +234,7 @@ const EyeLike: Kernel = (ctx, inputs) => {
   const dtype = attrInt(ctx.node, "dtype", x.dtype);
   const k = attrInt(ctx.node, "k", 0);
   const [rows, cols] = x.shape as [number, number];
-  const v = new Float64Array(rows * cols);
+  const v = scratch(Float64Array, rows * cols);
   for (let i = 0; i < rows; i++) if (i + k >= 0 && i + k < cols) v[i * cols + i + k] = 1;
   return [fromFloat64(dtype, [rows, cols], v)];
 };
@@ -387,8 +387,8 @@ const TopK: Kernel = (ctx, inputs) => {
   const v = toFloat64(x);
   const shape = [...x.shape];
   shape[axis] = k;
-  const vals = new Float64Array(prod(shape));
-  const idx = new BigInt64Array(vals.length);
+  const vals = scratch(Float64Array, prod(shape));
+  const idx = scratch(BigInt64Array, vals.length);
   const order = new Array<number>(dim);
   for (let o = 0; o < outer; o++)
     for (let i = 0; i < inner; i++) {
@@ -506,7 +506,8 @@ function windowFn(make: (n: number, N: number) => number): Kernel {
     checkedCount(ctx, [size]);
     const periodic = attrInt(ctx.node, "periodic", 1) !== 0;
     const N = periodic ? size : size - 1;
-    const v = Float64Array.from({ length: size }, (_, n) => make(n, N));
+    const v = scratch(Float64Array, size);
+    for (let n = 0; n < size; n++) v[n] = make(n, N);
     return [fromFloat64(attrInt(ctx.node, "output_datatype", DataType.FLOAT), [size], v)];
   };
 }
@@ -526,8 +527,8 @@ const MeanVarianceNormalization: Kernel = (ctx, inputs) => {
   };
   const groups = prod(x.shape.filter((_, k) => !axes.includes(k)));
   const count = v.length / Math.max(groups, 1);
-  const mean = new Float64Array(groups);
-  const sq = new Float64Array(groups);
+  const mean = scratch(Float64Array, groups);
+  const sq = scratch(Float64Array, groups);
   for (let p = 0; p < v.length; p++) {
     const g = groupOf(p);
     mean[g]! += v[p]!;
@@ -551,7 +552,7 @@ const LRN: Kernel = (ctx, inputs) => {
   const c = x.shape[1]!;
   const inner = prod(x.shape.slice(2));
   const v = toFloat64(x);
-  const out = new Float64Array(v.length);
+  const out = scratch(Float64Array, v.length);
   const lo = Math.floor((size - 1) / 2);
   const hi = Math.ceil((size - 1) / 2);
   for (let p = 0; p < v.length; p++) {

@@ -6,7 +6,7 @@
 import { attrFloat, attrInt, attrInts, attrString } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64, isFloatType, toFloat64 } from "../tensor.js";
+import { fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { binaryCompute, unary } from "./elementwise.js";
 import {
@@ -188,7 +188,7 @@ function softmaxLike(kind: "softmax" | "log" | "hard"): Kernel {
     requireFloat(ctx, x);
     const [outer, dim, inner] = softmaxLayout(ctx, x);
     const v = toFloat64(x);
-    const out = new Float64Array(v.length);
+    const out = scratch(Float64Array, v.length);
     for (let o = 0; o < outer; o++)
       for (let i = 0; i < inner; i++) {
         const base = o * dim * inner + i;
@@ -276,7 +276,7 @@ const MatMul: Kernel = (ctx, inputs) => {
   checkedCount(ctx, outShape);
   const av = toFloat64(a);
   const bv = toFloat64(b);
-  const out = new Float64Array(prod(outShape));
+  const out = scratch(Float64Array, prod(outShape));
   const nb = prod(batch);
   const aBatch = as.slice(0, -2);
   const bBatch = bs.slice(0, -2);
@@ -296,7 +296,7 @@ const MatMul: Kernel = (ctx, inputs) => {
     }
     return idx;
   };
-  const row = new Float64Array(m);
+  const row = scratch(Float64Array, m);
   for (let p = 0; p < nb; p++) {
     const ao = batchIndex(aBatch, p) * n * k;
     const bo = batchIndex(bBatch, p) * k * m;
@@ -333,7 +333,7 @@ const Gemm: Kernel = (ctx, inputs) => {
   checkedCount(ctx, [m, n]);
   const av = toFloat64(a);
   const bv = toFloat64(b);
-  const out = new Float64Array(m * n);
+  const out = scratch(Float64Array, m * n);
   for (let i = 0; i < m; i++)
     for (let j = 0; j < n; j++) {
       let s = 0;
@@ -411,8 +411,8 @@ const BatchNormalization: Kernel = (ctx, inputs) => {
   const v = toFloat64(x);
   const training = attrInt(ctx.node, "training_mode", 0) !== 0;
   // Training mode normalises with the batch statistics and also returns the updated running ones.
-  const useMean = training ? new Float64Array(c) : mean!;
-  const useVar = training ? new Float64Array(c) : variance!;
+  const useMean = training ? scratch(Float64Array, c) : mean!;
+  const useVar = training ? scratch(Float64Array, c) : variance!;
   if (training) {
     const count = v.length / c;
     for (let p = 0; p < v.length; p++) useMean[Math.floor(p / inner) % c]! += v[p]!;
@@ -490,8 +490,8 @@ const LayerNormalization: Kernel = (ctx, inputs) => {
   const s = toFloat64(scaleT);
   const b = biasT ? toFloat64(biasT) : undefined;
   const bIdx = biasT ? broadcastAlong(biasT.shape, scaleShape) : undefined;
-  const means = new Float64Array(outer);
-  const invs = new Float64Array(outer);
+  const means = scratch(Float64Array, outer);
+  const invs = scratch(Float64Array, outer);
   for (let o = 0; o < outer; o++) {
     let mean = 0;
     for (let i = 0; i < inner; i++) mean += v[o * inner + i]!;
@@ -557,7 +557,7 @@ function nll(
   const t = intValues(ctx, target, "target");
   if (t.length !== n * inner) fail(ctx, `target has ${t.length} entries, ${n * inner} expected`);
   const w = weight ? toFloat64(weight) : undefined;
-  const losses = new Float64Array(n * inner);
+  const losses = scratch(Float64Array, n * inner);
   let wsum = 0;
   for (let i = 0; i < n; i++)
     for (let j = 0; j < inner; j++) {
@@ -594,7 +594,7 @@ const SoftmaxCrossEntropyLoss: Kernel = (ctx, inputs) => {
   const c = x.shape[1]!;
   const inner = prod(x.shape.slice(2));
   const v = toFloat64(x);
-  const logp = new Float64Array(v.length);
+  const logp = scratch(Float64Array, v.length);
   for (let i = 0; i < n; i++)
     for (let j = 0; j < inner; j++) {
       let max = -Infinity;
@@ -680,7 +680,7 @@ function windowGeometry(
 function windowTable(inSpatial: number[], w: Window): Int32Array {
   const nOut = prod(w.outSpatial);
   const nK = prod(w.kernel);
-  const table = new Int32Array(nOut * nK);
+  const table = scratch(Int32Array, nOut * nK);
   const k = inSpatial.length;
   const inStr = strides(inSpatial);
   const oc = new Array<number>(k).fill(0);
@@ -730,7 +730,7 @@ const Conv: Kernel = (ctx, inputs) => {
   const xv = toFloat64(x);
   const wv = toFloat64(wT);
   const bv = bT ? toFloat64(bT) : undefined;
-  const out = new Float64Array(prod(outShape));
+  const out = scratch(Float64Array, prod(outShape));
   const mg = m / group;
   for (let b = 0; b < n; b++)
     for (let oc = 0; oc < m; oc++) {
@@ -769,11 +769,11 @@ function pool(kind: "max" | "avg"): Kernel {
     const outShape = [x.shape[0]!, x.shape[1]!, ...w.outSpatial];
     checkedCount(ctx, outShape);
     const xv = toFloat64(x);
-    const out = new Float64Array(prod(outShape));
+    const out = scratch(Float64Array, prod(outShape));
     const wantIndices = kind === "max" && ctx.node.outputs.length > 1 && ctx.node.outputs[1] !== "";
     const columnMajor = attrInt(ctx.node, "storage_order", 0) !== 0;
     const inStr = strides(inSpatial);
-    const indices = wantIndices ? new BigInt64Array(out.length) : undefined;
+    const indices = wantIndices ? scratch(BigInt64Array, out.length) : undefined;
     // With count_include_pad, the divisor counts window positions inside the padded extent.
     const padEnd = (attrInts(ctx.node, "pads") ?? []).slice(inSpatial.length);
     for (let p = 0; p < planes; p++)
@@ -844,7 +844,7 @@ function globalPool(kind: "max" | "avg"): Kernel {
     const inner = prod(x.shape.slice(2));
     const planes = x.shape[0]! * x.shape[1]!;
     const v = toFloat64(x);
-    const out = new Float64Array(planes);
+    const out = scratch(Float64Array, planes);
     for (let p = 0; p < planes; p++) {
       let acc = kind === "max" ? -Infinity : 0;
       for (let i = 0; i < inner; i++) {

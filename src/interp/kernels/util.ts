@@ -3,7 +3,7 @@
 import { OnnxError } from "../../errors.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { allocStorage, float16Table, fromBfloat16Bits } from "../tensor.js";
+import { allocStorage, float16Table, fromBfloat16Bits, scratch } from "../tensor.js";
 import type { KernelContext, RTensor, RValue, Storage } from "../types.js";
 
 export function fail(ctx: KernelContext, message: string): never {
@@ -160,7 +160,7 @@ export function broadcastIndex(
   if (rank === 0) return new Int32Array(1);
   let n = 1;
   for (const d of outShape) n *= d;
-  const map = new Int32Array(n);
+  const map = scratch(Int32Array, n);
   if (n === 0) return map;
   const inStrides = new Array<number>(rank).fill(0);
   let acc = 1;
