@@ -155,4 +155,20 @@ describe("memory budget", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--max-memory must be a positive number of bytes/);
   }, 120_000);
+
+  it("check --max-memory warns where a statically known size is over the budget; without it, nothing", () => {
+    const d = tmp();
+    const f = join(d, "expand.onnxtxt");
+    writeFileSync(f, HUNGRY.expand!.replace("float[?] y", "float[?,?] y"));
+    const r = runCli(["check", f, "--max-memory", "64M"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /warning: node #2 \(Expand\): output 'y' is float\[46000,46000\], 8464000000 bytes \(7\.9 GiB\), over --max-memory 67108864 bytes/,
+    );
+    const plain = runCli(["check", f]);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toBe(`ok: ${f}\n`);
+    const json = JSON.parse(runCli(["check", f, "--json", "--max-memory", "64M"]).stdout);
+    expect(json.warnings).toHaveLength(1);
+  }, 60_000);
 });
