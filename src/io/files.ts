@@ -86,16 +86,47 @@ function readInput(path: string): Buffer {
   }
 }
 
+/**
+ * The bytes of a file that must be a regular file (a data file found in a folder, say): FIFOs,
+ * devices, sockets and folders, and symlinks to them, are refused before anything is read.
+ */
+export function readRegularFile(path: string, what = "file"): Buffer {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new OnnxError("E_IO", "no such file", path);
+  }
+  if (st.isDirectory()) throw new OnnxError("E_IO", `is a directory, not a ${what}`, path);
+  if (!st.isFile())
+    throw new OnnxError(
+      "E_IO",
+      `is not a regular file (a FIFO, device or socket), not a ${what}`,
+      path,
+    );
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw new OnnxError(
+      "E_IO",
+      `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      path,
+    );
+  }
+}
+
 export interface LoadOptions {
   /** Read external tensor data into memory now (default: keep references, check the files exist). */
   loadExternal?: boolean;
   /** Force a format instead of going by the extension (.onnxtxt is text, anything else binary). */
   format?: "binary" | "text";
+  /** Refuse anything but a regular file (a FIFO too), as for files found by listing a folder. */
+  regularFileOnly?: boolean;
 }
 
 /** Loads a .onnx or .onnxtxt file. */
 export function loadModel(path: string, opts: LoadOptions = {}): Model {
-  const buf = readInput(path);
+  const buf = opts.regularFileOnly ? readRegularFile(path, "model file") : readInput(path);
   const baseDir = dirname(resolve(path));
   let model: Model;
   if (opts.format === "text" || (opts.format === undefined && isTextPath(path))) {
@@ -113,24 +144,36 @@ export function loadModel(path: string, opts: LoadOptions = {}): Model {
   for (const t of walkTensors(model)) {
     if (t.data.kind !== "external") continue;
     t.data.baseDir ??= baseDir;
-    const file = externalFile(t, path);
-    if (!existsSync(file))
-      throw new OnnxError(
-        "E_IO",
-        `external data file '${externalLocation(t)}' of tensor '${t.name}' does not exist`,
-        path,
-      );
-    const st = statSync(file);
-    if (!st.isFile())
-      throw new OnnxError(
-        "E_IO",
-        `external data location '${externalLocation(t)}' of tensor '${t.name}' is not a file`,
-        path,
-      );
-    externalRange(t, st.size, path);
+    checkExternalData(t, path);
     if (opts.loadExternal) loadExternalData(t, path);
   }
   return model;
+}
+
+/**
+ * Checks a tensor's external data without reading it: the location stays inside the folder of
+ * the file that refers to it, names a regular file (not a FIFO, a device or a folder), and the
+ * range lies inside that file. Returns the file and the range.
+ */
+export function checkExternalData(
+  t: Tensor,
+  where?: string,
+): { file: string; offset: number; length: number } {
+  const file = externalFile(t, where);
+  if (!existsSync(file))
+    throw new OnnxError(
+      "E_IO",
+      `external data file '${externalLocation(t)}' of tensor '${t.name}' does not exist`,
+      where,
+    );
+  const st = statSync(file);
+  if (!st.isFile())
+    throw new OnnxError(
+      "E_IO",
+      `external data location '${externalLocation(t)}' of tensor '${t.name}' is not a regular file`,
+      where,
+    );
+  return { file, ...externalRange(t, st.size, where) };
 }
 
 export function externalEntry(t: Tensor, key: string): string | undefined {
@@ -203,7 +246,7 @@ function externalRange(
 /** Replaces a tensor's external reference with its bytes. */
 export function loadExternalData(t: Tensor, where?: string): void {
   if (t.data.kind !== "external") return;
-  const file = externalFile(t, where);
+  const { file } = checkExternalData(t, where);
   let fd: number;
   try {
     fd = openSync(file, "r");
@@ -215,7 +258,14 @@ export function loadExternalData(t: Tensor, where?: string): void {
     );
   }
   try {
-    const { offset, length } = externalRange(t, fstatSync(fd).size, where);
+    const st = fstatSync(fd);
+    if (!st.isFile())
+      throw new OnnxError(
+        "E_IO",
+        `external data location '${externalLocation(t)}' of tensor '${t.name}' is not a regular file`,
+        where,
+      );
+    const { offset, length } = externalRange(t, st.size, where);
     const bytes = new Uint8Array(length);
     let got = 0;
     while (got < length) {

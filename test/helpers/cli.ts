@@ -12,12 +12,17 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], opts: { cwd?: string; input?: string } = {}): CliResult {
+/** `timeout` (ms) ends a run that hangs: it then reports code -1. */
+export function runCli(
+  args: string[],
+  opts: { cwd?: string; input?: string; timeout?: number } = {},
+): CliResult {
   const r = spawnSync(process.execPath, ["--import", tsx, bin, ...args], {
     cwd: opts.cwd ?? root,
     encoding: "utf8",
     input: opts.input,
     maxBuffer: 64 << 20,
+    ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }

@@ -60,7 +60,7 @@ function readTensorFile(path: string, vi: ValueInfo): RValue {
   const bytes = readFile(path);
   if (path.endsWith(".npy") || (bytes[0] === 0x93 && bytes[1] === 0x4e))
     return decodeNpy(bytes, path);
-  return decodeValueProto(bytes, vi.type, path).value;
+  return decodeValueProto(bytes, vi.type, path, dirname(resolve(path))).value;
 }
 
 function declaredDtype(vi: ValueInfo): number {
