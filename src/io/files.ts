@@ -305,33 +305,56 @@ function samePath(a: string, b: string): boolean {
 
 /** Writes through a temporary file in the same folder, renamed into place only when complete. */
 export function writeFileAtomic(path: string, write: (fd: number) => void): void {
-  const dir = dirname(resolve(path));
-  if (!existsSync(dir)) throw new OnnxError("E_IO", "output folder does not exist", path);
-  if (existsSync(path) && statSync(path).isDirectory())
-    throw new OnnxError("E_IO", "is a directory", path);
-  const tmp = join(
-    dir,
-    `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`,
-  );
-  let fd: number | undefined;
+  writeFilesAtomic([{ path, write }]);
+}
+
+/**
+ * Writes several files all or nothing: each goes to a temporary file in its folder, and only when
+ * every one is complete are they renamed into place; on any failure the temporary files are
+ * removed and no target is touched. Temporary names are short (a name near the 255-byte limit
+ * still has room).
+ */
+export function writeFilesAtomic(files: { path: string; write: (fd: number) => void }[]): void {
+  for (const { path } of files) {
+    const dir = dirname(resolve(path));
+    if (!existsSync(dir)) throw new OnnxError("E_IO", "output folder does not exist", path);
+    if (existsSync(path) && statSync(path).isDirectory())
+      throw new OnnxError("E_IO", "is a directory", path);
+  }
+  const tmps: string[] = [];
+  let current = files[0]?.path;
   try {
-    fd = openSync(tmp, "wx");
-    write(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(tmp, path);
+    for (const { path, write } of files) {
+      current = path;
+      const tmp = join(
+        dirname(resolve(path)),
+        `.oe${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`,
+      );
+      const fd = openSync(tmp, "wx");
+      tmps.push(tmp);
+      try {
+        write(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    files.forEach(({ path }, i) => {
+      current = path;
+      renameSync(tmps[i]!, path);
+    });
   } catch (e) {
-    if (fd !== undefined) closeSync(fd);
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* already gone */
+    for (const tmp of tmps) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        /* already renamed or gone */
+      }
     }
     if (e instanceof OnnxError) throw e;
     throw new OnnxError(
       "E_IO",
       `cannot write: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      path,
+      current,
     );
   }
 }

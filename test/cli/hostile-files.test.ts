@@ -3,7 +3,14 @@
 // folders at any depth.
 
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -190,4 +197,47 @@ describe("test refuses what is not a regular file", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/1 passed, 0 failed/);
   }, 30_000);
+});
+
+describe("run --output-dir and long names", () => {
+  const TWO = parseModelText(`<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x) => (float[2] a, float[2] b) {
+  a = Identity (x)
+  b = Neg (x)
+}
+`);
+
+  it("writes all outputs or none: output_1.pb failing leaves output_0.pb as it was", () => {
+    const d = tmp();
+    const out = join(d, "out");
+    mkdirSync(join(out, "output_1.pb"), { recursive: true });
+    writeFileSync(join(out, "output_0.pb"), "OLD");
+    saveModel(TWO, join(d, "m.onnx"));
+    const r = runCli(["run", join(d, "m.onnx"), "x=json:[1,2]", "--output-dir", out]);
+    expectOneLineError(r, /output_1\.pb: is a directory/);
+    expect(readFileSync(join(out, "output_0.pb"), "utf8")).toBe("OLD");
+    expect(readdirSync(out).sort()).toEqual(["output_0.pb", "output_1.pb"]);
+    // Once writable, both are written.
+    execFileSync("rm", ["-r", join(out, "output_1.pb")]);
+    const ok = runCli(["run", join(d, "m.onnx"), "x=json:[1,2]", "--output-dir", out]);
+    expect(ok.code).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(["output_0.pb", "output_1.pb"]);
+  }, 60_000);
+
+  it("file names of 230-255 characters are written (temporary names stay short)", () => {
+    const d = tmp();
+    const src = join(d, "m.onnxtxt");
+    writeFileSync(
+      src,
+      '<ir_version: 8, opset_import: ["" : 13]>\ng (float[2] x) => (float[2] y) {\n  y = Neg (x)\n}\n',
+    );
+    for (const len of [230, 255]) {
+      const name = "n".repeat(len - ".onnx".length) + ".onnx";
+      const r = runCli(["parse", src, "-o", join(d, name)]);
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(readdirSync(d)).toContain(name);
+    }
+    expect(readdirSync(d).filter((f) => f.endsWith(".tmp"))).toEqual([]);
+  }, 60_000);
 });

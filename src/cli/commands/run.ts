@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeSync } from "node:f
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { checkModel, formatProblem, type ProblemCode } from "../../check/index.js";
 import { OnnxError } from "../../errors.js";
-import { loadModel, writeFileAtomic } from "../../io/files.js";
+import { loadModel, writeFilesAtomic } from "../../io/files.js";
 import { dtypeName } from "../../ir/dtype.js";
 import type { Model, ValueInfo } from "../../ir/types.js";
 import { DataType } from "../../ir/types.js";
@@ -23,7 +23,7 @@ import {
   summarizeTensor,
 } from "../../interp/convert.js";
 import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS, runValues } from "../../interp/executor.js";
-import type { RValue } from "../../interp/types.js";
+import type { RTensor, RValue } from "../../interp/types.js";
 import { EXIT_FAILED, EXIT_OK, action, defaultMaxMemory, oneLine, parseByteSize } from "../util.js";
 
 const MAX_MEMORY_HELP =
@@ -254,21 +254,27 @@ export function registerRunCommands(program: Command): void {
                 );
             });
           }
-          model.graph.outputs.forEach((o, i) => {
+          if (opts.outputDir) {
+            // All outputs or none: a failure on one leaves every earlier output file as it was.
+            const dir = opts.outputDir;
+            writeFilesAtomic(
+              model.graph.outputs.map((o, i) => ({
+                path: join(dir, `output_${i}.pb`),
+                write: (fd: number) => {
+                  const bytes = encodeTensorProto(outputs[o.name] as RTensor, o.name);
+                  let off = 0;
+                  while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+                },
+              })),
+            );
+          }
+          model.graph.outputs.forEach((o) => {
             const v = outputs[o.name]!;
-            if (!("dtype" in v)) {
-              process.stdout.write(describeValue(oneLine(o.name), v, shown) + "\n");
-              return;
-            }
-            const t = v;
-            process.stdout.write(summarizeTensor(oneLine(o.name), t, shown) + "\n");
-            if (opts.outputDir) {
-              const bytes = encodeTensorProto(t, o.name);
-              writeFileAtomic(join(opts.outputDir, `output_${i}.pb`), (fd) => {
-                let off = 0;
-                while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-              });
-            }
+            process.stdout.write(
+              ("dtype" in v
+                ? summarizeTensor(oneLine(o.name), v, shown)
+                : describeValue(oneLine(o.name), v, shown)) + "\n",
+            );
           });
           return EXIT_OK;
         },
