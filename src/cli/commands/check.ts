@@ -9,7 +9,7 @@ import {
 } from "../../check/index.js";
 import { formatBytes } from "../../interp/budget.js";
 import { loadModel, saveModel } from "../../io/files.js";
-import { EXIT_FAILED, EXIT_OK, action, oneLine, parseByteSize } from "../util.js";
+import { EXIT_FAILED, EXIT_OK, action, errorLine, parseByteSize } from "../util.js";
 
 interface CheckCliOptions {
   json?: boolean;
@@ -63,14 +63,14 @@ export function registerCheckCommands(program: Command): void {
         }
         for (const w of warnings)
           process.stdout.write(
-            `${file}: warning: ${oneLine(w.where)}: output '${oneLine(w.value)}' is ${w.type}, ${formatBytes(w.bytes)}, over --max-memory ${formatBytes(maxMemory!)}\n`,
+            `${file}: warning: ${errorLine(`${w.where}: output '${w.value}'`)} is ${w.type}, ${formatBytes(w.bytes)}, over --max-memory ${formatBytes(maxMemory!)}\n`,
           );
         if (report.ok) {
           process.stdout.write(`ok: ${file}\n`);
           if (written) process.stdout.write(`wrote ${written} (inferred value_info)\n`);
         } else {
           const lines = report.problems.map(
-            (p) => `${file}: ${oneLine(formatProblem(p))} [${p.code}]\n`,
+            (p) => `${file}: ${errorLine(formatProblem(p))} [${p.code}]\n`,
           );
           const n = report.problems.length;
           lines.push(`${n} problem${n === 1 ? "" : "s"} in ${file}\n`);

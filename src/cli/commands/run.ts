@@ -24,7 +24,15 @@ import {
 } from "../../interp/convert.js";
 import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS, runValues } from "../../interp/executor.js";
 import type { RTensor, RValue } from "../../interp/types.js";
-import { EXIT_FAILED, EXIT_OK, action, defaultMaxMemory, oneLine, parseByteSize } from "../util.js";
+import {
+  EXIT_FAILED,
+  EXIT_OK,
+  action,
+  defaultMaxMemory,
+  errorLine,
+  oneLine,
+  parseByteSize,
+} from "../util.js";
 
 const MAX_MEMORY_HELP =
   "most bytes a run may hold at once (e.g. 512M, 4G; default: half of the physical memory)";
@@ -115,6 +123,7 @@ export function bindInputs(model: Model, args: string[]): Record<string, RValue>
  * opset, or an attribute of the wrong type, would run anyway (silently using a default).
  */
 const RUN_BLOCKERS = new Set<ProblemCode>([
+  "opset-import",
   "domain-not-imported",
   "unknown-op",
   "op-not-in-opset",
@@ -335,7 +344,7 @@ export function registerRunCommands(program: Command): void {
               process.stdout.write(`PASS ${shownDir}\n`);
             } else {
               failed++;
-              process.stdout.write(`FAIL ${shownDir}: ${r.reason}\n`);
+              process.stdout.write(`FAIL ${errorLine(`${shownDir}: ${r.reason}`)}\n`);
             }
           }
           bar?.stop();
