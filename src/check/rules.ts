@@ -14,6 +14,7 @@ import {
   MAX_CONST_ELEMENTS,
   type ConstVal,
 } from "./consts.js";
+import { einsumEquationError } from "./einsum.js";
 import type { ProblemCode } from "./report.js";
 import { broadcastShapes, formatShape, isTensor, tensorOf } from "./types.js";
 
@@ -1457,6 +1458,18 @@ const REDUCE = [
   "ReduceSumSquare",
 ];
 
+/** Einsum: the equation must fit the operands (the output type comes from the schema). */
+function einsum(c: RuleCtx): void {
+  const a = c.attr("equation");
+  if (!a || a.type !== "STRING" || a.value === undefined) return;
+  const why = einsumEquationError(
+    a.value,
+    c.inputs.length,
+    c.inputs.map((_, i) => shapeOf(c, i)?.length),
+  );
+  if (why) c.error("bad-attribute-value", `${opName(c)}: ${why}`);
+}
+
 export const RULES = new Map<string, Rule>();
 for (const op of UNARY) RULES.set(op, sameAsInput);
 for (const [op, f] of Object.entries(ARITH)) RULES.set(op, arith(f));
@@ -1512,6 +1525,7 @@ RULES.set("DepthToSpace", depthSpace(true));
 RULES.set("SpaceToDepth", depthSpace(false));
 RULES.set("If", ifRule);
 RULES.set("Loop", loop);
+RULES.set("Einsum", einsum);
 RULES.set("Scan", scan);
 
 /** The ai.onnx ops whose outputs this module infers from its own rules. */

@@ -1,5 +1,6 @@
 // Einsum, Unique, Det, MaxUnpool, NonMaxSuppression, TfIdfVectorizer, RoiAlign.
 
+import { einsumEquationError } from "../../check/einsum.js";
 import { attrFloat, attrInt, attrInts, attrString } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
@@ -25,10 +26,14 @@ const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
 const Einsum: Kernel = (ctx, inputs) => {
   const xs = inputs.map((_, i) => input(ctx, inputs, i));
   const eq = attrString(ctx.node, "equation", "").replace(/\s+/g, "");
+  const why = einsumEquationError(
+    eq,
+    xs.length,
+    xs.map((x) => x.shape.length),
+  );
+  if (why) fail(ctx, why);
   const [lhs, rhsGiven] = eq.split("->") as [string, string | undefined];
   const terms = lhs.split(",");
-  if (terms.length !== xs.length)
-    fail(ctx, `equation '${eq}' has ${terms.length} operands, the node ${xs.length}`);
   // Ellipsis dimensions get letters that cannot clash with user letters.
   const ellipsisRank = Math.max(
     0,
