@@ -18,7 +18,7 @@ import { saveModel } from "../../src/io/files.js";
 import { ProtoWriter } from "../../src/io/to-proto.js";
 import { Tensor } from "../../src/ir/tensor.js";
 import { DataType } from "../../src/ir/types.js";
-import { encodeTensorProto } from "../../src/interp/convert.js";
+import { encodeTensorProto } from "../../src/interp/value-proto.js";
 import { encodeMessage } from "../../src/proto/wire.js";
 import { parseModelText } from "../../src/text/parse.js";
 import { runCli } from "../helpers/cli.js";
