@@ -617,22 +617,29 @@ export function castTensor(ctx: KernelContext, x: RTensor, to: number): RTensor 
     return { dtype: to, shape, data: out };
   }
   if (BIG_INT_TYPES.has(to)) {
+    // int64: NaN, ±inf and values out of range become the minimum (what onnxruntime gives);
+    // uint64: truncated and wrapped modulo 2^64, NaN and ±inf 0.
     const out = allocStorage(to, n) as BigInt64Array;
-    const nanValue = to === DataType.INT64 ? -(2n ** 63n) : 0n;
+    const min = -(2n ** 63n);
     for (let i = 0; i < n; i++) {
       const t = Math.trunc(v[i]!);
-      out[i] = Number.isFinite(t)
-        ? BigInt(t)
-        : t !== t
-          ? nanValue
-          : t > 0
-            ? 2n ** 63n - 1n
-            : -(2n ** 63n);
+      if (to === DataType.INT64)
+        out[i] = Number.isFinite(t) && t >= -(2 ** 63) && t < 2 ** 63 ? BigInt(t) : min;
+      else out[i] = Number.isFinite(t) ? BigInt.asUintN(64, BigInt(t)) : 0n;
     }
     return { dtype: to, shape, data: out };
   }
   const out = allocStorage(to, n) as Int32Array;
-  for (let i = 0; i < n; i++) out[i] = Math.trunc(v[i]!); // wraps modulo 2^bits on store
+  if (to === DataType.INT32) {
+    // As int64: NaN, ±inf and out-of-range values become the minimum.
+    for (let i = 0; i < n; i++) {
+      const t = Math.trunc(v[i]!);
+      out[i] = t >= -(2 ** 31) && t < 2 ** 31 ? t : -(2 ** 31);
+    }
+    return { dtype: to, shape, data: out };
+  }
+  // Narrower and unsigned types: truncated, wrapped modulo 2^bits on store; NaN and ±inf are 0.
+  for (let i = 0; i < n; i++) out[i] = Math.trunc(v[i]!);
   return { dtype: to, shape, data: out };
 }
 

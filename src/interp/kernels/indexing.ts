@@ -190,10 +190,16 @@ const TopK: Kernel = (ctx, inputs) => {
     for (let i = 0; i < inner; i++) {
       for (let t = 0; t < dim; t++) order[t] = t;
       const at = (t: number) => v[(o * dim + t) * inner + i]!;
-      order.sort((a, b) => {
-        const d = largest ? at(b) - at(a) : at(a) - at(b);
-        return d !== 0 && !Number.isNaN(d) ? d : a - b;
-      });
+      // NaN sorts above every number (numpy's order): first among the largest, last among the
+      // smallest; ties keep the lower index first.
+      const asc = (a: number, b: number) => {
+        const x = at(a);
+        const y = at(b);
+        if (x !== x) return y !== y ? 0 : 1;
+        if (y !== y) return -1;
+        return x - y;
+      };
+      order.sort((a, b) => (largest ? asc(b, a) : asc(a, b)) || a - b);
       for (let t = 0; t < k; t++) {
         vals[(o * k + t) * inner + i] = at(order[t]!);
         idx[(o * k + t) * inner + i] = BigInt(order[t]!);

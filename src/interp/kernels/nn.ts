@@ -122,9 +122,11 @@ const Clip: Kernel = (ctx, inputs) => {
   const l = lo === undefined ? -Infinity : Number(lo);
   const h = hi === undefined ? Infinity : Number(hi);
   const v = toFloat64(x);
+  // Min(max, Max(x, min)) as the spec defines it: with min > max every element is max; NaN stays.
   for (let i = 0; i < v.length; i++) {
     const a = v[i]!;
-    v[i] = a < l ? l : a > h ? h : a;
+    const c = a < l ? l : a;
+    v[i] = c > h ? h : c;
   }
   return [fromFloat64(x.dtype, [...x.shape], v)];
 };
@@ -196,9 +198,10 @@ function softmaxLike(kind: "softmax" | "log" | "hard"): Kernel {
         const base = o * dim * inner + i;
         let max = -Infinity;
         let arg = 0;
+        // The first NaN wins, as in ArgMax (softmax of a NaN row is all NaN either way).
         for (let k = 0; k < dim; k++) {
           const e = v[base + k * inner]!;
-          if (e > max) {
+          if (e > max || (e !== e && max === max)) {
             max = e;
             arg = k;
           }
@@ -239,11 +242,17 @@ function argExtreme(max: boolean): Kernel {
     for (let o = 0; o < outer; o++)
       for (let i = 0; i < inner; i++) {
         const base = o * dim * inner + i;
+        // NaN is the extreme in both directions (numpy and ONNX's reference): the first NaN, or
+        // with select_last_index the last one, is the answer.
         let best = v[base]!;
         let at = 0;
         for (let k = 1; k < dim; k++) {
           const e = v[base + k * inner]!;
-          const better = max ? e > best || (last && e === best) : e < best || (last && e === best);
+          const better =
+            e !== e
+              ? best === best || last
+              : best === best &&
+                (max ? e > best || (last && e === best) : e < best || (last && e === best));
           if (better) {
             best = e;
             at = k;
@@ -306,8 +315,8 @@ const MatMul: Kernel = (ctx, inputs) => {
     for (let i = 0; i < n; i++) {
       row.fill(0);
       for (let t = 0; t < k; t++) {
+        // No skipping of zero terms: 0 × Inf and 0 × NaN are NaN and must reach the sum.
         const x = av[ao + i * k + t]!;
-        if (x === 0) continue;
         const bRow = bo + t * m;
         for (let j = 0; j < m; j++) row[j]! += x * bv[bRow + j]!;
       }
@@ -486,12 +495,7 @@ const LayerNormalization: Kernel = (ctx, inputs) => {
   const inner = prod(x.shape.slice(axis));
   const outer = prod(x.shape.slice(0, axis));
   const statShape = x.shape.map((d, i) => (i < axis ? d : 1));
-  const scaleShape = x.shape.slice(axis);
   const v = toFloat64(x);
-  const sIdx = broadcastAlong(scaleT.shape, scaleShape);
-  const s = toFloat64(scaleT);
-  const b = biasT ? toFloat64(biasT) : undefined;
-  const bIdx = biasT ? broadcastAlong(biasT.shape, scaleShape) : undefined;
   const means = scratch(Float64Array, outer);
   const invs = scratch(Float64Array, outer);
   for (let o = 0; o < outer; o++) {
@@ -505,12 +509,24 @@ const LayerNormalization: Kernel = (ctx, inputs) => {
     invs[o] = inv;
     for (let i = 0; i < inner; i++) {
       const p = o * inner + i;
-      v[p] = (v[p]! - mean) * inv * s[sIdx(i)]! + (b ? b[bIdx!(i)]! : 0);
+      v[p] = (v[p]! - mean) * inv;
     }
   }
+  // Y = Normalized * Scale + B with ordinary multidirectional broadcasting, as the function body
+  // computes it: a Scale or B of higher rank than the normalised axes (even than X) is allowed.
+  const shapes = [x.shape, scaleT.shape, ...(biasT ? [biasT.shape] : [])];
+  const outShape = broadcastShapes(ctx, shapes);
+  checkedCount(ctx, outShape);
+  const s = toFloat64(scaleT);
+  const b = biasT ? toFloat64(biasT) : undefined;
+  const xIdx = broadcastAlong(x.shape, outShape);
+  const sIdx = broadcastAlong(scaleT.shape, outShape);
+  const bIdx = biasT ? broadcastAlong(biasT.shape, outShape) : undefined;
+  const y = scratch(Float64Array, prod(outShape));
+  for (let p = 0; p < y.length; p++) y[p] = v[xIdx(p)]! * s[sIdx(p)]! + (b ? b[bIdx!(p)]! : 0);
   const statType = attrInt(ctx.node, "stash_type", 1) === 1 ? DataType.FLOAT : x.dtype;
   return [
-    fromFloat64(x.dtype, [...x.shape], v),
+    fromFloat64(x.dtype, outShape, y),
     fromFloat64(statType, statShape, means),
     fromFloat64(statType, statShape, invs),
   ];
@@ -745,7 +761,8 @@ const Conv: Kernel = (ctx, inputs) => {
           const wBase = (oc * cg + ic) * nK;
           for (let q = 0; q < nK; q++) {
             const off = table[o * nK + q]!;
-            if (off >= 0) s += xv[xBase + off]! * wv[wBase + q]!;
+            // A padded tap multiplies 0 by its weight: an Inf or NaN weight there gives NaN.
+            s += (off >= 0 ? xv[xBase + off]! : 0) * wv[wBase + q]!;
           }
         }
         out[base + o] = s;
@@ -789,7 +806,8 @@ function pool(kind: "max" | "avg"): Kernel {
           const v = xv[p * inSize + off]!;
           count++;
           if (kind === "max") {
-            if (v > acc || at < 0) {
+            // Any NaN in the window gives NaN (the first one's index), whatever its position.
+            if (v > acc || at < 0 || (v !== v && acc === acc)) {
               acc = v;
               at = off;
             }
