@@ -38,7 +38,7 @@ describe("error lines", () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr.length).toBeLessThan(MAX_ERROR_LINE + 200);
-  }, 60_000);
+  }, 240_000);
 
   it("a JSON input nested 60,000 deep is reported as JSON nesting, not the model's", () => {
     const d = tmp();
@@ -48,7 +48,7 @@ describe("error lines", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).not.toMatch(/model is nested/);
     expect(r.stderr).toMatch(/^onnx-expand: error: input 'x': JSON arrays nest more than 64 deep/);
-  }, 60_000);
+  }, 240_000);
 
   it("run refuses an opset newer than any known, as check does", () => {
     const d = tmp();
@@ -59,5 +59,5 @@ describe("error lines", () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/imported at opset 100000, newer than any this tool knows/);
-  }, 60_000);
+  }, 240_000);
 });

@@ -78,7 +78,7 @@ describe("external data of an input .pb", () => {
       runCli(["run", "model.onnx", "inputs/up.pb"], { cwd: d }),
       /inputs\/up\.pb: external data location '\.\.\/secret\.txt' of tensor 'x' escapes/,
     );
-  }, 60_000);
+  }, 240_000);
 
   it("in a test folder, resolves against test_data_set_*; a FIFO as the data is refused", () => {
     const d = tmp();
@@ -106,12 +106,12 @@ describe("external data of an input .pb", () => {
     );
     execFileSync("mkfifo", [join(set, "fifo.bin")]);
     writeFileSync(join(set, "input_0.pb"), externalPb("fifo.bin"));
-    const f = runCli(["test", t], { cwd: t, timeout: 30_000 });
+    const f = runCli(["test", t], { cwd: t, timeout: 60_000 });
     expect(f.code).toBe(1);
     expect(f.stdout).toMatch(
       /external data location 'fifo\.bin' of tensor 'x' is not a regular file/,
     );
-  }, 60_000);
+  }, 240_000);
 });
 
 describe("test refuses what is not a regular file", () => {
@@ -186,7 +186,7 @@ describe("test refuses what is not a regular file", () => {
     const f = join(d, "model.onnx");
     saveModel(IDENTITY, f);
     expectOneLineError(runCli(["test", f]), /model\.onnx: is a file, not a test folder/);
-  }, 30_000);
+  }, 240_000);
 
   it("finds test folders nested deeper than 3 levels", () => {
     const t = spoiled(() => {});
@@ -196,7 +196,7 @@ describe("test refuses what is not a regular file", () => {
     const r = runCli(["test", join(deep, "..", "..", "..", "..", "..", "..")]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/1 passed, 0 failed/);
-  }, 30_000);
+  }, 240_000);
 });
 
 describe("run --output-dir and long names", () => {
@@ -222,7 +222,7 @@ g (float[2] x) => (float[2] a, float[2] b) {
     const ok = runCli(["run", join(d, "m.onnx"), "x=json:[1,2]", "--output-dir", out]);
     expect(ok.code).toBe(0);
     expect(readdirSync(out).sort()).toEqual(["output_0.pb", "output_1.pb"]);
-  }, 60_000);
+  }, 240_000);
 
   it("file names of 230-255 characters are written (temporary names stay short)", () => {
     const d = tmp();
@@ -239,5 +239,5 @@ g (float[2] x) => (float[2] a, float[2] b) {
       expect(readdirSync(d)).toContain(name);
     }
     expect(readdirSync(d).filter((f) => f.endsWith(".tmp"))).toEqual([]);
-  }, 60_000);
+  }, 240_000);
 });

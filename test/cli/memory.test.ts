@@ -170,5 +170,5 @@ describe("memory budget", () => {
     expect(plain.stdout).toBe(`ok: ${f}\n`);
     const json = JSON.parse(runCli(["check", f, "--json", "--max-memory", "64M"]).stdout);
     expect(json.warnings).toHaveLength(1);
-  }, 60_000);
+  }, 240_000);
 });
