@@ -12,6 +12,7 @@ import {
   statSync,
   unlinkSync,
   writeSync,
+  type Stats,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { OnnxError } from "../errors.js";
@@ -64,17 +65,23 @@ function writeModelChunks(
   new StreamEncoder().encode(messageType("ModelProto"), writer.model(model), new ChunkWriter(sink));
 }
 
-function readInput(path: string): Buffer {
+/**
+ * The bytes of an input file. Folders, devices (/dev/zero never ends) and sockets are refused
+ * before anything is read, and so are FIFOs unless `fifoOk` (a pipe given on the command line
+ * ends; one found by listing a folder may never be written to).
+ */
+export function readInputFile(path: string, what = "file", fifoOk = false): Buffer {
   let st;
   try {
     st = statSync(path);
   } catch {
     throw new OnnxError("E_IO", "no such file", path);
   }
-  if (st.isDirectory()) throw new OnnxError("E_IO", "is a directory, not a model file", path);
-  // A device such as /dev/zero never ends; pipes (FIFOs) do and stay allowed.
-  if (st.isCharacterDevice() || st.isBlockDevice() || st.isSocket())
-    throw new OnnxError("E_IO", "is a device or socket, not a model file", path);
+  if (st.isDirectory()) throw new OnnxError("E_IO", `is a directory, not a ${what}`, path);
+  if (st.isFIFO() && !fifoOk)
+    throw new OnnxError("E_IO", `is a FIFO (named pipe), not a regular ${what}`, path);
+  if (!st.isFile() && !st.isFIFO())
+    throw new OnnxError("E_IO", `is a device or socket, not a ${what}`, path);
   try {
     return readFileSync(path);
   } catch (e) {
@@ -86,33 +93,9 @@ function readInput(path: string): Buffer {
   }
 }
 
-/**
- * The bytes of a file that must be a regular file (a data file found in a folder, say): FIFOs,
- * devices, sockets and folders, and symlinks to them, are refused before anything is read.
- */
+/** readInputFile refusing FIFOs too: for files found by listing a folder. */
 export function readRegularFile(path: string, what = "file"): Buffer {
-  let st;
-  try {
-    st = statSync(path);
-  } catch {
-    throw new OnnxError("E_IO", "no such file", path);
-  }
-  if (st.isDirectory()) throw new OnnxError("E_IO", `is a directory, not a ${what}`, path);
-  if (!st.isFile())
-    throw new OnnxError(
-      "E_IO",
-      `is not a regular file (a FIFO, device or socket), not a ${what}`,
-      path,
-    );
-  try {
-    return readFileSync(path);
-  } catch (e) {
-    throw new OnnxError(
-      "E_IO",
-      `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      path,
-    );
-  }
+  return readInputFile(path, what, false);
 }
 
 export interface LoadOptions {
@@ -126,7 +109,7 @@ export interface LoadOptions {
 
 /** Loads a .onnx or .onnxtxt file. */
 export function loadModel(path: string, opts: LoadOptions = {}): Model {
-  const buf = opts.regularFileOnly ? readRegularFile(path, "model file") : readInput(path);
+  const buf = readInputFile(path, "model file", !opts.regularFileOnly);
   const baseDir = dirname(resolve(path));
   let model: Model;
   if (opts.format === "text" || (opts.format === undefined && isTextPath(path))) {
@@ -150,6 +133,17 @@ export function loadModel(path: string, opts: LoadOptions = {}): Model {
   return model;
 }
 
+/** The stat of a tensor's external data file, refused unless it is a regular file. */
+function regularExternal(t: Tensor, st: Stats, where?: string): Stats {
+  if (!st.isFile())
+    throw new OnnxError(
+      "E_IO",
+      `external data location '${externalLocation(t)}' of tensor '${t.name}' is not a regular file`,
+      where,
+    );
+  return st;
+}
+
 /**
  * Checks a tensor's external data without reading it: the location stays inside the folder of
  * the file that refers to it, names a regular file (not a FIFO, a device or a folder), and the
@@ -166,13 +160,7 @@ export function checkExternalData(
       `external data file '${externalLocation(t)}' of tensor '${t.name}' does not exist`,
       where,
     );
-  const st = statSync(file);
-  if (!st.isFile())
-    throw new OnnxError(
-      "E_IO",
-      `external data location '${externalLocation(t)}' of tensor '${t.name}' is not a regular file`,
-      where,
-    );
+  const st = regularExternal(t, statSync(file), where);
   return { file, ...externalRange(t, st.size, where) };
 }
 
@@ -258,13 +246,7 @@ export function loadExternalData(t: Tensor, where?: string): void {
     );
   }
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile())
-      throw new OnnxError(
-        "E_IO",
-        `external data location '${externalLocation(t)}' of tensor '${t.name}' is not a regular file`,
-        where,
-      );
+    const st = regularExternal(t, fstatSync(fd), where);
     const { offset, length } = externalRange(t, st.size, where);
     const bytes = new Uint8Array(length);
     let got = 0;

@@ -21,7 +21,7 @@ import { DataType } from "../../src/ir/types.js";
 import { encodeTensorProto } from "../../src/interp/value-proto.js";
 import { encodeMessage } from "../../src/proto/wire.js";
 import { parseModelText } from "../../src/text/parse.js";
-import { runCli } from "../helpers/cli.js";
+import { expectOneLineError, runCli } from "../helpers/cli.js";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "onnx-expand-hostile-"));
 
@@ -40,13 +40,6 @@ function externalPb(location: string): Uint8Array {
     "x",
   );
   return encodeMessage("TensorProto", new ProtoWriter().tensor(t));
-}
-
-function expectOneLineError(r: { code: number; stderr: string }, pattern: RegExp): void {
-  expect(r.code).toBe(2);
-  const lines = r.stderr.trim().split("\n");
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(pattern);
 }
 
 describe("external data of an input .pb", () => {
@@ -137,7 +130,7 @@ describe("test refuses what is not a regular file", () => {
     [
       "a FIFO as model.onnx",
       (t: string) => (rm(join(t, "model.onnx")), execFileSync("mkfifo", [join(t, "model.onnx")])),
-      /model\.onnx: is not a regular file/,
+      /model\.onnx: is a FIFO \(named pipe\), not a regular model file/,
     ],
     [
       "a FIFO as input_0.pb",
@@ -145,7 +138,7 @@ describe("test refuses what is not a regular file", () => {
         rm(join(s, "input_0.pb")),
         execFileSync("mkfifo", [join(s, "input_0.pb")])
       ),
-      /input_0\.pb: is not a regular file/,
+      /input_0\.pb: is a FIFO/,
     ],
     [
       "input_0.pb -> /dev/zero",
@@ -153,7 +146,7 @@ describe("test refuses what is not a regular file", () => {
         rm(join(s, "input_0.pb")),
         symlinkSync("/dev/zero", join(s, "input_0.pb"))
       ),
-      /input_0\.pb: is not a regular file/,
+      /input_0\.pb: is a device or socket, not a tensor file/,
     ],
     [
       "output_0.pb -> /dev/zero",
@@ -161,7 +154,7 @@ describe("test refuses what is not a regular file", () => {
         rm(join(s, "output_0.pb")),
         symlinkSync("/dev/zero", join(s, "output_0.pb"))
       ),
-      /output_0\.pb: is not a regular file/,
+      /output_0\.pb: is a device or socket, not a tensor file/,
     ],
     [
       "a folder as input_0.pb",

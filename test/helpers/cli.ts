@@ -1,6 +1,7 @@
 // Runs the CLI as a user would: a separate process, from the TypeScript sources.
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { expect } from "vitest";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const bin = fileURLToPath(new URL("../../src/cli/bin.ts", import.meta.url));
@@ -25,4 +26,13 @@ export function runCli(
     ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A failed run's stderr: exit 2 and exactly one "onnx-expand: error:" line matching `pattern`. */
+export function expectOneLineError(r: CliResult, pattern: RegExp): void {
+  expect(r.code).toBe(2);
+  const lines = r.stderr.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^onnx-expand: error: /);
+  expect(lines[0]).toMatch(pattern);
 }

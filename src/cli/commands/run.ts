@@ -2,11 +2,11 @@
 
 import { Presets, SingleBar } from "cli-progress";
 import type { Command } from "commander";
-import { existsSync, mkdirSync, readFileSync, statSync, writeSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { checkModel, formatProblem, type ProblemCode } from "../../check/index.js";
 import { OnnxError } from "../../errors.js";
-import { loadModel, writeFilesAtomic } from "../../io/files.js";
+import { loadModel, readInputFile, writeFilesAtomic } from "../../io/files.js";
 import { dtypeName } from "../../ir/dtype.js";
 import type { Model, ValueInfo } from "../../ir/types.js";
 import { DataType } from "../../ir/types.js";
@@ -48,21 +48,12 @@ function parseNonNegative(text: string, what: string): number {
   return n;
 }
 
-function readFile(path: string): Uint8Array {
-  if (!existsSync(path)) throw new OnnxError("E_IO", "no such file", path);
-  const st = statSync(path);
-  if (st.isDirectory()) throw new OnnxError("E_IO", "is a directory, not a tensor file", path);
-  if (st.isCharacterDevice() || st.isBlockDevice() || st.isSocket())
-    throw new OnnxError("E_IO", "is a device or socket, not a tensor file", path);
-  return readFileSync(path);
-}
-
 /**
  * A value from a file: .npy by extension (or signature), else a TensorProto, or a
  * SequenceProto/OptionalProto for inputs declared as sequences/optionals.
  */
 function readTensorFile(path: string, vi: ValueInfo): RValue {
-  const bytes = readFile(path);
+  const bytes = readInputFile(path, "tensor file", true);
   if (path.endsWith(".npy") || (bytes[0] === 0x93 && bytes[1] === 0x4e))
     return decodeNpy(bytes, path);
   return decodeValueProto(bytes, vi.type, path, dirname(resolve(path))).value;
