@@ -48,7 +48,7 @@ export class MemoryBudget {
   private live = 0;
   private liveHeap = 0;
   /** Storage → how many scope entries hold it (views share one storage). */
-  private readonly holders = new Map<Storage, number>();
+  private readonly holders = new Map<Storage, { count: number; bytes: number }>();
   /** Bytes allocated by the kernels running now (outermost first), not yet in a scope. */
   private transient = 0;
   private transientHeap = 0;
@@ -100,25 +100,25 @@ export class MemoryBudget {
   }
 
   private holdStorage(d: Storage): void {
-    const k = this.holders.get(d) ?? 0;
-    this.holders.set(d, k + 1);
-    if (k > 0) return;
+    const h = this.holders.get(d);
+    if (h) {
+      h.count++;
+      return;
+    }
+    // The size is taken once, so a release subtracts exactly what the hold added.
     const bytes = storageByteSize(d);
+    this.holders.set(d, { count: 1, bytes });
     this.live += bytes;
     if (Array.isArray(d)) this.liveHeap += bytes;
   }
 
   private releaseStorage(d: Storage): void {
-    const k = this.holders.get(d);
-    if (k === undefined) return;
-    if (k > 1) {
-      this.holders.set(d, k - 1);
-      return;
-    }
+    const h = this.holders.get(d);
+    if (!h) return;
+    if (--h.count > 0) return;
     this.holders.delete(d);
-    const bytes = storageByteSize(d);
-    this.live -= bytes;
-    if (Array.isArray(d)) this.liveHeap -= bytes;
+    this.live -= h.bytes;
+    if (Array.isArray(d)) this.liveHeap -= h.bytes;
   }
 
   /** Marks the start of a kernel: what it allocates counts until `leave`. */
