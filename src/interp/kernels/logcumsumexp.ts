@@ -13,11 +13,16 @@
 
 import { OnnxError } from "../../errors.js";
 import { attrInt } from "../../ir/attributes.js";
-import { dtypeName } from "../../ir/dtype.js";
+import {
+  dtypeName,
+  float16Table,
+  numberToBfloat16Bits,
+  numberToFloat16Bits,
+} from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { float16Table, toBfloat16Bits, toFloat16Bits, scratch } from "../tensor.js";
 import type { Kernel, RTensor } from "../types.js";
 import { lcseWasm } from "./wasm/loader.js";
+import { scratch } from "../tensor.js";
 
 let wasmEnabled = true;
 /** Turns the WebAssembly path on or off (tests compare both paths). */
@@ -267,7 +272,7 @@ export function logCumSumExp(x: RTensor, axisAttr: number, where: string): RTens
   if (count > 0 && !fast(y)) logCumSumExpInto(xs, y, outer, n, inner);
   if (dt === DataType.DOUBLE) return { dtype: dt, shape, data: y };
   const out = scratch(Uint16Array, count);
-  const round = dt === DataType.FLOAT16 ? toFloat16Bits : toBfloat16Bits;
+  const round = dt === DataType.FLOAT16 ? numberToFloat16Bits : numberToBfloat16Bits;
   for (let i = 0; i < count; i++) out[i] = round(y[i]!);
   return { dtype: dt, shape, data: out };
 }
