@@ -372,7 +372,10 @@ describe("broken tensor data is named on load or by check, not found by a crash"
       expect((err as Error).message).toMatch(msg);
     }
     // As the CLI reports it (this used to be "internal error: EISDIR").
-    expectOneLineError(runCli(["run", join(dir, "folder.onnx"), "x=json:[1,2]"]), /is not a regular file/);
+    expectOneLineError(
+      runCli(["run", join(dir, "folder.onnx"), "x=json:[1,2]"]),
+      /is not a regular file/,
+    );
     // A device never ends: refused instead of read forever.
     if (existsSync("/dev/zero"))
       expectOneLineError(runCli(["check", "/dev/zero"]), /is a device or socket, not a model file/);
