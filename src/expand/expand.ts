@@ -19,7 +19,9 @@
 import { OnnxError, nodeLabel } from "../errors.js";
 import { inferScopeTypes } from "../check/index.js";
 import { conversionError, convertModel } from "../convert/index.js";
+import { graph } from "../ir/builder.js";
 import { NameScope } from "../ir/graph.js";
+import { bindRefs } from "../ir/rewrite.js";
 import { attributeGraphs, walkGraphNodes } from "../ir/traverse.js";
 import type {
   Attribute,
@@ -86,6 +88,32 @@ const MAX_ROUNDS = 64;
 /** Attribute types whose values make a cache key (no graphs or tensors). */
 const PLAIN_ATTRIBUTE = new Set(["INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS"]);
 
+/** What a body depends on, as a string: undefined when an attribute holds a graph or tensor. */
+function bodyKey(
+  op: OpVersion,
+  inputTypes: (Type | undefined)[],
+  attributes: Attribute[],
+): string | undefined {
+  let key = `${op.name}-${op.since}`;
+  for (const t of inputTypes) {
+    if (t === undefined) key += "|?";
+    else if (t.kind === "tensor" && t.denotation === undefined && !t.dimDenotations)
+      key += `|${t.elemType}${t.shape ? `[${t.shape.map((d) => (typeof d === "string" ? JSON.stringify(d) : String(d))).join(",")}]` : ""}`;
+    else key += `|${JSON.stringify(t)}`;
+  }
+  for (const a of attributes) {
+    if (!PLAIN_ATTRIBUTE.has(a.type)) return undefined;
+    const v = a.value;
+    const text = Array.isArray(v)
+      ? JSON.stringify(v.map((x) => (typeof x === "bigint" ? String(x) : x)))
+      : typeof v === "string"
+        ? JSON.stringify(v)
+        : String(v);
+    key += `|${a.name}:${a.type}=${a.refAttrName !== undefined ? `@${a.refAttrName}` : text}`;
+  }
+  return key;
+}
+
 const fkey = (domain: string, name: string, overload?: string) =>
   `${normaliseDomain(domain)}\u0000${name}\u0000${overload ?? ""}`;
 const fname = (f: { domain: string; name: string; overload?: string }) =>
@@ -126,6 +154,7 @@ class Expander {
   private readonly noted = new Set<string>();
   private calls = 0;
   private readonly bodies = new Map<string, FunctionBody>();
+  private readonly plans = new Map<string, { plan: Plan | undefined }>();
 
   private readonly converter?: OpsetConverter;
 
@@ -182,11 +211,25 @@ class Expander {
   }
 
   private plan(node: Node, opsets: Map<string, number>): Plan | undefined {
-    const fn = this.localFunction(node);
-    if (fn) return this.selected(fn.domain, fn.name) ? { kind: "local", fn } : undefined;
+    if (this.functions.size) {
+      const fn = this.localFunction(node);
+      if (fn) return this.selected(fn.domain, fn.name) ? { kind: "local", fn } : undefined;
+    }
     const domain = normaliseDomain(node.domain);
     const opset = opsets.get(domain);
     if (opset === undefined) return undefined;
+    // Schema ops: one decision per (domain, op, opset).
+    const key = `${domain}\u0000${node.opType}\u0000${opset}`;
+    let cached = this.plans.get(key);
+    if (cached === undefined) {
+      cached = { plan: this.schemaPlan(domain, node.opType, opset) };
+      this.plans.set(key, cached);
+    }
+    return cached.plan;
+  }
+
+  private schemaPlan(domain: string, opType: string, opset: number): Plan | undefined {
+    const node = { opType };
     const op = this.registry.tryResolve(domain, node.opType, opset);
     if (!op || !this.selected(domain, node.opType, op.since)) return undefined;
     if (hasFunctionBody(op)) return { kind: "schema", op };
@@ -226,7 +269,7 @@ class Expander {
 
     const modelOpsets = opsetMap(model.opsetImports);
     const main = this.unit("graph", model.graph, modelOpsets, types);
-    const graph = this.expandGraph(model.graph, main, "graph", state);
+    const mainGraph = this.expandGraph(model.graph, main, "graph", state);
 
     // Local functions still called (from the graph or from each other) are expanded inside.
     const functions: Function[] = [];
@@ -235,7 +278,7 @@ class Expander {
     const done = new Set<Function>();
     const queue: Function[] = [];
     const reach = (nodes: Node[]) => {
-      for (const { node } of walkGraphNodes({ ...emptyGraph(), nodes })) {
+      for (const { node } of walkGraphNodes(graph({ nodes }))) {
         const f = byKey.get(fkey(node.domain, node.opType, node.overload));
         if (f && !done.has(f)) {
           done.add(f);
@@ -243,7 +286,7 @@ class Expander {
         }
       }
     };
-    reach((graph ?? model.graph).nodes);
+    reach((mainGraph ?? model.graph).nodes);
     const replaced = new Map<Function, Function>();
     while (queue.length) {
       const f = queue.shift()!;
@@ -269,11 +312,11 @@ class Expander {
       else functionsChanged = true; // no longer called: removed
     }
 
-    if (!graph && !functionsChanged && main.added.size === 0)
+    if (!mainGraph && !functionsChanged && main.added.size === 0)
       return { model, changed: false, pending: false };
     const out: Model = {
       ...model,
-      graph: graph ?? model.graph,
+      graph: mainGraph ?? model.graph,
       functions,
       opsetImports: main.added.size
         ? withImports(model.opsetImports, main.added)
@@ -294,11 +337,18 @@ class Expander {
     const typeMap = (): Map<string, Type> => {
       if (merged) return merged;
       const all = types();
-      merged = new Map(all.get(owner) ?? []);
+      const own = all.get(owner) ?? new Map<string, Type>();
+      // Subgraphs' values join the owner's (names are unique across them); without subgraphs
+      // the owner's map is used as it is.
+      let copy: Map<string, Type> | undefined;
       for (const { node } of walkGraphNodes(owner))
         for (const a of node.attributes)
           for (const g of attributeGraphs(a))
-            for (const [k, v] of all.get(g) ?? []) if (!merged.has(k)) merged.set(k, v);
+            for (const [k, v] of all.get(g) ?? []) {
+              copy ??= new Map(own);
+              if (!copy.has(k)) copy.set(k, v);
+            }
+      merged = copy ?? own;
       return merged;
     };
     return {
@@ -337,11 +387,13 @@ class Expander {
     let out: Node[] | undefined;
     for (let i = 0; i < nodes.length; i++) {
       const original = nodes[i]!;
-      const label = `${where} > ${nodeLabel(original, i)}`;
-      const node = this.expandSubgraphs(original, unit, label, state);
+      const node = original.attributes.length
+        ? this.expandSubgraphs(original, unit, `${where} > ${nodeLabel(original, i)}`, state)
+        : original;
       let replacement: Node[] | undefined;
       const plan = this.plan(node, unit.opsets);
       if (plan) {
+        const label = `${where} > ${nodeLabel(original, i)}`;
         try {
           replacement = this.expandCall(node, plan, unit, label);
         } catch (e) {
@@ -394,24 +446,32 @@ class Expander {
         return this.inlineLocal(node, plan.fn, unit, where);
       case "schema": {
         const op = plan.op;
-        if (
+        const variadic =
           op.inputs.some((f) => f.option === "variadic") ||
-          op.outputs.some((f) => f.option === "variadic")
-        )
-          throw new OnnxError(
-            "E_UNSUPPORTED",
-            `${op.name}-${op.since} has variadic inputs or outputs, which inlining does not support`,
+          op.outputs.some((f) => f.option === "variadic");
+        const present = (formals: number, given: string[]) =>
+          Array.from(
+            { length: variadic ? Math.max(formals, given.length) : formals },
+            (_, i) => (given[i] ?? "") !== "",
           );
         const body = this.body(
           op,
           node.inputs.map((n) => (n === "" ? undefined : unit.typeOf(n))),
           node.attributes,
+          present(op.inputs.length, node.inputs),
+          present(op.outputs.length, node.outputs),
         );
+        // Ops with variadic formals: the body names its formals per position of the call.
+        if (variadic && (!body.inputs || !body.outputs))
+          throw new OnnxError(
+            "E_UNSUPPORTED",
+            `the body of ${op.name}-${op.since} does not name its variadic inputs and outputs`,
+          );
         const nodes = inlineBody(
           node,
           {
-            inputs: op.inputs.map((f) => f.name),
-            outputs: op.outputs.map((f) => f.name),
+            inputs: body.inputs ?? op.inputs.map((f) => f.name),
+            outputs: body.outputs ?? op.outputs.map((f) => f.name),
             nodes: body.nodes,
           },
           unit.scope(),
@@ -432,18 +492,22 @@ class Expander {
     op: OpVersion,
     inputTypes: (Type | undefined)[],
     attributes: Attribute[],
+    inputPresent: boolean[],
+    outputPresent: boolean[],
   ): FunctionBody {
-    const plain = attributes.every((a) => PLAIN_ATTRIBUTE.has(a.type));
-    const key = plain
-      ? JSON.stringify([op.name, op.since, inputTypes, attributes], (_k, v: unknown) =>
-          typeof v === "bigint" ? `${v}n` : v,
-        )
-      : undefined;
+    const present = (l: boolean[]) => l.map((b) => (b ? "1" : "0")).join("");
+    const k = bodyKey(op, inputTypes, attributes);
+    const key =
+      k === undefined
+        ? undefined
+        : `${k}|in:${present(inputPresent)}|out:${present(outputPresent)}`;
     let body = key !== undefined ? this.bodies.get(key) : undefined;
     if (!body) {
       body = functionBody(op, {
         inputTypes,
         attributes,
+        inputPresent,
+        outputPresent,
         ...(this.options.preferLoops !== undefined
           ? { preferLoops: this.options.preferLoops }
           : {}),
@@ -478,10 +542,18 @@ class Expander {
     where: string,
     schemaBody = false,
   ): Node[] | undefined {
+    // The common case: a schema body for opsets the caller has (at a version no older).
+    if (
+      schemaBody &&
+      imports.every((o) => {
+        const have = unit.opsets.get(normaliseDomain(o.domain));
+        return have !== undefined && have >= o.version;
+      })
+    )
+      return nodes;
     const body = opsetMap(imports);
     const used = new Set<string>();
-    for (const { node } of walkGraphNodes({ ...emptyGraph(), nodes }))
-      used.add(normaliseDomain(node.domain));
+    for (const { node } of walkGraphNodes(graph({ nodes }))) used.add(normaliseDomain(node.domain));
     let convertFrom: number | undefined;
     for (const d of used) {
       const want = body.get(d);
@@ -493,7 +565,7 @@ class Expander {
       }
       // A schema body keeps its meaning at every later opset (src/schema/body.ts).
       if (want === have || (schemaBody && want < have)) continue;
-      const differs = [...walkGraphNodes({ ...emptyGraph(), nodes })].find(({ node }) => {
+      const differs = [...walkGraphNodes(graph({ nodes }))].find(({ node }) => {
         if (normaliseDomain(node.domain) !== d || this.localFunction(node)) return false;
         const a = this.registry.tryResolve(d, node.opType, want);
         const b = this.registry.tryResolve(d, node.opType, have);
@@ -591,7 +663,7 @@ class Expander {
       model: {
         irVersion: this.model.irVersion,
         opsetImports: [{ domain: "", version: opset }],
-        graph: { ...emptyGraph(), nodes: [node], inputs, outputs, initializers },
+        graph: graph({ nodes: [node], inputs, outputs, initializers }),
         functions: [],
       },
       shared,
@@ -736,17 +808,6 @@ function withImports(imports: OpsetId[], added: Map<string, number>): OpsetId[] 
   return out;
 }
 
-function emptyGraph(): Graph {
-  return {
-    nodes: [],
-    inputs: [],
-    outputs: [],
-    initializers: [],
-    sparseInitializers: [],
-    valueInfo: [],
-  };
-}
-
 /**
  * A local function's nodes with its attribute references bound to a call: the call's value,
  * else the function's default, else the attribute is left out. A call that passes an attribute
@@ -755,33 +816,13 @@ function emptyGraph(): Graph {
 export function bindFunctionAttributes(fn: Function, call: Attribute[]): Node[] {
   const given = new Map(call.map((a) => [a.name, a] as const));
   const defaults = new Map(fn.attributeProtos.map((a) => [a.name, a] as const));
-  const bindOne = (a: Attribute): Attribute | undefined => {
-    if (a.refAttrName === undefined) return bindGraphs(a);
-    const src = given.get(a.refAttrName) ?? defaults.get(a.refAttrName);
-    if (!src) return undefined;
-    if (src.type !== a.type)
+  return bindRefs(fn.nodes, (ref, a) => {
+    const src = given.get(ref) ?? defaults.get(ref);
+    if (src && src.type !== a.type)
       throw new OnnxError(
         "E_MODEL",
-        `attribute '${a.refAttrName}' of function '${fname(fn)}' is used as ${a.type}, but the call gives ${src.type}`,
+        `attribute '${ref}' of function '${fname(fn)}' is used as ${a.type}, but the call gives ${src.type}`,
       );
-    const out = { ...src, name: a.name } as Attribute;
-    if (a.docString !== undefined) out.docString = a.docString;
-    return out;
-  };
-  const bindGraph = (g: Graph): Graph => ({ ...g, nodes: bindNodes(g.nodes) });
-  const bindGraphs = (a: Attribute): Attribute => {
-    if (a.type === "GRAPH" && a.value) return { ...a, value: bindGraph(a.value) };
-    if (a.type === "GRAPHS" && a.value) return { ...a, value: a.value.map(bindGraph) };
-    return a;
-  };
-  const bindNodes = (nodes: Node[]): Node[] =>
-    nodes.map((n) =>
-      n.attributes.length === 0
-        ? n
-        : {
-            ...n,
-            attributes: n.attributes.map(bindOne).filter((a): a is Attribute => a !== undefined),
-          },
-    );
-  return bindNodes(fn.nodes);
+    return src;
+  });
 }

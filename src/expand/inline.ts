@@ -7,7 +7,8 @@
 import { OnnxError, nodeLabel } from "../errors.js";
 import type { NameScope } from "../ir/graph.js";
 import type { Tensor } from "../ir/tensor.js";
-import type { Attribute, Graph, Node, OpsetId, Type } from "../ir/types.js";
+import type { Attribute, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
+import { inferScopeTypes, inferTypes, type InferOptions } from "../check/infer.js";
 import { functionBody } from "../schema/body.js";
 import type { OpVersion } from "../schema/types.js";
 
@@ -20,6 +21,20 @@ export interface InlineResult {
 export interface InlineOptions {
   /** Allow a loop (Scan) where a loop-free body exists (see BodyContext.preferLoops). */
   preferLoops?: boolean;
+}
+
+/**
+ * The types of a call's inputs as the checker infers them in the model: for a call in the main
+ * graph or one of its subgraphs, or, given `owner`, in that function's body (typed by its calls).
+ */
+export function callInputTypes(
+  model: Model,
+  call: Node,
+  owner?: Function,
+  opts: InferOptions = {},
+): (Type | undefined)[] {
+  const types = owner ? inferScopeTypes(model, opts).get(owner) : inferTypes(model, opts);
+  return call.inputs.map((name) => (name === "" ? undefined : types?.get(name)));
 }
 
 /** A body in terms of its formal names: what inlineBody renames. */
@@ -39,6 +54,8 @@ export function callPrefix(call: Node, fallback: string): string {
  * one), formal outputs to the call's outputs (fresh where it omits one), and every other value
  * and node name fresh in `scope`, starting with `prefix__`. Names a subgraph defines get names
  * of their own (siblings never share one); names a subgraph reads from the body follow the body.
+ * `prefixed: false`: the body's names already carry a prefix (a body inlined before); they are
+ * kept where they are free, else numbered.
  */
 export function inlineBody(
   call: Node,
@@ -47,54 +64,87 @@ export function inlineBody(
   prefix: string,
   opts: { prefixed?: boolean } = {},
 ): Node[] {
-  // prefixed false: the body's names already carry a prefix (a body inlined before); they are
-  // kept where they are free, else numbered.
-  const prefixed = opts.prefixed ?? true;
-  const freshName = (name: string) =>
-    scope.fresh(prefixed ? `${prefix}__${name.replace(/^_+/, "")}` : name);
-  const top = new Map<string, string>();
-  body.inputs.forEach((f, i) => {
-    if (f !== "") top.set(f, call.inputs[i] ?? "");
-  });
-  body.outputs.forEach((f, i) => {
-    if (f !== "" && !top.has(f)) top.set(f, call.outputs[i] || freshName(f));
-  });
+  return new Renamer(call, body, scope, prefix, opts.prefixed ?? true).run(body.nodes);
+}
 
-  type Names = { map: Map<string, string>; parent?: Names };
-  const lookup = (names: Names, name: string): string => {
+/** Names defined by one subgraph of the body, over those of the enclosing ones. */
+interface Names {
+  map: Map<string, string>;
+  parent?: Names;
+}
+
+// A class rather than closures: inlining runs once per call, and this is its whole cost.
+class Renamer {
+  private readonly top = new Map<string, string>();
+  private readonly root: Names;
+
+  constructor(
+    call: Node,
+    body: BodyNodes,
+    private readonly scope: NameScope,
+    private readonly prefix: string,
+    private readonly prefixed: boolean,
+  ) {
+    const top = this.top;
+    for (let i = 0; i < body.inputs.length; i++) {
+      const f = body.inputs[i]!;
+      if (f !== "") top.set(f, call.inputs[i] ?? "");
+    }
+    for (let i = 0; i < body.outputs.length; i++) {
+      const f = body.outputs[i]!;
+      if (f !== "" && !top.has(f)) top.set(f, call.outputs[i] || this.freshName(f));
+    }
+    this.root = { map: top };
+  }
+
+  run(nodes: Node[]): Node[] {
+    const out = new Array<Node>(nodes.length);
+    for (let i = 0; i < nodes.length; i++) out[i] = this.renameNode(nodes[i]!, this.root);
+    return out;
+  }
+
+  private freshName(name: string): string {
+    if (!this.prefixed) return this.scope.fresh(name);
+    let start = 0;
+    while (name.charCodeAt(start) === 95 /* _ */) start++;
+    return this.scope.fresh(`${this.prefix}__${start ? name.slice(start) : name}`);
+  }
+
+  private lookup(names: Names, name: string): string {
     if (name === "") return "";
     for (let s: Names | undefined = names; s; s = s.parent) {
       const v = s.map.get(name);
       if (v !== undefined) return v;
     }
     // Not defined in any enclosing subgraph: a value of the body itself (perhaps defined later).
-    let out = top.get(name);
-    if (out === undefined) top.set(name, (out = freshName(name)));
+    const out = this.freshName(name);
+    this.top.set(name, out);
     return out;
-  };
+  }
 
-  const renameNode = (n: Node, names: Names): Node => {
-    const inputs = n.inputs.map((x) => lookup(names, x));
+  private renameNode(n: Node, names: Names): Node {
+    const inputs = new Array<string>(n.inputs.length);
+    for (let i = 0; i < inputs.length; i++) inputs[i] = this.lookup(names, n.inputs[i]!);
     // An omitted optional input at the end is left out rather than written as "".
     while (inputs.length && inputs[inputs.length - 1] === "") inputs.pop();
-    const copy: Node = {
-      ...n,
-      inputs,
-      outputs: n.outputs.map((x) => lookup(names, x)),
-      attributes: n.attributes.some((a) => a.type === "GRAPH" || a.type === "GRAPHS")
-        ? n.attributes.map((a) => renameAttribute(a, names))
-        : n.attributes,
-      name: scope.fresh(
-        prefixed ? `${prefix}__${n.name || n.opType}` : n.name || `${prefix}__${n.opType}`,
-      ),
-    };
-    return copy;
-  };
+    const outputs = new Array<string>(n.outputs.length);
+    for (let i = 0; i < outputs.length; i++) outputs[i] = this.lookup(names, n.outputs[i]!);
+    let attributes = n.attributes;
+    for (const a of n.attributes)
+      if (a.type === "GRAPH" || a.type === "GRAPHS") {
+        attributes = n.attributes.map((b) => this.renameAttribute(b, names));
+        break;
+      }
+    const base = this.prefixed
+      ? `${this.prefix}__${n.name || n.opType}`
+      : n.name || `${this.prefix}__${n.opType}`;
+    return { ...n, inputs, outputs, attributes, name: this.scope.fresh(base) };
+  }
 
-  const renameGraph = (g: Graph, parent: Names): Graph => {
+  private renameGraph(g: Graph, parent: Names): Graph {
     const names: Names = { map: new Map(), parent };
     const define = (name: string) => {
-      if (name !== "" && !names.map.has(name)) names.map.set(name, freshName(name));
+      if (name !== "" && !names.map.has(name)) names.map.set(name, this.freshName(name));
     };
     g.inputs.forEach((v) => define(v.name));
     g.initializers.forEach((t) => define(t.name));
@@ -102,34 +152,31 @@ export function inlineBody(
     for (const n of g.nodes) n.outputs.forEach(define);
     const renameTensor = (t: Tensor): Tensor => {
       const c = Object.assign(Object.create(Object.getPrototypeOf(t)), t) as Tensor;
-      c.name = lookup(names, t.name);
+      c.name = this.lookup(names, t.name);
       return c;
     };
     return {
       ...g,
-      inputs: g.inputs.map((v) => ({ ...v, name: lookup(names, v.name) })),
-      outputs: g.outputs.map((v) => ({ ...v, name: lookup(names, v.name) })),
+      inputs: g.inputs.map((v) => ({ ...v, name: this.lookup(names, v.name) })),
+      outputs: g.outputs.map((v) => ({ ...v, name: this.lookup(names, v.name) })),
       valueInfo: g.valueInfo
         .filter((v) => names.map.has(v.name))
-        .map((v) => ({ ...v, name: lookup(names, v.name) })),
+        .map((v) => ({ ...v, name: this.lookup(names, v.name) })),
       initializers: g.initializers.map(renameTensor),
       sparseInitializers: g.sparseInitializers.map((s) => ({
         ...s,
         values: renameTensor(s.values),
       })),
-      nodes: g.nodes.map((n) => renameNode(n, names)),
+      nodes: g.nodes.map((n) => this.renameNode(n, names)),
     };
-  };
+  }
 
-  const renameAttribute = (a: Attribute, names: Names): Attribute => {
-    if (a.type === "GRAPH" && a.value) return { ...a, value: renameGraph(a.value, names) };
+  private renameAttribute(a: Attribute, names: Names): Attribute {
+    if (a.type === "GRAPH" && a.value) return { ...a, value: this.renameGraph(a.value, names) };
     if (a.type === "GRAPHS" && a.value)
-      return { ...a, value: a.value.map((g) => renameGraph(g, names)) };
+      return { ...a, value: a.value.map((g) => this.renameGraph(g, names)) };
     return a;
-  };
-
-  const root: Names = { map: top };
-  return body.nodes.map((n) => renameNode(n, root));
+  }
 }
 
 /** One call of a schema function op, replaced by the op's body for the call's input types. */
@@ -140,27 +187,34 @@ export function inlineCall(
   scope: NameScope,
   opts: InlineOptions = {},
 ): InlineResult {
-  if (
+  const variadic =
     op.inputs.some((f) => f.option === "variadic") ||
-    op.outputs.some((f) => f.option === "variadic")
-  )
-    throw new OnnxError(
-      "E_UNSUPPORTED",
-      `inlining ops with variadic inputs or outputs is not supported`,
-      nodeLabel(call),
-    );
+    op.outputs.some((f) => f.option === "variadic");
+  const upTo = (formals: number, given: number) =>
+    Array.from({ length: variadic ? Math.max(formals, given) : formals }, (_, i) => i);
   const body = functionBody(op, {
     inputTypes,
     attributes: call.attributes,
-    inputPresent: op.inputs.map((_, i) => (call.inputs[i] ?? "") !== ""),
-    outputPresent: op.outputs.map((_, i) => (call.outputs[i] ?? "") !== ""),
+    inputPresent: upTo(op.inputs.length, call.inputs.length).map(
+      (i) => (call.inputs[i] ?? "") !== "",
+    ),
+    outputPresent: upTo(op.outputs.length, call.outputs.length).map(
+      (i) => (call.outputs[i] ?? "") !== "",
+    ),
     ...(opts.preferLoops !== undefined ? { preferLoops: opts.preferLoops } : {}),
   });
+  // Ops with variadic formals: the body names its formals per position of the call.
+  if (variadic && (!body.inputs || !body.outputs))
+    throw new OnnxError(
+      "E_UNSUPPORTED",
+      `the body of ${op.name}-${op.since} does not name its variadic inputs and outputs`,
+      nodeLabel(call),
+    );
   const nodes = inlineBody(
     call,
     {
-      inputs: op.inputs.map((f) => f.name),
-      outputs: op.outputs.map((f) => f.name),
+      inputs: body.inputs ?? op.inputs.map((f) => f.name),
+      outputs: body.outputs ?? op.outputs.map((f) => f.name),
       nodes: body.nodes,
     },
     scope,

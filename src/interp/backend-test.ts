@@ -1,15 +1,16 @@
 // Runs ONNX backend-test directories (model.onnx + test_data_set_*/input_*.pb, output_*.pb)
 // through the interpreter and compares with the expected outputs.
 
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, join } from "node:path";
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { OnnxError } from "../errors.js";
-import { dtypeName } from "../ir/dtype.js";
+import { bfloat16BitsToNumber, dtypeName, float16Table } from "../ir/dtype.js";
+import { walkNodes } from "../ir/traverse.js";
 import { DataType, type Model, type Type } from "../ir/types.js";
-import { loadModel } from "../io/files.js";
+import { loadModel, readRegularFile } from "../io/files.js";
 import { decodeValueProto } from "./value-proto.js";
 import { runValues, unsupportedOps } from "./executor.js";
-import { elementString, float16Table, fromBfloat16Bits } from "./tensor.js";
+import { elementString } from "./tensor.js";
 import type { RTensor, RValue } from "./types.js";
 
 export interface Tolerance {
@@ -32,7 +33,7 @@ export interface BackendTestResult {
 function numericValue(t: RTensor, i: number): number | bigint | string {
   const v = t.data[i]!;
   if (t.dtype === DataType.FLOAT16) return float16Table()[v as number]!;
-  if (t.dtype === DataType.BFLOAT16) return fromBfloat16Bits(v as number);
+  if (t.dtype === DataType.BFLOAT16) return bfloat16BitsToNumber(v as number);
   return v;
 }
 
@@ -126,17 +127,8 @@ function numbered(dir: string, prefix: string): string[] {
 /** Ops a model uses, including those inside subgraphs and local functions. */
 export function modelOps(model: Model): string[] {
   const ops = new Set<string>();
-  const walk = (nodes: Model["graph"]["nodes"]) => {
-    for (const n of nodes) {
-      ops.add(n.domain === "" || n.domain === "ai.onnx" ? n.opType : `${n.domain}.${n.opType}`);
-      for (const a of n.attributes) {
-        if (a.type === "GRAPH" && a.value) walk(a.value.nodes);
-        if (a.type === "GRAPHS" && a.value) for (const g of a.value) walk(g.nodes);
-      }
-    }
-  };
-  walk(model.graph.nodes);
-  for (const f of model.functions) walk(f.nodes);
+  for (const { node: n } of walkNodes(model))
+    ops.add(n.domain === "" || n.domain === "ai.onnx" ? n.opType : `${n.domain}.${n.opType}`);
   return [...ops].sort();
 }
 
@@ -146,6 +138,7 @@ export function runBackendTest(
   opts: {
     tolerance?: Tolerance;
     maxElements?: number;
+    maxMemory?: number;
     /** Run this model on the folder's data instead of its model.onnx (e.g. a transformed copy). */
     model?: Model;
   } = {},
@@ -153,7 +146,7 @@ export function runBackendTest(
   const tol = opts.tolerance ?? DEFAULT_TOLERANCE;
   let model: Model;
   try {
-    model = opts.model ?? loadModel(join(dir, "model.onnx"));
+    model = opts.model ?? loadModel(join(dir, "model.onnx"), { regularFileOnly: true });
   } catch (e) {
     return {
       dir,
@@ -172,8 +165,10 @@ export function runBackendTest(
     if (sets.length === 0)
       return { dir, ok: false, reason: "no test_data_set_* folder", missingOps, ops };
     for (const set of sets) {
-      const runOpts = opts.maxElements !== undefined ? { maxElements: opts.maxElements } : {};
-      const outputs = runValues(model, set.inputs, runOpts);
+      const outputs = runValues(model, set.inputs, {
+        ...(opts.maxElements !== undefined ? { maxElements: opts.maxElements } : {}),
+        ...(opts.maxMemory !== undefined ? { maxMemory: opts.maxMemory } : {}),
+      });
       // One reference file per graph output, as the ONNX runner requires: with fewer, outputs
       // would go unchecked (none at all would pass vacuously); with more, some are spurious.
       if (set.expected.length !== model.graph.outputs.length)
@@ -222,8 +217,9 @@ export function readDataSets(dir: string, model: Model): DataSet[] {
     const inputs: Record<string, RValue> = {};
     numbered(sdir, "input_").forEach((f, i) => {
       const target = feedable[i];
-      const bytes = readFileSync(join(sdir, f));
-      const { name, value } = decodeValueProto(bytes, target?.type, join(sdir, f));
+      const file = join(sdir, f);
+      const bytes = readRegularFile(file, "tensor file");
+      const { name, value } = decodeValueProto(bytes, target?.type, file, dirname(resolve(file)));
       const vi = model.graph.inputs.find((v) => v.name === name) ?? target;
       if (!vi) throw new OnnxError("E_RUNTIME", `${f} has no matching graph input`);
       if (vi.name in inputs)
@@ -236,7 +232,12 @@ export function readDataSets(dir: string, model: Model): DataSet[] {
     const expected: [string, RValue][] = numbered(sdir, "output_").map((f, i) => {
       const target = model.graph.outputs[i];
       const file = join(sdir, f);
-      const { name, value } = decodeValueProto(readFileSync(file), target?.type, file);
+      const { name, value } = decodeValueProto(
+        readRegularFile(file, "tensor file"),
+        target?.type,
+        file,
+        dirname(resolve(file)),
+      );
       const out = model.graph.outputs.find((o) => o.name === name) ?? target;
       if (!out) throw new OnnxError("E_RUNTIME", `${f} has no matching graph output`);
       return [out.name, legacyBfloat16(value, out.type)];
@@ -245,18 +246,31 @@ export function readDataSets(dir: string, model: Model): DataSet[] {
   });
 }
 
+/** How deep below a given folder test folders are looked for. */
+const MAX_SEARCH_DEPTH = 64;
+
 /**
  * The test directories under the given paths: a path holding model.onnx is one test; otherwise
  * its subfolders (recursively) that hold one are.
  */
 export function findBackendTestDirs(paths: string[]): string[] {
   const out: string[] = [];
+  // Folders already searched, by real path: a symlink back up the tree is followed once.
+  const seen = new Set<string>();
   const visit = (p: string, depth: number) => {
     if (existsSync(join(p, "model.onnx"))) {
       out.push(p);
       return;
     }
-    if (depth > 3) return;
+    if (depth > MAX_SEARCH_DEPTH) return;
+    let real: string;
+    try {
+      real = realpathSync(p);
+    } catch {
+      return;
+    }
+    if (seen.has(real)) return;
+    seen.add(real);
     let entries: string[];
     try {
       entries = readdirSync(p).sort();
@@ -274,8 +288,9 @@ export function findBackendTestDirs(paths: string[]): string[] {
     }
   };
   for (const p of paths) {
-    if (!existsSync(p) || !statSync(p).isDirectory())
-      throw new OnnxError("E_IO", "no such directory", p);
+    if (!existsSync(p)) throw new OnnxError("E_IO", "no such directory", p);
+    if (!statSync(p).isDirectory())
+      throw new OnnxError("E_IO", "is a file, not a test folder (or a folder of them)", p);
     const before = out.length;
     visit(p, 0);
     if (out.length === before)

@@ -1,10 +1,13 @@
 // Tensors written as JSON literals (nested arrays or a scalar), as the CLI's --input takes them.
 
 import { OnnxError } from "../errors.js";
-import { dtypeName } from "../ir/dtype.js";
+import { dtypeName, numberToBfloat16Bits, numberToFloat16Bits } from "../ir/dtype.js";
 import { DataType } from "../ir/types.js";
-import { allocStorage, toBfloat16Bits, toFloat16Bits } from "./tensor.js";
+import { allocStorage } from "./tensor.js";
 import type { RTensor } from "./types.js";
+
+/** Most dimensions a JSON tensor may have (deeper nesting is refused before it is walked). */
+const MAX_JSON_RANK = 64;
 
 /**
  * A tensor from a JSON literal (nested arrays or a scalar) of the given dtype. Numbers, true/false,
@@ -23,6 +26,12 @@ export function parseJsonTensor(text: string, dtype: number, where?: string): RT
   while (Array.isArray(probe)) {
     shape.push(probe.length);
     probe = probe[0];
+    if (shape.length > MAX_JSON_RANK)
+      throw new OnnxError(
+        "E_USAGE",
+        `JSON arrays nest more than ${MAX_JSON_RANK} deep; a tensor given as JSON has at most ${MAX_JSON_RANK} dimensions`,
+        where,
+      );
   }
   const flat: unknown[] = [];
   const walk = (v: unknown, depth: number) => {
@@ -88,8 +97,10 @@ export function parseJsonTensor(text: string, dtype: number, where?: string): RT
           where,
         );
       data[i] = big;
-    } else if (dtype === DataType.FLOAT16) (data as Uint16Array)[i] = toFloat16Bits(Number(num));
-    else if (dtype === DataType.BFLOAT16) (data as Uint16Array)[i] = toBfloat16Bits(Number(num));
+    } else if (dtype === DataType.FLOAT16)
+      (data as Uint16Array)[i] = numberToFloat16Bits(Number(num));
+    else if (dtype === DataType.BFLOAT16)
+      (data as Uint16Array)[i] = numberToBfloat16Bits(Number(num));
     else if (dtype === DataType.BOOL) (data as Uint8Array)[i] = Number(num) !== 0 ? 1 : 0;
     else {
       const x = Number(num);

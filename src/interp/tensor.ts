@@ -1,8 +1,15 @@
 // Runtime tensors: allocation by dtype, fast float16/bfloat16 conversion, elements as text.
 
 import { OnnxError } from "../errors.js";
-import { dtypeName } from "../ir/dtype.js";
+import {
+  bfloat16BitsToNumber,
+  dtypeName,
+  float16Table,
+  numberToBfloat16Bits,
+  numberToFloat16Bits,
+} from "../ir/dtype.js";
 import { DataType } from "../ir/types.js";
+import { chargeBytes } from "./budget.js";
 import { allocWasmBacked } from "./kernels/wasm/memory.js";
 import type { RTensor, Storage } from "./types.js";
 
@@ -19,8 +26,53 @@ export function elementCount(shape: readonly number[]): number {
  */
 export const WASM_BACKED_MIN_ELEMENTS = 1 << 20;
 
-/** Zero-filled storage for n elements of a dtype. */
+/**
+ * Zero-filled storage for n elements of a dtype: the one place tensors are allocated. The size is
+ * counted against the memory budget of the run in progress (budget.ts) before anything is made.
+ */
 export function allocStorage(dtype: number, n: number): Storage {
+  const size = storageElementSize(dtype);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new OnnxError("E_RUNTIME", `cannot allocate ${n} elements of ${dtypeName(dtype)}`);
+  const elems = `${n} elements of ${dtypeName(dtype)}`;
+  if (dtype === DataType.STRING) chargeBytes(n * 32, true, elems);
+  else chargeBytes(n * size, false, elems);
+  try {
+    return makeStorage(dtype, n);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    // The budget allowed it but the engine cannot make an array this large.
+    throw new OnnxError(
+      "E_RUNTIME",
+      `cannot allocate ${elems} (${n * (size || 32)} bytes): ${e.message}`,
+    );
+  }
+}
+
+type TypedArrayCtor<T> = { new (n: number): T; readonly BYTES_PER_ELEMENT: number };
+
+/**
+ * A kernel's working array of n elements (float64 results before rounding, index tables, ...):
+ * counted against the memory budget like a tensor, since it is as large as one.
+ */
+export function scratch<T>(ctor: TypedArrayCtor<T>, n: number): T {
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new OnnxError("E_RUNTIME", `cannot allocate a working array of ${n} elements`);
+  const bytes = n * ctor.BYTES_PER_ELEMENT;
+  chargeBytes(bytes, false, `a working array of ${n} elements`);
+  try {
+    return new ctor(n);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw new OnnxError(
+      "E_RUNTIME",
+      `cannot allocate a working array of ${n} elements (${bytes} bytes): ${e.message}`,
+    );
+  }
+}
+
+/** Zero-filled storage, unchecked. */
+function makeStorage(dtype: number, n: number): Storage {
   switch (dtype) {
     case DataType.FLOAT: {
       const shared = n >= WASM_BACKED_MIN_ELEMENTS ? allocWasmBacked(n * 4) : undefined;
@@ -61,78 +113,6 @@ export function allocTensor(dtype: number, shape: number[]): RTensor {
   return { dtype, shape, data: allocStorage(dtype, elementCount(shape)) };
 }
 
-// float16 → float32: a 65536-entry table (256 KiB), built once on first use.
-let f16Table: Float32Array | undefined;
-export function float16Table(): Float32Array {
-  if (!f16Table) {
-    f16Table = new Float32Array(65536);
-    for (let h = 0; h < 65536; h++) {
-      const sign = h & 0x8000 ? -1 : 1;
-      const exp = (h >> 10) & 0x1f;
-      const frac = h & 0x3ff;
-      let v: number;
-      if (exp === 0) v = frac * 2 ** -24;
-      else if (exp === 31) v = frac ? NaN : Infinity;
-      else v = (1 + frac / 1024) * 2 ** (exp - 15);
-      f16Table[h] = sign * v;
-    }
-  }
-  return f16Table;
-}
-
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
-
-const f64 = new Float64Array(1);
-const f64w = new Uint32Array(f64.buffer);
-
-/**
- * float32/float64 value → float16 bits, rounded to nearest even from the exact value (no
- * intermediate float32 rounding). Works on the double's bits: no allocation, no table.
- */
-export function toFloat16Bits(x: number): number {
-  f64[0] = x;
-  const hi = f64w[1]!;
-  const lo = f64w[0]!;
-  const sign = (hi >>> 16) & 0x8000;
-  const exp = (hi >>> 20) & 0x7ff;
-  if (exp === 0x7ff) return sign | (((hi & 0xfffff) | lo) !== 0 ? 0x7e00 : 0x7c00);
-  const e = exp - 1023;
-  if (e > 15) return sign | 0x7c00;
-  if (e >= -14) {
-    // Normal: keep the top 10 of the 52 mantissa bits, round on the rest.
-    const m10 = (hi >>> 10) & 0x3ff;
-    const rest = hi & 0x3ff;
-    const up = rest > 0x200 || (rest === 0x200 && (lo !== 0 || (m10 & 1) === 1)) ? 1 : 0;
-    return sign | ((((e + 15) << 10) | m10) + up); // a carry may reach the exponent, even inf
-  }
-  if (e < -26) return sign; // below half the smallest subnormal
-  // Subnormal: units of 2^-24 (scaling by a power of two is exact).
-  const m = Math.abs(x) * 16777216;
-  let q = Math.floor(m);
-  const frac = m - q;
-  if (frac > 0.5 || (frac === 0.5 && (q & 1) === 1)) q++;
-  return sign | q;
-}
-
-/** bfloat16 bits → number. */
-export function fromBfloat16Bits(b: number): number {
-  u32[0] = b << 16;
-  return f32[0]!;
-}
-
-/**
- * number → bfloat16 bits, round to nearest even. Rounds from float32 first (double rounding can
- * differ from direct rounding only in ties that float32 already broke; accepted, as ONNX does).
- */
-export function toBfloat16Bits(x: number): number {
-  f32[0] = x;
-  const u = u32[0]!;
-  if ((u & 0x7f800000) === 0x7f800000 && (u & 0x7fffff) !== 0) return ((u >>> 16) | 0x40) & 0xffff;
-  return ((u + 0x7fff + ((u >>> 16) & 1)) >>> 16) & 0xffff;
-}
-
-/** Whether a dtype is computed as floating point. */
 /** dtypes computed as floating point. */
 export const FLOAT_TYPES: ReadonlySet<number> = new Set([
   DataType.FLOAT,
@@ -164,6 +144,7 @@ export function isFloatType(dtype: number): boolean {
 /** The elements as float64 (float16/bfloat16 decoded; 64-bit integers may round beyond 2^53). */
 export function toFloat64(t: RTensor): Float64Array {
   const n = t.data.length;
+  chargeBytes(n * 8, false, `a float64 copy of ${n} elements`);
   const out = new Float64Array(n);
   const d = t.data;
   if (t.dtype === DataType.FLOAT16) {
@@ -172,7 +153,7 @@ export function toFloat64(t: RTensor): Float64Array {
     for (let i = 0; i < n; i++) out[i] = table[src[i]!]!;
   } else if (t.dtype === DataType.BFLOAT16) {
     const src = d as Uint16Array;
-    for (let i = 0; i < n; i++) out[i] = fromBfloat16Bits(src[i]!);
+    for (let i = 0; i < n; i++) out[i] = bfloat16BitsToNumber(src[i]!);
   } else if (d instanceof BigInt64Array || d instanceof BigUint64Array) {
     for (let i = 0; i < n; i++) out[i] = Number(d[i]!);
   } else if (Array.isArray(d)) {
@@ -192,10 +173,10 @@ export function fromFloat64(dtype: number, shape: number[], values: Float64Array
   const data = allocStorage(dtype, n);
   if (dtype === DataType.FLOAT16) {
     const dst = data as Uint16Array;
-    for (let i = 0; i < n; i++) dst[i] = toFloat16Bits(values[i]!);
+    for (let i = 0; i < n; i++) dst[i] = numberToFloat16Bits(values[i]!);
   } else if (dtype === DataType.BFLOAT16) {
     const dst = data as Uint16Array;
-    for (let i = 0; i < n; i++) dst[i] = toBfloat16Bits(values[i]!);
+    for (let i = 0; i < n; i++) dst[i] = numberToBfloat16Bits(values[i]!);
   } else if (dtype === DataType.BOOL) {
     const dst = data as Uint8Array;
     for (let i = 0; i < n; i++) dst[i] = values[i] !== 0 ? 1 : 0;
@@ -310,6 +291,8 @@ export function storageBytes(t: RTensor): Uint8Array {
 /** Decodes float16/bfloat16 bits into float32 values; other float types are returned as they are. */
 export function toFloat32(t: RTensor): Float32Array | Float64Array {
   const d = t.data;
+  if (isHalfType(t.dtype))
+    chargeBytes(d.length * 4, false, `a float32 copy of ${d.length} elements`);
   if (t.dtype === DataType.FLOAT16) {
     const table = float16Table();
     const src = d as Uint16Array;
@@ -332,8 +315,9 @@ export function toFloat32(t: RTensor): Float32Array | Float64Array {
 export function encodeHalf(dtype: number, values: ArrayLike<number>): Uint16Array {
   const n = values.length;
   const out = new Uint16Array(n);
-  if (dtype === DataType.FLOAT16) for (let i = 0; i < n; i++) out[i] = toFloat16Bits(values[i]!);
-  else for (let i = 0; i < n; i++) out[i] = toBfloat16Bits(values[i]!);
+  if (dtype === DataType.FLOAT16)
+    for (let i = 0; i < n; i++) out[i] = numberToFloat16Bits(values[i]!);
+  else for (let i = 0; i < n; i++) out[i] = numberToBfloat16Bits(values[i]!);
   return out;
 }
 
@@ -358,7 +342,8 @@ export function elementString(t: RTensor, i: number): string {
   if (Array.isArray(d)) return JSON.stringify(d[i]);
   if (t.dtype === DataType.BOOL) return d[i] ? "true" : "false";
   if (t.dtype === DataType.FLOAT16) return formatNumber(float16Table()[(d as Uint16Array)[i]!]!);
-  if (t.dtype === DataType.BFLOAT16) return formatNumber(fromBfloat16Bits((d as Uint16Array)[i]!));
+  if (t.dtype === DataType.BFLOAT16)
+    return formatNumber(bfloat16BitsToNumber((d as Uint16Array)[i]!));
   const v = d[i]!;
   if (typeof v === "bigint") return v.toString();
   if (t.dtype === DataType.FLOAT) return formatNumber(Math.fround(v));

@@ -62,6 +62,7 @@ describe("convert: where it goes", () => {
       13,
       `<ir_version: 7, opset_import: ["" : 13, "com.example" : 3]>
         g (float[2] x) => (float[2] y) { y = com.example.Thing <k: int = 1> (x) }`,
+      { run: false },
     );
     expect(r.plan.blocked).toEqual([]);
   });
@@ -209,6 +210,19 @@ describe("convert: steps the diff cannot see", () => {
       13,
       `<ir_version: 7, opset_import: ["" : 13]> g (float[2] x) => (float[2] y) { y = Add (x, x) }`,
     );
+  });
+
+  it("element types follow Cast and the ops' type variables through the graph", () => {
+    const lines = expectBlocked(
+      `<ir_version: 7, opset_import: ["" : 14]> g (float[2] x) => (int8[2] z) {
+        y = Cast <to: int = 3> (x)
+        a = Neg (y)
+        [add] z = Add (a, y) }`,
+      13,
+    );
+    expect(lines).toEqual([
+      "graph > node 'add' (Add): input 'a' is int8, which Add-13 does not accept",
+    ]);
   });
 
   it("Sum 8 -> 6 is allowed when every input has the same static shape", () => {

@@ -25,6 +25,17 @@ describe("expand command", () => {
     expect(p.stdout).not.toContain("ReduceLogSum");
   });
 
+  it("--opset converts the expanded model: LogCumSumExp-29 becomes an opset-26 model", () => {
+    const out = join(dir, "lcse26.onnx");
+    const lcse = new URL("../../examples/logcumsumexp-29.onnx", import.meta.url).pathname;
+    const r = runCli(["expand", lcse, "-o", out, "--opset", "26"]);
+    expect(r.code).toBe(0);
+    const m = loadModel(out);
+    expect(m.opsetImports).toEqual([{ domain: "", version: 26 }]);
+    expect(m.graph.nodes.map((n) => n.opType)).not.toContain("LogCumSumExp");
+    expect(runCli(["expand", lcse, "-o", out, "--opset", "x"]).code).toBe(2);
+  });
+
   it("refuses bad usage with exit 2 and writes nothing", () => {
     const out = join(dir, "never.onnx");
     expect(runCli(["expand", example]).code).toBe(2);

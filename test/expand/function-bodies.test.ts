@@ -9,17 +9,19 @@ import { dtypeByName } from "../../src/ir/dtype.js";
 import { Tensor } from "../../src/ir/tensor.js";
 import { DataType, type Model, type Node } from "../../src/ir/types.js";
 import { SchemaRegistry, type OpVersion } from "../../src/schema/index.js";
-import { inlineCall } from "../../src/expand/inline.js";
+import { callInputTypes, inlineCall } from "../../src/expand/inline.js";
 import { NameScope } from "../../src/ir/graph.js";
 import { dtypeName } from "../../src/ir/dtype.js";
 import { hasFunctionBody } from "../../src/schema/index.js";
 import {
+  CASES as FUNCTION_CASES,
   callModel,
   constraintTypes,
   expandAll,
   feedsOf,
   functionVersions,
   rng,
+  sequenceMapModel,
   type Variant,
 } from "../helpers/function-cases.js";
 
@@ -29,13 +31,7 @@ const reg = SchemaRegistry.default();
 function inline(m: Model, opset: number, preferLoops = false): Model {
   const [call] = m.graph.nodes as [Node];
   const v = reg.resolve("", call.opType, opset);
-  const typeOf = (name: string) =>
-    m.graph.inputs.find((i) => i.name === name)?.type ??
-    (() => {
-      const t = m.graph.initializers.find((i) => i.name === name);
-      return t ? { kind: "tensor" as const, elemType: t.dataType, shape: t.dims } : undefined;
-    })();
-  const body = inlineCall(call, v, call.inputs.map(typeOf), new NameScope(m.graph), {
+  const body = inlineCall(call, v, callInputTypes(m, call), new NameScope(m.graph), {
     preferLoops,
   });
   const bodyOpset = Math.max(opset, ...body.opsetImports.map((o) => o.version));
@@ -227,6 +223,85 @@ describe("every function op's body agrees with the op's kernel", () => {
         }
       });
   }
+});
+
+describe("bodies built without the input's type are valid for every type (constants by CastLike)", () => {
+  const ops = ["Elu", "Celu", "Selu", "HardSigmoid", "HardSwish", "ThresholdedRelu", "LeakyRelu"];
+  ops.push("Softplus", "Softsign", "Mish", "Swish", "Gelu", "Relu", "PRelu", "Shrink", "SwiGLU");
+  ops.push("Softmax", "LogSoftmax", "MeanVarianceNormalization", "Clip");
+  for (const op of ops)
+    it(op, () => {
+      const v = reg
+        .versions("", op)
+        .filter((x) => x.function)
+        .at(-1)!;
+      const cases = FUNCTION_CASES.find((c) => c.op === op)!;
+      for (const dtype of [DataType.FLOAT, DataType.FLOAT16]) {
+        for (const c of cases.variants(dtype, v, rng(dtype))) {
+          if (c.kernelDiffers) continue;
+          const m = callModel(v, c);
+          const [call] = m.graph.nodes as [Node];
+          const body = inlineCall(
+            call,
+            v,
+            call.inputs.map(() => undefined),
+            new NameScope(m.graph),
+          );
+          const opset = Math.max(v.since, ...body.opsetImports.map((o) => o.version));
+          const expanded = {
+            ...m,
+            opsetImports: [{ domain: "", version: opset }],
+            graph: { ...m.graph, nodes: body.nodes },
+          };
+          const where = `${op} ${dtypeName(dtype)} ${c.name}`;
+          expect(checkModel(expanded).problems, where).toEqual([]);
+          const feeds = feedsOf(c);
+          const want = run(m, feeds).o0!;
+          expectCloseTol(run(expanded, feeds).o0!, want, tolerance(dtype) * 2, where);
+        }
+      }
+    });
+});
+
+describe("coverage", () => {
+  it("every function version with a body is exercised here (by the table, or a test of its own)", () => {
+    const own = [
+      "ReduceLogSum-18",
+      "ReduceL1-18",
+      "ReduceL2-18",
+      "ReduceLogSumExp-18",
+      "ReduceSumSquare-18",
+      "LogCumSumExp-29",
+      "SequenceMap-17",
+    ];
+    const untested = functionVersions()
+      .filter(({ v, cases }) => !cases && hasFunctionBody(v))
+      .map(({ v }) => `${v.name}-${v.since}`);
+    expect(untested.sort()).toEqual(own.sort());
+    const without = functionVersions()
+      .filter(({ v }) => v.function && !hasFunctionBody(v))
+      .map(({ v }) => `${v.name}-${v.since}`);
+    expect(without).toEqual([]);
+  });
+});
+
+describe("SequenceMap-17's body (variadic formals, a Loop over the items)", () => {
+  for (const dtype of [DataType.FLOAT, DataType.DOUBLE, DataType.INT32, DataType.INT64])
+    for (const [three, extraSeq] of [
+      [false, false],
+      [true, false],
+      [true, true],
+    ] as const)
+      it(`${dtypeName(dtype)}, ${three ? 3 : 2} items${extraSeq ? ", a second sequence" : ""}`, () => {
+        const { m, feeds } = sequenceMapModel(dtype, three, extraSeq);
+        const expanded = expandAll(m);
+        expect(expanded.graph.nodes.some((n) => n.opType === "SequenceMap")).toBe(false);
+        expect(expanded.graph.nodes.some((n) => n.opType === "Loop")).toBe(true);
+        expect(checkModel(expanded).problems).toEqual([]);
+        const want = run(m, feeds);
+        const got = run(expanded, feeds);
+        for (const o of ["y0", "y1"]) expectCloseTol(got[o]!, want[o]!, 0, o);
+      });
 });
 
 function expectCloseTol(got: RTensor, want: RTensor, tol: number, where: string): void {

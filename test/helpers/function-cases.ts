@@ -429,6 +429,168 @@ export const CASES: OpCases[] = [
     },
   },
   {
+    op: "Attention",
+    variants: (t, v, r) => {
+      const x = (shape: number[]) => X(r, t, shape, -2, 2);
+      const bool = (shape: number[], values: number[]) => tensor(D.BOOL, shape, values);
+      const out: Variant[] = [
+        { name: "4-D", inputs: [x([2, 2, 3, 4]), x([2, 2, 5, 4]), x([2, 2, 5, 3])] },
+        {
+          name: "3-D, heads split",
+          inputs: [x([2, 3, 8]), x([2, 5, 8]), x([2, 5, 6])],
+          attrs: { q_num_heads: 2, kv_num_heads: 2 },
+        },
+        {
+          name: "grouped KV heads, 3-D",
+          inputs: [x([1, 3, 16]), x([1, 5, 8]), x([1, 5, 6])],
+          attrs: { q_num_heads: 4, kv_num_heads: 2 },
+        },
+        {
+          name: "causal, past key/value, present outputs",
+          inputs: [
+            x([1, 2, 3, 4]),
+            x([1, 2, 3, 4]),
+            x([1, 2, 3, 4]),
+            undefined,
+            x([1, 2, 2, 4]),
+            x([1, 2, 2, 4]),
+          ],
+          attrs: { is_causal: 1 },
+          outputs: 3,
+        },
+        {
+          name: "boolean mask, scale, softcap, qk after softcap",
+          inputs: [
+            x([2, 2, 3, 4]),
+            x([2, 2, 5, 4]),
+            x([2, 2, 5, 3]),
+            bool([3, 5], [1, 1, 0, 1, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 1]),
+          ],
+          attrs: { scale: 0.3, softcap: 2.5, qk_matmul_output_mode: 1 },
+          outputs: 4,
+        },
+        {
+          name: "numeric mask shorter than the keys, qk with bias",
+          inputs: [x([2, 2, 3, 4]), x([2, 2, 5, 4]), x([2, 2, 5, 3]), x([2, 1, 3, 4])],
+          attrs: { qk_matmul_output_mode: 2 },
+          outputs: 4,
+        },
+        {
+          name: "a fully masked row, probabilities",
+          inputs: [
+            x([1, 2, 2, 4]),
+            x([1, 2, 3, 4]),
+            x([1, 2, 3, 4]),
+            bool([2, 3], [0, 0, 0, 1, 0, 1]),
+          ],
+          attrs: { qk_matmul_output_mode: 3 },
+          outputs: 4,
+        },
+      ];
+      if (v.since >= 24)
+        out.push({
+          name: "nonpad_kv_seqlen, causal",
+          inputs: [
+            x([2, 2, 2, 4]),
+            x([2, 2, 5, 4]),
+            x([2, 2, 5, 4]),
+            undefined,
+            undefined,
+            undefined,
+            tensor(D.INT64, [2], [3, 5]),
+          ],
+          attrs: { is_causal: 1 },
+        });
+      if (v.since >= 25)
+        out.push(
+          {
+            name: "window left 1 right 0, past",
+            inputs: [
+              x([1, 2, 3, 4]),
+              x([1, 2, 3, 4]),
+              x([1, 2, 3, 4]),
+              undefined,
+              x([1, 2, 2, 4]),
+              x([1, 2, 2, 4]),
+            ],
+            attrs: { left_window_size: 1, right_window_size: 0 },
+          },
+          {
+            name: "window right 1, causal",
+            inputs: [x([1, 2, 4, 4]), x([1, 2, 4, 4]), x([1, 2, 4, 4])],
+            attrs: { right_window_size: 1, is_causal: 1 },
+          },
+        );
+      return out;
+    },
+  },
+  {
+    op: "CausalConvWithState",
+    variants: (t, _v, r) => [
+      { name: "defaults", inputs: [X(r, t, [2, 3, 5]), X(r, t, [3, 1, 3])], outputs: 2 },
+      {
+        name: "bias, past_state, silu",
+        inputs: [X(r, t, [2, 3, 5]), X(r, t, [3, 1, 3]), X(r, t, [3]), X(r, t, [2, 3, 2])],
+        attrs: { activation: "silu" },
+        outputs: 2,
+      },
+      {
+        name: "past_state, swish, one step",
+        inputs: [X(r, t, [1, 2, 1]), X(r, t, [2, 1, 4]), undefined, X(r, t, [1, 2, 3])],
+        attrs: { activation: "swish" },
+        outputs: 2,
+      },
+      { name: "k = 1", inputs: [X(r, t, [2, 3, 4]), X(r, t, [3, 1, 1]), X(r, t, [3])], outputs: 2 },
+    ],
+  },
+  {
+    op: "LinearAttention",
+    variants: (t, _v, r) => {
+      const x = (shape: number[], lo = -1, hi = 1) => X(r, t, shape, lo, hi);
+      const heads = { q_num_heads: 2, kv_num_heads: 1 };
+      return [
+        {
+          name: "defaults (gated_delta), decay per head",
+          inputs: [
+            x([2, 3, 4]),
+            x([2, 3, 2]),
+            x([2, 3, 3]),
+            undefined,
+            x([2, 3, 1], -1, 0),
+            x([2, 3, 1], 0, 1),
+          ],
+          attrs: heads,
+          outputs: 2,
+        },
+        {
+          name: "linear, past_state",
+          inputs: [x([2, 3, 4]), x([2, 3, 2]), x([2, 3, 3]), x([2, 1, 2, 3])],
+          attrs: { ...heads, update_rule: "linear" },
+          outputs: 2,
+        },
+        {
+          name: "gated, decay per key, scale 0.5",
+          inputs: [x([1, 4, 4]), x([1, 4, 2]), x([1, 4, 3]), x([1, 1, 2, 3]), x([1, 4, 2], -1, 0)],
+          attrs: { ...heads, update_rule: "gated", scale: 0.5 },
+          outputs: 2,
+        },
+        {
+          name: "delta, 2 KV heads, beta per head",
+          inputs: [
+            x([2, 3, 4]),
+            x([2, 3, 4]),
+            x([2, 3, 6]),
+            undefined,
+            undefined,
+            x([2, 3, 2], 0, 1),
+          ],
+          attrs: { q_num_heads: 2, kv_num_heads: 2, update_rule: "delta" },
+          outputs: 2,
+        },
+      ];
+    },
+  },
+  {
     op: "Bernoulli",
     interp: false,
     variants: (t) => [
@@ -520,4 +682,74 @@ export function functionVersions(): { v: OpVersion; cases: OpCases | undefined }
     for (const v of reg.versions("", op))
       if (v.function || hasFunctionBody(v)) out.push({ v, cases: CASES.find((c) => c.op === op) });
   return out;
+}
+
+/**
+ * SequenceMap's call, between tensors: x0, x1 (and x2) made into a sequence, mapped with a body
+ * graph together with the tensor t (or a sequence of tensors tx0, tx1, ...), and the output
+ * sequences stacked back into tensors.
+ */
+export function sequenceMapModel(
+  dtype: number,
+  threeItems: boolean,
+  extraSequence = false,
+): { m: Model; feeds: Record<string, RTensor> } {
+  const r = rng(17 + dtype);
+  const items = threeItems ? ["x0", "x1", "x2"] : ["x0", "x1"];
+  const feeds: Record<string, RTensor> = Object.fromEntries([
+    ...items.map((n) => [n, random(r, dtype, [2, 3], -3, 3)] as const),
+    ...(extraSequence
+      ? items.map((n) => [`t${n}`, random(r, dtype, [3], -3, 3)] as const)
+      : [["t", random(r, dtype, [3], -3, 3)] as const]),
+  ]);
+  const t = (elemType: number) => ({ kind: "tensor" as const, elemType });
+  const body = graph({
+    name: "map_body",
+    nodes: [node("Add", ["item", "extra"], ["sum"]), node("Shape", ["item"], ["shape"])],
+    inputs: [
+      { name: "item", type: t(dtype) },
+      { name: "extra", type: t(dtype) },
+    ],
+    outputs: [
+      { name: "sum", type: t(dtype) },
+      { name: "shape", type: t(DataType.INT64) },
+    ],
+  });
+  const map = node("SequenceMap", ["seq", "t"], ["sums", "shapes"], {}, { name: "map" });
+  map.attributes = [{ name: "body", type: "GRAPH", value: body }];
+  const stack = (s: string, out: string) =>
+    node("ConcatFromSequence", [s], [out], { axis: 0, new_axis: 1 });
+  const m = model(
+    graph({
+      name: "g",
+      nodes: [
+        node("SequenceConstruct", items, ["seq"]),
+        ...(extraSequence
+          ? [
+              node(
+                "SequenceConstruct",
+                items.map((n) => `t${n}`),
+                ["t"],
+              ),
+            ]
+          : []),
+        map,
+        stack("sums", "y0"),
+        stack("shapes", "y1"),
+      ],
+      inputs: [
+        ...items.map((n) => valueInfo(n, dtype, [2, 3])),
+        ...(extraSequence
+          ? items.map((n) => valueInfo(`t${n}`, dtype, [3]))
+          : [valueInfo("t", dtype, [3])]),
+      ],
+      outputs: [valueInfo("y0"), valueInfo("y1")],
+    }),
+    17,
+    13,
+  );
+  // The checker infers no type for SequenceConstruct's output: declared here, as a model would.
+  if (extraSequence)
+    m.graph.valueInfo.push({ name: "t", type: { kind: "sequence", elem: t(dtype) } });
+  return { m, feeds };
 }

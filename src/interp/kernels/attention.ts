@@ -6,9 +6,11 @@
 import { attrFloat, attrInt, attrString, getAttr } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64, toFloat64 } from "../tensor.js";
+import { hasAttribute, hasInput } from "../../schema/facts.js";
+import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { checkedCount, fail, floatInput, input, intValues, optInput, strides } from "./util.js";
+import { opVersion } from "./version.js";
 
 const shapeText = (s: readonly number[]) => `[${s.join(",")}]`;
 
@@ -33,6 +35,17 @@ function headsAttr(ctx: KernelContext, name: string): number {
   return v;
 }
 
+/** Swaps the two middle axes of a (b, x, y, d) array: (b, y, x, d). */
+function swapMiddle(v: Float64Array, b: number, x: number, y: number, d: number): Float64Array {
+  const out = scratch(Float64Array, v.length);
+  for (let i = 0; i < b; i++)
+    for (let j = 0; j < x; j++)
+      for (let h = 0; h < y; h++)
+        for (let k = 0; k < d; k++)
+          out[((i * y + h) * x + j) * d + k] = v[((i * x + j) * y + h) * d + k]!;
+  return out;
+}
+
 /** (B, S, H·D) packed → float64 values laid out as (B, H, S, D). */
 function unpackHeads(
   ctx: KernelContext,
@@ -44,25 +57,7 @@ function unpackHeads(
   if (hd % heads !== 0)
     fail(ctx, `${what} hidden size ${hd} is not a multiple of the number of heads ${heads}`);
   const d = hd / heads;
-  const src = toFloat64(t);
-  const v = new Float64Array(src.length);
-  for (let i = 0; i < b; i++)
-    for (let j = 0; j < s; j++)
-      for (let h = 0; h < heads; h++)
-        for (let k = 0; k < d; k++)
-          v[((i * heads + h) * s + j) * d + k] = src[((i * s + j) * heads + h) * d + k]!;
-  return { v, d };
-}
-
-/** (B, H, S, D) float64 → (B, S, H·D). */
-function packHeads(v: Float64Array, b: number, heads: number, s: number, d: number): Float64Array {
-  const out = new Float64Array(v.length);
-  for (let i = 0; i < b; i++)
-    for (let h = 0; h < heads; h++)
-      for (let j = 0; j < s; j++)
-        for (let k = 0; k < d; k++)
-          out[((i * s + j) * heads + h) * d + k] = v[((i * heads + h) * s + j) * d + k]!;
-  return out;
+  return { v: swapMiddle(toFloat64(t), b, s, heads, d), d };
 }
 
 /** Concatenates (B, H, P, D) and (B, H, S, D) along the sequence axis. */
@@ -74,7 +69,7 @@ function concatSeq(
   s: number,
   d: number,
 ): Float64Array {
-  const out = new Float64Array(bh * (p + s) * d);
+  const out = scratch(Float64Array, bh * (p + s) * d);
   for (let i = 0; i < bh; i++) {
     out.set(past.subarray(i * p * d, (i + 1) * p * d), i * (p + s) * d);
     out.set(cur.subarray(i * s * d, (i + 1) * s * d), i * (p + s) * d + p * d);
@@ -106,9 +101,10 @@ const Attention: Kernel = (ctx, inputs) => {
   const mask = optInput(ctx, inputs, 3);
   const pastK = optFloatInput(ctx, inputs, 4, "past_key");
   const pastV = optFloatInput(ctx, inputs, 5, "past_value");
+  const version = opVersion(ctx);
   const nonpadT = optInput(ctx, inputs, 6);
-  if (nonpadT && ctx.opset < 24)
-    fail(ctx, `the input nonpad_kv_seqlen exists from version 24 on (opset ${ctx.opset})`);
+  if (nonpadT && !hasInput(version, "nonpad_kv_seqlen"))
+    fail(ctx, `Attention-${version.since} has no input nonpad_kv_seqlen (version 24 added it)`);
   if ((pastK === undefined) !== (pastV === undefined))
     fail(ctx, "past_key and past_value must be given together");
   if (wanted(ctx, 1) !== wanted(ctx, 2))
@@ -145,7 +141,10 @@ const Attention: Kernel = (ctx, inputs) => {
       fail(ctx, `Q and K head sizes differ (${uq.d} and ${uk.d}) for the given numbers of heads`);
     [qv, kv, vv, dqk, dv] = [uq.v, uk.v, uv.v, uq.d, uv.d];
   } else {
-    if (ctx.opset >= 25 && (getAttr(ctx.node, "q_num_heads") || getAttr(ctx.node, "kv_num_heads")))
+    if (
+      version.since >= 25 &&
+      (getAttr(ctx.node, "q_num_heads") || getAttr(ctx.node, "kv_num_heads"))
+    )
       fail(ctx, "q_num_heads and kv_num_heads must not be given for 4-D inputs");
     [, hq, sq, dqk] = q.shape as [number, number, number, number];
     [, hkv, skv] = k.shape as [number, number, number, number];
@@ -199,8 +198,10 @@ const Attention: Kernel = (ctx, inputs) => {
   const precision = attrInt(ctx.node, "softmax_precision");
   if (precision !== undefined && !SOFTMAX_PRECISIONS.has(precision))
     fail(ctx, `softmax_precision must be 1, 10, 11 or 16, got ${precision}`);
-  const left = ctx.opset >= 25 ? attrInt(ctx.node, "left_window_size", -1) : -1;
-  const right = ctx.opset >= 25 ? attrInt(ctx.node, "right_window_size", -1) : -1;
+  // The window attributes exist from version 25 on; before, a stray one is not applied.
+  const windows = hasAttribute(version, "left_window_size");
+  const left = windows ? attrInt(ctx.node, "left_window_size", -1) : -1;
+  const right = windows ? attrInt(ctx.node, "right_window_size", -1) : -1;
   if (left < -1 || right < -1)
     fail(
       ctx,
@@ -238,12 +239,12 @@ const Attention: Kernel = (ctx, inputs) => {
     maskVals = toFloat64(mask);
   }
 
-  const outY = new Float64Array(b * hq * sq * dv);
+  const outY = scratch(Float64Array, checkedCount(ctx, [b, hq, sq, dv]));
   const wantQk = wanted(ctx, 3);
-  const outQk = wantQk ? new Float64Array(checkedCount(ctx, [b, hq, sq, total])) : undefined;
-  const bias = new Float64Array(total);
-  const logits = new Float64Array(total);
-  const probs = new Float64Array(total);
+  const outQk = wantQk ? scratch(Float64Array, checkedCount(ctx, [b, hq, sq, total])) : undefined;
+  const bias = scratch(Float64Array, total);
+  const logits = scratch(Float64Array, total);
+  const probs = scratch(Float64Array, total);
   for (let bi = 0; bi < b; bi++) {
     // The offset of the query block: the cached keys before it.
     const offset = pastK ? past : nonpad ? nonpad[bi]! - sq : 0;
@@ -309,7 +310,7 @@ const Attention: Kernel = (ctx, inputs) => {
 
   const y =
     r === 3
-      ? fromFloat64(q.dtype, [b, sq, hq * dv], packHeads(outY, b, hq, sq, dv))
+      ? fromFloat64(q.dtype, [b, sq, hq * dv], swapMiddle(outY, b, hq, sq, dv))
       : fromFloat64(q.dtype, [b, hq, sq, dv], outY);
   const outs: RTensor[] = [y];
   if (wanted(ctx, 1)) {
@@ -534,10 +535,10 @@ const LinearAttention: Kernel = (ctx, inputs) => {
   const vv = toFloat64(v);
   const gv = decayT ? toFloat64(decayT) : undefined;
   const bv = betaT ? toFloat64(betaT) : undefined;
-  const state = pastT ? toFloat64(pastT) : new Float64Array(b * hkv * dk * dv);
-  const out = new Float64Array(b * steps * hq * dv);
+  const state = pastT ? toFloat64(pastT) : scratch(Float64Array, b * hkv * dk * dv);
+  const out = scratch(Float64Array, b * steps * hq * dv);
   const group = hq / hkv;
-  const w = new Float64Array(dv);
+  const w = scratch(Float64Array, dv);
   for (let bi = 0; bi < b; bi++)
     for (let t = 0; t < steps; t++)
       for (let h = 0; h < hkv; h++) {

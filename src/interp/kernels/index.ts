@@ -4,6 +4,7 @@
 import type { Kernel } from "../types.js";
 import { activationKernels } from "./activation.js";
 import { attentionKernels } from "./attention.js";
+import { bernoulliKernels } from "./bernoulli.js";
 import { controlKernels } from "./control.js";
 import { convStateKernels } from "./conv-state.js";
 import { detectionKernels } from "./detection.js";
@@ -44,6 +45,7 @@ export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...attentionKernels,
   ...gridKernels,
   ...convStateKernels,
+  ...bernoulliKernels,
 });
 
 /** The kernel for an ai.onnx op type, if the interpreter has one. */

@@ -6,9 +6,11 @@
 import { attrFloat, attrInt } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
+import { hasAttribute } from "../../schema/facts.js";
 import { fromFloat64, toFloat64 } from "../tensor.js";
 import type { Kernel, KernelContext } from "../types.js";
 import { broadcastIndex, broadcastShapes, fail, floatInput, normAxis } from "./util.js";
+import { opVersion } from "./version.js";
 
 const STASH_TYPES = new Set<number>([
   DataType.FLOAT,
@@ -22,6 +24,9 @@ function checkStashType(ctx: KernelContext): void {
   if (!STASH_TYPES.has(stash))
     fail(ctx, `stash_type must be a floating-point type (1, 10, 11 or 16), got ${stash}`);
 }
+
+/** The attributes' default 1e-5, as the float32 an attribute holds. */
+const DEFAULT_EPSILON = Math.fround(1e-5);
 
 const shapeText = (s: readonly number[]) => `[${s.join(",")}]`;
 
@@ -41,7 +46,8 @@ const GroupNormalization: Kernel = (ctx, inputs) => {
         ctx,
         `scale and bias must have X's type ${dtypeName(x.dtype)}, got ${dtypeName(t.dtype)}`,
       );
-  if (ctx.opset >= 21) checkStashType(ctx);
+  const version = opVersion(ctx);
+  if (hasAttribute(version, "stash_type")) checkStashType(ctx);
   const groups = attrInt(ctx.node, "num_groups");
   if (groups === undefined) fail(ctx, "the attribute num_groups is required");
   if (x.shape.length < 2)
@@ -49,7 +55,7 @@ const GroupNormalization: Kernel = (ctx, inputs) => {
   const [n, c] = x.shape as [number, number];
   if (groups <= 0 || c % groups !== 0)
     fail(ctx, `num_groups ${groups} must be positive and divide the number of channels ${c}`);
-  const perChannel = ctx.opset >= 21;
+  const perChannel = version.since >= 21; // version 18 scales per group
   const want = perChannel ? c : groups;
   for (const [t, name] of [
     [scaleT, "scale"],
@@ -60,7 +66,7 @@ const GroupNormalization: Kernel = (ctx, inputs) => {
         ctx,
         `${name} must have shape [${want}] (${perChannel ? "one value per channel" : "one value per group"}), got ${shapeText(t.shape)}`,
       );
-  const eps = attrFloat(ctx.node, "epsilon", 1e-5);
+  const eps = attrFloat(ctx.node, "epsilon", DEFAULT_EPSILON);
   const spatial = x.shape.slice(2).reduce((p, d) => p * d, 1);
   const perGroup = c / groups;
   const size = perGroup * spatial;
@@ -95,7 +101,7 @@ const RMSNormalization: Kernel = (ctx, inputs) => {
   const r = x.shape.length;
   if (r === 0) fail(ctx, "X must have rank 1 or more");
   const axis = normAxis(ctx, attrInt(ctx.node, "axis", -1), r);
-  const eps = attrFloat(ctx.node, "epsilon", 1e-5);
+  const eps = attrFloat(ctx.node, "epsilon", DEFAULT_EPSILON);
   const b = broadcastShapes(ctx, [x.shape, scaleT.shape]);
   if (b.length !== r || b.some((d, i) => d !== x.shape[i]))
     fail(

@@ -149,16 +149,6 @@ const shrink: BodyBuilder = (args) => {
   return finish(w, args, bodyOpset(c, 13));
 };
 
-/** Relu: Max(X, 0), in X's own type (integers included). */
-const relu: BodyBuilder = (args) => {
-  const w = new TextWriter("_relu_");
-  const c = new Compute(w, args, "X");
-  const y = c.target("Y");
-  w.op("Max", [c.in("X"), c.k(0, "zero")], "", y);
-  c.out(y, "Y");
-  return finish(w, args, bodyOpset(c, 13));
-};
-
 /** SwiGLU: Swish_alpha(A) * B = A * Sigmoid(alpha * A) * B. */
 const swiglu: BodyBuilder = (args) => {
   const w = new TextWriter("_swiglu_");
@@ -206,7 +196,8 @@ export const activationBuilders: Record<string, BodyBuilder> = {
   gelu,
   prelu,
   shrink,
-  relu,
+  // Relu: Max(X, 0), in X's own type (integers included).
+  relu: elementwise("X", "Y", (c, x, y) => c.w.op("Max", [x, c.k(0, "zero")], "", y)),
   swiglu,
   clip,
 };

@@ -31,6 +31,12 @@ export interface BodyContext {
 export interface FunctionBody {
   nodes: Node[];
   opsetImports: OpsetId[];
+  /**
+   * The formal names by position of the call's inputs and outputs, for ops with variadic formals
+   * (SequenceMap); absent: the op's formal names.
+   */
+  inputs?: string[];
+  outputs?: string[];
 }
 
 export class BuildArgs {

@@ -1,4 +1,4 @@
-// Bodies of AffineGrid-20, CenterCropPad-18 and RotaryEmbedding-23.
+// Bodies of AffineGrid-20, CenterCropPad-18, RotaryEmbedding-23 and CausalConvWithState-27.
 
 import { OnnxError } from "../../errors.js";
 import { DataType } from "../../ir/types.js";
@@ -196,8 +196,64 @@ const rotaryEmbedding: BodyBuilder = (args) => {
   return finish(w, args, 18);
 };
 
+/**
+ * CausalConvWithState: input (B, C, L) prefixed along the length with past_state (or k - 1
+ * zeros), convolved per channel with weight (C, 1, k) (Conv with group = C, no padding) plus
+ * bias; activation silu/swish multiplies by the sigmoid. present_state is the last k - 1
+ * positions of the prefixed input. Needs the channel count statically (input's or weight's).
+ */
+const causalConvWithState: BodyBuilder = (args) => {
+  const w = new TextWriter("_causalconv_");
+  const channels = [args.shape(0)?.[1], args.shape(1)?.[0]].find(
+    (d): d is number => typeof d === "number",
+  );
+  if (channels === undefined)
+    throw new OnnxError(
+      "E_UNSUPPORTED",
+      `the body of ${args.label} needs the channel count (input's dimension 1 or weight's dimension 0)`,
+    );
+  const activation = args.stringValue("activation") ?? "none";
+  if (activation !== "none" && activation !== "silu" && activation !== "swish")
+    throw new OnnxError(
+      "E_MODEL",
+      `${args.label}: activation must be none, silu or swish, not '${activation}'`,
+    );
+  const c = new Compute(w, args, "input");
+  const km1 = w.op("Sub", [
+    w.op("Shape", ["weight"], "start: int = 2, end: int = 3"),
+    w.ints([1], "one"),
+  ]);
+  let padded: string;
+  if (args.hasInput(3)) padded = w.op("Concat", ["past_state", "input"], "axis: int = 2");
+  else {
+    const shape = w.op(
+      "Concat",
+      [w.op("Shape", ["input"], "start: int = 0, end: int = 2"), km1],
+      "axis: int = 0",
+    );
+    const zeros = w.op("CastLike", [w.op("ConstantOfShape", [shape]), "input"]);
+    padded = w.op("Concat", [zeros, "input"], "axis: int = 2");
+  }
+  const inputs = [c.in(padded), c.in("weight")];
+  if (args.hasInput(2)) inputs.push(c.in("bias"));
+  let y = w.op("Conv", inputs, `group: int = ${channels}`);
+  if (activation !== "none") y = w.op("Mul", [y, w.op("Sigmoid", [y])]);
+  const out = c.target("output");
+  w.op("Identity", [y], "", out);
+  c.out(out, "output");
+  const length = w.op("Shape", [padded], "start: int = 2, end: int = 3");
+  w.op(
+    "Slice",
+    [padded, w.op("Sub", [length, km1]), length, w.ints([2], "axis2")],
+    "",
+    "present_state",
+  );
+  return finish(w, args, 18);
+};
+
 export const spatialBuilders: Record<string, BodyBuilder> = {
   affine_grid: affineGrid,
   center_crop_pad: centerCropPad,
   rotary_embedding: rotaryEmbedding,
+  causal_conv_with_state: causalConvWithState,
 };
