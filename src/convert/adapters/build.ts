@@ -1,0 +1,181 @@
+// Small node-building helpers for adapters: copies of the node with attributes or inputs changed,
+// constants made as Constant nodes (so that they also work inside functions and subgraphs), and
+// constant inputs read back as numbers.
+
+import { attr, getAttr, type AttrInput } from "../../ir/index.js";
+import { Tensor } from "../../ir/tensor.js";
+import { DataType, type Attribute, type Node, type TensorType } from "../../ir/types.js";
+import type { OpVersion } from "../../schema/types.js";
+import type { AdapterContext } from "../adapter.js";
+
+/** A copy of `n` (never the same object) with some attributes replaced, added or (undefined) removed. */
+export function withAttributes(n: Node, changes: Record<string, Attribute | undefined>): Node {
+  const attributes = n.attributes.filter((a) => !(a.name in changes));
+  for (const a of Object.values(changes)) if (a) attributes.push(a);
+  return { ...n, inputs: [...n.inputs], outputs: [...n.outputs], attributes };
+}
+
+/** A copy of `n` without the named attributes. */
+export function withoutAttributes(n: Node, ...names: string[]): Node {
+  return withAttributes(n, Object.fromEntries(names.map((x) => [x, undefined])));
+}
+
+/** Input names with trailing omitted ("") inputs dropped. */
+export function trimInputs(inputs: string[]): string[] {
+  const out = [...inputs];
+  while (out.length && out[out.length - 1] === "") out.pop();
+  return out;
+}
+
+/** A new node of the ai.onnx domain (named after the adapted node when it has a name). */
+export function opNode(
+  c: AdapterContext,
+  opType: string,
+  inputs: string[],
+  outputs: string[],
+  attrs: Record<string, AttrInput | Attribute> = {},
+): Node {
+  const attributes = Object.entries(attrs).map(([k, v]) =>
+    typeof v === "object" && v !== null && "type" in v && "name" in v && !(v instanceof Tensor)
+      ? (v as Attribute)
+      : attr(k, v as AttrInput),
+  );
+  const n: Node = { opType, domain: "", inputs, outputs, attributes };
+  if (c.node.name) n.name = c.fresh(`${c.node.name}_${opType.toLowerCase()}`);
+  return n;
+}
+
+/** A Constant node holding `t`, and the name of its output (a fresh name from `base`). */
+export function constantNode(c: AdapterContext, base: string, t: Tensor): [Node, string] {
+  const name = c.fresh(base);
+  return [opNode(c, "Constant", [], [name], { value: t }), name];
+}
+
+/** A Constant node holding a 1-D int64 tensor (a scalar when `scalar` is set). */
+export function int64Constant(
+  c: AdapterContext,
+  base: string,
+  values: readonly (number | bigint)[],
+  scalar = false,
+): [Node, string] {
+  const t = Tensor.from(
+    DataType.INT64,
+    scalar ? [] : [values.length],
+    values.map((v) => BigInt(v)),
+  );
+  return constantNode(c, base, t);
+}
+
+/** A Constant scalar (or 1-D when `dims` is given) of a numeric element type. */
+export function numberConstant(
+  c: AdapterContext,
+  base: string,
+  elemType: number,
+  values: readonly number[],
+  dims: number[] = [],
+): [Node, string] {
+  const v =
+    elemType === DataType.INT64 || elemType === DataType.UINT64
+      ? values.map((x) => BigInt(x))
+      : [...values];
+  return constantNode(c, base, Tensor.from(elemType, dims, v));
+}
+
+/**
+ * The i-th input's values as numbers when it is a constant; undefined when it is omitted; `fail`s with
+ * `what` when it is computed at run time.
+ */
+export function constantValues(c: AdapterContext, i: number, what: string): number[] | undefined {
+  const name = c.node.inputs[i];
+  if (name === undefined || name === "") return undefined;
+  const t = c.constantInput(i);
+  if (!t) c.fail(`${what} (input '${name}') is computed at run time; the older version needs it as a constant`);
+  return t.values().map((v) => Number(v));
+}
+
+/** The tensor type of the node's i-th input, when inference knows it. */
+export function tensorTypeOf(c: AdapterContext, i: number): TensorType | undefined {
+  const t = c.inputType(i);
+  return t && (t.kind === "tensor" || t.kind === "sparse_tensor") ? t : undefined;
+}
+
+/** The rank of the node's i-th input, when known. */
+export function rankOf(c: AdapterContext, i: number): number | undefined {
+  return tensorTypeOf(c, i)?.shape?.length;
+}
+
+/** The element type of the node's i-th input, or a refusal naming `why` it is needed. */
+export function elemTypeOf(c: AdapterContext, i: number, why: string): number {
+  const t = tensorTypeOf(c, i)?.elemType;
+  if (!t) c.fail(`the element type of input '${c.node.inputs[i]}' is unknown (needed ${why})`);
+  return t;
+}
+
+/** The schema's default of an attribute of `v` (undefined when it has none). */
+export function schemaDefault(v: OpVersion, name: string): number | string | number[] | string[] | undefined {
+  return v.attributes.find((a) => a.name === name)?.default;
+}
+
+/** An INT attribute's value, or the schema default of the version the node is at. */
+export function intAttr(c: AdapterContext, name: string): number | undefined {
+  const a = getAttr(c.node, name);
+  if (a && a.type === "INT" && a.value !== undefined) return Number(a.value);
+  const d = schemaDefault(c.from, name);
+  return typeof d === "number" ? d : undefined;
+}
+
+/** A FLOAT attribute's value, or the schema default of the version the node is at. */
+export function floatAttr(c: AdapterContext, name: string): number | undefined {
+  const a = getAttr(c.node, name);
+  if (a && a.type === "FLOAT" && a.value !== undefined) return a.value;
+  const d = schemaDefault(c.from, name);
+  return typeof d === "number" ? d : undefined;
+}
+
+/** A STRING attribute's value, or the schema default of the version the node is at. */
+export function stringAttr(c: AdapterContext, name: string): string | undefined {
+  const a = getAttr(c.node, name);
+  if (a && a.type === "STRING" && a.value !== undefined) return a.value;
+  const d = schemaDefault(c.from, name);
+  return typeof d === "string" ? d : undefined;
+}
+
+/** An INTS attribute's values (undefined when absent). */
+export function intsAttr(c: AdapterContext, name: string): number[] | undefined {
+  const a = getAttr(c.node, name);
+  return a && a.type === "INTS" && a.value !== undefined ? a.value.map(Number) : undefined;
+}
+
+/** Normalises a possibly negative axis against a rank. */
+export function normAxis(axis: number, rank: number): number {
+  return axis < 0 ? axis + rank : axis;
+}
+
+/**
+ * Attribute -> constant input: the node at `c.to` takes attribute `name` as its input `index`
+ * (int64, 1-D, or a scalar). An absent attribute leaves the input omitted.
+ */
+export function attributeToInput(c: AdapterContext, name: string, index: number, scalar = false): Node[] {
+  const values = intsAttr(c, name) ?? (getAttr(c.node, name)?.type === "INT" ? [intAttr(c, name)!] : undefined);
+  const n = withoutAttributes(c.node, name);
+  if (values === undefined) return [n];
+  const [k, out] = int64Constant(c, `${c.node.outputs[0] || name}_${name}`, values, scalar);
+  while (n.inputs.length < index) n.inputs.push("");
+  n.inputs[index] = out;
+  return [k, n];
+}
+
+/**
+ * Constant input -> attribute: the node at `c.to` takes input `index` as INTS attribute `name`
+ * (INT when `scalar`). An omitted input stays absent; one computed at run time blocks the step.
+ */
+export function inputToAttribute(c: AdapterContext, index: number, name: string, scalar = false): Node {
+  const values = constantValues(c, index, `'${name}'`);
+  const n = withAttributes(c.node, {});
+  n.inputs = trimInputs(n.inputs.filter((_, i) => i !== index));
+  if (values !== undefined) {
+    if (scalar && values.length !== 1) c.fail(`'${name}' must hold one value, it holds ${values.length}`);
+    n.attributes.push(scalar ? attr(name, BigInt(values[0]!)) : attr(name, values, "INTS"));
+  }
+  return n;
+}
