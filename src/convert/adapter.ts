@@ -4,7 +4,8 @@
 // attribute added with a meaning-preserving default, ...) live in adapters/common.ts, named for
 // the pattern; per-family tables in adapters/<family>.ts hold one row per step.
 
-import type { Node, Tensor, Type } from "../ir/types.js";
+import type { Tensor } from "../ir/tensor.js";
+import type { Node, Type } from "../ir/types.js";
 import type { OpVersion } from "../schema/types.js";
 
 export type Direction = "up" | "down";

@@ -17,7 +17,11 @@ g (float[${shape}] x) => (float[${shape}] y) {
 describe("Softmax family 11 -> 13", () => {
   for (const op of ["Softmax", "LogSoftmax", "Hardmax"]) {
     it(`${op}: default axis 1 of a 3-D input becomes Flatten -> ${op}(axis=1) -> Reshape`, async () => {
-      const text = await convertAndCompare({ text: model(11, op, ""), target: 13, rows: SOFTMAX_ROWS });
+      const text = await convertAndCompare({
+        text: model(11, op, ""),
+        target: 13,
+        rows: SOFTMAX_ROWS,
+      });
       expect(nodeLines(text)).toEqual([
         "y_2d = Flatten <axis: int = 1> (x)",
         `y_2d_out = ${op} <axis: int = 1> (y_2d)`,
@@ -26,15 +30,27 @@ describe("Softmax family 11 -> 13", () => {
       ]);
     });
     it(`${op}: the last axis is kept`, async () => {
-      const text = await convertAndCompare({ text: model(11, op, "<axis = 2>"), target: 13, rows: SOFTMAX_ROWS });
+      const text = await convertAndCompare({
+        text: model(11, op, "<axis = 2>"),
+        target: 13,
+        rows: SOFTMAX_ROWS,
+      });
       expect(nodeLines(text)).toEqual([`y = ${op} <axis: int = 2> (x)`]);
     });
   }
   it("axis 0 normalises over the whole tensor", async () => {
-    await convertAndCompare({ text: model(11, "Softmax", "<axis = 0>"), target: 13, rows: SOFTMAX_ROWS });
+    await convertAndCompare({
+      text: model(11, "Softmax", "<axis = 0>"),
+      target: 13,
+      rows: SOFTMAX_ROWS,
+    });
   });
   it("default axis of a 2-D input is the last one: set explicitly", async () => {
-    const text = await convertAndCompare({ text: model(11, "LogSoftmax", "", "3,5"), target: 13, rows: SOFTMAX_ROWS });
+    const text = await convertAndCompare({
+      text: model(11, "LogSoftmax", "", "3,5"),
+      target: 13,
+      rows: SOFTMAX_ROWS,
+    });
     expect(nodeLines(text)).toEqual(["y = LogSoftmax <axis: int = 1> (x)"]);
   });
 });
@@ -42,7 +58,11 @@ describe("Softmax family 11 -> 13", () => {
 describe("Softmax family 13 -> 11", () => {
   for (const op of ["Softmax", "LogSoftmax", "Hardmax"]) {
     it(`${op}: a middle axis is moved last and back with Transpose`, async () => {
-      const text = await convertAndCompare({ text: model(13, op, "<axis = 1>"), target: 11, rows: SOFTMAX_ROWS });
+      const text = await convertAndCompare({
+        text: model(13, op, "<axis = 1>"),
+        target: 11,
+        rows: SOFTMAX_ROWS,
+      });
       expect(nodeLines(text)).toEqual([
         "x_t = Transpose <perm: ints = [0, 2, 1]> (x)",
         `y_t = ${op} <axis: int = -1> (x_t)`,
@@ -50,12 +70,20 @@ describe("Softmax family 13 -> 11", () => {
       ]);
     });
     it(`${op}: the default (last) axis becomes axis -1`, async () => {
-      const text = await convertAndCompare({ text: model(13, op, ""), target: 11, rows: SOFTMAX_ROWS });
+      const text = await convertAndCompare({
+        text: model(13, op, ""),
+        target: 11,
+        rows: SOFTMAX_ROWS,
+      });
       expect(nodeLines(text)).toEqual([`y = ${op} <axis: int = -1> (x)`]);
     });
   }
   it("axis 0 of a 4-D input", async () => {
-    await convertAndCompare({ text: model(13, "Softmax", "<axis = -4>", "2,3,2,2"), target: 11, rows: SOFTMAX_ROWS });
+    await convertAndCompare({
+      text: model(13, "Softmax", "<axis = -4>", "2,3,2,2"),
+      target: 11,
+      rows: SOFTMAX_ROWS,
+    });
   });
   it("a middle axis of an input of unknown rank blocks", () => {
     const t = `<ir_version: 7, opset_import: ["" : 13]>

@@ -60,18 +60,25 @@ export async function convertAndCompare(k: ConvertCase): Promise<string> {
     results.push(["onnxruntime after", await runOrt(after, feeds)]);
   for (const [who, got] of results)
     for (const o of before.graph.outputs) {
-      const diff = compareTensors(got[o.name]!, expected[o.name]!, k.tol ?? { rtol: 1e-5, atol: 1e-6 });
+      const diff = compareTensors(
+        got[o.name]!,
+        expected[o.name]!,
+        k.tol ?? { rtol: 1e-5, atol: 1e-6 },
+      );
       expect(diff, `${who}: output '${o.name}'\n${text}`).toBeUndefined();
     }
   return text;
 }
 
-/** The node lines of a printed model (between the graph's braces), trimmed. */
+/** The node lines of the main graph of a printed model, trimmed (functions are not printed here). */
 export function nodeLines(text: string): string[] {
-  const open = text.indexOf("{", text.indexOf("=>"));
-  return text
-    .slice(open + 1, text.lastIndexOf("}"))
-    .split("\n")
+  const lines = text.split("\n");
+  const start = lines.findIndex(
+    (l, i) => i > 0 && (l === "{" || (l.endsWith(" {") && !l.startsWith(" "))),
+  );
+  const end = lines.indexOf("}", start);
+  return lines
+    .slice(start + 1, end)
     .map((l) => l.trim())
     .filter((l) => l !== "");
 }

@@ -52,7 +52,8 @@ export function stepModel(model: Model, target: number, rows: readonly AdapterRo
         direction: dir > 0 ? "up" : "down",
         opset: next,
         where: `graph > node '${n.name ?? ""}' (${n.opType})`,
-        inputType: (i) => types.get(n.inputs[i] ?? "") ?? g.inputs.find((v) => v.name === n.inputs[i])?.type,
+        inputType: (i) =>
+          types.get(n.inputs[i] ?? "") ?? g.inputs.find((v) => v.name === n.inputs[i])?.type,
         constantInput: (i) => consts.get(n.inputs[i] ?? ""),
         fresh: (b) => scope.fresh(b),
         fail: (reason) => {
@@ -62,6 +63,13 @@ export function stepModel(model: Model, target: number, rows: readonly AdapterRo
       out.push(...(row.adapter(c) ?? [n]));
     }
     g.nodes = out;
+    // Constants that an adapter stopped reading go, as the driver removes them.
+    const read = new Set([...out.flatMap((n) => n.inputs), ...g.outputs.map((o) => o.name)]);
+    const before = new Set(g.nodes.length ? [...consts.keys()] : []);
+    g.nodes = out.filter(
+      (n) => !(n.opType === "Constant" && before.has(n.outputs[0]!) && !read.has(n.outputs[0]!)),
+    );
+    g.initializers = g.initializers.filter((t) => read.has(t.name));
     imp.version = next;
   }
   m.irVersion = Math.max(m.irVersion, minIrVersionForOpset(target));

@@ -69,13 +69,20 @@ export function rng(seed: number): () => number {
 }
 
 /** A tensor of pseudo-random values in [lo, hi) (rounded for integer types). */
-export function randomTensor(dtype: number, shape: number[], seed: number, lo = -3, hi = 3): RTensor {
+export function randomTensor(
+  dtype: number,
+  shape: number[],
+  seed: number,
+  lo = -3,
+  hi = 3,
+): RTensor {
   const r = rng(seed);
   const n = shape.reduce((p, d) => p * d, 1);
   const v = Float64Array.from({ length: n }, () => lo + (hi - lo) * r());
   if (dtype === DataType.INT64)
     return { dtype, shape, data: BigInt64Array.from(v, (x) => BigInt(Math.round(x))) };
-  if (dtype === DataType.BOOL) return { dtype, shape, data: Uint8Array.from(v, (x) => (x > 0 ? 1 : 0)) };
+  if (dtype === DataType.BOOL)
+    return { dtype, shape, data: Uint8Array.from(v, (x) => (x > 0 ? 1 : 0)) };
   const integer =
     dtype !== DataType.FLOAT && dtype !== DataType.DOUBLE && dtype !== DataType.FLOAT16;
   return fromFloat64(dtype, shape, integer ? v.map(Math.round) : v);

@@ -89,7 +89,10 @@ export function constantValues(c: AdapterContext, i: number, what: string): numb
   const name = c.node.inputs[i];
   if (name === undefined || name === "") return undefined;
   const t = c.constantInput(i);
-  if (!t) c.fail(`${what} (input '${name}') is computed at run time; the older version needs it as a constant`);
+  if (!t)
+    c.fail(
+      `${what} (input '${name}') is computed at run time; the older version needs it as a constant`,
+    );
   return t.values().map((v) => Number(v));
 }
 
@@ -112,7 +115,10 @@ export function elemTypeOf(c: AdapterContext, i: number, why: string): number {
 }
 
 /** The schema's default of an attribute of `v` (undefined when it has none). */
-export function schemaDefault(v: OpVersion, name: string): number | string | number[] | string[] | undefined {
+export function schemaDefault(
+  v: OpVersion,
+  name: string,
+): number | string | number[] | string[] | undefined {
   return v.attributes.find((a) => a.name === name)?.default;
 }
 
@@ -155,8 +161,14 @@ export function normAxis(axis: number, rank: number): number {
  * Attribute -> constant input: the node at `c.to` takes attribute `name` as its input `index`
  * (int64, 1-D, or a scalar). An absent attribute leaves the input omitted.
  */
-export function attributeToInput(c: AdapterContext, name: string, index: number, scalar = false): Node[] {
-  const values = intsAttr(c, name) ?? (getAttr(c.node, name)?.type === "INT" ? [intAttr(c, name)!] : undefined);
+export function attributeToInput(
+  c: AdapterContext,
+  name: string,
+  index: number,
+  scalar = false,
+): Node[] {
+  const values =
+    intsAttr(c, name) ?? (getAttr(c.node, name)?.type === "INT" ? [intAttr(c, name)!] : undefined);
   const n = withoutAttributes(c.node, name);
   if (values === undefined) return [n];
   const [k, out] = int64Constant(c, `${c.node.outputs[0] || name}_${name}`, values, scalar);
@@ -169,12 +181,18 @@ export function attributeToInput(c: AdapterContext, name: string, index: number,
  * Constant input -> attribute: the node at `c.to` takes input `index` as INTS attribute `name`
  * (INT when `scalar`). An omitted input stays absent; one computed at run time blocks the step.
  */
-export function inputToAttribute(c: AdapterContext, index: number, name: string, scalar = false): Node {
+export function inputToAttribute(
+  c: AdapterContext,
+  index: number,
+  name: string,
+  scalar = false,
+): Node {
   const values = constantValues(c, index, `'${name}'`);
   const n = withAttributes(c.node, {});
   n.inputs = trimInputs(n.inputs.filter((_, i) => i !== index));
   if (values !== undefined) {
-    if (scalar && values.length !== 1) c.fail(`'${name}' must hold one value, it holds ${values.length}`);
+    if (scalar && values.length !== 1)
+      c.fail(`'${name}' must hold one value, it holds ${values.length}`);
     n.attributes.push(scalar ? attr(name, BigInt(values[0]!)) : attr(name, values, "INTS"));
   }
   return n;

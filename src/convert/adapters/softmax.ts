@@ -3,11 +3,11 @@
 // single dimension `axis` (default -1). See SEMANTICS.md "Axis semantics across the Softmax family".
 
 import { attr } from "../../ir/index.js";
-import type { Adapter, AdapterRow } from "../adapter.js";
+import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
 import { intAttr, normAxis, opNode, rankOf, withAttributes } from "./build.js";
 
 /** 11 -> 13: keep the axis when it is the last one; otherwise Flatten -> op(axis=1) -> Reshape. */
-const up: Adapter = (c) => {
+const up: Adapter = (c: AdapterContext) => {
   const axis = intAttr(c, "axis")!;
   const rank = rankOf(c, 0);
   if (axis === -1 || (rank !== undefined && normAxis(axis, rank) === rank - 1))
@@ -29,7 +29,7 @@ const up: Adapter = (c) => {
 };
 
 /** 13 -> 11: the last axis maps to axis -1; another axis is moved last and back with Transpose. */
-const down: Adapter = (c) => {
+const down: Adapter = (c: AdapterContext) => {
   const axis = intAttr(c, "axis")!;
   const rank = rankOf(c, 0);
   if (axis === -1) return [withAttributes(c.node, { axis: attr("axis", -1) })];
@@ -60,7 +60,8 @@ export const SOFTMAX_ROWS: AdapterRow[] = ["Softmax", "LogSoftmax", "Hardmax"].f
     op,
     from: 11,
     to: 13,
-    summary: "the 2-D coercion at axis becomes one axis: kept when last, else Flatten -> op -> Reshape",
+    summary:
+      "the 2-D coercion at axis becomes one axis: kept when last, else Flatten -> op -> Reshape",
     adapter: up,
   },
   {
@@ -68,7 +69,8 @@ export const SOFTMAX_ROWS: AdapterRow[] = ["Softmax", "LogSoftmax", "Hardmax"].f
     op,
     from: 13,
     to: 11,
-    summary: "one axis becomes the 2-D coercion: axis -1 when last, else Transpose -> op -> Transpose",
+    summary:
+      "one axis becomes the 2-D coercion: axis -1 when last, else Transpose -> op -> Transpose",
     adapter: down,
   },
 ]);

@@ -89,8 +89,9 @@ const Clip: Kernel = (ctx, inputs) => {
   let lo: number | bigint | undefined;
   let hi: number | bigint | undefined;
   if (ctx.opset < 11) {
-    lo = attrFloat(ctx.node, "min", -Infinity);
-    hi = attrFloat(ctx.node, "max", Infinity);
+    // Clip-6's absent bounds are the float limits (its schema defaults), not infinities.
+    lo = attrFloat(ctx.node, "min", -3.4028234663852886e38);
+    hi = attrFloat(ctx.node, "max", 3.4028234663852886e38);
   } else {
     const mn = optInput(ctx, inputs, 1);
     const mx = optInput(ctx, inputs, 2);
