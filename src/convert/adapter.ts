@@ -23,6 +23,8 @@ export interface AdapterContext {
   readonly where: string;
   /** The type of the node's i-th input, when inference knows it (computed lazily, on request). */
   inputType(i: number): Type | undefined;
+  /** The type of the node's i-th output, when inference knows it (computed lazily, on request). */
+  outputType(i: number): Type | undefined;
   /** The value of the node's i-th input when it is a constant (initializer or Constant output). */
   constantInput(i: number): Tensor | undefined;
   /** A name not used anywhere in the graph (nor its subgraphs), starting with `base`. */

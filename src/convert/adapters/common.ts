@@ -1,0 +1,263 @@
+// Reusable adapter patterns, each named for what it does to a node. A family's table
+// (adapters/<family>.ts) builds its rows from these where it can and writes its own adapter where
+// the step is particular to the op.
+
+import { typeString } from "../../check/types.js";
+import { getAttr } from "../../ir/attributes.js";
+import { dtypeName } from "../../ir/dtype.js";
+import { Tensor } from "../../ir/tensor.js";
+import { DataType, type Attribute, type Node } from "../../ir/types.js";
+import type { FormalSchema, OpVersion } from "../../schema/types.js";
+import type { Adapter, AdapterContext } from "../adapter.js";
+
+/** A Constant node holding `tensor`, writing a fresh name that starts with `base`. */
+export function constantNode(
+  c: AdapterContext,
+  base: string,
+  tensor: Tensor,
+): { name: string; node: Node } {
+  const name = c.fresh(base);
+  return {
+    name,
+    node: {
+      opType: "Constant",
+      domain: "",
+      inputs: [],
+      outputs: [name],
+      attributes: [{ name: "value", type: "TENSOR", value: tensor }],
+    },
+  };
+}
+
+/** A 1-D int64 tensor of the given values. */
+export function int64Vector(values: readonly bigint[]): Tensor {
+  return new Tensor(DataType.INT64, [values.length], {
+    kind: "int64",
+    values: BigInt64Array.from(values),
+  });
+}
+
+/** The values of an integer tensor as bigints; undefined for other element types. */
+export function integerValues(t: Tensor): bigint[] | undefined {
+  if (t.data.kind === "external") return undefined;
+  const v = t.values();
+  switch (t.dataType) {
+    case DataType.INT64:
+    case DataType.UINT64:
+      return v as bigint[];
+    case DataType.INT32:
+    case DataType.INT16:
+    case DataType.INT8:
+    case DataType.UINT32:
+    case DataType.UINT16:
+    case DataType.UINT8:
+      return (v as number[]).map((x) => BigInt(x));
+    default:
+      return undefined;
+  }
+}
+
+/** A base for fresh names derived from a node: its name, else its first output. */
+export function nameBase(node: Node, suffix: string): string {
+  return `${node.name || node.outputs[0] || node.opType}_${suffix}`;
+}
+
+/** The node with `inputs[index]` set (padding omitted optional inputs with ""), trailing "" trimmed. */
+export function withInput(inputs: readonly string[], index: number, name: string): string[] {
+  const out = [...inputs];
+  while (out.length <= index) out.push("");
+  out[index] = name;
+  while (out.length > 0 && out[out.length - 1] === "") out.pop();
+  return out;
+}
+
+/** Inputs without the one at `index` (later ones would shift: only for trailing inputs). */
+export function withoutInput(inputs: readonly string[], index: number): string[] {
+  const out = inputs.slice(0, index);
+  while (out.length > 0 && out[out.length - 1] === "") out.pop();
+  return out;
+}
+
+export function withoutAttributes(node: Node, ...names: string[]): Attribute[] {
+  return node.attributes.filter((a) => !names.includes(a.name));
+}
+
+/**
+ * An attribute that became an input (Reduce `axes`, Squeeze `axes`, Split `split`, ...): the
+ * values become a Constant node (so it works in function bodies too) read at input `index`.
+ * Absent stays absent; with `emptyIsAbsent`, an empty list does too (it meant "all axes").
+ */
+export function axesAttributeToInput(
+  opts: { attribute?: string; index?: number; emptyIsAbsent?: boolean } = {},
+): Adapter {
+  const attrName = opts.attribute ?? "axes";
+  const index = opts.index ?? 1;
+  return (c) => {
+    const a = getAttr(c.node, attrName);
+    const rest = withoutAttributes(c.node, attrName);
+    if (!a) return undefined;
+    if (a.type !== "INTS" || a.value === undefined)
+      return c.fail(`attribute '${attrName}' is not a list of integers`);
+    if (a.value.length === 0 && opts.emptyIsAbsent) return [{ ...c.node, attributes: rest }];
+    const k = constantNode(c, nameBase(c.node, attrName), int64Vector(a.value));
+    return [
+      k.node,
+      { ...c.node, inputs: withInput(c.node.inputs, index, k.name), attributes: rest },
+    ];
+  };
+}
+
+/**
+ * An input that became an attribute (the way down): its value must be a constant (a Constant
+ * node or an initializer); an omitted input stays absent. A constant nothing else reads is
+ * removed by the driver. Values computed at run time block the step, naming the node.
+ */
+export function axesInputToAttribute(opts: { attribute?: string; index?: number } = {}): Adapter {
+  const attrName = opts.attribute ?? "axes";
+  const index = opts.index ?? 1;
+  return (c) => {
+    const values = constantIntsInput(c, index, attrName);
+    const rest = withoutAttributes(c.node, attrName);
+    const attributes: Attribute[] =
+      values === undefined ? rest : [{ name: attrName, type: "INTS", value: values }, ...rest];
+    return [{ ...c.node, inputs: withoutInput(c.node.inputs, index), attributes }];
+  };
+}
+
+/**
+ * The integer values of input `index` when it is a constant; undefined when the input is
+ * omitted; a failure naming the value when it is computed at run time.
+ */
+export function constantIntsInput(
+  c: AdapterContext,
+  index: number,
+  what: string,
+): bigint[] | undefined {
+  const name = c.node.inputs[index] ?? "";
+  if (name === "") return undefined;
+  const t = c.constantInput(index);
+  if (!t)
+    return c.fail(
+      `input '${name}' (${what}) is computed at run time; ${c.to.name}-${c.to.since} needs it as an attribute, known before run time`,
+    );
+  const v = integerValues(t);
+  if (!v) return c.fail(`input '${name}' (${what}) is not an integer tensor`);
+  return v;
+}
+
+/**
+ * An attribute the version on the other side of the step does not have. Dropped when the node
+ * does not set it or sets it to `meaningless` (a value that means what its absence means);
+ * any other value blocks the step.
+ */
+export function attributeDropped(name: string, meaningless?: bigint | number | string): Adapter {
+  return (c) => {
+    const a = getAttr(c.node, name);
+    if (!a) return undefined;
+    if (meaningless !== undefined && a.value !== meaningless)
+      c.fail(
+        `attribute '${name}' = ${String(a.value)} has no equivalent in ${c.to.name}-${c.to.since}`,
+      );
+    return [{ ...c.node, attributes: withoutAttributes(c.node, name) }];
+  };
+}
+
+/**
+ * An attribute the new version adds with a default that keeps the old meaning: nothing to do
+ * (the node does not set it). Named so that a table row says why the step is safe.
+ */
+export function attributeAddedWithDefault(_name: string): Adapter {
+  return () => undefined;
+}
+
+/** The step changes nothing for any node of the op (the row says why in its summary). */
+export const compatible: Adapter = () => undefined;
+
+function allowed(f: FormalSchema, v: OpVersion): string[] {
+  return v.type_constraints.find((t) => t.name === f.type)?.allowed ?? [f.type];
+}
+
+function formalAt(list: FormalSchema[], i: number): FormalSchema | undefined {
+  if (i < list.length) return list[i];
+  const last = list[list.length - 1];
+  return last?.option === "variadic" ? last : undefined;
+}
+
+/**
+ * The reason the node cannot take the step because it uses an element type the target version
+ * does not accept (from the inferred types), or undefined. A type inference cannot tell blocks
+ * the step only where the target dropped a type the source allowed at that position.
+ */
+export function typeRestrictionReason(c: AdapterContext): string | undefined {
+  for (const [what, formalsFrom, formalsTo, names, typeOf] of [
+    ["input", c.from.inputs, c.to.inputs, c.node.inputs, (i: number) => c.inputType(i)],
+    ["output", c.from.outputs, c.to.outputs, c.node.outputs, (i: number) => c.outputType(i)],
+  ] as const) {
+    for (let i = 0; i < names.length; i++) {
+      if (names[i] === "") continue;
+      const fa = formalAt(formalsFrom, i);
+      const fb = formalAt(formalsTo, i);
+      if (!fa || !fb) continue;
+      const before = allowed(fa, c.from);
+      const after = new Set(allowed(fb, c.to));
+      if (before.every((t) => after.has(t))) continue;
+      const t = typeString(typeOf(i));
+      if (t === undefined)
+        return `the element type of ${what} '${names[i]}' is unknown, and ${c.to.name}-${c.to.since} does not accept every type ${c.from.name}-${c.from.since} does`;
+      if (!after.has(t))
+        return `${what} '${names[i]}' is ${describe(t)}, which ${c.to.name}-${c.to.since} does not accept`;
+    }
+  }
+  return undefined;
+}
+
+function describe(t: string): string {
+  const m = /^tensor\((.*)\)$/.exec(t);
+  return m ? `${m[1]}` : t;
+}
+
+/** Blocks a step down when the node uses a dtype the target version's constraint lacks. */
+export const typeRestriction: Adapter = (c) => {
+  const why = typeRestrictionReason(c);
+  if (why) c.fail(why);
+  return undefined;
+};
+
+/** Runs `first` for its checks (it must not rewrite), then `then`. */
+export function checkThen(first: Adapter, then: Adapter): Adapter {
+  return (c) => {
+    first(c);
+    return then(c);
+  };
+}
+
+/** Element types by id, for messages. */
+export function elemName(elemType: number): string {
+  return dtypeName(elemType);
+}
+
+/**
+ * An attribute that was optional with a default and became required: the old default is
+ * written out when the node does not set it.
+ */
+export function attributeMadeRequired(attribute: Attribute): Adapter {
+  return (c) => {
+    if (getAttr(c.node, attribute.name)) return undefined;
+    return [{ ...c.node, attributes: [...c.node.attributes, attribute] }];
+  };
+}
+
+/** Adapters applied one after another to the node (each sees the previous one's last node). */
+export function inOrder(...adapters: Adapter[]): Adapter {
+  return (c) => {
+    let prefix: Node[] = [];
+    let current: Node | undefined;
+    for (const a of adapters) {
+      const r = a(current ? { ...c, node: current } : c);
+      if (!r) continue;
+      prefix = [...prefix, ...r.slice(0, -1)];
+      current = r[r.length - 1];
+    }
+    return current ? [...prefix, current] : undefined;
+  };
+}

@@ -1,0 +1,123 @@
+// Steps that only add, drop or require an attribute: opset 1's `consumed_inputs` (an old
+// memory-planning hint with no effect on results), attributes newer versions added whose
+// default keeps the old meaning (dropped on the way down when set to that default), Concat's
+// axis made required, Constant's value_* forms.
+
+import { getAttr } from "../../ir/attributes.js";
+import { Tensor } from "../../ir/tensor.js";
+import { DataType } from "../../ir/types.js";
+import type { AdapterRow } from "../adapter.js";
+import { attributeDropped, attributeMadeRequired, inOrder, withoutAttributes } from "./common.js";
+
+const CONSUMED_INPUTS_OPS = [
+  "Abs",
+  "Add",
+  "BatchNormalization",
+  "Ceil",
+  "Div",
+  "Dropout",
+  "Elu",
+  "Exp",
+  "Floor",
+  "HardSigmoid",
+  "InstanceNormalization",
+  "LeakyRelu",
+  "Log",
+  "Max",
+  "Mean",
+  "Min",
+  "Mul",
+  "Neg",
+  "PRelu",
+  "Reciprocal",
+  "Relu",
+  "Sigmoid",
+  "Sqrt",
+  "Sub",
+  "Sum",
+  "Tanh",
+];
+
+const row = (
+  op: string,
+  from: number,
+  to: number,
+  summary: string,
+  adapter: AdapterRow["adapter"],
+): AdapterRow => ({ domain: "", op, from, to, summary, adapter });
+
+/** Dropped on the way down when unset or set to the value that means what absence means. */
+const dropDefault = (
+  op: string,
+  from: number,
+  to: number,
+  name: string,
+  value: bigint | string,
+): AdapterRow =>
+  row(
+    op,
+    from,
+    to,
+    `attribute '${name}' dropped (blocked unless ${typeof value === "string" ? JSON.stringify(value) : value})`,
+    attributeDropped(name, value),
+  );
+
+const toTensor = row("Constant", 12, 11, "value_* attributes -> value tensor", (c) => {
+  const forms: [string, (v: never) => Tensor][] = [
+    ["value_float", (v: number) => Tensor.scalar(DataType.FLOAT, v)],
+    ["value_floats", (v: number[]) => Tensor.from(DataType.FLOAT, [v.length], v)],
+    ["value_int", (v: bigint) => Tensor.scalar(DataType.INT64, v)],
+    ["value_ints", (v: bigint[]) => Tensor.from(DataType.INT64, [v.length], v)],
+    ["value_string", (v: string) => Tensor.from(DataType.STRING, [], [v])],
+    ["value_strings", (v: string[]) => Tensor.from(DataType.STRING, [v.length], v)],
+  ];
+  for (const [name, make] of forms) {
+    const a = getAttr(c.node, name);
+    if (!a || a.value === undefined) continue;
+    const value = make(a.value as never);
+    return [
+      {
+        ...c.node,
+        attributes: [{ name: "value", type: "TENSOR", value }, ...withoutAttributes(c.node, name)],
+      },
+    ];
+  }
+  return undefined;
+});
+
+export const legacyRows: AdapterRow[] = [
+  ...CONSUMED_INPUTS_OPS.map((op) =>
+    row(op, 1, 6, "attribute 'consumed_inputs' dropped (no effect on results)", (c) =>
+      attributeDropped("consumed_inputs")(c),
+    ),
+  ),
+  row(
+    "Concat",
+    1,
+    4,
+    "attribute 'axis' made required: the old default 1 written out",
+    attributeMadeRequired({ name: "axis", type: "INT", value: 1n }),
+  ),
+  toTensor,
+  dropDefault("ArgMax", 12, 11, "select_last_index", 0n),
+  dropDefault("ArgMin", 12, 11, "select_last_index", 0n),
+  dropDefault("AveragePool", 7, 1, "count_include_pad", 0n),
+  dropDefault("AveragePool", 10, 7, "ceil_mode", 0n),
+  dropDefault("LpPool", 18, 11, "ceil_mode", 0n),
+  dropDefault("MaxPool", 10, 8, "ceil_mode", 0n),
+  dropDefault("Reshape", 14, 13, "allowzero", 0n),
+  dropDefault("GatherND", 12, 11, "batch_dims", 0n),
+  dropDefault("DepthToSpace", 11, 1, "mode", "DCR"),
+  dropDefault("ScatterElements", 16, 13, "reduction", "none"),
+  dropDefault("ScatterND", 16, 13, "reduction", "none"),
+  dropDefault("RNN", 14, 7, "layout", 0n),
+  dropDefault("GRU", 14, 7, "layout", 0n),
+  dropDefault("LSTM", 14, 7, "layout", 0n),
+  row(
+    "TopK",
+    11,
+    10,
+    "attributes 'largest' and 'sorted' dropped (blocked unless 1)",
+    inOrder(attributeDropped("largest", 1n), attributeDropped("sorted", 1n)),
+  ),
+];

@@ -1,0 +1,157 @@
+// What a version step means for one node: free (the new version changed nothing this node
+// uses), an adapter row, or blocked with a reason. The schema diff says what changed; this file
+// asks, per node, whether the node uses any of it.
+
+import { getAttr } from "../ir/attributes.js";
+import type { Node } from "../ir/types.js";
+import { diffVersions, type SchemaDiff } from "../schema/diff.js";
+import type { OpVersion } from "../schema/types.js";
+import type { AdapterContext, AdapterRow } from "./adapter.js";
+import { adapterTable, stepKey } from "./adapters/index.js";
+import { typeRestrictionReason } from "./adapters/common.js";
+import { BEHAVIOUR_BREAKS, BLOCKED_STEPS, type StepData } from "./steps.js";
+
+/** One step of one node that is not free: adapted, or blocked. */
+export interface StepRecord {
+  /** Where the node is: "graph > node 'n' (ReduceSum)". */
+  where: string;
+  op: string;
+  domain: string;
+  /** The op's version (`since`) before and after the step; 0: the op does not exist there. */
+  from: number;
+  to: number;
+  /** The opset step that moved the node: opset before and after. */
+  opsetFrom: number;
+  opsetTo: number;
+  /** The adapter's summary, or the reason the step is blocked. */
+  message: string;
+}
+
+export interface ConversionPlan {
+  /** The model's ai.onnx opset before, and the target. */
+  from: number | undefined;
+  to: number;
+  irVersion: { from: number; to: number };
+  /** Nodes looked at (all graphs, subgraphs, functions; adapters' new nodes included). */
+  nodes: number;
+  /** Node-steps that needed nothing. */
+  freeSteps: number;
+  adapted: StepRecord[];
+  blocked: StepRecord[];
+}
+
+const keyed = (list: readonly StepData[]) =>
+  new Map(list.map((s) => [stepKey(s.domain ?? "", s.op, s.from, s.to), s]));
+let behaviour: Map<string, StepData> | undefined;
+let blockedSteps: Map<string, StepData> | undefined;
+
+export function behaviourBreak(domain: string, op: string, from: number, to: number) {
+  behaviour ??= keyed(BEHAVIOUR_BREAKS);
+  return behaviour.get(stepKey(domain, op, from, to));
+}
+
+export function blockedStep(domain: string, op: string, from: number, to: number) {
+  blockedSteps ??= keyed(BLOCKED_STEPS);
+  return blockedSteps.get(stepKey(domain, op, from, to));
+}
+
+export function adapterRow(
+  domain: string,
+  op: string,
+  from: number,
+  to: number,
+): AdapterRow | undefined {
+  return adapterTable().get(stepKey(domain, op, from, to));
+}
+
+const diffs = new WeakMap<OpVersion, Map<OpVersion, SchemaDiff>>();
+
+/** The schema diff of a step, computed once per pair of versions. */
+export function stepDiff(a: OpVersion, b: OpVersion): SchemaDiff {
+  let m = diffs.get(a);
+  if (!m) diffs.set(a, (m = new Map()));
+  let d = m.get(b);
+  if (!d) m.set(b, (d = diffVersions(a, b)));
+  return d;
+}
+
+/** Whether a step's diff breaks anything beyond element types (the coverage test's "breaking"). */
+export function breaksBeyondTypes(d: SchemaDiff): boolean {
+  return d.verdict.reasons.some((r) => !r.includes("no longer accepts"));
+}
+
+const present = (names: readonly string[], i: number) => (names[i] ?? "") !== "";
+const usedCount = (names: readonly string[]) => {
+  let n = names.length;
+  while (n > 0 && names[n - 1] === "") n--;
+  return n;
+};
+
+/**
+ * Why this node cannot take the step as it is (the parts of the diff it uses), or [] when the
+ * step changes nothing it uses. Types are asked of the context only where the step drops some.
+ */
+export function nodeStepReasons(c: AdapterContext, d: SchemaDiff): string[] {
+  const node: Node = c.node;
+  const out: string[] = [];
+  const moved = new Set(d.attributesToInputs.map((m) => m.name));
+  for (const m of d.attributesToInputs)
+    if (getAttr(node, m.name))
+      out.push(`attribute '${m.name}' became input #${m.index} of ${c.to.name}-${c.to.since}`);
+  for (const a of d.attributes.removed)
+    if (!moved.has(a.name) && getAttr(node, a.name))
+      out.push(`attribute '${a.name}' does not exist in ${c.to.name}-${c.to.since}`);
+  for (const a of d.attributes.added)
+    if (a.required && !d.inputsToAttributes.some((m) => m.name === a.name))
+      out.push(`${c.to.name}-${c.to.since} requires attribute '${a.name}'`);
+  for (const ch of d.attributes.changed) {
+    const set = getAttr(node, ch.name);
+    if (set && ch.before.type !== ch.after.type)
+      out.push(`attribute '${ch.name}' changed type (${ch.before.type} -> ${ch.after.type})`);
+    if (!set && ch.after.required)
+      out.push(`${c.to.name}-${c.to.since} requires attribute '${ch.name}'`);
+    else if (!set && JSON.stringify(ch.before.default) !== JSON.stringify(ch.after.default))
+      out.push(
+        `attribute '${ch.name}' is not set and its default changed (${JSON.stringify(ch.before.default)} -> ${JSON.stringify(ch.after.default)})`,
+      );
+  }
+  for (const m of d.inputsToAttributes)
+    if (present(node.inputs, m.index))
+      out.push(`input #${m.index} ('${m.name}') is an attribute in ${c.to.name}-${c.to.since}`);
+  const nIn = usedCount(node.inputs);
+  const nOut = usedCount(node.outputs);
+  for (const x of d.inputs.removed)
+    if (present(node.inputs, x.index) && !d.inputsToAttributes.some((m) => m.index === x.index))
+      out.push(
+        `input #${x.index} ('${x.formal.name}') does not exist in ${c.to.name}-${c.to.since}`,
+      );
+  for (const x of d.outputs.removed)
+    if (present(node.outputs, x.index))
+      out.push(
+        `output #${x.index} ('${x.formal.name}') does not exist in ${c.to.name}-${c.to.since}`,
+      );
+  for (const x of d.inputs.added)
+    if (
+      x.formal.option === "single" &&
+      !d.attributesToInputs.some((m) => m.index === x.index && getAttr(node, m.name))
+    )
+      out.push(`${c.to.name}-${c.to.since} requires input #${x.index} ('${x.formal.name}')`);
+  const [minIn, maxIn] = d.inputs.countAfter;
+  if (out.length === 0 && (nIn > maxIn || node.inputs.length < minIn))
+    out.push(`${nIn} inputs, and ${c.to.name}-${c.to.since} takes ${minIn} to ${maxIn}`);
+  const [minOut, maxOut] = d.outputs.countAfter;
+  if (nOut > maxOut || node.outputs.length < minOut)
+    out.push(`${nOut} outputs, and ${c.to.name}-${c.to.since} has ${minOut} to ${maxOut}`);
+  for (const ch of d.inputs.changed)
+    if (ch.changes.includes("made required") && !present(node.inputs, ch.index))
+      out.push(`${c.to.name}-${c.to.since} requires input #${ch.index} ('${ch.after.name}')`);
+  for (const ch of d.outputs.changed)
+    if (ch.changes.includes("made required") && !present(node.outputs, ch.index))
+      out.push(`${c.to.name}-${c.to.since} requires output #${ch.index} ('${ch.after.name}')`);
+  if (d.deprecated === "added") out.push(`${c.to.name}-${c.to.since} is deprecated`);
+  if (out.length === 0 && (d.inputs.typesRemoved.length || d.outputs.typesRemoved.length)) {
+    const why = typeRestrictionReason(c);
+    if (why) out.push(why);
+  }
+  return out;
+}
