@@ -3,13 +3,12 @@
 
 import { expect } from "vitest";
 import { checkModel, formatProblem } from "../../src/check/index.js";
-import type { AdapterRow } from "../../src/convert/adapter.js";
+import { convertModel } from "../../src/convert/index.js";
 import { compareTensors } from "../../src/interp/backend-test.js";
 import { run } from "../../src/interp/executor.js";
 import type { RTensor } from "../../src/interp/types.js";
 import type { Model } from "../../src/ir/types.js";
 import { parseModelText, printModel } from "../../src/text/index.js";
-import { stepModel } from "./convert-steps.js";
 import { randomTensor, runOrt } from "./ort.js";
 
 /** The highest ai.onnx opset onnxruntime-node (1.30) accepts. */
@@ -36,7 +35,6 @@ export interface ConvertCase {
   /** The model before, in ONNX text. */
   text: string;
   target: number;
-  rows: readonly AdapterRow[];
   feeds?: Record<string, RTensor>;
   /** Skip onnxruntime-node for the model before (e.g. it has no kernel for an old version). */
   noOrtBefore?: boolean;
@@ -47,7 +45,7 @@ export interface ConvertCase {
 /** Converts, checks the result, compares outputs before/after; returns the converted model's text. */
 export async function convertAndCompare(k: ConvertCase): Promise<string> {
   const before = parseModelText(k.text);
-  const after = stepModel(parseModelText(k.text), k.target, k.rows);
+  const after = convertText(k.text, k.target);
   const text = printModel(after);
   const problems = checkModel(after).problems.map(formatProblem);
   expect(problems, text).toEqual([]);
@@ -68,6 +66,13 @@ export async function convertAndCompare(k: ConvertCase): Promise<string> {
       expect(diff, `${who}: output '${o.name}'\n${text}`).toBeUndefined();
     }
   return text;
+}
+
+/** Converts a model given in text; throws with every blocked node's reason when it is blocked. */
+export function convertText(text: string, target: number): Model {
+  const r = convertModel(parseModelText(text), target);
+  if (!r.model) throw new Error(r.plan.blocked.map((b) => `${b.where}: ${b.message}`).join("\n"));
+  return r.model;
 }
 
 /** The node lines of the main graph of a printed model, trimmed (functions are not printed here). */

@@ -7,6 +7,7 @@ import { Tensor } from "../../ir/tensor.js";
 import { DataType, type Attribute, type Node, type TensorType } from "../../ir/types.js";
 import type { OpVersion } from "../../schema/types.js";
 import type { AdapterContext } from "../adapter.js";
+import { constantNode } from "./common.js";
 
 /** A copy of `n` (never the same object) with some attributes replaced, added or (undefined) removed. */
 export function withAttributes(n: Node, changes: Record<string, Attribute | undefined>): Node {
@@ -15,8 +16,8 @@ export function withAttributes(n: Node, changes: Record<string, Attribute | unde
   return { ...n, inputs: [...n.inputs], outputs: [...n.outputs], attributes };
 }
 
-/** A copy of `n` without the named attributes. */
-export function withoutAttributes(n: Node, ...names: string[]): Node {
+/** A copy of `n` without the named attributes (common.ts's withoutAttributes gives the list). */
+export function nodeWithoutAttributes(n: Node, ...names: string[]): Node {
   return withAttributes(n, Object.fromEntries(names.map((x) => [x, undefined])));
 }
 
@@ -45,10 +46,10 @@ export function opNode(
   return n;
 }
 
-/** A Constant node holding `t`, and the name of its output (a fresh name from `base`). */
-export function constantNode(c: AdapterContext, base: string, t: Tensor): [Node, string] {
-  const name = c.fresh(base);
-  return [opNode(c, "Constant", [], [name], { value: t }), name];
+/** A Constant node holding `t` and the name it writes (common.ts's constantNode as a pair). */
+function constantOf(c: AdapterContext, base: string, t: Tensor): [Node, string] {
+  const k = constantNode(c, base, t);
+  return [k.node, k.name];
 }
 
 /** A Constant node holding a 1-D int64 tensor (a scalar when `scalar` is set). */
@@ -63,7 +64,7 @@ export function int64Constant(
     scalar ? [] : [values.length],
     values.map((v) => BigInt(v)),
   );
-  return constantNode(c, base, t);
+  return constantOf(c, base, t);
 }
 
 /** A Constant scalar (or 1-D when `dims` is given) of a numeric element type. */
@@ -78,7 +79,7 @@ export function numberConstant(
     elemType === DataType.INT64 || elemType === DataType.UINT64
       ? values.map((x) => BigInt(x))
       : [...values];
-  return constantNode(c, base, Tensor.from(elemType, dims, v));
+  return constantOf(c, base, Tensor.from(elemType, dims, v));
 }
 
 /**
@@ -155,45 +156,4 @@ export function intsAttr(c: AdapterContext, name: string): number[] | undefined 
 /** Normalises a possibly negative axis against a rank. */
 export function normAxis(axis: number, rank: number): number {
   return axis < 0 ? axis + rank : axis;
-}
-
-/**
- * Attribute -> constant input: the node at `c.to` takes attribute `name` as its input `index`
- * (int64, 1-D, or a scalar). An absent attribute leaves the input omitted.
- */
-export function attributeToInput(
-  c: AdapterContext,
-  name: string,
-  index: number,
-  scalar = false,
-): Node[] {
-  const values =
-    intsAttr(c, name) ?? (getAttr(c.node, name)?.type === "INT" ? [intAttr(c, name)!] : undefined);
-  const n = withoutAttributes(c.node, name);
-  if (values === undefined) return [n];
-  const [k, out] = int64Constant(c, `${c.node.outputs[0] || name}_${name}`, values, scalar);
-  while (n.inputs.length < index) n.inputs.push("");
-  n.inputs[index] = out;
-  return [k, n];
-}
-
-/**
- * Constant input -> attribute: the node at `c.to` takes input `index` as INTS attribute `name`
- * (INT when `scalar`). An omitted input stays absent; one computed at run time blocks the step.
- */
-export function inputToAttribute(
-  c: AdapterContext,
-  index: number,
-  name: string,
-  scalar = false,
-): Node {
-  const values = constantValues(c, index, `'${name}'`);
-  const n = withAttributes(c.node, {});
-  n.inputs = trimInputs(n.inputs.filter((_, i) => i !== index));
-  if (values !== undefined) {
-    if (scalar && values.length !== 1)
-      c.fail(`'${name}' must hold one value, it holds ${values.length}`);
-    n.attributes.push(scalar ? attr(name, BigInt(values[0]!)) : attr(name, values, "INTS"));
-  }
-  return n;
 }

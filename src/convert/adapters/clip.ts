@@ -12,13 +12,13 @@ import {
   floatAttr,
   numberConstant,
   withAttributes,
-  withoutAttributes,
+  nodeWithoutAttributes,
 } from "./build.js";
 import { getAttr } from "../../ir/index.js";
 import type { Node } from "../../ir/types.js";
 
 const up: Adapter = (c: AdapterContext) => {
-  const n = withoutAttributes(c.node, "min", "max");
+  const n = nodeWithoutAttributes(c.node, "min", "max");
   const out: Node[] = [];
   const elem = elemTypeOf(c, 0, "to make the min/max inputs");
   const inputs = [c.node.inputs[0]!, "", ""];

@@ -14,7 +14,7 @@ import {
   rankOf,
   stringAttr,
   withAttributes,
-  withoutAttributes,
+  nodeWithoutAttributes,
 } from "./build.js";
 import type { Node } from "../../ir/types.js";
 
@@ -25,7 +25,7 @@ const up11: Adapter = (c: AdapterContext) => {
   const out: Node[] = [];
   const [kp, padsName] = int64Constant(c, `${base}_pads`, pads);
   out.push(kp);
-  const n = withoutAttributes(c.node, "pads", "value");
+  const n = nodeWithoutAttributes(c.node, "pads", "value");
   n.inputs = [c.node.inputs[0]!, padsName];
   const value = floatAttr(c, "value") ?? 0;
   if (value !== 0 && (stringAttr(c, "mode") ?? "constant") === "constant") {

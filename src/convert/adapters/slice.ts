@@ -1,5 +1,5 @@
 // Slice 1 <-> 10 (starts/ends/axes attributes -> inputs, steps added) and TopK 1 <-> 10 (`k`
-// attribute -> the K input, a 1-D int64 tensor of one element), 11 -> 10 (largest/sorted).
+// attribute -> the K input, a 1-D int64 tensor of one element).
 
 import { attr } from "../../ir/index.js";
 import type { Node } from "../../ir/types.js";
@@ -11,7 +11,7 @@ import {
   intsAttr,
   trimInputs,
   withAttributes,
-  withoutAttributes,
+  nodeWithoutAttributes,
 } from "./build.js";
 
 const sliceUp: Adapter = (c: AdapterContext) => {
@@ -28,7 +28,7 @@ const sliceUp: Adapter = (c: AdapterContext) => {
     out.push(k);
     inputs.push(n);
   }
-  const n = withoutAttributes(c.node, "starts", "ends", "axes");
+  const n = nodeWithoutAttributes(c.node, "starts", "ends", "axes");
   n.inputs = inputs;
   out.push(n);
   return out;
@@ -54,7 +54,7 @@ const topkUp: Adapter = (c: AdapterContext) => {
   const k = intAttr(c, "k");
   if (k === undefined) c.fail("the required 'k' attribute is missing");
   const [kn, name] = int64Constant(c, `${c.node.outputs[0] || "topk"}_k`, [k]);
-  const n = withoutAttributes(c.node, "k");
+  const n = nodeWithoutAttributes(c.node, "k");
   n.inputs = [c.node.inputs[0]!, name];
   return [kn, n];
 };
@@ -65,13 +65,6 @@ const topkDown: Adapter = (c: AdapterContext) => {
   const n = withAttributes(c.node, { k: attr("k", k[0]!) });
   n.inputs = trimInputs([c.node.inputs[0]!]);
   return [n];
-};
-
-/** 11 -> 10: only the largest elements, sorted (an unsorted request is served sorted). */
-const topk10: Adapter = (c: AdapterContext) => {
-  if (intAttr(c, "largest") === 0)
-    c.fail("largest=0 (the smallest elements) does not exist before TopK-11");
-  return [withoutAttributes(c.node, "largest", "sorted")];
 };
 
 export const SLICE_ROWS: AdapterRow[] = [
@@ -109,13 +102,5 @@ export const TOPK_ROWS: AdapterRow[] = [
     to: 1,
     summary: "constant K input -> k attribute",
     adapter: topkDown,
-  },
-  {
-    domain: "",
-    op: "TopK",
-    from: 11,
-    to: 10,
-    summary: "largest=0 blocks; sorted dropped (sorted output is valid for sorted=0)",
-    adapter: topk10,
   },
 ];

@@ -4,15 +4,14 @@
 
 import { attr, getAttr } from "../../ir/index.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
+import { axesAttributeToInput, axesInputToAttribute } from "./common.js";
 import {
-  attributeToInput,
-  inputToAttribute,
   int64Constant,
   intAttr,
   normAxis,
   tensorTypeOf,
   withAttributes,
-  withoutAttributes,
+  nodeWithoutAttributes,
 } from "./build.js";
 
 /** 13 -> 18: without a split input, 18 requires num_outputs (= the number of outputs). */
@@ -25,7 +24,7 @@ const up18: Adapter = (c: AdapterContext) => {
 const down13: Adapter = (c: AdapterContext) => {
   const n = getAttr(c.node, "num_outputs");
   if (!n) return undefined;
-  const out = withoutAttributes(c.node, "num_outputs");
+  const out = nodeWithoutAttributes(c.node, "num_outputs");
   if ((c.node.inputs[1] ?? "") !== "") return [out];
   const parts = c.node.outputs.length;
   const t = tensorTypeOf(c, 0);
@@ -52,7 +51,7 @@ export const SPLIT_ROWS: AdapterRow[] = [
     from: 11,
     to: 13,
     summary: "split attribute -> constant int64 input",
-    adapter: (c) => attributeToInput(c, "split", 1),
+    adapter: axesAttributeToInput({ attribute: "split" }),
   },
   {
     domain: "",
@@ -60,7 +59,7 @@ export const SPLIT_ROWS: AdapterRow[] = [
     from: 13,
     to: 11,
     summary: "constant split input -> attribute (a split computed at run time blocks)",
-    adapter: (c) => [inputToAttribute(c, 1, "split")],
+    adapter: axesInputToAttribute({ attribute: "split" }),
   },
   {
     domain: "",

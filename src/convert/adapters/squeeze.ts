@@ -2,7 +2,7 @@
 // required for Unsqueeze). Absent Squeeze axes (every dimension of size 1) stay absent.
 
 import type { AdapterRow } from "../adapter.js";
-import { attributeToInput, inputToAttribute } from "./build.js";
+import { axesAttributeToInput, axesInputToAttribute } from "./common.js";
 
 export const SQUEEZE_ROWS: AdapterRow[] = ["Squeeze", "Unsqueeze"].flatMap((op) => [
   {
@@ -11,7 +11,7 @@ export const SQUEEZE_ROWS: AdapterRow[] = ["Squeeze", "Unsqueeze"].flatMap((op) 
     from: 11,
     to: 13,
     summary: "axes attribute -> constant int64 input",
-    adapter: (c) => attributeToInput(c, "axes", 1),
+    adapter: axesAttributeToInput(),
   },
   {
     domain: "",
@@ -19,6 +19,6 @@ export const SQUEEZE_ROWS: AdapterRow[] = ["Squeeze", "Unsqueeze"].flatMap((op) 
     from: 13,
     to: 11,
     summary: "constant axes input -> attribute (axes computed at run time block)",
-    adapter: (c) => [inputToAttribute(c, 1, "axes")],
+    adapter: axesInputToAttribute(),
   },
 ]);
