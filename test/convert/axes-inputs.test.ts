@@ -51,7 +51,7 @@ g (float[2,6] x) => (float[2,1] a, float[2,5] b) { a, b = Split<axis = 1, split 
     const t18 = await convertAndCompare({ text: t13, target: 18 });
     expect(nodeLines(t18)).toEqual(nodeLines(t13));
     const t11 = await convertAndCompare({ text: t18, target: 11 });
-    expect(nodeLines(t11)).toEqual(["a, b = Split <axis: int = 1, split: ints = [1, 5]> (x)"]);
+    expect(nodeLines(t11)).toEqual(["a, b = Split <split: ints = [1, 5], axis: int = 1> (x)"]);
   });
   it("an even split without sizes gets num_outputs at 18, which goes again at 13", async () => {
     const m13 = `${head(13)}
