@@ -6,8 +6,8 @@ import { attr, getAttr, type AttrInput } from "../../ir/index.js";
 import { Tensor } from "../../ir/tensor.js";
 import { DataType, type Attribute, type Node, type TensorType } from "../../ir/types.js";
 import type { OpVersion } from "../../schema/types.js";
-import type { AdapterContext } from "../adapter.js";
-import { constantNode } from "./common.js";
+import type { AdapterContext, AdapterRow } from "../adapter.js";
+import { checkThen, constantNode, typeRestriction } from "./common.js";
 
 /** A copy of `n` (never the same object) with some attributes replaced, added or (undefined) removed. */
 export function withAttributes(n: Node, changes: Record<string, Attribute | undefined>): Node {
@@ -156,4 +156,18 @@ export function intsAttr(c: AdapterContext, name: string): number[] | undefined 
 /** Normalises a possibly negative axis against a rank. */
 export function normAxis(axis: number, rank: number): number {
   return axis < 0 ? axis + rank : axis;
+}
+
+/** A FLOATS attribute's values (undefined when absent). */
+export function floatsAttr(c: AdapterContext, name: string): number[] | undefined {
+  const a = getAttr(c.node, name);
+  return a && a.type === "FLOATS" && a.value !== undefined ? [...a.value] : undefined;
+}
+
+/**
+ * Rows whose adapters first refuse a node using an element type the target version lacks (a
+ * row wins over the plan's own type check, so the row must make it).
+ */
+export function typeChecked(rows: readonly AdapterRow[]): AdapterRow[] {
+  return rows.map((r) => ({ ...r, adapter: checkThen(typeRestriction, r.adapter) }));
 }

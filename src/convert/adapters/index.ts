@@ -5,7 +5,15 @@ import type { AdapterRow } from "../adapter.js";
 import { normaliseDomain } from "../../schema/registry.js";
 import { legacyRows } from "./legacy.js";
 import { reduceRows } from "./reduce.js";
+import { ARGMAX_ROWS } from "./argmax.js";
+import { BATCHNORM_ROWS } from "./batchnorm.js";
 import { CLIP_ROWS } from "./clip.js";
+import { DROPOUT_ROWS } from "./dropout.js";
+import { RESIZE_ROWS } from "./resize.js";
+import { WIDEN_ROWS } from "./widen.js";
+import { MISC_ROWS } from "./misc.js";
+import { GROUPNORM_ROWS } from "./groupnorm.js";
+import { typeChecked } from "./build.js";
 import { PAD_ROWS } from "./pad.js";
 import { SLICE_ROWS, TOPK_ROWS } from "./slice.js";
 import { SOFTMAX_ROWS } from "./softmax.js";
@@ -15,13 +23,23 @@ import { SQUEEZE_ROWS } from "./squeeze.js";
 export const ADAPTER_ROWS: readonly AdapterRow[] = [
   ...reduceRows,
   ...legacyRows,
-  ...SOFTMAX_ROWS,
-  ...SPLIT_ROWS,
-  ...SQUEEZE_ROWS,
-  ...CLIP_ROWS,
-  ...PAD_ROWS,
-  ...SLICE_ROWS,
-  ...TOPK_ROWS,
+  ...typeChecked([
+    ...SOFTMAX_ROWS,
+    ...SPLIT_ROWS,
+    ...SQUEEZE_ROWS,
+    ...CLIP_ROWS,
+    ...PAD_ROWS,
+    ...SLICE_ROWS,
+    ...TOPK_ROWS,
+    ...RESIZE_ROWS,
+    ...ARGMAX_ROWS,
+    ...DROPOUT_ROWS,
+    ...BATCHNORM_ROWS,
+    ...MISC_ROWS,
+    ...GROUPNORM_ROWS,
+  ]),
+  // These handle the types the older version lacks themselves.
+  ...WIDEN_ROWS,
 ];
 
 export function stepKey(domain: string, op: string, from: number, to: number): string {

@@ -99,8 +99,6 @@ export const legacyRows: AdapterRow[] = [
     attributeMadeRequired({ name: "axis", type: "INT", value: 1n }),
   ),
   toTensor,
-  dropDefault("ArgMax", 12, 11, "select_last_index", 0n),
-  dropDefault("ArgMin", 12, 11, "select_last_index", 0n),
   dropDefault("AveragePool", 7, 1, "count_include_pad", 0n),
   dropDefault("AveragePool", 10, 7, "ceil_mode", 0n),
   dropDefault("LpPool", 18, 11, "ceil_mode", 0n),

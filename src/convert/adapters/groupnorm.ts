@@ -1,0 +1,115 @@
+// GroupNormalization 18 <-> 21: scale and bias have one value per group in 18 and one per channel
+// in 21. Both ways the node is normalised with a neutral scale (1) and bias (0) and the affine
+// part is applied after it: per group on a [N, G, -1] view (up), per channel on [C, 1, ...] (down).
+
+import { Tensor } from "../../ir/tensor.js";
+import type { Node } from "../../ir/types.js";
+import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
+import {
+  elemTypeOf,
+  int64Constant,
+  intAttr,
+  numberConstant,
+  opNode,
+  rankOf,
+  withAttributes,
+} from "./build.js";
+
+const up: Adapter = (c: AdapterContext) => {
+  const [x, scale, bias] = c.node.inputs as [string, string, string];
+  const y = c.node.outputs[0]!;
+  const elem = elemTypeOf(c, 0, "for the neutral scale and bias");
+  const groups = intAttr(c, "num_groups");
+  if (groups === undefined) c.fail("the required 'num_groups' attribute is missing");
+  const out: Node[] = [];
+  const name = (b: string) => c.fresh(`${y}_${b}`);
+  const k = (b: string, v: number[]) => {
+    const [n, o] = int64Constant(c, `${y}_${b}`, v);
+    out.push(n);
+    return o;
+  };
+  const channels = name("channels");
+  out.push(opNode(c, "Shape", [x], [channels], { start: 1, end: 2 }));
+  const ones = name("ones");
+  const zeros = name("zeros");
+  out.push(
+    opNode(c, "ConstantOfShape", [channels], [ones], { value: Tensor.from(elem, [1], [1]) }),
+    opNode(c, "ConstantOfShape", [channels], [zeros], { value: Tensor.from(elem, [1], [0]) }),
+  );
+  const normed = name("normalized");
+  const gn = withAttributes(c.node, {});
+  gn.inputs = [x, ones, zeros];
+  gn.outputs = [normed];
+  out.push(gn);
+  const view = name("grouped");
+  out.push(opNode(c, "Reshape", [normed, k("group_shape", [0, groups, -1])], [view]));
+  const axes = k("axes", [1]);
+  const s = name("scale");
+  const b = name("bias");
+  out.push(opNode(c, "Unsqueeze", [scale, axes], [s]), opNode(c, "Unsqueeze", [bias, axes], [b]));
+  const scaled = name("scaled");
+  const shifted = name("shifted");
+  out.push(opNode(c, "Mul", [view, s], [scaled]), opNode(c, "Add", [scaled, b], [shifted]));
+  const shape = name("shape");
+  out.push(opNode(c, "Shape", [x], [shape]), opNode(c, "Reshape", [shifted, shape], [y]));
+  return out;
+};
+
+const down: Adapter = (c: AdapterContext) => {
+  const [x, scale, bias] = c.node.inputs as [string, string, string];
+  const y = c.node.outputs[0]!;
+  const elem = elemTypeOf(c, 0, "for the neutral scale and bias");
+  const rank = rankOf(c, 0);
+  if (rank === undefined)
+    c.fail("the input's rank is unknown (needed to apply the per-channel scale)");
+  const groups = intAttr(c, "num_groups");
+  if (groups === undefined) c.fail("the required 'num_groups' attribute is missing");
+  const out: Node[] = [];
+  const name = (b: string) => c.fresh(`${y}_${b}`);
+  const [k1, ones] = numberConstant(c, `${y}_ones`, elem, new Array<number>(groups).fill(1), [
+    groups,
+  ]);
+  const [k0, zeros] = numberConstant(c, `${y}_zeros`, elem, new Array<number>(groups).fill(0), [
+    groups,
+  ]);
+  out.push(k1, k0);
+  const normed = name("normalized");
+  const gn = withAttributes(c.node, {});
+  gn.attributes = gn.attributes.filter((a) => a.name !== "stash_type");
+  gn.inputs = [x, ones, zeros];
+  gn.outputs = [normed];
+  out.push(gn);
+  const trailing = Array.from({ length: rank - 2 }, (_, i) => i + 1);
+  let s = scale;
+  let b = bias;
+  if (trailing.length) {
+    const [ka, axes] = int64Constant(c, `${y}_axes`, trailing);
+    out.push(ka);
+    s = name("scale");
+    b = name("bias");
+    out.push(opNode(c, "Unsqueeze", [scale, axes], [s]), opNode(c, "Unsqueeze", [bias, axes], [b]));
+  }
+  const scaled = name("scaled");
+  out.push(opNode(c, "Mul", [normed, s], [scaled]), opNode(c, "Add", [scaled, b], [y]));
+  return out;
+};
+
+export const GROUPNORM_ROWS: AdapterRow[] = [
+  {
+    domain: "",
+    op: "GroupNormalization",
+    from: 18,
+    to: 21,
+    summary:
+      "per-group scale/bias applied after a neutral GroupNormalization-21, on a [N, G, -1] view",
+    adapter: up,
+  },
+  {
+    domain: "",
+    op: "GroupNormalization",
+    from: 21,
+    to: 18,
+    summary: "per-channel scale/bias applied after a neutral GroupNormalization-18",
+    adapter: down,
+  },
+];
