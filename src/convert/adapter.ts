@@ -29,6 +29,8 @@ export interface AdapterContext {
   constantInput(i: number): Tensor | undefined;
   /** A name not used anywhere in the graph (nor its subgraphs), starting with `base`. */
   fresh(base: string): string;
+  /** A note for the plan and the pass's report; the step still happens. */
+  warn(message: string): void;
   /** Refuses the step for this node: the plan reports it as blocked with this reason. */
   fail(reason: string): never;
 }

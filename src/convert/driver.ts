@@ -241,6 +241,7 @@ export class Converter {
       freeSteps: 0,
       adapted: [],
       blocked: [],
+      warnings: [],
     };
     this.total = Math.max(
       1,
@@ -444,7 +445,7 @@ export class Converter {
         : "";
       throw new Blocked(`${node.opType} does not exist before opset ${a.since}${hint}`);
     }
-    const ctx = this.context(state, node, a, b, opset, direction, index);
+    const ctx = this.context(state, node, a, b, opset, direction, index, k);
     if (row) {
       const r = row.adapter(ctx);
       this.plan.adapted.push({
@@ -484,9 +485,18 @@ export class Converter {
     opset: number,
     direction: Direction,
     index: number,
+    k: number,
   ): AdapterContext {
+    const plan = this.plan;
     const types = this.types;
-    const original = state.original;
+    // A subgraph reads outer-scope values: their types are in the enclosing scopes' maps.
+    const typeOf = (name: string): Type | undefined => {
+      for (let s: OwnerState | undefined = state; s; s = s.parent) {
+        const t = types.of(s.original, name);
+        if (t) return t;
+      }
+      return undefined;
+    };
     return {
       node,
       from,
@@ -496,11 +506,11 @@ export class Converter {
       where: `${state.where} > ${nodeLabel(node, index)}`,
       inputType(i: number) {
         const name = this.node.inputs[i];
-        return name ? types.of(original, name) : undefined;
+        return name ? typeOf(name) : undefined;
       },
       outputType(i: number) {
         const name = this.node.outputs[i];
-        return name ? types.of(original, name) : undefined;
+        return name ? typeOf(name) : undefined;
       },
       constantInput(i: number) {
         const name = this.node.inputs[i];
@@ -508,6 +518,18 @@ export class Converter {
       },
       fresh(base: string) {
         return state.names().fresh(base);
+      },
+      warn(message: string) {
+        plan.warnings.push({
+          where: this.where,
+          op: node.opType,
+          domain: node.domain,
+          from: from.since,
+          to: to.since,
+          opsetFrom: k,
+          opsetTo: opset,
+          message,
+        });
       },
       fail(reason: string): never {
         throw new Blocked(reason);

@@ -66,12 +66,24 @@ export function convertPass(targetOpset: number): Pass {
       });
       if (!result.model) throw conversionError(result);
       const p = result.plan;
-      const report: Note[] = p.adapted.map((a) => ({
-        level: "info",
-        where: a.where,
-        message: `${stepLabel(a)}: ${a.message}`,
-      }));
-      const changed = result.model !== model;
+      const report: Note[] = [
+        ...p.adapted.map((a) => ({
+          level: "info" as const,
+          where: a.where,
+          message: `${stepLabel(a)}: ${a.message}`,
+        })),
+        ...p.warnings.map((w) => ({
+          level: "warning" as const,
+          where: w.where,
+          message: `${stepLabel(w)}: ${w.message}`,
+        })),
+      ];
+      const m = result.model;
+      const changed =
+        m.graph !== model.graph ||
+        m.functions !== model.functions ||
+        m.irVersion !== model.irVersion ||
+        m.opsetImports.some((o, i) => o.version !== model.opsetImports[i]?.version);
       return { model: result.model, changed, report };
     },
   };

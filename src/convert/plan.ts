@@ -38,6 +38,8 @@ export interface ConversionPlan {
   freeSteps: number;
   adapted: StepRecord[];
   blocked: StepRecord[];
+  /** Steps taken on an assumption (an element type inference could not tell). */
+  warnings: StepRecord[];
 }
 
 const keyed = (list: readonly StepData[]) =>

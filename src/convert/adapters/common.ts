@@ -186,7 +186,8 @@ function formalAt(list: FormalSchema[], i: number): FormalSchema | undefined {
 /**
  * The reason the node cannot take the step because it uses an element type the target version
  * does not accept (from the inferred types), or undefined. A type inference cannot tell blocks
- * the step only where the target dropped a type the source allowed at that position.
+ * the step only where the target dropped a type the source allowed at that position: unknown
+ * types (generic function bodies) pass with a warning.
  */
 export function typeRestrictionReason(c: AdapterContext): string | undefined {
   for (const [what, formalsFrom, formalsTo, names, typeOf] of [
@@ -202,8 +203,13 @@ export function typeRestrictionReason(c: AdapterContext): string | undefined {
       const after = new Set(allowed(fb, c.to));
       if (before.every((t) => after.has(t))) continue;
       const t = typeString(typeOf(i));
-      if (t === undefined)
-        return `the element type of ${what} '${names[i]}' is unknown, and ${c.to.name}-${c.to.since} does not accept every type ${c.from.name}-${c.from.since} does`;
+      if (t === undefined) {
+        // Function bodies are generic (typed per call): the step is taken, with a note.
+        c.warn(
+          `the element type of ${what} '${names[i]}' is unknown; ${c.to.name}-${c.to.since} does not accept every type ${c.from.name}-${c.from.since} does`,
+        );
+        continue;
+      }
       if (!after.has(t))
         return `${what} '${names[i]}' is ${describe(t)}, which ${c.to.name}-${c.to.since} does not accept`;
     }
@@ -261,3 +267,27 @@ export function inOrder(...adapters: Adapter[]): Adapter {
     return current ? [...prefix, current] : undefined;
   };
 }
+
+/**
+ * The way down to a version without broadcasting (Sum/Max/Min/Mean 8 -> 6): allowed when
+ * inference shows every input with the same static shape; otherwise blocked.
+ */
+export const sameShapeInputs: Adapter = (c) => {
+  let first: string | undefined;
+  for (let i = 0; i < c.node.inputs.length; i++) {
+    const t = c.inputType(i);
+    const shape =
+      t && (t.kind === "tensor" || t.kind === "sparse_tensor") && t.shape ? t.shape : undefined;
+    if (!shape || shape.some((d) => typeof d !== "number"))
+      return c.fail(
+        `input '${c.node.inputs[i]}' has no static shape; ${c.to.name}-${c.to.since} needs every input to have the output's shape (no broadcasting)`,
+      );
+    const text = JSON.stringify(shape);
+    if (first === undefined) first = text;
+    else if (text !== first)
+      return c.fail(
+        `inputs have different shapes (${first} and ${text}); ${c.to.name}-${c.to.since} does not broadcast`,
+      );
+  }
+  return undefined;
+};

@@ -7,7 +7,13 @@ import { getAttr } from "../../ir/attributes.js";
 import { Tensor } from "../../ir/tensor.js";
 import { DataType } from "../../ir/types.js";
 import type { AdapterRow } from "../adapter.js";
-import { attributeDropped, attributeMadeRequired, inOrder, withoutAttributes } from "./common.js";
+import {
+  attributeDropped,
+  attributeMadeRequired,
+  inOrder,
+  sameShapeInputs,
+  withoutAttributes,
+} from "./common.js";
 
 const CONSUMED_INPUTS_OPS = [
   "Abs",
@@ -99,6 +105,15 @@ export const legacyRows: AdapterRow[] = [
     attributeMadeRequired({ name: "axis", type: "INT", value: 1n }),
   ),
   toTensor,
+  ...["Sum", "Max", "Min", "Mean"].map((op) =>
+    row(
+      op,
+      8,
+      6,
+      "no broadcasting before 8: allowed when every input has the same static shape",
+      sameShapeInputs,
+    ),
+  ),
   dropDefault("AveragePool", 7, 1, "count_include_pad", 0n),
   dropDefault("AveragePool", 10, 7, "ceil_mode", 0n),
   dropDefault("LpPool", 18, 11, "ceil_mode", 0n),

@@ -1,0 +1,361 @@
+// convert: change a model's ai.onnx opset (up or down), one model (-o) or many (--output-dir),
+// show the plan without converting (--plan), or list the adapter table (--list-adapters).
+
+import { Presets, SingleBar } from "cli-progress";
+import type { Command } from "commander";
+import { existsSync, statSync } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { Worker } from "node:worker_threads";
+import {
+  ADAPTER_ROWS,
+  adapterRow,
+  behaviourBreak,
+  blockedNotes,
+  blockedStep,
+  breaksBeyondTypes,
+  convertModel,
+  stepDiff,
+  stepLabel,
+  type ConversionPlan,
+} from "../../convert/index.js";
+import { OnnxError } from "../../errors.js";
+import { loadModel, saveModel } from "../../io/files.js";
+import { SchemaRegistry } from "../../schema/registry.js";
+import { EXIT_FAILED, EXIT_OK, action, oneLine } from "../util.js";
+
+interface ConvertOpts {
+  opset?: string;
+  output?: string;
+  outputDir?: string;
+  force?: boolean;
+  plan?: boolean;
+  json?: boolean;
+  listAdapters?: boolean;
+  jobs?: string;
+}
+
+export function registerConvertCommands(program: Command): void {
+  program
+    .command("convert")
+    .description("convert models to another ai.onnx opset (up or down), planned first")
+    .argument("[models...]", "model files (.onnx or .onnxtxt)")
+    .option("--opset <n>", "the target ai.onnx opset")
+    .option("-o, --output <file>", "output model (one input)")
+    .option("--output-dir <dir>", "write <dir>/<basename> for each input")
+    .option("--force", "allow an output to replace its input")
+    .option("--plan", "print what each node's version steps need, convert nothing")
+    .option("--json", "with --plan: machine-readable output")
+    .option("--list-adapters", "print the adapter table and the breaking steps that have none")
+    .option("--jobs <k>", "with --output-dir: convert on K worker threads", "1")
+    .action(action((models: string[], opts: ConvertOpts) => convertCommand(models, opts)));
+}
+
+function usage(message: string): never {
+  throw new OnnxError("E_USAGE", message);
+}
+
+function parseCount(text: string, what: string, min: number): number {
+  if (!/^\d+$/.test(text)) usage(`${what} must be a whole number, got '${text}'`);
+  const n = Number(text);
+  if (n < min) usage(`${what} must be at least ${min}`);
+  return n;
+}
+
+async function convertCommand(models: string[], opts: ConvertOpts): Promise<number> {
+  if (opts.listAdapters) {
+    process.stdout.write(listAdapters(Boolean(opts.json)));
+    return EXIT_OK;
+  }
+  if (models.length === 0) usage("give at least one model");
+  if (opts.opset === undefined) usage("--opset N is required");
+  const target = parseCount(opts.opset, "--opset", 1);
+  const max = SchemaRegistry.default().maxOpset("");
+  if (target > max) usage(`--opset ${target} is beyond the newest ai.onnx opset known (${max})`);
+  if (opts.plan) return planCommand(models, target, Boolean(opts.json));
+  if (opts.json) usage("--json goes with --plan or --list-adapters");
+  if (opts.output && opts.outputDir) usage("give -o or --output-dir, not both");
+  if (models.length > 1 && !opts.outputDir)
+    usage("several models need --output-dir DIR (-o names one output)");
+  if (opts.outputDir) {
+    const jobs = parseCount(opts.jobs ?? "1", "--jobs", 1);
+    return batch(models, target, opts.outputDir, Boolean(opts.force), jobs);
+  }
+  if (!opts.output) usage("give -o OUT (or --plan to see what would change)");
+  const file = models[0]!;
+  const model = loadModel(file);
+  const result = convertModel(model, target);
+  if (!result.model) {
+    printBlocked(file, result.plan);
+    return EXIT_FAILED;
+  }
+  saveModel(result.model, opts.output, { inputPath: file, force: opts.force });
+  return EXIT_OK;
+}
+
+function printBlocked(file: string, plan: ConversionPlan): void {
+  const n = plan.blocked.length;
+  process.stderr.write(
+    `onnx-expand: error: ${oneLine(file)}: cannot convert to opset ${plan.to}: ${n} node${n === 1 ? "" : "s"} blocked; nothing written\n`,
+  );
+  for (const note of blockedNotes(plan))
+    process.stderr.write(`  ${oneLine(`${note.where}: ${note.message}`)}\n`);
+}
+
+function planCommand(models: string[], target: number, json: boolean): number {
+  let failed = 0;
+  const plans: (ConversionPlan & { model: string })[] = [];
+  for (const file of models) {
+    const result = convertModel(loadModel(file), target);
+    if (result.plan.blocked.length) failed++;
+    plans.push({ model: file, ...result.plan });
+  }
+  if (json) {
+    const shown = (p: (typeof plans)[number]) => ({
+      ...p,
+      ok: p.blocked.length === 0,
+    });
+    process.stdout.write(
+      JSON.stringify(models.length === 1 ? shown(plans[0]!) : plans.map(shown), null, 2) + "\n",
+    );
+  } else for (const p of plans) process.stdout.write(formatPlan(p.model, p));
+  return failed ? EXIT_FAILED : EXIT_OK;
+}
+
+export function formatPlan(file: string, p: ConversionPlan): string {
+  const lines: string[] = [];
+  const from = p.from === undefined ? "(no ai.onnx import)" : String(p.from);
+  const ir = p.blocked.length
+    ? `IR ${p.irVersion.from}`
+    : `IR ${p.irVersion.from} -> ${p.irVersion.to}`;
+  lines.push(`${file}: ai.onnx opset ${from} -> ${p.to}, ${ir}`);
+  lines.push(
+    `  ${p.nodes} node-steps looked at: ${p.freeSteps} free, ${p.adapted.length} adapted, ${p.blocked.length} blocked`,
+  );
+  for (const a of p.adapted)
+    lines.push(
+      `  adapt  ${a.where}: ${stepLabel(a)} (opset ${a.opsetFrom} -> ${a.opsetTo}): ${a.message}`,
+    );
+  for (const w of p.warnings)
+    lines.push(
+      `  note   ${w.where}: ${stepLabel(w)} (opset ${w.opsetFrom} -> ${w.opsetTo}): ${w.message}`,
+    );
+  for (const b of p.blocked)
+    lines.push(
+      `  BLOCK  ${b.where}: ${stepLabel(b)} (opset ${b.opsetFrom} -> ${b.opsetTo}): ${b.message}`,
+    );
+  lines.push(p.blocked.length ? "  result: refused (nothing would be written)" : "  result: ok");
+  return lines.map(oneLine).join("\n") + "\n";
+}
+
+/** The adapter rows, then every breaking step of the registry that has none (and why). */
+function listAdapters(json: boolean): string {
+  const rows = [...ADAPTER_ROWS].sort(
+    (a, b) => a.op.localeCompare(b.op) || a.from - b.from || a.to - b.to,
+  );
+  const missing = breakingStepsWithoutAdapter();
+  if (json)
+    return (
+      JSON.stringify(
+        {
+          adapters: rows.map(({ domain, op, from, to, summary }) => ({
+            domain,
+            op,
+            from,
+            to,
+            summary,
+          })),
+          withoutAdapter: missing,
+        },
+        null,
+        2,
+      ) + "\n"
+    );
+  const out = [`${rows.length} adapters:`];
+  for (const r of rows) out.push(`  ${stepLabel(r).padEnd(34)} ${r.summary}`);
+  out.push(
+    `${missing.length} breaking steps without an adapter (nodes that use the change are blocked):`,
+  );
+  for (const m of missing) out.push(`  ${stepLabel(m).padEnd(34)} ${m.reason}`);
+  return out.join("\n") + "\n";
+}
+
+export interface MissingStep {
+  op: string;
+  from: number;
+  to: number;
+  reason: string;
+}
+
+/**
+ * Steps between adjacent versions of every ai.onnx op whose diff breaks more than element types,
+ * or whose meaning changed (the behaviour list), and that have no adapter row.
+ */
+export function breakingStepsWithoutAdapter(
+  registry: SchemaRegistry = SchemaRegistry.default(),
+): MissingStep[] {
+  const out: MissingStep[] = [];
+  for (const name of registry.operators()) {
+    if (name.includes(".")) continue;
+    const vs = registry.versions("", name);
+    for (let i = 1; i < vs.length; i++)
+      for (const [a, b] of [
+        [vs[i - 1]!, vs[i]!],
+        [vs[i]!, vs[i - 1]!],
+      ] as const) {
+        if (adapterRow("", name, a.since, b.since)) continue;
+        const br = behaviourBreak("", name, a.since, b.since);
+        const d = stepDiff(a, b);
+        if (!br && !breaksBeyondTypes(d)) continue;
+        const listed = blockedStep("", name, a.since, b.since);
+        out.push({
+          op: name,
+          from: a.since,
+          to: b.since,
+          reason:
+            listed?.reason ??
+            br?.reason ??
+            d.verdict.reasons.filter((r) => !r.includes("no longer accepts")).join("; "),
+        });
+      }
+  }
+  return out;
+}
+
+// ---- many models ----
+
+interface JobResult {
+  file: string;
+  ok: boolean;
+  message: string;
+}
+
+/** Converts one file to `out`; never throws (a failure is the result's message). */
+export function convertFile(file: string, out: string, target: number, force: boolean): JobResult {
+  try {
+    const result = convertModel(loadModel(file), target);
+    if (!result.model) {
+      const notes = blockedNotes(result.plan);
+      const first = notes[0]!;
+      const more = notes.length > 1 ? ` (and ${notes.length - 1} more)` : "";
+      return { file, ok: false, message: `${first.where}: ${first.message}${more}` };
+    }
+    saveModel(result.model, out, { inputPath: file, force });
+    const n = result.plan.adapted.length;
+    return { file, ok: true, message: `${n} node step${n === 1 ? "" : "s"} adapted` };
+  } catch (e) {
+    return { file, ok: false, message: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+async function batch(
+  models: string[],
+  target: number,
+  dir: string,
+  force: boolean,
+  jobs: number,
+): Promise<number> {
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new OnnxError("E_IO", "output folder does not exist", dir);
+  const byBase = new Map<string, string>();
+  for (const m of models) {
+    const b = basename(m);
+    const prev = byBase.get(b);
+    if (prev !== undefined && resolve(prev) !== resolve(m))
+      usage(`'${prev}' and '${m}' would both be written to ${join(dir, b)}`);
+    byBase.set(b, m);
+  }
+  const files = [...new Set(models.map((m) => resolve(m)))].map((abs) =>
+    models.find((m) => resolve(m) === abs)!,
+  );
+  const bar =
+    process.stderr.isTTY && files.length > 1
+      ? new SingleBar(
+          { stream: process.stderr, format: "{bar} {value}/{total} {file}", clearOnComplete: true },
+          Presets.shades_classic,
+        )
+      : undefined;
+  bar?.start(files.length, 0, { file: "" });
+  let ok = 0;
+  let failed = 0;
+  const report = (r: JobResult) => {
+    bar?.increment(1, { file: basename(r.file) });
+    if (r.ok) ok++;
+    else failed++;
+    const line = r.ok
+      ? `ok: ${r.file} -> ${join(dir, basename(r.file))} (${r.message})`
+      : `refused: ${r.file}: ${r.message}`;
+    if (bar) bar.stop();
+    process.stdout.write(`${oneLine(line)}\n`);
+    if (bar && ok + failed < files.length) bar.start(files.length, ok + failed, { file: "" });
+  };
+  const outOf = (f: string) => join(dir, basename(f));
+  if (jobs <= 1 || files.length <= 1) {
+    for (const f of files) report(convertFile(f, outOf(f), target, force));
+  } else {
+    await inWorkers(
+      files,
+      Math.min(jobs, files.length),
+      (f) => ({
+        file: f,
+        out: outOf(f),
+        target,
+        force,
+      }),
+      report,
+    );
+  }
+  bar?.stop();
+  process.stdout.write(`${ok} converted, ${failed} refused\n`);
+  return failed ? EXIT_FAILED : EXIT_OK;
+}
+
+export interface WorkerJob {
+  file: string;
+  out: string;
+  target: number;
+  force: boolean;
+}
+
+/** Runs the jobs on `k` worker threads, reporting each result as it comes. */
+async function inWorkers(
+  files: string[],
+  k: number,
+  job: (f: string) => WorkerJob,
+  report: (r: JobResult) => void,
+): Promise<void> {
+  const here = import.meta.url;
+  const workerUrl = new URL(`../convert-worker.${here.endsWith(".ts") ? "ts" : "js"}`, here);
+  let next = 0;
+  const runOne = (w: Worker) =>
+    new Promise<void>((resolveAll, rejectAll) => {
+      const feed = () => {
+        if (next >= files.length) {
+          void w.terminate();
+          resolveAll();
+          return;
+        }
+        w.postMessage(job(files[next++]!));
+      };
+      w.on("message", (r: JobResult) => {
+        report(r);
+        feed();
+      });
+      w.on("error", rejectAll);
+      feed();
+    });
+  // From the TypeScript sources (tests, development) the worker registers the same loader first.
+  const start = () =>
+    workerUrl.pathname.endsWith(".ts")
+      ? new Worker(
+          `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then((m) => { m.register(); return import(${JSON.stringify(workerUrl.href)}); });`,
+          { eval: true },
+        )
+      : new Worker(workerUrl);
+  const workers = Array.from({ length: k }, start);
+  try {
+    await Promise.all(workers.map(runOne));
+  } catch (e) {
+    for (const w of workers) void w.terminate();
+    throw e;
+  }
+}

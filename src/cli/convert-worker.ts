@@ -1,0 +1,9 @@
+// A worker thread of `convert --jobs K`: converts the files it is sent, one at a time, and
+// answers each with the result line's data.
+
+import { parentPort } from "node:worker_threads";
+import { convertFile, type WorkerJob } from "./commands/convert.js";
+
+parentPort?.on("message", (job: WorkerJob) => {
+  parentPort!.postMessage(convertFile(job.file, job.out, job.target, job.force));
+});
