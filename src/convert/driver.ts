@@ -215,6 +215,8 @@ export class Converter {
   private readonly versions: VersionTable;
   private readonly types: TypeSource;
   private readonly blockedNodes = new Set<Node>();
+  /** Subgraphs an adapter made, with the opset they were made at (see convertGraph). */
+  private readonly createdAt = new WeakMap<Graph, number>();
   private visited = 0;
   private readonly total: number;
 
@@ -283,16 +285,21 @@ export class Converter {
     return { plan: this.plan, model: out };
   }
 
-  /** Converts a graph (and, after its own nodes, the subgraphs of its nodes). */
+  /**
+   * Converts a graph (and, after its own nodes, the subgraphs of its nodes). `origin` is the
+   * opset of the graphs of the input model in this tree; a graph an adapter made is at the
+   * opset of its step (createdAt).
+   */
   private convertGraph(
     g: Graph,
     where: string,
     from: number,
     parent: OwnerState | undefined,
     names: () => NameScope,
+    origin = from,
   ): Graph {
     const state = new OwnerState(g, where, parent, names);
-    const nodes = this.convertNodes(state, from);
+    const nodes = this.convertNodes(state, from, origin);
     const removed = state.removedInitializers;
     if (nodes === g.nodes && !removed) return g;
     return {
@@ -302,7 +309,7 @@ export class Converter {
     };
   }
 
-  private convertNodes(state: OwnerState, from: number): Node[] {
+  private convertNodes(state: OwnerState, from: number, origin = from): Node[] {
     const target = this.target;
     const dir = target >= from ? 1 : -1;
     for (let k = from; k !== target; k += dir) this.step(state, k, k + dir);
@@ -318,12 +325,13 @@ export class Converter {
         if (a.type !== "GRAPH" && a.type !== "GRAPHS") continue;
         const label = `${state.where} > ${nodeLabel(n, i)} ${a.name}`;
         let next: Attribute = a;
+        const at = (g: Graph) => this.createdAt.get(g) ?? origin;
         if (a.type === "GRAPH" && a.value) {
-          const sub = this.convertGraph(a.value, label, from, state, state.names);
+          const sub = this.convertGraph(a.value, label, at(a.value), state, state.names, origin);
           if (sub !== a.value) next = { ...a, value: sub };
         } else if (a.type === "GRAPHS" && a.value) {
           const subs = a.value.map((s, si) =>
-            this.convertGraph(s, `${label}[${si}]`, from, state, state.names),
+            this.convertGraph(s, `${label}[${si}]`, at(s), state, state.names, origin),
           );
           if (subs.some((s, si) => s !== a.value![si])) next = { ...a, value: subs };
         }
@@ -392,6 +400,7 @@ export class Converter {
       }
       out ??= nodes.slice(0, i);
       for (const n of repl) out.push(n);
+      this.noteNewGraphs(node, repl, next);
       state.replaced(node, repl);
       const readNow = new Set<string>();
       for (const n of repl) for (const x of n.inputs) readNow.add(x);
@@ -399,6 +408,14 @@ export class Converter {
     }
     if (out) state.nodes = out;
     if (dead) state.removeDead(dead);
+  }
+
+  /** Graphs the replacement nodes carry that the replaced node did not: made at opset `at`. */
+  private noteNewGraphs(node: Node, repl: Node[], at: number): void {
+    const old = new Set(node.attributes.flatMap((a) => attributeGraphs(a)));
+    for (const n of repl)
+      for (const a of n.attributes)
+        for (const g of attributeGraphs(a)) if (!old.has(g)) this.createdAt.set(g, at);
   }
 
   private block(

@@ -7,11 +7,13 @@ import { legacyRows } from "./legacy.js";
 import { reduceRows } from "./reduce.js";
 import { ARGMAX_ROWS } from "./argmax.js";
 import { BATCHNORM_ROWS } from "./batchnorm.js";
+import { BROADCAST_ROWS } from "./broadcast.js";
 import { CLIP_ROWS } from "./clip.js";
 import { DROPOUT_ROWS } from "./dropout.js";
 import { RESIZE_ROWS } from "./resize.js";
 import { WIDEN_ROWS } from "./widen.js";
 import { MISC_ROWS } from "./misc.js";
+import { SCAN_ROWS } from "./scan.js";
 import { GROUPNORM_ROWS } from "./groupnorm.js";
 import { typeChecked } from "./build.js";
 import { PAD_ROWS } from "./pad.js";
@@ -37,6 +39,8 @@ export const ADAPTER_ROWS: readonly AdapterRow[] = [
     ...BATCHNORM_ROWS,
     ...MISC_ROWS,
     ...GROUPNORM_ROWS,
+    ...BROADCAST_ROWS,
+    ...SCAN_ROWS,
   ]),
   // These handle the types the older version lacks themselves.
   ...WIDEN_ROWS,
