@@ -1,12 +1,14 @@
 // GroupNormalization 18 <-> 21: scale and bias have one value per group in 18 and one per channel
-// in 21. Both ways the node is normalised with a neutral scale (1) and bias (0) and the affine
-// part is applied after it: per group on a [N, G, -1] view (up), per channel on [C, 1, ...] (down).
+// in 21. Up, the node is normalised with a neutral scale (1) and bias (0) and the per-group affine
+// part is applied after it on a [N, G, -1] view. Down, GroupNormalization-18 being deprecated, the
+// node is written out in primitive ops.
 
 import { Tensor } from "../../ir/tensor.js";
 import type { Node } from "../../ir/types.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
 import {
   elemTypeOf,
+  floatAttr,
   int64Constant,
   intAttr,
   numberConstant,
@@ -55,42 +57,59 @@ const up: Adapter = (c: AdapterContext) => {
   return out;
 };
 
+/**
+ * 21 -> 18: GroupNormalization-18 is deprecated, so the node is written out in primitive ops:
+ * mean and (biased) variance per group on a [N, G, -1] view, then the per-channel scale/bias.
+ */
 const down: Adapter = (c: AdapterContext) => {
   const [x, scale, bias] = c.node.inputs as [string, string, string];
   const y = c.node.outputs[0]!;
-  const elem = elemTypeOf(c, 0, "for the neutral scale and bias");
+  const elem = elemTypeOf(c, 0, "for the epsilon constant");
   const rank = rankOf(c, 0);
   if (rank === undefined)
     c.fail("the input's rank is unknown (needed to apply the per-channel scale)");
   const groups = intAttr(c, "num_groups");
   if (groups === undefined) c.fail("the required 'num_groups' attribute is missing");
+  const eps = floatAttr(c, "epsilon")!;
   const out: Node[] = [];
   const name = (b: string) => c.fresh(`${y}_${b}`);
-  const [k1, ones] = numberConstant(c, `${y}_ones`, elem, new Array<number>(groups).fill(1), [
-    groups,
-  ]);
-  const [k0, zeros] = numberConstant(c, `${y}_zeros`, elem, new Array<number>(groups).fill(0), [
-    groups,
-  ]);
-  out.push(k1, k0);
-  const normed = name("normalized");
-  const gn = withAttributes(c.node, {});
-  gn.attributes = gn.attributes.filter((a) => a.name !== "stash_type");
-  gn.inputs = [x, ones, zeros];
-  gn.outputs = [normed];
-  out.push(gn);
-  const trailing = Array.from({ length: rank - 2 }, (_, i) => i + 1);
+  const k = (b: string, v: number[]) => {
+    const [n, o] = int64Constant(c, `${y}_${b}`, v);
+    out.push(n);
+    return o;
+  };
+  const op = (type: string, inputs: string[], base: string, attrs = {}) => {
+    const o = name(base);
+    out.push(opNode(c, type, inputs, [o], attrs));
+    return o;
+  };
+  const shape = op("Shape", [x], "shape");
+  const grouped = op("Reshape", [x, k("group_shape", [0, groups, -1])], "grouped");
+  const axes = k("axes", [2]);
+  const mean = op("ReduceMean", [grouped, axes], "mean");
+  const centred = op("Sub", [grouped, mean], "centred");
+  const squares = op("Mul", [centred, centred], "squares");
+  const variance = op("ReduceMean", [squares, axes], "variance");
+  const [ke, epsName] = numberConstant(c, `${y}_epsilon`, elem, [eps]);
+  out.push(ke);
+  const std = op("Sqrt", [op("Add", [variance, epsName], "variance_eps")], "std");
+  const normed = op(
+    "Reshape",
+    [op("Div", [centred, std], "normalized_grouped"), shape],
+    "normalized",
+  );
   let s = scale;
   let b = bias;
-  if (trailing.length) {
-    const [ka, axes] = int64Constant(c, `${y}_axes`, trailing);
-    out.push(ka);
-    s = name("scale");
-    b = name("bias");
-    out.push(opNode(c, "Unsqueeze", [scale, axes], [s]), opNode(c, "Unsqueeze", [bias, axes], [b]));
+  if (rank > 2) {
+    const trailing = k(
+      "channel_axes",
+      Array.from({ length: rank - 2 }, (_, i) => i + 1),
+    );
+    s = op("Unsqueeze", [scale, trailing], "scale");
+    b = op("Unsqueeze", [bias, trailing], "bias");
   }
-  const scaled = name("scaled");
-  out.push(opNode(c, "Mul", [normed, s], [scaled]), opNode(c, "Add", [scaled, b], [y]));
+  const scaled = op("Mul", [normed, s], "scaled");
+  out.push(opNode(c, "Add", [scaled, b], [y]));
   return out;
 };
 
@@ -109,7 +128,7 @@ export const GROUPNORM_ROWS: AdapterRow[] = [
     op: "GroupNormalization",
     from: 21,
     to: 18,
-    summary: "per-channel scale/bias applied after a neutral GroupNormalization-18",
+    summary: "written out in primitive ops (GroupNormalization-18 is deprecated)",
     adapter: down,
   },
 ];

@@ -40,10 +40,11 @@ export const ADAPTER_ROWS: readonly AdapterRow[] = [
     ...MISC_ROWS,
     ...GROUPNORM_ROWS,
     ...BROADCAST_ROWS,
-    ...SCAN_ROWS,
   ]),
-  // These handle the types the older version lacks themselves.
+  // These handle the types the older version lacks themselves (Scan: its inputs shift by one
+  // between 8 and 9, and V allows every tensor type in both).
   ...WIDEN_ROWS,
+  ...SCAN_ROWS,
 ];
 
 export function stepKey(domain: string, op: string, from: number, to: number): string {
