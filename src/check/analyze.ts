@@ -4,24 +4,30 @@
 // It never changes the model.
 
 import { OnnxError, nodeLabel } from "../errors.js";
-import { rawByteLength } from "../ir/dtype.js";
 import { topologicalOrder } from "../ir/graph.js";
-import type { Tensor } from "../ir/tensor.js";
 import { attributeGraphs, walkGraphNodes } from "../ir/traverse.js";
 import type { Attribute, Dim, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
-import { domainLabel, normaliseDomain } from "../schema/registry.js";
-import { Unbounded, type FormalSchema, type OpVersion } from "../schema/types.js";
-import { constFromTensor, type ConstVal } from "./consts.js";
-import { formatProblem, type OpRegistry, type Problem, type ProblemCode } from "./report.js";
-import { RULES, type RuleCtx } from "./rules.js";
 import {
-  describeType,
-  isTensor,
-  mergeTypes,
-  parseTypeString,
-  tensorOf,
-  typeString,
-} from "./types.js";
+  MAX_IR_VERSION,
+  MIN_IR_VERSION_FOR_FUNCTIONS,
+  minIrVersionForOpset,
+} from "../schema/ir-versions.js";
+import { domainLabel, normaliseDomain } from "../schema/registry.js";
+import type { OpVersion } from "../schema/types.js";
+import { checkArity, checkCallArity, checkFormalType, formalAt, type Bindings } from "./arity.js";
+import { checkAttributes } from "./attributes.js";
+import { constFromTensor, type ConstVal } from "./consts.js";
+import {
+  formatProblem,
+  type OpRegistry,
+  type Problem,
+  type ProblemCode,
+  type Report,
+} from "./report.js";
+import { functionKey, functionLabel, resolveSchema } from "./resolve.js";
+import { RULES } from "./rules/index.js";
+import { tensorDataProblem } from "./tensor-data.js";
+import { isTensor, mergeTypes, parseTypeString, tensorOf } from "./types.js";
 
 export interface AnalyzeOptions {
   registry: OpRegistry;
@@ -32,28 +38,6 @@ export interface Analysis {
   /** Inferred (and declared) types of the values of each graph, subgraph and function body. */
   types: Map<Graph | Function, Map<string, Type>>;
 }
-
-/** The IR version each ai.onnx opset first shipped with (ONNX release table). */
-export function minIrVersionForOpset(opset: number): number {
-  if (opset <= 8) return 3;
-  if (opset === 9) return 4;
-  if (opset === 10) return 5;
-  if (opset === 11) return 6;
-  if (opset <= 14) return 7;
-  if (opset <= 18) return 8;
-  if (opset <= 20) return 9;
-  if (opset <= 22) return 10;
-  if (opset <= 24) return 11;
-  if (opset === 25) return 12;
-  // Opset 26 shipped with IR 13; later opsets (and LogCumSumExp's 29) need no more than that here.
-  return 13;
-}
-
-/** The newest IR version this tool reads (proto/onnx.proto). */
-export const MAX_IR_VERSION = 14;
-
-/** IR version 8 introduced model-local functions. */
-const MIN_IR_FOR_FUNCTIONS = 8;
 
 class Scope {
   readonly types = new Map<string, Type | undefined>();
@@ -89,23 +73,6 @@ interface Ctx {
   record: boolean;
 }
 
-const fkey = (domain: string, name: string, overload?: string) =>
-  `${normaliseDomain(domain)}\u0000${name}\u0000${overload ?? ""}`;
-const fname = (f: { domain: string; name: string; overload?: string }) =>
-  `${f.domain ? `${f.domain}.` : ""}${f.name}${f.overload ? `:${f.overload}` : ""}`;
-
-function formatCount(min: number, max: number): string {
-  if (min === max) return `exactly ${min}`;
-  if (max >= Unbounded) return `at least ${min}`;
-  return `${min} to ${max}`;
-}
-
-function shortList(items: string[], n = 8): string {
-  return items.length <= n
-    ? items.join(", ")
-    : `${items.slice(0, n).join(", ")}, ... (${items.length} in all)`;
-}
-
 export class Analyzer {
   readonly problems: Problem[] = [];
   readonly types = new Map<Graph | Function, Map<string, Type>>();
@@ -130,11 +97,11 @@ export class Analyzer {
     const opsets = this.opsetMap(m.opsetImports, "model", this.problems);
     this.checkIrVersion(opsets);
     for (const f of m.functions) {
-      const k = fkey(f.domain, f.name, f.overload);
+      const k = functionKey(f.domain, f.name, f.overload);
       if (this.functions.has(k)) {
         this.problems.push({
           code: "function",
-          where: `function '${fname(f)}'`,
+          where: `function '${functionLabel(f)}'`,
           message: "a model-local function with this domain, name and overload is defined twice",
         });
       } else this.functions.set(k, f);
@@ -207,31 +174,17 @@ export class Analyzer {
         });
       }
     }
-    if (this.model.functions.length > 0 && ir < MIN_IR_FOR_FUNCTIONS) {
+    if (this.model.functions.length > 0 && ir < MIN_IR_VERSION_FOR_FUNCTIONS) {
       this.problems.push({
         code: "ir-version",
         where: "model",
-        message: `IR version ${ir} does not allow model-local functions (they need IR version ${MIN_IR_FOR_FUNCTIONS} or later)`,
+        message: `IR version ${ir} does not allow model-local functions (they need IR version ${MIN_IR_VERSION_FOR_FUNCTIONS} or later)`,
       });
     }
   }
 
-  private readonly attrDecls = new WeakMap<Function, Map<string, string | undefined>>();
-
-  /** A function's declared attribute names, with the type of their default where one is given. */
-  private declaredAttributes(f: Function): Map<string, string | undefined> {
-    let m = this.attrDecls.get(f);
-    if (!m) {
-      m = new Map<string, string | undefined>();
-      for (const n of f.attributes) m.set(n, undefined);
-      for (const a of f.attributeProtos) m.set(a.name, a.type);
-      this.attrDecls.set(f, m);
-    }
-    return m;
-  }
-
   private calledFunction(node: Node): Function | undefined {
-    return this.functions.get(fkey(node.domain, node.opType, node.overload));
+    return this.functions.get(functionKey(node.domain, node.opType, node.overload));
   }
 
   /** A function that calls itself, directly or through others, is reported once per cycle. */
@@ -255,13 +208,13 @@ export class Analyzer {
         const s = state.get(g);
         if (s === 1) {
           const cycle = stack.slice(stack.indexOf(g));
-          const id = cycle.map(fname).sort().join("\u0000");
+          const id = cycle.map(functionLabel).sort().join("\u0000");
           if (!seen.has(id)) {
             seen.add(id);
-            const path = [...cycle, g].map((x) => `'${fname(x)}'`).join(" -> ");
+            const path = [...cycle, g].map((x) => `'${functionLabel(x)}'`).join(" -> ");
             this.problems.push({
               code: "function-cycle",
-              where: `function '${fname(g)}'`,
+              where: `function '${functionLabel(g)}'`,
               message:
                 cycle.length === 1
                   ? `the function calls itself (${path}); recursion is not allowed`
@@ -279,7 +232,7 @@ export class Analyzer {
   // ---- functions ----
 
   private analyzeFunction(f: Function, modelOpsets: Map<string, number>): void {
-    const where = `function '${fname(f)}'`;
+    const where = `function '${functionLabel(f)}'`;
     const opsets = f.opsetImports.length
       ? this.opsetMap(f.opsetImports, where, this.problems)
       : modelOpsets;
@@ -351,7 +304,7 @@ export class Analyzer {
     try {
       key = JSON.stringify(
         [
-          fkey(f.domain, f.name, f.overload),
+          functionKey(f.domain, f.name, f.overload),
           inputTypes,
           [...env.values()].map((a) => [a.name, a.type, a.value]),
         ],
@@ -374,7 +327,7 @@ export class Analyzer {
       const sink: Problem[] = [];
       this.instStack.add(f);
       const outs = this.analyzeBody(f, inputTypes, {
-        where: `function '${fname(f)}'`,
+        where: `function '${functionLabel(f)}'`,
         opsets: f.opsetImports.length ? opsets : ctx.opsets,
         fn: f,
         env,
@@ -409,7 +362,7 @@ export class Analyzer {
       const wasActive = this.instStack.has(f);
       this.instStack.add(f);
       this.analyzeBody(f, undefined, {
-        where: `function '${fname(f)}'`,
+        where: `function '${functionLabel(f)}'`,
         opsets: f.opsetImports.length ? opsets : ctx.opsets,
         fn: f,
         sink,
@@ -594,6 +547,7 @@ export class Analyzer {
 
   // ---- nodes ----
 
+  /** Checks one node and defines its outputs in the scope: each step below, in this order. */
   private analyzeNode(
     node: Node,
     index: number,
@@ -608,15 +562,28 @@ export class Analyzer {
       (whereText ??= ctx.where
         ? `${ctx.where}, ${nodeLabel(node, index)}`
         : nodeLabel(node, index));
-    const report = (code: ProblemCode, message: string) =>
-      ctx.sink.push({ code, where: where(), message });
-    const op = node.opType;
-    const domain = normaliseDomain(node.domain);
+    const report: Report = (code, message) => ctx.sink.push({ code, where: where(), message });
 
-    // Inputs must be defined here or in an enclosing scope.
-    const inTypes: (Type | undefined)[] = [];
-    const inConsts: (ConstVal | undefined)[] = [];
-    const inSyms: (Dim[] | undefined)[] = [];
+    const at: NodeAt = { node, index, scope, ctx, where, report };
+
+    const inputs = this.readInputs(node, scope, later, report);
+    const fn = this.calledFunction(node);
+    const schema = fn
+      ? undefined
+      : resolveSchema(this.registry, node, ctx.opsets, ctx.fn ? "function" : "model", report);
+    const opv = schema ? `${node.opType}-${schema.since}` : node.opType;
+    const callee: Callee = { schema, fn, opv };
+    checkAttributes(node, { schema, opv, callee: fn, within: ctx.fn }, report);
+    const sig = this.checkSignature(at, callee, inputs.types);
+    const inferred = this.inferOutputs(at, callee, sig, inputs);
+    this.defineOutputs(at, callee, sig, inferred, declared);
+  }
+
+  /** The types, constant values and known shape values of a node's inputs; reports undefined ones. */
+  private readInputs(node: Node, scope: Scope, later: Set<string>, report: Report): NodeInputs {
+    const types: (Type | undefined)[] = [];
+    const consts: (ConstVal | undefined)[] = [];
+    const syms: (Dim[] | undefined)[] = [];
     for (const name of node.inputs) {
       if (name === "" || !scope.has(name)) {
         if (name !== "" && !later.has(name)) {
@@ -625,192 +592,91 @@ export class Analyzer {
             `input '${name}' is not defined: no graph input, initializer or node output has this name`,
           );
         }
-        inTypes.push(undefined);
-        inConsts.push(undefined);
-        inSyms.push(undefined);
+        types.push(undefined);
+        consts.push(undefined);
+        syms.push(undefined);
         continue;
       }
-      inTypes.push(scope.type(name));
-      inConsts.push(scope.constOf(name));
-      inSyms.push(scope.symOf(name));
+      types.push(scope.type(name));
+      consts.push(scope.constOf(name));
+      syms.push(scope.symOf(name));
     }
+    return { types, consts, syms };
+  }
 
-    // Which operator this node calls.
-    const fn = this.calledFunction(node);
-    let schema: OpVersion | undefined;
-    if (!fn) {
-      const opset = ctx.opsets.get(domain);
-      if (opset === undefined) {
-        report(
-          "domain-not-imported",
-          `${op}: domain '${domainLabel(domain)}' is not imported (the ${ctx.fn ? "function" : "model"} has no opset_import for it)`,
-        );
-      } else {
-        schema = this.registry.tryResolve(domain, op, opset);
-        if (!schema) {
-          const known = this.registry.has(domain, op);
-          const domainKnown = domain === "" || this.registry.maxOpset(domain) > 0;
-          if (known) {
-            let reason = "";
-            try {
-              this.registry.resolve(domain, op, opset);
-            } catch (e) {
-              reason = e instanceof OnnxError ? e.message : String(e);
-            }
-            const first = /first version: (\d+)/.exec(reason)?.[1];
-            report(
-              "op-not-in-opset",
-              `${op} is not defined at ${domainLabel(domain)} opset ${opset}${first ? `; its first version is ${first}` : ""}`,
-            );
-          } else if (domainKnown) {
-            report(
-              "unknown-op",
-              `unknown operator '${op}': domain '${domainLabel(domain)}' has no such operator`,
-            );
-          }
-        } else if (schema.deprecated) {
-          report(
-            "deprecated-op",
-            `${op}-${schema.since} is deprecated and may not be used at ${domainLabel(domain)} opset ${opset}`,
-          );
-        }
-      }
+  /** Counts of inputs and outputs, and the input types against the type constraints. */
+  private checkSignature(
+    { node, report }: NodeAt,
+    { schema, fn, opv }: Callee,
+    inTypes: (Type | undefined)[],
+  ): Signature {
+    const bound: Bindings = new Map();
+    if (!schema) {
+      if (fn) checkCallArity(node, fn, report);
+      return { bound, arityOk: true, inputsTyped: true };
     }
-    const opv = schema ? `${op}-${schema.since}` : op;
+    // A node with the wrong number of inputs gets no op-specific inference.
+    const arityOk = checkArity(schema, opv, node.inputs, "input", report);
+    checkArity(schema, opv, node.outputs, "output", report);
+    // Outputs are checked against the constraints only when the inputs were fine: one wrong
+    // input is one problem, not one more per output that inherits its type.
+    let inputsTyped = true;
+    node.inputs.forEach((name, i) => {
+      const formal = formalAt(schema.inputs, i);
+      if (formal && name !== "")
+        inputsTyped =
+          checkFormalType(schema, opv, formal, name, inTypes[i], "input", bound, report) &&
+          inputsTyped;
+    });
+    return { bound, arityOk, inputsTyped };
+  }
 
-    // Attributes.
+  /**
+   * Output types (with constant and known shape values): the op's rule, or the function's body
+   * instantiated for the call; subgraphs the rule did not check are checked here. Formal types
+   * and bound variables of the schema fill in what the rule left open (see defineOutputs).
+   */
+  private inferOutputs(
+    { node, scope, ctx, where, report }: NodeAt,
+    { schema, fn }: Callee,
+    { arityOk }: Signature,
+    inputs: NodeInputs,
+  ): Inferred {
     const attrOf = (name: string): Attribute | undefined => {
       const a = node.attributes.find((x) => x.name === name);
       if (!a || a.refAttrName === undefined || !ctx.env) return a;
       const v = ctx.env.get(a.refAttrName);
       return v ? { ...v, name: a.name, refAttrName: undefined } : undefined;
     };
-    const fnAttrs = ctx.fn ? this.declaredAttributes(ctx.fn) : undefined;
-    node.attributes.forEach((a, i) => {
-      if (node.attributes.findIndex((b) => b.name === a.name) !== i) {
-        report("duplicate-attribute", `attribute '${a.name}' is given twice`);
-      }
-      if (a.type === "TENSOR" && a.value) {
-        const bad = tensorDataProblem(a.value);
-        if (bad) report("tensor-data", `attribute '${a.name}' ${bad}`);
-      }
-      if (a.refAttrName !== undefined) {
-        if (!fnAttrs) {
-          report(
-            "ref-attribute",
-            `attribute '${a.name}' refers to '@${a.refAttrName}', but attribute references are allowed only inside functions`,
-          );
-        } else if (!fnAttrs.has(a.refAttrName)) {
-          report(
-            "ref-attribute",
-            `attribute '${a.name}' refers to '@${a.refAttrName}', which function '${fname(ctx.fn!)}' does not declare (declared: ${[...fnAttrs.keys()].join(", ") || "none"})`,
-          );
-        } else {
-          const declaredType = fnAttrs.get(a.refAttrName);
-          if (declaredType && declaredType !== a.type) {
-            report(
-              "attribute-type",
-              `attribute '${a.name}' is ${a.type}, but '@${a.refAttrName}' of function '${fname(ctx.fn!)}' has a ${declaredType} default`,
-            );
-          }
-        }
-      }
-      if (schema) {
-        const spec = schema.attributes.find((s) => s.name === a.name);
-        if (!spec) {
-          const names = schema.attributes.map((s) => s.name);
-          report(
-            "unknown-attribute",
-            `${opv} has no attribute '${a.name}' (its attributes: ${names.length ? names.join(", ") : "none"})`,
-          );
-        } else if (spec.type !== a.type) {
-          report(
-            "attribute-type",
-            `attribute '${a.name}' is ${a.type}, but ${opv} expects ${spec.type}`,
-          );
-        }
-      } else if (fn) {
-        const names = [...fn.attributes, ...fn.attributeProtos.map((p) => p.name)];
-        if (!names.includes(a.name)) {
-          report(
-            "unknown-attribute",
-            `function '${fname(fn)}' has no attribute '${a.name}' (its attributes: ${names.join(", ") || "none"})`,
-          );
-        }
-      }
-    });
-    if (schema) {
-      for (const spec of schema.attributes) {
-        if (spec.required && !node.attributes.some((a) => a.name === spec.name)) {
-          report(
-            "missing-attribute",
-            `${opv} requires attribute '${spec.name}' (${spec.type}), which is not given`,
-          );
-        }
-      }
-    }
-
-    // Counts of inputs and outputs.
-    const bound = new Map<string, { ts: string; name: string }>();
-    // Outputs are checked against the constraints only when the inputs were fine: one wrong
-    // input is one problem, not one more per output that inherits its type.
-    let inputsTyped = true;
-    // A node with the wrong number of inputs gets no op-specific inference.
-    let arityOk = true;
-    if (schema) {
-      const beforeArity = ctx.sink.length;
-      this.checkArity(schema, opv, node.inputs, "input", report);
-      arityOk = ctx.sink.length === beforeArity;
-      this.checkArity(schema, opv, node.outputs, "output", report);
-      const before = ctx.sink.length;
-      node.inputs.forEach((name, i) => {
-        const formal = formalAt(schema!.inputs, i);
-        if (formal && name !== "")
-          this.checkType(schema!, opv, formal, name, inTypes[i], "input", bound, report);
-      });
-      inputsTyped = ctx.sink.length === before;
-    } else if (fn) {
-      if (node.inputs.length > fn.inputs.length) {
-        report(
-          "input-count",
-          `function '${fname(fn)}' takes at most ${fn.inputs.length} inputs, got ${node.inputs.length}`,
-        );
-      }
-      if (node.outputs.length > fn.outputs.length) {
-        report(
-          "output-count",
-          `function '${fname(fn)}' has ${fn.outputs.length} outputs, the node asks for ${node.outputs.length}`,
-        );
-      }
-    }
-
-    // Output types: the op's rule, else what the schema's formal types and bound variables say.
-    const rc: RuleCtx = {
-      node,
-      version: schema?.since ?? 0,
-      inputs: inTypes,
-      consts: inConsts,
-      outputs: [],
-      outConsts: [],
-      syms: inSyms,
-      outSyms: [],
-      attr: attrOf,
-      error: report,
-      subgraph: () => undefined,
-    };
+    const out: Inferred = { outputs: [], outConsts: [], outSyms: [] };
     const visited: string[] = [];
     const childWhere = (name: string) => `${where()} ${name}`;
-    rc.subgraph = (name, types, loose) => {
-      const a = node.attributes.find((x) => x.name === name);
-      if (!a || a.type !== "GRAPH" || !a.value) return undefined;
-      visited.push(name);
-      return this.analyzeGraph(a.value, scope, { ...ctx, where: childWhere(name) }, types, loose);
-    };
-    if (schema && domain === "" && arityOk) {
-      const rule = RULES.get(op);
-      if (rule) rule(rc);
-    } else if (fn) {
-      rc.outputs = this.instantiate(fn, node, inTypes, ctx, attrOf, report).slice(
+    const rule = schema && normaliseDomain(node.domain) === "" && arityOk && RULES.get(node.opType);
+    if (schema && rule) {
+      rule({
+        node,
+        schema,
+        inputs: inputs.types,
+        consts: inputs.consts,
+        syms: inputs.syms,
+        ...out,
+        attr: attrOf,
+        error: report,
+        subgraph: (name, types, loose) => {
+          const a = node.attributes.find((x) => x.name === name);
+          if (!a || a.type !== "GRAPH" || !a.value) return undefined;
+          visited.push(name);
+          return this.analyzeGraph(
+            a.value,
+            scope,
+            { ...ctx, where: childWhere(name) },
+            types,
+            loose,
+          );
+        },
+      });
+    } else if (!schema && fn) {
+      out.outputs = this.instantiate(fn, node, inputs.types, ctx, attrOf, report).slice(
         0,
         node.outputs.length,
       );
@@ -820,155 +686,96 @@ export class Analyzer {
       for (const g of attributeGraphs(a))
         this.analyzeGraph(g, scope, { ...ctx, where: childWhere(a.name) });
     }
+    return out;
+  }
+
+  /** Defines the node's outputs, reconciled with their declared types and the schema's constraints. */
+  private defineOutputs(
+    { node, index, scope, ctx, where, report }: NodeAt,
+    { schema, opv }: Callee,
+    sig: Signature,
+    inferred: Inferred,
+    declared: Map<string, Type | undefined>,
+  ): void {
+    const outputs = inferred.outputs;
     if (schema) {
       node.outputs.forEach((_, i) => {
-        const formal = formalAt(schema!.outputs, i);
+        const formal = formalAt(schema.outputs, i);
         if (!formal) return;
         // Each argument of a heterogeneous variadic has its own type: the bound one says nothing.
         const own = formal.option === "variadic" && formal.homogeneous === false;
         const generic = formal.type.includes("(")
           ? parseTypeString(formal.type)
-          : !own && bound.has(formal.type)
-            ? parseTypeString(bound.get(formal.type)!.ts)
+          : !own && sig.bound.has(formal.type)
+            ? parseTypeString(sig.bound.get(formal.type)!.ts)
             : undefined;
-        const r = rc.outputs[i];
-        if (!r) rc.outputs[i] = generic;
+        const r = outputs[i];
+        if (!r) outputs[i] = generic;
         else if (isTensor(r) && !r.elemType && isTensor(generic))
-          rc.outputs[i] = { ...r, elemType: generic.elemType };
+          outputs[i] = { ...r, elemType: generic.elemType };
       });
     }
-
-    // Define the outputs, reconciled with their declared types.
     node.outputs.forEach((name, i) => {
       if (name === "") return;
-      const m = mergeTypes(declared.get(name), rc.outputs[i]);
+      const m = mergeTypes(declared.get(name), outputs[i]);
       if (m.conflict) report("type-mismatch", `output '${name}' is ${m.conflict}`);
       else if (schema) {
         const formal = formalAt(schema.outputs, i);
-        if (formal && (inputsTyped || !rc.outputs[i]))
-          this.checkType(schema, opv, formal, name, m.type, "output", bound, report);
+        if (formal && (sig.inputsTyped || !outputs[i]))
+          checkFormalType(schema, opv, formal, name, m.type, "output", sig.bound, report);
       }
       this.define(scope, name, m.type, { node, index }, ctx, where);
-      const k = rc.outConsts[i];
+      const k = inferred.outConsts[i];
       if (k && scope.types.get(name) === m.type) scope.consts.set(name, k);
-      const sy = rc.outSyms[i];
+      const sy = inferred.outSyms[i];
       if (sy && scope.types.get(name) === m.type) scope.syms.set(name, sy);
     });
   }
+}
 
-  private checkArity(
-    schema: OpVersion,
-    opv: string,
-    args: string[],
-    role: "input" | "output",
-    report: (code: ProblemCode, message: string) => void,
-  ): void {
-    const min = role === "input" ? schema.min_inputs : schema.min_outputs;
-    const max = role === "input" ? schema.max_inputs : schema.max_outputs;
-    const formals = role === "input" ? schema.inputs : schema.outputs;
-    // Trailing empty names are omitted optional arguments.
-    let n = args.length;
-    while (n > 0 && args[n - 1] === "") n--;
-    if (n < min || args.length > max) {
-      report(
-        `${role}-count`,
-        `${opv} takes ${formatCount(min, max)} ${role}${max === 1 ? "" : "s"}, got ${args.length}`,
-      );
-      return;
-    }
-    args.forEach((name, i) => {
-      const f = formalAt(formals, i);
-      if (f && f.option === "single" && name === "") {
-        report("missing-input", `${role} ${i} ('${f.name}') of ${opv} is required but empty`);
-      }
-    });
-    const last = formals[formals.length - 1];
-    if (last && last.option === "variadic") {
-      const count = args.length - (formals.length - 1);
-      const need = last.min_arity ?? 1;
-      if (count < need && args.length >= formals.length - 1) {
-        report(
-          `${role}-count`,
-          `${opv} needs at least ${need} '${last.name}' ${role}s, got ${Math.max(0, count)}`,
-        );
-      }
-    }
-  }
+/** The node being checked, where it is, and how to report at it. */
+interface NodeAt {
+  node: Node;
+  index: number;
+  scope: Scope;
+  ctx: Ctx;
+  where: () => string;
+  report: Report;
+}
 
-  private checkType(
-    schema: OpVersion,
-    opv: string,
-    formal: FormalSchema,
-    name: string,
-    type: Type | undefined,
-    role: "input" | "output",
-    bound: Map<string, { ts: string; name: string }>,
-    report: (code: ProblemCode, message: string) => void,
-  ): void {
-    const ts = typeString(type);
-    if (!ts) return;
-    const tc = schema.type_constraints.find((c) => c.name === formal.type);
-    if (!tc) {
-      if (formal.type.includes("(") && ts !== formal.type.replace(/\s+/g, "")) {
-        report(
-          "type-not-allowed",
-          `${role} '${name}' is ${describeType(type)}, but ${opv} expects ${formal.type} for '${formal.name}'`,
-        );
-      }
-      return;
-    }
-    if (!tc.allowed.includes(ts)) {
-      report(
-        "type-not-allowed",
-        `${role} '${name}' is ${ts}, which ${opv} does not accept for '${formal.name}' (${tc.name} allows ${shortList(tc.allowed)})`,
-      );
-      return;
-    }
-    if (formal.option === "variadic" && formal.homogeneous === false) return;
-    const prev = bound.get(tc.name);
-    if (!prev) bound.set(tc.name, { ts, name });
-    else if (prev.ts !== ts) {
-      report(
-        "type-mismatch",
-        `${opv} needs '${prev.name}' and '${name}' to have the same type (${tc.name}), but they are ${prev.ts} and ${ts}`,
-      );
-    }
-  }
+/** What the node calls: a schema version or a model-local function (or neither, when unresolved). */
+interface Callee {
+  schema?: OpVersion;
+  fn?: Function;
+  /** How it is named in messages ("Op-13", or the op type when unresolved). */
+  opv: string;
+}
+
+interface NodeInputs {
+  types: (Type | undefined)[];
+  consts: (ConstVal | undefined)[];
+  syms: (Dim[] | undefined)[];
+}
+
+interface Signature {
+  /** Type-constraint variables bound by the inputs. */
+  bound: Bindings;
+  /** The input count fits the schema (else the op's rule is not run). */
+  arityOk: boolean;
+  /** Every input's type fits its constraint (else outputs are not checked against theirs). */
+  inputsTyped: boolean;
+}
+
+/** What inference found for a node's outputs (filled by the op's rule). */
+interface Inferred {
+  outputs: (Type | undefined)[];
+  outConsts: (ConstVal | undefined)[];
+  outSyms: (Dim[] | undefined)[];
 }
 
 const problemKey = (p: Problem) => `${p.code}\u0000${p.where}\u0000${p.message}`;
 
-function formalAt(formals: FormalSchema[], i: number): FormalSchema | undefined {
-  if (i < formals.length) return formals[i];
-  const last = formals[formals.length - 1];
-  return last && last.option === "variadic" ? last : undefined;
-}
-
 /** Checks and infers a whole model. */
 export function analyzeModel(model: Model, opts: AnalyzeOptions): Analysis {
   return new Analyzer(model, opts).run();
-}
-
-/** Why a tensor's stored data cannot be read as its shape says (external data is checked on load). */
-function tensorDataProblem(t: Tensor): string | undefined {
-  const shape = `[${t.dims.join(",")}]`;
-  if (t.dims.some((d) => !Number.isSafeInteger(d) || d < 0)) return `has an invalid shape ${shape}`;
-  const n = t.dims.reduce((a, b) => a * b, 1);
-  if (t.data.kind === "raw") {
-    const need = rawByteLength(t.dataType, n);
-    if (need >= 0 && t.data.bytes.length !== need)
-      return `holds ${t.data.bytes.length} bytes of raw data; shape ${shape} needs ${need}`;
-  } else if (t.data.kind === "string") {
-    if (t.data.values.length !== n)
-      return `holds ${t.data.values.length} strings; shape ${shape} needs ${n}`;
-  } else if (t.data.kind === "none") {
-    if (n !== 0) return `holds no data; shape ${shape} needs ${n} values`;
-  } else if (t.data.kind !== "external") {
-    // Typed fields: complex numbers take two entries, 4-bit types pack two per int32 entry.
-    const id = t.dataType;
-    const need = id === 14 || id === 15 ? 2 * n : id >= 21 && id <= 23 ? Math.ceil(n / 2) : n;
-    if (t.data.values.length !== need)
-      return `holds ${t.data.values.length} values in ${t.data.kind}_data; shape ${shape} needs ${need}`;
-  }
-  return undefined;
 }

@@ -6,7 +6,8 @@ import type { Model } from "../ir/types.js";
 import { analyze, type InferOptions } from "./infer.js";
 import { formatProblem, type CheckReport } from "./report.js";
 
-export { analyzeModel, minIrVersionForOpset, type Analysis } from "./analyze.js";
+export { analyzeModel, type Analysis } from "./analyze.js";
+export { minIrVersionForOpset } from "../schema/ir-versions.js";
 export { inferTypes, inferScopeTypes, withInferredValueInfo, type InferOptions } from "./infer.js";
 export {
   formatProblem,

@@ -50,4 +50,10 @@ export function formatProblem(p: Problem): string {
 }
 
 /** The registry the checker needs: src/schema's SchemaRegistry, or anything with its lookups. */
-export type OpRegistry = Pick<SchemaRegistry, "resolve" | "tryResolve" | "has" | "maxOpset">;
+export type OpRegistry = Pick<
+  SchemaRegistry,
+  "resolve" | "tryResolve" | "has" | "maxOpset" | "versions"
+>;
+
+/** Reports one problem at the node being checked. */
+export type Report = (code: ProblemCode, message: string) => void;

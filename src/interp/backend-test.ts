@@ -7,9 +7,9 @@ import { OnnxError } from "../errors.js";
 import { dtypeName } from "../ir/dtype.js";
 import { DataType, type Model, type Type } from "../ir/types.js";
 import { loadModel } from "../io/files.js";
-import { decodeValueProto, elementString } from "./convert.js";
+import { decodeValueProto } from "./value-proto.js";
 import { runValues, unsupportedOps } from "./executor.js";
-import { float16Table, fromBfloat16Bits } from "./tensor.js";
+import { elementString, float16Table, fromBfloat16Bits } from "./tensor.js";
 import type { RTensor, RValue } from "./types.js";
 
 export interface Tolerance {

@@ -8,7 +8,7 @@ import { GraphIndex, topologicalOrder } from "../ir/graph.js";
 import type { Tensor } from "../ir/tensor.js";
 import { attributeGraphs } from "../ir/traverse.js";
 import type { Attribute, Function, Graph, Model, Node, OpsetId } from "../ir/types.js";
-import { fromIRTensor, sparseToDense } from "./convert.js";
+import { fromIRTensor, sparseToDense } from "./ir-tensors.js";
 import { kernelFor } from "./kernels/index.js";
 import type { KernelContext, RTensor, RValue } from "./types.js";
 

@@ -10,16 +10,10 @@ export {
   DEFAULT_MAX_ITERATIONS,
   type RunOptions,
 } from "./executor.js";
-export {
-  fromIRTensor,
-  toIRTensor,
-  encodeTensorProto,
-  decodeTensorProto,
-  decodeValueProto,
-  decodeNpy,
-  parseJsonTensor,
-  summarizeTensor,
-} from "./convert.js";
+export { fromIRTensor, toIRTensor, sparseToDense } from "./ir-tensors.js";
+export { encodeTensorProto, decodeTensorProto, decodeValueProto } from "./value-proto.js";
+export { decodeNpy } from "./npy.js";
+export { parseJsonTensor } from "./json-tensor.js";
 export {
   runBackendTest,
   findBackendTestDirs,

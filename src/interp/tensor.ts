@@ -1,4 +1,4 @@
-// Runtime tensors: allocation by dtype, and fast float16/bfloat16 conversion.
+// Runtime tensors: allocation by dtype, fast float16/bfloat16 conversion, elements as text.
 
 import { OnnxError } from "../errors.js";
 import { dtypeName } from "../ir/dtype.js";
@@ -351,4 +351,21 @@ export function shapeString(shape: readonly number[]): string {
 
 export function describeTensor(t: RTensor): string {
   return `${dtypeName(t.dtype)}${shapeString(t.shape)}`;
+}
+/** One element as a display string. */
+export function elementString(t: RTensor, i: number): string {
+  const d = t.data;
+  if (Array.isArray(d)) return JSON.stringify(d[i]);
+  if (t.dtype === DataType.BOOL) return d[i] ? "true" : "false";
+  if (t.dtype === DataType.FLOAT16) return formatNumber(float16Table()[(d as Uint16Array)[i]!]!);
+  if (t.dtype === DataType.BFLOAT16) return formatNumber(fromBfloat16Bits((d as Uint16Array)[i]!));
+  const v = d[i]!;
+  if (typeof v === "bigint") return v.toString();
+  if (t.dtype === DataType.FLOAT) return formatNumber(Math.fround(v));
+  return formatNumber(v);
+}
+
+function formatNumber(v: number): string {
+  if (Number.isInteger(v) || !Number.isFinite(v)) return String(v);
+  return String(Number(v.toPrecision(7)));
 }

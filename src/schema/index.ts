@@ -25,3 +25,14 @@ export {
   type FormalDiff,
   type TypeConstraintChange,
 } from "./diff.js";
+export {
+  ONNX_RELEASES,
+  MAX_IR_VERSION,
+  MIN_IR_VERSION_FOR_FUNCTIONS,
+  releaseOfOpset,
+  releasedIrVersion,
+  minIrVersionForOpset,
+  maxOpsetForIrVersion,
+  type OnnxRelease,
+} from "./ir-versions.js";
+export * as facts from "./facts.js";

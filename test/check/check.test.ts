@@ -168,7 +168,7 @@ describe("versions and operators", () => {
   it("IR version table", () => {
     expect(
       [7, 8, 9, 10, 11, 12, 13, 14, 15, 18, 19, 20, 21, 22, 23, 24].map(minIrVersionForOpset),
-    ).toEqual([3, 3, 4, 5, 6, 7, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11]);
+    ).toEqual([3, 3, 4, 5, 6, 7, 7, 7, 8, 8, 9, 9, 10, 10, 11, 12]);
     expect(minIrVersionForOpset(29)).toBe(minIrVersionForOpset(28));
   });
 });

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { checkModel, type Problem } from "../../src/check/index.js";
-import { RULES } from "../../src/check/rules.js";
+import { RULES } from "../../src/check/rules/index.js";
 import { attr, graph, model, node, valueInfo } from "../../src/ir/builder.js";
 import { Tensor } from "../../src/ir/tensor.js";
 import { DataType, type Attribute, type Dim, type ValueInfo } from "../../src/ir/types.js";

@@ -38,6 +38,9 @@ export function vals(t: RTensor): (number | bigint | string)[] {
   return Array.from(toFloat64(t));
 }
 
+/** The bytes a typed array views. */
+export const bytesOf = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+
 export interface OneNodeSpec {
   op: string;
   inputs: RTensor[];

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { saveModel } from "../../src/io/files.js";
-import { decodeTensorProto, encodeTensorProto } from "../../src/interp/convert.js";
+import { decodeTensorProto, encodeTensorProto } from "../../src/interp/value-proto.js";
 import { compareTensors } from "../../src/interp/backend-test.js";
 import { runCli } from "../helpers/cli.js";
 import { f32, graph, model, node, valueInfo } from "../helpers/interp.js";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { encodeModel } from "../../src/io/files.js";
 import type { Graph, Model } from "../../src/ir/types.js";
 import { compareTensors } from "../../src/interp/backend-test.js";
-import { toIRTensor as toIR } from "../../src/interp/convert.js";
+import { toIRTensor as toIR } from "../../src/interp/ir-tensors.js";
 import { run } from "../../src/interp/executor.js";
 import { fromFloat64 } from "../../src/interp/tensor.js";
 import type { RTensor } from "../../src/interp/types.js";

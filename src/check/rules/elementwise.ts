@@ -1,0 +1,165 @@
+// Elementwise ops: unary ops (and the others whose output has the first input's type and shape),
+// arithmetic with constant folding, comparisons and logic, variadic Max/Min/Sum/Mean, Where.
+
+import { DataType, type Dim } from "../../ir/types.js";
+import { broadcastsMultidirectionally } from "../../schema/facts.js";
+import { binaryConst, isIntegerType } from "../consts.js";
+import { broadcastShapes, isTensor } from "../types.js";
+import {
+  opName,
+  tin,
+  shapeOf,
+  elemOf,
+  present,
+  out,
+  inName,
+  setConst,
+  sameAsInput,
+  type RuleCtx,
+  type Rule,
+} from "./common.js";
+
+const UNARY = [
+  "Abs",
+  "Neg",
+  "Exp",
+  "Log",
+  "Sqrt",
+  "Reciprocal",
+  "Floor",
+  "Ceil",
+  "Round",
+  "Sign",
+  "Sin",
+  "Cos",
+  "Tan",
+  "Asin",
+  "Acos",
+  "Atan",
+  "Sinh",
+  "Cosh",
+  "Asinh",
+  "Acosh",
+  "Atanh",
+  "Sigmoid",
+  "HardSigmoid",
+  "Relu",
+  "LeakyRelu",
+  "Elu",
+  "Selu",
+  "Celu",
+  "ThresholdedRelu",
+  "Tanh",
+  "Erf",
+  "Softplus",
+  "Softsign",
+  "HardSwish",
+  "Mish",
+  "Gelu",
+  "Softmax",
+  "LogSoftmax",
+  "Hardmax",
+  "BitwiseNot",
+  "Clip",
+  "Shrink",
+  "Trilu",
+  "LpNormalization",
+  "MeanVarianceNormalization",
+];
+
+const ARITH: Record<string, ((x: number, y: number, integer: boolean) => number) | undefined> = {
+  Add: (x, y) => x + y,
+  Sub: (x, y) => x - y,
+  Mul: (x, y) => x * y,
+  Div: (x, y, integer) => (integer ? Math.trunc(x / y) : x / y),
+  Pow: undefined,
+  Mod: undefined,
+  BitShift: undefined,
+  BitwiseAnd: undefined,
+  BitwiseOr: undefined,
+  BitwiseXor: undefined,
+};
+
+const COMPARE = ["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"];
+
+const boolSameShape: Rule = (c) => {
+  const t = tin(c, 0);
+  out(c, 0, DataType.BOOL, t?.shape);
+};
+
+/** Broadcasts the given inputs' shapes; reports a clash. Undefined if some shape is unknown. */
+function broadcastInputs(c: RuleCtx, idx: number[]): Dim[] | undefined {
+  const shapes: Dim[][] = [];
+  for (const i of idx) {
+    if (!present(c, i)) continue;
+    const s = shapeOf(c, i);
+    if (!s) return undefined;
+    shapes.push(s);
+  }
+  if (shapes.length === 0) return undefined;
+  const r = broadcastShapes(shapes);
+  if (typeof r === "string") {
+    const names = idx.filter((i) => present(c, i)).map((i) => `'${inName(c, i)}'`);
+    c.error(
+      "shape-mismatch",
+      `${opName(c)}: inputs ${names.join(", ")} have incompatible shapes: ${r}`,
+    );
+    return undefined;
+  }
+  return r;
+}
+
+function allInputs(c: RuleCtx): number[] {
+  return c.node.inputs.map((_, i) => i);
+}
+
+/**
+ * Before multidirectional broadcasting, the other inputs were broadcast to the first (with
+ * `broadcast`/`axis` attributes, equal shapes, or per channel for PRelu): the result has the
+ * first input's shape.
+ */
+function elementwiseShape(c: RuleCtx): Dim[] | undefined {
+  return broadcastsMultidirectionally(c.schema) ? broadcastInputs(c, allInputs(c)) : shapeOf(c, 0);
+}
+
+const arith =
+  (f?: (x: number, y: number, integer: boolean) => number): Rule =>
+  (c) => {
+    const shape = elementwiseShape(c);
+    const elem = elemOf(c, 0) || elemOf(c, 1);
+    out(c, 0, elem, shape);
+    const a = c.consts[0];
+    const b = c.consts[1];
+    if (f && a && b && c.node.inputs.length === 2) {
+      const integer = isIntegerType(a.elemType);
+      setConst(
+        c,
+        0,
+        binaryConst(a, b, (x, y) => f(x, y, integer)),
+      );
+    }
+  };
+
+const comparison: Rule = (c) => {
+  out(c, 0, DataType.BOOL, elementwiseShape(c));
+};
+
+const variadicSame: Rule = (c) => {
+  const elem = c.inputs.map((t) => (isTensor(t) ? t.elemType : 0)).find((e) => e) ?? 0;
+  out(c, 0, elem, elementwiseShape(c));
+};
+
+const where: Rule = (c) => {
+  out(c, 0, elemOf(c, 1) || elemOf(c, 2), broadcastInputs(c, [0, 1, 2]));
+};
+
+const rules: Record<string, Rule> = {};
+for (const op of UNARY) rules[op] = sameAsInput;
+for (const [op, f] of Object.entries(ARITH)) rules[op] = arith(f);
+for (const op of COMPARE) rules[op] = comparison;
+for (const op of ["Max", "Min", "Sum", "Mean"]) rules[op] = variadicSame;
+for (const op of ["IsNaN", "IsInf", "Not"]) rules[op] = boolSameShape;
+rules.PRelu = arith();
+rules.Where = where;
+
+export const elementwiseRules: Readonly<Record<string, Rule>> = Object.freeze(rules);

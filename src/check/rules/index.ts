@@ -1,0 +1,43 @@
+// Per-operator type and shape rules (ai.onnx), one file per op family. Each rule reads the
+// node's input types, known constant inputs and attributes, fills in output types (and
+// constants, for the ops that compute shapes), and reports static impossibilities (axis out of
+// range, shapes that cannot broadcast) as problems naming the reason.
+
+import { castRules } from "./cast.js";
+import type { Rule } from "./common.js";
+import { controlRules } from "./control.js";
+import { elementwiseRules } from "./elementwise.js";
+import { generatorRules } from "./generator.js";
+import { nnRules } from "./nn.js";
+import { reduceRules } from "./reduce.js";
+import { shapeRules } from "./shape.js";
+import { sliceRules } from "./slice.js";
+
+export type { Rule, RuleCtx } from "./common.js";
+
+const FAMILIES: Readonly<Record<string, Rule>>[] = [
+  elementwiseRules,
+  castRules,
+  generatorRules,
+  shapeRules,
+  sliceRules,
+  reduceRules,
+  nnRules,
+  controlRules,
+];
+
+/** ai.onnx op type → its rule (each op in one family only). */
+export const RULES: ReadonlyMap<string, Rule> = (() => {
+  const all = new Map<string, Rule>();
+  for (const family of FAMILIES)
+    for (const [op, rule] of Object.entries(family)) {
+      if (all.has(op)) throw new Error(`check rules: ${op} has a rule in two families`);
+      all.set(op, rule);
+    }
+  return all;
+})();
+
+/** The ai.onnx ops whose outputs the checker infers from its own rules. */
+export function hasRule(op: string): boolean {
+  return RULES.has(op);
+}

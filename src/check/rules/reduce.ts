@@ -1,0 +1,152 @@
+// Reductions and scans along axes: the Reduce ops, ArgMax/ArgMin, TopK, CumSum, LogCumSumExp.
+
+import { DataType, type Dim } from "../../ir/types.js";
+import { hasAttribute } from "../../schema/facts.js";
+import {
+  attrIntOf,
+  intAttr,
+  intsAttr,
+  opName,
+  tin,
+  shapeOf,
+  elemOf,
+  present,
+  out,
+  inName,
+  intsInput,
+  normAxis,
+  sameAsInput,
+  type Rule,
+} from "./common.js";
+
+const REDUCE = [
+  "ReduceSum",
+  "ReduceMean",
+  "ReduceMax",
+  "ReduceMin",
+  "ReduceProd",
+  "ReduceL1",
+  "ReduceL2",
+  "ReduceLogSum",
+  "ReduceLogSumExp",
+  "ReduceSumSquare",
+];
+
+/** All Reduce* versions: axes from the attribute (older versions) or the constant second input. */
+const reduce =
+  (outElem?: number): Rule =>
+  (c) => {
+    const s = shapeOf(c, 0);
+    const elem = outElem ?? elemOf(c, 0);
+    const keepdims = intAttr(c, "keepdims", 1);
+    const noop = intAttr(c, "noop_with_empty_axes", 0);
+    let axes: number[] | undefined | null;
+    if (c.attr("axes")) axes = intsAttr(c, "axes");
+    else if (present(c, 1)) axes = intsInput(c, 1) ?? null;
+    else axes = undefined;
+    if (!s) {
+      out(c, 0, elem);
+      return;
+    }
+    const r = s.length;
+    if (keepdims === null || noop === null) {
+      out(c, 0, elem, keepdims === 1 ? s.map((d) => (d === 1 ? 1 : null)) : undefined);
+      return;
+    }
+    if (axes === null) {
+      // Axes computed at run time: with keepdims the rank is known.
+      out(c, 0, elem, keepdims ? s.map((d) => (d === 1 ? 1 : null)) : undefined);
+      return;
+    }
+    let set: number[];
+    if (!axes || axes.length === 0) {
+      if (noop) {
+        out(c, 0, elem, [...s]);
+        return;
+      }
+      set = s.map((_, i) => i);
+    } else {
+      set = [];
+      for (const a of axes) {
+        const n = normAxis(c, a, r);
+        if (n === undefined) return;
+        if (!set.includes(n)) set.push(n);
+      }
+    }
+    const dims: Dim[] = [];
+    s.forEach((d, i) => {
+      if (!set.includes(i)) dims.push(d);
+      else if (keepdims) dims.push(1);
+    });
+    out(c, 0, elem, dims);
+  };
+
+const argReduce: Rule = (c) => {
+  const s = shapeOf(c, 0);
+  const keepdims = intAttr(c, "keepdims", 1);
+  const axisAttr = intAttr(c, "axis", 0);
+  if (!s || keepdims === null || axisAttr === null) {
+    out(c, 0, DataType.INT64);
+    return;
+  }
+  const axis = normAxis(c, axisAttr, s.length);
+  if (axis === undefined) return;
+  const dims = s.flatMap((d, i) => (i !== axis ? [d] : keepdims ? [1] : []));
+  out(c, 0, DataType.INT64, dims);
+};
+
+const logCumSumExp: Rule = (c) => {
+  const t = tin(c, 0);
+  const s = t?.shape;
+  if (s && s.length === 0) {
+    c.error(
+      "rank",
+      `${opName(c)}: input '${inName(c, 0)}' has rank 0; LogCumSumExp needs an input of rank 1 or more`,
+    );
+    return;
+  }
+  const axis = intAttr(c, "axis", 0);
+  if (s && axis !== null && normAxis(c, axis, s.length) === undefined) return;
+  sameAsInput(c);
+};
+
+const cumSum: Rule = (c) => {
+  const s = shapeOf(c, 0);
+  const ax = c.consts[1];
+  if (s && ax && ax.values.length === 1) {
+    if (s.length === 0) {
+      c.error(
+        "rank",
+        `${opName(c)}: input '${inName(c, 0)}' has rank 0; CumSum needs rank 1 or more`,
+      );
+      return;
+    }
+    if (normAxis(c, ax.values[0]!, s.length) === undefined) return;
+  }
+  sameAsInput(c);
+};
+
+const topK: Rule = (c) => {
+  const s = shapeOf(c, 0);
+  const axisAttr = intAttr(c, "axis", -1);
+  const k = hasAttribute(c.schema, "k") ? attrIntOf(c, "k") : intsInput(c, 1)?.[0];
+  let dims: Dim[] | undefined;
+  if (s && axisAttr !== null) {
+    const a = normAxis(c, axisAttr, s.length);
+    if (a === undefined) return;
+    dims = s.map((d, i) => (i === a ? (typeof k === "number" ? k : null) : d));
+  }
+  out(c, 0, elemOf(c, 0), dims);
+  out(c, 1, DataType.INT64, dims);
+};
+
+const rules: Record<string, Rule> = {
+  ArgMax: argReduce,
+  ArgMin: argReduce,
+  TopK: topK,
+  CumSum: cumSum,
+  LogCumSumExp: logCumSumExp,
+};
+for (const op of REDUCE) rules[op] = reduce();
+
+export const reduceRules: Readonly<Record<string, Rule>> = Object.freeze(rules);

@@ -1,0 +1,121 @@
+// Value files: TensorProto messages (read and written), and the SequenceProto and OptionalProto
+// messages of onnx-data.proto (read), as the backend tests store inputs and outputs.
+
+import protobuf from "protobufjs";
+import { OnnxError } from "../errors.js";
+import type { Type } from "../ir/types.js";
+import { ProtoReader } from "../io/from-proto.js";
+import { ProtoWriter } from "../io/to-proto.js";
+import { decodeMessage, encodeMessage } from "../proto/wire.js";
+import { fromIRTensor, toIRTensor } from "./ir-tensors.js";
+import type { RTensor, RValue } from "./types.js";
+
+/** The bytes of a TensorProto message holding the tensor. */
+export function encodeTensorProto(t: RTensor, name = ""): Uint8Array {
+  return encodeMessage("TensorProto", new ProtoWriter().tensor(toIRTensor(t, name)));
+}
+
+/** Decodes a TensorProto message (a backend-test input_*.pb / output_*.pb file). */
+export function decodeTensorProto(
+  bytes: Uint8Array,
+  where?: string,
+  baseDir?: string,
+): { name: string; tensor: RTensor } {
+  const msg = decodeMessage("TensorProto", bytes, where);
+  const t = new ProtoReader(baseDir !== undefined ? { baseDir } : {}).tensor(msg);
+  if (t.dataType === 0)
+    throw new OnnxError("E_DECODE", "not a TensorProto: it has no data type", where);
+  return { name: t.name, tensor: fromIRTensor(t, where) };
+}
+
+// SequenceProto and OptionalProto (onnx-data.proto) are not in the model schema; their few fields
+// are read directly: name = 1, elem_type = 2, then tensor(s) = 3, sequence = 5, optional = 7.
+const SEQ_TENSORS = 3;
+const SEQ_SEQUENCES = 5;
+const SEQ_OPTIONALS = 7;
+
+interface DataMessage {
+  name: string;
+  elemType: number;
+  tensors: Uint8Array[];
+  sequences: Uint8Array[];
+  optionals: Uint8Array[];
+  other: number[];
+}
+
+function readDataMessage(bytes: Uint8Array, what: string, where?: string): DataMessage {
+  const r = protobuf.Reader.create(bytes);
+  const out: DataMessage = {
+    name: "",
+    elemType: 0,
+    tensors: [],
+    sequences: [],
+    optionals: [],
+    other: [],
+  };
+  try {
+    while (r.pos < r.len) {
+      const tag = r.uint32();
+      const field = tag >>> 3;
+      const wire = tag & 7;
+      if (field === 1 && wire === 2) out.name = r.string();
+      else if (field === 2 && wire === 0) out.elemType = r.int32();
+      else if (
+        wire === 2 &&
+        (field === SEQ_TENSORS || field === SEQ_SEQUENCES || field === SEQ_OPTIONALS)
+      ) {
+        const b = r.bytes();
+        (field === SEQ_TENSORS
+          ? out.tensors
+          : field === SEQ_SEQUENCES
+            ? out.sequences
+            : out.optionals
+        ).push(b);
+      } else {
+        if (wire === 2) out.other.push(field);
+        r.skipType(wire);
+      }
+    }
+  } catch (e) {
+    throw new OnnxError("E_DECODE", `not a valid ${what}: ${(e as Error).message}`, where);
+  }
+  return out;
+}
+
+/**
+ * Decodes a backend-test value file by the declared type: a TensorProto for tensors, a
+ * SequenceProto of tensors for sequences, an OptionalProto for optionals.
+ */
+export function decodeValueProto(
+  bytes: Uint8Array,
+  type: Type | undefined,
+  where?: string,
+): { name: string; value: RValue } {
+  if (!type || type.kind === "tensor" || type.kind === "none") {
+    const { name, tensor } = decodeTensorProto(bytes, where);
+    return { name, value: tensor };
+  }
+  if (type.kind === "sequence") {
+    const m = readDataMessage(bytes, "SequenceProto", where);
+    if (m.sequences.length || m.optionals.length || m.other.length)
+      throw new OnnxError("E_UNSUPPORTED", "only sequences of tensors are supported", where);
+    const items = m.tensors.map((b) => decodeTensorProto(b, where).tensor);
+    const elem =
+      type.elem && type.elem.kind === "tensor" ? type.elem.elemType : (items[0]?.dtype ?? 0);
+    return { name: m.name, value: { kind: "sequence", elemDtype: elem, items } };
+  }
+  if (type.kind === "optional") {
+    const m = readDataMessage(bytes, "OptionalProto", where);
+    if (m.tensors.length)
+      return { name: m.name, value: decodeTensorProto(m.tensors[0]!, where).tensor };
+    if (m.sequences.length)
+      return {
+        name: m.name,
+        value: decodeValueProto(m.sequences[0]!, type.elem ?? { kind: "sequence" }, where).value,
+      };
+    if (m.other.length || m.optionals.length)
+      throw new OnnxError("E_UNSUPPORTED", "optional of this kind is not supported", where);
+    return { name: m.name, value: { kind: "optional-none" } };
+  }
+  throw new OnnxError("E_UNSUPPORTED", `values of kind ${type.kind} are not supported`, where);
+}

@@ -1,0 +1,142 @@
+// Version facts: what an operator version takes and gives, read from its schema rather than
+// written as version numbers where it is used. "Are the axes an input here?" is
+// `hasInput(v, "axes")`, not `version >= 13`; the checker's rules, the interpreter's kernels and
+// the converter's adapters all ask here, so a schema is the one place such a fact lives.
+
+import type { AttributeSchema, FormalSchema, OpVersion } from "./types.js";
+import { SchemaRegistry, normaliseDomain } from "./registry.js";
+
+// ---- one version: its formals and attributes ----
+
+/** The position of the formal input `name` (-1 when the version has no such input). */
+export function inputIndex(v: OpVersion, name: string): number {
+  return v.inputs.findIndex((f) => f.name === name);
+}
+
+/** Whether the version has a formal input called `name`. */
+export function hasInput(v: OpVersion, name: string): boolean {
+  return inputIndex(v, name) >= 0;
+}
+
+/** The position of the formal output `name` (-1 when the version has no such output). */
+export function outputIndex(v: OpVersion, name: string): number {
+  return v.outputs.findIndex((f) => f.name === name);
+}
+
+/** Whether the version has a formal output called `name`. */
+export function hasOutput(v: OpVersion, name: string): boolean {
+  return outputIndex(v, name) >= 0;
+}
+
+/** The version's attribute `name`, if it has one. */
+export function attributeOf(v: OpVersion, name: string): AttributeSchema | undefined {
+  return v.attributes.find((a) => a.name === name);
+}
+
+/** Whether the version has an attribute called `name`. */
+export function hasAttribute(v: OpVersion, name: string): boolean {
+  return attributeOf(v, name) !== undefined;
+}
+
+/** The default of attribute `name` (undefined when the version has no such attribute or it has no default). */
+export function attributeDefault(v: OpVersion, name: string): AttributeSchema["default"] {
+  return attributeOf(v, name)?.default;
+}
+
+/** Whether the version requires attribute `name` (false when it has no such attribute). */
+export function isAttributeRequired(v: OpVersion, name: string): boolean {
+  return attributeOf(v, name)?.required ?? false;
+}
+
+/** The type strings a formal accepts: its constraint's allowed types, or its one concrete type. */
+export function formalTypes(v: OpVersion, formal: FormalSchema): readonly string[] {
+  return v.type_constraints.find((c) => c.name === formal.type)?.allowed ?? [formal.type];
+}
+
+/** The type strings the formal output `name` may have ([] when the version has no such output). */
+export function outputTypes(v: OpVersion, name: string): readonly string[] {
+  const f = v.outputs[outputIndex(v, name)];
+  return f ? formalTypes(v, f) : [];
+}
+
+// ---- facts of an ONNX release that the schema files do not record ----
+
+/**
+ * Opset 7 (ONNX 1.2) made every elementwise op broadcast numpy-style across all its inputs.
+ * Versions from before (Add-6 and its kind with `broadcast`/`axis` attributes, Max/Min/Sum/Mean-6
+ * with equal shapes, PRelu-6 with a per-channel slope) broadcast the other inputs to the first,
+ * whose shape the result has. The schemas hold signatures, not this prose, so it is kept here.
+ */
+export const MULTIDIRECTIONAL_BROADCAST_SINCE = 7;
+
+/** Whether an elementwise op version broadcasts numpy-style (see MULTIDIRECTIONAL_BROADCAST_SINCE). */
+export function broadcastsMultidirectionally(v: OpVersion): boolean {
+  return v.since >= MULTIDIRECTIONAL_BROADCAST_SINCE;
+}
+
+/**
+ * Softmax, LogSoftmax and Hardmax-13 work along one axis (default -1). Earlier versions flatten
+ * the input to 2-D at `axis` (default 1) and work along the second dimension. The defaults are in
+ * the schemas; the change of meaning is not.
+ */
+export const SOFTMAX_ALONG_AXIS_SINCE = 13;
+
+/** Whether a Softmax/LogSoftmax/Hardmax version works along one axis (see SOFTMAX_ALONG_AXIS_SINCE). */
+export function softmaxAlongAxis(v: OpVersion): boolean {
+  return v.since >= SOFTMAX_ALONG_AXIS_SINCE;
+}
+
+// ---- an operator's versions ----
+
+/** What the version lookups need of a registry (SchemaRegistry, or anything with its lookups). */
+export type VersionSource = Pick<SchemaRegistry, "tryResolve" | "versions">;
+
+/** The first version of an op (undefined for an unknown op). */
+export function firstVersion(
+  domain: string,
+  op: string,
+  registry: VersionSource = SchemaRegistry.default(),
+): OpVersion | undefined {
+  return registry.versions(domain, op)[0];
+}
+
+/**
+ * The first version of an op for which `test` holds, e.g. the version from which the axes are an
+ * input: `firstVersionWhere("", "ReduceMean", (v) => hasInput(v, "axes"))?.since` is 18.
+ */
+export function firstVersionWhere(
+  domain: string,
+  op: string,
+  test: (v: OpVersion) => boolean,
+  registry: VersionSource = SchemaRegistry.default(),
+): OpVersion | undefined {
+  return registry.versions(domain, op).find(test);
+}
+
+// Per registry: domain → op → opset → the version in force (null: none).
+const inForce = new WeakMap<VersionSource, Map<string, Map<string, (OpVersion | null)[]>>>();
+
+/**
+ * The version of an op in force at `opset` (undefined when the op is unknown or the opset
+ * precedes its first version). Cached per (registry, domain, op, opset): after the first call for
+ * a triple, a lookup is three map reads, cheap enough for code that runs per node.
+ */
+export function versionInForce(
+  domain: string,
+  op: string,
+  opset: number,
+  registry: VersionSource = SchemaRegistry.default(),
+): OpVersion | undefined {
+  let byDomain = inForce.get(registry);
+  if (!byDomain) inForce.set(registry, (byDomain = new Map()));
+  let byOp = byDomain.get(domain);
+  if (!byOp) byDomain.set(domain, (byOp = new Map()));
+  let byOpset = byOp.get(op);
+  if (!byOpset) byOp.set(op, (byOpset = []));
+  let v = byOpset[opset];
+  if (v === undefined) {
+    v = registry.tryResolve(normaliseDomain(domain), op, opset) ?? null;
+    if (Number.isSafeInteger(opset) && opset >= 0 && opset < 1 << 16) byOpset[opset] = v;
+  }
+  return v ?? undefined;
+}
