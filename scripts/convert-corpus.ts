@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { checkModel, formatProblem } from "../src/check/index.js";
 import { convertModel } from "../src/convert/index.js";
 import { compareValues, DEFAULT_TOLERANCE } from "../src/interp/backend-test.js";
-import { decodeValueProto } from "../src/interp/convert.js";
+import { decodeValueProto } from "../src/interp/value-proto.js";
 import { runValues } from "../src/interp/executor.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
 import { loadModel } from "../src/io/files.js";

@@ -2,7 +2,7 @@
 // on the way down, the larger of the IR released with the target opset and the lowest IR that
 // carries what the model uses. Never a reason to refuse.
 
-import { minIrVersionForOpset } from "../check/analyze.js";
+import { minIrVersionForOpset } from "../schema/ir-versions.js";
 import { attributeGraphs, walkGraphs, walkNodes } from "../ir/traverse.js";
 import type { Model, Type } from "../ir/types.js";
 
