@@ -13,6 +13,7 @@ import { DROPOUT_ROWS } from "./dropout.js";
 import { RESIZE_ROWS } from "./resize.js";
 import { WIDEN_ROWS } from "./widen.js";
 import { MISC_ROWS } from "./misc.js";
+import { GATHERND_ROWS } from "./gathernd.js";
 import { SCAN_ROWS } from "./scan.js";
 import { GROUPNORM_ROWS } from "./groupnorm.js";
 import { typeChecked } from "./build.js";
@@ -40,6 +41,7 @@ export const ADAPTER_ROWS: readonly AdapterRow[] = [
     ...MISC_ROWS,
     ...GROUPNORM_ROWS,
     ...BROADCAST_ROWS,
+    ...GATHERND_ROWS,
   ]),
   // These handle the types the older version lacks themselves (Scan: its inputs shift by one
   // between 8 and 9, and V allows every tensor type in both).

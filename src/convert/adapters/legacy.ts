@@ -119,7 +119,6 @@ export const legacyRows: AdapterRow[] = [
   dropDefault("LpPool", 18, 11, "ceil_mode", 0n),
   dropDefault("MaxPool", 10, 8, "ceil_mode", 0n),
   dropDefault("Reshape", 14, 13, "allowzero", 0n),
-  dropDefault("GatherND", 12, 11, "batch_dims", 0n),
   dropDefault("DepthToSpace", 11, 1, "mode", "DCR"),
   dropDefault("ScatterElements", 16, 13, "reduction", "none"),
   dropDefault("ScatterND", 16, 13, "reduction", "none"),
