@@ -10,12 +10,12 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { checkModel, formatProblem } from "../src/check/index.js";
 import { convertModel } from "../src/convert/index.js";
-import { compareValues, DEFAULT_TOLERANCE } from "../src/interp/backend-test.js";
+import { compareValues, DEFAULT_TOLERANCE, legacyBfloat16 } from "../src/interp/backend-test.js";
 import { decodeValueProto } from "../src/interp/value-proto.js";
 import { runValues } from "../src/interp/executor.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
 import { loadModel } from "../src/io/files.js";
-import { DataType, type Model, type Type } from "../src/ir/types.js";
+import type { Model } from "../src/ir/types.js";
 import { runOrt } from "../test/helpers/ort.js";
 
 export const LIBONNX_ROOT = "/usr/share/libonnx-testdata/data";
@@ -54,18 +54,6 @@ function numbered(dir: string, prefix: string): string[] {
     .sort((a, b) => Number(a.slice(prefix.length, -3)) - Number(b.slice(prefix.length, -3)));
 }
 
-/** uint16 data stored for a bfloat16 value (as older ONNX test data does). */
-function bfloat16(v: RValue, type: Type | undefined): RValue {
-  if (
-    "dtype" in v &&
-    v.dtype === DataType.UINT16 &&
-    type?.kind === "tensor" &&
-    type.elemType === DataType.BFLOAT16
-  )
-    return { dtype: DataType.BFLOAT16, shape: v.shape, data: v.data };
-  return v;
-}
-
 /** The model of a test folder and its test data sets (undefined when it has none). */
 export function loadCorpusModel(dir: string): CorpusModel | undefined {
   const model = loadModel(join(dir, "model.onnx"));
@@ -82,7 +70,7 @@ export function loadCorpusModel(dir: string): CorpusModel | undefined {
       const target = feedable[i];
       const { name, value } = decodeValueProto(readFileSync(join(sdir, f)), target?.type);
       const vi = model.graph.inputs.find((v) => v.name === name) ?? target;
-      if (vi) set.inputs[vi.name] = bfloat16(value, vi.type);
+      if (vi) set.inputs[vi.name] = legacyBfloat16(value, vi.type);
     });
     const outs = numbered(sdir, "output_");
     if (outs.length !== model.graph.outputs.length) return undefined;
@@ -90,7 +78,7 @@ export function loadCorpusModel(dir: string): CorpusModel | undefined {
       const target = model.graph.outputs[i];
       const { name, value } = decodeValueProto(readFileSync(join(sdir, f)), target?.type);
       const vo = model.graph.outputs.find((v) => v.name === name) ?? target;
-      if (vo) set.outputs[vo.name] = bfloat16(value, vo.type);
+      if (vo) set.outputs[vo.name] = legacyBfloat16(value, vo.type);
     });
     sets.push(set);
   }

@@ -9,7 +9,8 @@ import { run } from "../../src/interp/executor.js";
 import type { RTensor } from "../../src/interp/types.js";
 import type { Model } from "../../src/ir/types.js";
 import { parseModelText, printModel } from "../../src/text/index.js";
-import { randomTensor, runOrt } from "./ort.js";
+import { randomTensor, seededRandom } from "../../src/interp/random.js";
+import { runOrt } from "./ort.js";
 
 /** The highest ai.onnx opset onnxruntime-node (1.30) accepts. */
 export const ORT_MAX_OPSET = 26;
@@ -26,7 +27,7 @@ export function randomFeeds(m: Model, seed = 1): Record<string, RTensor> {
     const t = v.type;
     if (!t || t.kind !== "tensor" || !t.shape || t.shape.some((d) => typeof d !== "number"))
       throw new Error(`input '${v.name}' needs a static tensor type for random feeds`);
-    feeds[v.name] = randomTensor(t.elemType, t.shape as number[], seed + i);
+    feeds[v.name] = randomTensor(t.elemType, t.shape as number[], seededRandom(seed + i));
   });
   return feeds;
 }

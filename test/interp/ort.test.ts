@@ -10,33 +10,7 @@ import { run } from "../../src/interp/executor.js";
 import { fromFloat64 } from "../../src/interp/tensor.js";
 import type { RTensor } from "../../src/interp/types.js";
 import { DataType, graph, i64, model, node, valueInfo } from "../helpers/interp.js";
-
-const ORT_TYPE: Record<number, ort.Tensor.Type> = {
-  [DataType.FLOAT]: "float32",
-  [DataType.DOUBLE]: "float64",
-  [DataType.FLOAT16]: "float16",
-  [DataType.INT8]: "int8",
-  [DataType.UINT8]: "uint8",
-  [DataType.INT16]: "int16",
-  [DataType.UINT16]: "uint16",
-  [DataType.INT32]: "int32",
-  [DataType.UINT32]: "uint32",
-  [DataType.INT64]: "int64",
-  [DataType.UINT64]: "uint64",
-  [DataType.BOOL]: "bool",
-};
-const FROM_ORT = Object.fromEntries(Object.entries(ORT_TYPE).map(([k, v]) => [v, Number(k)]));
-
-function toOrt(t: RTensor): ort.Tensor {
-  return new ort.Tensor(ORT_TYPE[t.dtype]!, t.data as never, t.shape);
-}
-function fromOrt(t: ort.Tensor): RTensor {
-  const dtype = FROM_ORT[t.type]!;
-  let data = t.data as RTensor["data"];
-  if (dtype === DataType.FLOAT16 && !(data instanceof Uint16Array))
-    data = new Uint16Array((data as unknown as Uint16Array).buffer);
-  return { dtype, shape: [...t.dims], data };
-}
+import { fromOrt, toOrt } from "../helpers/ort.js";
 
 /** A deterministic pseudo-random generator (xorshift32). */
 function rng(seed: number): () => number {

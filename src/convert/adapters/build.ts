@@ -171,3 +171,33 @@ export function floatsAttr(c: AdapterContext, name: string): number[] | undefine
 export function typeChecked(rows: readonly AdapterRow[]): AdapterRow[] {
   return rows.map((r) => ({ ...r, adapter: checkThen(typeRestriction, r.adapter) }));
 }
+
+/**
+ * A list of nodes being built for one adapted node: constants and ops whose outputs get fresh
+ * names from `base` (usually the node's output).
+ */
+export function nodeSequence(c: AdapterContext, base: string) {
+  const nodes: Node[] = [];
+  return {
+    nodes,
+    /** A fresh name `${base}_${suffix}`. */
+    name: (suffix: string) => c.fresh(`${base}_${suffix}`),
+    /** An int64 constant (1-D, or a scalar), returning the name it writes. */
+    ints(suffix: string, values: readonly (number | bigint)[], scalar = false): string {
+      const [n, name] = int64Constant(c, `${base}_${suffix}`, values, scalar);
+      nodes.push(n);
+      return name;
+    },
+    /** An op writing a fresh `${base}_${suffix}`, returning that name. */
+    op(
+      type: string,
+      inputs: string[],
+      suffix: string,
+      attrs: Record<string, AttrInput> = {},
+    ): string {
+      const out = c.fresh(`${base}_${suffix}`);
+      nodes.push(opNode(c, type, inputs, [out], attrs));
+      return out;
+    },
+  };
+}

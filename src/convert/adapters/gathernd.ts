@@ -4,9 +4,8 @@
 // (Range, reshaped and expanded to the indices' shape with a last dimension of 1) per batch
 // dimension, concatenated before the indices along the last axis.
 
-import type { Node } from "../../ir/types.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
-import { int64Constant, intAttr, nodeWithoutAttributes, opNode, rankOf } from "./build.js";
+import { intAttr, nodeSequence, nodeWithoutAttributes, rankOf } from "./build.js";
 
 const down: Adapter = (c: AdapterContext) => {
   const b = intAttr(c, "batch_dims") ?? 0;
@@ -16,17 +15,9 @@ const down: Adapter = (c: AdapterContext) => {
   if (rank === undefined) c.fail(`batch_dims=${b} needs the rank of the indices, which is unknown`);
   const [data, indices] = c.node.inputs as [string, string];
   const y = c.node.outputs[0]!;
-  const out: Node[] = [];
-  const k = (base: string, v: number[], scalar = false) => {
-    const [node, name] = int64Constant(c, `${y}_${base}`, v, scalar);
-    out.push(node);
-    return name;
-  };
-  const op = (type: string, inputs: string[], base: string, attrs = {}) => {
-    const o = c.fresh(`${y}_${base}`);
-    out.push(opNode(c, type, inputs, [o], attrs));
-    return o;
-  };
+  const seq = nodeSequence(c, y);
+  const k = seq.ints;
+  const op = seq.op;
   const shape = op("Shape", [indices], "indices_shape");
   const lead = op("Slice", [shape, k("start", [0]), k("end", [-1]), k("axis0", [0])], "lead_shape");
   const gridShape = op("Concat", [lead, k("one", [1])], "grid_shape", { axis: 0 });
@@ -42,8 +33,7 @@ const down: Adapter = (c: AdapterContext) => {
   }
   const full = op("Concat", [...parts, indices], "indices_full", { axis: -1 });
   n.inputs = [data, full];
-  out.push(n);
-  return out;
+  return [...seq.nodes, n];
 };
 
 export const GATHERND_ROWS: AdapterRow[] = [

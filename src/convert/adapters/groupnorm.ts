@@ -9,7 +9,7 @@ import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
 import {
   elemTypeOf,
   floatAttr,
-  int64Constant,
+  nodeSequence,
   intAttr,
   numberConstant,
   opNode,
@@ -23,13 +23,10 @@ const up: Adapter = (c: AdapterContext) => {
   const elem = elemTypeOf(c, 0, "for the neutral scale and bias");
   const groups = intAttr(c, "num_groups");
   if (groups === undefined) c.fail("the required 'num_groups' attribute is missing");
-  const out: Node[] = [];
-  const name = (b: string) => c.fresh(`${y}_${b}`);
-  const k = (b: string, v: number[]) => {
-    const [n, o] = int64Constant(c, `${y}_${b}`, v);
-    out.push(n);
-    return o;
-  };
+  const seq = nodeSequence(c, y);
+  const out = seq.nodes;
+  const name = seq.name;
+  const k = seq.ints;
   const channels = name("channels");
   out.push(opNode(c, "Shape", [x], [channels], { start: 1, end: 2 }));
   const ones = name("ones");
@@ -71,18 +68,10 @@ const down: Adapter = (c: AdapterContext) => {
   const groups = intAttr(c, "num_groups");
   if (groups === undefined) c.fail("the required 'num_groups' attribute is missing");
   const eps = floatAttr(c, "epsilon")!;
-  const out: Node[] = [];
-  const name = (b: string) => c.fresh(`${y}_${b}`);
-  const k = (b: string, v: number[]) => {
-    const [n, o] = int64Constant(c, `${y}_${b}`, v);
-    out.push(n);
-    return o;
-  };
-  const op = (type: string, inputs: string[], base: string, attrs = {}) => {
-    const o = name(base);
-    out.push(opNode(c, type, inputs, [o], attrs));
-    return o;
-  };
+  const seq = nodeSequence(c, y);
+  const out = seq.nodes;
+  const k = seq.ints;
+  const op = seq.op;
   const shape = op("Shape", [x], "shape");
   const grouped = op("Reshape", [x, k("group_shape", [0, groups, -1])], "grouped");
   const axes = k("axes", [2]);
