@@ -25,6 +25,13 @@ export interface AdapterContext {
   inputType(i: number): Type | undefined;
   /** The type of the node's i-th output, when inference knows it (computed lazily, on request). */
   outputType(i: number): Type | undefined;
+  /**
+   * The element type (DataType) of the node's i-th input when it is a tensor: from a cheap
+   * linear pass over element types first, full inference only when that cannot tell. Prefer it
+   * to inputType when the dtype is all a step needs (full inference is much slower).
+   */
+  inputElemType(i: number): number | undefined;
+  outputElemType(i: number): number | undefined;
   /** The value of the node's i-th input when it is a constant (initializer or Constant output). */
   constantInput(i: number): Tensor | undefined;
   /** A name not used anywhere in the graph (nor its subgraphs), starting with `base`. */

@@ -17,8 +17,9 @@ import { attributeGraphs } from "../ir/traverse.js";
 import type { Attribute, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
-import type { AdapterContext, Direction } from "./adapter.js";
+import type { AdapterContext, AdapterRow, Direction } from "./adapter.js";
 import { convertedIrVersion } from "./ir-version.js";
+import { elemTypes } from "./elem-types.js";
 import {
   adapterRow,
   behaviourBreak,
@@ -77,13 +78,25 @@ class OwnerState {
   private inits: Map<string, Tensor> | undefined;
   removedInitializers: Set<string> | undefined;
 
+  private elems: Map<string, number> | undefined;
+
   constructor(
     readonly original: Graph | Function,
     readonly where: string,
     readonly parent: OwnerState | undefined,
     readonly names: () => NameScope,
+    /** The ai.onnx opset the graph was at in the input model. */
+    readonly opset: number,
   ) {
     this.nodes = original.nodes;
+  }
+
+  /** Element types of the input model's values (cheap pass, built on first request). */
+  elemType(name: string, registry: SchemaRegistry): number | undefined {
+    this.elems ??= elemTypes(this.original, registry, this.opset, (n) =>
+      this.parent?.elemType(n, registry),
+    );
+    return this.elems.get(name) ?? this.parent?.elemType(name, registry);
   }
 
   private get graph(): Graph | undefined {
@@ -140,11 +153,14 @@ class OwnerState {
     return this.uses;
   }
 
-  /** Records that `old` was replaced by `repl`; returns names `old` read that may now be unused. */
+  /** Records that `old` was replaced by `repl` (call after `nodes` holds the step's result or before it is built). */
   replaced(old: Node, repl: Node[]): void {
-    const u = this.useCounts();
-    countUses(u, old, -1);
-    for (const n of repl) countUses(u, n, 1);
+    // Use counts are built on first need (from the node list as it is then), then kept.
+    const u = this.uses;
+    if (u) {
+      countUses(u, old, -1);
+      for (const n of repl) countUses(u, n, 1);
+    }
     if (this.producers) {
       for (const o of old.outputs) if (o) this.producers.delete(o);
       for (const n of repl) for (const o of n.outputs) if (o) this.producers.set(o, n);
@@ -183,29 +199,93 @@ function countUses(u: Map<string, number>, n: Node, by: number): void {
     for (const name of outerNamesUsedBy(n)) u.set(name, (u.get(name) ?? 0) + by);
 }
 
-/** Every version of an op indexed by opset (the version in force there), built once per op. */
+/** A step record whose `where` is built when read (a 100,000-node chain has as many records). */
+class LazyRecord implements StepRecord {
+  private label: string | undefined;
+  readonly op: string;
+  readonly domain: string;
+  constructor(
+    private readonly ownerWhere: string,
+    private readonly node: Node,
+    private readonly index: number,
+    readonly from: number,
+    readonly to: number,
+    readonly opsetFrom: number,
+    readonly opsetTo: number,
+    readonly message: string,
+  ) {
+    this.op = node.opType;
+    this.domain = node.domain;
+  }
+  get where(): string {
+    return (this.label ??= `${this.ownerWhere} > ${nodeLabel(this.node, this.index)}`);
+  }
+  toJSON(): StepRecord {
+    const { where, op, domain, from, to, opsetFrom, opsetTo, message } = this;
+    return { where, op, domain, from, to, opsetFrom, opsetTo, message };
+  }
+}
+
+/** What one opset step means for an op, whatever the node: computed once per op and step. */
+interface StepInfo {
+  /** The op's version before and after (after undefined: the op does not exist there). */
+  a: OpVersion | undefined;
+  b: OpVersion | undefined;
+  /** The version does not change at this step. */
+  same: boolean;
+  row: AdapterRow | undefined;
+  behaviour: string | undefined;
+  /** Free for every node: no row, no change of meaning, a diff that breaks nothing. */
+  free: boolean;
+}
+
+/** Per op: the version in force at each opset, and the step infos, built once per op. */
 class VersionTable {
-  private readonly byOp = new Map<string, (OpVersion | undefined)[] | null>();
+  private readonly byOp = new Map<
+    string,
+    { at: (OpVersion | undefined)[]; steps: StepInfo[] } | null
+  >();
   constructor(
     private readonly registry: SchemaRegistry,
     private readonly maxOpset: number,
   ) {}
-  get(op: string): (OpVersion | undefined)[] | null {
+
+  /** The step k -> next (adjacent opsets) for op; null when the op is unknown. */
+  step(op: string, k: number, next: number): StepInfo | null {
     let t = this.byOp.get(op);
     if (t === undefined) {
       const versions = this.registry.versions("", op);
       if (versions.length === 0) t = null;
       else {
-        t = new Array<OpVersion | undefined>(this.maxOpset + 2).fill(undefined);
+        const at = new Array<OpVersion | undefined>(this.maxOpset + 2).fill(undefined);
         let vi = -1;
-        for (let k = 1; k < t.length; k++) {
-          while (vi + 1 < versions.length && versions[vi + 1]!.since <= k) vi++;
-          t[k] = vi >= 0 ? versions[vi] : undefined;
+        for (let j = 1; j < at.length; j++) {
+          while (vi + 1 < versions.length && versions[vi + 1]!.since <= j) vi++;
+          at[j] = vi >= 0 ? versions[vi] : undefined;
         }
+        t = { at, steps: [] };
       }
       this.byOp.set(op, t);
     }
-    return t;
+    if (t === null) return null;
+    // Up steps at 2k, down steps at 2k+1.
+    const slot = 2 * k + (next < k ? 1 : 0);
+    let info = t.steps[slot];
+    if (!info) {
+      const a = t.at[k];
+      const b = t.at[next];
+      if (a === b || !a || !b) {
+        info = { a, b, same: a === b, row: undefined, behaviour: undefined, free: false };
+        if (a && !b) info.row = adapterRow("", op, a.since, 0);
+      } else {
+        const row = adapterRow("", op, a.since, b.since);
+        const behaviour = behaviourBreak("", op, a.since, b.since)?.reason;
+        const free = !row && !behaviour && !stepDiff(a, b).verdict.breaking;
+        info = { a, b, same: false, row, behaviour, free };
+      }
+      t.steps[slot] = info;
+    }
+    return info;
   }
 }
 
@@ -263,7 +343,7 @@ export class Converter {
       const v = onnxVersion(f.opsetImports);
       if (v === undefined) return f;
       const where = `function '${f.domain ? `${f.domain}.` : ""}${f.name}'`;
-      const state = new OwnerState(f, where, undefined, lazyNames(f));
+      const state = new OwnerState(f, where, undefined, lazyNames(f), v);
       const nodes = this.convertNodes(state, v);
       const opsetImports = withOnnxVersion(f.opsetImports, this.target);
       return nodes === f.nodes && v === this.target ? f : { ...f, nodes, opsetImports };
@@ -298,7 +378,7 @@ export class Converter {
     names: () => NameScope,
     origin = from,
   ): Graph {
-    const state = new OwnerState(g, where, parent, names);
+    const state = new OwnerState(g, where, parent, names, from);
     const nodes = this.convertNodes(state, from, origin);
     const removed = state.removedInitializers;
     if (nodes === g.nodes && !removed) return g;
@@ -348,63 +428,48 @@ export class Converter {
     let out: Node[] | undefined;
     let dead: Set<string> | undefined;
     const direction: Direction = next > k ? "up" : "down";
+    const blocked = this.blockedNodes;
     for (let i = 0; i < nodes.length; i++) {
       const node = nodes[i]!;
-      this.visited++;
-      if ((this.visited & 0x3fff) === 0) this.opts.progress?.(this.visited, this.total);
-      const keep = () => {
-        if (out) out.push(node);
-      };
-      if (!isOnnx(node.domain) || this.blockedNodes.has(node)) {
-        keep();
-        continue;
-      }
-      const table = this.versions.get(node.opType);
-      if (table === null) {
-        this.block(state, node, i, k, next, 0, 0, `unknown operator '${node.opType}'`);
-        keep();
-        continue;
-      }
-      const a = table[k];
-      const b = table[next];
-      if (a === b) {
-        keep();
-        continue;
-      }
-      if (a === undefined) {
-        this.block(
-          state,
-          node,
-          i,
-          k,
-          next,
-          0,
-          b!.since,
-          `${node.opType} does not exist at opset ${k}`,
-        );
-        keep();
-        continue;
-      }
+      if ((++this.visited & 0x3fff) === 0) this.opts.progress?.(this.visited, this.total);
+      // The common cases first, without allocating: another domain, no change, a free step.
+      const info =
+        isOnnx(node.domain) && (blocked.size === 0 || !blocked.has(node))
+          ? this.versions.step(node.opType, k, next)
+          : undefined;
       let repl: Node[] | undefined;
-      try {
-        repl = this.applyStep(state, node, a, b, next, direction, i, k);
-      } catch (e) {
-        if (!(e instanceof Blocked)) throw e;
-        this.block(state, node, i, k, next, a.since, b?.since ?? 0, e.reason);
-        keep();
-        continue;
+      if (info === undefined || (info !== null && info.same)) {
+        // kept
+      } else if (info !== null && info.free) {
+        this.plan.freeSteps++;
+      } else if (info === null) {
+        this.block(state, node, i, k, next, 0, 0, `unknown operator '${node.opType}'`);
+      } else if (info.a === undefined) {
+        const why = `${node.opType} does not exist at opset ${k}`;
+        this.block(state, node, i, k, next, 0, info.b!.since, why);
+      } else {
+        try {
+          repl = this.applyStep(state, node, info, info.a, next, direction, i, k);
+        } catch (e) {
+          if (!(e instanceof Blocked)) throw e;
+          this.block(state, node, i, k, next, info.a.since, info.b?.since ?? 0, e.reason);
+        }
       }
       if (!repl) {
-        keep();
+        if (out) out.push(node);
         continue;
       }
       out ??= nodes.slice(0, i);
       for (const n of repl) out.push(n);
       this.noteNewGraphs(node, repl, next);
       state.replaced(node, repl);
-      const readNow = new Set<string>();
-      for (const n of repl) for (const x of n.inputs) readNow.add(x);
-      for (const x of node.inputs) if (x && !readNow.has(x)) (dead ??= new Set()).add(x);
+      // Inputs the node read that its replacement does not: candidates for removal.
+      for (const x of node.inputs) {
+        if (!x) continue;
+        let still = false;
+        for (const n of repl) if (n.inputs.includes(x)) still = true;
+        if (!still) (dead ??= new Set()).add(x);
+      }
     }
     if (out) state.nodes = out;
     if (dead) state.removeDead(dead);
@@ -445,15 +510,14 @@ export class Converter {
   private applyStep(
     state: OwnerState,
     node: Node,
+    info: StepInfo,
     a: OpVersion,
-    b: OpVersion | undefined,
     opset: number,
     direction: Direction,
     index: number,
     k: number,
   ): Node[] | undefined {
-    const to = b?.since ?? 0;
-    const row = adapterRow("", node.opType, a.since, to);
+    const b = info.b;
     if (!b) {
       const why = blockedStep("", node.opType, a.since, 0)?.reason;
       if (why) throw new Blocked(why);
@@ -463,29 +527,19 @@ export class Converter {
       throw new Blocked(`${node.opType} does not exist before opset ${a.since}${hint}`);
     }
     const ctx = this.context(state, node, a, b, opset, direction, index, k);
+    const row = info.row;
     if (row) {
       const r = row.adapter(ctx);
-      this.plan.adapted.push({
-        where: ctx.where,
-        op: node.opType,
-        domain: node.domain,
-        from: a.since,
-        to: b.since,
-        opsetFrom: k,
-        opsetTo: opset,
-        message: row.summary,
-      });
+      this.plan.adapted.push(
+        new LazyRecord(state.where, node, index, a.since, b.since, k, opset, row.summary),
+      );
       return r;
     }
-    const br = behaviourBreak("", node.opType, a.since, b.since);
-    if (br)
-      throw new Blocked(`no adapter for ${node.opType} ${a.since} -> ${b.since}: ${br.reason}`);
-    const d = stepDiff(a, b);
-    if (!d.verdict.breaking) {
-      this.plan.freeSteps++;
-      return undefined;
-    }
-    const reasons = nodeStepReasons(ctx, d);
+    if (info.behaviour)
+      throw new Blocked(
+        `no adapter for ${node.opType} ${a.since} -> ${b.since}: ${info.behaviour}`,
+      );
+    const reasons = nodeStepReasons(ctx, stepDiff(a, b));
     if (reasons.length === 0) {
       this.plan.freeSteps++;
       return undefined;
@@ -504,56 +558,97 @@ export class Converter {
     index: number,
     k: number,
   ): AdapterContext {
-    const plan = this.plan;
-    const types = this.types;
-    // A subgraph reads outer-scope values: their types are in the enclosing scopes' maps.
-    const typeOf = (name: string): Type | undefined => {
-      for (let s: OwnerState | undefined = state; s; s = s.parent) {
-        const t = types.of(s.original, name);
-        if (t) return t;
-      }
-      return undefined;
-    };
-    return {
+    const c: Context = {
       node,
       from,
       to,
       direction,
       opset,
-      where: `${state.where} > ${nodeLabel(node, index)}`,
-      inputType(i: number) {
-        const name = this.node.inputs[i];
-        return name ? typeOf(name) : undefined;
+      // Built only when asked: most adapted nodes never need their label.
+      get where() {
+        return `${state.where} > ${nodeLabel(node, index)}`;
       },
-      outputType(i: number) {
-        const name = this.node.outputs[i];
-        return name ? typeOf(name) : undefined;
-      },
-      constantInput(i: number) {
-        const name = this.node.inputs[i];
-        return name ? state.constant(name) : undefined;
-      },
-      fresh(base: string) {
-        return state.names().fresh(base);
-      },
-      warn(message: string) {
-        plan.warnings.push({
-          where: this.where,
-          op: node.opType,
-          domain: node.domain,
-          from: from.since,
-          to: to.since,
-          opsetFrom: k,
-          opsetTo: opset,
-          message,
-        });
-      },
-      fail(reason: string): never {
-        throw new Blocked(reason);
-      },
+      state,
+      converter: this,
+      opsetFrom: k,
+      inputType: contextMethods.inputType,
+      outputType: contextMethods.outputType,
+      inputElemType: contextMethods.inputElemType,
+      outputElemType: contextMethods.outputElemType,
+      constantInput: contextMethods.constantInput,
+      fresh: contextMethods.fresh,
+      warn: contextMethods.warn,
+      fail: contextMethods.fail,
     };
+    return c;
+  }
+
+  /** The element type of a tensor value: the cheap pass first, full inference when it cannot tell. */
+  elemTypeOf(state: OwnerState, name: string): number | undefined {
+    const e = state.elemType(name, this.registry);
+    if (e !== undefined) return e;
+    const t = this.typeOf(state, name);
+    return t?.kind === "tensor" && t.elemType ? t.elemType : undefined;
+  }
+
+  /** The type of a value seen from a graph (outer scopes included), from the input's inference. */
+  typeOf(state: OwnerState, name: string): Type | undefined {
+    for (let s: OwnerState | undefined = state; s; s = s.parent) {
+      const t = this.types.of(s.original, name);
+      if (t) return t;
+    }
+    return undefined;
   }
 }
+
+/** The driver's context: the adapter's view plus what its methods need (kept on the object so
+ * that a copy made with a different node, as `inOrder` does, still works). */
+interface Context extends AdapterContext {
+  readonly state: OwnerState;
+  readonly converter: Converter;
+  readonly opsetFrom: number;
+}
+
+const contextMethods = {
+  inputType(this: Context, i: number): Type | undefined {
+    const name = this.node.inputs[i];
+    return name ? this.converter.typeOf(this.state, name) : undefined;
+  },
+  outputType(this: Context, i: number): Type | undefined {
+    const name = this.node.outputs[i];
+    return name ? this.converter.typeOf(this.state, name) : undefined;
+  },
+  inputElemType(this: Context, i: number): number | undefined {
+    const name = this.node.inputs[i];
+    return name ? this.converter.elemTypeOf(this.state, name) : undefined;
+  },
+  outputElemType(this: Context, i: number): number | undefined {
+    const name = this.node.outputs[i];
+    return name ? this.converter.elemTypeOf(this.state, name) : undefined;
+  },
+  constantInput(this: Context, i: number): Tensor | undefined {
+    const name = this.node.inputs[i];
+    return name ? this.state.constant(name) : undefined;
+  },
+  fresh(this: Context, base: string): string {
+    return this.state.names().fresh(base);
+  },
+  warn(this: Context, message: string): void {
+    this.converter.plan.warnings.push({
+      where: this.where,
+      op: this.node.opType,
+      domain: this.node.domain,
+      from: this.from.since,
+      to: this.to.since,
+      opsetFrom: this.opsetFrom,
+      opsetTo: this.opset,
+      message,
+    });
+  },
+  fail(this: Context, reason: string): never {
+    throw new Blocked(reason);
+  },
+};
 
 function lazyNames(owner: Graph | Function): () => NameScope {
   let scope: NameScope | undefined;

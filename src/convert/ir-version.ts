@@ -2,7 +2,7 @@
 // on the way down, the larger of the IR released with the target opset and the lowest IR that
 // carries what the model uses. Never a reason to refuse.
 
-import { minIrVersionForOpset } from "../schema/ir-versions.js";
+import { MIN_IR_VERSION_FOR_FUNCTIONS, minIrVersionForOpset } from "../schema/ir-versions.js";
 import { attributeGraphs, walkGraphs, walkNodes } from "../ir/traverse.js";
 import type { Model, Type } from "../ir/types.js";
 
@@ -37,7 +37,7 @@ function irForType(t: Type | undefined): number {
 /** The lowest IR version that carries the model's features (functions, types, ...). */
 export function minIrVersionForFeatures(model: Model): number {
   let need = 3;
-  if (model.functions.length > 0) need = Math.max(need, 8);
+  if (model.functions.length > 0) need = Math.max(need, MIN_IR_VERSION_FOR_FUNCTIONS);
   if (model.trainingInfo?.length) need = Math.max(need, 7);
   const g = model.graph;
   const inputs = new Set(g.inputs.map((v) => v.name));

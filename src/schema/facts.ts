@@ -43,6 +43,18 @@ export function attributeDefault(v: OpVersion, name: string): AttributeSchema["d
   return attributeOf(v, name)?.default;
 }
 
+/** The default of INT attribute `name` (undefined when there is none). */
+export function intAttributeDefault(v: OpVersion, name: string): number | undefined {
+  const d = attributeDefault(v, name);
+  return typeof d === "number" ? d : undefined;
+}
+
+/** The default of STRING attribute `name` (undefined when there is none). */
+export function stringAttributeDefault(v: OpVersion, name: string): string | undefined {
+  const d = attributeDefault(v, name);
+  return typeof d === "string" ? d : undefined;
+}
+
 /** Whether the version requires attribute `name` (false when it has no such attribute). */
 export function isAttributeRequired(v: OpVersion, name: string): boolean {
   return attributeOf(v, name)?.required ?? false;

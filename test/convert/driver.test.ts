@@ -212,6 +212,19 @@ describe("convert: steps the diff cannot see", () => {
     );
   });
 
+  it("element types follow Cast and the ops' type variables through the graph", () => {
+    const lines = expectBlocked(
+      `<ir_version: 7, opset_import: ["" : 14]> g (float[2] x) => (int8[2] z) {
+        y = Cast <to: int = 3> (x)
+        a = Neg (y)
+        [add] z = Add (a, y) }`,
+      13,
+    );
+    expect(lines).toEqual([
+      "graph > node 'add' (Add): input 'a' is int8, which Add-13 does not accept",
+    ]);
+  });
+
   it("Sum 8 -> 6 is allowed when every input has the same static shape", () => {
     expectConverted(
       `<ir_version: 3, opset_import: ["" : 8]> g (float[2] x, float[2] z) => (float[2] y) { y = Sum (x, z) }`,

@@ -1,12 +1,19 @@
-// onnxruntime-node as the independent runtime: tensors in and out, and one call to run a model.
+// onnxruntime-node as the independent runtime: tensors both ways, seeded random inputs, running a
+// model, and a comparison of the interpreter's outputs with onnxruntime's on the same model and
+// inputs.
 
 import * as ort from "onnxruntime-node";
-import { encodeModel } from "../../src/io/files.js";
-import type { Model } from "../../src/ir/types.js";
-import { DataType } from "../../src/ir/types.js";
+import { expect } from "vitest";
+import { compareTensors } from "../../src/interp/backend-test.js";
+import { toIRTensor as toIR } from "../../src/interp/ir-tensors.js";
+import { run } from "../../src/interp/executor.js";
+import { fromFloat64 } from "../../src/interp/tensor.js";
 import type { RTensor } from "../../src/interp/types.js";
+import { encodeModel } from "../../src/io/files.js";
+import type { Graph, Model } from "../../src/ir/types.js";
+import { DataType, node } from "./interp.js";
 
-export const ORT_TYPE: Record<number, ort.Tensor.Type> = {
+const ORT_TYPE: Record<number, ort.Tensor.Type> = {
   [DataType.FLOAT]: "float32",
   [DataType.DOUBLE]: "float64",
   [DataType.FLOAT16]: "float16",
@@ -28,7 +35,6 @@ export function toOrt(t: RTensor): ort.Tensor {
   if (!type) throw new Error(`onnxruntime-node has no tensor type for element type ${t.dtype}`);
   return new ort.Tensor(type, t.data as never, t.shape);
 }
-
 export function fromOrt(t: ort.Tensor): RTensor {
   const dtype = FROM_ORT[t.type];
   if (dtype === undefined) throw new Error(`unsupported onnxruntime tensor type ${t.type}`);
@@ -55,4 +61,59 @@ export async function runOrt(
   } finally {
     await session.release();
   }
+}
+
+/** A deterministic pseudo-random generator (xorshift32). */
+export function rng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    return (s >>> 0) / 4294967296;
+  };
+}
+
+/** Seeded uniform values in [lo, hi) of a dtype (integers rounded). */
+export function random(dtype: number, shape: number[], seed: number, lo = -3, hi = 3): RTensor {
+  const r = rng(seed);
+  const n = shape.reduce((p, d) => p * d, 1);
+  const v = Float64Array.from({ length: n }, () => lo + (hi - lo) * r());
+  if (dtype === DataType.INT64)
+    return { dtype, shape, data: BigInt64Array.from(v, (x) => BigInt(Math.round(x))) };
+  const integer =
+    dtype !== DataType.FLOAT &&
+    dtype !== DataType.DOUBLE &&
+    dtype !== DataType.FLOAT16 &&
+    dtype !== DataType.BFLOAT16;
+  return fromFloat64(dtype, shape, integer ? v.map(Math.round) : v);
+}
+
+/** Runs the model in the interpreter and in onnxruntime-node and expects equal outputs. */
+export async function compareWithOrt(
+  m: Model,
+  feeds: Record<string, RTensor>,
+  tol = { rtol: 1e-5, atol: 1e-6 },
+): Promise<void> {
+  const ours = run(m, feeds);
+  const theirs = await runOrt(m, feeds);
+  for (const o of m.graph.outputs) {
+    const diff = compareTensors(ours[o.name]!, theirs[o.name]!, tol);
+    expect(diff, `output '${o.name}'`).toBeUndefined();
+  }
+}
+
+/** Puts constant inputs into the graph as Constant nodes, so both runtimes see the same graph. */
+export function prependConstants(g: Graph, consts: Record<string, RTensor>): void {
+  g.nodes.unshift(
+    ...Object.entries(consts).map(([name, t]) =>
+      node(
+        "Constant",
+        [],
+        [name],
+        {},
+        { attributes: [{ name: "value", type: "TENSOR", value: toIR(t) }] },
+      ),
+    ),
+  );
 }

@@ -1,70 +1,14 @@
 // The interpreter against onnxruntime-node on the same graphs and inputs.
 
-import * as ort from "onnxruntime-node";
 import { describe, expect, it } from "vitest";
-import { encodeModel } from "../../src/io/files.js";
-import type { Graph, Model } from "../../src/ir/types.js";
-import { compareTensors } from "../../src/interp/backend-test.js";
-import { toIRTensor as toIR } from "../../src/interp/ir-tensors.js";
-import { run } from "../../src/interp/executor.js";
-import { fromFloat64 } from "../../src/interp/tensor.js";
 import type { RTensor } from "../../src/interp/types.js";
+import { toIRTensor as toIR } from "../../src/interp/ir-tensors.js";
+import { fromFloat64 } from "../../src/interp/tensor.js";
+import type { Graph, Model } from "../../src/ir/types.js";
 import { DataType, graph, i64, model, node, valueInfo } from "../helpers/interp.js";
-import { fromOrt, toOrt } from "../helpers/ort.js";
-
-/** A deterministic pseudo-random generator (xorshift32). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 4294967296;
-  };
-}
-function random(dtype: number, shape: number[], seed: number, lo = -3, hi = 3): RTensor {
-  const r = rng(seed);
-  const n = shape.reduce((p, d) => p * d, 1);
-  const v = Float64Array.from({ length: n }, () => lo + (hi - lo) * r());
-  if (dtype === DataType.INT64)
-    return { dtype, shape, data: BigInt64Array.from(v, (x) => BigInt(Math.round(x))) };
-  const integer =
-    dtype !== DataType.FLOAT && dtype !== DataType.DOUBLE && dtype !== DataType.FLOAT16;
-  return fromFloat64(dtype, shape, integer ? v.map(Math.round) : v);
-}
-
-async function compareWithOrt(
-  m: Model,
-  feeds: Record<string, RTensor>,
-  tol = { rtol: 1e-5, atol: 1e-6 },
-): Promise<void> {
-  const ours = run(m, feeds);
-  const session = await ort.InferenceSession.create(encodeModel(m));
-  const theirs = await session.run(
-    Object.fromEntries(Object.entries(feeds).map(([k, v]) => [k, toOrt(v)])),
-  );
-  for (const o of m.graph.outputs) {
-    const diff = compareTensors(ours[o.name]!, fromOrt(theirs[o.name]!), tol);
-    expect(diff, `output '${o.name}'`).toBeUndefined();
-  }
-}
+import { compareWithOrt, prependConstants, random } from "../helpers/ort.js";
 
 const m = (g: Graph, opset = 18): Model => model(g, opset);
-
-/** Puts constant inputs into the graph as Constant nodes, so both runtimes see the same graph. */
-function prependConstants(g: Graph, consts: Record<string, RTensor>): void {
-  g.nodes.unshift(
-    ...Object.entries(consts).map(([name, t]) =>
-      node(
-        "Constant",
-        [],
-        [name],
-        {},
-        { attributes: [{ name: "value", type: "TENSOR", value: toIR(t) }] },
-      ),
-    ),
-  );
-}
 
 describe("interpreter agrees with onnxruntime-node", () => {
   it("float arithmetic with broadcasting, unary math, variadic Max/Min, Where", async () => {

@@ -4,7 +4,7 @@
 import { DataType, type Dim } from "../../ir/types.js";
 import { broadcastsMultidirectionally } from "../../schema/facts.js";
 import { binaryConst, isIntegerType } from "../consts.js";
-import { broadcastShapes, isTensor } from "../types.js";
+import { broadcastShapes, formatShape, isTensor } from "../types.js";
 import {
   opName,
   tin,
@@ -56,6 +56,7 @@ const UNARY = [
   "HardSwish",
   "Mish",
   "Gelu",
+  "Swish",
   "Softmax",
   "LogSoftmax",
   "Hardmax",
@@ -153,6 +154,22 @@ const where: Rule = (c) => {
   out(c, 0, elemOf(c, 1) || elemOf(c, 2), broadcastInputs(c, [0, 1, 2]));
 };
 
+/** SwiGLU: A and B of one shape (no broadcasting); Y has it. */
+const swiGlu: Rule = (c) => {
+  sameAsInput(c);
+  const a = shapeOf(c, 0);
+  const b = shapeOf(c, 1);
+  if (!a || !b) return;
+  const differ =
+    a.length !== b.length ||
+    a.some((d, i) => typeof d === "number" && typeof b[i] === "number" && d !== b[i]);
+  if (differ)
+    c.error(
+      "shape-mismatch",
+      `${opName(c)}: '${inName(c, 0)}' ${formatShape(a)} and '${inName(c, 1)}' ${formatShape(b)} must have the same shape (SwiGLU does not broadcast)`,
+    );
+};
+
 const rules: Record<string, Rule> = {};
 for (const op of UNARY) rules[op] = sameAsInput;
 for (const [op, f] of Object.entries(ARITH)) rules[op] = arith(f);
@@ -161,5 +178,6 @@ for (const op of ["Max", "Min", "Sum", "Mean"]) rules[op] = variadicSame;
 for (const op of ["IsNaN", "IsInf", "Not"]) rules[op] = boolSameShape;
 rules.PRelu = arith();
 rules.Where = where;
+rules.SwiGLU = swiGlu;
 
 export const elementwiseRules: Readonly<Record<string, Rule>> = Object.freeze(rules);

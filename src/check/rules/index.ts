@@ -3,11 +3,13 @@
 // constants, for the ops that compute shapes), and reports static impossibilities (axis out of
 // range, shapes that cannot broadcast) as problems naming the reason.
 
+import { attentionRules } from "./attention.js";
 import { castRules } from "./cast.js";
 import type { Rule } from "./common.js";
 import { controlRules } from "./control.js";
 import { elementwiseRules } from "./elementwise.js";
 import { generatorRules } from "./generator.js";
+import { geometryRules } from "./geometry.js";
 import { nnRules } from "./nn.js";
 import { reduceRules } from "./reduce.js";
 import { shapeRules } from "./shape.js";
@@ -24,6 +26,8 @@ const FAMILIES: Readonly<Record<string, Rule>>[] = [
   reduceRules,
   nnRules,
   controlRules,
+  attentionRules,
+  geometryRules,
 ];
 
 /** ai.onnx op type → its rule (each op in one family only). */

@@ -85,6 +85,11 @@ const gemm: Rule = (c) => {
   out(c, 0, elem, [m, n]);
 };
 
+/** RMSNormalization: Y has X's shape and scale's type. */
+const rmsNorm: Rule = (c) => {
+  out(c, 0, elemOf(c, 1) || elemOf(c, 0), shapeOf(c, 0));
+};
+
 const globalPool: Rule = (c) => {
   const s = shapeOf(c, 0);
   out(c, 0, elemOf(c, 0), s ? s.map((d, i) => (i < 2 ? d : 1)) : undefined);
@@ -98,6 +103,8 @@ const rules: Record<string, Rule> = {
   InstanceNormalization: sameAsInput,
   LRN: sameAsInput,
   LayerNormalization: layerNorm,
+  GroupNormalization: sameAsInput,
+  RMSNormalization: rmsNorm,
   GlobalAveragePool: globalPool,
   GlobalMaxPool: globalPool,
   GlobalLpPool: globalPool,

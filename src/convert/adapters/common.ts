@@ -7,7 +7,8 @@ import { getAttr } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { Tensor } from "../../ir/tensor.js";
 import { DataType, type Attribute, type Node } from "../../ir/types.js";
-import type { FormalSchema, OpVersion } from "../../schema/types.js";
+import { formalTypes } from "../../schema/facts.js";
+import type { FormalSchema } from "../../schema/types.js";
 import type { Adapter, AdapterContext } from "../adapter.js";
 
 /** A Constant node holding `tensor`, writing a fresh name that starts with `base`. */
@@ -31,10 +32,9 @@ export function constantNode(
 
 /** A 1-D int64 tensor of the given values. */
 export function int64Vector(values: readonly bigint[]): Tensor {
-  return new Tensor(DataType.INT64, [values.length], {
-    kind: "int64",
-    values: BigInt64Array.from(values),
-  });
+  const data = new BigInt64Array(values.length);
+  for (let i = 0; i < values.length; i++) data[i] = values[i]!;
+  return new Tensor(DataType.INT64, [values.length], { kind: "int64", values: data });
 }
 
 /** The values of an integer tensor as bigints; undefined for other element types. */
@@ -173,10 +173,6 @@ export function attributeAddedWithDefault(_name: string): Adapter {
 /** The step changes nothing for any node of the op (the row says why in its summary). */
 export const compatible: Adapter = () => undefined;
 
-function allowed(f: FormalSchema, v: OpVersion): string[] {
-  return v.type_constraints.find((t) => t.name === f.type)?.allowed ?? [f.type];
-}
-
 function formalAt(list: FormalSchema[], i: number): FormalSchema | undefined {
   if (i < list.length) return list[i];
   const last = list[list.length - 1];
@@ -190,19 +186,27 @@ function formalAt(list: FormalSchema[], i: number): FormalSchema | undefined {
  * types (generic function bodies) pass with a warning.
  */
 export function typeRestrictionReason(c: AdapterContext): string | undefined {
+  const inputType = (i: number) => {
+    const e = c.inputElemType(i);
+    return e !== undefined ? `tensor(${dtypeName(e)})` : typeString(c.inputType(i));
+  };
+  const outputType = (i: number) => {
+    const e = c.outputElemType(i);
+    return e !== undefined ? `tensor(${dtypeName(e)})` : typeString(c.outputType(i));
+  };
   for (const [what, formalsFrom, formalsTo, names, typeOf] of [
-    ["input", c.from.inputs, c.to.inputs, c.node.inputs, (i: number) => c.inputType(i)],
-    ["output", c.from.outputs, c.to.outputs, c.node.outputs, (i: number) => c.outputType(i)],
+    ["input", c.from.inputs, c.to.inputs, c.node.inputs, inputType],
+    ["output", c.from.outputs, c.to.outputs, c.node.outputs, outputType],
   ] as const) {
     for (let i = 0; i < names.length; i++) {
       if (names[i] === "") continue;
       const fa = formalAt(formalsFrom, i);
       const fb = formalAt(formalsTo, i);
       if (!fa || !fb) continue;
-      const before = allowed(fa, c.from);
-      const after = new Set(allowed(fb, c.to));
+      const before = formalTypes(c.from, fa);
+      const after = new Set(formalTypes(c.to, fb));
       if (before.every((t) => after.has(t))) continue;
-      const t = typeString(typeOf(i));
+      const t = typeOf(i);
       if (t === undefined) {
         // Function bodies are generic (typed per call): the step is taken, with a note.
         c.warn(

@@ -7,6 +7,8 @@ import { DataType, type Graph } from "../../ir/types.js";
 import { allocStorage } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { alloc, fail, isTensor, normAxis } from "./util.js";
+import { hasInput } from "../../schema/facts.js";
+import { opVersion } from "./version.js";
 
 type AnyStore = { [i: number]: unknown; length: number };
 
@@ -198,7 +200,7 @@ const Scan: Kernel = (ctx, inputs) => {
   const body = graphAttr(ctx, "body");
   const nScanIn = attrInt(ctx.node, "num_scan_inputs");
   if (nScanIn === undefined) fail(ctx, "attribute 'num_scan_inputs' is required");
-  if (ctx.opset < 9) return scanV8(ctx, inputs, body, nScanIn);
+  if (hasInput(opVersion(ctx), "sequence_lens")) return scanV8(ctx, inputs, body, nScanIn);
   const nState = inputs.length - nScanIn;
   if (nState < 0)
     fail(ctx, `num_scan_inputs is ${nScanIn} but the node has ${inputs.length} inputs`);

@@ -5,6 +5,8 @@ import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64 } from "../tensor.js";
 import type { Kernel } from "../types.js";
 import { checkedCount, fail, input, intValues, optInput, scalarNumber } from "./util.js";
+import { stringAttributeDefault } from "../../schema/facts.js";
+import { opVersion } from "./version.js";
 
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
 
@@ -80,7 +82,9 @@ const RoiAlign: Kernel = (ctx, inputs) => {
     attrString(
       ctx.node,
       "coordinate_transformation_mode",
-      ctx.opset >= 16 ? "half_pixel" : "output_half_pixel",
+      // RoiAlign-10 has no such attribute: it always works as "output_half_pixel".
+      stringAttributeDefault(opVersion(ctx), "coordinate_transformation_mode") ??
+        "output_half_pixel",
     ) === "half_pixel";
   const num = batchIdx.length;
   const outShape = [num, c, oh, ow];

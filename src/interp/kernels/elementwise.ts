@@ -21,6 +21,8 @@ import {
 } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue, Storage } from "../types.js";
 import { broadcastIndex, broadcastShapes, checkedCount, fail, input } from "./util.js";
+import { broadcastsMultidirectionally } from "../../schema/facts.js";
+import { opVersion } from "./version.js";
 
 type Num = (x: number) => number;
 type Big = (x: bigint) => bigint;
@@ -293,12 +295,13 @@ function binary(op: string, spec: BinarySpec): Kernel {
 }
 
 /**
- * Input 1 of a binary op. Before version 7, `broadcast=1` with `axis` aligned B's dimensions
- * with A's starting at axis (rather than at the end); B is reshaped to express that.
+ * Input 1 of a binary op. Before multidirectional broadcasting, `broadcast=1` with `axis` aligned
+ * B's dimensions with A's starting at axis (rather than at the end); B is reshaped to express that.
  */
 function legacyBroadcast(ctx: KernelContext, inputs: (RValue | undefined)[]): RTensor {
   const b = input(ctx, inputs, 1);
-  if (ctx.opset >= 7 || attrInt(ctx.node, "broadcast", 0) === 0) return b;
+  if (attrInt(ctx.node, "broadcast", 0) === 0 || broadcastsMultidirectionally(opVersion(ctx)))
+    return b;
   const axisAttr = attrInt(ctx.node, "axis");
   if (axisAttr === undefined) return b;
   const a = input(ctx, inputs, 0);
@@ -369,16 +372,16 @@ export const binaryKernels: Record<string, Kernel> = {
   Xor: binary("Xor", { bool: (a, b) => a ^ b }),
 };
 
-// PRelu: before version 7 a 1-D slope of the channel count applies along axis 1.
+// PRelu: before multidirectional broadcasting a 1-D slope of the channel count applies along axis 1.
 binaryKernels.PRelu = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   let slope = input(ctx, inputs, 1);
   if (
-    ctx.opset < 7 &&
     slope.shape.length === 1 &&
     x.shape.length >= 2 &&
     slope.shape[0] === x.shape[1] &&
-    slope.shape[0] !== 1
+    slope.shape[0] !== 1 &&
+    !broadcastsMultidirectionally(opVersion(ctx))
   )
     slope = {
       ...slope,

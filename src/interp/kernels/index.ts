@@ -2,13 +2,19 @@
 // their context where versions differ, so one entry serves every version of an op.
 
 import type { Kernel } from "../types.js";
+import { activationKernels } from "./activation.js";
+import { attentionKernels } from "./attention.js";
+import { bernoulliKernels } from "./bernoulli.js";
 import { controlKernels } from "./control.js";
+import { convStateKernels } from "./conv-state.js";
 import { detectionKernels } from "./detection.js";
 import { elementwiseKernels } from "./elementwise.js";
+import { gridKernels } from "./grid.js";
 import { indexingKernels } from "./indexing.js";
 import { linalgKernels } from "./linalg.js";
 import { logCumSumExpKernels } from "./logcumsumexp.js";
 import { nnKernels } from "./nn.js";
+import { normalizationKernels } from "./normalization.js";
 import { quantKernels } from "./quant.js";
 import { recurrentKernels } from "./recurrent.js";
 import { reduceKernels } from "./reduce.js";
@@ -34,6 +40,12 @@ export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...signalKernels,
   ...reduceKernels,
   ...logCumSumExpKernels,
+  ...activationKernels,
+  ...normalizationKernels,
+  ...attentionKernels,
+  ...gridKernels,
+  ...convStateKernels,
+  ...bernoulliKernels,
 });
 
 /** The kernel for an ai.onnx op type, if the interpreter has one. */

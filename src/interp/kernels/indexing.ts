@@ -6,6 +6,8 @@ import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64 } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { alloc, fail, input, intValues, normAxis, scalarNumber, strides } from "./util.js";
+import { hasAttribute } from "../../schema/facts.js";
+import { opVersion } from "./version.js";
 
 type AnyStore = { [i: number]: unknown; length: number };
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
@@ -172,8 +174,9 @@ const Compress: Kernel = (ctx, inputs) => {
 
 const TopK: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  const k =
-    ctx.opset < 10 ? attrInt(ctx.node, "k", 1) : intValues(ctx, input(ctx, inputs, 1), "k")[0]!;
+  const k = hasAttribute(opVersion(ctx), "k")
+    ? attrInt(ctx.node, "k", 1)
+    : intValues(ctx, input(ctx, inputs, 1), "k")[0]!;
   const axis = normAxis(ctx, attrInt(ctx.node, "axis", -1), x.shape.length);
   const largest = attrInt(ctx.node, "largest", 1) !== 0;
   const dim = x.shape[axis]!;

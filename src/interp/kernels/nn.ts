@@ -22,6 +22,14 @@ import {
   scalarNumber,
   strides,
 } from "./util.js";
+import {
+  hasInput,
+  inputIndex,
+  intAttributeDefault,
+  outputTypes,
+  softmaxAlongAxis,
+} from "../../schema/facts.js";
+import { opVersion } from "./version.js";
 
 type AnyStore = { [i: number]: unknown; length: number };
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
@@ -90,10 +98,11 @@ const Clip: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   let lo: number | bigint | undefined;
   let hi: number | bigint | undefined;
-  if (ctx.opset < 11) {
-    // Clip-6's absent bounds are the float limits (its schema defaults), not infinities.
-    lo = attrFloat(ctx.node, "min", -3.4028234663852886e38);
-    hi = attrFloat(ctx.node, "max", 3.4028234663852886e38);
+  if (!hasInput(opVersion(ctx), "min")) {
+    // Clip-6's absent bounds are the float limits (its schema defaults); Clip-1 has none.
+    const limit = opVersion(ctx).since >= 6 ? 3.4028234663852886e38 : Infinity;
+    lo = attrFloat(ctx.node, "min", -limit);
+    hi = attrFloat(ctx.node, "max", limit);
   } else {
     const mn = optInput(ctx, inputs, 1);
     const mx = optInput(ctx, inputs, 2);
@@ -177,11 +186,16 @@ const BitShift: Kernel = (ctx, inputs) => {
 /** [outer, dim, inner] around an axis; before version 13 the input is coerced to 2-D at axis. */
 function softmaxLayout(ctx: KernelContext, x: RTensor): [number, number, number] {
   const r = x.shape.length;
-  if (ctx.opset < 13) {
-    const axis = normAxis(ctx, attrInt(ctx.node, "axis", 1), Math.max(r, 1));
+  const v = opVersion(ctx);
+  const axisAttr =
+    attrInt(ctx.node, "axis") ??
+    intAttributeDefault(v, "axis") ??
+    fail(ctx, "the axis is not given and has no default");
+  if (!softmaxAlongAxis(v)) {
+    const axis = normAxis(ctx, axisAttr, Math.max(r, 1));
     return [prod(x.shape.slice(0, axis)), prod(x.shape.slice(axis)), 1];
   }
-  const axis = normAxis(ctx, attrInt(ctx.node, "axis", -1), r);
+  const axis = normAxis(ctx, axisAttr, r);
   return [prod(x.shape.slice(0, axis)), x.shape[axis]!, prod(x.shape.slice(axis + 1))];
 }
 
@@ -381,9 +395,10 @@ const Trilu: Kernel = (ctx, inputs) => {
 
 const Dropout: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  if (ctx.opset >= 12) {
-    const tm = optInput(ctx, inputs, 2);
-    const ratio = optInput(ctx, inputs, 1);
+  const v = opVersion(ctx);
+  if (hasInput(v, "training_mode")) {
+    const tm = optInput(ctx, inputs, inputIndex(v, "training_mode"));
+    const ratio = optInput(ctx, inputs, inputIndex(v, "ratio"));
     const training = tm ? Boolean(tm.data[0]) : false;
     const r = ratio ? scalarNumber(ctx, ratio, "ratio") : 0.5;
     if (training && r > 0) fail(ctx, "training-mode dropout (random) is not supported");
@@ -391,7 +406,9 @@ const Dropout: Kernel = (ctx, inputs) => {
   // Versions before 12 are run as inference (is_test / ratio only matter for training).
   const outs: RTensor[] = [x];
   if (ctx.node.outputs.length > 1) {
-    const maskType = ctx.opset >= 10 ? DataType.BOOL : x.dtype;
+    // A bool mask from version 10; before, the mask has the input's type.
+    const boolMask = outputTypes(v, "mask").every((t) => t === "tensor(bool)");
+    const maskType = boolMask ? DataType.BOOL : x.dtype;
     const mask = alloc(ctx, maskType, [...x.shape]);
     (mask.data as unknown as { fill(v: unknown): void }).fill(
       maskType === DataType.BOOL ? 1 : fromFloat64(maskType, [1], Float64Array.of(1)).data[0],

@@ -26,25 +26,13 @@ import {
   reduceColumnsDirect,
   reduceRows,
 } from "./wasm/rows.js";
+import { hasInput } from "../../schema/facts.js";
+import { opVersion } from "./version.js";
 
 type WasmPath = ReturnType<typeof reduceRows>;
 
 export type ReduceOp =
   "Sum" | "Mean" | "Prod" | "Max" | "Min" | "L1" | "L2" | "SumSquare" | "LogSum" | "LogSumExp";
-
-/** The first version of each op whose axes are an input rather than an attribute. */
-const AXES_INPUT_SINCE: Record<ReduceOp, number> = {
-  Sum: 13,
-  Mean: 18,
-  Prod: 18,
-  Max: 18,
-  Min: 18,
-  L1: 18,
-  L2: 18,
-  SumSquare: 18,
-  LogSum: 18,
-  LogSumExp: 18,
-};
 
 let wasmEnabled = true;
 /** Turns the WebAssembly fast path on or off (tests compare both paths). */
@@ -75,14 +63,13 @@ function isTensor(v: RValue | undefined): v is RTensor {
 /** Reads and checks the axes (attribute or input, by version); returns the output shape and the block layout. */
 export function planReduce(
   ctx: Pick<KernelContext, "label" | "opset" | "node">,
-  op: ReduceOp,
   shape: readonly number[],
   axesInput: RTensor | undefined,
 ): Plan {
   const r = shape.length;
   let axes: number[] | undefined;
   let noop = false;
-  if (ctx.opset >= AXES_INPUT_SINCE[op]) {
+  if (hasInput(opVersion(ctx), "axes")) {
     if (axesInput) {
       const d = axesInput.data;
       if (!(d instanceof BigInt64Array) && !(d instanceof Int32Array))
@@ -660,7 +647,7 @@ export function runReduce(
   x: RTensor,
   axes: RTensor | undefined,
 ): RTensor {
-  const plan = planReduce(ctx, op, x.shape, axes);
+  const plan = planReduce(ctx, x.shape, axes);
   const dt = x.dtype;
   if (FLOAT_TYPES.has(dt)) {
     let acc: Float64Array | undefined;

@@ -8,6 +8,8 @@ import { attrFloat, attrInt, attrInts, attrString } from "../../ir/attributes.js
 import { fromFloat64, isFloatType, toFloat64 } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { checkedCount, fail, input, intValues, optInput, strides } from "./util.js";
+import { hasInput, inputIndex } from "../../schema/facts.js";
+import { opVersion } from "./version.js";
 
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
 
@@ -216,8 +218,10 @@ const Resize: Kernel = (ctx, inputs) => {
   if (policy !== "stretch") fail(ctx, `keep_aspect_ratio_policy '${policy}' is not supported`);
   const mode = attrString(ctx.node, "mode", "nearest");
   if (!["nearest", "linear", "cubic"].includes(mode)) fail(ctx, `mode '${mode}' is not supported`);
-  if (ctx.opset < 11) {
-    const scales = floatsOf(input(ctx, inputs, 1));
+  const v = opVersion(ctx);
+  if (!hasInput(v, "sizes")) {
+    // Resize-10: scales only, asymmetric coordinates, nearest rounds down.
+    const scales = floatsOf(input(ctx, inputs, inputIndex(v, "scales")));
     return [
       resize(ctx, x, scales, undefined, undefined, {
         mode,
@@ -245,8 +249,10 @@ const Resize: Kernel = (ctx, inputs) => {
 const Upsample: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const mode = attrString(ctx.node, "mode", "nearest");
-  const scales =
-    ctx.opset >= 9 ? floatsOf(input(ctx, inputs, 1)) : (attrInts(ctx.node, "scales") ?? undefined);
+  const v = opVersion(ctx);
+  const scales = hasInput(v, "scales")
+    ? floatsOf(input(ctx, inputs, inputIndex(v, "scales")))
+    : (attrInts(ctx.node, "scales") ?? undefined);
   const fromAttr = ctx.node.attributes.find((a) => a.name === "scales");
   const sc = scales ?? (fromAttr && fromAttr.type === "FLOATS" ? fromAttr.value : undefined);
   const m = mode === "bilinear" ? "linear" : mode;

@@ -22,6 +22,8 @@ import {
   scalarNumber,
   strides,
 } from "./util.js";
+import { hasAttribute, hasInput, inputIndex, isAttributeRequired } from "../../schema/facts.js";
+import { opVersion } from "./version.js";
 
 type AnyStore = { [i: number]: unknown; length: number };
 
@@ -143,10 +145,10 @@ const Size: Kernel = (ctx, inputs) => {
 
 const Reshape: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  const spec =
-    ctx.opset < 5
-      ? (attrInts(ctx.node, "shape") ?? [])
-      : intValues(ctx, input(ctx, inputs, 1), "shape");
+  const v = opVersion(ctx);
+  const spec = hasInput(v, "shape")
+    ? intValues(ctx, input(ctx, inputs, inputIndex(v, "shape")), "shape")
+    : (attrInts(ctx.node, "shape") ?? []);
   const allowZero = attrInt(ctx.node, "allowzero", 0) !== 0;
   const shape = spec.map((d, i) => {
     if (d === 0 && !allowZero) {
@@ -176,19 +178,17 @@ const Reshape: Kernel = (ctx, inputs) => {
   return [{ dtype: x.dtype, shape, data: x.data }];
 };
 
-function axesFrom(
-  ctx: KernelContext,
-  inputs: (RValue | undefined)[],
-  inputVersion: number,
-): number[] | undefined {
-  if (ctx.opset < inputVersion) return attrInts(ctx.node, "axes");
-  const t = optInput(ctx, inputs, 1);
+/** Squeeze/Unsqueeze axes: the attribute, or the input in versions that have one. */
+function axesFrom(ctx: KernelContext, inputs: (RValue | undefined)[]): number[] | undefined {
+  const i = inputIndex(opVersion(ctx), "axes");
+  if (i < 0) return attrInts(ctx.node, "axes");
+  const t = optInput(ctx, inputs, i);
   return t ? intValues(ctx, t, "axes") : undefined;
 }
 
 const Unsqueeze: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  const axes = axesFrom(ctx, inputs, 13);
+  const axes = axesFrom(ctx, inputs);
   if (!axes) fail(ctx, "axes are required");
   const rank = x.shape.length + axes.length;
   const norm = axes.map((a) => normAxis(ctx, a, rank));
@@ -201,7 +201,7 @@ const Unsqueeze: Kernel = (ctx, inputs) => {
 
 const Squeeze: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  const axes = axesFrom(ctx, inputs, 13);
+  const axes = axesFrom(ctx, inputs);
   const r = x.shape.length;
   let drop: Set<number>;
   if (!axes) drop = new Set(x.shape.flatMap((d, i) => (d === 1 ? [i] : [])));
@@ -294,7 +294,7 @@ const Slice: Kernel = (ctx, inputs) => {
   let ends: number[];
   let axes: number[] | undefined;
   let stepsIn: number[] | undefined;
-  if (ctx.opset < 10) {
+  if (!hasInput(opVersion(ctx), "starts")) {
     starts = attrInts(ctx.node, "starts") ?? fail(ctx, "attribute 'starts' is required");
     ends = attrInts(ctx.node, "ends") ?? fail(ctx, "attribute 'ends' is required");
     axes = attrInts(ctx.node, "axes");
@@ -364,7 +364,8 @@ const Pad: Kernel = (ctx, inputs) => {
   let pads: number[];
   let value: RTensor | number | undefined;
   let axes: number[] | undefined;
-  if (ctx.opset < 11) {
+  const v = opVersion(ctx);
+  if (!hasInput(v, "pads")) {
     pads =
       attrInts(ctx.node, "pads") ??
       attrInts(ctx.node, "paddings") ??
@@ -373,7 +374,8 @@ const Pad: Kernel = (ctx, inputs) => {
   } else {
     pads = intValues(ctx, input(ctx, inputs, 1), "pads");
     value = optInput(ctx, inputs, 2);
-    const a = ctx.opset >= 18 ? optInput(ctx, inputs, 3) : undefined;
+    const ai = inputIndex(v, "axes");
+    const a = ai >= 0 ? optInput(ctx, inputs, ai) : undefined;
     axes = a ? intValues(ctx, a, "axes") : undefined;
   }
   const ax = axes ? axes.map((a) => normAxis(ctx, a, r)) : x.shape.map((_, i) => i);
@@ -461,13 +463,17 @@ function constantLike(dtype: number, v: number): unknown {
 // ---------------------------------------------------------------------------------------------
 // Concat, Split, Gather
 
+/** Concat-1's axis is optional and 1 when absent (ONNX's text; the schema gives no default). */
+const CONCAT_1_AXIS_DEFAULT = 1;
+
 const Concat: Kernel = (ctx, inputs) => {
   const xs = inputs.map((_, i) => input(ctx, inputs, i));
   if (xs.length === 0) fail(ctx, "needs at least one input");
   const first = xs[0]!;
   const r = first.shape.length;
   if (r === 0) fail(ctx, "cannot concatenate rank-0 tensors");
-  const axis = normAxis(ctx, attrInt(ctx.node, "axis", ctx.opset < 4 ? 1 : NaN), r);
+  const axisDefault = isAttributeRequired(opVersion(ctx), "axis") ? NaN : CONCAT_1_AXIS_DEFAULT;
+  const axis = normAxis(ctx, attrInt(ctx.node, "axis", axisDefault), r);
   for (const t of xs) {
     if (t.dtype !== first.dtype)
       fail(
@@ -508,8 +514,9 @@ const Split: Kernel = (ctx, inputs) => {
   const dim = x.shape[axis]!;
   const count = ctx.node.outputs.length;
   let sizes: number[] | undefined;
-  if (ctx.opset >= 13) {
-    const s = optInput(ctx, inputs, 1);
+  const v = opVersion(ctx);
+  if (!hasAttribute(v, "split")) {
+    const s = optInput(ctx, inputs, inputIndex(v, "split"));
     sizes = s ? intValues(ctx, s, "split") : undefined;
   } else
     sizes =
@@ -521,7 +528,8 @@ const Split: Kernel = (ctx, inputs) => {
     sizes = Array.from({ length: numOutputs }, (_, i) =>
       Math.max(0, Math.min(chunk, dim - i * chunk)),
     );
-    if (ctx.opset < 18 && dim % numOutputs !== 0)
+    // With num_outputs (version 18) the last part may be smaller; before, parts are equal.
+    if (!hasAttribute(v, "num_outputs") && dim % numOutputs !== 0)
       fail(ctx, `axis ${axis} of size ${dim} does not split evenly into ${numOutputs}`);
   }
   if (sizes.reduce((p, v) => p + v, 0) !== dim)

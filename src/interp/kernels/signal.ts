@@ -8,6 +8,8 @@ import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64 } from "../tensor.js";
 import type { Kernel } from "../types.js";
 import { checkedCount, fail, input, intValues, normAxis, optInput, scalarNumber } from "./util.js";
+import { inputIndex, intAttributeDefault, stringAttributeDefault } from "../../schema/facts.js";
+import { opVersion } from "./version.js";
 
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
 
@@ -37,6 +39,9 @@ function dft1(
   }
 }
 
+/** DFT-20's axis input, when omitted, is -2 (ONNX's text; the schema gives inputs no defaults). */
+const DFT_AXIS_INPUT_DEFAULT = -2;
+
 const DFT: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const r = x.shape.length;
@@ -45,10 +50,14 @@ const DFT: Kernel = (ctx, inputs) => {
   const comps = x.shape[r - 1]!;
   if (comps !== 1 && comps !== 2) fail(ctx, `the last axis must have size 1 or 2, got ${comps}`);
   const lenT = optInput(ctx, inputs, 1);
-  const axisT = ctx.opset >= 20 ? optInput(ctx, inputs, 2) : undefined;
+  const ver = opVersion(ctx);
+  const axisAt = inputIndex(ver, "axis");
+  const axisT = axisAt >= 0 ? optInput(ctx, inputs, axisAt) : undefined;
   const axisRaw = axisT
     ? intValues(ctx, axisT, "axis")[0]!
-    : attrInt(ctx.node, "axis", ctx.opset >= 20 ? -2 : 1);
+    : (attrInt(ctx.node, "axis") ??
+      (axisAt >= 0 ? DFT_AXIS_INPUT_DEFAULT : intAttributeDefault(ver, "axis")) ??
+      fail(ctx, "the axis is not given and has no default"));
   const axis = normAxis(ctx, axisRaw, r);
   if (axis === r - 1) fail(ctx, "axis cannot be the last (complex) axis");
   const inverse = attrInt(ctx.node, "inverse", 0) !== 0;
@@ -188,7 +197,11 @@ const GridSample: Kernel = (ctx, inputs) => {
   const grid = input(ctx, inputs, 1);
   if (x.shape.length !== 4 || grid.shape.length !== 4 || grid.shape[3] !== 2)
     fail(ctx, "only 2-D GridSample (X [N,C,H,W], grid [N,H',W',2]) is supported");
-  let mode = attrString(ctx.node, "mode", ctx.opset >= 20 ? "linear" : "bilinear");
+  let mode = attrString(
+    ctx.node,
+    "mode",
+    stringAttributeDefault(opVersion(ctx), "mode") ?? fail(ctx, "mode has no default"),
+  );
   if (mode === "linear") mode = "bilinear";
   if (mode === "cubic") mode = "bicubic";
   const pad = attrString(ctx.node, "padding_mode", "zeros");

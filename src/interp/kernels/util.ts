@@ -201,3 +201,21 @@ export function broadcastIndex(
 export function sameKindStorage(dtype: number, n: number): Storage {
   return allocStorage(dtype, n);
 }
+
+/** Input `i` as a floating-point tensor (float16, bfloat16, float, double); an error naming it otherwise. */
+export function floatInput(
+  ctx: KernelContext,
+  inputs: (RValue | undefined)[],
+  i: number,
+  what: string,
+): RTensor {
+  const t = input(ctx, inputs, i);
+  if (
+    t.dtype !== DataType.FLOAT &&
+    t.dtype !== DataType.DOUBLE &&
+    t.dtype !== DataType.FLOAT16 &&
+    t.dtype !== DataType.BFLOAT16
+  )
+    fail(ctx, `${what} must be a floating-point tensor, got ${dtypeName(t.dtype)}`);
+  return t;
+}

@@ -1,0 +1,171 @@
+// The opset converter on long chains: nodes/s of the conversion alone (load and save timed
+// apart), peak RSS, memory growth during the conversion relative to the loaded model, and
+// time(100k) / time(10k). Two chains: ReduceSum 12 -> 13 (every node adapted), and a mixed
+// Reduce + elementwise model 11 -> 18. Each measurement runs in its own child process.
+// Targets (issue 9): >= 500,000 nodes/s, ratio <= 12, growth <= 3x the loaded model.
+// ONNX's own converter (python onnx.version_converter), when importable, runs the same files.
+
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { convertModel } from "../src/convert/index.js";
+import { decodeModel, encodeModel } from "../src/io/files.js";
+import { graph, model, node, valueInfo } from "../src/ir/builder.js";
+import type { Node } from "../src/ir/types.js";
+
+const [, , mode, file, target] = process.argv;
+
+function status(key: string): number {
+  const m = readFileSync("/proc/self/status", "utf8").match(new RegExp(`${key}:\\s+(\\d+) kB`));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+function gc(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+/** A chain of n nodes at `opset`: ReduceSum only, or Reduce ops between elementwise ones. */
+function chain(kind: "reducesum" | "mixed", n: number, opset: number): Uint8Array {
+  const nodes: Node[] = [];
+  let prev = "x";
+  for (let i = 0; i < n; i++) {
+    const out = `v${i}`;
+    if (kind === "reducesum" || i % 4 === 0) {
+      const op =
+        kind === "reducesum"
+          ? "ReduceSum"
+          : ["ReduceSum", "ReduceLogSum", "ReduceL1"][(i >> 2) % 3]!;
+      nodes.push(node(op, [prev], [out], { axes: [1], keepdims: 1 }, { name: `n${i}` }));
+    } else {
+      const op = ["Relu", "Neg", "Abs"][i % 3]!;
+      nodes.push(node(op, [prev], [out], {}, { name: `n${i}` }));
+    }
+    prev = out;
+  }
+  const g = graph({
+    name: "chain",
+    nodes,
+    inputs: [valueInfo("x", "float", [2, 3])],
+    outputs: [valueInfo(prev, "float", [2, 1])],
+  });
+  return encodeModel(model(g, opset, opset <= 11 ? 6 : 7));
+}
+
+if (mode === "child") {
+  // One measurement: load, convert, save, with memory around the conversion.
+  gc();
+  const rss0 = process.memoryUsage().rss;
+  const t0 = performance.now();
+  const bytes = readFileSync(file!);
+  const m = decodeModel(bytes);
+  const t1 = performance.now();
+  gc();
+  const rssLoaded = process.memoryUsage().rss;
+  try {
+    writeFileSync("/proc/self/clear_refs", "5"); // resets VmHWM, so the peak is the conversion's
+  } catch {
+    /* not Linux: the peak then includes loading */
+  }
+  const c0 = process.cpuUsage();
+  const t2 = performance.now();
+  const r = convertModel(m, Number(target));
+  const t3 = performance.now();
+  const cpu = process.cpuUsage(c0);
+  const peak = status("VmHWM");
+  if (!r.model) throw new Error(`blocked: ${r.plan.blocked[0]?.message}`);
+  const t4 = performance.now();
+  const out = encodeModel(r.model);
+  const t5 = performance.now();
+  console.log(
+    JSON.stringify({
+      nodes: m.graph.nodes.length,
+      load: t1 - t0,
+      convert: t3 - t2,
+      cpu: (cpu.user + cpu.system) / 1000,
+      save: t5 - t4,
+      outBytes: out.length,
+      modelMem: Math.max(1, rssLoaded - rss0),
+      growth: Math.max(0, peak - rssLoaded),
+      peak,
+    }),
+  );
+} else {
+  const dir = mkdtempSync(join(tmpdir(), "bench-convert-"));
+  const self = fileURLToPath(import.meta.url);
+  const tsx = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+  const measure = (path: string, to: number) => {
+    const runs: {
+      convert: number;
+      cpu: number;
+      load: number;
+      save: number;
+      growth: number;
+      modelMem: number;
+      peak: number;
+      nodes: number;
+    }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = spawnSync(
+        process.execPath,
+        ["--expose-gc", "--import", tsx, self, "child", path, String(to)],
+        {
+          encoding: "utf8",
+        },
+      );
+      if (r.status !== 0) throw new Error(r.stderr);
+      runs.push(JSON.parse(r.stdout.trim().split("\n").pop()!));
+    }
+    runs.sort((a, b) => a.convert - b.convert);
+    return runs[1]!;
+  };
+  const python = spawnSync(
+    "python3",
+    ["-c", "import onnx, onnx.version_converter; print(onnx.__version__)"],
+    {
+      encoding: "utf8",
+    },
+  );
+  const onnxVersion = python.status === 0 ? python.stdout.trim() : undefined;
+  const pyTime = (path: string, to: number): number | undefined => {
+    const code = `import onnx, onnx.version_converter, time
+m = onnx.load(${JSON.stringify(path)})
+t = time.perf_counter(); onnx.version_converter.convert_version(m, ${to}); print(time.perf_counter() - t)`;
+    const r = spawnSync("python3", ["-c", code], { encoding: "utf8", timeout: 120_000 });
+    return r.status === 0 ? Number(r.stdout.trim()) * 1000 : undefined;
+  };
+  const fmt = (x: number) => Math.round(x).toLocaleString("en-US");
+  for (const [kind, from, to, label] of [
+    ["reducesum", 12, 13, "ReduceSum chain 12 -> 13"],
+    ["mixed", 11, 18, "Reduce + elementwise chain 11 -> 18"],
+  ] as const) {
+    const times: Record<number, number> = {};
+    for (const n of [10_000, 100_000]) {
+      const path = join(dir, `${kind}-${n}.onnx`);
+      writeFileSync(path, chain(kind, n, from));
+      const r = measure(path, to);
+      times[n] = r.convert;
+      console.log(
+        `${label}, ${fmt(n)} nodes: convert ${r.convert.toFixed(1)} ms = ${fmt((n / r.convert) * 1000)} nodes/s` +
+          ` (CPU ${r.cpu.toFixed(0)} ms = ${fmt((n / r.cpu) * 1000)} nodes/s)` +
+          ` (load ${r.load.toFixed(0)} ms, save ${r.save.toFixed(0)} ms); peak RSS ${(r.peak / 2 ** 20).toFixed(0)} MB,` +
+          ` growth during conversion ${(r.growth / r.modelMem).toFixed(2)}x the loaded model (${(r.modelMem / 2 ** 20).toFixed(0)} MB)`,
+      );
+      if (onnxVersion && (n === 10_000 || (times[10_000] !== undefined && n === 100_000))) {
+        const py = pyTime(path, to);
+        console.log(
+          py === undefined
+            ? `  python onnx ${onnxVersion} version_converter: failed or took over 120 s`
+            : `  python onnx ${onnxVersion} version_converter: ${py.toFixed(0)} ms = ${fmt((n / py) * 1000)} nodes/s (ours ${(py / r.convert).toFixed(1)}x faster)`,
+        );
+      }
+    }
+    console.log(
+      `${label}: time(100k) / time(10k) = ${(times[100_000]! / times[10_000]!).toFixed(2)}`,
+    );
+  }
+  if (!onnxVersion)
+    console.log("(python onnx with version_converter is not importable: no comparison)");
+  rmSync(dir, { recursive: true, force: true });
+}
