@@ -92,7 +92,7 @@ export function constantValues(c: AdapterContext, i: number, what: string): numb
   const t = c.constantInput(i);
   if (!t)
     c.fail(
-      `${what} (input '${name}') is computed at run time; the older version needs it as a constant`,
+      `${what} (input '${name}') is computed at run time; ${c.to.name}-${c.to.since} needs it as a constant`,
     );
   return t.values().map((v) => Number(v));
 }
