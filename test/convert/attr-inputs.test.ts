@@ -37,6 +37,28 @@ g (double[4] x) => (double[4] y) { y = Clip<min = -1.0, max = 1.0>(x) }`;
     // onnxruntime has no Clip-6 kernel for double.
     await convertAndCompare({ text: m6, target: 12, noOrtBefore: true });
   });
+  it("Clip-1's absent bounds are none: +-inf at 6; Clip-6's are the float limits at 1", async () => {
+    const m1 = `${head(1)}
+g (float[2,3] x) => (float[2,3] y) { y = Clip<max = 5.0, consumed_inputs = [0]>(x) }`;
+    const t6 = await convertAndCompare({
+      text: m1,
+      target: 6,
+      feeds: infs,
+      noOrtBefore: true,
+      noOrtAfter: true,
+    });
+    expect(nodeLines(t6)).toEqual(["y = Clip <min: float = -inf, max: float = 5.0> (x)"]);
+    const m6 = `${head(6)}
+g (float[2,3] x) => (float[2,3] y) { y = Clip<min = 0.0>(x) }`;
+    const t1 = await convertAndCompare({
+      text: m6,
+      target: 1,
+      feeds: infs,
+      noOrtBefore: true,
+      noOrtAfter: true,
+    });
+    expect(nodeLines(t1)).toEqual(["y = Clip <min: float = 0.0, max: float = 3.4028235e+38> (x)"]);
+  });
   it("bounds computed at run time block the step down", () => {
     const m11 = `${head(11)}
 g (float[2] x, float lo) => (float[2] y) { y = Clip(x, lo) }`;

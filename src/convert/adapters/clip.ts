@@ -48,7 +48,40 @@ const down: Adapter = (c: AdapterContext) => {
   return [n];
 };
 
+/** 1 -> 6: Clip-1's absent bounds are none (+-inf); Clip-6's absent ones would be the float limits. */
+const up6: Adapter = (c: AdapterContext) => [
+  withAttributes(c.node, {
+    consumed_inputs: undefined,
+    min: attr("min", floatAttr(c, "min") ?? -Infinity, "FLOAT"),
+    max: attr("max", floatAttr(c, "max") ?? Infinity, "FLOAT"),
+  }),
+];
+
+/** 6 -> 1: Clip-6's absent bounds (the float limits, its schema defaults) are written out. */
+const down1: Adapter = (c: AdapterContext) => [
+  withAttributes(c.node, {
+    min: attr("min", floatAttr(c, "min")!, "FLOAT"),
+    max: attr("max", floatAttr(c, "max")!, "FLOAT"),
+  }),
+];
+
 export const CLIP_ROWS: AdapterRow[] = [
+  {
+    domain: "",
+    op: "Clip",
+    from: 1,
+    to: 6,
+    summary: "absent bounds (none in Clip-1) written as +-inf; consumed_inputs dropped",
+    adapter: up6,
+  },
+  {
+    domain: "",
+    op: "Clip",
+    from: 6,
+    to: 1,
+    summary: "absent bounds (+-3.4028235e38 in Clip-6) written out",
+    adapter: down1,
+  },
   {
     domain: "",
     op: "Clip",
