@@ -10,3 +10,7 @@ export * as check from "./check/index.js";
 export { checkModel, inferTypes } from "./check/index.js";
 export * as interp from "./interp/index.js";
 export { run, runBackendTest } from "./interp/index.js";
+export * as passes from "./passes/index.js";
+export { runPass, sequence, type Pass, type PassResult } from "./passes/index.js";
+export * as convert from "./convert/index.js";
+export { convertModel, convertPass } from "./convert/index.js";
