@@ -13,8 +13,9 @@ import { encodeModel } from "../src/io/files.js";
 import { graph, model, node, valueInfo } from "../src/ir/builder.js";
 import { NameScope } from "../src/ir/graph.js";
 import { SchemaRegistry } from "../src/schema/index.js";
-import { inlineCall } from "../src/expand/inline.js";
-import type { Model, Node } from "../src/ir/types.js";
+import { callInputTypes, inlineCall } from "../src/expand/inline.js";
+import { walkGraphNodes } from "../src/ir/traverse.js";
+import type { Model } from "../src/ir/types.js";
 import { DataType } from "../src/ir/types.js";
 import { run } from "../src/interp/executor.js";
 import { logCumSumExp, setLogCumSumExpWasmEnabled } from "../src/interp/kernels/logcumsumexp.js";
@@ -39,21 +40,11 @@ function expandedModel(
     outputs: [valueInfo("Y", "float", shape)],
   });
   const op = SchemaRegistry.default().resolve("", "LogCumSumExp", 29);
-  const body = inlineCall(call, op, [g.inputs[0]!.type], new NameScope(g), { preferLoops });
-  g.nodes = body.nodes;
+  const m = model(g, 29, 10);
+  const body = inlineCall(call, op, callInputTypes(m, call), new NameScope(g), { preferLoops });
   const opset = Math.max(...body.opsetImports.map((o) => o.version));
-  return { m: model(g, opset, 10), nodes: countNodes(body.nodes) };
-}
-
-function countNodes(nodes: Node[]): number {
-  let n = 0;
-  for (const x of nodes) {
-    n++;
-    for (const a of x.attributes) {
-      if (a.type === "GRAPH" && a.value) n += countNodes(a.value.nodes);
-    }
-  }
-  return n;
+  const expanded = { ...g, nodes: body.nodes };
+  return { m: model(expanded, opset, 10), nodes: [...walkGraphNodes(expanded)].length };
 }
 
 /** Largest distance in float32 ulps between two arrays (NaN/inf must match exactly). */

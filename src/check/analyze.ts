@@ -5,6 +5,7 @@
 
 import { OnnxError, nodeLabel } from "../errors.js";
 import { topologicalOrder } from "../ir/graph.js";
+import { resolveRef } from "../ir/rewrite.js";
 import { attributeGraphs, walkGraphNodes } from "../ir/traverse.js";
 import type { Attribute, Dim, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
 import {
@@ -645,8 +646,7 @@ export class Analyzer {
     const attrOf = (name: string): Attribute | undefined => {
       const a = node.attributes.find((x) => x.name === name);
       if (!a || a.refAttrName === undefined || !ctx.env) return a;
-      const v = ctx.env.get(a.refAttrName);
-      return v ? { ...v, name: a.name, refAttrName: undefined } : undefined;
+      return resolveRef(a, ctx.env.get(a.refAttrName));
     };
     const out: Inferred = { outputs: [], outConsts: [], outSyms: [] };
     const visited: string[] = [];

@@ -1,7 +1,8 @@
 // Type and shape inference over a whole model, and a way to keep what it found: a copy of the
 // model whose value_info lists the inferred type of every intermediate value.
 
-import type { Attribute, Function, Graph, Model, Type, ValueInfo } from "../ir/types.js";
+import { mapNodeGraphs } from "../ir/rewrite.js";
+import type { Function, Graph, Model, Type, ValueInfo } from "../ir/types.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import { analyzeModel, type Analysis } from "./analyze.js";
 import type { OpRegistry } from "./report.js";
@@ -64,19 +65,14 @@ export function withInferredValueInfo(model: Model, opts: InferOptions = {}): Mo
   };
   const nodeOutputs = (owner: Graph | Function) =>
     owner.nodes.flatMap((n) => n.outputs).filter((n, i, a) => a.indexOf(n) === i);
-  const copyAttr = (a: Attribute): Attribute => {
-    if (a.type === "GRAPH" && a.value) return { ...a, value: copyGraph(a.value) };
-    if (a.type === "GRAPHS" && a.value) return { ...a, value: a.value.map(copyGraph) };
-    return a;
-  };
   const copyGraph = (g: Graph): Graph => ({
     ...g,
-    nodes: g.nodes.map((n) => ({ ...n, attributes: n.attributes.map(copyAttr) })),
+    nodes: g.nodes.map((n) => mapNodeGraphs(n, copyGraph)),
     valueInfo: infos(g, nodeOutputs(g), new Set(g.outputs.map((o) => o.name)), g.valueInfo),
   });
   const copyFunction = (f: Function): Function => ({
     ...f,
-    nodes: f.nodes.map((n) => ({ ...n, attributes: n.attributes.map(copyAttr) })),
+    nodes: f.nodes.map((n) => mapNodeGraphs(n, copyGraph)),
     valueInfo: infos(f, nodeOutputs(f), new Set(f.outputs), f.valueInfo),
   });
   return { ...model, graph: copyGraph(model.graph), functions: model.functions.map(copyFunction) };

@@ -4,7 +4,9 @@
 
 import { OnnxError, nodeLabel } from "../errors.js";
 import type { NameScope } from "../ir/graph.js";
-import type { Attribute, Graph, Node, OpsetId, Type } from "../ir/types.js";
+import { renameNode } from "../ir/rewrite.js";
+import type { Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
+import { inferScopeTypes, inferTypes, type InferOptions } from "../check/infer.js";
 import { functionBody } from "../schema/body.js";
 import type { OpVersion } from "../schema/types.js";
 
@@ -17,6 +19,20 @@ export interface InlineResult {
 export interface InlineOptions {
   /** Allow a loop (Scan) where a loop-free body exists (see BodyContext.preferLoops). */
   preferLoops?: boolean;
+}
+
+/**
+ * The types of a call's inputs as the checker infers them in the model: for a call in the main
+ * graph or one of its subgraphs, or, given `owner`, in that function's body (typed by its calls).
+ */
+export function callInputTypes(
+  model: Model,
+  call: Node,
+  owner?: Function,
+  opts: InferOptions = {},
+): (Type | undefined)[] {
+  const types = owner ? inferScopeTypes(model, opts).get(owner) : inferTypes(model, opts);
+  return call.inputs.map((name) => (name === "" ? undefined : types?.get(name)));
 }
 
 export function inlineCall(
@@ -52,32 +68,6 @@ export function inlineCall(
     if (out === undefined) names.set(name, (out = scope.fresh(`${prefix}__${name}`)));
     return out;
   };
-  const renameNode = (n: Node): Node => {
-    const copy: Node = {
-      ...n,
-      inputs: n.inputs.map(rename),
-      outputs: n.outputs.map(rename),
-      attributes: n.attributes.map(renameAttribute),
-    };
-    if (n.name) copy.name = scope.fresh(`${prefix}__${n.name}`);
-    return copy;
-  };
-  const renameGraph = (g: Graph): Graph => ({
-    ...g,
-    inputs: g.inputs.map((v) => ({ ...v, name: rename(v.name) })),
-    outputs: g.outputs.map((v) => ({ ...v, name: rename(v.name) })),
-    valueInfo: g.valueInfo.map((v) => ({ ...v, name: rename(v.name) })),
-    initializers: g.initializers.map((t) => {
-      const c = Object.assign(Object.create(Object.getPrototypeOf(t)), t);
-      c.name = rename(t.name);
-      return c;
-    }),
-    nodes: g.nodes.map(renameNode),
-  });
-  const renameAttribute = (a: Attribute): Attribute => {
-    if (a.type === "GRAPH" && a.value) return { ...a, value: renameGraph(a.value) };
-    if (a.type === "GRAPHS" && a.value) return { ...a, value: a.value.map(renameGraph) };
-    return a;
-  };
-  return { nodes: body.nodes.map(renameNode), opsetImports: body.opsetImports };
+  const renaming = { value: rename, node: (name: string) => scope.fresh(`${prefix}__${name}`) };
+  return { nodes: body.nodes.map((n) => renameNode(n, renaming)), opsetImports: body.opsetImports };
 }

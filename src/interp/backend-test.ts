@@ -4,12 +4,13 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { OnnxError } from "../errors.js";
-import { dtypeName } from "../ir/dtype.js";
+import { bfloat16BitsToNumber, dtypeName, float16Table } from "../ir/dtype.js";
+import { walkNodes } from "../ir/traverse.js";
 import { DataType, type Model, type Type } from "../ir/types.js";
 import { loadModel } from "../io/files.js";
 import { decodeValueProto } from "./value-proto.js";
 import { runValues, unsupportedOps } from "./executor.js";
-import { elementString, float16Table, fromBfloat16Bits } from "./tensor.js";
+import { elementString } from "./tensor.js";
 import type { RTensor, RValue } from "./types.js";
 
 export interface Tolerance {
@@ -32,7 +33,7 @@ export interface BackendTestResult {
 function numericValue(t: RTensor, i: number): number | bigint | string {
   const v = t.data[i]!;
   if (t.dtype === DataType.FLOAT16) return float16Table()[v as number]!;
-  if (t.dtype === DataType.BFLOAT16) return fromBfloat16Bits(v as number);
+  if (t.dtype === DataType.BFLOAT16) return bfloat16BitsToNumber(v as number);
   return v;
 }
 
@@ -127,17 +128,8 @@ function numbered(dir: string, prefix: string): string[] {
 /** Ops a model uses, including those inside subgraphs and local functions. */
 export function modelOps(model: Model): string[] {
   const ops = new Set<string>();
-  const walk = (nodes: Model["graph"]["nodes"]) => {
-    for (const n of nodes) {
-      ops.add(n.domain === "" || n.domain === "ai.onnx" ? n.opType : `${n.domain}.${n.opType}`);
-      for (const a of n.attributes) {
-        if (a.type === "GRAPH" && a.value) walk(a.value.nodes);
-        if (a.type === "GRAPHS" && a.value) for (const g of a.value) walk(g.nodes);
-      }
-    }
-  };
-  walk(model.graph.nodes);
-  for (const f of model.functions) walk(f.nodes);
+  for (const { node: n } of walkNodes(model))
+    ops.add(n.domain === "" || n.domain === "ai.onnx" ? n.opType : `${n.domain}.${n.opType}`);
   return [...ops].sort();
 }
 

@@ -6,6 +6,7 @@ import { OnnxError, nodeLabel } from "../errors.js";
 import { dtypeName } from "../ir/dtype.js";
 import { GraphIndex, topologicalOrder } from "../ir/graph.js";
 import type { Tensor } from "../ir/tensor.js";
+import { bindRefs } from "../ir/rewrite.js";
 import { attributeGraphs } from "../ir/traverse.js";
 import type { Attribute, Function, Graph, Model, Node, OpsetId } from "../ir/types.js";
 import { fromIRTensor, sparseToDense } from "./ir-tensors.js";
@@ -320,7 +321,7 @@ class Executor {
     const bound = new Map<string, Attribute>();
     for (const a of fn.attributeProtos) bound.set(a.name, a);
     for (const a of call.attributes) bound.set(a.name, a);
-    const nodes = fn.nodes.map((n) => bindNode(n, bound));
+    const nodes = bindRefs(fn.nodes, (ref) => bound.get(ref));
     const opsets = this.opsetMap(fn.opsetImports, callerOpsets);
     const fnName = (f: Function) => `'${f.domain ? `${f.domain}.` : ""}${f.name}'`;
     if (this.calling.includes(fn)) {
@@ -405,47 +406,6 @@ class Executor {
     } else if (keepOpt) for (const name of keepOpt) if (!(name in result)) take(name);
     return result;
   }
-}
-
-/**
- * A function body node with its @ref attributes replaced by the caller's (or the function's
- * default); refs with neither are dropped, so the op's own default applies. Subgraphs are
- * rebound too.
- */
-function bindNode(n: Node, bound: Map<string, Attribute>): Node {
-  let changed = false;
-  const attributes: Attribute[] = [];
-  for (const a of n.attributes) {
-    if (a.refAttrName !== undefined) {
-      changed = true;
-      const b = bound.get(a.refAttrName);
-      if (b && b.value !== undefined) attributes.push({ ...b, name: a.name } as Attribute);
-      continue;
-    }
-    if (a.type === "GRAPH" && a.value) {
-      const g = bindGraph(a.value, bound);
-      if (g !== a.value) {
-        changed = true;
-        attributes.push({ ...a, value: g });
-        continue;
-      }
-    } else if (a.type === "GRAPHS" && a.value) {
-      const gs = a.value.map((g) => bindGraph(g, bound));
-      if (gs.some((g, i) => g !== a.value![i])) {
-        changed = true;
-        attributes.push({ ...a, value: gs });
-        continue;
-      }
-    }
-    attributes.push(a);
-  }
-  return changed ? { ...n, attributes } : n;
-}
-
-function bindGraph(g: Graph, bound: Map<string, Attribute>): Graph {
-  const nodes = g.nodes.map((n) => bindNode(n, bound));
-  if (nodes.every((n, i) => n === g.nodes[i])) return g;
-  return { ...g, nodes };
 }
 
 /**

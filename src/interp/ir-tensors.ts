@@ -1,7 +1,7 @@
 // IR tensors (initializers, attribute values, sparse tensors) as runtime tensors and back.
 
 import { OnnxError } from "../errors.js";
-import { dtypeName } from "../ir/dtype.js";
+import { dtypeName, numberToBfloat16Bits, numberToFloat16Bits } from "../ir/dtype.js";
 import { Tensor } from "../ir/tensor.js";
 import { DataType, type SparseTensor } from "../ir/types.js";
 import { loadExternalData } from "../io/files.js";
@@ -11,8 +11,6 @@ import {
   storageBytes,
   storageElementSize,
   storageFromBytes,
-  toBfloat16Bits,
-  toFloat16Bits,
 } from "./tensor.js";
 import type { RTensor, Storage } from "./types.js";
 
@@ -106,9 +104,9 @@ function numbersToStorage(dtype: number, values: ArrayLike<number>): Storage {
   const n = values.length;
   const data = allocStorage(dtype, n);
   if (dtype === DataType.FLOAT16)
-    for (let i = 0; i < n; i++) (data as Uint16Array)[i] = toFloat16Bits(values[i]!);
+    for (let i = 0; i < n; i++) (data as Uint16Array)[i] = numberToFloat16Bits(values[i]!);
   else if (dtype === DataType.BFLOAT16)
-    for (let i = 0; i < n; i++) (data as Uint16Array)[i] = toBfloat16Bits(values[i]!);
+    for (let i = 0; i < n; i++) (data as Uint16Array)[i] = numberToBfloat16Bits(values[i]!);
   else if (data instanceof BigInt64Array || data instanceof BigUint64Array)
     for (let i = 0; i < n; i++) data[i] = BigInt(Math.trunc(values[i]!));
   else if (Array.isArray(data)) for (let i = 0; i < n; i++) data[i] = String(values[i]);

@@ -1,9 +1,9 @@
 // Tensors written as JSON literals (nested arrays or a scalar), as the CLI's --input takes them.
 
 import { OnnxError } from "../errors.js";
-import { dtypeName } from "../ir/dtype.js";
+import { dtypeName, numberToBfloat16Bits, numberToFloat16Bits } from "../ir/dtype.js";
 import { DataType } from "../ir/types.js";
-import { allocStorage, toBfloat16Bits, toFloat16Bits } from "./tensor.js";
+import { allocStorage } from "./tensor.js";
 import type { RTensor } from "./types.js";
 
 /**
@@ -88,8 +88,10 @@ export function parseJsonTensor(text: string, dtype: number, where?: string): RT
           where,
         );
       data[i] = big;
-    } else if (dtype === DataType.FLOAT16) (data as Uint16Array)[i] = toFloat16Bits(Number(num));
-    else if (dtype === DataType.BFLOAT16) (data as Uint16Array)[i] = toBfloat16Bits(Number(num));
+    } else if (dtype === DataType.FLOAT16)
+      (data as Uint16Array)[i] = numberToFloat16Bits(Number(num));
+    else if (dtype === DataType.BFLOAT16)
+      (data as Uint16Array)[i] = numberToBfloat16Bits(Number(num));
     else if (dtype === DataType.BOOL) (data as Uint8Array)[i] = Number(num) !== 0 ? 1 : 0;
     else {
       const x = Number(num);

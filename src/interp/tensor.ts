@@ -1,7 +1,13 @@
 // Runtime tensors: allocation by dtype, fast float16/bfloat16 conversion, elements as text.
 
 import { OnnxError } from "../errors.js";
-import { dtypeName } from "../ir/dtype.js";
+import {
+  bfloat16BitsToNumber,
+  dtypeName,
+  float16Table,
+  numberToBfloat16Bits,
+  numberToFloat16Bits,
+} from "../ir/dtype.js";
 import { DataType } from "../ir/types.js";
 import { allocWasmBacked } from "./kernels/wasm/memory.js";
 import type { RTensor, Storage } from "./types.js";
@@ -61,78 +67,6 @@ export function allocTensor(dtype: number, shape: number[]): RTensor {
   return { dtype, shape, data: allocStorage(dtype, elementCount(shape)) };
 }
 
-// float16 → float32: a 65536-entry table (256 KiB), built once on first use.
-let f16Table: Float32Array | undefined;
-export function float16Table(): Float32Array {
-  if (!f16Table) {
-    f16Table = new Float32Array(65536);
-    for (let h = 0; h < 65536; h++) {
-      const sign = h & 0x8000 ? -1 : 1;
-      const exp = (h >> 10) & 0x1f;
-      const frac = h & 0x3ff;
-      let v: number;
-      if (exp === 0) v = frac * 2 ** -24;
-      else if (exp === 31) v = frac ? NaN : Infinity;
-      else v = (1 + frac / 1024) * 2 ** (exp - 15);
-      f16Table[h] = sign * v;
-    }
-  }
-  return f16Table;
-}
-
-const f32 = new Float32Array(1);
-const u32 = new Uint32Array(f32.buffer);
-
-const f64 = new Float64Array(1);
-const f64w = new Uint32Array(f64.buffer);
-
-/**
- * float32/float64 value → float16 bits, rounded to nearest even from the exact value (no
- * intermediate float32 rounding). Works on the double's bits: no allocation, no table.
- */
-export function toFloat16Bits(x: number): number {
-  f64[0] = x;
-  const hi = f64w[1]!;
-  const lo = f64w[0]!;
-  const sign = (hi >>> 16) & 0x8000;
-  const exp = (hi >>> 20) & 0x7ff;
-  if (exp === 0x7ff) return sign | (((hi & 0xfffff) | lo) !== 0 ? 0x7e00 : 0x7c00);
-  const e = exp - 1023;
-  if (e > 15) return sign | 0x7c00;
-  if (e >= -14) {
-    // Normal: keep the top 10 of the 52 mantissa bits, round on the rest.
-    const m10 = (hi >>> 10) & 0x3ff;
-    const rest = hi & 0x3ff;
-    const up = rest > 0x200 || (rest === 0x200 && (lo !== 0 || (m10 & 1) === 1)) ? 1 : 0;
-    return sign | ((((e + 15) << 10) | m10) + up); // a carry may reach the exponent, even inf
-  }
-  if (e < -26) return sign; // below half the smallest subnormal
-  // Subnormal: units of 2^-24 (scaling by a power of two is exact).
-  const m = Math.abs(x) * 16777216;
-  let q = Math.floor(m);
-  const frac = m - q;
-  if (frac > 0.5 || (frac === 0.5 && (q & 1) === 1)) q++;
-  return sign | q;
-}
-
-/** bfloat16 bits → number. */
-export function fromBfloat16Bits(b: number): number {
-  u32[0] = b << 16;
-  return f32[0]!;
-}
-
-/**
- * number → bfloat16 bits, round to nearest even. Rounds from float32 first (double rounding can
- * differ from direct rounding only in ties that float32 already broke; accepted, as ONNX does).
- */
-export function toBfloat16Bits(x: number): number {
-  f32[0] = x;
-  const u = u32[0]!;
-  if ((u & 0x7f800000) === 0x7f800000 && (u & 0x7fffff) !== 0) return ((u >>> 16) | 0x40) & 0xffff;
-  return ((u + 0x7fff + ((u >>> 16) & 1)) >>> 16) & 0xffff;
-}
-
-/** Whether a dtype is computed as floating point. */
 /** dtypes computed as floating point. */
 export const FLOAT_TYPES: ReadonlySet<number> = new Set([
   DataType.FLOAT,
@@ -172,7 +106,7 @@ export function toFloat64(t: RTensor): Float64Array {
     for (let i = 0; i < n; i++) out[i] = table[src[i]!]!;
   } else if (t.dtype === DataType.BFLOAT16) {
     const src = d as Uint16Array;
-    for (let i = 0; i < n; i++) out[i] = fromBfloat16Bits(src[i]!);
+    for (let i = 0; i < n; i++) out[i] = bfloat16BitsToNumber(src[i]!);
   } else if (d instanceof BigInt64Array || d instanceof BigUint64Array) {
     for (let i = 0; i < n; i++) out[i] = Number(d[i]!);
   } else if (Array.isArray(d)) {
@@ -192,10 +126,10 @@ export function fromFloat64(dtype: number, shape: number[], values: Float64Array
   const data = allocStorage(dtype, n);
   if (dtype === DataType.FLOAT16) {
     const dst = data as Uint16Array;
-    for (let i = 0; i < n; i++) dst[i] = toFloat16Bits(values[i]!);
+    for (let i = 0; i < n; i++) dst[i] = numberToFloat16Bits(values[i]!);
   } else if (dtype === DataType.BFLOAT16) {
     const dst = data as Uint16Array;
-    for (let i = 0; i < n; i++) dst[i] = toBfloat16Bits(values[i]!);
+    for (let i = 0; i < n; i++) dst[i] = numberToBfloat16Bits(values[i]!);
   } else if (dtype === DataType.BOOL) {
     const dst = data as Uint8Array;
     for (let i = 0; i < n; i++) dst[i] = values[i] !== 0 ? 1 : 0;
@@ -332,8 +266,9 @@ export function toFloat32(t: RTensor): Float32Array | Float64Array {
 export function encodeHalf(dtype: number, values: ArrayLike<number>): Uint16Array {
   const n = values.length;
   const out = new Uint16Array(n);
-  if (dtype === DataType.FLOAT16) for (let i = 0; i < n; i++) out[i] = toFloat16Bits(values[i]!);
-  else for (let i = 0; i < n; i++) out[i] = toBfloat16Bits(values[i]!);
+  if (dtype === DataType.FLOAT16)
+    for (let i = 0; i < n; i++) out[i] = numberToFloat16Bits(values[i]!);
+  else for (let i = 0; i < n; i++) out[i] = numberToBfloat16Bits(values[i]!);
   return out;
 }
 
@@ -358,7 +293,8 @@ export function elementString(t: RTensor, i: number): string {
   if (Array.isArray(d)) return JSON.stringify(d[i]);
   if (t.dtype === DataType.BOOL) return d[i] ? "true" : "false";
   if (t.dtype === DataType.FLOAT16) return formatNumber(float16Table()[(d as Uint16Array)[i]!]!);
-  if (t.dtype === DataType.BFLOAT16) return formatNumber(fromBfloat16Bits((d as Uint16Array)[i]!));
+  if (t.dtype === DataType.BFLOAT16)
+    return formatNumber(bfloat16BitsToNumber((d as Uint16Array)[i]!));
   const v = d[i]!;
   if (typeof v === "bigint") return v.toString();
   if (t.dtype === DataType.FLOAT) return formatNumber(Math.fround(v));

@@ -2,6 +2,7 @@
 
 import Long from "long";
 import { OnnxError } from "../errors.js";
+import { emptyGraph } from "../ir/builder.js";
 import { Tensor, type TensorData } from "../ir/tensor.js";
 import type {
   AttrType,
@@ -316,15 +317,4 @@ function inferAttrType(a: Msg): AttrType {
   if (a.sparse_tensors?.length) return "SPARSE_TENSORS";
   if (a.type_protos?.length) return "TYPE_PROTOS";
   return "UNDEFINED";
-}
-
-export function emptyGraph(): Graph {
-  return {
-    nodes: [],
-    inputs: [],
-    outputs: [],
-    initializers: [],
-    sparseInitializers: [],
-    valueInfo: [],
-  };
 }

@@ -33,8 +33,12 @@ export function attrString(node: Node, name: string, dflt: string): string {
   return a.value;
 }
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+
+/** An int64 as a number, saturating to ±Number.MAX_SAFE_INTEGER beyond 2^53. */
 export function clampToNumber(v: bigint): number {
-  if (v > BigInt(Number.MAX_SAFE_INTEGER)) return Number.MAX_SAFE_INTEGER;
-  if (v < BigInt(Number.MIN_SAFE_INTEGER)) return Number.MIN_SAFE_INTEGER;
+  if (v > MAX_SAFE) return Number.MAX_SAFE_INTEGER;
+  if (v < MIN_SAFE) return Number.MIN_SAFE_INTEGER;
   return Number(v);
 }

@@ -70,15 +70,21 @@ export function valueInfo(name: string, elem?: string | number, shape?: Dim[]): 
   return elem === undefined ? { name } : { name, type: tensorType(elem, shape) };
 }
 
-export function graph(parts: Partial<Graph> & { nodes: Node[] }): Graph {
+/** A graph with nothing in it (and the name, when given). */
+export function emptyGraph(name?: string): Graph {
   return {
+    ...(name !== undefined ? { name } : {}),
+    nodes: [],
     inputs: [],
     outputs: [],
     initializers: [],
     sparseInitializers: [],
     valueInfo: [],
-    ...parts,
   };
+}
+
+export function graph(parts: Partial<Graph> & { nodes: Node[] }): Graph {
+  return { ...emptyGraph(), ...parts };
 }
 
 export function model(g: Graph, opset: number | OpsetId[] = 18, irVersion = 8): Model {

@@ -1,6 +1,5 @@
 // Facts about each ONNX element type, and conversions for the 16-bit float formats.
 
-import { getFloat16, setFloat16 } from "@petamoriken/float16";
 import { DataType } from "./types.js";
 
 export interface DTypeInfo {
@@ -69,28 +68,76 @@ export function rawByteLength(id: number, n: number): number {
   return Math.ceil(n * d.size);
 }
 
-const scratch = new DataView(new ArrayBuffer(4));
+// float16 → number: a 65536-entry table (256 KiB), built once on first use; hot loops index it.
+let f16Table: Float32Array | undefined;
+export function float16Table(): Float32Array {
+  if (!f16Table) {
+    f16Table = new Float32Array(65536);
+    for (let h = 0; h < 65536; h++) {
+      const sign = h & 0x8000 ? -1 : 1;
+      const exp = (h >> 10) & 0x1f;
+      const frac = h & 0x3ff;
+      let v: number;
+      if (exp === 0) v = frac * 2 ** -24;
+      else if (exp === 31) v = frac ? NaN : Infinity;
+      else v = (1 + frac / 1024) * 2 ** (exp - 15);
+      f16Table[h] = sign * v;
+    }
+  }
+  return f16Table;
+}
 
 export function float16BitsToNumber(bits: number): number {
-  scratch.setUint16(0, bits, true);
-  return getFloat16(scratch, 0, true);
+  return float16Table()[bits & 0xffff]!;
 }
-/** Round to nearest even. */
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+const f64 = new Float64Array(1);
+const f64w = new Uint32Array(f64.buffer);
+
+/**
+ * number → float16 bits, rounded to nearest even from the exact value (no intermediate float32
+ * rounding). Works on the double's bits: no allocation, no table.
+ */
 export function numberToFloat16Bits(x: number): number {
-  setFloat16(scratch, 0, x, true);
-  return scratch.getUint16(0, true);
+  f64[0] = x;
+  const hi = f64w[1]!;
+  const lo = f64w[0]!;
+  const sign = (hi >>> 16) & 0x8000;
+  const exp = (hi >>> 20) & 0x7ff;
+  if (exp === 0x7ff) return sign | (((hi & 0xfffff) | lo) !== 0 ? 0x7e00 : 0x7c00);
+  const e = exp - 1023;
+  if (e > 15) return sign | 0x7c00;
+  if (e >= -14) {
+    // Normal: keep the top 10 of the 52 mantissa bits, round on the rest.
+    const m10 = (hi >>> 10) & 0x3ff;
+    const rest = hi & 0x3ff;
+    const up = rest > 0x200 || (rest === 0x200 && (lo !== 0 || (m10 & 1) === 1)) ? 1 : 0;
+    return sign | ((((e + 15) << 10) | m10) + up); // a carry may reach the exponent, even inf
+  }
+  if (e < -26) return sign; // below half the smallest subnormal
+  // Subnormal: units of 2^-24 (scaling by a power of two is exact).
+  const m = Math.abs(x) * 16777216;
+  let q = Math.floor(m);
+  const frac = m - q;
+  if (frac > 0.5 || (frac === 0.5 && (q & 1) === 1)) q++;
+  return sign | q;
 }
 
 export function bfloat16BitsToNumber(bits: number): number {
-  scratch.setUint32(0, (bits & 0xffff) << 16, true);
-  return scratch.getFloat32(0, true);
+  u32[0] = (bits & 0xffff) << 16;
+  return f32[0]!;
 }
-/** Round to nearest even from the float32 nearest to x; NaN stays a quiet NaN. */
+
+/**
+ * number → bfloat16 bits, round to nearest even from the float32 nearest to x (double rounding
+ * can differ from direct rounding only in ties that float32 already broke; accepted, as ONNX
+ * does). NaN stays a quiet NaN.
+ */
 export function numberToBfloat16Bits(x: number): number {
-  scratch.setFloat32(0, x, true);
-  const u = scratch.getUint32(0, true);
-  if ((u & 0x7f800000) === 0x7f800000 && (u & 0x007fffff) !== 0)
-    return ((u >>> 16) | 0x40) & 0xffff;
-  const rounded = u + 0x7fff + ((u >>> 16) & 1);
-  return (rounded >>> 16) & 0xffff;
+  f32[0] = x;
+  const u = u32[0]!;
+  if ((u & 0x7f800000) === 0x7f800000 && (u & 0x7fffff) !== 0) return ((u >>> 16) | 0x40) & 0xffff;
+  return ((u + 0x7fff + ((u >>> 16) & 1)) >>> 16) & 0xffff;
 }

@@ -12,7 +12,8 @@
 
 import { OnnxError } from "../errors.js";
 import { attr } from "../ir/builder.js";
-import type { Attribute, Graph, Node } from "../ir/types.js";
+import { bindRefs } from "../ir/rewrite.js";
+import type { Attribute, Node } from "../ir/types.js";
 import { parseNodeListText } from "../text/parse.js";
 import { BODY_BUILDERS, BuildArgs, type BodyContext, type FunctionBody } from "./builders/index.js";
 import type { OpVersion } from "./types.js";
@@ -52,9 +53,7 @@ export function bindAttributes(
   call: Attribute[],
   label: string,
 ): Node[] {
-  const bindOne = (a: Attribute): Attribute | undefined => {
-    if (a.refAttrName === undefined) return bindGraphs(a);
-    const ref = a.refAttrName;
+  return bindRefs(nodes, (ref, a) => {
     const given = call.find((c) => c.name === ref);
     if (given) {
       if (given.type !== a.type)
@@ -62,30 +61,11 @@ export function bindAttributes(
           "E_MODEL",
           `${label}: attribute '${ref}' must be ${a.type}, not ${given.type}`,
         );
-      if (given.refAttrName !== undefined)
-        return {
-          name: a.name,
-          type: a.type,
-          value: undefined,
-          refAttrName: given.refAttrName,
-        } as Attribute;
-      return { ...given, name: a.name };
+      return given;
     }
     const spec = op.attributes.find((s) => s.name === ref);
     if (spec?.default !== undefined)
       return attr(a.name, spec.default as number | string | number[] | string[], a.type);
     return undefined;
-  };
-  const bindGraph = (g: Graph): Graph => ({ ...g, nodes: bindNodes(g.nodes) });
-  const bindGraphs = (a: Attribute): Attribute => {
-    if (a.type === "GRAPH" && a.value) return { ...a, value: bindGraph(a.value) };
-    if (a.type === "GRAPHS" && a.value) return { ...a, value: a.value.map(bindGraph) };
-    return a;
-  };
-  const bindNodes = (list: Node[]): Node[] =>
-    list.map((n) => ({
-      ...n,
-      attributes: n.attributes.map(bindOne).filter((a): a is Attribute => a !== undefined),
-    }));
-  return bindNodes(nodes);
+  });
 }

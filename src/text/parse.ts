@@ -2,6 +2,7 @@
 // printer uses (see src/text/index.ts). Every error is E_PARSE with "<file>:<line>:<col>".
 
 import { OnnxError } from "../errors.js";
+import { emptyGraph } from "../ir/builder.js";
 import { dtypeByName } from "../ir/dtype.js";
 import { Tensor } from "../ir/tensor.js";
 import type {
@@ -92,18 +93,6 @@ type Single =
   | { type: "GRAPH"; value: Graph }
   | { type: "SPARSE_TENSOR"; value: SparseTensor }
   | { type: "TYPE_PROTO"; value: Type };
-
-function emptyGraph(name: string): Graph {
-  return {
-    name,
-    nodes: [],
-    inputs: [],
-    outputs: [],
-    initializers: [],
-    sparseInitializers: [],
-    valueInfo: [],
-  };
-}
 
 class Parser {
   private readonly lx: Lexer;

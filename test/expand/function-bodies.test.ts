@@ -9,7 +9,7 @@ import { dtypeByName } from "../../src/ir/dtype.js";
 import { Tensor } from "../../src/ir/tensor.js";
 import { DataType, type Model, type Node } from "../../src/ir/types.js";
 import { SchemaRegistry } from "../../src/schema/index.js";
-import { inlineCall } from "../../src/expand/inline.js";
+import { callInputTypes, inlineCall } from "../../src/expand/inline.js";
 import { NameScope } from "../../src/ir/graph.js";
 
 const reg = SchemaRegistry.default();
@@ -18,13 +18,7 @@ const reg = SchemaRegistry.default();
 function inline(m: Model, opset: number, preferLoops = false): Model {
   const [call] = m.graph.nodes as [Node];
   const v = reg.resolve("", call.opType, opset);
-  const typeOf = (name: string) =>
-    m.graph.inputs.find((i) => i.name === name)?.type ??
-    (() => {
-      const t = m.graph.initializers.find((i) => i.name === name);
-      return t ? { kind: "tensor" as const, elemType: t.dataType, shape: t.dims } : undefined;
-    })();
-  const body = inlineCall(call, v, call.inputs.map(typeOf), new NameScope(m.graph), {
+  const body = inlineCall(call, v, callInputTypes(m, call), new NameScope(m.graph), {
     preferLoops,
   });
   const bodyOpset = Math.max(opset, ...body.opsetImports.map((o) => o.version));

@@ -1,23 +1,24 @@
-// Inlining calls into a graph: fresh names, no collisions, same numbers.
+// Inlining calls into a graph: the body the schema gives, wired to the call's values, fresh names,
+// no collisions, same numbers.
 
 import { describe, expect, it } from "vitest";
-import { checkModel } from "../../src/check/index.js";
+import { checkModel, inferTypes } from "../../src/check/index.js";
 import { inlineCall } from "../../src/expand/inline.js";
 import { fromFloat64, run, toFloat64 } from "../../src/interp/index.js";
 import { graph, model, node, valueInfo } from "../../src/ir/builder.js";
 import { NameScope } from "../../src/ir/graph.js";
 import { Tensor } from "../../src/ir/tensor.js";
 import { DataType, type Model } from "../../src/ir/types.js";
+import type { Pass } from "../../src/passes/pass.js";
 import { SchemaRegistry } from "../../src/schema/index.js";
+import { expectPass } from "../helpers/pass.js";
 
 const reg = SchemaRegistry.default();
 
 function inlineAll(m: Model, preferLoops: boolean): Model {
   const scope = new NameScope(m.graph);
   const opset = m.opsetImports[0]!.version;
-  const types = new Map(m.graph.inputs.map((v) => [v.name, v.type]));
-  for (const t of m.graph.initializers)
-    types.set(t.name, { kind: "tensor", elemType: t.dataType, shape: t.dims });
+  const types = inferTypes(m);
   const nodes = m.graph.nodes.flatMap((n) => {
     const v = reg.resolve("", n.opType, opset);
     if (!v.body) return [n];
@@ -32,7 +33,69 @@ function inlineAll(m: Model, preferLoops: boolean): Model {
   return { ...m, graph: { ...m.graph, nodes } };
 }
 
+/** Every call of an op with a function body in the main graph, inlined. */
+function inlinePass(preferLoops = false): Pass {
+  return {
+    name: "inline-all",
+    run(m) {
+      const out = inlineAll(m, preferLoops);
+      return { model: out, changed: out.graph.nodes !== m.graph.nodes, report: [] };
+    },
+  };
+}
+
 describe("inlineCall", () => {
+  it("puts the schema's body in place of each call: the call's values in, fresh names inside, attributes bound", () => {
+    expectPass(
+      inlinePass(),
+      `<ir_version: 10, opset_import: ["" : 29]>
+      g (float[3,2] x) => (float[3] a, float[3,1] b, float[3,2] c) {
+        axes = Constant <value = int64[1] {1}> ()
+        a = ReduceLogSum <keepdims = 0> (x, axes)
+        b = ReduceLogSum (x, axes)
+        c = LogCumSumExp <axis = 1> (x)
+      }`,
+      // ReduceLogSum-18: ReduceSum then Log, keepdims from the call or the default 1.
+      // LogCumSumExp-29 over an axis of static length 2, loop-free: in float64, each element
+      // log-add-exp'd with its predecessor (-inf padded in front), log1p(e) computed as
+      // log(1 + e) * e / ((1 + e) - 1), exact where 1 + e rounds to 1.
+      `<ir_version: 10, opset_import: ["" : 29]>
+      g (float[3,2] x) => (float[3] a, float[3,1] b, float[3,2] c) {
+        axes = Constant <value = int64[1] {1}> ()
+        sa = ReduceSum <keepdims = 0, noop_with_empty_axes = 0> (x, axes)
+        a = Log (sa)
+        sb = ReduceSum <keepdims = 1, noop_with_empty_axes = 0> (x, axes)
+        b = Log (sb)
+        xd = Cast <to = 11> (x)
+        zero = Constant <value = double {0.0}> ()
+        one = Constant <value = double {1.0}> ()
+        neginf = Constant <value = double {-inf}> ()
+        axis = Constant <value = int64[1] {1}> ()
+        start = Constant <value = int64[1] {0}> ()
+        end = Constant <value = int64[1] {1}> ()
+        head = Slice (xd, start, end, axis)
+        pads = Constant <value = int64[2] {1, 0}> ()
+        prev = Pad (head, pads, neginf, axis)
+        hi = Max (xd, prev)
+        same = Equal (xd, prev)
+        diff = Sub (xd, prev)
+        d = Where (same, zero, diff)
+        ad = Abs (d)
+        nd = Neg (ad)
+        e = Exp (nd)
+        ope = Add (e, one)
+        ope1 = Sub (ope, one)
+        l = Log (ope)
+        le = Mul (l, e)
+        q = Div (le, ope1)
+        tiny = Equal (ope1, zero)
+        log1p = Where (tiny, e, q)
+        y = Add (hi, log1p)
+        c = Cast <to = 1> (y)
+      }`,
+    );
+  });
+
   for (const preferLoops of [false, true])
     it(`inlines several calls of the same ops into one graph without name clashes (preferLoops=${preferLoops})`, () => {
       const m = model(

@@ -3,6 +3,7 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { emptyGraph } from "../../src/ir/builder.js";
 import { Tensor } from "../../src/ir/tensor.js";
 import {
   DataType,
@@ -275,24 +276,12 @@ describe("attributes", () => {
     expect(printed).toContain("fl: floats = [1.0, 2.5, -0.0, inf]");
     expect(printed).toContain('(x, "", z)');
     const back = parseNodeListText(printed);
-    expect(canonGraph({ ...emptyGraph(), nodes: back })).toEqual(
-      canonGraph({ ...emptyGraph(), nodes }),
+    expect(canonGraph({ ...emptyGraph("g"), nodes: back })).toEqual(
+      canonGraph({ ...emptyGraph("g"), nodes }),
     );
     expect(printNode(back[0]!)).toBe(printed);
   });
 });
-
-function emptyGraph(): Graph {
-  return {
-    name: "g",
-    nodes: [],
-    inputs: [],
-    outputs: [],
-    initializers: [],
-    sparseInitializers: [],
-    valueInfo: [],
-  };
-}
 
 describe("nodes", () => {
   it("reads labels, zero outputs, omitted inputs, attributes after inputs, domains and overloads", () => {
@@ -328,8 +317,8 @@ describe("nodes", () => {
       attributes: [{ name: "k", value: 1n }],
     });
     for (const n of nodes)
-      expect(canonGraph({ ...emptyGraph(), nodes: parseNodeListText(printNode(n)) })).toEqual(
-        canonGraph({ ...emptyGraph(), nodes: [n] }),
+      expect(canonGraph({ ...emptyGraph("g"), nodes: parseNodeListText(printNode(n)) })).toEqual(
+        canonGraph({ ...emptyGraph("g"), nodes: [n] }),
       );
   });
 

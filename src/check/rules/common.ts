@@ -1,6 +1,7 @@
 // What every rule shares: the context a rule reads and fills, typed access to attributes and
 // inputs, axis normalisation, and the rule of ops whose output is their first input's type.
 
+import { clampToNumber } from "../../ir/attributes.js";
 import { type Attribute, type Dim, type Node, type Type } from "../../ir/types.js";
 import { type OpVersion } from "../../schema/types.js";
 import { isIntegerType, MAX_CONST_ELEMENTS, type ConstVal } from "../consts.js";
@@ -39,7 +40,7 @@ export function attrIntOf(c: RuleCtx, name: string): number | undefined | null {
   const a = c.attr(name);
   if (!a) return undefined;
   if (a.type !== "INT" || a.value === undefined) return null;
-  return clampInt(a.value);
+  return clampToNumber(a.value);
 }
 
 export function intAttr(c: RuleCtx, name: string, dflt: number): number | null {
@@ -51,12 +52,7 @@ export function intsAttr(c: RuleCtx, name: string): number[] | undefined | null 
   const a = c.attr(name);
   if (!a) return undefined;
   if (a.type !== "INTS" || a.value === undefined) return null;
-  return a.value.map(clampInt);
-}
-
-export function clampInt(v: bigint): number {
-  const max = BigInt(Number.MAX_SAFE_INTEGER);
-  return Number(v > max ? max : v < -max ? -max : v);
+  return a.value.map(clampToNumber);
 }
 
 // ---- inputs, outputs, axes ----

@@ -1,13 +1,13 @@
 // Ops that make a tensor from attributes or a shape: Constant, ConstantOfShape, Range, and the
 // *Like ops whose output has an input's shape.
 
+import { clampToNumber } from "../../ir/attributes.js";
 import { type Tensor } from "../../ir/tensor.js";
 import { DataType } from "../../ir/types.js";
 import { constFromTensor, MAX_CONST_ELEMENTS } from "../consts.js";
 import { formatShape, isTensor } from "../types.js";
 import {
   attrIntOf,
-  clampInt,
   opName,
   tin,
   shapeOf,
@@ -78,14 +78,14 @@ const constant: Rule = (c) => {
       return;
     case "INT":
       out(c, 0, DataType.INT64, []);
-      setConst(c, 0, { elemType: DataType.INT64, dims: [], values: [clampInt(a.value)] });
+      setConst(c, 0, { elemType: DataType.INT64, dims: [], values: [clampToNumber(a.value)] });
       return;
     case "INTS":
       out(c, 0, DataType.INT64, [a.value.length]);
       setConst(c, 0, {
         elemType: DataType.INT64,
         dims: [a.value.length],
-        values: a.value.map(clampInt),
+        values: a.value.map(clampToNumber),
       });
       return;
     case "STRING":

@@ -9,16 +9,14 @@
 
 import { BIG_INT_TYPES, FLOAT_TYPES, SMALL_INT_TYPES } from "../tensor.js";
 import { attrInt, attrString } from "../../ir/attributes.js";
-import { dtypeByName, dtypeName } from "../../ir/dtype.js";
-import { DataType } from "../../ir/types.js";
 import {
-  allocStorage,
-  encodeHalf,
-  isHalfType,
-  toBfloat16Bits,
-  toFloat16Bits,
-  toFloat32,
-} from "../tensor.js";
+  dtypeByName,
+  dtypeName,
+  numberToBfloat16Bits,
+  numberToFloat16Bits,
+} from "../../ir/dtype.js";
+import { DataType } from "../../ir/types.js";
+import { allocStorage, encodeHalf, isHalfType, toFloat32 } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue, Storage } from "../types.js";
 import { broadcastIndex, broadcastShapes, checkedCount, fail, input } from "./util.js";
 import { broadcastsMultidirectionally } from "../../schema/facts.js";
@@ -603,7 +601,7 @@ export function castTensor(ctx: KernelContext, x: RTensor, to: number): RTensor 
   const v = (isHalfType(x.dtype) ? toFloat32(x) : src) as Float64Array;
   if (to === DataType.FLOAT16 || to === DataType.BFLOAT16) {
     const out = new Uint16Array(n);
-    const enc = to === DataType.FLOAT16 ? toFloat16Bits : toBfloat16Bits;
+    const enc = to === DataType.FLOAT16 ? numberToFloat16Bits : numberToBfloat16Bits;
     for (let i = 0; i < n; i++) out[i] = enc(v[i]!);
     return { dtype: to, shape, data: out };
   }

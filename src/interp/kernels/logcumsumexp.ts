@@ -13,9 +13,13 @@
 
 import { OnnxError } from "../../errors.js";
 import { attrInt } from "../../ir/attributes.js";
-import { dtypeName } from "../../ir/dtype.js";
+import {
+  dtypeName,
+  float16Table,
+  numberToBfloat16Bits,
+  numberToFloat16Bits,
+} from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { float16Table, toBfloat16Bits, toFloat16Bits } from "../tensor.js";
 import type { Kernel, RTensor } from "../types.js";
 import { lcseWasm } from "./wasm/loader.js";
 
@@ -267,7 +271,7 @@ export function logCumSumExp(x: RTensor, axisAttr: number, where: string): RTens
   if (count > 0 && !fast(y)) logCumSumExpInto(xs, y, outer, n, inner);
   if (dt === DataType.DOUBLE) return { dtype: dt, shape, data: y };
   const out = new Uint16Array(count);
-  const round = dt === DataType.FLOAT16 ? toFloat16Bits : toBfloat16Bits;
+  const round = dt === DataType.FLOAT16 ? numberToFloat16Bits : numberToBfloat16Bits;
   for (let i = 0; i < count; i++) out[i] = round(y[i]!);
   return { dtype: dt, shape, data: out };
 }

@@ -13,9 +13,14 @@
 import { FLOAT_TYPES, SMALL_INT_TYPES } from "../tensor.js";
 import { OnnxError } from "../../errors.js";
 import { attrInt, attrInts } from "../../ir/attributes.js";
-import { dtypeName } from "../../ir/dtype.js";
+import {
+  dtypeName,
+  float16Table,
+  numberToBfloat16Bits,
+  numberToFloat16Bits,
+} from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { allocStorage, float16Table, toBfloat16Bits, toFloat16Bits } from "../tensor.js";
+import { allocStorage } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { reduceWasm } from "./wasm/loader.js";
 import {
@@ -446,12 +451,12 @@ function storeFloat(dtype: number, acc: Float64Array): RTensor["data"] {
       return acc;
     case DataType.FLOAT16: {
       const out = new Uint16Array(n);
-      for (let i = 0; i < n; i++) out[i] = toFloat16Bits(acc[i]!);
+      for (let i = 0; i < n; i++) out[i] = numberToFloat16Bits(acc[i]!);
       return out;
     }
     default: {
       const out = new Uint16Array(n);
-      for (let i = 0; i < n; i++) out[i] = toBfloat16Bits(acc[i]!);
+      for (let i = 0; i < n; i++) out[i] = numberToBfloat16Bits(acc[i]!);
       return out;
     }
   }

@@ -1,9 +1,10 @@
 // Helpers shared by the kernels: checked inputs, checked allocation, axes, broadcasting.
 
 import { OnnxError } from "../../errors.js";
-import { dtypeName } from "../../ir/dtype.js";
+import { bfloat16BitsToNumber, dtypeName, float16Table } from "../../ir/dtype.js";
+import { clampToNumber } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
-import { allocStorage, float16Table, fromBfloat16Bits } from "../tensor.js";
+import { allocStorage } from "../tensor.js";
 import type { KernelContext, RTensor, RValue, Storage } from "../types.js";
 
 export function fail(ctx: KernelContext, message: string): never {
@@ -79,12 +80,7 @@ export function intValues(ctx: KernelContext, t: RTensor, what: string): number[
   for (let i = 0; i < d.length; i++) {
     const v = d[i]!;
     if (typeof v === "bigint") {
-      out[i] =
-        v > 9007199254740991n
-          ? Number.MAX_SAFE_INTEGER
-          : v < -9007199254740991n
-            ? Number.MIN_SAFE_INTEGER
-            : Number(v);
+      out[i] = clampToNumber(v);
     } else out[i] = v;
   }
   return out;
@@ -104,7 +100,7 @@ export function scalarNumber(ctx: KernelContext, t: RTensor, what: string): numb
 export function toNumberAt(t: RTensor, i: number): number {
   const v = t.data[i]!;
   if (t.dtype === DataType.FLOAT16) return float16Table()[v as number]!;
-  if (t.dtype === DataType.BFLOAT16) return fromBfloat16Bits(v as number);
+  if (t.dtype === DataType.BFLOAT16) return bfloat16BitsToNumber(v as number);
   return Number(v);
 }
 
