@@ -4,7 +4,7 @@
 
 import { attr } from "../../ir/index.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
-import { intAttr, nodeWithoutAttributes, withAttributes } from "./build.js";
+import { intAttr, nodeWithoutAttributes, rowsOf, withAttributes } from "./build.js";
 
 const usesTrainingOutputs = (c: AdapterContext) => c.node.outputs.slice(1).some((o) => o !== "");
 
@@ -46,14 +46,7 @@ const down9: Adapter = (c: AdapterContext) => {
   return [n];
 };
 
-const row = (from: number, to: number, summary: string, adapter: Adapter): AdapterRow => ({
-  domain: "",
-  op: "BatchNormalization",
-  from,
-  to,
-  summary,
-  adapter,
-});
+const row = rowsOf("BatchNormalization");
 
 export const BATCHNORM_ROWS: AdapterRow[] = [
   row(6, 7, "is_test dropped (training with statistics outputs blocks)", up7),

@@ -6,7 +6,7 @@ import { attr, getAttr, type AttrInput } from "../../ir/index.js";
 import { Tensor } from "../../ir/tensor.js";
 import { DataType, type Attribute, type Node, type TensorType } from "../../ir/types.js";
 import type { OpVersion } from "../../schema/types.js";
-import type { AdapterContext, AdapterRow } from "../adapter.js";
+import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
 import { checkThen, constantNode, typeRestriction } from "./common.js";
 
 /** A copy of `n` (never the same object) with some attributes replaced, added or (undefined) removed. */
@@ -200,4 +200,16 @@ export function nodeSequence(c: AdapterContext, base: string) {
       return out;
     },
   };
+}
+
+/** A row maker for one ai.onnx op: `rowsOf("Dropout")(10, 12, summary, adapter)`. */
+export function rowsOf(op: string) {
+  return (from: number, to: number, summary: string, adapter: Adapter): AdapterRow => ({
+    domain: "",
+    op,
+    from,
+    to,
+    summary,
+    adapter,
+  });
 }

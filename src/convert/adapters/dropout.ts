@@ -16,6 +16,7 @@ import {
   opNode,
   trimInputs,
   withAttributes,
+  rowsOf,
 } from "./build.js";
 
 /** The mask output renamed and cast to `to` (when the node has a mask output). */
@@ -80,14 +81,7 @@ const down10: Adapter = (c: AdapterContext) => {
   ];
 };
 
-const row = (from: number, to: number, summary: string, adapter: Adapter): AdapterRow => ({
-  domain: "",
-  op: "Dropout",
-  from,
-  to,
-  summary,
-  adapter,
-});
+const row = rowsOf("Dropout");
 
 export const DROPOUT_ROWS: AdapterRow[] = [
   row(6, 7, "is_test dropped (training with a mask output blocks)", up7),
