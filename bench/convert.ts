@@ -58,12 +58,14 @@ if (mode === "child") {
   // One measurement: load, convert, save, with memory around the conversion.
   gc();
   const rss0 = process.memoryUsage().rss;
+  const heap0 = process.memoryUsage().heapUsed;
   const t0 = performance.now();
   const bytes = readFileSync(file!);
   const m = decodeModel(bytes);
   const t1 = performance.now();
   gc();
   const rssLoaded = process.memoryUsage().rss;
+  const heapLoaded = process.memoryUsage().heapUsed;
   try {
     writeFileSync("/proc/self/clear_refs", "5"); // resets VmHWM, so the peak is the conversion's
   } catch {
@@ -76,6 +78,8 @@ if (mode === "child") {
   const t3 = performance.now();
   const cpu = process.cpuUsage(c0);
   const peak = status("VmHWM");
+  gc();
+  const heapConverted = process.memoryUsage().heapUsed; // the input and the result both alive
   if (!r.model) throw new Error(`blocked: ${r.plan.blocked[0]?.message}`);
   const t4 = performance.now();
   const out = encodeModel(r.model);
@@ -89,6 +93,8 @@ if (mode === "child") {
       save: t5 - t4,
       outBytes: out.length,
       modelMem: Math.max(1, rssLoaded - rss0),
+      heapModel: heapLoaded - heap0,
+      heapAdded: heapConverted - heapLoaded,
       growth: Math.max(0, peak - rssLoaded),
       peak,
     }),
@@ -101,6 +107,8 @@ if (mode === "child") {
     const runs: {
       convert: number;
       cpu: number;
+      heapModel: number;
+      heapAdded: number;
       load: number;
       save: number;
       growth: number;
@@ -154,7 +162,8 @@ t = time.perf_counter(); onnx.version_converter.convert_version(m, ${to}); print
         `${label}, ${fmt(n)} nodes: convert ${r.convert.toFixed(1)} ms = ${fmt((n / r.convert) * 1000)} nodes/s` +
           ` (CPU ${r.cpu.toFixed(0)} ms = ${fmt((n / r.cpu) * 1000)} nodes/s)` +
           ` (load ${r.load.toFixed(0)} ms, save ${r.save.toFixed(0)} ms); peak RSS ${(r.peak / 2 ** 20).toFixed(0)} MB,` +
-          ` growth during conversion ${(r.growth / r.modelMem).toFixed(2)}x the loaded model (${(r.modelMem / 2 ** 20).toFixed(0)} MB)`,
+          ` RSS growth during conversion ${(r.growth / r.modelMem).toFixed(2)}x the loaded model (${(r.modelMem / 2 ** 20).toFixed(0)} MB);` +
+          ` heap the result adds ${(r.heapAdded / r.heapModel).toFixed(2)}x the loaded model's heap (${(r.heapModel / 2 ** 20).toFixed(0)} MB)`,
       );
       if (onnxVersion && (n === 10_000 || (times[10_000] !== undefined && n === 100_000))) {
         const py = pyTime(path, to);
@@ -166,7 +175,7 @@ t = time.perf_counter(); onnx.version_converter.convert_version(m, ${to}); print
       }
     }
     console.log(
-      `${label}: time(100k) / time(10k) = ${(times[100_000]! / times[10_000]!).toFixed(2)}`,
+      `${label}: time(100k) / time(10k) = ${(times[100_000]! / times[10_000]!).toFixed(2)} wall, ${(cpus[100_000]! / cpus[10_000]!).toFixed(2)} CPU`,
     );
   }
   if (!onnxVersion)

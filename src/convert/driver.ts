@@ -12,9 +12,9 @@
 import { inferScopeTypes } from "../check/infer.js";
 import { OnnxError, nodeLabel } from "../errors.js";
 import { outerNamesUsedBy, NameScope } from "../ir/graph.js";
+import { mapAttributeGraphs } from "../ir/rewrite.js";
 import type { Tensor } from "../ir/tensor.js";
-import { attributeGraphs } from "../ir/traverse.js";
-import type { Attribute, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
+import type { Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
 import type { AdapterContext, AdapterRow, Direction } from "./adapter.js";
@@ -399,25 +399,21 @@ export class Converter {
     const nodes = state.nodes;
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i]!;
-      let attrs: Attribute[] | undefined;
-      for (let j = 0; j < n.attributes.length; j++) {
-        const a = n.attributes[j]!;
-        if (a.type !== "GRAPH" && a.type !== "GRAPHS") continue;
-        const label = `${state.where} > ${nodeLabel(n, i)} ${a.name}`;
-        let next: Attribute = a;
-        const at = (g: Graph) => this.createdAt.get(g) ?? origin;
-        if (a.type === "GRAPH" && a.value) {
-          const sub = this.convertGraph(a.value, label, at(a.value), state, state.names, origin);
-          if (sub !== a.value) next = { ...a, value: sub };
-        } else if (a.type === "GRAPHS" && a.value) {
-          const subs = a.value.map((s, si) =>
-            this.convertGraph(s, `${label}[${si}]`, at(s), state, state.names, origin),
-          );
-          if (subs.some((s, si) => s !== a.value![si])) next = { ...a, value: subs };
-        }
-        if (next !== a) (attrs ??= [...n.attributes])[j] = next;
-      }
-      if (attrs) (out ??= [...nodes])[i] = { ...n, attributes: attrs };
+      if (!n.attributes.some((a) => a.type === "GRAPH" || a.type === "GRAPHS")) continue;
+      const attributes = n.attributes.map((a) =>
+        mapAttributeGraphs(a, (g) =>
+          this.convertGraph(
+            g,
+            `${state.where} > ${nodeLabel(n, i)} ${a.name}`,
+            this.createdAt.get(g) ?? origin,
+            state,
+            state.names,
+            origin,
+          ),
+        ),
+      );
+      if (attributes.some((a, j) => a !== n.attributes[j]))
+        (out ??= [...nodes])[i] = { ...n, attributes };
     }
     return out ?? nodes;
   }

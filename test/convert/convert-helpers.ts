@@ -3,7 +3,8 @@
 
 import { expect } from "vitest";
 import { checkModel, formatProblem } from "../../src/check/index.js";
-import { convertModel, type ConversionResult } from "../../src/convert/index.js";
+import { convertModel, convertPass, type ConversionResult } from "../../src/convert/index.js";
+import { expectPass } from "../helpers/pass.js";
 import type { Model } from "../../src/ir/types.js";
 import { parseModelText } from "../../src/text/parse.js";
 import { printModel } from "../../src/text/print.js";
@@ -12,8 +13,19 @@ export function parse(text: string): Model {
   return parseModelText(text);
 }
 
-/** Converts `before` to `opset` and compares with `after` (both ONNX text). Returns the result. */
-export function expectConverted(before: string, opset: number, after: string): ConversionResult {
+/**
+ * Converts `before` to `opset` and compares with `after` (both ONNX text): through expectPass
+ * (names the pass introduced compared in order, same outputs in the interpreter on seeded
+ * random inputs) unless `run` is false (ops the interpreter lacks), then printed exactly.
+ * Returns the conversion's result, for the plan.
+ */
+export function expectConverted(
+  before: string,
+  opset: number,
+  after: string,
+  opts: { run?: boolean } = {},
+): ConversionResult {
+  if (opts.run !== false) expectPass(convertPass(opset), before, after, { low: 0.5, high: 3 });
   const model = parse(before);
   const printedBefore = printModel(model);
   const r = convertModel(model, opset);

@@ -62,6 +62,7 @@ describe("convert: where it goes", () => {
       13,
       `<ir_version: 7, opset_import: ["" : 13, "com.example" : 3]>
         g (float[2] x) => (float[2] y) { y = com.example.Thing <k: int = 1> (x) }`,
+      { run: false },
     );
     expect(r.plan.blocked).toEqual([]);
   });
