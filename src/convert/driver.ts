@@ -13,6 +13,7 @@ import { inferScopeTypes } from "../check/infer.js";
 import { OnnxError, nodeLabel } from "../errors.js";
 import { outerNamesUsedBy, NameScope } from "../ir/graph.js";
 import { mapAttributeGraphs } from "../ir/rewrite.js";
+import { attributeGraphs } from "../ir/traverse.js";
 import type { Tensor } from "../ir/tensor.js";
 import type { Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
 import { SchemaRegistry } from "../schema/registry.js";
