@@ -13,6 +13,7 @@ import { inferScopeTypes } from "../check/infer.js";
 import { OnnxError, nodeLabel } from "../errors.js";
 import { outerNamesUsedBy, NameScope } from "../ir/graph.js";
 import { mapAttributeGraphs } from "../ir/rewrite.js";
+import { attributeGraphs } from "../ir/traverse.js";
 import type { Tensor } from "../ir/tensor.js";
 import type { Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
 import { SchemaRegistry } from "../schema/registry.js";
@@ -295,6 +296,8 @@ export class Converter {
   private readonly versions: VersionTable;
   private readonly types: TypeSource;
   private readonly blockedNodes = new Set<Node>();
+  /** Subgraphs an adapter made, with the opset they were made at (see convertGraph). */
+  private readonly createdAt = new WeakMap<Graph, number>();
   private visited = 0;
   private readonly total: number;
 
@@ -363,16 +366,21 @@ export class Converter {
     return { plan: this.plan, model: out };
   }
 
-  /** Converts a graph (and, after its own nodes, the subgraphs of its nodes). */
+  /**
+   * Converts a graph (and, after its own nodes, the subgraphs of its nodes). `origin` is the
+   * opset of the graphs of the input model in this tree; a graph an adapter made is at the
+   * opset of its step (createdAt).
+   */
   private convertGraph(
     g: Graph,
     where: string,
     from: number,
     parent: OwnerState | undefined,
     names: () => NameScope,
+    origin = from,
   ): Graph {
     const state = new OwnerState(g, where, parent, names, from);
-    const nodes = this.convertNodes(state, from);
+    const nodes = this.convertNodes(state, from, origin);
     const removed = state.removedInitializers;
     if (nodes === g.nodes && !removed) return g;
     return {
@@ -382,7 +390,7 @@ export class Converter {
     };
   }
 
-  private convertNodes(state: OwnerState, from: number): Node[] {
+  private convertNodes(state: OwnerState, from: number, origin = from): Node[] {
     const target = this.target;
     const dir = target >= from ? 1 : -1;
     for (let k = from; k !== target; k += dir) this.step(state, k, k + dir);
@@ -398,9 +406,10 @@ export class Converter {
           this.convertGraph(
             g,
             `${state.where} > ${nodeLabel(n, i)} ${a.name}`,
-            from,
+            this.createdAt.get(g) ?? origin,
             state,
             state.names,
+            origin,
           ),
         ),
       );
@@ -449,6 +458,7 @@ export class Converter {
       }
       out ??= nodes.slice(0, i);
       for (const n of repl) out.push(n);
+      this.noteNewGraphs(node, repl, next);
       state.replaced(node, repl);
       // Inputs the node read that its replacement does not: candidates for removal.
       for (const x of node.inputs) {
@@ -460,6 +470,14 @@ export class Converter {
     }
     if (out) state.nodes = out;
     if (dead) state.removeDead(dead);
+  }
+
+  /** Graphs the replacement nodes carry that the replaced node did not: made at opset `at`. */
+  private noteNewGraphs(node: Node, repl: Node[], at: number): void {
+    const old = new Set(node.attributes.flatMap((a) => attributeGraphs(a)));
+    for (const n of repl)
+      for (const a of n.attributes)
+        for (const g of attributeGraphs(a)) if (!old.has(g)) this.createdAt.set(g, at);
   }
 
   private block(

@@ -86,7 +86,8 @@ export function compareTensors(
  * Old ONNX test data stores bfloat16 tensors as uint16 (the bit patterns); such a value
  * declared bfloat16 is read as the bfloat16 it encodes.
  */
-function legacyBfloat16(v: RValue, type: Type | undefined): RValue {
+/** A uint16 tensor stored for a bfloat16 value (as older ONNX test data does) read as bfloat16. */
+export function legacyBfloat16(v: RValue, type: Type | undefined): RValue {
   if (
     "dtype" in v &&
     v.dtype === DataType.UINT16 &&

@@ -164,13 +164,14 @@ describe("convert: all or nothing", () => {
     );
   });
 
-  it("a deprecated target version is blocked without an adapter", () => {
-    const lines = expectBlocked(
-      `<ir_version: 3, opset_import: ["" : 9]>
-        g (float[1,1,2,2] x, float[4] s) => (float[?,?,?,?] y) { y = Upsample (x, s) }`,
+  it("a deprecated target version is taken only through its row (Upsample 9 -> 10 becomes Resize)", () => {
+    const r = convertModel(
+      parse(`<ir_version: 3, opset_import: ["" : 9]>
+        g (float[1,1,2,2] x, float[4] s) => (float[?,?,?,?] y) { y = Upsample (x, s) }`),
       10,
     );
-    expect(lines[0]).toMatch(/Upsample/);
+    expect(r.model!.graph.nodes.map((n) => n.opType)).toEqual(["Resize"]);
+    expect(r.plan.adapted.map((a) => a.op)).toEqual(["Upsample"]);
   });
 
   it("refuses a target opset it does not know", () => {
@@ -183,12 +184,12 @@ describe("convert: all or nothing", () => {
 });
 
 describe("convert: steps the diff cannot see", () => {
-  it("Softmax 12 -> 13 is blocked without an adapter row, even with axis set", () => {
+  it("a behaviour break without an adapter row blocks (Resize 19 -> 18)", () => {
     const lines = expectBlocked(
-      `<ir_version: 7, opset_import: ["" : 12]> g (float[2,3] x) => (float[2,3] y) { y = Softmax <axis: int = 1> (x) }`,
-      13,
+      `<ir_version: 9, opset_import: ["" : 19]> g (float[1,1,2,2] x, float[4] s) => (float[?,?,?,?] y) { y = Resize <mode: string = "linear"> (x, , s) }`,
+      18,
     );
-    expect(lines[0]).toMatch(/Softmax.*coerced to 2-D/);
+    expect(lines[0]).toMatch(/Resize.*half_pixel_symmetric/);
   });
 
   it("free steps are free: elementwise ops 11 -> 18 need nothing", () => {

@@ -17,6 +17,10 @@ const CASES: [name: string, targets: number[]][] = [
   ["reduce-noop-18", [13]],
   ["function-11", [18]],
   ["legacy-3", [13]],
+  // Family adapters: Clip, Pad, legacy broadcast, PRelu, Softmax, Split up from 6; the Softmax
+  // family, ArgMax select_last_index, Split, Resize and Dropout down from 13.
+  ["adapters-6", [13, 18]],
+  ["adapters-13", [11]],
 ];
 
 describe("golden conversions", () => {

@@ -99,8 +99,10 @@ const Clip: Kernel = (ctx, inputs) => {
   let lo: number | bigint | undefined;
   let hi: number | bigint | undefined;
   if (!hasInput(opVersion(ctx), "min")) {
-    lo = attrFloat(ctx.node, "min", -Infinity);
-    hi = attrFloat(ctx.node, "max", Infinity);
+    // Clip-6's absent bounds are the float limits (its schema defaults); Clip-1 has none.
+    const limit = opVersion(ctx).since >= 6 ? 3.4028234663852886e38 : Infinity;
+    lo = attrFloat(ctx.node, "min", -limit);
+    hi = attrFloat(ctx.node, "max", limit);
   } else {
     const mn = optInput(ctx, inputs, 1);
     const mx = optInput(ctx, inputs, 2);

@@ -1,0 +1,57 @@
+// BatchNormalization: 6 <-> 7 (is_test removed), 7 <-> 9 (spatial removed: from 9 always
+// per channel), 9 <-> 14 (training outputs: saved_mean/saved_var gone, training_mode added).
+// Converted models do inference: nodes that produce training statistics block.
+
+import { attr } from "../../ir/index.js";
+import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
+import { intAttr, nodeWithoutAttributes, rowsOf, withAttributes } from "./build.js";
+
+const usesTrainingOutputs = (c: AdapterContext) => c.node.outputs.slice(1).some((o) => o !== "");
+
+const up7: Adapter = (c: AdapterContext) => {
+  if (intAttr(c, "is_test") === 0 && usesTrainingOutputs(c))
+    c.fail(
+      "is_test=0 with statistics outputs is training, which BatchNormalization-7 leaves to the runtime",
+    );
+  return [nodeWithoutAttributes(c.node, "is_test")];
+};
+
+const down6: Adapter = (c: AdapterContext) => [
+  withAttributes(c.node, { is_test: attr("is_test", 1) }),
+];
+
+const up9: Adapter = (c: AdapterContext) => {
+  if (intAttr(c, "spatial") === 0)
+    c.fail("spatial=0 (statistics per activation) does not exist from BatchNormalization-9");
+  return [nodeWithoutAttributes(c.node, "spatial")];
+};
+
+const up14: Adapter = (c: AdapterContext) => {
+  if (usesTrainingOutputs(c))
+    c.fail(
+      "the mean/var/saved_mean/saved_var outputs are training outputs, which BatchNormalization-14 defines differently",
+    );
+  const n = withAttributes(c.node, {});
+  n.outputs = [c.node.outputs[0]!];
+  return [n];
+};
+
+const down9: Adapter = (c: AdapterContext) => {
+  if (intAttr(c, "training_mode") === 1 || usesTrainingOutputs(c))
+    c.fail(
+      "training_mode=1 (running statistics outputs) cannot be expressed before BatchNormalization-14",
+    );
+  const n = nodeWithoutAttributes(c.node, "training_mode");
+  n.outputs = [c.node.outputs[0]!];
+  return [n];
+};
+
+const row = rowsOf("BatchNormalization");
+
+export const BATCHNORM_ROWS: AdapterRow[] = [
+  row(6, 7, "is_test dropped (training with statistics outputs blocks)", up7),
+  row(7, 6, "is_test=1", down6),
+  row(7, 9, "spatial dropped (spatial=0 blocks)", up9),
+  row(9, 14, "inference only: the training outputs must be unused", up14),
+  row(14, 9, "training_mode dropped (training blocks)", down9),
+];

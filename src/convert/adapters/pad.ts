@@ -1,0 +1,108 @@
+// Pad 2 <-> 11 (pads and value attributes -> inputs), 18 -> 13 (the axes input goes: pads are
+// spread over every axis) and 19 -> 18 (`wrap` mode does not exist before 19).
+
+import { attr } from "../../ir/index.js";
+import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
+import {
+  constantValues,
+  elemTypeOf,
+  floatAttr,
+  int64Constant,
+  intsAttr,
+  normAxis,
+  numberConstant,
+  rankOf,
+  stringAttr,
+  withAttributes,
+  nodeWithoutAttributes,
+} from "./build.js";
+import type { Node } from "../../ir/types.js";
+
+const up11: Adapter = (c: AdapterContext) => {
+  const pads = intsAttr(c, "pads");
+  if (!pads) c.fail("the required 'pads' attribute is missing");
+  const base = c.node.outputs[0] || "pad";
+  const out: Node[] = [];
+  const [kp, padsName] = int64Constant(c, `${base}_pads`, pads);
+  out.push(kp);
+  const n = nodeWithoutAttributes(c.node, "pads", "value");
+  n.inputs = [c.node.inputs[0]!, padsName];
+  const value = floatAttr(c, "value") ?? 0;
+  if (value !== 0 && (stringAttr(c, "mode") ?? "constant") === "constant") {
+    const [kv, valueName] = numberConstant(
+      c,
+      `${base}_value`,
+      elemTypeOf(c, 0, "for the constant_value input"),
+      [value],
+    );
+    out.push(kv);
+    n.inputs.push(valueName);
+  }
+  out.push(n);
+  return out;
+};
+
+const down2: Adapter = (c: AdapterContext) => {
+  const pads = constantValues(c, 1, "'pads'")!;
+  const value = constantValues(c, 2, "'constant_value'");
+  const n = withAttributes(c.node, {
+    pads: attr("pads", pads, "INTS"),
+    ...(value !== undefined && value[0] !== 0 ? { value: attr("value", value[0]!, "FLOAT") } : {}),
+  });
+  n.inputs = [c.node.inputs[0]!];
+  return [n];
+};
+
+/** 18 -> 13: pads given for some axes are spread over all of them (zeros elsewhere). */
+const down13: Adapter = (c: AdapterContext) => {
+  if ((c.node.inputs[3] ?? "") === "") return undefined;
+  const axes = constantValues(c, 3, "'axes'")!;
+  const pads = constantValues(c, 1, "'pads'")!;
+  const rank = rankOf(c, 0);
+  if (rank === undefined)
+    c.fail("the axes input needs the data's rank to be spread over every axis");
+  const full = new Array<number>(2 * rank).fill(0);
+  axes.forEach((a, i) => {
+    const ax = normAxis(a, rank);
+    full[ax] = pads[i]!;
+    full[ax + rank] = pads[i + axes.length]!;
+  });
+  const [k, name] = int64Constant(c, `${c.node.outputs[0] || "pad"}_pads`, full);
+  const n = withAttributes(c.node, {});
+  n.inputs = [c.node.inputs[0]!, name, c.node.inputs[2] ?? ""];
+  while (n.inputs[n.inputs.length - 1] === "") n.inputs.pop();
+  return [k, n];
+};
+
+const down18: Adapter = (c: AdapterContext) => {
+  if (stringAttr(c, "mode") === "wrap") c.fail("mode 'wrap' does not exist before Pad-19");
+  return undefined;
+};
+
+export const PAD_ROWS: AdapterRow[] = [
+  {
+    domain: "",
+    op: "Pad",
+    from: 2,
+    to: 11,
+    summary: "pads/value attributes -> constant inputs",
+    adapter: up11,
+  },
+  {
+    domain: "",
+    op: "Pad",
+    from: 11,
+    to: 2,
+    summary: "constant pads/constant_value inputs -> attributes",
+    adapter: down2,
+  },
+  {
+    domain: "",
+    op: "Pad",
+    from: 18,
+    to: 13,
+    summary: "the axes input is spread into full pads",
+    adapter: down13,
+  },
+  { domain: "", op: "Pad", from: 19, to: 18, summary: "mode 'wrap' blocks", adapter: down18 },
+];
