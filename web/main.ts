@@ -2,6 +2,7 @@
 // as SVG (pan with the mouse, zoom with the wheel). Two panes: the loaded model (a) and the result
 // of an action (b), with the diff marked on both.
 
+import type { ModelInfo } from "../src/ir/info.js";
 import type { DiffCounts, Drawing, DrawnNode } from "./worker.js";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -10,18 +11,7 @@ const SVG = "http://www.w3.org/2000/svg";
 type SideName = "a" | "b";
 interface Summary {
   name: string;
-  info: {
-    irVersion: number;
-    opsetImports: { domain: string; version: number }[];
-    producer?: string;
-    inputs: string[];
-    outputs: string[];
-    nodes: number;
-    subgraphs: number;
-    functions: string[];
-    ops: Record<string, number>;
-    initializers: number;
-  };
+  info: ModelInfo;
   problems: string[];
   views: { id: string; title: string; nodes: number }[];
 }

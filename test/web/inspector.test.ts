@@ -19,6 +19,7 @@ import type { RValue } from "../../src/interp/types.js";
 import { DataType } from "../../src/ir/types.js";
 import { findChromium, launchChromium, NO_CHROMIUM } from "../helpers/browser.js";
 import { runCli } from "../helpers/cli.js";
+import type { DiffCounts } from "../../web/worker.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const shots = join(root, "test", "web", "screenshots");
@@ -35,15 +36,7 @@ const nodeTests = [
 ].map((t) => join(NODE_TESTS, t, "model.onnx"));
 const MODELS = [...examples, ...nodeTests];
 
-interface Counts {
-  same: boolean;
-  matched: number;
-  changed: number;
-  removed: number;
-  added: number;
-  hunks: number;
-  nodes: { a: number; b: number };
-}
+type Counts = Omit<DiffCounts, "functions" | "opsetImports">;
 
 /** The CLI's diff --json reduced to the counts the page shows. */
 function cliDiff(a: string, b: string): Counts {
