@@ -166,6 +166,26 @@ async function show(p: PaneState, view: string): Promise<void> {
   status(`Drew ${d.title}: ${ops} nodes in ${Math.round(ms)} ms.`);
 }
 
+/** Re-applies the diff marks of the shown view to the drawn nodes. */
+async function remark(p: PaneState): Promise<void> {
+  const marks = new Map(await ask<[number, string][]>("marks", { side: p.side, view: p.view }));
+  for (const n of p.drawing?.nodes ?? []) {
+    if (n.kind !== "op") continue;
+    const m = marks.get(n.index);
+    if (m) n.mark = m;
+    else delete n.mark;
+  }
+  for (const g of $(`pane-${p.side}`).querySelectorAll<SVGGElement>("g.node.op")) {
+    const m = marks.get(Number(g.dataset.index));
+    g.classList.remove("added", "removed", "changed");
+    delete g.dataset.mark;
+    if (m) {
+      g.classList.add(m);
+      g.dataset.mark = m;
+    }
+  }
+}
+
 function draw(p: PaneState): void {
   const d = p.drawing!;
   const svg = $(`pane-${p.side}`).querySelector("svg")!;
@@ -438,8 +458,8 @@ async function transform(op: string, args: Record<string, unknown>): Promise<voi
   renderDiff(r.diff);
   $("downloads").hidden = false;
   await show(panes.b, "main");
-  // Redraw the original with its diff marks.
-  await show(panes.a, panes.a.view);
+  // Mark the original's drawing with the diff (no new layout).
+  await remark(panes.a);
   if (r.notes.length) {
     const pre = document.createElement("pre");
     pre.className = "notes";

@@ -634,6 +634,10 @@ async function handle(msg: Record<string, any>): Promise<unknown> {
       progress(`laying out ${side.views.get(msg.view)?.title ?? msg.view}…`);
       return layout(side, msg.view);
     }
+    case "marks": {
+      const side = sides[msg.side as "a" | "b"];
+      return [...(side?.marks.get(msg.view)?.entries() ?? [])];
+    }
     case "details": {
       const side = sides[msg.side as "a" | "b"]!;
       return details(side, msg.view, msg.index);
