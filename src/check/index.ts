@@ -16,6 +16,7 @@ export {
   type Problem,
   type ProblemCode,
 } from "./report.js";
+export { memoryWarnings, type MemoryWarning } from "./memory.js";
 export { broadcastShapes, describeType, mergeTypes, parseTypeString, typeString } from "./types.js";
 
 export type CheckOptions = InferOptions;

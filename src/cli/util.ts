@@ -1,5 +1,6 @@
 // Shared CLI plumbing: exit codes and error printing.
 
+import { totalmem } from "node:os";
 import { OnnxError } from "../errors.js";
 
 export const EXIT_OK = 0;
@@ -27,11 +28,32 @@ export function oneLine(text: string): string {
   );
 }
 
+/** Longest quoted text (a name, a token) an error line echoes in full. */
+export const MAX_ECHO = 120;
+/** Longest error line. */
+export const MAX_ERROR_LINE = 1000;
+
+/**
+ * An error or problem line as printed: one line (control characters escaped), each quoted
+ * text longer than MAX_ECHO characters cut to that with "…", and the whole line to
+ * MAX_ERROR_LINE, so that a 1 MB identifier does not make a 1 MB error line.
+ */
+export function errorLine(text: string): string {
+  let line = oneLine(
+    text.replace(
+      new RegExp(`'([^']{${MAX_ECHO + 1},})('|$)`, "g"),
+      (_m, body: string, end: string) => `'${body.slice(0, MAX_ECHO)}…${end}`,
+    ),
+  );
+  if (line.length > MAX_ERROR_LINE) line = line.slice(0, MAX_ERROR_LINE) + "…";
+  return line;
+}
+
 /** Prints an error as one line (a stack trace only with --verbose) and returns the exit code. */
 export function reportError(e: unknown): number {
   if (e instanceof ExitCode) return e.code;
   if (e instanceof OnnxError) {
-    process.stderr.write(`onnx-expand: error: ${oneLine(e.message)}\n`);
+    process.stderr.write(`onnx-expand: error: ${errorLine(e.message)}\n`);
     if (verbose && e.stack) process.stderr.write(`${e.stack}\n`);
     return e.code === "E_CHECK" ? EXIT_FAILED : EXIT_BAD_INPUT;
   }
@@ -44,7 +66,7 @@ export function reportError(e: unknown): number {
     if (verbose && e.stack) process.stderr.write(`${e.stack}\n`);
     return EXIT_BAD_INPUT;
   }
-  process.stderr.write(`onnx-expand: internal error: ${oneLine(msg.split("\n")[0]!)}\n`);
+  process.stderr.write(`onnx-expand: internal error: ${errorLine(msg.split("\n")[0]!)}\n`);
   if (verbose && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
   return EXIT_BAD_INPUT;
 }
@@ -61,4 +83,29 @@ export function action<A extends unknown[]>(
       process.exitCode = reportError(e);
     }
   };
+}
+
+const BYTE_UNITS: Record<string, number> = {
+  "": 1,
+  k: 2 ** 10,
+  m: 2 ** 20,
+  g: 2 ** 30,
+  t: 2 ** 40,
+};
+
+/** A byte count: an integer, optionally with a binary unit (512M, 4G, 4GiB). */
+export function parseByteSize(text: string, what: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$/i.exec(text);
+  const n = m ? Math.floor(Number(m[1]) * BYTE_UNITS[m[2]!.toLowerCase()]!) : NaN;
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new OnnxError(
+      "E_USAGE",
+      `${what} must be a positive number of bytes (e.g. 2000000000, 512M, 4G), got '${text}'`,
+    );
+  return n;
+}
+
+/** The default memory budget of a run: half of the machine's physical memory. */
+export function defaultMaxMemory(): number {
+  return Math.floor(totalmem() / 2);
 }

@@ -42,26 +42,35 @@ export function inlineCall(
   scope: NameScope,
   opts: InlineOptions = {},
 ): InlineResult {
-  if (
+  const variadic =
     op.inputs.some((f) => f.option === "variadic") ||
-    op.outputs.some((f) => f.option === "variadic")
-  )
-    throw new OnnxError(
-      "E_UNSUPPORTED",
-      `inlining ops with variadic inputs or outputs is not supported`,
-      nodeLabel(call),
-    );
+    op.outputs.some((f) => f.option === "variadic");
+  const upTo = (formals: number, given: number) =>
+    Array.from({ length: variadic ? Math.max(formals, given) : formals }, (_, i) => i);
   const body = functionBody(op, {
     inputTypes,
     attributes: call.attributes,
+    inputPresent: upTo(op.inputs.length, call.inputs.length).map(
+      (i) => (call.inputs[i] ?? "") !== "",
+    ),
+    outputPresent: upTo(op.outputs.length, call.outputs.length).map(
+      (i) => (call.outputs[i] ?? "") !== "",
+    ),
     ...(opts.preferLoops !== undefined ? { preferLoops: opts.preferLoops } : {}),
   });
+  // Ops with variadic formals: the body names its formals per position of the call.
+  if (variadic && (!body.inputs || !body.outputs))
+    throw new OnnxError(
+      "E_UNSUPPORTED",
+      `the body of ${op.name}-${op.since} does not name its variadic inputs and outputs`,
+      nodeLabel(call),
+    );
+  const inputNames = body.inputs ?? op.inputs.map((f) => f.name);
+  const outputNames = body.outputs ?? op.outputs.map((f) => f.name);
   const prefix = call.name || call.outputs[0] || op.name;
   const names = new Map<string, string>();
-  op.inputs.forEach((f, i) => names.set(f.name, call.inputs[i] ?? ""));
-  op.outputs.forEach((f, i) =>
-    names.set(f.name, call.outputs[i] || scope.fresh(`${prefix}__${f.name}`)),
-  );
+  inputNames.forEach((f, i) => names.set(f, call.inputs[i] ?? ""));
+  outputNames.forEach((f, i) => names.set(f, call.outputs[i] || scope.fresh(`${prefix}__${f}`)));
   const rename = (name: string): string => {
     if (name === "") return "";
     let out = names.get(name);

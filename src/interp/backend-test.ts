@@ -1,13 +1,13 @@
 // Runs ONNX backend-test directories (model.onnx + test_data_set_*/input_*.pb, output_*.pb)
 // through the interpreter and compares with the expected outputs.
 
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { basename, join } from "node:path";
+import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { OnnxError } from "../errors.js";
 import { bfloat16BitsToNumber, dtypeName, float16Table } from "../ir/dtype.js";
 import { walkNodes } from "../ir/traverse.js";
 import { DataType, type Model, type Type } from "../ir/types.js";
-import { loadModel } from "../io/files.js";
+import { loadModel, readRegularFile } from "../io/files.js";
 import { decodeValueProto } from "./value-proto.js";
 import { runValues, unsupportedOps } from "./executor.js";
 import { elementString } from "./tensor.js";
@@ -135,12 +135,12 @@ export function modelOps(model: Model): string[] {
 /** Runs one backend-test directory; never throws for a failing test. */
 export function runBackendTest(
   dir: string,
-  opts: { tolerance?: Tolerance; maxElements?: number } = {},
+  opts: { tolerance?: Tolerance; maxElements?: number; maxMemory?: number } = {},
 ): BackendTestResult {
   const tol = opts.tolerance ?? DEFAULT_TOLERANCE;
   let model: Model;
   try {
-    model = loadModel(join(dir, "model.onnx"));
+    model = loadModel(join(dir, "model.onnx"), { regularFileOnly: true });
   } catch (e) {
     return {
       dir,
@@ -167,8 +167,9 @@ export function runBackendTest(
       const inputs: Record<string, RValue> = {};
       numbered(sdir, "input_").forEach((f, i) => {
         const target = feedable[i];
-        const bytes = readFileSync(join(sdir, f));
-        const { name, value } = decodeValueProto(bytes, target?.type, join(sdir, f));
+        const file = join(sdir, f);
+        const bytes = readRegularFile(file, "tensor file");
+        const { name, value } = decodeValueProto(bytes, target?.type, file, dirname(resolve(file)));
         const vi = model.graph.inputs.find((v) => v.name === name) ?? target;
         if (!vi) throw new OnnxError("E_RUNTIME", `${f} has no matching graph input`);
         if (vi.name in inputs)
@@ -178,8 +179,10 @@ export function runBackendTest(
           );
         inputs[vi.name] = legacyBfloat16(value, vi.type);
       });
-      const runOpts = opts.maxElements !== undefined ? { maxElements: opts.maxElements } : {};
-      const outputs = runValues(model, inputs, runOpts);
+      const outputs = runValues(model, inputs, {
+        ...(opts.maxElements !== undefined ? { maxElements: opts.maxElements } : {}),
+        ...(opts.maxMemory !== undefined ? { maxMemory: opts.maxMemory } : {}),
+      });
       const expectedFiles = numbered(sdir, "output_");
       // One reference file per graph output, as the ONNX runner requires: with fewer, outputs
       // would go unchecked (none at all would pass vacuously); with more, some are spurious.
@@ -195,7 +198,12 @@ export function runBackendTest(
         const f = expectedFiles[i]!;
         const target = model.graph.outputs[i];
         const file = join(sdir, f);
-        const { name, value } = decodeValueProto(readFileSync(file), target?.type, file);
+        const { name, value } = decodeValueProto(
+          readRegularFile(file, "tensor file"),
+          target?.type,
+          file,
+          dirname(resolve(file)),
+        );
         const out = model.graph.outputs.find((o) => o.name === name) ?? target;
         if (!out) throw new OnnxError("E_RUNTIME", `${f} has no matching graph output`);
         const diff = compareValues(outputs[out.name]!, legacyBfloat16(value, out.type), tol);
@@ -215,18 +223,31 @@ export function runBackendTest(
   return { dir, ok: true, missingOps, ops };
 }
 
+/** How deep below a given folder test folders are looked for. */
+const MAX_SEARCH_DEPTH = 64;
+
 /**
  * The test directories under the given paths: a path holding model.onnx is one test; otherwise
  * its subfolders (recursively) that hold one are.
  */
 export function findBackendTestDirs(paths: string[]): string[] {
   const out: string[] = [];
+  // Folders already searched, by real path: a symlink back up the tree is followed once.
+  const seen = new Set<string>();
   const visit = (p: string, depth: number) => {
     if (existsSync(join(p, "model.onnx"))) {
       out.push(p);
       return;
     }
-    if (depth > 3) return;
+    if (depth > MAX_SEARCH_DEPTH) return;
+    let real: string;
+    try {
+      real = realpathSync(p);
+    } catch {
+      return;
+    }
+    if (seen.has(real)) return;
+    seen.add(real);
     let entries: string[];
     try {
       entries = readdirSync(p).sort();
@@ -244,8 +265,9 @@ export function findBackendTestDirs(paths: string[]): string[] {
     }
   };
   for (const p of paths) {
-    if (!existsSync(p) || !statSync(p).isDirectory())
-      throw new OnnxError("E_IO", "no such directory", p);
+    if (!existsSync(p)) throw new OnnxError("E_IO", "no such directory", p);
+    if (!statSync(p).isDirectory())
+      throw new OnnxError("E_IO", "is a file, not a test folder (or a folder of them)", p);
     const before = out.length;
     visit(p, 0);
     if (out.length === before)

@@ -9,6 +9,7 @@ import type { Tensor } from "../ir/tensor.js";
 import { bindRefs } from "../ir/rewrite.js";
 import { attributeGraphs } from "../ir/traverse.js";
 import type { Attribute, Function, Graph, Model, Node, OpsetId } from "../ir/types.js";
+import { MemoryBudget, withBudget } from "./budget.js";
 import { fromIRTensor, sparseToDense } from "./ir-tensors.js";
 import { kernelFor } from "./kernels/index.js";
 import type { KernelContext, RTensor, RValue } from "./types.js";
@@ -18,6 +19,12 @@ export interface RunOptions {
   maxElements?: number;
   /** Most iterations any Loop may run, so that a huge trip count ends with an error, not hours later. */
   maxIterations?: number;
+  /**
+   * Most bytes the run may hold at once (values in scope, accumulators, kernels' allocations),
+   * checked before each allocation (default: no limit but the heap's). Values on the JavaScript
+   * heap (string tensors) are also held to half of what V8's heap limit leaves.
+   */
+  maxMemory?: number;
   /** Also return these intermediate values (true: every value of the main graph). */
   keepIntermediates?: string[] | boolean;
   /** Filled in while running: the most values held at once in the main graph's scope. */
@@ -74,23 +81,50 @@ function initializerValue(t: Tensor, initializerCache: Map<Tensor, RTensor>): RT
 
 /** A graph's initializers, dense and sparse (made dense), as values of the scope. */
 function bindInitializers(g: Graph, scope: Scope, cache: Map<Tensor, RTensor>): void {
-  for (const t of g.initializers) scope.values.set(t.name, initializerValue(t, cache));
+  for (const t of g.initializers) scope.bind(t.name, initializerValue(t, cache));
   for (const s of g.sparseInitializers) {
     let v = cache.get(s.values);
     if (!v) {
       v = sparseToDense(s, `sparse initializer '${s.values.name}'`);
       cache.set(s.values, v);
     }
-    scope.values.set(s.values.name, v);
+    scope.bind(s.values.name, v);
   }
 }
 
-/** Values visible at a point of execution: this scope's own, then the enclosing ones. */
+/**
+ * Values visible at a point of execution: this scope's own, then the enclosing ones. The scope's
+ * own values are counted in the run's memory budget while they are bound.
+ */
 class Scope {
-  readonly values = new Map<string, RValue>();
+  private readonly own = new Map<string, RValue>();
   /** Function inputs the caller omitted: reading one gives "absent", as "" would. */
   readonly omitted = new Set<string>();
-  constructor(readonly parent?: Scope) {}
+  constructor(
+    readonly parent?: Scope,
+    readonly budget: MemoryBudget | undefined = parent?.budget,
+  ) {}
+  /** This scope's own values (read-only: bind and unbind keep the budget's count). */
+  get values(): ReadonlyMap<string, RValue> {
+    return this.own;
+  }
+  bind(name: string, v: RValue): void {
+    const old = this.own.get(name);
+    this.budget?.hold(v);
+    if (old !== undefined) this.budget?.release(old);
+    this.own.set(name, v);
+  }
+  unbind(name: string): void {
+    const old = this.own.get(name);
+    if (old === undefined) return;
+    this.budget?.release(old);
+    this.own.delete(name);
+  }
+  /** Releases every own value (the scope is done; what it returned is counted by its reader). */
+  dispose(): void {
+    if (this.budget) for (const v of this.own.values()) this.budget.release(v);
+    this.own.clear();
+  }
   get(name: string): RValue | undefined {
     for (let s: Scope | undefined = this; s; s = s.parent) {
       const v = s.values.get(name);
@@ -170,6 +204,7 @@ class Executor {
   private readonly maxElements: number;
   private readonly maxIterations: number;
   private readonly stats: { peakLiveValues: number } | undefined;
+  readonly budget: MemoryBudget;
   private readonly plans = new Map<Graph | Function, Plan>();
   private readonly initializers = new Map<Tensor, RTensor>();
   /** Functions being called right now, outermost first: a repeat is recursion, which never ends. */
@@ -183,6 +218,7 @@ class Executor {
     this.maxElements = opts.maxElements ?? DEFAULT_MAX_ELEMENTS;
     this.maxIterations = opts.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.stats = opts.stats;
+    this.budget = new MemoryBudget(opts.maxMemory ?? Infinity);
   }
 
   opsetMap(imports: OpsetId[], fallback?: Map<string, number>): Map<string, number> {
@@ -225,7 +261,7 @@ class Executor {
         const v = outs[k];
         if (v === undefined)
           throw new OnnxError("E_RUNTIME", `produced no value for output ${k} ('${name}')`, label);
-        scope.values.set(name, v);
+        scope.bind(name, v);
       });
       if (this.stats && scope.parent === undefined)
         this.stats.peakLiveValues = Math.max(this.stats.peakLiveValues, scope.values.size);
@@ -233,7 +269,7 @@ class Executor {
       for (const name of plan.reads[i]!) {
         const left = (remaining.get(name) ?? 1) - 1;
         remaining.set(name, left);
-        if (left <= 0 && !keep.has(name)) scope.values.delete(name);
+        if (left <= 0 && !keep.has(name)) scope.unbind(name);
       }
       if (this.stats && scope.parent === undefined)
         this.stats.peakLiveValues = Math.max(this.stats.peakLiveValues, scope.values.size);
@@ -261,6 +297,7 @@ class Executor {
       runSubgraph: (g, inputs) => this.runSubgraph(g, inputs, scope, opsets, label),
     };
     let outs: RValue[];
+    const mark = this.budget.enter();
     try {
       outs = kernel(ctx, ins);
     } catch (e) {
@@ -269,7 +306,15 @@ class Executor {
         throw new OnnxError(e.code, e.message, label);
       }
       const msg = e instanceof Error ? e.message : String(e);
+      if (e instanceof RangeError && /array (buffer allocation|length)/i.test(msg))
+        throw new OnnxError(
+          "E_RUNTIME",
+          "could not allocate memory for an array larger than the JavaScript engine allows",
+          label,
+        );
       throw new OnnxError("E_RUNTIME", msg.split("\n")[0]!, label);
+    } finally {
+      this.budget.leave(mark);
     }
     for (const v of outs)
       if (v && "dtype" in v && v.data.length > this.maxElements)
@@ -292,16 +337,20 @@ class Executor {
     bindInitializers(g, scope, this.initializers);
     g.inputs.forEach((vi, i) => {
       const v = inputs[i];
-      if (v !== undefined) scope.values.set(vi.name, v);
+      if (v !== undefined) scope.bind(vi.name, v);
     });
     const keep = new Set(g.outputs.map((o) => o.name));
-    this.runNodes(g, g.nodes, scope, opsets, keep, ` in a subgraph of ${label}`);
-    return g.outputs.map((o) => {
-      const v = scope.get(o.name);
-      if (v === undefined)
-        throw new OnnxError("E_RUNTIME", `subgraph output '${o.name}' has no value`, label);
-      return v;
-    });
+    try {
+      this.runNodes(g, g.nodes, scope, opsets, keep, ` in a subgraph of ${label}`);
+      return g.outputs.map((o) => {
+        const v = scope.get(o.name);
+        if (v === undefined)
+          throw new OnnxError("E_RUNTIME", `subgraph output '${o.name}' has no value`, label);
+        return v;
+      });
+    } finally {
+      scope.dispose();
+    }
   }
 
   callFunction(
@@ -311,11 +360,11 @@ class Executor {
     callerOpsets: Map<string, number>,
     label: string,
   ): RValue[] {
-    const scope = new Scope();
+    const scope = new Scope(undefined, this.budget);
     fn.inputs.forEach((name, i) => {
       const v = ins[i];
       if (name === "") return;
-      if (v !== undefined) scope.values.set(name, v);
+      if (v !== undefined) scope.bind(name, v);
       else scope.omitted.add(name);
     });
     const bound = new Map<string, Attribute>();
@@ -347,20 +396,21 @@ class Executor {
         new Set(fn.outputs),
         ` in function '${fn.name}' called by ${label}`,
       );
+      return fn.outputs.map((name) => {
+        const v = scope.values.get(name);
+        if (v === undefined)
+          throw new OnnxError("E_RUNTIME", `function output '${name}' has no value`, label);
+        return v;
+      });
     } finally {
       this.calling.pop();
+      scope.dispose();
     }
-    return fn.outputs.map((name) => {
-      const v = scope.values.get(name);
-      if (v === undefined)
-        throw new OnnxError("E_RUNTIME", `function output '${name}' has no value`, label);
-      return v;
-    });
   }
 
   run(inputs: Record<string, RValue>, opts: RunOptions): Record<string, RValue> {
     const g = this.model.graph;
-    const scope = new Scope();
+    const scope = new Scope(undefined, this.budget);
     bindInitializers(g, scope, this.initializers);
     const known = new Set(g.inputs.map((v) => v.name));
     for (const name of Object.keys(inputs))
@@ -388,7 +438,7 @@ class Executor {
         throw new OnnxError("E_RUNTIME", "no value was given for this input", where);
       }
       checkDeclared(where, v, vi.type);
-      scope.values.set(vi.name, v);
+      scope.bind(vi.name, v);
     }
     const keepOpt = opts.keepIntermediates;
     const keep: Set<string> | "all" =
@@ -431,5 +481,6 @@ export function runValues(
   opts: RunOptions = {},
 ): Record<string, RValue> {
   assertSupported(model);
-  return new Executor(model, opts).run(inputs, opts);
+  const ex = new Executor(model, opts);
+  return withBudget(ex.budget, () => ex.run(inputs, opts));
 }

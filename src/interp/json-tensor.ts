@@ -6,6 +6,9 @@ import { DataType } from "../ir/types.js";
 import { allocStorage } from "./tensor.js";
 import type { RTensor } from "./types.js";
 
+/** Most dimensions a JSON tensor may have (deeper nesting is refused before it is walked). */
+const MAX_JSON_RANK = 64;
+
 /**
  * A tensor from a JSON literal (nested arrays or a scalar) of the given dtype. Numbers, true/false,
  * strings for string tensors; "nan", "inf", "-inf" are accepted for floats; int64 values may be
@@ -23,6 +26,12 @@ export function parseJsonTensor(text: string, dtype: number, where?: string): RT
   while (Array.isArray(probe)) {
     shape.push(probe.length);
     probe = probe[0];
+    if (shape.length > MAX_JSON_RANK)
+      throw new OnnxError(
+        "E_USAGE",
+        `JSON arrays nest more than ${MAX_JSON_RANK} deep; a tensor given as JSON has at most ${MAX_JSON_RANK} dimensions`,
+        where,
+      );
   }
   const flat: unknown[] = [];
   const walk = (v: unknown, depth: number) => {

@@ -9,6 +9,7 @@ import {
   numberToFloat16Bits,
 } from "../ir/dtype.js";
 import { DataType } from "../ir/types.js";
+import { chargeBytes } from "./budget.js";
 import { allocWasmBacked } from "./kernels/wasm/memory.js";
 import type { RTensor, Storage } from "./types.js";
 
@@ -25,8 +26,53 @@ export function elementCount(shape: readonly number[]): number {
  */
 export const WASM_BACKED_MIN_ELEMENTS = 1 << 20;
 
-/** Zero-filled storage for n elements of a dtype. */
+/**
+ * Zero-filled storage for n elements of a dtype: the one place tensors are allocated. The size is
+ * counted against the memory budget of the run in progress (budget.ts) before anything is made.
+ */
 export function allocStorage(dtype: number, n: number): Storage {
+  const size = storageElementSize(dtype);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new OnnxError("E_RUNTIME", `cannot allocate ${n} elements of ${dtypeName(dtype)}`);
+  const elems = `${n} elements of ${dtypeName(dtype)}`;
+  if (dtype === DataType.STRING) chargeBytes(n * 32, true, elems);
+  else chargeBytes(n * size, false, elems);
+  try {
+    return makeStorage(dtype, n);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    // The budget allowed it but the engine cannot make an array this large.
+    throw new OnnxError(
+      "E_RUNTIME",
+      `cannot allocate ${elems} (${n * (size || 32)} bytes): ${e.message}`,
+    );
+  }
+}
+
+type TypedArrayCtor<T> = { new (n: number): T; readonly BYTES_PER_ELEMENT: number };
+
+/**
+ * A kernel's working array of n elements (float64 results before rounding, index tables, ...):
+ * counted against the memory budget like a tensor, since it is as large as one.
+ */
+export function scratch<T>(ctor: TypedArrayCtor<T>, n: number): T {
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new OnnxError("E_RUNTIME", `cannot allocate a working array of ${n} elements`);
+  const bytes = n * ctor.BYTES_PER_ELEMENT;
+  chargeBytes(bytes, false, `a working array of ${n} elements`);
+  try {
+    return new ctor(n);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw new OnnxError(
+      "E_RUNTIME",
+      `cannot allocate a working array of ${n} elements (${bytes} bytes): ${e.message}`,
+    );
+  }
+}
+
+/** Zero-filled storage, unchecked. */
+function makeStorage(dtype: number, n: number): Storage {
   switch (dtype) {
     case DataType.FLOAT: {
       const shared = n >= WASM_BACKED_MIN_ELEMENTS ? allocWasmBacked(n * 4) : undefined;
@@ -98,6 +144,7 @@ export function isFloatType(dtype: number): boolean {
 /** The elements as float64 (float16/bfloat16 decoded; 64-bit integers may round beyond 2^53). */
 export function toFloat64(t: RTensor): Float64Array {
   const n = t.data.length;
+  chargeBytes(n * 8, false, `a float64 copy of ${n} elements`);
   const out = new Float64Array(n);
   const d = t.data;
   if (t.dtype === DataType.FLOAT16) {
@@ -244,6 +291,8 @@ export function storageBytes(t: RTensor): Uint8Array {
 /** Decodes float16/bfloat16 bits into float32 values; other float types are returned as they are. */
 export function toFloat32(t: RTensor): Float32Array | Float64Array {
   const d = t.data;
+  if (isHalfType(t.dtype))
+    chargeBytes(d.length * 4, false, `a float32 copy of ${d.length} elements`);
   if (t.dtype === DataType.FLOAT16) {
     const table = float16Table();
     const src = d as Uint16Array;

@@ -25,6 +25,14 @@ export function decodeTensorProto(
   const t = new ProtoReader(baseDir !== undefined ? { baseDir } : {}).tensor(msg);
   if (t.dataType === 0)
     throw new OnnxError("E_DECODE", "not a TensorProto: it has no data type", where);
+  // External data is resolved against the folder of the file the message came from, under a
+  // model's rules (io/files.ts); without such a folder it is refused, never read from the cwd.
+  if (t.data.kind === "external" && t.data.baseDir === undefined)
+    throw new OnnxError(
+      "E_IO",
+      `tensor '${t.name}' has external data, but was not read from a file whose folder could hold it`,
+      where,
+    );
   return { name: t.name, tensor: fromIRTensor(t, where) };
 }
 
@@ -90,16 +98,17 @@ export function decodeValueProto(
   bytes: Uint8Array,
   type: Type | undefined,
   where?: string,
+  baseDir?: string,
 ): { name: string; value: RValue } {
   if (!type || type.kind === "tensor" || type.kind === "none") {
-    const { name, tensor } = decodeTensorProto(bytes, where);
+    const { name, tensor } = decodeTensorProto(bytes, where, baseDir);
     return { name, value: tensor };
   }
   if (type.kind === "sequence") {
     const m = readDataMessage(bytes, "SequenceProto", where);
     if (m.sequences.length || m.optionals.length || m.other.length)
       throw new OnnxError("E_UNSUPPORTED", "only sequences of tensors are supported", where);
-    const items = m.tensors.map((b) => decodeTensorProto(b, where).tensor);
+    const items = m.tensors.map((b) => decodeTensorProto(b, where, baseDir).tensor);
     const elem =
       type.elem && type.elem.kind === "tensor" ? type.elem.elemType : (items[0]?.dtype ?? 0);
     return { name: m.name, value: { kind: "sequence", elemDtype: elem, items } };
@@ -107,11 +116,12 @@ export function decodeValueProto(
   if (type.kind === "optional") {
     const m = readDataMessage(bytes, "OptionalProto", where);
     if (m.tensors.length)
-      return { name: m.name, value: decodeTensorProto(m.tensors[0]!, where).tensor };
+      return { name: m.name, value: decodeTensorProto(m.tensors[0]!, where, baseDir).tensor };
     if (m.sequences.length)
       return {
         name: m.name,
-        value: decodeValueProto(m.sequences[0]!, type.elem ?? { kind: "sequence" }, where).value,
+        value: decodeValueProto(m.sequences[0]!, type.elem ?? { kind: "sequence" }, where, baseDir)
+          .value,
       };
     if (m.other.length || m.optionals.length)
       throw new OnnxError("E_UNSUPPORTED", "optional of this kind is not supported", where);

@@ -12,6 +12,7 @@ import {
   statSync,
   unlinkSync,
   writeSync,
+  type Stats,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { OnnxError } from "../errors.js";
@@ -64,17 +65,23 @@ function writeModelChunks(
   new StreamEncoder().encode(messageType("ModelProto"), writer.model(model), new ChunkWriter(sink));
 }
 
-function readInput(path: string): Buffer {
+/**
+ * The bytes of an input file. Folders, devices (/dev/zero never ends) and sockets are refused
+ * before anything is read, and so are FIFOs unless `fifoOk` (a pipe given on the command line
+ * ends; one found by listing a folder may never be written to).
+ */
+export function readInputFile(path: string, what = "file", fifoOk = false): Buffer {
   let st;
   try {
     st = statSync(path);
   } catch {
     throw new OnnxError("E_IO", "no such file", path);
   }
-  if (st.isDirectory()) throw new OnnxError("E_IO", "is a directory, not a model file", path);
-  // A device such as /dev/zero never ends; pipes (FIFOs) do and stay allowed.
-  if (st.isCharacterDevice() || st.isBlockDevice() || st.isSocket())
-    throw new OnnxError("E_IO", "is a device or socket, not a model file", path);
+  if (st.isDirectory()) throw new OnnxError("E_IO", `is a directory, not a ${what}`, path);
+  if (st.isFIFO() && !fifoOk)
+    throw new OnnxError("E_IO", `is a FIFO (named pipe), not a regular ${what}`, path);
+  if (!st.isFile() && !st.isFIFO())
+    throw new OnnxError("E_IO", `is a device or socket, not a ${what}`, path);
   try {
     return readFileSync(path);
   } catch (e) {
@@ -86,16 +93,23 @@ function readInput(path: string): Buffer {
   }
 }
 
+/** readInputFile refusing FIFOs too: for files found by listing a folder. */
+export function readRegularFile(path: string, what = "file"): Buffer {
+  return readInputFile(path, what, false);
+}
+
 export interface LoadOptions {
   /** Read external tensor data into memory now (default: keep references, check the files exist). */
   loadExternal?: boolean;
   /** Force a format instead of going by the extension (.onnxtxt is text, anything else binary). */
   format?: "binary" | "text";
+  /** Refuse anything but a regular file (a FIFO too), as for files found by listing a folder. */
+  regularFileOnly?: boolean;
 }
 
 /** Loads a .onnx or .onnxtxt file. */
 export function loadModel(path: string, opts: LoadOptions = {}): Model {
-  const buf = readInput(path);
+  const buf = readInputFile(path, "model file", !opts.regularFileOnly);
   const baseDir = dirname(resolve(path));
   let model: Model;
   if (opts.format === "text" || (opts.format === undefined && isTextPath(path))) {
@@ -113,24 +127,41 @@ export function loadModel(path: string, opts: LoadOptions = {}): Model {
   for (const t of walkTensors(model)) {
     if (t.data.kind !== "external") continue;
     t.data.baseDir ??= baseDir;
-    const file = externalFile(t, path);
-    if (!existsSync(file))
-      throw new OnnxError(
-        "E_IO",
-        `external data file '${externalLocation(t)}' of tensor '${t.name}' does not exist`,
-        path,
-      );
-    const st = statSync(file);
-    if (!st.isFile())
-      throw new OnnxError(
-        "E_IO",
-        `external data location '${externalLocation(t)}' of tensor '${t.name}' is not a file`,
-        path,
-      );
-    externalRange(t, st.size, path);
+    checkExternalData(t, path);
     if (opts.loadExternal) loadExternalData(t, path);
   }
   return model;
+}
+
+/** The stat of a tensor's external data file, refused unless it is a regular file. */
+function regularExternal(t: Tensor, st: Stats, where?: string): Stats {
+  if (!st.isFile())
+    throw new OnnxError(
+      "E_IO",
+      `external data location '${externalLocation(t)}' of tensor '${t.name}' is not a regular file`,
+      where,
+    );
+  return st;
+}
+
+/**
+ * Checks a tensor's external data without reading it: the location stays inside the folder of
+ * the file that refers to it, names a regular file (not a FIFO, a device or a folder), and the
+ * range lies inside that file. Returns the file and the range.
+ */
+export function checkExternalData(
+  t: Tensor,
+  where?: string,
+): { file: string; offset: number; length: number } {
+  const file = externalFile(t, where);
+  if (!existsSync(file))
+    throw new OnnxError(
+      "E_IO",
+      `external data file '${externalLocation(t)}' of tensor '${t.name}' does not exist`,
+      where,
+    );
+  const st = regularExternal(t, statSync(file), where);
+  return { file, ...externalRange(t, st.size, where) };
 }
 
 export function externalEntry(t: Tensor, key: string): string | undefined {
@@ -203,7 +234,7 @@ function externalRange(
 /** Replaces a tensor's external reference with its bytes. */
 export function loadExternalData(t: Tensor, where?: string): void {
   if (t.data.kind !== "external") return;
-  const file = externalFile(t, where);
+  const { file } = checkExternalData(t, where);
   let fd: number;
   try {
     fd = openSync(file, "r");
@@ -215,7 +246,8 @@ export function loadExternalData(t: Tensor, where?: string): void {
     );
   }
   try {
-    const { offset, length } = externalRange(t, fstatSync(fd).size, where);
+    const st = regularExternal(t, fstatSync(fd), where);
+    const { offset, length } = externalRange(t, st.size, where);
     const bytes = new Uint8Array(length);
     let got = 0;
     while (got < length) {
@@ -255,33 +287,56 @@ function samePath(a: string, b: string): boolean {
 
 /** Writes through a temporary file in the same folder, renamed into place only when complete. */
 export function writeFileAtomic(path: string, write: (fd: number) => void): void {
-  const dir = dirname(resolve(path));
-  if (!existsSync(dir)) throw new OnnxError("E_IO", "output folder does not exist", path);
-  if (existsSync(path) && statSync(path).isDirectory())
-    throw new OnnxError("E_IO", "is a directory", path);
-  const tmp = join(
-    dir,
-    `.${basename(path)}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`,
-  );
-  let fd: number | undefined;
+  writeFilesAtomic([{ path, write }]);
+}
+
+/**
+ * Writes several files all or nothing: each goes to a temporary file in its folder, and only when
+ * every one is complete are they renamed into place; on any failure the temporary files are
+ * removed and no target is touched. Temporary names are short (a name near the 255-byte limit
+ * still has room).
+ */
+export function writeFilesAtomic(files: { path: string; write: (fd: number) => void }[]): void {
+  for (const { path } of files) {
+    const dir = dirname(resolve(path));
+    if (!existsSync(dir)) throw new OnnxError("E_IO", "output folder does not exist", path);
+    if (existsSync(path) && statSync(path).isDirectory())
+      throw new OnnxError("E_IO", "is a directory", path);
+  }
+  const tmps: string[] = [];
+  let current = files[0]?.path;
   try {
-    fd = openSync(tmp, "wx");
-    write(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(tmp, path);
+    for (const { path, write } of files) {
+      current = path;
+      const tmp = join(
+        dirname(resolve(path)),
+        `.oe${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`,
+      );
+      const fd = openSync(tmp, "wx");
+      tmps.push(tmp);
+      try {
+        write(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    files.forEach(({ path }, i) => {
+      current = path;
+      renameSync(tmps[i]!, path);
+    });
   } catch (e) {
-    if (fd !== undefined) closeSync(fd);
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* already gone */
+    for (const tmp of tmps) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        /* already renamed or gone */
+      }
     }
     if (e instanceof OnnxError) throw e;
     throw new OnnxError(
       "E_IO",
       `cannot write: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      path,
+      current,
     );
   }
 }

@@ -40,10 +40,7 @@ export function functionBody(op: OpVersion, ctx: BodyContext): FunctionBody {
       opsetImports: [{ domain: "", version: body.opset }],
     };
   }
-  return {
-    nodes: bindAttributes(built.nodes, op, ctx.attributes, label),
-    opsetImports: built.opsetImports,
-  };
+  return { ...built, nodes: bindAttributes(built.nodes, op, ctx.attributes, label) };
 }
 
 /** Replaces references to the op's attributes by the call's values (see the contract above). */

@@ -619,7 +619,9 @@ describe("function bodies agree with their ops", () => {
     shape?: Dim[];
     attrs: ReturnType<typeof attr>[];
   }[] = [];
-  for (const op of reg.operators()) {
+  // The Reduce functions and LogCumSumExp; the bodies of the other function ops are checked
+  // with their own inputs and attributes in test/expand/function-bodies.test.ts.
+  for (const op of reg.operators().filter((o) => /^Reduce|^LogCumSumExp$/.test(o))) {
     for (const v of reg.versions("", op)) {
       if (!hasFunctionBody(v)) continue;
       const elems = v.type_constraints[0]!.allowed.map(

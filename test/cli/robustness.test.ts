@@ -339,7 +339,7 @@ describe("broken tensor data is named on load or by check, not found by a crash"
   writeFileSync(join(dir, "w.bin"), new Uint8Array(8));
   mkdirSync(join(dir, "sub"));
   const cases: [string, [string, string][], RegExp][] = [
-    ["folder.onnx", [["location", "sub"]], /location 'sub' of tensor 'w' is not a file/],
+    ["folder.onnx", [["location", "sub"]], /location 'sub' of tensor 'w' is not a regular file/],
     [
       "past.onnx",
       [
@@ -372,7 +372,10 @@ describe("broken tensor data is named on load or by check, not found by a crash"
       expect((err as Error).message).toMatch(msg);
     }
     // As the CLI reports it (this used to be "internal error: EISDIR").
-    expectOneLineError(runCli(["run", join(dir, "folder.onnx"), "x=json:[1,2]"]), /is not a file/);
+    expectOneLineError(
+      runCli(["run", join(dir, "folder.onnx"), "x=json:[1,2]"]),
+      /is not a regular file/,
+    );
     // A device never ends: refused instead of read forever.
     if (existsSync("/dev/zero"))
       expectOneLineError(runCli(["check", "/dev/zero"]), /is a device or socket, not a model file/);

@@ -426,3 +426,36 @@ describe("LogCumSumExp-29 body", () => {
     ).toMatch(/by reference \(@a\)/);
   });
 });
+
+describe("bodies inside functions: attributes passed by reference", () => {
+  const ref = (name: string, to: string, type: Attribute["type"]): Attribute =>
+    ({ name, type, value: undefined, refAttrName: to }) as Attribute;
+
+  it("a FLOAT attribute the body only forwards stays a reference to the caller's", () => {
+    const v = reg.resolve("", "Elu", 22);
+    const body = functionBody(v, {
+      inputTypes: [tensorType(FLOAT, [3])],
+      attributes: [ref("alpha", "outer_alpha", "FLOAT")],
+    });
+    const c = body.nodes.find(
+      (n) => n.opType === "Constant" && n.attributes[0]!.name === "value_float",
+    )!;
+    expect(c.attributes[0]!.refAttrName).toBe("outer_alpha");
+  });
+
+  it("an attribute that shapes the body must be a value: one line naming it", () => {
+    for (const [op, since, name, type] of [
+      ["Softmax", 13, "axis", "INT"],
+      ["Gelu", 20, "approximate", "STRING"],
+      ["NegativeLogLikelihoodLoss", 22, "reduction", "STRING"],
+    ] as const) {
+      const v = reg.resolve("", op, since);
+      expect(() =>
+        functionBody(v, {
+          inputTypes: [tensorType(FLOAT, [2, 3]), tensorType(INT64, [2])],
+          attributes: [ref(name, "a", type)],
+        }),
+      ).toThrow(`needs the value of '${name}', which is passed by reference (@a)`);
+    }
+  });
+});

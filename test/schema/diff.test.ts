@@ -158,6 +158,17 @@ describe("onnx-expand schema", () => {
     expect([d.from, d.to, d.verdict.breaking, d.function]).toEqual([13, 18, true, "added"]);
   });
 
+  it("says which versions are functions with a body", async () => {
+    const r = await cli(["schema", "Softmax"]);
+    expect(r.stdout.match(/^Softmax-\d+ .*$/gm)).toEqual([
+      "Softmax-1 (ai.onnx), since opset 1: primitive",
+      "Softmax-11 (ai.onnx), since opset 11: primitive",
+      "Softmax-13 (ai.onnx), since opset 13: function (body: builder softmax)",
+    ]);
+    const t = await cli(["schema", "GreaterOrEqual", "--opset", "16"]);
+    expect(t.stdout).toMatch(/^GreaterOrEqual-16 .*: function \(body: text\)$/m);
+  });
+
   it("shows every version, or the one in force", async () => {
     const all = await cli(["schema", "ReduceSum"]);
     expect(all.code).toBe(0);

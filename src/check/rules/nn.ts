@@ -1,6 +1,8 @@
-// Neural-network ops with shape rules: MatMul, Gemm, Dropout, the normalisations, global pooling.
+// Neural-network ops with shape rules: MatMul, Gemm, Einsum, Dropout, the normalisations, global
+// pooling.
 
 import { DataType } from "../../ir/types.js";
+import { einsumEquationError } from "../einsum.js";
 import { broadcastShapes, formatShape } from "../types.js";
 import {
   intAttr,
@@ -95,8 +97,21 @@ const globalPool: Rule = (c) => {
   out(c, 0, elemOf(c, 0), s ? s.map((d, i) => (i < 2 ? d : 1)) : undefined);
 };
 
+/** Einsum: the equation must fit the operands (the output type comes from the schema). */
+const einsum: Rule = (c) => {
+  const a = c.attr("equation");
+  if (!a || a.type !== "STRING" || a.value === undefined) return;
+  const why = einsumEquationError(
+    a.value,
+    c.inputs.length,
+    c.inputs.map((_, i) => shapeOf(c, i)?.length),
+  );
+  if (why) c.error("bad-attribute-value", `${opName(c)}: ${why}`);
+};
+
 const rules: Record<string, Rule> = {
   MatMul: matmul,
+  Einsum: einsum,
   Gemm: gemm,
   Dropout: dropout,
   BatchNormalization: sameAsInput,

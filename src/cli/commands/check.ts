@@ -1,14 +1,21 @@
 // check: the checker from the command line. Every problem on its own line, then a count.
 
 import type { Command } from "commander";
-import { checkModel, formatProblem, withInferredValueInfo } from "../../check/index.js";
+import {
+  checkModel,
+  formatProblem,
+  memoryWarnings,
+  withInferredValueInfo,
+} from "../../check/index.js";
+import { formatBytes } from "../../interp/budget.js";
 import { loadModel, saveModel } from "../../io/files.js";
-import { EXIT_FAILED, EXIT_OK, action, oneLine } from "../util.js";
+import { EXIT_FAILED, EXIT_OK, action, errorLine, parseByteSize } from "../util.js";
 
 interface CheckCliOptions {
   json?: boolean;
   writeValueInfo?: string;
   force?: boolean;
+  maxMemory?: string;
 }
 
 export function registerCheckCommands(program: Command): void {
@@ -24,10 +31,17 @@ export function registerCheckCommands(program: Command): void {
       "if the model checks clean, write a copy whose value_info holds the inferred types",
     )
     .option("--force", "allow --write-value-info to replace the input")
+    .option(
+      "--max-memory <bytes>",
+      "also warn where a value whose size is known statically is larger than this (e.g. 4G)",
+    )
     .action(
       action((file: string, opts: CheckCliOptions) => {
+        const maxMemory =
+          opts.maxMemory === undefined ? undefined : parseByteSize(opts.maxMemory, "--max-memory");
         const model = loadModel(file);
         const report = checkModel(model);
+        const warnings = maxMemory === undefined ? [] : memoryWarnings(model, maxMemory);
         let written: string | undefined;
         if (opts.writeValueInfo && report.ok) {
           saveModel(withInferredValueInfo(model), opts.writeValueInfo, {
@@ -41,15 +55,22 @@ export function registerCheckCommands(program: Command): void {
             file,
             ok: report.ok,
             problems: report.problems,
+            ...(maxMemory === undefined ? {} : { warnings }),
             ...(written ? { written } : {}),
           };
           process.stdout.write(JSON.stringify(out, null, 2) + "\n");
-        } else if (report.ok) {
+          return report.ok ? EXIT_OK : EXIT_FAILED;
+        }
+        for (const w of warnings)
+          process.stdout.write(
+            `${file}: warning: ${errorLine(`${w.where}: output '${w.value}'`)} is ${w.type}, ${formatBytes(w.bytes)}, over --max-memory ${formatBytes(maxMemory!)}\n`,
+          );
+        if (report.ok) {
           process.stdout.write(`ok: ${file}\n`);
           if (written) process.stdout.write(`wrote ${written} (inferred value_info)\n`);
         } else {
           const lines = report.problems.map(
-            (p) => `${file}: ${oneLine(formatProblem(p))} [${p.code}]\n`,
+            (p) => `${file}: ${errorLine(formatProblem(p))} [${p.code}]\n`,
           );
           const n = report.problems.length;
           lines.push(`${n} problem${n === 1 ? "" : "s"} in ${file}\n`);

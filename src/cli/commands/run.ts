@@ -2,11 +2,11 @@
 
 import { Presets, SingleBar } from "cli-progress";
 import type { Command } from "commander";
-import { existsSync, mkdirSync, readFileSync, statSync, writeSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { checkModel, formatProblem, type ProblemCode } from "../../check/index.js";
 import { OnnxError } from "../../errors.js";
-import { loadModel, writeFileAtomic } from "../../io/files.js";
+import { loadModel, readInputFile, writeFilesAtomic } from "../../io/files.js";
 import { dtypeName } from "../../ir/dtype.js";
 import type { Model, ValueInfo } from "../../ir/types.js";
 import { DataType } from "../../ir/types.js";
@@ -19,9 +19,20 @@ import { parseJsonTensor } from "../../interp/json-tensor.js";
 import { decodeNpy } from "../../interp/npy.js";
 import { decodeValueProto, encodeTensorProto } from "../../interp/value-proto.js";
 import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS, runValues } from "../../interp/executor.js";
-import type { RValue } from "../../interp/types.js";
+import type { RTensor, RValue } from "../../interp/types.js";
 import { summarizeTensor } from "../format.js";
-import { EXIT_FAILED, EXIT_OK, action, oneLine } from "../util.js";
+import {
+  EXIT_FAILED,
+  EXIT_OK,
+  action,
+  defaultMaxMemory,
+  errorLine,
+  oneLine,
+  parseByteSize,
+} from "../util.js";
+
+const MAX_MEMORY_HELP =
+  "most bytes a run may hold at once (e.g. 512M, 4G; default: half of the physical memory)";
 
 function parsePositiveInt(text: string, what: string): number {
   const n = Number(text);
@@ -37,24 +48,15 @@ function parseNonNegative(text: string, what: string): number {
   return n;
 }
 
-function readFile(path: string): Uint8Array {
-  if (!existsSync(path)) throw new OnnxError("E_IO", "no such file", path);
-  const st = statSync(path);
-  if (st.isDirectory()) throw new OnnxError("E_IO", "is a directory, not a tensor file", path);
-  if (st.isCharacterDevice() || st.isBlockDevice() || st.isSocket())
-    throw new OnnxError("E_IO", "is a device or socket, not a tensor file", path);
-  return readFileSync(path);
-}
-
 /**
  * A value from a file: .npy by extension (or signature), else a TensorProto, or a
  * SequenceProto/OptionalProto for inputs declared as sequences/optionals.
  */
 function readTensorFile(path: string, vi: ValueInfo): RValue {
-  const bytes = readFile(path);
+  const bytes = readInputFile(path, "tensor file", true);
   if (path.endsWith(".npy") || (bytes[0] === 0x93 && bytes[1] === 0x4e))
     return decodeNpy(bytes, path);
-  return decodeValueProto(bytes, vi.type, path).value;
+  return decodeValueProto(bytes, vi.type, path, dirname(resolve(path))).value;
 }
 
 function declaredDtype(vi: ValueInfo): number {
@@ -109,6 +111,7 @@ export function bindInputs(model: Model, args: string[]): Record<string, RValue>
  * opset, or an attribute of the wrong type, would run anyway (silently using a default).
  */
 const RUN_BLOCKERS = new Set<ProblemCode>([
+  "opset-import",
   "domain-not-imported",
   "unknown-op",
   "op-not-in-opset",
@@ -202,21 +205,32 @@ export function registerRunCommands(program: Command): void {
       "most iterations a Loop may run",
       String(DEFAULT_MAX_ITERATIONS),
     )
+    .option("--max-memory <bytes>", MAX_MEMORY_HELP)
     .option("--values <n>", "how many leading values to print per output", "8")
     .action(
       action(
         (
           file: string,
           inputArgs: string[],
-          opts: { outputDir?: string; maxElements: string; maxIterations: string; values: string },
+          opts: {
+            outputDir?: string;
+            maxElements: string;
+            maxIterations: string;
+            maxMemory?: string;
+            values: string;
+          },
         ) => {
           const maxElements = parsePositiveInt(opts.maxElements, "--max-elements");
+          const maxMemory =
+            opts.maxMemory === undefined
+              ? defaultMaxMemory()
+              : parseByteSize(opts.maxMemory, "--max-memory");
           const maxIterations = parsePositiveInt(opts.maxIterations, "--max-iterations");
           const shown = parsePositiveInt(opts.values, "--values");
           const model = loadModel(file);
           assertRunnable(model, file);
           const inputs = bindInputs(model, inputArgs);
-          const outputs = runValues(model, inputs, { maxElements, maxIterations });
+          const outputs = runValues(model, inputs, { maxElements, maxIterations, maxMemory });
           if (opts.outputDir) {
             for (const o of model.graph.outputs)
               if (!("dtype" in outputs[o.name]!))
@@ -237,21 +251,27 @@ export function registerRunCommands(program: Command): void {
                 );
             });
           }
-          model.graph.outputs.forEach((o, i) => {
+          if (opts.outputDir) {
+            // All outputs or none: a failure on one leaves every earlier output file as it was.
+            const dir = opts.outputDir;
+            writeFilesAtomic(
+              model.graph.outputs.map((o, i) => ({
+                path: join(dir, `output_${i}.pb`),
+                write: (fd: number) => {
+                  const bytes = encodeTensorProto(outputs[o.name] as RTensor, o.name);
+                  let off = 0;
+                  while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+                },
+              })),
+            );
+          }
+          model.graph.outputs.forEach((o) => {
             const v = outputs[o.name]!;
-            if (!("dtype" in v)) {
-              process.stdout.write(describeValue(oneLine(o.name), v, shown) + "\n");
-              return;
-            }
-            const t = v;
-            process.stdout.write(summarizeTensor(oneLine(o.name), t, shown) + "\n");
-            if (opts.outputDir) {
-              const bytes = encodeTensorProto(t, o.name);
-              writeFileAtomic(join(opts.outputDir, `output_${i}.pb`), (fd) => {
-                let off = 0;
-                while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-              });
-            }
+            process.stdout.write(
+              ("dtype" in v
+                ? summarizeTensor(oneLine(o.name), v, shown)
+                : describeValue(oneLine(o.name), v, shown)) + "\n",
+            );
           });
           return EXIT_OK;
         },
@@ -271,44 +291,54 @@ export function registerRunCommands(program: Command): void {
       "largest element count a tensor may have",
       String(DEFAULT_MAX_ELEMENTS),
     )
+    .option("--max-memory <bytes>", MAX_MEMORY_HELP)
     .action(
-      action((dirs: string[], opts: { rtol: string; atol: string; maxElements: string }) => {
-        const tolerance = {
-          rtol: parseNonNegative(opts.rtol, "--rtol"),
-          atol: parseNonNegative(opts.atol, "--atol"),
-        };
-        const maxElements = parsePositiveInt(opts.maxElements, "--max-elements");
-        const tests = findBackendTestDirs(dirs);
-        let passed = 0;
-        let failed = 0;
-        // With results going to a file or pipe, a progress bar on the terminal shows how far along we are.
-        const bar =
-          process.stderr.isTTY && !process.stdout.isTTY && tests.length > 1
-            ? new SingleBar(
-                {
-                  stream: process.stderr,
-                  format: "{bar} {value}/{total} {dir}",
-                  clearOnComplete: true,
-                },
-                Presets.shades_classic,
-              )
-            : undefined;
-        bar?.start(tests.length, 0, { dir: "" });
-        for (const dir of tests) {
-          bar?.increment(1, { dir: basename(dir) });
-          const r = runBackendTest(dir, { tolerance, maxElements });
-          const shownDir = relative(process.cwd(), dir) || dir;
-          if (r.ok) {
-            passed++;
-            process.stdout.write(`PASS ${shownDir}\n`);
-          } else {
-            failed++;
-            process.stdout.write(`FAIL ${shownDir}: ${r.reason}\n`);
+      action(
+        (
+          dirs: string[],
+          opts: { rtol: string; atol: string; maxElements: string; maxMemory?: string },
+        ) => {
+          const tolerance = {
+            rtol: parseNonNegative(opts.rtol, "--rtol"),
+            atol: parseNonNegative(opts.atol, "--atol"),
+          };
+          const maxElements = parsePositiveInt(opts.maxElements, "--max-elements");
+          const maxMemory =
+            opts.maxMemory === undefined
+              ? defaultMaxMemory()
+              : parseByteSize(opts.maxMemory, "--max-memory");
+          const tests = findBackendTestDirs(dirs);
+          let passed = 0;
+          let failed = 0;
+          // With results going to a file or pipe, a progress bar on the terminal shows how far along we are.
+          const bar =
+            process.stderr.isTTY && !process.stdout.isTTY && tests.length > 1
+              ? new SingleBar(
+                  {
+                    stream: process.stderr,
+                    format: "{bar} {value}/{total} {dir}",
+                    clearOnComplete: true,
+                  },
+                  Presets.shades_classic,
+                )
+              : undefined;
+          bar?.start(tests.length, 0, { dir: "" });
+          for (const dir of tests) {
+            bar?.increment(1, { dir: basename(dir) });
+            const r = runBackendTest(dir, { tolerance, maxElements, maxMemory });
+            const shownDir = relative(process.cwd(), dir) || dir;
+            if (r.ok) {
+              passed++;
+              process.stdout.write(`PASS ${shownDir}\n`);
+            } else {
+              failed++;
+              process.stdout.write(`FAIL ${errorLine(`${shownDir}: ${r.reason}`)}\n`);
+            }
           }
-        }
-        bar?.stop();
-        process.stdout.write(`${passed} passed, ${failed} failed\n`);
-        return failed ? EXIT_FAILED : EXIT_OK;
-      }),
+          bar?.stop();
+          process.stdout.write(`${passed} passed, ${failed} failed\n`);
+          return failed ? EXIT_FAILED : EXIT_OK;
+        },
+      ),
     );
 }

@@ -7,7 +7,7 @@ import { attrFloat, attrInt, attrString, getAttr } from "../../ir/attributes.js"
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { hasAttribute, hasInput } from "../../schema/facts.js";
-import { fromFloat64, toFloat64 } from "../tensor.js";
+import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { checkedCount, fail, floatInput, input, intValues, optInput, strides } from "./util.js";
 import { opVersion } from "./version.js";
@@ -37,7 +37,7 @@ function headsAttr(ctx: KernelContext, name: string): number {
 
 /** Swaps the two middle axes of a (b, x, y, d) array: (b, y, x, d). */
 function swapMiddle(v: Float64Array, b: number, x: number, y: number, d: number): Float64Array {
-  const out = new Float64Array(v.length);
+  const out = scratch(Float64Array, v.length);
   for (let i = 0; i < b; i++)
     for (let j = 0; j < x; j++)
       for (let h = 0; h < y; h++)
@@ -69,7 +69,7 @@ function concatSeq(
   s: number,
   d: number,
 ): Float64Array {
-  const out = new Float64Array(bh * (p + s) * d);
+  const out = scratch(Float64Array, bh * (p + s) * d);
   for (let i = 0; i < bh; i++) {
     out.set(past.subarray(i * p * d, (i + 1) * p * d), i * (p + s) * d);
     out.set(cur.subarray(i * s * d, (i + 1) * s * d), i * (p + s) * d + p * d);
@@ -239,12 +239,12 @@ const Attention: Kernel = (ctx, inputs) => {
     maskVals = toFloat64(mask);
   }
 
-  const outY = new Float64Array(checkedCount(ctx, [b, hq, sq, dv]));
+  const outY = scratch(Float64Array, checkedCount(ctx, [b, hq, sq, dv]));
   const wantQk = wanted(ctx, 3);
-  const outQk = wantQk ? new Float64Array(checkedCount(ctx, [b, hq, sq, total])) : undefined;
-  const bias = new Float64Array(total);
-  const logits = new Float64Array(total);
-  const probs = new Float64Array(total);
+  const outQk = wantQk ? scratch(Float64Array, checkedCount(ctx, [b, hq, sq, total])) : undefined;
+  const bias = scratch(Float64Array, total);
+  const logits = scratch(Float64Array, total);
+  const probs = scratch(Float64Array, total);
   for (let bi = 0; bi < b; bi++) {
     // The offset of the query block: the cached keys before it.
     const offset = pastK ? past : nonpad ? nonpad[bi]! - sq : 0;
@@ -535,10 +535,10 @@ const LinearAttention: Kernel = (ctx, inputs) => {
   const vv = toFloat64(v);
   const gv = decayT ? toFloat64(decayT) : undefined;
   const bv = betaT ? toFloat64(betaT) : undefined;
-  const state = pastT ? toFloat64(pastT) : new Float64Array(b * hkv * dk * dv);
-  const out = new Float64Array(b * steps * hq * dv);
+  const state = pastT ? toFloat64(pastT) : scratch(Float64Array, b * hkv * dk * dv);
+  const out = scratch(Float64Array, b * steps * hq * dv);
   const group = hq / hkv;
-  const w = new Float64Array(dv);
+  const w = scratch(Float64Array, dv);
   for (let bi = 0; bi < b; bi++)
     for (let t = 0; t < steps; t++)
       for (let h = 0; h < hkv; h++) {

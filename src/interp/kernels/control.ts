@@ -4,6 +4,7 @@
 import { attrInt, attrInts, getAttr } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType, type Graph } from "../../ir/types.js";
+import { chargeValue } from "../budget.js";
 import { allocStorage } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { alloc, fail, isTensor, normAxis } from "./util.js";
@@ -132,6 +133,8 @@ const Loop: Kernel = (ctx, inputs) => {
     for (let k = 0; k < nScan; k++) {
       const v = outs[1 + nCarried + k];
       if (!isTensor(v)) fail(ctx, `scan output ${k} must be a tensor`);
+      // Kept until the loop ends: counted in the memory budget now, not when stacked.
+      chargeValue(v, `scan output ${k} of iteration ${i}`);
       scans[k]!.push(v);
     }
     i++;
@@ -185,6 +188,7 @@ function scanCore(
     for (let k = 0; k < nScanOut; k++) {
       const v = outs[nState + k];
       if (!isTensor(v)) fail(ctx, `scan output ${k} must be a tensor`);
+      chargeValue(v, `scan output ${k} of iteration ${t}`);
       scans[k]!.push(v);
     }
   }

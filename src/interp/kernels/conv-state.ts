@@ -3,7 +3,7 @@
 
 import { attrString } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
-import { fromFloat64, toFloat64 } from "../tensor.js";
+import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, RTensor } from "../types.js";
 import { fail, floatInput, optInput } from "./util.js";
 
@@ -46,9 +46,9 @@ const CausalConvWithState: Kernel = (ctx, inputs) => {
   const wv = toFloat64(w);
   const bv = biasT ? toFloat64(biasT) : undefined;
   const pv = pastT ? toFloat64(pastT) : undefined;
-  const padded = new Float64Array(len + k - 1);
-  const out = new Float64Array(b * c * len);
-  const state = new Float64Array(b * c * (k - 1));
+  const padded = scratch(Float64Array, len + k - 1);
+  const out = scratch(Float64Array, b * c * len);
+  const state = scratch(Float64Array, b * c * (k - 1));
   const silu = activation !== "none";
   for (let bi = 0; bi < b; bi++)
     for (let ch = 0; ch < c; ch++) {

@@ -2,7 +2,7 @@
 
 import { attrFloat, attrInt, attrString } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64, toFloat64 } from "../tensor.js";
+import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel } from "../types.js";
 import { checkedCount, fail, input, intValues, optInput, scalarNumber } from "./util.js";
 import { stringAttributeDefault } from "../../schema/facts.js";
@@ -90,7 +90,7 @@ const RoiAlign: Kernel = (ctx, inputs) => {
   const outShape = [num, c, oh, ow];
   checkedCount(ctx, outShape);
   const v = toFloat64(x);
-  const out = new Float64Array(prod(outShape));
+  const out = scratch(Float64Array, prod(outShape));
   const off = halfPixel ? 0.5 : 0;
   for (let r = 0; r < num; r++) {
     const b = batchIdx[r]!;

@@ -7,7 +7,8 @@
 // integers up to 32 bits compute in numbers and wrap on store (modulo 2^bits); int64/uint64
 // compute in BigInt and wrap on store into BigInt64Array/BigUint64Array.
 
-import { BIG_INT_TYPES, FLOAT_TYPES, SMALL_INT_TYPES } from "../tensor.js";
+import { BIG_INT_TYPES, FLOAT_TYPES, SMALL_INT_TYPES, scratch } from "../tensor.js";
+import { chargeBytes } from "../budget.js";
 import { attrInt, attrString } from "../../ir/attributes.js";
 import {
   dtypeByName,
@@ -46,7 +47,7 @@ function computeView(t: RTensor): Storage {
 
 /** Output storage for computing: float32 for the half types (encoded afterwards). */
 function computeStorage(dtype: number, n: number): Storage {
-  return isHalfType(dtype) ? new Float32Array(n) : allocStorage(dtype, n);
+  return isHalfType(dtype) ? scratch(Float32Array, n) : allocStorage(dtype, n);
 }
 
 function finish(dtype: number, shape: number[], data: Storage): RTensor {
@@ -428,7 +429,7 @@ function compare(op: string, f: Cmp, allowString = false): Kernel {
       fail(ctx, `${op} does not accept string inputs`);
     const shape = broadcastShapes(ctx, [a.shape, b.shape]);
     const n = checkedCount(ctx, shape);
-    const out = new Uint8Array(n);
+    const out = scratch(Uint8Array, n);
     const av = computeView(a) as ArrayLike<unknown>;
     const bv = computeView(b) as ArrayLike<unknown>;
     broadcast2(
@@ -458,7 +459,7 @@ const Not: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   if (x.dtype !== DataType.BOOL) fail(ctx, `Not needs a bool input, got ${dtypeName(x.dtype)}`);
   const src = x.data as Uint8Array;
-  const out = new Uint8Array(src.length);
+  const out = scratch(Uint8Array, src.length);
   for (let i = 0; i < src.length; i++) out[i] = src[i] ? 0 : 1;
   return [{ dtype: DataType.BOOL, shape: [...x.shape], data: out }];
 };
@@ -469,7 +470,7 @@ function classify(op: string, test: (ctx: KernelContext) => (x: number) => boole
     if (!FLOAT_TYPES.has(x.dtype))
       fail(ctx, `${op} needs a floating-point input, got ${dtypeName(x.dtype)}`);
     const src = computeView(x) as Float64Array;
-    const out = new Uint8Array(src.length);
+    const out = scratch(Uint8Array, src.length);
     const t = test(ctx);
     for (let i = 0; i < src.length; i++) out[i] = t(src[i]!) ? 1 : 0;
     return [{ dtype: DataType.BOOL, shape: [...x.shape], data: out }];
@@ -554,12 +555,13 @@ export function castTensor(ctx: KernelContext, x: RTensor, to: number): RTensor 
       }
       return { dtype: to, shape, data: out };
     }
-    const vals = new Float64Array(n);
+    const vals = scratch(Float64Array, n);
     for (let i = 0; i < n; i++) vals[i] = parseNumber(strs[i]!);
     return castTensor(ctx, { dtype: DataType.DOUBLE, shape, data: vals }, to);
   }
   // To string: format.
   if (to === DataType.STRING) {
+    chargeBytes(n * 32, true, `${n} strings`);
     const out = new Array<string>(n);
     if (x.dtype === DataType.BOOL) for (let i = 0; i < n; i++) out[i] = src[i] ? "1" : "0";
     else if (BIG_INT_TYPES.has(x.dtype)) for (let i = 0; i < n; i++) out[i] = String(src[i]);
@@ -589,18 +591,18 @@ export function castTensor(ctx: KernelContext, x: RTensor, to: number): RTensor 
       return { dtype: to, shape, data: out };
     }
     if (to === DataType.BOOL) {
-      const out = new Uint8Array(n);
+      const out = scratch(Uint8Array, n);
       for (let i = 0; i < n; i++) out[i] = s[i] !== 0n ? 1 : 0;
       return { dtype: to, shape, data: out };
     }
-    const vals = new Float64Array(n);
+    const vals = scratch(Float64Array, n);
     for (let i = 0; i < n; i++) vals[i] = Number(s[i]!);
     return castTensor(ctx, { dtype: DataType.DOUBLE, shape, data: vals }, to);
   }
   // From numbers (float, small int, bool; half types decoded exactly).
   const v = (isHalfType(x.dtype) ? toFloat32(x) : src) as Float64Array;
   if (to === DataType.FLOAT16 || to === DataType.BFLOAT16) {
-    const out = new Uint16Array(n);
+    const out = scratch(Uint16Array, n);
     const enc = to === DataType.FLOAT16 ? numberToFloat16Bits : numberToBfloat16Bits;
     for (let i = 0; i < n; i++) out[i] = enc(v[i]!);
     return { dtype: to, shape, data: out };
@@ -611,27 +613,34 @@ export function castTensor(ctx: KernelContext, x: RTensor, to: number): RTensor 
     return { dtype: to, shape, data: out };
   }
   if (to === DataType.BOOL) {
-    const out = new Uint8Array(n);
+    const out = scratch(Uint8Array, n);
     for (let i = 0; i < n; i++) out[i] = v[i] !== 0 ? 1 : 0;
     return { dtype: to, shape, data: out };
   }
   if (BIG_INT_TYPES.has(to)) {
+    // int64: NaN, ±inf and values out of range become the minimum (what onnxruntime gives);
+    // uint64: truncated and wrapped modulo 2^64, NaN and ±inf 0.
     const out = allocStorage(to, n) as BigInt64Array;
-    const nanValue = to === DataType.INT64 ? -(2n ** 63n) : 0n;
+    const min = -(2n ** 63n);
     for (let i = 0; i < n; i++) {
       const t = Math.trunc(v[i]!);
-      out[i] = Number.isFinite(t)
-        ? BigInt(t)
-        : t !== t
-          ? nanValue
-          : t > 0
-            ? 2n ** 63n - 1n
-            : -(2n ** 63n);
+      if (to === DataType.INT64)
+        out[i] = Number.isFinite(t) && t >= -(2 ** 63) && t < 2 ** 63 ? BigInt(t) : min;
+      else out[i] = Number.isFinite(t) ? BigInt.asUintN(64, BigInt(t)) : 0n;
     }
     return { dtype: to, shape, data: out };
   }
   const out = allocStorage(to, n) as Int32Array;
-  for (let i = 0; i < n; i++) out[i] = Math.trunc(v[i]!); // wraps modulo 2^bits on store
+  if (to === DataType.INT32) {
+    // As int64: NaN, ±inf and out-of-range values become the minimum.
+    for (let i = 0; i < n; i++) {
+      const t = Math.trunc(v[i]!);
+      out[i] = t >= -(2 ** 31) && t < 2 ** 31 ? t : -(2 ** 31);
+    }
+    return { dtype: to, shape, data: out };
+  }
+  // Narrower and unsigned types: truncated, wrapped modulo 2^bits on store; NaN and ±inf are 0.
+  for (let i = 0; i < n; i++) out[i] = Math.trunc(v[i]!);
   return { dtype: to, shape, data: out };
 }
 

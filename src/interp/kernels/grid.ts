@@ -4,7 +4,7 @@
 import { attrInt, attrInts } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64, toFloat64 } from "../tensor.js";
+import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel } from "../types.js";
 import {
   alloc,
@@ -59,13 +59,13 @@ const AffineGrid: Kernel = (ctx, inputs) => {
   checkedCount(ctx, outShape);
   const th = toFloat64(theta);
   const count = spatial.reduce((p, d) => p * d, 1);
-  const out = new Float64Array(n * count * dims);
+  const out = scratch(Float64Array, n * count * dims);
   // Spatial coordinates in the order (x, y[, z]): x runs along the last axis.
   const axes = spatial.map((len) =>
     Float64Array.from({ length: len }, (_, i) => coordinate(i, len, align)),
   );
   const st = strides(spatial);
-  const homo = new Float64Array(dims + 1);
+  const homo = scratch(Float64Array, dims + 1);
   homo[dims] = 1;
   for (let b = 0; b < n; b++)
     for (let p = 0; p < count; p++) {

@@ -3,7 +3,7 @@
 
 import { attrInt, attrString } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64, toFloat64 } from "../tensor.js";
+import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { alloc, fail, input, intValues, normAxis, scalarNumber, strides } from "./util.js";
 import { hasAttribute } from "../../schema/facts.js";
@@ -186,17 +186,23 @@ const TopK: Kernel = (ctx, inputs) => {
   const v = toFloat64(x);
   const shape = [...x.shape];
   shape[axis] = k;
-  const vals = new Float64Array(prod(shape));
-  const idx = new BigInt64Array(vals.length);
+  const vals = scratch(Float64Array, prod(shape));
+  const idx = scratch(BigInt64Array, vals.length);
   const order = new Array<number>(dim);
   for (let o = 0; o < outer; o++)
     for (let i = 0; i < inner; i++) {
       for (let t = 0; t < dim; t++) order[t] = t;
       const at = (t: number) => v[(o * dim + t) * inner + i]!;
-      order.sort((a, b) => {
-        const d = largest ? at(b) - at(a) : at(a) - at(b);
-        return d !== 0 && !Number.isNaN(d) ? d : a - b;
-      });
+      // NaN sorts above every number (numpy's order): first among the largest, last among the
+      // smallest; ties keep the lower index first.
+      const asc = (a: number, b: number) => {
+        const x = at(a);
+        const y = at(b);
+        if (x !== x) return y !== y ? 0 : 1;
+        if (y !== y) return -1;
+        return x - y;
+      };
+      order.sort((a, b) => (largest ? asc(b, a) : asc(a, b)) || a - b);
       for (let t = 0; t < k; t++) {
         vals[(o * k + t) * inner + i] = at(order[t]!);
         idx[(o * k + t) * inner + i] = BigInt(order[t]!);

@@ -1,7 +1,8 @@
 // Linear algebra beyond MatMul/Gemm (those are in nn.ts): Einsum, Det.
 
+import { einsumEquationError } from "../../check/einsum.js";
 import { attrString } from "../../ir/attributes.js";
-import { fromFloat64, toFloat64 } from "../tensor.js";
+import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel } from "../types.js";
 import { checkedCount, fail, input, strides } from "./util.js";
 
@@ -13,10 +14,15 @@ const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
 const Einsum: Kernel = (ctx, inputs) => {
   const xs = inputs.map((_, i) => input(ctx, inputs, i));
   const eq = attrString(ctx.node, "equation", "").replace(/\s+/g, "");
+  // The checker's rules: an equation it would report is refused, never run.
+  const why = einsumEquationError(
+    eq,
+    xs.length,
+    xs.map((x) => x.shape.length),
+  );
+  if (why) fail(ctx, why);
   const [lhs, rhsGiven] = eq.split("->") as [string, string | undefined];
   const terms = lhs.split(",");
-  if (terms.length !== xs.length)
-    fail(ctx, `equation '${eq}' has ${terms.length} operands, the node ${xs.length}`);
   // Ellipsis dimensions get letters that cannot clash with user letters.
   const ellipsisRank = Math.max(
     0,
@@ -73,7 +79,7 @@ const Einsum: Kernel = (ctx, inputs) => {
       ls.reduce((acc, m, k) => (m === l && xs[i]!.shape[k] !== 1 ? acc + st[k]! : acc), 0),
     );
   });
-  const result = new Float64Array(prod(outShape));
+  const result = scratch(Float64Array, prod(outShape));
   const nOut = result.length;
   const nSum = prod(summed.map((l) => size.get(l)!));
   const coord = new Array<number>(all.length).fill(0);
@@ -115,7 +121,7 @@ const Det: Kernel = (ctx, inputs) => {
   const n = x.shape[r - 1]!;
   const v = toFloat64(x);
   const batch = prod(x.shape.slice(0, -2));
-  const out = new Float64Array(batch);
+  const out = scratch(Float64Array, batch);
   for (let b = 0; b < batch; b++) {
     const a = v.slice(b * n * n, (b + 1) * n * n);
     let det = 1;

@@ -22,6 +22,7 @@ import {
 import { DataType } from "../../ir/types.js";
 import type { Kernel, RTensor } from "../types.js";
 import { lcseWasm } from "./wasm/loader.js";
+import { scratch } from "../tensor.js";
 
 let wasmEnabled = true;
 /** Turns the WebAssembly path on or off (tests compare both paths). */
@@ -42,11 +43,11 @@ function readValues(t: RTensor): Values {
   const src = t.data as Uint16Array;
   if (t.dtype === DataType.FLOAT16) {
     const table = float16Table();
-    const out = new Float32Array(src.length);
+    const out = scratch(Float32Array, src.length);
     for (let i = 0; i < src.length; i++) out[i] = table[src[i]!]!;
     return out;
   }
-  const bits = new Uint32Array(src.length);
+  const bits = scratch(Uint32Array, src.length);
   for (let i = 0; i < src.length; i++) bits[i] = src[i]! << 16;
   return new Float32Array(bits.buffer);
 }
@@ -91,9 +92,9 @@ export function logCumSumExpInto(
     return;
   }
   // Axis not last: the state is a row of `inner` lanes, updated with contiguous reads.
-  const m = new Float64Array(inner);
-  const t = new Float64Array(inner);
-  const flag = new Uint8Array(inner); // 1: NaN seen, 2: +inf seen (NaN wins)
+  const m = scratch(Float64Array, inner);
+  const t = scratch(Float64Array, inner);
+  const flag = scratch(Uint8Array, inner); // 1: NaN seen, 2: +inf seen (NaN wins)
   for (let o = 0; o < outer; o++) {
     m.fill(-Infinity);
     t.fill(0);
@@ -263,14 +264,14 @@ export function logCumSumExp(x: RTensor, axisAttr: number, where: string): RTens
     count >= WASM_MIN_ELEMENTS &&
     logCumSumExpWasmInto(xs as Float32Array, o, outer, n, inner);
   if (dt === DataType.FLOAT) {
-    const out = new Float32Array(count);
+    const out = scratch(Float32Array, count);
     if (count > 0 && !fast(out)) logCumSumExpInto(xs, out, outer, n, inner);
     return { dtype: dt, shape, data: out };
   }
-  const y = new Float64Array(count);
+  const y = scratch(Float64Array, count);
   if (count > 0 && !fast(y)) logCumSumExpInto(xs, y, outer, n, inner);
   if (dt === DataType.DOUBLE) return { dtype: dt, shape, data: y };
-  const out = new Uint16Array(count);
+  const out = scratch(Uint16Array, count);
   const round = dt === DataType.FLOAT16 ? numberToFloat16Bits : numberToBfloat16Bits;
   for (let i = 0; i < count; i++) out[i] = round(y[i]!);
   return { dtype: dt, shape, data: out };

@@ -7,7 +7,7 @@
 import { attrFloat, attrInt, attrInts, attrString } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64, isFloatType, toFloat64 } from "../tensor.js";
+import { fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { binaryCompute, unary } from "./elementwise.js";
 import {
@@ -130,9 +130,11 @@ const Clip: Kernel = (ctx, inputs) => {
   const l = lo === undefined ? -Infinity : Number(lo);
   const h = hi === undefined ? Infinity : Number(hi);
   const v = toFloat64(x);
+  // Min(max, Max(x, min)) as the spec defines it: with min > max every element is max; NaN stays.
   for (let i = 0; i < v.length; i++) {
     const a = v[i]!;
-    v[i] = a < l ? l : a > h ? h : a;
+    const c = a < l ? l : a;
+    v[i] = c > h ? h : c;
   }
   return [fromFloat64(x.dtype, [...x.shape], v)];
 };
@@ -203,15 +205,16 @@ function softmaxLike(kind: "softmax" | "log" | "hard"): Kernel {
     requireFloat(ctx, x);
     const [outer, dim, inner] = softmaxLayout(ctx, x);
     const v = toFloat64(x);
-    const out = new Float64Array(v.length);
+    const out = scratch(Float64Array, v.length);
     for (let o = 0; o < outer; o++)
       for (let i = 0; i < inner; i++) {
         const base = o * dim * inner + i;
         let max = -Infinity;
         let arg = 0;
+        // The first NaN wins, as in ArgMax (softmax of a NaN row is all NaN either way).
         for (let k = 0; k < dim; k++) {
           const e = v[base + k * inner]!;
-          if (e > max) {
+          if (e > max || (e !== e && max === max)) {
             max = e;
             arg = k;
           }
@@ -252,11 +255,17 @@ function argExtreme(max: boolean): Kernel {
     for (let o = 0; o < outer; o++)
       for (let i = 0; i < inner; i++) {
         const base = o * dim * inner + i;
+        // NaN is the extreme in both directions (numpy and ONNX's reference): the first NaN, or
+        // with select_last_index the last one, is the answer.
         let best = v[base]!;
         let at = 0;
         for (let k = 1; k < dim; k++) {
           const e = v[base + k * inner]!;
-          const better = max ? e > best || (last && e === best) : e < best || (last && e === best);
+          const better =
+            e !== e
+              ? best === best || last
+              : best === best &&
+                (max ? e > best || (last && e === best) : e < best || (last && e === best));
           if (better) {
             best = e;
             at = k;
@@ -291,7 +300,7 @@ const MatMul: Kernel = (ctx, inputs) => {
   checkedCount(ctx, outShape);
   const av = toFloat64(a);
   const bv = toFloat64(b);
-  const out = new Float64Array(prod(outShape));
+  const out = scratch(Float64Array, prod(outShape));
   const nb = prod(batch);
   const aBatch = as.slice(0, -2);
   const bBatch = bs.slice(0, -2);
@@ -311,7 +320,7 @@ const MatMul: Kernel = (ctx, inputs) => {
     }
     return idx;
   };
-  const row = new Float64Array(m);
+  const row = scratch(Float64Array, m);
   for (let p = 0; p < nb; p++) {
     const ao = batchIndex(aBatch, p) * n * k;
     const bo = batchIndex(bBatch, p) * k * m;
@@ -319,8 +328,8 @@ const MatMul: Kernel = (ctx, inputs) => {
     for (let i = 0; i < n; i++) {
       row.fill(0);
       for (let t = 0; t < k; t++) {
+        // No skipping of zero terms: 0 × Inf and 0 × NaN are NaN and must reach the sum.
         const x = av[ao + i * k + t]!;
-        if (x === 0) continue;
         const bRow = bo + t * m;
         for (let j = 0; j < m; j++) row[j]! += x * bv[bRow + j]!;
       }
@@ -348,7 +357,7 @@ const Gemm: Kernel = (ctx, inputs) => {
   checkedCount(ctx, [m, n]);
   const av = toFloat64(a);
   const bv = toFloat64(b);
-  const out = new Float64Array(m * n);
+  const out = scratch(Float64Array, m * n);
   for (let i = 0; i < m; i++)
     for (let j = 0; j < n; j++) {
       let s = 0;
@@ -429,8 +438,8 @@ const BatchNormalization: Kernel = (ctx, inputs) => {
   const v = toFloat64(x);
   const training = attrInt(ctx.node, "training_mode", 0) !== 0;
   // Training mode normalises with the batch statistics and also returns the updated running ones.
-  const useMean = training ? new Float64Array(c) : mean!;
-  const useVar = training ? new Float64Array(c) : variance!;
+  const useMean = training ? scratch(Float64Array, c) : mean!;
+  const useVar = training ? scratch(Float64Array, c) : variance!;
   if (training) {
     const count = v.length / c;
     for (let p = 0; p < v.length; p++) useMean[Math.floor(p / inner) % c]! += v[p]!;
@@ -502,14 +511,9 @@ const LayerNormalization: Kernel = (ctx, inputs) => {
   const inner = prod(x.shape.slice(axis));
   const outer = prod(x.shape.slice(0, axis));
   const statShape = x.shape.map((d, i) => (i < axis ? d : 1));
-  const scaleShape = x.shape.slice(axis);
   const v = toFloat64(x);
-  const sIdx = broadcastAlong(scaleT.shape, scaleShape);
-  const s = toFloat64(scaleT);
-  const b = biasT ? toFloat64(biasT) : undefined;
-  const bIdx = biasT ? broadcastAlong(biasT.shape, scaleShape) : undefined;
-  const means = new Float64Array(outer);
-  const invs = new Float64Array(outer);
+  const means = scratch(Float64Array, outer);
+  const invs = scratch(Float64Array, outer);
   for (let o = 0; o < outer; o++) {
     let mean = 0;
     for (let i = 0; i < inner; i++) mean += v[o * inner + i]!;
@@ -521,12 +525,24 @@ const LayerNormalization: Kernel = (ctx, inputs) => {
     invs[o] = inv;
     for (let i = 0; i < inner; i++) {
       const p = o * inner + i;
-      v[p] = (v[p]! - mean) * inv * s[sIdx(i)]! + (b ? b[bIdx!(i)]! : 0);
+      v[p] = (v[p]! - mean) * inv;
     }
   }
+  // Y = Normalized * Scale + B with ordinary multidirectional broadcasting, as the function body
+  // computes it: a Scale or B of higher rank than the normalised axes (even than X) is allowed.
+  const shapes = [x.shape, scaleT.shape, ...(biasT ? [biasT.shape] : [])];
+  const outShape = broadcastShapes(ctx, shapes);
+  checkedCount(ctx, outShape);
+  const s = toFloat64(scaleT);
+  const b = biasT ? toFloat64(biasT) : undefined;
+  const xIdx = broadcastAlong(x.shape, outShape);
+  const sIdx = broadcastAlong(scaleT.shape, outShape);
+  const bIdx = biasT ? broadcastAlong(biasT.shape, outShape) : undefined;
+  const y = scratch(Float64Array, prod(outShape));
+  for (let p = 0; p < y.length; p++) y[p] = v[xIdx(p)]! * s[sIdx(p)]! + (b ? b[bIdx!(p)]! : 0);
   const statType = attrInt(ctx.node, "stash_type", 1) === 1 ? DataType.FLOAT : x.dtype;
   return [
-    fromFloat64(x.dtype, [...x.shape], v),
+    fromFloat64(x.dtype, outShape, y),
     fromFloat64(statType, statShape, means),
     fromFloat64(statType, statShape, invs),
   ];
@@ -575,7 +591,7 @@ function nll(
   const t = intValues(ctx, target, "target");
   if (t.length !== n * inner) fail(ctx, `target has ${t.length} entries, ${n * inner} expected`);
   const w = weight ? toFloat64(weight) : undefined;
-  const losses = new Float64Array(n * inner);
+  const losses = scratch(Float64Array, n * inner);
   let wsum = 0;
   for (let i = 0; i < n; i++)
     for (let j = 0; j < inner; j++) {
@@ -612,7 +628,7 @@ const SoftmaxCrossEntropyLoss: Kernel = (ctx, inputs) => {
   const c = x.shape[1]!;
   const inner = prod(x.shape.slice(2));
   const v = toFloat64(x);
-  const logp = new Float64Array(v.length);
+  const logp = scratch(Float64Array, v.length);
   for (let i = 0; i < n; i++)
     for (let j = 0; j < inner; j++) {
       let max = -Infinity;
@@ -698,7 +714,7 @@ function windowGeometry(
 function windowTable(inSpatial: number[], w: Window): Int32Array {
   const nOut = prod(w.outSpatial);
   const nK = prod(w.kernel);
-  const table = new Int32Array(nOut * nK);
+  const table = scratch(Int32Array, nOut * nK);
   const k = inSpatial.length;
   const inStr = strides(inSpatial);
   const oc = new Array<number>(k).fill(0);
@@ -748,7 +764,7 @@ const Conv: Kernel = (ctx, inputs) => {
   const xv = toFloat64(x);
   const wv = toFloat64(wT);
   const bv = bT ? toFloat64(bT) : undefined;
-  const out = new Float64Array(prod(outShape));
+  const out = scratch(Float64Array, prod(outShape));
   const mg = m / group;
   for (let b = 0; b < n; b++)
     for (let oc = 0; oc < m; oc++) {
@@ -761,7 +777,8 @@ const Conv: Kernel = (ctx, inputs) => {
           const wBase = (oc * cg + ic) * nK;
           for (let q = 0; q < nK; q++) {
             const off = table[o * nK + q]!;
-            if (off >= 0) s += xv[xBase + off]! * wv[wBase + q]!;
+            // A padded tap multiplies 0 by its weight: an Inf or NaN weight there gives NaN.
+            s += (off >= 0 ? xv[xBase + off]! : 0) * wv[wBase + q]!;
           }
         }
         out[base + o] = s;
@@ -787,11 +804,11 @@ function pool(kind: "max" | "avg"): Kernel {
     const outShape = [x.shape[0]!, x.shape[1]!, ...w.outSpatial];
     checkedCount(ctx, outShape);
     const xv = toFloat64(x);
-    const out = new Float64Array(prod(outShape));
+    const out = scratch(Float64Array, prod(outShape));
     const wantIndices = kind === "max" && ctx.node.outputs.length > 1 && ctx.node.outputs[1] !== "";
     const columnMajor = attrInt(ctx.node, "storage_order", 0) !== 0;
     const inStr = strides(inSpatial);
-    const indices = wantIndices ? new BigInt64Array(out.length) : undefined;
+    const indices = wantIndices ? scratch(BigInt64Array, out.length) : undefined;
     // With count_include_pad, the divisor counts window positions inside the padded extent.
     const padEnd = (attrInts(ctx.node, "pads") ?? []).slice(inSpatial.length);
     for (let p = 0; p < planes; p++)
@@ -805,7 +822,8 @@ function pool(kind: "max" | "avg"): Kernel {
           const v = xv[p * inSize + off]!;
           count++;
           if (kind === "max") {
-            if (v > acc || at < 0) {
+            // Any NaN in the window gives NaN (the first one's index), whatever its position.
+            if (v > acc || at < 0 || (v !== v && acc === acc)) {
               acc = v;
               at = off;
             }
@@ -862,7 +880,7 @@ function globalPool(kind: "max" | "avg"): Kernel {
     const inner = prod(x.shape.slice(2));
     const planes = x.shape[0]! * x.shape[1]!;
     const v = toFloat64(x);
-    const out = new Float64Array(planes);
+    const out = scratch(Float64Array, planes);
     for (let p = 0; p < planes; p++) {
       let acc = kind === "max" ? -Infinity : 0;
       for (let i = 0; i < inner; i++) {
@@ -892,8 +910,8 @@ const MeanVarianceNormalization: Kernel = (ctx, inputs) => {
   };
   const groups = prod(x.shape.filter((_, k) => !axes.includes(k)));
   const count = v.length / Math.max(groups, 1);
-  const mean = new Float64Array(groups);
-  const sq = new Float64Array(groups);
+  const mean = scratch(Float64Array, groups);
+  const sq = scratch(Float64Array, groups);
   for (let p = 0; p < v.length; p++) {
     const g = groupOf(p);
     mean[g]! += v[p]!;
@@ -917,7 +935,7 @@ const LRN: Kernel = (ctx, inputs) => {
   const c = x.shape[1]!;
   const inner = prod(x.shape.slice(2));
   const v = toFloat64(x);
-  const out = new Float64Array(v.length);
+  const out = scratch(Float64Array, v.length);
   const lo = Math.floor((size - 1) / 2);
   const hi = Math.ceil((size - 1) / 2);
   for (let p = 0; p < v.length; p++) {

@@ -4,7 +4,7 @@
 import { attrInt } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64, toFloat64 } from "../tensor.js";
+import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { nnKernels } from "./nn.js";
 import { fail, input, normAxis, optInput } from "./util.js";
@@ -55,7 +55,7 @@ function quantize(
   const range = RANGE[dtype];
   if (!range) fail(ctx, `quantizing to ${dtypeName(dtype)} is not supported`);
   const [lo, hi] = range;
-  const out = new Float64Array(x.length);
+  const out = scratch(Float64Array, x.length);
   // float32 input is divided in float32, as the reference and onnxruntime do (it decides ties).
   const f32 = like.dtype === DataType.FLOAT;
   for (let i = 0; i < x.length; i++) {

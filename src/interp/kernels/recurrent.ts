@@ -3,7 +3,7 @@
 // Computed in float64, rounded once to the output type.
 
 import { attrFloat, attrInt, attrString, getAttr } from "../../ir/attributes.js";
-import { fromFloat64, isFloatType, toFloat64 } from "../tensor.js";
+import { fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { checkedCount, fail, input, intValues, optInput } from "./util.js";
 
@@ -111,22 +111,22 @@ function recurrent(kind: Kind): Kernel {
     const x = toFloat64(xT);
     const W = toFloat64(wT);
     const R = toFloat64(rT);
-    const B = bT ? toFloat64(bT) : new Float64Array(dirs * 2 * gates * H);
-    const P = pT ? toFloat64(pT) : new Float64Array(dirs * 3 * H);
+    const B = bT ? toFloat64(bT) : scratch(Float64Array, dirs * 2 * gates * H);
+    const P = pT ? toFloat64(pT) : scratch(Float64Array, dirs * 3 * H);
     const lens = lensT
       ? intValues(ctx, lensT, "sequence_lens")
       : new Array<number>(batch).fill(seq);
-    const h0 = h0T ? toFloat64(h0T) : new Float64Array(dirs * batch * H);
-    const c0 = c0T ? toFloat64(c0T) : new Float64Array(dirs * batch * H);
+    const h0 = h0T ? toFloat64(h0T) : scratch(Float64Array, dirs * batch * H);
+    const c0 = c0T ? toFloat64(c0T) : scratch(Float64Array, dirs * batch * H);
     const acts = activations(ctx, defaults, dirs);
     checkedCount(ctx, [seq, dirs, batch, H]);
-    const Y = new Float64Array(seq * dirs * batch * H);
-    const Yh = new Float64Array(dirs * batch * H);
-    const Yc = new Float64Array(dirs * batch * H);
+    const Y = scratch(Float64Array, seq * dirs * batch * H);
+    const Yh = scratch(Float64Array, dirs * batch * H);
+    const Yc = scratch(Float64Array, dirs * batch * H);
     const xAt = (t: number, b: number, i: number) =>
       x[layout === 0 ? (t * batch + b) * inSize + i : (b * seq + t) * inSize + i]!;
     const cl = (v: number) => (v > clip ? clip : v < -clip ? -clip : v);
-    const g = new Float64Array(gates * H);
+    const g = scratch(Float64Array, gates * H);
     for (let d = 0; d < dirs; d++) {
       const reverse = direction === "reverse" || d === 1;
       const [f, gAct, hAct] = acts[d]!;
@@ -200,14 +200,14 @@ function recurrent(kind: Kind): Kernel {
         fromFloat64(dt, [dirs, batch, H], Yc),
       ].slice(0, kind === "LSTM" ? 3 : 2);
     // layout 1: Y [batch, seq, dirs, H], Y_h/Y_c [batch, dirs, H]
-    const Y1 = new Float64Array(Y.length);
+    const Y1 = scratch(Float64Array, Y.length);
     for (let t = 0; t < seq; t++)
       for (let d = 0; d < dirs; d++)
         for (let b = 0; b < batch; b++)
           for (let j = 0; j < H; j++)
             Y1[((b * seq + t) * dirs + d) * H + j] = Y[((t * dirs + d) * batch + b) * H + j]!;
     const swap = (v: Float64Array) => {
-      const o = new Float64Array(v.length);
+      const o = scratch(Float64Array, v.length);
       for (let d = 0; d < dirs; d++)
         for (let b = 0; b < batch; b++)
           for (let j = 0; j < H; j++) o[(b * dirs + d) * H + j] = v[(d * batch + b) * H + j]!;

@@ -10,7 +10,8 @@
 // prefix go to WebAssembly SIMD (wasm/), with this TypeScript path as reference and fallback;
 // large inputs there are read in place and shared with a helper thread (wasm/rows.ts).
 
-import { FLOAT_TYPES, SMALL_INT_TYPES } from "../tensor.js";
+import { FLOAT_TYPES, SMALL_INT_TYPES, scratch } from "../tensor.js";
+import { chargeBytes } from "../budget.js";
 import { OnnxError } from "../../errors.js";
 import { attrInt, attrInts } from "../../ir/attributes.js";
 import {
@@ -294,14 +295,14 @@ export function reduceFloatScalar(op: ReduceOp, x: Num, plan: Plan): Float64Arra
   const inner = plan.blocks[plan.blocks.length - 1]!;
   let shift: Float64Array | undefined;
   if (op === "LogSumExp") {
-    shift = new Float64Array(plan.outCount).fill(-Infinity);
+    shift = scratch(Float64Array, plan.outCount).fill(-Infinity);
     const s = shift;
     if (x.length > 0)
       forSegments(plan.blocks, (i, o) =>
         foldFloat("Max", x, s, undefined, i, o, inner.n, inner.reduced),
       );
   }
-  const acc = new Float64Array(plan.outCount).fill(floatInit(op));
+  const acc = scratch(Float64Array, plan.outCount).fill(floatInit(op));
   if (x.length > 0)
     forSegments(plan.blocks, (i, o) => foldFloat(op, x, acc, shift, i, o, inner.n, inner.reduced));
   finishFloat(op, acc, plan.count, shift);
@@ -363,7 +364,7 @@ export function reduceFloat32Wasm(
   else if (pat === "KRK") [outerK, R, K, prefix] = [b[0]!.n, b[1]!.n, b[2]!.n, true];
   else return undefined;
 
-  const out = new Float64Array(plan.outCount);
+  const out = scratch(Float64Array, plan.outCount);
   const owner = prefix ? inPlace(x) : undefined;
   if (!prefix) {
     // K rows of R contiguous values; one float64 sum per row (wasm/rows.ts): read in place when
@@ -429,13 +430,13 @@ function floatValues(t: RTensor): Num {
   if (t.dtype === DataType.FLOAT16) {
     const table = float16Table();
     const src = t.data as Uint16Array;
-    const out = new Float32Array(src.length);
+    const out = scratch(Float32Array, src.length);
     for (let i = 0; i < src.length; i++) out[i] = table[src[i]!]!;
     return out;
   }
   if (t.dtype === DataType.BFLOAT16) {
     const src = t.data as Uint16Array;
-    const out = new Uint32Array(src.length);
+    const out = scratch(Uint32Array, src.length);
     for (let i = 0; i < src.length; i++) out[i] = src[i]! << 16;
     return new Float32Array(out.buffer);
   }
@@ -450,12 +451,12 @@ function storeFloat(dtype: number, acc: Float64Array): RTensor["data"] {
     case DataType.DOUBLE:
       return acc;
     case DataType.FLOAT16: {
-      const out = new Uint16Array(n);
+      const out = scratch(Uint16Array, n);
       for (let i = 0; i < n; i++) out[i] = numberToFloat16Bits(acc[i]!);
       return out;
     }
     default: {
-      const out = new Uint16Array(n);
+      const out = scratch(Uint16Array, n);
       for (let i = 0; i < n; i++) out[i] = numberToBfloat16Bits(acc[i]!);
       return out;
     }
@@ -544,11 +545,11 @@ function reduceSmallInt(ctx: KernelContext, op: ReduceOp, t: RTensor, plan: Plan
       break;
   }
   // Ops computed in float64 from exact integer sums (exact below 2^53).
-  const acc = new Float64Array(plan.outCount);
+  const acc = scratch(Float64Array, plan.outCount);
   if (op === "LogSumExp") {
-    const m = new Float64Array(plan.outCount).fill(-Infinity);
+    const m = scratch(Float64Array, plan.outCount).fill(-Infinity);
     fold(m, (a, v) => (v > a ? v : a));
-    const s = new Float64Array(plan.outCount);
+    const s = scratch(Float64Array, plan.outCount);
     if (!empty)
       forSegments(plan.blocks, (inOff, outOff) => {
         const end = inOff + inner.n;
@@ -612,11 +613,13 @@ function reduceBigInt(ctx: KernelContext, op: ReduceOp, t: RTensor, plan: Plan):
       break;
   }
   // Exact (unwrapped) sums in plain BigInts; the float64 step comes last.
+  chargeBytes(plan.outCount * 32, true, `${plan.outCount} bigint accumulators`);
   const acc = new Array<bigint>(plan.outCount).fill(0n);
   if (op === "LogSumExp") {
+    chargeBytes(plan.outCount * 32, true, `${plan.outCount} bigint accumulators`);
     const m = new Array<bigint>(plan.outCount).fill(lo);
     fold(m, (a, v) => (v > a ? v : a));
-    const s = new Float64Array(plan.outCount);
+    const s = scratch(Float64Array, plan.outCount);
     if (!empty)
       forSegments(plan.blocks, (inOff, outOff) => {
         const end = inOff + inner.n;

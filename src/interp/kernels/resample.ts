@@ -5,7 +5,7 @@
 // pairs per output index, so linear and cubic cost O(taps) per element and axis.
 
 import { attrFloat, attrInt, attrInts, attrString } from "../../ir/attributes.js";
-import { fromFloat64, isFloatType, toFloat64 } from "../tensor.js";
+import { fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { checkedCount, fail, input, intValues, optInput, strides } from "./util.js";
 import { hasInput, inputIndex } from "../../schema/facts.js";
@@ -96,9 +96,9 @@ function planAxis(
   roiEnd: number,
 ): AxisPlan {
   const taps = o.mode === "nearest" ? 1 : o.mode === "linear" ? 2 : 4;
-  const index = new Int32Array(outLen * taps);
-  const weight = new Float64Array(outLen * taps);
-  const outside = new Uint8Array(outLen);
+  const index = scratch(Int32Array, outLen * taps);
+  const weight = scratch(Float64Array, outLen * taps);
+  const outside = scratch(Uint8Array, outLen);
   const clamp = (i: number) => Math.min(Math.max(i, 0), inLen - 1);
   for (let x = 0; x < outLen; x++) {
     // The reference uses the unrounded resized length (input length × scale) in the formulas.
@@ -145,7 +145,7 @@ function resampleAxis(
   const outer = prod(shape.slice(0, axis));
   const inLen = shape[axis]!;
   const inner = prod(shape.slice(axis + 1));
-  const out = new Float64Array(outer * outLen * inner);
+  const out = scratch(Float64Array, outer * outLen * inner);
   const { taps, index, weight, outside } = plan;
   for (let a = 0; a < outer; a++)
     for (let x = 0; x < outLen; x++) {
@@ -315,7 +315,7 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
   checkedCount(ctx, outShape);
   const xv = toFloat64(x);
   const wv = toFloat64(wT);
-  const out = new Float64Array(prod(outShape));
+  const out = scratch(Float64Array, prod(outShape));
   const inSize = prod(inSp);
   const outSize = prod(outSp);
   const nK = prod(kernel);
@@ -323,7 +323,7 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
   const kStr = strides(kernel);
   const oStr = strides(outSp);
   // For each (input position, kernel position): the output offset it adds to, or -1.
-  const table = new Int32Array(inSize * nK);
+  const table = scratch(Int32Array, inSize * nK);
   for (let p = 0; p < inSize; p++)
     for (let q = 0; q < nK; q++) {
       let off = 0;

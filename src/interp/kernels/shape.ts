@@ -7,7 +7,14 @@ import { attrFloat, attrInt, attrInts, attrString, getAttr } from "../../ir/attr
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { fromIRTensor, sparseToDense } from "../ir-tensors.js";
-import { allocStorage, encodeHalf, fromFloat64, isHalfType, toFloat32 } from "../tensor.js";
+import {
+  allocStorage,
+  encodeHalf,
+  fromFloat64,
+  isHalfType,
+  toFloat32,
+  scratch,
+} from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue, Storage } from "../types.js";
 import {
   alloc,
@@ -397,7 +404,7 @@ const Pad: Kernel = (ctx, inputs) => {
   // Per axis: output coordinate → input coordinate, or -1 for a padded position.
   const maps = shape.map((len, a) => {
     const dim = x.shape[a]!;
-    const m = new Int32Array(len);
+    const m = scratch(Int32Array, len);
     for (let j = 0; j < len; j++) {
       let i = j - before[a]!;
       if (i < 0 || i >= dim) {
@@ -647,7 +654,7 @@ const Range: Kernel = (ctx, inputs) => {
   const n = Math.max(0, Math.ceil((l - s) / dl));
   if (!Number.isFinite(n)) fail(ctx, `range from ${s} to ${l} by ${dl} is infinite`);
   checkedCount(ctx, [n]);
-  const vals = new Float64Array(n);
+  const vals = scratch(Float64Array, n);
   if (dtype === DataType.FLOAT) {
     // Accumulate in float32 steps as the reference does (start + i*delta differs in the last bit).
     let v = Math.fround(s);
@@ -683,7 +690,7 @@ const CumSum: Kernel = (ctx, inputs) => {
     fail(ctx, `CumSum does not accept ${dtypeName(x.dtype)} input`);
   const big = src instanceof BigInt64Array || src instanceof BigUint64Array;
   // float32 accumulates in float32 (the reference's numpy cumsum does), float64 in float64.
-  const outStore = (half ? new Float32Array(n) : allocStorage(x.dtype, n)) as Float64Array &
+  const outStore = (half ? scratch(Float32Array, n) : allocStorage(x.dtype, n)) as Float64Array &
     BigInt64Array;
   const acc = (half ? new Float32Array(1) : allocStorage(x.dtype, 1)) as Float64Array &
     BigInt64Array;
@@ -712,7 +719,7 @@ const EyeLike: Kernel = (ctx, inputs) => {
   const dtype = attrInt(ctx.node, "dtype", x.dtype);
   const k = attrInt(ctx.node, "k", 0);
   const [rows, cols] = x.shape as [number, number];
-  const v = new Float64Array(rows * cols);
+  const v = scratch(Float64Array, rows * cols);
   for (let i = 0; i < rows; i++) if (i + k >= 0 && i + k < cols) v[i * cols + i + k] = 1;
   return [fromFloat64(dtype, [rows, cols], v)];
 };

@@ -5,7 +5,7 @@
 
 import { attrInt, attrString } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64, toFloat64 } from "../tensor.js";
+import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel } from "../types.js";
 import { checkedCount, fail, input, intValues, normAxis, optInput, scalarNumber } from "./util.js";
 import { inputIndex, intAttributeDefault, stringAttributeDefault } from "../../schema/facts.js";
@@ -73,11 +73,11 @@ const DFT: Kernel = (ctx, inputs) => {
   const v = toFloat64(x);
   const outer = prod(x.shape.slice(0, axis));
   const inner = prod(x.shape.slice(axis + 1, r - 1));
-  const out = new Float64Array(prod(outShape));
-  const re = new Float64Array(n);
-  const im = new Float64Array(n);
-  const oRe = new Float64Array(bins);
-  const oIm = new Float64Array(bins);
+  const out = scratch(Float64Array, prod(outShape));
+  const re = scratch(Float64Array, n);
+  const im = scratch(Float64Array, n);
+  const oRe = scratch(Float64Array, bins);
+  const oIm = scratch(Float64Array, bins);
   for (let o = 0; o < outer; o++)
     for (let i = 0; i < inner; i++) {
       re.fill(0);
@@ -109,7 +109,7 @@ const STFT: Kernel = (ctx, inputs) => {
     : windowT
       ? windowT.shape[0]!
       : fail(ctx, "frame_length or window is required");
-  const win = windowT ? toFloat64(windowT) : new Float64Array(frameLen).fill(1);
+  const win = windowT ? toFloat64(windowT) : scratch(Float64Array, frameLen).fill(1);
   if (win.length !== frameLen)
     fail(ctx, `window has ${win.length} samples, frame_length is ${frameLen}`);
   if (step <= 0 || frameLen <= 0 || frameLen > length)
@@ -120,11 +120,11 @@ const STFT: Kernel = (ctx, inputs) => {
   const outShape = [batch, frames, bins, 2];
   checkedCount(ctx, outShape);
   const v = toFloat64(x);
-  const out = new Float64Array(prod(outShape));
-  const re = new Float64Array(frameLen);
-  const im = new Float64Array(frameLen);
-  const oRe = new Float64Array(bins);
-  const oIm = new Float64Array(bins);
+  const out = scratch(Float64Array, prod(outShape));
+  const re = scratch(Float64Array, frameLen);
+  const im = scratch(Float64Array, frameLen);
+  const oRe = scratch(Float64Array, bins);
+  const oIm = scratch(Float64Array, bins);
   for (let b = 0; b < batch; b++)
     for (let f = 0; f < frames; f++) {
       for (let t = 0; t < frameLen; t++) {
@@ -161,7 +161,7 @@ const MelWeightMatrix: Kernel = (ctx, inputs) => {
     const hz = 700 * (10 ** ((i * melStep + melLo) / 2595) - 1);
     return Math.floor(((dftLen + 1) * hz) / rate);
   });
-  const out = new Float64Array(specBins * mels);
+  const out = scratch(Float64Array, specBins * mels);
   for (let m = 0; m < mels; m++) {
     const [a, c, e] = [edges[m]!, edges[m + 1]!, edges[m + 2]!];
     if (c === a) {
@@ -212,7 +212,7 @@ const GridSample: Kernel = (ctx, inputs) => {
   checkedCount(ctx, outShape);
   const v = toFloat64(x);
   const g = toFloat64(grid);
-  const out = new Float64Array(prod(outShape));
+  const out = scratch(Float64Array, prod(outShape));
   const unnorm = (t: number, size: number) =>
     align ? ((t + 1) / 2) * (size - 1) : ((t + 1) * size - 1) / 2;
   const fixCoord = (p: number, size: number) => {
@@ -287,7 +287,8 @@ function windowFn(make: (n: number, N: number) => number): Kernel {
     checkedCount(ctx, [size]);
     const periodic = attrInt(ctx.node, "periodic", 1) !== 0;
     const N = periodic ? size : size - 1;
-    const v = Float64Array.from({ length: size }, (_, n) => make(n, N));
+    const v = scratch(Float64Array, size);
+    for (let n = 0; n < size; n++) v[n] = make(n, N);
     return [fromFloat64(attrInt(ctx.node, "output_datatype", DataType.FLOAT), [size], v)];
   };
 }

@@ -2,7 +2,7 @@
 
 import { attrInt, attrInts, attrString, getAttr } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64 } from "../tensor.js";
+import { fromFloat64, scratch } from "../tensor.js";
 import type { Kernel } from "../types.js";
 import { fail, input } from "./util.js";
 
@@ -61,7 +61,7 @@ const TfIdfVectorizer: Kernel = (ctx, inputs) => {
   const rows = x.shape.length === 2 ? x.shape[0]! : 1;
   const cols = x.shape.length === 2 ? x.shape[1]! : (x.shape[0] ?? 0);
   const tokens = Array.from(x.data as ArrayLike<unknown>, (v) => String(v));
-  const out = new Float64Array(rows * width);
+  const out = scratch(Float64Array, rows * width);
   for (let r = 0; r < rows; r++) {
     const row = tokens.slice(r * cols, (r + 1) * cols);
     for (let n = minN; n <= maxN; n++)

@@ -4,7 +4,7 @@ import { OnnxError } from "../../errors.js";
 import { bfloat16BitsToNumber, dtypeName, float16Table } from "../../ir/dtype.js";
 import { clampToNumber } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
-import { allocStorage } from "../tensor.js";
+import { allocStorage, scratch } from "../tensor.js";
 import type { KernelContext, RTensor, RValue, Storage } from "../types.js";
 
 export function fail(ctx: KernelContext, message: string): never {
@@ -156,7 +156,7 @@ export function broadcastIndex(
   if (rank === 0) return new Int32Array(1);
   let n = 1;
   for (const d of outShape) n *= d;
-  const map = new Int32Array(n);
+  const map = scratch(Int32Array, n);
   if (n === 0) return map;
   const inStrides = new Array<number>(rank).fill(0);
   let acc = 1;

@@ -18,12 +18,25 @@ export interface BodyContext {
    * grows with the axis length, which shows in double results of long axes. Default false.
    */
   preferLoops?: boolean;
+  /**
+   * Which of the call's inputs are given, by position (an optional input may be omitted, by an
+   * empty name or by ending the list early). Default: input i is given when i < inputTypes.length.
+   */
+  inputPresent?: boolean[];
+  /** Which of the call's outputs are wanted, by position. Default: all. */
+  outputPresent?: boolean[];
 }
 
 /** A function body: nodes over the op's formal input/output names, and the opsets they are written for. */
 export interface FunctionBody {
   nodes: Node[];
   opsetImports: OpsetId[];
+  /**
+   * The formal names by position of the call's inputs and outputs, for ops with variadic formals
+   * (SequenceMap); absent: the op's formal names.
+   */
+  inputs?: string[];
+  outputs?: string[];
 }
 
 export class BuildArgs {
@@ -62,21 +75,52 @@ export class BuildArgs {
     return attr(as, spec.default as number | string | number[] | string[], spec.type);
   }
 
-  /** An INT attribute's value (call or default); throws when the call passes it by reference. */
-  intValue(name: string): number | undefined {
+  /** Whether the call gives input i. */
+  hasInput(i: number): boolean {
+    const p = this.ctx.inputPresent;
+    return p ? p[i] === true : i < this.ctx.inputTypes.length;
+  }
+
+  /** Whether the call wants output i. */
+  hasOutput(i: number): boolean {
+    const p = this.ctx.outputPresent;
+    return p ? p[i] === true : true;
+  }
+
+  /** An attribute's value (call or default) of the given type; throws when passed by reference. */
+  private valueOf(name: string, type: Attribute["type"]): Attribute["value"] | undefined {
     const a = this.attribute(name);
     if (!a) return undefined;
-    if (a.type !== "INT")
+    if (a.type !== type)
       throw new OnnxError(
         "E_MODEL",
-        `attribute '${name}' of ${this.label} must be an INT, not ${a.type}`,
+        `attribute '${name}' of ${this.label} must be ${type === "INT" ? "an" : "a"} ${type}, not ${a.type}`,
       );
     if (a.value === undefined)
       throw new OnnxError(
         "E_UNSUPPORTED",
         `the body of ${this.label} needs the value of '${name}', which is passed by reference (@${a.refAttrName})`,
       );
-    return Number(a.value);
+    return a.value;
+  }
+
+  /** An INT attribute's value (call or default); throws when the call passes it by reference. */
+  intValue(name: string): number | undefined {
+    const v = this.valueOf(name, "INT");
+    return v === undefined ? undefined : Number(v);
+  }
+
+  floatValue(name: string): number | undefined {
+    return this.valueOf(name, "FLOAT") as number | undefined;
+  }
+
+  stringValue(name: string): string | undefined {
+    return this.valueOf(name, "STRING") as string | undefined;
+  }
+
+  intsValue(name: string): number[] | undefined {
+    const v = this.valueOf(name, "INTS") as bigint[] | undefined;
+    return v?.map(Number);
   }
 }
 
