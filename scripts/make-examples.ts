@@ -53,6 +53,23 @@ const lcse = model(
 );
 lcse.producerName = "onnx-expand examples";
 saveModel(lcse, out("logcumsumexp-29.onnx"));
+// Opset 13: ReduceLogSum and ReduceL1 with axes attributes (the demo's upgrade-and-expand input).
+const reduceAttr13 = model(
+  graph({
+    name: "reduce_logsum_l1_13",
+    nodes: [
+      node("ReduceLogSum", ["x"], ["logsum"], { axes: [1], keepdims: 0 }, { name: "logsum" }),
+      node("ReduceL1", ["x"], ["l1"], { axes: [-1], keepdims: 1 }, { name: "l1" }),
+    ],
+    inputs: [valueInfo("x", "float", [3, 4, 5])],
+    outputs: [valueInfo("logsum", "float", [3, 5]), valueInfo("l1", "float", [3, 4, 1])],
+  }),
+  13,
+  7,
+);
+reduceAttr13.producerName = "onnx-expand examples";
+saveModel(reduceAttr13, out("reduce-logsum-l1-13.onnx"));
+
 console.log(
-  "wrote examples/reduce-logsum-l1-18.onnx, examples/reduce-13.onnx, examples/logcumsumexp-29.onnx",
+  "wrote examples/reduce-logsum-l1-18.onnx, examples/reduce-13.onnx, examples/logcumsumexp-29.onnx, examples/reduce-logsum-l1-13.onnx",
 );

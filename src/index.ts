@@ -14,3 +14,6 @@ export * as passes from "./passes/index.js";
 export { runPass, sequence, type Pass, type PassResult } from "./passes/index.js";
 export * as convert from "./convert/index.js";
 export { convertModel, convertPass } from "./convert/index.js";
+export * as expand from "./expand/index.js";
+export { expandPass, diffModels, formatDiff } from "./expand/index.js";
+export { passContext } from "./passes/index.js";

@@ -6,6 +6,7 @@ import { registerFileCommands } from "./commands/files.js";
 import { registerSchemaCommands } from "./commands/schema.js";
 import { registerCheckCommands } from "./commands/check.js";
 import { registerRunCommands } from "./commands/run.js";
+import { registerExpandCommands } from "./commands/expand.js";
 import { registerConvertCommands } from "./commands/convert.js";
 
 export function buildProgram(): Command {
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   registerSchemaCommands(program);
   registerCheckCommands(program);
   registerRunCommands(program);
+  registerExpandCommands(program);
   registerConvertCommands(program);
   return program;
 }

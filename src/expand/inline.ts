@@ -1,11 +1,13 @@
-// Inlining one call of a function op: the op's body, with its formal inputs and outputs renamed to
-// the call's values and every other name (in the body and in its subgraphs) made fresh in the
-// caller's scope. The building block of the expander.
+// Inlining one call: a body (an operator's function body, or a model-local function) put in place
+// of the call node, its formal inputs and outputs renamed to the call's values and every other
+// name (values and nodes, in the body and in its subgraphs) made fresh in the caller's scope, so
+// that nothing the body defines can capture or shadow a name of the caller. The building block of
+// the expander.
 
 import { OnnxError, nodeLabel } from "../errors.js";
 import type { NameScope } from "../ir/graph.js";
-import { renameNode } from "../ir/rewrite.js";
-import type { Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
+import type { Tensor } from "../ir/tensor.js";
+import type { Attribute, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
 import { inferScopeTypes, inferTypes, type InferOptions } from "../check/infer.js";
 import { functionBody } from "../schema/body.js";
 import type { OpVersion } from "../schema/types.js";
@@ -35,6 +37,149 @@ export function callInputTypes(
   return call.inputs.map((name) => (name === "" ? undefined : types?.get(name)));
 }
 
+/** A body in terms of its formal names: what inlineBody renames. */
+export interface BodyNodes {
+  inputs: string[];
+  outputs: string[];
+  nodes: Node[];
+}
+
+/** The readable prefix of names introduced for a call: its node name, else its first output. */
+export function callPrefix(call: Node, fallback: string): string {
+  return call.name || call.outputs.find((o) => o !== "") || fallback;
+}
+
+/**
+ * The body's nodes with formal inputs renamed to the call's inputs ("" where the call omits
+ * one), formal outputs to the call's outputs (fresh where it omits one), and every other value
+ * and node name fresh in `scope`, starting with `prefix__`. Names a subgraph defines get names
+ * of their own (siblings never share one); names a subgraph reads from the body follow the body.
+ * `prefixed: false`: the body's names already carry a prefix (a body inlined before); they are
+ * kept where they are free, else numbered.
+ */
+export function inlineBody(
+  call: Node,
+  body: BodyNodes,
+  scope: NameScope,
+  prefix: string,
+  opts: { prefixed?: boolean } = {},
+): Node[] {
+  return new Renamer(call, body, scope, prefix, opts.prefixed ?? true).run(body.nodes);
+}
+
+/** Names defined by one subgraph of the body, over those of the enclosing ones. */
+interface Names {
+  map: Map<string, string>;
+  parent?: Names;
+}
+
+// A class rather than closures: inlining runs once per call, and this is its whole cost.
+class Renamer {
+  private readonly top = new Map<string, string>();
+  private readonly root: Names;
+
+  constructor(
+    call: Node,
+    body: BodyNodes,
+    private readonly scope: NameScope,
+    private readonly prefix: string,
+    private readonly prefixed: boolean,
+  ) {
+    const top = this.top;
+    for (let i = 0; i < body.inputs.length; i++) {
+      const f = body.inputs[i]!;
+      if (f !== "") top.set(f, call.inputs[i] ?? "");
+    }
+    for (let i = 0; i < body.outputs.length; i++) {
+      const f = body.outputs[i]!;
+      if (f !== "" && !top.has(f)) top.set(f, call.outputs[i] || this.freshName(f));
+    }
+    this.root = { map: top };
+  }
+
+  run(nodes: Node[]): Node[] {
+    const out = new Array<Node>(nodes.length);
+    for (let i = 0; i < nodes.length; i++) out[i] = this.renameNode(nodes[i]!, this.root);
+    return out;
+  }
+
+  private freshName(name: string): string {
+    if (!this.prefixed) return this.scope.fresh(name);
+    let start = 0;
+    while (name.charCodeAt(start) === 95 /* _ */) start++;
+    return this.scope.fresh(`${this.prefix}__${start ? name.slice(start) : name}`);
+  }
+
+  private lookup(names: Names, name: string): string {
+    if (name === "") return "";
+    for (let s: Names | undefined = names; s; s = s.parent) {
+      const v = s.map.get(name);
+      if (v !== undefined) return v;
+    }
+    // Not defined in any enclosing subgraph: a value of the body itself (perhaps defined later).
+    const out = this.freshName(name);
+    this.top.set(name, out);
+    return out;
+  }
+
+  private renameNode(n: Node, names: Names): Node {
+    const inputs = new Array<string>(n.inputs.length);
+    for (let i = 0; i < inputs.length; i++) inputs[i] = this.lookup(names, n.inputs[i]!);
+    // An omitted optional input at the end is left out rather than written as "".
+    while (inputs.length && inputs[inputs.length - 1] === "") inputs.pop();
+    const outputs = new Array<string>(n.outputs.length);
+    for (let i = 0; i < outputs.length; i++) outputs[i] = this.lookup(names, n.outputs[i]!);
+    let attributes = n.attributes;
+    for (const a of n.attributes)
+      if (a.type === "GRAPH" || a.type === "GRAPHS") {
+        attributes = n.attributes.map((b) => this.renameAttribute(b, names));
+        break;
+      }
+    const base = this.prefixed
+      ? `${this.prefix}__${n.name || n.opType}`
+      : n.name || `${this.prefix}__${n.opType}`;
+    return { ...n, inputs, outputs, attributes, name: this.scope.fresh(base) };
+  }
+
+  private renameGraph(g: Graph, parent: Names): Graph {
+    const names: Names = { map: new Map(), parent };
+    const define = (name: string) => {
+      if (name !== "" && !names.map.has(name)) names.map.set(name, this.freshName(name));
+    };
+    g.inputs.forEach((v) => define(v.name));
+    g.initializers.forEach((t) => define(t.name));
+    g.sparseInitializers.forEach((s) => define(s.values.name));
+    for (const n of g.nodes) n.outputs.forEach(define);
+    const renameTensor = (t: Tensor): Tensor => {
+      const c = Object.assign(Object.create(Object.getPrototypeOf(t)), t) as Tensor;
+      c.name = this.lookup(names, t.name);
+      return c;
+    };
+    return {
+      ...g,
+      inputs: g.inputs.map((v) => ({ ...v, name: this.lookup(names, v.name) })),
+      outputs: g.outputs.map((v) => ({ ...v, name: this.lookup(names, v.name) })),
+      valueInfo: g.valueInfo
+        .filter((v) => names.map.has(v.name))
+        .map((v) => ({ ...v, name: this.lookup(names, v.name) })),
+      initializers: g.initializers.map(renameTensor),
+      sparseInitializers: g.sparseInitializers.map((s) => ({
+        ...s,
+        values: renameTensor(s.values),
+      })),
+      nodes: g.nodes.map((n) => this.renameNode(n, names)),
+    };
+  }
+
+  private renameAttribute(a: Attribute, names: Names): Attribute {
+    if (a.type === "GRAPH" && a.value) return { ...a, value: this.renameGraph(a.value, names) };
+    if (a.type === "GRAPHS" && a.value)
+      return { ...a, value: a.value.map((g) => this.renameGraph(g, names)) };
+    return a;
+  }
+}
+
+/** One call of a schema function op, replaced by the op's body for the call's input types. */
 export function inlineCall(
   call: Node,
   op: OpVersion,
@@ -65,18 +210,15 @@ export function inlineCall(
       `the body of ${op.name}-${op.since} does not name its variadic inputs and outputs`,
       nodeLabel(call),
     );
-  const inputNames = body.inputs ?? op.inputs.map((f) => f.name);
-  const outputNames = body.outputs ?? op.outputs.map((f) => f.name);
-  const prefix = call.name || call.outputs[0] || op.name;
-  const names = new Map<string, string>();
-  inputNames.forEach((f, i) => names.set(f, call.inputs[i] ?? ""));
-  outputNames.forEach((f, i) => names.set(f, call.outputs[i] || scope.fresh(`${prefix}__${f}`)));
-  const rename = (name: string): string => {
-    if (name === "") return "";
-    let out = names.get(name);
-    if (out === undefined) names.set(name, (out = scope.fresh(`${prefix}__${name}`)));
-    return out;
-  };
-  const renaming = { value: rename, node: (name: string) => scope.fresh(`${prefix}__${name}`) };
-  return { nodes: body.nodes.map((n) => renameNode(n, renaming)), opsetImports: body.opsetImports };
+  const nodes = inlineBody(
+    call,
+    {
+      inputs: body.inputs ?? op.inputs.map((f) => f.name),
+      outputs: body.outputs ?? op.outputs.map((f) => f.name),
+      nodes: body.nodes,
+    },
+    scope,
+    callPrefix(call, op.name),
+  );
+  return { nodes, opsetImports: body.opsetImports };
 }

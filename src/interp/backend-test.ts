@@ -136,12 +136,18 @@ export function modelOps(model: Model): string[] {
 /** Runs one backend-test directory; never throws for a failing test. */
 export function runBackendTest(
   dir: string,
-  opts: { tolerance?: Tolerance; maxElements?: number; maxMemory?: number } = {},
+  opts: {
+    tolerance?: Tolerance;
+    maxElements?: number;
+    maxMemory?: number;
+    /** Run this model on the folder's data instead of its model.onnx (e.g. a transformed copy). */
+    model?: Model;
+  } = {},
 ): BackendTestResult {
   const tol = opts.tolerance ?? DEFAULT_TOLERANCE;
   let model: Model;
   try {
-    model = loadModel(join(dir, "model.onnx"), { regularFileOnly: true });
+    model = opts.model ?? loadModel(join(dir, "model.onnx"), { regularFileOnly: true });
   } catch (e) {
     return {
       dir,
@@ -155,64 +161,32 @@ export function runBackendTest(
   const missingOps = unsupportedOps(model);
   if (missingOps.length)
     return { dir, ok: false, reason: `no kernel for ${missingOps.join(", ")}`, missingOps, ops };
-  const sets = readdirSync(dir)
-    .filter((f) => f.startsWith("test_data_set_") && statSync(join(dir, f)).isDirectory())
-    .sort();
-  if (sets.length === 0)
-    return { dir, ok: false, reason: "no test_data_set_* folder", missingOps, ops };
-  const initializerNames = new Set(model.graph.initializers.map((t) => t.name));
-  const feedable = model.graph.inputs.filter((v) => !initializerNames.has(v.name));
   try {
+    const sets = readDataSets(dir, model);
+    if (sets.length === 0)
+      return { dir, ok: false, reason: "no test_data_set_* folder", missingOps, ops };
     for (const set of sets) {
-      const sdir = join(dir, set);
-      const inputs: Record<string, RValue> = {};
-      numbered(sdir, "input_").forEach((f, i) => {
-        const target = feedable[i];
-        const file = join(sdir, f);
-        const bytes = readRegularFile(file, "tensor file");
-        const { name, value } = decodeValueProto(bytes, target?.type, file, dirname(resolve(file)));
-        const vi = model.graph.inputs.find((v) => v.name === name) ?? target;
-        if (!vi) throw new OnnxError("E_RUNTIME", `${f} has no matching graph input`);
-        if (vi.name in inputs)
-          throw new OnnxError(
-            "E_RUNTIME",
-            `${f} gives input '${vi.name}' again (an earlier input file already did)`,
-          );
-        inputs[vi.name] = legacyBfloat16(value, vi.type);
-      });
-      const outputs = runValues(model, inputs, {
+      const outputs = runValues(model, set.inputs, {
         ...(opts.maxElements !== undefined ? { maxElements: opts.maxElements } : {}),
         ...(opts.maxMemory !== undefined ? { maxMemory: opts.maxMemory } : {}),
       });
-      const expectedFiles = numbered(sdir, "output_");
       // One reference file per graph output, as the ONNX runner requires: with fewer, outputs
       // would go unchecked (none at all would pass vacuously); with more, some are spurious.
-      if (expectedFiles.length !== model.graph.outputs.length)
+      if (set.expected.length !== model.graph.outputs.length)
         return {
           dir,
           ok: false,
-          reason: `${set}: ${expectedFiles.length} output_*.pb file${expectedFiles.length === 1 ? "" : "s"}, but the model has ${model.graph.outputs.length} output${model.graph.outputs.length === 1 ? "" : "s"}`,
+          reason: `${set.name}: ${set.expected.length} output_*.pb file${set.expected.length === 1 ? "" : "s"}, but the model has ${model.graph.outputs.length} output${model.graph.outputs.length === 1 ? "" : "s"}`,
           missingOps,
           ops,
         };
-      for (let i = 0; i < expectedFiles.length; i++) {
-        const f = expectedFiles[i]!;
-        const target = model.graph.outputs[i];
-        const file = join(sdir, f);
-        const { name, value } = decodeValueProto(
-          readRegularFile(file, "tensor file"),
-          target?.type,
-          file,
-          dirname(resolve(file)),
-        );
-        const out = model.graph.outputs.find((o) => o.name === name) ?? target;
-        if (!out) throw new OnnxError("E_RUNTIME", `${f} has no matching graph output`);
-        const diff = compareValues(outputs[out.name]!, legacyBfloat16(value, out.type), tol);
+      for (const [name, value] of set.expected) {
+        const diff = compareValues(outputs[name]!, value, tol);
         if (diff)
           return {
             dir,
             ok: false,
-            reason: `${set}: output '${out.name}': ${diff}`,
+            reason: `${set.name}: output '${name}': ${diff}`,
             missingOps,
             ops,
           };
@@ -222,6 +196,55 @@ export function runBackendTest(
     return { dir, ok: false, reason: (e as Error).message.split("\n")[0], missingOps, ops };
   }
   return { dir, ok: true, missingOps, ops };
+}
+
+export interface DataSet {
+  /** The folder's name: test_data_set_<i>. */
+  name: string;
+  inputs: Record<string, RValue>;
+  /** Graph output name and expected value, one per output_<i>.pb, in file order. */
+  expected: [string, RValue][];
+}
+
+/** The test_data_set_* folders of a backend-test directory, decoded for the given model. */
+export function readDataSets(dir: string, model: Model): DataSet[] {
+  const sets = readdirSync(dir)
+    .filter((f) => f.startsWith("test_data_set_") && statSync(join(dir, f)).isDirectory())
+    .sort();
+  const initializerNames = new Set(model.graph.initializers.map((t) => t.name));
+  const feedable = model.graph.inputs.filter((v) => !initializerNames.has(v.name));
+  return sets.map((set) => {
+    const sdir = join(dir, set);
+    const inputs: Record<string, RValue> = {};
+    numbered(sdir, "input_").forEach((f, i) => {
+      const target = feedable[i];
+      const file = join(sdir, f);
+      const bytes = readRegularFile(file, "tensor file");
+      const { name, value } = decodeValueProto(bytes, target?.type, file, dirname(resolve(file)));
+      const vi = model.graph.inputs.find((v) => v.name === name) ?? target;
+      if (!vi) throw new OnnxError("E_RUNTIME", `${f} has no matching graph input`);
+      if (vi.name in inputs)
+        throw new OnnxError(
+          "E_RUNTIME",
+          `${f} gives input '${vi.name}' again (an earlier input file already did)`,
+        );
+      inputs[vi.name] = legacyBfloat16(value, vi.type);
+    });
+    const expected: [string, RValue][] = numbered(sdir, "output_").map((f, i) => {
+      const target = model.graph.outputs[i];
+      const file = join(sdir, f);
+      const { name, value } = decodeValueProto(
+        readRegularFile(file, "tensor file"),
+        target?.type,
+        file,
+        dirname(resolve(file)),
+      );
+      const out = model.graph.outputs.find((o) => o.name === name) ?? target;
+      if (!out) throw new OnnxError("E_RUNTIME", `${f} has no matching graph output`);
+      return [out.name, legacyBfloat16(value, out.type)];
+    });
+    return { name: set, inputs, expected };
+  });
 }
 
 /** How deep below a given folder test folders are looked for. */

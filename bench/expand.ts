@@ -1,0 +1,104 @@
+// Expanding a model with many function calls: calls per second at 10,000 and 100,000 calls, the
+// time ratio between the two (linear growth gives 10), and peak RSS. The model is a chain in
+// which every node is a call: ReduceL1-18 (schema body: Abs + ReduceSum), ReduceLogSum-18, and a
+// model-local function whose body has two nodes, in turn.
+//
+//   npx tsx --expose-gc bench/expand.ts
+
+import { median } from "./timing.js";
+import { expandPass } from "../src/expand/expand.js";
+import { graph, model, node, valueInfo } from "../src/ir/builder.js";
+import type { Model } from "../src/ir/types.js";
+import { passContext, runPass } from "../src/passes/pass.js";
+
+const MiB = 2 ** 20;
+const gc = (globalThis as { gc?: () => void }).gc;
+
+function chain(calls: number): Model {
+  const nodes = [];
+  let prev = "x";
+  for (let i = 0; i < calls; i++) {
+    const out = i === calls - 1 ? "y" : `v${i}`;
+    const k = i % 3;
+    if (k === 0) nodes.push(node("ReduceL1", [prev], [out], { keepdims: 1 }, { name: `n${i}` }));
+    else if (k === 1)
+      nodes.push(node("Square", [prev], [out], {}, { name: `n${i}`, domain: "local" }));
+    else nodes.push(node("ReduceLogSum", [prev], [out], { keepdims: 1 }, { name: `n${i}` }));
+    prev = out;
+  }
+  const m = model(
+    graph({
+      name: "chain",
+      nodes,
+      inputs: [valueInfo("x", "float", [1, 1])],
+      outputs: [valueInfo("y", "float", [1, 1])],
+    }),
+    [
+      { domain: "", version: 18 },
+      { domain: "local", version: 1 },
+    ],
+  );
+  m.functions = [
+    {
+      name: "Square",
+      domain: "local",
+      inputs: ["a"],
+      outputs: ["b"],
+      attributes: [],
+      attributeProtos: [],
+      nodes: [node("Mul", ["a", "a"], ["t"]), node("Abs", ["t"], ["b"])],
+      opsetImports: [{ domain: "", version: 18 }],
+      valueInfo: [],
+    },
+  ];
+  return m;
+}
+
+async function main(): Promise<void> {
+  const ctx = passContext();
+  const pass = expandPass();
+  const times: Record<number, number> = {};
+  const cpuTimes: Record<number, number> = {};
+  let peak = process.memoryUsage().rss;
+  const sample = () => (peak = Math.max(peak, process.memoryUsage().rss));
+  const timer = setInterval(sample, 5);
+  console.log("calls   wall ms     calls/s   cpu ms (mean, all threads)   nodes after");
+  for (const calls of [10_000, 100_000]) {
+    const m = chain(calls);
+    gc?.();
+    let nodes = 0;
+    const cpu0 = process.cpuUsage();
+    let runs = 0;
+    const ms = await median(
+      () => {
+        const r = runPass(pass, m, ctx);
+        nodes = r.model.graph.nodes.length;
+        runs++;
+      },
+      calls > 10_000 ? 3 : 5,
+      1,
+    );
+    const c = process.cpuUsage(cpu0);
+    const cpuMs = (c.user + c.system) / 1000 / runs;
+    times[calls] = ms;
+    cpuTimes[calls] = cpuMs;
+    console.log(
+      `${String(calls).padStart(7)} ${ms.toFixed(0).padStart(8)} ${Math.round((calls / ms) * 1000)
+        .toString()
+        .padStart(11)} ${cpuMs.toFixed(0).padStart(8)} ${String(nodes).padStart(28)}`,
+    );
+  }
+  clearInterval(timer);
+  sample();
+  const ratio = times[100_000]! / times[10_000]!;
+  console.log(
+    `time ratio 100k/10k: ${ratio.toFixed(1)} (linear: 10; target <= 12); calls/s at 100k: ${Math.round(
+      (100_000 / times[100_000]!) * 1000,
+    )} (target >= 200,000); peak RSS ${(peak / MiB).toFixed(0)} MiB`,
+  );
+  console.log(
+    `by CPU time: ratio ${(cpuTimes[100_000]! / cpuTimes[10_000]!).toFixed(1)}, calls/s at 100k ${Math.round((100_000 / cpuTimes[100_000]!) * 1000)}`,
+  );
+}
+
+await main();

@@ -1,0 +1,136 @@
+// expand: function ops inlined down to primitive ops (all of them, some, or what a backend lacks);
+// diff: what changed between two models, matched by structure.
+
+import type { Command } from "commander";
+import { readFileSync } from "node:fs";
+import { OnnxError } from "../../errors.js";
+import { convertPass } from "../../convert/index.js";
+import { diffModels, formatDiff } from "../../expand/diff.js";
+import { expandPass, type ExpandOptions } from "../../expand/expand.js";
+import { parseOpList, parseTargetOps } from "../../expand/select.js";
+import { loadModel, saveModel } from "../../io/files.js";
+import type { Note, Pass } from "../../passes/pass.js";
+import { passContext, runPass } from "../../passes/pass.js";
+import { printModel } from "../../text/print.js";
+import { EXIT_FAILED, EXIT_OK, action, oneLine } from "../util.js";
+
+interface ExpandCliOptions {
+  output?: string;
+  force?: boolean;
+  print?: boolean;
+  only?: string;
+  keep?: string;
+  targetOps?: string;
+  opset?: string;
+  preferLoops?: boolean;
+}
+
+function noteLine(n: Note): string {
+  return oneLine(`${n.level}: ${n.where ? `${n.where}: ` : ""}${n.message}`);
+}
+
+export function registerExpandCommands(program: Command): void {
+  program
+    .command("expand")
+    .description(
+      "inline function ops (schema functions and model-local functions) into the ops they are made of",
+    )
+    .argument("<model>", "model file (.onnx or .onnxtxt)")
+    .option("-o, --output <file>", "output model (.onnx, or .onnxtxt for text)")
+    .option("--force", "allow the output to replace the input")
+    .option("--print", "print the expanded model as ONNX text to stdout")
+    .option("--only <ops>", "expand only these ops (comma-separated [domain:]Op[:version])")
+    .option("--keep <ops>", "expand every function op but these")
+    .option(
+      "--target-ops <file>",
+      "a backend's op list (one [domain:]Op[:version] a line): expand exactly what it lacks",
+    )
+    .option("--opset <n>", "then convert the result to this ai.onnx opset")
+    .option("--prefer-loops", "use loop forms (Scan) where a body also has a loop-free form")
+    .action(
+      action((file: string, opts: ExpandCliOptions) => {
+        if (!opts.output && !opts.print)
+          throw new OnnxError("E_USAGE", "expand needs -o OUT or --print (or both)");
+        if (opts.only && opts.keep)
+          throw new OnnxError("E_USAGE", "--only and --keep cannot be used together");
+        let opset: number | undefined;
+        if (opts.opset !== undefined) {
+          if (!/^\d+$/.test(opts.opset) || Number(opts.opset) < 1)
+            throw new OnnxError(
+              "E_USAGE",
+              `--opset must be a positive integer, not '${opts.opset}'`,
+            );
+          opset = Number(opts.opset);
+        }
+        const options: ExpandOptions = {};
+        if (opts.only) options.only = parseOpList(opts.only, "--only");
+        if (opts.keep) options.keep = parseOpList(opts.keep, "--keep");
+        if (opts.targetOps) {
+          let text: string;
+          try {
+            text = readFileSync(opts.targetOps, "utf8");
+          } catch (e) {
+            throw new OnnxError(
+              "E_IO",
+              `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+              opts.targetOps,
+            );
+          }
+          options.targetOps = parseTargetOps(text, opts.targetOps);
+        }
+        if (opts.preferLoops) options.preferLoops = true;
+        const model = loadModel(file);
+        const passes: Pass[] = [expandPass(options)];
+        if (opset !== undefined) passes.push(convertPass(opset));
+        const ctx = passContext();
+        let current = model;
+        const notes: Note[] = [];
+        for (const p of passes) {
+          try {
+            const r = runPass(p, current, ctx);
+            current = r.model;
+            notes.push(...r.report);
+          } catch (e) {
+            const failed = (e as { notes?: Note[] }).notes;
+            if (e instanceof OnnxError && failed) {
+              const lines = [...notes, ...failed].filter((n) => n.level !== "info").map(noteLine);
+              process.stderr.write(lines.map((l) => `onnx-expand: ${l}\n`).join(""));
+              process.stderr.write(
+                `onnx-expand: ${p.name} failed: ${failed.length} problem${failed.length === 1 ? "" : "s"}${opts.output ? `; nothing written to ${opts.output}` : ""}\n`,
+              );
+              return EXIT_FAILED;
+            }
+            throw e;
+          }
+        }
+        for (const n of notes)
+          if (n.level !== "info") process.stderr.write(`onnx-expand: ${noteLine(n)}\n`);
+        if (opts.output) saveModel(current, opts.output, { inputPath: file, force: opts.force });
+        if (opts.print) process.stdout.write(printModel(current));
+        else {
+          const info = notes.filter((n) => n.level === "info").map((n) => n.message);
+          process.stdout.write(
+            `wrote ${opts.output}${info.length ? ` (${info.join("; ")})` : ""}\n`,
+          );
+        }
+        return EXIT_OK;
+      }),
+    );
+
+  program
+    .command("diff")
+    .description(
+      "what changed between two models (nodes, values, initializers, functions, opset imports), matched by structure",
+    )
+    .argument("<a>", "the model before")
+    .argument("<b>", "the model after")
+    .option("--json", "machine-readable output")
+    .action(
+      action((a: string, b: string, opts: { json?: boolean }) => {
+        const d = diffModels(loadModel(a), loadModel(b));
+        if (opts.json) process.stdout.write(JSON.stringify(d, null, 2) + "\n");
+        else process.stdout.write(formatDiff(d, { a, b }));
+        return EXIT_OK;
+      }),
+    );
+}
