@@ -109,3 +109,14 @@ export function parseByteSize(text: string, what: string): number {
 export function defaultMaxMemory(): number {
   return Math.floor(totalmem() / 2);
 }
+
+/** At most this many problem lines go to stderr; the rest are counted (a model can have 100k). */
+export const MAX_LISTED = 100;
+
+/** Writes lines to stderr, the first MAX_LISTED of them, then one line counting the rest. */
+export function writeListed(lines: string[], rest: (more: number) => string): void {
+  const shown = lines.slice(0, MAX_LISTED);
+  let out = shown.map((l) => `${l}\n`).join("");
+  if (lines.length > shown.length) out += `${rest(lines.length - shown.length)}\n`;
+  process.stderr.write(out);
+}

@@ -33,6 +33,25 @@ beforeAll(() => {
 });
 
 describe("convert MODEL --opset N -o OUT", () => {
+  it("lists at most 100 blocked nodes on stderr and counts the rest", () => {
+    const lines = Array.from({ length: 150 }, (_, i) => `  y${i} = ReduceSum (x, a)`);
+    const file = join(dir, "many.onnxtxt");
+    writeFileSync(
+      file,
+      `<ir_version: 7, opset_import: ["" : 13]>
+g (float[2,3] x, int64[1] a) => (float[?] y149) {
+${lines.join("\n")}
+}`,
+    );
+    const r = runCli(["convert", file, "--opset", "11", "-o", join(dir, "many.onnx")]);
+    expect(r.code).toBe(1);
+    const err = r.stderr.trim().split("\n");
+    expect(err[0]).toMatch(/150 nodes blocked; nothing written/);
+    expect(err).toHaveLength(102);
+    expect(err[101]).toMatch(/and 50 more blocked nodes/);
+    expect(existsSync(join(dir, "many.onnx"))).toBe(false);
+  });
+
   it("writes a model that checks at the target opset", () => {
     const out = join(dir, "ok18.onnx");
     const r = runCli(["convert", join(dir, "ok.onnxtxt"), "--opset", "18", "-o", out]);

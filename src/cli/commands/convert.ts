@@ -21,7 +21,7 @@ import {
 import { OnnxError } from "../../errors.js";
 import { loadModel, saveModel } from "../../io/files.js";
 import { SchemaRegistry } from "../../schema/registry.js";
-import { EXIT_FAILED, EXIT_OK, action, oneLine } from "../util.js";
+import { EXIT_FAILED, EXIT_OK, action, oneLine, writeListed } from "../util.js";
 
 interface ConvertOpts {
   opset?: string;
@@ -97,8 +97,10 @@ function printBlocked(file: string, plan: ConversionPlan): void {
   process.stderr.write(
     `onnx-expand: error: ${oneLine(file)}: cannot convert to opset ${plan.to}: ${n} node${n === 1 ? "" : "s"} blocked; nothing written\n`,
   );
-  for (const note of blockedNotes(plan))
-    process.stderr.write(`  ${oneLine(`${note.where}: ${note.message}`)}\n`);
+  writeListed(
+    blockedNotes(plan).map((note) => `  ${oneLine(`${note.where}: ${note.message}`)}`),
+    (more) => `  … and ${more} more blocked nodes (\`convert --plan --json\` lists them all)`,
+  );
 }
 
 function planCommand(models: string[], target: number, json: boolean): number {

@@ -12,7 +12,7 @@ import { loadModel, saveModel } from "../../io/files.js";
 import type { Note, Pass } from "../../passes/pass.js";
 import { passContext, runPass } from "../../passes/pass.js";
 import { printModel } from "../../text/print.js";
-import { EXIT_FAILED, EXIT_OK, action, oneLine } from "../util.js";
+import { EXIT_FAILED, EXIT_OK, action, oneLine, writeListed } from "../util.js";
 
 interface ExpandCliOptions {
   output?: string;
@@ -94,7 +94,10 @@ export function registerExpandCommands(program: Command): void {
             const failed = (e as { notes?: Note[] }).notes;
             if (e instanceof OnnxError && failed) {
               const lines = [...notes, ...failed].filter((n) => n.level !== "info").map(noteLine);
-              process.stderr.write(lines.map((l) => `onnx-expand: ${l}\n`).join(""));
+              writeListed(
+                lines.map((l) => `onnx-expand: ${l}`),
+                (more) => `onnx-expand: … and ${more} more`,
+              );
               process.stderr.write(
                 `onnx-expand: ${p.name} failed: ${failed.length} problem${failed.length === 1 ? "" : "s"}${opts.output ? `; nothing written to ${opts.output}` : ""}\n`,
               );
@@ -103,8 +106,10 @@ export function registerExpandCommands(program: Command): void {
             throw e;
           }
         }
-        for (const n of notes)
-          if (n.level !== "info") process.stderr.write(`onnx-expand: ${noteLine(n)}\n`);
+        writeListed(
+          notes.filter((n) => n.level !== "info").map((n) => `onnx-expand: ${noteLine(n)}`),
+          (more) => `onnx-expand: … and ${more} more warnings`,
+        );
         if (opts.output) saveModel(current, opts.output, { inputPath: file, force: opts.force });
         if (opts.print) process.stdout.write(printModel(current));
         else {
