@@ -411,6 +411,17 @@ export class Analyzer {
   }
 
   private record(owner: Graph | Function, scope: Scope): void {
+    // The scope is complete here: its map is kept as it is unless some value has no type.
+    let complete = true;
+    for (const v of scope.types.values())
+      if (!v) {
+        complete = false;
+        break;
+      }
+    if (complete) {
+      this.types.set(owner, scope.types as Map<string, Type>);
+      return;
+    }
     const m = new Map<string, Type>();
     for (const [k, v] of scope.types) if (v) m.set(k, v);
     this.types.set(owner, m);

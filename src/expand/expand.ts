@@ -150,6 +150,10 @@ class Expander {
   /** The op types of the local functions: most nodes are told apart by this alone. */
   private readonly functionNames = new Set<string>();
   private readonly hasRefs = new Map<Function, boolean>();
+  private readonly opFormals = new Map<
+    OpVersion,
+    { variadic: boolean; inputs: string[]; outputs: string[] }
+  >();
   private readonly only?: OpSet;
   private readonly keep?: OpSet;
   private readonly target?: OpSet;
@@ -469,9 +473,7 @@ class Expander {
         return this.inlineLocal(node, plan.fn, unit, where);
       case "schema": {
         const op = plan.op;
-        const variadic =
-          op.inputs.some((f) => f.option === "variadic") ||
-          op.outputs.some((f) => f.option === "variadic");
+        const { variadic, inputs, outputs } = this.formals(op);
         const present = (formals: number, given: string[]) =>
           Array.from(
             { length: variadic ? Math.max(formals, given.length) : formals },
@@ -493,8 +495,8 @@ class Expander {
         const nodes = inlineBody(
           node,
           {
-            inputs: body.inputs ?? op.inputs.map((f) => f.name),
-            outputs: body.outputs ?? op.outputs.map((f) => f.name),
+            inputs: body.inputs ?? inputs,
+            outputs: body.outputs ?? outputs,
             nodes: body.nodes,
           },
           unit.scope(),
@@ -505,6 +507,22 @@ class Expander {
       case "older":
         return this.lowerByConversion(node, plan.op, plan.later, unit, where);
     }
+  }
+
+  /** The op's formal names, and whether any formal is variadic (computed once per op). */
+  private formals(op: OpVersion): { variadic: boolean; inputs: string[]; outputs: string[] } {
+    let f = this.opFormals.get(op);
+    if (!f) {
+      f = {
+        variadic:
+          op.inputs.some((x) => x.option === "variadic") ||
+          op.outputs.some((x) => x.option === "variadic"),
+        inputs: op.inputs.map((x) => x.name),
+        outputs: op.outputs.map((x) => x.name),
+      };
+      this.opFormals.set(op, f);
+    }
+    return f;
   }
 
   /**
