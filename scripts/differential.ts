@@ -1,17 +1,33 @@
 // `npm run differential -- --mode ort --count N --seed S`: generated models (scripts/generate/)
 // run in the interpreter and on the other side of the mode, with counts by outcome and, for each
 // disagreement, the shrunk reproducer as ONNX text. Modes: ort (the interpreter against
-// onnxruntime-node on the same model, opsets 7-26).
+// onnxruntime-node on the same model, opsets 7-26); convert-up, convert-down, convert-roundtrip
+// (the interpreter before and after `convert` to a newer opset, an older one, and up then back;
+// the converted model must pass check; a refusal with a reason is counted as such); expand (before
+// and after `expand`, with no function op left).
 //
 // Options: --max-opset N, --min-opset N, --show N (how many non-agreeing cases to print, default 20).
 
 import { Command, Option } from "commander";
 import { SingleBar, Presets } from "cli-progress";
 import { deriveSeed } from "../src/interp/random.js";
-import { differentialCase, ortSide, type CaseResult, type Other } from "./generate/differential.js";
+import {
+  convertDownSide,
+  convertRoundTripSide,
+  convertUpSide,
+  differentialCase,
+  expandSide,
+  ortSide,
+  type CaseResult,
+  type Other,
+} from "./generate/differential.js";
 
 const MODES: Record<string, { other: Other; maxOpset: number }> = {
   ort: { other: ortSide, maxOpset: 26 },
+  "convert-up": { other: convertUpSide, maxOpset: 28 },
+  "convert-down": { other: convertDownSide, maxOpset: 29 },
+  "convert-roundtrip": { other: convertRoundTripSide, maxOpset: 28 },
+  expand: { other: expandSide, maxOpset: 29 },
 };
 
 const o = new Command()

@@ -13,6 +13,12 @@ import { encodeModel } from "../../src/io/files.js";
 import { DataType, type Model } from "../../src/ir/types.js";
 import { printModel } from "../../src/text/print.js";
 import { generateModel, shrink, type GenOptions, type Generated } from "./model.js";
+import { conversionError, convertModel } from "../../src/convert/index.js";
+import { expandModel } from "../../src/expand/index.js";
+import { passContext } from "../../src/passes/pass.js";
+import { hasFunctionBody } from "../../src/schema/index.js";
+import { walkNodes } from "../../src/ir/traverse.js";
+import type { Node } from "../../src/ir/types.js";
 
 export type Outcome =
   | "agree"
@@ -104,6 +110,70 @@ export type Other = (g: Generated) => Promise<RTensor[] | { refused: string }>;
 
 /** onnxruntime-node on the same model (opsets up to 26). */
 export const ortSide: Other = (g) => runOrt(g.model, g.feeds);
+
+/** The interpreter on the model a pass made (which must pass the checker), or the pass's refusal. */
+function afterPass(make: (g: Generated) => Model | { refused: string }): Other {
+  return async (g) => {
+    const m = make(g);
+    if ("refused" in m) return m;
+    const report = checkModel(m);
+    if (!report.ok)
+      throw new Error(`the result fails check: ${formatProblem(report.problems[0]!)}`);
+    return runInterp(m, g.feeds);
+  };
+}
+
+function converted(m: Model, target: number): Model | { refused: string } {
+  const r = convertModel(m, target);
+  if (!r.model) return { refused: conversionError(r).message };
+  return r.model;
+}
+
+/** A target opset drawn from the model's seed (so the case stays reproducible). */
+function targetOf(g: Generated, lo: number, hi: number): number {
+  return lo + (g.seed % (hi - lo + 1));
+}
+
+/** The interpreter before and after converting up to a newer opset (up to 29). */
+export const convertUpSide: Other = afterPass((g) =>
+  g.opset >= 29 ? g.model : converted(g.model, targetOf(g, g.opset + 1, 29)),
+);
+
+/** Before and after converting down to an older opset (7 and up); refusals are counted, not failures. */
+export const convertDownSide: Other = afterPass((g) =>
+  g.opset <= 7 ? g.model : converted(g.model, targetOf(g, 7, g.opset - 1)),
+);
+
+/** Before and after converting up and back down to the model's own opset. */
+export const convertRoundTripSide: Other = afterPass((g) => {
+  if (g.opset >= 29) return g.model;
+  const up = converted(g.model, targetOf(g, g.opset + 1, 29));
+  return "refused" in up ? up : converted(up, g.opset);
+});
+
+/** Before and after expanding every function op (none may be left). */
+export const expandSide: Other = afterPass((g) => {
+  const ctx = passContext();
+  const r = expandModel(g.model, {}, ctx);
+  // A function op may stay only where the pass said why (its body needs an op the opset lacks).
+  const warned = r.report.filter((n) => n.level === "warning").map((n) => n.where ?? "");
+  const left = [...walkNodes(r.model)].filter(
+    (v) =>
+      isFunctionOp(r.model, v.node, ctx) &&
+      !warned.some((w) => v.node.name !== undefined && w.includes(`'${v.node.name}'`)),
+  );
+  if (left.length)
+    throw new Error(`function ops left after expand: ${left.map((v) => v.node.opType)}`);
+  return r.model;
+});
+
+function isFunctionOp(m: Model, n: Node, ctx: ReturnType<typeof passContext>): boolean {
+  if (m.functions.some((f) => f.name === n.opType && f.domain === n.domain)) return true;
+  if (n.domain !== "" && n.domain !== "ai.onnx") return false;
+  const opset = m.opsetImports.find((o) => o.domain === "" || o.domain === "ai.onnx")?.version ?? 1;
+  const v = ctx.registry.tryResolve("", n.opType, opset);
+  return v !== undefined && hasFunctionBody(v);
+}
 
 async function compare(g: Generated, other: Other): Promise<{ outcome: Outcome; detail?: string }> {
   const report = checkModel(g.model);

@@ -56,11 +56,16 @@ describe("expand: older versions through the converter", () => {
         ).toBeUndefined();
     });
 
-  it("refuses, naming the node, a body the model's opset cannot express", () => {
-    expect(() =>
-      expand(`< ir_version: 3, opset_import: ["" : 9] >
-        g (float[2,3] x) => (float[2] y) { y = ReduceLogSumExp <axes: ints = [1], keepdims: int = 0> (x) }`),
-    ).toThrow(
+  it("leaves a call whose body the model's opset cannot express, with a warning; refuses it under --only", () => {
+    const text = `< ir_version: 3, opset_import: ["" : 9] >
+        g (float[2,3] x) => (float[2] y) { y = ReduceLogSumExp <axes: ints = [1], keepdims: int = 0> (x) }`;
+    const r = expand(text);
+    expect(opsOf(r.model)).toEqual(["ReduceLogSumExp"]);
+    expect(r.changed).toBe(false);
+    expect(r.report.map((n) => `${n.level}: ${n.message}`).join("\n")).toMatch(
+      /warning: left as it is: cannot convert to opset 9: .*IsInf does not exist before opset 10/,
+    );
+    expect(() => expand(text, { only: [{ domain: "", op: "ReduceLogSumExp" }] })).toThrow(
       /node #0 \(ReduceLogSumExp\): cannot convert to opset 9: .*IsInf does not exist before opset 10/,
     );
   });

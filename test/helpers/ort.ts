@@ -117,19 +117,3 @@ export function prependConstants(g: Graph, consts: Record<string, RTensor>): voi
     ),
   );
 }
-
-/** Runs a model in onnxruntime-node; every output, by name. */
-export async function runOrt(
-  m: Model,
-  feeds: Record<string, RTensor>,
-): Promise<Record<string, RTensor>> {
-  const session = await ort.InferenceSession.create(encodeModel(m));
-  try {
-    const out = await session.run(
-      Object.fromEntries(Object.entries(feeds).map(([k, v]) => [k, toOrt(v)])),
-    );
-    return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, fromOrt(v)]));
-  } finally {
-    await session.release();
-  }
-}
