@@ -61,6 +61,11 @@ class Scope {
   }
 }
 
+/** How a value was defined, in words (for duplicate-value messages). */
+function originLabel(o: string | { node: Node; index: number } | undefined): string {
+  return typeof o === "object" ? `an output of ${nodeLabel(o.node, o.index)}` : String(o);
+}
+
 interface Ctx {
   /** Prefix naming the graph or function for `where` ("" for the main graph). */
   where: string;
@@ -386,22 +391,19 @@ export class Analyzer {
     where: string | (() => string),
   ): void {
     if (name === "") return;
-    const label = (o: string | { node: Node; index: number } | undefined) =>
-      typeof o === "object" ? `an output of ${nodeLabel(o.node, o.index)}` : String(o);
-    const at = () => (typeof where === "string" ? where : where());
     if (scope.types.has(name)) {
       ctx.sink.push({
         code: "duplicate-value",
-        where: at(),
-        message: `value '${name}' is defined twice: as ${label(scope.origin.get(name))} and as ${label(origin)}`,
+        where: typeof where === "string" ? where : where(),
+        message: `value '${name}' is defined twice: as ${originLabel(scope.origin.get(name))} and as ${originLabel(origin)}`,
       });
       return;
     }
     if (scope.parent?.has(name)) {
       ctx.sink.push({
         code: "duplicate-value",
-        where: at(),
-        message: `value '${name}' (${label(origin)}) has the name of a value of an enclosing graph; names must be unique`,
+        where: typeof where === "string" ? where : where(),
+        message: `value '${name}' (${originLabel(origin)}) has the name of a value of an enclosing graph; names must be unique`,
       });
     }
     scope.types.set(name, type);
@@ -409,6 +411,17 @@ export class Analyzer {
   }
 
   private record(owner: Graph | Function, scope: Scope): void {
+    // The scope is complete here: its map is kept as it is unless some value has no type.
+    let complete = true;
+    for (const v of scope.types.values())
+      if (!v) {
+        complete = false;
+        break;
+      }
+    if (complete) {
+      this.types.set(owner, scope.types as Map<string, Type>);
+      return;
+    }
     const m = new Map<string, Type>();
     for (const [k, v] of scope.types) if (v) m.set(k, v);
     this.types.set(owner, m);
@@ -541,8 +554,18 @@ export class Analyzer {
       });
       order = owner.nodes.map((_, i) => i);
     }
-    const later = new Set<string>();
-    for (const n of owner.nodes) for (const o of n.outputs) if (o) later.add(o);
+    // Names some node defines: an input not yet defined is reported only when none does. Built
+    // when first needed (an input read before its definition is rare).
+    let names: Set<string> | undefined;
+    const later = {
+      has(name: string): boolean {
+        if (!names) {
+          names = new Set<string>();
+          for (const n of owner.nodes) for (const o of n.outputs) if (o) names.add(o);
+        }
+        return names.has(name);
+      },
+    };
     for (const i of order) this.analyzeNode(owner.nodes[i]!, i, scope, ctx, declared, later);
   }
 
@@ -555,7 +578,7 @@ export class Analyzer {
     scope: Scope,
     ctx: Ctx,
     declared: Map<string, Type | undefined>,
-    later: Set<string>,
+    later: { has(name: string): boolean },
   ): void {
     // Built only when something is reported: most nodes have nothing to say.
     let whereText: string | undefined;
@@ -581,7 +604,12 @@ export class Analyzer {
   }
 
   /** The types, constant values and known shape values of a node's inputs; reports undefined ones. */
-  private readInputs(node: Node, scope: Scope, later: Set<string>, report: Report): NodeInputs {
+  private readInputs(
+    node: Node,
+    scope: Scope,
+    later: { has(name: string): boolean },
+    report: Report,
+  ): NodeInputs {
     const types: (Type | undefined)[] = [];
     const consts: (ConstVal | undefined)[] = [];
     const syms: (Dim[] | undefined)[] = [];

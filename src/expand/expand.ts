@@ -147,6 +147,13 @@ export function expandModel(
 class Expander {
   private readonly registry: SchemaRegistry;
   private readonly functions = new Map<string, Function>();
+  /** The op types of the local functions: most nodes are told apart by this alone. */
+  private readonly functionNames = new Set<string>();
+  private readonly hasRefs = new Map<Function, boolean>();
+  private readonly opFormals = new Map<
+    OpVersion,
+    { variadic: boolean; inputs: string[]; outputs: string[] }
+  >();
   private readonly only?: OpSet;
   private readonly keep?: OpSet;
   private readonly target?: OpSet;
@@ -165,7 +172,10 @@ class Expander {
   ) {
     this.registry = ctx.registry;
     if (options.converter !== null) this.converter = options.converter ?? convertOpset;
-    for (const f of model.functions) this.functions.set(fkey(f.domain, f.name, f.overload), f);
+    for (const f of model.functions) {
+      this.functions.set(fkey(f.domain, f.name, f.overload), f);
+      this.functionNames.add(f.name);
+    }
     if (options.only) this.only = new OpSet(options.only, this.registry);
     if (options.keep) this.keep = new OpSet(options.keep, this.registry);
     if (options.targetOps) this.target = new OpSet(options.targetOps, this.registry);
@@ -207,7 +217,22 @@ class Expander {
   }
 
   private localFunction(node: Node): Function | undefined {
+    if (!this.functionNames.has(node.opType)) return undefined;
     return this.functions.get(fkey(node.domain, node.opType, node.overload));
+  }
+
+  /** The function's nodes bound to a call's attributes (its own nodes when it has no references). */
+  private bound(fn: Function, call: Attribute[]): Node[] {
+    let refs = this.hasRefs.get(fn);
+    if (refs === undefined) {
+      refs = false;
+      bindRefs(fn.nodes, () => {
+        refs = true;
+        return undefined;
+      });
+      this.hasRefs.set(fn, refs);
+    }
+    return refs ? bindFunctionAttributes(fn, call) : fn.nodes;
   }
 
   private plan(node: Node, opsets: Map<string, number>): Plan | undefined {
@@ -278,7 +303,9 @@ class Expander {
     const done = new Set<Function>();
     const queue: Function[] = [];
     const reach = (nodes: Node[]) => {
+      if (byKey.size === 0) return;
       for (const { node } of walkGraphNodes(graph({ nodes }))) {
+        if (!this.functionNames.has(node.opType)) continue;
         const f = byKey.get(fkey(node.domain, node.opType, node.overload));
         if (f && !done.has(f)) {
           done.add(f);
@@ -454,9 +481,7 @@ class Expander {
         return this.inlineLocal(node, plan.fn, unit, where);
       case "schema": {
         const op = plan.op;
-        const variadic =
-          op.inputs.some((f) => f.option === "variadic") ||
-          op.outputs.some((f) => f.option === "variadic");
+        const { variadic, inputs, outputs } = this.formals(op);
         const present = (formals: number, given: string[]) =>
           Array.from(
             { length: variadic ? Math.max(formals, given.length) : formals },
@@ -478,8 +503,8 @@ class Expander {
         const nodes = inlineBody(
           node,
           {
-            inputs: body.inputs ?? op.inputs.map((f) => f.name),
-            outputs: body.outputs ?? op.outputs.map((f) => f.name),
+            inputs: body.inputs ?? inputs,
+            outputs: body.outputs ?? outputs,
             nodes: body.nodes,
           },
           unit.scope(),
@@ -490,6 +515,22 @@ class Expander {
       case "older":
         return this.lowerByConversion(node, plan.op, plan.later, unit, where);
     }
+  }
+
+  /** The op's formal names, and whether any formal is variadic (computed once per op). */
+  private formals(op: OpVersion): { variadic: boolean; inputs: string[]; outputs: string[] } {
+    let f = this.opFormals.get(op);
+    if (!f) {
+      f = {
+        variadic:
+          op.inputs.some((x) => x.option === "variadic") ||
+          op.outputs.some((x) => x.option === "variadic"),
+        inputs: op.inputs.map((x) => x.name),
+        outputs: op.outputs.map((x) => x.name),
+      };
+      this.opFormals.set(op, f);
+    }
+    return f;
   }
 
   /**
@@ -526,7 +567,7 @@ class Expander {
   }
 
   private inlineLocal(node: Node, fn: Function, unit: Unit, where: string): Node[] | undefined {
-    const bound = bindFunctionAttributes(fn, node.attributes);
+    const bound = this.bound(fn, node.attributes);
     const nodes = inlineBody(
       node,
       { inputs: fn.inputs, outputs: fn.outputs, nodes: bound },
@@ -550,12 +591,12 @@ class Expander {
     where: string,
     schemaBody = false,
   ): Node[] | undefined {
-    // The common case: a schema body for opsets the caller has (at a version no older).
+    // The common cases: a schema body for opsets the caller has (at a version no older), or
+    // a body written for exactly the caller's opsets.
     if (
-      schemaBody &&
       imports.every((o) => {
         const have = unit.opsets.get(normaliseDomain(o.domain));
-        return have !== undefined && have >= o.version;
+        return have !== undefined && (have === o.version || (schemaBody && have > o.version));
       })
     )
       return nodes;

@@ -64,7 +64,130 @@ export function inlineBody(
   prefix: string,
   opts: { prefixed?: boolean } = {},
 ): Node[] {
-  return new Renamer(call, body, scope, prefix, opts.prefixed ?? true).run(body.nodes);
+  const prefixed = opts.prefixed ?? true;
+  const plan = renamePlan(body);
+  if (plan) return applyPlan(plan, call, body.nodes, scope, prefix, prefixed);
+  return new Renamer(call, body, scope, prefix, prefixed).run(body.nodes);
+}
+
+/**
+ * A body without subgraphs, compiled once: every name it uses is a slot (its formal inputs
+ * first, then its formal outputs, then the other names in the order the renamer meets them),
+ * and each node lists the slots of its inputs and outputs. Inlining a call then fills the slots
+ * in that order, giving the names the renamer gives, without a map per call.
+ */
+interface RenamePlan {
+  inputs: string[];
+  outputs: string[];
+  /** Per slot: the body's name, with the leading underscores a prefixed fresh name drops. */
+  names: string[];
+  stripped: string[];
+  /** Slot of each formal output, or -1 when it is also a formal input (the input's slot). */
+  outputSlots: number[];
+  inputSlotOf: number[];
+  nodes: { inputs: Int32Array; outputs: Int32Array }[];
+}
+
+const plans = new WeakMap<Node[], RenamePlan | null>();
+
+function sameList(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function renamePlan(body: BodyNodes): RenamePlan | undefined {
+  const cached = plans.get(body.nodes);
+  if (cached === null) return undefined;
+  if (cached && sameList(cached.inputs, body.inputs) && sameList(cached.outputs, body.outputs))
+    return cached;
+  for (const n of body.nodes)
+    for (const a of n.attributes)
+      if (a.type === "GRAPH" || a.type === "GRAPHS") {
+        plans.set(body.nodes, null);
+        return undefined;
+      }
+  const slot = new Map<string, number>();
+  const names: string[] = [];
+  const add = (name: string): number => {
+    names.push(name);
+    return names.length - 1;
+  };
+  // Formal inputs: the last of equal names wins, as in the renamer's map.
+  const inputSlotOf = body.inputs.map((f) => (f === "" ? -1 : add(f)));
+  body.inputs.forEach((f, i) => f !== "" && slot.set(f, inputSlotOf[i]!));
+  const outputSlots = body.outputs.map((f) => {
+    if (f === "" || slot.has(f)) return -1;
+    const k = add(f);
+    slot.set(f, k);
+    return k;
+  });
+  const use = (name: string): number => {
+    if (name === "") return -1;
+    let k = slot.get(name);
+    if (k === undefined) slot.set(name, (k = add(name)));
+    return k;
+  };
+  const nodes = body.nodes.map((n) => ({
+    inputs: Int32Array.from(n.inputs, use),
+    outputs: Int32Array.from(n.outputs, use),
+  }));
+  const stripped = names.map((name) => {
+    let start = 0;
+    while (name.charCodeAt(start) === 95 /* _ */) start++;
+    return start ? name.slice(start) : name;
+  });
+  const plan: RenamePlan = {
+    inputs: body.inputs.slice(),
+    outputs: body.outputs.slice(),
+    names,
+    stripped,
+    outputSlots,
+    inputSlotOf,
+    nodes,
+  };
+  plans.set(body.nodes, plan);
+  return plan;
+}
+
+function applyPlan(
+  plan: RenamePlan,
+  call: Node,
+  bodyNodes: Node[],
+  scope: NameScope,
+  prefix: string,
+  prefixed: boolean,
+): Node[] {
+  const value = new Array<string | undefined>(plan.names.length);
+  const fresh = (k: number): string =>
+    prefixed ? scope.fresh(`${prefix}__${plan.stripped[k]!}`) : scope.fresh(plan.names[k]!);
+  for (let i = 0; i < plan.inputSlotOf.length; i++) {
+    const k = plan.inputSlotOf[i]!;
+    if (k >= 0) value[k] = call.inputs[i] ?? "";
+  }
+  for (let i = 0; i < plan.outputSlots.length; i++) {
+    const k = plan.outputSlots[i]!;
+    if (k >= 0) value[k] = call.outputs[i] || fresh(k);
+  }
+  const out = new Array<Node>(bodyNodes.length);
+  for (let j = 0; j < bodyNodes.length; j++) {
+    const n = bodyNodes[j]!;
+    const p = plan.nodes[j]!;
+    const inputs = new Array<string>(p.inputs.length);
+    for (let i = 0; i < inputs.length; i++) {
+      const k = p.inputs[i]!;
+      inputs[i] = k < 0 ? "" : (value[k] ??= fresh(k));
+    }
+    while (inputs.length && inputs[inputs.length - 1] === "") inputs.pop();
+    const outputs = new Array<string>(p.outputs.length);
+    for (let i = 0; i < outputs.length; i++) {
+      const k = p.outputs[i]!;
+      outputs[i] = k < 0 ? "" : (value[k] ??= fresh(k));
+    }
+    const base = prefixed ? `${prefix}__${n.name || n.opType}` : n.name || `${prefix}__${n.opType}`;
+    out[j] = { ...n, inputs, outputs, name: scope.fresh(base) };
+  }
+  return out;
 }
 
 /** Names defined by one subgraph of the body, over those of the enclosing ones. */

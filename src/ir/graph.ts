@@ -73,6 +73,8 @@ export function freeNames(g: Graph): Set<string> {
  */
 export function topologicalOrder(owner: Graph | Function): number[] {
   const nodes = owner.nodes;
+  const inOrder = alreadyOrdered(nodes);
+  if (inOrder) return inOrder;
   const index = new GraphIndex(owner);
   const pending = new Array<number>(nodes.length).fill(0);
   const dependents: number[][] = nodes.map(() => []);
@@ -138,6 +140,31 @@ export function topologicalOrder(owner: Graph | Function): number[] {
   return order;
 }
 
+/**
+ * The identity order when every node's producers (the last node writing each name, as in
+ * GraphIndex) come before it — the order topologicalOrder gives then — else undefined. One pass
+ * and no per-node allocation: most graphs are stored in order.
+ */
+function alreadyOrdered(nodes: Node[]): number[] | undefined {
+  const producer = new Map<string, number>();
+  for (let i = 0; i < nodes.length; i++)
+    for (const o of nodes[i]!.outputs) if (o !== "") producer.set(o, i);
+  const before = (name: string, i: number) => {
+    if (name === "") return true;
+    const p = producer.get(name);
+    return p === undefined || p < i;
+  };
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i]!;
+    for (const name of n.inputs) if (!before(name, i)) return undefined;
+    if (n.attributes.length)
+      for (const name of outerNamesUsedBy(n)) if (!before(name, i)) return undefined;
+  }
+  const order = new Array<number>(nodes.length);
+  for (let i = 0; i < nodes.length; i++) order[i] = i;
+  return order;
+}
+
 /** Sorts a graph's nodes topologically in place; returns whether the order changed. */
 export function sortNodes(owner: Graph | Function): boolean {
   const order = topologicalOrder(owner);
@@ -156,21 +183,22 @@ export class NameScope {
   }
 
   addAll(owner: Graph | Function): void {
-    const add = (n: string) => this.used.add(n);
+    const used = this.used;
     if ("initializers" in owner) {
-      owner.inputs.forEach((v) => add(v.name));
-      owner.outputs.forEach((v) => add(v.name));
-      owner.initializers.forEach((t) => add(t.name));
-      owner.valueInfo.forEach((v) => add(v.name));
+      for (const v of owner.inputs) used.add(v.name);
+      for (const v of owner.outputs) used.add(v.name);
+      for (const t of owner.initializers) used.add(t.name);
+      for (const v of owner.valueInfo) used.add(v.name);
     } else {
-      owner.inputs.forEach(add);
-      owner.outputs.forEach(add);
+      for (const v of owner.inputs) used.add(v);
+      for (const v of owner.outputs) used.add(v);
     }
     for (const n of owner.nodes) {
-      n.inputs.forEach(add);
-      n.outputs.forEach(add);
-      if (n.name) add(n.name);
-      for (const a of n.attributes) for (const g of attributeGraphs(a)) this.addAll(g);
+      for (const v of n.inputs) used.add(v);
+      for (const v of n.outputs) used.add(v);
+      if (n.name) used.add(n.name);
+      if (n.attributes.length)
+        for (const a of n.attributes) for (const g of attributeGraphs(a)) this.addAll(g);
     }
   }
 
@@ -184,10 +212,9 @@ export class NameScope {
 
   /** A fresh name starting with `base`. */
   fresh(base: string): string {
-    if (!this.used.has(base)) {
-      this.used.add(base);
-      return base;
-    }
+    // One lookup in the common case: the base is free when adding it grows the set.
+    const size = this.used.size;
+    if (this.used.add(base).size !== size) return base;
     let i = this.counters.get(base) ?? 1;
     while (this.used.has(`${base}_${i}`)) i++;
     this.counters.set(base, i + 1);
