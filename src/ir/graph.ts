@@ -156,21 +156,24 @@ export class NameScope {
   }
 
   addAll(owner: Graph | Function): void {
-    const add = (n: string) => this.used.add(n);
+    // Plain loops: this runs over every name of a model, once per scope that needs fresh names.
+    const used = this.used;
     if ("initializers" in owner) {
-      owner.inputs.forEach((v) => add(v.name));
-      owner.outputs.forEach((v) => add(v.name));
-      owner.initializers.forEach((t) => add(t.name));
-      owner.valueInfo.forEach((v) => add(v.name));
+      for (const v of owner.inputs) used.add(v.name);
+      for (const v of owner.outputs) used.add(v.name);
+      for (const t of owner.initializers) used.add(t.name);
+      for (const v of owner.valueInfo) used.add(v.name);
     } else {
-      owner.inputs.forEach(add);
-      owner.outputs.forEach(add);
+      for (const n of owner.inputs) used.add(n);
+      for (const n of owner.outputs) used.add(n);
     }
     for (const n of owner.nodes) {
-      n.inputs.forEach(add);
-      n.outputs.forEach(add);
-      if (n.name) add(n.name);
-      for (const a of n.attributes) for (const g of attributeGraphs(a)) this.addAll(g);
+      for (const i of n.inputs) used.add(i);
+      for (const o of n.outputs) used.add(o);
+      if (n.name) used.add(n.name);
+      for (const a of n.attributes)
+        if (a.type === "GRAPH" || a.type === "GRAPHS")
+          for (const g of attributeGraphs(a)) this.addAll(g);
     }
   }
 
@@ -184,10 +187,9 @@ export class NameScope {
 
   /** A fresh name starting with `base`. */
   fresh(base: string): string {
-    if (!this.used.has(base)) {
-      this.used.add(base);
-      return base;
-    }
+    // One hash lookup in the common case: adding grows the set only when the name was free.
+    const size = this.used.size;
+    if (this.used.add(base).size !== size) return base;
     let i = this.counters.get(base) ?? 1;
     while (this.used.has(`${base}_${i}`)) i++;
     this.counters.set(base, i + 1);
