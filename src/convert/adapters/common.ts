@@ -103,8 +103,8 @@ export function axesAttributeToInput(
   const index = opts.index ?? 1;
   return (c) => {
     const a = getAttr(c.node, attrName);
-    const rest = withoutAttributes(c.node, attrName);
     if (!a) return undefined;
+    const rest = withoutAttributes(c.node, attrName);
     if (a.type !== "INTS" || a.value === undefined)
       return c.fail(`attribute '${attrName}' is not a list of integers`);
     if (a.value.length === 0 && opts.emptyIsAbsent) return [{ ...c.node, attributes: rest }];
