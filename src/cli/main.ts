@@ -8,6 +8,7 @@ import { registerCheckCommands } from "./commands/check.js";
 import { registerRunCommands } from "./commands/run.js";
 import { registerExpandCommands } from "./commands/expand.js";
 import { registerConvertCommands } from "./commands/convert.js";
+import { registerInspectCommands } from "./commands/inspect.js";
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerRunCommands(program);
   registerExpandCommands(program);
   registerConvertCommands(program);
+  registerInspectCommands(program);
   return program;
 }
 

@@ -7,7 +7,7 @@
 // Runs are synchronous, so the budget of the run in progress is a module-level value that
 // allocStorage (tensor.ts), the one place tensors are allocated, consults.
 
-import { getHeapStatistics } from "node:v8";
+import { heapStatistics } from "./heap.node.js";
 import { OnnxError } from "../errors.js";
 import type { RValue, Storage } from "./types.js";
 
@@ -39,8 +39,8 @@ export function formatBytes(n: number): string {
  * when the run starts (the other half is for the garbage collector, the IR and everything else).
  */
 export function heapAllowance(): number {
-  const h = getHeapStatistics();
-  return Math.max(0, Math.floor((h.heap_size_limit - h.used_heap_size) / 2));
+  const h = heapStatistics();
+  return Math.max(0, Math.floor((h.limit - h.used) / 2));
 }
 
 export class MemoryBudget {

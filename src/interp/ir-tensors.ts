@@ -4,7 +4,7 @@ import { OnnxError } from "../errors.js";
 import { dtypeName, numberToBfloat16Bits, numberToFloat16Bits } from "../ir/dtype.js";
 import { Tensor } from "../ir/tensor.js";
 import { DataType, type SparseTensor } from "../ir/types.js";
-import { loadExternalData } from "../io/files.js";
+import { loadExternalData } from "./external.node.js";
 import {
   allocStorage,
   elementCount,

@@ -2,20 +2,19 @@
 // encoder of our own that streams: large byte fields are emitted as views of their buffers,
 // never copied into one big output buffer, so saving a 200 MB model needs no second 200 MB.
 
-import { readFileSync } from "node:fs";
 import protobuf from "protobufjs";
 import Long from "long";
 import { OnnxError } from "../errors.js";
+// proto/onnx.proto's text: read from disk in Node, bundled as data in the web build.
+import { onnxProtoText } from "./proto-text.node.js";
 
 protobuf.util.Long = Long;
 protobuf.configure();
 
-const protoPath = new URL("../../proto/onnx.proto", import.meta.url);
-
 let rootCache: protobuf.Root | undefined;
 export function onnxRoot(): protobuf.Root {
   if (!rootCache) {
-    rootCache = protobuf.parse(readFileSync(protoPath, "utf8"), { keepCase: true }).root;
+    rootCache = protobuf.parse(onnxProtoText(), { keepCase: true }).root;
     rootCache.resolveAll();
   }
   return rootCache;

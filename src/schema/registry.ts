@@ -1,12 +1,14 @@
 // The schema registry: every operator version in schemas/, validated at load, looked up by
 // (domain, op, opset). Data only; function bodies are built elsewhere (builders/, body.ts).
 
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { z } from "zod";
 import { OnnxError } from "../errors.js";
 import { OperatorFileSchema, type OperatorFile, type OpVersion } from "./types.js";
+// Where the operator files come from: read from schemas/ in Node; bundled as data in the web build
+// (the bundler swaps every `*.node.js` import for its `*.web.ts` sibling).
+import { defaultSchemaDir, readSchemaDir, type SchemaFileText } from "./files.node.js";
+
+export { defaultSchemaDir, type SchemaFileText };
 
 /** "" and "ai.onnx" name the same domain; files store "". */
 export function normaliseDomain(domain: string): string {
@@ -16,11 +18,6 @@ export function normaliseDomain(domain: string): string {
 /** How a domain is named in messages. */
 export function domainLabel(domain: string): string {
   return domain === "" ? "ai.onnx" : domain;
-}
-
-/** The schemas/ folder of this package, found from this module (works from src/ and dist/). */
-export function defaultSchemaDir(): string {
-  return fileURLToPath(new URL("../../schemas/", import.meta.url));
 }
 
 /** Renders a zod issue path as `versions[3].attributes[0].type`. */
@@ -98,34 +95,19 @@ export class SchemaRegistry {
   private readonly maxByDomain = new Map<string, number>();
   readonly dir: string;
 
-  /** Loads and validates every `*.json` file directly in `dir` (one operator each). */
-  constructor(dir: string = defaultSchemaDir()) {
-    this.dir = dir;
-    let names: string[];
-    try {
-      names = readdirSync(dir).filter((f) => f.endsWith(".json"));
-    } catch (e) {
-      throw new OnnxError(
-        "E_SCHEMA",
-        `cannot read the schema folder: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-        dir,
-      );
-    }
-    names.sort();
-    for (const f of names) {
-      const path = join(dir, f);
-      let text: string;
-      try {
-        text = readFileSync(path, "utf8");
-      } catch (e) {
-        throw new OnnxError(
-          "E_SCHEMA",
-          `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-          path,
-        );
-      }
-      this.add(parseOperatorFile(text, path), path);
-    }
+  /**
+   * Loads and validates operator files: every `*.json` file directly in the folder `dir`, or the
+   * given files' texts (one operator each; how the browser build gets them).
+   */
+  constructor(source: string | readonly SchemaFileText[] = defaultSchemaDir()) {
+    this.dir = typeof source === "string" ? source : "(bundled schemas)";
+    const files = typeof source === "string" ? readSchemaDir(source) : source;
+    for (const f of files) this.add(parseOperatorFile(f.text, f.path), f.path);
+  }
+
+  /** A registry of operator files given as data (no filesystem). */
+  static fromFiles(files: readonly SchemaFileText[]): SchemaRegistry {
+    return new SchemaRegistry(files);
   }
 
   /** The registry of this package's schemas/, loaded once. */

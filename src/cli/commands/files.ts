@@ -4,11 +4,11 @@ import type { Command } from "commander";
 import { statSync } from "node:fs";
 import { OnnxError } from "../../errors.js";
 import { loadModel, saveModel } from "../../io/files.js";
-import { dtypeName } from "../../ir/dtype.js";
-import { walkGraphs, walkNodes, walkTensors } from "../../ir/traverse.js";
-import type { Model } from "../../ir/types.js";
+import { modelInfo, type ModelInfo } from "../../ir/info.js";
 import { printModel } from "../../text/print.js";
 import { action, oneLine } from "../util.js";
+
+export { modelInfo, type ModelInfo };
 
 export function registerFileCommands(program: Command): void {
   program
@@ -66,74 +66,6 @@ export function registerFileCommands(program: Command): void {
         );
       }),
     );
-}
-
-export interface ModelInfo {
-  fileBytes: number;
-  irVersion: number;
-  opsetImports: { domain: string; version: number }[];
-  producer?: string;
-  graphName?: string;
-  inputs: string[];
-  outputs: string[];
-  nodes: number;
-  subgraphs: number;
-  functions: string[];
-  ops: Record<string, number>;
-  initializers: number;
-  tensorBytes: number;
-  externalTensors: number;
-}
-
-function typeText(t: Model["graph"]["inputs"][number]["type"]): string {
-  if (!t) return "?";
-  if (t.kind === "tensor" || t.kind === "sparse_tensor") {
-    const shape = t.shape
-      ? `[${t.shape.map((d) => (d === null ? "?" : String(d))).join(",")}]`
-      : "";
-    return `${t.kind === "sparse_tensor" ? "sparse " : ""}${dtypeName(t.elemType)}${shape}`;
-  }
-  return t.kind;
-}
-
-export function modelInfo(model: Model, fileBytes: number): ModelInfo {
-  const ops: Record<string, number> = {};
-  let nodes = 0;
-  for (const { node } of walkNodes(model)) {
-    const key =
-      node.domain && node.domain !== "ai.onnx" ? `${node.domain}.${node.opType}` : node.opType;
-    ops[key] = (ops[key] ?? 0) + 1;
-    nodes++;
-  }
-  let tensorBytes = 0;
-  let externalTensors = 0;
-  for (const t of walkTensors(model)) {
-    if (t.data.kind === "raw") tensorBytes += t.data.bytes.length;
-    else if (t.data.kind === "external") externalTensors++;
-    else if (t.data.kind !== "none" && t.data.kind !== "string")
-      tensorBytes += t.data.values.byteLength;
-  }
-  const sorted = Object.fromEntries(
-    Object.entries(ops).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])),
-  );
-  return {
-    fileBytes,
-    irVersion: model.irVersion,
-    opsetImports: model.opsetImports,
-    ...(model.producerName
-      ? { producer: `${model.producerName} ${model.producerVersion ?? ""}`.trim() }
-      : {}),
-    ...(model.graph.name ? { graphName: model.graph.name } : {}),
-    inputs: model.graph.inputs.map((v) => `${v.name}: ${typeText(v.type)}`),
-    outputs: model.graph.outputs.map((v) => `${v.name}: ${typeText(v.type)}`),
-    nodes,
-    subgraphs: [...walkGraphs(model)].length - 1,
-    functions: model.functions.map((f) => `${f.domain}.${f.name}`),
-    ops: sorted,
-    initializers: model.graph.initializers.length,
-    tensorBytes,
-    externalTensors,
-  };
 }
 
 function formatInfo(file: string, i: ModelInfo): string {

@@ -22,7 +22,7 @@ const owners = new WeakMap<object, SharedWasmMemory>();
  * memory; undefined where shared WebAssembly memory is unavailable or the size is over 4 GiB.
  */
 export function allocWasmBacked(bytes: number): SharedArrayBuffer | undefined {
-  const wa = (globalThis as { WebAssembly?: MemoryCtor }).WebAssembly;
+  const wa = (globalThis as unknown as { WebAssembly?: MemoryCtor }).WebAssembly;
   if (!wa || typeof SharedArrayBuffer !== "function") return undefined;
   const pages = Math.ceil((bytes + SCRATCH_BYTES) / PAGE);
   if (pages > 65536) return undefined;

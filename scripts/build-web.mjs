@@ -1,0 +1,74 @@
+// Builds the inspector page into dist/web/: index.html, main.js (the page) and worker.js (a Web
+// Worker running the library and the graph layout). The library's Node-only modules (`*.node.ts`:
+// schemas/ and proto/onnx.proto read from disk) are swapped for their `*.web.ts` siblings, which get
+// the same files as bundled data. A `node:` import reaching the bundle fails the build.
+
+import { build } from "esbuild";
+import {
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const out = join(root, "dist", "web");
+
+const webSwap = {
+  name: "web-swap",
+  setup(b) {
+    b.onResolve({ filter: /\.node\.js$/ }, (args) => ({
+      path: resolve(args.resolveDir, args.path.replace(/\.node\.js$/, ".web.ts")),
+    }));
+    b.onResolve({ filter: /^onnx-expand:schemas$/ }, () => ({
+      path: "schemas",
+      namespace: "schemas",
+    }));
+    b.onLoad({ filter: /.*/, namespace: "schemas" }, () => {
+      const dir = join(root, "schemas");
+      const files = readdirSync(dir)
+        .filter((f) => f.endsWith(".json"))
+        .sort()
+        .map((f) => ({
+          path: `schemas/${f}`,
+          text: JSON.stringify(JSON.parse(readFileSync(join(dir, f), "utf8"))),
+        }));
+      return { contents: `export default ${JSON.stringify(files)};`, loader: "js" };
+    });
+    b.onResolve({ filter: /^node:/ }, (args) => ({
+      errors: [{ text: `${args.path} imported by ${args.importer}: not available in a browser` }],
+    }));
+  },
+};
+
+mkdirSync(out, { recursive: true });
+await build({
+  entryPoints: { main: join(root, "web", "main.ts"), worker: join(root, "web", "worker.ts") },
+  outdir: out,
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: "es2022",
+  minify: true,
+  sourcemap: false,
+  legalComments: "none",
+  loader: { ".proto": "text" },
+  plugins: [webSwap],
+  logLevel: "warning",
+});
+for (const f of ["index.html", "style.css"]) copyFileSync(join(root, "web", f), join(out, f));
+
+const sizes = ["index.html", "style.css", "main.js", "worker.js"].map((f) => {
+  const bytes = readFileSync(join(out, f));
+  return { f, raw: statSync(join(out, f)).size, gz: gzipSync(bytes, { level: 9 }).length };
+});
+const kib = (n) => `${(n / 1024).toFixed(0)} KiB`;
+for (const s of sizes) console.log(`dist/web/${s.f}: ${kib(s.raw)} (gzip ${kib(s.gz)})`);
+const total = sizes.reduce((a, s) => a + s.gz, 0);
+console.log(`dist/web total gzip: ${kib(total)}`);
+writeFileSync(join(out, "sizes.json"), JSON.stringify(sizes, null, 2) + "\n");

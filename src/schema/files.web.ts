@@ -1,0 +1,23 @@
+// Browser build: the operator files of schemas/, bundled as data (the web build's esbuild plugin
+// provides the virtual module "onnx-expand:schemas"). Stands in for files.node.ts.
+
+import { OnnxError } from "../errors.js";
+// @ts-expect-error: a virtual module of the web build (scripts/build-web.mjs)
+import bundled from "onnx-expand:schemas";
+
+export interface SchemaFileText {
+  path: string;
+  text: string;
+}
+
+const DEFAULT = "schemas/";
+
+export function defaultSchemaDir(): string {
+  return DEFAULT;
+}
+
+export function readSchemaDir(dir: string): SchemaFileText[] {
+  if (dir !== DEFAULT)
+    throw new OnnxError("E_SCHEMA", "the browser build has only its bundled schemas", dir);
+  return bundled as SchemaFileText[];
+}

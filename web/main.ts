@@ -1,0 +1,607 @@
+// The inspector page: asks the worker (worker.ts) for everything slow and draws what it answers
+// as SVG (pan with the mouse, zoom with the wheel). Two panes: the loaded model (a) and the result
+// of an action (b), with the diff marked on both.
+
+import type { ModelInfo } from "../src/ir/info.js";
+import type { DiffCounts, Drawing, DrawnNode } from "./worker.js";
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+const SVG = "http://www.w3.org/2000/svg";
+
+type SideName = "a" | "b";
+interface Summary {
+  name: string;
+  info: ModelInfo;
+  problems: string[];
+  views: { id: string; title: string; nodes: number }[];
+}
+
+// ---- the worker ----
+
+const worker = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
+let nextId = 1;
+const pending = new Map<number, { resolve: (v: any) => void; reject: (e: WorkError) => void }>();
+let busy = 0;
+
+class WorkError extends Error {
+  constructor(
+    message: string,
+    readonly notes: string[],
+  ) {
+    super(message);
+  }
+}
+
+worker.onmessage = (ev: MessageEvent) => {
+  const m = ev.data;
+  if (m.progress) {
+    status(m.progress);
+    return;
+  }
+  const p = pending.get(m.id);
+  if (!p) return;
+  pending.delete(m.id);
+  if (m.ok) p.resolve(m.result);
+  else p.reject(new WorkError(m.error, m.notes ?? []));
+};
+worker.onerror = (ev) => showError(`the worker failed: ${ev.message}`);
+
+function ask<T>(
+  op: string,
+  args: Record<string, unknown> = {},
+  transfer: Transferable[] = [],
+): Promise<T> {
+  const id = nextId++;
+  busy++;
+  document.body.dataset.state = "busy";
+  return new Promise<T>((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    worker.postMessage({ id, op, ...args }, transfer);
+  }).finally(() => {
+    if (--busy === 0) document.body.dataset.state = loaded ? "ready" : "empty";
+  });
+}
+
+// ---- status and errors ----
+
+function status(text: string): void {
+  $("status").textContent = text;
+}
+
+function showError(message: string, notes: string[] = []): void {
+  const box = $("error");
+  box.hidden = false;
+  box.textContent = [message, ...notes.map((n) => `  ${n}`)].join("\n");
+  document.body.dataset.error = "1";
+  status("Failed: see the message below.");
+}
+
+function clearError(): void {
+  $("error").hidden = true;
+  $("error").textContent = "";
+  delete document.body.dataset.error;
+}
+
+async function guarded(what: string, f: () => Promise<void>): Promise<void> {
+  clearError();
+  try {
+    await f();
+  } catch (e) {
+    const err = e as WorkError;
+    showError(`${what}: ${err.message}`, err.notes ?? []);
+  }
+}
+
+// ---- drawing ----
+
+interface PaneState {
+  side: SideName;
+  summary?: Summary;
+  view: string;
+  drawing?: Drawing;
+  scale: number;
+  tx: number;
+  ty: number;
+}
+const panes: Record<SideName, PaneState> = {
+  a: { side: "a", view: "main", scale: 1, tx: 0, ty: 0 },
+  b: { side: "b", view: "main", scale: 1, tx: 0, ty: 0 },
+};
+let loaded = false;
+
+function el<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string | number> = {},
+) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  return e;
+}
+
+function setupPane(p: PaneState, title: string): void {
+  const pane = $(`pane-${p.side}`);
+  pane.hidden = false;
+  pane.replaceChildren();
+  const bar = document.createElement("div");
+  bar.className = "bar";
+  const name = document.createElement("b");
+  name.textContent = title;
+  const select = document.createElement("select");
+  select.className = "views";
+  for (const v of p.summary!.views) {
+    const o = document.createElement("option");
+    o.value = v.id;
+    o.textContent = `${v.title} (${v.nodes} nodes)`;
+    select.append(o);
+  }
+  select.value = p.view;
+  select.onchange = () => void guarded("layout", () => show(p, select.value));
+  const fit = document.createElement("button");
+  fit.textContent = "Fit";
+  fit.onclick = () => fitView(p);
+  const count = document.createElement("span");
+  count.className = "count";
+  bar.append(name, select, fit, count);
+  const svg = el("svg");
+  svg.append(el("g", { class: "world" }));
+  pane.append(bar, svg);
+  panZoom(p, svg);
+}
+
+async function show(p: PaneState, view: string): Promise<void> {
+  const t0 = performance.now();
+  const d = await ask<Drawing>("layout", { side: p.side, view });
+  p.view = view;
+  p.drawing = d;
+  const pane = $(`pane-${p.side}`);
+  (pane.querySelector("select.views") as HTMLSelectElement).value = view;
+  draw(p);
+  fitView(p);
+  const ms = performance.now() - t0;
+  const ops = d.nodes.filter((n) => n.kind === "op").length;
+  pane.querySelector(".count")!.textContent = `${ops} nodes drawn · layout ${Math.round(d.ms)} ms`;
+  pane.dataset.drawn = String(ops);
+  pane.dataset.view = view;
+  pane.dataset.firstDrawMs = String(Math.round(ms));
+  status(`Drew ${d.title}: ${ops} nodes in ${Math.round(ms)} ms.`);
+}
+
+/** Re-applies the diff marks of the shown view to the drawn nodes. */
+async function remark(p: PaneState): Promise<void> {
+  const marks = new Map(await ask<[number, string][]>("marks", { side: p.side, view: p.view }));
+  for (const n of p.drawing?.nodes ?? []) {
+    if (n.kind !== "op") continue;
+    const m = marks.get(n.index);
+    if (m) n.mark = m;
+    else delete n.mark;
+  }
+  for (const g of $(`pane-${p.side}`).querySelectorAll<SVGGElement>("g.node.op")) {
+    const m = marks.get(Number(g.dataset.index));
+    g.classList.remove("added", "removed", "changed");
+    delete g.dataset.mark;
+    if (m) {
+      g.classList.add(m);
+      g.dataset.mark = m;
+    }
+  }
+}
+
+function draw(p: PaneState): void {
+  const d = p.drawing!;
+  const svg = $(`pane-${p.side}`).querySelector("svg")!;
+  const world = el("g", { class: "world" });
+  const edges = el("g", { class: "edges" });
+  for (const e of d.edges) {
+    if (e.points.length < 4) continue;
+    let path = `M${e.points[0]},${e.points[1]}`;
+    for (let i = 2; i < e.points.length; i += 2) path += `L${e.points[i]},${e.points[i + 1]}`;
+    const pe = el("path", { d: path, class: "edge", "marker-end": "url(#arrow)" });
+    const t = el("title");
+    t.textContent = e.title;
+    pe.append(t);
+    edges.append(pe);
+  }
+  const nodes = el("g", { class: "nodes" });
+  for (const n of d.nodes) nodes.append(nodeShape(p, n));
+  const defs = el("defs");
+  const marker = el("marker", {
+    id: "arrow",
+    viewBox: "0 0 10 10",
+    refX: 9,
+    refY: 5,
+    markerWidth: 6,
+    markerHeight: 6,
+    orient: "auto",
+  });
+  marker.append(el("path", { d: "M0,0L10,5L0,10z", fill: "#778" }));
+  defs.append(marker);
+  world.append(edges, nodes);
+  svg.replaceChildren(defs, world);
+  applyTransform(p);
+}
+
+function nodeShape(p: PaneState, n: DrawnNode): SVGGElement {
+  const g = el("g", {
+    class: `node ${n.kind}${n.mark ? ` ${n.mark}` : ""}${n.subgraphs ? " sub" : ""}`,
+    transform: `translate(${n.x},${n.y})`,
+  });
+  g.dataset.index = String(n.index);
+  if (n.mark) g.dataset.mark = n.mark;
+  g.append(el("rect", { width: n.w, height: n.h, rx: n.kind === "op" ? 3 : 12 }));
+  const label = el("text", { x: n.w / 2, y: n.sub ? 15 : 17, "text-anchor": "middle" });
+  label.textContent = n.label;
+  g.append(label);
+  if (n.sub) {
+    const sub = el("text", { x: n.w / 2, y: 31, "text-anchor": "middle", class: "sub" });
+    sub.textContent = n.sub.length > 30 ? `${n.sub.slice(0, 29)}…` : n.sub;
+    g.append(sub);
+  }
+  const title = el("title");
+  title.textContent =
+    n.kind === "op"
+      ? `${n.label}${n.sub ? ` '${n.sub}'` : ""}`
+      : `${n.kind === "in" ? "input" : "output"} ${n.label}: ${n.sub}`;
+  g.append(title);
+  if (n.kind === "op")
+    g.addEventListener("click", (ev) => {
+      ev.stopPropagation();
+      for (const s of document.querySelectorAll(".node.selected")) s.classList.remove("selected");
+      g.classList.add("selected");
+      void guarded("details", () => showDetails(p, n.index));
+    });
+  return g;
+}
+
+function applyTransform(p: PaneState): void {
+  const world = $(`pane-${p.side}`).querySelector("g.world");
+  world?.setAttribute("transform", `translate(${p.tx},${p.ty}) scale(${p.scale})`);
+}
+
+function fitView(p: PaneState): void {
+  const d = p.drawing;
+  const svg = $(`pane-${p.side}`).querySelector("svg")!;
+  if (!d) return;
+  const r = svg.getBoundingClientRect();
+  const s = Math.min(r.width / (d.width + 20), r.height / (d.height + 20), 1.5);
+  // Large graphs start readable at the top rather than as a speck: at least 0.35 when wide.
+  p.scale = d.nodes.length > 200 ? Math.max(s, 0.35) : s;
+  p.tx = Math.max(10, (r.width - d.width * p.scale) / 2);
+  p.ty = 10;
+  applyTransform(p);
+}
+
+function panZoom(p: PaneState, svg: SVGSVGElement): void {
+  let drag: { x: number; y: number; tx: number; ty: number } | undefined;
+  svg.addEventListener("mousedown", (e) => {
+    drag = { x: e.clientX, y: e.clientY, tx: p.tx, ty: p.ty };
+    svg.style.cursor = "grabbing";
+  });
+  window.addEventListener("mousemove", (e) => {
+    if (!drag) return;
+    p.tx = drag.tx + e.clientX - drag.x;
+    p.ty = drag.ty + e.clientY - drag.y;
+    applyTransform(p);
+  });
+  window.addEventListener("mouseup", () => {
+    drag = undefined;
+    svg.style.cursor = "";
+  });
+  svg.addEventListener(
+    "wheel",
+    (e) => {
+      e.preventDefault();
+      const r = svg.getBoundingClientRect();
+      const mx = e.clientX - r.left;
+      const my = e.clientY - r.top;
+      const k = Math.exp(-e.deltaY * 0.0015);
+      const s = Math.min(8, Math.max(0.02, p.scale * k));
+      p.tx = mx - ((mx - p.tx) * s) / p.scale;
+      p.ty = my - ((my - p.ty) * s) / p.scale;
+      p.scale = s;
+      applyTransform(p);
+    },
+    { passive: false },
+  );
+}
+
+// ---- panels ----
+
+function table(rows: (string | number)[][], head?: string[]): HTMLTableElement {
+  const t = document.createElement("table");
+  if (head) {
+    const tr = t.insertRow();
+    for (const h of head) {
+      const th = document.createElement("th");
+      th.textContent = h;
+      tr.append(th);
+    }
+  }
+  for (const r of rows) {
+    const tr = t.insertRow();
+    for (const c of r) tr.insertCell().textContent = String(c);
+  }
+  return t;
+}
+
+function renderSummary(s: Summary): void {
+  const box = $("summary");
+  box.replaceChildren();
+  const h = document.createElement("h3");
+  h.textContent = s.name;
+  const i = s.info;
+  const facts = table([
+    ["IR version", i.irVersion],
+    ["opsets", i.opsetImports.map((o) => `${o.domain || "ai.onnx"} ${o.version}`).join(", ")],
+    ...(i.producer ? [["producer", i.producer]] : []),
+    ["inputs", i.inputs.join(", ") || "(none)"],
+    ["outputs", i.outputs.join(", ") || "(none)"],
+    ["nodes", `${i.nodes}${i.subgraphs ? ` (in ${i.subgraphs + 1} graphs)` : ""}`],
+    ...(i.functions.length ? [["functions", i.functions.join(", ")]] : []),
+    ["initializers", i.initializers],
+    ["checker", s.problems.length ? `${s.problems.length} problem(s): press Check` : "no problems"],
+  ]);
+  facts.id = "facts";
+  facts.dataset.nodes = String(i.nodes);
+  const hist = document.createElement("div");
+  hist.className = "hist";
+  hist.append(
+    table(
+      Object.entries(i.ops).map(([op, n]) => [n, op]),
+      ["count", "op"],
+    ),
+  );
+  box.append(h, facts, hist);
+}
+
+async function showDetails(p: PaneState, index: number): Promise<void> {
+  const d = await ask<any>("details", { side: p.side, view: p.view, index });
+  const box = $("details");
+  box.hidden = false;
+  box.replaceChildren();
+  const close = document.createElement("button");
+  close.className = "close";
+  close.textContent = "×";
+  close.onclick = () => (box.hidden = true);
+  const h = document.createElement("h3");
+  h.textContent = `${d.op}${d.name ? ` '${d.name}'` : ""}`;
+  const s = d.schema;
+  const rows: (string | number)[][] = [
+    ["domain", d.domain],
+    ["opset imported", d.opset ?? "(none)"],
+    ["schema", s.kind === "schema" ? `version ${s.since} in force` : s.kind],
+    ["function", s.function ? "yes (has a body: expandable)" : "no (primitive)"],
+  ];
+  if (d.mark) rows.push(["diff", d.mark]);
+  box.append(close, h, table(rows));
+  const io = (title: string, list: { name: string; type: string }[], formals?: string[]) => {
+    const t = document.createElement("h4");
+    t.textContent = title;
+    box.append(t, table(list.map((x, k) => [formals?.[k] ?? k, x.name || "(omitted)", x.type])));
+  };
+  io("inputs", d.inputs, s.inputs);
+  io("outputs", d.outputs, s.outputs);
+  if (d.attributes.length) {
+    const t = document.createElement("h4");
+    t.textContent = "attributes";
+    const pre = document.createElement("pre");
+    pre.textContent = d.attributes.join("\n");
+    box.append(t, pre);
+  }
+  for (const v of d.subviews as { id: string; title: string }[]) {
+    const b = document.createElement("button");
+    b.textContent = `Open ${v.title}`;
+    b.className = "open-sub";
+    b.onclick = () => void guarded("layout", () => show(p, v.id));
+    box.append(b, document.createElement("br"));
+  }
+}
+
+function renderDiff(c: DiffCounts): void {
+  const box = $("diff");
+  box.hidden = false;
+  box.dataset.counts = JSON.stringify(c);
+  box.replaceChildren();
+  const h = document.createElement("h3");
+  h.textContent = c.same ? "Diff: the models are the same" : "Diff (main graph)";
+  const legend = document.createElement("div");
+  legend.className = "legend";
+  legend.innerHTML =
+    '<span class="removed">removed</span><span class="added">added</span><span class="changed">changed</span>';
+  box.append(
+    h,
+    table([
+      ["nodes", `${c.nodes.a} → ${c.nodes.b}`],
+      ["matched", c.matched],
+      ["changed", c.changed],
+      ["removed", c.removed],
+      ["added", c.added],
+      ["hunks", c.hunks],
+      ["functions changed", c.functions],
+      ["opset imports changed", c.opsetImports],
+    ]),
+    legend,
+  );
+}
+
+// ---- actions ----
+
+async function loadBytes(bytes: Uint8Array, name: string): Promise<void> {
+  loaded = false;
+  $("pane-b").hidden = true;
+  $("diff").hidden = true;
+  $("run-report").hidden = true;
+  $("check-report").hidden = true;
+  $("details").hidden = true;
+  $("downloads").hidden = true;
+  const s = await ask<Summary>("load", { bytes, name }, [bytes.buffer]);
+  loaded = true;
+  panes.a.summary = s;
+  panes.a.view = "main";
+  renderSummary(s);
+  $("actions").hidden = false;
+  setupPane(panes.a, s.name);
+  await show(panes.a, "main");
+}
+
+async function openFile(f: File): Promise<void> {
+  await guarded("cannot open the file", async () => {
+    status(`reading ${f.name}…`);
+    await loadBytes(new Uint8Array(await f.arrayBuffer()), f.name);
+  });
+}
+
+async function transform(op: string, args: Record<string, unknown>): Promise<void> {
+  const r = await ask<{ summary: Summary; diff: DiffCounts; notes: string[] }>(op, args);
+  panes.b.summary = r.summary;
+  panes.b.view = "main";
+  setupPane(panes.b, r.summary.name);
+  renderDiff(r.diff);
+  $("downloads").hidden = false;
+  await show(panes.b, "main");
+  // Mark the original's drawing with the diff (no new layout).
+  await remark(panes.a);
+  if (r.notes.length) {
+    const pre = document.createElement("pre");
+    pre.className = "notes";
+    pre.textContent = r.notes.join("\n");
+    $("diff").append(pre);
+  }
+  status(
+    `${r.summary.name}: ${r.diff.removed} removed, ${r.diff.added} added, ${r.diff.changed} changed.`,
+  );
+}
+
+$<HTMLFormElement>("convert-form").onsubmit = (e) => {
+  e.preventDefault();
+  void guarded("conversion", () =>
+    transform("convert", { opset: $<HTMLInputElement>("opset").value }),
+  );
+};
+$<HTMLFormElement>("expand-form").onsubmit = (e) => {
+  e.preventDefault();
+  void guarded("expansion", () =>
+    transform("expand", {
+      mode: $<HTMLSelectElement>("expand-mode").value,
+      ops: $<HTMLInputElement>("expand-ops").value,
+    }),
+  );
+};
+$("check").onclick = () =>
+  void guarded("check", async () => {
+    const r = await ask<Record<string, string[]>>("check");
+    const box = $("check-report");
+    box.hidden = false;
+    box.replaceChildren();
+    for (const [side, problems] of Object.entries(r)) {
+      const h = document.createElement("h3");
+      h.textContent = `Check ${side === "a" ? "original" : "result"}: ${problems.length ? `${problems.length} problem(s)` : "valid"}`;
+      h.dataset.problems = String(problems.length);
+      box.append(h);
+      if (problems.length) {
+        const pre = document.createElement("pre");
+        pre.textContent = problems.join("\n");
+        box.append(pre);
+      }
+    }
+  });
+
+$<HTMLSelectElement>("run-mode").onchange = () => {
+  const m = $<HTMLSelectElement>("run-mode").value;
+  $("seed").hidden = m !== "random";
+  $("run-json").hidden = m !== "json";
+  $("run-files").hidden = m !== "files";
+};
+$<HTMLFormElement>("run-form").onsubmit = (e) => {
+  e.preventDefault();
+  void guarded("run", async () => {
+    const mode = $<HTMLSelectElement>("run-mode").value;
+    const args: Record<string, unknown> = { mode };
+    if (mode === "random") args.seed = Number($<HTMLInputElement>("seed").value) || 0;
+    if (mode === "json") args.json = $<HTMLTextAreaElement>("run-json").value;
+    if (mode === "files")
+      args.files = await Promise.all(
+        [...($<HTMLInputElement>("run-files").files ?? [])].map(async (f) => ({
+          name: f.name,
+          bytes: new Uint8Array(await f.arrayBuffer()),
+        })),
+      );
+    const r = await ask<any>("run", args);
+    const box = $("run-report");
+    box.hidden = false;
+    box.replaceChildren();
+    const h = document.createElement("h3");
+    h.textContent = panes.b.summary ? "Run: original vs result" : "Run";
+    const fmt = (x: number | undefined) =>
+      x === undefined ? "" : x === 0 ? "0" : x.toExponential(3);
+    const rows = r.outputs.map((o: any) => [
+      o.name,
+      `[${o.a.shape.join(",")}]`,
+      o.a.head,
+      ...(panes.b.summary ? [fmt(o.abs), fmt(o.rel), o.note ?? ""] : []),
+    ]);
+    const t = table(rows, [
+      "output",
+      "shape",
+      "values",
+      ...(panes.b.summary ? ["max abs diff", "max rel diff", ""] : []),
+    ]);
+    t.id = "run-table";
+    const maxAbs = r.outputs.reduce((m: number, o: any) => Math.max(m, o.abs ?? 0), 0);
+    box.dataset.maxAbs = String(maxAbs);
+    box.dataset.outputs = JSON.stringify(
+      r.outputs.map((o: any) => ({ name: o.name, abs: o.abs, rel: o.rel })),
+    );
+    const inputs = document.createElement("p");
+    inputs.textContent = `inputs: ${r.inputs.map((i: any) => `${i.name} [${i.shape.join(",")}]`).join(", ")}`;
+    box.append(h, inputs, t);
+    status(
+      `Ran ${r.outputs.length} output(s)${panes.b.summary ? `; largest absolute difference ${fmt(maxAbs)}` : ""}.`,
+    );
+  });
+};
+
+async function download(format: "binary" | "text"): Promise<void> {
+  const bytes = await ask<Uint8Array>("download", { side: "b", format });
+  const base = (panes.b.summary?.name ?? "model")
+    .replace(/\.(onnx|onnxtxt)\b.*$/, "")
+    .replace(/[^\w.-]+/g, "_");
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(new Blob([bytes as BlobPart]));
+  a.download = `${base}.result.${format === "text" ? "onnxtxt" : "onnx"}`;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+}
+$("dl-onnx").onclick = () => void guarded("download", () => download("binary"));
+$("dl-text").onclick = () => void guarded("download", () => download("text"));
+
+// ---- opening files ----
+
+$<HTMLInputElement>("file").onchange = () => {
+  const f = $<HTMLInputElement>("file").files?.[0];
+  if (f) void openFile(f);
+};
+document.addEventListener("dragover", (e) => {
+  e.preventDefault();
+  document.body.classList.add("dragging");
+});
+document.addEventListener("dragleave", () => document.body.classList.remove("dragging"));
+document.addEventListener("drop", (e) => {
+  e.preventDefault();
+  document.body.classList.remove("dragging");
+  const f = e.dataTransfer?.files[0];
+  if (f) void openFile(f);
+});
+
+// `onnx-expand inspect MODEL` serves the model as ./preload (a static server answers 404).
+void (async () => {
+  try {
+    const r = await fetch("preload");
+    if (!r.ok) return;
+    const name = decodeURIComponent(r.headers.get("x-model-name") ?? "model.onnx");
+    await guarded("cannot open the file", async () =>
+      loadBytes(new Uint8Array(await r.arrayBuffer()), name),
+    );
+  } catch {
+    // no server behind the page: nothing to preload
+  }
+})();
