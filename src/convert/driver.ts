@@ -194,9 +194,14 @@ class OwnerState {
   }
 }
 
+function hasGraphAttribute(n: Node): boolean {
+  for (const a of n.attributes) if (a.type === "GRAPH" || a.type === "GRAPHS") return true;
+  return false;
+}
+
 function countUses(u: Map<string, number>, n: Node, by: number): void {
   for (const i of n.inputs) if (i) u.set(i, (u.get(i) ?? 0) + by);
-  if (n.attributes.some((a) => a.type === "GRAPH" || a.type === "GRAPHS"))
+  if (hasGraphAttribute(n))
     for (const name of outerNamesUsedBy(n)) u.set(name, (u.get(name) ?? 0) + by);
 }
 
@@ -400,7 +405,7 @@ export class Converter {
     const nodes = state.nodes;
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i]!;
-      if (!n.attributes.some((a) => a.type === "GRAPH" || a.type === "GRAPHS")) continue;
+      if (!hasGraphAttribute(n)) continue;
       const attributes = n.attributes.map((a) =>
         mapAttributeGraphs(a, (g) =>
           this.convertGraph(
@@ -474,6 +479,10 @@ export class Converter {
 
   /** Graphs the replacement nodes carry that the replaced node did not: made at opset `at`. */
   private noteNewGraphs(node: Node, repl: Node[], at: number): void {
+    // The common case (no replacement node carries a graph) allocates nothing.
+    let any = false;
+    for (const n of repl) if (hasGraphAttribute(n)) any = true;
+    if (!any) return;
     const old = new Set(node.attributes.flatMap((a) => attributeGraphs(a)));
     for (const n of repl)
       for (const a of n.attributes)
@@ -555,29 +564,7 @@ export class Converter {
     index: number,
     k: number,
   ): AdapterContext {
-    const c: Context = {
-      node,
-      from,
-      to,
-      direction,
-      opset,
-      // Built only when asked: most adapted nodes never need their label.
-      get where() {
-        return `${state.where} > ${nodeLabel(node, index)}`;
-      },
-      state,
-      converter: this,
-      opsetFrom: k,
-      inputType: contextMethods.inputType,
-      outputType: contextMethods.outputType,
-      inputElemType: contextMethods.inputElemType,
-      outputElemType: contextMethods.outputElemType,
-      constantInput: contextMethods.constantInput,
-      fresh: contextMethods.fresh,
-      warn: contextMethods.warn,
-      fail: contextMethods.fail,
-    };
-    return c;
+    return new DriverContext(node, from, to, direction, opset, state, this, k, index);
   }
 
   /** The element type of a tensor value: the cheap pass first, full inference when it cannot tell. */
@@ -598,39 +585,51 @@ export class Converter {
   }
 }
 
-/** The driver's context: the adapter's view plus what its methods need (kept on the object so
- * that a copy made with a different node, as `inOrder` does, still works). */
-interface Context extends AdapterContext {
-  readonly state: OwnerState;
-  readonly converter: Converter;
-  readonly opsetFrom: number;
-}
-
-const contextMethods = {
-  inputType(this: Context, i: number): Type | undefined {
+/**
+ * The driver's context: the adapter's view plus what its methods need. One small object per
+ * adapted node, its methods on the prototype (a copy with another node, as `inOrder` makes with
+ * `withNode`, keeps the prototype and so still works).
+ */
+class DriverContext implements AdapterContext {
+  constructor(
+    readonly node: Node,
+    readonly from: OpVersion,
+    readonly to: OpVersion,
+    readonly direction: Direction,
+    readonly opset: number,
+    readonly state: OwnerState,
+    readonly converter: Converter,
+    readonly opsetFrom: number,
+    readonly index: number,
+  ) {}
+  /** Built only when asked: most adapted nodes never need their label. */
+  get where(): string {
+    return `${this.state.where} > ${nodeLabel(this.node, this.index)}`;
+  }
+  inputType(i: number): Type | undefined {
     const name = this.node.inputs[i];
     return name ? this.converter.typeOf(this.state, name) : undefined;
-  },
-  outputType(this: Context, i: number): Type | undefined {
+  }
+  outputType(i: number): Type | undefined {
     const name = this.node.outputs[i];
     return name ? this.converter.typeOf(this.state, name) : undefined;
-  },
-  inputElemType(this: Context, i: number): number | undefined {
+  }
+  inputElemType(i: number): number | undefined {
     const name = this.node.inputs[i];
     return name ? this.converter.elemTypeOf(this.state, name) : undefined;
-  },
-  outputElemType(this: Context, i: number): number | undefined {
+  }
+  outputElemType(i: number): number | undefined {
     const name = this.node.outputs[i];
     return name ? this.converter.elemTypeOf(this.state, name) : undefined;
-  },
-  constantInput(this: Context, i: number): Tensor | undefined {
+  }
+  constantInput(i: number): Tensor | undefined {
     const name = this.node.inputs[i];
     return name ? this.state.constant(name) : undefined;
-  },
-  fresh(this: Context, base: string): string {
+  }
+  fresh(base: string): string {
     return this.state.names().fresh(base);
-  },
-  warn(this: Context, message: string): void {
+  }
+  warn(message: string): void {
     this.converter.plan.warnings.push({
       where: this.where,
       op: this.node.opType,
@@ -641,11 +640,11 @@ const contextMethods = {
       opsetTo: this.opset,
       message,
     });
-  },
-  fail(this: Context, reason: string): never {
+  }
+  fail(reason: string): never {
     throw new Blocked(reason);
-  },
-};
+  }
+}
 
 function lazyNames(owner: Graph | Function): () => NameScope {
   let scope: NameScope | undefined;

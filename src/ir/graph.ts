@@ -183,6 +183,7 @@ export class NameScope {
   }
 
   addAll(owner: Graph | Function): void {
+    // Plain loops: this runs over every name of a model, once per scope that needs fresh names.
     const used = this.used;
     if ("initializers" in owner) {
       for (const v of owner.inputs) used.add(v.name);
@@ -190,15 +191,16 @@ export class NameScope {
       for (const t of owner.initializers) used.add(t.name);
       for (const v of owner.valueInfo) used.add(v.name);
     } else {
-      for (const v of owner.inputs) used.add(v);
-      for (const v of owner.outputs) used.add(v);
+      for (const n of owner.inputs) used.add(n);
+      for (const n of owner.outputs) used.add(n);
     }
     for (const n of owner.nodes) {
-      for (const v of n.inputs) used.add(v);
-      for (const v of n.outputs) used.add(v);
+      for (const i of n.inputs) used.add(i);
+      for (const o of n.outputs) used.add(o);
       if (n.name) used.add(n.name);
-      if (n.attributes.length)
-        for (const a of n.attributes) for (const g of attributeGraphs(a)) this.addAll(g);
+      for (const a of n.attributes)
+        if (a.type === "GRAPH" || a.type === "GRAPHS")
+          for (const g of attributeGraphs(a)) this.addAll(g);
     }
   }
 
@@ -212,7 +214,7 @@ export class NameScope {
 
   /** A fresh name starting with `base`. */
   fresh(base: string): string {
-    // One lookup in the common case: the base is free when adding it grows the set.
+    // One hash lookup in the common case: adding grows the set only when the name was free.
     const size = this.used.size;
     if (this.used.add(base).size !== size) return base;
     let i = this.counters.get(base) ?? 1;

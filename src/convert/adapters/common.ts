@@ -79,7 +79,16 @@ export function withoutInput(inputs: readonly string[], index: number): string[]
 }
 
 export function withoutAttributes(node: Node, ...names: string[]): Attribute[] {
-  return node.attributes.filter((a) => !names.includes(a.name));
+  const out: Attribute[] = [];
+  for (const a of node.attributes) if (!names.includes(a.name)) out.push(a);
+  return out;
+}
+
+/** The context for another node (the rest as it is): keeps the context's prototype, so its methods. */
+export function withNode(c: AdapterContext, node: Node): AdapterContext {
+  return Object.assign(Object.create(Object.getPrototypeOf(c) as object) as AdapterContext, c, {
+    node,
+  });
 }
 
 /**
@@ -94,8 +103,8 @@ export function axesAttributeToInput(
   const index = opts.index ?? 1;
   return (c) => {
     const a = getAttr(c.node, attrName);
-    const rest = withoutAttributes(c.node, attrName);
     if (!a) return undefined;
+    const rest = withoutAttributes(c.node, attrName);
     if (a.type !== "INTS" || a.value === undefined)
       return c.fail(`attribute '${attrName}' is not a list of integers`);
     if (a.value.length === 0 && opts.emptyIsAbsent) return [{ ...c.node, attributes: rest }];
@@ -263,7 +272,7 @@ export function inOrder(...adapters: Adapter[]): Adapter {
     let prefix: Node[] = [];
     let current: Node | undefined;
     for (const a of adapters) {
-      const r = a(current ? { ...c, node: current } : c);
+      const r = a(current ? withNode(c, current) : c);
       if (!r) continue;
       prefix = [...prefix, ...r.slice(0, -1)];
       current = r[r.length - 1];
