@@ -12,6 +12,7 @@ import type { RTensor } from "../../src/interp/types.js";
 import { toIRTensor } from "../../src/interp/index.js";
 import { minIrVersionForOpset } from "../../src/check/index.js";
 import { kernelFor } from "../../src/interp/kernels/index.js";
+import { REDUCE } from "../../src/check/rules/reduce.js";
 
 export interface GenOptions {
   /** Steps (ops added); default 1-10 at random. */
@@ -196,19 +197,6 @@ const binary: Step = (b) => {
   b.add(node(op, ins, [y.name]), `${op}(${JSON.stringify(partnerShape)})`);
   return true;
 };
-
-const REDUCE = [
-  "ReduceSum",
-  "ReduceMean",
-  "ReduceMax",
-  "ReduceMin",
-  "ReduceProd",
-  "ReduceL1",
-  "ReduceL2",
-  "ReduceLogSum",
-  "ReduceLogSumExp",
-  "ReduceSumSquare",
-];
 
 const reduce: Step = (b) => {
   const op = b.rng.pick(REDUCE);

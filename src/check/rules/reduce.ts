@@ -19,7 +19,8 @@ import {
   type Rule,
 } from "./common.js";
 
-const REDUCE = [
+/** The Reduce* operators (one rule serves them all; the test generator draws from them too). */
+export const REDUCE = [
   "ReduceSum",
   "ReduceMean",
   "ReduceMax",
