@@ -22,7 +22,7 @@ import { conversionError, convertModel } from "../convert/index.js";
 import { graph } from "../ir/builder.js";
 import { NameScope } from "../ir/graph.js";
 import { bindRefs } from "../ir/rewrite.js";
-import { attributeGraphs, walkGraphNodes } from "../ir/traverse.js";
+import { attributeGraphs, someGraphNode, walkGraphNodes } from "../ir/traverse.js";
 import type {
   Attribute,
   Function,
@@ -88,19 +88,34 @@ const MAX_ROUNDS = 64;
 /** Attribute types whose values make a cache key (no graphs or tensors). */
 const PLAIN_ATTRIBUTE = new Set(["INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS"]);
 
-/** What a body depends on, as a string: undefined when an attribute holds a graph or tensor. */
+/** Each type's part of a body key, made once per type object (calls in a chain share them). */
+const typeKeys = new WeakMap<Type, string>();
+function typeKey(t: Type): string {
+  let k = typeKeys.get(t);
+  if (k === undefined) {
+    k =
+      t.kind === "tensor" && t.denotation === undefined && !t.dimDenotations
+        ? `${t.elemType}${t.shape ? `[${t.shape.map((d) => (typeof d === "string" ? JSON.stringify(d) : String(d))).join(",")}]` : ""}`
+        : JSON.stringify(t);
+    typeKeys.set(t, k);
+  }
+  return k;
+}
+
+/**
+ * What a call's body depends on, as a string: the op, its input types, its plain attribute
+ * values and which formals the call gives (a 1 or 0 each); undefined when an attribute holds a
+ * graph or tensor.
+ */
 function bodyKey(
   op: OpVersion,
   inputTypes: (Type | undefined)[],
   attributes: Attribute[],
+  inputs: boolean[],
+  outputs: boolean[],
 ): string | undefined {
   let key = `${op.name}-${op.since}`;
-  for (const t of inputTypes) {
-    if (t === undefined) key += "|?";
-    else if (t.kind === "tensor" && t.denotation === undefined && !t.dimDenotations)
-      key += `|${t.elemType}${t.shape ? `[${t.shape.map((d) => (typeof d === "string" ? JSON.stringify(d) : String(d))).join(",")}]` : ""}`;
-    else key += `|${JSON.stringify(t)}`;
-  }
+  for (const t of inputTypes) key += t === undefined ? "|?" : `|${typeKey(t)}`;
   for (const a of attributes) {
     if (!PLAIN_ATTRIBUTE.has(a.type)) return undefined;
     const v = a.value;
@@ -111,6 +126,10 @@ function bodyKey(
         : String(v);
     key += `|${a.name}:${a.type}=${a.refAttrName !== undefined ? `@${a.refAttrName}` : text}`;
   }
+  key += "|in:";
+  for (const b of inputs) key += b ? "1" : "0";
+  key += "|out:";
+  for (const b of outputs) key += b ? "1" : "0";
   return key;
 }
 
@@ -161,7 +180,11 @@ class Expander {
   private readonly noted = new Set<string>();
   private calls = 0;
   private readonly bodies = new Map<string, FunctionBody>();
-  private readonly plans = new Map<string, { plan: Plan | undefined }>();
+  /** Per opset map, domain and op type: the plan (schema ops are decided once each). */
+  private readonly plans = new WeakMap<
+    Map<string, number>,
+    Map<string, Map<string, { plan: Plan | undefined }>>
+  >();
 
   private readonly converter?: OpsetConverter;
 
@@ -240,15 +263,19 @@ class Expander {
       const fn = this.localFunction(node);
       if (fn) return this.selected(fn.domain, fn.name) ? { kind: "local", fn } : undefined;
     }
-    const domain = normaliseDomain(node.domain);
-    const opset = opsets.get(domain);
-    if (opset === undefined) return undefined;
-    // Schema ops: one decision per (domain, op, opset).
-    const key = `${domain}\u0000${node.opType}\u0000${opset}`;
-    let cached = this.plans.get(key);
+    // Schema ops: one decision per (domain, op, opset); lookups of strings the model holds.
+    let byDomain = this.plans.get(opsets);
+    if (!byDomain) this.plans.set(opsets, (byDomain = new Map()));
+    let byOp = byDomain.get(node.domain);
+    if (!byOp) byDomain.set(node.domain, (byOp = new Map()));
+    let cached = byOp.get(node.opType);
     if (cached === undefined) {
-      cached = { plan: this.schemaPlan(domain, node.opType, opset) };
-      this.plans.set(key, cached);
+      const domain = normaliseDomain(node.domain);
+      const opset = opsets.get(domain);
+      cached = {
+        plan: opset === undefined ? undefined : this.schemaPlan(domain, node.opType, opset),
+      };
+      byOp.set(node.opType, cached);
     }
     return cached.plan;
   }
@@ -304,14 +331,14 @@ class Expander {
     const queue: Function[] = [];
     const reach = (nodes: Node[]) => {
       if (byKey.size === 0) return;
-      for (const { node } of walkGraphNodes(graph({ nodes }))) {
-        if (!this.functionNames.has(node.opType)) continue;
+      someGraphNode(graph({ nodes }), (node) => {
+        if (!this.functionNames.has(node.opType)) return;
         const f = byKey.get(fkey(node.domain, node.opType, node.overload));
         if (f && !done.has(f)) {
           done.add(f);
           queue.push(f);
         }
-      }
+      });
     };
     reach((mainGraph ?? model.graph).nodes);
     const replaced = new Map<Function, Function>();
@@ -368,13 +395,14 @@ class Expander {
       // Subgraphs' values join the owner's (names are unique across them); without subgraphs
       // the owner's map is used as it is.
       let copy: Map<string, Type> | undefined;
-      for (const { node } of walkGraphNodes(owner))
+      someGraphNode(owner, (node) => {
         for (const a of node.attributes)
           for (const g of attributeGraphs(a))
             for (const [k, v] of all.get(g) ?? []) {
               copy ??= new Map(own);
               if (!copy.has(k)) copy.set(k, v);
             }
+      });
       merged = copy ?? own;
       return merged;
     };
@@ -482,11 +510,12 @@ class Expander {
       case "schema": {
         const op = plan.op;
         const { variadic, inputs, outputs } = this.formals(op);
-        const present = (formals: number, given: string[]) =>
-          Array.from(
-            { length: variadic ? Math.max(formals, given.length) : formals },
-            (_, i) => (given[i] ?? "") !== "",
-          );
+        const present = (formals: number, given: string[]) => {
+          const n = variadic ? Math.max(formals, given.length) : formals;
+          const out = new Array<boolean>(n);
+          for (let i = 0; i < n; i++) out[i] = (given[i] ?? "") !== "";
+          return out;
+        };
         const body = this.body(
           op,
           node.inputs.map((n) => (n === "" ? undefined : unit.typeOf(n))),
@@ -544,12 +573,7 @@ class Expander {
     inputPresent: boolean[],
     outputPresent: boolean[],
   ): FunctionBody {
-    const present = (l: boolean[]) => l.map((b) => (b ? "1" : "0")).join("");
-    const k = bodyKey(op, inputTypes, attributes);
-    const key =
-      k === undefined
-        ? undefined
-        : `${k}|in:${present(inputPresent)}|out:${present(outputPresent)}`;
+    const key = bodyKey(op, inputTypes, attributes, inputPresent, outputPresent);
     let body = key !== undefined ? this.bodies.get(key) : undefined;
     if (!body) {
       body = functionBody(op, {
@@ -817,7 +841,7 @@ class Expander {
   private tidy(model: Model): Model {
     const usedBy = (owner: Graph | Function): Set<string> => {
       const s = new Set<string>();
-      for (const { node } of walkGraphNodes(owner)) s.add(normaliseDomain(node.domain));
+      someGraphNode(owner, (node) => void s.add(normaliseDomain(node.domain)));
       return s;
     };
     const used = usedBy(model.graph);

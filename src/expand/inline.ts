@@ -5,7 +5,8 @@
 // the expander.
 
 import { OnnxError, nodeLabel } from "../errors.js";
-import type { NameScope } from "../ir/graph.js";
+import { nodeWith } from "../ir/builder.js";
+import { isClaimSuffix, type NameScope } from "../ir/graph.js";
 import type { Tensor } from "../ir/tensor.js";
 import type { Attribute, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
 import { inferScopeTypes, inferTypes, type InferOptions } from "../check/infer.js";
@@ -86,6 +87,58 @@ interface RenamePlan {
   outputSlots: number[];
   inputSlotOf: number[];
   nodes: { inputs: Int32Array; outputs: Int32Array }[];
+  /** Per pattern of present call outputs (a bit each): the names a call gets under a free prefix. */
+  claims: Map<number, Claim | null>;
+}
+
+/**
+ * What the renamer gives a call whose prefix nobody in the scope uses: the suffix after
+ * `prefix__` of each fresh value slot and of each node's name (the same fresh() calls in the
+ * same order, in a scope holding only the call's own names), and all of them, for claimPrefix.
+ */
+interface Claim {
+  slots: (string | undefined)[];
+  nodes: string[];
+  all: string[];
+}
+
+/** The Claim for one pattern of present outputs; null when a name could meet another prefix's. */
+function claimFor(plan: RenamePlan, bodyNodes: Node[], present: number): Claim | null {
+  const used = new Set<string>();
+  const counters = new Map<string, number>();
+  const fresh = (base: string): string => {
+    if (!used.has(base)) {
+      used.add(base);
+      return base;
+    }
+    let i = counters.get(base) ?? 1;
+    while (used.has(`${base}_${i}`)) i++;
+    counters.set(base, i + 1);
+    const name = `${base}_${i}`;
+    used.add(name);
+    return name;
+  };
+  const slots = new Array<string | undefined>(plan.names.length);
+  const known = new Array<boolean>(plan.names.length).fill(false);
+  for (const k of plan.inputSlotOf) if (k >= 0) known[k] = true;
+  plan.outputSlots.forEach((k, i) => {
+    if (k < 0) return;
+    known[k] = true;
+    if (!(present & (1 << i))) slots[k] = fresh(plan.stripped[k]!);
+  });
+  const visit = (k: number) => {
+    if (k >= 0 && !known[k]) {
+      known[k] = true;
+      slots[k] = fresh(plan.stripped[k]!);
+    }
+  };
+  const nodes = bodyNodes.map((n, j) => {
+    plan.nodes[j]!.inputs.forEach(visit);
+    plan.nodes[j]!.outputs.forEach(visit);
+    return fresh(n.name || n.opType);
+  });
+  const all = [...used];
+  return all.every(isClaimSuffix) ? { slots, nodes, all } : null;
 }
 
 const plans = new WeakMap<Node[], RenamePlan | null>();
@@ -145,6 +198,7 @@ function renamePlan(body: BodyNodes): RenamePlan | undefined {
     outputSlots,
     inputSlotOf,
     nodes,
+    claims: new Map(),
   };
   plans.set(body.nodes, plan);
   return plan;
@@ -158,6 +212,14 @@ function applyPlan(
   prefix: string,
   prefixed: boolean,
 ): Node[] {
+  if (prefixed && call.outputs.length <= 30) {
+    let present = 0;
+    for (let i = 0; i < call.outputs.length; i++) if (call.outputs[i]) present |= 1 << i;
+    let claim = plan.claims.get(present);
+    if (claim === undefined) plan.claims.set(present, (claim = claimFor(plan, bodyNodes, present)));
+    if (claim && scope.claimPrefix(prefix, claim.all))
+      return applyClaim(plan, claim, call, bodyNodes, `${prefix}__`);
+  }
   const value = new Array<string | undefined>(plan.names.length);
   const fresh = (k: number): string =>
     prefixed ? scope.fresh(`${prefix}__${plan.stripped[k]!}`) : scope.fresh(plan.names[k]!);
@@ -185,7 +247,48 @@ function applyPlan(
       outputs[i] = k < 0 ? "" : (value[k] ??= fresh(k));
     }
     const base = prefixed ? `${prefix}__${n.name || n.opType}` : n.name || `${prefix}__${n.opType}`;
-    out[j] = { ...n, inputs, outputs, name: scope.fresh(base) };
+    out[j] = nodeWith(n, inputs, outputs, scope.fresh(base));
+  }
+  return out;
+}
+
+/** applyPlan under a claimed prefix: the same names, without a lookup. */
+function applyClaim(
+  plan: RenamePlan,
+  claim: Claim,
+  call: Node,
+  bodyNodes: Node[],
+  head: string,
+): Node[] {
+  const value = new Array<string>(plan.names.length);
+  for (let k = 0; k < value.length; k++) {
+    const s = claim.slots[k];
+    if (s !== undefined) value[k] = head + s;
+  }
+  for (let i = 0; i < plan.inputSlotOf.length; i++) {
+    const k = plan.inputSlotOf[i]!;
+    if (k >= 0) value[k] = call.inputs[i] ?? "";
+  }
+  for (let i = 0; i < plan.outputSlots.length; i++) {
+    const k = plan.outputSlots[i]!;
+    if (k >= 0 && call.outputs[i]) value[k] = call.outputs[i]!;
+  }
+  const out = new Array<Node>(bodyNodes.length);
+  for (let j = 0; j < bodyNodes.length; j++) {
+    const n = bodyNodes[j]!;
+    const p = plan.nodes[j]!;
+    const inputs = new Array<string>(p.inputs.length);
+    for (let i = 0; i < inputs.length; i++) {
+      const k = p.inputs[i]!;
+      inputs[i] = k < 0 ? "" : value[k]!;
+    }
+    while (inputs.length && inputs[inputs.length - 1] === "") inputs.pop();
+    const outputs = new Array<string>(p.outputs.length);
+    for (let i = 0; i < outputs.length; i++) {
+      const k = p.outputs[i]!;
+      outputs[i] = k < 0 ? "" : value[k]!;
+    }
+    out[j] = nodeWith(n, inputs, outputs, head + claim.nodes[j]!);
   }
   return out;
 }

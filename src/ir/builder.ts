@@ -91,3 +91,25 @@ export function model(g: Graph, opset: number | OpsetId[] = 18, irVersion = 8): 
   const opsetImports = typeof opset === "number" ? [{ domain: "", version: opset }] : opset;
   return { irVersion, opsetImports, graph: g, functions: [] };
 }
+
+/**
+ * A copy of `n` with new inputs, outputs and name (attributes shared). Written out field by
+ * field rather than spread: every copy then has one object shape, which is about twice as fast
+ * to make and to read on large models. Every optional field of Node is carried over (a test
+ * compares it with the spread).
+ */
+export function nodeWith(n: Node, inputs: string[], outputs: string[], name: string): Node {
+  const out: Node = {
+    opType: n.opType,
+    domain: n.domain,
+    name,
+    inputs,
+    outputs,
+    attributes: n.attributes,
+  };
+  if (n.overload !== undefined) out.overload = n.overload;
+  if (n.docString !== undefined) out.docString = n.docString;
+  if (n.metadataProps !== undefined) out.metadataProps = n.metadataProps;
+  if (n.deviceConfigurations !== undefined) out.deviceConfigurations = n.deviceConfigurations;
+  return out;
+}

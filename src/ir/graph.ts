@@ -173,55 +173,143 @@ export function sortNodes(owner: Graph | Function): boolean {
   return true;
 }
 
-/** Hands out names not used anywhere in a scope. */
+/** Every name a graph or function uses (inputs, outputs, initializers, values, node names), subgraphs too. */
+function forEachName(owner: Graph | Function, f: (name: string) => void): void {
+  // Plain loops: this runs over every name of a model, once per scope that needs fresh names.
+  if ("initializers" in owner) {
+    for (const v of owner.inputs) f(v.name);
+    for (const v of owner.outputs) f(v.name);
+    for (const t of owner.initializers) f(t.name);
+    for (const v of owner.valueInfo) f(v.name);
+  } else {
+    for (const n of owner.inputs) f(n);
+    for (const n of owner.outputs) f(n);
+  }
+  for (const n of owner.nodes) {
+    for (const i of n.inputs) f(i);
+    for (const o of n.outputs) f(o);
+    if (n.name) f(n.name);
+    for (const a of n.attributes)
+      if (a.type === "GRAPH" || a.type === "GRAPHS")
+        for (const g of attributeGraphs(a)) forEachName(g, f);
+  }
+}
+
+/** Adds to `set` every p for which `name` starts with p + "__". */
+function addPrefixes(set: Set<string>, name: string): void {
+  for (let i = name.indexOf("__"); i >= 0; i = name.indexOf("__", i + 1)) set.add(name.slice(0, i));
+}
+
+/** Whether names prefix + "__" + suffix are told apart by their suffix alone (see claimPrefix). */
+export function isClaimSuffix(suffix: string): boolean {
+  return suffix !== "" && suffix.charCodeAt(0) !== 95 /* _ */ && !suffix.includes("__");
+}
+
+/**
+ * Hands out names not used anywhere in a scope. The set of used names is built only when a
+ * lookup needs it: a caller that names everything it adds under a prefix nobody uses
+ * (claimPrefix) never pays for it.
+ */
 export class NameScope {
-  private readonly used = new Set<string>();
+  private used: Set<string> | undefined;
+  private readonly owners: (Graph | Function)[] = [];
   private readonly counters = new Map<string, number>();
+  /** Every p such that some name of the scope starts with p + "__"; built on the first claim. */
+  private prefixes: Set<string> | undefined;
+  /** Claimed names not yet in `used`: prefix, then the suffixes. */
+  private readonly pendingPrefix: string[] = [];
+  private readonly pendingSuffixes: (readonly string[])[] = [];
 
   constructor(owner?: Graph | Function) {
     if (owner) this.addAll(owner);
   }
 
   addAll(owner: Graph | Function): void {
-    // Plain loops: this runs over every name of a model, once per scope that needs fresh names.
-    const used = this.used;
-    if ("initializers" in owner) {
-      for (const v of owner.inputs) used.add(v.name);
-      for (const v of owner.outputs) used.add(v.name);
-      for (const t of owner.initializers) used.add(t.name);
-      for (const v of owner.valueInfo) used.add(v.name);
-    } else {
-      for (const n of owner.inputs) used.add(n);
-      for (const n of owner.outputs) used.add(n);
+    this.owners.push(owner);
+    if (this.used) {
+      const used = this.used;
+      forEachName(owner, (n) => used.add(n));
     }
-    for (const n of owner.nodes) {
-      for (const i of n.inputs) used.add(i);
-      for (const o of n.outputs) used.add(o);
-      if (n.name) used.add(n.name);
-      for (const a of n.attributes)
-        if (a.type === "GRAPH" || a.type === "GRAPHS")
-          for (const g of attributeGraphs(a)) this.addAll(g);
+    if (this.prefixes) {
+      const prefixes = this.prefixes;
+      forEachName(owner, (n) => n.includes("__") && addPrefixes(prefixes, n));
     }
+  }
+
+  /** The used names, complete. */
+  private names(): Set<string> {
+    let used = this.used;
+    if (!used) {
+      const u = (used = this.used = new Set<string>());
+      for (const o of this.owners) forEachName(o, (n) => u.add(n));
+    }
+    const pending = this.pendingPrefix;
+    if (pending.length) {
+      for (let i = 0; i < pending.length; i++) {
+        const p = `${pending[i]!}__`;
+        for (const s of this.pendingSuffixes[i]!) used.add(p + s);
+      }
+      pending.length = 0;
+      this.pendingSuffixes.length = 0;
+    }
+    return used;
+  }
+
+  private added(name: string): void {
+    if (this.prefixes && name.includes("__")) addPrefixes(this.prefixes, name);
   }
 
   reserve(name: string): void {
-    this.used.add(name);
+    this.names().add(name);
+    this.added(name);
   }
 
   has(name: string): boolean {
-    return this.used.has(name);
+    return this.names().has(name);
   }
 
   /** A fresh name starting with `base`. */
   fresh(base: string): string {
+    const used = this.names();
     // One hash lookup in the common case: adding grows the set only when the name was free.
-    const size = this.used.size;
-    if (this.used.add(base).size !== size) return base;
+    const size = used.size;
+    if (used.add(base).size !== size) {
+      this.added(base);
+      return base;
+    }
     let i = this.counters.get(base) ?? 1;
-    while (this.used.has(`${base}_${i}`)) i++;
+    while (used.has(`${base}_${i}`)) i++;
     this.counters.set(base, i + 1);
     const name = `${base}_${i}`;
-    this.used.add(name);
+    used.add(name);
+    this.added(name);
     return name;
+  }
+
+  /**
+   * Claims the names prefix + "__" + s for each of `suffixes` when no name of the scope starts
+   * with prefix + "__" (nor did a claim of the same prefix): then each is fresh, and is what
+   * fresh() would have given for it, without a lookup. Every suffix must pass isClaimSuffix
+   * (non-empty, no leading "_", no "__": then names of different prefixes never meet) and the
+   * suffixes must differ. Returns false, claiming nothing, when the prefix is in use.
+   */
+  claimPrefix(prefix: string, suffixes: readonly string[]): boolean {
+    let prefixes = this.prefixes;
+    if (!prefixes) {
+      const p = (prefixes = this.prefixes = new Set<string>());
+      if (this.used) {
+        this.names();
+        for (const n of this.used) if (n.includes("__")) addPrefixes(p, n);
+      } else
+        for (const o of this.owners) forEachName(o, (n) => n.includes("__") && addPrefixes(p, n));
+    }
+    const size = prefixes.size;
+    if (prefixes.add(prefix).size === size) return false;
+    if (this.used) for (const s of suffixes) this.used.add(`${prefix}__${s}`);
+    else {
+      this.pendingPrefix.push(prefix);
+      this.pendingSuffixes.push(suffixes);
+    }
+    return true;
   }
 }

@@ -31,6 +31,28 @@ export function* walkGraphNodes(g: Graph | Function, depth = 0): Generator<NodeV
   }
 }
 
+/**
+ * walkGraphNodes as a plain callback (no visit object per node): for passes over every node of
+ * a large model. `f` returning true stops the walk; the result says whether it was stopped.
+ */
+export function someGraphNode(
+  g: Graph | Function,
+  f: (node: Node, owner: Graph | Function, index: number) => boolean | void,
+): boolean {
+  const nodes = g.nodes;
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i]!;
+    if (f(node, g, i)) return true;
+    const attrs = node.attributes;
+    for (let j = 0; j < attrs.length; j++) {
+      const a = attrs[j]!;
+      if (a.type === "GRAPH" || a.type === "GRAPHS")
+        for (const sub of attributeGraphs(a)) if (someGraphNode(sub, f)) return true;
+    }
+  }
+  return false;
+}
+
 /** Every node in the model: main graph, subgraphs, and model-local functions. */
 export function* walkNodes(model: Model): Generator<NodeVisit> {
   yield* walkGraphNodes(model.graph);

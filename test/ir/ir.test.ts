@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { OnnxError } from "../../src/errors.js";
-import { graph, model, node, valueInfo } from "../../src/ir/builder.js";
+import { graph, model, node, nodeWith, valueInfo } from "../../src/ir/builder.js";
 import {
   GraphIndex,
   NameScope,
@@ -12,7 +12,7 @@ import {
 } from "../../src/ir/graph.js";
 import { Tensor } from "../../src/ir/tensor.js";
 import { walkGraphs, walkNodes, walkTensors } from "../../src/ir/traverse.js";
-import { DataType } from "../../src/ir/types.js";
+import { DataType, type Node } from "../../src/ir/types.js";
 import { numberToBfloat16Bits, numberToFloat16Bits } from "../../src/ir/dtype.js";
 
 describe("graph structure", () => {
@@ -86,6 +86,52 @@ describe("graph structure", () => {
     expect(scope.fresh("s")).toBe("s_2");
     expect(scope.fresh("new")).toBe("new");
     expect(scope.fresh("new")).toBe("new_1");
+  });
+
+  it("claims a prefix only when no name of the scope starts with it, and then gives what fresh() would", () => {
+    const g2 = graph({
+      nodes: [node("Abs", ["x"], ["a__b"], {}, { name: "k___t" }), node("Neg", ["a__b"], ["y"])],
+      inputs: [valueInfo("x", "float", [1])],
+      outputs: [valueInfo("y", "float", [1])],
+    });
+    const scope = new NameScope(g2);
+    expect(scope.claimPrefix("a", ["c"])).toBe(false); // "a__b" is in use
+    expect(scope.claimPrefix("k", ["c"])).toBe(false); // "k___t" = "k" + "__" + "_t"
+    expect(scope.claimPrefix("k_", ["c"])).toBe(false); // and "k_" + "__" + "t"
+    expect(scope.claimPrefix("y", ["Abs", "Abs_1"])).toBe(true);
+    expect(scope.claimPrefix("y", ["Neg"])).toBe(false); // claimed once
+    // Claimed names are used names for everything after.
+    expect(scope.has("y__Abs")).toBe(true);
+    expect(scope.fresh("y__Abs")).toBe("y__Abs_2");
+    expect(scope.fresh("y__Neg")).toBe("y__Neg");
+    // Names fresh() hands out count for later claims.
+    expect(scope.fresh("z__q")).toBe("z__q");
+    expect(scope.claimPrefix("z", ["r"])).toBe(false);
+    expect(scope.claimPrefix("x", ["r"])).toBe(true);
+    expect(scope.fresh("x__r")).toBe("x__r_1");
+  });
+
+  it("nodeWith copies every field of a node but the names", () => {
+    const n: Node = {
+      opType: "Foo",
+      domain: "d",
+      name: "old",
+      inputs: ["a"],
+      outputs: ["b"],
+      attributes: [{ name: "k", type: "INT", value: 1n }],
+      overload: "o",
+      docString: "doc",
+      metadataProps: [{ key: "k", value: "v" }],
+      deviceConfigurations: [{}],
+    };
+    expect(nodeWith(n, ["x"], ["y"], "new")).toEqual({
+      ...n,
+      inputs: ["x"],
+      outputs: ["y"],
+      name: "new",
+    });
+    // Node's fields: a new optional field must be added to nodeWith (and here).
+    expect(Object.keys(n).sort()).toEqual(Object.keys(nodeWith(n, [], [], "")).sort());
   });
 
   it("walks every tensor, including attribute tensors in function bodies", () => {
