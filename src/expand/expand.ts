@@ -442,13 +442,15 @@ class Expander {
     let out: Node[] | undefined;
     for (let i = 0; i < nodes.length; i++) {
       const original = nodes[i]!;
-      const node = original.attributes.length
-        ? this.expandSubgraphs(original, unit, `${where} > ${nodeLabel(original, i)}`, state)
+      // Labels are made only when something is reported (or a subgraph names its place).
+      let labelText: string | undefined;
+      const label = () => (labelText ??= `${where} > ${nodeLabel(original, i)}`);
+      const node = hasGraphAttribute(original)
+        ? this.expandSubgraphs(original, unit, label(), state)
         : original;
       let replacement: Node[] | undefined;
       const plan = this.plan(node, unit.opsets);
       if (plan) {
-        const label = `${where} > ${nodeLabel(original, i)}`;
         try {
           replacement = this.expandCall(node, plan, unit, label);
         } catch (e) {
@@ -459,7 +461,7 @@ class Expander {
           const inexpressible = "plan" in e && this.only === undefined;
           this.report.push({
             level: inexpressible ? "warning" : "error",
-            where: label,
+            where: label(),
             message: inexpressible ? `left as it is: ${e.message}` : e.message,
           });
         }
@@ -503,7 +505,7 @@ class Expander {
 
   // ---- one call ----
 
-  private expandCall(node: Node, plan: Plan, unit: Unit, where: string): Node[] | undefined {
+  private expandCall(node: Node, plan: Plan, unit: Unit, where: () => string): Node[] | undefined {
     switch (plan.kind) {
       case "local":
         return this.inlineLocal(node, plan.fn, unit, where);
@@ -590,7 +592,7 @@ class Expander {
     return body;
   }
 
-  private inlineLocal(node: Node, fn: Function, unit: Unit, where: string): Node[] | undefined {
+  private inlineLocal(node: Node, fn: Function, unit: Unit, where: () => string): Node[] | undefined {
     const bound = this.bound(fn, node.attributes);
     const nodes = inlineBody(
       node,
@@ -612,7 +614,7 @@ class Expander {
     nodes: Node[],
     imports: OpsetId[],
     unit: Unit,
-    where: string,
+    where: () => string,
     schemaBody = false,
   ): Node[] | undefined {
     // The common cases: a schema body for opsets the caller has (at a version no older), or
@@ -667,13 +669,13 @@ class Expander {
     op: OpVersion,
     later: OpVersion,
     unit: Unit,
-    where: string,
+    where: () => string,
   ): Node[] | undefined {
     const domain = normaliseDomain(node.domain);
     if (!this.converter || domain !== "") {
-      this.noteOnce(`older:${where}`, {
+      this.noteOnce(`older:${where()}`, {
         level: "warning",
-        where,
+        where: where(),
         message: `${opName(domain, op.name, op.since)} is not a function; it expands through ${opName(domain, later.name, later.since)}, which needs the opset converter: left as it is`,
       });
       return undefined;
@@ -702,7 +704,7 @@ class Expander {
     from: number,
     to: number,
     unit: Unit,
-    where: string,
+    where: () => string,
   ): Node[] {
     const sub = this.subModel(call, unit, from);
     sub.model.graph.nodes = nodes;
@@ -863,6 +865,11 @@ class Expander {
     });
     return { ...model, opsetImports, functions };
   }
+}
+
+function hasGraphAttribute(n: Node): boolean {
+  for (const a of n.attributes) if (a.type === "GRAPH" || a.type === "GRAPHS") return true;
+  return false;
 }
 
 function opsetMap(imports: OpsetId[]): Map<string, number> {
