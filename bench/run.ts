@@ -6,6 +6,17 @@ import { fileURLToPath } from "node:url";
 const benches = ["io.ts", "reduce.ts", "lcse.ts", "convert.ts", "expand.ts"];
 const only = process.argv.slice(2);
 const tsx = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+// Benchmarks of the converter and the expander time the compiled library (dist/): build it first.
+const tsc = spawnSync(
+  process.execPath,
+  [
+    fileURLToPath(new URL("../node_modules/typescript/bin/tsc", import.meta.url)),
+    "-p",
+    fileURLToPath(new URL("../tsconfig.json", import.meta.url)),
+  ],
+  { stdio: "inherit" },
+);
+if (tsc.status !== 0) process.exit(1);
 let failed = 0;
 for (const b of benches) {
   if (only.length && !only.some((o) => b.startsWith(o))) continue;
