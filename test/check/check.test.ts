@@ -363,6 +363,29 @@ describe("shape errors found statically", () => {
     expectOne(m, "axis-out-of-range", "node #0 (ReduceSum)", "axis 5", "rank 2", "[-2, 1]");
   });
 
+  it("Softmax family: the default axis (1 before opset 13) is checked against the rank, as the kernel reads it", () => {
+    const rank1 = (op: string, opset: number, attrs: Parameters<typeof node>[3] = {}) =>
+      model(
+        graph({
+          nodes: [node(op, ["x"], ["y"], attrs)],
+          inputs: [f32Info("x", [4])],
+          outputs: [{ name: "y" }],
+        }),
+        opset,
+        opset < 13 ? 6 : 7,
+      );
+    for (const op of ["Softmax", "LogSoftmax", "Hardmax"]) {
+      expectOne(rank1(op, 11), "axis-out-of-range", `(${op})`, "axis 1", "rank 1");
+      expect(problems(rank1(op, 11, { axis: 0 }))).toEqual([]);
+      expect(problems(rank1(op, 13))).toEqual([]); // -1 from 13
+      expectOne(rank1(op, 13, { axis: 1 }), "axis-out-of-range", "axis 1", "rank 1");
+      // Before 13 the input is coerced to 2-D at the axis: axis 1 of [2, 3] is fine.
+      expect(problems(oneNode(op, {}, 11, 6))).toEqual([]);
+      expect(problems(oneNode(op, { axis: -2 }, 18))).toEqual([]);
+      expectOne(oneNode(op, { axis: 2 }, 18), "axis-out-of-range", "axis 2", "rank 2");
+    }
+  });
+
   it("ReduceSum axes=[5] on rank 2 (constant input, opset 18)", () => {
     const m = model(
       graph({

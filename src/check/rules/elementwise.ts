@@ -2,7 +2,11 @@
 // arithmetic with constant folding, comparisons and logic, variadic Max/Min/Sum/Mean, Where.
 
 import { DataType, type Dim } from "../../ir/types.js";
-import { broadcastsMultidirectionally } from "../../schema/facts.js";
+import {
+  broadcastsMultidirectionally,
+  intAttributeDefault,
+  softmaxAlongAxis,
+} from "../../schema/facts.js";
 import { binaryConst, isIntegerType } from "../consts.js";
 import { broadcastShapes, formatShape, isTensor } from "../types.js";
 import {
@@ -13,6 +17,8 @@ import {
   present,
   out,
   inName,
+  intAttr,
+  normAxis,
   setConst,
   sameAsInput,
   type RuleCtx,
@@ -170,8 +176,22 @@ const swiGlu: Rule = (c) => {
     );
 };
 
+/**
+ * Softmax/LogSoftmax/Hardmax: the input's type, and the axis (given or the version's default)
+ * in range — before version 13 against the input coerced to 2-D at the axis (rank at least 1,
+ * as the kernel reads it), from 13 against the input's rank.
+ */
+const softmaxFamily: Rule = (c) => {
+  sameAsInput(c);
+  const s = shapeOf(c, 0);
+  const axis = intAttr(c, "axis", intAttributeDefault(c.schema, "axis") ?? -1);
+  if (!s || axis === null) return;
+  normAxis(c, axis, softmaxAlongAxis(c.schema) ? s.length : Math.max(s.length, 1));
+};
+
 const rules: Record<string, Rule> = {};
 for (const op of UNARY) rules[op] = sameAsInput;
+for (const op of ["Softmax", "LogSoftmax", "Hardmax"]) rules[op] = softmaxFamily;
 for (const [op, f] of Object.entries(ARITH)) rules[op] = arith(f);
 for (const op of COMPARE) rules[op] = comparison;
 for (const op of ["Max", "Min", "Sum", "Mean"]) rules[op] = variadicSame;
