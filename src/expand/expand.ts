@@ -104,19 +104,22 @@ function typeKey(t: Type): string {
 
 /**
  * What a call's body depends on, as a string: the op, its input types, its plain attribute
- * values and which formals the call gives (a 1 or 0 each); undefined when an attribute holds a
- * graph or tensor.
+ * values and which of `inputs`/`outputs` formals the call gives (a 1 or 0 each); undefined when
+ * an attribute holds a graph or tensor.
  */
 function bodyKey(
   op: OpVersion,
-  inputTypes: (Type | undefined)[],
-  attributes: Attribute[],
-  inputs: boolean[],
-  outputs: boolean[],
+  call: Node,
+  typeOf: (name: string) => Type | undefined,
+  inputs: number,
+  outputs: number,
 ): string | undefined {
   let key = `${op.name}-${op.since}`;
-  for (const t of inputTypes) key += t === undefined ? "|?" : `|${typeKey(t)}`;
-  for (const a of attributes) {
+  for (const name of call.inputs) {
+    const t = name === "" ? undefined : typeOf(name);
+    key += t === undefined ? "|?" : `|${typeKey(t)}`;
+  }
+  for (const a of call.attributes) {
     if (!PLAIN_ATTRIBUTE.has(a.type)) return undefined;
     const v = a.value;
     const text = Array.isArray(v)
@@ -127,9 +130,9 @@ function bodyKey(
     key += `|${a.name}:${a.type}=${a.refAttrName !== undefined ? `@${a.refAttrName}` : text}`;
   }
   key += "|in:";
-  for (const b of inputs) key += b ? "1" : "0";
+  for (let i = 0; i < inputs; i++) key += (call.inputs[i] ?? "") !== "" ? "1" : "0";
   key += "|out:";
-  for (const b of outputs) key += b ? "1" : "0";
+  for (let i = 0; i < outputs; i++) key += (call.outputs[i] ?? "") !== "" ? "1" : "0";
   return key;
 }
 
@@ -512,19 +515,7 @@ class Expander {
       case "schema": {
         const op = plan.op;
         const { variadic, inputs, outputs } = this.formals(op);
-        const present = (formals: number, given: string[]) => {
-          const n = variadic ? Math.max(formals, given.length) : formals;
-          const out = new Array<boolean>(n);
-          for (let i = 0; i < n; i++) out[i] = (given[i] ?? "") !== "";
-          return out;
-        };
-        const body = this.body(
-          op,
-          node.inputs.map((n) => (n === "" ? undefined : unit.typeOf(n))),
-          node.attributes,
-          present(op.inputs.length, node.inputs),
-          present(op.outputs.length, node.outputs),
-        );
+        const body = this.body(op, node, unit, variadic);
         // Ops with variadic formals: the body names its formals per position of the call.
         if (variadic && (!body.inputs || !body.outputs))
           throw new OnnxError(
@@ -568,21 +559,19 @@ class Expander {
    * The op's body for these input types and attributes. Bodies are parsed from text, so calls
    * that look alike (the same op, types and plain attribute values) share one.
    */
-  private body(
-    op: OpVersion,
-    inputTypes: (Type | undefined)[],
-    attributes: Attribute[],
-    inputPresent: boolean[],
-    outputPresent: boolean[],
-  ): FunctionBody {
-    const key = bodyKey(op, inputTypes, attributes, inputPresent, outputPresent);
+  private body(op: OpVersion, call: Node, unit: Unit, variadic: boolean): FunctionBody {
+    const nIn = variadic ? Math.max(op.inputs.length, call.inputs.length) : op.inputs.length;
+    const nOut = variadic ? Math.max(op.outputs.length, call.outputs.length) : op.outputs.length;
+    const key = bodyKey(op, call, unit.typeOf, nIn, nOut);
     let body = key !== undefined ? this.bodies.get(key) : undefined;
     if (!body) {
+      const present = (n: number, given: string[]) =>
+        Array.from({ length: n }, (_, i) => (given[i] ?? "") !== "");
       body = functionBody(op, {
-        inputTypes,
-        attributes,
-        inputPresent,
-        outputPresent,
+        inputTypes: call.inputs.map((n) => (n === "" ? undefined : unit.typeOf(n))),
+        attributes: call.attributes,
+        inputPresent: present(nIn, call.inputs),
+        outputPresent: present(nOut, call.outputs),
         ...(this.options.preferLoops !== undefined
           ? { preferLoops: this.options.preferLoops }
           : {}),
@@ -592,7 +581,12 @@ class Expander {
     return body;
   }
 
-  private inlineLocal(node: Node, fn: Function, unit: Unit, where: () => string): Node[] | undefined {
+  private inlineLocal(
+    node: Node,
+    fn: Function,
+    unit: Unit,
+    where: () => string,
+  ): Node[] | undefined {
     const bound = this.bound(fn, node.attributes);
     const nodes = inlineBody(
       node,
