@@ -212,24 +212,31 @@ function applyPlan(
   prefix: string,
   prefixed: boolean,
 ): Node[] {
+  const value = new Array<string | undefined>(plan.names.length);
+  // Under a prefix nobody uses, every name is known before the first node: no lookups.
+  let claim: Claim | null | undefined;
+  const head = `${prefix}__`;
   if (prefixed && call.outputs.length <= 30) {
     let present = 0;
     for (let i = 0; i < call.outputs.length; i++) if (call.outputs[i]) present |= 1 << i;
-    let claim = plan.claims.get(present);
+    claim = plan.claims.get(present);
     if (claim === undefined) plan.claims.set(present, (claim = claimFor(plan, bodyNodes, present)));
-    if (claim && scope.claimPrefix(prefix, claim.all))
-      return applyClaim(plan, claim, call, bodyNodes, `${prefix}__`);
+    if (claim && !scope.claimPrefix(prefix, claim.all)) claim = null;
+    if (claim)
+      for (let k = 0; k < value.length; k++) {
+        const s = claim.slots[k];
+        if (s !== undefined) value[k] = head + s;
+      }
   }
-  const value = new Array<string | undefined>(plan.names.length);
   const fresh = (k: number): string =>
-    prefixed ? scope.fresh(`${prefix}__${plan.stripped[k]!}`) : scope.fresh(plan.names[k]!);
+    prefixed ? scope.fresh(head + plan.stripped[k]!) : scope.fresh(plan.names[k]!);
   for (let i = 0; i < plan.inputSlotOf.length; i++) {
     const k = plan.inputSlotOf[i]!;
     if (k >= 0) value[k] = call.inputs[i] ?? "";
   }
   for (let i = 0; i < plan.outputSlots.length; i++) {
     const k = plan.outputSlots[i]!;
-    if (k >= 0) value[k] = call.outputs[i] || fresh(k);
+    if (k >= 0) value[k] = call.outputs[i] || (value[k] ?? fresh(k));
   }
   const out = new Array<Node>(bodyNodes.length);
   for (let j = 0; j < bodyNodes.length; j++) {
@@ -246,49 +253,10 @@ function applyPlan(
       const k = p.outputs[i]!;
       outputs[i] = k < 0 ? "" : (value[k] ??= fresh(k));
     }
-    const base = prefixed ? `${prefix}__${n.name || n.opType}` : n.name || `${prefix}__${n.opType}`;
-    out[j] = nodeWith(n, inputs, outputs, scope.fresh(base));
-  }
-  return out;
-}
-
-/** applyPlan under a claimed prefix: the same names, without a lookup. */
-function applyClaim(
-  plan: RenamePlan,
-  claim: Claim,
-  call: Node,
-  bodyNodes: Node[],
-  head: string,
-): Node[] {
-  const value = new Array<string>(plan.names.length);
-  for (let k = 0; k < value.length; k++) {
-    const s = claim.slots[k];
-    if (s !== undefined) value[k] = head + s;
-  }
-  for (let i = 0; i < plan.inputSlotOf.length; i++) {
-    const k = plan.inputSlotOf[i]!;
-    if (k >= 0) value[k] = call.inputs[i] ?? "";
-  }
-  for (let i = 0; i < plan.outputSlots.length; i++) {
-    const k = plan.outputSlots[i]!;
-    if (k >= 0 && call.outputs[i]) value[k] = call.outputs[i]!;
-  }
-  const out = new Array<Node>(bodyNodes.length);
-  for (let j = 0; j < bodyNodes.length; j++) {
-    const n = bodyNodes[j]!;
-    const p = plan.nodes[j]!;
-    const inputs = new Array<string>(p.inputs.length);
-    for (let i = 0; i < inputs.length; i++) {
-      const k = p.inputs[i]!;
-      inputs[i] = k < 0 ? "" : value[k]!;
-    }
-    while (inputs.length && inputs[inputs.length - 1] === "") inputs.pop();
-    const outputs = new Array<string>(p.outputs.length);
-    for (let i = 0; i < outputs.length; i++) {
-      const k = p.outputs[i]!;
-      outputs[i] = k < 0 ? "" : value[k]!;
-    }
-    out[j] = nodeWith(n, inputs, outputs, head + claim.nodes[j]!);
+    const name = claim
+      ? head + claim.nodes[j]!
+      : scope.fresh(prefixed ? head + (n.name || n.opType) : n.name || `${head}${n.opType}`);
+    out[j] = nodeWith(n, inputs, outputs, name);
   }
   return out;
 }
