@@ -44,9 +44,29 @@ class Scope {
   readonly types = new Map<string, Type | undefined>();
   readonly consts = new Map<string, ConstVal>();
   readonly syms = new Map<string, Dim[]>();
-  /** How each value was defined, for messages: text, or the defining node (labelled on demand). */
-  readonly origin = new Map<string, string | { node: Node; index: number }>();
+  /** How each value not defined by a node was defined, for messages. */
+  readonly origin = new Map<string, string>();
+  /** The nodes of the graph or function body, and the order they are analysed in (none: as stored). */
+  nodes?: Node[];
+  order?: number[];
   constructor(readonly parent?: Scope) {}
+  /** How a value was defined: its origin, else the first node in analysis order to output it. */
+  originOf(name: string): string | { node: Node; index: number } | undefined {
+    const o = this.origin.get(name);
+    if (o !== undefined || !this.nodes) return o;
+    const order = this.order;
+    for (let j = 0; j < this.nodes.length; j++) {
+      const i = order ? order[j]! : j;
+      const node = this.nodes[i]!;
+      if (node.outputs.includes(name)) return { node, index: i };
+    }
+    return undefined;
+  }
+  /** The scope (this or an enclosing one) that defines the name. */
+  owner(name: string): Scope | undefined {
+    for (let s: Scope | undefined = this; s; s = s.parent) if (s.types.has(name)) return s;
+    return undefined;
+  }
   has(name: string): boolean {
     return this.types.has(name) || (this.parent?.has(name) ?? false);
   }
@@ -88,6 +108,18 @@ export class Analyzer {
     { outs: (Type | undefined)[]; problems: Problem[] }
   >();
   private readonly standalone = new Map<Function, Set<string>>();
+  /** Analyses of nodes that reported nothing, by memoKey. */
+  private readonly memo = new Map<string, MemoEntry>();
+  /** Memo keys of types: per Type object, and per structure (see typeKey). */
+  private readonly typeKeys = new WeakMap<Type, string | null>();
+  private readonly typeIds = new Map<string, string>();
+  /** Numbers for callees and attributes in memo keys (one counter: a number names one thing). */
+  private readonly calleeIds = new Map<
+    Map<string, number>,
+    Map<string, Map<string, Map<string | number, number>>>
+  >();
+  private readonly attributeIds = new Map<string, Map<string, Map<string, number>>>();
+  private nextId = 0;
   private readonly instStack = new Set<Function>();
   private readonly registry: AnalyzeOptions["registry"];
 
@@ -395,7 +427,7 @@ export class Analyzer {
       ctx.sink.push({
         code: "duplicate-value",
         where: typeof where === "string" ? where : where(),
-        message: `value '${name}' is defined twice: as ${originLabel(scope.origin.get(name))} and as ${originLabel(origin)}`,
+        message: `value '${name}' is defined twice: as ${originLabel(scope.originOf(name))} and as ${originLabel(origin)}`,
       });
       return;
     }
@@ -407,7 +439,8 @@ export class Analyzer {
       });
     }
     scope.types.set(name, type);
-    scope.origin.set(name, origin);
+    // A node's outputs are found again when a message needs them (see Scope.originOf).
+    if (typeof origin === "string") scope.origin.set(name, origin);
   }
 
   private record(owner: Graph | Function, scope: Scope): void {
@@ -566,12 +599,18 @@ export class Analyzer {
         return names.has(name);
       },
     };
+    scope.nodes = owner.nodes;
+    scope.order = order;
     for (const i of order) this.analyzeNode(owner.nodes[i]!, i, scope, ctx, declared, later);
   }
 
   // ---- nodes ----
 
-  /** Checks one node and defines its outputs in the scope: each step below, in this order. */
+  /**
+   * Checks one node and defines its outputs in the scope: each step below, in this order. A node
+   * alike one already analysed (see memoKey) that reported nothing reuses its output types: only
+   * what depends on the scope (undefined inputs, declared types, duplicate names) is redone.
+   */
   private analyzeNode(
     node: Node,
     index: number,
@@ -591,6 +630,13 @@ export class Analyzer {
     const at: NodeAt = { node, index, scope, ctx, where, report };
 
     const inputs = this.readInputs(node, scope, later, report);
+    const key = this.memoKey(node, ctx, inputs);
+    const hit = key !== undefined ? this.memo.get(key) : undefined;
+    if (hit) {
+      this.defineOutputs(at, hit, hit.bound, true, hit.outputs, undefined, declared, hit);
+      return;
+    }
+    const before = ctx.sink.length;
     const fn = this.calledFunction(node);
     const schema = fn
       ? undefined
@@ -600,7 +646,116 @@ export class Analyzer {
     checkAttributes(node, { schema, opv, callee: fn, within: ctx.fn }, report);
     const sig = this.checkSignature(at, callee, inputs.types);
     const inferred = this.inferOutputs(at, callee, sig, inputs);
-    this.defineOutputs(at, callee, sig, inferred, declared);
+    const outputs = this.formalOutputs(node, schema, sig.bound, inferred.outputs);
+    let entry: MemoEntry | undefined;
+    if (
+      key !== undefined &&
+      ctx.sink.length === before &&
+      !inferred.outConsts.some((k) => k) &&
+      !inferred.outSyms.some((k) => k)
+    ) {
+      entry = { schema, opv, bound: new Map(sig.bound), outputs, plainOk: false };
+      this.memo.set(key, entry);
+    }
+    this.defineOutputs(at, callee, sig.bound, sig.inputsTyped, outputs, inferred, declared, entry);
+  }
+
+  /**
+   * A short string naming a type by its structure (every field): types alike get the same one.
+   * Computed once per Type object; undefined for a type that is not plain data.
+   */
+  private typeKey(t: Type): string | undefined {
+    let k = this.typeKeys.get(t);
+    if (k === undefined) {
+      const full = valueKey(t);
+      if (full === undefined) k = null;
+      else {
+        k = this.typeIds.get(full);
+        if (k === undefined) this.typeIds.set(full, (k = `t${this.typeIds.size}`));
+      }
+      this.typeKeys.set(t, k);
+    }
+    return k ?? undefined;
+  }
+
+  /**
+   * The memo key of a node whose analysis depends only on what the key holds, else undefined:
+   * the callee (domain, op type, overload, the opsets in force), which inputs and outputs are
+   * given, the input types (by structure), constant and shape values (by identity), and the
+   * attributes' names, types and values. Nodes with graph or tensor attributes, attribute
+   * references, or inside a function instantiation (which depends on the calls in progress) have
+   * none. Rules read input names only for messages, and a node that reports is never memoised.
+   */
+  private memoKey(node: Node, ctx: Ctx, inputs: NodeInputs): string | undefined {
+    if (this.instStack.size) return undefined;
+    // Short keys (numbers for the callee and attributes, ids for types) hash fast: most fit in
+    // the few characters V8 keeps flat.
+    let k = String(this.calleeId(ctx.opsets, node));
+    const { types, consts, syms } = inputs;
+    for (let i = 0; i < node.inputs.length; i++) {
+      if (node.inputs[i] === "") {
+        k += "_,";
+        continue;
+      }
+      const t = types[i];
+      if (t) {
+        const tk = this.typeKey(t);
+        if (tk === undefined) return undefined;
+        k += tk;
+      } else k += "?";
+      const c = consts[i];
+      if (c) k += `#${objectId(c)}`;
+      const s = syms[i];
+      if (s) k += `$${objectId(s)}`;
+      k += ",";
+    }
+    for (const o of node.outputs) k += o === "" ? "_" : "o";
+    for (const a of node.attributes) {
+      const id = this.attributeId(a);
+      if (id === undefined) return undefined;
+      k += `|${id}`;
+    }
+    return k;
+  }
+
+  /** A number for the callee of a node: its domain, op type and overload, at the opsets in force. */
+  private calleeId(opsets: Map<string, number>, node: Node): number {
+    let byDomain = this.calleeIds.get(opsets);
+    if (!byDomain) this.calleeIds.set(opsets, (byDomain = new Map()));
+    let byOp = byDomain.get(node.domain);
+    if (!byOp) byDomain.set(node.domain, (byOp = new Map()));
+    let byOverload = byOp.get(node.opType);
+    if (!byOverload) byOp.set(node.opType, (byOverload = new Map()));
+    const overload = node.overload ?? -1;
+    let id = byOverload.get(overload);
+    if (id === undefined) byOverload.set(overload, (id = this.nextId++));
+    return id;
+  }
+
+  /**
+   * A number for an attribute's name, type and value; undefined for a reference (its value
+   * depends on the call) and for graphs and tensors (not keyed: data, or a scope of their own).
+   */
+  private attributeId(a: Attribute): number | undefined {
+    if (a.refAttrName !== undefined) return undefined;
+    switch (a.type) {
+      case "GRAPH":
+      case "GRAPHS":
+      case "TENSOR":
+      case "TENSORS":
+      case "SPARSE_TENSOR":
+      case "SPARSE_TENSORS":
+        return undefined;
+    }
+    const v = valueKey(a.value);
+    if (v === undefined) return undefined;
+    let byType = this.attributeIds.get(a.name);
+    if (!byType) this.attributeIds.set(a.name, (byType = new Map()));
+    let byValue = byType.get(a.type);
+    if (!byValue) byType.set(a.type, (byValue = new Map()));
+    let id = byValue.get(v);
+    if (id === undefined) byValue.set(v, (id = this.nextId++));
+    return id;
   }
 
   /** The types, constant values and known shape values of a node's inputs; reports undefined ones. */
@@ -614,7 +769,8 @@ export class Analyzer {
     const consts: (ConstVal | undefined)[] = [];
     const syms: (Dim[] | undefined)[] = [];
     for (const name of node.inputs) {
-      if (name === "" || !scope.has(name)) {
+      const owner = name === "" ? undefined : scope.owner(name);
+      if (!owner) {
         if (name !== "" && !later.has(name)) {
           report(
             "undefined-value",
@@ -626,9 +782,10 @@ export class Analyzer {
         syms.push(undefined);
         continue;
       }
-      types.push(scope.type(name));
-      consts.push(scope.constOf(name));
-      syms.push(scope.symOf(name));
+      types.push(owner.types.get(name));
+      // Most values are neither constants nor shapes: skip the lookups while there are none.
+      consts.push(owner.consts.size ? owner.consts.get(name) : undefined);
+      syms.push(owner.syms.size ? owner.syms.get(name) : undefined);
     }
     return { types, consts, syms };
   }
@@ -717,15 +874,16 @@ export class Analyzer {
     return out;
   }
 
-  /** Defines the node's outputs, reconciled with their declared types and the schema's constraints. */
-  private defineOutputs(
-    { node, index, scope, ctx, where, report }: NodeAt,
-    { schema, opv }: Callee,
-    sig: Signature,
-    inferred: Inferred,
-    declared: Map<string, Type | undefined>,
-  ): void {
-    const outputs = inferred.outputs;
+  /**
+   * The inferred output types with what the rule left open filled in from the schema: formal
+   * types, and the types bound to the constraint variables by the inputs. Changes `outputs`.
+   */
+  private formalOutputs(
+    node: Node,
+    schema: OpVersion | undefined,
+    bound: Bindings,
+    outputs: (Type | undefined)[],
+  ): (Type | undefined)[] {
     if (schema) {
       node.outputs.forEach((_, i) => {
         const formal = formalAt(schema.outputs, i);
@@ -734,8 +892,8 @@ export class Analyzer {
         const own = formal.option === "variadic" && formal.homogeneous === false;
         const generic = formal.type.includes("(")
           ? parseTypeString(formal.type)
-          : !own && sig.bound.has(formal.type)
-            ? parseTypeString(sig.bound.get(formal.type)!.ts)
+          : !own && bound.has(formal.type)
+            ? parseTypeString(bound.get(formal.type)!.ts)
             : undefined;
         const r = outputs[i];
         if (!r) outputs[i] = generic;
@@ -743,21 +901,63 @@ export class Analyzer {
           outputs[i] = { ...r, elemType: generic.elemType };
       });
     }
+    return outputs;
+  }
+
+  /**
+   * Defines the node's outputs, reconciled with their declared types and the schema's
+   * constraints. `entry`: the node's memo entry (found, or made for it): when no output has a
+   * declared type and that case is known to report nothing, the outputs are just defined.
+   */
+  private defineOutputs(
+    { node, index, scope, ctx, where, report }: NodeAt,
+    { schema, opv }: { schema?: OpVersion; opv: string },
+    bound: Bindings,
+    inputsTyped: boolean,
+    outputs: (Type | undefined)[],
+    inferred: Inferred | undefined,
+    declared: Map<string, Type | undefined>,
+    entry?: MemoEntry,
+  ): void {
+    if (entry?.plainOk) {
+      let plain = true;
+      for (const name of node.outputs)
+        if (name !== "" && declared.get(name) !== undefined) {
+          plain = false;
+          break;
+        }
+      if (plain) {
+        for (let i = 0; i < node.outputs.length; i++) {
+          const name = node.outputs[i]!;
+          if (name !== "") this.define(scope, name, outputs[i], { node, index }, ctx, where);
+        }
+        return;
+      }
+    }
+    // The entry's bindings are shared: the output checks below may add to a copy.
+    if (entry && bound === entry.bound) bound = new Map(bound);
+    let plain = true;
+    let clean = true;
     node.outputs.forEach((name, i) => {
       if (name === "") return;
-      const m = mergeTypes(declared.get(name), outputs[i]);
+      const d = declared.get(name);
+      if (d !== undefined) plain = false;
+      const before = ctx.sink.length;
+      const m = mergeTypes(d, outputs[i]);
       if (m.conflict) report("type-mismatch", `output '${name}' is ${m.conflict}`);
       else if (schema) {
         const formal = formalAt(schema.outputs, i);
-        if (formal && (sig.inputsTyped || !outputs[i]))
-          checkFormalType(schema, opv, formal, name, m.type, "output", sig.bound, report);
+        if (formal && (inputsTyped || !outputs[i]))
+          checkFormalType(schema, opv, formal, name, m.type, "output", bound, report);
       }
+      if (ctx.sink.length !== before) clean = false;
       this.define(scope, name, m.type, { node, index }, ctx, where);
-      const k = inferred.outConsts[i];
+      const k = inferred?.outConsts[i];
       if (k && scope.types.get(name) === m.type) scope.consts.set(name, k);
-      const sy = inferred.outSyms[i];
+      const sy = inferred?.outSyms[i];
       if (sy && scope.types.get(name) === m.type) scope.syms.set(name, sy);
     });
+    if (entry && plain && clean) entry.plainOk = true;
   }
 }
 
@@ -799,6 +999,69 @@ interface Inferred {
   outputs: (Type | undefined)[];
   outConsts: (ConstVal | undefined)[];
   outSyms: (Dim[] | undefined)[];
+}
+
+/** What a node alike others was found to have (see Analyzer.memoKey). */
+interface MemoEntry {
+  schema?: OpVersion;
+  opv: string;
+  /** The constraint variables as the inputs bound them (not changed: copied for each use). */
+  bound: Bindings;
+  /** Output types, formal fill-in included (shared by every node served from the entry). */
+  outputs: (Type | undefined)[];
+  /** With no declared output types the outputs' checks report nothing (known once seen). */
+  plainOk: boolean;
+}
+
+const objectIds = new WeakMap<object, number>();
+let nextObjectId = 0;
+
+/** A number naming an object (a constant value, an opset map) for memo keys. */
+function objectId(o: object): number {
+  let id = objectIds.get(o);
+  if (id === undefined) objectIds.set(o, (id = nextObjectId++));
+  return id;
+}
+
+/**
+ * An unambiguous string for plain data (numbers, bigints, strings, booleans, null, undefined,
+ * arrays and plain objects, fields in their order); undefined for anything else.
+ */
+function valueKey(v: unknown): string | undefined {
+  switch (typeof v) {
+    case "number":
+      return Object.is(v, -0) ? "d-0" : `d${v}`;
+    case "bigint":
+      return `b${v}`;
+    case "string":
+      return `s${v.length}:${v}`;
+    case "boolean":
+      return v ? "t" : "f";
+    case "undefined":
+      return "u";
+    case "object": {
+      if (v === null) return "n";
+      if (Array.isArray(v)) {
+        let k = "[";
+        for (const x of v) {
+          const e = valueKey(x);
+          if (e === undefined) return undefined;
+          k += `${e},`;
+        }
+        return `${k}]`;
+      }
+      if (Object.getPrototypeOf(v) !== Object.prototype) return undefined;
+      let k = "{";
+      for (const [f, x] of Object.entries(v)) {
+        const e = valueKey(x);
+        if (e === undefined) return undefined;
+        k += `${f.length}:${f}=${e},`;
+      }
+      return `${k}}`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 const problemKey = (p: Problem) => `${p.code}\u0000${p.where}\u0000${p.message}`;
