@@ -4,7 +4,7 @@
 // It never changes the model.
 
 import { OnnxError, nodeLabel } from "../errors.js";
-import { topologicalOrder } from "../ir/graph.js";
+import { outerNamesUsedBy, topologicalOrder } from "../ir/graph.js";
 import { resolveRef } from "../ir/rewrite.js";
 import { attributeGraphs, walkGraphNodes } from "../ir/traverse.js";
 import type { Attribute, Dim, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
@@ -49,6 +49,8 @@ class Scope {
   /** The nodes of the graph or function body, and the order they are analysed in (none: as stored). */
   nodes?: Node[];
   order?: number[];
+  /** Set when a node output is defined twice (see Analyzer.analyzeInOrder). */
+  redefined = false;
   constructor(readonly parent?: Scope) {}
   /** How a value was defined: its origin, else the first node in analysis order to output it. */
   originOf(name: string): string | { node: Node; index: number } | undefined {
@@ -424,6 +426,7 @@ export class Analyzer {
   ): void {
     if (name === "") return;
     if (scope.types.has(name)) {
+      if (typeof origin === "object") scope.redefined = true;
       ctx.sink.push({
         code: "duplicate-value",
         where: typeof where === "string" ? where : where(),
@@ -573,6 +576,20 @@ export class Analyzer {
     ctx: Ctx,
     declared: Map<string, Type | undefined>,
   ): void {
+    // Names some node defines: an input not yet defined is reported only when none does. Built
+    // when first needed (an input read before its definition is rare).
+    let names: Set<string> | undefined;
+    const later = {
+      has(name: string): boolean {
+        if (!names) {
+          names = new Set<string>();
+          for (const n of owner.nodes) for (const o of n.outputs) if (o) names.add(o);
+        }
+        return names.has(name);
+      },
+    };
+    scope.nodes = owner.nodes;
+    if (this.analyzeInOrder(owner, scope, ctx, declared, later)) return;
     let order: number[];
     try {
       order = topologicalOrder(owner);
@@ -587,21 +604,58 @@ export class Analyzer {
       });
       order = owner.nodes.map((_, i) => i);
     }
-    // Names some node defines: an input not yet defined is reported only when none does. Built
-    // when first needed (an input read before its definition is rare).
-    let names: Set<string> | undefined;
-    const later = {
-      has(name: string): boolean {
-        if (!names) {
-          names = new Set<string>();
-          for (const n of owner.nodes) for (const o of n.outputs) if (o) names.add(o);
-        }
-        return names.has(name);
-      },
-    };
-    scope.nodes = owner.nodes;
     scope.order = order;
     for (const i of order) this.analyzeNode(owner.nodes[i]!, i, scope, ctx, declared, later);
+  }
+
+  /**
+   * Most graphs are stored in order, and topologicalOrder then keeps it: the nodes are analysed
+   * in their stored order while that is seen to be the order it gives, that is while no node
+   * reads a value that it or a later node defines (a value not yet defined that some node
+   * defines, or a node output defined twice). When one does, everything the nodes did is undone
+   * (scope, problems, recorded scopes; the memos hold facts that do not depend on order) and
+   * false is returned: the caller analyses them in topological order.
+   */
+  private analyzeInOrder(
+    owner: Graph | Function,
+    scope: Scope,
+    ctx: Ctx,
+    declared: Map<string, Type | undefined>,
+    later: { has(name: string): boolean },
+  ): boolean {
+    const nodes = owner.nodes;
+    const typesSize = scope.types.size;
+    const consts = new Map(scope.consts);
+    const syms = new Map(scope.syms);
+    const problems = ctx.sink.length;
+    const recorded = this.types.size;
+    const ahead = (name: string) => name !== "" && !scope.types.has(name) && later.has(name);
+    scope.order = undefined;
+    scope.redefined = false;
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i]!;
+      let misordered = false;
+      for (const name of node.inputs) if (ahead(name)) misordered = true;
+      if (node.attributes.length && !misordered)
+        for (const name of outerNamesUsedBy(node)) if (ahead(name)) misordered = true;
+      if (!misordered) {
+        this.analyzeNode(node, i, scope, ctx, declared, later);
+        if (!scope.redefined) continue;
+      }
+      // Undo: values and scopes are dropped in the reverse of the order they were added.
+      const added = [...scope.types.keys()].slice(typesSize);
+      for (const name of added) scope.types.delete(name);
+      scope.consts.clear();
+      for (const [k, v] of consts) scope.consts.set(k, v);
+      scope.syms.clear();
+      for (const [k, v] of syms) scope.syms.set(k, v);
+      ctx.sink.length = problems;
+      const owners = [...this.types.keys()].slice(recorded);
+      for (const o of owners) this.types.delete(o);
+      scope.redefined = false;
+      return false;
+    }
+    return true;
   }
 
   // ---- nodes ----
