@@ -49,8 +49,10 @@ class Scope {
   /** The nodes of the graph or function body, and the order they are analysed in (none: as stored). */
   nodes?: Node[];
   order?: number[];
-  /** Set when a node output is defined twice (see Analyzer.analyzeInOrder). */
-  redefined = false;
+  /** Nodes are being analysed in their stored order (see Analyzer.analyzeInOrder). */
+  inOrder = false;
+  /** Set, then, when a node reads a value it or a later node defines, or defines one twice. */
+  misordered = false;
   constructor(readonly parent?: Scope) {}
   /** How a value was defined: its origin, else the first node in analysis order to output it. */
   originOf(name: string): string | { node: Node; index: number } | undefined {
@@ -426,7 +428,7 @@ export class Analyzer {
   ): void {
     if (name === "") return;
     if (scope.types.has(name)) {
-      if (typeof origin === "object") scope.redefined = true;
+      if (scope.inOrder && typeof origin === "object") scope.misordered = true;
       ctx.sink.push({
         code: "duplicate-value",
         where: typeof where === "string" ? where : where(),
@@ -629,19 +631,17 @@ export class Analyzer {
     const syms = new Map(scope.syms);
     const problems = ctx.sink.length;
     const recorded = this.types.size;
-    const ahead = (name: string) => name !== "" && !scope.types.has(name) && later.has(name);
     scope.order = undefined;
-    scope.redefined = false;
+    scope.inOrder = true;
+    scope.misordered = false;
     for (let i = 0; i < nodes.length; i++) {
       const node = nodes[i]!;
-      let misordered = false;
-      for (const name of node.inputs) if (ahead(name)) misordered = true;
-      if (node.attributes.length && !misordered)
-        for (const name of outerNamesUsedBy(node)) if (ahead(name)) misordered = true;
-      if (!misordered) {
-        this.analyzeNode(node, i, scope, ctx, declared, later);
-        if (!scope.redefined) continue;
-      }
+      // Inputs are seen to by readInputs, which stops the node at the first one ahead.
+      if (node.attributes.some((a) => a.type === "GRAPH" || a.type === "GRAPHS"))
+        for (const name of outerNamesUsedBy(node))
+          if (!scope.types.has(name) && later.has(name)) scope.misordered = true;
+      if (!scope.misordered) this.analyzeNode(node, i, scope, ctx, declared, later);
+      if (!scope.misordered) continue;
       // Undo: values and scopes are dropped in the reverse of the order they were added.
       const added = [...scope.types.keys()].slice(typesSize);
       for (const name of added) scope.types.delete(name);
@@ -652,9 +652,11 @@ export class Analyzer {
       ctx.sink.length = problems;
       const owners = [...this.types.keys()].slice(recorded);
       for (const o of owners) this.types.delete(o);
-      scope.redefined = false;
+      scope.inOrder = false;
+      scope.misordered = false;
       return false;
     }
+    scope.inOrder = false;
     return true;
   }
 
@@ -684,6 +686,7 @@ export class Analyzer {
     const at: NodeAt = { node, index, scope, ctx, where, report };
 
     const inputs = this.readInputs(node, scope, later, report);
+    if (scope.misordered) return;
     const key = this.memoKey(node, ctx, inputs);
     const hit = key !== undefined ? this.memo.get(key) : undefined;
     if (hit) {
@@ -824,6 +827,11 @@ export class Analyzer {
     const syms: (Dim[] | undefined)[] = [];
     for (const name of node.inputs) {
       const owner = name === "" ? undefined : scope.owner(name);
+      if (owner !== scope && scope.inOrder && name !== "" && later.has(name)) {
+        // Defined by this or a later node: not the order topologicalOrder gives.
+        scope.misordered = true;
+        break;
+      }
       if (!owner) {
         if (name !== "" && !later.has(name)) {
           report(
