@@ -114,8 +114,12 @@ export class Analyzer {
   private readonly standalone = new Map<Function, Set<string>>();
   /** Analyses of nodes that reported nothing, by memoKey. */
   private readonly memo = new Map<string, MemoEntry>();
-  /** Memo keys of types: per Type object, and per structure (see typeKey). */
-  private readonly typeKeys = new WeakMap<Type, string | null>();
+  /**
+   * Memo keys of types: per Type object, and per structure (see typeKey). A Map, not a WeakMap:
+   * the analyzer lives for one analysis, whose result holds the types anyway, and a WeakMap
+   * costs much more to fill (and to collect).
+   */
+  private readonly typeKeys = new Map<Type, string | null>();
   private readonly typeIds = new Map<string, string>();
   /** Numbers for callees and attributes in memo keys (one counter: a number names one thing). */
   private readonly calleeIds = new Map<
@@ -711,7 +715,7 @@ export class Analyzer {
       !inferred.outConsts.some((k) => k) &&
       !inferred.outSyms.some((k) => k)
     ) {
-      entry = { schema, opv, bound: new Map(sig.bound), outputs, plainOk: false };
+      entry = { schema, opv, bound: new Map(sig.bound), outputs, merged: new Map() };
       this.memo.set(key, entry);
     }
     this.defineOutputs(at, callee, sig.bound, sig.inputsTyped, outputs, inferred, declared, entry);
@@ -724,7 +728,7 @@ export class Analyzer {
   private typeKey(t: Type): string | undefined {
     let k = this.typeKeys.get(t);
     if (k === undefined) {
-      const full = valueKey(t);
+      const full = tensorKey(t) ?? valueKey(t);
       if (full === undefined) k = null;
       else {
         k = this.typeIds.get(full);
@@ -968,8 +972,9 @@ export class Analyzer {
 
   /**
    * Defines the node's outputs, reconciled with their declared types and the schema's
-   * constraints. `entry`: the node's memo entry (found, or made for it): when no output has a
-   * declared type and that case is known to report nothing, the outputs are just defined.
+   * constraints. `entry`: the node's memo entry (found, or made for it): when the declared
+   * types of the outputs are alike ones for which that reported nothing, the outputs are
+   * defined with the types it gave then.
    */
   private defineOutputs(
     { node, index, scope, ctx, where, report }: NodeAt,
@@ -981,31 +986,36 @@ export class Analyzer {
     declared: Map<string, Type | undefined>,
     entry?: MemoEntry,
   ): void {
-    if (entry?.plainOk) {
-      let plain = true;
-      for (const name of node.outputs)
-        if (name !== "" && declared.get(name) !== undefined) {
-          plain = false;
+    // The declared types of the outputs, as a key ("-" when none).
+    let dk: string | undefined;
+    if (entry) {
+      dk = "";
+      for (const name of node.outputs) {
+        const d = name === "" ? undefined : declared.get(name);
+        const k = d === undefined ? "-" : this.typeKey(d);
+        if (k === undefined) {
+          dk = undefined;
           break;
         }
-      if (plain) {
+        dk += `${k},`;
+      }
+      const merged = dk !== undefined ? entry.merged.get(dk) : undefined;
+      if (merged) {
         for (let i = 0; i < node.outputs.length; i++) {
           const name = node.outputs[i]!;
-          if (name !== "") this.define(scope, name, outputs[i], { node, index }, ctx, where);
+          if (name !== "") this.define(scope, name, merged[i], { node, index }, ctx, where);
         }
         return;
       }
+      // The entry's bindings are shared: the output checks below may add to a copy.
+      if (bound === entry.bound) bound = new Map(bound);
     }
-    // The entry's bindings are shared: the output checks below may add to a copy.
-    if (entry && bound === entry.bound) bound = new Map(bound);
-    let plain = true;
     let clean = true;
+    const types: (Type | undefined)[] = [];
     node.outputs.forEach((name, i) => {
       if (name === "") return;
-      const d = declared.get(name);
-      if (d !== undefined) plain = false;
       const before = ctx.sink.length;
-      const m = mergeTypes(d, outputs[i]);
+      const m = mergeTypes(declared.get(name), outputs[i]);
       if (m.conflict) report("type-mismatch", `output '${name}' is ${m.conflict}`);
       else if (schema) {
         const formal = formalAt(schema.outputs, i);
@@ -1013,13 +1023,14 @@ export class Analyzer {
           checkFormalType(schema, opv, formal, name, m.type, "output", bound, report);
       }
       if (ctx.sink.length !== before) clean = false;
+      types[i] = m.type;
       this.define(scope, name, m.type, { node, index }, ctx, where);
       const k = inferred?.outConsts[i];
       if (k && scope.types.get(name) === m.type) scope.consts.set(name, k);
       const sy = inferred?.outSyms[i];
       if (sy && scope.types.get(name) === m.type) scope.syms.set(name, sy);
     });
-    if (entry && plain && clean) entry.plainOk = true;
+    if (entry && dk !== undefined && clean) entry.merged.set(dk, types);
   }
 }
 
@@ -1071,8 +1082,11 @@ interface MemoEntry {
   bound: Bindings;
   /** Output types, formal fill-in included (shared by every node served from the entry). */
   outputs: (Type | undefined)[];
-  /** With no declared output types the outputs' checks report nothing (known once seen). */
-  plainOk: boolean;
+  /**
+   * Declared output types (typeKeys, "-" for none, each followed by ",") for which the merge
+   * and the output checks reported nothing → the outputs' types then.
+   */
+  merged: Map<string, (Type | undefined)[]>;
 }
 
 const objectIds = new WeakMap<object, number>();
@@ -1083,6 +1097,35 @@ function objectId(o: object): number {
   let id = objectIds.get(o);
   if (id === undefined) objectIds.set(o, (id = nextObjectId++));
   return id;
+}
+
+/**
+ * A short key for the usual type, a tensor type with fields kind, elemType and maybe shape (in
+ * that order, as valueKey keys fields in order), e.g. "T1:4,?,s5:batch,"; else undefined. No
+ * valueKey starts with "T" or "S".
+ */
+function tensorKey(t: Type): string | undefined {
+  if (t.kind !== "tensor" && t.kind !== "sparse_tensor") return undefined;
+  let n = 0;
+  for (const f in t) {
+    if (f !== (n === 0 ? "kind" : n === 1 ? "elemType" : n === 2 ? "shape" : undefined))
+      return undefined;
+    n++;
+  }
+  const e = t.elemType;
+  if (n < 2 || typeof e !== "number" || Object.is(e, -0)) return undefined;
+  let k = `${t.kind === "tensor" ? "T" : "S"}${e}`;
+  if (n === 2) return k;
+  const shape = t.shape;
+  if (!Array.isArray(shape)) return undefined;
+  k += ":";
+  for (const d of shape) {
+    if (d === null) k += "?,";
+    else if (typeof d === "number" && !Object.is(d, -0)) k += `${d},`;
+    else if (typeof d === "string") k += `s${d.length}:${d},`;
+    else return undefined;
+  }
+  return k;
 }
 
 /**
@@ -1114,8 +1157,8 @@ function valueKey(v: unknown): string | undefined {
       }
       if (Object.getPrototypeOf(v) !== Object.prototype) return undefined;
       let k = "{";
-      for (const [f, x] of Object.entries(v)) {
-        const e = valueKey(x);
+      for (const f of Object.keys(v)) {
+        const e = valueKey((v as Record<string, unknown>)[f]);
         if (e === undefined) return undefined;
         k += `${f.length}:${f}=${e},`;
       }
