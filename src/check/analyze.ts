@@ -126,7 +126,10 @@ export class Analyzer {
     Map<string, number>,
     Map<string, Map<string, Map<string | number, number>>>
   >();
-  private readonly attributeIds = new Map<string, Map<string, Map<string, number>>>();
+  private readonly attributeIds = new Map<
+    string,
+    Map<string, Map<string | number | bigint, number>>
+  >();
   private nextId = 0;
   private readonly instStack = new Set<Function>();
   private readonly registry: AnalyzeOptions["registry"];
@@ -808,7 +811,12 @@ export class Analyzer {
       case "SPARSE_TENSORS":
         return undefined;
     }
-    const v = valueKey(a.value);
+    // Numbers and bigints key themselves (no string is one); -0 is told from 0 by valueKey.
+    const raw = a.value;
+    const v =
+      typeof raw === "bigint" || (typeof raw === "number" && !Object.is(raw, -0))
+        ? raw
+        : valueKey(raw);
     if (v === undefined) return undefined;
     let byType = this.attributeIds.get(a.name);
     if (!byType) this.attributeIds.set(a.name, (byType = new Map()));
@@ -977,7 +985,7 @@ export class Analyzer {
    * defined with the types it gave then.
    */
   private defineOutputs(
-    { node, index, scope, ctx, where, report }: NodeAt,
+    at: NodeAt,
     { schema, opv }: { schema?: OpVersion; opv: string },
     bound: Bindings,
     inputsTyped: boolean,
@@ -986,24 +994,41 @@ export class Analyzer {
     declared: Map<string, Type | undefined>,
     entry?: MemoEntry,
   ): void {
-    // The declared types of the outputs, as a key ("-" when none).
+    const { node, scope, ctx, where, report } = at;
+    // The declared types of the outputs, as a key: "" when there are none, else typeKeys ("-"
+    // for none), each followed by ",".
     let dk: string | undefined;
     if (entry) {
       dk = "";
-      for (const name of node.outputs) {
+      for (let i = 0; i < node.outputs.length; i++) {
+        const name = node.outputs[i]!;
         const d = name === "" ? undefined : declared.get(name);
-        const k = d === undefined ? "-" : this.typeKey(d);
+        if (d === undefined) continue;
+        const k = this.typeKey(d);
         if (k === undefined) {
           dk = undefined;
           break;
         }
+        // The first declared one: the outputs before it had none.
+        if (dk === "") for (let j = 0; j < i; j++) dk += "-,";
         dk += `${k},`;
+        for (let j = i + 1; j < node.outputs.length; j++) {
+          const n = node.outputs[j]!;
+          const dj = n === "" ? undefined : declared.get(n);
+          const kj = dj === undefined ? "-" : this.typeKey(dj);
+          if (kj === undefined) {
+            dk = undefined;
+            break;
+          }
+          dk += `${kj},`;
+        }
+        break;
       }
       const merged = dk !== undefined ? entry.merged.get(dk) : undefined;
       if (merged) {
         for (let i = 0; i < node.outputs.length; i++) {
           const name = node.outputs[i]!;
-          if (name !== "") this.define(scope, name, merged[i], { node, index }, ctx, where);
+          if (name !== "") this.define(scope, name, merged[i], at, ctx, where);
         }
         return;
       }
@@ -1024,7 +1049,7 @@ export class Analyzer {
       }
       if (ctx.sink.length !== before) clean = false;
       types[i] = m.type;
-      this.define(scope, name, m.type, { node, index }, ctx, where);
+      this.define(scope, name, m.type, at, ctx, where);
       const k = inferred?.outConsts[i];
       if (k && scope.types.get(name) === m.type) scope.consts.set(name, k);
       const sy = inferred?.outSyms[i];
