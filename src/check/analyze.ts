@@ -1131,6 +1131,7 @@ function objectId(o: object): number {
  */
 function tensorKey(t: Type): string | undefined {
   if (t.kind !== "tensor" && t.kind !== "sparse_tensor") return undefined;
+  if (Object.getPrototypeOf(t) !== Object.prototype) return undefined;
   let n = 0;
   for (const f in t) {
     if (f !== (n === 0 ? "kind" : n === 1 ? "elemType" : n === 2 ? "shape" : undefined))
