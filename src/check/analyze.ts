@@ -4,7 +4,7 @@
 // It never changes the model.
 
 import { OnnxError, nodeLabel } from "../errors.js";
-import { topologicalOrder } from "../ir/graph.js";
+import { outerNamesUsedBy, topologicalOrder } from "../ir/graph.js";
 import { resolveRef } from "../ir/rewrite.js";
 import { attributeGraphs, walkGraphNodes } from "../ir/traverse.js";
 import type { Attribute, Dim, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
@@ -44,9 +44,33 @@ class Scope {
   readonly types = new Map<string, Type | undefined>();
   readonly consts = new Map<string, ConstVal>();
   readonly syms = new Map<string, Dim[]>();
-  /** How each value was defined, for messages: text, or the defining node (labelled on demand). */
-  readonly origin = new Map<string, string | { node: Node; index: number }>();
+  /** How each value not defined by a node was defined, for messages. */
+  readonly origin = new Map<string, string>();
+  /** The nodes of the graph or function body, and the order they are analysed in (none: as stored). */
+  nodes?: Node[];
+  order?: number[];
+  /** Nodes are being analysed in their stored order (see Analyzer.analyzeInOrder). */
+  inOrder = false;
+  /** Set, then, when a node reads a value it or a later node defines, or defines one twice. */
+  misordered = false;
   constructor(readonly parent?: Scope) {}
+  /** How a value was defined: its origin, else the first node in analysis order to output it. */
+  originOf(name: string): string | { node: Node; index: number } | undefined {
+    const o = this.origin.get(name);
+    if (o !== undefined || !this.nodes) return o;
+    const order = this.order;
+    for (let j = 0; j < this.nodes.length; j++) {
+      const i = order ? order[j]! : j;
+      const node = this.nodes[i]!;
+      if (node.outputs.includes(name)) return { node, index: i };
+    }
+    return undefined;
+  }
+  /** The scope (this or an enclosing one) that defines the name. */
+  owner(name: string): Scope | undefined {
+    for (let s: Scope | undefined = this; s; s = s.parent) if (s.types.has(name)) return s;
+    return undefined;
+  }
   has(name: string): boolean {
     return this.types.has(name) || (this.parent?.has(name) ?? false);
   }
@@ -88,6 +112,25 @@ export class Analyzer {
     { outs: (Type | undefined)[]; problems: Problem[] }
   >();
   private readonly standalone = new Map<Function, Set<string>>();
+  /** Analyses of nodes that reported nothing, by memoKey. */
+  private readonly memo = new Map<string, MemoEntry>();
+  /**
+   * Memo keys of types: per Type object, and per structure (see typeKey). A Map, not a WeakMap:
+   * the analyzer lives for one analysis, whose result holds the types anyway, and a WeakMap
+   * costs much more to fill (and to collect).
+   */
+  private readonly typeKeys = new Map<Type, string | null>();
+  private readonly typeIds = new Map<string, string>();
+  /** Numbers for callees and attributes in memo keys (one counter: a number names one thing). */
+  private readonly calleeIds = new Map<
+    Map<string, number>,
+    Map<string, Map<string, Map<string | number, number>>>
+  >();
+  private readonly attributeIds = new Map<
+    string,
+    Map<string, Map<string | number | bigint, number>>
+  >();
+  private nextId = 0;
   private readonly instStack = new Set<Function>();
   private readonly registry: AnalyzeOptions["registry"];
 
@@ -392,10 +435,11 @@ export class Analyzer {
   ): void {
     if (name === "") return;
     if (scope.types.has(name)) {
+      if (scope.inOrder && typeof origin === "object") scope.misordered = true;
       ctx.sink.push({
         code: "duplicate-value",
         where: typeof where === "string" ? where : where(),
-        message: `value '${name}' is defined twice: as ${originLabel(scope.origin.get(name))} and as ${originLabel(origin)}`,
+        message: `value '${name}' is defined twice: as ${originLabel(scope.originOf(name))} and as ${originLabel(origin)}`,
       });
       return;
     }
@@ -407,7 +451,8 @@ export class Analyzer {
       });
     }
     scope.types.set(name, type);
-    scope.origin.set(name, origin);
+    // A node's outputs are found again when a message needs them (see Scope.originOf).
+    if (typeof origin === "string") scope.origin.set(name, origin);
   }
 
   private record(owner: Graph | Function, scope: Scope): void {
@@ -540,6 +585,20 @@ export class Analyzer {
     ctx: Ctx,
     declared: Map<string, Type | undefined>,
   ): void {
+    // Names some node defines: an input not yet defined is reported only when none does. Built
+    // when first needed (an input read before its definition is rare).
+    let names: Set<string> | undefined;
+    const later = {
+      has(name: string): boolean {
+        if (!names) {
+          names = new Set<string>();
+          for (const n of owner.nodes) for (const o of n.outputs) if (o) names.add(o);
+        }
+        return names.has(name);
+      },
+    };
+    scope.nodes = owner.nodes;
+    if (this.analyzeInOrder(owner, scope, ctx, declared, later)) return;
     let order: number[];
     try {
       order = topologicalOrder(owner);
@@ -554,24 +613,67 @@ export class Analyzer {
       });
       order = owner.nodes.map((_, i) => i);
     }
-    // Names some node defines: an input not yet defined is reported only when none does. Built
-    // when first needed (an input read before its definition is rare).
-    let names: Set<string> | undefined;
-    const later = {
-      has(name: string): boolean {
-        if (!names) {
-          names = new Set<string>();
-          for (const n of owner.nodes) for (const o of n.outputs) if (o) names.add(o);
-        }
-        return names.has(name);
-      },
-    };
+    scope.order = order;
     for (const i of order) this.analyzeNode(owner.nodes[i]!, i, scope, ctx, declared, later);
+  }
+
+  /**
+   * Most graphs are stored in order, and topologicalOrder then keeps it: the nodes are analysed
+   * in their stored order while that is seen to be the order it gives, that is while no node
+   * reads a value that it or a later node defines (a value not yet defined that some node
+   * defines, or a node output defined twice). When one does, everything the nodes did is undone
+   * (scope, problems, recorded scopes; the memos hold facts that do not depend on order) and
+   * false is returned: the caller analyses them in topological order.
+   */
+  private analyzeInOrder(
+    owner: Graph | Function,
+    scope: Scope,
+    ctx: Ctx,
+    declared: Map<string, Type | undefined>,
+    later: { has(name: string): boolean },
+  ): boolean {
+    const nodes = owner.nodes;
+    const typesSize = scope.types.size;
+    const consts = new Map(scope.consts);
+    const syms = new Map(scope.syms);
+    const problems = ctx.sink.length;
+    const recorded = this.types.size;
+    scope.order = undefined;
+    scope.inOrder = true;
+    scope.misordered = false;
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i]!;
+      // Inputs are seen to by readInputs, which stops the node at the first one ahead.
+      if (node.attributes.some((a) => a.type === "GRAPH" || a.type === "GRAPHS"))
+        for (const name of outerNamesUsedBy(node))
+          if (!scope.types.has(name) && later.has(name)) scope.misordered = true;
+      if (!scope.misordered) this.analyzeNode(node, i, scope, ctx, declared, later);
+      if (!scope.misordered) continue;
+      // Undo: values and scopes are dropped in the reverse of the order they were added.
+      const added = [...scope.types.keys()].slice(typesSize);
+      for (const name of added) scope.types.delete(name);
+      scope.consts.clear();
+      for (const [k, v] of consts) scope.consts.set(k, v);
+      scope.syms.clear();
+      for (const [k, v] of syms) scope.syms.set(k, v);
+      ctx.sink.length = problems;
+      const owners = [...this.types.keys()].slice(recorded);
+      for (const o of owners) this.types.delete(o);
+      scope.inOrder = false;
+      scope.misordered = false;
+      return false;
+    }
+    scope.inOrder = false;
+    return true;
   }
 
   // ---- nodes ----
 
-  /** Checks one node and defines its outputs in the scope: each step below, in this order. */
+  /**
+   * Checks one node and defines its outputs in the scope: each step below, in this order. A node
+   * alike one already analysed (see memoKey) that reported nothing reuses its output types: only
+   * what depends on the scope (undefined inputs, declared types, duplicate names) is redone.
+   */
   private analyzeNode(
     node: Node,
     index: number,
@@ -591,6 +693,14 @@ export class Analyzer {
     const at: NodeAt = { node, index, scope, ctx, where, report };
 
     const inputs = this.readInputs(node, scope, later, report);
+    if (scope.misordered) return;
+    const key = this.memoKey(node, ctx, inputs);
+    const hit = key !== undefined ? this.memo.get(key) : undefined;
+    if (hit) {
+      this.defineOutputs(at, hit, hit.bound, true, hit.outputs, undefined, declared, hit);
+      return;
+    }
+    const before = ctx.sink.length;
     const fn = this.calledFunction(node);
     const schema = fn
       ? undefined
@@ -600,7 +710,121 @@ export class Analyzer {
     checkAttributes(node, { schema, opv, callee: fn, within: ctx.fn }, report);
     const sig = this.checkSignature(at, callee, inputs.types);
     const inferred = this.inferOutputs(at, callee, sig, inputs);
-    this.defineOutputs(at, callee, sig, inferred, declared);
+    const outputs = this.formalOutputs(node, schema, sig.bound, inferred.outputs);
+    let entry: MemoEntry | undefined;
+    if (
+      key !== undefined &&
+      ctx.sink.length === before &&
+      !inferred.outConsts.some((k) => k) &&
+      !inferred.outSyms.some((k) => k)
+    ) {
+      entry = { schema, opv, bound: new Map(sig.bound), outputs, merged: new Map() };
+      this.memo.set(key, entry);
+    }
+    this.defineOutputs(at, callee, sig.bound, sig.inputsTyped, outputs, inferred, declared, entry);
+  }
+
+  /**
+   * A short string naming a type by its structure (every field): types alike get the same one.
+   * Computed once per Type object; undefined for a type that is not plain data.
+   */
+  private typeKey(t: Type): string | undefined {
+    let k = this.typeKeys.get(t);
+    if (k === undefined) {
+      const full = tensorKey(t) ?? valueKey(t);
+      if (full === undefined) k = null;
+      else {
+        k = this.typeIds.get(full);
+        if (k === undefined) this.typeIds.set(full, (k = `t${this.typeIds.size}`));
+      }
+      this.typeKeys.set(t, k);
+    }
+    return k ?? undefined;
+  }
+
+  /**
+   * The memo key of a node whose analysis depends only on what the key holds, else undefined:
+   * the callee (domain, op type, overload, the opsets in force), which inputs and outputs are
+   * given, the input types (by structure), constant and shape values (by identity), and the
+   * attributes' names, types and values. Nodes with graph or tensor attributes, attribute
+   * references, or inside a function instantiation (which depends on the calls in progress) have
+   * none. Rules read input names only for messages, and a node that reports is never memoised.
+   */
+  private memoKey(node: Node, ctx: Ctx, inputs: NodeInputs): string | undefined {
+    if (this.instStack.size) return undefined;
+    // Short keys (numbers for the callee and attributes, ids for types) hash fast: most fit in
+    // the few characters V8 keeps flat.
+    let k = String(this.calleeId(ctx.opsets, node));
+    const { types, consts, syms } = inputs;
+    for (let i = 0; i < node.inputs.length; i++) {
+      if (node.inputs[i] === "") {
+        k += "_,";
+        continue;
+      }
+      const t = types[i];
+      if (t) {
+        const tk = this.typeKey(t);
+        if (tk === undefined) return undefined;
+        k += tk;
+      } else k += "?";
+      const c = consts[i];
+      if (c) k += `#${objectId(c)}`;
+      const s = syms[i];
+      if (s) k += `$${objectId(s)}`;
+      k += ",";
+    }
+    for (const o of node.outputs) k += o === "" ? "_" : "o";
+    for (const a of node.attributes) {
+      const id = this.attributeId(a);
+      if (id === undefined) return undefined;
+      k += `|${id}`;
+    }
+    return k;
+  }
+
+  /** A number for the callee of a node: its domain, op type and overload, at the opsets in force. */
+  private calleeId(opsets: Map<string, number>, node: Node): number {
+    let byDomain = this.calleeIds.get(opsets);
+    if (!byDomain) this.calleeIds.set(opsets, (byDomain = new Map()));
+    let byOp = byDomain.get(node.domain);
+    if (!byOp) byDomain.set(node.domain, (byOp = new Map()));
+    let byOverload = byOp.get(node.opType);
+    if (!byOverload) byOp.set(node.opType, (byOverload = new Map()));
+    const overload = node.overload ?? -1;
+    let id = byOverload.get(overload);
+    if (id === undefined) byOverload.set(overload, (id = this.nextId++));
+    return id;
+  }
+
+  /**
+   * A number for an attribute's name, type and value; undefined for a reference (its value
+   * depends on the call) and for graphs and tensors (not keyed: data, or a scope of their own).
+   */
+  private attributeId(a: Attribute): number | undefined {
+    if (a.refAttrName !== undefined) return undefined;
+    switch (a.type) {
+      case "GRAPH":
+      case "GRAPHS":
+      case "TENSOR":
+      case "TENSORS":
+      case "SPARSE_TENSOR":
+      case "SPARSE_TENSORS":
+        return undefined;
+    }
+    // Numbers and bigints key themselves (no string is one); -0 is told from 0 by valueKey.
+    const raw = a.value;
+    const v =
+      typeof raw === "bigint" || (typeof raw === "number" && !Object.is(raw, -0))
+        ? raw
+        : valueKey(raw);
+    if (v === undefined) return undefined;
+    let byType = this.attributeIds.get(a.name);
+    if (!byType) this.attributeIds.set(a.name, (byType = new Map()));
+    let byValue = byType.get(a.type);
+    if (!byValue) byType.set(a.type, (byValue = new Map()));
+    let id = byValue.get(v);
+    if (id === undefined) byValue.set(v, (id = this.nextId++));
+    return id;
   }
 
   /** The types, constant values and known shape values of a node's inputs; reports undefined ones. */
@@ -614,7 +838,13 @@ export class Analyzer {
     const consts: (ConstVal | undefined)[] = [];
     const syms: (Dim[] | undefined)[] = [];
     for (const name of node.inputs) {
-      if (name === "" || !scope.has(name)) {
+      const owner = name === "" ? undefined : scope.owner(name);
+      if (owner !== scope && scope.inOrder && name !== "" && later.has(name)) {
+        // Defined by this or a later node: not the order topologicalOrder gives.
+        scope.misordered = true;
+        break;
+      }
+      if (!owner) {
         if (name !== "" && !later.has(name)) {
           report(
             "undefined-value",
@@ -626,9 +856,10 @@ export class Analyzer {
         syms.push(undefined);
         continue;
       }
-      types.push(scope.type(name));
-      consts.push(scope.constOf(name));
-      syms.push(scope.symOf(name));
+      types.push(owner.types.get(name));
+      // Most values are neither constants nor shapes: skip the lookups while there are none.
+      consts.push(owner.consts.size ? owner.consts.get(name) : undefined);
+      syms.push(owner.syms.size ? owner.syms.get(name) : undefined);
     }
     return { types, consts, syms };
   }
@@ -717,15 +948,16 @@ export class Analyzer {
     return out;
   }
 
-  /** Defines the node's outputs, reconciled with their declared types and the schema's constraints. */
-  private defineOutputs(
-    { node, index, scope, ctx, where, report }: NodeAt,
-    { schema, opv }: Callee,
-    sig: Signature,
-    inferred: Inferred,
-    declared: Map<string, Type | undefined>,
-  ): void {
-    const outputs = inferred.outputs;
+  /**
+   * The inferred output types with what the rule left open filled in from the schema: formal
+   * types, and the types bound to the constraint variables by the inputs. Changes `outputs`.
+   */
+  private formalOutputs(
+    node: Node,
+    schema: OpVersion | undefined,
+    bound: Bindings,
+    outputs: (Type | undefined)[],
+  ): (Type | undefined)[] {
     if (schema) {
       node.outputs.forEach((_, i) => {
         const formal = formalAt(schema.outputs, i);
@@ -734,8 +966,8 @@ export class Analyzer {
         const own = formal.option === "variadic" && formal.homogeneous === false;
         const generic = formal.type.includes("(")
           ? parseTypeString(formal.type)
-          : !own && sig.bound.has(formal.type)
-            ? parseTypeString(sig.bound.get(formal.type)!.ts)
+          : !own && bound.has(formal.type)
+            ? parseTypeString(bound.get(formal.type)!.ts)
             : undefined;
         const r = outputs[i];
         if (!r) outputs[i] = generic;
@@ -743,21 +975,87 @@ export class Analyzer {
           outputs[i] = { ...r, elemType: generic.elemType };
       });
     }
+    return outputs;
+  }
+
+  /**
+   * Defines the node's outputs, reconciled with their declared types and the schema's
+   * constraints. `entry`: the node's memo entry (found, or made for it): when the declared
+   * types of the outputs are alike ones for which that reported nothing, the outputs are
+   * defined with the types it gave then.
+   */
+  private defineOutputs(
+    at: NodeAt,
+    { schema, opv }: { schema?: OpVersion; opv: string },
+    bound: Bindings,
+    inputsTyped: boolean,
+    outputs: (Type | undefined)[],
+    inferred: Inferred | undefined,
+    declared: Map<string, Type | undefined>,
+    entry?: MemoEntry,
+  ): void {
+    const { node, scope, ctx, where, report } = at;
+    // The declared types of the outputs, as a key: "" when there are none, else typeKeys ("-"
+    // for none), each followed by ",".
+    let dk: string | undefined;
+    if (entry) {
+      dk = "";
+      for (let i = 0; i < node.outputs.length; i++) {
+        const name = node.outputs[i]!;
+        const d = name === "" ? undefined : declared.get(name);
+        if (d === undefined) continue;
+        const k = this.typeKey(d);
+        if (k === undefined) {
+          dk = undefined;
+          break;
+        }
+        // The first declared one: the outputs before it had none.
+        if (dk === "") for (let j = 0; j < i; j++) dk += "-,";
+        dk += `${k},`;
+        for (let j = i + 1; j < node.outputs.length; j++) {
+          const n = node.outputs[j]!;
+          const dj = n === "" ? undefined : declared.get(n);
+          const kj = dj === undefined ? "-" : this.typeKey(dj);
+          if (kj === undefined) {
+            dk = undefined;
+            break;
+          }
+          dk += `${kj},`;
+        }
+        break;
+      }
+      const merged = dk !== undefined ? entry.merged.get(dk) : undefined;
+      if (merged) {
+        for (let i = 0; i < node.outputs.length; i++) {
+          const name = node.outputs[i]!;
+          if (name !== "") this.define(scope, name, merged[i], at, ctx, where);
+        }
+        return;
+      }
+      // The entry's bindings are shared: the output checks below may add to a copy.
+      if (bound === entry.bound) bound = new Map(bound);
+    }
+    let clean = true;
+    const types: (Type | undefined)[] = [];
     node.outputs.forEach((name, i) => {
       if (name === "") return;
+      const before = ctx.sink.length;
       const m = mergeTypes(declared.get(name), outputs[i]);
       if (m.conflict) report("type-mismatch", `output '${name}' is ${m.conflict}`);
       else if (schema) {
         const formal = formalAt(schema.outputs, i);
-        if (formal && (sig.inputsTyped || !outputs[i]))
-          checkFormalType(schema, opv, formal, name, m.type, "output", sig.bound, report);
+        if (formal && (inputsTyped || !outputs[i]))
+          checkFormalType(schema, opv, formal, name, m.type, "output", bound, report);
       }
-      this.define(scope, name, m.type, { node, index }, ctx, where);
-      const k = inferred.outConsts[i];
+      if (ctx.sink.length !== before) clean = false;
+      types[i] = m.type;
+      this.define(scope, name, m.type, at, ctx, where);
+      const k = inferred?.outConsts[i];
       if (k && scope.types.get(name) === m.type) scope.consts.set(name, k);
-      const sy = inferred.outSyms[i];
+      const sy = inferred?.outSyms[i];
       if (sy && scope.types.get(name) === m.type) scope.syms.set(name, sy);
     });
+    if (entry && dk !== undefined && clean) entry.merged.set(dk, types);
   }
 }
 
@@ -799,6 +1097,102 @@ interface Inferred {
   outputs: (Type | undefined)[];
   outConsts: (ConstVal | undefined)[];
   outSyms: (Dim[] | undefined)[];
+}
+
+/** What a node alike others was found to have (see Analyzer.memoKey). */
+interface MemoEntry {
+  schema?: OpVersion;
+  opv: string;
+  /** The constraint variables as the inputs bound them (not changed: copied for each use). */
+  bound: Bindings;
+  /** Output types, formal fill-in included (shared by every node served from the entry). */
+  outputs: (Type | undefined)[];
+  /**
+   * Declared output types (typeKeys, "-" for none, each followed by ",") for which the merge
+   * and the output checks reported nothing → the outputs' types then.
+   */
+  merged: Map<string, (Type | undefined)[]>;
+}
+
+const objectIds = new WeakMap<object, number>();
+let nextObjectId = 0;
+
+/** A number naming an object (a constant value, an opset map) for memo keys. */
+function objectId(o: object): number {
+  let id = objectIds.get(o);
+  if (id === undefined) objectIds.set(o, (id = nextObjectId++));
+  return id;
+}
+
+/**
+ * A short key for the usual type, a tensor type with fields kind, elemType and maybe shape (in
+ * that order, as valueKey keys fields in order), e.g. "T1:4,?,s5:batch,"; else undefined. No
+ * valueKey starts with "T" or "S".
+ */
+function tensorKey(t: Type): string | undefined {
+  if (t.kind !== "tensor" && t.kind !== "sparse_tensor") return undefined;
+  if (Object.getPrototypeOf(t) !== Object.prototype) return undefined;
+  let n = 0;
+  for (const f in t) {
+    if (f !== (n === 0 ? "kind" : n === 1 ? "elemType" : n === 2 ? "shape" : undefined))
+      return undefined;
+    n++;
+  }
+  const e = t.elemType;
+  if (n < 2 || typeof e !== "number" || Object.is(e, -0)) return undefined;
+  let k = `${t.kind === "tensor" ? "T" : "S"}${e}`;
+  if (n === 2) return k;
+  const shape = t.shape;
+  if (!Array.isArray(shape)) return undefined;
+  k += ":";
+  for (const d of shape) {
+    if (d === null) k += "?,";
+    else if (typeof d === "number" && !Object.is(d, -0)) k += `${d},`;
+    else if (typeof d === "string") k += `s${d.length}:${d},`;
+    else return undefined;
+  }
+  return k;
+}
+
+/**
+ * An unambiguous string for plain data (numbers, bigints, strings, booleans, null, undefined,
+ * arrays and plain objects, fields in their order); undefined for anything else.
+ */
+function valueKey(v: unknown): string | undefined {
+  switch (typeof v) {
+    case "number":
+      return Object.is(v, -0) ? "d-0" : `d${v}`;
+    case "bigint":
+      return `b${v}`;
+    case "string":
+      return `s${v.length}:${v}`;
+    case "boolean":
+      return v ? "t" : "f";
+    case "undefined":
+      return "u";
+    case "object": {
+      if (v === null) return "n";
+      if (Array.isArray(v)) {
+        let k = "[";
+        for (const x of v) {
+          const e = valueKey(x);
+          if (e === undefined) return undefined;
+          k += `${e},`;
+        }
+        return `${k}]`;
+      }
+      if (Object.getPrototypeOf(v) !== Object.prototype) return undefined;
+      let k = "{";
+      for (const f of Object.keys(v)) {
+        const e = valueKey((v as Record<string, unknown>)[f]);
+        if (e === undefined) return undefined;
+        k += `${f.length}:${f}=${e},`;
+      }
+      return `${k}}`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 const problemKey = (p: Problem) => `${p.code}\u0000${p.where}\u0000${p.message}`;
