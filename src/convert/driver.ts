@@ -305,6 +305,8 @@ export class Converter {
   private readonly createdAt = new WeakMap<Graph, number>();
   private visited = 0;
   private readonly total: number;
+  /** Values adapters share across the conversion (AdapterContext.shared), by key. */
+  private readonly sharedValues = new Map<string, unknown>();
 
   constructor(
     private readonly model: Model,
@@ -567,6 +569,12 @@ export class Converter {
     return new DriverContext(node, from, to, direction, opset, state, this, k, index);
   }
 
+  shared<T>(key: string, make: () => T): T {
+    let v = this.sharedValues.get(key) as T | undefined;
+    if (v === undefined) this.sharedValues.set(key, (v = make()));
+    return v;
+  }
+
   /** The element type of a tensor value: the cheap pass first, full inference when it cannot tell. */
   elemTypeOf(state: OwnerState, name: string): number | undefined {
     const e = state.elemType(name, this.registry);
@@ -587,8 +595,7 @@ export class Converter {
 
 /**
  * The driver's context: the adapter's view plus what its methods need. One small object per
- * adapted node, its methods on the prototype (a copy with another node, as `inOrder` makes with
- * `withNode`, keeps the prototype and so still works).
+ * adapted node, its methods on the prototype.
  */
 class DriverContext implements AdapterContext {
   constructor(
@@ -628,6 +635,22 @@ class DriverContext implements AdapterContext {
   }
   fresh(base: string): string {
     return this.state.names().fresh(base);
+  }
+  shared<T>(key: string, make: () => T): T {
+    return this.converter.shared(key, make);
+  }
+  withNode(node: Node): AdapterContext {
+    return new DriverContext(
+      node,
+      this.from,
+      this.to,
+      this.direction,
+      this.opset,
+      this.state,
+      this.converter,
+      this.opsetFrom,
+      this.index,
+    );
   }
   warn(message: string): void {
     this.converter.plan.warnings.push({

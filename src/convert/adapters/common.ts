@@ -64,10 +64,11 @@ export function nameBase(node: Node, suffix: string): string {
 
 /** The node with `inputs[index]` set (padding omitted optional inputs with ""), trailing "" trimmed. */
 export function withInput(inputs: readonly string[], index: number, name: string): string[] {
-  const out = [...inputs];
-  while (out.length <= index) out.push("");
-  out[index] = name;
-  while (out.length > 0 && out[out.length - 1] === "") out.pop();
+  // Sized once (the result outlives the conversion: no spare capacity from pushes).
+  let n = Math.max(inputs.length, index + 1);
+  while (n > 0 && (n - 1 === index ? name : (inputs[n - 1] ?? "")) === "") n--;
+  const out = new Array<string>(n);
+  for (let i = 0; i < n; i++) out[i] = i === index ? name : (inputs[i] ?? "");
   return out;
 }
 
@@ -84,11 +85,35 @@ export function withoutAttributes(node: Node, ...names: string[]): Attribute[] {
   return out;
 }
 
-/** The context for another node (the rest as it is): keeps the context's prototype, so its methods. */
+/** The attributes without those named `name`, in an array of the exact size (it outlives the conversion). */
+function withoutAttribute(attributes: readonly Attribute[], name: string): Attribute[] {
+  let n = 0;
+  for (let i = 0; i < attributes.length; i++) if (attributes[i]!.name !== name) n++;
+  const out = new Array<Attribute>(n);
+  let j = 0;
+  for (let i = 0; i < attributes.length; i++) {
+    const a = attributes[i]!;
+    if (a.name !== name) out[j++] = a;
+  }
+  return out;
+}
+
+/** The context for another node (the rest as it is). */
 export function withNode(c: AdapterContext, node: Node): AdapterContext {
-  return Object.assign(Object.create(Object.getPrototypeOf(c) as object) as AdapterContext, c, {
-    node,
-  });
+  return c.withNode(node);
+}
+
+/**
+ * The `value` attribute of a Constant holding the 1-D int64 tensor of `values`: one attribute
+ * (and tensor) per distinct list in a conversion, shared by every Constant that holds it (IR
+ * tensors and attributes are immutable once built; see AdapterContext.shared).
+ */
+function sharedInt64Value(c: AdapterContext, values: readonly bigint[]): Attribute {
+  return c.shared(`int64 value ${values.join(",")}`, (): Attribute => ({
+    name: "value",
+    type: "TENSOR",
+    value: int64Vector(values),
+  }));
 }
 
 /**
@@ -101,18 +126,25 @@ export function axesAttributeToInput(
 ): Adapter {
   const attrName = opts.attribute ?? "axes";
   const index = opts.index ?? 1;
+  const emptyIsAbsent = opts.emptyIsAbsent ?? false;
+  // Every rewritten node of a long chain comes here: no intermediate arrays or objects.
   return (c) => {
-    const a = getAttr(c.node, attrName);
+    const node = c.node;
+    const a = getAttr(node, attrName);
     if (!a) return undefined;
-    const rest = withoutAttributes(c.node, attrName);
     if (a.type !== "INTS" || a.value === undefined)
       return c.fail(`attribute '${attrName}' is not a list of integers`);
-    if (a.value.length === 0 && opts.emptyIsAbsent) return [{ ...c.node, attributes: rest }];
-    const k = constantNode(c, nameBase(c.node, attrName), int64Vector(a.value));
-    return [
-      k.node,
-      { ...c.node, inputs: withInput(c.node.inputs, index, k.name), attributes: rest },
-    ];
+    const rest = withoutAttribute(node.attributes, attrName);
+    if (a.value.length === 0 && emptyIsAbsent) return [{ ...node, attributes: rest }];
+    const name = c.fresh(nameBase(node, attrName));
+    const constant: Node = {
+      opType: "Constant",
+      domain: "",
+      inputs: [],
+      outputs: [name],
+      attributes: [sharedInt64Value(c, a.value)],
+    };
+    return [constant, { ...node, inputs: withInput(node.inputs, index, name), attributes: rest }];
   };
 }
 
