@@ -205,26 +205,41 @@ function countUses(u: Map<string, number>, n: Node, by: number): void {
     for (const name of outerNamesUsedBy(n)) u.set(name, (u.get(name) ?? 0) + by);
 }
 
-/** A step record whose `where` is built when read (a 100,000-node chain has as many records). */
+/**
+ * The record of an adapted node, its fields read from the node and the step (shared by the
+ * nodes that take it) and `where` built when read: a 100,000-node chain has as many records.
+ */
 class LazyRecord implements StepRecord {
   private label: string | undefined;
-  readonly op: string;
-  readonly domain: string;
   constructor(
     private readonly ownerWhere: string,
     private readonly node: Node,
     private readonly index: number,
-    readonly from: number,
-    readonly to: number,
-    readonly opsetFrom: number,
-    readonly opsetTo: number,
-    readonly message: string,
-  ) {
-    this.op = node.opType;
-    this.domain = node.domain;
-  }
+    private readonly step: AdaptedStep,
+  ) {}
   get where(): string {
     return (this.label ??= `${this.ownerWhere} > ${nodeLabel(this.node, this.index)}`);
+  }
+  get op(): string {
+    return this.node.opType;
+  }
+  get domain(): string {
+    return this.node.domain;
+  }
+  get from(): number {
+    return this.step.from;
+  }
+  get to(): number {
+    return this.step.to;
+  }
+  get opsetFrom(): number {
+    return this.step.opsetFrom;
+  }
+  get opsetTo(): number {
+    return this.step.opsetTo;
+  }
+  get message(): string {
+    return this.step.message;
   }
   toJSON(): StepRecord {
     const { where, op, domain, from, to, opsetFrom, opsetTo, message } = this;
@@ -243,6 +258,17 @@ interface StepInfo {
   behaviour: string | undefined;
   /** Free for every node: no row, no change of meaning, a diff that breaks nothing. */
   free: boolean;
+  /** What the records of the nodes the row adapts at this step share (made on first use). */
+  adapted?: AdaptedStep;
+}
+
+/** The part of a StepRecord of an adapted node that depends only on the op and the step. */
+interface AdaptedStep {
+  from: number;
+  to: number;
+  opsetFrom: number;
+  opsetTo: number;
+  message: string;
 }
 
 /** Per op: the version in force at each opset, and the step infos, built once per op. */
@@ -538,9 +564,14 @@ export class Converter {
     const row = info.row;
     if (row) {
       const r = row.adapter(ctx);
-      this.plan.adapted.push(
-        new LazyRecord(state.where, node, index, a.since, b.since, k, opset, row.summary),
-      );
+      const step = (info.adapted ??= {
+        from: a.since,
+        to: b.since,
+        opsetFrom: k,
+        opsetTo: opset,
+        message: row.summary,
+      });
+      this.plan.adapted.push(new LazyRecord(state.where, node, index, step));
       return r;
     }
     if (info.behaviour)

@@ -104,16 +104,38 @@ export function withNode(c: AdapterContext, node: Node): AdapterContext {
 }
 
 /**
- * The `value` attribute of a Constant holding the 1-D int64 tensor of `values`: one attribute
- * (and tensor) per distinct list in a conversion, shared by every Constant that holds it (IR
- * tensors and attributes are immutable once built; see AdapterContext.shared).
+ * The attributes of Constants holding 1-D int64 tensors, one list (its `value` attribute and
+ * tensor) per distinct list of values in a conversion, shared by every Constant that holds
+ * those values (IR tensors, attributes and attribute lists are immutable once built; see
+ * AdapterContext.shared). Found by a numeric hash of the values, then compared: no key string.
  */
-function sharedInt64Value(c: AdapterContext, values: readonly bigint[]): Attribute {
-  return c.shared(`int64 value ${values.join(",")}`, (): Attribute => ({
-    name: "value",
-    type: "TENSOR",
-    value: int64Vector(values),
-  }));
+class Int64Constants {
+  private readonly byHash = new Map<number, { values: bigint[]; attributes: Attribute[] }[]>();
+
+  attributes(values: readonly bigint[]): Attribute[] {
+    let h = values.length;
+    for (let i = 0; i < values.length; i++) h = (Math.imul(h, 31) + Number(values[i]!)) | 0;
+    let bucket = this.byHash.get(h);
+    if (bucket === undefined) this.byHash.set(h, (bucket = []));
+    for (const e of bucket) if (sameValues(e.values, values)) return e.attributes;
+    const copy = values.slice();
+    const attributes: Attribute[] = [{ name: "value", type: "TENSOR", value: int64Vector(copy) }];
+    bucket.push({ values: copy, attributes });
+    return attributes;
+  }
+}
+
+function sameValues(a: readonly bigint[], b: readonly bigint[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+const newInt64Constants = () => new Int64Constants();
+
+/** The (shared) attribute list of a Constant holding the 1-D int64 tensor of `values`. */
+function int64ConstantAttributes(c: AdapterContext, values: readonly bigint[]): Attribute[] {
+  return c.shared("common.ts int64 constants", newInt64Constants).attributes(values);
 }
 
 /**
@@ -142,7 +164,7 @@ export function axesAttributeToInput(
       domain: "",
       inputs: [],
       outputs: [name],
-      attributes: [sharedInt64Value(c, a.value)],
+      attributes: int64ConstantAttributes(c, a.value),
     };
     return [constant, { ...node, inputs: withInput(node.inputs, index, name), attributes: rest }];
   };
