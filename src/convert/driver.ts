@@ -78,6 +78,13 @@ class OwnerState {
   private uses: Map<string, number> | undefined;
   private inits: Map<string, Tensor> | undefined;
   removedInitializers: Set<string> | undefined;
+  /** Whether a node may carry a subgraph (an original one, or one an adapter made). */
+  subgraphs: boolean;
+  /**
+   * The ai.onnx ops of the nodes (a superset: ops of removed nodes stay), collected by the
+   * first step when more follow; undefined until then.
+   */
+  ops: Set<string> | undefined;
 
   private elems: Map<string, number> | undefined;
 
@@ -90,6 +97,9 @@ class OwnerState {
     readonly opset: number,
   ) {
     this.nodes = original.nodes;
+    this.subgraphs = false;
+    this.ops = undefined;
+    for (const n of original.nodes) if (hasGraphAttribute(n)) this.subgraphs = true;
   }
 
   /** Element types of the input model's values (cheap pass, built on first request). */
@@ -426,11 +436,21 @@ export class Converter {
   private convertNodes(state: OwnerState, from: number, origin = from): Node[] {
     const target = this.target;
     const dir = target >= from ? 1 : -1;
-    for (let k = from; k !== target; k += dir) this.step(state, k, k + dir);
+    for (let k = from; k !== target; k += dir) {
+      const next = k + dir;
+      // A step that changes the version of no op of the graph leaves every node as it is.
+      if (state.ops && this.blockedNodes.size === 0 && this.noOpChanges(state.ops, k, next)) {
+        this.skipStep(state.nodes.length);
+        continue;
+      }
+      if (!state.ops && next !== target) state.ops = new Set();
+      this.step(state, k, next);
+    }
     if (from === target) this.visited += state.nodes.length;
     // Subgraphs of the nodes as they are now.
-    let out: Node[] | undefined;
     const nodes = state.nodes;
+    if (!state.subgraphs) return nodes;
+    let out: Node[] | undefined;
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i]!;
       if (!hasGraphAttribute(n)) continue;
@@ -452,21 +472,50 @@ export class Converter {
     return out ?? nodes;
   }
 
-  /** One opset step over one graph's node list. */
+  /** Whether no op of `ops` changes version across k -> next (nor is unknown). */
+  private noOpChanges(ops: Set<string>, k: number, next: number): boolean {
+    for (const op of ops) {
+      const info = this.versions.step(op, k, next);
+      if (info === null || !info.same) return false;
+    }
+    return true;
+  }
+
+  /** Counts the nodes of a step that keeps them all, as `step` would (progress included). */
+  private skipStep(n: number): void {
+    const before = this.visited;
+    this.visited += n;
+    const progress = this.opts.progress;
+    if (progress)
+      for (let v = (before | 0x3fff) + 1; v <= this.visited; v += 0x4000) progress(v, this.total);
+  }
+
+  /** One opset step over one graph's node list (collecting its ops into state.ops if set). */
   private step(state: OwnerState, k: number, next: number): void {
     const nodes = state.nodes;
     let out: Node[] | undefined;
     let dead: Set<string> | undefined;
     const direction: Direction = next > k ? "up" : "down";
     const blocked = this.blockedNodes;
+    const versions = this.versions;
+    // The step of the previous node's op: long runs of one op look it up once.
+    let lastOp: string | undefined;
+    let lastInfo: StepInfo | null = null;
+    const ops = state.ops;
     for (let i = 0; i < nodes.length; i++) {
       const node = nodes[i]!;
       if ((++this.visited & 0x3fff) === 0) this.opts.progress?.(this.visited, this.total);
       // The common cases first, without allocating: another domain, no change, a free step.
-      const info =
-        isOnnx(node.domain) && (blocked.size === 0 || !blocked.has(node))
-          ? this.versions.step(node.opType, k, next)
-          : undefined;
+      let info: StepInfo | null | undefined;
+      if (isOnnx(node.domain) && (blocked.size === 0 || !blocked.has(node))) {
+        const op = node.opType;
+        if (op !== lastOp) {
+          lastInfo = versions.step(op, k, next);
+          lastOp = op;
+          ops?.add(op);
+        }
+        info = lastInfo;
+      }
       let repl: Node[] | undefined;
       if (info === undefined || (info !== null && info.same)) {
         // kept
@@ -490,8 +539,11 @@ export class Converter {
         continue;
       }
       out ??= nodes.slice(0, i);
-      for (const n of repl) out.push(n);
-      this.noteNewGraphs(node, repl, next);
+      for (const n of repl) {
+        out.push(n);
+        if (ops && isOnnx(n.domain)) ops.add(n.opType);
+      }
+      this.noteNewGraphs(state, node, repl, next);
       state.replaced(node, repl);
       // Inputs the node read that its replacement does not: candidates for removal.
       for (const x of node.inputs) {
@@ -506,11 +558,12 @@ export class Converter {
   }
 
   /** Graphs the replacement nodes carry that the replaced node did not: made at opset `at`. */
-  private noteNewGraphs(node: Node, repl: Node[], at: number): void {
+  private noteNewGraphs(state: OwnerState, node: Node, repl: Node[], at: number): void {
     // The common case (no replacement node carries a graph) allocates nothing.
     let any = false;
     for (const n of repl) if (hasGraphAttribute(n)) any = true;
     if (!any) return;
+    state.subgraphs = true;
     const old = new Set(node.attributes.flatMap((a) => attributeGraphs(a)));
     for (const n of repl)
       for (const a of n.attributes)
