@@ -78,8 +78,11 @@ class OwnerState {
   private uses: Map<string, number> | undefined;
   private inits: Map<string, Tensor> | undefined;
   removedInitializers: Set<string> | undefined;
-  /** Whether a node may carry a subgraph (an original one, or one an adapter made). */
-  subgraphs: boolean;
+  /**
+   * Whether a node may carry a subgraph (an original one, or one an adapter made); found by the
+   * first step (its nodes are in hand then), undefined until then.
+   */
+  subgraphs: boolean | undefined;
   /**
    * The ai.onnx ops of the nodes (a superset: ops of removed nodes stay), collected by the
    * first step when more follow; undefined until then.
@@ -97,9 +100,8 @@ class OwnerState {
     readonly opset: number,
   ) {
     this.nodes = original.nodes;
-    this.subgraphs = false;
+    this.subgraphs = undefined;
     this.ops = undefined;
-    for (const n of original.nodes) if (hasGraphAttribute(n)) this.subgraphs = true;
   }
 
   /** Element types of the input model's values (cheap pass, built on first request). */
@@ -449,6 +451,7 @@ export class Converter {
     if (from === target) this.visited += state.nodes.length;
     // Subgraphs of the nodes as they are now.
     const nodes = state.nodes;
+    state.subgraphs ??= nodes.some(hasGraphAttribute);
     if (!state.subgraphs) return nodes;
     let out: Node[] | undefined;
     for (let i = 0; i < nodes.length; i++) {
@@ -502,8 +505,10 @@ export class Converter {
     let lastOp: string | undefined;
     let lastInfo: StepInfo | null = null;
     const ops = state.ops;
+    const scan = state.subgraphs === undefined;
     for (let i = 0; i < nodes.length; i++) {
       const node = nodes[i]!;
+      if (scan && hasGraphAttribute(node)) state.subgraphs = true;
       if ((++this.visited & 0x3fff) === 0) this.opts.progress?.(this.visited, this.total);
       // The common cases first, without allocating: another domain, no change, a free step.
       let info: StepInfo | null | undefined;
@@ -553,6 +558,7 @@ export class Converter {
         if (!still) (dead ??= new Set()).add(x);
       }
     }
+    if (scan) state.subgraphs ??= false;
     if (out) state.nodes = out;
     if (dead) state.removeDead(dead);
   }

@@ -85,6 +85,13 @@ export function withoutAttributes(node: Node, ...names: string[]): Attribute[] {
   return out;
 }
 
+/** The first attribute named `name` (getAttr without a callback). */
+function findAttr(attributes: readonly Attribute[], name: string): Attribute | undefined {
+  for (let i = 0; i < attributes.length; i++)
+    if (attributes[i]!.name === name) return attributes[i];
+  return undefined;
+}
+
 /** The attributes without those named `name`, in an array of the exact size (it outlives the conversion). */
 function withoutAttribute(attributes: readonly Attribute[], name: string): Attribute[] {
   let n = 0;
@@ -152,7 +159,7 @@ export function axesAttributeToInput(
   // Every rewritten node of a long chain comes here: no intermediate arrays or objects.
   return (c) => {
     const node = c.node;
-    const a = getAttr(node, attrName);
+    const a = findAttr(node.attributes, attrName);
     if (!a) return undefined;
     if (a.type !== "INTS" || a.value === undefined)
       return c.fail(`attribute '${attrName}' is not a list of integers`);
