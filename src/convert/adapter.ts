@@ -36,6 +36,15 @@ export interface AdapterContext {
   constantInput(i: number): Tensor | undefined;
   /** A name not used anywhere in the graph (nor its subgraphs), starting with `base`. */
   fresh(base: string): string;
+  /**
+   * A value shared by every node of one conversion: made by `make` on the first request for
+   * `key`, the same object afterwards (one tensor for every Constant an adapter writes with the
+   * same values, say). IR tensors and attributes are immutable once built: never mutate what
+   * this returns, nor a tensor read from a Constant or an initializer.
+   */
+  shared<T>(key: string, make: () => T): T;
+  /** The same context for another node (`inOrder` gives the next adapter the previous one's node). */
+  withNode(node: Node): AdapterContext;
   /** A note for the plan and the pass's report; the step still happens. */
   warn(message: string): void;
   /** Refuses the step for this node: the plan reports it as blocked with this reason. */

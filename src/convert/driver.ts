@@ -78,6 +78,16 @@ class OwnerState {
   private uses: Map<string, number> | undefined;
   private inits: Map<string, Tensor> | undefined;
   removedInitializers: Set<string> | undefined;
+  /**
+   * Whether a node may carry a subgraph (an original one, or one an adapter made); found by the
+   * first step (its nodes are in hand then), undefined until then.
+   */
+  subgraphs: boolean | undefined;
+  /**
+   * The ai.onnx ops of the nodes (a superset: ops of removed nodes stay), collected by the
+   * first step when more follow; undefined until then.
+   */
+  ops: Set<string> | undefined;
 
   private elems: Map<string, number> | undefined;
 
@@ -90,6 +100,8 @@ class OwnerState {
     readonly opset: number,
   ) {
     this.nodes = original.nodes;
+    this.subgraphs = undefined;
+    this.ops = undefined;
   }
 
   /** Element types of the input model's values (cheap pass, built on first request). */
@@ -205,26 +217,41 @@ function countUses(u: Map<string, number>, n: Node, by: number): void {
     for (const name of outerNamesUsedBy(n)) u.set(name, (u.get(name) ?? 0) + by);
 }
 
-/** A step record whose `where` is built when read (a 100,000-node chain has as many records). */
+/**
+ * The record of an adapted node, its fields read from the node and the step (shared by the
+ * nodes that take it) and `where` built when read: a 100,000-node chain has as many records.
+ */
 class LazyRecord implements StepRecord {
   private label: string | undefined;
-  readonly op: string;
-  readonly domain: string;
   constructor(
     private readonly ownerWhere: string,
     private readonly node: Node,
     private readonly index: number,
-    readonly from: number,
-    readonly to: number,
-    readonly opsetFrom: number,
-    readonly opsetTo: number,
-    readonly message: string,
-  ) {
-    this.op = node.opType;
-    this.domain = node.domain;
-  }
+    private readonly step: AdaptedStep,
+  ) {}
   get where(): string {
     return (this.label ??= `${this.ownerWhere} > ${nodeLabel(this.node, this.index)}`);
+  }
+  get op(): string {
+    return this.node.opType;
+  }
+  get domain(): string {
+    return this.node.domain;
+  }
+  get from(): number {
+    return this.step.from;
+  }
+  get to(): number {
+    return this.step.to;
+  }
+  get opsetFrom(): number {
+    return this.step.opsetFrom;
+  }
+  get opsetTo(): number {
+    return this.step.opsetTo;
+  }
+  get message(): string {
+    return this.step.message;
   }
   toJSON(): StepRecord {
     const { where, op, domain, from, to, opsetFrom, opsetTo, message } = this;
@@ -243,6 +270,17 @@ interface StepInfo {
   behaviour: string | undefined;
   /** Free for every node: no row, no change of meaning, a diff that breaks nothing. */
   free: boolean;
+  /** What the records of the nodes the row adapts at this step share (made on first use). */
+  adapted?: AdaptedStep;
+}
+
+/** The part of a StepRecord of an adapted node that depends only on the op and the step. */
+interface AdaptedStep {
+  from: number;
+  to: number;
+  opsetFrom: number;
+  opsetTo: number;
+  message: string;
 }
 
 /** Per op: the version in force at each opset, and the step infos, built once per op. */
@@ -305,6 +343,8 @@ export class Converter {
   private readonly createdAt = new WeakMap<Graph, number>();
   private visited = 0;
   private readonly total: number;
+  /** Values adapters share across the conversion (AdapterContext.shared), by key. */
+  private readonly sharedValues = new Map<string, unknown>();
 
   constructor(
     private readonly model: Model,
@@ -398,11 +438,22 @@ export class Converter {
   private convertNodes(state: OwnerState, from: number, origin = from): Node[] {
     const target = this.target;
     const dir = target >= from ? 1 : -1;
-    for (let k = from; k !== target; k += dir) this.step(state, k, k + dir);
+    for (let k = from; k !== target; k += dir) {
+      const next = k + dir;
+      // A step that changes the version of no op of the graph leaves every node as it is.
+      if (state.ops && this.blockedNodes.size === 0 && this.noOpChanges(state.ops, k, next)) {
+        this.skipStep(state.nodes.length);
+        continue;
+      }
+      if (!state.ops && next !== target) state.ops = new Set();
+      this.step(state, k, next);
+    }
     if (from === target) this.visited += state.nodes.length;
     // Subgraphs of the nodes as they are now.
-    let out: Node[] | undefined;
     const nodes = state.nodes;
+    state.subgraphs ??= nodes.some(hasGraphAttribute);
+    if (!state.subgraphs) return nodes;
+    let out: Node[] | undefined;
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i]!;
       if (!hasGraphAttribute(n)) continue;
@@ -424,21 +475,52 @@ export class Converter {
     return out ?? nodes;
   }
 
-  /** One opset step over one graph's node list. */
+  /** Whether no op of `ops` changes version across k -> next (nor is unknown). */
+  private noOpChanges(ops: Set<string>, k: number, next: number): boolean {
+    for (const op of ops) {
+      const info = this.versions.step(op, k, next);
+      if (info === null || !info.same) return false;
+    }
+    return true;
+  }
+
+  /** Counts the nodes of a step that keeps them all, as `step` would (progress included). */
+  private skipStep(n: number): void {
+    const before = this.visited;
+    this.visited += n;
+    const progress = this.opts.progress;
+    if (progress)
+      for (let v = (before | 0x3fff) + 1; v <= this.visited; v += 0x4000) progress(v, this.total);
+  }
+
+  /** One opset step over one graph's node list (collecting its ops into state.ops if set). */
   private step(state: OwnerState, k: number, next: number): void {
     const nodes = state.nodes;
     let out: Node[] | undefined;
     let dead: Set<string> | undefined;
     const direction: Direction = next > k ? "up" : "down";
     const blocked = this.blockedNodes;
+    const versions = this.versions;
+    // The step of the previous node's op: long runs of one op look it up once.
+    let lastOp: string | undefined;
+    let lastInfo: StepInfo | null = null;
+    const ops = state.ops;
+    const scan = state.subgraphs === undefined;
     for (let i = 0; i < nodes.length; i++) {
       const node = nodes[i]!;
+      if (scan && hasGraphAttribute(node)) state.subgraphs = true;
       if ((++this.visited & 0x3fff) === 0) this.opts.progress?.(this.visited, this.total);
       // The common cases first, without allocating: another domain, no change, a free step.
-      const info =
-        isOnnx(node.domain) && (blocked.size === 0 || !blocked.has(node))
-          ? this.versions.step(node.opType, k, next)
-          : undefined;
+      let info: StepInfo | null | undefined;
+      if (isOnnx(node.domain) && (blocked.size === 0 || !blocked.has(node))) {
+        const op = node.opType;
+        if (op !== lastOp) {
+          lastInfo = versions.step(op, k, next);
+          lastOp = op;
+          ops?.add(op);
+        }
+        info = lastInfo;
+      }
       let repl: Node[] | undefined;
       if (info === undefined || (info !== null && info.same)) {
         // kept
@@ -462,8 +544,11 @@ export class Converter {
         continue;
       }
       out ??= nodes.slice(0, i);
-      for (const n of repl) out.push(n);
-      this.noteNewGraphs(node, repl, next);
+      for (const n of repl) {
+        out.push(n);
+        if (ops && isOnnx(n.domain)) ops.add(n.opType);
+      }
+      this.noteNewGraphs(state, node, repl, next);
       state.replaced(node, repl);
       // Inputs the node read that its replacement does not: candidates for removal.
       for (const x of node.inputs) {
@@ -473,16 +558,18 @@ export class Converter {
         if (!still) (dead ??= new Set()).add(x);
       }
     }
+    if (scan) state.subgraphs ??= false;
     if (out) state.nodes = out;
     if (dead) state.removeDead(dead);
   }
 
   /** Graphs the replacement nodes carry that the replaced node did not: made at opset `at`. */
-  private noteNewGraphs(node: Node, repl: Node[], at: number): void {
+  private noteNewGraphs(state: OwnerState, node: Node, repl: Node[], at: number): void {
     // The common case (no replacement node carries a graph) allocates nothing.
     let any = false;
     for (const n of repl) if (hasGraphAttribute(n)) any = true;
     if (!any) return;
+    state.subgraphs = true;
     const old = new Set(node.attributes.flatMap((a) => attributeGraphs(a)));
     for (const n of repl)
       for (const a of n.attributes)
@@ -536,9 +623,14 @@ export class Converter {
     const row = info.row;
     if (row) {
       const r = row.adapter(ctx);
-      this.plan.adapted.push(
-        new LazyRecord(state.where, node, index, a.since, b.since, k, opset, row.summary),
-      );
+      const step = (info.adapted ??= {
+        from: a.since,
+        to: b.since,
+        opsetFrom: k,
+        opsetTo: opset,
+        message: row.summary,
+      });
+      this.plan.adapted.push(new LazyRecord(state.where, node, index, step));
       return r;
     }
     if (info.behaviour)
@@ -567,6 +659,12 @@ export class Converter {
     return new DriverContext(node, from, to, direction, opset, state, this, k, index);
   }
 
+  shared<T>(key: string, make: () => T): T {
+    let v = this.sharedValues.get(key) as T | undefined;
+    if (v === undefined) this.sharedValues.set(key, (v = make()));
+    return v;
+  }
+
   /** The element type of a tensor value: the cheap pass first, full inference when it cannot tell. */
   elemTypeOf(state: OwnerState, name: string): number | undefined {
     const e = state.elemType(name, this.registry);
@@ -587,8 +685,7 @@ export class Converter {
 
 /**
  * The driver's context: the adapter's view plus what its methods need. One small object per
- * adapted node, its methods on the prototype (a copy with another node, as `inOrder` makes with
- * `withNode`, keeps the prototype and so still works).
+ * adapted node, its methods on the prototype.
  */
 class DriverContext implements AdapterContext {
   constructor(
@@ -628,6 +725,22 @@ class DriverContext implements AdapterContext {
   }
   fresh(base: string): string {
     return this.state.names().fresh(base);
+  }
+  shared<T>(key: string, make: () => T): T {
+    return this.converter.shared(key, make);
+  }
+  withNode(node: Node): AdapterContext {
+    return new DriverContext(
+      node,
+      this.from,
+      this.to,
+      this.direction,
+      this.opset,
+      this.state,
+      this.converter,
+      this.opsetFrom,
+      this.index,
+    );
   }
   warn(message: string): void {
     this.converter.plan.warnings.push({

@@ -64,10 +64,11 @@ export function nameBase(node: Node, suffix: string): string {
 
 /** The node with `inputs[index]` set (padding omitted optional inputs with ""), trailing "" trimmed. */
 export function withInput(inputs: readonly string[], index: number, name: string): string[] {
-  const out = [...inputs];
-  while (out.length <= index) out.push("");
-  out[index] = name;
-  while (out.length > 0 && out[out.length - 1] === "") out.pop();
+  // Sized once (the result outlives the conversion: no spare capacity from pushes).
+  let n = Math.max(inputs.length, index + 1);
+  while (n > 0 && (n - 1 === index ? name : (inputs[n - 1] ?? "")) === "") n--;
+  const out = new Array<string>(n);
+  for (let i = 0; i < n; i++) out[i] = i === index ? name : (inputs[i] ?? "");
   return out;
 }
 
@@ -84,11 +85,64 @@ export function withoutAttributes(node: Node, ...names: string[]): Attribute[] {
   return out;
 }
 
-/** The context for another node (the rest as it is): keeps the context's prototype, so its methods. */
+/** The first attribute named `name` (getAttr without a callback). */
+function findAttr(attributes: readonly Attribute[], name: string): Attribute | undefined {
+  for (let i = 0; i < attributes.length; i++)
+    if (attributes[i]!.name === name) return attributes[i];
+  return undefined;
+}
+
+/** The attributes without those named `name`, in an array of the exact size (it outlives the conversion). */
+function withoutAttribute(attributes: readonly Attribute[], name: string): Attribute[] {
+  let n = 0;
+  for (let i = 0; i < attributes.length; i++) if (attributes[i]!.name !== name) n++;
+  const out = new Array<Attribute>(n);
+  let j = 0;
+  for (let i = 0; i < attributes.length; i++) {
+    const a = attributes[i]!;
+    if (a.name !== name) out[j++] = a;
+  }
+  return out;
+}
+
+/** The context for another node (the rest as it is). */
 export function withNode(c: AdapterContext, node: Node): AdapterContext {
-  return Object.assign(Object.create(Object.getPrototypeOf(c) as object) as AdapterContext, c, {
-    node,
-  });
+  return c.withNode(node);
+}
+
+/**
+ * The attributes of Constants holding 1-D int64 tensors, one list (its `value` attribute and
+ * tensor) per distinct list of values in a conversion, shared by every Constant that holds
+ * those values (IR tensors, attributes and attribute lists are immutable once built; see
+ * AdapterContext.shared). Found by a numeric hash of the values, then compared: no key string.
+ */
+class Int64Constants {
+  private readonly byHash = new Map<number, { values: bigint[]; attributes: Attribute[] }[]>();
+
+  attributes(values: readonly bigint[]): Attribute[] {
+    let h = values.length;
+    for (let i = 0; i < values.length; i++) h = (Math.imul(h, 31) + Number(values[i]!)) | 0;
+    let bucket = this.byHash.get(h);
+    if (bucket === undefined) this.byHash.set(h, (bucket = []));
+    for (const e of bucket) if (sameValues(e.values, values)) return e.attributes;
+    const copy = values.slice();
+    const attributes: Attribute[] = [{ name: "value", type: "TENSOR", value: int64Vector(copy) }];
+    bucket.push({ values: copy, attributes });
+    return attributes;
+  }
+}
+
+function sameValues(a: readonly bigint[], b: readonly bigint[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+const newInt64Constants = () => new Int64Constants();
+
+/** The (shared) attribute list of a Constant holding the 1-D int64 tensor of `values`. */
+function int64ConstantAttributes(c: AdapterContext, values: readonly bigint[]): Attribute[] {
+  return c.shared("common.ts int64 constants", newInt64Constants).attributes(values);
 }
 
 /**
@@ -101,18 +155,25 @@ export function axesAttributeToInput(
 ): Adapter {
   const attrName = opts.attribute ?? "axes";
   const index = opts.index ?? 1;
+  const emptyIsAbsent = opts.emptyIsAbsent ?? false;
+  // Every rewritten node of a long chain comes here: no intermediate arrays or objects.
   return (c) => {
-    const a = getAttr(c.node, attrName);
+    const node = c.node;
+    const a = findAttr(node.attributes, attrName);
     if (!a) return undefined;
-    const rest = withoutAttributes(c.node, attrName);
     if (a.type !== "INTS" || a.value === undefined)
       return c.fail(`attribute '${attrName}' is not a list of integers`);
-    if (a.value.length === 0 && opts.emptyIsAbsent) return [{ ...c.node, attributes: rest }];
-    const k = constantNode(c, nameBase(c.node, attrName), int64Vector(a.value));
-    return [
-      k.node,
-      { ...c.node, inputs: withInput(c.node.inputs, index, k.name), attributes: rest },
-    ];
+    const rest = withoutAttribute(node.attributes, attrName);
+    if (a.value.length === 0 && emptyIsAbsent) return [{ ...node, attributes: rest }];
+    const name = c.fresh(nameBase(node, attrName));
+    const constant: Node = {
+      opType: "Constant",
+      domain: "",
+      inputs: [],
+      outputs: [name],
+      attributes: int64ConstantAttributes(c, a.value),
+    };
+    return [constant, { ...node, inputs: withInput(node.inputs, index, name), attributes: rest }];
   };
 }
 
