@@ -3,7 +3,10 @@
 // time(100k) / time(10k). Two chains: ReduceSum 12 -> 13 (every node adapted), and a mixed
 // Reduce + elementwise model 11 -> 18. Each measurement runs in its own child process.
 // Targets (issue 9, printed beside the numbers): >= 500,000 nodes/s, ratio <= 12, growth <= 3x
-// the loaded model. The machine may be shared: CPU time (process.cpuUsage) is the steadier number.
+// the loaded model. The machine may be shared: CPU time (process.cpuUsage) is the steadier number,
+// but it counts V8's helper threads too (concurrent marking, background compilation), so on an
+// idle machine it runs above wall time. Each conversion is the first in a fresh process, as the
+// CLI's is.
 // ONNX's own converter (python onnx.version_converter), when importable, runs the same files.
 
 import { spawnSync } from "node:child_process";

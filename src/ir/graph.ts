@@ -211,12 +211,19 @@ export function isClaimSuffix(suffix: string): boolean {
  * (claimPrefix) never pays for it.
  */
 export class NameScope {
-  private used: Set<string> | undefined;
+  /**
+   * The used names in two sets, each built when a lookup first needs it: names without "_" and
+   * names with one. Fresh names made from a base with "_" (`node_axes`, `call__value`, and every
+   * numbered `base_1`) can only meet the second, so a model whose own names mostly lack "_"
+   * never pays for a set of all of them.
+   */
+  private plain: Set<string> | undefined;
+  private under: Set<string> | undefined;
   private readonly owners: (Graph | Function)[] = [];
   private readonly counters = new Map<string, number>();
   /** Every p such that some name of the scope starts with p + "__"; built on the first claim. */
   private prefixes: Set<string> | undefined;
-  /** Claimed names not yet in `used`: prefix, then the suffixes. */
+  /** Claimed names not yet in `under`: prefix, then the suffixes. */
   private readonly pendingPrefix: string[] = [];
   private readonly pendingSuffixes: (readonly string[])[] = [];
 
@@ -226,33 +233,41 @@ export class NameScope {
 
   addAll(owner: Graph | Function): void {
     this.owners.push(owner);
-    if (this.used) {
-      const used = this.used;
-      forEachName(owner, (n) => used.add(n));
-    }
-    if (this.prefixes) {
-      const prefixes = this.prefixes;
-      forEachName(owner, (n) => n.includes("__") && addPrefixes(prefixes, n));
-    }
+    const { plain, under, prefixes } = this;
+    if (plain) forEachName(owner, (n) => n.includes("_") || plain.add(n));
+    if (under) forEachName(owner, (n) => n.includes("_") && under.add(n));
+    if (prefixes) forEachName(owner, (n) => n.includes("__") && addPrefixes(prefixes, n));
   }
 
-  /** The used names, complete. */
-  private names(): Set<string> {
-    let used = this.used;
-    if (!used) {
-      const u = (used = this.used = new Set<string>());
-      for (const o of this.owners) forEachName(o, (n) => u.add(n));
+  /** The used names of the kind of `name` (with or without "_"), complete. */
+  private names(name: string): Set<string> {
+    if (!name.includes("_")) {
+      let plain = this.plain;
+      if (!plain) {
+        const p = (plain = this.plain = new Set<string>());
+        for (const o of this.owners) forEachName(o, (n) => n.includes("_") || p.add(n));
+      }
+      return plain;
+    }
+    return this.underscored();
+  }
+
+  private underscored(): Set<string> {
+    let under = this.under;
+    if (!under) {
+      const u = (under = this.under = new Set<string>());
+      for (const o of this.owners) forEachName(o, (n) => n.includes("_") && u.add(n));
     }
     const pending = this.pendingPrefix;
     if (pending.length) {
       for (let i = 0; i < pending.length; i++) {
         const p = `${pending[i]!}__`;
-        for (const s of this.pendingSuffixes[i]!) used.add(p + s);
+        for (const s of this.pendingSuffixes[i]!) under.add(p + s);
       }
       pending.length = 0;
       this.pendingSuffixes.length = 0;
     }
-    return used;
+    return under;
   }
 
   private added(name: string): void {
@@ -260,28 +275,29 @@ export class NameScope {
   }
 
   reserve(name: string): void {
-    this.names().add(name);
+    this.names(name).add(name);
     this.added(name);
   }
 
   has(name: string): boolean {
-    return this.names().has(name);
+    return this.names(name).has(name);
   }
 
   /** A fresh name starting with `base`. */
   fresh(base: string): string {
-    const used = this.names();
+    const used = this.names(base);
     // One hash lookup in the common case: adding grows the set only when the name was free.
     const size = used.size;
     if (used.add(base).size !== size) {
       this.added(base);
       return base;
     }
+    const under = this.underscored();
     let i = this.counters.get(base) ?? 1;
-    while (used.has(`${base}_${i}`)) i++;
+    while (under.has(`${base}_${i}`)) i++;
     this.counters.set(base, i + 1);
     const name = `${base}_${i}`;
-    used.add(name);
+    under.add(name);
     this.added(name);
     return name;
   }
@@ -297,15 +313,14 @@ export class NameScope {
     let prefixes = this.prefixes;
     if (!prefixes) {
       const p = (prefixes = this.prefixes = new Set<string>());
-      if (this.used) {
-        this.names();
-        for (const n of this.used) if (n.includes("__")) addPrefixes(p, n);
+      if (this.under) {
+        for (const n of this.underscored()) if (n.includes("__")) addPrefixes(p, n);
       } else
         for (const o of this.owners) forEachName(o, (n) => n.includes("__") && addPrefixes(p, n));
     }
     const size = prefixes.size;
     if (prefixes.add(prefix).size === size) return false;
-    if (this.used) for (const s of suffixes) this.used.add(`${prefix}__${s}`);
+    if (this.under) for (const s of suffixes) this.under.add(`${prefix}__${s}`);
     else {
       this.pendingPrefix.push(prefix);
       this.pendingSuffixes.push(suffixes);
