@@ -53,19 +53,30 @@ class Scope {
   inOrder = false;
   /** Set, then, when a node reads a value it or a later node defines, or defines one twice. */
   misordered = false;
+  private definers: Map<string, { node: Node; index: number }> | undefined;
+  private definersOrder: number[] | undefined;
   constructor(readonly parent?: Scope) {}
   /** How a value was defined: its origin, else the first node in analysis order to output it. */
   originOf(name: string): string | { node: Node; index: number } | undefined {
     const o = this.origin.get(name);
     if (o !== undefined || !this.nodes) return o;
-    const order = this.order;
-    for (let j = 0; j < this.nodes.length; j++) {
-      const i = order ? order[j]! : j;
-      const node = this.nodes[i]!;
-      if (node.outputs.includes(name)) return { node, index: i };
+    // The first definer of each node output in analysis order, found in one pass when the first
+    // message needs one (a model may have thousands of duplicates).
+    if (!this.definers || this.definersOrder !== this.order) {
+      const definers = new Map<string, { node: Node; index: number }>();
+      const order = this.order;
+      for (let j = 0; j < this.nodes.length; j++) {
+        const i = order ? order[j]! : j;
+        const node = this.nodes[i]!;
+        for (const out of node.outputs)
+          if (!definers.has(out)) definers.set(out, { node, index: i });
+      }
+      this.definers = definers;
+      this.definersOrder = order;
     }
-    return undefined;
+    return this.definers.get(name);
   }
+
   /** The scope (this or an enclosing one) that defines the name. */
   owner(name: string): Scope | undefined {
     for (let s: Scope | undefined = this; s; s = s.parent) if (s.types.has(name)) return s;
