@@ -50,6 +50,19 @@ export function errorLine(text: string): string {
 }
 
 /** Prints an error as one line (a stack trace only with --verbose) and returns the exit code. */
+/** Runs f; an OnnxError that names no place gets `file` as its place (errors name the file). */
+export function inFile<T>(file: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (!(e instanceof OnnxError) || e.where !== undefined) throw e;
+    // The same error, named after the file; what else it carries (a pass's notes) stays.
+    const named = new OnnxError(e.code, e.message, file);
+    for (const [k, v] of Object.entries(e)) if (!(k in named)) Object.assign(named, { [k]: v });
+    throw named;
+  }
+}
+
 export function reportError(e: unknown): number {
   if (e instanceof ExitCode) return e.code;
   if (e instanceof OnnxError) {

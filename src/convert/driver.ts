@@ -358,6 +358,17 @@ export class Converter {
         "E_USAGE",
         `target opset ${target} is not one this tool knows (ai.onnx 1 to ${max})`,
       );
+    // The source opsets too: the driver steps one opset at a time from each.
+    const known = (where: string, v: number | undefined) => {
+      if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > max))
+        throw new OnnxError(
+          "E_MODEL",
+          `${where} imports ai.onnx opset ${v}, which is not one this tool knows (1 to ${max})`,
+        );
+    };
+    known("the model", onnxVersion(model.opsetImports));
+    for (const f of model.functions)
+      known(`function '${f.domain ? `${f.domain}.` : ""}${f.name}'`, onnxVersion(f.opsetImports));
     this.versions = new VersionTable(this.registry, max);
     this.types = new TypeSource(model, this.registry);
     const from = onnxVersion(model.opsetImports);

@@ -52,6 +52,30 @@ ${lines.join("\n")}
     expect(existsSync(join(dir, "many.onnx"))).toBe(false);
   });
 
+  it("refuses a model importing an ai.onnx opset beyond any known, at once (fuzzing found 2^31 - 1 stepping for minutes)", () => {
+    for (const [version, where] of [
+      ["2147483647", "the model"],
+      ["0", "the model"],
+    ] as const) {
+      const file = join(dir, `opset-${version}.onnxtxt`);
+      writeFileSync(
+        file,
+        `<ir_version: 7, opset_import: ["" : ${version}]>\ng (uint32[3] x, uint32[3] y) => (uint32[3] z) { z = Sub (x, y) }`,
+      );
+      for (const cmd of [
+        ["convert", file, "--opset", "18", "-o", join(dir, "never.onnx")],
+        ["expand", file, "--opset", "18", "-o", join(dir, "never.onnx")],
+      ]) {
+        const r = runCli(cmd);
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr.trim().split("\n")).toEqual([
+          `onnx-expand: error: ${file}: ${where} imports ai.onnx opset ${version}, which is not one this tool knows (1 to 29)`,
+        ]);
+        expect(existsSync(join(dir, "never.onnx"))).toBe(false);
+      }
+    }
+  });
+
   it("writes a model that checks at the target opset", () => {
     const out = join(dir, "ok18.onnx");
     const r = runCli(["convert", join(dir, "ok.onnxtxt"), "--opset", "18", "-o", out]);

@@ -21,7 +21,7 @@ import {
 import { OnnxError } from "../../errors.js";
 import { loadModel, saveModel } from "../../io/files.js";
 import { SchemaRegistry } from "../../schema/registry.js";
-import { EXIT_FAILED, EXIT_OK, action, oneLine, writeListed } from "../util.js";
+import { EXIT_FAILED, EXIT_OK, action, inFile, oneLine, writeListed } from "../util.js";
 
 interface ConvertOpts {
   opset?: string;
@@ -83,7 +83,7 @@ async function convertCommand(models: string[], opts: ConvertOpts): Promise<numb
   if (!opts.output) usage("give -o OUT (or --plan to see what would change)");
   const file = models[0]!;
   const model = loadModel(file);
-  const result = convertModel(model, target);
+  const result = inFile(file, () => convertModel(model, target));
   if (!result.model) {
     printBlocked(file, result.plan);
     return EXIT_FAILED;
@@ -107,7 +107,7 @@ function planCommand(models: string[], target: number, json: boolean): number {
   let failed = 0;
   const plans: (ConversionPlan & { model: string })[] = [];
   for (const file of models) {
-    const result = convertModel(loadModel(file), target);
+    const result = inFile(file, () => convertModel(loadModel(file), target));
     if (result.plan.blocked.length) failed++;
     plans.push({ model: file, ...result.plan });
   }

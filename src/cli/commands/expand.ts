@@ -12,7 +12,7 @@ import { loadModel, saveModel } from "../../io/files.js";
 import type { Note, Pass } from "../../passes/pass.js";
 import { passContext, runPass } from "../../passes/pass.js";
 import { printModel } from "../../text/print.js";
-import { EXIT_FAILED, EXIT_OK, action, oneLine, writeListed } from "../util.js";
+import { EXIT_FAILED, EXIT_OK, action, inFile, oneLine, writeListed } from "../util.js";
 
 interface ExpandCliOptions {
   output?: string;
@@ -87,7 +87,7 @@ export function registerExpandCommands(program: Command): void {
         const notes: Note[] = [];
         for (const p of passes) {
           try {
-            const r = runPass(p, current, ctx);
+            const r = inFile(file, () => runPass(p, current, ctx));
             current = r.model;
             notes.push(...r.report);
           } catch (e) {
