@@ -954,3 +954,47 @@ describe("Bernoulli-15/22", () => {
     );
   });
 });
+
+describe("RandomUniform, RandomNormal and their Like forms (1, 22)", () => {
+  const x = T(DataType.INT32, [50, 40], new Array(2000).fill(0));
+  const draw = (op: string, opset: number, floats: Record<string, number>, dtype = F) =>
+    op.endsWith("Like")
+      ? first({ op, opset, inputs: [x], attrs: { dtype }, floats })
+      : first({ op, opset, inputs: [], attrs: { dtype, shape: [50, 40] }, floats });
+  it("uniform: in [low, high) in the dtype, the same values for the same seed", () => {
+    for (const op of ["RandomUniform", "RandomUniformLike"])
+      for (const dtype of FLOATS) {
+        const y = draw(op, 22, { low: -2, high: 3, seed: 5 }, dtype);
+        expect(y.dtype).toBe(dtype);
+        expect(y.shape).toEqual([50, 40]);
+        const v = vals(y) as number[];
+        expect(Math.min(...v)).toBeGreaterThanOrEqual(-2);
+        expect(Math.max(...v)).toBeLessThan(3);
+        const mean = v.reduce((a, b) => a + b, 0) / v.length;
+        expect(Math.abs(mean - 0.5)).toBeLessThan(0.2); // 5 standard deviations: 5 * 1.44 / sqrt(2000)
+        expect(vals(draw(op, 22, { low: -2, high: 3, seed: 5 }, dtype))).toEqual(v);
+        expect(vals(draw(op, 22, { low: -2, high: 3, seed: 6 }, dtype))).not.toEqual(v);
+      }
+  });
+  it("uniform float16 never rounds up to high (a quarter of the draws in [0.999, 1) would)", () => {
+    const y = draw("RandomUniform", 1, { seed: 1, low: 0.999, high: 1 }, H);
+    expect(Math.max(...(vals(y) as number[]))).toBeLessThan(1);
+  });
+  it("normal: mean and scale, the same values for the same seed", () => {
+    for (const op of ["RandomNormal", "RandomNormalLike"]) {
+      const v = vals(draw(op, 1, { mean: 10, scale: 2, seed: 9 }, D)) as number[];
+      const mean = v.reduce((a, b) => a + b, 0) / v.length;
+      const sd = Math.sqrt(v.reduce((a, b) => a + (b - mean) ** 2, 0) / v.length);
+      expect(Math.abs(mean - 10)).toBeLessThan(0.25); // 5 standard errors: 5 * 2 / sqrt(2000)
+      expect(Math.abs(sd - 2)).toBeLessThan(0.2);
+      expect(vals(draw(op, 1, { mean: 10, scale: 2, seed: 9 }, D))).toEqual(v);
+    }
+  });
+  it("Like forms take the input's type unless dtype is given, and refuse a non-float one", () => {
+    const y = first({ op: "RandomUniformLike", opset: 22, inputs: [f32([3], [0, 0, 0])] });
+    expect(y.dtype).toBe(F);
+    expect(() => first({ op: "RandomNormalLike", opset: 22, inputs: [x] })).toThrow(
+      /dtype 6 \(int32\) is not a floating-point type/,
+    );
+  });
+});

@@ -2,12 +2,12 @@
 // seed, shape and probabilities give the same output on every machine); without one every run
 // draws anew. The spec allows any generator, so no other runtime's numbers are matched.
 
-import { attrInt, getAttr } from "../../ir/attributes.js";
+import { attrInt } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { seededRandom } from "../random.js";
 import { fromFloat64, toFloat64 } from "../tensor.js";
 import type { Kernel } from "../types.js";
+import { nodeRandom } from "./random.js";
 import { fail, floatInput } from "./util.js";
 
 const OUTPUT_TYPES = new Set<number>([
@@ -26,23 +26,12 @@ const OUTPUT_TYPES = new Set<number>([
   DataType.BOOL,
 ]);
 
-/** The float seed's bit pattern as a 32-bit integer seed. */
-function seedBits(seed: number): number {
-  const f = new Float32Array([seed]);
-  return new Int32Array(f.buffer)[0]!;
-}
-
 const Bernoulli: Kernel = (ctx, inputs) => {
   const x = floatInput(ctx, inputs, 0, "input");
   const dtype = attrInt(ctx.node, "dtype", x.dtype);
   if (!OUTPUT_TYPES.has(dtype))
     fail(ctx, `dtype ${dtype} (${dtypeName(dtype)}) is not a numeric or bool type`);
-  const seedAttr = getAttr(ctx.node, "seed");
-  const seed =
-    seedAttr?.type === "FLOAT" && seedAttr.value !== undefined
-      ? seedBits(seedAttr.value)
-      : Math.floor(Math.random() * 4294967296);
-  const rng = seededRandom(seed);
+  const rng = nodeRandom(ctx);
   const p = toFloat64(x);
   for (let i = 0; i < p.length; i++) {
     const pi = p[i]!;

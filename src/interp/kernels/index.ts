@@ -5,6 +5,7 @@ import type { Kernel } from "../types.js";
 import { activationKernels } from "./activation.js";
 import { attentionKernels } from "./attention.js";
 import { bernoulliKernels } from "./bernoulli.js";
+import { randomKernels } from "./random.js";
 import { controlKernels } from "./control.js";
 import { convStateKernels } from "./conv-state.js";
 import { detectionKernels } from "./detection.js";
@@ -46,6 +47,7 @@ export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...gridKernels,
   ...convStateKernels,
   ...bernoulliKernels,
+  ...randomKernels,
 });
 
 /** The kernel for an ai.onnx op type, if the interpreter has one. */
