@@ -12,6 +12,7 @@
 // With INFER_BASE=<dir> (a copy of another revision's src/, e.g. from `git archive`), the same
 // chains are also timed against <dir>/check/infer.ts, interleaved, for a side-by-side comparison.
 
+import { expandChain } from "./chains.js";
 import { median } from "./timing.js";
 import { inferScopeTypes } from "../src/check/infer.js";
 import { graph, model, node, valueInfo } from "../src/ir/builder.js";
@@ -20,47 +21,6 @@ import { DataType, type Model } from "../src/ir/types.js";
 
 const gc = (globalThis as { gc?: () => void }).gc;
 const N = Number(process.env.INFER_NODES ?? 100_000);
-
-/** The chain of bench/expand.ts. */
-function expandChain(calls: number): Model {
-  const nodes = [];
-  let prev = "x";
-  for (let i = 0; i < calls; i++) {
-    const out = i === calls - 1 ? "y" : `v${i}`;
-    const k = i % 3;
-    if (k === 0) nodes.push(node("ReduceL1", [prev], [out], { keepdims: 1 }, { name: `n${i}` }));
-    else if (k === 1)
-      nodes.push(node("Square", [prev], [out], {}, { name: `n${i}`, domain: "local" }));
-    else nodes.push(node("ReduceLogSum", [prev], [out], { keepdims: 1 }, { name: `n${i}` }));
-    prev = out;
-  }
-  const m = model(
-    graph({
-      name: "chain",
-      nodes,
-      inputs: [valueInfo("x", "float", [1, 1])],
-      outputs: [valueInfo("y", "float", [1, 1])],
-    }),
-    [
-      { domain: "", version: 18 },
-      { domain: "local", version: 1 },
-    ],
-  );
-  m.functions = [
-    {
-      name: "Square",
-      domain: "local",
-      inputs: ["a"],
-      outputs: ["b"],
-      attributes: [],
-      attributeProtos: [],
-      nodes: [node("Mul", ["a", "a"], ["t"]), node("Abs", ["t"], ["b"])],
-      opsetImports: [{ domain: "", version: 18 }],
-      valueInfo: [],
-    },
-  ];
-  return m;
-}
 
 /** Relu, Add (of the shared initializer b) and ReduceSum (axes: the shared initializer), in turn. */
 function plainChain(count: number): Model {
