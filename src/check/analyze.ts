@@ -6,7 +6,7 @@
 import { OnnxError, nodeLabel } from "../errors.js";
 import { outerNamesUsedBy, topologicalOrder } from "../ir/graph.js";
 import { resolveRef } from "../ir/rewrite.js";
-import { attributeGraphs, walkGraphNodes } from "../ir/traverse.js";
+import { attributeGraphs, hasGraphAttribute, walkGraphNodes } from "../ir/traverse.js";
 import type { Attribute, Dim, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
 import {
   MAX_IR_VERSION,
@@ -655,7 +655,7 @@ export class Analyzer {
     for (let i = 0; i < nodes.length; i++) {
       const node = nodes[i]!;
       // Inputs are seen to by readInputs, which stops the node at the first one ahead.
-      if (node.attributes.some((a) => a.type === "GRAPH" || a.type === "GRAPHS"))
+      if (hasGraphAttribute(node))
         for (const name of outerNamesUsedBy(node))
           if (!scope.types.has(name) && later.has(name)) scope.misordered = true;
       if (!scope.misordered) this.analyzeNode(node, i, scope, ctx, declared, later);

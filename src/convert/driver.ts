@@ -13,7 +13,7 @@ import { inferScopeTypes } from "../check/infer.js";
 import { OnnxError, nodeLabel } from "../errors.js";
 import { outerNamesUsedBy, NameScope } from "../ir/graph.js";
 import { mapAttributeGraphs } from "../ir/rewrite.js";
-import { attributeGraphs } from "../ir/traverse.js";
+import { attributeGraphs, hasGraphAttribute } from "../ir/traverse.js";
 import type { Tensor } from "../ir/tensor.js";
 import type { Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
 import { SchemaRegistry } from "../schema/registry.js";
@@ -206,11 +206,6 @@ class OwnerState {
   }
 }
 
-function hasGraphAttribute(n: Node): boolean {
-  for (const a of n.attributes) if (a.type === "GRAPH" || a.type === "GRAPHS") return true;
-  return false;
-}
-
 function countUses(u: Map<string, number>, n: Node, by: number): void {
   for (const i of n.inputs) if (i) u.set(i, (u.get(i) ?? 0) + by);
   if (hasGraphAttribute(n))
@@ -367,8 +362,7 @@ export class Converter {
         );
     };
     known("the model", onnxVersion(model.opsetImports));
-    for (const f of model.functions)
-      known(`function '${f.domain ? `${f.domain}.` : ""}${f.name}'`, onnxVersion(f.opsetImports));
+    for (const f of model.functions) known(functionWhere(f), onnxVersion(f.opsetImports));
     this.versions = new VersionTable(this.registry, max);
     this.types = new TypeSource(model, this.registry);
     const from = onnxVersion(model.opsetImports);
@@ -399,7 +393,7 @@ export class Converter {
     const functions = m.functions.map((f) => {
       const v = onnxVersion(f.opsetImports);
       if (v === undefined) return f;
-      const where = `function '${f.domain ? `${f.domain}.` : ""}${f.name}'`;
+      const where = functionWhere(f);
       const state = new OwnerState(f, where, undefined, lazyNames(f), v);
       const nodes = this.convertNodes(state, v);
       const opsetImports = withOnnxVersion(f.opsetImports, this.target);
@@ -773,6 +767,11 @@ class DriverContext implements AdapterContext {
 function lazyNames(owner: Graph | Function): () => NameScope {
   let scope: NameScope | undefined;
   return () => (scope ??= new NameScope(owner));
+}
+
+/** How a model-local function is named in messages. */
+function functionWhere(f: Function): string {
+  return `function '${f.domain ? `${f.domain}.` : ""}${f.name}'`;
 }
 
 function onnxVersion(imports: OpsetId[]): number | undefined {

@@ -22,7 +22,12 @@ import { conversionError, convertModel } from "../convert/index.js";
 import { graph } from "../ir/builder.js";
 import { NameScope } from "../ir/graph.js";
 import { bindRefs } from "../ir/rewrite.js";
-import { attributeGraphs, someGraphNode, walkGraphNodes } from "../ir/traverse.js";
+import {
+  attributeGraphs,
+  hasGraphAttribute,
+  someGraphNode,
+  walkGraphNodes,
+} from "../ir/traverse.js";
 import type {
   Attribute,
   Function,
@@ -859,11 +864,6 @@ class Expander {
     });
     return { ...model, opsetImports, functions };
   }
-}
-
-function hasGraphAttribute(n: Node): boolean {
-  for (const a of n.attributes) if (a.type === "GRAPH" || a.type === "GRAPHS") return true;
-  return false;
 }
 
 function opsetMap(imports: OpsetId[]): Map<string, number> {

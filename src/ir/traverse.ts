@@ -11,6 +11,12 @@ export function attributeGraphs(a: Attribute): Graph[] {
   return [];
 }
 
+/** Whether a node holds a graph (If/Loop/Scan bodies, any graph attribute). */
+export function hasGraphAttribute(n: Node): boolean {
+  for (const a of n.attributes) if (a.type === "GRAPH" || a.type === "GRAPHS") return true;
+  return false;
+}
+
 export interface NodeVisit {
   node: Node;
   /** The graph or function whose node list holds the node. */
