@@ -6,7 +6,7 @@
 
 import { OnnxError, nodeLabel } from "../errors.js";
 import { nodeWith } from "../ir/builder.js";
-import { isClaimSuffix, type NameScope } from "../ir/graph.js";
+import { isClaimSuffix, NameScope } from "../ir/graph.js";
 import type { Tensor } from "../ir/tensor.js";
 import type { Attribute, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
 import { inferScopeTypes, inferTypes, type InferOptions } from "../check/infer.js";
@@ -104,18 +104,12 @@ interface Claim {
 
 /** The Claim for one pattern of present outputs; null when a name could meet another prefix's. */
 function claimFor(plan: RenamePlan, bodyNodes: Node[], present: number): Claim | null {
-  const used = new Set<string>();
-  const counters = new Map<string, number>();
+  // An empty scope hands out what fresh() gives among the call's own names.
+  const scope = new NameScope();
+  const all: string[] = [];
   const fresh = (base: string): string => {
-    if (!used.has(base)) {
-      used.add(base);
-      return base;
-    }
-    let i = counters.get(base) ?? 1;
-    while (used.has(`${base}_${i}`)) i++;
-    counters.set(base, i + 1);
-    const name = `${base}_${i}`;
-    used.add(name);
+    const name = scope.fresh(base);
+    all.push(name);
     return name;
   };
   const slots = new Array<string | undefined>(plan.names.length);
@@ -137,7 +131,6 @@ function claimFor(plan: RenamePlan, bodyNodes: Node[], present: number): Claim |
     plan.nodes[j]!.outputs.forEach(visit);
     return fresh(n.name || n.opType);
   });
-  const all = [...used];
   return all.every(isClaimSuffix) ? { slots, nodes, all } : null;
 }
 
