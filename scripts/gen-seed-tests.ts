@@ -12,11 +12,10 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { encodeModel } from "../src/io/files.js";
-import { ProtoWriter } from "../src/io/to-proto.js";
+import { encodeTensorBytes } from "../src/io/encode.js";
 import { graph, model, node, valueInfo, type AttrInput } from "../src/ir/builder.js";
 import { Tensor } from "../src/ir/tensor.js";
 import { DataType } from "../src/ir/types.js";
-import { encodeMessage } from "../src/proto/wire.js";
 
 const outDir = process.argv[2] ?? "test/data";
 
@@ -28,10 +27,7 @@ interface Io {
 }
 
 function tensorBytes(t: Io): Uint8Array {
-  return encodeMessage(
-    "TensorProto",
-    new ProtoWriter().tensor(Tensor.from(t.dtype, t.shape, t.values, t.name)),
-  );
+  return encodeTensorBytes(Tensor.from(t.dtype, t.shape, t.values, t.name));
 }
 
 function writeTest(

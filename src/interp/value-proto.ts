@@ -4,15 +4,14 @@
 import protobuf from "protobufjs";
 import { OnnxError } from "../errors.js";
 import type { Type } from "../ir/types.js";
-import { ProtoReader } from "../io/from-proto.js";
-import { ProtoWriter } from "../io/to-proto.js";
-import { decodeMessage, encodeMessage } from "../proto/wire.js";
+import { decodeIR } from "../io/decode.js";
+import { encodeTensorBytes } from "../io/encode.js";
 import { fromIRTensor, toIRTensor } from "./ir-tensors.js";
 import type { RTensor, RValue } from "./types.js";
 
 /** The bytes of a TensorProto message holding the tensor. */
 export function encodeTensorProto(t: RTensor, name = ""): Uint8Array {
-  return encodeMessage("TensorProto", new ProtoWriter().tensor(toIRTensor(t, name)));
+  return encodeTensorBytes(toIRTensor(t, name));
 }
 
 /** Decodes a TensorProto message (a backend-test input_*.pb / output_*.pb file). */
@@ -21,8 +20,10 @@ export function decodeTensorProto(
   where?: string,
   baseDir?: string,
 ): { name: string; tensor: RTensor } {
-  const msg = decodeMessage("TensorProto", bytes, where);
-  const t = new ProtoReader(baseDir !== undefined ? { baseDir } : {}).tensor(msg);
+  const t = decodeIR("TensorProto", bytes, {
+    ...(baseDir !== undefined ? { baseDir } : {}),
+    ...(where !== undefined ? { where } : {}),
+  });
   if (t.dataType === 0)
     throw new OnnxError("E_DECODE", "not a TensorProto: it has no data type", where);
   // External data is resolved against the folder of the file the message came from, under a

@@ -18,18 +18,9 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import { OnnxError } from "../errors.js";
 import { Tensor } from "../ir/tensor.js";
 import type { Model } from "../ir/types.js";
-import {
-  ChunkWriter,
-  StreamEncoder,
-  decodeMessage,
-  encodeMessage,
-  messageType,
-  type Msg,
-} from "../proto/wire.js";
 import { parseModelText } from "../text/parse.js";
 import { printModel } from "../text/print.js";
-import { ProtoReader } from "./from-proto.js";
-import { ProtoWriter } from "./to-proto.js";
+import { encodeModelChunks, type EncodeOptions } from "./encode.js";
 import { walkTensors } from "../ir/traverse.js";
 import { decodeModel, encodeModel } from "./codec.js";
 
@@ -42,9 +33,9 @@ export function isTextPath(path: string): boolean {
 function writeModelChunks(
   model: Model,
   sink: (c: Uint8Array) => void,
-  writer = new ProtoWriter(),
+  opts: EncodeOptions = {},
 ): void {
-  new StreamEncoder().encode(messageType("ModelProto"), writer.model(model), new ChunkWriter(sink));
+  encodeModelChunks(model, sink, opts);
 }
 
 /**
@@ -379,32 +370,28 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): v
     if (t.data.kind === "external" && samePath(externalFile(t), dataPath)) loadExternalData(t);
   writeFileAtomic(dataPath, (dataFd) => {
     let offset = 0;
-    const writer = new ProtoWriter({
-      tensorHook: (t, msg) => {
-        if (t.data.kind !== "raw" || t.data.bytes.length < threshold) return msg;
+    const opts: EncodeOptions = {
+      tensorHook: (t) => {
+        if (t.data.kind !== "raw" || t.data.bytes.length < threshold) return t;
         const bytes = t.data.bytes;
         // Keep offsets aligned to 4 KiB so the data file can be memory-mapped by runtimes.
         const pad = (4096 - (offset % 4096)) % 4096;
         if (pad) writeAll(dataFd, new Uint8Array(pad));
         offset += pad;
         writeAll(dataFd, bytes);
-        const entries = [
-          { key: "location", value: ext.location },
-          { key: "offset", value: String(offset) },
-          { key: "length", value: String(bytes.length) },
+        const entries: [string, string][] = [
+          ["location", ext.location],
+          ["offset", String(offset)],
+          ["length", String(bytes.length)],
         ];
         offset += bytes.length;
-        const { raw_data: _dropped, ...rest } = msg;
-        return { ...rest, external_data: entries, data_location: 1 };
+        const out = new Tensor(t.dataType, t.dims, { kind: "external", entries }, t.name);
+        if (t.docString !== undefined) out.docString = t.docString;
+        if (t.metadataProps) out.metadataProps = t.metadataProps;
+        if (t.segment) out.segment = t.segment;
+        return out;
       },
-    });
-    const message: Msg = writer.model(model);
-    writeFileAtomic(path, (fd) =>
-      new StreamEncoder().encode(
-        messageType("ModelProto"),
-        message,
-        new ChunkWriter((c) => writeAll(fd, c)),
-      ),
-    );
+    };
+    writeFileAtomic(path, (fd) => writeModelChunks(model, (c) => writeAll(fd, c), opts));
   });
 }

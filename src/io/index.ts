@@ -10,5 +10,10 @@ export {
   type LoadOptions,
   type SaveOptions,
 } from "./files.js";
-export { ProtoReader } from "./from-proto.js";
-export { ProtoWriter } from "./to-proto.js";
+export { decodeIR, explicitEmptyDomain } from "./decode.js";
+export {
+  encodeModelBytes,
+  encodeModelChunks,
+  encodeTensorBytes,
+  type EncodeOptions,
+} from "./encode.js";

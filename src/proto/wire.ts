@@ -195,7 +195,7 @@ interface Plan {
 }
 
 /** How deep messages may nest: protobufjs's reader limit (protoc's default recursion limit). */
-const MAX_NESTING: number =
+export const MAX_NESTING: number =
   (protobuf.Reader as unknown as { recursionLimit?: number }).recursionLimit ?? 100;
 
 /**

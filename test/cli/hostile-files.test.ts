@@ -15,11 +15,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { saveModel } from "../../src/io/files.js";
-import { ProtoWriter } from "../../src/io/to-proto.js";
+import { encodeTensorBytes } from "../../src/io/encode.js";
 import { Tensor } from "../../src/ir/tensor.js";
 import { DataType } from "../../src/ir/types.js";
 import { encodeTensorProto } from "../../src/interp/value-proto.js";
-import { encodeMessage } from "../../src/proto/wire.js";
 import { parseModelText } from "../../src/text/parse.js";
 import { expectOneLineError, runCli } from "../helpers/cli.js";
 
@@ -39,7 +38,7 @@ function externalPb(location: string): Uint8Array {
     { kind: "external", entries: [["location", location]] },
     "x",
   );
-  return encodeMessage("TensorProto", new ProtoWriter().tensor(t));
+  return encodeTensorBytes(t);
 }
 
 describe("external data of an input .pb", () => {

@@ -1,0 +1,1087 @@
+// Model bytes → IR in one pass over the wire format, with no intermediate message objects: each
+// ONNX message has a decoder that reads its fields straight into the IR. Raw tensor data stays a
+// view of the input. What protobuf readers do is kept: fields may come in any order, a scalar
+// field given twice keeps the last value, repeated scalars are read packed or unpacked, fields of
+// a wire type other than their own and unknown fields are skipped, and messages may nest 100
+// deep. The few messages the IR keeps as decoded (training info, device configurations,
+// quantization annotations) go through protobufjs.
+
+import { OnnxError } from "../errors.js";
+import { emptyGraph } from "../ir/builder.js";
+import { Tensor, type TensorData } from "../ir/tensor.js";
+import type * as IR from "../ir/types.js";
+import { decodeMessage, MAX_NESTING, type Msg } from "../proto/wire.js";
+import { ATTR_TYPES } from "./attr-types.js";
+
+/**
+ * Nodes whose file spelled out an empty domain. The IR uses "" for ai.onnx either way; this lets the
+ * encoder write the field back so that decoding and re-encoding a file gives the same bytes.
+ */
+export const explicitEmptyDomain = new WeakSet<IR.Node>();
+
+/** A decoding failure, described as protobuf readers describe it; turned into one line by the caller. */
+class WireError extends Error {}
+
+const VARINT = 0;
+const FIXED64 = 1;
+const LEN = 2;
+const FIXED32 = 5;
+
+const utf8 = new TextDecoder();
+const STRING_TABLE_MASK = 4095;
+
+function asciiShort(buf: Uint8Array, start: number, stop: number): string {
+  let s = "";
+  for (let p = start; p < stop; p++) s += String.fromCharCode(buf[p]!);
+  return s;
+}
+
+/** The reader: a buffer, a position, and the end of the message being read. */
+class Reader {
+  pos = 0;
+  private readonly view: DataView;
+  constructor(
+    readonly buf: Uint8Array,
+    private readonly baseDir: string | undefined,
+  ) {
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  outOfRange(need: number, end: number): never {
+    throw new WireError(`index out of range: ${this.pos} + ${need} > ${end}`);
+  }
+
+  /** A varint's low 32 bits as an unsigned number; the rest of a longer varint is skipped. */
+  u32(end: number): number {
+    const buf = this.buf;
+    let pos = this.pos;
+    if (pos >= end) this.outOfRange(1, end);
+    let b = buf[pos++]!;
+    if (b < 128) {
+      this.pos = pos;
+      return b;
+    }
+    let v = b & 127;
+    for (let shift = 7; shift < 35; shift += 7) {
+      if (pos >= end) this.outOfRange(1, end);
+      b = buf[pos++]!;
+      v |= (b & 127) << shift;
+      if (b < 128) {
+        this.pos = pos;
+        return v >>> 0;
+      }
+    }
+    for (let i = 0; i < 5; i++) {
+      if (pos >= end) this.outOfRange(1, end);
+      if (buf[pos++]! < 128) {
+        this.pos = pos;
+        return v >>> 0;
+      }
+    }
+    throw new WireError("invalid varint encoding");
+  }
+
+  private hi = 0;
+  /** A 64-bit varint: returns the low 32 bits (unsigned) and leaves the high 32 bits in `hi`. */
+  private u64(end: number): number {
+    const buf = this.buf;
+    let pos = this.pos;
+    let lo = 0;
+    let hi = 0;
+    let b = 0;
+    let i = 0;
+    for (; i < 4; i++) {
+      if (pos >= end) this.outOfRange(1, end);
+      b = buf[pos++]!;
+      lo |= (b & 127) << (i * 7);
+      if (b < 128) {
+        this.pos = pos;
+        this.hi = 0;
+        return lo >>> 0;
+      }
+    }
+    if (pos >= end) this.outOfRange(1, end);
+    b = buf[pos++]!;
+    lo |= (b & 127) << 28;
+    hi = (b & 127) >> 4;
+    if (b >= 128) {
+      for (i = 0; i < 5; i++) {
+        if (pos >= end) this.outOfRange(1, end);
+        b = buf[pos++]!;
+        hi |= (b & 127) << (i * 7 + 3);
+        if (b < 128) break;
+      }
+      if (b >= 128) throw new WireError("invalid varint encoding");
+    }
+    this.pos = pos;
+    this.hi = hi >>> 0;
+    return lo >>> 0;
+  }
+
+  i32(end: number): number {
+    return this.u64(end) | 0;
+  }
+  /** An int64 as a number (exact below 2^53, as Long.toNumber gives). */
+  i64num(end: number): number {
+    const lo = this.u64(end);
+    return (this.hi | 0) * 4294967296 + lo;
+  }
+  i64(end: number): bigint {
+    const lo = this.u64(end);
+    const hi = this.hi;
+    if (hi === 0) return BigInt(lo);
+    return BigInt.asIntN(64, (BigInt(hi) << 32n) | BigInt(lo));
+  }
+  u64big(end: number): bigint {
+    const lo = this.u64(end);
+    const hi = this.hi;
+    if (hi === 0) return BigInt(lo);
+    return (BigInt(hi) << 32n) | BigInt(lo);
+  }
+  f32(end: number): number {
+    if (this.pos + 4 > end) this.outOfRange(4, end);
+    const v = this.view.getFloat32(this.pos, true);
+    this.pos += 4;
+    return v;
+  }
+  f64(end: number): number {
+    if (this.pos + 8 > end) this.outOfRange(8, end);
+    const v = this.view.getFloat64(this.pos, true);
+    this.pos += 8;
+    return v;
+  }
+
+  /** A length prefix: the end of the field it announces. */
+  len(end: number): number {
+    const n = this.u32(end);
+    if (this.pos + n > end) this.outOfRange(n, end);
+    return this.pos + n;
+  }
+  bytes(end: number): Uint8Array {
+    const stop = this.len(end);
+    const b = this.buf.subarray(this.pos, stop);
+    this.pos = stop;
+    return b;
+  }
+  /**
+   * A string field. Short ASCII strings go through a small table of recent strings by hash (names
+   * of ops, attributes and values repeat throughout a model), so a repeat costs no allocation.
+   */
+  string(end: number): string {
+    const stop = this.len(end);
+    const buf = this.buf;
+    const start = this.pos;
+    this.pos = stop;
+    const n = stop - start;
+    if (n === 0) return "";
+    if (n <= 32) {
+      let h = 0x811c9dc5;
+      let ascii = true;
+      for (let p = start; p < stop; p++) {
+        const c = buf[p]!;
+        if (c >= 128) {
+          ascii = false;
+          break;
+        }
+        h = Math.imul(h ^ c, 0x01000193);
+      }
+      if (ascii) {
+        const slot = (h ^ (h >>> 15)) & STRING_TABLE_MASK;
+        const hit = this.strings[slot];
+        if (hit !== undefined && hit.length === n) {
+          let p = start;
+          let i = 0;
+          while (i < n && hit.charCodeAt(i) === buf[p]) {
+            i++;
+            p++;
+          }
+          if (i === n) return hit;
+        }
+        const s =
+          n <= 12
+            ? asciiShort(buf, start, stop)
+            : String.fromCharCode.apply(null, buf.subarray(start, stop) as unknown as number[]);
+        this.strings[slot] = s;
+        return s;
+      }
+    }
+    return utf8.decode(buf.subarray(start, stop));
+  }
+  private readonly strings: (string | undefined)[] = new Array(STRING_TABLE_MASK + 1);
+
+  /** Skips a field of the given wire type (groups included, as protobuf readers do). */
+  skip(wire: number, end: number, depth: number): void {
+    switch (wire) {
+      case VARINT:
+        this.u64(end);
+        return;
+      case FIXED64:
+        if (this.pos + 8 > end) this.outOfRange(8, end);
+        this.pos += 8;
+        return;
+      case LEN:
+        this.pos = this.len(end);
+        return;
+      case 3: {
+        if (depth > MAX_NESTING) throw new WireError("max depth exceeded");
+        for (;;) {
+          const tag = this.u32(end);
+          if (tag >>> 3 === 0) throw new WireError("illegal tag: field number 0");
+          if ((tag & 7) === 4) return;
+          this.skip(tag & 7, end, depth + 1);
+        }
+      }
+      case FIXED32:
+        if (this.pos + 4 > end) this.outOfRange(4, end);
+        this.pos += 4;
+        return;
+      default:
+        throw new WireError(`invalid wire type ${wire} at offset ${this.pos}`);
+    }
+  }
+
+  /** The next tag, or throws on field number 0. */
+  tag(end: number): number {
+    const t = this.u32(end);
+    if (t >>> 3 === 0) throw new WireError("illegal tag: field number 0");
+    return t;
+  }
+
+  // --- repeated scalars: packed (one length-delimited run) or one value a tag
+
+  packedOr<T>(wire: number, end: number, own: number, one: (end: number) => T, out: T[]): void {
+    if (wire === LEN) {
+      const stop = this.len(end);
+      while (this.pos < stop) out.push(one.call(this, stop));
+    } else if (wire === own) out.push(one.call(this, end));
+    else this.skip(wire, end, 0);
+  }
+
+  // --- messages
+
+  model(end: number): IR.Model {
+    let irVersion: number | undefined;
+    const opsets: IR.OpsetId[] = [];
+    let graph: IR.Graph | undefined;
+    const functions: IR.Function[] = [];
+    const rest: Partial<IR.Model> = {};
+    let md: IR.MetadataProps | undefined;
+    let training: Msg[] | undefined;
+    let configuration: Msg[] | undefined;
+    while (this.pos < end) {
+      const t = this.tag(end);
+      const wire = t & 7;
+      switch (t >>> 3) {
+        case 1:
+          if (wire !== VARINT) break;
+          irVersion = this.i64num(end);
+          continue;
+        case 2:
+          if (wire !== LEN) break;
+          rest.producerName = this.string(end);
+          continue;
+        case 3:
+          if (wire !== LEN) break;
+          rest.producerVersion = this.string(end);
+          continue;
+        case 4:
+          if (wire !== LEN) break;
+          rest.domain = this.string(end);
+          continue;
+        case 5:
+          if (wire !== VARINT) break;
+          rest.modelVersion = this.i64(end);
+          continue;
+        case 6:
+          if (wire !== LEN) break;
+          rest.docString = this.string(end);
+          continue;
+        case 7:
+          if (wire !== LEN) break;
+          graph = this.graph(this.len(end), 1);
+          continue;
+        case 8:
+          if (wire !== LEN) break;
+          opsets.push(this.opset(this.len(end)));
+          continue;
+        case 14:
+          if (wire !== LEN) break;
+          (md ??= []).push(this.entry(this.len(end)));
+          continue;
+        case 20:
+          if (wire !== LEN) break;
+          (training ??= []).push(this.kept("TrainingInfoProto", end));
+          continue;
+        case 25:
+          if (wire !== LEN) break;
+          functions.push(this.function(this.len(end), 1));
+          continue;
+        case 26:
+          if (wire !== LEN) break;
+          (configuration ??= []).push(this.kept("DeviceConfigurationProto", end));
+          continue;
+      }
+      this.skip(wire, end, 0);
+    }
+    if (!graph) throw new OnnxError("E_DECODE", "not an ONNX model: it has no graph");
+    const model: IR.Model = {
+      irVersion: irVersion ?? 0,
+      opsetImports: opsets,
+      graph,
+      functions,
+    };
+    if (rest.producerName !== undefined) model.producerName = rest.producerName;
+    if (rest.producerVersion !== undefined) model.producerVersion = rest.producerVersion;
+    if (rest.domain !== undefined) model.domain = rest.domain;
+    if (rest.modelVersion !== undefined) model.modelVersion = rest.modelVersion;
+    if (rest.docString !== undefined) model.docString = rest.docString;
+    if (md) model.metadataProps = md;
+    if (training) model.trainingInfo = training;
+    if (configuration) model.configuration = configuration;
+    return model;
+  }
+
+  /** A message the IR keeps as decoded, read by protobufjs. */
+  private kept(typeName: string, end: number): Msg {
+    const stop = this.len(end);
+    const msg = decodeMessage(typeName, this.buf.subarray(this.pos, stop));
+    this.pos = stop;
+    return msg;
+  }
+
+  private nest(depth: number): void {
+    if (depth > MAX_NESTING) throw new WireError("max depth exceeded");
+  }
+
+  opset(end: number): IR.OpsetId {
+    let domain = "";
+    let version = 0;
+    while (this.pos < end) {
+      const t = this.tag(end);
+      const wire = t & 7;
+      const f = t >>> 3;
+      if (f === 1 && wire === LEN) domain = this.string(end);
+      else if (f === 2 && wire === VARINT) version = this.i64num(end);
+      else this.skip(wire, end, 0);
+    }
+    return { domain, version };
+  }
+
+  entry(end: number): [string, string] {
+    let key = "";
+    let value = "";
+    while (this.pos < end) {
+      const t = this.tag(end);
+      const wire = t & 7;
+      const f = t >>> 3;
+      if (f === 1 && wire === LEN) key = this.string(end);
+      else if (f === 2 && wire === LEN) value = this.string(end);
+      else this.skip(wire, end, 0);
+    }
+    return [key, value];
+  }
+
+  graph(end: number, depth: number): IR.Graph {
+    this.nest(depth);
+    const g = emptyGraph();
+    let name: string | undefined;
+    let doc: string | undefined;
+    let md: IR.MetadataProps | undefined;
+    let annotations: Msg[] | undefined;
+    const d = depth + 1;
+    while (this.pos < end) {
+      const t = this.tag(end);
+      const wire = t & 7;
+      if (wire === LEN)
+        switch (t >>> 3) {
+          case 1:
+            g.nodes.push(this.node(this.len(end), d));
+            continue;
+          case 2:
+            name = this.string(end);
+            continue;
+          case 5:
+            g.initializers.push(this.tensor(this.len(end), d));
+            continue;
+          case 10:
+            doc = this.string(end);
+            continue;
+          case 11:
+            g.inputs.push(this.valueInfo(this.len(end), d));
+            continue;
+          case 12:
+            g.outputs.push(this.valueInfo(this.len(end), d));
+            continue;
+          case 13:
+            g.valueInfo.push(this.valueInfo(this.len(end), d));
+            continue;
+          case 14:
+            (annotations ??= []).push(this.kept("TensorAnnotation", end));
+            continue;
+          case 15:
+            g.sparseInitializers.push(this.sparse(this.len(end), d));
+            continue;
+          case 16:
+            (md ??= []).push(this.entry(this.len(end)));
+            continue;
+        }
+      this.skip(wire, end, 0);
+    }
+    if (name !== undefined) g.name = name;
+    if (doc !== undefined) g.docString = doc;
+    if (annotations) g.quantizationAnnotation = annotations;
+    if (md) g.metadataProps = md;
+    return g;
+  }
+
+  node(end: number, depth: number): IR.Node {
+    this.nest(depth);
+    const inputs: string[] = [];
+    const outputs: string[] = [];
+    const attributes: IR.Attribute[] = [];
+    let opType = "";
+    let domain: string | undefined;
+    let name: string | undefined;
+    let overload: string | undefined;
+    let doc: string | undefined;
+    let md: IR.MetadataProps | undefined;
+    let devices: Msg[] | undefined;
+    while (this.pos < end) {
+      const t = this.tag(end);
+      const wire = t & 7;
+      if (wire === LEN)
+        switch (t >>> 3) {
+          case 1:
+            inputs.push(this.string(end));
+            continue;
+          case 2:
+            outputs.push(this.string(end));
+            continue;
+          case 3:
+            name = this.string(end);
+            continue;
+          case 4:
+            opType = this.string(end);
+            continue;
+          case 5:
+            attributes.push(this.attribute(this.len(end), depth + 1));
+            continue;
+          case 6:
+            doc = this.string(end);
+            continue;
+          case 7:
+            domain = this.string(end);
+            continue;
+          case 8:
+            overload = this.string(end);
+            continue;
+          case 9:
+            (md ??= []).push(this.entry(this.len(end)));
+            continue;
+          case 10:
+            (devices ??= []).push(this.kept("NodeDeviceConfigurationProto", end));
+            continue;
+        }
+      this.skip(wire, end, 0);
+    }
+    const node: IR.Node = { opType, domain: domain ?? "", inputs, outputs, attributes };
+    if (domain === "") explicitEmptyDomain.add(node);
+    if (name !== undefined) node.name = name;
+    if (overload !== undefined) node.overload = overload;
+    if (doc !== undefined) node.docString = doc;
+    if (md) node.metadataProps = md;
+    if (devices) node.deviceConfigurations = devices;
+    return node;
+  }
+
+  attribute(end: number, depth: number): IR.Attribute {
+    this.nest(depth);
+    const d = depth + 1;
+    let name = "";
+    let typeId: number | undefined;
+    let ref: string | undefined;
+    let doc: string | undefined;
+    // The value fields, as set: one is used, chosen by the type.
+    let f: number | undefined;
+    let i: bigint | undefined;
+    let s: Uint8Array | undefined;
+    let tensor: Tensor | undefined;
+    let graph: IR.Graph | undefined;
+    let sparse: IR.SparseTensor | undefined;
+    let tp: IR.Type | undefined;
+    // Lists are made when a field of theirs comes (most attributes hold one scalar).
+    let floats: number[] | undefined;
+    let ints: bigint[] | undefined;
+    let strings: Uint8Array[] | undefined;
+    let tensors: Tensor[] | undefined;
+    let graphs: IR.Graph[] | undefined;
+    let sparses: IR.SparseTensor[] | undefined;
+    let tps: IR.Type[] | undefined;
+    while (this.pos < end) {
+      const t = this.tag(end);
+      const wire = t & 7;
+      switch (t >>> 3) {
+        case 1:
+          if (wire !== LEN) break;
+          name = this.string(end);
+          continue;
+        case 2:
+          if (wire !== FIXED32) break;
+          f = this.f32(end);
+          continue;
+        case 3:
+          if (wire !== VARINT) break;
+          i = this.i64(end);
+          continue;
+        case 4:
+          if (wire !== LEN) break;
+          s = this.bytes(end);
+          continue;
+        case 5:
+          if (wire !== LEN) break;
+          tensor = this.tensor(this.len(end), d);
+          continue;
+        case 6:
+          if (wire !== LEN) break;
+          graph = this.graph(this.len(end), d);
+          continue;
+        case 7:
+          this.packedOr(wire, end, FIXED32, this.f32, (floats ??= []));
+          continue;
+        case 8:
+          this.packedOr(wire, end, VARINT, this.i64, (ints ??= []));
+          continue;
+        case 9:
+          if (wire !== LEN) break;
+          (strings ??= []).push(this.bytes(end));
+          continue;
+        case 10:
+          if (wire !== LEN) break;
+          (tensors ??= []).push(this.tensor(this.len(end), d));
+          continue;
+        case 11:
+          if (wire !== LEN) break;
+          (graphs ??= []).push(this.graph(this.len(end), d));
+          continue;
+        case 13:
+          if (wire !== LEN) break;
+          doc = this.string(end);
+          continue;
+        case 14:
+          if (wire !== LEN) break;
+          tp = this.type(this.len(end), d);
+          continue;
+        case 15:
+          if (wire !== LEN) break;
+          (tps ??= []).push(this.type(this.len(end), d));
+          continue;
+        case 20:
+          if (wire !== VARINT) break;
+          typeId = this.i32(end);
+          continue;
+        case 21:
+          if (wire !== LEN) break;
+          ref = this.string(end);
+          continue;
+        case 22:
+          if (wire !== LEN) break;
+          sparse = this.sparse(this.len(end), d);
+          continue;
+        case 23:
+          if (wire !== LEN) break;
+          (sparses ??= []).push(this.sparse(this.len(end), d));
+          continue;
+      }
+      this.skip(wire, end, 0);
+    }
+    let type: IR.AttrType =
+      typeId !== undefined ? (ATTR_TYPES[typeId] ?? "UNDEFINED") : "UNDEFINED";
+    if (type === "UNDEFINED") {
+      // IR version 1 attributes carry no type field: the field that is set tells it.
+      if (f !== undefined) type = "FLOAT";
+      else if (i !== undefined) type = "INT";
+      else if (s !== undefined) type = "STRING";
+      else if (tensor) type = "TENSOR";
+      else if (graph) type = "GRAPH";
+      else if (sparse) type = "SPARSE_TENSOR";
+      else if (tp) type = "TYPE_PROTO";
+      else if (floats?.length) type = "FLOATS";
+      else if (ints?.length) type = "INTS";
+      else if (strings?.length) type = "STRINGS";
+      else if (tensors?.length) type = "TENSORS";
+      else if (graphs?.length) type = "GRAPHS";
+      else if (sparses?.length) type = "SPARSE_TENSORS";
+      else if (tps?.length) type = "TYPE_PROTOS";
+    }
+    const attr: { name: string; type: IR.AttrType; value: unknown } & Partial<IR.Attribute> = {
+      name,
+      type,
+      value: undefined,
+    };
+    if (ref !== undefined) attr.refAttrName = ref;
+    else
+      switch (type) {
+        case "FLOAT":
+          attr.value = f ?? 0;
+          break;
+        case "INT":
+          attr.value = i ?? 0n;
+          break;
+        case "STRING":
+          attr.value = s ? utf8.decode(s) : "";
+          break;
+        case "TENSOR":
+          attr.value = tensor ?? new Tensor(0, [], { kind: "none" });
+          break;
+        case "GRAPH":
+          attr.value = graph ?? emptyGraph();
+          break;
+        case "SPARSE_TENSOR":
+          attr.value = sparse ?? emptySparse();
+          break;
+        case "TYPE_PROTO":
+          attr.value = tp ?? { kind: "none" };
+          break;
+        case "FLOATS":
+          attr.value = floats ?? [];
+          break;
+        case "INTS":
+          attr.value = ints ?? [];
+          break;
+        case "STRINGS":
+          attr.value = (strings ?? []).map((b) => utf8.decode(b));
+          break;
+        case "TENSORS":
+          attr.value = tensors ?? [];
+          break;
+        case "GRAPHS":
+          attr.value = graphs ?? [];
+          break;
+        case "SPARSE_TENSORS":
+          attr.value = sparses ?? [];
+          break;
+        case "TYPE_PROTOS":
+          attr.value = tps ?? [];
+          break;
+        case "UNDEFINED":
+          break;
+      }
+    if (doc !== undefined) attr.docString = doc;
+    return attr as IR.Attribute;
+  }
+
+  valueInfo(end: number, depth: number): IR.ValueInfo {
+    this.nest(depth);
+    const vi: IR.ValueInfo = { name: "" };
+    let type: IR.Type | undefined;
+    let doc: string | undefined;
+    let md: IR.MetadataProps | undefined;
+    while (this.pos < end) {
+      const t = this.tag(end);
+      const wire = t & 7;
+      if (wire === LEN)
+        switch (t >>> 3) {
+          case 1:
+            vi.name = this.string(end);
+            continue;
+          case 2:
+            type = this.type(this.len(end), depth + 1);
+            continue;
+          case 3:
+            doc = this.string(end);
+            continue;
+          case 4:
+            (md ??= []).push(this.entry(this.len(end)));
+            continue;
+        }
+      this.skip(wire, end, 0);
+    }
+    if (type) vi.type = type;
+    if (doc !== undefined) vi.docString = doc;
+    if (md) vi.metadataProps = md;
+    return vi;
+  }
+
+  type(end: number, depth: number): IR.Type {
+    this.nest(depth);
+    const d = depth + 1;
+    let tensor: IR.TensorType | undefined;
+    let sparse: IR.TensorType | undefined;
+    let sequence: IR.SequenceType | undefined;
+    let optional: IR.OptionalType | undefined;
+    let map: IR.MapType | undefined;
+    let opaque: IR.OpaqueType | undefined;
+    let denotation: string | undefined;
+    while (this.pos < end) {
+      const t = this.tag(end);
+      const wire = t & 7;
+      if (wire === LEN)
+        switch (t >>> 3) {
+          case 1:
+            tensor = this.tensorType("tensor", this.len(end), d);
+            continue;
+          case 8:
+            sparse = this.tensorType("sparse_tensor", this.len(end), d);
+            continue;
+          case 4:
+          case 9: {
+            const kind = t >>> 3 === 4 ? "sequence" : "optional";
+            const stop = this.len(end);
+            this.nest(d);
+            const out: IR.SequenceType | IR.OptionalType = { kind };
+            while (this.pos < stop) {
+              const u = this.tag(stop);
+              if (u >>> 3 === 1 && (u & 7) === LEN) out.elem = this.type(this.len(stop), d + 1);
+              else this.skip(u & 7, stop, 0);
+            }
+            if (kind === "sequence") sequence = out as IR.SequenceType;
+            else optional = out as IR.OptionalType;
+            continue;
+          }
+          case 5: {
+            const stop = this.len(end);
+            this.nest(d);
+            const out: IR.MapType = { kind: "map", keyType: 0 };
+            while (this.pos < stop) {
+              const u = this.tag(stop);
+              if (u >>> 3 === 1 && (u & 7) === VARINT) out.keyType = this.i32(stop);
+              else if (u >>> 3 === 2 && (u & 7) === LEN)
+                out.value = this.type(this.len(stop), d + 1);
+              else this.skip(u & 7, stop, 0);
+            }
+            map = out;
+            continue;
+          }
+          case 6:
+            denotation = this.string(end);
+            continue;
+          case 7: {
+            const stop = this.len(end);
+            this.nest(d);
+            const out: IR.OpaqueType = { kind: "opaque" };
+            while (this.pos < stop) {
+              const u = this.tag(stop);
+              if (u >>> 3 === 1 && (u & 7) === LEN) out.domain = this.string(stop);
+              else if (u >>> 3 === 2 && (u & 7) === LEN) out.name = this.string(stop);
+              else this.skip(u & 7, stop, 0);
+            }
+            opaque = out;
+            continue;
+          }
+        }
+      this.skip(wire, end, 0);
+    }
+    // Several kinds set at once (a malformed oneof): the first of this order wins.
+    const out: IR.Type = sparse ??
+      tensor ??
+      sequence ??
+      optional ??
+      map ??
+      opaque ?? { kind: "none" };
+    if (denotation !== undefined) out.denotation = denotation;
+    return out;
+  }
+
+  private tensorType(kind: "tensor" | "sparse_tensor", end: number, depth: number): IR.TensorType {
+    this.nest(depth);
+    const out: IR.TensorType = { kind, elemType: 0 };
+    while (this.pos < end) {
+      const t = this.tag(end);
+      const wire = t & 7;
+      const f = t >>> 3;
+      if (f === 1 && wire === VARINT) out.elemType = this.i32(end);
+      else if (f === 2 && wire === LEN) this.shape(out, this.len(end), depth + 1);
+      else this.skip(wire, end, 0);
+    }
+    return out;
+  }
+
+  private shape(out: IR.TensorType, end: number, depth: number): void {
+    this.nest(depth);
+    const dims: IR.Dim[] = [];
+    let denotations: (string | undefined)[] | undefined;
+    while (this.pos < end) {
+      const t = this.tag(end);
+      if (t >>> 3 !== 1 || (t & 7) !== LEN) {
+        this.skip(t & 7, end, 0);
+        continue;
+      }
+      const stop = this.len(end);
+      this.nest(depth + 1);
+      let dim: IR.Dim = null;
+      let denotation: string | undefined;
+      while (this.pos < stop) {
+        const u = this.tag(stop);
+        const wire = u & 7;
+        const f = u >>> 3;
+        if (f === 1 && wire === VARINT) dim = this.i64num(stop);
+        else if (f === 2 && wire === LEN) dim = this.string(stop);
+        else if (f === 3 && wire === LEN) denotation = this.string(stop);
+        else this.skip(wire, stop, 0);
+      }
+      if (denotation !== undefined)
+        (denotations ??= new Array(dims.length))[dims.length] = denotation;
+      dims.push(dim);
+    }
+    // A shape message given twice adds its dims (protobuf merges messages).
+    out.shape = out.shape ? [...out.shape, ...dims] : dims;
+    if (denotations) {
+      denotations.length = dims.length;
+      out.dimDenotations = denotations;
+    }
+  }
+
+  tensor(end: number, depth: number): Tensor {
+    this.nest(depth);
+    const dims: number[] = [];
+    let dataType = 0;
+    let name = "";
+    let doc: string | undefined;
+    let md: IR.MetadataProps | undefined;
+    let location = 0;
+    let raw: Uint8Array | undefined;
+    let external: IR.MetadataProps | undefined;
+    let floats: number[] | undefined;
+    let int32s: number[] | undefined;
+    let strings: Uint8Array[] | undefined;
+    let int64s: bigint[] | undefined;
+    let doubles: number[] | undefined;
+    let uint64s: bigint[] | undefined;
+    let segment: { begin?: bigint; end?: bigint } | undefined;
+    while (this.pos < end) {
+      const t = this.tag(end);
+      const wire = t & 7;
+      switch (t >>> 3) {
+        case 1:
+          if (wire === LEN) {
+            const stop = this.len(end);
+            while (this.pos < stop) dims.push(this.i64num(stop));
+          } else if (wire === VARINT) dims.push(this.i64num(end));
+          else break;
+          continue;
+        case 2:
+          if (wire !== VARINT) break;
+          dataType = this.i32(end);
+          continue;
+        case 3: {
+          if (wire !== LEN) break;
+          const stop = this.len(end);
+          this.nest(depth + 1);
+          segment = {};
+          while (this.pos < stop) {
+            const u = this.tag(stop);
+            if (u >>> 3 === 1 && (u & 7) === VARINT) segment.begin = this.i64(stop);
+            else if (u >>> 3 === 2 && (u & 7) === VARINT) segment.end = this.i64(stop);
+            else this.skip(u & 7, stop, 0);
+          }
+          continue;
+        }
+        case 4:
+          this.packedOr(wire, end, FIXED32, this.f32, (floats ??= []));
+          continue;
+        case 5:
+          this.packedOr(wire, end, VARINT, this.i32, (int32s ??= []));
+          continue;
+        case 6:
+          if (wire !== LEN) break;
+          (strings ??= []).push(this.bytes(end));
+          continue;
+        case 7:
+          this.packedOr(wire, end, VARINT, this.i64, (int64s ??= []));
+          continue;
+        case 8:
+          if (wire !== LEN) break;
+          name = this.string(end);
+          continue;
+        case 9:
+          if (wire !== LEN) break;
+          raw = this.bytes(end);
+          continue;
+        case 10:
+          this.packedOr(wire, end, FIXED64, this.f64, (doubles ??= []));
+          continue;
+        case 11:
+          this.packedOr(wire, end, VARINT, this.u64big, (uint64s ??= []));
+          continue;
+        case 12:
+          if (wire !== LEN) break;
+          doc = this.string(end);
+          continue;
+        case 13:
+          if (wire !== LEN) break;
+          (external ??= []).push(this.entry(this.len(end)));
+          continue;
+        case 14:
+          if (wire !== VARINT) break;
+          location = this.i32(end);
+          continue;
+        case 16:
+          if (wire !== LEN) break;
+          (md ??= []).push(this.entry(this.len(end)));
+          continue;
+      }
+      this.skip(wire, end, 0);
+    }
+    let data: TensorData;
+    if (location === 1)
+      data = {
+        kind: "external",
+        entries: external ?? [],
+        ...(this.baseDir !== undefined ? { baseDir: this.baseDir } : {}),
+      };
+    else if (raw) data = { kind: "raw", bytes: raw };
+    else if (floats?.length) data = { kind: "float", values: Float32Array.from(floats) };
+    else if (int32s?.length) data = { kind: "int32", values: Int32Array.from(int32s) };
+    else if (strings?.length) data = { kind: "string", values: strings };
+    else if (int64s?.length) data = { kind: "int64", values: BigInt64Array.from(int64s) };
+    else if (doubles?.length) data = { kind: "double", values: Float64Array.from(doubles) };
+    else if (uint64s?.length) data = { kind: "uint64", values: BigUint64Array.from(uint64s) };
+    else data = { kind: "none" };
+    const tensor = new Tensor(dataType, dims, data, name);
+    if (doc !== undefined) tensor.docString = doc;
+    if (md) tensor.metadataProps = md;
+    if (segment) tensor.segment = segment;
+    return tensor;
+  }
+
+  sparse(end: number, depth: number): IR.SparseTensor {
+    this.nest(depth);
+    const out = emptySparse();
+    while (this.pos < end) {
+      const t = this.tag(end);
+      const wire = t & 7;
+      const f = t >>> 3;
+      if (f === 1 && wire === LEN) out.values = this.tensor(this.len(end), depth + 1);
+      else if (f === 2 && wire === LEN) out.indices = this.tensor(this.len(end), depth + 1);
+      else if (f === 3 && wire === LEN) {
+        const stop = this.len(end);
+        while (this.pos < stop) out.dims.push(this.i64num(stop));
+      } else if (f === 3 && wire === VARINT) out.dims.push(this.i64num(end));
+      else this.skip(wire, end, 0);
+    }
+    return out;
+  }
+
+  function(end: number, depth: number): IR.Function {
+    this.nest(depth);
+    const d = depth + 1;
+    const fn: IR.Function = {
+      name: "",
+      domain: "",
+      inputs: [],
+      outputs: [],
+      attributes: [],
+      attributeProtos: [],
+      nodes: [],
+      opsetImports: [],
+      valueInfo: [],
+    };
+    let overload: string | undefined;
+    let doc: string | undefined;
+    let md: IR.MetadataProps | undefined;
+    while (this.pos < end) {
+      const t = this.tag(end);
+      const wire = t & 7;
+      if (wire === LEN)
+        switch (t >>> 3) {
+          case 1:
+            fn.name = this.string(end);
+            continue;
+          case 4:
+            fn.inputs.push(this.string(end));
+            continue;
+          case 5:
+            fn.outputs.push(this.string(end));
+            continue;
+          case 6:
+            fn.attributes.push(this.string(end));
+            continue;
+          case 7:
+            fn.nodes.push(this.node(this.len(end), d));
+            continue;
+          case 8:
+            doc = this.string(end);
+            continue;
+          case 9:
+            fn.opsetImports.push(this.opset(this.len(end)));
+            continue;
+          case 10:
+            fn.domain = this.string(end);
+            continue;
+          case 11:
+            fn.attributeProtos.push(this.attribute(this.len(end), d));
+            continue;
+          case 12:
+            fn.valueInfo.push(this.valueInfo(this.len(end), d));
+            continue;
+          case 13:
+            overload = this.string(end);
+            continue;
+          case 14:
+            (md ??= []).push(this.entry(this.len(end)));
+            continue;
+        }
+      this.skip(wire, end, 0);
+    }
+    if (overload !== undefined) fn.overload = overload;
+    if (doc !== undefined) fn.docString = doc;
+    if (md) fn.metadataProps = md;
+    return fn;
+  }
+}
+
+function emptySparse(): IR.SparseTensor {
+  return {
+    values: new Tensor(0, [], { kind: "none" }),
+    indices: new Tensor(0, [], { kind: "none" }),
+    dims: [],
+  };
+}
+
+/** Turns a reader failure into the one line protobuf's own messages would give. */
+function describe(e: unknown, typeName: string, size: number): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  let m: RegExpMatchArray | null;
+  if ((m = msg.match(/index out of range: (\d+) \+ (\d+) > (\d+)/)))
+    return `not a valid ${typeName}: truncated or corrupt (a field at byte ${m[1]} needs ${m[2]} more bytes, the data has ${m[3]})`;
+  if ((m = msg.match(/invalid wire type (\d+) at offset (\d+)/)))
+    return `not a valid ${typeName}: invalid wire type ${m[1]} at byte ${m[2]}`;
+  if (msg === "max depth exceeded")
+    return `not a valid ${typeName}: messages nest more than ${MAX_NESTING} levels deep (subgraphs nested too deeply)`;
+  if (/varint/.test(msg)) return `not a valid ${typeName}: invalid varint (${size} bytes)`;
+  return `not a valid ${typeName}: ${msg}`;
+}
+
+type Decoded = {
+  ModelProto: IR.Model;
+  TensorProto: Tensor;
+  GraphProto: IR.Graph;
+  NodeProto: IR.Node;
+};
+
+/** Decodes one message of the given type into IR; failures are one-line OnnxErrors. */
+export function decodeIR<K extends keyof Decoded>(
+  typeName: K,
+  bytes: Uint8Array,
+  opts: { baseDir?: string; where?: string } = {},
+): Decoded[K] {
+  const r = new Reader(bytes, opts.baseDir);
+  try {
+    const end = bytes.length;
+    switch (typeName) {
+      case "ModelProto":
+        return r.model(end) as Decoded[K];
+      case "TensorProto":
+        return r.tensor(end, 0) as Decoded[K];
+      case "GraphProto":
+        return r.graph(end, 0) as Decoded[K];
+      default:
+        return r.node(end, 0) as Decoded[K];
+    }
+  } catch (e) {
+    if (e instanceof OnnxError) throw new OnnxError(e.code, e.message, opts.where);
+    if (e instanceof WireError || e instanceof RangeError)
+      throw new OnnxError("E_DECODE", describe(e, typeName, bytes.length), opts.where);
+    throw e;
+  }
+}

@@ -1,0 +1,957 @@
+// IR → model bytes, with no intermediate message objects. Two walks of the IR: the first measures
+// every nested message (sizes kept in one array, in the order the second walk meets them), the
+// second writes bytes. Strings are measured and written in place (ASCII byte by byte, the rest
+// with encodeInto), never encoded into buffers of their own. Fields go out in field-number order
+// and only when the IR holds them, as protobuf's own serializers write them, so decoding a file
+// and encoding it again gives the same bytes. Byte fields of 16 KiB or more (raw tensor data)
+// are handed to the sink as views, so saving a large model builds no second copy of its data.
+
+import { OnnxError } from "../errors.js";
+import { Tensor } from "../ir/tensor.js";
+import type * as IR from "../ir/types.js";
+import { encodeMessage, MAX_NESTING, type Msg } from "../proto/wire.js";
+import { ATTR_TYPE_ID } from "./attr-types.js";
+import { explicitEmptyDomain } from "./decode.js";
+
+const VARINT = 0;
+const FIXED64 = 1;
+const LEN = 2;
+const FIXED32 = 5;
+const BIG = 1 << 14;
+const CHUNK = 1 << 20;
+const TWO32 = 4294967296;
+
+/** Bytes a varint of a non-negative number below 2^53 (or any negative number) takes. */
+function varintSize(v: number): number {
+  if (v < 0) return 10;
+  if (v < 128) return 1;
+  if (v < 16384) return 2;
+  if (v < 2097152) return 3;
+  if (v < 268435456) return 4;
+  let n = 4;
+  v = Math.floor(v / 268435456);
+  while (v > 0) {
+    n++;
+    v = Math.floor(v / 128);
+  }
+  return n;
+}
+
+function bigVarintSize(v: bigint): number {
+  if (v >= 0n && v < 2147483648n) return varintSize(Number(v));
+  let x = BigInt.asUintN(64, v);
+  let n = 1;
+  while (x > 127n) {
+    x >>= 7n;
+    n++;
+  }
+  return n;
+}
+
+/** UTF-8 length of a string as TextEncoder encodes it (a lone surrogate becomes U+FFFD). */
+function utf8Length(s: string): number {
+  const n = s.length;
+  for (let i = 0; i < n; i++) if (s.charCodeAt(i) >= 0x80) return utf8LengthSlow(s, i);
+  return n;
+}
+function utf8LengthSlow(s: string, from: number): number {
+  let len = from;
+  for (let i = from; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) len += 1;
+    else if (c < 0x800) len += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        len += 4;
+        i++;
+      } else len += 3;
+    } else len += 3;
+  }
+  return len;
+}
+
+const utf8 = new TextEncoder();
+
+/** Where the bytes go: one buffer of known size, or chunks handed to a sink. */
+class Writer {
+  buf: Uint8Array;
+  pos = 0;
+  private view: DataView;
+  constructor(
+    size: number,
+    private readonly sink?: (chunk: Uint8Array) => void,
+  ) {
+    this.buf = new Uint8Array(sink ? Math.min(size, CHUNK) : size);
+    this.view = new DataView(this.buf.buffer);
+  }
+  /** Room for n more bytes (n at most CHUNK unless writing one buffer). */
+  room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    this.flush();
+    if (n > this.buf.length) {
+      this.buf = new Uint8Array(n);
+      this.view = new DataView(this.buf.buffer);
+    }
+  }
+  flush(): void {
+    if (!this.sink || this.pos === 0) return;
+    this.sink(this.buf.subarray(0, this.pos));
+    this.buf = new Uint8Array(this.buf.length);
+    this.view = new DataView(this.buf.buffer);
+    this.pos = 0;
+  }
+  varint(v: number): void {
+    this.room(10);
+    const buf = this.buf;
+    if (v >= 0 && v < 2147483648) {
+      while (v > 127) {
+        buf[this.pos++] = (v & 127) | 128;
+        v >>>= 7;
+      }
+      buf[this.pos++] = v;
+    } else if (v >= 0 && v < 2 ** 53) {
+      this.varint64(v >>> 0, Math.floor(v / TWO32));
+    } else this.bigVarint(BigInt(Math.trunc(v)));
+  }
+  bigVarint(v: bigint): void {
+    if (v >= 0n && v < 2147483648n) return this.varint(Number(v));
+    const x = BigInt.asUintN(64, v);
+    this.room(10);
+    this.varint64(Number(x & 0xffffffffn), Number(x >> 32n));
+  }
+  private varint64(lo: number, hi: number): void {
+    const buf = this.buf;
+    while (hi > 0 || lo > 127) {
+      buf[this.pos++] = (lo & 127) | 128;
+      lo = ((lo >>> 7) | (hi << 25)) >>> 0;
+      hi >>>= 7;
+    }
+    buf[this.pos++] = lo;
+  }
+  tag(field: number, wire: number): void {
+    this.room(5);
+    let v = (field << 3) | wire;
+    while (v > 127) {
+      this.buf[this.pos++] = (v & 127) | 128;
+      v >>>= 7;
+    }
+    this.buf[this.pos++] = v;
+  }
+  f32(v: number): void {
+    this.room(4);
+    this.view.setFloat32(this.pos, v, true);
+    this.pos += 4;
+  }
+  f64(v: number): void {
+    this.room(8);
+    this.view.setFloat64(this.pos, v, true);
+    this.pos += 8;
+  }
+  /** A string of known UTF-8 length. */
+  string(s: string, length: number): void {
+    this.varint(length);
+    if (this.sink && length > this.buf.length) {
+      this.bytes(utf8.encode(s));
+      return;
+    }
+    this.room(length);
+    const buf = this.buf;
+    if (length === s.length) {
+      let pos = this.pos;
+      for (let i = 0; i < length; i++) buf[pos++] = s.charCodeAt(i);
+      this.pos = pos;
+    } else {
+      this.pos += utf8.encodeInto(s, buf.subarray(this.pos, this.pos + length)).written;
+    }
+  }
+  bytes(b: Uint8Array): void {
+    if (this.sink && b.length >= BIG) {
+      this.flush();
+      this.sink(b);
+      return;
+    }
+    this.room(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+}
+
+export interface EncodeOptions {
+  /** Called once for each tensor; may return a replacement (used to write external data). */
+  tensorHook?: (t: Tensor) => Tensor;
+}
+
+/**
+ * The two walks. Every measure* method returns the encoded size of a message's fields and records
+ * the sizes of the messages nested in it; every write* method writes them in the same order.
+ */
+class Encoder {
+  private sizes: number[] = [];
+  private next = 0;
+  private w!: Writer;
+  private readonly replaced = new Map<Tensor, Tensor>();
+  private readonly kept = new Map<object, Uint8Array>();
+
+  constructor(private readonly opts: EncodeOptions = {}) {}
+
+  run(model: IR.Model, sink?: (chunk: Uint8Array) => void): Uint8Array | undefined {
+    const total = this.mModel(model);
+    this.w = new Writer(total, sink);
+    this.wModel(model);
+    if (this.next !== this.sizes.length) throw new Error("encoder: the two walks disagree");
+    this.w.flush();
+    return sink ? undefined : this.w.buf;
+  }
+
+  // --- shared pieces
+
+  private nest(depth: number): void {
+    if (depth > MAX_NESTING)
+      throw new OnnxError(
+        "E_UNSUPPORTED",
+        `cannot encode: messages nest more than ${MAX_NESTING} levels deep (subgraphs nested too deeply); protobuf readers, this tool's included, would refuse the file`,
+      );
+  }
+
+  /** Size of a length-delimited field holding `n` bytes, tag included (fields 1..15: 1-byte tag). */
+  private static len(field: number, n: number): number {
+    return (field < 16 ? 1 : 2) + varintSize(n) + n;
+  }
+  private static str(field: number, s: string): number {
+    return Encoder.len(field, utf8Length(s));
+  }
+
+  /** Reserves a slot for a nested message's size, measures it, fills the slot. */
+  private sub(field: number, measure: () => number): number {
+    const slot = this.sizes.length;
+    this.sizes.push(0);
+    const n = measure();
+    this.sizes[slot] = n;
+    return Encoder.len(field, n);
+  }
+  /** Writes a nested message's tag and size; its fields follow. */
+  private open(field: number): void {
+    this.w.tag(field, LEN);
+    this.w.varint(this.sizes[this.next++]!);
+  }
+  private wStr(field: number, s: string): void {
+    this.w.tag(field, LEN);
+    this.w.string(s, utf8Length(s));
+  }
+
+  private mEntries(field: number, md: IR.MetadataProps | undefined): number {
+    let n = 0;
+    if (md)
+      for (const [k, v] of md) n += this.sub(field, () => Encoder.str(1, k) + Encoder.str(2, v));
+    return n;
+  }
+  private wEntries(field: number, md: IR.MetadataProps | undefined): void {
+    if (!md) return;
+    for (const [k, v] of md) {
+      this.open(field);
+      this.wStr(1, k);
+      this.wStr(2, v);
+    }
+  }
+
+  /** Messages the IR keeps as decoded: encoded once by the reflective encoder. */
+  private mKept(field: number, typeName: string, list: unknown[] | undefined): number {
+    let n = 0;
+    if (list)
+      for (const m of list) {
+        const bytes = encodeMessage(typeName, m as Msg);
+        this.kept.set(m as object, bytes);
+        n += Encoder.len(field, bytes.length);
+      }
+    return n;
+  }
+  private wKept(field: number, list: unknown[] | undefined): void {
+    if (!list) return;
+    for (const m of list) {
+      const bytes = this.kept.get(m as object)!;
+      this.w.tag(field, LEN);
+      this.w.varint(bytes.length);
+      this.w.bytes(bytes);
+    }
+  }
+
+  private mOpset(o: IR.OpsetId): number {
+    return Encoder.str(1, o.domain) + 1 + varintSize(o.version);
+  }
+  private wOpset(o: IR.OpsetId): void {
+    this.wStr(1, o.domain);
+    this.w.tag(2, VARINT);
+    this.w.varint(o.version);
+  }
+
+  // --- ModelProto
+
+  private mModel(m: IR.Model): number {
+    let n = 1 + varintSize(m.irVersion);
+    if (m.producerName !== undefined) n += Encoder.str(2, m.producerName);
+    if (m.producerVersion !== undefined) n += Encoder.str(3, m.producerVersion);
+    if (m.domain !== undefined) n += Encoder.str(4, m.domain);
+    if (m.modelVersion !== undefined) n += 1 + bigVarintSize(m.modelVersion);
+    if (m.docString !== undefined) n += Encoder.str(6, m.docString);
+    n += this.sub(7, () => this.mGraph(m.graph, 1));
+    for (const o of m.opsetImports) n += this.sub(8, () => this.mOpset(o));
+    n += this.mEntries(14, m.metadataProps);
+    n += this.mKept(20, "TrainingInfoProto", m.trainingInfo);
+    for (const f of m.functions) n += this.sub(25, () => this.mFunction(f, 1));
+    n += this.mKept(26, "DeviceConfigurationProto", m.configuration);
+    return n;
+  }
+  private wModel(m: IR.Model): void {
+    const w = this.w;
+    w.tag(1, VARINT);
+    w.varint(m.irVersion);
+    if (m.producerName !== undefined) this.wStr(2, m.producerName);
+    if (m.producerVersion !== undefined) this.wStr(3, m.producerVersion);
+    if (m.domain !== undefined) this.wStr(4, m.domain);
+    if (m.modelVersion !== undefined) {
+      w.tag(5, VARINT);
+      w.bigVarint(m.modelVersion);
+    }
+    if (m.docString !== undefined) this.wStr(6, m.docString);
+    this.open(7);
+    this.wGraph(m.graph);
+    for (const o of m.opsetImports) {
+      this.open(8);
+      this.wOpset(o);
+    }
+    this.wEntries(14, m.metadataProps);
+    this.wKept(20, m.trainingInfo);
+    for (const f of m.functions) {
+      this.open(25);
+      this.wFunction(f);
+    }
+    this.wKept(26, m.configuration);
+  }
+
+  // --- GraphProto
+
+  private mGraph(g: IR.Graph, depth: number): number {
+    this.nest(depth);
+    const d = depth + 1;
+    let n = 0;
+    for (const node of g.nodes) n += this.sub(1, () => this.mNode(node, d));
+    if (g.name !== undefined) n += Encoder.str(2, g.name);
+    for (const t of g.initializers) n += this.sub(5, () => this.mTensor(t, d));
+    if (g.docString !== undefined) n += Encoder.str(10, g.docString);
+    for (const v of g.inputs) n += this.sub(11, () => this.mValueInfo(v, d));
+    for (const v of g.outputs) n += this.sub(12, () => this.mValueInfo(v, d));
+    for (const v of g.valueInfo) n += this.sub(13, () => this.mValueInfo(v, d));
+    n += this.mKept(14, "TensorAnnotation", g.quantizationAnnotation);
+    for (const s of g.sparseInitializers) n += this.sub(15, () => this.mSparse(s, d));
+    n += this.mEntries(16, g.metadataProps);
+    return n;
+  }
+  private wGraph(g: IR.Graph): void {
+    for (const node of g.nodes) {
+      this.open(1);
+      this.wNode(node);
+    }
+    if (g.name !== undefined) this.wStr(2, g.name);
+    for (const t of g.initializers) {
+      this.open(5);
+      this.wTensor(t);
+    }
+    if (g.docString !== undefined) this.wStr(10, g.docString);
+    for (const v of g.inputs) {
+      this.open(11);
+      this.wValueInfo(v);
+    }
+    for (const v of g.outputs) {
+      this.open(12);
+      this.wValueInfo(v);
+    }
+    for (const v of g.valueInfo) {
+      this.open(13);
+      this.wValueInfo(v);
+    }
+    this.wKept(14, g.quantizationAnnotation);
+    for (const s of g.sparseInitializers) {
+      this.open(15);
+      this.wSparse(s);
+    }
+    this.wEntries(16, g.metadataProps);
+  }
+
+  // --- NodeProto
+
+  private mNode(node: IR.Node, depth: number): number {
+    this.nest(depth);
+    let n = 0;
+    for (const s of node.inputs) n += Encoder.str(1, s);
+    for (const s of node.outputs) n += Encoder.str(2, s);
+    if (node.name !== undefined) n += Encoder.str(3, node.name);
+    n += Encoder.str(4, node.opType);
+    for (const a of node.attributes) n += this.sub(5, () => this.mAttribute(a, depth + 1));
+    if (node.docString !== undefined) n += Encoder.str(6, node.docString);
+    if (node.domain !== "" || explicitEmptyDomain.has(node)) n += Encoder.str(7, node.domain);
+    if (node.overload !== undefined) n += Encoder.str(8, node.overload);
+    n += this.mEntries(9, node.metadataProps);
+    n += this.mKept(10, "NodeDeviceConfigurationProto", node.deviceConfigurations);
+    return n;
+  }
+  private wNode(node: IR.Node): void {
+    for (const s of node.inputs) this.wStr(1, s);
+    for (const s of node.outputs) this.wStr(2, s);
+    if (node.name !== undefined) this.wStr(3, node.name);
+    this.wStr(4, node.opType);
+    for (const a of node.attributes) {
+      this.open(5);
+      this.wAttribute(a);
+    }
+    if (node.docString !== undefined) this.wStr(6, node.docString);
+    if (node.domain !== "" || explicitEmptyDomain.has(node)) this.wStr(7, node.domain);
+    if (node.overload !== undefined) this.wStr(8, node.overload);
+    this.wEntries(9, node.metadataProps);
+    this.wKept(10, node.deviceConfigurations);
+  }
+
+  // --- AttributeProto
+
+  private mAttribute(a: IR.Attribute, depth: number): number {
+    this.nest(depth);
+    const d = depth + 1;
+    let n = Encoder.str(1, a.name);
+    if (a.value !== undefined)
+      switch (a.type) {
+        case "FLOAT":
+          n += 5;
+          break;
+        case "INT":
+          n += 1 + bigVarintSize(a.value);
+          break;
+        case "STRING":
+          n += Encoder.str(4, a.value);
+          break;
+        case "TENSOR": {
+          const t = a.value;
+          n += this.sub(5, () => this.mTensor(t, d));
+          break;
+        }
+        case "GRAPH": {
+          const g = a.value;
+          n += this.sub(6, () => this.mGraph(g, d));
+          break;
+        }
+        case "FLOATS":
+          n += 5 * a.value.length;
+          break;
+        case "INTS":
+          for (const v of a.value) n += 1 + bigVarintSize(v);
+          break;
+        case "STRINGS":
+          for (const s of a.value) n += Encoder.str(9, s);
+          break;
+        case "TENSORS":
+          for (const t of a.value) n += this.sub(10, () => this.mTensor(t, d));
+          break;
+        case "GRAPHS":
+          for (const g of a.value) n += this.sub(11, () => this.mGraph(g, d));
+          break;
+        default:
+          break;
+      }
+    if (a.docString !== undefined) n += Encoder.str(13, a.docString);
+    if (a.value !== undefined) {
+      if (a.type === "TYPE_PROTO") {
+        const t = a.value;
+        n += this.sub(14, () => this.mType(t, d));
+      } else if (a.type === "TYPE_PROTOS")
+        for (const t of a.value) n += this.sub(15, () => this.mType(t, d));
+    }
+    n += 2 + varintSize(ATTR_TYPE_ID[a.type]);
+    if (a.refAttrName !== undefined) n += Encoder.str(21, a.refAttrName);
+    if (a.value !== undefined) {
+      if (a.type === "SPARSE_TENSOR") {
+        const s = a.value;
+        n += this.sub(22, () => this.mSparse(s, d));
+      } else if (a.type === "SPARSE_TENSORS")
+        for (const s of a.value) n += this.sub(23, () => this.mSparse(s, d));
+    }
+    return n;
+  }
+  private wAttribute(a: IR.Attribute): void {
+    const w = this.w;
+    this.wStr(1, a.name);
+    if (a.value !== undefined)
+      switch (a.type) {
+        case "FLOAT":
+          w.tag(2, FIXED32);
+          w.f32(a.value);
+          break;
+        case "INT":
+          w.tag(3, VARINT);
+          w.bigVarint(a.value);
+          break;
+        case "STRING":
+          this.wStr(4, a.value);
+          break;
+        case "TENSOR":
+          this.open(5);
+          this.wTensor(a.value);
+          break;
+        case "GRAPH":
+          this.open(6);
+          this.wGraph(a.value);
+          break;
+        case "FLOATS":
+          for (const v of a.value) {
+            w.tag(7, FIXED32);
+            w.f32(v);
+          }
+          break;
+        case "INTS":
+          for (const v of a.value) {
+            w.tag(8, VARINT);
+            w.bigVarint(v);
+          }
+          break;
+        case "STRINGS":
+          for (const s of a.value) this.wStr(9, s);
+          break;
+        case "TENSORS":
+          for (const t of a.value) {
+            this.open(10);
+            this.wTensor(t);
+          }
+          break;
+        case "GRAPHS":
+          for (const g of a.value) {
+            this.open(11);
+            this.wGraph(g);
+          }
+          break;
+        default:
+          break;
+      }
+    if (a.docString !== undefined) this.wStr(13, a.docString);
+    if (a.value !== undefined) {
+      if (a.type === "TYPE_PROTO") {
+        this.open(14);
+        this.wType(a.value);
+      } else if (a.type === "TYPE_PROTOS")
+        for (const t of a.value) {
+          this.open(15);
+          this.wType(t);
+        }
+    }
+    w.tag(20, VARINT);
+    w.varint(ATTR_TYPE_ID[a.type]);
+    if (a.refAttrName !== undefined) this.wStr(21, a.refAttrName);
+    if (a.value !== undefined) {
+      if (a.type === "SPARSE_TENSOR") {
+        this.open(22);
+        this.wSparse(a.value);
+      } else if (a.type === "SPARSE_TENSORS")
+        for (const s of a.value) {
+          this.open(23);
+          this.wSparse(s);
+        }
+    }
+  }
+
+  // --- ValueInfoProto, TypeProto
+
+  private mValueInfo(v: IR.ValueInfo, depth: number): number {
+    this.nest(depth);
+    let n = Encoder.str(1, v.name);
+    const type = v.type;
+    if (type) n += this.sub(2, () => this.mType(type, depth + 1));
+    if (v.docString !== undefined) n += Encoder.str(3, v.docString);
+    n += this.mEntries(4, v.metadataProps);
+    return n;
+  }
+  private wValueInfo(v: IR.ValueInfo): void {
+    this.wStr(1, v.name);
+    if (v.type) {
+      this.open(2);
+      this.wType(v.type);
+    }
+    if (v.docString !== undefined) this.wStr(3, v.docString);
+    this.wEntries(4, v.metadataProps);
+  }
+
+  /** TypeProto's field for each kind, and whether it comes before denotation (field 6). */
+  private static KIND_FIELD = {
+    tensor: 1,
+    sequence: 4,
+    map: 5,
+    opaque: 7,
+    sparse_tensor: 8,
+    optional: 9,
+  };
+
+  private mType(t: IR.Type, depth: number): number {
+    this.nest(depth);
+    const d = depth + 1;
+    let n = 0;
+    if (t.kind !== "none") {
+      const field = Encoder.KIND_FIELD[t.kind];
+      n += this.sub(field, () => {
+        this.nest(d);
+        switch (t.kind) {
+          case "tensor":
+          case "sparse_tensor": {
+            let m = 1 + varintSize(t.elemType);
+            const shape = t.shape;
+            if (shape)
+              m += this.sub(2, () => {
+                this.nest(d + 1);
+                let s = 0;
+                for (let i = 0; i < shape.length; i++) {
+                  const dim = shape[i]!;
+                  const den = t.dimDenotations?.[i];
+                  s += this.sub(1, () => {
+                    let k = 0;
+                    if (typeof dim === "number") k += 1 + varintSize(dim);
+                    else if (typeof dim === "string") k += Encoder.str(2, dim);
+                    if (den !== undefined) k += Encoder.str(3, den);
+                    return k;
+                  });
+                }
+                return s;
+              });
+            return m;
+          }
+          case "sequence":
+          case "optional": {
+            const e = t.elem;
+            return e ? this.sub(1, () => this.mType(e, d + 1)) : 0;
+          }
+          case "map": {
+            let m = 1 + varintSize(t.keyType);
+            const v = t.value;
+            if (v) m += this.sub(2, () => this.mType(v, d + 1));
+            return m;
+          }
+          case "opaque":
+            return (
+              (t.domain !== undefined ? Encoder.str(1, t.domain) : 0) +
+              (t.name !== undefined ? Encoder.str(2, t.name) : 0)
+            );
+        }
+      });
+    }
+    if (t.denotation !== undefined) n += Encoder.str(6, t.denotation);
+    return n;
+  }
+  private wType(t: IR.Type): void {
+    const w = this.w;
+    const field = t.kind === "none" ? 0 : Encoder.KIND_FIELD[t.kind];
+    if (field > 6) this.wTypeDenotation(t);
+    switch (t.kind) {
+      case "tensor":
+      case "sparse_tensor":
+        this.open(field);
+        w.tag(1, VARINT);
+        w.varint(t.elemType);
+        if (t.shape) {
+          this.open(2);
+          for (let i = 0; i < t.shape.length; i++) {
+            const dim = t.shape[i]!;
+            const den = t.dimDenotations?.[i];
+            this.open(1);
+            if (typeof dim === "number") {
+              w.tag(1, VARINT);
+              w.varint(dim);
+            } else if (typeof dim === "string") this.wStr(2, dim);
+            if (den !== undefined) this.wStr(3, den);
+          }
+        }
+        break;
+      case "sequence":
+      case "optional":
+        this.open(field);
+        if (t.elem) {
+          this.open(1);
+          this.wType(t.elem);
+        }
+        break;
+      case "map":
+        this.open(field);
+        w.tag(1, VARINT);
+        w.varint(t.keyType);
+        if (t.value) {
+          this.open(2);
+          this.wType(t.value);
+        }
+        break;
+      case "opaque":
+        this.open(field);
+        if (t.domain !== undefined) this.wStr(1, t.domain);
+        if (t.name !== undefined) this.wStr(2, t.name);
+        break;
+      case "none":
+        break;
+    }
+    if (field <= 6) this.wTypeDenotation(t);
+  }
+  private wTypeDenotation(t: IR.Type): void {
+    if (t.denotation !== undefined) this.wStr(6, t.denotation);
+  }
+
+  // --- TensorProto, SparseTensorProto
+
+  private mTensor(t0: Tensor, depth: number): number {
+    this.nest(depth);
+    let t = t0;
+    if (this.opts.tensorHook) {
+      t = this.opts.tensorHook(t0);
+      if (t !== t0) this.replaced.set(t0, t);
+    }
+    let n = 0;
+    for (const d of t.dims) n += 1 + varintSize(d);
+    n += 1 + varintSize(t.dataType);
+    const seg = t.segment;
+    if (seg)
+      n += this.sub(3, () => {
+        this.nest(depth + 1);
+        return (
+          (seg.begin !== undefined ? 1 + bigVarintSize(seg.begin) : 0) +
+          (seg.end !== undefined ? 1 + bigVarintSize(seg.end) : 0)
+        );
+      });
+    const d = t.data;
+    switch (d.kind) {
+      case "float":
+        if (d.values.length) n += Encoder.len(4, 4 * d.values.length);
+        break;
+      case "int32":
+        if (d.values.length) {
+          let s = 0;
+          for (const v of d.values) s += varintSize(v);
+          n += Encoder.len(5, s);
+        }
+        break;
+      case "string":
+        for (const b of d.values) n += Encoder.len(6, b.length);
+        break;
+      case "int64":
+        if (d.values.length) {
+          let s = 0;
+          for (const v of d.values) s += bigVarintSize(v);
+          n += Encoder.len(7, s);
+        }
+        break;
+      default:
+        break;
+    }
+    if (t.name !== "") n += Encoder.str(8, t.name);
+    switch (d.kind) {
+      case "raw":
+        n += Encoder.len(9, d.bytes.length);
+        break;
+      case "double":
+        if (d.values.length) n += Encoder.len(10, 8 * d.values.length);
+        break;
+      case "uint64":
+        if (d.values.length) {
+          let s = 0;
+          for (const v of d.values) s += bigVarintSize(v);
+          n += Encoder.len(11, s);
+        }
+        break;
+      default:
+        break;
+    }
+    if (t.docString !== undefined) n += Encoder.str(12, t.docString);
+    if (d.kind === "external") {
+      n += this.mEntries(13, d.entries);
+      n += 2;
+    }
+    n += this.mEntries(16, t.metadataProps);
+    return n;
+  }
+  private wTensor(t0: Tensor): void {
+    const t = this.replaced.get(t0) ?? t0;
+    const w = this.w;
+    for (const dim of t.dims) {
+      w.tag(1, VARINT);
+      w.varint(dim);
+    }
+    w.tag(2, VARINT);
+    w.varint(t.dataType);
+    const seg = t.segment;
+    if (seg) {
+      this.open(3);
+      if (seg.begin !== undefined) {
+        w.tag(1, VARINT);
+        w.bigVarint(seg.begin);
+      }
+      if (seg.end !== undefined) {
+        w.tag(2, VARINT);
+        w.bigVarint(seg.end);
+      }
+    }
+    const d = t.data;
+    switch (d.kind) {
+      case "float":
+        if (d.values.length) {
+          w.tag(4, LEN);
+          w.varint(4 * d.values.length);
+          for (const v of d.values) w.f32(v);
+        }
+        break;
+      case "int32":
+        if (d.values.length) {
+          w.tag(5, LEN);
+          w.varint(this.sizeOfVarints(d.values));
+          for (const v of d.values) w.varint(v);
+        }
+        break;
+      case "string":
+        for (const b of d.values) {
+          w.tag(6, LEN);
+          w.varint(b.length);
+          w.bytes(b);
+        }
+        break;
+      case "int64":
+        if (d.values.length) {
+          w.tag(7, LEN);
+          w.varint(this.sizeOfBigVarints(d.values));
+          for (const v of d.values) w.bigVarint(v);
+        }
+        break;
+      default:
+        break;
+    }
+    if (t.name !== "") this.wStr(8, t.name);
+    switch (d.kind) {
+      case "raw":
+        w.tag(9, LEN);
+        w.varint(d.bytes.length);
+        w.bytes(d.bytes);
+        break;
+      case "double":
+        if (d.values.length) {
+          w.tag(10, LEN);
+          w.varint(8 * d.values.length);
+          for (const v of d.values) w.f64(v);
+        }
+        break;
+      case "uint64":
+        if (d.values.length) {
+          w.tag(11, LEN);
+          w.varint(this.sizeOfBigVarints(d.values));
+          for (const v of d.values) w.bigVarint(v);
+        }
+        break;
+      default:
+        break;
+    }
+    if (t.docString !== undefined) this.wStr(12, t.docString);
+    if (d.kind === "external") {
+      this.wEntries(13, d.entries);
+      w.tag(14, VARINT);
+      w.varint(1);
+    }
+    this.wEntries(16, t.metadataProps);
+  }
+  private sizeOfVarints(values: Int32Array): number {
+    let s = 0;
+    for (const v of values) s += varintSize(v);
+    return s;
+  }
+  private sizeOfBigVarints(values: BigInt64Array | BigUint64Array): number {
+    let s = 0;
+    for (const v of values) s += bigVarintSize(v);
+    return s;
+  }
+
+  private mSparse(s: IR.SparseTensor, depth: number): number {
+    this.nest(depth);
+    let n = this.sub(1, () => this.mTensor(s.values, depth + 1));
+    n += this.sub(2, () => this.mTensor(s.indices, depth + 1));
+    for (const d of s.dims) n += 1 + varintSize(d);
+    return n;
+  }
+  private wSparse(s: IR.SparseTensor): void {
+    this.open(1);
+    this.wTensor(s.values);
+    this.open(2);
+    this.wTensor(s.indices);
+    for (const d of s.dims) {
+      this.w.tag(3, VARINT);
+      this.w.varint(d);
+    }
+  }
+
+  // --- FunctionProto
+
+  private mFunction(f: IR.Function, depth: number): number {
+    this.nest(depth);
+    const d = depth + 1;
+    let n = Encoder.str(1, f.name);
+    for (const s of f.inputs) n += Encoder.str(4, s);
+    for (const s of f.outputs) n += Encoder.str(5, s);
+    for (const s of f.attributes) n += Encoder.str(6, s);
+    for (const node of f.nodes) n += this.sub(7, () => this.mNode(node, d));
+    if (f.docString !== undefined) n += Encoder.str(8, f.docString);
+    for (const o of f.opsetImports) n += this.sub(9, () => this.mOpset(o));
+    n += Encoder.str(10, f.domain);
+    for (const a of f.attributeProtos) n += this.sub(11, () => this.mAttribute(a, d));
+    for (const v of f.valueInfo) n += this.sub(12, () => this.mValueInfo(v, d));
+    if (f.overload !== undefined) n += Encoder.str(13, f.overload);
+    n += this.mEntries(14, f.metadataProps);
+    return n;
+  }
+  private wFunction(f: IR.Function): void {
+    this.wStr(1, f.name);
+    for (const s of f.inputs) this.wStr(4, s);
+    for (const s of f.outputs) this.wStr(5, s);
+    for (const s of f.attributes) this.wStr(6, s);
+    for (const node of f.nodes) {
+      this.open(7);
+      this.wNode(node);
+    }
+    if (f.docString !== undefined) this.wStr(8, f.docString);
+    for (const o of f.opsetImports) {
+      this.open(9);
+      this.wOpset(o);
+    }
+    this.wStr(10, f.domain);
+    for (const a of f.attributeProtos) {
+      this.open(11);
+      this.wAttribute(a);
+    }
+    for (const v of f.valueInfo) {
+      this.open(12);
+      this.wValueInfo(v);
+    }
+    if (f.overload !== undefined) this.wStr(13, f.overload);
+    this.wEntries(14, f.metadataProps);
+  }
+
+  /** A lone tensor (TensorProto files). */
+  tensorBytes(t: Tensor): Uint8Array {
+    const total = this.mTensor(t, 0);
+    this.w = new Writer(total);
+    this.wTensor(t);
+    return this.w.buf;
+  }
+}
+
+/** Encodes a model into one buffer. */
+export function encodeModelBytes(model: IR.Model, opts: EncodeOptions = {}): Uint8Array {
+  return new Encoder(opts).run(model)!;
+}
+
+/** Encodes a model into chunks handed to `sink` in order; large byte fields are passed as views. */
+export function encodeModelChunks(
+  model: IR.Model,
+  sink: (chunk: Uint8Array) => void,
+  opts: EncodeOptions = {},
+): void {
+  new Encoder(opts).run(model, sink);
+}
+
+/** Encodes one tensor as a TensorProto. */
+export function encodeTensorBytes(t: Tensor): Uint8Array {
+  return new Encoder().tensorBytes(t);
+}
