@@ -143,8 +143,13 @@ export function serveInspector(
   // Slow or silent clients are cut off rather than held.
   server.headersTimeout = 10_000;
   server.requestTimeout = 15_000;
-  server.on("clientError", (_err, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n");
+  // What the HTTP parser refuses (broken syntax, headers over 16 KiB) is answered here.
+  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+    const status =
+      err.code === "HPE_HEADER_OVERFLOW"
+        ? "431 Request Header Fields Too Large"
+        : "400 Bad Request";
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\n\r\n`);
     else socket.destroy();
   });
   return new Promise((resolve, reject) => {
