@@ -29,10 +29,10 @@ export interface RequestCampaignSummary {
   requests: number;
   statuses: Record<string, number>;
   outcomes: Record<RequestOutcome, number>;
-  findings: RequestFinding[];
   /** Times the server had to be started again (after a crash). */
   restarts: number;
   seconds: number;
+  findings: RequestFinding[];
 }
 
 export interface RequestCampaignOptions {
@@ -347,9 +347,9 @@ export async function runRequestCampaign(
     requests: 0,
     statuses: {},
     outcomes: { clean: 0, refused: 0, crash: 0, hang: 0, unsafe: 0 },
-    findings: [],
     restarts: 0,
     seconds: 0,
+    findings: [],
   };
   let srv = await startInspect();
   try {

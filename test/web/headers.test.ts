@@ -22,37 +22,31 @@ const root = join(import.meta.dirname, "..", "..");
 const chromium = findChromium();
 const model = join(root, "examples", "reduce-logsum-l1-18.onnx");
 
-async function idle(page: Page): Promise<void> {
-  await page.waitForFunction(() => document.body.dataset.state !== "busy", undefined, {
-    timeout: 120_000,
-  });
-}
-
 /** Opens the model, converts, expands and runs it; returns the page's error text, if any. */
 async function workThrough(page: Page, url: string): Promise<string> {
+  const settled = async () => {
+    await page
+      .locator("#pane-a[data-drawn], body[data-error]")
+      .first()
+      .waitFor({ timeout: 120_000 });
+    await page.locator("body:not([data-state=busy])").waitFor({ timeout: 120_000 });
+    return (await page.locator("#error").isVisible())
+      ? await page.locator("#error").innerText()
+      : "";
+  };
   await page.goto(url);
   await page.setInputFiles("#file", model);
-  await page.waitForFunction(
-    () =>
-      document.getElementById("pane-a")?.dataset.drawn !== undefined ||
-      !!document.body.dataset.error,
-    undefined,
-    { timeout: 120_000 },
-  );
-  await idle(page);
-  const error = async () =>
-    (await page.locator("#error").isVisible()) ? await page.locator("#error").textContent() : "";
-  if (await error()) return (await error())!;
+  const opened = await settled();
+  if (opened) return opened;
   await page.fill("#opset", "13");
   await page.click("#convert-form button");
-  await idle(page);
+  await settled();
   await page.selectOption("#expand-mode", "all");
   await page.click("#expand-form button");
-  await idle(page);
+  await settled();
   await page.selectOption("#run-mode", "random");
   await page.click("#run-form button");
-  await idle(page);
-  return (await error()) ?? "";
+  return settled();
 }
 
 describe.skipIf(!chromium)(
