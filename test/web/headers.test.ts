@@ -77,16 +77,7 @@ describe.skipIf(!chromium)(
       expect(error).toBe("");
       expect(await page.locator("#run-report").isVisible()).toBe(true);
       expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
-      // The policy is in force: a string evaluated as code and an inline script are refused.
-      expect(
-        await page.evaluate(() => {
-          try {
-            return new Function("return 'ran'")();
-          } catch (e) {
-            return (e as Error).name;
-          }
-        }),
-      ).toBe("EvalError");
+      // The policy is in force: an inline script is refused, and the refusal is logged.
       await page.evaluate(() => {
         const s = document.createElement("script");
         s.textContent = "document.body.dataset.inline = 'ran'";
