@@ -88,6 +88,21 @@ describe.skipIf(!chromium)(
       await page.close();
     }, 300_000);
 
+    it("served by inspect with a model: the page fetches and opens it under the CSP", async () => {
+      const withModel = await serveInspector({ model });
+      const page = await browser.newPage();
+      const logs = await collectLogs(page);
+      try {
+        await page.goto(withModel.url);
+        await page.locator("#pane-a[data-drawn]").waitFor({ timeout: 120_000 });
+        expect(await page.locator("#error").isHidden()).toBe(true);
+        expect(cspViolations(logs)).toEqual([]);
+      } finally {
+        await page.close();
+        withModel.server.close();
+      }
+    }, 300_000);
+
     it("a static copy without the headers still works, single-threaded", async () => {
       const page = await browser.newPage();
       const logs = await collectLogs(page);
