@@ -19,9 +19,66 @@ import { gzipSync } from "node:zlib";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const out = join(root, "dist", "web");
 
+/**
+ * protobufjs writes each message type's encoder, decoder, verifier, converters and constructor as
+ * JavaScript text and compiles it with Function(); the page's Content-Security-Policy allows no
+ * eval. So the text is generated here, in Node, for every type of proto/onnx.proto, and bundled as
+ * code: the virtual module "onnx-expand:protobuf-codegen" maps (scope names, function text) to a
+ * function taking the scope and returning the compiled function, which src/proto/proto-text.web.ts
+ * hands to protobufjs in place of compiling.
+ */
+async function protobufCodegenModule() {
+  const { default: protobuf } = await import("protobufjs");
+  const { default: Long } = await import("long");
+  protobuf.util.Long = Long;
+  protobuf.configure();
+  const real = protobuf.util.codegen;
+  const table = new Map();
+  protobuf.util.codegen = function recording(params, name) {
+    const g = real(params, name);
+    const gen = function (fmt, ...rest) {
+      if (typeof fmt === "string") {
+        g(fmt, ...rest);
+        return gen;
+      }
+      const keys = Object.keys(fmt ?? {});
+      table.set(`${keys.join(",")}\n${g.toString()}`, `function(${keys.join(",")}){return ${g}}`);
+      return g(fmt);
+    };
+    return gen;
+  };
+  try {
+    const text = readFileSync(join(root, "proto", "onnx.proto"), "utf8");
+    const protoRoot = protobuf.parse(text, { keepCase: true }).root;
+    protoRoot.resolveAll();
+    const visit = (ns) => {
+      for (const child of ns.nestedArray) {
+        if (child instanceof protobuf.Type) {
+          void child.ctor;
+          child.setup();
+        }
+        if (child.nestedArray) visit(child);
+      }
+    };
+    visit(protoRoot);
+  } finally {
+    protobuf.util.codegen = real;
+  }
+  const rows = [...table].map(([key, fn]) => `[${JSON.stringify(key)}, ${fn}]`);
+  return `export default new Map([\n${rows.join(",\n")}\n]);`;
+}
+
 const webSwap = {
   name: "web-swap",
   setup(b) {
+    b.onResolve({ filter: /^onnx-expand:protobuf-codegen$/ }, () => ({
+      path: "protobuf-codegen",
+      namespace: "protobuf-codegen",
+    }));
+    b.onLoad({ filter: /.*/, namespace: "protobuf-codegen" }, async () => ({
+      contents: await protobufCodegenModule(),
+      loader: "js",
+    }));
     b.onResolve({ filter: /\.node\.js$/ }, (args) => ({
       path: resolve(args.resolveDir, args.path.replace(/\.node\.js$/, ".web.ts")),
     }));

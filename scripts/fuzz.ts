@@ -1,58 +1,101 @@
 // `npm run fuzz -- --command print|check|run|convert|expand --count N --seed S`: a fuzz campaign
 // (scripts/fuzz/campaign.ts) with a progress bar; prints counts by exit code and outcome and one
 // line per finding with the seed and case that reproduce it; exit 1 when anything was found.
+// `npm run fuzz -- --target inspect --count N`: generated HTTP requests against `onnx-expand
+// inspect` over loopback (scripts/fuzz/requests.ts), counted as clean / refused / crashes / hangs.
 //
 // Options: --case I (run case I only), --jobs K (worker processes, default 2), --timeout MS (per
-// case, default 10000), --rss-mb N (memory cap of a worker, default 2048), --json.
+// case, default 10000; 5000 per request for inspect), --rss-mb N (memory cap of a worker, default
+// 2048), --max-seconds N (inspect: stop after N s, default 600), --json.
 
 import { Command, Option } from "commander";
 import { SingleBar, Presets } from "cli-progress";
 import { COMMANDS, runCampaign, type FuzzCommand } from "./fuzz/campaign.js";
+import { runRequestCampaign } from "./fuzz/requests.js";
 
 const program = new Command()
   .name("fuzz")
   .addOption(
-    new Option("--command <cmd>", "CLI command to fuzz").choices(COMMANDS).makeOptionMandatory(),
+    new Option("--command <cmd>", "CLI command to fuzz").choices(COMMANDS).conflicts("target"),
   )
+  .addOption(new Option("--target <server>", "server to send requests to").choices(["inspect"]))
   .option("--count <n>", "number of mutated inputs", "1000")
   .option("--seed <s>", "seed of the campaign", "1")
   .option("--case <i>", "run only case i of the campaign")
   .option("--jobs <k>", "worker processes", "2")
-  .option("--timeout <ms>", "time cap per case", "10000")
+  .option("--timeout <ms>", "time cap per case")
   .option("--rss-mb <n>", "memory cap of a worker process", "2048")
+  .option("--max-seconds <n>", "inspect: stop the campaign after this many seconds", "600")
   .option("--json", "print the summary as JSON")
   .parse(process.argv);
 const o = program.opts();
+if (o.command === undefined && o.target === undefined)
+  program.error("error: one of --command <cmd> or --target inspect is required");
 
 const bar = process.stderr.isTTY
   ? new SingleBar({ stream: process.stderr }, Presets.shades_classic)
   : undefined;
 const count = Number(o.count);
 bar?.start(o.case !== undefined ? 1 : count, 0);
-const summary = await runCampaign({
-  command: o.command as FuzzCommand,
-  count,
-  seed: Number(o.seed),
-  ...(o.case !== undefined ? { only: Number(o.case) } : {}),
-  jobs: Number(o.jobs),
-  timeoutMs: Number(o.timeout),
-  rssLimit: Number(o.rssMb) * 2 ** 20,
-  onCase: (done) => bar?.update(done),
-});
-bar?.stop();
-if (o.json) console.log(JSON.stringify(summary, null, 2));
-else {
-  const codes = Object.entries(summary.exitCodes)
-    .map(([c, n]) => `exit ${c}: ${n}`)
-    .join(", ");
-  console.log(
-    `${summary.command}: ${summary.inputs} inputs in ${summary.seconds.toFixed(0)} s (seed ${summary.seed}); ${codes}`,
-  );
-  const { clean, crash, hang, overrun } = summary.outcomes;
-  console.log(`clean ${clean}, crashes ${crash}, hangs ${hang}, over budget ${overrun}`);
-  for (const f of summary.findings)
+if (o.target === "inspect") await fuzzInspect();
+else await fuzzCommand();
+
+async function fuzzInspect(): Promise<void> {
+  const summary = await runRequestCampaign({
+    count,
+    seed: Number(o.seed),
+    ...(o.case !== undefined ? { only: Number(o.case) } : {}),
+    ...(o.timeout !== undefined ? { timeoutMs: Number(o.timeout) } : {}),
+    maxSeconds: Number(o.maxSeconds),
+    onCase: (done) => bar?.update(done),
+  });
+  bar?.stop();
+  if (o.json) console.log(JSON.stringify(summary, null, 2));
+  else {
+    const statuses = Object.entries(summary.statuses)
+      .map(([c, n]) => `${c === "0" ? "closed" : c}: ${n}`)
+      .join(", ");
     console.log(
-      `${f.outcome}: --seed ${f.seed} --case ${f.index} (${f.mutation} of ${f.source}): ${f.detail}${f.file ? ` [${f.file}]` : ""}`,
+      `inspect: ${summary.requests} requests in ${summary.seconds.toFixed(0)} s (seed ${summary.seed}); ${statuses}`,
     );
+    const { clean, refused, crash, hang, unsafe } = summary.outcomes;
+    console.log(
+      `clean ${clean}, refused ${refused}, crashes ${crash}, hangs ${hang}, unsafe ${unsafe}, restarts ${summary.restarts}`,
+    );
+    for (const f of summary.findings)
+      console.log(
+        `${f.outcome}: --seed ${f.seed} --case ${f.index} (${f.kind}): ${f.detail} ${f.request}`,
+      );
+  }
+  process.exitCode = summary.findings.length ? 1 : 0;
 }
-process.exitCode = summary.findings.length ? 1 : 0;
+
+async function fuzzCommand(): Promise<void> {
+  const summary = await runCampaign({
+    command: o.command as FuzzCommand,
+    count,
+    seed: Number(o.seed),
+    ...(o.case !== undefined ? { only: Number(o.case) } : {}),
+    jobs: Number(o.jobs),
+    timeoutMs: Number(o.timeout ?? 10000),
+    rssLimit: Number(o.rssMb) * 2 ** 20,
+    onCase: (done) => bar?.update(done),
+  });
+  bar?.stop();
+  if (o.json) console.log(JSON.stringify(summary, null, 2));
+  else {
+    const codes = Object.entries(summary.exitCodes)
+      .map(([c, n]) => `exit ${c}: ${n}`)
+      .join(", ");
+    console.log(
+      `${summary.command}: ${summary.inputs} inputs in ${summary.seconds.toFixed(0)} s (seed ${summary.seed}); ${codes}`,
+    );
+    const { clean, crash, hang, overrun } = summary.outcomes;
+    console.log(`clean ${clean}, crashes ${crash}, hangs ${hang}, over budget ${overrun}`);
+    for (const f of summary.findings)
+      console.log(
+        `${f.outcome}: --seed ${f.seed} --case ${f.index} (${f.mutation} of ${f.source}): ${f.detail}${f.file ? ` [${f.file}]` : ""}`,
+      );
+  }
+  process.exitCode = summary.findings.length ? 1 : 0;
+}

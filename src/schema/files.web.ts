@@ -1,9 +1,14 @@
 // Browser build: the operator files of schemas/, bundled as data (the web build's esbuild plugin
 // provides the virtual module "onnx-expand:schemas"). Stands in for files.node.ts.
 
+import { config } from "zod";
 import { OnnxError } from "../errors.js";
 // @ts-expect-error: a virtual module of the web build (scripts/build-web.mjs)
 import bundled from "onnx-expand:schemas";
+
+// zod compiles object schemas with Function() when it may; in the page (whose Content-Security-Policy
+// forbids eval) it is told not to, so it does not even try (a refused try is logged as a violation).
+config({ jitless: true });
 
 export interface SchemaFileText {
   path: string;

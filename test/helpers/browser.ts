@@ -1,8 +1,15 @@
 // Headless Chromium for the browser tests: Debian's chromium-headless-shell driven by
 // playwright-core (which downloads no browser). Found at $CHROMIUM_PATH or the Debian paths.
+// The browser tests serve the page with `serveInspector` (src/cli/server.ts), so they run under
+// the page's header set (PAGE_HEADERS: its Content-Security-Policy, cross-origin isolation);
+// `serveStatic` serves a copy without them, and `collectLogs` catches what the page and its
+// worker log, CSP violations included.
 
-import { existsSync } from "node:fs";
-import type { Browser } from "playwright-core";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { extname, join } from "node:path";
+import type { Browser, Page } from "playwright-core";
 
 const CANDIDATES = [
   "/usr/bin/chromium-headless-shell",
@@ -36,4 +43,52 @@ export async function launchChromium(executablePath: string): Promise<Browser> {
       "--no-first-run",
     ],
   });
+}
+
+/**
+ * The messages Chromium logs for the page and its workers (through the DevTools protocol, which
+ * sees a worker's console too): Content-Security-Policy violations among them.
+ */
+export async function collectLogs(page: Page): Promise<string[]> {
+  const logs: string[] = [];
+  page.on("pageerror", (e) => logs.push(`page error: ${e.message}`));
+  const cdp = await page.context().newCDPSession(page);
+  cdp.on("Log.entryAdded", (e) => logs.push(`${e.entry.source} ${e.entry.level}: ${e.entry.text}`));
+  await cdp.send("Log.enable");
+  await cdp.send("Target.setAutoAttach", {
+    autoAttach: true,
+    waitForDebuggerOnStart: false,
+    flatten: true,
+  });
+  return logs;
+}
+
+/** The logged lines that report a Content-Security-Policy violation. */
+export const cspViolations = (logs: string[]): string[] =>
+  logs.filter((l) => /Content Security Policy|Content-Security-Policy/i.test(l));
+
+/**
+ * A plain static server for a copy of the page (dist/web) on 127.0.0.1, without the page's header
+ * set: what a user gets serving the files with any web server. The page must still work there
+ * (single-threaded, since it is not cross-origin isolated).
+ */
+export function serveStatic(dir: string): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const name = new URL(req.url ?? "/", "http://x").pathname.slice(1) || "index.html";
+    const file = join(dir, name);
+    if (!/^[\w.-]+$/.test(name) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end();
+      return;
+    }
+    const type = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css" }[
+      extname(name)
+    ];
+    res.writeHead(200, type ? { "content-type": type } : {}).end(readFileSync(file));
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => {
+      const addr = server.address() as AddressInfo;
+      resolve({ url: `http://127.0.0.1:${addr.port}/`, server });
+    }),
+  );
 }

@@ -1,0 +1,214 @@
+// The inspector's HTTP server: serves dist/web (built by `npm run build:web`) and, when a model was
+// given, that model as /preload, on 127.0.0.1 only. Every request is judged before anything is
+// read: a request no browser on this machine's own page would send (another Host, a cross-site
+// Origin or Sec-Fetch-Site, a method other than GET/HEAD, a path that is not one of the page's
+// files) is refused with a 4xx status and a one-line text body; no request can end the server.
+
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { basename, extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { OnnxError } from "../errors.js";
+
+/**
+ * The page's header set, sent with every response of the server (and used by the browser tests):
+ * a Content-Security-Policy the page runs under (its own files only, no inline script or style, no
+ * eval except WebAssembly compilation, which the worker does for its kernels; not framed by
+ * anyone), no content sniffing, and cross-origin isolation (COOP + COEP) so that the page may use
+ * shared memory across workers. A copy of the page served without them still works, single-threaded.
+ */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "content-security-policy": [
+    "default-src 'self'",
+    "script-src 'self' 'wasm-unsafe-eval'",
+    "worker-src 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join("; "),
+  "x-content-type-options": "nosniff",
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-embedder-policy": "require-corp",
+  "cross-origin-resource-policy": "same-origin",
+  "referrer-policy": "no-referrer",
+});
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+};
+
+/** A file name the page may ask for: one segment, no dot first, no separators or controls. */
+const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+
+/** dist/web, from src/cli (run through tsx) or dist/cli. */
+export function webDir(): string {
+  for (const rel of ["../web/", "../../dist/web/"]) {
+    const dir = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(join(dir, "index.html")) && existsSync(join(dir, "worker.js"))) return dir;
+  }
+  throw new OnnxError("E_IO", "the inspector page is not built: run `npm run build:web` first");
+}
+
+export interface InspectServer {
+  server: Server;
+  url: string;
+  port: number;
+}
+
+/** What the server answers a request with, decided from its method, headers and path alone. */
+export type Verdict =
+  | { kind: "file"; name: string }
+  | { kind: "preload" }
+  | { kind: "refuse"; status: number; reason: string; allow?: string };
+
+/** The Host values the server answers to: its own address and port, by IPv4, IPv6 or name. */
+export function allowedHosts(port: number): Set<string> {
+  return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+}
+
+const refuse = (status: number, reason: string): Verdict => ({ kind: "refuse", status, reason });
+
+/**
+ * Judges one request for a server on `port`. Refusals: 405 for a method other than GET/HEAD; 403
+ * for a Host other than this server's own (DNS rebinding), an Origin of another site, or a
+ * Sec-Fetch-Site other than same-origin/none (a cross-site request, which carries no Origin when
+ * it is a no-cors GET); 400 for a request target that is not a path or does not decode; 404 for a
+ * path that is not one of the page's files.
+ */
+export function judgeRequest(
+  req: { method?: string; url?: string; headers: IncomingMessage["headers"] },
+  port: number,
+): Verdict {
+  const hosts = allowedHosts(port);
+  const host = req.headers.host?.toLowerCase();
+  if (host === undefined || !hosts.has(host)) return refuse(403, "refused: not this server's Host");
+  const origin = req.headers.origin;
+  if (origin !== undefined) {
+    const m = /^http:\/\/(.+)$/i.exec(origin);
+    if (!m || !hosts.has(m[1]!.toLowerCase())) return refuse(403, "refused: cross-site Origin");
+  }
+  const site = req.headers["sec-fetch-site"];
+  if (site !== undefined && site !== "same-origin" && site !== "none")
+    return refuse(403, "refused: cross-site request");
+  if (req.method !== "GET" && req.method !== "HEAD")
+    return {
+      kind: "refuse",
+      status: 405,
+      reason: "only GET and HEAD are served",
+      allow: "GET, HEAD",
+    };
+  const target = req.url ?? "";
+  if (!target.startsWith("/")) return refuse(400, "bad request target");
+  const raw = target.replace(/[?#].*$/s, "");
+  let path: string;
+  try {
+    path = decodeURIComponent(raw);
+  } catch {
+    return refuse(400, "bad percent-encoding in the path");
+  }
+  if (path === "/") return { kind: "file", name: "index.html" };
+  if (path === "/preload") return { kind: "preload" };
+  const name = path.slice(1);
+  if (!FILE_NAME.test(name)) return refuse(404, "not found");
+  return { kind: "file", name };
+}
+
+/** Starts the server; `model`: a file served as ./preload. Port 0 picks a free one. */
+export function serveInspector(
+  opts: { port?: number; model?: string } = {},
+): Promise<InspectServer> {
+  const dir = webDir();
+  let preload: { bytes: Buffer; name: string } | undefined;
+  if (opts.model !== undefined) {
+    if (!existsSync(opts.model)) throw new OnnxError("E_IO", "no such file", opts.model);
+    if (!statSync(opts.model).isFile())
+      throw new OnnxError("E_IO", "not a regular file", opts.model);
+    preload = { bytes: readFileSync(opts.model), name: basename(opts.model) };
+  }
+  let port = opts.port ?? 0;
+  const server = createServer((req, res) => {
+    req.on("error", () => undefined);
+    res.on("error", () => undefined);
+    try {
+      answer(req, res, judgeRequest(req, port), dir, preload);
+    } catch {
+      // A file that vanished or cannot be read between the check and the read.
+      if (!res.headersSent) send(res, 404, "not found");
+      else res.destroy();
+    }
+  });
+  // Slow or silent clients are cut off rather than held.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 15_000;
+  // What the HTTP parser refuses (broken syntax, headers over 16 KiB) is answered here.
+  server.on("clientError", (err: NodeJS.ErrnoException, socket) => {
+    const status =
+      err.code === "HPE_HEADER_OVERFLOW"
+        ? "431 Request Header Fields Too Large"
+        : "400 Bad Request";
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\n\r\n`);
+    else socket.destroy();
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", (e: NodeJS.ErrnoException) =>
+      reject(new OnnxError("E_IO", `cannot listen on 127.0.0.1:${port}: ${e.code ?? e.message}`)),
+    );
+    server.listen(port, "127.0.0.1", () => {
+      const addr = server.address();
+      if (typeof addr === "object" && addr) port = addr.port;
+      resolve({ server, url: `http://127.0.0.1:${port}/`, port });
+    });
+  });
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): void {
+  const bytes = typeof body === "string" ? Buffer.from(body + "\n") : body;
+  res
+    .writeHead(status, {
+      ...PAGE_HEADERS,
+      "cache-control": "no-store",
+      "content-type": "text/plain; charset=utf-8",
+      "content-length": String(bytes.length),
+      ...headers,
+    })
+    .end(bytes);
+}
+
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  verdict: Verdict,
+  dir: string,
+  preload: { bytes: Buffer; name: string } | undefined,
+): void {
+  if (req.method !== "GET" && req.method !== "HEAD") res.shouldKeepAlive = false;
+  if (verdict.kind === "refuse") {
+    send(res, verdict.status, verdict.reason, verdict.allow ? { allow: verdict.allow } : {});
+    return;
+  }
+  if (verdict.kind === "preload") {
+    if (!preload) send(res, 404, "no model given");
+    else
+      send(res, 200, preload.bytes, {
+        "content-type": "application/octet-stream",
+        "x-model-name": encodeURIComponent(preload.name),
+      });
+    return;
+  }
+  const file = join(dir, verdict.name);
+  if (!existsSync(file) || !statSync(file).isFile()) {
+    send(res, 404, "not found");
+    return;
+  }
+  send(res, 200, readFileSync(file), {
+    "content-type": TYPES[extname(file)] ?? "application/octet-stream",
+  });
+}
