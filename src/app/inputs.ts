@@ -97,7 +97,10 @@ export function randomInputs(model: Model, seed: number): Record<string, RValue>
   requiredInputs(model).forEach((v, i) => {
     const t = v.type;
     if (!t || t.kind !== "tensor")
-      throw new OnnxError("E_USAGE", `input '${v.name}' is not a tensor: give it as JSON or a file`);
+      throw new OnnxError(
+        "E_USAGE",
+        `input '${v.name}' is not a tensor: give it as JSON or a file`,
+      );
     const shape = (t.shape ?? []).map((d) => (typeof d === "number" ? d : 1));
     out[v.name] = randomTensor(declaredDtype(t), shape, seededRandom(deriveSeed(seed, i)));
   });

@@ -9,8 +9,7 @@ import type { Model } from "../ir/types.js";
 import { passContext, runPass, type Note, type Pass } from "../passes/pass.js";
 
 export type TransformResult =
-  | { ok: true; model: Model; modified: boolean; notes: Note[] }
-  | { ok: false; notes: Note[] };
+  { ok: true; model: Model; modified: boolean; notes: Note[] } | { ok: false; notes: Note[] };
 
 function transform(pass: Pass, model: Model): TransformResult {
   try {

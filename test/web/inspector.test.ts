@@ -19,7 +19,7 @@ import type { RValue } from "../../src/interp/types.js";
 import { DataType } from "../../src/ir/types.js";
 import { findChromium, launchChromium, NO_CHROMIUM } from "../helpers/browser.js";
 import { runCli } from "../helpers/cli.js";
-import type { DiffCounts } from "../../web/worker.js";
+import type { DiffCounts } from "../../src/diff/index.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const shots = join(root, "test", "web", "screenshots");

@@ -4,12 +4,7 @@ import { Presets, SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import { existsSync, mkdirSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import {
-  assertRunnable,
-  bindInputs,
-  type InputArg,
-  type InputFile,
-} from "../../app/index.js";
+import { assertRunnable, bindInputs, type InputArg, type InputFile } from "../../app/index.js";
 import { OnnxError } from "../../errors.js";
 import { loadModel, readInputFile, writeFilesAtomic } from "../../io/files.js";
 import { dtypeName } from "../../ir/dtype.js";
