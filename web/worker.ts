@@ -9,7 +9,13 @@ import { Session, type Loaded } from "../src/app/session.js";
 import type { ExpandOptions } from "../src/expand/expand.js";
 import { analyzeModel } from "../src/check/analyze.js";
 import { formatProblem } from "../src/check/report.js";
-import { diffCounts, diffModels, type DiffCounts, type GraphDiff } from "../src/diff/index.js";
+import {
+  diffCounts,
+  diffModels,
+  functionKey,
+  type DiffCounts,
+  type GraphDiff,
+} from "../src/diff/index.js";
 import { OnnxError } from "../src/errors.js";
 import { parseOpList } from "../src/expand/select.js";
 import { toFloat64 } from "../src/interp/tensor.js";
@@ -378,11 +384,7 @@ function applyDiff(): DiffCounts {
   b.marks.clear();
   const d = diffModels(a.model, b.model);
   markGraph(d.graph, "main", "main");
-  const fnIndex = (m: Model, name: string) =>
-    m.functions.findIndex((f) => {
-      const dm = normaliseDomain(f.domain);
-      return `${dm ? `${dm}.` : ""}${f.name}${f.overload ? `:${f.overload}` : ""}` === name;
-    });
+  const fnIndex = (m: Model, name: string) => m.functions.findIndex((f) => functionKey(f) === name);
   for (const f of d.functions) {
     const ia = fnIndex(a.model, f.name);
     const ib = fnIndex(b.model, f.name);

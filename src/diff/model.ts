@@ -6,6 +6,12 @@ import { normaliseDomain } from "../schema/registry.js";
 import { diffGraphs, graphSame } from "./match.js";
 import type { ModelDiff } from "./types.js";
 
+/** How a diff names a local function: `domain.name:overload` (ai.onnx and overload left out). */
+export function functionKey(f: Pick<Function, "domain" | "name" | "overload">): string {
+  const d = normaliseDomain(f.domain);
+  return `${d ? `${d}.` : ""}${f.name}${f.overload ? `:${f.overload}` : ""}`;
+}
+
 export function diffModels(a: Model, b: Model): ModelDiff {
   const opsetImports: ModelDiff["opsetImports"] = [];
   const imp = (l: OpsetId[]) =>
@@ -19,8 +25,7 @@ export function diffModels(a: Model, b: Model): ModelDiff {
   }
   for (const [d, w] of ib) if (!ia.has(d)) opsetImports.push({ domain: d, b: w });
 
-  const fk = (f: Function) =>
-    `${normaliseDomain(f.domain) ? `${normaliseDomain(f.domain)}.` : ""}${f.name}${f.overload ? `:${f.overload}` : ""}`;
+  const fk = functionKey;
   const fb = new Map(b.functions.map((f) => [fk(f), f] as const));
   const functions: ModelDiff["functions"] = [];
   for (const f of a.functions) {
