@@ -1,7 +1,8 @@
 // The inspector page in real headless Chromium (npm run test:web): each shipped example and three
 // ONNX backend-test models are loaded, converted, expanded and run in the page, and what it shows
-// must agree with the CLI (`info --json`, `diff --json`) and with the interpreter in Node. Skipped,
-// saying why, when no Chromium is installed. Screenshots of every step go to test/web/screenshots/.
+// must agree with the CLI (`info --json`, `diff --json`) and with the interpreter in Node; a `.txt`
+// file and a model the CLI's run refuses are treated as the CLI treats them. Skipped, saying why,
+// when no Chromium is installed. Screenshots of every step go to test/web/screenshots/.
 
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
