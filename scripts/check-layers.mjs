@@ -19,6 +19,8 @@ export const LAYERS = [
   "convert",
   "expand",
   "interp",
+  "diff",
+  "app",
   "cli",
 ];
 

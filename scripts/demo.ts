@@ -13,7 +13,7 @@ import { mkdirSync } from "node:fs";
 import { relative } from "node:path";
 import * as ort from "onnxruntime-node";
 import { convertPass } from "../src/convert/index.js";
-import { diffModels, formatDiff } from "../src/expand/diff.js";
+import { diffModels, formatDiff } from "../src/diff/index.js";
 import { expandPass } from "../src/expand/expand.js";
 import { fromFloat64, run, toFloat64, type RTensor } from "../src/interp/index.js";
 import { encodeModel, loadModel, saveModel } from "../src/io/files.js";

@@ -15,5 +15,9 @@ export { runPass, sequence, type Pass, type PassResult } from "./passes/index.js
 export * as convert from "./convert/index.js";
 export { convertModel, convertPass } from "./convert/index.js";
 export * as expand from "./expand/index.js";
-export { expandPass, diffModels, formatDiff } from "./expand/index.js";
+export { expandPass } from "./expand/index.js";
+export * as diff from "./diff/index.js";
+export { diffModels, formatDiff } from "./diff/index.js";
+export type { GraphDiff, Hunk, ModelDiff, NodeChange, NodeRef, ValueChange } from "./diff/index.js";
+export * as app from "./app/index.js";
 export { passContext } from "./passes/index.js";

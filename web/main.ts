@@ -2,25 +2,32 @@
 // as SVG (pan with the mouse, zoom with the wheel). Two panes: the loaded model (a) and the result
 // of an action (b), with the diff marked on both.
 
-import type { ModelInfo } from "../src/ir/info.js";
-import type { DiffCounts, Drawing, DrawnNode } from "./worker.js";
+import type { DiffCounts } from "../src/diff/index.js";
+import type {
+  Answers,
+  ArgsOf,
+  Drawing,
+  DrawnNode,
+  Envelope,
+  ExpandMode,
+  Op,
+  Reply,
+  RunAnswer,
+  SideName,
+  Summary,
+} from "./protocol.js";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 const SVG = "http://www.w3.org/2000/svg";
-
-type SideName = "a" | "b";
-interface Summary {
-  name: string;
-  info: ModelInfo;
-  problems: string[];
-  views: { id: string; title: string; nodes: number }[];
-}
 
 // ---- the worker ----
 
 const worker = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
 let nextId = 1;
-const pending = new Map<number, { resolve: (v: any) => void; reject: (e: WorkError) => void }>();
+const pending = new Map<
+  number,
+  { resolve: (v: Answers[Op]) => void; reject: (e: WorkError) => void }
+>();
 let busy = 0;
 
 class WorkError extends Error {
@@ -32,9 +39,9 @@ class WorkError extends Error {
   }
 }
 
-worker.onmessage = (ev: MessageEvent) => {
+worker.onmessage = (ev: MessageEvent<Reply>) => {
   const m = ev.data;
-  if (m.progress) {
+  if ("progress" in m) {
     status(m.progress);
     return;
   }
@@ -42,21 +49,22 @@ worker.onmessage = (ev: MessageEvent) => {
   if (!p) return;
   pending.delete(m.id);
   if (m.ok) p.resolve(m.result);
-  else p.reject(new WorkError(m.error, m.notes ?? []));
+  else p.reject(new WorkError(m.error, m.notes));
 };
 worker.onerror = (ev) => showError(`the worker failed: ${ev.message}`);
 
-function ask<T>(
-  op: string,
-  args: Record<string, unknown> = {},
+/** Sends a request to the worker; the answer is typed by the request's op (protocol.ts). */
+function ask<K extends Op>(
+  op: K,
+  args: ArgsOf<K>,
   transfer: Transferable[] = [],
-): Promise<T> {
+): Promise<Answers[K]> {
   const id = nextId++;
   busy++;
   document.body.dataset.state = "busy";
-  return new Promise<T>((resolve, reject) => {
-    pending.set(id, { resolve, reject });
-    worker.postMessage({ id, op, ...args }, transfer);
+  return new Promise<Answers[K]>((resolve, reject) => {
+    pending.set(id, { resolve: resolve as (v: Answers[Op]) => void, reject });
+    worker.postMessage({ id, op, ...args } as Envelope, transfer);
   }).finally(() => {
     if (--busy === 0) document.body.dataset.state = loaded ? "ready" : "empty";
   });
@@ -150,7 +158,7 @@ function setupPane(p: PaneState, title: string): void {
 
 async function show(p: PaneState, view: string): Promise<void> {
   const t0 = performance.now();
-  const d = await ask<Drawing>("layout", { side: p.side, view });
+  const d = await ask("layout", { side: p.side, view });
   p.view = view;
   p.drawing = d;
   const pane = $(`pane-${p.side}`);
@@ -168,7 +176,7 @@ async function show(p: PaneState, view: string): Promise<void> {
 
 /** Re-applies the diff marks of the shown view to the drawn nodes. */
 async function remark(p: PaneState): Promise<void> {
-  const marks = new Map(await ask<[number, string][]>("marks", { side: p.side, view: p.view }));
+  const marks = new Map(await ask("marks", { side: p.side, view: p.view }));
   for (const n of p.drawing?.nodes ?? []) {
     if (n.kind !== "op") continue;
     const m = marks.get(n.index);
@@ -354,7 +362,7 @@ function renderSummary(s: Summary): void {
 }
 
 async function showDetails(p: PaneState, index: number): Promise<void> {
-  const d = await ask<any>("details", { side: p.side, view: p.view, index });
+  const d = await ask("details", { side: p.side, view: p.view, index });
   const box = $("details");
   box.hidden = false;
   box.replaceChildren();
@@ -387,7 +395,7 @@ async function showDetails(p: PaneState, index: number): Promise<void> {
     pre.textContent = d.attributes.join("\n");
     box.append(t, pre);
   }
-  for (const v of d.subviews as { id: string; title: string }[]) {
+  for (const v of d.subviews) {
     const b = document.createElement("button");
     b.textContent = `Open ${v.title}`;
     b.className = "open-sub";
@@ -433,7 +441,7 @@ async function loadBytes(bytes: Uint8Array, name: string): Promise<void> {
   $("check-report").hidden = true;
   $("details").hidden = true;
   $("downloads").hidden = true;
-  const s = await ask<Summary>("load", { bytes, name }, [bytes.buffer]);
+  const s = await ask("load", { bytes, name }, [bytes.buffer]);
   loaded = true;
   panes.a.summary = s;
   panes.a.view = "main";
@@ -450,8 +458,10 @@ async function openFile(f: File): Promise<void> {
   });
 }
 
-async function transform(op: string, args: Record<string, unknown>): Promise<void> {
-  const r = await ask<{ summary: Summary; diff: DiffCounts; notes: string[] }>(op, args);
+async function transform(
+  request: () => Promise<Answers["convert"] | Answers["expand"]>,
+): Promise<void> {
+  const r = await request();
   panes.b.summary = r.summary;
   panes.b.view = "main";
   setupPane(panes.b, r.summary.name);
@@ -474,21 +484,23 @@ async function transform(op: string, args: Record<string, unknown>): Promise<voi
 $<HTMLFormElement>("convert-form").onsubmit = (e) => {
   e.preventDefault();
   void guarded("conversion", () =>
-    transform("convert", { opset: $<HTMLInputElement>("opset").value }),
+    transform(() => ask("convert", { opset: $<HTMLInputElement>("opset").value })),
   );
 };
 $<HTMLFormElement>("expand-form").onsubmit = (e) => {
   e.preventDefault();
   void guarded("expansion", () =>
-    transform("expand", {
-      mode: $<HTMLSelectElement>("expand-mode").value,
-      ops: $<HTMLInputElement>("expand-ops").value,
-    }),
+    transform(() =>
+      ask("expand", {
+        mode: $<HTMLSelectElement>("expand-mode").value as ExpandMode,
+        ops: $<HTMLInputElement>("expand-ops").value,
+      }),
+    ),
   );
 };
 $("check").onclick = () =>
   void guarded("check", async () => {
-    const r = await ask<Record<string, string[]>>("check");
+    const r = await ask("check", {});
     const box = $("check-report");
     box.hidden = false;
     box.replaceChildren();
@@ -515,17 +527,22 @@ $<HTMLFormElement>("run-form").onsubmit = (e) => {
   e.preventDefault();
   void guarded("run", async () => {
     const mode = $<HTMLSelectElement>("run-mode").value;
-    const args: Record<string, unknown> = { mode };
-    if (mode === "random") args.seed = Number($<HTMLInputElement>("seed").value) || 0;
-    if (mode === "json") args.json = $<HTMLTextAreaElement>("run-json").value;
-    if (mode === "files")
-      args.files = await Promise.all(
-        [...($<HTMLInputElement>("run-files").files ?? [])].map(async (f) => ({
-          name: f.name,
-          bytes: new Uint8Array(await f.arrayBuffer()),
-        })),
-      );
-    const r = await ask<any>("run", args);
+    const r: RunAnswer = await ask(
+      "run",
+      mode === "json"
+        ? { mode, json: $<HTMLTextAreaElement>("run-json").value }
+        : mode === "files"
+          ? {
+              mode,
+              files: await Promise.all(
+                [...($<HTMLInputElement>("run-files").files ?? [])].map(async (f) => ({
+                  name: f.name,
+                  bytes: new Uint8Array(await f.arrayBuffer()),
+                })),
+              ),
+            }
+          : { mode: "random", seed: Number($<HTMLInputElement>("seed").value) || 0 },
+    );
     const box = $("run-report");
     box.hidden = false;
     box.replaceChildren();
@@ -533,7 +550,7 @@ $<HTMLFormElement>("run-form").onsubmit = (e) => {
     h.textContent = panes.b.summary ? "Run: original vs result" : "Run";
     const fmt = (x: number | undefined) =>
       x === undefined ? "" : x === 0 ? "0" : x.toExponential(3);
-    const rows = r.outputs.map((o: any) => [
+    const rows = r.outputs.map((o) => [
       o.name,
       `[${o.a.shape.join(",")}]`,
       o.a.head,
@@ -546,13 +563,13 @@ $<HTMLFormElement>("run-form").onsubmit = (e) => {
       ...(panes.b.summary ? ["max abs diff", "max rel diff", ""] : []),
     ]);
     t.id = "run-table";
-    const maxAbs = r.outputs.reduce((m: number, o: any) => Math.max(m, o.abs ?? 0), 0);
+    const maxAbs = r.outputs.reduce((m, o) => Math.max(m, o.abs ?? 0), 0);
     box.dataset.maxAbs = String(maxAbs);
     box.dataset.outputs = JSON.stringify(
-      r.outputs.map((o: any) => ({ name: o.name, abs: o.abs, rel: o.rel })),
+      r.outputs.map((o) => ({ name: o.name, abs: o.abs, rel: o.rel })),
     );
     const inputs = document.createElement("p");
-    inputs.textContent = `inputs: ${r.inputs.map((i: any) => `${i.name} [${i.shape.join(",")}]`).join(", ")}`;
+    inputs.textContent = `inputs: ${r.inputs.map((i) => `${i.name} [${i.shape.join(",")}]`).join(", ")}`;
     box.append(h, inputs, t);
     status(
       `Ran ${r.outputs.length} output(s)${panes.b.summary ? `; largest absolute difference ${fmt(maxAbs)}` : ""}.`,
@@ -561,7 +578,7 @@ $<HTMLFormElement>("run-form").onsubmit = (e) => {
 };
 
 async function download(format: "binary" | "text"): Promise<void> {
-  const bytes = await ask<Uint8Array>("download", { side: "b", format });
+  const bytes = await ask("download", { side: "b", format });
   const base = (panes.b.summary?.name ?? "model")
     .replace(/\.(onnx|onnxtxt)\b.*$/, "")
     .replace(/[^\w.-]+/g, "_");

@@ -1,31 +1,47 @@
 // The inspector's Web Worker: everything slow happens here (decoding, type inference, conversion,
 // expansion, the diff, the graph layout with elkjs, runs of the interpreter), so the page never
-// freezes. Requests are { id, op, ... }; answers { id, ok, result } or { id, ok: false, error };
-// { progress } messages say what is being done.
+// freezes. Messages are typed by protocol.ts; the work itself is the app layer's session (the same
+// steps as the command line's), and what is here is presentation: views, layout, marks, details.
 
 import ElkModule from "elkjs/lib/elk.bundled.js";
+import { RefusedError, formatNote } from "../src/app/notes.js";
+import { Session, type Loaded } from "../src/app/session.js";
+import type { ExpandOptions } from "../src/expand/expand.js";
 import { analyzeModel } from "../src/check/analyze.js";
 import { formatProblem } from "../src/check/report.js";
-import { convertPass } from "../src/convert/index.js";
+import {
+  diffCounts,
+  diffModels,
+  functionKey,
+  type DiffCounts,
+  type GraphDiff,
+} from "../src/diff/index.js";
 import { OnnxError } from "../src/errors.js";
-import { diffModels, type GraphDiff, type ModelDiff } from "../src/expand/diff.js";
-import { expandPass, type ExpandOptions } from "../src/expand/expand.js";
 import { parseOpList } from "../src/expand/select.js";
-import { run } from "../src/interp/executor.js";
-import { parseJsonTensor } from "../src/interp/json-tensor.js";
-import { decodeNpy } from "../src/interp/npy.js";
-import { deriveSeed, randomTensor, seededRandom } from "../src/interp/random.js";
 import { toFloat64 } from "../src/interp/tensor.js";
-import type { RTensor, RValue } from "../src/interp/types.js";
-import { decodeValueProto } from "../src/interp/value-proto.js";
-import { decodeModel, encodeModel } from "../src/io/codec.js";
+import type { RValue } from "../src/interp/types.js";
+import { encodeModel } from "../src/io/codec.js";
 import { modelInfo, type ModelInfo } from "../src/ir/info.js";
 import type { Attribute, Function, Graph, Model, Node, Type } from "../src/ir/types.js";
-import { DataType } from "../src/ir/types.js";
-import { passContext, runPass, type Note } from "../src/passes/pass.js";
+import type { Note } from "../src/passes/pass.js";
 import { SchemaRegistry, domainLabel, normaliseDomain } from "../src/schema/registry.js";
-import { parseModelText } from "../src/text/parse.js";
 import { printAttribute, printModel, printType } from "../src/text/print.js";
+import type {
+  Answers,
+  Drawing,
+  DrawnEdge,
+  DrawnNode,
+  Envelope,
+  NodeDetails,
+  Op,
+  Reply,
+  Request,
+  RequestOf,
+  SideName,
+  Summary,
+  TransformAnswer,
+  ValueStats,
+} from "./protocol.js";
 
 /** One drawable graph of a model: the main graph, a subgraph of a node, or a local function. */
 interface View {
@@ -46,34 +62,7 @@ interface Side {
   marks: Map<string, Map<number, string>>;
 }
 
-export interface DrawnNode {
-  id: string;
-  kind: "op" | "in" | "out";
-  index: number;
-  label: string;
-  sub: string;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-  mark?: string;
-  subgraphs?: number;
-}
-export interface DrawnEdge {
-  points: number[];
-  title: string;
-}
-export interface Drawing {
-  view: string;
-  title: string;
-  nodes: DrawnNode[];
-  edges: DrawnEdge[];
-  width: number;
-  height: number;
-  ms: number;
-}
-
-const sides: Record<"a" | "b", Side | undefined> = { a: undefined, b: undefined };
+const sides: Record<SideName, Side | undefined> = { a: undefined, b: undefined };
 interface ElkNode {
   id: string;
   x?: number;
@@ -96,9 +85,15 @@ const Elk = ((ElkModule as unknown as { default?: unknown }).default ?? ElkModul
 const elk = new Elk();
 const registry = (): SchemaRegistry => SchemaRegistry.default();
 
-function progress(text: string): void {
-  postMessage({ progress: text });
+function post(reply: Reply): void {
+  postMessage(reply);
 }
+
+function progress(text: string): void {
+  post({ progress: text });
+}
+
+const session = new Session(progress);
 
 function opsetMap(list: { domain: string; version: number }[]): Map<string, number> {
   return new Map(list.map((o) => [normaliseDomain(o.domain), o.version] as const));
@@ -152,12 +147,6 @@ function loadSide(name: string, model: Model): Side {
     problems: analysis.problems.map((p) => `${p.code}: ${formatProblem(p)}`),
     marks: new Map(),
   };
-}
-
-function decode(bytes: Uint8Array, name: string): Model {
-  const text = name.endsWith(".onnxtxt") || name.endsWith(".txt");
-  if (text) return parseModelText(new TextDecoder().decode(bytes), name);
-  return decodeModel(bytes, { where: name });
 }
 
 function localFunction(model: Model, n: Node): Function | undefined {
@@ -309,7 +298,7 @@ async function layout(side: Side, viewId: string): Promise<Drawing> {
   };
 }
 
-function details(side: Side, viewId: string, index: number): unknown {
+function details(side: Side, viewId: string, index: number): NodeDetails {
   const view = side.views.get(viewId)!;
   const n = view.owner.nodes[index]!;
   const d = normaliseDomain(n.domain);
@@ -387,32 +376,6 @@ function markGraph(diff: GraphDiff, aView: string, bView: string): void {
   }
 }
 
-export interface DiffCounts {
-  same: boolean;
-  matched: number;
-  changed: number;
-  removed: number;
-  added: number;
-  hunks: number;
-  nodes: { a: number; b: number };
-  functions: number;
-  opsetImports: number;
-}
-
-export function diffCounts(d: ModelDiff): DiffCounts {
-  return {
-    same: d.same,
-    matched: d.graph.matched,
-    changed: d.graph.changed.length,
-    removed: d.graph.hunks.reduce((k, h) => k + h.removed.length, 0),
-    added: d.graph.hunks.reduce((k, h) => k + h.added.length, 0),
-    hunks: d.graph.hunks.length,
-    nodes: d.nodes,
-    functions: d.functions.length,
-    opsetImports: d.opsetImports.length,
-  };
-}
-
 function applyDiff(): DiffCounts {
   progress("comparing…");
   const a = sides.a!;
@@ -421,11 +384,7 @@ function applyDiff(): DiffCounts {
   b.marks.clear();
   const d = diffModels(a.model, b.model);
   markGraph(d.graph, "main", "main");
-  const fnIndex = (m: Model, name: string) =>
-    m.functions.findIndex((f) => {
-      const dm = normaliseDomain(f.domain);
-      return `${dm ? `${dm}.` : ""}${f.name}${f.overload ? `:${f.overload}` : ""}` === name;
-    });
+  const fnIndex = (m: Model, name: string) => m.functions.findIndex((f) => functionKey(f) === name);
   for (const f of d.functions) {
     const ia = fnIndex(a.model, f.name);
     const ib = fnIndex(b.model, f.name);
@@ -440,7 +399,7 @@ function applyDiff(): DiffCounts {
   return diffCounts(d);
 }
 
-function summary(side: Side) {
+function summary(side: Side): Summary {
   return {
     name: side.name,
     info: side.info,
@@ -455,247 +414,108 @@ function summary(side: Side) {
 
 // ---- actions ----
 
-function noteLine(n: Note): string {
-  return `${n.level}: ${n.where ? `${n.where}: ` : ""}${n.message}`;
+function transformed(r: { result: Loaded; notes: Note[] }): TransformAnswer {
+  sides.b = loadSide(r.result.name, r.result.model);
+  return { summary: summary(sides.b), diff: applyDiff(), notes: r.notes.map(formatNote) };
 }
 
-class NotedError extends Error {
-  constructor(
-    message: string,
-    readonly notes: string[],
-  ) {
-    super(message);
-  }
-}
-
-function transform(passName: string, pass: ReturnType<typeof convertPass>, label: string) {
-  const a = sides.a;
-  if (!a) throw new OnnxError("E_USAGE", "load a model first");
-  progress(`${passName}…`);
-  let r;
-  try {
-    r = runPass(pass, a.model, passContext());
-  } catch (e) {
-    const notes = (e as { notes?: Note[] }).notes;
-    if (e instanceof OnnxError && notes) {
-      const errors = notes.filter((n) => n.level !== "info").map(noteLine);
-      throw new NotedError(
-        `refused: ${errors.length} problem${errors.length === 1 ? "" : "s"}`,
-        errors,
-      );
-    }
-    throw e;
-  }
-  sides.b = loadSide(`${a.name} (${label})`, r.model);
-  const counts = applyDiff();
-  return { summary: summary(sides.b), diff: counts, notes: r.report.map(noteLine) };
-}
-
-function declaredDtype(t: Type | undefined): number {
-  return t && t.kind === "tensor" && t.elemType ? t.elemType : DataType.FLOAT;
-}
-
-interface RunRequest {
-  mode: "random" | "json" | "files";
-  seed?: number;
-  json?: string;
-  files?: { name: string; bytes: Uint8Array }[];
-}
-
-function bindInputs(model: Model, req: RunRequest): Record<string, RValue> {
-  const g = model.graph;
-  const defaults = new Set(g.initializers.map((t) => t.name));
-  const inputs = g.inputs.filter((v) => !defaults.has(v.name));
-  const out: Record<string, RValue> = {};
-  if (req.mode === "random") {
-    const seed = req.seed ?? 0;
-    inputs.forEach((v, i) => {
-      const t = v.type;
-      if (!t || t.kind !== "tensor")
-        throw new OnnxError(
-          "E_USAGE",
-          `input '${v.name}' is not a tensor: give it as JSON or a file`,
-        );
-      const shape = (t.shape ?? []).map((d) => (typeof d === "number" ? d : 1));
-      out[v.name] = randomTensor(declaredDtype(t), shape, seededRandom(deriveSeed(seed, i)));
-    });
-  } else if (req.mode === "json") {
-    let obj: unknown;
-    try {
-      obj = JSON.parse(req.json ?? "");
-    } catch (e) {
-      throw new OnnxError("E_USAGE", `inputs JSON: ${(e as Error).message}`);
-    }
-    if (!obj || typeof obj !== "object" || Array.isArray(obj))
-      throw new OnnxError("E_USAGE", 'inputs JSON must be an object: {"input name": [values...]}');
-    for (const [name, value] of Object.entries(obj)) {
-      const v = g.inputs.find((x) => x.name === name);
-      if (!v) throw new OnnxError("E_USAGE", `the model has no input named '${name}'`);
-      out[name] = parseJsonTensor(JSON.stringify(value), declaredDtype(v.type), `input '${name}'`);
-    }
-  } else {
-    const files = req.files ?? [];
-    files.forEach((f, i) => {
-      const byName = inputs.find((v) => f.name.replace(/\.(npy|pb)$/, "") === v.name);
-      const v = byName ?? inputs[i];
-      if (!v) throw new OnnxError("E_USAGE", `more files than inputs (${inputs.length})`, f.name);
-      const b = f.bytes;
-      out[v.name] =
-        f.name.endsWith(".npy") || (b[0] === 0x93 && b[1] === 0x4e)
-          ? decodeNpy(b, f.name)
-          : decodeValueProto(b, v.type, f.name).value;
-    });
-  }
-  for (const v of inputs)
-    if (!(v.name in out)) throw new OnnxError("E_USAGE", `input '${v.name}' is not given`);
-  return out;
-}
-
-function tensorStats(t: RTensor): { shape: number[]; dtype: number; head: string } {
+function stats(name: string, v: RValue): ValueStats {
+  if (!("dtype" in v)) return { name, shape: [], dtype: 0, head: v.kind };
   let head: string;
   try {
-    const f = toFloat64(t);
+    const f = toFloat64(v);
     head = Array.from(f.subarray(0, 6), (x) => String(Number(x.toPrecision(6)))).join(", ");
     if (f.length > 6) head += ", …";
   } catch {
     head = "(not numeric)";
   }
-  return { shape: t.shape, dtype: t.dtype, head };
+  return { name, shape: v.shape, dtype: v.dtype, head };
 }
 
-function compare(x: RTensor, y: RTensor): { abs: number; rel: number; note?: string } {
-  if (x.shape.join(",") !== y.shape.join(","))
-    return { abs: Infinity, rel: Infinity, note: `shapes differ: [${x.shape}] vs [${y.shape}]` };
-  let fx: Float64Array, fy: Float64Array;
-  try {
-    fx = toFloat64(x);
-    fy = toFloat64(y);
-  } catch {
-    const same =
-      JSON.stringify(Array.from(x.data as ArrayLike<unknown>)) ===
-      JSON.stringify(Array.from(y.data as ArrayLike<unknown>));
-    return { abs: same ? 0 : Infinity, rel: same ? 0 : Infinity };
-  }
-  let abs = 0;
-  let rel = 0;
-  for (let i = 0; i < fx.length; i++) {
-    const p = fx[i]!;
-    const q = fy[i]!;
-    if (Object.is(p, q) || p === q || (Number.isNaN(p) && Number.isNaN(q))) continue;
-    const d = Math.abs(p - q);
-    const r = d / Math.max(Math.abs(p), Math.abs(q));
-    abs = Number.isNaN(d) ? Infinity : Math.max(abs, d);
-    rel = Number.isNaN(r) ? Infinity : Math.max(rel, r);
-  }
-  return { abs, rel };
+function side(name: SideName): Side {
+  const s = sides[name];
+  if (!s) throw new OnnxError("E_USAGE", "nothing loaded");
+  return s;
 }
 
-function runBoth(req: RunRequest) {
-  const a = sides.a;
-  if (!a) throw new OnnxError("E_USAGE", "load a model first");
-  const inputs = bindInputs(a.model, req);
-  progress(`running ${a.name}…`);
-  const ra = run(a.model, inputs);
-  let rb: Record<string, RTensor> | undefined;
-  if (sides.b) {
-    progress(`running ${sides.b.name}…`);
-    rb = run(sides.b.model, inputs);
-  }
-  const rows = Object.entries(ra).map(([name, t]) => {
-    const other = rb?.[name];
-    return {
-      name,
-      a: tensorStats(t),
-      ...(other ? { b: tensorStats(other), ...compare(t, other) } : {}),
-      ...(rb && !other ? { note: "not an output of the result" } : {}),
-    };
-  });
-  return {
-    inputs: Object.entries(inputs).map(([name, v]) => ({
-      name,
-      ...("dtype" in v ? tensorStats(v) : { shape: [], dtype: 0, head: v.kind }),
-    })),
-    outputs: rows,
-  };
-}
+const EXPAND_OPTIONS: Record<string, (ops: string) => ExpandOptions> = {
+  all: () => ({}),
+  only: (ops) => ({ only: parseOpList(ops, "only") }),
+  keep: (ops) => ({ keep: parseOpList(ops, "keep") }),
+};
 
-async function handle(msg: Record<string, any>): Promise<unknown> {
-  switch (msg.op) {
-    case "load": {
-      progress(`decoding ${msg.name}…`);
-      const model = decode(msg.bytes as Uint8Array, msg.name as string);
-      sides.a = loadSide(msg.name, model);
-      sides.b = undefined;
-      return summary(sides.a);
-    }
-    case "layout": {
-      const side = sides[msg.side as "a" | "b"];
-      if (!side) throw new OnnxError("E_USAGE", "nothing loaded");
-      progress(`laying out ${side.views.get(msg.view)?.title ?? msg.view}…`);
-      return layout(side, msg.view);
-    }
-    case "marks": {
-      const side = sides[msg.side as "a" | "b"];
-      return [...(side?.marks.get(msg.view)?.entries() ?? [])];
-    }
-    case "details": {
-      const side = sides[msg.side as "a" | "b"]!;
-      return details(side, msg.view, msg.index);
-    }
-    case "convert": {
-      const opset = Number(msg.opset);
-      if (!Number.isInteger(opset) || opset < 1)
-        throw new OnnxError(
-          "E_USAGE",
-          `the target opset must be a positive integer, not '${msg.opset}'`,
-        );
-      return transform("conversion", convertPass(opset), `opset ${opset}`);
-    }
-    case "expand": {
-      const options: ExpandOptions = {};
-      if (msg.mode === "only") options.only = parseOpList(msg.ops, "only");
-      if (msg.mode === "keep") options.keep = parseOpList(msg.ops, "keep");
-      return transform(
-        "expansion",
-        expandPass(options),
-        `expanded${msg.mode !== "all" ? ` ${msg.mode} ${msg.ops}` : ""}`,
+/** One handler per request op, each typed by the protocol. */
+const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers[K]> } = {
+  load(msg) {
+    const a = session.load(msg.name, msg.bytes);
+    sides.a = loadSide(a.name, a.model);
+    sides.b = undefined;
+    return summary(sides.a);
+  },
+  layout(msg) {
+    const s = side(msg.side);
+    progress(`laying out ${s.views.get(msg.view)?.title ?? msg.view}…`);
+    return layout(s, msg.view);
+  },
+  marks: (msg) => [...(sides[msg.side]?.marks.get(msg.view)?.entries() ?? [])],
+  details: (msg) => details(side(msg.side), msg.view, msg.index),
+  convert(msg) {
+    const opset = Number(msg.opset);
+    if (!Number.isInteger(opset) || opset < 1)
+      throw new OnnxError(
+        "E_USAGE",
+        `the target opset must be a positive integer, not '${msg.opset}'`,
       );
-    }
-    case "check": {
-      const out: Record<string, string[]> = {};
-      for (const k of ["a", "b"] as const) if (sides[k]) out[k] = sides[k]!.problems;
-      return out;
-    }
-    case "download": {
-      const side = sides[msg.side as "a" | "b"];
-      if (!side) throw new OnnxError("E_USAGE", "nothing to download");
-      return msg.format === "text"
-        ? new TextEncoder().encode(printModel(side.model))
-        : encodeModel(side.model);
-    }
-    case "run":
-      return runBoth(msg as unknown as RunRequest);
-    default:
-      throw new Error(`unknown request '${msg.op}'`);
-  }
+    return transformed(session.convert(opset));
+  },
+  expand(msg) {
+    const options = (EXPAND_OPTIONS[msg.mode] ?? EXPAND_OPTIONS.all!)(msg.ops);
+    return transformed(
+      session.expand(options, `expanded${msg.mode !== "all" ? ` ${msg.mode} ${msg.ops}` : ""}`),
+    );
+  },
+  check() {
+    const out: Answers["check"] = {};
+    for (const k of ["a", "b"] as const) if (sides[k]) out[k] = sides[k]!.problems;
+    return out;
+  },
+  download(msg) {
+    const s = side(msg.side);
+    return msg.format === "text"
+      ? new TextEncoder().encode(printModel(s.model))
+      : encodeModel(s.model);
+  },
+  run(msg) {
+    const r = session.run(msg);
+    return {
+      inputs: Object.entries(r.inputs).map(([name, v]) => stats(name, v)),
+      outputs: r.outputs.map((o) => ({
+        name: o.name,
+        a: stats(o.name, o.a),
+        ...(o.b ? { b: stats(o.name, o.b) } : {}),
+        ...(o.difference ?? {}),
+        ...(o.note ? { note: o.note } : {}),
+      })),
+    };
+  },
+};
+
+function handle(msg: Request): Answers[Op] | Promise<Answers[Op]> {
+  const h = handlers[msg.op] as (m: Request) => Answers[Op] | Promise<Answers[Op]>;
+  if (!h) throw new OnnxError("E_USAGE", `unknown request '${msg.op}'`);
+  return h(msg);
 }
 
-function errorText(e: unknown): string {
-  if (e instanceof Error) return e.message;
-  return String(e);
-}
-
-onmessage = async (ev: MessageEvent) => {
-  const msg = ev.data as Record<string, any>;
+onmessage = async (ev: MessageEvent<Envelope>) => {
+  const msg = ev.data;
   try {
-    const result = await handle(msg);
-    postMessage({ id: msg.id, ok: true, result });
+    post({ id: msg.id, ok: true, result: await handle(msg) });
   } catch (e) {
-    postMessage({
+    post({
       id: msg.id,
       ok: false,
-      error: errorText(e),
-      notes: e instanceof NotedError ? e.notes : [],
+      error: e instanceof Error ? e.message : String(e),
+      notes: e instanceof RefusedError ? e.lines : [],
     });
   }
 };

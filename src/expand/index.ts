@@ -1,5 +1,5 @@
 // The expander: function ops (schema functions and model-local functions) inlined down to the
-// ops a backend has; and a structural diff of two models, to see what a lowering changed.
+// ops a backend has. (The structural diff of two models is its own layer: onnx-expand/diff.)
 
 export {
   expandPass,
@@ -24,13 +24,3 @@ export {
   parseTargetOps,
   type OpSelector,
 } from "./select.js";
-export {
-  diffGraphs,
-  diffModels,
-  formatDiff,
-  type GraphDiff,
-  type Hunk,
-  type ModelDiff,
-  type NodeChange,
-  type NodeRef,
-} from "./diff.js";

@@ -28,7 +28,7 @@ import { parseJsonTensor } from "../../src/interp/json-tensor.js";
 import { runValues } from "../../src/interp/executor.js";
 import { parseModelText } from "../../src/text/parse.js";
 import { printModel } from "../../src/text/print.js";
-import { assertRunnable } from "../../src/cli/commands/run.js";
+import { assertRunnable } from "../../src/app/index.js";
 import { runCli } from "../helpers/cli.js";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "onnx-expand-robust-"));

@@ -1,10 +1,11 @@
 // The inspector page in real headless Chromium (npm run test:web): each shipped example and three
 // ONNX backend-test models are loaded, converted, expanded and run in the page, and what it shows
-// must agree with the CLI (`info --json`, `diff --json`) and with the interpreter in Node. Skipped,
-// saying why, when no Chromium is installed. Screenshots of every step go to test/web/screenshots/.
+// must agree with the CLI (`info --json`, `diff --json`) and with the interpreter in Node; a `.txt`
+// file and a model the CLI's run refuses are treated as the CLI treats them. Skipped, saying why,
+// when no Chromium is installed. Screenshots of every step go to test/web/screenshots/.
 
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -19,7 +20,7 @@ import type { RValue } from "../../src/interp/types.js";
 import { DataType } from "../../src/ir/types.js";
 import { findChromium, launchChromium, NO_CHROMIUM } from "../helpers/browser.js";
 import { runCli } from "../helpers/cli.js";
-import type { DiffCounts } from "../../web/worker.js";
+import type { DiffCounts } from "../../src/diff/index.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const shots = join(root, "test", "web", "screenshots");
@@ -200,6 +201,65 @@ describe.skipIf(!chromium)(
         else expect(maxAbs).toBeCloseTo(expected, 12);
       }, 180_000);
     }
+
+    /** Opens a file given as bytes; waits until it is drawn or refused. */
+    async function openBytes(name: string, bytes: Buffer): Promise<void> {
+      await page.goto(srv.url);
+      await page.setInputFiles("#file", {
+        name,
+        mimeType: "application/octet-stream",
+        buffer: bytes,
+      });
+      await page.waitForFunction(
+        () =>
+          document.getElementById("pane-a")?.dataset.drawn !== undefined ||
+          !!document.body.dataset.error,
+        undefined,
+        { timeout: 60_000 },
+      );
+      await waitIdle(page);
+    }
+
+    /** The CLI's one error line for `args` run in `work`, without its "onnx-expand: error: ". */
+    function cliError(args: string[]): string {
+      const r = runCli(args, { cwd: work });
+      expect(r.code, r.stdout).toBe(2);
+      return r.stderr.trim().replace(/^onnx-expand: error: /, "");
+    }
+
+    it("reads a .txt file as the CLI does: a binary model, not ONNX text", async () => {
+      const binary = readFileSync(examples[0]!);
+      writeFileSync(join(work, "binary.txt"), binary);
+      await openBytes("binary.txt", binary);
+      expect(await page.locator("#error").isHidden()).toBe(true);
+      const info = runCli(["info", "--json", "binary.txt"], { cwd: work });
+      expect(info.code, info.stderr).toBe(0);
+      expect(Number(await page.locator("#facts").getAttribute("data-nodes"))).toBe(
+        JSON.parse(info.stdout).nodes,
+      );
+
+      const text = Buffer.from(runCli(["print", examples[0]!]).stdout);
+      writeFileSync(join(work, "text.txt"), text);
+      const message = cliError(["info", "text.txt"]);
+      await openBytes("text.txt", text);
+      expect(await page.locator("#error").textContent()).toBe(`cannot open the file: ${message}`);
+    }, 60_000);
+
+    it("refuses to run a model the CLI's run refuses, with the CLI's message", async () => {
+      const text = `<ir_version: 8, opset_import: ["" : 12]>
+        g (float[2] x) => (float[2] y) { y = Gelu (x) }`;
+      writeFileSync(join(work, "gelu-12.onnxtxt"), text);
+      const message = cliError(["run", "gelu-12.onnxtxt", "x=json:[1, 2]"]);
+      expect(message).toMatch(/^gelu-12\.onnxtxt: .*Gelu/);
+      await openBytes("gelu-12.onnxtxt", Buffer.from(text));
+      expect(await page.locator("#error").isHidden()).toBe(true);
+      await page.selectOption("#run-mode", "random");
+      await page.click("#run-form button");
+      await waitIdle(page);
+      await page.screenshot({ path: join(shots, "run-refused.png") });
+      expect(await page.locator("#error").textContent()).toBe(`run: ${message}`);
+      expect(await page.locator("#run-report").isHidden()).toBe(true);
+    }, 60_000);
 
     it("shows a readable message for a truncated file", async () => {
       const bytes = readFileSync(examples[0]!);

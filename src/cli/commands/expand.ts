@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { readFileSync } from "node:fs";
 import { OnnxError } from "../../errors.js";
 import { convertPass } from "../../convert/index.js";
-import { diffModels, formatDiff } from "../../expand/diff.js";
+import { diffModels, formatDiff } from "../../diff/index.js";
 import { expandPass, type ExpandOptions } from "../../expand/expand.js";
 import { parseOpList, parseTargetOps } from "../../expand/select.js";
 import { loadModel, saveModel } from "../../io/files.js";

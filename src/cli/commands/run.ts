@@ -4,20 +4,17 @@ import { Presets, SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import { existsSync, mkdirSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { checkModel, formatProblem, type ProblemCode } from "../../check/index.js";
+import { assertRunnable, bindInputs, type InputArg, type InputFile } from "../../app/index.js";
 import { OnnxError } from "../../errors.js";
 import { loadModel, readInputFile, writeFilesAtomic } from "../../io/files.js";
 import { dtypeName } from "../../ir/dtype.js";
-import type { Model, ValueInfo } from "../../ir/types.js";
-import { DataType } from "../../ir/types.js";
+import type { Model } from "../../ir/types.js";
 import {
   DEFAULT_TOLERANCE,
   findBackendTestDirs,
   runBackendTest,
 } from "../../interp/backend-test.js";
-import { parseJsonTensor } from "../../interp/json-tensor.js";
-import { decodeNpy } from "../../interp/npy.js";
-import { decodeValueProto, encodeTensorProto } from "../../interp/value-proto.js";
+import { encodeTensorProto } from "../../interp/value-proto.js";
 import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS, runValues } from "../../interp/executor.js";
 import type { RTensor, RValue } from "../../interp/types.js";
 import { summarizeTensor } from "../format.js";
@@ -49,87 +46,24 @@ function parseNonNegative(text: string, what: string): number {
 }
 
 /**
- * A value from a file: .npy by extension (or signature), else a TensorProto, or a
- * SequenceProto/OptionalProto for inputs declared as sequences/optionals.
+ * Command-line input arguments as the app layer binds them: `name=FILE`, `name=json:[...]`, or a
+ * bare FILE taken in graph-input order. `name=...` names an input when the model has that input or
+ * no file of the whole name exists.
  */
-function readTensorFile(path: string, vi: ValueInfo): RValue {
-  const bytes = readInputFile(path, "tensor file", true);
-  if (path.endsWith(".npy") || (bytes[0] === 0x93 && bytes[1] === 0x4e))
-    return decodeNpy(bytes, path);
-  return decodeValueProto(bytes, vi.type, path, dirname(resolve(path))).value;
-}
-
-function declaredDtype(vi: ValueInfo): number {
-  const t = vi.type;
-  return t && t.kind === "tensor" && t.elemType ? t.elemType : DataType.FLOAT;
-}
-
-/**
- * Binds command-line input arguments to graph inputs: `name=FILE`, `name=json:[...]`, or a bare
- * FILE taken in graph-input order (inputs with an initializer default are skipped).
- */
-export function bindInputs(model: Model, args: string[]): Record<string, RValue> {
-  const g = model.graph;
-  const byName = new Map(g.inputs.map((v) => [v.name, v]));
-  const defaults = new Set(g.initializers.map((t) => t.name));
-  const positional = g.inputs.filter((v) => !defaults.has(v.name));
-  const out: Record<string, RValue> = {};
-  let next = 0;
-  for (const arg of args) {
+function inputArgs(model: Model, args: string[]): InputArg[] {
+  const names = new Set(model.graph.inputs.map((v) => v.name));
+  return args.map((arg) => {
     const eq = arg.indexOf("=");
     const name = eq > 0 ? arg.slice(0, eq) : undefined;
-    if (name !== undefined && (byName.has(name) || !existsSync(arg))) {
-      const vi = byName.get(name);
-      if (!vi)
-        throw new OnnxError(
-          "E_USAGE",
-          `the model has no input named '${name}' (inputs: ${g.inputs.map((v) => v.name).join(", ") || "none"})`,
-        );
-      const spec = arg.slice(eq + 1);
-      if (name in out) throw new OnnxError("E_USAGE", `input '${name}' is given twice`);
-      out[name] = spec.startsWith("json:")
-        ? parseJsonTensor(spec.slice(5), declaredDtype(vi), `input '${name}'`)
-        : readTensorFile(spec, vi);
-      continue;
-    }
-    while (next < positional.length && positional[next]!.name in out) next++;
-    const vi = positional[next++];
-    if (!vi)
-      throw new OnnxError(
-        "E_USAGE",
-        `too many inputs: the model takes ${positional.length} (${positional.map((v) => v.name).join(", ")})`,
-        arg,
-      );
-    out[vi.name] = readTensorFile(arg, vi);
-  }
-  return out;
+    if (name === undefined || !(names.has(name) || !existsSync(arg))) return { file: arg };
+    const spec = arg.slice(eq + 1);
+    return spec.startsWith("json:") ? { name, json: spec.slice(5) } : { name, file: spec };
+  });
 }
 
-/**
- * Checker findings that make a model unrunnable as written: the interpreter's kernels follow the
- * latest op version and read attributes by name, so without this an op missing from the imported
- * opset, or an attribute of the wrong type, would run anyway (silently using a default).
- */
-const RUN_BLOCKERS = new Set<ProblemCode>([
-  "opset-import",
-  "domain-not-imported",
-  "unknown-op",
-  "op-not-in-opset",
-  "attribute-type",
-  "duplicate-attribute",
-  "duplicate-value",
-  "input-count",
-  "output-count",
-  "ref-attribute",
-  "function-cycle",
-]);
-
-export function assertRunnable(model: Model, file: string): void {
-  const blockers = checkModel(model).problems.filter((p) => RUN_BLOCKERS.has(p.code));
-  if (blockers.length === 0) return;
-  const more =
-    blockers.length > 1 ? ` (and ${blockers.length - 1} more; 'onnx-expand check' lists them)` : "";
-  throw new OnnxError("E_MODEL", `${formatProblem(blockers[0]!)}${more}`, file);
+/** A tensor file's bytes, and its folder for a TensorProto's external data. */
+function readTensorFile(path: string): InputFile {
+  return { bytes: readInputFile(path, "tensor file", true), baseDir: dirname(resolve(path)) };
 }
 
 /**
@@ -211,7 +145,7 @@ export function registerRunCommands(program: Command): void {
       action(
         (
           file: string,
-          inputArgs: string[],
+          given: string[],
           opts: {
             outputDir?: string;
             maxElements: string;
@@ -229,7 +163,7 @@ export function registerRunCommands(program: Command): void {
           const shown = parsePositiveInt(opts.values, "--values");
           const model = loadModel(file);
           assertRunnable(model, file);
-          const inputs = bindInputs(model, inputArgs);
+          const inputs = bindInputs(model, inputArgs(model, given), readTensorFile);
           const outputs = runValues(model, inputs, { maxElements, maxIterations, maxMemory });
           if (opts.outputDir) {
             for (const o of model.graph.outputs)
@@ -239,10 +173,10 @@ export function registerRunCommands(program: Command): void {
                   `output '${o.name}' is not a tensor and cannot be written as a TensorProto file`,
                 );
             makeOutputDir(opts.outputDir);
-            const given = [file, ...inputArgs.flatMap((a) => [a, a.slice(a.indexOf("=") + 1)])];
+            const paths = [file, ...given.flatMap((a) => [a, a.slice(a.indexOf("=") + 1)])];
             model.graph.outputs.forEach((_, i) => {
               const out = join(opts.outputDir!, `output_${i}.pb`);
-              const clash = given.find((g) => sameFile(g, out));
+              const clash = paths.find((g) => sameFile(g, out));
               if (clash)
                 throw new OnnxError(
                   "E_USAGE",

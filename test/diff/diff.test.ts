@@ -1,7 +1,7 @@
 // The structural diff: matched by structure, not by position or generated names.
 
 import { describe, expect, it } from "vitest";
-import { diffModels, formatDiff } from "../../src/expand/diff.js";
+import { diffModels, formatDiff } from "../../src/diff/index.js";
 import { parseModelText } from "../../src/text/parse.js";
 import { expand } from "../helpers/expand.js";
 

@@ -1,4 +1,4 @@
-// What changed between two models, matched by structure rather than by position or by the names
+// What changed between two graphs, matched by structure rather than by position or by the names
 // a pass generates: values are anchored on graph inputs, initializers and graph outputs; nodes are
 // then matched in topological order by op, matched inputs and attributes, and the values they
 // write are matched in turn. What stays unmatched is grouped into hunks of connected nodes, so
@@ -6,123 +6,11 @@
 //
 // No file system here: the same code serves the command line and a web page.
 
-import type { Tensor } from "./../ir/tensor.js";
+import type { Tensor } from "../ir/tensor.js";
 import { topologicalOrder } from "../ir/graph.js";
-import type { Attribute, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
-import { normaliseDomain } from "../schema/registry.js";
-import { printAttribute, printType } from "../text/print.js";
-
-export interface NodeRef {
-  /** Index in its graph's node list. */
-  index: number;
-  name?: string;
-  op: string;
-  inputs: string[];
-  outputs: string[];
-  /** Attributes as text (`axis: int = 1`), subgraphs summarised. */
-  attributes: string[];
-}
-
-export interface NodeChange {
-  a: NodeRef;
-  b: NodeRef;
-  /** Attribute lines only in a / only in b. */
-  removed: string[];
-  added: string[];
-  /** Changes inside the node's subgraphs, by attribute name. */
-  subgraphs: { attribute: string; diff: GraphDiff }[];
-}
-
-/** Connected nodes of a that were replaced by connected nodes of b (either side may be empty). */
-export interface Hunk {
-  removed: NodeRef[];
-  added: NodeRef[];
-}
-
-export interface ValueChange {
-  name: string;
-  a?: string;
-  b?: string;
-}
-
-export interface GraphDiff {
-  matched: number;
-  hunks: Hunk[];
-  changed: NodeChange[];
-  inputs: ValueChange[];
-  outputs: ValueChange[];
-  initializers: ValueChange[];
-}
-
-export interface ModelDiff {
-  same: boolean;
-  irVersion?: { a: number; b: number };
-  opsetImports: { domain: string; a?: number; b?: number }[];
-  functions: { name: string; change: "added" | "removed" | "changed"; diff?: GraphDiff }[];
-  graph: GraphDiff;
-  /** Node counts, for the summary line. */
-  nodes: { a: number; b: number };
-}
-
-// ---- values and keys ----
-
-function typeText(t: Type | undefined): string {
-  return t ? printType(t) : "?";
-}
-
-function tensorText(t: Tensor): string {
-  return `${t.dataType}[${t.dims.join(",")}]`;
-}
-
-/** A cheap fingerprint of a tensor's contents (dtype, dims, bytes or values). */
-function tensorKey(t: Tensor): string {
-  const d = t.data as { kind: string; bytes?: Uint8Array; values?: ArrayLike<unknown> };
-  let h = 2166136261;
-  const mix = (x: number) => {
-    h ^= x & 0xff;
-    h = Math.imul(h, 16777619);
-  };
-  if (d.bytes) for (let i = 0; i < d.bytes.length; i++) mix(d.bytes[i]!);
-  else if (d.values)
-    for (let i = 0; i < d.values.length; i++)
-      for (const c of String(d.values[i])) mix(c.charCodeAt(0));
-  return `${t.dataType}:${t.dims.join(",")}:${d.kind}:${h >>> 0}`;
-}
-
-function attrLines(n: Node): string[] {
-  return n.attributes.map((a) => attrText(a)).sort();
-}
-
-function attrText(a: Attribute): string {
-  if (a.type === "GRAPH" && a.value) return `${a.name}: graph (${a.value.nodes.length} nodes)`;
-  if (a.type === "GRAPHS" && a.value) return `${a.name}: graphs (${a.value.length})`;
-  if (a.type === "TENSOR" && a.value && a.value.dims.reduce((x, y) => x * y, 1) > 16)
-    return `${a.name}: tensor ${tensorText(a.value)} #${tensorKey(a.value)}`;
-  try {
-    return printAttribute(a);
-  } catch {
-    return `${a.name}: ${a.type}`;
-  }
-}
-
-function opOf(n: Node): string {
-  const d = normaliseDomain(n.domain);
-  return `${d ? `${d}.` : ""}${n.opType}${n.overload ? `:${n.overload}` : ""}`;
-}
-
-function ref(n: Node, index: number): NodeRef {
-  const r: NodeRef = {
-    index,
-    op: opOf(n),
-    inputs: n.inputs,
-    outputs: n.outputs,
-    attributes: n.attributes.map(attrText),
-  };
-  if (n.name) r.name = n.name;
-  return r;
-}
-
-// ---- graphs ----
+import type { Function, Graph, Node } from "../ir/types.js";
+import { attrLines, opOf, ref, tensorKey, tensorText, typeText } from "./keys.js";
+import type { GraphDiff, Hunk, NodeChange, ValueChange } from "./types.js";
 
 interface Side {
   nodes: Node[];
@@ -416,7 +304,7 @@ function compareNodes(
   return { a: ref(a, i), b: ref(b, j), removed: r, added: ad, subgraphs };
 }
 
-function graphSame(d: GraphDiff): boolean {
+export function graphSame(d: GraphDiff): boolean {
   return (
     d.hunks.length === 0 &&
     d.changed.length === 0 &&
@@ -424,141 +312,4 @@ function graphSame(d: GraphDiff): boolean {
     d.outputs.length === 0 &&
     d.initializers.length === 0
   );
-}
-
-// ---- models ----
-
-export function diffModels(a: Model, b: Model): ModelDiff {
-  const opsetImports: ModelDiff["opsetImports"] = [];
-  const imp = (l: OpsetId[]) =>
-    new Map(l.map((o) => [normaliseDomain(o.domain), o.version] as const));
-  const ia = imp(a.opsetImports);
-  const ib = imp(b.opsetImports);
-  for (const [d, v] of ia) {
-    const w = ib.get(d);
-    if (w !== v)
-      opsetImports.push(w === undefined ? { domain: d, a: v } : { domain: d, a: v, b: w });
-  }
-  for (const [d, w] of ib) if (!ia.has(d)) opsetImports.push({ domain: d, b: w });
-
-  const fk = (f: Function) =>
-    `${normaliseDomain(f.domain) ? `${normaliseDomain(f.domain)}.` : ""}${f.name}${f.overload ? `:${f.overload}` : ""}`;
-  const fb = new Map(b.functions.map((f) => [fk(f), f] as const));
-  const functions: ModelDiff["functions"] = [];
-  for (const f of a.functions) {
-    const g = fb.get(fk(f));
-    if (!g) {
-      functions.push({ name: fk(f), change: "removed" });
-      continue;
-    }
-    const d = diffGraphs(f, g);
-    if (!graphSame(d)) functions.push({ name: fk(f), change: "changed", diff: d });
-  }
-  const fa = new Set(a.functions.map(fk));
-  for (const g of b.functions) if (!fa.has(fk(g))) functions.push({ name: fk(g), change: "added" });
-
-  const graph = diffGraphs(a.graph, b.graph);
-  const count = (m: Model) => {
-    let n = 0;
-    const visit = (g: Graph) => {
-      for (const x of g.nodes) {
-        n++;
-        for (const at of x.attributes) {
-          if (at.type === "GRAPH" && at.value) visit(at.value);
-          if (at.type === "GRAPHS" && at.value) at.value.forEach(visit);
-        }
-      }
-    };
-    visit(m.graph);
-    return n;
-  };
-  const out: ModelDiff = {
-    same: false,
-    opsetImports,
-    functions,
-    graph,
-    nodes: { a: count(a), b: count(b) },
-  };
-  if (a.irVersion !== b.irVersion) out.irVersion = { a: a.irVersion, b: b.irVersion };
-  out.same =
-    !out.irVersion && opsetImports.length === 0 && functions.length === 0 && graphSame(graph);
-  return out;
-}
-
-// ---- text ----
-
-function nodeText(r: NodeRef): string {
-  const name = r.name ? `[${r.name}] ` : "";
-  const attrs = r.attributes.length ? ` <${r.attributes.join(", ")}>` : "";
-  return `${name}${r.outputs.join(", ")} = ${r.op}${attrs} (${r.inputs.join(", ")})`;
-}
-
-function graphText(d: GraphDiff, indent: string): string[] {
-  const lines: string[] = [];
-  const values = (title: string, l: ValueChange[]) => {
-    for (const v of l) {
-      if (v.a !== undefined && v.b !== undefined)
-        lines.push(`${indent}~ ${title} ${v.a} -> ${v.b}`);
-      else if (v.a !== undefined) lines.push(`${indent}- ${title} ${v.name}: ${v.a}`);
-      else lines.push(`${indent}+ ${title} ${v.name}: ${v.b}`);
-    }
-  };
-  values("input", d.inputs);
-  values("output", d.outputs);
-  values("initializer", d.initializers);
-  for (const h of d.hunks) {
-    if (h.removed.length === 1 && h.added.length > 0) {
-      lines.push(
-        `${indent}~ ${nodeText(h.removed[0]!)}`,
-        `${indent}    replaced by ${h.added.length} node${h.added.length === 1 ? "" : "s"}:`,
-      );
-      for (const r of h.added) lines.push(`${indent}    + ${nodeText(r)}`);
-      continue;
-    }
-    if (h.removed.length && h.added.length)
-      lines.push(`${indent}~ ${h.removed.length} nodes replaced by ${h.added.length}:`);
-    for (const r of h.removed) lines.push(`${indent}- ${nodeText(r)}`);
-    for (const r of h.added) lines.push(`${indent}+ ${nodeText(r)}`);
-  }
-  for (const c of d.changed) {
-    lines.push(`${indent}~ ${nodeText(c.a)}`);
-    for (const r of c.removed) lines.push(`${indent}    - ${r}`);
-    for (const r of c.added) lines.push(`${indent}    + ${r}`);
-    for (const s of c.subgraphs) {
-      lines.push(`${indent}    in ${s.attribute}:`);
-      lines.push(...graphText(s.diff, `${indent}      `));
-    }
-  }
-  return lines;
-}
-
-export function formatDiff(
-  d: ModelDiff,
-  files: { a: string; b: string } = { a: "a", b: "b" },
-): string {
-  const lines = [`--- ${files.a}`, `+++ ${files.b}`];
-  if (d.same) return [...lines, "no changes", ""].join("\n");
-  if (d.irVersion) lines.push(`~ ir_version ${d.irVersion.a} -> ${d.irVersion.b}`);
-  for (const o of d.opsetImports) {
-    const dom = o.domain || "ai.onnx";
-    if (o.a !== undefined && o.b !== undefined) lines.push(`~ opset ${dom} ${o.a} -> ${o.b}`);
-    else if (o.a !== undefined) lines.push(`- opset ${dom} ${o.a}`);
-    else lines.push(`+ opset ${dom} ${o.b}`);
-  }
-  for (const f of d.functions) {
-    if (f.change === "removed") lines.push(`- function ${f.name}`);
-    else if (f.change === "added") lines.push(`+ function ${f.name}`);
-    else {
-      lines.push(`~ function ${f.name}:`);
-      lines.push(...graphText(f.diff!, "    "));
-    }
-  }
-  const g = graphText(d.graph, "  ");
-  if (g.length) lines.push("graph:", ...g);
-  const removed = d.graph.hunks.reduce((s, h) => s + h.removed.length, 0);
-  const added = d.graph.hunks.reduce((s, h) => s + h.added.length, 0);
-  lines.push(
-    `${d.nodes.a} -> ${d.nodes.b} nodes: ${d.graph.matched} matched, ${removed} removed, ${added} added, ${d.graph.changed.length} changed (main graph)`,
-  );
-  return lines.join("\n") + "\n";
 }

@@ -1,0 +1,28 @@
+// The application layer under the command line and the inspector page: a model from a file's name
+// and bytes, inputs bound to a model, the check that a model can run, the transforms, outputs of
+// two runs compared, notes as lines; and a session holding a model and a transform's result.
+
+export { isTextModelName, looksBinary, modelFromBytes } from "./load.js";
+export {
+  bindInputs,
+  declaredDtype,
+  decodeInputFile,
+  jsonInputArgs,
+  randomInputs,
+  requestedInputs,
+  requiredInputs,
+  type InputArg,
+  type InputFile,
+  type InputRequest,
+} from "./inputs.js";
+export { RUN_BLOCKERS, assertRunnable } from "./runnable.js";
+export { convert, expand, type TransformResult } from "./transform.js";
+export {
+  compareOutputs,
+  largestDifference,
+  tensorDifference,
+  type Difference,
+  type OutputComparison,
+} from "./compare.js";
+export { RefusedError, formatNote, problemNotes } from "./notes.js";
+export { Session, type Loaded, type RunReport } from "./session.js";
