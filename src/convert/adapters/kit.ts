@@ -183,14 +183,6 @@ export function typeRestriction(op: string, from: number, to: number): AdapterRo
   );
 }
 
-/**
- * An attribute the new version adds with a default that keeps the old meaning: nothing to do
- * (the node does not set it). Named so that a table row says why the step is safe.
- */
-export function attributeAddedWithDefault(_name: string): Adapter {
-  return compatible;
-}
-
 // ---- attributes ----
 
 /**
