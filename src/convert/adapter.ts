@@ -1,8 +1,10 @@
 // What an adapter is: a small function that rewrites one node across one version step of its op
 // (from the version in force before the step to the next or previous version), registered as data
-// under (domain, op, from, to). Reusable patterns (axes attribute <-> input, type restriction,
-// attribute added with a meaning-preserving default, ...) live in adapters/common.ts, named for
-// the pattern; per-family tables in adapters/<family>.ts hold one row per step.
+// under (domain, op, from, to). The kit holds the one row constructor (`row`, adapters/kit.ts,
+// which puts the target version's type check before every row's adapter), the patterns named for
+// what they do (axes attribute <-> input, attribute dropped, type restriction, ...) and the
+// node-building helpers (adapters/nodes.ts); per-family files adapters/<family>.ts hold one row
+// per step, registered by one line in adapters/families.ts.
 
 import type { Tensor } from "../ir/tensor.js";
 import type { Node, Type } from "../ir/types.js";
@@ -59,6 +61,9 @@ export interface AdapterContext {
  */
 export type Adapter = (c: AdapterContext) => Node[] | undefined;
 
+declare const madeByRow: unique symbol;
+
+/** One row of the adapter table; only `row` (adapters/kit.ts) makes them. */
 export interface AdapterRow {
   domain: string;
   op: string;
@@ -67,5 +72,8 @@ export interface AdapterRow {
   to: number;
   /** What the step changes, one line (shown by `convert --list-adapters`). */
   summary: string;
+  /** The row's adapter, after the target version's type check. */
   adapter: Adapter;
+  /** Rows come from `row`, so that every one is type-checked: no object literal is a row. */
+  readonly [madeByRow]: true;
 }

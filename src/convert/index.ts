@@ -8,7 +8,7 @@ import type { ConversionPlan, StepRecord } from "./plan.js";
 
 export type { Adapter, AdapterContext, AdapterRow, Direction } from "./adapter.js";
 export { ADAPTER_ROWS, adapterTable, stepKey } from "./adapters/index.js";
-export * as patterns from "./adapters/common.js";
+export * as patterns from "./adapters/kit.js";
 export { convertModel, Converter, type ConvertOptions, type ConversionResult } from "./driver.js";
 export { convertedIrVersion, minIrVersionForFeatures } from "./ir-version.js";
 export {

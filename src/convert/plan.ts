@@ -8,7 +8,7 @@ import { diffVersions, type SchemaDiff } from "../schema/diff.js";
 import type { OpVersion } from "../schema/types.js";
 import type { AdapterContext, AdapterRow } from "./adapter.js";
 import { adapterTable, stepKey } from "./adapters/index.js";
-import { typeRestrictionReason } from "./adapters/common.js";
+import { typeRestrictionReason } from "./adapters/kit.js";
 import { BEHAVIOUR_BREAKS, BLOCKED_STEPS, type StepData } from "./steps.js";
 
 /** One step of one node that is not free: adapted, or blocked. */

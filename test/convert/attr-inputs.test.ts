@@ -136,4 +136,9 @@ g (float[3,5] x) => (float[3,2] v, int64[3,2] i) { v, i = TopK<k = 2>(x) }`;
 g (float[3,5] x) => (float[3,2] v, int64[3,2] i) <int64[1] k = {2}> { v, i = TopK<largest = 0>(x, k) }`;
     expect(() => convertText(small, 10)).toThrow(/largest/);
   });
+  it("an integer TopK cannot go below 11 (every row's type check: TopK-10 takes floats only)", () => {
+    const int32 = `${head(11)}
+g (int32[3,5] x) => (int32[3,2] v, int64[3,2] i) <int64[1] k = {2}> { v, i = TopK(x, k) }`;
+    expect(() => convertText(int32, 10)).toThrow(/int32, which TopK-10 does not accept/);
+  });
 });

@@ -4,14 +4,15 @@
 
 import type { Node } from "../../ir/types.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
+import { row } from "./kit.js";
 import {
-  int64Constant,
   intAttr,
+  nodeSequence,
   nodeWithoutAttributes,
   normAxis,
   opNode,
   tensorTypeOf,
-} from "./build.js";
+} from "./nodes.js";
 
 const down: Adapter = (c: AdapterContext) => {
   if (intAttr(c, "select_last_index") !== 1)
@@ -19,12 +20,9 @@ const down: Adapter = (c: AdapterContext) => {
   const axis = intAttr(c, "axis")!;
   const x = c.node.inputs[0]!;
   const y = c.node.outputs[0]!;
-  const out: Node[] = [];
-  const k = (base: string, v: (number | bigint)[], scalar = false) => {
-    const [n, name] = int64Constant(c, `${y}_${base}`, v, scalar);
-    out.push(n);
-    return name;
-  };
+  const seq = nodeSequence(c, y);
+  const out: Node[] = seq.nodes;
+  const k = seq.ints;
   const starts = k("starts", [-1]);
   const ends = k("ends", [-(2n ** 63n)]);
   const axes = k("axes", [axis]);
@@ -54,12 +52,12 @@ const down: Adapter = (c: AdapterContext) => {
   return out;
 };
 
-export const ARGMAX_ROWS: AdapterRow[] = ["ArgMax", "ArgMin"].map((op) => ({
-  domain: "",
-  op,
-  from: 12,
-  to: 11,
-  summary:
+export const rows: AdapterRow[] = ["ArgMax", "ArgMin"].map((op) =>
+  row(
+    op,
+    12,
+    11,
     "select_last_index=1 becomes the op on the input reversed along the axis, counted from the end",
-  adapter: down,
-}));
+    down,
+  ),
+);

@@ -2,23 +2,11 @@
 // per channel), 9 <-> 14 (training outputs: saved_mean/saved_var gone, training_mode added).
 // Converted models do inference: nodes that produce training statistics block.
 
-import { attr } from "../../ir/index.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
-import { intAttr, nodeWithoutAttributes, rowsOf, withAttributes } from "./build.js";
+import { isTestRows, row } from "./kit.js";
+import { intAttr, nodeWithoutAttributes, withAttributes } from "./nodes.js";
 
 const usesTrainingOutputs = (c: AdapterContext) => c.node.outputs.slice(1).some((o) => o !== "");
-
-const up7: Adapter = (c: AdapterContext) => {
-  if (intAttr(c, "is_test") === 0 && usesTrainingOutputs(c))
-    c.fail(
-      "is_test=0 with statistics outputs is training, which BatchNormalization-7 leaves to the runtime",
-    );
-  return [nodeWithoutAttributes(c.node, "is_test")];
-};
-
-const down6: Adapter = (c: AdapterContext) => [
-  withAttributes(c.node, { is_test: attr("is_test", 1) }),
-];
 
 const up9: Adapter = (c: AdapterContext) => {
   if (intAttr(c, "spatial") === 0)
@@ -46,12 +34,15 @@ const down9: Adapter = (c: AdapterContext) => {
   return [n];
 };
 
-const row = rowsOf("BatchNormalization");
+const op = "BatchNormalization";
 
-export const BATCHNORM_ROWS: AdapterRow[] = [
-  row(6, 7, "is_test dropped (training with statistics outputs blocks)", up7),
-  row(7, 6, "is_test=1", down6),
-  row(7, 9, "spatial dropped (spatial=0 blocks)", up9),
-  row(9, 14, "inference only: the training outputs must be unused", up14),
-  row(14, 9, "training_mode dropped (training blocks)", down9),
+export const rows: AdapterRow[] = [
+  ...isTestRows(
+    op,
+    "statistics outputs",
+    "is_test=0 with statistics outputs is training, which BatchNormalization-7 leaves to the runtime",
+  ),
+  row(op, 7, 9, "spatial dropped (spatial=0 blocks)", up9),
+  row(op, 9, 14, "inference only: the training outputs must be unused", up14),
+  row(op, 14, 9, "training_mode dropped (training blocks)", down9),
 ];

@@ -8,6 +8,7 @@
 import { attr } from "../../ir/index.js";
 import type { Dim } from "../../ir/types.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
+import { attributeDropped, row } from "./kit.js";
 import {
   intAttr,
   nodeWithoutAttributes,
@@ -15,7 +16,7 @@ import {
   rankOf,
   tensorTypeOf,
   withAttributes,
-} from "./build.js";
+} from "./nodes.js";
 import { getAttr } from "../../ir/index.js";
 
 /** Unsqueeze of `x` at `axes`, in the form of the opset the step goes to (attribute before 13). */
@@ -126,58 +127,28 @@ const preluDown: Adapter = (c: AdapterContext) => {
   );
 };
 
-const rows = (op: string, old: number): AdapterRow[] => [
-  {
-    domain: "",
-    op,
-    from: old,
-    to: 7,
-    summary: "broadcast/axis dropped; B aligned at an axis gets trailing 1s",
-    adapter: legacyUp,
-  },
-  {
-    domain: "",
-    op,
-    from: 7,
-    to: old,
-    summary: "equal shapes, or B equal to A's trailing dimensions (broadcast=1)",
-    adapter: legacyDown,
-  },
+const legacyRows = (op: string, old: number): AdapterRow[] => [
+  row(op, old, 7, "broadcast/axis dropped; B aligned at an axis gets trailing 1s", legacyUp),
+  row(op, 7, old, "equal shapes, or B equal to A's trailing dimensions (broadcast=1)", legacyDown),
 ];
 
-export const BROADCAST_ROWS: AdapterRow[] = [
-  ...["Add", "Sub", "Mul", "Div"].flatMap((op) => rows(op, 6)),
-  ...["Pow", "And", "Or", "Xor", "Equal", "Greater", "Less"].flatMap((op) => rows(op, 1)),
-  {
-    domain: "",
-    op: "Gemm",
-    from: 6,
-    to: 7,
-    summary: "broadcast dropped (C broadcasts unidirectionally from 7)",
-    adapter: (c) => [nodeWithoutAttributes(c.node, "broadcast")],
-  },
-  {
-    domain: "",
-    op: "Gemm",
-    from: 7,
-    to: 6,
-    summary: "C of Y's shape, or of its trailing dimensions (broadcast=1)",
-    adapter: gemmDown,
-  },
-  {
-    domain: "",
-    op: "PRelu",
-    from: 6,
-    to: 7,
-    summary: "a per-channel 1-D slope becomes [C, 1, ..., 1]",
-    adapter: preluUp,
-  },
-  {
-    domain: "",
-    op: "PRelu",
-    from: 7,
-    to: 6,
-    summary: "slope of size 1, of X's shape, or [C, 1, ..., 1] (squeezed to [C])",
-    adapter: preluDown,
-  },
+export const rows: AdapterRow[] = [
+  ...["Add", "Sub", "Mul", "Div"].flatMap((op) => legacyRows(op, 6)),
+  ...["Pow", "And", "Or", "Xor", "Equal", "Greater", "Less"].flatMap((op) => legacyRows(op, 1)),
+  row(
+    "Gemm",
+    6,
+    7,
+    "broadcast dropped (C broadcasts unidirectionally from 7)",
+    attributeDropped("broadcast"),
+  ),
+  row("Gemm", 7, 6, "C of Y's shape, or of its trailing dimensions (broadcast=1)", gemmDown),
+  row("PRelu", 6, 7, "a per-channel 1-D slope becomes [C, 1, ..., 1]", preluUp),
+  row(
+    "PRelu",
+    7,
+    6,
+    "slope of size 1, of X's shape, or [C, 1, ..., 1] (squeezed to [C])",
+    preluDown,
+  ),
 ];

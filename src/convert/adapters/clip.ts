@@ -6,6 +6,7 @@
 import { attr } from "../../ir/index.js";
 import { DataType } from "../../ir/types.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
+import { row } from "./kit.js";
 import {
   constantValues,
   elemTypeOf,
@@ -13,7 +14,7 @@ import {
   numberConstant,
   withAttributes,
   nodeWithoutAttributes,
-} from "./build.js";
+} from "./nodes.js";
 import { getAttr } from "../../ir/index.js";
 import type { Node } from "../../ir/types.js";
 
@@ -65,37 +66,21 @@ const down1: Adapter = (c: AdapterContext) => [
   }),
 ];
 
-export const CLIP_ROWS: AdapterRow[] = [
-  {
-    domain: "",
-    op: "Clip",
-    from: 1,
-    to: 6,
-    summary: "absent bounds (none in Clip-1) written as +-inf; consumed_inputs dropped",
-    adapter: up6,
-  },
-  {
-    domain: "",
-    op: "Clip",
-    from: 6,
-    to: 1,
-    summary: "absent bounds (+-3.4028235e38 in Clip-6) written out",
-    adapter: down1,
-  },
-  {
-    domain: "",
-    op: "Clip",
-    from: 6,
-    to: 11,
-    summary: "min/max attributes -> constant inputs (absent ones are +-3.4028235e38, written out)",
-    adapter: up,
-  },
-  {
-    domain: "",
-    op: "Clip",
-    from: 11,
-    to: 6,
-    summary: "constant min/max inputs -> attributes (absent ones are +-inf)",
-    adapter: down,
-  },
+export const rows: AdapterRow[] = [
+  row(
+    "Clip",
+    1,
+    6,
+    "absent bounds (none in Clip-1) written as +-inf; consumed_inputs dropped",
+    up6,
+  ),
+  row("Clip", 6, 1, "absent bounds (+-3.4028235e38 in Clip-6) written out", down1),
+  row(
+    "Clip",
+    6,
+    11,
+    "min/max attributes -> constant inputs (absent ones are +-3.4028235e38, written out)",
+    up,
+  ),
+  row("Clip", 11, 6, "constant min/max inputs -> attributes (absent ones are +-inf)", down),
 ];

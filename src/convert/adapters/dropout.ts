@@ -6,18 +6,17 @@ import { attr, getAttr } from "../../ir/index.js";
 import { Tensor } from "../../ir/tensor.js";
 import { DataType, type Node } from "../../ir/types.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
+import { isTestRows, row } from "./kit.js";
 import {
   constantValues,
   elemTypeOf,
   floatAttr,
-  intAttr,
   nodeWithoutAttributes,
   numberConstant,
   opNode,
   trimInputs,
   withAttributes,
-  rowsOf,
-} from "./build.js";
+} from "./nodes.js";
 
 /** The mask output renamed and cast to `to` (when the node has a mask output). */
 function castMask(c: AdapterContext, to: number): Node[] | undefined {
@@ -28,18 +27,6 @@ function castMask(c: AdapterContext, to: number): Node[] | undefined {
   n.outputs = [c.node.outputs[0]!, raw];
   return [n, opNode(c, "Cast", [raw], [mask], { to })];
 }
-
-const up7: Adapter = (c: AdapterContext) => {
-  if (intAttr(c, "is_test") === 0 && (c.node.outputs[1] ?? "") !== "")
-    c.fail(
-      "is_test=0 with a mask output is training; from Dropout-7 training is the runtime's choice",
-    );
-  return [nodeWithoutAttributes(c.node, "is_test")];
-};
-
-const down6: Adapter = (c: AdapterContext) => [
-  withAttributes(c.node, { is_test: attr("is_test", 1) }),
-];
 
 const up10: Adapter = (c: AdapterContext) =>
   castMask(c, elemTypeOf(c, 0, "to give the mask the data's type"));
@@ -81,15 +68,19 @@ const down10: Adapter = (c: AdapterContext) => {
   ];
 };
 
-const row = rowsOf("Dropout");
+const op = "Dropout";
 
-export const DROPOUT_ROWS: AdapterRow[] = [
-  row(6, 7, "is_test dropped (training with a mask output blocks)", up7),
-  row(7, 6, "is_test=1", down6),
-  row(7, 10, "the bool mask is cast to the data's type", up10),
-  row(10, 7, "the mask (of the data's type) is cast to bool", down7),
-  row(10, 12, "ratio attribute -> constant input", up12),
+export const rows: AdapterRow[] = [
+  ...isTestRows(
+    op,
+    "a mask output",
+    "is_test=0 with a mask output is training; from Dropout-7 training is the runtime's choice",
+  ),
+  row(op, 7, 10, "the bool mask is cast to the data's type", up10),
+  row(op, 10, 7, "the mask (of the data's type) is cast to bool", down7),
+  row(op, 10, 12, "ratio attribute -> constant input", up12),
   row(
+    op,
     12,
     10,
     "training_mode must be absent or false; a constant ratio -> attribute; seed dropped",

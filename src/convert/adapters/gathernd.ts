@@ -5,7 +5,8 @@
 // dimension, concatenated before the indices along the last axis.
 
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
-import { intAttr, nodeSequence, nodeWithoutAttributes, rankOf } from "./build.js";
+import { row } from "./kit.js";
+import { intAttr, nodeSequence, nodeWithoutAttributes, rankOf } from "./nodes.js";
 
 const down: Adapter = (c: AdapterContext) => {
   const b = intAttr(c, "batch_dims") ?? 0;
@@ -36,13 +37,6 @@ const down: Adapter = (c: AdapterContext) => {
   return [...seq.nodes, n];
 };
 
-export const GATHERND_ROWS: AdapterRow[] = [
-  {
-    domain: "",
-    op: "GatherND",
-    from: 12,
-    to: 11,
-    summary: "batch_dims: each index tuple prefixed with its batch coordinates",
-    adapter: down,
-  },
+export const rows: AdapterRow[] = [
+  row("GatherND", 12, 11, "batch_dims: each index tuple prefixed with its batch coordinates", down),
 ];

@@ -15,7 +15,8 @@ import {
   opNode,
   rankOf,
   withAttributes,
-} from "./build.js";
+} from "./nodes.js";
+import { row } from "./kit.js";
 
 const up: Adapter = (c: AdapterContext) => {
   const [x, scale, bias] = c.node.inputs as [string, string, string];
@@ -102,22 +103,19 @@ const down: Adapter = (c: AdapterContext) => {
   return out;
 };
 
-export const GROUPNORM_ROWS: AdapterRow[] = [
-  {
-    domain: "",
-    op: "GroupNormalization",
-    from: 18,
-    to: 21,
-    summary:
-      "per-group scale/bias applied after a neutral GroupNormalization-21, on a [N, G, -1] view",
-    adapter: up,
-  },
-  {
-    domain: "",
-    op: "GroupNormalization",
-    from: 21,
-    to: 18,
-    summary: "written out in primitive ops (GroupNormalization-18 is deprecated)",
-    adapter: down,
-  },
+export const rows: AdapterRow[] = [
+  row(
+    "GroupNormalization",
+    18,
+    21,
+    "per-group scale/bias applied after a neutral GroupNormalization-21, on a [N, G, -1] view",
+    up,
+  ),
+  row(
+    "GroupNormalization",
+    21,
+    18,
+    "written out in primitive ops (GroupNormalization-18 is deprecated)",
+    down,
+  ),
 ];

@@ -7,13 +7,8 @@ import { getAttr } from "../../ir/attributes.js";
 import { Tensor } from "../../ir/tensor.js";
 import { DataType } from "../../ir/types.js";
 import type { AdapterRow } from "../adapter.js";
-import {
-  attributeDropped,
-  attributeMadeRequired,
-  inOrder,
-  sameShapeInputs,
-  withoutAttributes,
-} from "./common.js";
+import { attributeDropped, attributeMadeRequired, inOrder, row, sameShapeInputs } from "./kit.js";
+import { withoutAttributes } from "./nodes.js";
 
 const CONSUMED_INPUTS_OPS = [
   "Abs",
@@ -43,14 +38,6 @@ const CONSUMED_INPUTS_OPS = [
   "Sum",
   "Tanh",
 ];
-
-const row = (
-  op: string,
-  from: number,
-  to: number,
-  summary: string,
-  adapter: AdapterRow["adapter"],
-): AdapterRow => ({ domain: "", op, from, to, summary, adapter });
 
 /** Dropped on the way down when unset or set to the value that means what absence means. */
 const dropDefault = (
@@ -91,10 +78,14 @@ const toTensor = row("Constant", 12, 11, "value_* attributes -> value tensor", (
   return undefined;
 });
 
-export const legacyRows: AdapterRow[] = [
+export const rows: AdapterRow[] = [
   ...CONSUMED_INPUTS_OPS.map((op) =>
-    row(op, 1, 6, "attribute 'consumed_inputs' dropped (no effect on results)", (c) =>
-      attributeDropped("consumed_inputs")(c),
+    row(
+      op,
+      1,
+      6,
+      "attribute 'consumed_inputs' dropped (no effect on results)",
+      attributeDropped("consumed_inputs"),
     ),
   ),
   row(

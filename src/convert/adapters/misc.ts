@@ -1,20 +1,18 @@
 // Steps particular to one op each: GridSample 16 <-> 20 (mode names), DFT 17 <-> 20 (axis
-// attribute <-> input), Cast 19 -> 13 and 24 -> 23 (saturate / round_mode only concern the
+// attribute <-> input, DFT-20's omitted axis is -2), Cast 19 -> 13 and 24 -> 23 (saturate / round_mode only concern the
 // float8 types, which the older versions do not have), Scatter -> ScatterElements (Scatter is
 // deprecated from 11; the same operation).
 
 import { attr, getAttr } from "../../ir/index.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
 import {
-  constantValues,
-  int64Constant,
-  intAttr,
-  nodeWithoutAttributes,
-  normAxis,
-  rankOf,
-  stringAttr,
-  withAttributes,
-} from "./build.js";
+  attributeDropped,
+  axisAttributeToInput,
+  axisInputToAttribute,
+  renamedTo,
+  row,
+} from "./kit.js";
+import { rankOf, stringAttr, withAttributes } from "./nodes.js";
 
 const GRID_UP: Record<string, string> = {
   bilinear: "linear",
@@ -40,50 +38,7 @@ const gridMode =
     return [withAttributes(c.node, { mode: attr("mode", renamed) })];
   };
 
-const dftUp: Adapter = (c: AdapterContext) => {
-  const axis = intAttr(c, "axis")!;
-  const [k, name] = int64Constant(c, `${c.node.outputs[0] || "dft"}_axis`, [axis], true);
-  const n = nodeWithoutAttributes(c.node, "axis");
-  n.inputs = [c.node.inputs[0]!, c.node.inputs[1] ?? "", name];
-  return [k, n];
-};
-
-const dftDown: Adapter = (c: AdapterContext) => {
-  const given = constantValues(c, 2, "'axis'");
-  if (given && given.length !== 1) c.fail("'axis' must hold one value");
-  // DFT-20's default axis is -2; DFT-17 counts from the front.
-  let axis = given?.[0] ?? -2;
-  if (axis < 0) {
-    const rank = rankOf(c, 0);
-    if (rank === undefined) c.fail(`axis ${axis} counts from the back of an input of unknown rank`);
-    axis = normAxis(axis, rank);
-  }
-  const n = withAttributes(c.node, { axis: attr("axis", axis) });
-  n.inputs = [c.node.inputs[0]!, c.node.inputs[1] ?? ""];
-  while (n.inputs[n.inputs.length - 1] === "") n.inputs.pop();
-  return [n];
-};
-
-const toScatterElements: Adapter = (c: AdapterContext) => [
-  { ...withAttributes(c.node, {}), opType: "ScatterElements" },
-];
-
-const row = (
-  op: string,
-  from: number,
-  to: number,
-  summary: string,
-  adapter: Adapter,
-): AdapterRow => ({
-  domain: "",
-  op,
-  from,
-  to,
-  summary,
-  adapter,
-});
-
-export const MISC_ROWS: AdapterRow[] = [
+export const rows: AdapterRow[] = [
   row("GridSample", 16, 20, "mode 'bilinear' -> 'linear', 'bicubic' -> 'cubic'", gridMode(GRID_UP)),
   row(
     "GridSample",
@@ -92,19 +47,34 @@ export const MISC_ROWS: AdapterRow[] = [
     "mode 'linear' -> 'bilinear', 'cubic' -> 'bicubic'; 4-D only",
     gridMode(GRID_DOWN),
   ),
-  row("DFT", 17, 20, "axis attribute -> constant input", dftUp),
-  row("DFT", 20, 17, "constant axis input -> attribute (the default -2 needs the rank)", dftDown),
-  row("Cast", 19, 13, "saturate dropped (it concerns float8 targets only)", (c) => [
-    nodeWithoutAttributes(c.node, "saturate"),
-  ]),
-  row("Cast", 24, 23, "round_mode dropped (it concerns float8e8m0 only)", (c) => [
-    nodeWithoutAttributes(c.node, "round_mode"),
-  ]),
+  row("DFT", 17, 20, "axis attribute -> constant input", axisAttributeToInput({ index: 2 })),
+  row(
+    "DFT",
+    20,
+    17,
+    "constant axis input -> attribute (the default -2 needs the rank)",
+    // DFT-20's default axis is -2; DFT-17 counts from the front.
+    axisInputToAttribute({ index: 2, whenOmitted: -2, fromFront: true }),
+  ),
+  row(
+    "Cast",
+    19,
+    13,
+    "saturate dropped (it concerns float8 targets only)",
+    attributeDropped("saturate"),
+  ),
+  row(
+    "Cast",
+    24,
+    23,
+    "round_mode dropped (it concerns float8e8m0 only)",
+    attributeDropped("round_mode"),
+  ),
   row(
     "Scatter",
     9,
     11,
     "Scatter is deprecated from 11: ScatterElements-11 (the same operation)",
-    toScatterElements,
+    renamedTo("ScatterElements"),
   ),
 ];

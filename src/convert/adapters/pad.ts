@@ -13,9 +13,11 @@ import {
   numberConstant,
   rankOf,
   stringAttr,
+  trimInputs,
   withAttributes,
   nodeWithoutAttributes,
-} from "./build.js";
+} from "./nodes.js";
+import { row } from "./kit.js";
 import type { Node } from "../../ir/types.js";
 
 const up11: Adapter = (c: AdapterContext) => {
@@ -69,8 +71,7 @@ const down13: Adapter = (c: AdapterContext) => {
   });
   const [k, name] = int64Constant(c, `${c.node.outputs[0] || "pad"}_pads`, full);
   const n = withAttributes(c.node, {});
-  n.inputs = [c.node.inputs[0]!, name, c.node.inputs[2] ?? ""];
-  while (n.inputs[n.inputs.length - 1] === "") n.inputs.pop();
+  n.inputs = trimInputs([c.node.inputs[0]!, name, c.node.inputs[2] ?? ""]);
   return [k, n];
 };
 
@@ -79,30 +80,9 @@ const down18: Adapter = (c: AdapterContext) => {
   return undefined;
 };
 
-export const PAD_ROWS: AdapterRow[] = [
-  {
-    domain: "",
-    op: "Pad",
-    from: 2,
-    to: 11,
-    summary: "pads/value attributes -> constant inputs",
-    adapter: up11,
-  },
-  {
-    domain: "",
-    op: "Pad",
-    from: 11,
-    to: 2,
-    summary: "constant pads/constant_value inputs -> attributes",
-    adapter: down2,
-  },
-  {
-    domain: "",
-    op: "Pad",
-    from: 18,
-    to: 13,
-    summary: "the axes input is spread into full pads",
-    adapter: down13,
-  },
-  { domain: "", op: "Pad", from: 19, to: 18, summary: "mode 'wrap' blocks", adapter: down18 },
+export const rows: AdapterRow[] = [
+  row("Pad", 2, 11, "pads/value attributes -> constant inputs", up11),
+  row("Pad", 11, 2, "constant pads/constant_value inputs -> attributes", down2),
+  row("Pad", 18, 13, "the axes input is spread into full pads", down13),
+  row("Pad", 19, 18, "mode 'wrap' blocks", down18),
 ];

@@ -7,14 +7,8 @@ import { isTensor } from "../../check/types.js";
 import { isIntegerType } from "../../check/consts.js";
 import type { Node } from "../../ir/types.js";
 import type { Adapter, AdapterRow } from "../adapter.js";
-import {
-  axesAttributeToInput,
-  checkThen,
-  constantIntsInput,
-  typeRestriction,
-  withoutAttributes,
-  withoutInput,
-} from "./common.js";
+import { axesRows, typeRestriction, type AxesStep } from "./kit.js";
+import { constantIntsInput, withoutAttributes, withoutInput } from "./nodes.js";
 
 /** What a Reduce op does to each element when it reduces over no axis (noop_with_empty_axes=1). */
 const ELEMENTWISE: Record<string, "Log" | "Abs" | "Square" | "Identity"> = {
@@ -30,13 +24,11 @@ const ELEMENTWISE: Record<string, "Log" | "Abs" | "Square" | "Identity"> = {
   ReduceProd: "Identity",
 };
 
-const up: Adapter = axesAttributeToInput({ attribute: "axes", index: 1, emptyIsAbsent: true });
-
 /**
  * The way down: constant axes become the attribute; empty or absent axes with
  * noop_with_empty_axes=1 (the reduction is the identity) become the elementwise equivalent.
  */
-const down: Adapter = checkThen(typeRestriction, (c) => {
+const down: Adapter = (c) => {
   const node = c.node;
   const axes = constantIntsInput(c, 1, "axes");
   const noop = attrInt(node, "noop_with_empty_axes", 0);
@@ -64,7 +56,7 @@ const down: Adapter = checkThen(typeRestriction, (c) => {
       ? [{ name: "axes", type: "INTS" as const, value: axes }, ...rest]
       : rest;
   return [{ ...node, inputs: withoutInput(node.inputs, 1), attributes }];
-});
+};
 
 const OTHERS = [
   "ReduceL1",
@@ -78,46 +70,20 @@ const OTHERS = [
   "ReduceSumSquare",
 ];
 
-function axesRows(op: string, before: number, after: number): AdapterRow[] {
-  return [
-    {
-      domain: "",
-      op,
-      from: before,
-      to: after,
-      summary: "axes attribute -> constant int64 input (absent or [] stay absent)",
-      adapter: up,
-    },
-    {
-      domain: "",
-      op,
-      from: after,
-      to: before,
-      summary:
-        "constant axes input -> attribute; noop_with_empty_axes=1 with no axes -> elementwise equivalent; run-time axes blocked",
-      adapter: down,
-    },
-  ];
-}
+const AXES: AxesStep = {
+  emptyIsAbsent: true,
+  summaries: [
+    "axes attribute -> constant int64 input (absent or [] stay absent)",
+    "constant axes input -> attribute; noop_with_empty_axes=1 with no axes -> elementwise equivalent; run-time axes blocked",
+  ],
+  down,
+};
 
-function typeRows(op: string, before: number, after: number): AdapterRow[] {
-  return [
-    {
-      domain: "",
-      op,
-      from: after,
-      to: before,
-      summary: "types: blocked when the node uses a type the older version lacks",
-      adapter: typeRestriction,
-    },
-  ];
-}
-
-export const reduceRows: AdapterRow[] = [
-  ...axesRows("ReduceSum", 11, 13),
-  ...OTHERS.flatMap((op) => axesRows(op, 13, 18)),
-  ...typeRows("ReduceMax", 11, 12),
-  ...typeRows("ReduceMin", 11, 12),
-  ...typeRows("ReduceMax", 18, 20),
-  ...typeRows("ReduceMin", 18, 20),
+export const rows: AdapterRow[] = [
+  ...axesRows("ReduceSum", 11, 13, AXES),
+  ...OTHERS.flatMap((op) => axesRows(op, 13, 18, AXES)),
+  typeRestriction("ReduceMax", 12, 11),
+  typeRestriction("ReduceMin", 12, 11),
+  typeRestriction("ReduceMax", 20, 18),
+  typeRestriction("ReduceMin", 20, 18),
 ];

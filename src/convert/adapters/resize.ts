@@ -7,14 +7,15 @@ import { attr } from "../../ir/index.js";
 import { Tensor } from "../../ir/tensor.js";
 import { DataType, type Node } from "../../ir/types.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
-import { constantNode } from "./common.js";
+import { renamedTo, row } from "./kit.js";
 import {
+  constantNode,
   constantValues,
   floatsAttr,
   nodeWithoutAttributes,
   stringAttr,
   withAttributes,
-} from "./build.js";
+} from "./nodes.js";
 
 const emptyFloats = (c: AdapterContext, what: string) =>
   constantNode(
@@ -26,14 +27,14 @@ const emptyFloats = (c: AdapterContext, what: string) =>
 const upsample9: Adapter = (c: AdapterContext) => {
   const scales = floatsAttr(c, "scales");
   if (!scales) c.fail("the required 'scales' attribute is missing");
-  const k = constantNode(
+  const [k, name] = constantNode(
     c,
     `${c.node.outputs[0] || "upsample"}_scales`,
     Tensor.from(DataType.FLOAT, [scales.length], scales),
   );
   const n = nodeWithoutAttributes(c.node, "scales");
-  n.inputs = [c.node.inputs[0]!, k.name];
-  return [k.node, n];
+  n.inputs = [c.node.inputs[0]!, name];
+  return [k, n];
 };
 
 const upsample7: Adapter = (c: AdapterContext) => {
@@ -43,20 +44,15 @@ const upsample7: Adapter = (c: AdapterContext) => {
   return [n];
 };
 
-/** Upsample-9 -> Resize-10: the same inputs, attributes and sampling. */
-const toResize: Adapter = (c: AdapterContext) => [
-  { ...withAttributes(c.node, {}), opType: "Resize" },
-];
-
 const resize11: Adapter = (c: AdapterContext) => {
   const mode = stringAttr(c, "mode") ?? "nearest";
-  const roi = emptyFloats(c, "roi");
+  const [roi, roiName] = emptyFloats(c, "roi");
   const n = withAttributes(c.node, {
     coordinate_transformation_mode: attr("coordinate_transformation_mode", "asymmetric"),
     ...(mode === "nearest" ? { nearest_mode: attr("nearest_mode", "floor") } : {}),
   });
-  n.inputs = [c.node.inputs[0]!, roi.name, c.node.inputs[1]!];
-  return [roi.node, n];
+  n.inputs = [c.node.inputs[0]!, roiName, c.node.inputs[1]!];
+  return [roi, n];
 };
 
 const resize10: Adapter = (c: AdapterContext) => {
@@ -96,9 +92,9 @@ const resize13to11: Adapter = (c: AdapterContext) => {
     [2, "scales"],
   ] as const)
     if (inputs[i] === "") {
-      const k = emptyFloats(c, what);
-      out.push(k.node);
-      inputs[i] = k.name;
+      const [k, name] = emptyFloats(c, what);
+      out.push(k);
+      inputs[i] = name;
     }
   if (out.length === 0) return undefined;
   const n = withAttributes(c.node, {});
@@ -106,53 +102,30 @@ const resize13to11: Adapter = (c: AdapterContext) => {
   return [...out, n];
 };
 
-export const RESIZE_ROWS: AdapterRow[] = [
-  {
-    domain: "",
-    op: "Upsample",
-    from: 7,
-    to: 9,
-    summary: "scales attribute -> constant input",
-    adapter: upsample9,
-  },
-  {
-    domain: "",
-    op: "Upsample",
-    from: 9,
-    to: 7,
-    summary: "constant scales input -> attribute",
-    adapter: upsample7,
-  },
-  {
-    domain: "",
-    op: "Upsample",
-    from: 9,
-    to: 10,
-    summary: "Upsample is deprecated from 10: Resize-10 (the same sampling)",
-    adapter: toResize,
-  },
-  {
-    domain: "",
-    op: "Resize",
-    from: 10,
-    to: 11,
-    summary: "asymmetric coordinates (floor for nearest) made explicit; empty roi input",
-    adapter: resize11,
-  },
-  {
-    domain: "",
-    op: "Resize",
-    from: 11,
-    to: 10,
-    summary: "only asymmetric coordinates, floor nearest, scales (not sizes) go down",
-    adapter: resize10,
-  },
-  {
-    domain: "",
-    op: "Resize",
-    from: 13,
-    to: 11,
-    summary: "omitted roi/scales inputs become empty constants",
-    adapter: resize13to11,
-  },
+export const rows: AdapterRow[] = [
+  row("Upsample", 7, 9, "scales attribute -> constant input", upsample9),
+  row("Upsample", 9, 7, "constant scales input -> attribute", upsample7),
+  row(
+    "Upsample",
+    9,
+    10,
+    "Upsample is deprecated from 10: Resize-10 (the same sampling)",
+    // The same inputs, attributes and sampling.
+    renamedTo("Resize"),
+  ),
+  row(
+    "Resize",
+    10,
+    11,
+    "asymmetric coordinates (floor for nearest) made explicit; empty roi input",
+    resize11,
+  ),
+  row(
+    "Resize",
+    11,
+    10,
+    "only asymmetric coordinates, floor nearest, scales (not sizes) go down",
+    resize10,
+  ),
+  row("Resize", 13, 11, "omitted roi/scales inputs become empty constants", resize13to11),
 ];

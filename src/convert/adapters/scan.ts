@@ -10,7 +10,8 @@
 import { attr, getAttr } from "../../ir/index.js";
 import type { Graph, Node, ValueInfo } from "../../ir/types.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
-import { constantValues, intAttr, intsAttr, opNode, tensorTypeOf } from "./build.js";
+import { row } from "./kit.js";
+import { constantValues, intAttr, intsAttr, opNode, tensorTypeOf } from "./nodes.js";
 
 const up: Adapter = (c: AdapterContext) => {
   const body = getAttr(c.node, "body");
@@ -104,22 +105,22 @@ const down: Adapter = (c: AdapterContext) => {
   return out;
 };
 
-export const SCAN_ROWS: AdapterRow[] = [
-  {
-    domain: "",
-    op: "Scan",
-    from: 8,
-    to: 9,
-    summary: "the batch axis becomes an outer Scan-9 over batch entries around the inner Scan-9",
-    adapter: up,
-  },
-  {
-    domain: "",
-    op: "Scan",
-    from: 9,
-    to: 8,
-    summary:
-      "a batch axis of 1 added (Unsqueeze) and removed (Squeeze); axes/output directions must be defaults",
-    adapter: down,
-  },
+// For the type check, Scan-8's inputs sit one further than Scan-9's (after sequence_lens).
+export const rows: AdapterRow[] = [
+  row(
+    "Scan",
+    8,
+    9,
+    "the batch axis becomes an outer Scan-9 over batch entries around the inner Scan-9",
+    up,
+    { inputOffset: -1 },
+  ),
+  row(
+    "Scan",
+    9,
+    8,
+    "a batch axis of 1 added (Unsqueeze) and removed (Squeeze); axes/output directions must be defaults",
+    down,
+    { inputOffset: 1 },
+  ),
 ];

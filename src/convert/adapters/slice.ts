@@ -4,15 +4,15 @@
 import { attr } from "../../ir/index.js";
 import type { Node } from "../../ir/types.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
+import { axisAttributeToInput, row } from "./kit.js";
 import {
   constantValues,
   int64Constant,
-  intAttr,
   intsAttr,
   trimInputs,
   withAttributes,
   nodeWithoutAttributes,
-} from "./build.js";
+} from "./nodes.js";
 
 const sliceUp: Adapter = (c: AdapterContext) => {
   const base = c.node.outputs[0] || "slice";
@@ -50,15 +50,6 @@ const sliceDown: Adapter = (c: AdapterContext) => {
   return [n];
 };
 
-const topkUp: Adapter = (c: AdapterContext) => {
-  const k = intAttr(c, "k");
-  if (k === undefined) c.fail("the required 'k' attribute is missing");
-  const [kn, name] = int64Constant(c, `${c.node.outputs[0] || "topk"}_k`, [k]);
-  const n = nodeWithoutAttributes(c.node, "k");
-  n.inputs = [c.node.inputs[0]!, name];
-  return [kn, n];
-};
-
 const topkDown: Adapter = (c: AdapterContext) => {
   const k = constantValues(c, 1, "'K'")!;
   if (k.length !== 1) c.fail(`K must hold one value, it holds ${k.length}`);
@@ -67,40 +58,21 @@ const topkDown: Adapter = (c: AdapterContext) => {
   return [n];
 };
 
-export const SLICE_ROWS: AdapterRow[] = [
-  {
-    domain: "",
-    op: "Slice",
-    from: 1,
-    to: 10,
-    summary: "starts/ends/axes attributes -> constant inputs",
-    adapter: sliceUp,
-  },
-  {
-    domain: "",
-    op: "Slice",
-    from: 10,
-    to: 1,
-    summary: "constant starts/ends/axes inputs -> attributes; steps other than 1 block",
-    adapter: sliceDown,
-  },
-];
-
-export const TOPK_ROWS: AdapterRow[] = [
-  {
-    domain: "",
-    op: "TopK",
-    from: 1,
-    to: 10,
-    summary: "k attribute -> constant K input",
-    adapter: topkUp,
-  },
-  {
-    domain: "",
-    op: "TopK",
-    from: 10,
-    to: 1,
-    summary: "constant K input -> k attribute",
-    adapter: topkDown,
-  },
+export const rows: AdapterRow[] = [
+  row("Slice", 1, 10, "starts/ends/axes attributes -> constant inputs", sliceUp),
+  row(
+    "Slice",
+    10,
+    1,
+    "constant starts/ends/axes inputs -> attributes; steps other than 1 block",
+    sliceDown,
+  ),
+  row(
+    "TopK",
+    1,
+    10,
+    "k attribute -> constant K input",
+    axisAttributeToInput({ attribute: "k", index: 1, vector: true }),
+  ),
+  row("TopK", 10, 1, "constant K input -> k attribute", topkDown),
 ];

@@ -4,7 +4,8 @@
 
 import { attr } from "../../ir/index.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
-import { intAttr, normAxis, opNode, rankOf, withAttributes } from "./build.js";
+import { row } from "./kit.js";
+import { intAttr, normAxis, opNode, rankOf, withAttributes } from "./nodes.js";
 
 /** 11 -> 13: keep the axis when it is the last one; otherwise Flatten -> op(axis=1) -> Reshape. */
 const up: Adapter = (c: AdapterContext) => {
@@ -54,23 +55,19 @@ const down: Adapter = (c: AdapterContext) => {
   ];
 };
 
-export const SOFTMAX_ROWS: AdapterRow[] = ["Softmax", "LogSoftmax", "Hardmax"].flatMap((op) => [
-  {
-    domain: "",
+export const rows: AdapterRow[] = ["Softmax", "LogSoftmax", "Hardmax"].flatMap((op) => [
+  row(
     op,
-    from: 11,
-    to: 13,
-    summary:
-      "the 2-D coercion at axis becomes one axis: kept when last, else Flatten -> op -> Reshape",
-    adapter: up,
-  },
-  {
-    domain: "",
+    11,
+    13,
+    "the 2-D coercion at axis becomes one axis: kept when last, else Flatten -> op -> Reshape",
+    up,
+  ),
+  row(
     op,
-    from: 13,
-    to: 11,
-    summary:
-      "one axis becomes the 2-D coercion: axis -1 when last, else Transpose -> op -> Transpose",
-    adapter: down,
-  },
+    13,
+    11,
+    "one axis becomes the 2-D coercion: axis -1 when last, else Transpose -> op -> Transpose",
+    down,
+  ),
 ]);

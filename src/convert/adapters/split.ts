@@ -4,7 +4,7 @@
 
 import { attr, getAttr } from "../../ir/index.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
-import { axesAttributeToInput, axesInputToAttribute } from "./common.js";
+import { axesRows, row } from "./kit.js";
 import {
   int64Constant,
   intAttr,
@@ -12,7 +12,7 @@ import {
   tensorTypeOf,
   withAttributes,
   nodeWithoutAttributes,
-} from "./build.js";
+} from "./nodes.js";
 
 /** 13 -> 18: without a split input, 18 requires num_outputs (= the number of outputs). */
 const up18: Adapter = (c: AdapterContext) => {
@@ -44,37 +44,20 @@ const down13: Adapter = (c: AdapterContext) => {
   return [k, out];
 };
 
-export const SPLIT_ROWS: AdapterRow[] = [
-  {
-    domain: "",
-    op: "Split",
-    from: 11,
-    to: 13,
-    summary: "split attribute -> constant int64 input",
-    adapter: axesAttributeToInput({ attribute: "split" }),
-  },
-  {
-    domain: "",
-    op: "Split",
-    from: 13,
-    to: 11,
-    summary: "constant split input -> attribute (a split computed at run time blocks)",
-    adapter: axesInputToAttribute({ attribute: "split" }),
-  },
-  {
-    domain: "",
-    op: "Split",
-    from: 13,
-    to: 18,
-    summary: "no split input: num_outputs = the number of outputs",
-    adapter: up18,
-  },
-  {
-    domain: "",
-    op: "Split",
-    from: 18,
-    to: 13,
-    summary: "num_outputs removed; an uneven split becomes an explicit split input",
-    adapter: down13,
-  },
+export const rows: AdapterRow[] = [
+  ...axesRows("Split", 11, 13, {
+    attribute: "split",
+    summaries: [
+      "split attribute -> constant int64 input",
+      "constant split input -> attribute (a split computed at run time blocks)",
+    ],
+  }),
+  row("Split", 13, 18, "no split input: num_outputs = the number of outputs", up18),
+  row(
+    "Split",
+    18,
+    13,
+    "num_outputs removed; an uneven split becomes an explicit split input",
+    down13,
+  ),
 ];

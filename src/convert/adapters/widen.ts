@@ -7,8 +7,8 @@
 
 import { DataType, type Node } from "../../ir/types.js";
 import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
-import { typeRestrictionReason } from "./common.js";
-import { opNode, tensorTypeOf, withAttributes } from "./build.js";
+import { compatible, row } from "./kit.js";
+import { opNode, tensorTypeOf, withAttributes } from "./nodes.js";
 
 const CARRIER: Record<number, number> = {
   [DataType.INT8]: DataType.FLOAT,
@@ -72,10 +72,10 @@ function fold(c: AdapterContext, cmp: "Greater" | "Less", inputs: string[]): Nod
   return out;
 }
 
+/** Max/Min on a type Max-8/Min-8 lack (the row's type check sends only those here). */
 const byWhere =
   (cmp: "Greater" | "Less"): Adapter =>
   (c: AdapterContext) => {
-    if (!typeRestrictionReason(c)) return undefined;
     const via = carrierFor(c, () => true);
     if (via) return carried(c, ...via);
     return fold(
@@ -85,8 +85,8 @@ const byWhere =
     );
   };
 
+/** Clip on a type Clip-11 lacks (the row's type check sends only those here). */
 const clipByWhere: Adapter = (c: AdapterContext) => {
-  if (!typeRestrictionReason(c)) return undefined;
   const via = carrierFor(c, (t) => t === DataType.FLOAT);
   if (via) return carried(c, ...via);
   const [x, lo = "", hi = ""] = c.node.inputs;
@@ -106,8 +106,12 @@ const clipByWhere: Adapter = (c: AdapterContext) => {
 const summary =
   "integer types the older version lacks: carried in a float type that holds them exactly, else by comparisons and Where";
 
-export const WIDEN_ROWS: AdapterRow[] = [
-  { domain: "", op: "Max", from: 12, to: 8, summary, adapter: byWhere("Greater") },
-  { domain: "", op: "Min", from: 12, to: 8, summary, adapter: byWhere("Less") },
-  { domain: "", op: "Clip", from: 12, to: 11, summary, adapter: clipByWhere },
+/** The row of a step whose type check hands the nodes of a missing type to `rewrite`. */
+const widened = (op: string, from: number, to: number, rewrite: Adapter) =>
+  row(op, from, to, summary, compatible, { typeMissing: rewrite });
+
+export const rows: AdapterRow[] = [
+  widened("Max", 12, 8, byWhere("Greater")),
+  widened("Min", 12, 8, byWhere("Less")),
+  widened("Clip", 12, 11, clipByWhere),
 ];
