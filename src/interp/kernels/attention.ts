@@ -6,7 +6,7 @@
 import { attrFloat, attrInt, attrString, getAttr } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { hasAttribute, hasInput } from "../../schema/facts.js";
+import { hasAttribute, hasInput, hasMeaning } from "../../schema/facts.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { checkedCount, fail, floatInput, input, intValues, optInput, strides } from "./util.js";
@@ -142,7 +142,7 @@ const Attention: Kernel = (ctx, inputs) => {
     [qv, kv, vv, dqk, dv] = [uq.v, uk.v, uv.v, uq.d, uv.d];
   } else {
     if (
-      version.since >= 25 &&
+      hasMeaning(version, "heads-for-3d-only") &&
       (getAttr(ctx.node, "q_num_heads") || getAttr(ctx.node, "kv_num_heads"))
     )
       fail(ctx, "q_num_heads and kv_num_heads must not be given for 4-D inputs");

@@ -6,7 +6,7 @@
 import { attrFloat, attrInt } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { hasAttribute } from "../../schema/facts.js";
+import { hasAttribute, scaleIsPerChannel } from "../../schema/facts.js";
 import { fromFloat64, toFloat64 } from "../tensor.js";
 import type { Kernel, KernelContext } from "../types.js";
 import { broadcastIndex, broadcastShapes, fail, floatInput, normAxis } from "./util.js";
@@ -55,7 +55,7 @@ const GroupNormalization: Kernel = (ctx, inputs) => {
   const [n, c] = x.shape as [number, number];
   if (groups <= 0 || c % groups !== 0)
     fail(ctx, `num_groups ${groups} must be positive and divide the number of channels ${c}`);
-  const perChannel = version.since >= 21; // version 18 scales per group
+  const perChannel = scaleIsPerChannel(version);
   const want = perChannel ? c : groups;
   for (const [t, name] of [
     [scaleT, "scale"],
