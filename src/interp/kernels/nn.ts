@@ -4,7 +4,7 @@
 // MeanVarianceNormalization), losses, Conv, pooling and MaxUnpool.
 // Floating-point work is done in float64 and rounded once to the output type.
 
-import { attrFloat, attrInt, attrInts, attrString } from "../../ir/attributes.js";
+import { attrInt, attrInts, attrString } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
@@ -22,14 +22,9 @@ import {
   scalarNumber,
   strides,
 } from "./util.js";
-import {
-  hasInput,
-  inputIndex,
-  intAttributeDefault,
-  outputTypes,
-  softmaxAlongAxis,
-} from "../../schema/facts.js";
+import { hasInput, inputIndex, outputTypes, softmaxAlongAxis } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
+import { floatAttr, intAttr, intsAttr, stringAttr } from "./attrs.js";
 
 type AnyStore = { [i: number]: unknown; length: number };
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
@@ -54,37 +49,37 @@ function activation(
 
 const activations: Record<string, Kernel> = {
   Elu: activation("Elu", (ctx) => {
-    const a = attrFloat(ctx.node, "alpha", 1);
+    const a = floatAttr(ctx, "alpha");
     return (x) => (x < 0 ? a * Math.expm1(x) : x);
   }),
   Celu: activation("Celu", (ctx) => {
-    const a = attrFloat(ctx.node, "alpha", 1);
+    const a = floatAttr(ctx, "alpha");
     return (x) => Math.max(0, x) + Math.min(0, a * Math.expm1(x / a));
   }),
   LeakyRelu: activation("LeakyRelu", (ctx) => {
-    const a = attrFloat(ctx.node, "alpha", 0.01);
+    const a = floatAttr(ctx, "alpha");
     return (x) => (x < 0 ? a * x : x);
   }),
   Selu: activation("Selu", (ctx) => {
-    const a = attrFloat(ctx.node, "alpha", 1.67326319217681884765625);
-    const g = attrFloat(ctx.node, "gamma", 1.05070102214813232421875);
+    const a = floatAttr(ctx, "alpha");
+    const g = floatAttr(ctx, "gamma");
     return (x) => (x > 0 ? g * x : g * a * Math.expm1(x));
   }),
   HardSigmoid: activation("HardSigmoid", (ctx) => {
-    const a = attrFloat(ctx.node, "alpha", 0.2);
-    const b = attrFloat(ctx.node, "beta", 0.5);
+    const a = floatAttr(ctx, "alpha");
+    const b = floatAttr(ctx, "beta");
     return (x) => Math.max(0, Math.min(1, a * x + b));
   }),
   HardSwish: activation("HardSwish", () => (x) => x * Math.max(0, Math.min(1, x / 6 + 0.5))),
   ThresholdedRelu: activation("ThresholdedRelu", (ctx) => {
-    const a = attrFloat(ctx.node, "alpha", 1);
+    const a = floatAttr(ctx, "alpha");
     return (x) => (x > a ? x : 0);
   }),
   Shrink: activation(
     "Shrink",
     (ctx) => {
-      const bias = attrFloat(ctx.node, "bias", 0);
-      const lambd = attrFloat(ctx.node, "lambd", 0.5);
+      const bias = floatAttr(ctx, "bias");
+      const lambd = floatAttr(ctx, "lambd");
       return (x) => (x < -lambd ? x + bias : x > lambd ? x - bias : 0);
     },
     true,
@@ -99,10 +94,10 @@ const Clip: Kernel = (ctx, inputs) => {
   let lo: number | bigint | undefined;
   let hi: number | bigint | undefined;
   if (!hasInput(opVersion(ctx), "min")) {
-    // Clip-6's absent bounds are the float limits (its schema defaults); Clip-1 has none.
-    const limit = opVersion(ctx).since >= 6 ? 3.4028234663852886e38 : Infinity;
-    lo = attrFloat(ctx.node, "min", -limit);
-    hi = attrFloat(ctx.node, "max", limit);
+    // Clip-6's absent bounds are its schema defaults (the float limits), bound by the executor;
+    // Clip-1 states no defaults: an absent bound is no bound.
+    lo = floatAttr(ctx, "min", { without: -Infinity });
+    hi = floatAttr(ctx, "max", { without: Infinity });
   } else {
     const mn = optInput(ctx, inputs, 1);
     const mx = optInput(ctx, inputs, 2);
@@ -142,7 +137,7 @@ const Clip: Kernel = (ctx, inputs) => {
 };
 
 const Mod: Kernel = (ctx, inputs) => {
-  const fmod = attrInt(ctx.node, "fmod", 0) !== 0;
+  const fmod = intAttr(ctx, "fmod") !== 0;
   const a = input(ctx, inputs, 0);
   if (isFloatType(a.dtype) && !fmod) fail(ctx, "fmod must be 1 for floating-point inputs");
   const intMod = (x: number, y: number) => {
@@ -189,10 +184,7 @@ const BitShift: Kernel = (ctx, inputs) => {
 function softmaxLayout(ctx: KernelContext, x: RTensor): [number, number, number] {
   const r = x.shape.length;
   const v = opVersion(ctx);
-  const axisAttr =
-    attrInt(ctx.node, "axis") ??
-    intAttributeDefault(v, "axis") ??
-    fail(ctx, "the axis is not given and has no default");
+  const axisAttr = intAttr(ctx, "axis");
   if (!softmaxAlongAxis(v)) {
     const axis = normAxis(ctx, axisAttr, Math.max(r, 1));
     return [prod(x.shape.slice(0, axis)), prod(x.shape.slice(axis)), 1];
@@ -241,9 +233,9 @@ function argExtreme(max: boolean): Kernel {
   return (ctx, inputs) => {
     const x = input(ctx, inputs, 0);
     const r = x.shape.length;
-    const axis = normAxis(ctx, attrInt(ctx.node, "axis", 0), r);
-    const keep = attrInt(ctx.node, "keepdims", 1) !== 0;
-    const last = attrInt(ctx.node, "select_last_index", 0) !== 0;
+    const axis = normAxis(ctx, intAttr(ctx, "axis"), r);
+    const keep = intAttr(ctx, "keepdims") !== 0;
+    const last = intAttr(ctx, "select_last_index", { without: 0 }) !== 0;
     const dim = x.shape[axis]!;
     if (dim === 0) fail(ctx, `cannot take Arg${max ? "Max" : "Min"} over an empty axis ${axis}`);
     const outer = prod(x.shape.slice(0, axis));
@@ -349,10 +341,10 @@ const Gemm: Kernel = (ctx, inputs) => {
   const b = input(ctx, inputs, 1);
   const c = optInput(ctx, inputs, 2);
   if (a.shape.length !== 2 || b.shape.length !== 2) fail(ctx, "A and B must be 2-D");
-  const ta = attrInt(ctx.node, "transA", 0) !== 0;
-  const tb = attrInt(ctx.node, "transB", 0) !== 0;
-  const alpha = attrFloat(ctx.node, "alpha", 1);
-  const beta = attrFloat(ctx.node, "beta", 1);
+  const ta = intAttr(ctx, "transA") !== 0;
+  const tb = intAttr(ctx, "transB") !== 0;
+  const alpha = floatAttr(ctx, "alpha");
+  const beta = floatAttr(ctx, "beta");
   const [m, k] = ta ? [a.shape[1]!, a.shape[0]!] : [a.shape[0]!, a.shape[1]!];
   const [k2, n] = tb ? [b.shape[1]!, b.shape[0]!] : [b.shape[0]!, b.shape[1]!];
   if (k !== k2) fail(ctx, `inner dimensions differ: ${k} and ${k2}`);
@@ -384,7 +376,7 @@ const Trilu: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const kT = optInput(ctx, inputs, 1);
   const k = kT ? (intValues(ctx, kT, "k")[0] ?? 0) : 0;
-  const upper = attrInt(ctx.node, "upper", 1) !== 0;
+  const upper = intAttr(ctx, "upper") !== 0;
   const r = x.shape.length;
   if (r < 2) fail(ctx, "input must have rank at least 2");
   const rows = x.shape[r - 2]!;
@@ -434,11 +426,11 @@ const BatchNormalization: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   requireFloat(ctx, x);
   const [scale, bias, mean, variance] = [1, 2, 3, 4].map((i) => toFloat64(input(ctx, inputs, i)));
-  const eps = attrFloat(ctx.node, "epsilon", 1e-5);
+  const eps = floatAttr(ctx, "epsilon");
   const c = x.shape[1] ?? 1;
   const inner = prod(x.shape.slice(2));
   const v = toFloat64(x);
-  const training = attrInt(ctx.node, "training_mode", 0) !== 0;
+  const training = intAttr(ctx, "training_mode", { without: 0 }) !== 0;
   // Training mode normalises with the batch statistics and also returns the updated running ones.
   const useMean = training ? scratch(Float64Array, c) : mean!;
   const useVar = training ? scratch(Float64Array, c) : variance!;
@@ -458,7 +450,7 @@ const BatchNormalization: Kernel = (ctx, inputs) => {
   }
   const outs = [fromFloat64(x.dtype, [...x.shape], v)];
   if (training) {
-    const mom = attrFloat(ctx.node, "momentum", 0.9);
+    const mom = floatAttr(ctx, "momentum");
     const meanT = input(ctx, inputs, 3);
     const varT = input(ctx, inputs, 4);
     outs.push(
@@ -484,7 +476,7 @@ const InstanceNormalization: Kernel = (ctx, inputs) => {
   requireFloat(ctx, x);
   const scale = toFloat64(input(ctx, inputs, 1));
   const bias = toFloat64(input(ctx, inputs, 2));
-  const eps = attrFloat(ctx.node, "epsilon", 1e-5);
+  const eps = floatAttr(ctx, "epsilon");
   const c = x.shape[1] ?? 1;
   const inner = prod(x.shape.slice(2));
   const v = toFloat64(x);
@@ -506,8 +498,8 @@ const LayerNormalization: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   requireFloat(ctx, x);
   const r = x.shape.length;
-  const axis = normAxis(ctx, attrInt(ctx.node, "axis", -1), r);
-  const eps = attrFloat(ctx.node, "epsilon", 1e-5);
+  const axis = normAxis(ctx, intAttr(ctx, "axis"), r);
+  const eps = floatAttr(ctx, "epsilon");
   const scaleT = input(ctx, inputs, 1);
   const biasT = optInput(ctx, inputs, 2);
   const inner = prod(x.shape.slice(axis));
@@ -542,7 +534,7 @@ const LayerNormalization: Kernel = (ctx, inputs) => {
   const bIdx = biasT ? broadcastAlong(biasT.shape, outShape) : undefined;
   const y = scratch(Float64Array, prod(outShape));
   for (let p = 0; p < y.length; p++) y[p] = v[xIdx(p)]! * s[sIdx(p)]! + (b ? b[bIdx!(p)]! : 0);
-  const statType = attrInt(ctx.node, "stash_type", 1) === 1 ? DataType.FLOAT : x.dtype;
+  const statType = intAttr(ctx, "stash_type") === 1 ? DataType.FLOAT : x.dtype;
   return [
     fromFloat64(x.dtype, outShape, y),
     fromFloat64(statType, statShape, means),
@@ -585,7 +577,7 @@ function nll(
   target: RTensor,
   weight: RTensor | undefined,
 ): NllResult {
-  const reduction = attrString(ctx.node, "reduction", "mean");
+  const reduction = stringAttr(ctx, "reduction");
   const ignore = attrInt(ctx.node, "ignore_index");
   const n = shape[0]!;
   const c = shape[1]!;
@@ -672,7 +664,7 @@ function windowGeometry(
   const k = inSpatial.length;
   const strides = attrInts(ctx.node, "strides") ?? new Array<number>(k).fill(1);
   const dilations = attrInts(ctx.node, "dilations") ?? new Array<number>(k).fill(1);
-  const autoPad = attrString(ctx.node, "auto_pad", "NOTSET");
+  const autoPad = stringAttr(ctx, "auto_pad");
   let pads = attrInts(ctx.node, "pads") ?? new Array<number>(2 * k).fill(0);
   if (
     kernel.length !== k ||
@@ -752,7 +744,7 @@ const Conv: Kernel = (ctx, inputs) => {
   const inSpatial = x.shape.slice(2);
   const [m, cg] = wT.shape as [number, number];
   const kernel = attrInts(ctx.node, "kernel_shape") ?? wT.shape.slice(2);
-  const group = attrInt(ctx.node, "group", 1);
+  const group = intAttr(ctx, "group");
   if (cg * group !== c)
     fail(ctx, `weights expect ${cg * group} input channels, the input has ${c}`);
   if (m % group !== 0) fail(ctx, `output channels ${m} are not divisible by group ${group}`);
@@ -796,9 +788,14 @@ function pool(kind: "max" | "avg"): Kernel {
     const kernel =
       attrInts(ctx.node, "kernel_shape") ?? fail(ctx, "attribute 'kernel_shape' is required");
     const inSpatial = x.shape.slice(2);
-    const w = windowGeometry(ctx, inSpatial, kernel, attrInt(ctx.node, "ceil_mode", 0) !== 0);
+    const w = windowGeometry(
+      ctx,
+      inSpatial,
+      kernel,
+      intAttr(ctx, "ceil_mode", { without: 0 }) !== 0,
+    );
     const table = windowTable(inSpatial, w);
-    const includePad = attrInt(ctx.node, "count_include_pad", 0) !== 0;
+    const includePad = intAttr(ctx, "count_include_pad", { without: 0 }) !== 0;
     const nOut = prod(w.outSpatial);
     const nK = prod(kernel);
     const inSize = prod(inSpatial);
@@ -808,7 +805,7 @@ function pool(kind: "max" | "avg"): Kernel {
     const xv = toFloat64(x);
     const out = scratch(Float64Array, prod(outShape));
     const wantIndices = kind === "max" && ctx.node.outputs.length > 1 && ctx.node.outputs[1] !== "";
-    const columnMajor = attrInt(ctx.node, "storage_order", 0) !== 0;
+    const columnMajor = intAttr(ctx, "storage_order", { without: 0 }) !== 0;
     const inStr = strides(inSpatial);
     const indices = wantIndices ? scratch(BigInt64Array, out.length) : undefined;
     // With count_include_pad, the divisor counts window positions inside the padded extent.
@@ -899,9 +896,7 @@ function globalPool(kind: "max" | "avg"): Kernel {
 
 const MeanVarianceNormalization: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  const axes = (attrInts(ctx.node, "axes") ?? [0, 2, 3]).map((a) =>
-    normAxis(ctx, a, x.shape.length),
-  );
+  const axes = intsAttr(ctx, "axes").map((a) => normAxis(ctx, a, x.shape.length));
   const v = toFloat64(x);
   const st = strides(x.shape);
   const groupOf = (p: number) => {
@@ -931,9 +926,9 @@ const MeanVarianceNormalization: Kernel = (ctx, inputs) => {
 const LRN: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const size = attrInt(ctx.node, "size", 0);
-  const alpha = attrFloat(ctx.node, "alpha", 0.0001);
-  const beta = attrFloat(ctx.node, "beta", 0.75);
-  const bias = attrFloat(ctx.node, "bias", 1);
+  const alpha = floatAttr(ctx, "alpha");
+  const beta = floatAttr(ctx, "beta");
+  const bias = floatAttr(ctx, "bias");
   const c = x.shape[1]!;
   const inner = prod(x.shape.slice(2));
   const v = toFloat64(x);

@@ -3,7 +3,7 @@
 // `stash_type` asks (it only sets a lower bound on the precision of stage one) and every output
 // is rounded once to its element type.
 
-import { attrFloat, attrInt } from "../../ir/attributes.js";
+import { attrInt } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { hasAttribute, scaleIsPerChannel } from "../../schema/facts.js";
@@ -11,6 +11,7 @@ import { fromFloat64, toFloat64 } from "../tensor.js";
 import type { Kernel, KernelContext } from "../types.js";
 import { broadcastIndex, broadcastShapes, fail, floatInput, normAxis } from "./util.js";
 import { opVersion } from "./version.js";
+import { floatAttr, intAttr } from "./attrs.js";
 
 const STASH_TYPES = new Set<number>([
   DataType.FLOAT,
@@ -20,13 +21,10 @@ const STASH_TYPES = new Set<number>([
 ]);
 
 function checkStashType(ctx: KernelContext): void {
-  const stash = attrInt(ctx.node, "stash_type", DataType.FLOAT);
+  const stash = intAttr(ctx, "stash_type");
   if (!STASH_TYPES.has(stash))
     fail(ctx, `stash_type must be a floating-point type (1, 10, 11 or 16), got ${stash}`);
 }
-
-/** The attributes' default 1e-5, as the float32 an attribute holds. */
-const DEFAULT_EPSILON = Math.fround(1e-5);
 
 const shapeText = (s: readonly number[]) => `[${s.join(",")}]`;
 
@@ -66,7 +64,7 @@ const GroupNormalization: Kernel = (ctx, inputs) => {
         ctx,
         `${name} must have shape [${want}] (${perChannel ? "one value per channel" : "one value per group"}), got ${shapeText(t.shape)}`,
       );
-  const eps = attrFloat(ctx.node, "epsilon", DEFAULT_EPSILON);
+  const eps = floatAttr(ctx, "epsilon");
   const spatial = x.shape.slice(2).reduce((p, d) => p * d, 1);
   const perGroup = c / groups;
   const size = perGroup * spatial;
@@ -100,8 +98,8 @@ const RMSNormalization: Kernel = (ctx, inputs) => {
   checkStashType(ctx);
   const r = x.shape.length;
   if (r === 0) fail(ctx, "X must have rank 1 or more");
-  const axis = normAxis(ctx, attrInt(ctx.node, "axis", -1), r);
-  const eps = attrFloat(ctx.node, "epsilon", DEFAULT_EPSILON);
+  const axis = normAxis(ctx, intAttr(ctx, "axis"), r);
+  const eps = floatAttr(ctx, "epsilon");
   const b = broadcastShapes(ctx, [x.shape, scaleT.shape]);
   if (b.length !== r || b.some((d, i) => d !== x.shape[i]))
     fail(

@@ -1,13 +1,13 @@
 // Linear quantization: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
 // ConvInteger, QLinearMatMul, QLinearConv (8-bit integer types; per-tensor or per-axis scales).
 
-import { attrInt } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { nnKernels } from "./nn.js";
 import { fail, input, normAxis, optInput } from "./util.js";
+import { intAttr } from "./attrs.js";
 
 const RANGE: Record<number, [number, number]> = {
   [DataType.UINT8]: [0, 255],
@@ -69,8 +69,8 @@ const QuantizeLinear: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const s = input(ctx, inputs, 1);
   const z = optInput(ctx, inputs, 2);
-  const axis = attrInt(ctx.node, "axis", 1);
-  const dtype = z ? z.dtype : attrInt(ctx.node, "output_dtype", 0) || DataType.UINT8;
+  const axis = intAttr(ctx, "axis", { without: 1 });
+  const dtype = z ? z.dtype : intAttr(ctx, "output_dtype", { without: 0 }) || DataType.UINT8;
   return [
     quantize(ctx, toFloat64(x), x, perAxis(ctx, x, s, axis, 1), perAxis(ctx, x, z, axis, 0), dtype),
   ];
@@ -80,7 +80,7 @@ const DequantizeLinear: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const s = input(ctx, inputs, 1);
   const z = optInput(ctx, inputs, 2);
-  const axis = attrInt(ctx.node, "axis", 1);
+  const axis = intAttr(ctx, "axis", { without: 1 });
   const scale = perAxis(ctx, x, s, axis, 1);
   const zp = perAxis(ctx, x, z, axis, 0);
   const v = toFloat64(x);
