@@ -5,6 +5,7 @@ import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
+import { convPoolKernels } from "./conv-pool.js";
 import { nnKernels } from "./nn.js";
 import { fail, input, normAxis, optInput } from "./util.js";
 import { intAttr } from "./attrs.js";
@@ -139,7 +140,7 @@ const MatMulInteger: Kernel = (ctx, inputs) => {
 const ConvInteger: Kernel = (ctx, inputs) => {
   const x = centered(input(ctx, inputs, 0), optInput(ctx, inputs, 2), 1);
   const w = centered(input(ctx, inputs, 1), optInput(ctx, inputs, 3), 0);
-  const y = nnKernels.Conv!(ctx, [x, w])[0] as RTensor;
+  const y = convPoolKernels.Conv!(ctx, [x, w])[0] as RTensor;
   return [fromFloat64(DataType.INT32, y.shape, y.data as Float64Array)];
 };
 
@@ -194,7 +195,7 @@ const QLinearConv: Kernel = (ctx, inputs) => {
     for (let i = 0; i < bv.length; i++) bv[i]! *= xsv * (wsv.length === 1 ? wsv[0]! : wsv[i]!);
     B = { dtype: DataType.DOUBLE, shape: [bv.length], data: bv };
   }
-  const y = nnKernels.Conv!(ctx, B ? [X, W, B] : [X, W])[0] as RTensor;
+  const y = convPoolKernels.Conv!(ctx, B ? [X, W, B] : [X, W])[0] as RTensor;
   const outType = yz ? yz.dtype : DataType.UINT8;
   return [
     quantize(
