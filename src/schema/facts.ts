@@ -133,8 +133,8 @@ export function meaningChanges(v: OpVersion): readonly MeaningChange[] {
   return v.changes ?? [];
 }
 
-// Per registry: domain → op → fact → the version that records it (null: none).
-const recorded = new WeakMap<VersionSource, Map<string, Map<string, OpVersion | null>>>();
+// Per registry: "domain op fact" → the version that records it (null: none).
+const recorded = new WeakMap<VersionSource, Map<string, OpVersion | null>>();
 
 /**
  * The version of `v`'s op that records the change of meaning `fact` (undefined when none does).
@@ -145,16 +145,14 @@ export function versionRecording(
   fact: string,
   registry: VersionSource = SchemaRegistry.default(),
 ): OpVersion | undefined {
-  let byOp = recorded.get(registry);
-  if (!byOp) recorded.set(registry, (byOp = new Map()));
-  const key = `${normaliseDomain(v.domain)}\u0000${v.name}`;
-  let byFact = byOp.get(key);
-  if (!byFact) byOp.set(key, (byFact = new Map()));
-  let at = byFact.get(fact);
+  let cache = recorded.get(registry);
+  if (!cache) recorded.set(registry, (cache = new Map()));
+  const key = `${normaliseDomain(v.domain)}\u0000${v.name}\u0000${fact}`;
+  let at = cache.get(key);
   if (at === undefined) {
     const all = registry.versions(v.domain, v.name);
     at = all.find((x) => meaningChanges(x).some((c) => c.fact === fact)) ?? null;
-    byFact.set(fact, at);
+    cache.set(key, at);
   }
   return at ?? undefined;
 }

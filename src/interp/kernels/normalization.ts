@@ -199,17 +199,22 @@ const InstanceNormalization: Kernel = (ctx, inputs) => {
   const v = toFloat64(x);
   for (let g = 0; g < v.length / Math.max(inner, 1); g++) {
     const ch = g % c;
-    let mean = 0;
-    for (let i = 0; i < inner; i++) mean += v[g * inner + i]!;
-    mean /= inner;
-    let varSum = 0;
-    for (let i = 0; i < inner; i++) varSum += (v[g * inner + i]! - mean) ** 2;
-    const inv = 1 / Math.sqrt(varSum / inner + eps);
+    const [mean, inv] = moments(v, g * inner, inner, eps);
     for (let i = 0; i < inner; i++)
       v[g * inner + i] = (v[g * inner + i]! - mean) * inv * scale[ch]! + bias[ch]!;
   }
   return [fromFloat64(x.dtype, [...x.shape], v)];
 };
+
+/** The mean of v[start, start + n) and 1 / sqrt(its variance + eps). */
+function moments(v: Float64Array, start: number, n: number, eps: number): [number, number] {
+  let mean = 0;
+  for (let i = 0; i < n; i++) mean += v[start + i]!;
+  mean /= n;
+  let vs = 0;
+  for (let i = 0; i < n; i++) vs += (v[start + i]! - mean) ** 2;
+  return [mean, 1 / Math.sqrt(vs / n + eps)];
+}
 
 const LayerNormalization: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
@@ -226,12 +231,7 @@ const LayerNormalization: Kernel = (ctx, inputs) => {
   const means = scratch(Float64Array, outer);
   const invs = scratch(Float64Array, outer);
   for (let o = 0; o < outer; o++) {
-    let mean = 0;
-    for (let i = 0; i < inner; i++) mean += v[o * inner + i]!;
-    mean /= inner;
-    let vs = 0;
-    for (let i = 0; i < inner; i++) vs += (v[o * inner + i]! - mean) ** 2;
-    const inv = 1 / Math.sqrt(vs / inner + eps);
+    const [mean, inv] = moments(v, o * inner, inner, eps);
     means[o] = mean;
     invs[o] = inv;
     for (let i = 0; i < inner; i++) {
@@ -310,7 +310,7 @@ const MeanVarianceNormalization: Kernel = (ctx, inputs) => {
 
 const LRN: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  const size = attrInt(ctx.node, "size", 0);
+  const size = intAttr(ctx, "size");
   const alpha = floatAttr(ctx, "alpha");
   const beta = floatAttr(ctx, "beta");
   const bias = floatAttr(ctx, "bias");
