@@ -10,8 +10,13 @@
 //     "versions": {
 //       "18": { "description": "...", "body": { "kind": "builder", "builder": "reduce_l1" },
 //               "attributes": { "keepdims": "text" }, "inputs": { "axes": "text" },
-//               "outputs": { ... }, "type_constraints": { "T": "text" } } } }
+//               "outputs": { ... }, "type_constraints": { "T": "text" },
+//               "changes": [{ "kind": "meaning", "fact": "name", "what": "text",
+//                             "breaks": ["up", "down"], "what_down": "text" }] } } }
 //
+// `changes` records what a version means differently from the one before when its signature does
+// not show it (GroupNormalization-21: scale and bias per channel); schema/facts.ts answers from
+// it and the converter's plan treats the steps named in `breaks` as changes of meaning.
 // A version key the spec does not have must hold a complete version (every field of
 // OpVersionSchema in src/schema/types.ts); an overlay file whose operator the spec does not have
 // adds a new operator. Usage: node scripts/gen-schemas.mjs [--spec PATH] [--out DIR] [--check]
@@ -47,9 +52,10 @@ const VERSION_KEYS = [
   "max_outputs",
   "type_constraints",
   "body",
+  "changes",
 ];
 const REQUIRED_KEYS = VERSION_KEYS.filter(
-  (k) => !["description", "deprecated", "experimental", "body"].includes(k),
+  (k) => !["description", "deprecated", "experimental", "body", "changes"].includes(k),
 );
 
 function fail(msg) {
@@ -88,9 +94,15 @@ function normaliseVersion(v) {
       type_constraints: v.type_constraints.map((t) =>
         ordered(t, ["name", "allowed", "description"]),
       ),
+      changes: v.changes?.map(normaliseChange),
     },
     VERSION_KEYS,
   );
+}
+
+/** A change of meaning, its keys in a fixed order (OpVersionSchema's `changes` in src/schema/types.ts). */
+function normaliseChange(c) {
+  return ordered(c, ["kind", "fact", "what", "breaks", "what_down"]);
 }
 
 function describeList(where, list, patch, what) {
@@ -104,11 +116,20 @@ function describeList(where, list, patch, what) {
 }
 
 function applyPatch(where, version, patch) {
-  const known = ["description", "body", "attributes", "inputs", "outputs", "type_constraints"];
+  const known = [
+    "description",
+    "body",
+    "changes",
+    "attributes",
+    "inputs",
+    "outputs",
+    "type_constraints",
+  ];
   for (const k of Object.keys(patch))
     if (!known.includes(k)) fail(`${where}: unknown overlay key '${k}'`);
   if (patch.description !== undefined) version.description = patch.description;
   if (patch.body !== undefined) version.body = patch.body;
+  if (patch.changes !== undefined) version.changes = patch.changes.map(normaliseChange);
   describeList(where, version.attributes, patch.attributes, "attribute");
   describeList(where, version.inputs, patch.inputs, "input");
   describeList(where, version.outputs, patch.outputs, "output");

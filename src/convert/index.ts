@@ -20,7 +20,7 @@ export {
   type ConversionPlan,
   type StepRecord,
 } from "./plan.js";
-export { BEHAVIOUR_BREAKS, BLOCKED_STEPS, type StepData } from "./steps.js";
+export { BLOCKED_STEPS, behaviourBreaks, type StepData } from "./steps.js";
 
 /** "ReduceSum 13 -> 11" (an op's version step; 0 is "does not exist"). */
 export function stepLabel(r: Pick<StepRecord, "op" | "from" | "to">): string {

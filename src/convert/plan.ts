@@ -9,7 +9,7 @@ import type { OpVersion } from "../schema/types.js";
 import type { AdapterContext, AdapterRow } from "./adapter.js";
 import { adapterTable, stepKey } from "./adapters/index.js";
 import { typeRestrictionReason } from "./adapters/kit.js";
-import { BEHAVIOUR_BREAKS, BLOCKED_STEPS, type StepData } from "./steps.js";
+import { BLOCKED_STEPS, behaviourBreaks, type StepData } from "./steps.js";
 
 /** One step of one node that is not free: adapted, or blocked. */
 export interface StepRecord {
@@ -48,7 +48,7 @@ let behaviour: Map<string, StepData> | undefined;
 let blockedSteps: Map<string, StepData> | undefined;
 
 export function behaviourBreak(domain: string, op: string, from: number, to: number) {
-  behaviour ??= keyed(BEHAVIOUR_BREAKS);
+  behaviour ??= keyed(behaviourBreaks());
   return behaviour.get(stepKey(domain, op, from, to));
 }
 

@@ -12,6 +12,7 @@ import type { Attribute, Function, Graph, Model, Node, OpsetId } from "../ir/typ
 import { MemoryBudget, withBudget } from "./budget.js";
 import { fromIRTensor, sparseToDense } from "./ir-tensors.js";
 import { kernelFor } from "./kernels/index.js";
+import { nodeWithDefaults } from "./defaults.js";
 import type { KernelContext, RTensor, RValue } from "./types.js";
 
 export interface RunOptions {
@@ -288,9 +289,11 @@ class Executor {
     const kernel = isDefaultDomain(node.domain) ? kernelFor(node.opType) : undefined;
     if (!kernel)
       throw new OnnxError("E_UNSUPPORTED", "the interpreter has no kernel for this op", label);
+    const opset = opsets.get("") ?? 1;
     const ctx: KernelContext = {
-      node,
-      opset: opsets.get("") ?? 1,
+      // the schema's attribute defaults bound in, once per node (interp/defaults.ts)
+      node: nodeWithDefaults(node, opset),
+      opset,
       label,
       maxElements: this.maxElements,
       maxIterations: this.maxIterations,

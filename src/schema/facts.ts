@@ -3,7 +3,7 @@
 // `hasInput(v, "axes")`, not `version >= 13`; the checker's rules, the interpreter's kernels and
 // the converter's adapters all ask here, so a schema is the one place such a fact lives.
 
-import type { AttributeSchema, FormalSchema, OpVersion } from "./types.js";
+import type { AttributeSchema, FormalSchema, MeaningChange, OpVersion } from "./types.js";
 import { SchemaRegistry, normaliseDomain } from "./registry.js";
 
 // ---- one version: its formals and attributes ----
@@ -71,33 +71,6 @@ export function outputTypes(v: OpVersion, name: string): readonly string[] {
   return f ? formalTypes(v, f) : [];
 }
 
-// ---- facts of an ONNX release that the schema files do not record ----
-
-/**
- * Opset 7 (ONNX 1.2) made every elementwise op broadcast numpy-style across all its inputs.
- * Versions from before (Add-6 and its kind with `broadcast`/`axis` attributes, Max/Min/Sum/Mean-6
- * with equal shapes, PRelu-6 with a per-channel slope) broadcast the other inputs to the first,
- * whose shape the result has. The schemas hold signatures, not this prose, so it is kept here.
- */
-export const MULTIDIRECTIONAL_BROADCAST_SINCE = 7;
-
-/** Whether an elementwise op version broadcasts numpy-style (see MULTIDIRECTIONAL_BROADCAST_SINCE). */
-export function broadcastsMultidirectionally(v: OpVersion): boolean {
-  return v.since >= MULTIDIRECTIONAL_BROADCAST_SINCE;
-}
-
-/**
- * Softmax, LogSoftmax and Hardmax-13 work along one axis (default -1). Earlier versions flatten
- * the input to 2-D at `axis` (default 1) and work along the second dimension. The defaults are in
- * the schemas; the change of meaning is not.
- */
-export const SOFTMAX_ALONG_AXIS_SINCE = 13;
-
-/** Whether a Softmax/LogSoftmax/Hardmax version works along one axis (see SOFTMAX_ALONG_AXIS_SINCE). */
-export function softmaxAlongAxis(v: OpVersion): boolean {
-  return v.since >= SOFTMAX_ALONG_AXIS_SINCE;
-}
-
 // ---- an operator's versions ----
 
 /** What the version lookups need of a registry (SchemaRegistry, or anything with its lookups). */
@@ -151,4 +124,70 @@ export function versionInForce(
     if (Number.isSafeInteger(opset) && opset >= 0 && opset < 1 << 16) byOpset[opset] = v;
   }
   return v ?? undefined;
+}
+
+// ---- changes of meaning, recorded on the version that made them (`changes` in schemas/) ----
+
+/** The changes of meaning a version records (what it does differently from the version before). */
+export function meaningChanges(v: OpVersion): readonly MeaningChange[] {
+  return v.changes ?? [];
+}
+
+// Per registry: "domain op fact" → the version that records it (null: none).
+const recorded = new WeakMap<VersionSource, Map<string, OpVersion | null>>();
+
+/**
+ * The version of `v`'s op that records the change of meaning `fact` (undefined when none does).
+ * Cached per (registry, domain, op, fact).
+ */
+export function versionRecording(
+  v: OpVersion,
+  fact: string,
+  registry: VersionSource = SchemaRegistry.default(),
+): OpVersion | undefined {
+  let cache = recorded.get(registry);
+  if (!cache) recorded.set(registry, (cache = new Map()));
+  const key = `${normaliseDomain(v.domain)}\u0000${v.name}\u0000${fact}`;
+  let at = cache.get(key);
+  if (at === undefined) {
+    const all = registry.versions(v.domain, v.name);
+    at = all.find((x) => meaningChanges(x).some((c) => c.fact === fact)) ?? null;
+    cache.set(key, at);
+  }
+  return at ?? undefined;
+}
+
+/**
+ * Whether `v` means what the change `fact` says: true from the version that records the change
+ * on, and for every version of an op that records no such change (it has meant it throughout).
+ */
+export function hasMeaning(
+  v: OpVersion,
+  fact: string,
+  registry: VersionSource = SchemaRegistry.default(),
+): boolean {
+  const at = versionRecording(v, fact, registry);
+  return at === undefined || v.since >= at.since;
+}
+
+/**
+ * Whether an elementwise op version broadcasts numpy-style. Versions from before (Add-6 and its
+ * kind with `broadcast`/`axis` attributes, Max/Min/Sum/Mean-6 with equal shapes, PRelu-6 with a
+ * per-channel slope) broadcast the other inputs to the first, whose shape the result has.
+ */
+export function broadcastsMultidirectionally(v: OpVersion, registry?: VersionSource): boolean {
+  return hasMeaning(v, "multidirectional-broadcast", registry);
+}
+
+/**
+ * Whether a Softmax/LogSoftmax/Hardmax version works along one axis; earlier versions flatten the
+ * input to 2-D at `axis` and work along the second dimension.
+ */
+export function softmaxAlongAxis(v: OpVersion, registry?: VersionSource): boolean {
+  return hasMeaning(v, "softmax-along-axis", registry);
+}
+
+/** Whether GroupNormalization's scale and bias hold one value per channel (per group before). */
+export function scaleIsPerChannel(v: OpVersion, registry?: VersionSource): boolean {
+  return hasMeaning(v, "scale-per-channel", registry);
 }

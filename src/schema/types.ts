@@ -59,6 +59,25 @@ export const FunctionBodySchema = z.union([
   z.strictObject({ kind: z.literal("builder"), builder: z.string().min(1) }),
 ]);
 
+/**
+ * A change of meaning recorded on the version that made it: what the version does differently
+ * from the one before, which its signature does not show (GroupNormalization-21: scale and bias
+ * per channel). `schema/facts.ts` answers questions by `fact`; the converter's plan reads
+ * `breaks` as the steps across this version that change a node's meaning.
+ */
+export const MeaningChangeSchema = z.strictObject({
+  kind: z.literal("meaning"),
+  /** The name facts.ts asks by, e.g. "scale-per-channel". */
+  fact: z.string().min(1),
+  /** The change in words, as the converter's plan states it for a step up. */
+  what: z.string().min(1),
+  /** Steps across this version (from the version before: "up"; back to it: "down") that the
+   * signature diff does not show as breaking, so that a node needs an adapter to take them. */
+  breaks: z.array(z.enum(["up", "down"])),
+  /** How a step down states the change, when it reads differently from `what`. */
+  what_down: z.string().min(1).optional(),
+});
+
 export const Unbounded = 2147483647;
 
 export const OpVersionSchema = z.strictObject({
@@ -77,6 +96,8 @@ export const OpVersionSchema = z.strictObject({
   max_outputs: z.number().int().nonnegative(),
   type_constraints: z.array(TypeConstraintSchema),
   body: FunctionBodySchema.optional(),
+  /** Changes of meaning this version made (hand-written in schemas/_overlay/). */
+  changes: z.array(MeaningChangeSchema).optional(),
 });
 
 export const OperatorFileSchema = z.strictObject({
@@ -90,6 +111,7 @@ export type AttributeSchema = z.infer<typeof AttributeSchema>;
 export type FormalSchema = z.infer<typeof FormalSchema>;
 export type TypeConstraintSchema = z.infer<typeof TypeConstraintSchema>;
 export type FunctionBodySchema = z.infer<typeof FunctionBodySchema>;
+export type MeaningChange = z.infer<typeof MeaningChangeSchema>;
 export type OpVersionSchema = z.infer<typeof OpVersionSchema>;
 export type OperatorFile = z.infer<typeof OperatorFileSchema>;
 

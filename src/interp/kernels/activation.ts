@@ -4,11 +4,11 @@
 // cancels (1 + erf(x) and 1 + tanh(u) for negative arguments) but keep its IEEE behaviour at
 // the infinities: x · gate(x) with gate(-inf) = 0 gives NaN at -inf, as the function bodies do.
 
-import { attrFloat, attrString } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { fromFloat64, toFloat64 } from "../tensor.js";
 import type { Kernel, RTensor } from "../types.js";
 import { fail, floatInput } from "./util.js";
+import { floatAttr, stringAttr } from "./attrs.js";
 
 const SQRT1_2 = Math.SQRT1_2;
 const TWO_OVER_SQRT_PI = 2 / Math.sqrt(Math.PI);
@@ -118,7 +118,7 @@ function mapFloat(x: RTensor, f: (v: number) => number): RTensor {
 
 const Gelu: Kernel = (ctx, inputs) => {
   const x = floatInput(ctx, inputs, 0, "X");
-  const approximate = attrString(ctx.node, "approximate", "none");
+  const approximate = stringAttr(ctx, "approximate");
   if (approximate !== "none" && approximate !== "tanh")
     fail(ctx, `approximate must be 'none' or 'tanh', got '${approximate}'`);
   return [mapFloat(x, approximate === "tanh" ? geluTanh : gelu)];
@@ -127,7 +127,7 @@ const Gelu: Kernel = (ctx, inputs) => {
 const Mish: Kernel = (ctx, inputs) => [mapFloat(floatInput(ctx, inputs, 0, "X"), mish)];
 
 const Swish: Kernel = (ctx, inputs) => {
-  const alpha = attrFloat(ctx.node, "alpha", 1);
+  const alpha = floatAttr(ctx, "alpha");
   return [mapFloat(floatInput(ctx, inputs, 0, "X"), (v) => swish(v, alpha))];
 };
 
@@ -142,7 +142,7 @@ const SwiGLU: Kernel = (ctx, inputs) => {
       ctx,
       `A [${a.shape.join(",")}] and B [${b.shape.join(",")}] must have the same shape (SwiGLU does not broadcast)`,
     );
-  const alpha = attrFloat(ctx.node, "alpha", 1);
+  const alpha = floatAttr(ctx, "alpha");
   const av = toFloat64(a);
   const bv = toFloat64(b);
   for (let i = 0; i < av.length; i++) av[i] = swish(av[i]!, alpha) * bv[i]!;

@@ -3,14 +3,15 @@
 // inputs and each output is rounded once to its element type (`softmax_precision` and the
 // float32 state of LinearAttention only set a lower bound on the precision).
 
-import { attrFloat, attrInt, attrString, getAttr } from "../../ir/attributes.js";
+import { attrInt, getAttr } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { hasAttribute, hasInput } from "../../schema/facts.js";
+import { hasAttribute, hasInput, hasMeaning } from "../../schema/facts.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { checkedCount, fail, floatInput, input, intValues, optInput, strides } from "./util.js";
 import { opVersion } from "./version.js";
+import { floatAttr, intAttr, stringAttr } from "./attrs.js";
 
 const shapeText = (s: readonly number[]) => `[${s.join(",")}]`;
 
@@ -142,7 +143,7 @@ const Attention: Kernel = (ctx, inputs) => {
     [qv, kv, vv, dqk, dv] = [uq.v, uk.v, uv.v, uq.d, uv.d];
   } else {
     if (
-      version.since >= 25 &&
+      hasMeaning(version, "heads-for-3d-only") &&
       (getAttr(ctx.node, "q_num_heads") || getAttr(ctx.node, "kv_num_heads"))
     )
       fail(ctx, "q_num_heads and kv_num_heads must not be given for 4-D inputs");
@@ -190,18 +191,18 @@ const Attention: Kernel = (ctx, inputs) => {
 
   // Attributes.
   const scaleAttr = getAttr(ctx.node, "scale");
-  const scale = scaleAttr ? attrFloat(ctx.node, "scale", 1) : 1 / Math.sqrt(dqk);
-  const causal = attrInt(ctx.node, "is_causal", 0) !== 0;
-  const softcap = attrFloat(ctx.node, "softcap", 0);
-  const mode = attrInt(ctx.node, "qk_matmul_output_mode", 0);
+  const scale = scaleAttr ? floatAttr(ctx, "scale") : 1 / Math.sqrt(dqk);
+  const causal = intAttr(ctx, "is_causal") !== 0;
+  const softcap = floatAttr(ctx, "softcap");
+  const mode = intAttr(ctx, "qk_matmul_output_mode");
   if (mode < 0 || mode > 3) fail(ctx, `qk_matmul_output_mode must be 0, 1, 2 or 3, got ${mode}`);
   const precision = attrInt(ctx.node, "softmax_precision");
   if (precision !== undefined && !SOFTMAX_PRECISIONS.has(precision))
     fail(ctx, `softmax_precision must be 1, 10, 11 or 16, got ${precision}`);
   // The window attributes exist from version 25 on; before, a stray one is not applied.
   const windows = hasAttribute(version, "left_window_size");
-  const left = windows ? attrInt(ctx.node, "left_window_size", -1) : -1;
-  const right = windows ? attrInt(ctx.node, "right_window_size", -1) : -1;
+  const left = windows ? intAttr(ctx, "left_window_size") : -1;
+  const right = windows ? intAttr(ctx, "right_window_size") : -1;
   if (left < -1 || right < -1)
     fail(
       ctx,
@@ -341,7 +342,7 @@ const RotaryEmbedding: Kernel = (ctx, inputs) => {
       );
   const r = x.shape.length;
   if (r !== 3 && r !== 4) fail(ctx, `X must be 3-D or 4-D, got ${shapeText(x.shape)}`);
-  const interleaved = attrInt(ctx.node, "interleaved", 0) !== 0;
+  const interleaved = intAttr(ctx, "interleaved") !== 0;
   const b = x.shape[0]!;
   let heads: number, seq: number, head: number;
   // Element (b, s, h, d) lives at b·sB + s·sS + h·sH + d in X's own layout.
@@ -360,7 +361,7 @@ const RotaryEmbedding: Kernel = (ctx, inputs) => {
     head = hidden / heads;
     [sB, sS, sH] = [seq * hidden, hidden, head];
   }
-  const rdAttr = attrInt(ctx.node, "rotary_embedding_dim", 0);
+  const rdAttr = intAttr(ctx, "rotary_embedding_dim");
   const rd = rdAttr === 0 ? head : rdAttr;
   if (rd < 0 || rd > head || rd % 2 !== 0)
     fail(ctx, `rotary_embedding_dim ${rd} must be even and at most the head size ${head}`);
@@ -456,7 +457,7 @@ const LinearAttention: Kernel = (ctx, inputs) => {
   ] as const)
     if (t && t.dtype !== q.dtype)
       fail(ctx, `${name} must have query's type ${dtypeName(q.dtype)}, got ${dtypeName(t.dtype)}`);
-  const rule = attrString(ctx.node, "update_rule", "gated_delta");
+  const rule = stringAttr(ctx, "update_rule");
   if (!UPDATE_RULES.has(rule))
     fail(ctx, `update_rule must be 'linear', 'gated', 'delta' or 'gated_delta', got '${rule}'`);
   const hq = headsAttr(ctx, "q_num_heads");
@@ -526,7 +527,7 @@ const LinearAttention: Kernel = (ctx, inputs) => {
   const stateShape = [b, hkv, dk, dv];
   if (pastT && (pastT.shape.length !== 4 || pastT.shape.some((d, i) => d !== stateShape[i])))
     fail(ctx, `past_state must have shape ${shapeText(stateShape)}, got ${shapeText(pastT.shape)}`);
-  const scaleAttr = attrFloat(ctx.node, "scale", 0);
+  const scaleAttr = floatAttr(ctx, "scale");
   const scale = scaleAttr !== 0 ? scaleAttr : 1 / Math.sqrt(dk);
   checkedCount(ctx, [b, steps, hq * dv]);
 

@@ -1,11 +1,11 @@
 // CausalConvWithState-27: a stateful causal depthwise 1-D convolution (the decode-time
 // preprocessing of Mamba and Gated DeltaNet), computed in float64 and rounded once.
 
-import { attrString } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, RTensor } from "../types.js";
 import { fail, floatInput, optInput } from "./util.js";
+import { stringAttr } from "./attrs.js";
 
 const shapeText = (s: readonly number[]) => `[${s.join(",")}]`;
 
@@ -27,7 +27,7 @@ const CausalConvWithState: Kernel = (ctx, inputs) => {
   ] as [RTensor | undefined, string][])
     if (t && t.dtype !== x.dtype)
       fail(ctx, `${name} must have input's type ${dtypeName(x.dtype)}, got ${dtypeName(t.dtype)}`);
-  const activation = attrString(ctx.node, "activation", "none");
+  const activation = stringAttr(ctx, "activation");
   if (activation !== "none" && activation !== "silu" && activation !== "swish")
     fail(ctx, `activation must be 'none', 'silu' or 'swish', got '${activation}'`);
   if (x.shape.length !== 3)

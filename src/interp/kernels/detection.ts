@@ -1,12 +1,10 @@
 // Object detection: NonMaxSuppression, RoiAlign.
 
-import { attrFloat, attrInt, attrString } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel } from "../types.js";
 import { checkedCount, fail, input, intValues, optInput, scalarNumber } from "./util.js";
-import { stringAttributeDefault } from "../../schema/facts.js";
-import { opVersion } from "./version.js";
+import { floatAttr, intAttr, stringAttr } from "./attrs.js";
 
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
 
@@ -19,7 +17,7 @@ const NonMaxSuppression: Kernel = (ctx, inputs) => {
   const maxPerClass = maxT ? (intValues(ctx, maxT, "max_output_boxes_per_class")[0] ?? 0) : 0;
   const iouMax = iouT ? scalarNumber(ctx, iouT, "iou_threshold") : 0;
   const scoreMin = scoreT ? scalarNumber(ctx, scoreT, "score_threshold") : -Infinity;
-  const center = attrInt(ctx.node, "center_point_box", 0) !== 0;
+  const center = intAttr(ctx, "center_point_box") !== 0;
   const [nb, n] = boxes.shape as [number, number];
   const nc = scores.shape[1]!;
   const bv = toFloat64(boxes);
@@ -73,19 +71,15 @@ const RoiAlign: Kernel = (ctx, inputs) => {
   const batchIdx = intValues(ctx, input(ctx, inputs, 2), "batch_indices");
   if (x.shape.length !== 4) fail(ctx, "X must be [N, C, H, W]");
   const [, c, h, w] = x.shape as [number, number, number, number];
-  const oh = attrInt(ctx.node, "output_height", 1);
-  const ow = attrInt(ctx.node, "output_width", 1);
-  const ratio = attrInt(ctx.node, "sampling_ratio", 0);
-  const scale = attrFloat(ctx.node, "spatial_scale", 1);
-  const isMax = attrString(ctx.node, "mode", "avg") === "max";
+  const oh = intAttr(ctx, "output_height");
+  const ow = intAttr(ctx, "output_width");
+  const ratio = intAttr(ctx, "sampling_ratio");
+  const scale = floatAttr(ctx, "spatial_scale");
+  const isMax = stringAttr(ctx, "mode") === "max";
   const halfPixel =
-    attrString(
-      ctx.node,
-      "coordinate_transformation_mode",
-      // RoiAlign-10 has no such attribute: it always works as "output_half_pixel".
-      stringAttributeDefault(opVersion(ctx), "coordinate_transformation_mode") ??
-        "output_half_pixel",
-    ) === "half_pixel";
+    // RoiAlign-10 has no such attribute: it always works as "output_half_pixel".
+    stringAttr(ctx, "coordinate_transformation_mode", { without: "output_half_pixel" }) ===
+    "half_pixel";
   const num = batchIdx.length;
   const outShape = [num, c, oh, ow];
   checkedCount(ctx, outShape);

@@ -22,6 +22,7 @@ import type { Kernel, KernelContext, RTensor, RValue, Storage } from "../types.j
 import { broadcastIndex, broadcastShapes, checkedCount, fail, input } from "./util.js";
 import { broadcastsMultidirectionally } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
+import { intAttr } from "./attrs.js";
 
 type Num = (x: number) => number;
 type Big = (x: bigint) => bigint;
@@ -299,7 +300,10 @@ function binary(op: string, spec: BinarySpec): Kernel {
  */
 function legacyBroadcast(ctx: KernelContext, inputs: (RValue | undefined)[]): RTensor {
   const b = input(ctx, inputs, 1);
-  if (attrInt(ctx.node, "broadcast", 0) === 0 || broadcastsMultidirectionally(opVersion(ctx)))
+  if (
+    intAttr(ctx, "broadcast", { without: 0 }) === 0 ||
+    broadcastsMultidirectionally(opVersion(ctx))
+  )
     return b;
   const axisAttr = attrInt(ctx.node, "axis");
   if (axisAttr === undefined) return b;
@@ -479,8 +483,8 @@ function classify(op: string, test: (ctx: KernelContext) => (x: number) => boole
 
 const IsNaN = classify("IsNaN", () => (x) => x !== x);
 const IsInf = classify("IsInf", (ctx) => {
-  const neg = attrInt(ctx.node, "detect_negative", 1) !== 0;
-  const pos = attrInt(ctx.node, "detect_positive", 1) !== 0;
+  const neg = intAttr(ctx, "detect_negative") !== 0;
+  const pos = intAttr(ctx, "detect_positive") !== 0;
   return (x) => (pos && x === Infinity) || (neg && x === -Infinity);
 });
 

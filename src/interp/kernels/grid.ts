@@ -1,7 +1,7 @@
 // Geometry ops that the spec defines as functions: AffineGrid-20 (a sampling grid from affine
 // matrices) and CenterCropPad-18 (a centred crop or zero pad of chosen axes).
 
-import { attrInt, attrInts } from "../../ir/attributes.js";
+import { attrInts } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
@@ -16,6 +16,7 @@ import {
   normAxis,
   strides,
 } from "./util.js";
+import { intAttr } from "./attrs.js";
 
 const shapeText = (s: readonly number[]) => `[${s.join(",")}]`;
 
@@ -40,7 +41,7 @@ const AffineGrid: Kernel = (ctx, inputs) => {
   if (sizeT.dtype !== DataType.INT64)
     fail(ctx, `size must be an int64 tensor, got ${dtypeName(sizeT.dtype)}`);
   const size = intValues(ctx, sizeT, "size");
-  const align = attrInt(ctx.node, "align_corners", 0) !== 0;
+  const align = intAttr(ctx, "align_corners") !== 0;
   if (sizeT.shape.length !== 1 || (size.length !== 4 && size.length !== 5))
     fail(
       ctx,

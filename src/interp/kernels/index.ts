@@ -14,6 +14,7 @@ import { gridKernels } from "./grid.js";
 import { indexingKernels } from "./indexing.js";
 import { linalgKernels } from "./linalg.js";
 import { logCumSumExpKernels } from "./logcumsumexp.js";
+import { convPoolKernels } from "./conv-pool.js";
 import { nnKernels } from "./nn.js";
 import { normalizationKernels } from "./normalization.js";
 import { quantKernels } from "./quant.js";
@@ -30,6 +31,7 @@ export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...shapeKernels,
   ...controlKernels,
   ...nnKernels,
+  ...convPoolKernels,
   ...sequenceKernels,
   ...indexingKernels,
   ...linalgKernels,

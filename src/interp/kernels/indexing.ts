@@ -1,13 +1,14 @@
 // Index and selection ops: OneHot, GatherND, ScatterElements (and Scatter, its older name),
 // ScatterND, Compress, NonZero, ReverseSequence, TopK, Unique.
 
-import { attrInt, attrString } from "../../ir/attributes.js";
+import { attrInt } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { alloc, fail, input, intValues, normAxis, scalarNumber, strides } from "./util.js";
 import { hasAttribute } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
+import { intAttr, stringAttr } from "./attrs.js";
 
 type AnyStore = { [i: number]: unknown; length: number };
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
@@ -18,7 +19,7 @@ const OneHot: Kernel = (ctx, inputs) => {
   const values = input(ctx, inputs, 2);
   if (values.data.length !== 2) fail(ctx, "values must hold [off, on]");
   const r = idx.shape.length + 1;
-  const axis = normAxis(ctx, attrInt(ctx.node, "axis", -1), r);
+  const axis = normAxis(ctx, intAttr(ctx, "axis"), r);
   const shape = [...idx.shape.slice(0, axis), depth, ...idx.shape.slice(axis)];
   const out = alloc(ctx, values.dtype, shape);
   const d = out.data as unknown as AnyStore;
@@ -40,7 +41,7 @@ const OneHot: Kernel = (ctx, inputs) => {
 const GatherND: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const idx = input(ctx, inputs, 1);
-  const b = attrInt(ctx.node, "batch_dims", 0);
+  const b = intAttr(ctx, "batch_dims", { without: 0 });
   const q = idx.shape.length;
   const last = idx.shape[q - 1]!;
   if (last > x.shape.length - b)
@@ -77,7 +78,7 @@ const GatherND: Kernel = (ctx, inputs) => {
 };
 
 function reducer(ctx: KernelContext): (a: number, b: number) => number {
-  const r = attrString(ctx.node, "reduction", "none");
+  const r = stringAttr(ctx, "reduction", { without: "none" });
   switch (r) {
     case "none":
       return (_a, b) => b;
@@ -98,7 +99,7 @@ const ScatterElements: Kernel = (ctx, inputs) => {
   const idx = input(ctx, inputs, 1);
   const upd = input(ctx, inputs, 2);
   const r = x.shape.length;
-  const axis = normAxis(ctx, attrInt(ctx.node, "axis", 0), r);
+  const axis = normAxis(ctx, intAttr(ctx, "axis"), r);
   const f = reducer(ctx);
   const v = toFloat64(x);
   const u = toFloat64(upd);
@@ -175,10 +176,10 @@ const Compress: Kernel = (ctx, inputs) => {
 const TopK: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const k = hasAttribute(opVersion(ctx), "k")
-    ? attrInt(ctx.node, "k", 1)
+    ? intAttr(ctx, "k")
     : intValues(ctx, input(ctx, inputs, 1), "k")[0]!;
-  const axis = normAxis(ctx, attrInt(ctx.node, "axis", -1), x.shape.length);
-  const largest = attrInt(ctx.node, "largest", 1) !== 0;
+  const axis = normAxis(ctx, intAttr(ctx, "axis"), x.shape.length);
+  const largest = intAttr(ctx, "largest", { without: 1 }) !== 0;
   const dim = x.shape[axis]!;
   if (k < 0 || k > dim) fail(ctx, `k = ${k} is out of range for axis ${axis} of size ${dim}`);
   const outer = prod(x.shape.slice(0, axis));
@@ -230,8 +231,8 @@ const NonZero: Kernel = (ctx, inputs) => {
 const ReverseSequence: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const lens = intValues(ctx, input(ctx, inputs, 1), "sequence_lens");
-  const tAxis = attrInt(ctx.node, "time_axis", 0);
-  const bAxis = attrInt(ctx.node, "batch_axis", 1);
+  const tAxis = intAttr(ctx, "time_axis");
+  const bAxis = intAttr(ctx, "batch_axis");
   const st = strides(x.shape);
   const out = alloc(ctx, x.dtype, [...x.shape]);
   const s = x.data as unknown as AnyStore;
@@ -248,7 +249,7 @@ const ReverseSequence: Kernel = (ctx, inputs) => {
 
 const Unique: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  const sorted = attrInt(ctx.node, "sorted", 1) !== 0;
+  const sorted = intAttr(ctx, "sorted", { without: 1 }) !== 0;
   const axisAttr = attrInt(ctx.node, "axis");
   const src = axisAttr === undefined ? { ...x, shape: [x.data.length] } : x;
   const axis = axisAttr === undefined ? 0 : normAxis(ctx, axisAttr, x.shape.length);

@@ -12,7 +12,6 @@
 // and the fallback (and the float64 path).
 
 import { OnnxError } from "../../errors.js";
-import { attrInt } from "../../ir/attributes.js";
 import {
   dtypeName,
   float16Table,
@@ -23,6 +22,7 @@ import { DataType } from "../../ir/types.js";
 import type { Kernel, RTensor } from "../types.js";
 import { lcseWasm } from "./wasm/loader.js";
 import { scratch } from "../tensor.js";
+import { intAttr } from "./attrs.js";
 
 let wasmEnabled = true;
 /** Turns the WebAssembly path on or off (tests compare both paths). */
@@ -281,7 +281,7 @@ const kernel: Kernel = (ctx, inputs) => {
   const x = inputs[0];
   if (!x || !("dtype" in x))
     throw new OnnxError("E_RUNTIME", "input X must be a tensor", ctx.label);
-  return [logCumSumExp(x, attrInt(ctx.node, "axis", 0), ctx.label)];
+  return [logCumSumExp(x, intAttr(ctx, "axis"), ctx.label)];
 };
 
 export const logCumSumExpKernels: Record<string, Kernel> = { LogCumSumExp: kernel };

@@ -1,10 +1,10 @@
 // Kernels beyond the issue's core set that common models and the ONNX test corpus use:
 // parameterised activations, Clip, Mod, BitShift, Softmax/LogSoftmax/Hardmax, ArgMax/ArgMin,
-// MatMul, Gemm, Trilu, Dropout (inference), normalisations (including LRN and
-// MeanVarianceNormalization), losses, Conv, pooling and MaxUnpool.
+// MatMul, Gemm, Trilu, Dropout (inference) and the losses. Convolution and pooling are in
+// conv-pool.ts, the normalisations in normalization.ts.
 // Floating-point work is done in float64 and rounded once to the output type.
 
-import { attrFloat, attrInt, attrInts, attrString } from "../../ir/attributes.js";
+import { attrInt, attrString } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
@@ -20,23 +20,12 @@ import {
   normAxis,
   optInput,
   scalarNumber,
-  strides,
+  prod,
+  requireFloat,
 } from "./util.js";
-import {
-  hasInput,
-  inputIndex,
-  intAttributeDefault,
-  outputTypes,
-  softmaxAlongAxis,
-} from "../../schema/facts.js";
+import { hasInput, inputIndex, outputTypes, softmaxAlongAxis } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
-
-type AnyStore = { [i: number]: unknown; length: number };
-const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
-
-function requireFloat(ctx: KernelContext, t: RTensor, what = "input"): void {
-  if (!isFloatType(t.dtype)) fail(ctx, `${what} must be floating point, got ${dtypeName(t.dtype)}`);
-}
+import { floatAttr, intAttr, stringAttr } from "./attrs.js";
 
 // ---------------------------------------------------------------------------------------------
 // Activations with attributes
@@ -54,37 +43,37 @@ function activation(
 
 const activations: Record<string, Kernel> = {
   Elu: activation("Elu", (ctx) => {
-    const a = attrFloat(ctx.node, "alpha", 1);
+    const a = floatAttr(ctx, "alpha");
     return (x) => (x < 0 ? a * Math.expm1(x) : x);
   }),
   Celu: activation("Celu", (ctx) => {
-    const a = attrFloat(ctx.node, "alpha", 1);
+    const a = floatAttr(ctx, "alpha");
     return (x) => Math.max(0, x) + Math.min(0, a * Math.expm1(x / a));
   }),
   LeakyRelu: activation("LeakyRelu", (ctx) => {
-    const a = attrFloat(ctx.node, "alpha", 0.01);
+    const a = floatAttr(ctx, "alpha");
     return (x) => (x < 0 ? a * x : x);
   }),
   Selu: activation("Selu", (ctx) => {
-    const a = attrFloat(ctx.node, "alpha", 1.67326319217681884765625);
-    const g = attrFloat(ctx.node, "gamma", 1.05070102214813232421875);
+    const a = floatAttr(ctx, "alpha");
+    const g = floatAttr(ctx, "gamma");
     return (x) => (x > 0 ? g * x : g * a * Math.expm1(x));
   }),
   HardSigmoid: activation("HardSigmoid", (ctx) => {
-    const a = attrFloat(ctx.node, "alpha", 0.2);
-    const b = attrFloat(ctx.node, "beta", 0.5);
+    const a = floatAttr(ctx, "alpha");
+    const b = floatAttr(ctx, "beta");
     return (x) => Math.max(0, Math.min(1, a * x + b));
   }),
   HardSwish: activation("HardSwish", () => (x) => x * Math.max(0, Math.min(1, x / 6 + 0.5))),
   ThresholdedRelu: activation("ThresholdedRelu", (ctx) => {
-    const a = attrFloat(ctx.node, "alpha", 1);
+    const a = floatAttr(ctx, "alpha");
     return (x) => (x > a ? x : 0);
   }),
   Shrink: activation(
     "Shrink",
     (ctx) => {
-      const bias = attrFloat(ctx.node, "bias", 0);
-      const lambd = attrFloat(ctx.node, "lambd", 0.5);
+      const bias = floatAttr(ctx, "bias");
+      const lambd = floatAttr(ctx, "lambd");
       return (x) => (x < -lambd ? x + bias : x > lambd ? x - bias : 0);
     },
     true,
@@ -99,10 +88,10 @@ const Clip: Kernel = (ctx, inputs) => {
   let lo: number | bigint | undefined;
   let hi: number | bigint | undefined;
   if (!hasInput(opVersion(ctx), "min")) {
-    // Clip-6's absent bounds are the float limits (its schema defaults); Clip-1 has none.
-    const limit = opVersion(ctx).since >= 6 ? 3.4028234663852886e38 : Infinity;
-    lo = attrFloat(ctx.node, "min", -limit);
-    hi = attrFloat(ctx.node, "max", limit);
+    // Clip-6's absent bounds are its schema defaults (the float limits), bound by the executor;
+    // Clip-1 states no defaults: an absent bound is no bound.
+    lo = floatAttr(ctx, "min", { without: -Infinity });
+    hi = floatAttr(ctx, "max", { without: Infinity });
   } else {
     const mn = optInput(ctx, inputs, 1);
     const mx = optInput(ctx, inputs, 2);
@@ -142,7 +131,7 @@ const Clip: Kernel = (ctx, inputs) => {
 };
 
 const Mod: Kernel = (ctx, inputs) => {
-  const fmod = attrInt(ctx.node, "fmod", 0) !== 0;
+  const fmod = intAttr(ctx, "fmod") !== 0;
   const a = input(ctx, inputs, 0);
   if (isFloatType(a.dtype) && !fmod) fail(ctx, "fmod must be 1 for floating-point inputs");
   const intMod = (x: number, y: number) => {
@@ -189,10 +178,7 @@ const BitShift: Kernel = (ctx, inputs) => {
 function softmaxLayout(ctx: KernelContext, x: RTensor): [number, number, number] {
   const r = x.shape.length;
   const v = opVersion(ctx);
-  const axisAttr =
-    attrInt(ctx.node, "axis") ??
-    intAttributeDefault(v, "axis") ??
-    fail(ctx, "the axis is not given and has no default");
+  const axisAttr = intAttr(ctx, "axis");
   if (!softmaxAlongAxis(v)) {
     const axis = normAxis(ctx, axisAttr, Math.max(r, 1));
     return [prod(x.shape.slice(0, axis)), prod(x.shape.slice(axis)), 1];
@@ -241,9 +227,9 @@ function argExtreme(max: boolean): Kernel {
   return (ctx, inputs) => {
     const x = input(ctx, inputs, 0);
     const r = x.shape.length;
-    const axis = normAxis(ctx, attrInt(ctx.node, "axis", 0), r);
-    const keep = attrInt(ctx.node, "keepdims", 1) !== 0;
-    const last = attrInt(ctx.node, "select_last_index", 0) !== 0;
+    const axis = normAxis(ctx, intAttr(ctx, "axis"), r);
+    const keep = intAttr(ctx, "keepdims") !== 0;
+    const last = intAttr(ctx, "select_last_index", { without: 0 }) !== 0;
     const dim = x.shape[axis]!;
     if (dim === 0) fail(ctx, `cannot take Arg${max ? "Max" : "Min"} over an empty axis ${axis}`);
     const outer = prod(x.shape.slice(0, axis));
@@ -349,10 +335,10 @@ const Gemm: Kernel = (ctx, inputs) => {
   const b = input(ctx, inputs, 1);
   const c = optInput(ctx, inputs, 2);
   if (a.shape.length !== 2 || b.shape.length !== 2) fail(ctx, "A and B must be 2-D");
-  const ta = attrInt(ctx.node, "transA", 0) !== 0;
-  const tb = attrInt(ctx.node, "transB", 0) !== 0;
-  const alpha = attrFloat(ctx.node, "alpha", 1);
-  const beta = attrFloat(ctx.node, "beta", 1);
+  const ta = intAttr(ctx, "transA") !== 0;
+  const tb = intAttr(ctx, "transB") !== 0;
+  const alpha = floatAttr(ctx, "alpha");
+  const beta = floatAttr(ctx, "beta");
   const [m, k] = ta ? [a.shape[1]!, a.shape[0]!] : [a.shape[0]!, a.shape[1]!];
   const [k2, n] = tb ? [b.shape[1]!, b.shape[0]!] : [b.shape[0]!, b.shape[1]!];
   if (k !== k2) fail(ctx, `inner dimensions differ: ${k} and ${k2}`);
@@ -384,7 +370,7 @@ const Trilu: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const kT = optInput(ctx, inputs, 1);
   const k = kT ? (intValues(ctx, kT, "k")[0] ?? 0) : 0;
-  const upper = attrInt(ctx.node, "upper", 1) !== 0;
+  const upper = intAttr(ctx, "upper") !== 0;
   const r = x.shape.length;
   if (r < 2) fail(ctx, "input must have rank at least 2");
   const rows = x.shape[r - 2]!;
@@ -428,149 +414,6 @@ const Dropout: Kernel = (ctx, inputs) => {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Normalisations
-
-const BatchNormalization: Kernel = (ctx, inputs) => {
-  const x = input(ctx, inputs, 0);
-  requireFloat(ctx, x);
-  const [scale, bias, mean, variance] = [1, 2, 3, 4].map((i) => toFloat64(input(ctx, inputs, i)));
-  const eps = attrFloat(ctx.node, "epsilon", 1e-5);
-  const c = x.shape[1] ?? 1;
-  const inner = prod(x.shape.slice(2));
-  const v = toFloat64(x);
-  const training = attrInt(ctx.node, "training_mode", 0) !== 0;
-  // Training mode normalises with the batch statistics and also returns the updated running ones.
-  const useMean = training ? scratch(Float64Array, c) : mean!;
-  const useVar = training ? scratch(Float64Array, c) : variance!;
-  if (training) {
-    const count = v.length / c;
-    for (let p = 0; p < v.length; p++) useMean[Math.floor(p / inner) % c]! += v[p]!;
-    for (let ch = 0; ch < c; ch++) useMean[ch]! /= count;
-    for (let p = 0; p < v.length; p++) {
-      const ch = Math.floor(p / inner) % c;
-      useVar[ch]! += (v[p]! - useMean[ch]!) ** 2;
-    }
-    for (let ch = 0; ch < c; ch++) useVar[ch]! /= count;
-  }
-  for (let p = 0; p < v.length; p++) {
-    const ch = Math.floor(p / inner) % c;
-    v[p] = (scale![ch]! * (v[p]! - useMean[ch]!)) / Math.sqrt(useVar[ch]! + eps) + bias![ch]!;
-  }
-  const outs = [fromFloat64(x.dtype, [...x.shape], v)];
-  if (training) {
-    const mom = attrFloat(ctx.node, "momentum", 0.9);
-    const meanT = input(ctx, inputs, 3);
-    const varT = input(ctx, inputs, 4);
-    outs.push(
-      fromFloat64(
-        meanT.dtype,
-        [c],
-        mean!.map((m, i) => m * mom + useMean[i]! * (1 - mom)),
-      ),
-    );
-    outs.push(
-      fromFloat64(
-        varT.dtype,
-        [c],
-        variance!.map((m, i) => m * mom + useVar[i]! * (1 - mom)),
-      ),
-    );
-  }
-  return outs;
-};
-
-const InstanceNormalization: Kernel = (ctx, inputs) => {
-  const x = input(ctx, inputs, 0);
-  requireFloat(ctx, x);
-  const scale = toFloat64(input(ctx, inputs, 1));
-  const bias = toFloat64(input(ctx, inputs, 2));
-  const eps = attrFloat(ctx.node, "epsilon", 1e-5);
-  const c = x.shape[1] ?? 1;
-  const inner = prod(x.shape.slice(2));
-  const v = toFloat64(x);
-  for (let g = 0; g < v.length / Math.max(inner, 1); g++) {
-    const ch = g % c;
-    let mean = 0;
-    for (let i = 0; i < inner; i++) mean += v[g * inner + i]!;
-    mean /= inner;
-    let varSum = 0;
-    for (let i = 0; i < inner; i++) varSum += (v[g * inner + i]! - mean) ** 2;
-    const inv = 1 / Math.sqrt(varSum / inner + eps);
-    for (let i = 0; i < inner; i++)
-      v[g * inner + i] = (v[g * inner + i]! - mean) * inv * scale[ch]! + bias[ch]!;
-  }
-  return [fromFloat64(x.dtype, [...x.shape], v)];
-};
-
-const LayerNormalization: Kernel = (ctx, inputs) => {
-  const x = input(ctx, inputs, 0);
-  requireFloat(ctx, x);
-  const r = x.shape.length;
-  const axis = normAxis(ctx, attrInt(ctx.node, "axis", -1), r);
-  const eps = attrFloat(ctx.node, "epsilon", 1e-5);
-  const scaleT = input(ctx, inputs, 1);
-  const biasT = optInput(ctx, inputs, 2);
-  const inner = prod(x.shape.slice(axis));
-  const outer = prod(x.shape.slice(0, axis));
-  const statShape = x.shape.map((d, i) => (i < axis ? d : 1));
-  const v = toFloat64(x);
-  const means = scratch(Float64Array, outer);
-  const invs = scratch(Float64Array, outer);
-  for (let o = 0; o < outer; o++) {
-    let mean = 0;
-    for (let i = 0; i < inner; i++) mean += v[o * inner + i]!;
-    mean /= inner;
-    let vs = 0;
-    for (let i = 0; i < inner; i++) vs += (v[o * inner + i]! - mean) ** 2;
-    const inv = 1 / Math.sqrt(vs / inner + eps);
-    means[o] = mean;
-    invs[o] = inv;
-    for (let i = 0; i < inner; i++) {
-      const p = o * inner + i;
-      v[p] = (v[p]! - mean) * inv;
-    }
-  }
-  // Y = Normalized * Scale + B with ordinary multidirectional broadcasting, as the function body
-  // computes it: a Scale or B of higher rank than the normalised axes (even than X) is allowed.
-  const shapes = [x.shape, scaleT.shape, ...(biasT ? [biasT.shape] : [])];
-  const outShape = broadcastShapes(ctx, shapes);
-  checkedCount(ctx, outShape);
-  const s = toFloat64(scaleT);
-  const b = biasT ? toFloat64(biasT) : undefined;
-  const xIdx = broadcastAlong(x.shape, outShape);
-  const sIdx = broadcastAlong(scaleT.shape, outShape);
-  const bIdx = biasT ? broadcastAlong(biasT.shape, outShape) : undefined;
-  const y = scratch(Float64Array, prod(outShape));
-  for (let p = 0; p < y.length; p++) y[p] = v[xIdx(p)]! * s[sIdx(p)]! + (b ? b[bIdx!(p)]! : 0);
-  const statType = attrInt(ctx.node, "stash_type", 1) === 1 ? DataType.FLOAT : x.dtype;
-  return [
-    fromFloat64(x.dtype, outShape, y),
-    fromFloat64(statType, statShape, means),
-    fromFloat64(statType, statShape, invs),
-  ];
-};
-
-/** Maps a flat index of `target` to the flat index of a tensor of `shape` broadcast onto it. */
-function broadcastAlong(
-  shape: readonly number[],
-  target: readonly number[],
-): (i: number) => number {
-  if (shape.length === target.length && shape.every((d, i) => d === target[i])) return (i) => i;
-  const st = strides(target);
-  const ss = strides(shape);
-  const off = target.length - shape.length;
-  return (flat) => {
-    let idx = 0;
-    for (let k = 0; k < target.length; k++) {
-      const c = Math.floor(flat / st[k]!) % target[k]!;
-      const j = k - off;
-      if (j >= 0 && shape[j] !== 1) idx += c * ss[j]!;
-    }
-    return idx;
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
 // Losses
 
 interface NllResult {
@@ -585,7 +428,7 @@ function nll(
   target: RTensor,
   weight: RTensor | undefined,
 ): NllResult {
-  const reduction = attrString(ctx.node, "reduction", "mean");
+  const reduction = stringAttr(ctx, "reduction");
   const ignore = attrInt(ctx.node, "ignore_index");
   const n = shape[0]!;
   const c = shape[1]!;
@@ -652,346 +495,6 @@ const SoftmaxCrossEntropyLoss: Kernel = (ctx, inputs) => {
   return [loss, fromFloat64(x.dtype, [...x.shape], logp)];
 };
 
-// ---------------------------------------------------------------------------------------------
-// Convolution and pooling
-
-interface Window {
-  outSpatial: number[];
-  padBegin: number[];
-  kernel: number[];
-  strides: number[];
-  dilations: number[];
-}
-
-function windowGeometry(
-  ctx: KernelContext,
-  inSpatial: number[],
-  kernel: number[],
-  ceil = false,
-): Window {
-  const k = inSpatial.length;
-  const strides = attrInts(ctx.node, "strides") ?? new Array<number>(k).fill(1);
-  const dilations = attrInts(ctx.node, "dilations") ?? new Array<number>(k).fill(1);
-  const autoPad = attrString(ctx.node, "auto_pad", "NOTSET");
-  let pads = attrInts(ctx.node, "pads") ?? new Array<number>(2 * k).fill(0);
-  if (
-    kernel.length !== k ||
-    strides.length !== k ||
-    dilations.length !== k ||
-    pads.length !== 2 * k
-  )
-    fail(ctx, `kernel_shape, strides, dilations and pads must match ${k} spatial dimensions`);
-  const outSpatial: number[] = [];
-  if (autoPad === "SAME_UPPER" || autoPad === "SAME_LOWER") {
-    pads = new Array<number>(2 * k).fill(0);
-    for (let i = 0; i < k; i++) {
-      const out = Math.ceil(inSpatial[i]! / strides[i]!);
-      const total = Math.max(
-        0,
-        (out - 1) * strides[i]! + (kernel[i]! - 1) * dilations[i]! + 1 - inSpatial[i]!,
-      );
-      const small = Math.floor(total / 2);
-      pads[i] = autoPad === "SAME_UPPER" ? small : total - small;
-      pads[i + k] = total - pads[i]!;
-      outSpatial.push(out);
-    }
-  } else {
-    if (autoPad === "VALID") pads = new Array<number>(2 * k).fill(0);
-    else if (autoPad !== "NOTSET") fail(ctx, `auto_pad '${autoPad}' is not supported`);
-    for (let i = 0; i < k; i++) {
-      const span = inSpatial[i]! + pads[i]! + pads[i + k]! - (kernel[i]! - 1) * dilations[i]! - 1;
-      let out = (ceil ? Math.ceil(span / strides[i]!) : Math.floor(span / strides[i]!)) + 1;
-      // A window must start inside the input or its leading padding.
-      if (ceil && (out - 1) * strides[i]! >= inSpatial[i]! + pads[i]!) out--;
-      outSpatial.push(Math.max(0, out));
-    }
-  }
-  return { outSpatial, padBegin: pads.slice(0, k), kernel, strides, dilations };
-}
-
-/**
- * For every (output position, kernel position) pair: the flat input spatial offset it reads,
- * or -1 where the window lies in padding.
- */
-function windowTable(inSpatial: number[], w: Window): Int32Array {
-  const nOut = prod(w.outSpatial);
-  const nK = prod(w.kernel);
-  const table = scratch(Int32Array, nOut * nK);
-  const k = inSpatial.length;
-  const inStr = strides(inSpatial);
-  const oc = new Array<number>(k).fill(0);
-  for (let o = 0; o < nOut; o++) {
-    let rem = o;
-    for (let i = k - 1; i >= 0; i--) {
-      oc[i] = rem % w.outSpatial[i]!;
-      rem = Math.floor(rem / w.outSpatial[i]!);
-    }
-    for (let q = 0; q < nK; q++) {
-      let r2 = q;
-      let off = 0;
-      for (let i = k - 1; i >= 0; i--) {
-        const kc = r2 % w.kernel[i]!;
-        r2 = Math.floor(r2 / w.kernel[i]!);
-        const pos = oc[i]! * w.strides[i]! - w.padBegin[i]! + kc * w.dilations[i]!;
-        if (off < 0 || pos < 0 || pos >= inSpatial[i]!) off = -1;
-        else off += pos * inStr[i]!;
-      }
-      table[o * nK + q] = off;
-    }
-  }
-  return table;
-}
-
-const Conv: Kernel = (ctx, inputs) => {
-  const x = input(ctx, inputs, 0);
-  const wT = input(ctx, inputs, 1);
-  const bT = optInput(ctx, inputs, 2);
-  requireFloat(ctx, x);
-  if (x.shape.length < 3) fail(ctx, "input must have rank at least 3 (N, C, spatial...)");
-  const [n, c] = x.shape as [number, number];
-  const inSpatial = x.shape.slice(2);
-  const [m, cg] = wT.shape as [number, number];
-  const kernel = attrInts(ctx.node, "kernel_shape") ?? wT.shape.slice(2);
-  const group = attrInt(ctx.node, "group", 1);
-  if (cg * group !== c)
-    fail(ctx, `weights expect ${cg * group} input channels, the input has ${c}`);
-  if (m % group !== 0) fail(ctx, `output channels ${m} are not divisible by group ${group}`);
-  const w = windowGeometry(ctx, inSpatial, kernel);
-  const table = windowTable(inSpatial, w);
-  const nOut = prod(w.outSpatial);
-  const nK = prod(kernel);
-  const inSize = prod(inSpatial);
-  const outShape = [n, m, ...w.outSpatial];
-  checkedCount(ctx, outShape);
-  const xv = toFloat64(x);
-  const wv = toFloat64(wT);
-  const bv = bT ? toFloat64(bT) : undefined;
-  const out = scratch(Float64Array, prod(outShape));
-  const mg = m / group;
-  for (let b = 0; b < n; b++)
-    for (let oc = 0; oc < m; oc++) {
-      const g = Math.floor(oc / mg);
-      const base = (b * m + oc) * nOut;
-      for (let o = 0; o < nOut; o++) {
-        let s = bv ? bv[oc]! : 0;
-        for (let ic = 0; ic < cg; ic++) {
-          const xBase = (b * c + g * cg + ic) * inSize;
-          const wBase = (oc * cg + ic) * nK;
-          for (let q = 0; q < nK; q++) {
-            const off = table[o * nK + q]!;
-            // A padded tap multiplies 0 by its weight: an Inf or NaN weight there gives NaN.
-            s += (off >= 0 ? xv[xBase + off]! : 0) * wv[wBase + q]!;
-          }
-        }
-        out[base + o] = s;
-      }
-    }
-  return [fromFloat64(x.dtype, outShape, out)];
-};
-
-function pool(kind: "max" | "avg"): Kernel {
-  return (ctx, inputs) => {
-    const x = input(ctx, inputs, 0);
-    if (x.shape.length < 3) fail(ctx, "input must have rank at least 3 (N, C, spatial...)");
-    const kernel =
-      attrInts(ctx.node, "kernel_shape") ?? fail(ctx, "attribute 'kernel_shape' is required");
-    const inSpatial = x.shape.slice(2);
-    const w = windowGeometry(ctx, inSpatial, kernel, attrInt(ctx.node, "ceil_mode", 0) !== 0);
-    const table = windowTable(inSpatial, w);
-    const includePad = attrInt(ctx.node, "count_include_pad", 0) !== 0;
-    const nOut = prod(w.outSpatial);
-    const nK = prod(kernel);
-    const inSize = prod(inSpatial);
-    const planes = x.shape[0]! * x.shape[1]!;
-    const outShape = [x.shape[0]!, x.shape[1]!, ...w.outSpatial];
-    checkedCount(ctx, outShape);
-    const xv = toFloat64(x);
-    const out = scratch(Float64Array, prod(outShape));
-    const wantIndices = kind === "max" && ctx.node.outputs.length > 1 && ctx.node.outputs[1] !== "";
-    const columnMajor = attrInt(ctx.node, "storage_order", 0) !== 0;
-    const inStr = strides(inSpatial);
-    const indices = wantIndices ? scratch(BigInt64Array, out.length) : undefined;
-    // With count_include_pad, the divisor counts window positions inside the padded extent.
-    const padEnd = (attrInts(ctx.node, "pads") ?? []).slice(inSpatial.length);
-    for (let p = 0; p < planes; p++)
-      for (let o = 0; o < nOut; o++) {
-        let acc = kind === "max" ? -Infinity : 0;
-        let count = 0;
-        let at = -1;
-        for (let q = 0; q < nK; q++) {
-          const off = table[o * nK + q]!;
-          if (off < 0) continue;
-          const v = xv[p * inSize + off]!;
-          count++;
-          if (kind === "max") {
-            // Any NaN in the window gives NaN (the first one's index), whatever its position.
-            if (v > acc || at < 0 || (v !== v && acc === acc)) {
-              acc = v;
-              at = off;
-            }
-          } else acc += v;
-        }
-        if (kind === "avg") {
-          let divisor = count;
-          if (includePad) divisor = paddedCount(o, w, inSpatial, padEnd);
-          acc = divisor ? acc / divisor : NaN;
-        }
-        out[p * nOut + o] = acc;
-        if (indices) {
-          let idx = at;
-          if (columnMajor) {
-            // Re-linearise the spatial position with the first spatial axis varying fastest.
-            idx = 0;
-            let mul = 1;
-            for (let i = 0; i < inSpatial.length; i++) {
-              idx += (Math.floor(at / inStr[i]!) % inSpatial[i]!) * mul;
-              mul *= inSpatial[i]!;
-            }
-          }
-          indices[p * nOut + o] = BigInt(p * inSize + idx);
-        }
-      }
-    const outs: RTensor[] = [fromFloat64(x.dtype, outShape, out)];
-    if (indices) outs.push({ dtype: DataType.INT64, shape: outShape, data: indices });
-    return outs;
-  };
-}
-
-/** Window positions of output `o` that fall inside the input plus its explicit padding. */
-function paddedCount(o: number, w: Window, inSpatial: number[], padEnd: number[]): number {
-  const k = inSpatial.length;
-  let rem = o;
-  let total = 1;
-  for (let i = k - 1; i >= 0; i--) {
-    const oc = rem % w.outSpatial[i]!;
-    rem = Math.floor(rem / w.outSpatial[i]!);
-    let cnt = 0;
-    for (let kc = 0; kc < w.kernel[i]!; kc++) {
-      const pos = oc * w.strides[i]! - w.padBegin[i]! + kc * w.dilations[i]!;
-      if (pos >= -w.padBegin[i]! && pos < inSpatial[i]! + (padEnd[i] ?? 0)) cnt++;
-    }
-    total *= cnt;
-  }
-  return total;
-}
-
-function globalPool(kind: "max" | "avg"): Kernel {
-  return (ctx, inputs) => {
-    const x = input(ctx, inputs, 0);
-    if (x.shape.length < 2) fail(ctx, "input must have rank at least 2");
-    const inner = prod(x.shape.slice(2));
-    const planes = x.shape[0]! * x.shape[1]!;
-    const v = toFloat64(x);
-    const out = scratch(Float64Array, planes);
-    for (let p = 0; p < planes; p++) {
-      let acc = kind === "max" ? -Infinity : 0;
-      for (let i = 0; i < inner; i++) {
-        const e = v[p * inner + i]!;
-        acc = kind === "max" ? Math.max(acc, e) : acc + e;
-      }
-      out[p] = kind === "max" ? acc : acc / inner;
-    }
-    return [
-      fromFloat64(x.dtype, [x.shape[0]!, x.shape[1]!, ...x.shape.slice(2).map(() => 1)], out),
-    ];
-  };
-}
-
-const MeanVarianceNormalization: Kernel = (ctx, inputs) => {
-  const x = input(ctx, inputs, 0);
-  const axes = (attrInts(ctx.node, "axes") ?? [0, 2, 3]).map((a) =>
-    normAxis(ctx, a, x.shape.length),
-  );
-  const v = toFloat64(x);
-  const st = strides(x.shape);
-  const groupOf = (p: number) => {
-    let g = 0;
-    for (let k = 0; k < x.shape.length; k++)
-      if (!axes.includes(k)) g = g * x.shape[k]! + (Math.floor(p / st[k]!) % x.shape[k]!);
-    return g;
-  };
-  const groups = prod(x.shape.filter((_, k) => !axes.includes(k)));
-  const count = v.length / Math.max(groups, 1);
-  const mean = scratch(Float64Array, groups);
-  const sq = scratch(Float64Array, groups);
-  for (let p = 0; p < v.length; p++) {
-    const g = groupOf(p);
-    mean[g]! += v[p]!;
-    sq[g]! += v[p]! * v[p]!;
-  }
-  for (let p = 0; p < v.length; p++) {
-    const g = groupOf(p);
-    const m = mean[g]! / count;
-    const variance = sq[g]! / count - m * m;
-    v[p] = (v[p]! - m) / (Math.sqrt(Math.max(variance, 0)) + 1e-9);
-  }
-  return [fromFloat64(x.dtype, [...x.shape], v)];
-};
-
-const LRN: Kernel = (ctx, inputs) => {
-  const x = input(ctx, inputs, 0);
-  const size = attrInt(ctx.node, "size", 0);
-  const alpha = attrFloat(ctx.node, "alpha", 0.0001);
-  const beta = attrFloat(ctx.node, "beta", 0.75);
-  const bias = attrFloat(ctx.node, "bias", 1);
-  const c = x.shape[1]!;
-  const inner = prod(x.shape.slice(2));
-  const v = toFloat64(x);
-  const out = scratch(Float64Array, v.length);
-  const lo = Math.floor((size - 1) / 2);
-  const hi = Math.ceil((size - 1) / 2);
-  for (let p = 0; p < v.length; p++) {
-    const ch = Math.floor(p / inner) % c;
-    let s = 0;
-    for (let k = Math.max(0, ch - lo); k <= Math.min(c - 1, ch + hi); k++) {
-      const e = v[p + (k - ch) * inner]!;
-      s += e * e;
-    }
-    out[p] = v[p]! / Math.pow(bias + (alpha / size) * s, beta);
-  }
-  return [fromFloat64(x.dtype, [...x.shape], out)];
-};
-
-const MaxUnpool: Kernel = (ctx, inputs) => {
-  const x = input(ctx, inputs, 0);
-  const idx = input(ctx, inputs, 1);
-  const shapeT = optInput(ctx, inputs, 2);
-  const kernel =
-    attrInts(ctx.node, "kernel_shape") ?? fail(ctx, "attribute 'kernel_shape' is required");
-  const k = kernel.length;
-  const st = attrInts(ctx.node, "strides") ?? new Array<number>(k).fill(1);
-  const pads = attrInts(ctx.node, "pads") ?? new Array<number>(2 * k).fill(0);
-  // Indices refer to the default unpooled shape; a larger output_shape pads at the end.
-  const natural = [
-    x.shape[0]!,
-    x.shape[1]!,
-    ...x.shape.slice(2).map((d, i) => (d - 1) * st[i]! + kernel[i]! - pads[i]! - pads[i + k]!),
-  ];
-  const shape = shapeT ? intValues(ctx, shapeT, "output_shape") : natural;
-  if (shape.length !== natural.length || shape.some((d, i) => d < natural[i]!))
-    fail(
-      ctx,
-      `output_shape [${shape.join(",")}] is smaller than the unpooled shape [${natural.join(",")}]`,
-    );
-  const out = alloc(ctx, x.dtype, shape);
-  const iv = intValues(ctx, idx, "indices");
-  const s = x.data as unknown as AnyStore;
-  const d = out.data as unknown as AnyStore;
-  const nst = strides(natural);
-  const ost = strides(shape);
-  const total = prod(natural);
-  for (let i = 0; i < iv.length; i++) {
-    const at = iv[i]!;
-    if (at < 0 || at >= total)
-      fail(ctx, `index ${at} is outside the unpooled tensor of ${total} elements`);
-    let off = 0;
-    for (let a = 0; a < natural.length; a++)
-      off += (Math.floor(at / nst[a]!) % natural[a]!) * ost[a]!;
-    d[off] = s[i];
-  }
-  return [out];
-};
-
 export const nnKernels: Record<string, Kernel> = {
   ...activations,
   Clip,
@@ -1006,17 +509,6 @@ export const nnKernels: Record<string, Kernel> = {
   Gemm,
   Trilu,
   Dropout,
-  BatchNormalization,
-  InstanceNormalization,
-  LayerNormalization,
   NegativeLogLikelihoodLoss,
   SoftmaxCrossEntropyLoss,
-  Conv,
-  MaxPool: pool("max"),
-  AveragePool: pool("avg"),
-  GlobalMaxPool: globalPool("max"),
-  GlobalAveragePool: globalPool("avg"),
-  MaxUnpool,
-  LRN,
-  MeanVarianceNormalization,
 };

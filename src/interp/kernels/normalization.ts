@@ -3,14 +3,27 @@
 // `stash_type` asks (it only sets a lower bound on the precision of stage one) and every output
 // is rounded once to its element type.
 
-import { attrFloat, attrInt } from "../../ir/attributes.js";
+import { attrInt } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { hasAttribute } from "../../schema/facts.js";
-import { fromFloat64, toFloat64 } from "../tensor.js";
+import { hasAttribute, scaleIsPerChannel } from "../../schema/facts.js";
+import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext } from "../types.js";
-import { broadcastIndex, broadcastShapes, fail, floatInput, normAxis } from "./util.js";
+import {
+  broadcastIndex,
+  broadcastShapes,
+  fail,
+  floatInput,
+  normAxis,
+  checkedCount,
+  input,
+  optInput,
+  strides,
+  prod,
+  requireFloat,
+} from "./util.js";
 import { opVersion } from "./version.js";
+import { floatAttr, intAttr, intsAttr } from "./attrs.js";
 
 const STASH_TYPES = new Set<number>([
   DataType.FLOAT,
@@ -20,13 +33,10 @@ const STASH_TYPES = new Set<number>([
 ]);
 
 function checkStashType(ctx: KernelContext): void {
-  const stash = attrInt(ctx.node, "stash_type", DataType.FLOAT);
+  const stash = intAttr(ctx, "stash_type");
   if (!STASH_TYPES.has(stash))
     fail(ctx, `stash_type must be a floating-point type (1, 10, 11 or 16), got ${stash}`);
 }
-
-/** The attributes' default 1e-5, as the float32 an attribute holds. */
-const DEFAULT_EPSILON = Math.fround(1e-5);
 
 const shapeText = (s: readonly number[]) => `[${s.join(",")}]`;
 
@@ -55,7 +65,7 @@ const GroupNormalization: Kernel = (ctx, inputs) => {
   const [n, c] = x.shape as [number, number];
   if (groups <= 0 || c % groups !== 0)
     fail(ctx, `num_groups ${groups} must be positive and divide the number of channels ${c}`);
-  const perChannel = version.since >= 21; // version 18 scales per group
+  const perChannel = scaleIsPerChannel(version);
   const want = perChannel ? c : groups;
   for (const [t, name] of [
     [scaleT, "scale"],
@@ -66,7 +76,7 @@ const GroupNormalization: Kernel = (ctx, inputs) => {
         ctx,
         `${name} must have shape [${want}] (${perChannel ? "one value per channel" : "one value per group"}), got ${shapeText(t.shape)}`,
       );
-  const eps = attrFloat(ctx.node, "epsilon", DEFAULT_EPSILON);
+  const eps = floatAttr(ctx, "epsilon");
   const spatial = x.shape.slice(2).reduce((p, d) => p * d, 1);
   const perGroup = c / groups;
   const size = perGroup * spatial;
@@ -100,8 +110,8 @@ const RMSNormalization: Kernel = (ctx, inputs) => {
   checkStashType(ctx);
   const r = x.shape.length;
   if (r === 0) fail(ctx, "X must have rank 1 or more");
-  const axis = normAxis(ctx, attrInt(ctx.node, "axis", -1), r);
-  const eps = attrFloat(ctx.node, "epsilon", DEFAULT_EPSILON);
+  const axis = normAxis(ctx, intAttr(ctx, "axis"), r);
+  const eps = floatAttr(ctx, "epsilon");
   const b = broadcastShapes(ctx, [x.shape, scaleT.shape]);
   if (b.length !== r || b.some((d, i) => d !== x.shape[i]))
     fail(
@@ -126,7 +136,208 @@ const RMSNormalization: Kernel = (ctx, inputs) => {
   return [fromFloat64(scaleT.dtype, [...x.shape], v)];
 };
 
+// ---------------------------------------------------------------------------------------------
+// Normalisations
+
+const BatchNormalization: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  requireFloat(ctx, x);
+  const [scale, bias, mean, variance] = [1, 2, 3, 4].map((i) => toFloat64(input(ctx, inputs, i)));
+  const eps = floatAttr(ctx, "epsilon");
+  const c = x.shape[1] ?? 1;
+  const inner = prod(x.shape.slice(2));
+  const v = toFloat64(x);
+  const training = intAttr(ctx, "training_mode", { without: 0 }) !== 0;
+  // Training mode normalises with the batch statistics and also returns the updated running ones.
+  const useMean = training ? scratch(Float64Array, c) : mean!;
+  const useVar = training ? scratch(Float64Array, c) : variance!;
+  if (training) {
+    const count = v.length / c;
+    for (let p = 0; p < v.length; p++) useMean[Math.floor(p / inner) % c]! += v[p]!;
+    for (let ch = 0; ch < c; ch++) useMean[ch]! /= count;
+    for (let p = 0; p < v.length; p++) {
+      const ch = Math.floor(p / inner) % c;
+      useVar[ch]! += (v[p]! - useMean[ch]!) ** 2;
+    }
+    for (let ch = 0; ch < c; ch++) useVar[ch]! /= count;
+  }
+  for (let p = 0; p < v.length; p++) {
+    const ch = Math.floor(p / inner) % c;
+    v[p] = (scale![ch]! * (v[p]! - useMean[ch]!)) / Math.sqrt(useVar[ch]! + eps) + bias![ch]!;
+  }
+  const outs = [fromFloat64(x.dtype, [...x.shape], v)];
+  if (training) {
+    const mom = floatAttr(ctx, "momentum");
+    const meanT = input(ctx, inputs, 3);
+    const varT = input(ctx, inputs, 4);
+    outs.push(
+      fromFloat64(
+        meanT.dtype,
+        [c],
+        mean!.map((m, i) => m * mom + useMean[i]! * (1 - mom)),
+      ),
+    );
+    outs.push(
+      fromFloat64(
+        varT.dtype,
+        [c],
+        variance!.map((m, i) => m * mom + useVar[i]! * (1 - mom)),
+      ),
+    );
+  }
+  return outs;
+};
+
+const InstanceNormalization: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  requireFloat(ctx, x);
+  const scale = toFloat64(input(ctx, inputs, 1));
+  const bias = toFloat64(input(ctx, inputs, 2));
+  const eps = floatAttr(ctx, "epsilon");
+  const c = x.shape[1] ?? 1;
+  const inner = prod(x.shape.slice(2));
+  const v = toFloat64(x);
+  for (let g = 0; g < v.length / Math.max(inner, 1); g++) {
+    const ch = g % c;
+    const [mean, inv] = moments(v, g * inner, inner, eps);
+    for (let i = 0; i < inner; i++)
+      v[g * inner + i] = (v[g * inner + i]! - mean) * inv * scale[ch]! + bias[ch]!;
+  }
+  return [fromFloat64(x.dtype, [...x.shape], v)];
+};
+
+/** The mean of v[start, start + n) and 1 / sqrt(its variance + eps). */
+function moments(v: Float64Array, start: number, n: number, eps: number): [number, number] {
+  let mean = 0;
+  for (let i = 0; i < n; i++) mean += v[start + i]!;
+  mean /= n;
+  let vs = 0;
+  for (let i = 0; i < n; i++) vs += (v[start + i]! - mean) ** 2;
+  return [mean, 1 / Math.sqrt(vs / n + eps)];
+}
+
+const LayerNormalization: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  requireFloat(ctx, x);
+  const r = x.shape.length;
+  const axis = normAxis(ctx, intAttr(ctx, "axis"), r);
+  const eps = floatAttr(ctx, "epsilon");
+  const scaleT = input(ctx, inputs, 1);
+  const biasT = optInput(ctx, inputs, 2);
+  const inner = prod(x.shape.slice(axis));
+  const outer = prod(x.shape.slice(0, axis));
+  const statShape = x.shape.map((d, i) => (i < axis ? d : 1));
+  const v = toFloat64(x);
+  const means = scratch(Float64Array, outer);
+  const invs = scratch(Float64Array, outer);
+  for (let o = 0; o < outer; o++) {
+    const [mean, inv] = moments(v, o * inner, inner, eps);
+    means[o] = mean;
+    invs[o] = inv;
+    for (let i = 0; i < inner; i++) {
+      const p = o * inner + i;
+      v[p] = (v[p]! - mean) * inv;
+    }
+  }
+  // Y = Normalized * Scale + B with ordinary multidirectional broadcasting, as the function body
+  // computes it: a Scale or B of higher rank than the normalised axes (even than X) is allowed.
+  const shapes = [x.shape, scaleT.shape, ...(biasT ? [biasT.shape] : [])];
+  const outShape = broadcastShapes(ctx, shapes);
+  checkedCount(ctx, outShape);
+  const s = toFloat64(scaleT);
+  const b = biasT ? toFloat64(biasT) : undefined;
+  const xIdx = broadcastAlong(x.shape, outShape);
+  const sIdx = broadcastAlong(scaleT.shape, outShape);
+  const bIdx = biasT ? broadcastAlong(biasT.shape, outShape) : undefined;
+  const y = scratch(Float64Array, prod(outShape));
+  for (let p = 0; p < y.length; p++) y[p] = v[xIdx(p)]! * s[sIdx(p)]! + (b ? b[bIdx!(p)]! : 0);
+  const statType = intAttr(ctx, "stash_type") === 1 ? DataType.FLOAT : x.dtype;
+  return [
+    fromFloat64(x.dtype, outShape, y),
+    fromFloat64(statType, statShape, means),
+    fromFloat64(statType, statShape, invs),
+  ];
+};
+
+/** Maps a flat index of `target` to the flat index of a tensor of `shape` broadcast onto it. */
+function broadcastAlong(
+  shape: readonly number[],
+  target: readonly number[],
+): (i: number) => number {
+  if (shape.length === target.length && shape.every((d, i) => d === target[i])) return (i) => i;
+  const st = strides(target);
+  const ss = strides(shape);
+  const off = target.length - shape.length;
+  return (flat) => {
+    let idx = 0;
+    for (let k = 0; k < target.length; k++) {
+      const c = Math.floor(flat / st[k]!) % target[k]!;
+      const j = k - off;
+      if (j >= 0 && shape[j] !== 1) idx += c * ss[j]!;
+    }
+    return idx;
+  };
+}
+
+const MeanVarianceNormalization: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  const axes = intsAttr(ctx, "axes").map((a) => normAxis(ctx, a, x.shape.length));
+  const v = toFloat64(x);
+  const st = strides(x.shape);
+  const groupOf = (p: number) => {
+    let g = 0;
+    for (let k = 0; k < x.shape.length; k++)
+      if (!axes.includes(k)) g = g * x.shape[k]! + (Math.floor(p / st[k]!) % x.shape[k]!);
+    return g;
+  };
+  const groups = prod(x.shape.filter((_, k) => !axes.includes(k)));
+  const count = v.length / Math.max(groups, 1);
+  const mean = scratch(Float64Array, groups);
+  const sq = scratch(Float64Array, groups);
+  for (let p = 0; p < v.length; p++) {
+    const g = groupOf(p);
+    mean[g]! += v[p]!;
+    sq[g]! += v[p]! * v[p]!;
+  }
+  for (let p = 0; p < v.length; p++) {
+    const g = groupOf(p);
+    const m = mean[g]! / count;
+    const variance = sq[g]! / count - m * m;
+    v[p] = (v[p]! - m) / (Math.sqrt(Math.max(variance, 0)) + 1e-9);
+  }
+  return [fromFloat64(x.dtype, [...x.shape], v)];
+};
+
+const LRN: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  const size = intAttr(ctx, "size");
+  const alpha = floatAttr(ctx, "alpha");
+  const beta = floatAttr(ctx, "beta");
+  const bias = floatAttr(ctx, "bias");
+  const c = x.shape[1]!;
+  const inner = prod(x.shape.slice(2));
+  const v = toFloat64(x);
+  const out = scratch(Float64Array, v.length);
+  const lo = Math.floor((size - 1) / 2);
+  const hi = Math.ceil((size - 1) / 2);
+  for (let p = 0; p < v.length; p++) {
+    const ch = Math.floor(p / inner) % c;
+    let s = 0;
+    for (let k = Math.max(0, ch - lo); k <= Math.min(c - 1, ch + hi); k++) {
+      const e = v[p + (k - ch) * inner]!;
+      s += e * e;
+    }
+    out[p] = v[p]! / Math.pow(bias + (alpha / size) * s, beta);
+  }
+  return [fromFloat64(x.dtype, [...x.shape], out)];
+};
+
 export const normalizationKernels: Record<string, Kernel> = {
+  BatchNormalization,
+  InstanceNormalization,
+  LayerNormalization,
+  MeanVarianceNormalization,
+  LRN,
   GroupNormalization,
   RMSNormalization,
 };

@@ -1,13 +1,14 @@
 // Linear quantization: QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
 // ConvInteger, QLinearMatMul, QLinearConv (8-bit integer types; per-tensor or per-axis scales).
 
-import { attrInt } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
+import { convPoolKernels } from "./conv-pool.js";
 import { nnKernels } from "./nn.js";
 import { fail, input, normAxis, optInput } from "./util.js";
+import { intAttr } from "./attrs.js";
 
 const RANGE: Record<number, [number, number]> = {
   [DataType.UINT8]: [0, 255],
@@ -69,8 +70,8 @@ const QuantizeLinear: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const s = input(ctx, inputs, 1);
   const z = optInput(ctx, inputs, 2);
-  const axis = attrInt(ctx.node, "axis", 1);
-  const dtype = z ? z.dtype : attrInt(ctx.node, "output_dtype", 0) || DataType.UINT8;
+  const axis = intAttr(ctx, "axis", { without: 1 });
+  const dtype = z ? z.dtype : intAttr(ctx, "output_dtype", { without: 0 }) || DataType.UINT8;
   return [
     quantize(ctx, toFloat64(x), x, perAxis(ctx, x, s, axis, 1), perAxis(ctx, x, z, axis, 0), dtype),
   ];
@@ -80,7 +81,7 @@ const DequantizeLinear: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const s = input(ctx, inputs, 1);
   const z = optInput(ctx, inputs, 2);
-  const axis = attrInt(ctx.node, "axis", 1);
+  const axis = intAttr(ctx, "axis", { without: 1 });
   const scale = perAxis(ctx, x, s, axis, 1);
   const zp = perAxis(ctx, x, z, axis, 0);
   const v = toFloat64(x);
@@ -139,7 +140,7 @@ const MatMulInteger: Kernel = (ctx, inputs) => {
 const ConvInteger: Kernel = (ctx, inputs) => {
   const x = centered(input(ctx, inputs, 0), optInput(ctx, inputs, 2), 1);
   const w = centered(input(ctx, inputs, 1), optInput(ctx, inputs, 3), 0);
-  const y = nnKernels.Conv!(ctx, [x, w])[0] as RTensor;
+  const y = convPoolKernels.Conv!(ctx, [x, w])[0] as RTensor;
   return [fromFloat64(DataType.INT32, y.shape, y.data as Float64Array)];
 };
 
@@ -194,7 +195,7 @@ const QLinearConv: Kernel = (ctx, inputs) => {
     for (let i = 0; i < bv.length; i++) bv[i]! *= xsv * (wsv.length === 1 ? wsv[0]! : wsv[i]!);
     B = { dtype: DataType.DOUBLE, shape: [bv.length], data: bv };
   }
-  const y = nnKernels.Conv!(ctx, B ? [X, W, B] : [X, W])[0] as RTensor;
+  const y = convPoolKernels.Conv!(ctx, B ? [X, W, B] : [X, W])[0] as RTensor;
   const outType = yz ? yz.dtype : DataType.UINT8;
   return [
     quantize(

@@ -4,7 +4,7 @@
 // draw, so Bernoulli's body (RandomUniformLike, Less, Cast) gives the kernel's output for the same
 // seed. The spec allows any generator: no other runtime's numbers are matched.
 
-import { attrFloat, attrInt, attrInts, getAttr } from "../../ir/attributes.js";
+import { attrInt, attrInts, getAttr } from "../../ir/attributes.js";
 import {
   bfloat16BitsToNumber,
   dtypeName,
@@ -17,6 +17,7 @@ import { seededRandom, type Random } from "../random.js";
 import { fromFloat64 } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { alloc, fail, input } from "./util.js";
+import { floatAttr, intAttr } from "./attrs.js";
 
 const FLOAT_TYPES = new Set<number>([
   DataType.FLOAT16,
@@ -59,8 +60,8 @@ type Draw = (rng: Random, ctx: KernelContext, dtype: number) => () => number;
 
 /** In [low, high) in the output dtype: a draw that rounds up to `high` is drawn again. */
 const uniform: Draw = (rng, ctx, dtype) => {
-  const low = attrFloat(ctx.node, "low", 0);
-  const high = attrFloat(ctx.node, "high", 1);
+  const low = floatAttr(ctx, "low");
+  const high = floatAttr(ctx, "high");
   return () => {
     for (let tries = 0; ; tries++) {
       const v = rounded(dtype, low + (high - low) * rng.next());
@@ -71,8 +72,8 @@ const uniform: Draw = (rng, ctx, dtype) => {
 
 /** Box-Muller: two uniform draws per normal sample (the second of each pair is not kept). */
 const normal: Draw = (rng, ctx) => {
-  const mean = attrFloat(ctx.node, "mean", 0);
-  const scale = attrFloat(ctx.node, "scale", 1);
+  const mean = floatAttr(ctx, "mean");
+  const scale = floatAttr(ctx, "scale");
   return () => {
     const u = 1 - rng.next(); // in (0, 1]: the log is finite
     return mean + scale * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rng.next());
@@ -93,7 +94,7 @@ const fromShape =
   (ctx) => {
     const shape = attrInts(ctx.node, "shape");
     if (!shape) fail(ctx, "attribute 'shape' is required");
-    return [sample(ctx, attrInt(ctx.node, "dtype", DataType.FLOAT), shape, draw)];
+    return [sample(ctx, intAttr(ctx, "dtype"), shape, draw)];
   };
 
 const like =

@@ -2,10 +2,11 @@
 // activations with alpha/beta; clip; LSTM peepholes and input_forget; GRU linear_before_reset).
 // Computed in float64, rounded once to the output type.
 
-import { attrFloat, attrInt, attrString, getAttr } from "../../ir/attributes.js";
+import { attrFloat, attrInt, getAttr } from "../../ir/attributes.js";
 import { fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { checkedCount, fail, input, intValues, optInput } from "./util.js";
+import { intAttr, stringAttr } from "./attrs.js";
 
 type Act = (x: number) => number;
 
@@ -90,13 +91,14 @@ function recurrent(kind: Kind): Kernel {
     const h0T = optInput(ctx, inputs, 5);
     const c0T = kind === "LSTM" ? optInput(ctx, inputs, 6) : undefined;
     const pT = kind === "LSTM" ? optInput(ctx, inputs, 7) : undefined;
-    const layout = attrInt(ctx.node, "layout", 0);
-    const direction = attrString(ctx.node, "direction", "forward");
+    const layout = intAttr(ctx, "layout", { without: 0 });
+    // GRU-1 spells its default "foward": like "forward", it is neither of the two others.
+    const direction = stringAttr(ctx, "direction");
     const dirs = direction === "bidirectional" ? 2 : 1;
     const hidden = attrInt(ctx.node, "hidden_size", wT.shape[1]! / gates);
     const clip = attrFloat(ctx.node, "clip", Infinity);
-    const inputForget = attrInt(ctx.node, "input_forget", 0) !== 0;
-    const lbr = attrInt(ctx.node, "linear_before_reset", 0) !== 0;
+    const inputForget = intAttr(ctx, "input_forget", { without: 0 }) !== 0;
+    const lbr = intAttr(ctx, "linear_before_reset", { without: 0 }) !== 0;
     if (xT.shape.length !== 3) fail(ctx, "X must be 3-D");
     const [seq, batch, inSize] =
       layout === 0

@@ -13,7 +13,7 @@
 import { FLOAT_TYPES, SMALL_INT_TYPES, scratch } from "../tensor.js";
 import { chargeBytes } from "../budget.js";
 import { OnnxError } from "../../errors.js";
-import { attrInt, attrInts } from "../../ir/attributes.js";
+import { attrInts } from "../../ir/attributes.js";
 import {
   dtypeName,
   float16Table,
@@ -34,6 +34,7 @@ import {
 } from "./wasm/rows.js";
 import { hasInput } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
+import { intAttr } from "./attrs.js";
 
 type WasmPath = ReturnType<typeof reduceRows>;
 
@@ -86,11 +87,11 @@ export function planReduce(
         );
       axes = Array.from(d as ArrayLike<bigint | number>, (v) => Number(v));
     }
-    noop = attrInt(ctx.node, "noop_with_empty_axes", 0) !== 0;
+    noop = intAttr(ctx, "noop_with_empty_axes") !== 0;
   } else {
     axes = attrInts(ctx.node, "axes");
   }
-  const keepdims = attrInt(ctx.node, "keepdims", 1) !== 0;
+  const keepdims = intAttr(ctx, "keepdims") !== 0;
   const reduced = new Array<boolean>(r).fill(false);
   if (axes === undefined || axes.length === 0) {
     if (!noop) reduced.fill(true);

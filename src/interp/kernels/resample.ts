@@ -4,12 +4,13 @@
 // Resizing is separable: each axis is resampled in turn from a table of (source index, weight)
 // pairs per output index, so linear and cubic cost O(taps) per element and axis.
 
-import { attrFloat, attrInt, attrInts, attrString } from "../../ir/attributes.js";
+import { attrInts } from "../../ir/attributes.js";
 import { fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { checkedCount, fail, input, intValues, optInput, strides } from "./util.js";
 import { hasInput, inputIndex } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
+import { floatAttr, intAttr, stringAttr } from "./attrs.js";
 
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
 
@@ -189,7 +190,7 @@ function resize(
   checkedCount(ctx, outShape);
   if (!isFloatType(x.dtype) && o.mode !== "nearest")
     fail(ctx, `${o.mode} resizing needs floating-point input`);
-  const extrapolation = attrFloat(ctx.node, "extrapolation_value", 0);
+  const extrapolation = floatAttr(ctx, "extrapolation_value", { without: 0 });
   let v = toFloat64(x);
   let shape = [...x.shape];
   for (let axis = 0; axis < r; axis++) {
@@ -212,11 +213,12 @@ function floatsOf(t: RTensor | undefined): number[] | undefined {
 
 const Resize: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  if (attrInt(ctx.node, "antialias", 0) !== 0) fail(ctx, "antialiased resizing is not supported");
+  if (intAttr(ctx, "antialias", { without: 0 }) !== 0)
+    fail(ctx, "antialiased resizing is not supported");
   if (attrInts(ctx.node, "axes")) fail(ctx, "the axes attribute of Resize is not supported");
-  const policy = attrString(ctx.node, "keep_aspect_ratio_policy", "stretch");
+  const policy = stringAttr(ctx, "keep_aspect_ratio_policy", { without: "stretch" });
   if (policy !== "stretch") fail(ctx, `keep_aspect_ratio_policy '${policy}' is not supported`);
-  const mode = attrString(ctx.node, "mode", "nearest");
+  const mode = stringAttr(ctx, "mode");
   if (!["nearest", "linear", "cubic"].includes(mode)) fail(ctx, `mode '${mode}' is not supported`);
   const v = opVersion(ctx);
   if (!hasInput(v, "sizes")) {
@@ -238,17 +240,17 @@ const Resize: Kernel = (ctx, inputs) => {
   const sizes = sizesT ? intValues(ctx, sizesT, "sizes") : undefined;
   const o: ResizeOptions = {
     mode,
-    coord: attrString(ctx.node, "coordinate_transformation_mode", "half_pixel"),
-    nearest: attrString(ctx.node, "nearest_mode", "round_prefer_floor"),
-    cubicA: attrFloat(ctx.node, "cubic_coeff_a", -0.75),
-    excludeOutside: attrInt(ctx.node, "exclude_outside", 0) !== 0,
+    coord: stringAttr(ctx, "coordinate_transformation_mode", { without: "half_pixel" }),
+    nearest: stringAttr(ctx, "nearest_mode", { without: "round_prefer_floor" }),
+    cubicA: floatAttr(ctx, "cubic_coeff_a", { without: -0.75 }),
+    excludeOutside: intAttr(ctx, "exclude_outside", { without: 0 }) !== 0,
   };
   return [resize(ctx, x, scales, sizes, roi, o)];
 };
 
 const Upsample: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  const mode = attrString(ctx.node, "mode", "nearest");
+  const mode = stringAttr(ctx, "mode");
   const v = opVersion(ctx);
   const scales = hasInput(v, "scales")
     ? floatsOf(input(ctx, inputs, inputIndex(v, "scales")))
@@ -278,7 +280,7 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
   const [n, c] = x.shape as [number, number];
   const inSp = x.shape.slice(2);
   const k = inSp.length;
-  const group = attrInt(ctx.node, "group", 1);
+  const group = intAttr(ctx, "group");
   if (wT.shape[0] !== c) fail(ctx, `weights have ${wT.shape[0]} input channels, the input ${c}`);
   const mg = wT.shape[1]!;
   const m = mg * group;
@@ -288,7 +290,7 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
   const dil = attrInts(ctx.node, "dilations") ?? new Array<number>(k).fill(1);
   const outPad = attrInts(ctx.node, "output_padding") ?? new Array<number>(k).fill(0);
   const outShapeAttr = attrInts(ctx.node, "output_shape");
-  const autoPad = attrString(ctx.node, "auto_pad", "NOTSET");
+  const autoPad = stringAttr(ctx, "auto_pad");
   let pads = attrInts(ctx.node, "pads") ?? new Array<number>(2 * k).fill(0);
   let outSp: number[];
   const full = (i: number) => st[i]! * (inSp[i]! - 1) + outPad[i]! + (kernel[i]! - 1) * dil[i]! + 1;

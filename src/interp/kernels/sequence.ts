@@ -8,6 +8,7 @@ import { DataType, type Graph } from "../../ir/types.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { stridedCopy } from "./shape.js";
 import { alloc, fail, input, intValues, isTensor, normAxis, optInput, strides } from "./util.js";
+import { intAttr } from "./attrs.js";
 
 type AnyStore = { [i: number]: unknown; length: number };
 type Sequence = { kind: "sequence"; elemDtype: number; items: RTensor[] };
@@ -72,7 +73,7 @@ export const sequenceKernels: Record<string, Kernel> = {
   SplitToSequence: (ctx, inputs) => {
     const x = input(ctx, inputs, 0);
     const splitT = optInput(ctx, inputs, 1);
-    const axis = normAxis(ctx, attrInt(ctx.node, "axis", 0), x.shape.length);
+    const axis = normAxis(ctx, intAttr(ctx, "axis"), x.shape.length);
     const dim = x.shape[axis]!;
     let sizes: number[];
     if (!splitT) sizes = new Array<number>(dim).fill(1);
@@ -84,7 +85,7 @@ export const sequenceKernels: Record<string, Kernel> = {
     } else sizes = intValues(ctx, splitT, "split");
     if (sizes.reduce((p, v) => p + v, 0) !== dim)
       fail(ctx, `split sizes [${sizes.join(",")}] do not add up to ${dim}`);
-    const keep = attrInt(ctx.node, "keepdims", 1) !== 0 || splitT !== undefined;
+    const keep = intAttr(ctx, "keepdims") !== 0 || splitT !== undefined;
     const st = strides(x.shape);
     let start = 0;
     const items = sizes.map((len) => {
@@ -100,10 +101,10 @@ export const sequenceKernels: Record<string, Kernel> = {
   ConcatFromSequence: (ctx, inputs) => {
     const s = sequence(ctx, inputs[0]);
     if (!s.items.length) fail(ctx, "cannot concatenate an empty sequence");
-    const newAxis = attrInt(ctx.node, "new_axis", 0) !== 0;
+    const newAxis = intAttr(ctx, "new_axis") !== 0;
     const first = s.items[0]!;
     const r = first.shape.length + (newAxis ? 1 : 0);
-    const axis = normAxis(ctx, attrInt(ctx.node, "axis", 0), r);
+    const axis = normAxis(ctx, intAttr(ctx, "axis"), r);
     const parts = newAxis
       ? s.items.map((t) => ({
           ...t,

@@ -3,7 +3,7 @@
 // GatherElements, Tile, ConstantOfShape, Range, CumSum, EyeLike, DepthToSpace/SpaceToDepth.
 // Most are one strided copy.
 
-import { attrFloat, attrInt, attrInts, attrString, getAttr } from "../../ir/attributes.js";
+import { attrInt, attrInts, getAttr } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { fromIRTensor, sparseToDense } from "../ir-tensors.js";
@@ -29,8 +29,9 @@ import {
   scalarNumber,
   strides,
 } from "./util.js";
-import { hasAttribute, hasInput, inputIndex, isAttributeRequired } from "../../schema/facts.js";
+import { hasAttribute, hasInput, inputIndex } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
+import { floatAttr, intAttr, stringAttr } from "./attrs.js";
 
 type AnyStore = { [i: number]: unknown; length: number };
 
@@ -130,7 +131,7 @@ const Shape: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const r = x.shape.length;
   const clamp = (v: number) => Math.min(Math.max(v < 0 ? v + r : v, 0), r);
-  const start = clamp(attrInt(ctx.node, "start", 0));
+  const start = clamp(intAttr(ctx, "start", { without: 0 }));
   const end = clamp(attrInt(ctx.node, "end", r));
   const dims = x.shape.slice(start, Math.max(start, end));
   return [
@@ -156,7 +157,7 @@ const Reshape: Kernel = (ctx, inputs) => {
   const spec = hasInput(v, "shape")
     ? intValues(ctx, input(ctx, inputs, inputIndex(v, "shape")), "shape")
     : (attrInts(ctx.node, "shape") ?? []);
-  const allowZero = attrInt(ctx.node, "allowzero", 0) !== 0;
+  const allowZero = intAttr(ctx, "allowzero", { without: 0 }) !== 0;
   const shape = spec.map((d, i) => {
     if (d === 0 && !allowZero) {
       if (i >= x.shape.length)
@@ -224,7 +225,7 @@ const Squeeze: Kernel = (ctx, inputs) => {
 const Flatten: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const r = x.shape.length;
-  let axis = attrInt(ctx.node, "axis", 1);
+  let axis = intAttr(ctx, "axis");
   if (axis < -r || axis > r)
     fail(ctx, `axis ${axis} is out of range for rank ${r} (valid: [${-r}, ${r}])`);
   if (axis < 0) axis += r;
@@ -367,7 +368,7 @@ const Slice: Kernel = (ctx, inputs) => {
 const Pad: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const r = x.shape.length;
-  const mode = attrString(ctx.node, "mode", "constant");
+  const mode = stringAttr(ctx, "mode");
   let pads: number[];
   let value: RTensor | number | undefined;
   let axes: number[] | undefined;
@@ -377,7 +378,7 @@ const Pad: Kernel = (ctx, inputs) => {
       attrInts(ctx.node, "pads") ??
       attrInts(ctx.node, "paddings") ??
       fail(ctx, "attribute 'pads' is required");
-    value = attrFloat(ctx.node, "value", 0);
+    value = floatAttr(ctx, "value");
   } else {
     pads = intValues(ctx, input(ctx, inputs, 1), "pads");
     value = optInput(ctx, inputs, 2);
@@ -479,8 +480,7 @@ const Concat: Kernel = (ctx, inputs) => {
   const first = xs[0]!;
   const r = first.shape.length;
   if (r === 0) fail(ctx, "cannot concatenate rank-0 tensors");
-  const axisDefault = isAttributeRequired(opVersion(ctx), "axis") ? NaN : CONCAT_1_AXIS_DEFAULT;
-  const axis = normAxis(ctx, attrInt(ctx.node, "axis", axisDefault), r);
+  const axis = normAxis(ctx, intAttr(ctx, "axis", { without: CONCAT_1_AXIS_DEFAULT }), r);
   for (const t of xs) {
     if (t.dtype !== first.dtype)
       fail(
@@ -517,7 +517,8 @@ const Concat: Kernel = (ctx, inputs) => {
 const Split: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const r = x.shape.length;
-  const axis = normAxis(ctx, attrInt(ctx.node, "axis", 0), r);
+  // Split-1 states no default axis; it splits axis 0 as the later versions do.
+  const axis = normAxis(ctx, intAttr(ctx, "axis", { without: 0 }), r);
   const dim = x.shape[axis]!;
   const count = ctx.node.outputs.length;
   let sizes: number[] | undefined;
@@ -557,7 +558,7 @@ const Gather: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const idx = input(ctx, inputs, 1);
   const r = x.shape.length;
-  const axis = normAxis(ctx, attrInt(ctx.node, "axis", 0), r);
+  const axis = normAxis(ctx, intAttr(ctx, "axis"), r);
   const dim = x.shape[axis]!;
   const ind = intValues(ctx, idx, "indices").map((v) => {
     if (v < -dim || v >= dim)
@@ -583,7 +584,7 @@ const GatherElements: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const idx = input(ctx, inputs, 1);
   const r = x.shape.length;
-  const axis = normAxis(ctx, attrInt(ctx.node, "axis", 0), r);
+  const axis = normAxis(ctx, intAttr(ctx, "axis"), r);
   if (idx.shape.length !== r) fail(ctx, `indices have rank ${idx.shape.length}, data rank ${r}`);
   const ind = intValues(ctx, idx, "indices");
   const out = alloc(ctx, x.dtype, [...idx.shape]);
@@ -678,8 +679,8 @@ const CumSum: Kernel = (ctx, inputs) => {
   const r = x.shape.length;
   if (r === 0) fail(ctx, "input must have rank at least 1");
   const axis = normAxis(ctx, scalarNumber(ctx, axisT, "axis"), r);
-  const exclusive = attrInt(ctx.node, "exclusive", 0) !== 0;
-  const reverse = attrInt(ctx.node, "reverse", 0) !== 0;
+  const exclusive = intAttr(ctx, "exclusive") !== 0;
+  const reverse = intAttr(ctx, "reverse") !== 0;
   const dim = x.shape[axis]!;
   const inner = x.shape.slice(axis + 1).reduce((p, d) => p * d, 1);
   const outer = x.shape.slice(0, axis).reduce((p, d) => p * d, 1);
@@ -717,7 +718,7 @@ const EyeLike: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   if (x.shape.length !== 2) fail(ctx, "input must be 2-D");
   const dtype = attrInt(ctx.node, "dtype", x.dtype);
-  const k = attrInt(ctx.node, "k", 0);
+  const k = intAttr(ctx, "k");
   const [rows, cols] = x.shape as [number, number];
   const v = scratch(Float64Array, rows * cols);
   for (let i = 0; i < rows; i++) if (i + k >= 0 && i + k < cols) v[i * cols + i + k] = 1;
@@ -731,10 +732,10 @@ function depthSpace(toSpace: boolean): Kernel {
   return (ctx, inputs) => {
     const x = input(ctx, inputs, 0);
     if (x.shape.length !== 4) fail(ctx, "input must be 4-D (N, C, H, W)");
-    const bs = attrInt(ctx.node, "blocksize", 0);
+    const bs = intAttr(ctx, "blocksize");
     if (bs <= 0) fail(ctx, "blocksize must be positive");
     const [n, c, h, w] = x.shape as [number, number, number, number];
-    const crd = attrString(ctx.node, "mode", "DCR") === "CRD";
+    const crd = stringAttr(ctx, "mode", { without: "DCR" }) === "CRD";
     let viewShape: number[];
     let perm: number[];
     let outShape: number[];

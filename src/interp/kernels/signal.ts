@@ -3,13 +3,12 @@
 // Transforms are direct O(n²) sums in float64 with exact twiddle angles (reduced modulo n), which
 // is plenty for the sizes these ops see in tests and small models.
 
-import { attrInt, attrString } from "../../ir/attributes.js";
-import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel } from "../types.js";
 import { checkedCount, fail, input, intValues, normAxis, optInput, scalarNumber } from "./util.js";
-import { inputIndex, intAttributeDefault, stringAttributeDefault } from "../../schema/facts.js";
+import { inputIndex } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
+import { intAttr, stringAttr } from "./attrs.js";
 
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
 
@@ -55,13 +54,13 @@ const DFT: Kernel = (ctx, inputs) => {
   const axisT = axisAt >= 0 ? optInput(ctx, inputs, axisAt) : undefined;
   const axisRaw = axisT
     ? intValues(ctx, axisT, "axis")[0]!
-    : (attrInt(ctx.node, "axis") ??
-      (axisAt >= 0 ? DFT_AXIS_INPUT_DEFAULT : intAttributeDefault(ver, "axis")) ??
-      fail(ctx, "the axis is not given and has no default"));
+    : axisAt >= 0
+      ? DFT_AXIS_INPUT_DEFAULT
+      : intAttr(ctx, "axis");
   const axis = normAxis(ctx, axisRaw, r);
   if (axis === r - 1) fail(ctx, "axis cannot be the last (complex) axis");
-  const inverse = attrInt(ctx.node, "inverse", 0) !== 0;
-  const onesided = attrInt(ctx.node, "onesided", 0) !== 0;
+  const inverse = intAttr(ctx, "inverse") !== 0;
+  const onesided = intAttr(ctx, "onesided") !== 0;
   const inLen = x.shape[axis]!;
   const n = lenT ? intValues(ctx, lenT, "dft_length")[0]! : inLen;
   if (n <= 0) fail(ctx, `dft_length ${n} must be positive`);
@@ -114,7 +113,7 @@ const STFT: Kernel = (ctx, inputs) => {
     fail(ctx, `window has ${win.length} samples, frame_length is ${frameLen}`);
   if (step <= 0 || frameLen <= 0 || frameLen > length)
     fail(ctx, `frame_step ${step} / frame_length ${frameLen} do not fit a signal of ${length}`);
-  const onesided = attrInt(ctx.node, "onesided", 1) !== 0;
+  const onesided = intAttr(ctx, "onesided") !== 0;
   const frames = Math.floor((length - frameLen) / step) + 1;
   const bins = onesided ? Math.floor(frameLen / 2) + 1 : frameLen;
   const outShape = [batch, frames, bins, 2];
@@ -172,7 +171,7 @@ const MelWeightMatrix: Kernel = (ctx, inputs) => {
     if (e > c)
       for (let j = c; j < e; j++) if (j >= 0 && j < specBins) out[j * mels + m] = (e - j) / (e - c);
   }
-  return [fromFloat64(attrInt(ctx.node, "output_datatype", DataType.FLOAT), [specBins, mels], out)];
+  return [fromFloat64(intAttr(ctx, "output_datatype"), [specBins, mels], out)];
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -197,15 +196,11 @@ const GridSample: Kernel = (ctx, inputs) => {
   const grid = input(ctx, inputs, 1);
   if (x.shape.length !== 4 || grid.shape.length !== 4 || grid.shape[3] !== 2)
     fail(ctx, "only 2-D GridSample (X [N,C,H,W], grid [N,H',W',2]) is supported");
-  let mode = attrString(
-    ctx.node,
-    "mode",
-    stringAttributeDefault(opVersion(ctx), "mode") ?? fail(ctx, "mode has no default"),
-  );
+  let mode = stringAttr(ctx, "mode");
   if (mode === "linear") mode = "bilinear";
   if (mode === "cubic") mode = "bicubic";
-  const pad = attrString(ctx.node, "padding_mode", "zeros");
-  const align = attrInt(ctx.node, "align_corners", 0) !== 0;
+  const pad = stringAttr(ctx, "padding_mode");
+  const align = intAttr(ctx, "align_corners") !== 0;
   const [n, c, h, w] = x.shape as [number, number, number, number];
   const [, ho, wo] = grid.shape as [number, number, number];
   const outShape = [n, c, ho, wo];
@@ -285,11 +280,11 @@ function windowFn(make: (n: number, N: number) => number): Kernel {
   return (ctx, inputs) => {
     const size = Math.trunc(scalarNumber(ctx, input(ctx, inputs, 0), "size"));
     checkedCount(ctx, [size]);
-    const periodic = attrInt(ctx.node, "periodic", 1) !== 0;
+    const periodic = intAttr(ctx, "periodic") !== 0;
     const N = periodic ? size : size - 1;
     const v = scratch(Float64Array, size);
     for (let n = 0; n < size; n++) v[n] = make(n, N);
-    return [fromFloat64(attrInt(ctx.node, "output_datatype", DataType.FLOAT), [size], v)];
+    return [fromFloat64(intAttr(ctx, "output_datatype"), [size], v)];
   };
 }
 

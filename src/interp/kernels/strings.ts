@@ -5,12 +5,13 @@ import { DataType } from "../../ir/types.js";
 import { fromFloat64, scratch } from "../tensor.js";
 import type { Kernel } from "../types.js";
 import { fail, input } from "./util.js";
+import { intAttr, stringAttr } from "./attrs.js";
 
 const StringNormalizer: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   if (x.dtype !== DataType.STRING) fail(ctx, "input must be a string tensor");
-  const action = attrString(ctx.node, "case_change_action", "NONE");
-  const sensitive = attrInt(ctx.node, "is_case_sensitive", 0) !== 0;
+  const action = stringAttr(ctx, "case_change_action");
+  const sensitive = intAttr(ctx, "is_case_sensitive") !== 0;
   const stop = new Set((getAttr(ctx.node, "stopwords")?.value as string[] | undefined) ?? []);
   const stopLower = new Set([...stop].map((s) => s.toLowerCase()));
   const isStop = (s: string) => (sensitive ? stop.has(s) : stopLower.has(s.toLowerCase()));

@@ -4,8 +4,14 @@ import { OnnxError } from "../../errors.js";
 import { bfloat16BitsToNumber, dtypeName, float16Table } from "../../ir/dtype.js";
 import { clampToNumber } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
-import { allocStorage, scratch } from "../tensor.js";
+import { allocStorage, isFloatType, scratch } from "../tensor.js";
 import type { KernelContext, RTensor, RValue, Storage } from "../types.js";
+
+/** Indexed access to any storage, for code that only moves elements. */
+export type AnyStore = { [i: number]: unknown; length: number };
+
+/** The product of a list of dimensions (1 for none). */
+export const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
 
 export function fail(ctx: KernelContext, message: string): never {
   throw new OnnxError("E_RUNTIME", message, ctx.label);
@@ -214,4 +220,9 @@ export function floatInput(
   )
     fail(ctx, `${what} must be a floating-point tensor, got ${dtypeName(t.dtype)}`);
   return t;
+}
+
+/** An error naming the node unless `t` holds floating-point numbers. */
+export function requireFloat(ctx: KernelContext, t: RTensor, what = "input"): void {
+  if (!isFloatType(t.dtype)) fail(ctx, `${what} must be floating point, got ${dtypeName(t.dtype)}`);
 }

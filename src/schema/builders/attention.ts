@@ -13,6 +13,7 @@
 
 import { OnnxError } from "../../errors.js";
 import { DataType } from "../../ir/types.js";
+import { hasAttribute, hasInput } from "../facts.js";
 import { TextWriter } from "./writer.js";
 import { Compute } from "./compute.js";
 import { finish } from "./activations.js";
@@ -29,10 +30,10 @@ export const attentionBuilder: BodyBuilder = (args) => {
   if (c.type === undefined)
     throw new OnnxError("E_UNSUPPORTED", `the body of ${args.label} needs the type of Q`);
   const t = c.type;
-  const version = args.op.since;
   const hasMask = args.hasInput(3);
   const hasPast = args.hasInput(4) && args.hasInput(5);
-  const nonpad = version >= 24 && args.hasInput(6) ? "nonpad_kv_seqlen" : undefined;
+  const nonpad =
+    hasInput(args.op, "nonpad_kv_seqlen") && args.hasInput(6) ? "nonpad_kv_seqlen" : undefined;
   const maskType = hasMask ? args.elemType(3) : undefined;
   if (hasMask && maskType === undefined)
     throw new OnnxError("E_UNSUPPORTED", `the body of ${args.label} needs the type of attn_mask`);
@@ -127,8 +128,9 @@ export const attentionBuilder: BodyBuilder = (args) => {
     biases.push(w.op("Pad", [m, pads, negInf, w.ints([-1], "last")]));
   }
   const causal = (args.intValue("is_causal") ?? 0) !== 0;
-  const left = version >= 25 ? (args.intValue("left_window_size") ?? -1) : -1;
-  const right = version >= 25 ? (args.intValue("right_window_size") ?? -1) : -1;
+  const windows = hasAttribute(args.op, "left_window_size");
+  const left = windows ? (args.intValue("left_window_size") ?? -1) : -1;
+  const right = windows ? (args.intValue("right_window_size") ?? -1) : -1;
   const allowed: string[] = [];
   const cols = once(() => w.op("Unsqueeze", [iota(total()), w.ints([0], "axis0")])); // [1, total]
   if (causal || left >= 0 || right >= 0) {

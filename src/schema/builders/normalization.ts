@@ -10,6 +10,7 @@
 
 import { OnnxError } from "../../errors.js";
 import { DataType } from "../../ir/types.js";
+import { scaleIsPerChannel } from "../facts.js";
 import { TextWriter } from "./writer.js";
 import { Compute, isHalf } from "./compute.js";
 import { finish } from "./activations.js";
@@ -156,7 +157,7 @@ function axisNorm(rms: boolean): BodyBuilder {
 const groupNorm: BodyBuilder = (args) => {
   const w = new TextWriter("_groupnorm_");
   const elem = args.elemType(0);
-  const perChannel = args.op.since >= 21;
+  const perChannel = scaleIsPerChannel(args.op);
   const t = statType(
     elem,
     perChannel ? stashOf(args) : isHalf(elem) ? DataType.FLOAT : (elem ?? DataType.FLOAT),
