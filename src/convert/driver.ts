@@ -12,7 +12,7 @@
 import { inferScopeTypes } from "../check/infer.js";
 import { OnnxError, nodeLabel } from "../errors.js";
 import { outerNamesUsedBy, NameScope } from "../ir/graph.js";
-import { mapAttributeGraphs } from "../ir/rewrite.js";
+import { mapAttributeGraphs } from "../ir/visit.js";
 import { attributeGraphs, hasGraphAttribute } from "../ir/traverse.js";
 import type { Tensor } from "../ir/tensor.js";
 import type { Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
