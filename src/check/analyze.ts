@@ -19,7 +19,6 @@ import {
   checkedOpsets,
 } from "./model.js";
 import type { OpRegistry, Problem } from "./report.js";
-import type { Ctx, Scope } from "./scope.js";
 import * as walk from "./walk.js";
 
 export interface AnalyzeOptions {
@@ -63,21 +62,18 @@ export class Analyzer {
   }
 
   /** Checks a graph; returns the types of its outputs (see walk.ts). */
-  analyzeGraph(
-    g: Graph,
-    parent: Scope | undefined,
-    ctx: Ctx,
-    provided?: (Type | undefined)[],
-    loose = false,
-  ): (Type | undefined)[] {
-    return walk.analyzeGraph(this, g, parent, ctx, provided, loose);
+  analyzeGraph(...args: Rest<typeof walk.analyzeGraph>): (Type | undefined)[] {
+    return walk.analyzeGraph(this, ...args);
   }
 
   /** Checks a function body; returns the types of its outputs (see walk.ts). */
-  analyzeBody(f: Function, inputTypes: (Type | undefined)[] | undefined, ctx: Ctx) {
-    return walk.analyzeBody(this, f, inputTypes, ctx);
+  analyzeBody(...args: Rest<typeof walk.analyzeBody>): (Type | undefined)[] {
+    return walk.analyzeBody(this, ...args);
   }
 }
+
+/** The parameters of a step after the analyzer. */
+type Rest<F> = F extends (an: Analyzer, ...rest: infer R) => unknown ? R : never;
 
 /** Checks and infers a whole model. */
 export function analyzeModel(model: Model, opts: AnalyzeOptions): Analysis {
