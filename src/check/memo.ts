@@ -36,9 +36,9 @@ function objectId(o: object): number {
 /** Memo keys: short strings naming a node's callee, input types and attributes. */
 export class MemoKeys {
   /**
-   * Memo keys of types: per Type object, and per structure (see typeKey in ir/keys.ts). A Map, not a WeakMap:
-   * the analyzer lives for one analysis, whose result holds the types anyway, and a WeakMap
-   * costs much more to fill (and to collect).
+   * Memo keys of types: per Type object, and per structure (see typeKey in ir/keys.ts). A Map,
+   * not a WeakMap: the analyzer lives for one analysis, whose result holds the types anyway, and
+   * a WeakMap costs much more to fill (and to collect).
    */
   private readonly typeKeys = new Map<Type, string | null>();
   private readonly typeIds = new Map<string, string>();
@@ -77,7 +77,8 @@ export class MemoKeys {
    * given, the input types (by structure), constant and shape values (by identity), and the
    * attributes' names, types and values. Nodes with graph or tensor attributes, attribute
    * references have none (nor have nodes inside a function instantiation, which depends on the
-   * calls in progress: the caller asks for no key then). Rules read input names only for messages, and a node that reports is never memoised.
+   * calls in progress: the caller asks for no key then). Rules read input names only for
+   * messages, and a node that reports is never memoised.
    */
   memoKey(node: Node, opsets: Map<string, number>, inputs: NodeInputs): string | undefined {
     // Short keys (numbers for the callee and attributes, ids for types) hash fast: most fit in

@@ -21,7 +21,7 @@ import { isTensor, mergeTypes, parseTypeString } from "./types.js";
 
 /**
  * Checks one node and defines its outputs in the scope: each step below, in this order. A node
- * alike one already analysed (see memoKey) that reported nothing reuses its output types: only
+ * alike one already analysed (see MemoKeys.memoKey) that reported nothing reuses its output types: only
  * what depends on the scope (undefined inputs, declared types, duplicate names) is redone.
  */
 export function analyzeNode(
@@ -41,7 +41,7 @@ export function analyzeNode(
 
   const at: NodeAt = { node, index, scope, ctx, where, report };
 
-  const inputs = readInputs(an, node, scope, later, report);
+  const inputs = readInputs(node, scope, later, report);
   if (scope.misordered) return;
   const key = an.inst.active ? undefined : an.keys.memoKey(node, ctx.opsets, inputs);
   const hit = key !== undefined ? an.memo.get(key) : undefined;
@@ -57,9 +57,9 @@ export function analyzeNode(
   const opv = schema ? `${node.opType}-${schema.since}` : node.opType;
   const callee: Callee = { schema, fn, opv };
   checkAttributes(node, { schema, opv, callee: fn, within: ctx.fn }, report);
-  const sig = checkSignature(an, at, callee, inputs.types);
+  const sig = checkSignature(at, callee, inputs.types);
   const inferred = inferOutputs(an, at, callee, sig, inputs);
-  const outputs = formalOutputs(an, node, schema, sig.bound, inferred.outputs);
+  const outputs = formalOutputs(node, schema, sig.bound, inferred.outputs);
   let entry: MemoEntry | undefined;
   if (
     key !== undefined &&
@@ -75,7 +75,6 @@ export function analyzeNode(
 
 /** The types, constant values and known shape values of a node's inputs; reports undefined ones. */
 function readInputs(
-  an: Analyzer,
   node: Node,
   scope: Scope,
   later: { has(name: string): boolean },
@@ -113,7 +112,6 @@ function readInputs(
 
 /** Counts of inputs and outputs, and the input types against the type constraints. */
 function checkSignature(
-  an: Analyzer,
   { node, report }: NodeAt,
   { schema, fn, opv }: Callee,
   inTypes: (Type | undefined)[],
@@ -195,7 +193,6 @@ function inferOutputs(
  * types, and the types bound to the constraint variables by the inputs. Changes `outputs`.
  */
 function formalOutputs(
-  an: Analyzer,
   node: Node,
   schema: OpVersion | undefined,
   bound: Bindings,

@@ -16,7 +16,7 @@ export class Scope {
   /** The nodes of the graph or function body, and the order they are analysed in (none: as stored). */
   nodes?: Node[];
   order?: number[];
-  /** Nodes are being analysed in their stored order (see Analyzer.analyzeInOrder). */
+  /** Nodes are being analysed in their stored order (see analyzeInOrder in walk.ts). */
   inOrder = false;
   /** Set, then, when a node reads a value it or a later node defines, or defines one twice. */
   misordered = false;
