@@ -52,6 +52,13 @@ export class GraphScope {
     return this.whereText;
   }
 
+  /** The outermost scope: the main graph's or the function body's that this graph is inside. */
+  get root(): GraphScope {
+    let s: GraphScope = this;
+    while (s.parent) s = s.parent;
+    return s;
+  }
+
   /** Where a node of this graph is: "graph > node 'n3' (ReduceSum)". */
   nodeWhere(node: Node, index: number): string {
     return `${this.where} > ${nodeLabel(node, index)}`;

@@ -177,5 +177,7 @@ describe("scopes", () => {
     expect(inF.defines("p") && inF.defines("q")).toBe(true);
     expect(inF.definer("x")).toBeUndefined();
     expect(scanBody).toBe(inScan.owner);
+    expect(inScan.root.owner).toBe(m.graph);
+    expect(inF.root).toBe(inF);
   });
 });
