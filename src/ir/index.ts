@@ -5,3 +5,6 @@ export * from "./traverse.js";
 export * from "./graph.js";
 export * from "./builder.js";
 export * from "./attributes.js";
+export * from "./visit.js";
+export * from "./functions.js";
+export * from "./opsets.js";
