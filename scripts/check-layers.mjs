@@ -15,10 +15,11 @@ export const LAYERS = [
   "io",
   "schema",
   "check",
+  "interp",
   "passes",
+  "inline",
   "convert",
   "expand",
-  "interp",
   "cli",
 ];
 

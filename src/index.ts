@@ -11,9 +11,17 @@ export { checkModel, inferTypes } from "./check/index.js";
 export * as interp from "./interp/index.js";
 export { run, runBackendTest } from "./interp/index.js";
 export * as passes from "./passes/index.js";
-export { runPass, sequence, type Pass, type PassResult } from "./passes/index.js";
+export {
+  runPass,
+  pipeline,
+  failureError,
+  type Note,
+  type Pass,
+  type PassContext,
+  type PassResult,
+} from "./passes/index.js";
 export * as convert from "./convert/index.js";
-export { convertModel, convertPass } from "./convert/index.js";
+export { convertModel, convertPass, convertPipeline } from "./convert/index.js";
 export * as expand from "./expand/index.js";
-export { expandPass, diffModels, formatDiff } from "./expand/index.js";
+export { expandPipeline, diffModels, formatDiff } from "./expand/index.js";
 export { passContext } from "./passes/index.js";
