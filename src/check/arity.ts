@@ -4,7 +4,7 @@
 import type { Function, Node, Type } from "../ir/types.js";
 import { Unbounded, type FormalSchema, type OpVersion } from "../schema/types.js";
 import type { Report } from "./report.js";
-import { functionLabel } from "./resolve.js";
+import { functionLabel } from "../ir/functions.js";
 import { describeType, typeString } from "./types.js";
 
 /** Type-constraint variable → the type bound to it in this node, and the value that bound it. */

@@ -1,7 +1,7 @@
 // Type and shape inference over a whole model, and a way to keep what it found: a copy of the
 // model whose value_info lists the inferred type of every intermediate value.
 
-import { mapNodeGraphs } from "../ir/rewrite.js";
+import { mapNodeGraphs } from "../ir/visit.js";
 import type { Function, Graph, Model, Type, ValueInfo } from "../ir/types.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import { analyzeModel, type Analysis } from "./analyze.js";

@@ -1,18 +1,10 @@
-// Which operator a node calls: a model-local function (by domain, name and overload), or the
-// version of a schema in force at the imported opset, with the reason when there is none.
+// Which schema version a node calls (one that calls no model-local function: see ir/functions.ts):
+// the version in force at the imported opset, with the reason when there is none.
 
 import type { Node } from "../ir/types.js";
 import { domainLabel, normaliseDomain } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
 import type { OpRegistry, Report } from "./report.js";
-
-/** The key of a model-local function (or a call to one). */
-export const functionKey = (domain: string, name: string, overload?: string) =>
-  `${normaliseDomain(domain)}\u0000${name}\u0000${overload ?? ""}`;
-
-/** How a model-local function is named in messages: "domain.Name:overload". */
-export const functionLabel = (f: { domain: string; name: string; overload?: string }) =>
-  `${f.domain ? `${f.domain}.` : ""}${f.name}${f.overload ? `:${f.overload}` : ""}`;
 
 /**
  * The schema version a node (that calls no model-local function) resolves to at the opsets

@@ -10,12 +10,14 @@
 // and use counts kept in maps, types inferred once, only when something asks.
 
 import { inferScopeTypes } from "../check/infer.js";
-import { OnnxError, nodeLabel } from "../errors.js";
+import { OnnxError } from "../errors.js";
+import { functionWhere } from "../ir/functions.js";
 import { outerNamesUsedBy, NameScope } from "../ir/graph.js";
-import { mapAttributeGraphs } from "../ir/rewrite.js";
+import { isOnnxDomain as isOnnx, onnxOpset, withOnnxOpset } from "../ir/opsets.js";
 import { attributeGraphs, hasGraphAttribute } from "../ir/traverse.js";
 import type { Tensor } from "../ir/tensor.js";
-import type { Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
+import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
+import { GraphScope, visitSubgraphs } from "../ir/visit.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
 import type { AdapterContext, AdapterRow, Direction } from "./adapter.js";
@@ -43,8 +45,6 @@ export interface ConversionResult {
   /** The converted model; undefined when a step is blocked (plan.blocked says which). */
   model?: Model;
 }
-
-const isOnnx = (domain: string) => domain === "" || domain === "ai.onnx";
 
 class Blocked extends Error {
   constructor(readonly reason: string) {
@@ -93,7 +93,8 @@ class OwnerState {
 
   constructor(
     readonly original: Graph | Function,
-    readonly where: string,
+    /** Where the graph is, and the graphs around it (for labels). */
+    readonly scope: GraphScope,
     readonly parent: OwnerState | undefined,
     readonly names: () => NameScope,
     /** The ai.onnx opset the graph was at in the input model. */
@@ -219,13 +220,13 @@ function countUses(u: Map<string, number>, n: Node, by: number): void {
 class LazyRecord implements StepRecord {
   private label: string | undefined;
   constructor(
-    private readonly ownerWhere: string,
+    private readonly owner: GraphScope,
     private readonly node: Node,
     private readonly index: number,
     private readonly step: AdaptedStep,
   ) {}
   get where(): string {
-    return (this.label ??= `${this.ownerWhere} > ${nodeLabel(this.node, this.index)}`);
+    return (this.label ??= this.owner.nodeWhere(this.node, this.index));
   }
   get op(): string {
     return this.node.opType;
@@ -361,11 +362,11 @@ export class Converter {
           `${where} imports ai.onnx opset ${v}, which is not one this tool knows (1 to ${max})`,
         );
     };
-    known("the model", onnxVersion(model.opsetImports));
-    for (const f of model.functions) known(functionWhere(f), onnxVersion(f.opsetImports));
+    known("the model", onnxOpset(model.opsetImports));
+    for (const f of model.functions) known(functionWhere(f), onnxOpset(f.opsetImports));
     this.versions = new VersionTable(this.registry, max);
     this.types = new TypeSource(model, this.registry);
-    const from = onnxVersion(model.opsetImports);
+    const from = onnxOpset(model.opsetImports);
     this.plan = {
       from,
       to: target,
@@ -389,14 +390,13 @@ export class Converter {
     const graph =
       from === undefined
         ? m.graph
-        : this.convertGraph(m.graph, "graph", from, undefined, rootNames);
+        : this.convertGraph(m.graph, GraphScope.main(m), from, undefined, rootNames);
     const functions = m.functions.map((f) => {
-      const v = onnxVersion(f.opsetImports);
+      const v = onnxOpset(f.opsetImports);
       if (v === undefined) return f;
-      const where = functionWhere(f);
-      const state = new OwnerState(f, where, undefined, lazyNames(f), v);
+      const state = new OwnerState(f, GraphScope.function(f), undefined, lazyNames(f), v);
       const nodes = this.convertNodes(state, v);
-      const opsetImports = withOnnxVersion(f.opsetImports, this.target);
+      const opsetImports = withOnnxOpset(f.opsetImports, this.target);
       return nodes === f.nodes && v === this.target ? f : { ...f, nodes, opsetImports };
     });
     this.plan.nodes = this.visited;
@@ -406,7 +406,7 @@ export class Converter {
       graph,
       functions: functions.some((f, i) => f !== m.functions[i]) ? functions : m.functions,
       opsetImports:
-        from === undefined ? m.opsetImports : withOnnxVersion(m.opsetImports, this.target),
+        from === undefined ? m.opsetImports : withOnnxOpset(m.opsetImports, this.target),
     };
     if (from !== undefined) {
       const up = this.target >= from;
@@ -423,13 +423,13 @@ export class Converter {
    */
   private convertGraph(
     g: Graph,
-    where: string,
+    scope: GraphScope,
     from: number,
     parent: OwnerState | undefined,
     names: () => NameScope,
     origin = from,
   ): Graph {
-    const state = new OwnerState(g, where, parent, names, from);
+    const state = new OwnerState(g, scope, parent, names, from);
     const nodes = this.convertNodes(state, from, origin);
     const removed = state.removedInitializers;
     if (nodes === g.nodes && !removed) return g;
@@ -462,20 +462,10 @@ export class Converter {
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i]!;
       if (!hasGraphAttribute(n)) continue;
-      const attributes = n.attributes.map((a) =>
-        mapAttributeGraphs(a, (g) =>
-          this.convertGraph(
-            g,
-            `${state.where} > ${nodeLabel(n, i)} ${a.name}`,
-            this.createdAt.get(g) ?? origin,
-            state,
-            state.names,
-            origin,
-          ),
-        ),
+      const m = visitSubgraphs(n, i, state.scope, (g, scope) =>
+        this.convertGraph(g, scope, this.createdAt.get(g) ?? origin, state, state.names, origin),
       );
-      if (attributes.some((a, j) => a !== n.attributes[j]))
-        (out ??= [...nodes])[i] = { ...n, attributes };
+      if (m !== n) (out ??= [...nodes])[i] = m;
     }
     return out ?? nodes;
   }
@@ -593,7 +583,7 @@ export class Converter {
   ): void {
     this.blockedNodes.add(node);
     this.plan.blocked.push({
-      where: `${state.where} > ${nodeLabel(node, index)}`,
+      where: state.scope.nodeWhere(node, index),
       op: node.opType,
       domain: node.domain,
       from,
@@ -635,7 +625,7 @@ export class Converter {
         opsetTo: opset,
         message: row.summary,
       });
-      this.plan.adapted.push(new LazyRecord(state.where, node, index, step));
+      this.plan.adapted.push(new LazyRecord(state.scope, node, index, step));
       return r;
     }
     if (info.behaviour)
@@ -706,7 +696,7 @@ class DriverContext implements AdapterContext {
   ) {}
   /** Built only when asked: most adapted nodes never need their label. */
   get where(): string {
-    return `${this.state.where} > ${nodeLabel(this.node, this.index)}`;
+    return this.state.scope.nodeWhere(this.node, this.index);
   }
   inputType(i: number): Type | undefined {
     const name = this.node.inputs[i];
@@ -767,19 +757,6 @@ class DriverContext implements AdapterContext {
 function lazyNames(owner: Graph | Function): () => NameScope {
   let scope: NameScope | undefined;
   return () => (scope ??= new NameScope(owner));
-}
-
-/** How a model-local function is named in messages. */
-function functionWhere(f: Function): string {
-  return `function '${f.domain ? `${f.domain}.` : ""}${f.name}'`;
-}
-
-function onnxVersion(imports: OpsetId[]): number | undefined {
-  return imports.find((o) => isOnnx(o.domain))?.version;
-}
-
-function withOnnxVersion(imports: OpsetId[], version: number): OpsetId[] {
-  return imports.map((o) => (isOnnx(o.domain) ? { ...o, version } : o));
 }
 
 /** Converts the model's ai.onnx opset (main graph, subgraphs, functions) to `target`. */

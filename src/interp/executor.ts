@@ -4,11 +4,13 @@
 
 import { OnnxError, nodeLabel } from "../errors.js";
 import { dtypeName } from "../ir/dtype.js";
+import { FunctionTable, cyclePath, functionLabel } from "../ir/functions.js";
 import { GraphIndex, topologicalOrder } from "../ir/graph.js";
+import { opsetMap } from "../ir/opsets.js";
 import type { Tensor } from "../ir/tensor.js";
 import { bindRefs } from "../ir/rewrite.js";
 import { attributeGraphs } from "../ir/traverse.js";
-import type { Attribute, Function, Graph, Model, Node, OpsetId } from "../ir/types.js";
+import type { Attribute, Function, Graph, Model, Node } from "../ir/types.js";
 import { MemoryBudget, withBudget } from "./budget.js";
 import { fromIRTensor, sparseToDense } from "./ir-tensors.js";
 import { kernelFor } from "./kernels/index.js";
@@ -39,10 +41,6 @@ export const DEFAULT_MAX_ITERATIONS = 10_000_000;
 const MAX_CALL_DEPTH = 256;
 
 const isDefaultDomain = (d: string) => d === "" || d === "ai.onnx";
-
-function fnKey(domain: string, name: string, overload?: string): string {
-  return `${domain}\u0000${name}\u0000${overload ?? ""}`;
-}
 
 /** What to run for a node: its order and how many nodes read each value. */
 interface Plan {
@@ -140,12 +138,12 @@ class Scope {
 
 /** The ops (as "domain.op" or "op") of a model that have neither a kernel nor a local function. */
 export function unsupportedOps(model: Model): string[] {
-  const functions = new Map(model.functions.map((f) => [fnKey(f.domain, f.name, f.overload), f]));
+  const functions = new FunctionTable(model.functions);
   const missing = new Set<string>();
   const visitedFns = new Set<Function>();
   const visit = (nodes: Node[]) => {
     for (const n of nodes) {
-      const f = functions.get(fnKey(n.domain, n.opType, n.overload));
+      const f = functions.called(n);
       if (f) {
         if (!visitedFns.has(f)) {
           visitedFns.add(f);
@@ -200,7 +198,7 @@ function checkDeclared(
 }
 
 class Executor {
-  private readonly functions: Map<string, Function>;
+  private readonly functions: FunctionTable;
   private readonly maxElements: number;
   private readonly maxIterations: number;
   private readonly stats: { peakLiveValues: number } | undefined;
@@ -214,17 +212,11 @@ class Executor {
     private readonly model: Model,
     opts: RunOptions,
   ) {
-    this.functions = new Map(model.functions.map((f) => [fnKey(f.domain, f.name, f.overload), f]));
+    this.functions = new FunctionTable(model.functions);
     this.maxElements = opts.maxElements ?? DEFAULT_MAX_ELEMENTS;
     this.maxIterations = opts.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.stats = opts.stats;
     this.budget = new MemoryBudget(opts.maxMemory ?? Infinity);
-  }
-
-  opsetMap(imports: OpsetId[], fallback?: Map<string, number>): Map<string, number> {
-    const m = new Map(fallback ?? []);
-    for (const o of imports) m.set(o.domain === "ai.onnx" ? "" : o.domain, o.version);
-    return m;
   }
 
   /**
@@ -283,7 +275,7 @@ class Executor {
     opsets: Map<string, number>,
     label: string,
   ): RValue[] {
-    const fn = this.functions.get(fnKey(node.domain, node.opType, node.overload));
+    const fn = this.functions.called(node);
     if (fn) return this.callFunction(fn, node, ins, opsets, label);
     const kernel = isDefaultDomain(node.domain) ? kernelFor(node.opType) : undefined;
     if (!kernel)
@@ -371,10 +363,10 @@ class Executor {
     for (const a of fn.attributeProtos) bound.set(a.name, a);
     for (const a of call.attributes) bound.set(a.name, a);
     const nodes = bindRefs(fn.nodes, (ref) => bound.get(ref));
-    const opsets = this.opsetMap(fn.opsetImports, callerOpsets);
-    const fnName = (f: Function) => `'${f.domain ? `${f.domain}.` : ""}${f.name}'`;
+    const opsets = opsetMap(fn.opsetImports, callerOpsets);
+    const fnName = (f: Function) => `'${functionLabel(f)}'`;
     if (this.calling.includes(fn)) {
-      const chain = [...this.calling.slice(this.calling.indexOf(fn)), fn].map(fnName).join(" -> ");
+      const chain = cyclePath(this.calling.slice(this.calling.indexOf(fn)));
       throw new OnnxError(
         "E_MODEL",
         `function ${fnName(fn)} calls itself (${chain}); recursion is not allowed`,
@@ -443,7 +435,7 @@ class Executor {
     const keepOpt = opts.keepIntermediates;
     const keep: Set<string> | "all" =
       keepOpt === true ? "all" : new Set([...g.outputs.map((o) => o.name), ...(keepOpt || [])]);
-    this.runNodes(g, g.nodes, scope, this.opsetMap(this.model.opsetImports), keep, "");
+    this.runNodes(g, g.nodes, scope, opsetMap(this.model.opsetImports), keep, "");
     const result: Record<string, RValue> = {};
     const take = (name: string) => {
       const v = scope.get(name);

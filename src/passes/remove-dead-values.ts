@@ -4,7 +4,7 @@
 // graph output. Nodes without outputs are kept.
 
 import { outerNamesUsedBy } from "../ir/graph.js";
-import { mapNodeGraphs } from "../ir/rewrite.js";
+import { mapNodeGraphs } from "../ir/visit.js";
 import type { Graph, Model, Node } from "../ir/types.js";
 import type { Pass } from "./pass.js";
 

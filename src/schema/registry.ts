@@ -8,17 +8,11 @@ import { OperatorFileSchema, type OperatorFile, type OpVersion } from "./types.j
 // (the bundler swaps every `*.node.js` import for its `*.web.ts` sibling).
 import { defaultSchemaDir, readSchemaDir, type SchemaFileText } from "./files.node.js";
 
+import { domainLabel, normaliseDomain } from "../ir/opsets.js";
+
 export { defaultSchemaDir, type SchemaFileText };
-
-/** "" and "ai.onnx" name the same domain; files store "". */
-export function normaliseDomain(domain: string): string {
-  return domain === "ai.onnx" ? "" : domain;
-}
-
-/** How a domain is named in messages. */
-export function domainLabel(domain: string): string {
-  return domain === "" ? "ai.onnx" : domain;
-}
+// "" and "ai.onnx" name the same domain; files store "".
+export { domainLabel, normaliseDomain } from "../ir/opsets.js";
 
 /** Renders a zod issue path as `versions[3].attributes[0].type`. */
 function fieldPath(path: readonly PropertyKey[]): string {

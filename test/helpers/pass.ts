@@ -14,7 +14,7 @@ import {
   type Model,
   type ValueInfo,
 } from "../../src/ir/types.js";
-import { mapNodeGraphs, renameGraph, renameNode, type Renaming } from "../../src/ir/rewrite.js";
+import { mapNodeGraphs, renameGraph, renameNode, type Renaming } from "../../src/ir/visit.js";
 import { runPass } from "../../src/passes/manager.js";
 import {
   passContext,

@@ -1,0 +1,114 @@
+// Calls of model-local functions: the body instantiated with the call's input types and
+// attributes gives the call's output types. Instantiations are cached by (function, input
+// types, attributes), and what a body gets wrong on its own is told apart from what it gets
+// wrong only for this call.
+
+import { functionKey, functionWhere } from "../ir/functions.js";
+import { functionOpsets } from "../ir/opsets.js";
+import type { Attribute, Function, Node, Type } from "../ir/types.js";
+import type { Analyzer } from "./analyze.js";
+import { formatProblem, type Problem, type ProblemCode } from "./report.js";
+import { problemKey, type Ctx } from "./scope.js";
+
+export class Instantiator {
+  private readonly instCache = new Map<
+    string,
+    { outs: (Type | undefined)[]; problems: Problem[] }
+  >();
+  private readonly standalone = new Map<Function, Set<string>>();
+  /** The functions being instantiated now: a node inside one gets no memo key. */
+  private readonly stack = new Set<Function>();
+
+  constructor(private readonly an: Analyzer) {}
+
+  /** Whether a function body is being instantiated for a call now. */
+  get active(): boolean {
+    return this.stack.size > 0;
+  }
+
+  /** Output types of a call to a model-local function, from its body instantiated with the call's types. */
+  instantiate(
+    f: Function,
+    node: Node,
+    inputTypes: (Type | undefined)[],
+    ctx: Ctx,
+    attr: (n: string) => Attribute | undefined,
+    report: (code: ProblemCode, message: string) => void,
+  ): (Type | undefined)[] {
+    if (this.stack.has(f)) return [];
+    const env = new Map<string, Attribute>();
+    for (const a of f.attributeProtos) env.set(a.name, a);
+    for (const a of node.attributes) {
+      const r = attr(a.name);
+      if (r) env.set(a.name, r);
+    }
+    let key: string | undefined;
+    try {
+      key = JSON.stringify(
+        [
+          functionKey(f.domain, f.name, f.overload),
+          inputTypes,
+          [...env.values()].map((a) => [a.name, a.type, a.value]),
+        ],
+        (_k, v) => {
+          if (typeof v === "bigint") return v.toString();
+          if (v && typeof v === "object" && !Array.isArray(v) && "nodes" in v)
+            throw new Error("graph");
+          if (v && typeof v === "object" && "dataType" in v && "dims" in v)
+            throw new Error("tensor");
+          return v;
+        },
+      );
+    } catch {
+      key = undefined;
+    }
+    let inst = key !== undefined ? this.instCache.get(key) : undefined;
+    if (!inst) {
+      const sink: Problem[] = [];
+      this.stack.add(f);
+      const outs = this.an.analyzeBody(f, inputTypes, {
+        where: functionWhere(f),
+        opsets: functionOpsets(f, ctx.opsets),
+        fn: f,
+        env,
+        sink,
+        record: false,
+      });
+      this.stack.delete(f);
+      // What the body gets wrong only with this call's types and attributes is the call's problem.
+      const own = this.standaloneProblems(f, ctx);
+      const problems = sink.filter((p) => !own.has(problemKey(p)));
+      inst = { outs, problems };
+      if (key !== undefined) this.instCache.set(key, inst);
+    }
+    const first = inst.problems[0];
+    if (first) {
+      const n = inst.problems.length;
+      const more = n > 1 ? ` (and ${n - 1} more in the body)` : "";
+      report(first.code, `with this call's types and attributes, ${formatProblem(first)}${more}`);
+    }
+    return inst.outs;
+  }
+
+  /** Problems of a function body on its own (no caller), as keys; computed once per function. */
+  private standaloneProblems(f: Function, ctx: Ctx): Set<string> {
+    let keys = this.standalone.get(f);
+    if (!keys) {
+      const sink: Problem[] = [];
+      keys = new Set<string>();
+      this.standalone.set(f, keys);
+      const wasActive = this.stack.has(f);
+      this.stack.add(f);
+      this.an.analyzeBody(f, undefined, {
+        where: functionWhere(f),
+        opsets: functionOpsets(f, ctx.opsets),
+        fn: f,
+        sink,
+        record: false,
+      });
+      if (!wasActive) this.stack.delete(f);
+      for (const p of sink) keys.add(problemKey(p));
+    }
+    return keys;
+  }
+}
