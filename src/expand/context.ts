@@ -6,10 +6,9 @@ import { nodeLabel, OnnxError } from "../errors.js";
 import { conversionError, convertModel } from "../convert/index.js";
 import { NameScope } from "../ir/graph.js";
 import { attributeGraphs, hasGraphAttribute, someGraphNode } from "../ir/traverse.js";
-import type { Attribute, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
-import { functionLabel } from "../inline/inline.js";
+import type { Attribute, Function, Graph, Model, Node, Type } from "../ir/types.js";
 import type { Note, PassContext } from "../passes/pass.js";
-import { normaliseDomain, type SchemaRegistry } from "../schema/registry.js";
+import type { SchemaRegistry } from "../schema/registry.js";
 import { OpSet, type OpSelector } from "./select.js";
 
 /** Converts a model to an opset of ai.onnx (the converter's pass, as a function). */
@@ -64,58 +63,8 @@ export class Selection {
   }
 }
 
-export const functionKey = (domain: string, name: string, overload?: string): string =>
-  `${normaliseDomain(domain)}\u0000${name}\u0000${overload ?? ""}`;
-
-/** The model's local functions, looked up by a call node. */
-export class FunctionTable {
-  private readonly byKey = new Map<string, Function>();
-  /** The op types of the local functions: most nodes are told apart by this alone. */
-  private readonly names = new Set<string>();
-
-  constructor(functions: readonly Function[]) {
-    for (const f of functions) {
-      this.byKey.set(functionKey(f.domain, f.name, f.overload), f);
-      this.names.add(f.name);
-    }
-  }
-
-  get size(): number {
-    return this.byKey.size;
-  }
-
-  /** The local function a node calls, if it calls one. */
-  lookup(node: Node): Function | undefined {
-    if (!this.names.has(node.opType)) return undefined;
-    return this.byKey.get(functionKey(node.domain, node.opType, node.overload));
-  }
-}
-
-export const fname = functionLabel;
-
-/** "function 'local.F'" or "graph": where a unit's notes point. */
-export const functionWhere = (f: Function): string => `function '${fname(f)}'`;
-
-export function opsetMap(imports: OpsetId[]): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const o of imports) {
-    const d = normaliseDomain(o.domain);
-    if (!m.has(d)) m.set(d, o.version);
-  }
-  return m;
-}
-
-/** A function's opsets: its own imports, else the model's. */
-export function functionOpsets(f: Function, model: Map<string, number>): Map<string, number> {
-  return f.opsetImports.length ? opsetMap(f.opsetImports) : model;
-}
-
-export function withImports(imports: OpsetId[], added: Map<string, number>): OpsetId[] {
-  const have = new Set(imports.map((o) => normaliseDomain(o.domain)));
-  const out = [...imports];
-  for (const [domain, version] of added) if (!have.has(domain)) out.push({ domain, version });
-  return out;
-}
+export { FunctionTable, functionLabel as fname, functionWhere } from "../ir/functions.js";
+export { functionOpsets, opsetMap, withOpsets as withImports } from "../ir/opsets.js";
 
 /** A graph with its subgraphs, or a local function: where calls are expanded. */
 export interface Unit {

@@ -13,7 +13,7 @@ import { OnnxError } from "../errors.js";
 import { inferScopeTypes } from "../check/index.js";
 import { graph } from "../ir/builder.js";
 import { attributeGraphs } from "../ir/traverse.js";
-import type { Graph, Model, Node, Type, ValueInfo } from "../ir/types.js";
+import type { Model, Node, Type } from "../ir/types.js";
 import { callPrefix, inlineBody } from "../inline/inline.js";
 import type { Note, Pass, PassContext } from "../passes/pass.js";
 import { hasFunctionBody, type FunctionBody } from "../schema/body.js";
@@ -37,7 +37,7 @@ import {
   type ScopeTypes,
   type Unit,
 } from "./context.js";
-import { fitOpsets, lowerByConversion, type FitContext } from "./fit.js";
+import { callInputs, fitOpsets, lowerByConversion, type FitContext } from "./fit.js";
 import { bodyArity, bodyNodes, callBody } from "./inline.js";
 import { opName } from "./select.js";
 
@@ -182,7 +182,7 @@ export class Walker {
   // ---- what to replace ----
 
   private plan(node: Node, opsets: Map<string, number>, kinds: Kinds): Plan | undefined {
-    if (this.functions.size && this.functions.lookup(node)) return undefined;
+    if (this.functions.size && this.functions.called(node)) return undefined;
     // Schema ops: one decision per (domain, op, opset); lookups of strings the model holds.
     let byDomain = this.plans.get(opsets);
     if (!byDomain) this.plans.set(opsets, (byDomain = new Map()));
@@ -302,19 +302,7 @@ export class Walker {
   private expandInside(call: Node, nodes: Node[], unit: Unit, where: () => string): Node[] {
     const opsets = unit.added.size ? new Map([...unit.added, ...unit.opsets]) : unit.opsets;
     if (!this.anyPlanned(nodes, opsets, this.nested)) return nodes;
-    const inputs: ValueInfo[] = [];
-    const initializers: Graph["initializers"] = [];
-    const seen = new Set<string>();
-    for (const name of call.inputs) {
-      if (name === "" || seen.has(name)) continue;
-      seen.add(name);
-      const c = unit.constant(name);
-      if (c) initializers.push(c);
-      else {
-        const type = unit.typeOf(name);
-        inputs.push(type ? { name, type } : { name });
-      }
-    }
+    const { inputs, initializers } = callInputs(call, unit);
     const g = graph({
       nodes,
       inputs,

@@ -60,7 +60,7 @@ export function fitOpsets(
     // A schema body keeps its meaning at every later opset (src/schema/body.ts).
     if (want === have || (schemaBody && want < have)) continue;
     const differs = [...walkGraphNodes(graph({ nodes }))].find(({ node }) => {
-      if (normaliseDomain(node.domain) !== d || fit.functions.lookup(node)) return false;
+      if (normaliseDomain(node.domain) !== d || fit.functions.called(node)) return false;
       const a = registry.tryResolve(d, node.opType, want);
       const b = registry.tryResolve(d, node.opType, have);
       return a?.since !== b?.since;
@@ -107,13 +107,11 @@ export function lowerByConversion(
   return splice(node, down.model, sub.shared, unit, later.name);
 }
 
-/** A model holding just the call (typed inputs, the unit's constants it reads as initializers). */
-function subModel(
-  fit: FitContext,
+/** A call's inputs as a graph's: typed inputs, and the unit's constants as initializers. */
+export function callInputs(
   node: Node,
   unit: Unit,
-  opset: number,
-): { model: Model; shared: Set<string> } {
+): { inputs: ValueInfo[]; initializers: Graph["initializers"]; shared: Set<string> } {
   const inputs: ValueInfo[] = [];
   const initializers: Graph["initializers"] = [];
   const shared = new Set<string>();
@@ -127,6 +125,17 @@ function subModel(
       inputs.push(type ? { name, type } : { name });
     }
   }
+  return { inputs, initializers, shared };
+}
+
+/** A model holding just the call (typed inputs, the unit's constants it reads as initializers). */
+function subModel(
+  fit: FitContext,
+  node: Node,
+  unit: Unit,
+  opset: number,
+): { model: Model; shared: Set<string> } {
+  const { inputs, initializers, shared } = callInputs(node, unit);
   const outputs = node.outputs
     .filter((o) => o !== "")
     .map((name) => {

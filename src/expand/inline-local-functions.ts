@@ -7,7 +7,8 @@
 // remove-unused-functions).
 
 import { inferScopeTypes } from "../check/index.js";
-import { walkGraphNodes } from "../ir/traverse.js";
+import { cyclePath, FunctionTable } from "../ir/functions.js";
+import { someGraphNode } from "../ir/traverse.js";
 import type { Function, Model, Node } from "../ir/types.js";
 import { boundNodes, callPrefix, inlineBody } from "../inline/inline.js";
 import type { Note, Pass } from "../passes/pass.js";
@@ -15,8 +16,6 @@ import { reachableFunctions } from "../passes/remove-unused-functions.js";
 import {
   convertOpset,
   expandedNote,
-  FunctionTable,
-  fname,
   functionOpsets,
   functionWhere,
   makeUnit,
@@ -34,11 +33,10 @@ import { fitOpsets, type FitContext } from "./fit.js";
 
 /** The model's local functions as a call graph. */
 export interface CallGraph {
-  /** Per function, the local functions it calls (at any depth of its subgraphs), each once. */
-  callees: Map<Function, Function[]>;
-  /** The functions, each after every function it calls (when there is no cycle). */
+  table: FunctionTable;
+  /** The functions, each after every function it calls (empty when there is a cycle). */
   order: Function[];
-  /** A cycle of calls, first function repeated at the end; absent when there is none. */
+  /** The first cycle of calls (ir/functions' FunctionTable.cycles); absent when there is none. */
   cycle?: Function[];
   /**
    * Nodes once every call is inlined: per function, and for the main graph (a call counts as its
@@ -55,60 +53,44 @@ export function callGraph(model: Model): CallGraph {
   const known = graphs.get(model);
   if (known) return known;
   const table = new FunctionTable(model.functions);
-  const callsIn = (owner: Model["graph"] | Function): Function[] => {
-    const out = new Set<Function>();
-    if (table.size)
-      for (const { node } of walkGraphNodes(owner)) {
-        const f = table.lookup(node);
-        if (f) out.add(f);
-      }
-    return [...out];
-  };
-  const callees = new Map(model.functions.map((f) => [f, callsIn(f)] as const));
-  const state = new Map<Function, 1 | 2>();
-  const order: Function[] = [];
-  const stack: Function[] = [];
-  let cycle: Function[] | undefined;
-  // Depth-first, with an explicit stack: a chain of calls may be longer than the call stack.
-  for (const root of model.functions) {
-    if (state.has(root) || cycle) continue;
-    const work: { f: Function; next: number }[] = [{ f: root, next: 0 }];
-    state.set(root, 1);
-    stack.push(root);
-    while (work.length && !cycle) {
-      const top = work[work.length - 1]!;
-      const list = callees.get(top.f)!;
-      if (top.next < list.length) {
-        const g = list[top.next++]!;
-        const s = state.get(g);
-        if (s === 1) cycle = [...stack.slice(stack.indexOf(g)), g];
-        else if (s === undefined) {
-          state.set(g, 1);
-          stack.push(g);
-          work.push({ f: g, next: 0 });
-        }
-      } else {
-        work.pop();
-        stack.pop();
-        state.set(top.f, 2);
-        order.push(top.f);
-      }
-    }
-  }
+  const cycle = table.cycles()[0];
   const sizes = new Map<Function, number>();
   const sizeOf = (owner: Model["graph"] | Function): number => {
     let n = 0;
-    for (const { node } of walkGraphNodes(owner)) {
-      const f = table.lookup(node);
+    someGraphNode(owner, (node) => {
+      const f = table.called(node);
       n += f ? (sizes.get(f) ?? Infinity) : 1;
-    }
+    });
     return n;
   };
-  if (!cycle) for (const f of order) sizes.set(f, sizeOf(f));
-  else for (const f of model.functions) sizes.set(f, Infinity);
+  const order: Function[] = [];
+  if (!cycle) {
+    // Post-order, with an explicit stack: a chain of calls may be deeper than the call stack.
+    const done = new Set<Function>();
+    for (const root of table.functions) {
+      if (done.has(root)) continue;
+      done.add(root);
+      const work: { f: Function; next: number }[] = [{ f: root, next: 0 }];
+      while (work.length) {
+        const top = work[work.length - 1]!;
+        const callees = table.callees(top.f);
+        if (top.next < callees.length) {
+          const g = callees[top.next++]!;
+          if (!done.has(g)) {
+            done.add(g);
+            work.push({ f: g, next: 0 });
+          }
+        } else {
+          work.pop();
+          order.push(top.f);
+          sizes.set(top.f, sizeOf(top.f));
+        }
+      }
+    }
+  }
   const result: CallGraph = {
-    callees,
-    order: cycle ? [] : order,
+    table,
+    order,
     sizes,
     graphSize: cycle ? Infinity : sizeOf(model.graph),
     ...(cycle ? { cycle } : {}),
@@ -117,14 +99,14 @@ export function callGraph(model: Model): CallGraph {
   return result;
 }
 
-/** The precondition both inlining passes share: no cycle of local function calls. */
+/** The precondition of inlining: no cycle of local function calls. */
 export function noCycle(model: Model): Note[] {
   const { cycle } = callGraph(model);
   if (!cycle) return [];
   return [
     {
       level: "error",
-      message: `local functions call each other in a cycle (${cycle.map((x) => `'${fname(x)}'`).join(" -> ")}); they cannot be expanded`,
+      message: `local functions call each other in a cycle (${cyclePath(cycle)}); they cannot be expanded`,
     },
   ];
 }
@@ -137,7 +119,7 @@ export function inlineLocalFunctions(options: ExpandOptions = {}): Pass {
       const graph = callGraph(model);
       if (graph.cycle) return { ok: false, notes: noCycle(model) };
       const selection = new Selection(options, ctx.registry);
-      const table = new FunctionTable(model.functions);
+      const table = graph.table;
       const converter =
         options.converter === null ? undefined : (options.converter ?? convertOpset);
       const fit: FitContext = {
@@ -157,7 +139,7 @@ export function inlineLocalFunctions(options: ExpandOptions = {}): Pass {
       const inlineIn = (nodes: Node[], unit: Unit, where: string) => {
         let calls = 0;
         const out = rewriteNodes(nodes, where, (node, label) => {
-          const fn = table.lookup(node);
+          const fn = table.called(node);
           if (!fn || !selection.has(fn.domain, fn.name)) return undefined;
           const callee = done.get(fn)!;
           const replaced = noteFailures(

@@ -72,7 +72,7 @@ export function targetCheck(model: Model, target: OpSet, ctx: PassContext): Note
   const seen = new Set<string>();
   const check = (owner: Graph | Function, opsets: Map<string, number>, where: string) => {
     for (const { node, index, owner: o } of walkGraphNodes(owner)) {
-      const fn = table.lookup(node);
+      const fn = table.called(node);
       const domain = normaliseDomain(node.domain);
       const op = fn
         ? undefined

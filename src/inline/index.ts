@@ -5,6 +5,5 @@ export {
   callPrefix,
   bindFunctionAttributes,
   boundNodes,
-  functionLabel,
   type BodyNodes,
 } from "./inline.js";

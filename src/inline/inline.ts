@@ -8,6 +8,7 @@
 import { OnnxError } from "../errors.js";
 import { nodeWith } from "../ir/builder.js";
 import { isClaimSuffix, NameScope } from "../ir/graph.js";
+import { functionLabel } from "../ir/functions.js";
 import { bindRefs } from "../ir/rewrite.js";
 import type { Tensor } from "../ir/tensor.js";
 import type { Attribute, Function, Graph, Node } from "../ir/types.js";
@@ -338,11 +339,6 @@ class Renamer {
       return { ...a, value: a.value.map((g) => this.renameGraph(g, names)) };
     return a;
   }
-}
-
-/** A local function's name as messages give it: `domain.name`, `:overload` when it has one. */
-export function functionLabel(f: { domain: string; name: string; overload?: string }): string {
-  return `${f.domain ? `${f.domain}.` : ""}${f.name}${f.overload ? `:${f.overload}` : ""}`;
 }
 
 /**
