@@ -13,8 +13,8 @@ import { OnnxError } from "../errors.js";
 import { inferScopeTypes } from "../check/index.js";
 import { graph } from "../ir/builder.js";
 import { attributeGraphs } from "../ir/traverse.js";
-import type { Model, Node, Type } from "../ir/types.js";
-import { callPrefix, inlineBody } from "../inline/inline.js";
+import type { Graph, Model, Node, Type, ValueInfo } from "../ir/types.js";
+import { callPrefix, inlineBody, type BodyNodes } from "../inline/inline.js";
 import type { Note, Pass, PassContext } from "../passes/pass.js";
 import { hasFunctionBody, type FunctionBody } from "../schema/body.js";
 import { normaliseDomain, type SchemaRegistry } from "../schema/registry.js";
@@ -37,7 +37,7 @@ import {
   type ScopeTypes,
   type Unit,
 } from "./context.js";
-import { callInputs, fitOpsets, lowerByConversion, type FitContext } from "./fit.js";
+import { callInputs, fitOpsets, fitsAsIs, lowerByConversion, type FitContext } from "./fit.js";
 import { bodyArity, bodyNodes, callBody } from "./inline.js";
 import { opName } from "./select.js";
 
@@ -53,6 +53,13 @@ export interface WalkResult {
   notes: Note[];
   /** Calls replaced, nested ones included. */
   calls: number;
+}
+
+/** A body with the calls inside it expanded: how many, and the imports they need. */
+interface Expanded {
+  body: BodyNodes;
+  calls: number;
+  added: Map<string, number>;
 }
 
 type Plan = { kind: "schema"; op: OpVersion } | { kind: "older"; op: OpVersion; later: OpVersion };
@@ -118,6 +125,7 @@ export class Walker {
   private readonly notes = new Notes();
   private calls = 0;
   private readonly bodies = new Map<string, FunctionBody>();
+  private readonly expanded = new WeakMap<FunctionBody, WeakMap<Map<string, number>, Expanded>>();
   /** Per opset map, domain and op type: the plan (schema ops are decided once each). */
   private readonly plans = new WeakMap<
     Map<string, number>,
@@ -253,7 +261,19 @@ export class Walker {
     if (plan.kind === "schema") {
       const op = plan.op;
       const body = this.body(op, node, unit);
-      nodes = inlineBody(node, bodyNodes(op, body), unit.scope(), callPrefix(node, op.name));
+      const formal = bodyNodes(op, body);
+      // The common case: a body that needs no conversion, and a call without constant inputs
+      // (whose values inference could use): the calls inside are expanded once per body, in
+      // terms of its formals.
+      if (
+        fitsAsIs(body.opsetImports, unit.opsets, true) &&
+        !node.inputs.some((x) => x !== "" && unit.constant(x))
+      ) {
+        const done = this.expandedBody(formal, body, node, unit, where);
+        this.calls += 1 + done.calls;
+        return inlineBody(node, done.body, unit.scope(), callPrefix(node, op.name));
+      }
+      nodes = inlineBody(node, formal, unit.scope(), callPrefix(node, op.name));
       nodes = fitOpsets(this.fit, node, nodes, body.opsetImports, unit, true);
     } else {
       const domain = normaliseDomain(node.domain);
@@ -310,16 +330,7 @@ export class Walker {
       outputs: call.outputs.filter((o) => o !== "").map((name) => ({ name })),
     });
     let own: ScopeTypes | undefined;
-    const types = (): ScopeTypes =>
-      (own ??= inferScopeTypes(
-        {
-          irVersion: this.model.irVersion,
-          functions: [],
-          opsetImports: [...opsets].map(([domain, version]) => ({ domain, version })),
-          graph: g,
-        },
-        { registry: this.registry },
-      ) as ScopeTypes);
+    const types = (): ScopeTypes => (own ??= this.typesOf(g, opsets));
     const inner = makeUnit(unit.where, g, opsets, types);
     const body: Unit = {
       ...inner,
@@ -329,6 +340,67 @@ export class Walker {
       constant: unit.constant,
     };
     return this.expandNodes(nodes, body, where(), this.nested) ?? nodes;
+  }
+
+  /**
+   * A schema body with the calls it holds expanded (callee-first), in terms of its formals: its
+   * inputs typed as the call's, the rest inferred. Once per body (bodies are shared by calls
+   * with the same op, input types and plain attributes) and opset map.
+   */
+  private expandedBody(
+    formal: BodyNodes,
+    body: FunctionBody,
+    call: Node,
+    unit: Unit,
+    where: () => string,
+  ): Expanded {
+    let byOpsets = this.expanded.get(body);
+    if (!byOpsets) this.expanded.set(body, (byOpsets = new WeakMap()));
+    let e = byOpsets.get(unit.opsets);
+    if (!e) {
+      if (!this.anyPlanned(formal.nodes, unit.opsets, this.nested))
+        e = { body: formal, calls: 0, added: new Map() };
+      else {
+        const inputs: ValueInfo[] = [];
+        formal.inputs.forEach((name, i) => {
+          const actual = call.inputs[i] ?? "";
+          if (name === "" || actual === "") return;
+          const type = unit.typeOf(actual);
+          inputs.push(type ? { name, type } : { name });
+        });
+        const g = graph({
+          nodes: formal.nodes,
+          inputs,
+          outputs: formal.outputs.filter((o) => o !== "").map((name) => ({ name })),
+        });
+        const inner = makeUnit(unit.where, g, unit.opsets, () => this.typesOf(g, unit.opsets));
+        const before = this.calls;
+        const nodes = this.expandNodes(formal.nodes, inner, where(), this.nested);
+        e = {
+          body: { ...formal, nodes: nodes ?? formal.nodes },
+          calls: this.calls - before,
+          added: inner.added,
+        };
+        this.calls = before;
+      }
+      byOpsets.set(unit.opsets, e);
+    }
+    for (const [d, v] of e.added)
+      if (!unit.opsets.has(d) && !unit.added.has(d)) unit.added.set(d, v);
+    return e;
+  }
+
+  /** The checker's types of a graph alone (a body, a replacement), at these opsets. */
+  private typesOf(g: Graph, opsets: Map<string, number>): ScopeTypes {
+    return inferScopeTypes(
+      {
+        irVersion: this.model.irVersion,
+        functions: [],
+        opsetImports: [...opsets].map(([domain, version]) => ({ domain, version })),
+        graph: g,
+      },
+      { registry: this.registry },
+    ) as ScopeTypes;
   }
 
   /**

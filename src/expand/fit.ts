@@ -22,6 +22,21 @@ export interface FitContext {
 }
 
 /**
+ * The common cases, where a body needs nothing: a schema body for opsets the caller has (at a
+ * version no older), or a body written for exactly the caller's opsets.
+ */
+export function fitsAsIs(
+  imports: OpsetId[],
+  opsets: Map<string, number>,
+  schemaBody: boolean,
+): boolean {
+  return imports.every((o) => {
+    const have = opsets.get(normaliseDomain(o.domain));
+    return have !== undefined && (have === o.version || (schemaBody && have > o.version));
+  });
+}
+
+/**
  * Body nodes written for `imports` made valid in the unit: a domain the unit lacks is imported;
  * a domain imported at another version needs nothing when every op of the body means the same
  * at both (or when a schema body is written for an older opset: its ops keep their meaning),
@@ -35,15 +50,7 @@ export function fitOpsets(
   unit: Unit,
   schemaBody = false,
 ): Node[] {
-  // The common cases: a schema body for opsets the caller has (at a version no older), or
-  // a body written for exactly the caller's opsets.
-  if (
-    imports.every((o) => {
-      const have = unit.opsets.get(normaliseDomain(o.domain));
-      return have !== undefined && (have === o.version || (schemaBody && have > o.version));
-    })
-  )
-    return nodes;
+  if (fitsAsIs(imports, unit.opsets, schemaBody)) return nodes;
   const registry = fit.ctx.registry;
   const body = opsetMap(imports);
   const used = new Set<string>();
