@@ -15,6 +15,7 @@ export {
   runPass,
   pipeline,
   failureError,
+  modelOf,
   type Note,
   type Pass,
   type PassContext,

@@ -69,21 +69,6 @@ export function passContext(partial: Partial<PassContext> = {}): PassContext {
   };
 }
 
-/** A success. */
-export function success(model: Model, modified: boolean, notes: Note[] = []): PassSuccess {
-  return { ok: true, model, modified, notes };
-}
-
-/** A failure with these notes (an error note is added when none of them is one). */
-export function failure(notes: Note[], fallback = "the pass failed"): PassFailure {
-  return {
-    ok: false,
-    notes: notes.some((n) => n.level === "error")
-      ? notes
-      : [...notes, { level: "error", message: fallback }],
-  };
-}
-
 export function errorNotes(notes: Note[]): Note[] {
   return notes.filter((n) => n.level === "error");
 }
