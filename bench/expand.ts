@@ -11,15 +11,16 @@
 
 import { expandChain } from "./chains.js";
 import { median } from "./timing.js";
-import { expandPass } from "../dist/expand/expand.js";
-import { passContext, runPass } from "../dist/passes/pass.js";
+import { expandPipeline } from "../dist/expand/pipeline.js";
+import { runPass } from "../dist/passes/manager.js";
+import { modelOf, passContext } from "../dist/passes/pass.js";
 
 const MiB = 2 ** 20;
 const gc = (globalThis as { gc?: () => void }).gc;
 
 async function main(): Promise<void> {
   const ctx = passContext();
-  const pass = expandPass();
+  const pass = expandPipeline();
   const times: Record<number, number> = {};
   const cpuTimes: Record<number, number> = {};
   let peak = process.memoryUsage().rss;
@@ -34,8 +35,7 @@ async function main(): Promise<void> {
     let runs = 0;
     const ms = await median(
       () => {
-        const r = runPass(pass, m, ctx);
-        nodes = r.model.graph.nodes.length;
+        nodes = modelOf(runPass(pass, m, ctx)).graph.nodes.length;
         runs++;
       },
       calls > 10_000 ? 3 : 5,

@@ -14,11 +14,12 @@ import { relative } from "node:path";
 import * as ort from "onnxruntime-node";
 import { convertPass } from "../src/convert/index.js";
 import { diffModels, formatDiff } from "../src/diff/index.js";
-import { expandPass } from "../src/expand/expand.js";
+import { expandPipeline } from "../src/expand/pipeline.js";
 import { fromFloat64, run, toFloat64, type RTensor } from "../src/interp/index.js";
 import { encodeModel, loadModel, saveModel } from "../src/io/files.js";
 import { DataType, type Model } from "../src/ir/types.js";
-import { passContext, runPass, type Pass } from "../src/passes/pass.js";
+import { runPass } from "../src/passes/manager.js";
+import { modelOf, passContext, type Pass } from "../src/passes/pass.js";
 import { printModel } from "../src/text/print.js";
 
 const examples = new URL("../examples/", import.meta.url).pathname;
@@ -96,7 +97,7 @@ async function job(
     `${file}: opset ${original.opsetImports.map((o) => `${o.domain || "ai.onnx"} ${o.version}`).join(", ")}, ops ${original.graph.nodes.map((n) => n.opType).join(", ")}`,
   );
   for (const [label, pass] of steps) {
-    m = runPass(pass, m, ctx).model;
+    m = modelOf(runPass(pass, m, ctx));
     const base = file.replace(/\.onnx$/, "");
     const path = `${outDir}${base}.${label}.onnx`;
     saveModel(m, path);
@@ -130,7 +131,7 @@ async function main(): Promise<void> {
     "reduce-logsum-l1-13.onnx",
     [
       ["opset18", convertPass(18)],
-      ["expanded", expandPass()],
+      ["expanded", expandPipeline()],
       ["opset26", convertPass(26)],
     ],
     { x: input([3, 4, 5], 0.1, 4, 7) },
@@ -139,7 +140,7 @@ async function main(): Promise<void> {
     "LogCumSumExp-29 -> expanded -> opset 26",
     "logcumsumexp-29.onnx",
     [
-      ["expanded", expandPass()],
+      ["expanded", expandPipeline()],
       ["opset26", convertPass(26)],
     ],
     {

@@ -11,11 +11,20 @@ export { checkModel, inferTypes } from "./check/index.js";
 export * as interp from "./interp/index.js";
 export { run, runBackendTest } from "./interp/index.js";
 export * as passes from "./passes/index.js";
-export { runPass, sequence, type Pass, type PassResult } from "./passes/index.js";
+export {
+  runPass,
+  pipeline,
+  failureError,
+  modelOf,
+  type Note,
+  type Pass,
+  type PassContext,
+  type PassResult,
+} from "./passes/index.js";
 export * as convert from "./convert/index.js";
-export { convertModel, convertPass } from "./convert/index.js";
+export { convertModel, convertPass, convertPipeline } from "./convert/index.js";
 export * as expand from "./expand/index.js";
-export { expandPass } from "./expand/index.js";
+export { expandPipeline } from "./expand/index.js";
 export * as diff from "./diff/index.js";
 export { diffModels, formatDiff } from "./diff/index.js";
 export type { GraphDiff, Hunk, ModelDiff, NodeChange, NodeRef, ValueChange } from "./diff/index.js";

@@ -6,7 +6,7 @@
 import ElkModule from "elkjs/lib/elk.bundled.js";
 import { RefusedError, formatNote } from "../src/app/notes.js";
 import { Session, type Loaded } from "../src/app/session.js";
-import type { ExpandOptions } from "../src/expand/expand.js";
+import type { ExpandOptions } from "../src/expand/context.js";
 import { analyzeModel } from "../src/check/analyze.js";
 import { formatProblem } from "../src/check/report.js";
 import {

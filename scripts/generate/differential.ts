@@ -14,8 +14,9 @@ import { DataType, type Model } from "../../src/ir/types.js";
 import { printModel } from "../../src/text/print.js";
 import { generateModel, shrink, type GenOptions, type Generated } from "./model.js";
 import { conversionError, convertModel } from "../../src/convert/index.js";
-import { expandModel } from "../../src/expand/index.js";
-import { passContext } from "../../src/passes/pass.js";
+import { expandPipeline } from "../../src/expand/index.js";
+import { runPass } from "../../src/passes/manager.js";
+import { failureError, passContext } from "../../src/passes/pass.js";
 import { hasFunctionBody } from "../../src/schema/index.js";
 import { walkNodes } from "../../src/ir/traverse.js";
 import type { Node } from "../../src/ir/types.js";
@@ -154,9 +155,10 @@ export const convertRoundTripSide: Other = afterPass((g) => {
 /** Before and after expanding every function op (none may be left). */
 export const expandSide: Other = afterPass((g) => {
   const ctx = passContext();
-  const r = expandModel(g.model, {}, ctx);
+  const r = runPass(expandPipeline(), g.model, ctx);
+  if (!r.ok) throw failureError(r);
   // A function op may stay only where the pass said why (its body needs an op the opset lacks).
-  const warned = r.report.filter((n) => n.level === "warning").map((n) => n.where ?? "");
+  const warned = r.notes.filter((n) => n.level === "warning").map((n) => n.where ?? "");
   const left = [...walkNodes(r.model)].filter(
     (v) =>
       isFunctionOp(r.model, v.node, ctx) &&

@@ -3,7 +3,7 @@
 // line uses for the same thing.
 
 import { OnnxError } from "../errors.js";
-import type { ExpandOptions } from "../expand/expand.js";
+import type { ExpandOptions } from "../expand/context.js";
 import type { Model } from "../ir/types.js";
 import { runValues, type RunOptions } from "../interp/executor.js";
 import type { RValue } from "../interp/types.js";

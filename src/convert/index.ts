@@ -1,8 +1,9 @@
 // Opset conversion: the plan (which node needs which version step, and how), the adapters, and
-// the driver that applies them, as a pass (convertPass) and as a library call (convertModel).
+// the driver that applies them, as a pass (convertPass, convert-opset.ts) and as a library call
+// (convertModel).
 
 import { OnnxError } from "../errors.js";
-import type { Pass, Note } from "../passes/pass.js";
+import type { Note } from "../passes/pass.js";
 import { convertModel, type ConversionResult } from "./driver.js";
 import type { ConversionPlan, StepRecord } from "./plan.js";
 
@@ -44,47 +45,10 @@ export function conversionError(result: ConversionResult): OnnxError {
     notes.length > 1
       ? ` (and ${notes.length - 1} more blocked node${notes.length > 2 ? "s" : ""})`
       : "";
-  const err = new OnnxError(
+  return new OnnxError(
     "E_UNSUPPORTED",
     `cannot convert to opset ${result.plan.to}: ${first.where}: ${first.message}${more}`,
   );
-  return Object.assign(err, { notes, plan: result.plan });
 }
 
-/**
- * The converter as a pass: the model's ai.onnx opset (main graph, every subgraph, every
- * model-local function) becomes `targetOpset`. All or nothing: when any node is blocked, the
- * pass throws an OnnxError (E_UNSUPPORTED) whose `notes` name every blocked node.
- */
-export function convertPass(targetOpset: number): Pass {
-  return {
-    name: `convert(opset ${targetOpset})`,
-    run(model, ctx) {
-      const result = convertModel(model, targetOpset, {
-        registry: ctx.registry,
-        progress: ctx.progress,
-      });
-      if (!result.model) throw conversionError(result);
-      const p = result.plan;
-      const report: Note[] = [
-        ...p.adapted.map((a) => ({
-          level: "info" as const,
-          where: a.where,
-          message: `${stepLabel(a)}: ${a.message}`,
-        })),
-        ...p.warnings.map((w) => ({
-          level: "warning" as const,
-          where: w.where,
-          message: `${stepLabel(w)}: ${w.message}`,
-        })),
-      ];
-      const m = result.model;
-      const changed =
-        m.graph !== model.graph ||
-        m.functions !== model.functions ||
-        m.irVersion !== model.irVersion ||
-        m.opsetImports.some((o, i) => o.version !== model.opsetImports[i]?.version);
-      return { model: result.model, changed, report };
-    },
-  };
-}
+export { convertPass, convertPipeline } from "./convert-opset.js";

@@ -1,21 +1,27 @@
 // The expander: function ops (schema functions and model-local functions) inlined down to the
-// ops a backend has. (The structural diff of two models is its own layer: onnx-expand/diff.)
+// ops a backend has, as passes (one a file) and the pipeline the `expand` command runs. (The
+// structural diff of two models is its own layer: onnx-expand/diff.)
 
+export { expandPipeline, targetCheck } from "./pipeline.js";
+export { inlineLocalFunctions, callGraph, type CallGraph } from "./inline-local-functions.js";
+export { expandSchemaFunctions } from "./expand-schema-functions.js";
+export { lowerOlderVersions } from "./lower-older-versions.js";
 export {
-  expandPass,
-  expandModel,
-  bindFunctionAttributes,
+  convertOpset,
+  BlockedConversion,
   type ExpandOptions,
   type OpsetConverter,
-} from "./expand.js";
+} from "./context.js";
 export {
   inlineBody,
   inlineCall,
+  callInputTypes,
   callPrefix,
   type BodyNodes,
   type InlineOptions,
   type InlineResult,
 } from "./inline.js";
+export { bindFunctionAttributes } from "../inline/inline.js";
 export {
   OpSet,
   opName,

@@ -1,17 +1,16 @@
-// Inlining one call: a body (an operator's function body, or a model-local function) put in place
-// of the call node, its formal inputs and outputs renamed to the call's values and every other
-// name (values and nodes, in the body and in its subgraphs) made fresh in the caller's scope, so
-// that nothing the body defines can capture or shadow a name of the caller. The building block of
-// the expander.
+// One call of a schema function op replaced by the op's body: the body made for the call's input
+// types and attributes (schema/body.ts), in terms of its formals, then inlined (src/inline). The
+// expansion passes and the tests share these steps.
 
 import { OnnxError, nodeLabel } from "../errors.js";
-import { nodeWith } from "../ir/builder.js";
-import { isClaimSuffix, NameScope } from "../ir/graph.js";
-import type { Tensor } from "../ir/tensor.js";
-import type { Attribute, Function, Graph, Model, Node, OpsetId, Type } from "../ir/types.js";
 import { inferScopeTypes, inferTypes, type InferOptions } from "../check/infer.js";
-import { functionBody } from "../schema/body.js";
+import type { NameScope } from "../ir/graph.js";
+import type { Attribute, Function, Model, Node, OpsetId, Type } from "../ir/types.js";
+import { callPrefix, inlineBody, type BodyNodes } from "../inline/inline.js";
+import { functionBody, type FunctionBody } from "../schema/body.js";
 import type { OpVersion } from "../schema/types.js";
+
+export { inlineBody, callPrefix, type BodyNodes } from "../inline/inline.js";
 
 export interface InlineResult {
   nodes: Node[];
@@ -38,332 +37,71 @@ export function callInputTypes(
   return call.inputs.map((name) => (name === "" ? undefined : types?.get(name)));
 }
 
-/** A body in terms of its formal names: what inlineBody renames. */
-export interface BodyNodes {
+interface Formals {
+  variadic: boolean;
   inputs: string[];
   outputs: string[];
-  nodes: Node[];
 }
+const formalsOf = new WeakMap<OpVersion, Formals>();
 
-/** The readable prefix of names introduced for a call: its node name, else its first output. */
-export function callPrefix(call: Node, fallback: string): string {
-  return call.name || call.outputs.find((o) => o !== "") || fallback;
-}
-
-/**
- * The body's nodes with formal inputs renamed to the call's inputs ("" where the call omits
- * one), formal outputs to the call's outputs (fresh where it omits one), and every other value
- * and node name fresh in `scope`, starting with `prefix__`. Names a subgraph defines get names
- * of their own (siblings never share one); names a subgraph reads from the body follow the body.
- * `prefixed: false`: the body's names already carry a prefix (a body inlined before); they are
- * kept where they are free, else numbered.
- */
-export function inlineBody(
-  call: Node,
-  body: BodyNodes,
-  scope: NameScope,
-  prefix: string,
-  opts: { prefixed?: boolean } = {},
-): Node[] {
-  const prefixed = opts.prefixed ?? true;
-  const plan = renamePlan(body);
-  if (plan) return applyPlan(plan, call, body.nodes, scope, prefix, prefixed);
-  return new Renamer(call, body, scope, prefix, prefixed).run(body.nodes);
-}
-
-/**
- * A body without subgraphs, compiled once: every name it uses is a slot (its formal inputs
- * first, then its formal outputs, then the other names in the order the renamer meets them),
- * and each node lists the slots of its inputs and outputs. Inlining a call then fills the slots
- * in that order, giving the names the renamer gives, without a map per call.
- */
-interface RenamePlan {
-  inputs: string[];
-  outputs: string[];
-  /** Per slot: the body's name, with the leading underscores a prefixed fresh name drops. */
-  names: string[];
-  stripped: string[];
-  /** Slot of each formal output, or -1 when it is also a formal input (the input's slot). */
-  outputSlots: number[];
-  inputSlotOf: number[];
-  nodes: { inputs: Int32Array; outputs: Int32Array }[];
-  /** Per pattern of present call outputs (a bit each): the names a call gets under a free prefix. */
-  claims: Map<number, Claim | null>;
-}
-
-/**
- * What the renamer gives a call whose prefix nobody in the scope uses: the suffix after
- * `prefix__` of each fresh value slot and of each node's name (the same fresh() calls in the
- * same order, in a scope holding only the call's own names), and all of them, for claimPrefix.
- */
-interface Claim {
-  slots: (string | undefined)[];
-  nodes: string[];
-  all: string[];
-}
-
-/** The Claim for one pattern of present outputs; null when a name could meet another prefix's. */
-function claimFor(plan: RenamePlan, bodyNodes: Node[], present: number): Claim | null {
-  // An empty scope hands out what fresh() gives among the call's own names.
-  const scope = new NameScope();
-  const all: string[] = [];
-  const fresh = (base: string): string => {
-    const name = scope.fresh(base);
-    all.push(name);
-    return name;
-  };
-  const slots = new Array<string | undefined>(plan.names.length);
-  const known = new Array<boolean>(plan.names.length).fill(false);
-  for (const k of plan.inputSlotOf) if (k >= 0) known[k] = true;
-  plan.outputSlots.forEach((k, i) => {
-    if (k < 0) return;
-    known[k] = true;
-    if (!(present & (1 << i))) slots[k] = fresh(plan.stripped[k]!);
-  });
-  const visit = (k: number) => {
-    if (k >= 0 && !known[k]) {
-      known[k] = true;
-      slots[k] = fresh(plan.stripped[k]!);
-    }
-  };
-  const nodes = bodyNodes.map((n, j) => {
-    plan.nodes[j]!.inputs.forEach(visit);
-    plan.nodes[j]!.outputs.forEach(visit);
-    return fresh(n.name || n.opType);
-  });
-  return all.every(isClaimSuffix) ? { slots, nodes, all } : null;
-}
-
-const plans = new WeakMap<Node[], RenamePlan | null>();
-
-function sameList(a: string[], b: string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function renamePlan(body: BodyNodes): RenamePlan | undefined {
-  const cached = plans.get(body.nodes);
-  if (cached === null) return undefined;
-  if (cached && sameList(cached.inputs, body.inputs) && sameList(cached.outputs, body.outputs))
-    return cached;
-  for (const n of body.nodes)
-    for (const a of n.attributes)
-      if (a.type === "GRAPH" || a.type === "GRAPHS") {
-        plans.set(body.nodes, null);
-        return undefined;
-      }
-  const slot = new Map<string, number>();
-  const names: string[] = [];
-  const add = (name: string): number => {
-    names.push(name);
-    return names.length - 1;
-  };
-  // Formal inputs: the last of equal names wins, as in the renamer's map.
-  const inputSlotOf = body.inputs.map((f) => (f === "" ? -1 : add(f)));
-  body.inputs.forEach((f, i) => f !== "" && slot.set(f, inputSlotOf[i]!));
-  const outputSlots = body.outputs.map((f) => {
-    if (f === "" || slot.has(f)) return -1;
-    const k = add(f);
-    slot.set(f, k);
-    return k;
-  });
-  const use = (name: string): number => {
-    if (name === "") return -1;
-    let k = slot.get(name);
-    if (k === undefined) slot.set(name, (k = add(name)));
-    return k;
-  };
-  const nodes = body.nodes.map((n) => ({
-    inputs: Int32Array.from(n.inputs, use),
-    outputs: Int32Array.from(n.outputs, use),
-  }));
-  const stripped = names.map((name) => {
-    let start = 0;
-    while (name.charCodeAt(start) === 95 /* _ */) start++;
-    return start ? name.slice(start) : name;
-  });
-  const plan: RenamePlan = {
-    inputs: body.inputs.slice(),
-    outputs: body.outputs.slice(),
-    names,
-    stripped,
-    outputSlots,
-    inputSlotOf,
-    nodes,
-    claims: new Map(),
-  };
-  plans.set(body.nodes, plan);
-  return plan;
-}
-
-function applyPlan(
-  plan: RenamePlan,
-  call: Node,
-  bodyNodes: Node[],
-  scope: NameScope,
-  prefix: string,
-  prefixed: boolean,
-): Node[] {
-  const value = new Array<string | undefined>(plan.names.length);
-  // Under a prefix nobody uses, every name is known before the first node: no lookups.
-  let claim: Claim | null | undefined;
-  const head = `${prefix}__`;
-  if (prefixed && call.outputs.length <= 30) {
-    let present = 0;
-    for (let i = 0; i < call.outputs.length; i++) if (call.outputs[i]) present |= 1 << i;
-    claim = plan.claims.get(present);
-    if (claim === undefined) plan.claims.set(present, (claim = claimFor(plan, bodyNodes, present)));
-    if (claim && !scope.claimPrefix(prefix, claim.all)) claim = null;
-    if (claim)
-      for (let k = 0; k < value.length; k++) {
-        const s = claim.slots[k];
-        if (s !== undefined) value[k] = head + s;
-      }
-  }
-  const fresh = (k: number): string =>
-    prefixed ? scope.fresh(head + plan.stripped[k]!) : scope.fresh(plan.names[k]!);
-  for (let i = 0; i < plan.inputSlotOf.length; i++) {
-    const k = plan.inputSlotOf[i]!;
-    if (k >= 0) value[k] = call.inputs[i] ?? "";
-  }
-  for (let i = 0; i < plan.outputSlots.length; i++) {
-    const k = plan.outputSlots[i]!;
-    if (k >= 0) value[k] = call.outputs[i] || (value[k] ?? fresh(k));
-  }
-  const out = new Array<Node>(bodyNodes.length);
-  for (let j = 0; j < bodyNodes.length; j++) {
-    const n = bodyNodes[j]!;
-    const p = plan.nodes[j]!;
-    const inputs = new Array<string>(p.inputs.length);
-    for (let i = 0; i < inputs.length; i++) {
-      const k = p.inputs[i]!;
-      inputs[i] = k < 0 ? "" : (value[k] ??= fresh(k));
-    }
-    while (inputs.length && inputs[inputs.length - 1] === "") inputs.pop();
-    const outputs = new Array<string>(p.outputs.length);
-    for (let i = 0; i < outputs.length; i++) {
-      const k = p.outputs[i]!;
-      outputs[i] = k < 0 ? "" : (value[k] ??= fresh(k));
-    }
-    const name = claim
-      ? head + claim.nodes[j]!
-      : scope.fresh(prefixed ? head + (n.name || n.opType) : n.name || `${head}${n.opType}`);
-    out[j] = nodeWith(n, inputs, outputs, name);
-  }
-  return out;
-}
-
-/** Names defined by one subgraph of the body, over those of the enclosing ones. */
-interface Names {
-  map: Map<string, string>;
-  parent?: Names;
-}
-
-// A class rather than closures: inlining runs once per call, and this is its whole cost.
-class Renamer {
-  private readonly top = new Map<string, string>();
-  private readonly root: Names;
-
-  constructor(
-    call: Node,
-    body: BodyNodes,
-    private readonly scope: NameScope,
-    private readonly prefix: string,
-    private readonly prefixed: boolean,
-  ) {
-    const top = this.top;
-    for (let i = 0; i < body.inputs.length; i++) {
-      const f = body.inputs[i]!;
-      if (f !== "") top.set(f, call.inputs[i] ?? "");
-    }
-    for (let i = 0; i < body.outputs.length; i++) {
-      const f = body.outputs[i]!;
-      if (f !== "" && !top.has(f)) top.set(f, call.outputs[i] || this.freshName(f));
-    }
-    this.root = { map: top };
-  }
-
-  run(nodes: Node[]): Node[] {
-    const out = new Array<Node>(nodes.length);
-    for (let i = 0; i < nodes.length; i++) out[i] = this.renameNode(nodes[i]!, this.root);
-    return out;
-  }
-
-  private freshName(name: string): string {
-    if (!this.prefixed) return this.scope.fresh(name);
-    let start = 0;
-    while (name.charCodeAt(start) === 95 /* _ */) start++;
-    return this.scope.fresh(`${this.prefix}__${start ? name.slice(start) : name}`);
-  }
-
-  private lookup(names: Names, name: string): string {
-    if (name === "") return "";
-    for (let s: Names | undefined = names; s; s = s.parent) {
-      const v = s.map.get(name);
-      if (v !== undefined) return v;
-    }
-    // Not defined in any enclosing subgraph: a value of the body itself (perhaps defined later).
-    const out = this.freshName(name);
-    this.top.set(name, out);
-    return out;
-  }
-
-  private renameNode(n: Node, names: Names): Node {
-    const inputs = new Array<string>(n.inputs.length);
-    for (let i = 0; i < inputs.length; i++) inputs[i] = this.lookup(names, n.inputs[i]!);
-    // An omitted optional input at the end is left out rather than written as "".
-    while (inputs.length && inputs[inputs.length - 1] === "") inputs.pop();
-    const outputs = new Array<string>(n.outputs.length);
-    for (let i = 0; i < outputs.length; i++) outputs[i] = this.lookup(names, n.outputs[i]!);
-    let attributes = n.attributes;
-    for (const a of n.attributes)
-      if (a.type === "GRAPH" || a.type === "GRAPHS") {
-        attributes = n.attributes.map((b) => this.renameAttribute(b, names));
-        break;
-      }
-    const base = this.prefixed
-      ? `${this.prefix}__${n.name || n.opType}`
-      : n.name || `${this.prefix}__${n.opType}`;
-    return { ...n, inputs, outputs, attributes, name: this.scope.fresh(base) };
-  }
-
-  private renameGraph(g: Graph, parent: Names): Graph {
-    const names: Names = { map: new Map(), parent };
-    const define = (name: string) => {
-      if (name !== "" && !names.map.has(name)) names.map.set(name, this.freshName(name));
+/** The op's formal names, and whether any formal is variadic (worked out once per op). */
+export function opFormals(op: OpVersion): Formals {
+  let f = formalsOf.get(op);
+  if (!f) {
+    f = {
+      variadic:
+        op.inputs.some((x) => x.option === "variadic") ||
+        op.outputs.some((x) => x.option === "variadic"),
+      inputs: op.inputs.map((x) => x.name),
+      outputs: op.outputs.map((x) => x.name),
     };
-    g.inputs.forEach((v) => define(v.name));
-    g.initializers.forEach((t) => define(t.name));
-    g.sparseInitializers.forEach((s) => define(s.values.name));
-    for (const n of g.nodes) n.outputs.forEach(define);
-    const renameTensor = (t: Tensor): Tensor => {
-      const c = Object.assign(Object.create(Object.getPrototypeOf(t)), t) as Tensor;
-      c.name = this.lookup(names, t.name);
-      return c;
-    };
-    return {
-      ...g,
-      inputs: g.inputs.map((v) => ({ ...v, name: this.lookup(names, v.name) })),
-      outputs: g.outputs.map((v) => ({ ...v, name: this.lookup(names, v.name) })),
-      valueInfo: g.valueInfo
-        .filter((v) => names.map.has(v.name))
-        .map((v) => ({ ...v, name: this.lookup(names, v.name) })),
-      initializers: g.initializers.map(renameTensor),
-      sparseInitializers: g.sparseInitializers.map((s) => ({
-        ...s,
-        values: renameTensor(s.values),
-      })),
-      nodes: g.nodes.map((n) => this.renameNode(n, names)),
-    };
+    formalsOf.set(op, f);
   }
+  return f;
+}
 
-  private renameAttribute(a: Attribute, names: Names): Attribute {
-    if (a.type === "GRAPH" && a.value) return { ...a, value: this.renameGraph(a.value, names) };
-    if (a.type === "GRAPHS" && a.value)
-      return { ...a, value: a.value.map((g) => this.renameGraph(g, names)) };
-    return a;
-  }
+/** How many inputs and outputs a call's body has: the op's, or the call's for a variadic op. */
+export function bodyArity(op: OpVersion, call: Node): { inputs: number; outputs: number } {
+  const variadic = opFormals(op).variadic;
+  return {
+    inputs: variadic ? Math.max(op.inputs.length, call.inputs.length) : op.inputs.length,
+    outputs: variadic ? Math.max(op.outputs.length, call.outputs.length) : op.outputs.length,
+  };
+}
+
+/** The op's body for a call with these input types (schema/body.ts's functionBody). */
+export function callBody(
+  op: OpVersion,
+  call: { inputs: string[]; outputs: string[]; attributes: Attribute[] },
+  inputTypes: (Type | undefined)[],
+  opts: InlineOptions = {},
+): FunctionBody {
+  const n = bodyArity(op, call as Node);
+  const present = (count: number, given: string[]) =>
+    Array.from({ length: count }, (_, i) => (given[i] ?? "") !== "");
+  return functionBody(op, {
+    inputTypes,
+    attributes: call.attributes,
+    inputPresent: present(n.inputs, call.inputs),
+    outputPresent: present(n.outputs, call.outputs),
+    ...(opts.preferLoops !== undefined ? { preferLoops: opts.preferLoops } : {}),
+  });
+}
+
+/** A body in terms of its formals; an op with variadic formals needs a body that names them. */
+export function bodyNodes(op: OpVersion, body: FunctionBody, call?: Node): BodyNodes {
+  const f = opFormals(op);
+  if (f.variadic && (!body.inputs || !body.outputs))
+    throw new OnnxError(
+      "E_UNSUPPORTED",
+      `the body of ${op.name}-${op.since} does not name its variadic inputs and outputs`,
+      call ? nodeLabel(call) : undefined,
+    );
+  return {
+    inputs: body.inputs ?? f.inputs,
+    outputs: body.outputs ?? f.outputs,
+    nodes: body.nodes,
+  };
 }
 
 /** One call of a schema function op, replaced by the op's body for the call's input types. */
@@ -374,38 +112,7 @@ export function inlineCall(
   scope: NameScope,
   opts: InlineOptions = {},
 ): InlineResult {
-  const variadic =
-    op.inputs.some((f) => f.option === "variadic") ||
-    op.outputs.some((f) => f.option === "variadic");
-  const upTo = (formals: number, given: number) =>
-    Array.from({ length: variadic ? Math.max(formals, given) : formals }, (_, i) => i);
-  const body = functionBody(op, {
-    inputTypes,
-    attributes: call.attributes,
-    inputPresent: upTo(op.inputs.length, call.inputs.length).map(
-      (i) => (call.inputs[i] ?? "") !== "",
-    ),
-    outputPresent: upTo(op.outputs.length, call.outputs.length).map(
-      (i) => (call.outputs[i] ?? "") !== "",
-    ),
-    ...(opts.preferLoops !== undefined ? { preferLoops: opts.preferLoops } : {}),
-  });
-  // Ops with variadic formals: the body names its formals per position of the call.
-  if (variadic && (!body.inputs || !body.outputs))
-    throw new OnnxError(
-      "E_UNSUPPORTED",
-      `the body of ${op.name}-${op.since} does not name its variadic inputs and outputs`,
-      nodeLabel(call),
-    );
-  const nodes = inlineBody(
-    call,
-    {
-      inputs: body.inputs ?? op.inputs.map((f) => f.name),
-      outputs: body.outputs ?? op.outputs.map((f) => f.name),
-      nodes: body.nodes,
-    },
-    scope,
-    callPrefix(call, op.name),
-  );
+  const body = callBody(op, call, inputTypes, opts);
+  const nodes = inlineBody(call, bodyNodes(op, body, call), scope, callPrefix(call, op.name));
   return { nodes, opsetImports: body.opsetImports };
 }

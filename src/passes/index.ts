@@ -1,3 +1,9 @@
-// Passes: the contract every model transform follows (see pass.ts).
+// Passes: the contract every model transform follows (pass.ts), the manager that runs them
+// (manager.ts), and the passes that need no more than the IR and the checker, one a file.
 
 export * from "./pass.js";
+export { runPass, pipeline } from "./manager.js";
+export { removeUnusedFunctions, reachableFunctions } from "./remove-unused-functions.js";
+export { trimOpsetImports, trimOpsetImportsPass } from "./trim-opset-imports.js";
+export { removeDeadValues } from "./remove-dead-values.js";
+export { inferValueInfo } from "./infer-value-info.js";

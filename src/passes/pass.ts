@@ -1,7 +1,9 @@
-// The pass contract. A pass is a value: a name, an optional precondition, and a run that takes a
-// model and gives back a model, whether anything changed, and notes for the user. A pass never
+// The pass contract. A pass is a value: a name, an optional precondition (`requires`), a run that
+// takes a model and gives back a result, and an optional postcondition (`ensures`). A pass never
 // mutates the model it is given (it copies what it changes and shares the rest: the IR's
-// copy-on-write style), so a caller can keep the input, compare, and run it again.
+// copy-on-write style), so a caller can keep the input, compare, and run it again. What a pass
+// has to say (what it did, what it could not do) travels in its result as notes, never on an
+// exception. The manager (manager.ts) runs passes and pipelines of them.
 
 import { OnnxError } from "../errors.js";
 import type { Model } from "../ir/types.js";
@@ -15,64 +17,84 @@ export interface Note {
   message: string;
 }
 
-export interface PassResult {
-  model: Model;
-  changed: boolean;
-  report: Note[];
-}
+/** Which step of a pass failed: its precondition, its run, or its postcondition. */
+export type PassStage = "requires" | "run" | "ensures";
+
+export type PassResult =
+  | { ok: true; model: Model; modified: boolean; notes: Note[] }
+  | {
+      ok: false;
+      /** At least one error note. */
+      notes: Note[];
+      /** Set by the manager: the pass that failed (in a pipeline, the pipeline's step). */
+      pass?: string;
+      stage?: PassStage;
+    };
+
+export type PassSuccess = Extract<PassResult, { ok: true }>;
+export type PassFailure = Extract<PassResult, { ok: false }>;
 
 export interface PassContext {
   registry: SchemaRegistry;
   /** Called as work advances (done of total units, the pass says which). */
   progress?: (done: number, total: number) => void;
+  /**
+   * Test mode: the manager checks that no pass mutated its input (by its bytes before and
+   * after). Default: on when running under vitest.
+   */
+  testMode?: boolean;
 }
 
 export interface Pass {
   readonly name: string;
-  /** Throws OnnxError when the model does not meet the pass's precondition. */
-  requires?(model: Model, ctx: PassContext): void;
+  /** Error notes: the model is not one the pass can take; run is not called. */
+  requires?(model: Model, ctx: PassContext): Note[];
+  /** Error notes: the pass broke its own promise (a postcondition failure). */
+  ensures?(before: Model, after: Model, ctx: PassContext): Note[];
   run(model: Model, ctx: PassContext): PassResult;
+}
+
+function underTest(): boolean {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
+    ?.env;
+  return Boolean(env?.VITEST);
 }
 
 /** A context with the default registry; fields given override. */
 export function passContext(partial: Partial<PassContext> = {}): PassContext {
-  return { registry: partial.registry ?? SchemaRegistry.default(), ...partial };
-}
-
-/** Checks the precondition, then runs the pass. */
-export function runPass(pass: Pass, model: Model, ctx: PassContext = passContext()): PassResult {
-  pass.requires?.(model, ctx);
-  return pass.run(model, ctx);
-}
-
-/** Passes run one after another; the result changed if any changed, with all their notes. */
-export function sequence(name: string, ...passes: Pass[]): Pass {
   return {
-    name,
-    run(model, ctx) {
-      let current = model;
-      let changed = false;
-      const report: Note[] = [];
-      for (const p of passes) {
-        const r = runPass(p, current, ctx);
-        current = r.model;
-        changed ||= r.changed;
-        report.push(...r.report);
-      }
-      return { model: current, changed, report };
-    },
+    registry: partial.registry ?? SchemaRegistry.default(),
+    testMode: partial.testMode ?? underTest(),
+    ...partial,
   };
 }
 
-/** A pass that refuses: every error note of a report as one OnnxError (the first named, a count). */
-export function failOnErrors(passName: string, report: Note[]): void {
-  const errors = report.filter((n) => n.level === "error");
-  if (errors.length === 0) return;
-  const first = errors[0]!;
+export function errorNotes(notes: Note[]): Note[] {
+  return notes.filter((n) => n.level === "error");
+}
+
+/** "where: message" (or the message alone). */
+export function noteText(n: Note): string {
+  return `${n.where ? `${n.where}: ` : ""}${n.message}`;
+}
+
+/**
+ * A failure as one OnnxError, for callers that throw: the first error note named, with a count
+ * of the others. `code`: E_MODEL for a failed precondition, else E_UNSUPPORTED, unless given.
+ */
+export function failureError(result: PassFailure, code?: OnnxError["code"]): OnnxError {
+  const errors = errorNotes(result.notes);
+  const first = errors[0] ?? { level: "error", message: "failed" };
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
-  const err = new OnnxError(
-    "E_UNSUPPORTED",
-    `${passName}: ${first.where ? `${first.where}: ` : ""}${first.message}${more}`,
+  const head = result.pass && result.stage !== "requires" ? `${result.pass}: ` : "";
+  return new OnnxError(
+    code ?? (result.stage === "requires" ? "E_MODEL" : "E_UNSUPPORTED"),
+    `${head}${noteText(first)}${more}`,
   );
-  throw Object.assign(err, { notes: errors });
+}
+
+/** The model of a result, or the failure thrown as an OnnxError. */
+export function modelOf(result: PassResult): Model {
+  if (!result.ok) throw failureError(result);
+  return result.model;
 }

@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { expandPass } from "../../src/expand/expand.js";
+import { expandPipeline } from "../../src/expand/pipeline.js";
 import {
   compareValues,
   readDataSets,
@@ -18,7 +18,8 @@ import { loadModel } from "../../src/io/files.js";
 import { walkNodes } from "../../src/ir/traverse.js";
 import { DataType, type Model } from "../../src/ir/types.js";
 import type { RTensor } from "../../src/interp/types.js";
-import { passContext, runPass } from "../../src/passes/pass.js";
+import { runPass } from "../../src/passes/manager.js";
+import { modelOf, passContext } from "../../src/passes/pass.js";
 import { SchemaRegistry, normaliseDomain } from "../../src/schema/registry.js";
 import { runOrt } from "../helpers/ort.js";
 
@@ -78,7 +79,7 @@ for (const root of ROOTS) {
           return;
         }
         const before = loadModel(join(dir, "model.onnx"));
-        const r = runPass(expandPass(), before, passContext());
+        const r = { model: modelOf(runPass(expandPipeline(), before, passContext())) };
         const left = functionOps(r.model);
         if (left.length) {
           const why = left.join(", ");

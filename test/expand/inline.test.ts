@@ -39,7 +39,7 @@ function inlinePass(preferLoops = false): Pass {
     name: "inline-all",
     run(m) {
       const out = inlineAll(m, preferLoops);
-      return { model: out, changed: out.graph.nodes !== m.graph.nodes, report: [] };
+      return { ok: true, model: out, modified: out.graph.nodes !== m.graph.nodes, notes: [] };
     },
   };
 }

@@ -24,7 +24,7 @@ describe("expand: model-local functions", () => {
       }`;
     const before = parseModelText(text);
     const r = expand(before);
-    expect(r.changed).toBe(true);
+    expect(r.modified).toBe(true);
     expect(opsOf(r.model)).toEqual(["Mul", "Add", "Neg", "Mul", "Add"]);
     expect(r.model.functions).toEqual([]);
     expect(r.model.opsetImports).toEqual([{ domain: "", version: 18 }]);

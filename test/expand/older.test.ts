@@ -61,8 +61,8 @@ describe("expand: older versions through the converter", () => {
         g (float[2,3] x) => (float[2] y) { y = ReduceLogSumExp <axes: ints = [1], keepdims: int = 0> (x) }`;
     const r = expand(text);
     expect(opsOf(r.model)).toEqual(["ReduceLogSumExp"]);
-    expect(r.changed).toBe(false);
-    expect(r.report.map((n) => `${n.level}: ${n.message}`).join("\n")).toMatch(
+    expect(r.modified).toBe(false);
+    expect(r.notes.map((n) => `${n.level}: ${n.message}`).join("\n")).toMatch(
       /warning: left as it is: cannot convert to opset 9: .*IsInf does not exist before opset 10/,
     );
     expect(() => expand(text, { only: [{ domain: "", op: "ReduceLogSumExp" }] })).toThrow(
@@ -77,7 +77,7 @@ describe("expand: older versions through the converter", () => {
       { converter: null },
     );
     expect(opsOf(r.model)).toEqual(["ReduceLogSum"]);
-    expect(r.report.map((n) => n.message).join("\n")).toMatch(
+    expect(r.notes.map((n) => n.message).join("\n")).toMatch(
       /ReduceLogSum-13 is not a function; it expands through ReduceLogSum-18, which needs the opset converter/,
     );
   });

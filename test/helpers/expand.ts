@@ -2,17 +2,32 @@
 
 import { expect } from "vitest";
 import { checkModel } from "../../src/check/index.js";
-import { expandPass, type ExpandOptions } from "../../src/expand/expand.js";
+import type { ExpandOptions } from "../../src/expand/context.js";
+import { expandPipeline } from "../../src/expand/pipeline.js";
 import { run, type RTensor } from "../../src/interp/index.js";
 import { walkNodes } from "../../src/ir/traverse.js";
 import type { Model } from "../../src/ir/types.js";
-import { passContext, runPass } from "../../src/passes/pass.js";
+import { runPass } from "../../src/passes/manager.js";
+import {
+  failureError,
+  passContext,
+  type PassResult,
+  type PassSuccess,
+} from "../../src/passes/pass.js";
 import { parseModelText } from "../../src/text/parse.js";
 import { compareTensors } from "../../src/interp/backend-test.js";
 
-export function expand(model: Model | string, options: ExpandOptions = {}) {
+/** The expand pipeline's result on a model (text or IR). */
+export function expandResult(model: Model | string, options: ExpandOptions = {}): PassResult {
   const m = typeof model === "string" ? parseModelText(model) : model;
-  return runPass(expandPass(options), m, passContext());
+  return runPass(expandPipeline(options), m, passContext());
+}
+
+/** The expand pipeline's success; a failure thrown as its OnnxError. */
+export function expand(model: Model | string, options: ExpandOptions = {}): PassSuccess {
+  const r = expandResult(model, options);
+  if (!r.ok) throw failureError(r);
+  return r;
 }
 
 /** Every op of the model (main graph, subgraphs, local functions) as `domain.Op` or `Op`. */

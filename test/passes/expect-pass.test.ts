@@ -28,7 +28,7 @@ function subToAddNeg(wrong = false, opts: { mutate?: boolean; quiet?: boolean } 
       });
       if (opts.mutate) model.graph.nodes = nodes;
       const out = { ...model, graph: { ...model.graph, nodes } };
-      return { model: out, changed: opts.quiet ? false : changed, report: [] };
+      return { ok: true, model: out, modified: opts.quiet ? false : changed, notes: [] };
     },
   };
 }
@@ -52,7 +52,7 @@ const after = `
 describe("expectPass", () => {
   it("accepts the right result whatever names the pass introduced", () => {
     const r = expectPass(subToAddNeg(), before, after);
-    expect(r.changed).toBe(true);
+    expect(r.modified).toBe(true);
   });
 
   it("fails when the graph differs from the expected one", () => {
@@ -78,7 +78,7 @@ describe("expectPass", () => {
 
   it("fails when the pass changes the model but says it did not", () => {
     expect(() => expectPass(subToAddNeg(false, { quiet: true }), before, after)).toThrow(
-      /'changed' must be set/,
+      /'modified' must be set/,
     );
   });
 });

@@ -10,16 +10,18 @@ import {
   ADAPTER_ROWS,
   adapterRow,
   behaviourBreak,
-  blockedNotes,
   blockedStep,
   breaksBeyondTypes,
   convertModel,
+  convertPipeline,
   stepDiff,
   stepLabel,
   type ConversionPlan,
 } from "../../convert/index.js";
 import { OnnxError } from "../../errors.js";
 import { loadModel, saveModel } from "../../io/files.js";
+import { runPass } from "../../passes/manager.js";
+import { errorNotes, noteText, passContext, type Note } from "../../passes/pass.js";
 import { SchemaRegistry } from "../../schema/registry.js";
 import { EXIT_FAILED, EXIT_OK, action, inFile, oneLine, writeListed } from "../util.js";
 
@@ -83,22 +85,22 @@ async function convertCommand(models: string[], opts: ConvertOpts): Promise<numb
   if (!opts.output) usage("give -o OUT (or --plan to see what would change)");
   const file = models[0]!;
   const model = loadModel(file);
-  const result = inFile(file, () => convertModel(model, target));
-  if (!result.model) {
-    printBlocked(file, result.plan);
+  const result = inFile(file, () => runPass(convertPipeline(target), model, passContext()));
+  if (!result.ok) {
+    printBlocked(file, target, errorNotes(result.notes));
     return EXIT_FAILED;
   }
   saveModel(result.model, opts.output, { inputPath: file, force: opts.force });
   return EXIT_OK;
 }
 
-function printBlocked(file: string, plan: ConversionPlan): void {
-  const n = plan.blocked.length;
+function printBlocked(file: string, target: number, blocked: Note[]): void {
+  const n = blocked.length;
   process.stderr.write(
-    `onnx-expand: error: ${oneLine(file)}: cannot convert to opset ${plan.to}: ${n} node${n === 1 ? "" : "s"} blocked; nothing written\n`,
+    `onnx-expand: error: ${oneLine(file)}: cannot convert to opset ${target}: ${n} node${n === 1 ? "" : "s"} blocked; nothing written\n`,
   );
   writeListed(
-    blockedNotes(plan).map((note) => `  ${oneLine(`${note.where}: ${note.message}`)}`),
+    blocked.map((note) => `  ${oneLine(noteText(note))}`),
     (more) => `  … and ${more} more blocked nodes (\`convert --plan --json\` lists them all)`,
   );
 }
@@ -234,15 +236,15 @@ interface JobResult {
 /** Converts one file to `out`; never throws (a failure is the result's message). */
 export function convertFile(file: string, out: string, target: number, force: boolean): JobResult {
   try {
-    const result = convertModel(loadModel(file), target);
-    if (!result.model) {
-      const notes = blockedNotes(result.plan);
-      const first = notes[0]!;
+    const result = runPass(convertPipeline(target), loadModel(file), passContext());
+    if (!result.ok) {
+      const notes = errorNotes(result.notes);
       const more = notes.length > 1 ? ` (and ${notes.length - 1} more)` : "";
-      return { file, ok: false, message: `${first.where}: ${first.message}${more}` };
+      return { file, ok: false, message: `${noteText(notes[0]!)}${more}` };
     }
     saveModel(result.model, out, { inputPath: file, force });
-    const n = result.plan.adapted.length;
+    // One info note per node step adapted.
+    const n = result.notes.filter((x) => x.level === "info").length;
     return { file, ok: true, message: `${n} node step${n === 1 ? "" : "s"} adapted` };
   } catch (e) {
     return { file, ok: false, message: e instanceof Error ? e.message : String(e) };

@@ -6,11 +6,12 @@ import { readFileSync } from "node:fs";
 import { OnnxError } from "../../errors.js";
 import { convertPass } from "../../convert/index.js";
 import { diffModels, formatDiff } from "../../diff/index.js";
-import { expandPass, type ExpandOptions } from "../../expand/expand.js";
+import type { ExpandOptions } from "../../expand/context.js";
+import { expandPipeline } from "../../expand/pipeline.js";
 import { parseOpList, parseTargetOps } from "../../expand/select.js";
 import { loadModel, saveModel } from "../../io/files.js";
-import type { Note, Pass } from "../../passes/pass.js";
-import { passContext, runPass } from "../../passes/pass.js";
+import { pipeline, runPass } from "../../passes/manager.js";
+import { errorNotes, failureError, passContext, type Note, type Pass } from "../../passes/pass.js";
 import { printModel } from "../../text/print.js";
 import { EXIT_FAILED, EXIT_OK, action, inFile, oneLine, writeListed } from "../util.js";
 
@@ -80,32 +81,28 @@ export function registerExpandCommands(program: Command): void {
         }
         if (opts.preferLoops) options.preferLoops = true;
         const model = loadModel(file);
-        const passes: Pass[] = [expandPass(options)];
+        const passes: Pass[] = [expandPipeline(options)];
         if (opset !== undefined) passes.push(convertPass(opset));
-        const ctx = passContext();
-        let current = model;
-        const notes: Note[] = [];
-        for (const p of passes) {
-          try {
-            const r = inFile(file, () => runPass(p, current, ctx));
-            current = r.model;
-            notes.push(...r.report);
-          } catch (e) {
-            const failed = (e as { notes?: Note[] }).notes;
-            if (e instanceof OnnxError && failed) {
-              const lines = [...notes, ...failed].filter((n) => n.level !== "info").map(noteLine);
-              writeListed(
-                lines.map((l) => `onnx-expand: ${l}`),
-                (more) => `onnx-expand: … and ${more} more`,
-              );
-              process.stderr.write(
-                `onnx-expand: ${p.name} failed: ${failed.length} problem${failed.length === 1 ? "" : "s"}${opts.output ? `; nothing written to ${opts.output}` : ""}\n`,
-              );
-              return EXIT_FAILED;
-            }
-            throw e;
-          }
+        const r = inFile(file, () => runPass(pipeline("expand", passes), model, passContext()));
+        if (!r.ok) {
+          // A model the expander cannot take at all (a cycle of calls): bad input.
+          if (r.stage === "requires")
+            return inFile(file, () => {
+              throw failureError(r);
+            });
+          const lines = r.notes.filter((n) => n.level !== "info").map(noteLine);
+          writeListed(
+            lines.map((l) => `onnx-expand: ${l}`),
+            (more) => `onnx-expand: … and ${more} more`,
+          );
+          const n = errorNotes(r.notes).length;
+          process.stderr.write(
+            `onnx-expand: ${r.pass ?? "expand"} failed: ${n} problem${n === 1 ? "" : "s"}${opts.output ? `; nothing written to ${opts.output}` : ""}\n`,
+          );
+          return EXIT_FAILED;
         }
+        const current = r.model;
+        const notes = r.notes;
         writeListed(
           notes.filter((n) => n.level !== "info").map((n) => `onnx-expand: ${noteLine(n)}`),
           (more) => `onnx-expand: … and ${more} more warnings`,

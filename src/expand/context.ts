@@ -1,0 +1,230 @@
+// What the expansion passes share: their options, which ops the user selected, the model's local
+// functions by key, opset maps, and a unit (a graph with its subgraphs, or a function body: where
+// calls are replaced, with its names, types and constants).
+
+import { nodeLabel, OnnxError } from "../errors.js";
+import { conversionError, convertModel } from "../convert/index.js";
+import { NameScope } from "../ir/graph.js";
+import { attributeGraphs, hasGraphAttribute, someGraphNode } from "../ir/traverse.js";
+import type { Attribute, Function, Graph, Model, Node, Type } from "../ir/types.js";
+import type { Note, PassContext } from "../passes/pass.js";
+import type { SchemaRegistry } from "../schema/registry.js";
+import { OpSet, type OpSelector } from "./select.js";
+
+/** Converts a model to an opset of ai.onnx (the converter's pass, as a function). */
+export type OpsetConverter = (model: Model, opset: number, ctx: PassContext) => Model;
+
+export interface ExpandOptions {
+  /** Expand only these ops (function ops and local functions named here). */
+  only?: OpSelector[];
+  /** Expand every function op but these. */
+  keep?: OpSelector[];
+  /**
+   * A backend's op list: expand exactly the ops it lacks, and fail (naming every node) when
+   * something it lacks cannot be expanded.
+   */
+  targetOps?: OpSelector[];
+  /** Allow loops (Scan) where a body has a loop-free form (see BodyContext.preferLoops). */
+  preferLoops?: boolean;
+  /**
+   * Lowers older versions and bodies written for other opsets (default: the opset converter,
+   * src/convert; null: none, and such nodes are reported and left as they are).
+   */
+  converter?: OpsetConverter | null;
+}
+
+/** A conversion the converter refused (a blocked step): the call cannot be expressed here. */
+export class BlockedConversion extends OnnxError {}
+
+/** The opset converter, all or nothing: a blocked step is an error naming the first node. */
+export const convertOpset: OpsetConverter = (model, opset, ctx) => {
+  const r = convertModel(model, opset, { registry: ctx.registry });
+  if (r.model) return r.model;
+  throw new BlockedConversion("E_UNSUPPORTED", conversionError(r).message);
+};
+
+/** Which ops the user asked to expand: --only, --keep, and what a target op list lacks. */
+export class Selection {
+  readonly only?: OpSet;
+  readonly keep?: OpSet;
+  readonly target?: OpSet;
+
+  constructor(options: ExpandOptions, registry: SchemaRegistry) {
+    if (options.only) this.only = new OpSet(options.only, registry);
+    if (options.keep) this.keep = new OpSet(options.keep, registry);
+    if (options.targetOps) this.target = new OpSet(options.targetOps, registry);
+  }
+
+  has(domain: string, op: string, since?: number): boolean {
+    if (this.only && !this.only.has(domain, op, since)) return false;
+    if (this.keep && this.keep.has(domain, op, since)) return false;
+    if (this.target && this.target.has(domain, op, since)) return false;
+    return true;
+  }
+}
+
+export { FunctionTable, functionLabel as fname, functionWhere } from "../ir/functions.js";
+export { functionOpsets, opsetMap, withOpsets as withImports } from "../ir/opsets.js";
+
+/** A graph with its subgraphs, or a local function: where calls are expanded. */
+export interface Unit {
+  where: string;
+  opsets: Map<string, number>;
+  /** Imports the bodies put in need and the unit lacked. */
+  added: Map<string, number>;
+  scope: () => NameScope;
+  typeOf: (name: string) => Type | undefined;
+  /** Constants (initializers) visible to the unit's nodes, for the converter. */
+  constant: (name: string) => Graph["initializers"][number] | undefined;
+}
+
+export type ScopeTypes = Map<Graph | Function, Map<string, Type>>;
+
+/** A unit over `owner`, typed by `types` (the checker's per-scope types, computed when asked). */
+export function makeUnit(
+  where: string,
+  owner: Graph | Function,
+  opsets: Map<string, number>,
+  types: () => ScopeTypes,
+): Unit {
+  let scope: NameScope | undefined;
+  let merged: Map<string, Type> | undefined;
+  let consts: Map<string, Graph["initializers"][number]> | undefined;
+  const typeMap = (): Map<string, Type> => {
+    if (merged) return merged;
+    const all = types();
+    const own = all.get(owner) ?? new Map<string, Type>();
+    // Subgraphs' values join the owner's (names are unique across them); without subgraphs
+    // the owner's map is used as it is.
+    let copy: Map<string, Type> | undefined;
+    someGraphNode(owner, (node) => {
+      for (const a of node.attributes)
+        for (const g of attributeGraphs(a))
+          for (const [k, v] of all.get(g) ?? []) {
+            copy ??= new Map(own);
+            if (!copy.has(k)) copy.set(k, v);
+          }
+    });
+    merged = copy ?? own;
+    return merged;
+  };
+  return {
+    where,
+    opsets,
+    added: new Map(),
+    scope: () => (scope ??= new NameScope(owner)),
+    typeOf: (name) => typeMap().get(name),
+    constant: (name) => {
+      if (!consts) {
+        consts = new Map();
+        if ("initializers" in owner) for (const t of owner.initializers) consts.set(t.name, t);
+      }
+      return consts.get(name);
+    },
+  };
+}
+
+/** Notes of one run, each keyed note given once. */
+export class Notes {
+  readonly list: Note[] = [];
+  private readonly seen = new Set<string>();
+
+  push(note: Note): void {
+    this.list.push(note);
+  }
+
+  once(key: string, note: Note): void {
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.list.push(note);
+  }
+}
+
+/** The info note of an expansion: "expanded N calls". */
+export function expandedNote(calls: number): Note {
+  return { level: "info", message: `expanded ${calls} call${calls === 1 ? "" : "s"}` };
+}
+
+/**
+ * A node list with some nodes replaced, at any depth (If/Loop/Scan bodies included): `replace`
+ * is asked about each node (its subgraphs already walked) with a label for notes, and gives the
+ * nodes to put in its place, or undefined to keep it. Undefined when nothing changed; what did
+ * not change is shared.
+ */
+export function rewriteNodes(
+  nodes: Node[],
+  where: string,
+  replace: (node: Node, label: () => string) => Node[] | undefined,
+): Node[] | undefined {
+  let out: Node[] | undefined;
+  for (let i = 0; i < nodes.length; i++) {
+    const original = nodes[i]!;
+    // Labels are made only when something is reported (or a subgraph names its place).
+    let labelText: string | undefined;
+    const label = () => (labelText ??= `${where} > ${nodeLabel(original, i)}`);
+    const node = hasGraphAttribute(original)
+      ? rewriteSubgraphs(original, label(), replace)
+      : original;
+    const replacement = replace(node, label);
+    if (replacement) {
+      out ??= nodes.slice(0, i);
+      for (const r of replacement) out.push(r);
+    } else if (node !== original || out) {
+      out ??= nodes.slice(0, i);
+      out.push(node);
+    }
+  }
+  return out;
+}
+
+/** The node with nodes inside its subgraphs replaced (the node itself when none changed). */
+function rewriteSubgraphs(
+  node: Node,
+  label: string,
+  replace: (node: Node, label: () => string) => Node[] | undefined,
+): Node {
+  let attrs: Attribute[] | undefined;
+  node.attributes.forEach((a, i) => {
+    let b: Attribute = a;
+    if (a.type === "GRAPH" && a.value) {
+      const nodes = rewriteNodes(a.value.nodes, `${label} ${a.name}`, replace);
+      if (nodes) b = { ...a, value: { ...a.value, nodes } };
+    } else if (a.type === "GRAPHS" && a.value) {
+      const gs = a.value.map((g, k) => {
+        const nodes = rewriteNodes(g.nodes, `${label} ${a.name}[${k}]`, replace);
+        return nodes ? { ...g, nodes } : undefined;
+      });
+      if (gs.some((g) => g)) b = { ...a, value: gs.map((g, k) => g ?? a.value![k]!) };
+    }
+    if (b !== a) (attrs ??= node.attributes.slice())[i] = b;
+  });
+  return attrs ? { ...node, attributes: attrs } : node;
+}
+
+/**
+ * A replacement that may fail: an OnnxError becomes a note on the node, and the node is kept. A
+ * conversion the converter blocks is a warning ("left as it is") unless the user named the op
+ * (--only); anything else is an error.
+ */
+export function noteFailures(
+  notes: Notes,
+  named: boolean,
+  f: () => Node[] | undefined,
+  label: () => string,
+): Node[] | undefined {
+  try {
+    return f();
+  } catch (e) {
+    if (!(e instanceof OnnxError)) throw e;
+    // A body the converter cannot bring to this opset (it needs an op the opset lacks): the
+    // call is not expandable here; under --target-ops the target check then reports it if the
+    // backend lacks it.
+    const inexpressible = e instanceof BlockedConversion && !named;
+    notes.push({
+      level: inexpressible ? "warning" : "error",
+      where: label(),
+      message: inexpressible ? `left as it is: ${e.message}` : e.message,
+    });
+    return undefined;
+  }
+}

@@ -1,0 +1,440 @@
+// The walk the schema passes share: every node of the main graph, of its If/Loop/Scan bodies at
+// any depth, and of the local functions, asked whether it is a call to replace; a call replaced
+// by nodes, and those nodes walked in turn (callee-first within each body, with their own types:
+// the caller's types for the call's inputs, the checker's inference for the rest), so that a body
+// holding a function op (Celu's body calls Elu) is expanded all the way down in one pass, with no
+// rounds and no limit on depth.
+//
+// Which calls: schema function ops (hasFunctionBody) in expand-schema-functions; older versions
+// of ops whose later version is a function (ReduceLogSum-13, through 18) in lower-older-versions,
+// and inside bodies in both. Local functions are not replaced here (inline-local-functions).
+
+import { OnnxError } from "../errors.js";
+import { inferScopeTypes } from "../check/index.js";
+import { graph } from "../ir/builder.js";
+import { attributeGraphs } from "../ir/traverse.js";
+import type { Graph, Model, Node, Type, ValueInfo } from "../ir/types.js";
+import { callPrefix, inlineBody, type BodyNodes } from "../inline/inline.js";
+import type { Note, Pass, PassContext } from "../passes/pass.js";
+import { hasFunctionBody, type FunctionBody } from "../schema/body.js";
+import { normaliseDomain, type SchemaRegistry } from "../schema/registry.js";
+import type { OpVersion } from "../schema/types.js";
+import {
+  convertOpset,
+  expandedNote,
+  FunctionTable,
+  functionOpsets,
+  functionWhere,
+  makeUnit,
+  Notes,
+  noteFailures,
+  opsetMap,
+  rewriteNodes,
+  Selection,
+  withImports,
+  type ExpandOptions,
+  type OpsetConverter,
+  type ScopeTypes,
+  type Unit,
+} from "./context.js";
+import { callInputs, fitOpsets, fitsAsIs, lowerByConversion, type FitContext } from "./fit.js";
+import { bodyArity, bodyNodes, callBody } from "./inline.js";
+import { opName } from "./select.js";
+
+/** Which kinds of call a walk replaces: at the top (the model's own nodes), and inside bodies. */
+export interface Kinds {
+  schema: boolean;
+  older: boolean;
+}
+
+export interface WalkResult {
+  model: Model;
+  modified: boolean;
+  notes: Note[];
+  /** Calls replaced, nested ones included. */
+  calls: number;
+}
+
+/** A body with the calls inside it expanded: how many, and the imports they need. */
+interface Expanded {
+  body: BodyNodes;
+  calls: number;
+  added: Map<string, number>;
+}
+
+type Plan = { kind: "schema"; op: OpVersion } | { kind: "older"; op: OpVersion; later: OpVersion };
+
+/** Attribute types whose values make a cache key (no graphs or tensors). */
+const PLAIN_ATTRIBUTE = new Set(["INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS"]);
+
+/** Each type's part of a body key, made once per type object (calls in a chain share them). */
+const typeKeys = new WeakMap<Type, string>();
+function typeKey(t: Type): string {
+  let k = typeKeys.get(t);
+  if (k === undefined) {
+    k =
+      t.kind === "tensor" && t.denotation === undefined && !t.dimDenotations
+        ? `${t.elemType}${t.shape ? `[${t.shape.map((d) => (typeof d === "string" ? JSON.stringify(d) : String(d))).join(",")}]` : ""}`
+        : JSON.stringify(t);
+    typeKeys.set(t, k);
+  }
+  return k;
+}
+
+/**
+ * What a call's body depends on, as a string: the op, its input types, its plain attribute
+ * values and which of `inputs`/`outputs` formals the call gives (a 1 or 0 each); undefined when
+ * an attribute holds a graph or tensor.
+ */
+function bodyKey(
+  op: OpVersion,
+  call: Node,
+  typeOf: (name: string) => Type | undefined,
+  inputs: number,
+  outputs: number,
+): string | undefined {
+  let key = `${op.name}-${op.since}`;
+  for (const name of call.inputs) {
+    const t = name === "" ? undefined : typeOf(name);
+    key += t === undefined ? "|?" : `|${typeKey(t)}`;
+  }
+  for (const a of call.attributes) {
+    if (!PLAIN_ATTRIBUTE.has(a.type)) return undefined;
+    const v = a.value;
+    const text = Array.isArray(v)
+      ? JSON.stringify(v.map((x) => (typeof x === "bigint" ? String(x) : x)))
+      : typeof v === "string"
+        ? JSON.stringify(v)
+        : String(v);
+    key += `|${a.name}:${a.type}=${a.refAttrName !== undefined ? `@${a.refAttrName}` : text}`;
+  }
+  key += "|in:";
+  for (let i = 0; i < inputs; i++) key += (call.inputs[i] ?? "") !== "" ? "1" : "0";
+  key += "|out:";
+  for (let i = 0; i < outputs; i++) key += (call.outputs[i] ?? "") !== "" ? "1" : "0";
+  return key;
+}
+
+/** Replaces the calls of the given kinds in a model. Never mutates its input. */
+export class Walker {
+  private readonly registry: SchemaRegistry;
+  private readonly selection: Selection;
+  private readonly functions: FunctionTable;
+  private readonly converter?: OpsetConverter;
+  private readonly fit: FitContext;
+  private readonly notes = new Notes();
+  private calls = 0;
+  private readonly bodies = new Map<string, FunctionBody>();
+  private readonly expanded = new WeakMap<FunctionBody, WeakMap<Map<string, number>, Expanded>>();
+  /** Per opset map, domain and op type: the plan (schema ops are decided once each). */
+  private readonly plans = new WeakMap<
+    Map<string, number>,
+    Map<string, Map<string, { plan: Plan | undefined }>>
+  >();
+
+  constructor(
+    private readonly model: Model,
+    private readonly options: ExpandOptions,
+    private readonly ctx: PassContext,
+    private readonly top: Kinds,
+    private readonly nested: Kinds,
+  ) {
+    this.registry = ctx.registry;
+    this.selection = new Selection(options, this.registry);
+    this.functions = new FunctionTable(model.functions);
+    if (options.converter !== null) this.converter = options.converter ?? convertOpset;
+    this.fit = {
+      ctx,
+      functions: this.functions,
+      irVersion: model.irVersion,
+      ...(this.converter ? { converter: this.converter } : {}),
+    };
+  }
+
+  run(): WalkResult {
+    const model = this.model;
+    let analysis: ScopeTypes | undefined;
+    const types = () =>
+      (analysis ??= inferScopeTypes(model, { registry: this.registry }) as ScopeTypes);
+    const modelOpsets = opsetMap(model.opsetImports);
+    const main = makeUnit("graph", model.graph, modelOpsets, types);
+    const nodes = this.expandNodes(model.graph.nodes, main, "graph", this.top);
+    let functionsChanged = false;
+    const functions = model.functions.map((f) => {
+      const unit = makeUnit(functionWhere(f), f, functionOpsets(f, modelOpsets), types);
+      const fnodes = this.expandNodes(f.nodes, unit, functionWhere(f), this.top);
+      if (!fnodes) return f;
+      functionsChanged = true;
+      const g = { ...f, nodes: fnodes };
+      if (unit.added.size)
+        g.opsetImports = withImports(
+          f.opsetImports.length ? f.opsetImports : model.opsetImports,
+          unit.added,
+        );
+      return g;
+    });
+    const modified = Boolean(nodes) || functionsChanged || main.added.size > 0;
+    const out: Model = modified
+      ? {
+          ...model,
+          graph: nodes ? { ...model.graph, nodes } : model.graph,
+          functions: functionsChanged ? functions : model.functions,
+          opsetImports: main.added.size
+            ? withImports(model.opsetImports, main.added)
+            : model.opsetImports,
+        }
+      : model;
+    return { model: out, modified, notes: this.notes.list, calls: this.calls };
+  }
+
+  // ---- what to replace ----
+
+  private plan(node: Node, opsets: Map<string, number>, kinds: Kinds): Plan | undefined {
+    if (this.functions.size && this.functions.called(node)) return undefined;
+    // Schema ops: one decision per (domain, op, opset); lookups of strings the model holds.
+    let byDomain = this.plans.get(opsets);
+    if (!byDomain) this.plans.set(opsets, (byDomain = new Map()));
+    let byOp = byDomain.get(node.domain);
+    if (!byOp) byDomain.set(node.domain, (byOp = new Map()));
+    let cached = byOp.get(node.opType);
+    if (cached === undefined) {
+      const domain = normaliseDomain(node.domain);
+      const opset = opsets.get(domain);
+      cached = {
+        plan: opset === undefined ? undefined : this.schemaPlan(domain, node.opType, opset),
+      };
+      byOp.set(node.opType, cached);
+    }
+    const p = cached.plan;
+    return p && kinds[p.kind] ? p : undefined;
+  }
+
+  private schemaPlan(domain: string, opType: string, opset: number): Plan | undefined {
+    const op = this.registry.tryResolve(domain, opType, opset);
+    if (!op || !this.selection.has(domain, opType, op.since)) return undefined;
+    if (hasFunctionBody(op)) return { kind: "schema", op };
+    const later = this.registry
+      .versions(domain, opType)
+      .find((v) => v.since > op.since && (v.function || v.body !== undefined));
+    if (later && hasFunctionBody(later)) return { kind: "older", op, later };
+    if (
+      op.function &&
+      (this.top.schema || this.nested.schema) &&
+      this.selection.only === undefined &&
+      this.selection.target === undefined
+    )
+      this.notes.once(`nobody:${op.name}-${op.since}`, {
+        level: "warning",
+        message: `${opName(domain, op.name, op.since)} is a function op, but no body for it is known yet: left as it is`,
+      });
+    return undefined;
+  }
+
+  /** Whether any node (at any depth) of a list is to be replaced. */
+  private anyPlanned(nodes: Node[], opsets: Map<string, number>, kinds: Kinds): boolean {
+    for (const n of nodes) {
+      const p = this.plan(n, opsets, kinds);
+      if (p && (p.kind !== "older" || this.converter)) return true;
+      for (const a of n.attributes)
+        for (const g of attributeGraphs(a))
+          if (this.anyPlanned(g.nodes, opsets, kinds)) return true;
+    }
+    return false;
+  }
+
+  // ---- walking ----
+
+  /** The nodes with their calls replaced; undefined when nothing changed. */
+  private expandNodes(nodes: Node[], unit: Unit, where: string, kinds: Kinds): Node[] | undefined {
+    return rewriteNodes(nodes, where, (node, label) => {
+      const plan = this.plan(node, unit.opsets, kinds);
+      if (!plan) return undefined;
+      const named = this.selection.only !== undefined;
+      return noteFailures(this.notes, named, () => this.expandCall(node, plan, unit, label), label);
+    });
+  }
+
+  // ---- one call ----
+
+  private expandCall(node: Node, plan: Plan, unit: Unit, where: () => string): Node[] | undefined {
+    let nodes: Node[];
+    if (plan.kind === "schema") {
+      const op = plan.op;
+      const body = this.body(op, node, unit);
+      const formal = bodyNodes(op, body);
+      // The common case: a body that needs no conversion, and a call without constant inputs
+      // (whose values inference could use): the calls inside are expanded once per body, in
+      // terms of its formals.
+      if (
+        fitsAsIs(body.opsetImports, unit.opsets, true) &&
+        !node.inputs.some((x) => x !== "" && unit.constant(x))
+      ) {
+        const done = this.expandedBody(formal, body, node, unit, where);
+        this.calls += 1 + done.calls;
+        return inlineBody(node, done.body, unit.scope(), callPrefix(node, op.name));
+      }
+      nodes = inlineBody(node, formal, unit.scope(), callPrefix(node, op.name));
+      nodes = fitOpsets(this.fit, node, nodes, body.opsetImports, unit, true);
+    } else {
+      const domain = normaliseDomain(node.domain);
+      if (!this.converter || domain !== "") {
+        this.notes.once(`older:${where()}`, {
+          level: "warning",
+          where: where(),
+          message: `${opName(domain, plan.op.name, plan.op.since)} is not a function; it expands through ${opName(domain, plan.later.name, plan.later.since)}, which needs the opset converter: left as it is`,
+        });
+        return undefined;
+      }
+      nodes = lowerByConversion(this.fit, node, plan.later, unit, {
+        up: (m) => {
+          const r = this.sub(m, { only: [{ domain, op: plan.op.name }] }, BOTH);
+          const error = r.notes.find((n) => n.level === "error");
+          if (error) throw new OnnxError("E_UNSUPPORTED", error.message);
+          return r.model;
+        },
+        // What the lowered body holds is replaced as inside any body (the nested kinds).
+        down: (m) => {
+          const r = this.sub(m, this.options, this.nested);
+          for (const n of r.notes) this.notes.push(n);
+          this.calls += r.calls;
+          return { model: r.model, added: new Map() };
+        },
+      });
+      this.calls++;
+      return nodes;
+    }
+    this.calls++;
+    return this.expandInside(node, nodes, unit, where);
+  }
+
+  /** A walk of another model (a lowered node) with these options. */
+  private sub(model: Model, options: ExpandOptions, kinds: Kinds): WalkResult {
+    const opts: ExpandOptions = { ...options };
+    if (this.options.preferLoops !== undefined) opts.preferLoops = this.options.preferLoops;
+    if (this.options.converter !== undefined) opts.converter = this.options.converter;
+    return new Walker(model, opts, this.ctx, kinds, kinds).run();
+  }
+
+  /**
+   * The calls inside a replacement replaced in turn (callee-first: before the walk goes on).
+   * Its values are typed by inferring the replacement alone, its inputs typed as in the caller.
+   */
+  private expandInside(call: Node, nodes: Node[], unit: Unit, where: () => string): Node[] {
+    const opsets = unit.added.size ? new Map([...unit.added, ...unit.opsets]) : unit.opsets;
+    if (!this.anyPlanned(nodes, opsets, this.nested)) return nodes;
+    const { inputs, initializers } = callInputs(call, unit);
+    const g = graph({
+      nodes,
+      inputs,
+      initializers,
+      outputs: call.outputs.filter((o) => o !== "").map((name) => ({ name })),
+    });
+    let own: ScopeTypes | undefined;
+    const types = (): ScopeTypes => (own ??= this.typesOf(g, opsets));
+    const inner = makeUnit(unit.where, g, opsets, types);
+    const body: Unit = {
+      ...inner,
+      added: unit.added,
+      scope: unit.scope,
+      typeOf: (name) => inner.typeOf(name) ?? unit.typeOf(name),
+      constant: unit.constant,
+    };
+    return this.expandNodes(nodes, body, where(), this.nested) ?? nodes;
+  }
+
+  /**
+   * A schema body with the calls it holds expanded (callee-first), in terms of its formals: its
+   * inputs typed as the call's, the rest inferred. Once per body (bodies are shared by calls
+   * with the same op, input types and plain attributes) and opset map.
+   */
+  private expandedBody(
+    formal: BodyNodes,
+    body: FunctionBody,
+    call: Node,
+    unit: Unit,
+    where: () => string,
+  ): Expanded {
+    let byOpsets = this.expanded.get(body);
+    if (!byOpsets) this.expanded.set(body, (byOpsets = new WeakMap()));
+    let e = byOpsets.get(unit.opsets);
+    if (!e) {
+      if (!this.anyPlanned(formal.nodes, unit.opsets, this.nested))
+        e = { body: formal, calls: 0, added: new Map() };
+      else {
+        const inputs: ValueInfo[] = [];
+        formal.inputs.forEach((name, i) => {
+          const actual = call.inputs[i] ?? "";
+          if (name === "" || actual === "") return;
+          const type = unit.typeOf(actual);
+          inputs.push(type ? { name, type } : { name });
+        });
+        const g = graph({
+          nodes: formal.nodes,
+          inputs,
+          outputs: formal.outputs.filter((o) => o !== "").map((name) => ({ name })),
+        });
+        const inner = makeUnit(unit.where, g, unit.opsets, () => this.typesOf(g, unit.opsets));
+        const before = this.calls;
+        const nodes = this.expandNodes(formal.nodes, inner, where(), this.nested);
+        e = {
+          body: { ...formal, nodes: nodes ?? formal.nodes },
+          calls: this.calls - before,
+          added: inner.added,
+        };
+        this.calls = before;
+      }
+      byOpsets.set(unit.opsets, e);
+    }
+    for (const [d, v] of e.added)
+      if (!unit.opsets.has(d) && !unit.added.has(d)) unit.added.set(d, v);
+    return e;
+  }
+
+  /** The checker's types of a graph alone (a body, a replacement), at these opsets. */
+  private typesOf(g: Graph, opsets: Map<string, number>): ScopeTypes {
+    return inferScopeTypes(
+      {
+        irVersion: this.model.irVersion,
+        functions: [],
+        opsetImports: [...opsets].map(([domain, version]) => ({ domain, version })),
+        graph: g,
+      },
+      { registry: this.registry },
+    ) as ScopeTypes;
+  }
+
+  /**
+   * The op's body for these input types and attributes. Bodies are parsed from text, so calls
+   * that look alike (the same op, types and plain attribute values) share one.
+   */
+  private body(op: OpVersion, call: Node, unit: Unit): FunctionBody {
+    const n = bodyArity(op, call);
+    const key = bodyKey(op, call, unit.typeOf, n.inputs, n.outputs);
+    let body = key !== undefined ? this.bodies.get(key) : undefined;
+    if (!body) {
+      body = callBody(
+        op,
+        call,
+        call.inputs.map((x) => (x === "" ? undefined : unit.typeOf(x))),
+        this.options.preferLoops !== undefined ? { preferLoops: this.options.preferLoops } : {},
+      );
+      if (key !== undefined) this.bodies.set(key, body);
+    }
+    return body;
+  }
+}
+
+const BOTH: Kinds = { schema: true, older: true };
+
+/** A pass that walks the model replacing the calls of these kinds. */
+export function walkerPass(name: string, options: ExpandOptions, top: Kinds, nested: Kinds): Pass {
+  return {
+    name,
+    run(model, ctx) {
+      const r = new Walker(model, options, ctx, top, nested).run();
+      if (r.notes.some((n) => n.level === "error")) return { ok: false, notes: r.notes };
+      const notes = r.calls ? [expandedNote(r.calls), ...r.notes] : r.notes;
+      return { ok: true, model: r.model, modified: r.modified, notes };
+    },
+  };
+}

@@ -1,0 +1,105 @@
+// The pipelines the commands run. `expand`: local functions inlined (callee-first), the functions
+// no longer called removed, older versions lowered, schema function ops expanded, and, when
+// anything changed, opset imports trimmed to the domains still used; with a target op list, its
+// postcondition is that every node left is one the backend has.
+
+import { nodeLabel } from "../errors.js";
+import { walkGraphNodes } from "../ir/traverse.js";
+import type { Function, Graph, Model } from "../ir/types.js";
+import { pipeline } from "../passes/manager.js";
+import type { Note, Pass, PassContext } from "../passes/pass.js";
+import { removeUnusedFunctions } from "../passes/remove-unused-functions.js";
+import { trimOpsetImports } from "../passes/trim-opset-imports.js";
+import { normaliseDomain } from "../schema/registry.js";
+import {
+  expandedNote,
+  FunctionTable,
+  functionOpsets,
+  functionWhere,
+  opsetMap,
+  type ExpandOptions,
+} from "./context.js";
+import { expandSchemaFunctions } from "./expand-schema-functions.js";
+import { inlineLocalFunctions } from "./inline-local-functions.js";
+import { lowerOlderVersions } from "./lower-older-versions.js";
+import { OpSet, opName } from "./select.js";
+
+/** The notes of several expansion passes with their "expanded N calls" added up, first. */
+function sumExpanded(notes: Note[]): Note[] {
+  let calls = 0;
+  const rest: Note[] = [];
+  for (const n of notes) {
+    const m = n.level === "info" && !n.where ? /^expanded (\d+) calls?$/.exec(n.message) : null;
+    if (m) calls += Number(m[1]);
+    else rest.push(n);
+  }
+  return calls ? [expandedNote(calls), ...rest] : rest;
+}
+
+/**
+ * The expander: every selected function op (schema functions and model-local functions) replaced
+ * by its body, all the way down. Never mutates its input.
+ */
+export function expandPipeline(options: ExpandOptions = {}): Pass {
+  const steps = pipeline("expand", [
+    inlineLocalFunctions(options),
+    removeUnusedFunctions(),
+    lowerOlderVersions(options),
+    expandSchemaFunctions(options),
+  ]);
+  const targetOps = options.targetOps;
+  return {
+    name: "expand",
+    run(model, ctx) {
+      const r = steps.run(model, ctx);
+      if (!r.ok) return { ...r, notes: sumExpanded(r.notes) };
+      const out = r.modified ? trimOpsetImports(r.model) : r.model;
+      return { ok: true, model: out, modified: r.modified, notes: sumExpanded(r.notes) };
+    },
+    ...(targetOps
+      ? {
+          ensures: (_: Model, after: Model, ctx: PassContext) =>
+            targetCheck(after, new OpSet(targetOps, ctx.registry), ctx),
+        }
+      : {}),
+  };
+}
+
+/** With a target op list: an error note for each node left (per place and op) the backend lacks. */
+export function targetCheck(model: Model, target: OpSet, ctx: PassContext): Note[] {
+  const table = new FunctionTable(model.functions);
+  const notes: Note[] = [];
+  const seen = new Set<string>();
+  const check = (owner: Graph | Function, opsets: Map<string, number>, where: string) => {
+    for (const { node, index, owner: o } of walkGraphNodes(owner)) {
+      const fn = table.called(node);
+      const domain = normaliseDomain(node.domain);
+      const op = fn
+        ? undefined
+        : ctx.registry.tryResolve(domain, node.opType, opsets.get(domain) ?? 0);
+      if (target.has(domain, node.opType, op?.since)) continue;
+      const name = opName(domain, node.opType, op?.since);
+      const key = `${where}\u0000${name}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const why = fn
+        ? "a local function that is kept"
+        : op?.function || op?.body
+          ? "a function op whose body could not be used here"
+          : op
+            ? "not a function op"
+            : "an op unknown at this opset";
+      notes.push({
+        level: "error",
+        where: `${where}${o === owner ? "" : " (in a subgraph)"} > ${nodeLabel(node, index)}`,
+        message: `${name} is not in the target op list and cannot be lowered to it (${why})`,
+      });
+    }
+  };
+  const modelOpsets = opsetMap(model.opsetImports);
+  check(model.graph, modelOpsets, "graph");
+  for (const f of model.functions) check(f, functionOpsets(f, modelOpsets), functionWhere(f));
+  return notes;
+}
+
+export { convertPipeline } from "../convert/convert-opset.js";

@@ -1,0 +1,51 @@
+// trim-opset-imports: opset imports of domains no node uses dropped, from the model and from each
+// local function that has its own (ai.onnx is always kept). A function without imports of its own
+// uses the model's, so the domains its nodes use keep theirs in the model.
+
+import { someGraphNode } from "../ir/traverse.js";
+import type { Function, Graph, Model, OpsetId } from "../ir/types.js";
+import { normaliseDomain } from "../schema/registry.js";
+import type { Pass } from "./pass.js";
+
+function domainsUsed(owner: Graph | Function): Set<string> {
+  const s = new Set<string>();
+  someGraphNode(owner, (node) => void s.add(normaliseDomain(node.domain)));
+  return s;
+}
+
+function trim(imports: OpsetId[], keep: Set<string>): OpsetId[] {
+  return imports.filter(
+    (o) => normaliseDomain(o.domain) === "" || keep.has(normaliseDomain(o.domain)),
+  );
+}
+
+/** The model with its imports trimmed (the same object when nothing is dropped). */
+export function trimOpsetImports(model: Model): Model {
+  const used = domainsUsed(model.graph);
+  for (const f of model.functions)
+    if (f.opsetImports.length === 0) for (const d of domainsUsed(f)) used.add(d);
+    else {
+      const own = new Set(f.opsetImports.map((o) => normaliseDomain(o.domain)));
+      for (const d of domainsUsed(f)) if (!own.has(d)) used.add(d);
+    }
+  const opsetImports = trim(model.opsetImports, used);
+  let changed = opsetImports.length !== model.opsetImports.length;
+  const functions = model.functions.map((f) => {
+    if (f.opsetImports.length === 0) return f;
+    const t = trim(f.opsetImports, domainsUsed(f));
+    if (t.length === f.opsetImports.length) return f;
+    changed = true;
+    return { ...f, opsetImports: t };
+  });
+  return changed ? { ...model, opsetImports, functions } : model;
+}
+
+export function trimOpsetImportsPass(): Pass {
+  return {
+    name: "trim-opset-imports",
+    run(model) {
+      const out = trimOpsetImports(model);
+      return { ok: true, model: out, modified: out !== model, notes: [] };
+    },
+  };
+}
