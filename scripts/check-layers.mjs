@@ -15,11 +15,15 @@ export const LAYERS = [
   "io",
   "schema",
   "check",
+  "interp",
   "passes",
+  "inline",
   "convert",
   "expand",
-  "interp",
+  "diff",
+  "app",
   "cli",
+  "web", // the page (web/, outside src): on top of everything
 ];
 
 const SOURCE = /\.(ts|mts|js|mjs)$/;
