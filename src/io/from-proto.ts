@@ -4,34 +4,21 @@ import Long from "long";
 import { OnnxError } from "../errors.js";
 import { emptyGraph } from "../ir/builder.js";
 import { Tensor, type TensorData } from "../ir/tensor.js";
-import type {
-  AttrType,
-  Attribute,
-  Dim,
-  Function,
-  Graph,
-  MetadataProps,
-  Model,
-  Node,
-  OpsetId,
-  SparseTensor,
-  Type,
-  ValueInfo,
-} from "../ir/types.js";
+import type * as IR from "../ir/types.js";
 import { has, type Msg } from "../proto/wire.js";
 
 /**
  * Nodes whose file spelled out an empty domain. The IR uses "" for ai.onnx either way; this lets the
  * encoder write the field back so that decoding and re-encoding a file gives the same bytes.
  */
-export const explicitEmptyDomain = new WeakSet<Node>();
+export const explicitEmptyDomain = new WeakSet<IR.Node>();
 
 export interface FromProtoOptions {
   /** Folder that external-data locations are relative to. */
   baseDir?: string;
 }
 
-const ATTR_TYPES: AttrType[] = [
+const ATTR_TYPES: IR.AttrType[] = [
   "UNDEFINED",
   "FLOAT",
   "INT",
@@ -74,7 +61,7 @@ function opt<T extends object, K extends string, V>(
   if (has(m, field)) (target as any)[key] = f(m[field]);
 }
 
-function metadata(m: Msg): MetadataProps | undefined {
+function metadata(m: Msg): IR.MetadataProps | undefined {
   const list = m.metadata_props as Msg[] | undefined;
   if (!list || list.length === 0) return undefined;
   return list.map((e) => [e.key ?? "", e.value ?? ""]);
@@ -83,9 +70,9 @@ function metadata(m: Msg): MetadataProps | undefined {
 export class ProtoReader {
   constructor(private readonly opts: FromProtoOptions = {}) {}
 
-  model(m: Msg): Model {
+  model(m: Msg): IR.Model {
     if (!has(m, "graph")) throw new OnnxError("E_DECODE", "not an ONNX model: it has no graph");
-    const model: Model = {
+    const model: IR.Model = {
       irVersion: has(m, "ir_version") ? numOf(m.ir_version) : 0,
       opsetImports: (m.opset_import as Msg[]).map((o) => this.opset(o)),
       graph: this.graph(m.graph),
@@ -103,12 +90,12 @@ export class ProtoReader {
     return model;
   }
 
-  opset(o: Msg): OpsetId {
+  opset(o: Msg): IR.OpsetId {
     return { domain: o.domain ?? "", version: has(o, "version") ? numOf(o.version) : 0 };
   }
 
-  graph(g: Msg): Graph {
-    const graph: Graph = {
+  graph(g: Msg): IR.Graph {
+    const graph: IR.Graph = {
       nodes: (g.node as Msg[]).map((n) => this.node(n)),
       inputs: (g.input as Msg[]).map((v) => this.valueInfo(v)),
       outputs: (g.output as Msg[]).map((v) => this.valueInfo(v)),
@@ -124,8 +111,8 @@ export class ProtoReader {
     return graph;
   }
 
-  node(n: Msg): Node {
-    const node: Node = {
+  node(n: Msg): IR.Node {
+    const node: IR.Node = {
       opType: n.op_type ?? "",
       domain: n.domain ?? "",
       inputs: [...n.input],
@@ -142,17 +129,17 @@ export class ProtoReader {
     return node;
   }
 
-  attribute(a: Msg): Attribute {
-    let type: AttrType = has(a, "type") ? (ATTR_TYPES[a.type] ?? "UNDEFINED") : "UNDEFINED";
+  attribute(a: Msg): IR.Attribute {
+    let type: IR.AttrType = has(a, "type") ? (ATTR_TYPES[a.type] ?? "UNDEFINED") : "UNDEFINED";
     if (type === "UNDEFINED") type = inferAttrType(a);
     const attr: any = { name: a.name ?? "", type, value: undefined };
     if (has(a, "ref_attr_name")) attr.refAttrName = a.ref_attr_name;
     else attr.value = this.attrValue(type, a);
     opt(attr, "docString", a, "doc_string", String);
-    return attr as Attribute;
+    return attr as IR.Attribute;
   }
 
-  private attrValue(type: AttrType, a: Msg): unknown {
+  private attrValue(type: IR.AttrType, a: Msg): unknown {
     switch (type) {
       case "FLOAT":
         return has(a, "f") ? a.f : 0;
@@ -187,8 +174,8 @@ export class ProtoReader {
     }
   }
 
-  valueInfo(v: Msg): ValueInfo {
-    const vi: ValueInfo = { name: v.name ?? "" };
+  valueInfo(v: Msg): IR.ValueInfo {
+    const vi: IR.ValueInfo = { name: v.name ?? "" };
     opt(vi, "type", v, "type", (t) => this.type(t));
     opt(vi, "docString", v, "doc_string", String);
     const md = metadata(v);
@@ -196,15 +183,15 @@ export class ProtoReader {
     return vi;
   }
 
-  type(t: Msg): Type {
-    let out: Type;
+  type(t: Msg): IR.Type {
+    let out: IR.Type;
     if (has(t, "tensor_type") || has(t, "sparse_tensor_type")) {
       const sparse = has(t, "sparse_tensor_type");
       const tt = sparse ? t.sparse_tensor_type : t.tensor_type;
       out = { kind: sparse ? "sparse_tensor" : "tensor", elemType: tt.elem_type ?? 0 };
       if (has(tt, "shape")) {
         const dims = tt.shape.dim as Msg[];
-        out.shape = dims.map((d): Dim =>
+        out.shape = dims.map((d): IR.Dim =>
           has(d, "dim_value") ? numOf(d.dim_value) : has(d, "dim_param") ? d.dim_param : null,
         );
         if (dims.some((d) => has(d, "denotation")))
@@ -272,7 +259,7 @@ export class ProtoReader {
     return tensor;
   }
 
-  sparse(s: Msg): SparseTensor {
+  sparse(s: Msg): IR.SparseTensor {
     return {
       values: has(s, "values") ? this.tensor(s.values) : new Tensor(0, [], { kind: "none" }),
       indices: has(s, "indices") ? this.tensor(s.indices) : new Tensor(0, [], { kind: "none" }),
@@ -280,8 +267,8 @@ export class ProtoReader {
     };
   }
 
-  function(f: Msg): Function {
-    const fn: Function = {
+  function(f: Msg): IR.Function {
+    const fn: IR.Function = {
       name: f.name ?? "",
       domain: f.domain ?? "",
       inputs: [...f.input],
@@ -301,7 +288,7 @@ export class ProtoReader {
 }
 
 /** IR version 1 attributes carry no type field: infer it from the field that is set. */
-function inferAttrType(a: Msg): AttrType {
+function inferAttrType(a: Msg): IR.AttrType {
   if (has(a, "f")) return "FLOAT";
   if (has(a, "i")) return "INT";
   if (has(a, "s")) return "STRING";

@@ -2,23 +2,11 @@
 // byte views). Only fields that hold something are set.
 
 import { Tensor } from "../ir/tensor.js";
-import type {
-  AttrType,
-  Attribute,
-  Function,
-  Graph,
-  MetadataProps,
-  Model,
-  Node,
-  OpsetId,
-  SparseTensor,
-  Type,
-  ValueInfo,
-} from "../ir/types.js";
+import type * as IR from "../ir/types.js";
 import type { Msg } from "../proto/wire.js";
 import { explicitEmptyDomain } from "./from-proto.js";
 
-const ATTR_TYPE_ID: Record<AttrType, number> = {
+const ATTR_TYPE_ID: Record<IR.AttrType, number> = {
   UNDEFINED: 0,
   FLOAT: 1,
   INT: 2,
@@ -41,7 +29,7 @@ const utf8 = new TextEncoder();
 function set(m: Msg, field: string, v: unknown): void {
   if (v !== undefined) m[field] = v;
 }
-function metadata(m: Msg, md: MetadataProps | undefined): void {
+function metadata(m: Msg, md: IR.MetadataProps | undefined): void {
   if (md?.length) m.metadata_props = md.map(([key, value]) => ({ key, value }));
 }
 
@@ -53,7 +41,7 @@ export interface ToProtoOptions {
 export class ProtoWriter {
   constructor(private readonly opts: ToProtoOptions = {}) {}
 
-  model(m: Model): Msg {
+  model(m: IR.Model): Msg {
     const out: Msg = {
       ir_version: BigInt(m.irVersion),
       opset_import: m.opsetImports.map((o) => this.opset(o)),
@@ -71,11 +59,11 @@ export class ProtoWriter {
     return out;
   }
 
-  opset(o: OpsetId): Msg {
+  opset(o: IR.OpsetId): Msg {
     return { domain: o.domain, version: BigInt(o.version) };
   }
 
-  graph(g: Graph): Msg {
+  graph(g: IR.Graph): Msg {
     const out: Msg = { node: g.nodes.map((n) => this.node(n)) };
     set(out, "name", g.name);
     out.initializer = g.initializers.map((t) => this.tensor(t));
@@ -89,7 +77,7 @@ export class ProtoWriter {
     return out;
   }
 
-  node(n: Node): Msg {
+  node(n: IR.Node): Msg {
     const out: Msg = { input: n.inputs, output: n.outputs };
     set(out, "name", n.name);
     out.op_type = n.opType;
@@ -102,7 +90,7 @@ export class ProtoWriter {
     return out;
   }
 
-  attribute(a: Attribute): Msg {
+  attribute(a: IR.Attribute): Msg {
     const out: Msg = { name: a.name };
     set(out, "ref_attr_name", a.refAttrName);
     set(out, "doc_string", a.docString);
@@ -155,7 +143,7 @@ export class ProtoWriter {
     return out;
   }
 
-  valueInfo(v: ValueInfo): Msg {
+  valueInfo(v: IR.ValueInfo): Msg {
     const out: Msg = { name: v.name };
     if (v.type) out.type = this.type(v.type);
     set(out, "doc_string", v.docString);
@@ -163,7 +151,7 @@ export class ProtoWriter {
     return out;
   }
 
-  type(t: Type): Msg {
+  type(t: IR.Type): Msg {
     const out: Msg = {};
     switch (t.kind) {
       case "tensor":
@@ -252,7 +240,7 @@ export class ProtoWriter {
     return this.opts.tensorHook ? this.opts.tensorHook(t, out) : out;
   }
 
-  sparse(s: SparseTensor): Msg {
+  sparse(s: IR.SparseTensor): Msg {
     return {
       values: this.tensor(s.values),
       indices: this.tensor(s.indices),
@@ -260,7 +248,7 @@ export class ProtoWriter {
     };
   }
 
-  function(f: Function): Msg {
+  function(f: IR.Function): Msg {
     const out: Msg = { name: f.name, input: f.inputs, output: f.outputs, attribute: f.attributes };
     out.attribute_proto = f.attributeProtos.map((a) => this.attribute(a));
     out.node = f.nodes.map((n) => this.node(n));
