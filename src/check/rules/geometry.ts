@@ -32,12 +32,9 @@ const affineGrid: R.Rule = (c) => {
 
 /** The input's shape with shape[k] on axes[k]. */
 const centerCropPad: R.Rule = (c) => {
-  const x = R.shapeOf(c, 0);
+  const x = R.shapeOrUnknownOut(c);
+  if (!x) return;
   const target = R.intsInput(c, 1);
-  if (!x) {
-    R.out(c, 0, R.elemOf(c, 0));
-    return;
-  }
   const axesAttr = R.intsAttr(c, "axes");
   if (axesAttr === null) {
     R.out(

@@ -264,12 +264,9 @@ const flatten: R.Rule = (c) => {
 };
 
 const tile: R.Rule = (c) => {
-  const s = R.shapeOf(c, 0);
+  const s = R.shapeOrUnknownOut(c);
+  if (!s) return;
   const reps = R.intsInput(c, 1);
-  if (!s) {
-    R.out(c, 0, R.elemOf(c, 0));
-    return;
-  }
   if (reps && reps.length !== s.length) {
     c.error(
       "shape-mismatch",

@@ -127,12 +127,9 @@ const slice: R.Rule = (c) => {
 };
 
 const pad: R.Rule = (c) => {
-  const s = R.shapeOf(c, 0);
+  const s = R.shapeOrUnknownOut(c);
+  if (!s) return;
   const elem = R.elemOf(c, 0);
-  if (!s) {
-    R.out(c, 0, elem);
-    return;
-  }
   const r = s.length;
   let pads: number[] | undefined | null;
   if (!hasInput(c.schema, "pads")) pads = R.intsAttr(c, "pads") ?? R.intsAttr(c, "paddings");
