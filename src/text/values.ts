@@ -11,14 +11,7 @@
 // - integer types: the value; int4/uint4/int2/uint2 one value per element (packed in raw data).
 // - bool: 0 or 1 (the stored byte). string: a quoted string (UTF-8; invalid UTF-8 is replaced).
 
-import {
-  bfloat16BitsToNumber,
-  dtypeInfo,
-  dtypeName,
-  float16BitsToNumber,
-  numberToBfloat16Bits,
-  numberToFloat16Bits,
-} from "../ir/dtype.js";
+import * as dtype from "../ir/dtype.js";
 import type { Tensor, TensorData } from "../ir/tensor.js";
 import { DataType } from "../ir/types.js";
 import { OnnxError } from "../errors.js";
@@ -79,8 +72,8 @@ export function formatFloat16Bits(bits: number): string {
     if (bits === 0xfe00) return "-nan";
     return String(bits);
   }
-  const v = float16BitsToNumber(bits);
-  return shortest(v, (d) => numberToFloat16Bits(d) === bits);
+  const v = dtype.float16BitsToNumber(bits);
+  return shortest(v, (d) => dtype.numberToFloat16Bits(d) === bits);
 }
 
 export function formatBfloat16Bits(bits: number): string {
@@ -89,8 +82,8 @@ export function formatBfloat16Bits(bits: number): string {
     if (bits === 0xffc0) return "-nan";
     return String(bits);
   }
-  const v = bfloat16BitsToNumber(bits);
-  return shortest(v, (d) => numberToBfloat16Bits(d) === bits);
+  const v = dtype.bfloat16BitsToNumber(bits);
+  return shortest(v, (d) => dtype.numberToBfloat16Bits(d) === bits);
 }
 
 /** A FLOAT attribute (a JS number holding a float32 value). */
@@ -118,7 +111,7 @@ function bytesOf(a: ArrayBufferView): Uint8Array {
  */
 export function tensorBytes(t: Tensor): Uint8Array | undefined {
   const d = t.data;
-  const size = dtypeInfo(t.dataType)?.size ?? 0;
+  const size = dtype.dtypeInfo(t.dataType)?.size ?? 0;
   switch (d.kind) {
     case "raw":
       return d.bytes;
@@ -161,7 +154,7 @@ export function tensorStrings(t: Tensor): string[] {
 }
 
 function subByteBits(dataType: number): number {
-  const size = dtypeInfo(dataType)?.size ?? 1;
+  const size = dtype.dtypeInfo(dataType)?.size ?? 1;
   return size < 1 ? Math.round(size * 8) : 0;
 }
 
@@ -172,7 +165,7 @@ export function elementTexts(t: Tensor, where?: string): string[] {
   if (!bytes) throw new Error("external tensor has no elements to print");
   const n = scalarCount(t);
   const type = t.dataType;
-  const info = dtypeInfo(type);
+  const info = dtype.dtypeInfo(type);
   if (!info)
     throw new OnnxError(
       "E_UNSUPPORTED",
@@ -341,7 +334,7 @@ export function tensorDataFromLits(
   err: LitError,
   at: number,
 ): TensorData {
-  const what = dtypeName(dataType);
+  const what = dtype.dtypeName(dataType);
   if (lits.length === 0) return { kind: "none" };
   const n = scalarCount({ dataType, dims });
   if (lits.length !== n)
@@ -359,7 +352,7 @@ export function tensorDataFromLits(
       }),
     };
   }
-  const info = dtypeInfo(dataType);
+  const info = dtype.dtypeInfo(dataType);
   if (!info) throw err(at, `tensor of unknown element type ${dataType} cannot hold values`);
   const sub = subByteBits(dataType);
   if (sub) {
@@ -407,10 +400,10 @@ export function tensorDataFromLits(
         break;
       }
       case DataType.FLOAT16:
-        view.setUint16(i * 2, floatBits16(l, 0x7e00, numberToFloat16Bits, what, err), true);
+        view.setUint16(i * 2, floatBits16(l, 0x7e00, dtype.numberToFloat16Bits, what, err), true);
         break;
       case DataType.BFLOAT16:
-        view.setUint16(i * 2, floatBits16(l, 0x7fc0, numberToBfloat16Bits, what, err), true);
+        view.setUint16(i * 2, floatBits16(l, 0x7fc0, dtype.numberToBfloat16Bits, what, err), true);
         break;
       case DataType.INT64:
       case DataType.UINT64: {
