@@ -101,48 +101,12 @@ export function scalarCount(t: { dataType: number; dims: number[] }): number {
   return t.dataType === DataType.COMPLEX64 || t.dataType === DataType.COMPLEX128 ? n * 2 : n;
 }
 
-function bytesOf(a: ArrayBufferView): Uint8Array {
-  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-}
-
 /**
  * The tensor's data as little-endian raw_data bytes, read bit-exactly from whichever field holds
  * it. Undefined for string and external data.
  */
 export function tensorBytes(t: Tensor): Uint8Array | undefined {
-  const d = t.data;
-  const size = dtype.dtypeInfo(t.dataType)?.size ?? 0;
-  switch (d.kind) {
-    case "raw":
-      return d.bytes;
-    case "none":
-      return new Uint8Array(0);
-    case "float":
-    case "double":
-    case "int64":
-      return bytesOf(d.values);
-    case "uint64": {
-      if (t.dataType !== DataType.UINT32) return bytesOf(d.values);
-      const out = new Uint8Array(d.values.length * 4);
-      const view = new DataView(out.buffer);
-      d.values.forEach((v, i) => view.setUint32(i * 4, Number(BigInt.asUintN(32, v)), true));
-      return out;
-    }
-    case "int32": {
-      if (size === 4) return bytesOf(d.values);
-      if (size === 2) {
-        const out = new Uint8Array(d.values.length * 2);
-        const view = new DataView(out.buffer);
-        d.values.forEach((v, i) => view.setUint16(i * 2, v & 0xffff, true));
-        return out;
-      }
-      // One byte per entry; for 4- and 2-bit types each entry holds a packed byte.
-      return Uint8Array.from(d.values, (v) => v & 0xff);
-    }
-    case "string":
-    case "external":
-      return undefined;
-  }
+  return t.data.kind === "string" || t.data.kind === "external" ? undefined : t.rawBytes();
 }
 
 /** Strings of a string tensor. */
