@@ -6,6 +6,7 @@ import { emptyGraph } from "../ir/builder.js";
 import { Tensor, type TensorData } from "../ir/tensor.js";
 import type * as IR from "../ir/types.js";
 import { has, type Msg } from "../proto/wire.js";
+import { ATTR_FIELDS, ATTR_TYPE_BY_ID, type ScalarAttrType } from "./attr-fields.js";
 
 /**
  * Nodes whose file spelled out an empty domain. The IR uses "" for ai.onnx either way; this lets the
@@ -17,24 +18,6 @@ export interface FromProtoOptions {
   /** Folder that external-data locations are relative to. */
   baseDir?: string;
 }
-
-const ATTR_TYPES: IR.AttrType[] = [
-  "UNDEFINED",
-  "FLOAT",
-  "INT",
-  "STRING",
-  "TENSOR",
-  "GRAPH",
-  "FLOATS",
-  "INTS",
-  "STRINGS",
-  "TENSORS",
-  "GRAPHS",
-  "SPARSE_TENSOR",
-  "SPARSE_TENSORS",
-  "TYPE_PROTO",
-  "TYPE_PROTOS",
-];
 
 export function bigOf(v: unknown): bigint {
   if (typeof v === "bigint") return v;
@@ -61,10 +44,14 @@ function opt<T extends object, K extends string, V>(
   if (has(m, field)) (target as any)[key] = f(m[field]);
 }
 
-function metadata(m: Msg): IR.MetadataProps | undefined {
+/** The doc_string and metadata_props most messages carry, onto their IR object. */
+function docAndMetadata(
+  target: { docString?: string; metadataProps?: IR.MetadataProps },
+  m: Msg,
+): void {
+  opt(target, "docString", m, "doc_string", String);
   const list = m.metadata_props as Msg[] | undefined;
-  if (!list || list.length === 0) return undefined;
-  return list.map((e) => [e.key ?? "", e.value ?? ""]);
+  if (list?.length) target.metadataProps = list.map((e) => [e.key ?? "", e.value ?? ""]);
 }
 
 export class ProtoReader {
@@ -82,9 +69,7 @@ export class ProtoReader {
     opt(model, "producerVersion", m, "producer_version", String);
     opt(model, "domain", m, "domain", String);
     opt(model, "modelVersion", m, "model_version", bigOf);
-    opt(model, "docString", m, "doc_string", String);
-    const md = metadata(m);
-    if (md) model.metadataProps = md;
+    docAndMetadata(model, m);
     if (m.training_info?.length) model.trainingInfo = m.training_info;
     if (m.configuration?.length) model.configuration = m.configuration;
     return model;
@@ -104,10 +89,8 @@ export class ProtoReader {
       valueInfo: (g.value_info as Msg[]).map((v) => this.valueInfo(v)),
     };
     opt(graph, "name", g, "name", String);
-    opt(graph, "docString", g, "doc_string", String);
+    docAndMetadata(graph, g);
     if (g.quantization_annotation?.length) graph.quantizationAnnotation = g.quantization_annotation;
-    const md = metadata(g);
-    if (md) graph.metadataProps = md;
     return graph;
   }
 
@@ -122,15 +105,13 @@ export class ProtoReader {
     if (has(n, "domain") && n.domain === "") explicitEmptyDomain.add(node);
     opt(node, "name", n, "name", String);
     opt(node, "overload", n, "overload", String);
-    opt(node, "docString", n, "doc_string", String);
-    const md = metadata(n);
-    if (md) node.metadataProps = md;
+    docAndMetadata(node, n);
     if (n.device_configurations?.length) node.deviceConfigurations = n.device_configurations;
     return node;
   }
 
   attribute(a: Msg): IR.Attribute {
-    let type: IR.AttrType = has(a, "type") ? (ATTR_TYPES[a.type] ?? "UNDEFINED") : "UNDEFINED";
+    let type: IR.AttrType = has(a, "type") ? (ATTR_TYPE_BY_ID[a.type] ?? "UNDEFINED") : "UNDEFINED";
     if (type === "UNDEFINED") type = inferAttrType(a);
     const attr: any = { name: a.name ?? "", type, value: undefined };
     if (has(a, "ref_attr_name")) attr.refAttrName = a.ref_attr_name;
@@ -140,46 +121,52 @@ export class ProtoReader {
   }
 
   private attrValue(type: IR.AttrType, a: Msg): unknown {
-    switch (type) {
+    const { field, element, list } = ATTR_FIELDS[type];
+    if (!field || !element) return undefined;
+    const one = this.attrElement(element);
+    if (list) return Array.from(a[field] as ArrayLike<unknown>, (v) => one(v));
+    if (has(a, field)) return one(a[field]);
+    // An absent value: the type's zero, as protobuf reads a field that is not there.
+    switch (element) {
       case "FLOAT":
-        return has(a, "f") ? a.f : 0;
+        return 0;
       case "INT":
-        return has(a, "i") ? bigOf(a.i) : 0n;
+        return 0n;
       case "STRING":
-        return has(a, "s") ? str(a.s) : "";
+        return "";
       case "TENSOR":
-        return has(a, "t") ? this.tensor(a.t) : new Tensor(0, [], { kind: "none" });
+        return new Tensor(0, [], { kind: "none" });
       case "GRAPH":
-        return has(a, "g") ? this.graph(a.g) : emptyGraph();
+        return emptyGraph();
+      default:
+        return one({});
+    }
+  }
+
+  /** How one element of an attribute of the type is read. */
+  private attrElement(t: ScalarAttrType): (v: any) => unknown {
+    switch (t) {
+      case "FLOAT":
+        return (v: number) => v;
+      case "INT":
+        return bigOf;
+      case "STRING":
+        return str;
+      case "TENSOR":
+        return (v: Msg) => this.tensor(v);
+      case "GRAPH":
+        return (v: Msg) => this.graph(v);
       case "SPARSE_TENSOR":
-        return this.sparse(a.sparse_tensor ?? {});
+        return (v: Msg) => this.sparse(v);
       case "TYPE_PROTO":
-        return this.type(a.tp ?? {});
-      case "FLOATS":
-        return [...a.floats];
-      case "INTS":
-        return (a.ints as unknown[]).map(bigOf);
-      case "STRINGS":
-        return (a.strings as Uint8Array[]).map(str);
-      case "TENSORS":
-        return (a.tensors as Msg[]).map((t) => this.tensor(t));
-      case "GRAPHS":
-        return (a.graphs as Msg[]).map((g) => this.graph(g));
-      case "SPARSE_TENSORS":
-        return (a.sparse_tensors as Msg[]).map((t) => this.sparse(t));
-      case "TYPE_PROTOS":
-        return (a.type_protos as Msg[]).map((t) => this.type(t));
-      case "UNDEFINED":
-        return undefined;
+        return (v: Msg) => this.type(v);
     }
   }
 
   valueInfo(v: Msg): IR.ValueInfo {
     const vi: IR.ValueInfo = { name: v.name ?? "" };
     opt(vi, "type", v, "type", (t) => this.type(t));
-    opt(vi, "docString", v, "doc_string", String);
-    const md = metadata(v);
-    if (md) vi.metadataProps = md;
+    docAndMetadata(vi, v);
     return vi;
   }
 
@@ -248,9 +235,7 @@ export class ProtoReader {
       };
     else data = { kind: "none" };
     const tensor = new Tensor(dataType, dims, data, t.name ?? "");
-    opt(tensor, "docString", t, "doc_string", String);
-    const md = metadata(t);
-    if (md) tensor.metadataProps = md;
+    docAndMetadata(tensor, t);
     if (has(t, "segment")) {
       tensor.segment = {};
       if (has(t.segment, "begin")) tensor.segment.begin = bigOf(t.segment.begin);
@@ -280,28 +265,18 @@ export class ProtoReader {
       valueInfo: (f.value_info as Msg[]).map((v) => this.valueInfo(v)),
     };
     opt(fn, "overload", f, "overload", String);
-    opt(fn, "docString", f, "doc_string", String);
-    const md = metadata(f);
-    if (md) fn.metadataProps = md;
+    docAndMetadata(fn, f);
     return fn;
   }
 }
 
-/** IR version 1 attributes carry no type field: infer it from the field that is set. */
+/**
+ * IR version 1 attributes carry no type field: infer it from the field that is set, a single
+ * value before a list.
+ */
 function inferAttrType(a: Msg): IR.AttrType {
-  if (has(a, "f")) return "FLOAT";
-  if (has(a, "i")) return "INT";
-  if (has(a, "s")) return "STRING";
-  if (has(a, "t")) return "TENSOR";
-  if (has(a, "g")) return "GRAPH";
-  if (has(a, "sparse_tensor")) return "SPARSE_TENSOR";
-  if (has(a, "tp")) return "TYPE_PROTO";
-  if (a.floats?.length) return "FLOATS";
-  if (a.ints?.length) return "INTS";
-  if (a.strings?.length) return "STRINGS";
-  if (a.tensors?.length) return "TENSORS";
-  if (a.graphs?.length) return "GRAPHS";
-  if (a.sparse_tensors?.length) return "SPARSE_TENSORS";
-  if (a.type_protos?.length) return "TYPE_PROTOS";
-  return "UNDEFINED";
+  const types = ATTR_TYPE_BY_ID.filter((t) => ATTR_FIELDS[t].field);
+  const one = types.find((t) => !ATTR_FIELDS[t].list && has(a, ATTR_FIELDS[t].field!));
+  const many = types.find((t) => ATTR_FIELDS[t].list && a[ATTR_FIELDS[t].field!]?.length);
+  return one ?? many ?? "UNDEFINED";
 }
