@@ -144,16 +144,23 @@ class Parser {
     if (t.kind !== "eof") throw this.fail(t, "end of input");
   }
 
+  /**
+   * Items separated by commas up to `close`, which it reads: none, or a trailing comma, allowed.
+   * `expected` names what may follow an item.
+   */
+  private items(close: string, item: () => void, expected = `',' or '${close}'`): void {
+    do {
+      if (this.is(close)) break;
+      item();
+    } while (this.accept(","));
+    this.expect(close, expected);
+  }
+
   /** `[a, b, c]` with `item` parsing each element; `[]` allowed. */
   private bracketList<T>(item: () => T): T[] {
     this.expect("[");
     const out: T[] = [];
-    if (this.accept("]")) return out;
-    do {
-      if (this.is("]")) break; // trailing comma
-      out.push(item());
-    } while (this.accept(","));
-    this.expect("]", "',' or ']'");
+    this.items("]", () => out.push(item()));
     return out;
   }
 
@@ -174,63 +181,48 @@ class Parser {
   }
 
   /** `< key: value, ... >`; `field` parses the value of a known key, or returns false. */
-  private header(what: string, keys: string[], field: (key: string) => void): void {
+  /** `< key: value, ... >` where each key is one of `fields`, read by its reader. */
+  private header(what: string, fields: Record<string, () => void>): void {
     if (!this.accept("<")) return;
-    do {
-      if (this.is(">")) break;
+    const keys = Object.keys(fields);
+    this.items(">", () => {
       const t = this.ident(`a ${what} field name`);
-      if (!keys.includes(t.text))
+      if (!Object.hasOwn(fields, t.text))
         throw this.lx.error(
           t.pos,
           `unknown ${what} field '${t.text}' (expected one of: ${keys.join(", ")})`,
         );
       this.expect(":");
-      field(t.text);
-    } while (this.accept(","));
-    this.expect(">", "',' or '>'");
+      fields[t.text]!();
+    });
+  }
+
+  /** The header fields a model and a function share. */
+  private commonFields(
+    x: IR.Model | IR.Function,
+  ): Record<"domain" | "opset_import" | "doc_string" | "metadata_props", () => void> {
+    return {
+      domain: () => (x.domain = this.stringLit("a string")),
+      opset_import: () => (x.opsetImports = this.opsetList()),
+      doc_string: () => (x.docString = this.stringLit("a string")),
+      metadata_props: () => (x.metadataProps = this.strStrList()),
+    };
   }
 
   // ---- model, function, graph ----
 
   model(): IR.Model {
     const m: IR.Model = { irVersion: 0, opsetImports: [], graph: emptyGraph(""), functions: [] };
-    const keys = [
-      "ir_version",
-      "opset_import",
-      "producer_name",
-      "producer_version",
-      "domain",
-      "model_version",
-      "doc_string",
-      "metadata_props",
-    ];
-    this.header("model header", keys, (k) => {
-      switch (k) {
-        case "ir_version":
-          m.irVersion = this.smallInt("an IR version");
-          break;
-        case "opset_import":
-          m.opsetImports = this.opsetList();
-          break;
-        case "producer_name":
-          m.producerName = this.stringLit("a string");
-          break;
-        case "producer_version":
-          m.producerVersion = this.stringLit("a string");
-          break;
-        case "domain":
-          m.domain = this.stringLit("a string");
-          break;
-        case "model_version":
-          m.modelVersion = this.intLit("an integer");
-          break;
-        case "doc_string":
-          m.docString = this.stringLit("a string");
-          break;
-        case "metadata_props":
-          m.metadataProps = this.strStrList();
-          break;
-      }
+    const common = this.commonFields(m);
+    this.header("model header", {
+      ir_version: () => (m.irVersion = this.smallInt("an IR version")),
+      opset_import: common.opset_import,
+      producer_name: () => (m.producerName = this.stringLit("a string")),
+      producer_version: () => (m.producerVersion = this.stringLit("a string")),
+      domain: common.domain,
+      model_version: () => (m.modelVersion = this.intLit("an integer")),
+      doc_string: common.doc_string,
+      metadata_props: common.metadata_props,
     });
     m.graph = this.graph();
     while (this.peek().kind !== "eof") m.functions.push(this.function());
@@ -249,55 +241,33 @@ class Parser {
       opsetImports: [],
       valueInfo: [],
     };
-    this.header(
-      "function header",
-      ["domain", "opset_import", "overload", "doc_string", "metadata_props"],
-      (k) => {
-        switch (k) {
-          case "domain":
-            f.domain = this.stringLit("a string");
-            break;
-          case "opset_import":
-            f.opsetImports = this.opsetList();
-            break;
-          case "overload":
-            f.overload = this.stringLit("a string");
-            break;
-          case "doc_string":
-            f.docString = this.stringLit("a string");
-            break;
-          case "metadata_props":
-            f.metadataProps = this.strStrList();
-            break;
-        }
-      },
-    );
+    const common = this.commonFields(f);
+    this.header("function header", {
+      domain: common.domain,
+      opset_import: common.opset_import,
+      overload: () => (f.overload = this.stringLit("a string")),
+      doc_string: common.doc_string,
+      metadata_props: common.metadata_props,
+    });
     f.name = this.name("a function name");
-    if (this.accept("<")) {
-      do {
-        if (this.is(">")) break;
-        const name = this.name("an attribute name");
-        if (this.is(":") || this.is("=")) {
-          let declared: IR.AttrType | undefined;
-          if (this.accept(":")) declared = this.attrType();
-          if (this.is("=")) f.attributeProtos.push(this.attrRest(name, declared));
-          else f.attributes.push(name); // `name: type` with no default
-        } else f.attributes.push(name);
-      } while (this.accept(","));
-      this.expect(">", "',' or '>' after the function's attributes");
-    }
+    if (this.accept("<"))
+      this.items(
+        ">",
+        () => {
+          const name = this.name("an attribute name");
+          if (this.is(":") || this.is("=")) {
+            let declared: IR.AttrType | undefined;
+            if (this.accept(":")) declared = this.attrType();
+            if (this.is("=")) f.attributeProtos.push(this.attrRest(name, declared));
+            else f.attributes.push(name); // `name: type` with no default
+          } else f.attributes.push(name);
+        },
+        "',' or '>' after the function's attributes",
+      );
     f.inputs = this.functionIo(f.valueInfo);
     this.expect("=>");
     f.outputs = this.functionIo(f.valueInfo);
-    if (this.accept("<")) {
-      if (!this.accept(">")) {
-        do {
-          if (this.is(">")) break;
-          f.valueInfo.push(this.valueInfo());
-        } while (this.accept(","));
-        this.expect(">", "',' or '>'");
-      }
-    }
+    if (this.accept("<")) this.items(">", () => f.valueInfo.push(this.valueInfo()));
     f.nodes = this.nodeList();
     return f;
   }
@@ -305,14 +275,11 @@ class Parser {
   private functionIo(valueInfo: IR.ValueInfo[]): string[] {
     this.expect("(");
     const names: string[] = [];
-    if (this.accept(")")) return names;
-    do {
-      if (this.is(")")) break;
+    this.items(")", () => {
       const vi = this.valueInfo();
       names.push(vi.name);
       if (vi.type) valueInfo.push(vi);
-    } while (this.accept(","));
-    this.expect(")", "',' or ')'");
+    });
     return names;
   }
 
@@ -337,33 +304,20 @@ class Parser {
 
   private graphRest(g: IR.Graph): void {
     this.expect("(", "'(' starting the graph's inputs");
-    if (!this.accept(")")) {
-      do {
-        if (this.is(")")) break;
-        const vi = this.valueInfo();
-        g.inputs.push(vi);
-        if (this.accept("=")) this.initializer(g, vi);
-      } while (this.accept(","));
-      this.expect(")", "',' or ')'");
-    }
+    this.items(")", () => {
+      const vi = this.valueInfo();
+      g.inputs.push(vi);
+      if (this.accept("=")) this.initializer(g, vi);
+    });
     this.expect("=>");
     this.expect("(", "'(' starting the graph's outputs");
-    if (!this.accept(")")) {
-      do {
-        if (this.is(")")) break;
-        g.outputs.push(this.valueInfo());
-      } while (this.accept(","));
-      this.expect(")", "',' or ')'");
-    }
-    if (this.accept("<")) {
-      do {
-        if (this.is(">")) break;
+    this.items(")", () => g.outputs.push(this.valueInfo()));
+    if (this.accept("<"))
+      this.items(">", () => {
         const vi = this.valueInfo();
         if (this.accept("=")) this.initializer(g, vi);
         else g.valueInfo.push(vi);
-      } while (this.accept(","));
-      this.expect(">", "',' or '>'");
-    }
+      });
     g.nodes = this.nodeList();
   }
 
@@ -547,13 +501,7 @@ class Parser {
       );
     this.expect("{", "'{' starting tensor values, or '[' starting an external data reference");
     const lits: Lit[] = [];
-    if (!this.accept("}")) {
-      do {
-        if (this.is("}")) break;
-        lits.push(this.literal());
-      } while (this.accept(","));
-      this.expect("}", "',' or '}'");
-    }
+    this.items("}", () => lits.push(this.literal()));
     const err = (pos: number, msg: string): OnnxError => this.lx.error(pos, msg);
     return new Tensor(dataType, dims, tensorDataFromLits(dataType, dims, lits, err, t.pos), name);
   }
@@ -693,11 +641,7 @@ class Parser {
   private attrList(): IR.Attribute[] {
     this.expect("<");
     const out: IR.Attribute[] = [];
-    do {
-      if (this.is(">")) break;
-      out.push(this.attr());
-    } while (this.accept(","));
-    this.expect(">", "',' or '>' after an attribute");
+    this.items(">", () => out.push(this.attr()), "',' or '>' after an attribute");
     return out;
   }
 
@@ -739,13 +683,7 @@ class Parser {
         );
       const expected = declared ? SINGLETON[declared] : undefined;
       const items: Single[] = [];
-      if (!this.is("]")) {
-        do {
-          if (this.is("]")) break;
-          items.push(this.singleValue(expected, name));
-        } while (this.accept(","));
-      }
-      this.expect("]", "',' or ']'");
+      this.items("]", () => items.push(this.singleValue(expected, name)));
       let type = declared;
       if (!type) {
         if (items.length === 0)
