@@ -54,6 +54,11 @@ function docAndMetadata(
   if (list?.length) target.metadataProps = list.map((e) => [e.key ?? "", e.value ?? ""]);
 }
 
+/** What a node and a function both name: a domain, and their inputs and outputs. */
+function domainAndIo(m: Msg): Pick<IR.Node, "domain" | "inputs" | "outputs"> {
+  return { domain: m.domain ?? "", inputs: [...m.input], outputs: [...m.output] };
+}
+
 export class ProtoReader {
   constructor(private readonly opts: FromProtoOptions = {}) {}
 
@@ -79,14 +84,21 @@ export class ProtoReader {
     return { domain: o.domain ?? "", version: has(o, "version") ? numOf(o.version) : 0 };
   }
 
+  /** What a graph and a function both hold: nodes, and value_info. */
+  private body(m: Msg): Pick<IR.Graph, "nodes" | "valueInfo"> {
+    return {
+      nodes: (m.node as Msg[]).map((n) => this.node(n)),
+      valueInfo: (m.value_info as Msg[]).map((v) => this.valueInfo(v)),
+    };
+  }
+
   graph(g: Msg): IR.Graph {
     const graph: IR.Graph = {
-      nodes: (g.node as Msg[]).map((n) => this.node(n)),
+      ...this.body(g),
       inputs: (g.input as Msg[]).map((v) => this.valueInfo(v)),
       outputs: (g.output as Msg[]).map((v) => this.valueInfo(v)),
       initializers: (g.initializer as Msg[]).map((t) => this.tensor(t)),
       sparseInitializers: (g.sparse_initializer as Msg[]).map((t) => this.sparse(t)),
-      valueInfo: (g.value_info as Msg[]).map((v) => this.valueInfo(v)),
     };
     opt(graph, "name", g, "name", String);
     docAndMetadata(graph, g);
@@ -97,9 +109,7 @@ export class ProtoReader {
   node(n: Msg): IR.Node {
     const node: IR.Node = {
       opType: n.op_type ?? "",
-      domain: n.domain ?? "",
-      inputs: [...n.input],
-      outputs: [...n.output],
+      ...domainAndIo(n),
       attributes: (n.attribute as Msg[]).map((a) => this.attribute(a)),
     };
     if (has(n, "domain") && n.domain === "") explicitEmptyDomain.add(node);
@@ -255,14 +265,11 @@ export class ProtoReader {
   function(f: Msg): IR.Function {
     const fn: IR.Function = {
       name: f.name ?? "",
-      domain: f.domain ?? "",
-      inputs: [...f.input],
-      outputs: [...f.output],
+      ...domainAndIo(f),
       attributes: [...f.attribute],
       attributeProtos: (f.attribute_proto as Msg[]).map((a) => this.attribute(a)),
-      nodes: (f.node as Msg[]).map((n) => this.node(n)),
       opsetImports: (f.opset_import as Msg[]).map((o) => this.opset(o)),
-      valueInfo: (f.value_info as Msg[]).map((v) => this.valueInfo(v)),
+      ...this.body(f),
     };
     opt(fn, "overload", f, "overload", String);
     docAndMetadata(fn, f);
