@@ -4,20 +4,50 @@ import Long from "long";
 import { OnnxError } from "../errors.js";
 import { emptyGraph } from "../ir/builder.js";
 import { Tensor, type TensorData } from "../ir/tensor.js";
-import type * as IR from "../ir/types.js";
+import type {
+  AttrType,
+  Attribute,
+  Dim,
+  Function,
+  Graph,
+  MetadataProps,
+  Model,
+  Node,
+  OpsetId,
+  SparseTensor,
+  Type,
+  ValueInfo,
+} from "../ir/types.js";
 import { has, type Msg } from "../proto/wire.js";
-import { ATTR_FIELDS, ATTR_TYPE_BY_ID, type ScalarAttrType } from "./attr-fields.js";
 
 /**
  * Nodes whose file spelled out an empty domain. The IR uses "" for ai.onnx either way; this lets the
  * encoder write the field back so that decoding and re-encoding a file gives the same bytes.
  */
-export const explicitEmptyDomain = new WeakSet<IR.Node>();
+export const explicitEmptyDomain = new WeakSet<Node>();
 
 export interface FromProtoOptions {
   /** Folder that external-data locations are relative to. */
   baseDir?: string;
 }
+
+const ATTR_TYPES: AttrType[] = [
+  "UNDEFINED",
+  "FLOAT",
+  "INT",
+  "STRING",
+  "TENSOR",
+  "GRAPH",
+  "FLOATS",
+  "INTS",
+  "STRINGS",
+  "TENSORS",
+  "GRAPHS",
+  "SPARSE_TENSOR",
+  "SPARSE_TENSORS",
+  "TYPE_PROTO",
+  "TYPE_PROTOS",
+];
 
 export function bigOf(v: unknown): bigint {
   if (typeof v === "bigint") return v;
@@ -44,27 +74,18 @@ function opt<T extends object, K extends string, V>(
   if (has(m, field)) (target as any)[key] = f(m[field]);
 }
 
-/** The doc_string and metadata_props most messages carry, onto their IR object. */
-function docAndMetadata(
-  target: { docString?: string; metadataProps?: IR.MetadataProps },
-  m: Msg,
-): void {
-  opt(target, "docString", m, "doc_string", String);
+function metadata(m: Msg): MetadataProps | undefined {
   const list = m.metadata_props as Msg[] | undefined;
-  if (list?.length) target.metadataProps = list.map((e) => [e.key ?? "", e.value ?? ""]);
-}
-
-/** What a node and a function both name: a domain, and their inputs and outputs. */
-function domainAndIo(m: Msg): Pick<IR.Node, "domain" | "inputs" | "outputs"> {
-  return { domain: m.domain ?? "", inputs: [...m.input], outputs: [...m.output] };
+  if (!list || list.length === 0) return undefined;
+  return list.map((e) => [e.key ?? "", e.value ?? ""]);
 }
 
 export class ProtoReader {
   constructor(private readonly opts: FromProtoOptions = {}) {}
 
-  model(m: Msg): IR.Model {
+  model(m: Msg): Model {
     if (!has(m, "graph")) throw new OnnxError("E_DECODE", "not an ONNX model: it has no graph");
-    const model: IR.Model = {
+    const model: Model = {
       irVersion: has(m, "ir_version") ? numOf(m.ir_version) : 0,
       opsetImports: (m.opset_import as Msg[]).map((o) => this.opset(o)),
       graph: this.graph(m.graph),
@@ -74,121 +95,116 @@ export class ProtoReader {
     opt(model, "producerVersion", m, "producer_version", String);
     opt(model, "domain", m, "domain", String);
     opt(model, "modelVersion", m, "model_version", bigOf);
-    docAndMetadata(model, m);
+    opt(model, "docString", m, "doc_string", String);
+    const md = metadata(m);
+    if (md) model.metadataProps = md;
     if (m.training_info?.length) model.trainingInfo = m.training_info;
     if (m.configuration?.length) model.configuration = m.configuration;
     return model;
   }
 
-  opset(o: Msg): IR.OpsetId {
+  opset(o: Msg): OpsetId {
     return { domain: o.domain ?? "", version: has(o, "version") ? numOf(o.version) : 0 };
   }
 
-  /** What a graph and a function both hold: nodes, and value_info. */
-  private body(m: Msg): Pick<IR.Graph, "nodes" | "valueInfo"> {
-    return {
-      nodes: (m.node as Msg[]).map((n) => this.node(n)),
-      valueInfo: (m.value_info as Msg[]).map((v) => this.valueInfo(v)),
-    };
-  }
-
-  graph(g: Msg): IR.Graph {
-    const graph: IR.Graph = {
-      ...this.body(g),
+  graph(g: Msg): Graph {
+    const graph: Graph = {
+      nodes: (g.node as Msg[]).map((n) => this.node(n)),
       inputs: (g.input as Msg[]).map((v) => this.valueInfo(v)),
       outputs: (g.output as Msg[]).map((v) => this.valueInfo(v)),
       initializers: (g.initializer as Msg[]).map((t) => this.tensor(t)),
       sparseInitializers: (g.sparse_initializer as Msg[]).map((t) => this.sparse(t)),
+      valueInfo: (g.value_info as Msg[]).map((v) => this.valueInfo(v)),
     };
     opt(graph, "name", g, "name", String);
-    docAndMetadata(graph, g);
+    opt(graph, "docString", g, "doc_string", String);
     if (g.quantization_annotation?.length) graph.quantizationAnnotation = g.quantization_annotation;
+    const md = metadata(g);
+    if (md) graph.metadataProps = md;
     return graph;
   }
 
-  node(n: Msg): IR.Node {
-    const node: IR.Node = {
+  node(n: Msg): Node {
+    const node: Node = {
       opType: n.op_type ?? "",
-      ...domainAndIo(n),
+      domain: n.domain ?? "",
+      inputs: [...n.input],
+      outputs: [...n.output],
       attributes: (n.attribute as Msg[]).map((a) => this.attribute(a)),
     };
     if (has(n, "domain") && n.domain === "") explicitEmptyDomain.add(node);
     opt(node, "name", n, "name", String);
     opt(node, "overload", n, "overload", String);
-    docAndMetadata(node, n);
+    opt(node, "docString", n, "doc_string", String);
+    const md = metadata(n);
+    if (md) node.metadataProps = md;
     if (n.device_configurations?.length) node.deviceConfigurations = n.device_configurations;
     return node;
   }
 
-  attribute(a: Msg): IR.Attribute {
-    let type: IR.AttrType = has(a, "type") ? (ATTR_TYPE_BY_ID[a.type] ?? "UNDEFINED") : "UNDEFINED";
+  attribute(a: Msg): Attribute {
+    let type: AttrType = has(a, "type") ? (ATTR_TYPES[a.type] ?? "UNDEFINED") : "UNDEFINED";
     if (type === "UNDEFINED") type = inferAttrType(a);
     const attr: any = { name: a.name ?? "", type, value: undefined };
     if (has(a, "ref_attr_name")) attr.refAttrName = a.ref_attr_name;
     else attr.value = this.attrValue(type, a);
     opt(attr, "docString", a, "doc_string", String);
-    return attr as IR.Attribute;
+    return attr as Attribute;
   }
 
-  private attrValue(type: IR.AttrType, a: Msg): unknown {
-    const { field, element, list } = ATTR_FIELDS[type];
-    if (!field || !element) return undefined;
-    const one = this.attrElement(element);
-    if (list) return Array.from(a[field] as ArrayLike<unknown>, (v) => one(v));
-    if (has(a, field)) return one(a[field]);
-    // An absent value: the type's zero, as protobuf reads a field that is not there.
-    switch (element) {
+  private attrValue(type: AttrType, a: Msg): unknown {
+    switch (type) {
       case "FLOAT":
-        return 0;
+        return has(a, "f") ? a.f : 0;
       case "INT":
-        return 0n;
+        return has(a, "i") ? bigOf(a.i) : 0n;
       case "STRING":
-        return "";
+        return has(a, "s") ? str(a.s) : "";
       case "TENSOR":
-        return new Tensor(0, [], { kind: "none" });
+        return has(a, "t") ? this.tensor(a.t) : new Tensor(0, [], { kind: "none" });
       case "GRAPH":
-        return emptyGraph();
-      default:
-        return one({});
-    }
-  }
-
-  /** How one element of an attribute of the type is read. */
-  private attrElement(t: ScalarAttrType): (v: any) => unknown {
-    switch (t) {
-      case "FLOAT":
-        return (v: number) => v;
-      case "INT":
-        return bigOf;
-      case "STRING":
-        return str;
-      case "TENSOR":
-        return (v: Msg) => this.tensor(v);
-      case "GRAPH":
-        return (v: Msg) => this.graph(v);
+        return has(a, "g") ? this.graph(a.g) : emptyGraph();
       case "SPARSE_TENSOR":
-        return (v: Msg) => this.sparse(v);
+        return this.sparse(a.sparse_tensor ?? {});
       case "TYPE_PROTO":
-        return (v: Msg) => this.type(v);
+        return this.type(a.tp ?? {});
+      case "FLOATS":
+        return [...a.floats];
+      case "INTS":
+        return (a.ints as unknown[]).map(bigOf);
+      case "STRINGS":
+        return (a.strings as Uint8Array[]).map(str);
+      case "TENSORS":
+        return (a.tensors as Msg[]).map((t) => this.tensor(t));
+      case "GRAPHS":
+        return (a.graphs as Msg[]).map((g) => this.graph(g));
+      case "SPARSE_TENSORS":
+        return (a.sparse_tensors as Msg[]).map((t) => this.sparse(t));
+      case "TYPE_PROTOS":
+        return (a.type_protos as Msg[]).map((t) => this.type(t));
+      case "UNDEFINED":
+        return undefined;
     }
   }
 
-  valueInfo(v: Msg): IR.ValueInfo {
-    const vi: IR.ValueInfo = { name: v.name ?? "" };
+  valueInfo(v: Msg): ValueInfo {
+    const vi: ValueInfo = { name: v.name ?? "" };
     opt(vi, "type", v, "type", (t) => this.type(t));
-    docAndMetadata(vi, v);
+    opt(vi, "docString", v, "doc_string", String);
+    const md = metadata(v);
+    if (md) vi.metadataProps = md;
     return vi;
   }
 
-  type(t: Msg): IR.Type {
-    let out: IR.Type;
+  type(t: Msg): Type {
+    let out: Type;
     if (has(t, "tensor_type") || has(t, "sparse_tensor_type")) {
       const sparse = has(t, "sparse_tensor_type");
       const tt = sparse ? t.sparse_tensor_type : t.tensor_type;
       out = { kind: sparse ? "sparse_tensor" : "tensor", elemType: tt.elem_type ?? 0 };
       if (has(tt, "shape")) {
         const dims = tt.shape.dim as Msg[];
-        out.shape = dims.map((d): IR.Dim =>
+        out.shape = dims.map((d): Dim =>
           has(d, "dim_value") ? numOf(d.dim_value) : has(d, "dim_param") ? d.dim_param : null,
         );
         if (dims.some((d) => has(d, "denotation")))
@@ -245,7 +261,9 @@ export class ProtoReader {
       };
     else data = { kind: "none" };
     const tensor = new Tensor(dataType, dims, data, t.name ?? "");
-    docAndMetadata(tensor, t);
+    opt(tensor, "docString", t, "doc_string", String);
+    const md = metadata(t);
+    if (md) tensor.metadataProps = md;
     if (has(t, "segment")) {
       tensor.segment = {};
       if (has(t.segment, "begin")) tensor.segment.begin = bigOf(t.segment.begin);
@@ -254,7 +272,7 @@ export class ProtoReader {
     return tensor;
   }
 
-  sparse(s: Msg): IR.SparseTensor {
+  sparse(s: Msg): SparseTensor {
     return {
       values: has(s, "values") ? this.tensor(s.values) : new Tensor(0, [], { kind: "none" }),
       indices: has(s, "indices") ? this.tensor(s.indices) : new Tensor(0, [], { kind: "none" }),
@@ -262,28 +280,41 @@ export class ProtoReader {
     };
   }
 
-  function(f: Msg): IR.Function {
-    const fn: IR.Function = {
+  function(f: Msg): Function {
+    const fn: Function = {
       name: f.name ?? "",
-      ...domainAndIo(f),
+      domain: f.domain ?? "",
+      inputs: [...f.input],
+      outputs: [...f.output],
       attributes: [...f.attribute],
       attributeProtos: (f.attribute_proto as Msg[]).map((a) => this.attribute(a)),
+      nodes: (f.node as Msg[]).map((n) => this.node(n)),
       opsetImports: (f.opset_import as Msg[]).map((o) => this.opset(o)),
-      ...this.body(f),
+      valueInfo: (f.value_info as Msg[]).map((v) => this.valueInfo(v)),
     };
     opt(fn, "overload", f, "overload", String);
-    docAndMetadata(fn, f);
+    opt(fn, "docString", f, "doc_string", String);
+    const md = metadata(f);
+    if (md) fn.metadataProps = md;
     return fn;
   }
 }
 
-/**
- * IR version 1 attributes carry no type field: infer it from the field that is set, a single
- * value before a list.
- */
-function inferAttrType(a: Msg): IR.AttrType {
-  const types = ATTR_TYPE_BY_ID.filter((t) => ATTR_FIELDS[t].field);
-  const one = types.find((t) => !ATTR_FIELDS[t].list && has(a, ATTR_FIELDS[t].field!));
-  const many = types.find((t) => ATTR_FIELDS[t].list && a[ATTR_FIELDS[t].field!]?.length);
-  return one ?? many ?? "UNDEFINED";
+/** IR version 1 attributes carry no type field: infer it from the field that is set. */
+function inferAttrType(a: Msg): AttrType {
+  if (has(a, "f")) return "FLOAT";
+  if (has(a, "i")) return "INT";
+  if (has(a, "s")) return "STRING";
+  if (has(a, "t")) return "TENSOR";
+  if (has(a, "g")) return "GRAPH";
+  if (has(a, "sparse_tensor")) return "SPARSE_TENSOR";
+  if (has(a, "tp")) return "TYPE_PROTO";
+  if (a.floats?.length) return "FLOATS";
+  if (a.ints?.length) return "INTS";
+  if (a.strings?.length) return "STRINGS";
+  if (a.tensors?.length) return "TENSORS";
+  if (a.graphs?.length) return "GRAPHS";
+  if (a.sparse_tensors?.length) return "SPARSE_TENSORS";
+  if (a.type_protos?.length) return "TYPE_PROTOS";
+  return "UNDEFINED";
 }

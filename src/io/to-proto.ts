@@ -2,17 +2,46 @@
 // byte views). Only fields that hold something are set.
 
 import { Tensor } from "../ir/tensor.js";
-import type * as IR from "../ir/types.js";
+import type {
+  AttrType,
+  Attribute,
+  Function,
+  Graph,
+  MetadataProps,
+  Model,
+  Node,
+  OpsetId,
+  SparseTensor,
+  Type,
+  ValueInfo,
+} from "../ir/types.js";
 import type { Msg } from "../proto/wire.js";
-import { ATTR_FIELDS, type ScalarAttrType } from "./attr-fields.js";
 import { explicitEmptyDomain } from "./from-proto.js";
+
+const ATTR_TYPE_ID: Record<AttrType, number> = {
+  UNDEFINED: 0,
+  FLOAT: 1,
+  INT: 2,
+  STRING: 3,
+  TENSOR: 4,
+  GRAPH: 5,
+  FLOATS: 6,
+  INTS: 7,
+  STRINGS: 8,
+  TENSORS: 9,
+  GRAPHS: 10,
+  SPARSE_TENSOR: 11,
+  SPARSE_TENSORS: 12,
+  TYPE_PROTO: 13,
+  TYPE_PROTOS: 14,
+};
 
 const utf8 = new TextEncoder();
 
 function set(m: Msg, field: string, v: unknown): void {
   if (v !== undefined) m[field] = v;
 }
-function metadata(m: Msg, md: IR.MetadataProps | undefined): void {
+function metadata(m: Msg, md: MetadataProps | undefined): void {
   if (md?.length) m.metadata_props = md.map(([key, value]) => ({ key, value }));
 }
 
@@ -24,7 +53,7 @@ export interface ToProtoOptions {
 export class ProtoWriter {
   constructor(private readonly opts: ToProtoOptions = {}) {}
 
-  model(m: IR.Model): Msg {
+  model(m: Model): Msg {
     const out: Msg = {
       ir_version: BigInt(m.irVersion),
       opset_import: m.opsetImports.map((o) => this.opset(o)),
@@ -42,11 +71,11 @@ export class ProtoWriter {
     return out;
   }
 
-  opset(o: IR.OpsetId): Msg {
+  opset(o: OpsetId): Msg {
     return { domain: o.domain, version: BigInt(o.version) };
   }
 
-  graph(g: IR.Graph): Msg {
+  graph(g: Graph): Msg {
     const out: Msg = { node: g.nodes.map((n) => this.node(n)) };
     set(out, "name", g.name);
     out.initializer = g.initializers.map((t) => this.tensor(t));
@@ -60,7 +89,7 @@ export class ProtoWriter {
     return out;
   }
 
-  node(n: IR.Node): Msg {
+  node(n: Node): Msg {
     const out: Msg = { input: n.inputs, output: n.outputs };
     set(out, "name", n.name);
     out.op_type = n.opType;
@@ -73,38 +102,60 @@ export class ProtoWriter {
     return out;
   }
 
-  attribute(a: IR.Attribute): Msg {
+  attribute(a: Attribute): Msg {
     const out: Msg = { name: a.name };
     set(out, "ref_attr_name", a.refAttrName);
     set(out, "doc_string", a.docString);
-    const { id, field, element, list } = ATTR_FIELDS[a.type];
-    out.type = id;
-    if (a.value === undefined || !field || !element) return out;
-    const one = this.attrElement(element);
-    out[field] = list ? (a.value as unknown[]).map(one) : one(a.value);
+    out.type = ATTR_TYPE_ID[a.type];
+    if (a.value === undefined) return out;
+    switch (a.type) {
+      case "FLOAT":
+        out.f = a.value;
+        break;
+      case "INT":
+        out.i = a.value;
+        break;
+      case "STRING":
+        out.s = utf8.encode(a.value);
+        break;
+      case "TENSOR":
+        out.t = this.tensor(a.value);
+        break;
+      case "GRAPH":
+        out.g = this.graph(a.value);
+        break;
+      case "SPARSE_TENSOR":
+        out.sparse_tensor = this.sparse(a.value);
+        break;
+      case "TYPE_PROTO":
+        out.tp = this.type(a.value);
+        break;
+      case "FLOATS":
+        out.floats = a.value;
+        break;
+      case "INTS":
+        out.ints = a.value;
+        break;
+      case "STRINGS":
+        out.strings = a.value.map((s) => utf8.encode(s));
+        break;
+      case "TENSORS":
+        out.tensors = a.value.map((t) => this.tensor(t));
+        break;
+      case "GRAPHS":
+        out.graphs = a.value.map((g) => this.graph(g));
+        break;
+      case "SPARSE_TENSORS":
+        out.sparse_tensors = a.value.map((t) => this.sparse(t));
+        break;
+      case "TYPE_PROTOS":
+        out.type_protos = a.value.map((t) => this.type(t));
+        break;
+    }
     return out;
   }
 
-  /** How one element of an attribute of the type is written. */
-  private attrElement(t: ScalarAttrType): (v: any) => unknown {
-    switch (t) {
-      case "FLOAT":
-      case "INT":
-        return (v) => v;
-      case "STRING":
-        return (v: string) => utf8.encode(v);
-      case "TENSOR":
-        return (v: Tensor) => this.tensor(v);
-      case "GRAPH":
-        return (v: IR.Graph) => this.graph(v);
-      case "SPARSE_TENSOR":
-        return (v: IR.SparseTensor) => this.sparse(v);
-      case "TYPE_PROTO":
-        return (v: IR.Type) => this.type(v);
-    }
-  }
-
-  valueInfo(v: IR.ValueInfo): Msg {
+  valueInfo(v: ValueInfo): Msg {
     const out: Msg = { name: v.name };
     if (v.type) out.type = this.type(v.type);
     set(out, "doc_string", v.docString);
@@ -112,7 +163,7 @@ export class ProtoWriter {
     return out;
   }
 
-  type(t: IR.Type): Msg {
+  type(t: Type): Msg {
     const out: Msg = {};
     switch (t.kind) {
       case "tensor":
@@ -172,21 +223,36 @@ export class ProtoWriter {
       case "raw":
         out.raw_data = d.bytes;
         break;
+      case "float":
+        out.float_data = d.values;
+        break;
+      case "int32":
+        out.int32_data = d.values;
+        break;
+      case "int64":
+        out.int64_data = d.values;
+        break;
+      case "double":
+        out.double_data = d.values;
+        break;
+      case "uint64":
+        out.uint64_data = d.values;
+        break;
+      case "string":
+        out.string_data = d.values;
+        break;
       case "external":
         out.external_data = d.entries.map(([key, value]) => ({ key, value }));
         out.data_location = 1;
         break;
       case "none":
         break;
-      default:
-        // The typed fields: float_data, int32_data, int64_data, double_data, uint64_data, string_data.
-        out[`${d.kind}_data`] = d.values;
     }
     metadata(out, t.metadataProps);
     return this.opts.tensorHook ? this.opts.tensorHook(t, out) : out;
   }
 
-  sparse(s: IR.SparseTensor): Msg {
+  sparse(s: SparseTensor): Msg {
     return {
       values: this.tensor(s.values),
       indices: this.tensor(s.indices),
@@ -194,7 +260,7 @@ export class ProtoWriter {
     };
   }
 
-  function(f: IR.Function): Msg {
+  function(f: Function): Msg {
     const out: Msg = { name: f.name, input: f.inputs, output: f.outputs, attribute: f.attributes };
     out.attribute_proto = f.attributeProtos.map((a) => this.attribute(a));
     out.node = f.nodes.map((n) => this.node(n));
