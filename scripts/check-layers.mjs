@@ -23,6 +23,7 @@ export const LAYERS = [
   "diff",
   "app",
   "cli",
+  "web", // the page (web/, outside src): on top of everything
 ];
 
 const SOURCE = /\.(ts|mts|js|mjs)$/;

@@ -30,6 +30,9 @@ export interface BackendTestResult {
   ops: string[];
 }
 
+/** Compares a computed value with an expected one: undefined when they agree, else what differs. */
+export type Compare<T> = (actual: T, expected: T, tol?: Tolerance) => string | undefined;
+
 function numericValue(t: RTensor, i: number): number | bigint | string {
   const v = t.data[i]!;
   if (t.dtype === DataType.FLOAT16) return float16Table()[v as number]!;
@@ -42,11 +45,7 @@ function numericValue(t: RTensor, i: number): number | bigint | string {
  * atol + rtol·|expected| (NaN equals NaN, infinities must match exactly); others exactly.
  * Returns undefined when they agree, else a one-line description of the first difference.
  */
-export function compareTensors(
-  actual: RTensor,
-  expected: RTensor,
-  tol: Tolerance = DEFAULT_TOLERANCE,
-): string | undefined {
+export const compareTensors: Compare<RTensor> = (actual, expected, tol = DEFAULT_TOLERANCE) => {
   if (actual.dtype !== expected.dtype)
     return `type ${dtypeName(actual.dtype)}, expected ${dtypeName(expected.dtype)}`;
   if (
@@ -80,12 +79,8 @@ export function compareTensors(
   }
   if (bad === 0) return undefined;
   return `element ${first} is ${elementString(actual, first)}, expected ${elementString(expected, first)} (${bad} of ${n} differ)`;
-}
+};
 
-/**
- * Old ONNX test data stores bfloat16 tensors as uint16 (the bit patterns); such a value
- * declared bfloat16 is read as the bfloat16 it encodes.
- */
 /** A uint16 tensor stored for a bfloat16 value (as older ONNX test data does) read as bfloat16. */
 export function legacyBfloat16(v: RValue, type: Type | undefined): RValue {
   if (
@@ -99,11 +94,7 @@ export function legacyBfloat16(v: RValue, type: Type | undefined): RValue {
 }
 
 /** compareTensors for any value: sequences item by item, optionals by presence. */
-export function compareValues(
-  actual: RValue,
-  expected: RValue,
-  tol: Tolerance = DEFAULT_TOLERANCE,
-): string | undefined {
+export const compareValues: Compare<RValue> = (actual, expected, tol = DEFAULT_TOLERANCE) => {
   const kind = (v: RValue) => ("dtype" in v ? "tensor" : v.kind);
   if (kind(actual) !== kind(expected)) return `a ${kind(actual)}, expected a ${kind(expected)}`;
   if ("dtype" in actual) return compareTensors(actual, expected as RTensor, tol);
@@ -117,7 +108,7 @@ export function compareValues(
     }
   }
   return undefined;
-}
+};
 
 function numbered(dir: string, prefix: string): string[] {
   return readdirSync(dir)

@@ -71,42 +71,48 @@ export function scratch<T>(ctor: TypedArrayCtor<T>, n: number): T {
   }
 }
 
+type NumericStorage = Exclude<Storage, string[]>;
+interface StorageCtor {
+  new (n: number): NumericStorage;
+  new (buffer: ArrayBuffer, byteOffset: number, length: number): NumericStorage;
+  readonly BYTES_PER_ELEMENT: number;
+}
+
+/** Each typed array and the numeric dtypes held in it (float16 and bfloat16 as their bits). */
+const STORAGE = new Map<number, StorageCtor>(
+  (
+    [
+      [Float32Array, [DataType.FLOAT]],
+      [Float64Array, [DataType.DOUBLE]],
+      [Int8Array, [DataType.INT8]],
+      [Uint8Array, [DataType.UINT8, DataType.BOOL]],
+      [Int16Array, [DataType.INT16]],
+      [Uint16Array, [DataType.UINT16, DataType.FLOAT16, DataType.BFLOAT16]],
+      [Int32Array, [DataType.INT32]],
+      [Uint32Array, [DataType.UINT32]],
+      [BigInt64Array, [DataType.INT64]],
+      [BigUint64Array, [DataType.UINT64]],
+    ] as [StorageCtor, number[]][]
+  ).flatMap(([ctor, dtypes]) => dtypes.map((d) => [d, ctor] as const)),
+);
+
+function unsupported(dtype: number): OnnxError {
+  return new OnnxError(
+    "E_UNSUPPORTED",
+    `tensors of type ${dtypeName(dtype)} are not supported by the interpreter`,
+  );
+}
+
 /** Zero-filled storage, unchecked. */
 function makeStorage(dtype: number, n: number): Storage {
-  switch (dtype) {
-    case DataType.FLOAT: {
-      const shared = n >= WASM_BACKED_MIN_ELEMENTS ? allocWasmBacked(n * 4) : undefined;
-      return shared ? new Float32Array(shared, 0, n) : new Float32Array(n);
-    }
-    case DataType.DOUBLE:
-      return new Float64Array(n);
-    case DataType.FLOAT16:
-    case DataType.BFLOAT16:
-    case DataType.UINT16:
-      return new Uint16Array(n);
-    case DataType.INT8:
-      return new Int8Array(n);
-    case DataType.UINT8:
-    case DataType.BOOL:
-      return new Uint8Array(n);
-    case DataType.INT16:
-      return new Int16Array(n);
-    case DataType.INT32:
-      return new Int32Array(n);
-    case DataType.UINT32:
-      return new Uint32Array(n);
-    case DataType.INT64:
-      return new BigInt64Array(n);
-    case DataType.UINT64:
-      return new BigUint64Array(n);
-    case DataType.STRING:
-      return new Array<string>(n).fill("");
-    default:
-      throw new OnnxError(
-        "E_UNSUPPORTED",
-        `tensors of type ${dtypeName(dtype)} are not supported by the interpreter`,
-      );
+  if (dtype === DataType.FLOAT && n >= WASM_BACKED_MIN_ELEMENTS) {
+    const shared = allocWasmBacked(n * 4);
+    if (shared) return new Float32Array(shared, 0, n);
   }
+  if (dtype === DataType.STRING) return new Array<string>(n).fill("");
+  const ctor = STORAGE.get(dtype);
+  if (!ctor) throw unsupported(dtype);
+  return new ctor(n);
 }
 
 export function allocTensor(dtype: number, shape: number[]): RTensor {
@@ -198,42 +204,15 @@ export function fromFloat64(dtype: number, shape: number[], values: Float64Array
 
 /** Bytes per element of a dtype's storage (0 for string). */
 export function storageElementSize(dtype: number): number {
-  switch (dtype) {
-    case DataType.FLOAT:
-    case DataType.INT32:
-    case DataType.UINT32:
-      return 4;
-    case DataType.DOUBLE:
-    case DataType.INT64:
-    case DataType.UINT64:
-      return 8;
-    case DataType.FLOAT16:
-    case DataType.BFLOAT16:
-    case DataType.INT16:
-    case DataType.UINT16:
-      return 2;
-    case DataType.INT8:
-    case DataType.UINT8:
-    case DataType.BOOL:
-      return 1;
-    case DataType.STRING:
-      return 0;
-    default:
-      throw new OnnxError(
-        "E_UNSUPPORTED",
-        `tensors of type ${dtypeName(dtype)} are not supported by the interpreter`,
-      );
-  }
+  if (dtype === DataType.STRING) return 0;
+  const ctor = STORAGE.get(dtype);
+  if (!ctor) throw unsupported(dtype);
+  return ctor.BYTES_PER_ELEMENT;
 }
 
 /** Whether the interpreter can hold tensors of a dtype. */
 export function isSupportedDtype(dtype: number): boolean {
-  try {
-    storageElementSize(dtype);
-    return true;
-  } catch {
-    return false;
-  }
+  return dtype === DataType.STRING || STORAGE.has(dtype);
 }
 
 /** Storage of a dtype viewing `bytes` (little-endian host): no copy when aligned, else a copy. */
@@ -254,31 +233,7 @@ export function storageFromBytes(dtype: number, bytes: Uint8Array, n: number): S
     buf = copy.buffer;
     off = 0;
   }
-  switch (dtype) {
-    case DataType.FLOAT:
-      return new Float32Array(buf, off, n);
-    case DataType.DOUBLE:
-      return new Float64Array(buf, off, n);
-    case DataType.FLOAT16:
-    case DataType.BFLOAT16:
-    case DataType.UINT16:
-      return new Uint16Array(buf, off, n);
-    case DataType.INT8:
-      return new Int8Array(buf, off, n);
-    case DataType.UINT8:
-    case DataType.BOOL:
-      return new Uint8Array(buf, off, n);
-    case DataType.INT16:
-      return new Int16Array(buf, off, n);
-    case DataType.INT32:
-      return new Int32Array(buf, off, n);
-    case DataType.UINT32:
-      return new Uint32Array(buf, off, n);
-    case DataType.INT64:
-      return new BigInt64Array(buf, off, n);
-    default:
-      return new BigUint64Array(buf, off, n);
-  }
+  return new (STORAGE.get(dtype)!)(buf, off, n);
 }
 
 /** The little-endian bytes of a numeric tensor's storage (a view, no copy). */

@@ -78,8 +78,8 @@ export class Tensor {
     const n = values.length;
     const bytes = new Uint8Array(rawByteLength(dataType, n));
     const view = new DataView(bytes.buffer);
-    for (let i = 0; i < n; i++)
-      writeElement(view, dataType, i, values[i] as number | bigint | boolean);
+    const io = n > 0 ? elementIO(dataType, "writing") : undefined;
+    for (let i = 0; i < n; i++) io!.set(view, i, values[i] as Elem);
     return new Tensor(dataType, dims, { kind: "raw", bytes }, name);
   }
 
@@ -87,7 +87,10 @@ export class Tensor {
     return Tensor.from(dataType, [], [value] as ArrayLike<number | bigint | boolean>, name);
   }
 
-  /** Little-endian bytes of the data, as raw_data would hold them. External data must be loaded first. */
+  /**
+   * Little-endian bytes of the data, as raw_data would hold them, read bit-exactly from whichever
+   * field holds it. External data must be loaded first; string tensors have no raw form.
+   */
   rawBytes(): Uint8Array {
     const d = this.data;
     switch (d.kind) {
@@ -99,13 +102,19 @@ export class Tensor {
         throw new Error(`tensor '${this.name}' has external data that was not loaded`);
       case "string":
         throw new Error(`tensor '${this.name}' holds strings, which have no raw form`);
-      default: {
-        const values = this.values();
-        const bytes = new Uint8Array(Math.max(0, rawByteLength(this.dataType, values.length)));
-        const view = new DataView(bytes.buffer);
-        for (let i = 0; i < values.length; i++)
-          writeElement(view, this.dataType, i, values[i] as number | bigint | boolean);
-        return bytes;
+      case "float":
+      case "double":
+      case "int64":
+        return bytesOf(d.values);
+      case "uint64":
+        if (this.dataType !== DataType.UINT32) return bytesOf(d.values);
+        return bytesOf(Uint32Array.from(d.values, (v) => Number(BigInt.asUintN(32, v))));
+      case "int32": {
+        const size = dtypeInfo(this.dataType)?.size ?? 0;
+        if (size === 4) return bytesOf(d.values);
+        if (size === 2) return bytesOf(Uint16Array.from(d.values, (v) => v & 0xffff));
+        // One byte per entry; for 4- and 2-bit types each entry holds a packed byte.
+        return Uint8Array.from(d.values, (v) => v & 0xff);
       }
     }
   }
@@ -133,8 +142,9 @@ export class Tensor {
           t === DataType.COMPLEX64 || t === DataType.COMPLEX128
             ? this.elementCount * 2
             : this.elementCount;
-        const out: (number | bigint | boolean)[] = new Array(n);
-        for (let i = 0; i < n; i++) out[i] = readElement(view, t, i);
+        const out: Elem[] = new Array(n);
+        const io = n > 0 ? elementIO(t, "reading") : undefined;
+        for (let i = 0; i < n; i++) out[i] = io!.get(view, i);
         return out as TensorValues;
       }
       case "int32": {
@@ -166,87 +176,86 @@ export class Tensor {
   }
 }
 
-function readElement(view: DataView, t: number, i: number): number | bigint | boolean {
-  switch (t) {
-    case DataType.FLOAT:
-    case DataType.COMPLEX64:
-      return view.getFloat32(i * 4, true);
-    case DataType.DOUBLE:
-    case DataType.COMPLEX128:
-      return view.getFloat64(i * 8, true);
-    case DataType.UINT8:
-      return view.getUint8(i);
-    case DataType.INT8:
-      return view.getInt8(i);
-    case DataType.UINT16:
-      return view.getUint16(i * 2, true);
-    case DataType.INT16:
-      return view.getInt16(i * 2, true);
-    case DataType.INT32:
-      return view.getInt32(i * 4, true);
-    case DataType.UINT32:
-      return view.getUint32(i * 4, true);
-    case DataType.INT64:
-      return view.getBigInt64(i * 8, true);
-    case DataType.UINT64:
-      return view.getBigUint64(i * 8, true);
-    case DataType.BOOL:
-      return view.getUint8(i) !== 0;
-    case DataType.FLOAT16:
-      return float16BitsToNumber(view.getUint16(i * 2, true));
-    case DataType.BFLOAT16:
-      return bfloat16BitsToNumber(view.getUint16(i * 2, true));
-    default: {
-      const info = dtypeInfo(t);
-      if (info && info.size === 1) return view.getUint8(i);
-      throw new Error(`reading elements of ${dtypeName(t)} is not supported`);
-    }
-  }
+type Elem = number | bigint | boolean;
+
+/** How one element of a type sits in raw data: read and written at element index i. */
+interface ElementIO {
+  get(view: DataView, i: number): Elem;
+  set(view: DataView, i: number, v: Elem): void;
 }
 
-function writeElement(view: DataView, t: number, i: number, v: number | bigint | boolean): void {
-  const num = typeof v === "bigint" ? Number(v) : Number(v);
-  switch (t) {
-    case DataType.FLOAT:
-    case DataType.COMPLEX64:
-      return view.setFloat32(i * 4, num, true);
-    case DataType.DOUBLE:
-    case DataType.COMPLEX128:
-      return view.setFloat64(i * 8, num, true);
-    case DataType.UINT8:
-      return view.setUint8(i, num);
-    case DataType.INT8:
-      return view.setInt8(i, num);
-    case DataType.UINT16:
-      return view.setUint16(i * 2, num, true);
-    case DataType.INT16:
-      return view.setInt16(i * 2, num, true);
-    case DataType.INT32:
-      return view.setInt32(i * 4, num, true);
-    case DataType.UINT32:
-      return view.setUint32(i * 4, num, true);
-    case DataType.INT64:
-      return view.setBigInt64(
-        i * 8,
-        BigInt.asIntN(64, typeof v === "bigint" ? v : BigInt(Math.trunc(num))),
-        true,
-      );
-    case DataType.UINT64:
-      return view.setBigUint64(
-        i * 8,
-        BigInt.asUintN(64, typeof v === "bigint" ? v : BigInt(Math.trunc(num))),
-        true,
-      );
-    case DataType.BOOL:
-      return view.setUint8(i, v ? 1 : 0);
-    case DataType.FLOAT16:
-      return view.setUint16(i * 2, numberToFloat16Bits(num), true);
-    case DataType.BFLOAT16:
-      return view.setUint16(i * 2, numberToBfloat16Bits(num), true);
-    default: {
-      const info = dtypeInfo(t);
-      if (info && info.size === 1) return view.setUint8(i, num);
-      throw new Error(`writing elements of ${dtypeName(t)} is not supported`);
-    }
-  }
+type NumberKind =
+  "Float32" | "Float64" | "Int8" | "Uint8" | "Int16" | "Uint16" | "Int32" | "Uint32";
+type Getter = (this: DataView, at: number, littleEndian: boolean) => number;
+type Setter = (this: DataView, at: number, v: number, littleEndian: boolean) => void;
+
+/** A type stored as a plain little-endian number, through DataView's get<kind>/set<kind>. */
+function plain(kind: NumberKind): ElementIO {
+  const bytes = Number(kind.replace(/\D/g, "")) / 8;
+  const get = DataView.prototype[`get${kind}`] as Getter;
+  const set = DataView.prototype[`set${kind}`] as Setter;
+  return {
+    get: (view, i) => get.call(view, i * bytes, true),
+    set: (view, i, v) => set.call(view, i * bytes, Number(v), true),
+  };
+}
+
+/** A 64-bit integer type: bigints wrapped to 64 bits; numbers truncated first. */
+function int64(signed: boolean): ElementIO {
+  const wrap = (v: Elem) => {
+    const b = typeof v === "bigint" ? v : BigInt(Math.trunc(Number(v)));
+    return signed ? BigInt.asIntN(64, b) : BigInt.asUintN(64, b);
+  };
+  return signed
+    ? {
+        get: (view, i) => view.getBigInt64(i * 8, true),
+        set: (view, i, v) => view.setBigInt64(i * 8, wrap(v), true),
+      }
+    : {
+        get: (view, i) => view.getBigUint64(i * 8, true),
+        set: (view, i, v) => view.setBigUint64(i * 8, wrap(v), true),
+      };
+}
+
+/** A 16-bit float type: its bits converted exactly to a number, and a number rounded to its bits. */
+function half(toNumber: (bits: number) => number, toBits: (v: number) => number): ElementIO {
+  return {
+    get: (view, i) => toNumber(view.getUint16(i * 2, true)),
+    set: (view, i, v) => view.setUint16(i * 2, toBits(Number(v)), true),
+  };
+}
+
+const BOOL: ElementIO = {
+  get: (view, i) => view.getUint8(i) !== 0,
+  set: (view, i, v) => view.setUint8(i, v ? 1 : 0),
+};
+
+const ELEMENTS = new Map<number, ElementIO>([
+  [DataType.FLOAT, plain("Float32")],
+  [DataType.COMPLEX64, plain("Float32")],
+  [DataType.DOUBLE, plain("Float64")],
+  [DataType.COMPLEX128, plain("Float64")],
+  [DataType.UINT8, plain("Uint8")],
+  [DataType.INT8, plain("Int8")],
+  [DataType.UINT16, plain("Uint16")],
+  [DataType.INT16, plain("Int16")],
+  [DataType.INT32, plain("Int32")],
+  [DataType.UINT32, plain("Uint32")],
+  [DataType.INT64, int64(true)],
+  [DataType.UINT64, int64(false)],
+  [DataType.FLOAT16, half(float16BitsToNumber, numberToFloat16Bits)],
+  [DataType.BFLOAT16, half(bfloat16BitsToNumber, numberToBfloat16Bits)],
+  [DataType.BOOL, BOOL],
+]);
+const BYTE = plain("Uint8");
+
+/** The element access of a type: from the table, or a byte for the other one-byte types (float8). */
+function elementIO(t: number, doing: "reading" | "writing"): ElementIO {
+  const io = ELEMENTS.get(t) ?? (dtypeInfo(t)?.size === 1 ? BYTE : undefined);
+  if (!io) throw new Error(`${doing} elements of ${dtypeName(t)} is not supported`);
+  return io;
+}
+
+function bytesOf(a: ArrayBufferView): Uint8Array {
+  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 }

@@ -5,23 +5,7 @@ import { OnnxError } from "../errors.js";
 import { emptyGraph } from "../ir/builder.js";
 import { dtypeByName } from "../ir/dtype.js";
 import { Tensor } from "../ir/tensor.js";
-import type {
-  AttrType,
-  Attribute,
-  Dim,
-  Function,
-  Graph,
-  MetadataProps,
-  Model,
-  Node,
-  OpsetId,
-  OptionalType,
-  SequenceType,
-  SparseTensor,
-  TensorType,
-  Type,
-  ValueInfo,
-} from "../ir/types.js";
+import type * as IR from "../ir/types.js";
 import { Lexer, describeToken, type Token } from "./lexer.js";
 import { ATTR_TYPE_BY_NAME, isFloatWord, isTypeKeyword } from "./syntax.js";
 import { tensorDataFromLits, type Lit } from "./values.js";
@@ -29,50 +13,45 @@ import { tensorDataFromLits, type Lit } from "./values.js";
 /** Deepest subgraph nesting the parser accepts (a binary .onnx cannot even hold 32 levels). */
 export const MAX_GRAPH_NESTING = 200;
 
-export function parseModelText(text: string, file?: string): Model {
+/**
+ * Reads the whole text with `read`: anything after what it reads is an error. Other nesting than
+ * graphs' (types, values) has no explicit bound: running out of stack is still bad input.
+ */
+function parseWhole<T>(text: string, file: string | undefined, read: (p: Parser) => T): T {
   const p = new Parser(text, file);
   try {
-    const m = p.model();
+    const v = read(p);
     p.end();
-    return m;
+    return v;
   } catch (e) {
-    // Other nesting (types, values) has no explicit bound: running out of stack is still bad input.
     if (e instanceof RangeError && /call stack/i.test(e.message))
       throw new OnnxError("E_PARSE", "nested too deeply to parse", file);
     throw e;
   }
 }
 
-export function parseGraphText(text: string, file?: string): Graph {
-  const p = new Parser(text, file);
-  const g = p.graph();
-  p.end();
-  return g;
+export function parseModelText(text: string, file?: string): IR.Model {
+  return parseWhole(text, file, (p) => p.model());
 }
 
-export function parseFunctionText(text: string, file?: string): Function {
-  const p = new Parser(text, file);
-  const f = p.function();
-  p.end();
-  return f;
+export function parseGraphText(text: string, file?: string): IR.Graph {
+  return parseWhole(text, file, (p) => p.graph());
+}
+
+export function parseFunctionText(text: string, file?: string): IR.Function {
+  return parseWhole(text, file, (p) => p.function());
 }
 
 /** Node statements, bare or inside one pair of braces. */
-export function parseNodeListText(text: string, file?: string): Node[] {
-  const p = new Parser(text, file);
-  const nodes = p.nodeStatements();
-  p.end();
-  return nodes;
+export function parseNodeListText(text: string, file?: string): IR.Node[] {
+  return parseWhole(text, file, (p) => p.nodeStatements());
 }
 
-export function parseTypeText(text: string, file?: string): Type {
-  const p = new Parser(text, file);
-  const t = p.type();
-  p.end();
-  return t;
+export function parseTypeText(text: string, file?: string): IR.Type {
+  return parseWhole(text, file, (p) => p.type());
 }
 
-const SINGLETON: Partial<Record<AttrType, AttrType>> = {
+const SINGLETON: Partial<Record<IR.AttrType, IR.AttrType>> = {
   INTS: "INT",
   FLOATS: "FLOAT",
   STRINGS: "STRING",
@@ -81,7 +60,7 @@ const SINGLETON: Partial<Record<AttrType, AttrType>> = {
   SPARSE_TENSORS: "SPARSE_TENSOR",
   TYPE_PROTOS: "TYPE_PROTO",
 };
-const LIST_OF: Partial<Record<AttrType, AttrType>> = Object.fromEntries(
+const LIST_OF: Partial<Record<IR.AttrType, IR.AttrType>> = Object.fromEntries(
   Object.entries(SINGLETON).map(([list, one]) => [one, list]),
 );
 
@@ -90,9 +69,9 @@ type Single =
   | { type: "FLOAT"; value: number }
   | { type: "STRING"; value: string }
   | { type: "TENSOR"; value: Tensor }
-  | { type: "GRAPH"; value: Graph }
-  | { type: "SPARSE_TENSOR"; value: SparseTensor }
-  | { type: "TYPE_PROTO"; value: Type };
+  | { type: "GRAPH"; value: IR.Graph }
+  | { type: "SPARSE_TENSOR"; value: IR.SparseTensor }
+  | { type: "TYPE_PROTO"; value: IR.Type };
 
 class Parser {
   private readonly lx: Lexer;
@@ -165,20 +144,27 @@ class Parser {
     if (t.kind !== "eof") throw this.fail(t, "end of input");
   }
 
+  /**
+   * Items separated by commas up to `close`, which it reads: none, or a trailing comma, allowed.
+   * `expected` names what may follow an item.
+   */
+  private items(close: string, item: () => void, expected = `',' or '${close}'`): void {
+    do {
+      if (this.is(close)) break;
+      item();
+    } while (this.accept(","));
+    this.expect(close, expected);
+  }
+
   /** `[a, b, c]` with `item` parsing each element; `[]` allowed. */
   private bracketList<T>(item: () => T): T[] {
     this.expect("[");
     const out: T[] = [];
-    if (this.accept("]")) return out;
-    do {
-      if (this.is("]")) break; // trailing comma
-      out.push(item());
-    } while (this.accept(","));
-    this.expect("]", "',' or ']'");
+    this.items("]", () => out.push(item()));
     return out;
   }
 
-  private opsetList(): OpsetId[] {
+  private opsetList(): IR.OpsetId[] {
     return this.bracketList(() => {
       const domain = this.stringLit('an opset domain string (e.g. "")');
       this.expect(":");
@@ -186,7 +172,7 @@ class Parser {
     });
   }
 
-  private strStrList(): MetadataProps {
+  private strStrList(): IR.MetadataProps {
     return this.bracketList((): [string, string] => {
       const k = this.stringLit("a key string");
       this.expect(":");
@@ -195,71 +181,56 @@ class Parser {
   }
 
   /** `< key: value, ... >`; `field` parses the value of a known key, or returns false. */
-  private header(what: string, keys: string[], field: (key: string) => void): void {
+  /** `< key: value, ... >` where each key is one of `fields`, read by its reader. */
+  private header(what: string, fields: Record<string, () => void>): void {
     if (!this.accept("<")) return;
-    do {
-      if (this.is(">")) break;
+    const keys = Object.keys(fields);
+    this.items(">", () => {
       const t = this.ident(`a ${what} field name`);
-      if (!keys.includes(t.text))
+      if (!Object.hasOwn(fields, t.text))
         throw this.lx.error(
           t.pos,
           `unknown ${what} field '${t.text}' (expected one of: ${keys.join(", ")})`,
         );
       this.expect(":");
-      field(t.text);
-    } while (this.accept(","));
-    this.expect(">", "',' or '>'");
+      fields[t.text]!();
+    });
+  }
+
+  /** The header fields a model and a function share. */
+  private commonFields(
+    x: IR.Model | IR.Function,
+  ): Record<"domain" | "opset_import" | "doc_string" | "metadata_props", () => void> {
+    return {
+      domain: () => (x.domain = this.stringLit("a string")),
+      opset_import: () => (x.opsetImports = this.opsetList()),
+      doc_string: () => (x.docString = this.stringLit("a string")),
+      metadata_props: () => (x.metadataProps = this.strStrList()),
+    };
   }
 
   // ---- model, function, graph ----
 
-  model(): Model {
-    const m: Model = { irVersion: 0, opsetImports: [], graph: emptyGraph(""), functions: [] };
-    const keys = [
-      "ir_version",
-      "opset_import",
-      "producer_name",
-      "producer_version",
-      "domain",
-      "model_version",
-      "doc_string",
-      "metadata_props",
-    ];
-    this.header("model header", keys, (k) => {
-      switch (k) {
-        case "ir_version":
-          m.irVersion = this.smallInt("an IR version");
-          break;
-        case "opset_import":
-          m.opsetImports = this.opsetList();
-          break;
-        case "producer_name":
-          m.producerName = this.stringLit("a string");
-          break;
-        case "producer_version":
-          m.producerVersion = this.stringLit("a string");
-          break;
-        case "domain":
-          m.domain = this.stringLit("a string");
-          break;
-        case "model_version":
-          m.modelVersion = this.intLit("an integer");
-          break;
-        case "doc_string":
-          m.docString = this.stringLit("a string");
-          break;
-        case "metadata_props":
-          m.metadataProps = this.strStrList();
-          break;
-      }
+  model(): IR.Model {
+    const m: IR.Model = { irVersion: 0, opsetImports: [], graph: emptyGraph(""), functions: [] };
+    const common = this.commonFields(m);
+    this.header("model header", {
+      ir_version: () => (m.irVersion = this.smallInt("an IR version")),
+      opset_import: common.opset_import,
+      producer_name: () => (m.producerName = this.stringLit("a string")),
+      producer_version: () => (m.producerVersion = this.stringLit("a string")),
+      domain: common.domain,
+      model_version: () => (m.modelVersion = this.intLit("an integer")),
+      doc_string: common.doc_string,
+      metadata_props: common.metadata_props,
     });
     m.graph = this.graph();
     while (this.peek().kind !== "eof") m.functions.push(this.function());
     return m;
   }
 
-  function(): Function {
-    const f: Function = {
+  function(): IR.Function {
+    const f: IR.Function = {
       name: "",
       domain: "",
       inputs: [],
@@ -270,77 +241,52 @@ class Parser {
       opsetImports: [],
       valueInfo: [],
     };
-    this.header(
-      "function header",
-      ["domain", "opset_import", "overload", "doc_string", "metadata_props"],
-      (k) => {
-        switch (k) {
-          case "domain":
-            f.domain = this.stringLit("a string");
-            break;
-          case "opset_import":
-            f.opsetImports = this.opsetList();
-            break;
-          case "overload":
-            f.overload = this.stringLit("a string");
-            break;
-          case "doc_string":
-            f.docString = this.stringLit("a string");
-            break;
-          case "metadata_props":
-            f.metadataProps = this.strStrList();
-            break;
-        }
-      },
-    );
+    const common = this.commonFields(f);
+    this.header("function header", {
+      domain: common.domain,
+      opset_import: common.opset_import,
+      overload: () => (f.overload = this.stringLit("a string")),
+      doc_string: common.doc_string,
+      metadata_props: common.metadata_props,
+    });
     f.name = this.name("a function name");
-    if (this.accept("<")) {
-      do {
-        if (this.is(">")) break;
-        const name = this.name("an attribute name");
-        if (this.is(":") || this.is("=")) {
-          let declared: AttrType | undefined;
-          if (this.accept(":")) declared = this.attrType();
-          if (this.is("=")) f.attributeProtos.push(this.attrRest(name, declared));
-          else f.attributes.push(name); // `name: type` with no default
-        } else f.attributes.push(name);
-      } while (this.accept(","));
-      this.expect(">", "',' or '>' after the function's attributes");
-    }
+    if (this.accept("<"))
+      this.items(
+        ">",
+        () => {
+          const name = this.name("an attribute name");
+          if (this.is(":") || this.is("=")) {
+            let declared: IR.AttrType | undefined;
+            if (this.accept(":")) declared = this.attrType();
+            if (this.is("=")) f.attributeProtos.push(this.attrRest(name, declared));
+            else f.attributes.push(name); // `name: type` with no default
+          } else f.attributes.push(name);
+        },
+        "',' or '>' after the function's attributes",
+      );
     f.inputs = this.functionIo(f.valueInfo);
     this.expect("=>");
     f.outputs = this.functionIo(f.valueInfo);
-    if (this.accept("<")) {
-      if (!this.accept(">")) {
-        do {
-          if (this.is(">")) break;
-          f.valueInfo.push(this.valueInfo());
-        } while (this.accept(","));
-        this.expect(">", "',' or '>'");
-      }
-    }
+    if (this.accept("<")) this.items(">", () => f.valueInfo.push(this.valueInfo()));
     f.nodes = this.nodeList();
     return f;
   }
 
-  private functionIo(valueInfo: ValueInfo[]): string[] {
+  private functionIo(valueInfo: IR.ValueInfo[]): string[] {
     this.expect("(");
     const names: string[] = [];
-    if (this.accept(")")) return names;
-    do {
-      if (this.is(")")) break;
+    this.items(")", () => {
       const vi = this.valueInfo();
       names.push(vi.name);
       if (vi.type) valueInfo.push(vi);
-    } while (this.accept(","));
-    this.expect(")", "',' or ')'");
+    });
     return names;
   }
 
   /** How many graphs enclose the one being parsed: bounded so deep nesting is an error, not a stack overflow. */
   private graphDepth = 0;
 
-  graph(): Graph {
+  graph(): IR.Graph {
     if (this.graphDepth >= MAX_GRAPH_NESTING)
       throw this.lx.error(
         this.peek().pos,
@@ -356,40 +302,27 @@ class Parser {
     }
   }
 
-  private graphRest(g: Graph): void {
+  private graphRest(g: IR.Graph): void {
     this.expect("(", "'(' starting the graph's inputs");
-    if (!this.accept(")")) {
-      do {
-        if (this.is(")")) break;
-        const vi = this.valueInfo();
-        g.inputs.push(vi);
-        if (this.accept("=")) this.initializer(g, vi);
-      } while (this.accept(","));
-      this.expect(")", "',' or ')'");
-    }
+    this.items(")", () => {
+      const vi = this.valueInfo();
+      g.inputs.push(vi);
+      if (this.accept("=")) this.initializer(g, vi);
+    });
     this.expect("=>");
     this.expect("(", "'(' starting the graph's outputs");
-    if (!this.accept(")")) {
-      do {
-        if (this.is(")")) break;
-        g.outputs.push(this.valueInfo());
-      } while (this.accept(","));
-      this.expect(")", "',' or ')'");
-    }
-    if (this.accept("<")) {
-      do {
-        if (this.is(">")) break;
+    this.items(")", () => g.outputs.push(this.valueInfo()));
+    if (this.accept("<"))
+      this.items(">", () => {
         const vi = this.valueInfo();
         if (this.accept("=")) this.initializer(g, vi);
         else g.valueInfo.push(vi);
-      } while (this.accept(","));
-      this.expect(">", "',' or '>'");
-    }
+      });
     g.nodes = this.nodeList();
   }
 
   /** After `type name =`: the initializer's data. */
-  private initializer(g: Graph, vi: ValueInfo): void {
+  private initializer(g: IR.Graph, vi: IR.ValueInfo): void {
     const t = this.peek();
     if (vi.type?.kind === "sparse_tensor") {
       g.sparseInitializers.push(this.sparseData(vi.type, vi.name));
@@ -400,11 +333,11 @@ class Parser {
     g.initializers.push(this.tensorData(dataType, dims, vi.name));
   }
 
-  private valueInfo(): ValueInfo {
-    let type: Type | undefined;
+  private valueInfo(): IR.ValueInfo {
+    let type: IR.Type | undefined;
     if (this.nextIsType()) type = this.type();
     const at = this.peek();
-    const vi: ValueInfo = {
+    const vi: IR.ValueInfo = {
       name: this.name(type ? "a value name after the type" : "a type or a value name"),
     };
     if (type) vi.type = type;
@@ -435,10 +368,10 @@ class Parser {
     return info.id;
   }
 
-  private shape(): Dim[] | undefined {
+  private shape(): IR.Dim[] | undefined {
     if (!this.accept("[")) return [];
     if (this.accept("]")) return undefined;
-    const dims: Dim[] = [];
+    const dims: IR.Dim[] = [];
     do {
       const t = this.peek();
       if (this.accept("?")) dims.push(null);
@@ -450,15 +383,15 @@ class Parser {
     return dims;
   }
 
-  private tensorType(kind: "tensor" | "sparse_tensor"): TensorType {
+  private tensorType(kind: "tensor" | "sparse_tensor"): IR.TensorType {
     const elemType = this.elemType();
     const shape = this.shape();
-    const t: TensorType = { kind, elemType };
+    const t: IR.TensorType = { kind, elemType };
     if (shape !== undefined) t.shape = shape;
     return t;
   }
 
-  type(): Type {
+  type(): IR.Type {
     const t = this.peek();
     if (t.kind !== "id") throw this.fail(t, "a type");
     if (dtypeByName(t.text) || t.text === "undefined") return this.tensorType("tensor");
@@ -469,7 +402,7 @@ class Parser {
       case "seq":
       case "optional": {
         open();
-        const out: SequenceType | OptionalType = {
+        const out: IR.SequenceType | IR.OptionalType = {
           kind: t.text === "seq" ? "sequence" : "optional",
         };
         if (!this.is(")")) out.elem = this.type();
@@ -478,7 +411,7 @@ class Parser {
       }
       case "map": {
         open();
-        const out: Type = { kind: "map", keyType: this.elemType("a map key type") };
+        const out: IR.Type = { kind: "map", keyType: this.elemType("a map key type") };
         if (this.accept(",")) out.value = this.type();
         close();
         return out;
@@ -493,7 +426,7 @@ class Parser {
         // Type-constraint style: tensor(float) is a float tensor of unknown rank.
         open();
         const elemType = this.elemType();
-        const out: TensorType = { kind: "tensor", elemType };
+        const out: IR.TensorType = { kind: "tensor", elemType };
         if (this.is("[")) {
           const shape = this.shape();
           if (shape !== undefined) out.shape = shape;
@@ -509,7 +442,7 @@ class Parser {
           if (!this.accept(",")) break;
         }
         close();
-        const out: Type = { kind: "opaque" };
+        const out: IR.Type = { kind: "opaque" };
         if (parts.length === 1) out.name = parts[0]!;
         else if (parts.length >= 2) {
           out.domain = parts[0]!;
@@ -535,7 +468,7 @@ class Parser {
 
   // ---- tensors ----
 
-  private constantShape(type: Type, at: Token, name: string): [number, number[]] {
+  private constantShape(type: IR.Type, at: Token, name: string): [number, number[]] {
     if (type.kind !== "tensor")
       throw this.lx.error(at.pos, `constant '${name}' needs a tensor type, not ${type.kind}`);
     if (type.shape === undefined)
@@ -568,13 +501,7 @@ class Parser {
       );
     this.expect("{", "'{' starting tensor values, or '[' starting an external data reference");
     const lits: Lit[] = [];
-    if (!this.accept("}")) {
-      do {
-        if (this.is("}")) break;
-        lits.push(this.literal());
-      } while (this.accept(","));
-      this.expect("}", "',' or '}'");
-    }
+    this.items("}", () => lits.push(this.literal()));
     const err = (pos: number, msg: string): OnnxError => this.lx.error(pos, msg);
     return new Tensor(dataType, dims, tensorDataFromLits(dataType, dims, lits, err, t.pos), name);
   }
@@ -615,7 +542,7 @@ class Parser {
     return this.tensorConstantRest(type, at);
   }
 
-  private tensorConstantRest(type: Type, at: Token): Tensor {
+  private tensorConstantRest(type: IR.Type, at: Token): Tensor {
     const name = this.isName() ? this.next().text : "";
     this.accept("=");
     const [dataType, dims] = this.constantShape(type, at, name);
@@ -623,7 +550,7 @@ class Parser {
   }
 
   /** After a sparse_tensor(...) type (and optional name, '='): `{values-constant, indices-constant}`. */
-  private sparseData(type: TensorType, name: string): SparseTensor {
+  private sparseData(type: IR.TensorType, name: string): IR.SparseTensor {
     if (type.shape === undefined || type.shape.some((d) => typeof d !== "number"))
       throw this.fail(this.peek(), "a sparse tensor type with numeric dimensions");
     this.expect("{", "'{' starting the sparse tensor's values and indices");
@@ -639,16 +566,16 @@ class Parser {
 
   // ---- nodes ----
 
-  nodeStatements(): Node[] {
+  nodeStatements(): IR.Node[] {
     if (this.is("{")) return this.nodeList();
-    const nodes: Node[] = [];
+    const nodes: IR.Node[] = [];
     while (this.peek().kind !== "eof") nodes.push(this.node());
     return nodes;
   }
 
-  private nodeList(): Node[] {
+  private nodeList(): IR.Node[] {
     this.expect("{", "'{' starting the node list");
-    const nodes: Node[] = [];
+    const nodes: IR.Node[] = [];
     while (!this.accept("}")) {
       if (this.peek().kind === "eof") throw this.fail(this.peek(), "a node or '}'");
       nodes.push(this.node());
@@ -670,7 +597,7 @@ class Parser {
     return names;
   }
 
-  private node(): Node {
+  private node(): IR.Node {
     const start = this.peek();
     let name: string | undefined;
     if (this.accept("[")) {
@@ -689,7 +616,7 @@ class Parser {
     this.next();
     const parts = [this.name("an operator name")];
     while (this.accept(".")) parts.push(this.name("an operator name after '.'"));
-    const node: Node = {
+    const node: IR.Node = {
       opType: parts.pop()!,
       domain: parts.join("."),
       inputs: [],
@@ -711,18 +638,14 @@ class Parser {
 
   // ---- attributes ----
 
-  private attrList(): Attribute[] {
+  private attrList(): IR.Attribute[] {
     this.expect("<");
-    const out: Attribute[] = [];
-    do {
-      if (this.is(">")) break;
-      out.push(this.attr());
-    } while (this.accept(","));
-    this.expect(">", "',' or '>' after an attribute");
+    const out: IR.Attribute[] = [];
+    this.items(">", () => out.push(this.attr()), "',' or '>' after an attribute");
     return out;
   }
 
-  private attrType(): AttrType {
+  private attrType(): IR.AttrType {
     const t = this.ident("an attribute type (int, float, string, ints, tensor, graph, ...)");
     const type = ATTR_TYPE_BY_NAME.get(t.text);
     if (!type)
@@ -733,14 +656,14 @@ class Parser {
     return type;
   }
 
-  private attr(): Attribute {
+  private attr(): IR.Attribute {
     const name = this.name("an attribute name");
-    let declared: AttrType | undefined;
+    let declared: IR.AttrType | undefined;
     if (this.accept(":")) declared = this.attrType();
     return this.attrRest(name, declared);
   }
 
-  private attrRest(name: string, declared: AttrType | undefined): Attribute {
+  private attrRest(name: string, declared: IR.AttrType | undefined): IR.Attribute {
     this.expect("=", `'=' after attribute '${name}'`);
     if (this.accept("@")) {
       const ref = this.name("the name of the referenced attribute");
@@ -749,7 +672,7 @@ class Parser {
         type: declared ?? "UNDEFINED",
         value: undefined,
         refAttrName: ref,
-      } as Attribute;
+      } as IR.Attribute;
     }
     if (this.is("[")) {
       const open = this.next();
@@ -760,13 +683,7 @@ class Parser {
         );
       const expected = declared ? SINGLETON[declared] : undefined;
       const items: Single[] = [];
-      if (!this.is("]")) {
-        do {
-          if (this.is("]")) break;
-          items.push(this.singleValue(expected, name));
-        } while (this.accept(","));
-      }
-      this.expect("]", "',' or ']'");
+      this.items("]", () => items.push(this.singleValue(expected, name)));
       let type = declared;
       if (!type) {
         if (items.length === 0)
@@ -786,14 +703,14 @@ class Parser {
         if (one === "FLOAT" && i.type === "INT") return Math.fround(Number(i.value));
         throw this.lx.error(open.pos, `list attribute '${name}' mixes values of different types`);
       });
-      return { name, type, value: values } as Attribute;
+      return { name, type, value: values } as IR.Attribute;
     }
     const v = this.singleValue(declared, name);
-    return { name, type: v.type, value: v.value } as Attribute;
+    return { name, type: v.type, value: v.value } as IR.Attribute;
   }
 
   /** One attribute value; `expected` (if given) decides between readings and is checked. */
-  private singleValue(expected: AttrType | undefined, attrName: string): Single {
+  private singleValue(expected: IR.AttrType | undefined, attrName: string): Single {
     const t = this.peek();
     if (expected && SINGLETON[expected])
       throw this.lx.error(

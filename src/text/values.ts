@@ -11,14 +11,7 @@
 // - integer types: the value; int4/uint4/int2/uint2 one value per element (packed in raw data).
 // - bool: 0 or 1 (the stored byte). string: a quoted string (UTF-8; invalid UTF-8 is replaced).
 
-import {
-  bfloat16BitsToNumber,
-  dtypeInfo,
-  dtypeName,
-  float16BitsToNumber,
-  numberToBfloat16Bits,
-  numberToFloat16Bits,
-} from "../ir/dtype.js";
+import * as dtype from "../ir/dtype.js";
 import type { Tensor, TensorData } from "../ir/tensor.js";
 import { DataType } from "../ir/types.js";
 import { OnnxError } from "../errors.js";
@@ -73,25 +66,44 @@ export function formatFloat64Bits(bits: bigint): string {
   return withPoint(String(v));
 }
 
-export function formatFloat16Bits(bits: number): string {
-  if ((bits & 0x7c00) === 0x7c00 && (bits & 0x3ff) !== 0) {
-    if (bits === 0x7e00) return "nan";
-    if (bits === 0xfe00) return "-nan";
-    return String(bits);
-  }
-  const v = float16BitsToNumber(bits);
-  return shortest(v, (d) => numberToFloat16Bits(d) === bits);
+/** A 16-bit float format: where its exponent and fraction bits are, its quiet NaN, its conversions. */
+interface HalfFormat {
+  exponent: number;
+  fraction: number;
+  qnan: number;
+  toNumber(bits: number): number;
+  toBits(v: number): number;
 }
 
-export function formatBfloat16Bits(bits: number): string {
-  if ((bits & 0x7f80) === 0x7f80 && (bits & 0x7f) !== 0) {
-    if (bits === 0x7fc0) return "nan";
-    if (bits === 0xffc0) return "-nan";
+const FLOAT16: HalfFormat = {
+  exponent: 0x7c00,
+  fraction: 0x3ff,
+  qnan: 0x7e00,
+  toNumber: dtype.float16BitsToNumber,
+  toBits: dtype.numberToFloat16Bits,
+};
+
+const BFLOAT16: HalfFormat = {
+  exponent: 0x7f80,
+  fraction: 0x7f,
+  qnan: 0x7fc0,
+  toNumber: dtype.bfloat16BitsToNumber,
+  toBits: dtype.numberToBfloat16Bits,
+};
+
+/** The shortest decimal; a NaN other than the quiet ones as its bit pattern. */
+function formatHalfBits(bits: number, f: HalfFormat): string {
+  if ((bits & f.exponent) === f.exponent && (bits & f.fraction) !== 0) {
+    if (bits === f.qnan) return "nan";
+    if (bits === (f.qnan | 0x8000)) return "-nan";
     return String(bits);
   }
-  const v = bfloat16BitsToNumber(bits);
-  return shortest(v, (d) => numberToBfloat16Bits(d) === bits);
+  const v = f.toNumber(bits);
+  return shortest(v, (d) => f.toBits(d) === bits);
 }
+
+export const formatFloat16Bits = (bits: number): string => formatHalfBits(bits, FLOAT16);
+export const formatBfloat16Bits = (bits: number): string => formatHalfBits(bits, BFLOAT16);
 
 /** A FLOAT attribute (a JS number holding a float32 value). */
 export function formatFloatNumber(v: number): string {
@@ -108,48 +120,12 @@ export function scalarCount(t: { dataType: number; dims: number[] }): number {
   return t.dataType === DataType.COMPLEX64 || t.dataType === DataType.COMPLEX128 ? n * 2 : n;
 }
 
-function bytesOf(a: ArrayBufferView): Uint8Array {
-  return new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-}
-
 /**
  * The tensor's data as little-endian raw_data bytes, read bit-exactly from whichever field holds
  * it. Undefined for string and external data.
  */
 export function tensorBytes(t: Tensor): Uint8Array | undefined {
-  const d = t.data;
-  const size = dtypeInfo(t.dataType)?.size ?? 0;
-  switch (d.kind) {
-    case "raw":
-      return d.bytes;
-    case "none":
-      return new Uint8Array(0);
-    case "float":
-    case "double":
-    case "int64":
-      return bytesOf(d.values);
-    case "uint64": {
-      if (t.dataType !== DataType.UINT32) return bytesOf(d.values);
-      const out = new Uint8Array(d.values.length * 4);
-      const view = new DataView(out.buffer);
-      d.values.forEach((v, i) => view.setUint32(i * 4, Number(BigInt.asUintN(32, v)), true));
-      return out;
-    }
-    case "int32": {
-      if (size === 4) return bytesOf(d.values);
-      if (size === 2) {
-        const out = new Uint8Array(d.values.length * 2);
-        const view = new DataView(out.buffer);
-        d.values.forEach((v, i) => view.setUint16(i * 2, v & 0xffff, true));
-        return out;
-      }
-      // One byte per entry; for 4- and 2-bit types each entry holds a packed byte.
-      return Uint8Array.from(d.values, (v) => v & 0xff);
-    }
-    case "string":
-    case "external":
-      return undefined;
-  }
+  return t.data.kind === "string" || t.data.kind === "external" ? undefined : t.rawBytes();
 }
 
 /** Strings of a string tensor. */
@@ -161,9 +137,32 @@ export function tensorStrings(t: Tensor): string[] {
 }
 
 function subByteBits(dataType: number): number {
-  const size = dtypeInfo(dataType)?.size ?? 1;
+  const size = dtype.dtypeInfo(dataType)?.size ?? 1;
   return size < 1 ? Math.round(size * 8) : 0;
 }
+
+type ScalarText = (view: DataView, i: number) => string;
+const float32Text: ScalarText = (v, i) => formatFloat32Bits(v.getUint32(i * 4, true));
+const float64Text: ScalarText = (v, i) => formatFloat64Bits(v.getBigUint64(i * 8, true));
+/** uint8, bool, the float8 types: the byte. */
+const byteText: ScalarText = (v, i) => String(v.getUint8(i));
+
+/** The text of scalar i of a type, in raw little-endian data (byteText for the types not here). */
+const SCALAR_TEXT: Partial<Record<number, ScalarText>> = {
+  [DataType.FLOAT]: float32Text,
+  [DataType.COMPLEX64]: float32Text,
+  [DataType.DOUBLE]: float64Text,
+  [DataType.COMPLEX128]: float64Text,
+  [DataType.FLOAT16]: (v, i) => formatFloat16Bits(v.getUint16(i * 2, true)),
+  [DataType.BFLOAT16]: (v, i) => formatBfloat16Bits(v.getUint16(i * 2, true)),
+  [DataType.INT8]: (v, i) => String(v.getInt8(i)),
+  [DataType.INT16]: (v, i) => String(v.getInt16(i * 2, true)),
+  [DataType.UINT16]: (v, i) => String(v.getUint16(i * 2, true)),
+  [DataType.INT32]: (v, i) => String(v.getInt32(i * 4, true)),
+  [DataType.UINT32]: (v, i) => String(v.getUint32(i * 4, true)),
+  [DataType.INT64]: (v, i) => v.getBigInt64(i * 8, true).toString(),
+  [DataType.UINT64]: (v, i) => v.getBigUint64(i * 8, true).toString(),
+};
 
 /** The literal text of each stored scalar. */
 export function elementTexts(t: Tensor, where?: string): string[] {
@@ -172,7 +171,7 @@ export function elementTexts(t: Tensor, where?: string): string[] {
   if (!bytes) throw new Error("external tensor has no elements to print");
   const n = scalarCount(t);
   const type = t.dataType;
-  const info = dtypeInfo(type);
+  const info = dtype.dtypeInfo(type);
   if (!info)
     throw new OnnxError(
       "E_UNSUPPORTED",
@@ -210,48 +209,8 @@ export function elementTexts(t: Tensor, where?: string): string[] {
     }
     return out;
   }
-  for (let i = 0; i < n; i++) {
-    switch (type) {
-      case DataType.FLOAT:
-      case DataType.COMPLEX64:
-        out[i] = formatFloat32Bits(view.getUint32(i * 4, true));
-        break;
-      case DataType.DOUBLE:
-      case DataType.COMPLEX128:
-        out[i] = formatFloat64Bits(view.getBigUint64(i * 8, true));
-        break;
-      case DataType.FLOAT16:
-        out[i] = formatFloat16Bits(view.getUint16(i * 2, true));
-        break;
-      case DataType.BFLOAT16:
-        out[i] = formatBfloat16Bits(view.getUint16(i * 2, true));
-        break;
-      case DataType.INT8:
-        out[i] = String(view.getInt8(i));
-        break;
-      case DataType.INT16:
-        out[i] = String(view.getInt16(i * 2, true));
-        break;
-      case DataType.UINT16:
-        out[i] = String(view.getUint16(i * 2, true));
-        break;
-      case DataType.INT32:
-        out[i] = String(view.getInt32(i * 4, true));
-        break;
-      case DataType.UINT32:
-        out[i] = String(view.getUint32(i * 4, true));
-        break;
-      case DataType.INT64:
-        out[i] = view.getBigInt64(i * 8, true).toString();
-        break;
-      case DataType.UINT64:
-        out[i] = view.getBigUint64(i * 8, true).toString();
-        break;
-      default:
-        // uint8, bool, float8 types: the byte.
-        out[i] = String(view.getUint8(i));
-    }
-  }
+  const text = SCALAR_TEXT[type] ?? byteText;
+  for (let i = 0; i < n; i++) out[i] = text(view, i);
   return out;
 }
 
@@ -315,22 +274,52 @@ export function describeLit(l: Lit): string {
   return `number ${l.text}`;
 }
 
-function floatBits16(
-  l: Lit,
-  nanBits: number,
-  toBits: (x: number) => number,
-  what: string,
-  err: LitError,
-): number {
+/** A 32- or 64-bit float format: its quiet NaN, sign bit, all bits, and a number's bits. */
+interface WideFormat {
+  qnan: bigint;
+  sign: bigint;
+  mask: bigint;
+  toBits(v: number): bigint;
+}
+
+const FLOAT32: WideFormat = {
+  qnan: 0x7fc00000n,
+  sign: 0x80000000n,
+  mask: 0xffffffffn,
+  toBits: (v) => {
+    scratch.setFloat32(0, v, true);
+    return BigInt(scratch.getUint32(0, true));
+  },
+};
+
+const FLOAT64: WideFormat = {
+  qnan: F64_QNAN,
+  sign: F64_SIGN,
+  mask: 2n ** 64n - 1n,
+  toBits: (v) => {
+    scratch.setFloat64(0, v, true);
+    return scratch.getBigUint64(0, true);
+  },
+};
+
+/** The bits of a literal for a 32- or 64-bit float: nan with its payload, or quiet and signed. */
+function floatBits(l: Lit, f: WideFormat, what: string, err: LitError): bigint {
+  if (l.kind === "string") throw err(l.pos, `expected a number (${what}), found ${describeLit(l)}`);
+  if (l.kind === "nan")
+    return l.bits !== undefined ? l.bits & f.mask : f.qnan | (l.negative ? f.sign : 0n);
+  return f.toBits(numberOf(l));
+}
+
+function floatBits16(l: Lit, f: HalfFormat, what: string, err: LitError): number {
   if (l.kind === "string") throw err(l.pos, `expected a number (${what}), found ${describeLit(l)}`);
   if (l.kind === "nan") {
     if (l.bits !== undefined) return Number(l.bits & 0xffffn);
-    return nanBits | (l.negative ? 0x8000 : 0);
+    return f.qnan | (l.negative ? 0x8000 : 0);
   }
   // An integer is the bit pattern, as ONNX's printer writes these types.
   if (l.kind === "int")
     return Number(intLit(l, -32768n, 65535n, `${what} bit pattern`, err)) & 0xffff;
-  return toBits(Number(l.text));
+  return f.toBits(Number(l.text));
 }
 
 /** Builds raw tensor data from literals; checks the count. */
@@ -341,7 +330,7 @@ export function tensorDataFromLits(
   err: LitError,
   at: number,
 ): TensorData {
-  const what = dtypeName(dataType);
+  const what = dtype.dtypeName(dataType);
   if (lits.length === 0) return { kind: "none" };
   const n = scalarCount({ dataType, dims });
   if (lits.length !== n)
@@ -359,7 +348,7 @@ export function tensorDataFromLits(
       }),
     };
   }
-  const info = dtypeInfo(dataType);
+  const info = dtype.dtypeInfo(dataType);
   if (!info) throw err(at, `tensor of unknown element type ${dataType} cannot hold values`);
   const sub = subByteBits(dataType);
   if (sub) {
@@ -381,36 +370,18 @@ export function tensorDataFromLits(
     const l = lits[i]!;
     switch (dataType) {
       case DataType.FLOAT:
-      case DataType.COMPLEX64: {
-        if (l.kind === "string")
-          throw err(l.pos, `expected a number (${what}), found ${describeLit(l)}`);
-        if (l.kind === "nan") {
-          const bits =
-            l.bits !== undefined
-              ? Number(l.bits & 0xffffffffn)
-              : 0x7fc00000 | (l.negative ? 0x80000000 : 0);
-          view.setUint32(i * 4, bits >>> 0, true);
-        } else view.setFloat32(i * 4, numberOf(l), true);
+      case DataType.COMPLEX64:
+        view.setUint32(i * 4, Number(floatBits(l, FLOAT32, what, err)), true);
         break;
-      }
       case DataType.DOUBLE:
-      case DataType.COMPLEX128: {
-        if (l.kind === "string")
-          throw err(l.pos, `expected a number (${what}), found ${describeLit(l)}`);
-        if (l.kind === "nan") {
-          const bits =
-            l.bits !== undefined
-              ? BigInt.asUintN(64, l.bits)
-              : F64_QNAN | (l.negative ? F64_SIGN : 0n);
-          view.setBigUint64(i * 8, bits, true);
-        } else view.setFloat64(i * 8, numberOf(l), true);
+      case DataType.COMPLEX128:
+        view.setBigUint64(i * 8, floatBits(l, FLOAT64, what, err), true);
         break;
-      }
       case DataType.FLOAT16:
-        view.setUint16(i * 2, floatBits16(l, 0x7e00, numberToFloat16Bits, what, err), true);
+        view.setUint16(i * 2, floatBits16(l, FLOAT16, what, err), true);
         break;
       case DataType.BFLOAT16:
-        view.setUint16(i * 2, floatBits16(l, 0x7fc0, numberToBfloat16Bits, what, err), true);
+        view.setUint16(i * 2, floatBits16(l, BFLOAT16, what, err), true);
         break;
       case DataType.INT64:
       case DataType.UINT64: {

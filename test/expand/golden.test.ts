@@ -1,15 +1,14 @@
 // Golden text of expanded models: each case's input, expanded, in the printer's layout, compared
 // with test/golden/expand/<case>.onnxtxt. Refresh after an intended change with
-//   UPDATE_GOLDEN=1 npx vitest run test/expand/golden.test.ts
-// and review the change with `git diff test/golden/expand`.
+// `npm run golden:update` and review the change with `git diff test/golden/expand`.
 
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { loadModel } from "../../src/io/files.js";
 import type { Model } from "../../src/ir/types.js";
 import { parseModelText } from "../../src/text/parse.js";
 import { printModel } from "../../src/text/print.js";
 import { expand } from "../helpers/expand.js";
+import { expectGolden } from "../helpers/golden.js";
 
 const golden = (name: string) =>
   new URL(`../golden/expand/${name}.onnxtxt`, import.meta.url).pathname;
@@ -48,10 +47,6 @@ const CASES: Record<string, () => Model> = {
 describe("golden text of expanded models", () => {
   for (const [name, make] of Object.entries(CASES))
     it(name, () => {
-      const printed = printModel(expand(make()).model);
-      const path = golden(name);
-      if (process.env.UPDATE_GOLDEN) writeFileSync(path, printed);
-      expect(existsSync(path), `${path} (run with UPDATE_GOLDEN=1 to create it)`).toBe(true);
-      expect(printed).toBe(readFileSync(path, "utf8"));
+      expectGolden(golden(name), printModel(expand(make()).model));
     });
 });

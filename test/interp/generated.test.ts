@@ -6,6 +6,7 @@ import { checkModel } from "../../src/check/index.js";
 import { deriveSeed } from "../../src/interp/random.js";
 import { differentialCase, ortSide } from "../../scripts/generate/differential.js";
 import { generateModel } from "../../scripts/generate/model.js";
+import { NEWEST_OPSET } from "../helpers/registry.js";
 
 describe("generated models", () => {
   it("are reproducible from the seed, and shorter step counts give prefixes", () => {
@@ -16,10 +17,10 @@ describe("generated models", () => {
     expect(a.steps.slice(0, 3)).toEqual(c.steps);
   });
 
-  it("check clean across opsets 7-29", () => {
+  it(`check clean across opsets 7-${NEWEST_OPSET}`, () => {
     const problems: string[] = [];
     for (let i = 0; i < 150; i++) {
-      const g = generateModel(deriveSeed(7, i), { maxOpset: 29 });
+      const g = generateModel(deriveSeed(7, i), { maxOpset: NEWEST_OPSET });
       const r = checkModel(g.model);
       if (!r.ok) problems.push(`seed ${g.seed}: ${r.problems[0]!.message}`);
     }

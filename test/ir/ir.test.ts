@@ -10,7 +10,7 @@ import {
   sortNodes,
   topologicalOrder,
 } from "../../src/ir/graph.js";
-import { Tensor } from "../../src/ir/tensor.js";
+import { Tensor, type TensorData } from "../../src/ir/tensor.js";
 import { walkGraphs, walkNodes, walkTensors } from "../../src/ir/traverse.js";
 import { DataType, type Node } from "../../src/ir/types.js";
 import { numberToBfloat16Bits, numberToFloat16Bits } from "../../src/ir/dtype.js";
@@ -173,6 +173,25 @@ describe("tensors", () => {
       expect(t.values()).toEqual(values);
     }
     expect(Tensor.from(DataType.STRING, [2], ["a", "ü"]).values()).toEqual(["a", "ü"]);
+  });
+
+  it("gives raw bytes bit-exactly from every typed field", () => {
+    const raw = (dataType: number, data: TensorData) => [
+      ...new Tensor(dataType, [], data).rawBytes(),
+    ];
+    // A float16 NaN with a payload, and a float32 one, keep their bits.
+    expect(raw(DataType.FLOAT16, { kind: "int32", values: Int32Array.of(0x7d01, 0x3c00) })).toEqual(
+      [0x01, 0x7d, 0x00, 0x3c],
+    );
+    const f32 = new Float32Array(new Uint32Array([0x7fa00001]).buffer);
+    expect(raw(DataType.FLOAT, { kind: "float", values: f32 })).toEqual([0x01, 0x00, 0xa0, 0x7f]);
+    expect(raw(DataType.INT8, { kind: "int32", values: Int32Array.of(-1, 5) })).toEqual([255, 5]);
+    expect(
+      raw(DataType.UINT32, { kind: "uint64", values: BigUint64Array.of(2n ** 32n - 1n) }),
+    ).toEqual([255, 255, 255, 255]);
+    // int4: each int32 entry holds one packed byte.
+    expect(raw(DataType.INT4, { kind: "int32", values: Int32Array.of(0x21) })).toEqual([0x21]);
+    expect(() => raw(DataType.STRING, { kind: "string", values: [] })).toThrow(/no raw form/);
   });
 
   it("rounds float16 and bfloat16 to nearest even", () => {

@@ -40,4 +40,17 @@ describe("check-layers", () => {
     );
     expect(problems.join("\n")).toMatch(/ir\/graph\.ts: import "\.\.\/interp\/index\.js"/);
   });
+
+  it("ranks the interpreter below the transforms it judges", () => {
+    const src = tree({
+      "interp/executor.ts": 'import { convert } from "../convert/index.js";',
+      "expand/expand.ts": 'import { run } from "../interp/index.js";',
+      "convert/driver.ts": 'import { run } from "../interp/index.js";',
+    });
+    const problems = checkLayers(src);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(
+      /interp\/executor\.ts: .*layer interp imports higher layer convert/,
+    );
+  });
 });

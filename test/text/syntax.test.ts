@@ -1,7 +1,7 @@
 // ONNX text syntax, feature by feature: every type form, every attribute kind, functions with
 // defaults and references, subgraphs, external data, quoted names, and bit-exact numbers.
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { emptyGraph } from "../../src/ir/builder.js";
 import { Tensor } from "../../src/ir/tensor.js";
@@ -30,6 +30,7 @@ import {
   printValueInfo,
 } from "../../src/text/print.js";
 import { tensorBytes } from "../../src/text/values.js";
+import { expectGolden } from "../helpers/golden.js";
 import { canonFunction, canonGraph, canonModel } from "../helpers/text-compare.js";
 
 /** Parses, prints, parses again: the two parses agree and printing is a fixed point. */
@@ -636,15 +637,12 @@ describe("names", () => {
 });
 
 describe("golden text", () => {
-  // A model using every feature, in the printer's layout. UPDATE_GOLDEN=1 rewrites it.
+  // A model using every feature, in the printer's layout (`npm run golden:update` rewrites it).
   const path = new URL("../golden/text-features.onnxtxt", import.meta.url);
 
   it("parses and prints back unchanged", () => {
-    const text = readFileSync(path, "utf8");
-    const m = parseModelText(text, "text-features.onnxtxt");
-    const printed = printModel(m);
-    if (process.env.UPDATE_GOLDEN) writeFileSync(path, printed);
-    else expect(printed).toBe(text);
+    const m = parseModelText(readFileSync(path, "utf8"), "text-features.onnxtxt");
+    expectGolden(path, printModel(m));
     expect(m.functions.map((f) => f.name)).toEqual(["MyFn", "Plain"]);
     expect(m.graph.initializers.map((t) => t.name)).toContain("big");
   });

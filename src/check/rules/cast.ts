@@ -3,61 +3,52 @@
 import { dtypeInfo } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { castValues, isIntegerType } from "../consts.js";
-import {
-  attrIntOf,
-  opName,
-  shapeOf,
-  elemOf,
-  out,
-  setConst,
-  sameAsInput,
-  type Rule,
-} from "./common.js";
+import * as R from "./common.js";
 
-const cast: Rule = (c) => {
-  const to = attrIntOf(c, "to");
-  const shape = shapeOf(c, 0);
+const cast: R.Rule = (c) => {
+  const to = R.attrIntOf(c, "to");
+  const shape = R.shapeOf(c, 0);
   if (to === null || to === undefined) {
-    out(c, 0, 0, shape);
+    R.out(c, 0, 0, shape);
     return;
   }
   if (!dtypeInfo(to)) {
     c.error(
       "bad-attribute-value",
-      `${opName(c)}: attribute 'to' = ${to} is not a tensor element type`,
+      `${R.opName(c)}: attribute 'to' = ${to} is not a tensor element type`,
     );
-    out(c, 0, 0, shape);
+    R.out(c, 0, 0, shape);
     return;
   }
-  out(c, 0, to, shape);
+  R.out(c, 0, to, shape);
   if (isIntegerType(to) && to !== DataType.BOOL) c.outSyms[0] = c.syms[0];
   const k = c.consts[0];
   if (k) {
     const v = castValues(k.values, to);
-    if (v) setConst(c, 0, { elemType: to, dims: k.dims, values: v });
+    if (v) R.setConst(c, 0, { elemType: to, dims: k.dims, values: v });
   }
 };
 
-const castLike: Rule = (c) => {
-  out(c, 0, elemOf(c, 1), shapeOf(c, 0));
+const castLike: R.Rule = (c) => {
+  R.out(c, 0, R.elemOf(c, 1), R.shapeOf(c, 0));
   const k = c.consts[0];
-  const to = elemOf(c, 1);
+  const to = R.elemOf(c, 1);
   if (k && to) {
     const v = castValues(k.values, to);
-    if (v) setConst(c, 0, { elemType: to, dims: k.dims, values: v });
+    if (v) R.setConst(c, 0, { elemType: to, dims: k.dims, values: v });
   }
 };
 
-const identity: Rule = (c) => {
-  sameAsInput(c);
-  setConst(c, 0, c.consts[0]);
+const identity: R.Rule = (c) => {
+  R.sameAsInput(c);
+  R.setConst(c, 0, c.consts[0]);
   c.outSyms[0] = c.syms[0];
 };
 
-const rules: Record<string, Rule> = {
+const rules: Record<string, R.Rule> = {
   Cast: cast,
   CastLike: castLike,
   Identity: identity,
 };
 
-export const castRules: Readonly<Record<string, Rule>> = Object.freeze(rules);
+export const castRules: Readonly<Record<string, R.Rule>> = Object.freeze(rules);

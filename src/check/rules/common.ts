@@ -72,6 +72,16 @@ export function elemOf(c: RuleCtx, i: number): number {
   return tin(c, i)?.elemType ?? 0;
 }
 
+/**
+ * The first input's shape; when it is unknown, undefined, and the first output is set to the
+ * input's element type with no shape (all a rule can say then).
+ */
+export function shapeOrUnknownOut(c: RuleCtx): Dim[] | undefined {
+  const s = shapeOf(c, 0);
+  if (!s) out(c, 0, elemOf(c, 0));
+  return s;
+}
+
 export function present(c: RuleCtx, i: number): boolean {
   return (c.node.inputs[i] ?? "") !== "";
 }

@@ -4,7 +4,7 @@ import { dtypeName } from "../../ir/dtype.js";
 import { DataType, type Dim, type Type } from "../../ir/types.js";
 import { hasInput } from "../../schema/facts.js";
 import { formatShape, isTensor, tensorOf } from "../types.js";
-import { intAttr, intsAttr, opName, tin, shapeOf, normAxis, product, type Rule } from "./common.js";
+import * as R from "./common.js";
 
 /** The most specific type both branches agree on. */
 function joinTypes(a: Type | undefined, b: Type | undefined): Type | undefined {
@@ -20,12 +20,12 @@ function joinTypes(a: Type | undefined, b: Type | undefined): Type | undefined {
   return a;
 }
 
-const ifRule: Rule = (c) => {
-  const cond = shapeOf(c, 0);
-  if (cond && product(cond) !== undefined && product(cond) !== 1) {
+const ifRule: R.Rule = (c) => {
+  const cond = R.shapeOf(c, 0);
+  if (cond && R.product(cond) !== undefined && R.product(cond) !== 1) {
     c.error(
       "shape-mismatch",
-      `${opName(c)}: the condition must hold one element, got shape ${formatShape(cond)}`,
+      `${R.opName(c)}: the condition must hold one element, got shape ${formatShape(cond)}`,
     );
   }
   const th = c.subgraph("then_branch", []);
@@ -38,7 +38,7 @@ const ifRule: Rule = (c) => {
     if (outs && outs.length !== n) {
       c.error(
         "bad-subgraph",
-        `${opName(c)}: ${name} has ${outs.length} outputs but the node has ${n}`,
+        `${R.opName(c)}: ${name} has ${outs.length} outputs but the node has ${n}`,
       );
     }
   }
@@ -48,14 +48,14 @@ const ifRule: Rule = (c) => {
     if (isTensor(a) && isTensor(b) && a.elemType && b.elemType && a.elemType !== b.elemType) {
       c.error(
         "type-mismatch",
-        `${opName(c)}: output ${i} is ${dtypeName(a.elemType)} in then_branch but ${dtypeName(b.elemType)} in else_branch`,
+        `${R.opName(c)}: output ${i} is ${dtypeName(a.elemType)} in then_branch but ${dtypeName(b.elemType)} in else_branch`,
       );
     }
     c.outputs[i] = joinTypes(a, b);
   }
 };
 
-const loop: Rule = (c) => {
+const loop: R.Rule = (c) => {
   const carried = c.inputs.slice(2);
   // Iteration number and condition: scalars, though some exporters declare them as [1].
   const bodyIn: (Type | undefined)[] = [
@@ -69,7 +69,7 @@ const loop: Rule = (c) => {
   if (outs.length < n + 1) {
     c.error(
       "bad-subgraph",
-      `${opName(c)}: the body has ${outs.length} outputs; it needs the condition and ${n} loop-carried values`,
+      `${R.opName(c)}: the body has ${outs.length} outputs; it needs the condition and ${n} loop-carried values`,
     );
     return;
   }
@@ -85,40 +85,40 @@ const loop: Rule = (c) => {
   if (c.node.outputs.length !== outs.length - 1) {
     c.error(
       "bad-subgraph",
-      `${opName(c)}: the node has ${c.node.outputs.length} outputs but the body produces ${outs.length - 1} (after the condition)`,
+      `${R.opName(c)}: the node has ${c.node.outputs.length} outputs but the body produces ${outs.length - 1} (after the condition)`,
     );
   }
 };
 
-const scan: Rule = (c) => {
+const scan: R.Rule = (c) => {
   if (hasInput(c.schema, "sequence_lens")) {
     // Scan-8: batched, with sequence lengths; only the body is checked.
     c.subgraph("body");
     return;
   }
-  const m = intAttr(c, "num_scan_inputs", 0);
+  const m = R.intAttr(c, "num_scan_inputs", 0);
   if (m === null || m < 1 || m > c.inputs.length) {
     if (m !== null) {
       c.error(
         "bad-attribute-value",
-        `${opName(c)}: num_scan_inputs = ${m} does not fit ${c.inputs.length} inputs`,
+        `${R.opName(c)}: num_scan_inputs = ${m} does not fit ${c.inputs.length} inputs`,
       );
     }
     c.subgraph("body");
     return;
   }
   const n = c.inputs.length - m;
-  const inAxes = intsAttr(c, "scan_input_axes") ?? [];
-  const outAxes = intsAttr(c, "scan_output_axes") ?? [];
+  const inAxes = R.intsAttr(c, "scan_input_axes") ?? [];
+  const outAxes = R.intsAttr(c, "scan_output_axes") ?? [];
   const bodyIn: (Type | undefined)[] = c.inputs.slice(0, n);
   let seqLen: Dim | undefined;
   for (let j = 0; j < m; j++) {
-    const t = tin(c, n + j);
+    const t = R.tin(c, n + j);
     if (!t || !t.shape || !inAxes) {
       bodyIn.push(t ? tensorOf(t.elemType) : undefined);
       continue;
     }
-    const ax = normAxis(c, inAxes[j] ?? 0, t.shape.length, "scan input axis");
+    const ax = R.normAxis(c, inAxes[j] ?? 0, t.shape.length, "scan input axis");
     if (ax === undefined) return;
     if (seqLen === undefined) seqLen = t.shape[ax]!;
     bodyIn.push(
@@ -143,7 +143,7 @@ const scan: Rule = (c) => {
       if (ax < -r || ax >= r) {
         c.error(
           "axis-out-of-range",
-          `${opName(c)}: scan output axis ${ax} is out of range for rank ${r}`,
+          `${R.opName(c)}: scan output axis ${ax} is out of range for rank ${r}`,
         );
         continue;
       }
@@ -156,15 +156,15 @@ const scan: Rule = (c) => {
   if (outs.length !== c.node.outputs.length) {
     c.error(
       "bad-subgraph",
-      `${opName(c)}: the body has ${outs.length} outputs but the node has ${c.node.outputs.length}`,
+      `${R.opName(c)}: the body has ${outs.length} outputs but the node has ${c.node.outputs.length}`,
     );
   }
 };
 
-const rules: Record<string, Rule> = {
+const rules: Record<string, R.Rule> = {
   If: ifRule,
   Loop: loop,
   Scan: scan,
 };
 
-export const controlRules: Readonly<Record<string, Rule>> = Object.freeze(rules);
+export const controlRules: Readonly<Record<string, R.Rule>> = Object.freeze(rules);

@@ -9,21 +9,7 @@ import {
 } from "../../schema/facts.js";
 import { binaryConst, isIntegerType } from "../consts.js";
 import { broadcastShapes, formatShape, isTensor } from "../types.js";
-import {
-  opName,
-  tin,
-  shapeOf,
-  elemOf,
-  present,
-  out,
-  inName,
-  intAttr,
-  normAxis,
-  setConst,
-  sameAsInput,
-  type RuleCtx,
-  type Rule,
-} from "./common.js";
+import * as R from "./common.js";
 
 const UNARY = [
   "Abs",
@@ -89,34 +75,34 @@ const ARITH: Record<string, ((x: number, y: number, integer: boolean) => number)
 
 const COMPARE = ["Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor"];
 
-const boolSameShape: Rule = (c) => {
-  const t = tin(c, 0);
-  out(c, 0, DataType.BOOL, t?.shape);
+const boolSameShape: R.Rule = (c) => {
+  const t = R.tin(c, 0);
+  R.out(c, 0, DataType.BOOL, t?.shape);
 };
 
 /** Broadcasts the given inputs' shapes; reports a clash. Undefined if some shape is unknown. */
-function broadcastInputs(c: RuleCtx, idx: number[]): Dim[] | undefined {
+function broadcastInputs(c: R.RuleCtx, idx: number[]): Dim[] | undefined {
   const shapes: Dim[][] = [];
   for (const i of idx) {
-    if (!present(c, i)) continue;
-    const s = shapeOf(c, i);
+    if (!R.present(c, i)) continue;
+    const s = R.shapeOf(c, i);
     if (!s) return undefined;
     shapes.push(s);
   }
   if (shapes.length === 0) return undefined;
   const r = broadcastShapes(shapes);
   if (typeof r === "string") {
-    const names = idx.filter((i) => present(c, i)).map((i) => `'${inName(c, i)}'`);
+    const names = idx.filter((i) => R.present(c, i)).map((i) => `'${R.inName(c, i)}'`);
     c.error(
       "shape-mismatch",
-      `${opName(c)}: inputs ${names.join(", ")} have incompatible shapes: ${r}`,
+      `${R.opName(c)}: inputs ${names.join(", ")} have incompatible shapes: ${r}`,
     );
     return undefined;
   }
   return r;
 }
 
-function allInputs(c: RuleCtx): number[] {
+function allInputs(c: R.RuleCtx): number[] {
   return c.node.inputs.map((_, i) => i);
 }
 
@@ -125,21 +111,23 @@ function allInputs(c: RuleCtx): number[] {
  * `broadcast`/`axis` attributes, equal shapes, or per channel for PRelu): the result has the
  * first input's shape.
  */
-function elementwiseShape(c: RuleCtx): Dim[] | undefined {
-  return broadcastsMultidirectionally(c.schema) ? broadcastInputs(c, allInputs(c)) : shapeOf(c, 0);
+function elementwiseShape(c: R.RuleCtx): Dim[] | undefined {
+  return broadcastsMultidirectionally(c.schema)
+    ? broadcastInputs(c, allInputs(c))
+    : R.shapeOf(c, 0);
 }
 
 const arith =
-  (f?: (x: number, y: number, integer: boolean) => number): Rule =>
+  (f?: (x: number, y: number, integer: boolean) => number): R.Rule =>
   (c) => {
     const shape = elementwiseShape(c);
-    const elem = elemOf(c, 0) || elemOf(c, 1);
-    out(c, 0, elem, shape);
+    const elem = R.elemOf(c, 0) || R.elemOf(c, 1);
+    R.out(c, 0, elem, shape);
     const a = c.consts[0];
     const b = c.consts[1];
     if (f && a && b && c.node.inputs.length === 2) {
       const integer = isIntegerType(a.elemType);
-      setConst(
+      R.setConst(
         c,
         0,
         binaryConst(a, b, (x, y) => f(x, y, integer)),
@@ -147,24 +135,24 @@ const arith =
     }
   };
 
-const comparison: Rule = (c) => {
-  out(c, 0, DataType.BOOL, elementwiseShape(c));
+const comparison: R.Rule = (c) => {
+  R.out(c, 0, DataType.BOOL, elementwiseShape(c));
 };
 
-const variadicSame: Rule = (c) => {
+const variadicSame: R.Rule = (c) => {
   const elem = c.inputs.map((t) => (isTensor(t) ? t.elemType : 0)).find((e) => e) ?? 0;
-  out(c, 0, elem, elementwiseShape(c));
+  R.out(c, 0, elem, elementwiseShape(c));
 };
 
-const where: Rule = (c) => {
-  out(c, 0, elemOf(c, 1) || elemOf(c, 2), broadcastInputs(c, [0, 1, 2]));
+const where: R.Rule = (c) => {
+  R.out(c, 0, R.elemOf(c, 1) || R.elemOf(c, 2), broadcastInputs(c, [0, 1, 2]));
 };
 
 /** SwiGLU: A and B of one shape (no broadcasting); Y has it. */
-const swiGlu: Rule = (c) => {
-  sameAsInput(c);
-  const a = shapeOf(c, 0);
-  const b = shapeOf(c, 1);
+const swiGlu: R.Rule = (c) => {
+  R.sameAsInput(c);
+  const a = R.shapeOf(c, 0);
+  const b = R.shapeOf(c, 1);
   if (!a || !b) return;
   const differ =
     a.length !== b.length ||
@@ -172,7 +160,7 @@ const swiGlu: Rule = (c) => {
   if (differ)
     c.error(
       "shape-mismatch",
-      `${opName(c)}: '${inName(c, 0)}' ${formatShape(a)} and '${inName(c, 1)}' ${formatShape(b)} must have the same shape (SwiGLU does not broadcast)`,
+      `${R.opName(c)}: '${R.inName(c, 0)}' ${formatShape(a)} and '${R.inName(c, 1)}' ${formatShape(b)} must have the same shape (SwiGLU does not broadcast)`,
     );
 };
 
@@ -181,16 +169,16 @@ const swiGlu: Rule = (c) => {
  * in range — before version 13 against the input coerced to 2-D at the axis (rank at least 1,
  * as the kernel reads it), from 13 against the input's rank.
  */
-const softmaxFamily: Rule = (c) => {
-  sameAsInput(c);
-  const s = shapeOf(c, 0);
-  const axis = intAttr(c, "axis", intAttributeDefault(c.schema, "axis") ?? -1);
+const softmaxFamily: R.Rule = (c) => {
+  R.sameAsInput(c);
+  const s = R.shapeOf(c, 0);
+  const axis = R.intAttr(c, "axis", intAttributeDefault(c.schema, "axis") ?? -1);
   if (!s || axis === null) return;
-  normAxis(c, axis, softmaxAlongAxis(c.schema) ? s.length : Math.max(s.length, 1));
+  R.normAxis(c, axis, softmaxAlongAxis(c.schema) ? s.length : Math.max(s.length, 1));
 };
 
-const rules: Record<string, Rule> = {};
-for (const op of UNARY) rules[op] = sameAsInput;
+const rules: Record<string, R.Rule> = {};
+for (const op of UNARY) rules[op] = R.sameAsInput;
 for (const op of ["Softmax", "LogSoftmax", "Hardmax"]) rules[op] = softmaxFamily;
 for (const [op, f] of Object.entries(ARITH)) rules[op] = arith(f);
 for (const op of COMPARE) rules[op] = comparison;
@@ -200,4 +188,4 @@ rules.PRelu = arith();
 rules.Where = where;
 rules.SwiGLU = swiGlu;
 
-export const elementwiseRules: Readonly<Record<string, Rule>> = Object.freeze(rules);
+export const elementwiseRules: Readonly<Record<string, R.Rule>> = Object.freeze(rules);

@@ -6,20 +6,7 @@ import { type Tensor } from "../../ir/tensor.js";
 import { DataType } from "../../ir/types.js";
 import { constFromTensor, MAX_CONST_ELEMENTS } from "../consts.js";
 import { formatShape, isTensor } from "../types.js";
-import {
-  attrIntOf,
-  opName,
-  tin,
-  shapeOf,
-  elemOf,
-  out,
-  inName,
-  intsInput,
-  setConst,
-  product,
-  unknownDims,
-  type Rule,
-} from "./common.js";
+import * as R from "./common.js";
 
 const VALUE_ATTRS = [
   "value",
@@ -32,33 +19,33 @@ const VALUE_ATTRS = [
   "value_strings",
 ];
 
-const constant: Rule = (c) => {
+const constant: R.Rule = (c) => {
   const given = VALUE_ATTRS.filter((n) => c.attr(n));
   if (given.length !== 1) {
     c.error(
       "bad-attribute-value",
       given.length === 0
-        ? `${opName(c)} needs one value attribute (value, value_float, value_ints, ...), none is set`
-        : `${opName(c)} needs exactly one value attribute, got ${given.join(", ")}`,
+        ? `${R.opName(c)} needs one value attribute (value, value_float, value_ints, ...), none is set`
+        : `${R.opName(c)} needs exactly one value attribute, got ${given.join(", ")}`,
     );
     return;
   }
   const a = c.attr(given[0]!)!;
   if (a.value === undefined) {
     // A reference inside a function: the type follows from the attribute's kind where it can.
-    if (a.type === "FLOAT") out(c, 0, DataType.FLOAT, []);
-    else if (a.type === "INT") out(c, 0, DataType.INT64, []);
-    else if (a.type === "FLOATS") out(c, 0, DataType.FLOAT, [null]);
-    else if (a.type === "INTS") out(c, 0, DataType.INT64, [null]);
-    else if (a.type === "STRING") out(c, 0, DataType.STRING, []);
-    else if (a.type === "STRINGS") out(c, 0, DataType.STRING, [null]);
+    if (a.type === "FLOAT") R.out(c, 0, DataType.FLOAT, []);
+    else if (a.type === "INT") R.out(c, 0, DataType.INT64, []);
+    else if (a.type === "FLOATS") R.out(c, 0, DataType.FLOAT, [null]);
+    else if (a.type === "INTS") R.out(c, 0, DataType.INT64, [null]);
+    else if (a.type === "STRING") R.out(c, 0, DataType.STRING, []);
+    else if (a.type === "STRINGS") R.out(c, 0, DataType.STRING, [null]);
     return;
   }
   switch (a.type) {
     case "TENSOR": {
       const t = a.value as Tensor;
-      out(c, 0, t.dataType, [...t.dims]);
-      setConst(c, 0, constFromTensor(t));
+      R.out(c, 0, t.dataType, [...t.dims]);
+      R.setConst(c, 0, constFromTensor(t));
       return;
     }
     case "SPARSE_TENSOR":
@@ -69,74 +56,74 @@ const constant: Rule = (c) => {
       };
       return;
     case "FLOAT":
-      out(c, 0, DataType.FLOAT, []);
-      setConst(c, 0, { elemType: DataType.FLOAT, dims: [], values: [a.value] });
+      R.out(c, 0, DataType.FLOAT, []);
+      R.setConst(c, 0, { elemType: DataType.FLOAT, dims: [], values: [a.value] });
       return;
     case "FLOATS":
-      out(c, 0, DataType.FLOAT, [a.value.length]);
-      setConst(c, 0, { elemType: DataType.FLOAT, dims: [a.value.length], values: [...a.value] });
+      R.out(c, 0, DataType.FLOAT, [a.value.length]);
+      R.setConst(c, 0, { elemType: DataType.FLOAT, dims: [a.value.length], values: [...a.value] });
       return;
     case "INT":
-      out(c, 0, DataType.INT64, []);
-      setConst(c, 0, { elemType: DataType.INT64, dims: [], values: [clampToNumber(a.value)] });
+      R.out(c, 0, DataType.INT64, []);
+      R.setConst(c, 0, { elemType: DataType.INT64, dims: [], values: [clampToNumber(a.value)] });
       return;
     case "INTS":
-      out(c, 0, DataType.INT64, [a.value.length]);
-      setConst(c, 0, {
+      R.out(c, 0, DataType.INT64, [a.value.length]);
+      R.setConst(c, 0, {
         elemType: DataType.INT64,
         dims: [a.value.length],
         values: a.value.map(clampToNumber),
       });
       return;
     case "STRING":
-      out(c, 0, DataType.STRING, []);
+      R.out(c, 0, DataType.STRING, []);
       return;
     case "STRINGS":
-      out(c, 0, DataType.STRING, [a.value.length]);
+      R.out(c, 0, DataType.STRING, [a.value.length]);
       return;
     default:
   }
 };
 
-const constantOfShape: Rule = (c) => {
+const constantOfShape: R.Rule = (c) => {
   const v = c.attr("value");
   const elem = v && v.type === "TENSOR" && v.value ? v.value.dataType : v ? 0 : DataType.FLOAT;
-  const target = intsInput(c, 0);
+  const target = R.intsInput(c, 0);
   if (target && target.some((d) => d < 0)) {
     c.error(
       "shape-mismatch",
-      `${opName(c)}: the shape [${target.join(",")}] has a negative dimension`,
+      `${R.opName(c)}: the shape [${target.join(",")}] has a negative dimension`,
     );
     return;
   }
   if (target) {
-    out(c, 0, elem, target);
-    const n = product(target);
+    R.out(c, 0, elem, target);
+    const n = R.product(target);
     const k = v && v.type === "TENSOR" && v.value ? constFromTensor(v.value) : undefined;
     const fill = v ? k?.values[0] : 0;
     if (n !== undefined && n <= MAX_CONST_ELEMENTS && fill !== undefined && elem) {
-      setConst(c, 0, { elemType: elem, dims: target, values: new Array<number>(n).fill(fill) });
+      R.setConst(c, 0, { elemType: elem, dims: target, values: new Array<number>(n).fill(fill) });
     }
     return;
   }
   const sy = c.syms[0];
   if (sy) {
-    out(c, 0, elem, sy);
+    R.out(c, 0, elem, sy);
     return;
   }
   const k = c.inputs[0];
   const n = isTensor(k) && k.shape?.length === 1 ? k.shape[0] : undefined;
-  out(c, 0, elem, typeof n === "number" ? unknownDims(n) : undefined);
+  R.out(c, 0, elem, typeof n === "number" ? R.unknownDims(n) : undefined);
 };
 
-const range: Rule = (c) => {
-  const elem = elemOf(c, 0) || elemOf(c, 1) || elemOf(c, 2);
+const range: R.Rule = (c) => {
+  const elem = R.elemOf(c, 0) || R.elemOf(c, 1) || R.elemOf(c, 2);
   for (let i = 0; i < 3; i++) {
-    const s = shapeOf(c, i);
+    const s = R.shapeOf(c, i);
     if (s && s.length !== 0 && !(s.length === 1 && s[0] === 1)) {
       c.error(
         "rank",
-        `${opName(c)}: input '${inName(c, i)}' must be a scalar, got shape ${formatShape(s)}`,
+        `${R.opName(c)}: input '${R.inName(c, i)}' must be a scalar, got shape ${formatShape(s)}`,
       );
     }
   }
@@ -145,13 +132,13 @@ const range: Rule = (c) => {
     const start = a.values[0]!;
     const delta = d.values[0]!;
     if (delta === 0) {
-      c.error("bad-attribute-value", `${opName(c)}: delta is 0`);
+      c.error("bad-attribute-value", `${R.opName(c)}: delta is 0`);
       return;
     }
     const n = Math.max(0, Math.ceil((b.values[0]! - start) / delta));
-    out(c, 0, elem, [n]);
+    R.out(c, 0, elem, [n]);
     if (n <= MAX_CONST_ELEMENTS) {
-      setConst(c, 0, {
+      R.setConst(c, 0, {
         elemType: elem,
         dims: [n],
         values: Array.from({ length: n }, (_, i) => start + i * delta),
@@ -159,17 +146,17 @@ const range: Rule = (c) => {
     }
     return;
   }
-  out(c, 0, elem, [null]);
+  R.out(c, 0, elem, [null]);
 };
 
 /** Output 0 has input 0's shape; its element type is the `dtype` attribute when given. */
-const likeInput: Rule = (c) => {
-  const t = tin(c, 0);
-  const dtype = attrIntOf(c, "dtype");
-  out(c, 0, typeof dtype === "number" ? dtype : (t?.elemType ?? 0), t?.shape);
+const likeInput: R.Rule = (c) => {
+  const t = R.tin(c, 0);
+  const dtype = R.attrIntOf(c, "dtype");
+  R.out(c, 0, typeof dtype === "number" ? dtype : (t?.elemType ?? 0), t?.shape);
 };
 
-const rules: Record<string, Rule> = {
+const rules: Record<string, R.Rule> = {
   Constant: constant,
   ConstantOfShape: constantOfShape,
   Range: range,
@@ -179,4 +166,4 @@ const rules: Record<string, Rule> = {
   RandomUniformLike: likeInput,
 };
 
-export const generatorRules: Readonly<Record<string, Rule>> = Object.freeze(rules);
+export const generatorRules: Readonly<Record<string, R.Rule>> = Object.freeze(rules);

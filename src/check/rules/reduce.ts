@@ -2,22 +2,7 @@
 
 import { DataType, type Dim } from "../../ir/types.js";
 import { hasAttribute } from "../../schema/facts.js";
-import {
-  attrIntOf,
-  intAttr,
-  intsAttr,
-  opName,
-  tin,
-  shapeOf,
-  elemOf,
-  present,
-  out,
-  inName,
-  intsInput,
-  normAxis,
-  sameAsInput,
-  type Rule,
-} from "./common.js";
+import * as R from "./common.js";
 
 /** The Reduce* operators (one rule serves them all; the test generator draws from them too). */
 export const REDUCE = [
@@ -35,41 +20,41 @@ export const REDUCE = [
 
 /** All Reduce* versions: axes from the attribute (older versions) or the constant second input. */
 const reduce =
-  (outElem?: number): Rule =>
+  (outElem?: number): R.Rule =>
   (c) => {
-    const s = shapeOf(c, 0);
-    const elem = outElem ?? elemOf(c, 0);
-    const keepdims = intAttr(c, "keepdims", 1);
-    const noop = intAttr(c, "noop_with_empty_axes", 0);
+    const s = R.shapeOf(c, 0);
+    const elem = outElem ?? R.elemOf(c, 0);
+    const keepdims = R.intAttr(c, "keepdims", 1);
+    const noop = R.intAttr(c, "noop_with_empty_axes", 0);
     let axes: number[] | undefined | null;
-    if (c.attr("axes")) axes = intsAttr(c, "axes");
-    else if (present(c, 1)) axes = intsInput(c, 1) ?? null;
+    if (c.attr("axes")) axes = R.intsAttr(c, "axes");
+    else if (R.present(c, 1)) axes = R.intsInput(c, 1) ?? null;
     else axes = undefined;
     if (!s) {
-      out(c, 0, elem);
+      R.out(c, 0, elem);
       return;
     }
     const r = s.length;
     if (keepdims === null || noop === null) {
-      out(c, 0, elem, keepdims === 1 ? s.map((d) => (d === 1 ? 1 : null)) : undefined);
+      R.out(c, 0, elem, keepdims === 1 ? s.map((d) => (d === 1 ? 1 : null)) : undefined);
       return;
     }
     if (axes === null) {
       // Axes computed at run time: with keepdims the rank is known.
-      out(c, 0, elem, keepdims ? s.map((d) => (d === 1 ? 1 : null)) : undefined);
+      R.out(c, 0, elem, keepdims ? s.map((d) => (d === 1 ? 1 : null)) : undefined);
       return;
     }
     let set: number[];
     if (!axes || axes.length === 0) {
       if (noop) {
-        out(c, 0, elem, [...s]);
+        R.out(c, 0, elem, [...s]);
         return;
       }
       set = s.map((_, i) => i);
     } else {
       set = [];
       for (const a of axes) {
-        const n = normAxis(c, a, r);
+        const n = R.normAxis(c, a, r);
         if (n === undefined) return;
         if (!set.includes(n)) set.push(n);
       }
@@ -79,69 +64,69 @@ const reduce =
       if (!set.includes(i)) dims.push(d);
       else if (keepdims) dims.push(1);
     });
-    out(c, 0, elem, dims);
+    R.out(c, 0, elem, dims);
   };
 
-const argReduce: Rule = (c) => {
-  const s = shapeOf(c, 0);
-  const keepdims = intAttr(c, "keepdims", 1);
-  const axisAttr = intAttr(c, "axis", 0);
+const argReduce: R.Rule = (c) => {
+  const s = R.shapeOf(c, 0);
+  const keepdims = R.intAttr(c, "keepdims", 1);
+  const axisAttr = R.intAttr(c, "axis", 0);
   if (!s || keepdims === null || axisAttr === null) {
-    out(c, 0, DataType.INT64);
+    R.out(c, 0, DataType.INT64);
     return;
   }
-  const axis = normAxis(c, axisAttr, s.length);
+  const axis = R.normAxis(c, axisAttr, s.length);
   if (axis === undefined) return;
   const dims = s.flatMap((d, i) => (i !== axis ? [d] : keepdims ? [1] : []));
-  out(c, 0, DataType.INT64, dims);
+  R.out(c, 0, DataType.INT64, dims);
 };
 
-const logCumSumExp: Rule = (c) => {
-  const t = tin(c, 0);
+const logCumSumExp: R.Rule = (c) => {
+  const t = R.tin(c, 0);
   const s = t?.shape;
   if (s && s.length === 0) {
     c.error(
       "rank",
-      `${opName(c)}: input '${inName(c, 0)}' has rank 0; LogCumSumExp needs an input of rank 1 or more`,
+      `${R.opName(c)}: input '${R.inName(c, 0)}' has rank 0; LogCumSumExp needs an input of rank 1 or more`,
     );
     return;
   }
-  const axis = intAttr(c, "axis", 0);
-  if (s && axis !== null && normAxis(c, axis, s.length) === undefined) return;
-  sameAsInput(c);
+  const axis = R.intAttr(c, "axis", 0);
+  if (s && axis !== null && R.normAxis(c, axis, s.length) === undefined) return;
+  R.sameAsInput(c);
 };
 
-const cumSum: Rule = (c) => {
-  const s = shapeOf(c, 0);
+const cumSum: R.Rule = (c) => {
+  const s = R.shapeOf(c, 0);
   const ax = c.consts[1];
   if (s && ax && ax.values.length === 1) {
     if (s.length === 0) {
       c.error(
         "rank",
-        `${opName(c)}: input '${inName(c, 0)}' has rank 0; CumSum needs rank 1 or more`,
+        `${R.opName(c)}: input '${R.inName(c, 0)}' has rank 0; CumSum needs rank 1 or more`,
       );
       return;
     }
-    if (normAxis(c, ax.values[0]!, s.length) === undefined) return;
+    if (R.normAxis(c, ax.values[0]!, s.length) === undefined) return;
   }
-  sameAsInput(c);
+  R.sameAsInput(c);
 };
 
-const topK: Rule = (c) => {
-  const s = shapeOf(c, 0);
-  const axisAttr = intAttr(c, "axis", -1);
-  const k = hasAttribute(c.schema, "k") ? attrIntOf(c, "k") : intsInput(c, 1)?.[0];
+const topK: R.Rule = (c) => {
+  const s = R.shapeOf(c, 0);
+  const axisAttr = R.intAttr(c, "axis", -1);
+  const k = hasAttribute(c.schema, "k") ? R.attrIntOf(c, "k") : R.intsInput(c, 1)?.[0];
   let dims: Dim[] | undefined;
   if (s && axisAttr !== null) {
-    const a = normAxis(c, axisAttr, s.length);
+    const a = R.normAxis(c, axisAttr, s.length);
     if (a === undefined) return;
     dims = s.map((d, i) => (i === a ? (typeof k === "number" ? k : null) : d));
   }
-  out(c, 0, elemOf(c, 0), dims);
-  out(c, 1, DataType.INT64, dims);
+  R.out(c, 0, R.elemOf(c, 0), dims);
+  R.out(c, 1, DataType.INT64, dims);
 };
 
-const rules: Record<string, Rule> = {
+const rules: Record<string, R.Rule> = {
   ArgMax: argReduce,
   ArgMin: argReduce,
   TopK: topK,
@@ -150,4 +135,4 @@ const rules: Record<string, Rule> = {
 };
 for (const op of REDUCE) rules[op] = reduce();
 
-export const reduceRules: Readonly<Record<string, Rule>> = Object.freeze(rules);
+export const reduceRules: Readonly<Record<string, R.Rule>> = Object.freeze(rules);

@@ -4,23 +4,7 @@
 import { DataType, type Dim } from "../../ir/types.js";
 import { hasAttribute, hasInput } from "../../schema/facts.js";
 import { formatShape, isTensor } from "../types.js";
-import {
-  attrIntOf,
-  intAttr,
-  intsAttr,
-  opName,
-  shapeOf,
-  elemOf,
-  present,
-  out,
-  inName,
-  intsInput,
-  normAxis,
-  symInput,
-  setConst,
-  sameAsInput,
-  type Rule,
-} from "./common.js";
+import * as R from "./common.js";
 
 /** Length of a slice of a dimension, as Slice computes it. */
 function sliceLength(d: number, start: number, end: number, step: number): number {
@@ -36,26 +20,26 @@ function sliceLength(d: number, start: number, end: number, step: number): numbe
   return Math.max(0, Math.ceil((start - end) / -step));
 }
 
-const slice: Rule = (c) => {
-  const s = shapeOf(c, 0);
-  const elem = elemOf(c, 0);
+const slice: R.Rule = (c) => {
+  const s = R.shapeOf(c, 0);
+  const elem = R.elemOf(c, 0);
   let starts: number[] | undefined | null;
   let ends: number[] | undefined | null;
   let axes: number[] | undefined | null;
   let steps: number[] | undefined | null;
   if (!hasInput(c.schema, "starts")) {
-    starts = intsAttr(c, "starts");
-    ends = intsAttr(c, "ends");
-    axes = intsAttr(c, "axes");
+    starts = R.intsAttr(c, "starts");
+    ends = R.intsAttr(c, "ends");
+    axes = R.intsAttr(c, "axes");
     steps = undefined;
   } else {
-    starts = intsInput(c, 1) ?? null;
-    ends = intsInput(c, 2) ?? null;
-    axes = present(c, 3) ? (intsInput(c, 3) ?? null) : undefined;
-    steps = present(c, 4) ? (intsInput(c, 4) ?? null) : undefined;
+    starts = R.intsInput(c, 1) ?? null;
+    ends = R.intsInput(c, 2) ?? null;
+    axes = R.present(c, 3) ? (R.intsInput(c, 3) ?? null) : undefined;
+    steps = R.present(c, 4) ? (R.intsInput(c, 4) ?? null) : undefined;
   }
   if (!s) {
-    out(c, 0, elem);
+    R.out(c, 0, elem);
     return;
   }
   const r = s.length;
@@ -65,15 +49,15 @@ const slice: Rule = (c) => {
     const dims = s.map<Dim>((d, i) =>
       known && !known.some((a) => (a < 0 ? a + r : a) === i) ? d : null,
     );
-    out(c, 0, elem, dims);
+    R.out(c, 0, elem, dims);
     return;
   }
   if (starts.length !== ends.length) {
     c.error(
       "shape-mismatch",
-      `${opName(c)}: starts has ${starts.length} values but ends has ${ends.length}`,
+      `${R.opName(c)}: starts has ${starts.length} values but ends has ${ends.length}`,
     );
-    out(
+    R.out(
       c,
       0,
       elem,
@@ -86,9 +70,9 @@ const slice: Rule = (c) => {
   if (ax.length !== starts.length || st.length !== starts.length) {
     c.error(
       "shape-mismatch",
-      `${opName(c)}: starts, ends, axes and steps must have the same length`,
+      `${R.opName(c)}: starts, ends, axes and steps must have the same length`,
     );
-    out(
+    R.out(
       c,
       0,
       elem,
@@ -98,9 +82,9 @@ const slice: Rule = (c) => {
   }
   const dims = [...s];
   for (let k = 0; k < ax.length; k++) {
-    const a = normAxis(c, ax[k]!, r);
+    const a = R.normAxis(c, ax[k]!, r);
     if (a === undefined) {
-      out(
+      R.out(
         c,
         0,
         elem,
@@ -109,7 +93,7 @@ const slice: Rule = (c) => {
       return;
     }
     if (st[k] === 0) {
-      c.error("bad-attribute-value", `${opName(c)}: a slice step is 0`);
+      c.error("bad-attribute-value", `${R.opName(c)}: a slice step is 0`);
       return;
     }
     const d = s[a]!;
@@ -117,7 +101,7 @@ const slice: Rule = (c) => {
     else if (!(starts[k] === 0 && st[k] === 1 && ends[k]! >= Number.MAX_SAFE_INTEGER))
       dims[a] = null;
   }
-  out(c, 0, elem, dims);
+  R.out(c, 0, elem, dims);
   const k0 = c.consts[0];
   if (k0 && r === 1 && typeof dims[0] === "number") {
     const n = k0.values.length;
@@ -127,7 +111,7 @@ const slice: Rule = (c) => {
     b = step > 0 ? Math.min(Math.max(b, 0), n) : Math.min(Math.max(b, 0), n - 1);
     const vals: number[] = [];
     for (let i = 0, p = b; i < dims[0]; i++, p += step) vals.push(k0.values[p]!);
-    setConst(c, 0, { elemType: k0.elemType, dims: [vals.length], values: vals });
+    R.setConst(c, 0, { elemType: k0.elemType, dims: [vals.length], values: vals });
   }
   const sy = c.syms[0];
   if (!k0 && sy && r === 1 && typeof dims[0] === "number") {
@@ -142,20 +126,19 @@ const slice: Rule = (c) => {
   }
 };
 
-const pad: Rule = (c) => {
-  const s = shapeOf(c, 0);
-  const elem = elemOf(c, 0);
-  if (!s) {
-    out(c, 0, elem);
-    return;
-  }
+const pad: R.Rule = (c) => {
+  const s = R.shapeOrUnknownOut(c);
+  if (!s) return;
+  const elem = R.elemOf(c, 0);
   const r = s.length;
   let pads: number[] | undefined | null;
-  if (!hasInput(c.schema, "pads")) pads = intsAttr(c, "pads") ?? intsAttr(c, "paddings");
-  else pads = intsInput(c, 1) ?? null;
-  const axes: number[] | undefined | null = present(c, 3) ? (intsInput(c, 3) ?? null) : undefined;
+  if (!hasInput(c.schema, "pads")) pads = R.intsAttr(c, "pads") ?? R.intsAttr(c, "paddings");
+  else pads = R.intsInput(c, 1) ?? null;
+  const axes: number[] | undefined | null = R.present(c, 3)
+    ? (R.intsInput(c, 3) ?? null)
+    : undefined;
   if (!pads || axes === null) {
-    out(
+    R.out(
       c,
       0,
       elem,
@@ -165,14 +148,14 @@ const pad: Rule = (c) => {
   }
   const ax: number[] = [];
   for (const a of axes ?? s.map((_, i) => i)) {
-    const n = normAxis(c, a, r);
+    const n = R.normAxis(c, a, r);
     if (n === undefined) return;
     ax.push(n);
   }
   if (pads.length !== 2 * ax.length) {
     c.error(
       "shape-mismatch",
-      `${opName(c)}: pads has ${pads.length} values, expected ${2 * ax.length} (2 per padded axis)`,
+      `${R.opName(c)}: pads has ${pads.length} values, expected ${2 * ax.length} (2 per padded axis)`,
     );
     return;
   }
@@ -181,17 +164,17 @@ const pad: Rule = (c) => {
     const d = dims[a];
     dims[a] = typeof d === "number" ? d + pads![k]! + pads![k + ax.length]! : null;
   });
-  out(c, 0, elem, dims);
+  R.out(c, 0, elem, dims);
 };
 
-const concat: Rule = (c) => {
+const concat: R.Rule = (c) => {
   const elem = c.inputs.map((t) => (isTensor(t) ? t.elemType : 0)).find((e) => e) ?? 0;
-  const axisAttr = attrIntOf(c, "axis");
+  const axisAttr = R.attrIntOf(c, "axis");
   const shapes = c.inputs.map((t) => (isTensor(t) ? t.shape : undefined));
   if (shapes.length === 0) return;
   if (axisAttr === null || axisAttr === undefined || shapes.some((s) => !s)) {
     const known = shapes.find((s) => s);
-    out(c, 0, elem, known && axisAttr !== null ? known.map(() => null) : undefined);
+    R.out(c, 0, elem, known && axisAttr !== null ? known.map(() => null) : undefined);
     return;
   }
   const r = shapes[0]!.length;
@@ -199,12 +182,12 @@ const concat: Rule = (c) => {
     if (shapes[i]!.length !== r) {
       c.error(
         "shape-mismatch",
-        `${opName(c)}: inputs '${inName(c, 0)}' ${formatShape(shapes[0])} and '${inName(c, i)}' ${formatShape(shapes[i])} differ in rank`,
+        `${R.opName(c)}: inputs '${R.inName(c, 0)}' ${formatShape(shapes[0])} and '${R.inName(c, i)}' ${formatShape(shapes[i])} differ in rank`,
       );
       return;
     }
   }
-  const axis = normAxis(c, axisAttr, r);
+  const axis = R.normAxis(c, axisAttr, r);
   if (axis === undefined) return;
   const dims: Dim[] = [];
   for (let k = 0; k < r; k++) {
@@ -223,7 +206,7 @@ const concat: Rule = (c) => {
       if (typeof d === "number" && typeof e === "number" && d !== e) {
         c.error(
           "shape-mismatch",
-          `${opName(c)}: inputs '${inName(c, 0)}' ${formatShape(shapes[0])} and '${inName(c, i)}' ${formatShape(shapes[i])} differ in dimension ${k}, which is not the concatenation axis`,
+          `${R.opName(c)}: inputs '${R.inName(c, 0)}' ${formatShape(shapes[0])} and '${R.inName(c, i)}' ${formatShape(shapes[i])} differ in dimension ${k}, which is not the concatenation axis`,
         );
         return;
       }
@@ -231,13 +214,13 @@ const concat: Rule = (c) => {
     }
     dims.push(d);
   }
-  out(c, 0, elem, dims);
-  const parts = c.inputs.map((_, i) => symInput(c, i));
+  R.out(c, 0, elem, dims);
+  const parts = c.inputs.map((_, i) => R.symInput(c, i));
   if (r === 1 && parts.every((p) => p) && !c.consts.every((k) => k)) {
     c.outSyms[0] = parts.flatMap((p) => p!);
   }
   if (r === 1 && c.consts.length === c.inputs.length && c.consts.every((k) => k)) {
-    setConst(c, 0, {
+    R.setConst(c, 0, {
       elemType: c.consts[0]!.elemType,
       dims: [c.consts.reduce((n, k) => n + k!.values.length, 0)],
       values: c.consts.flatMap((k) => k!.values),
@@ -245,51 +228,51 @@ const concat: Rule = (c) => {
   }
 };
 
-const split: Rule = (c) => {
-  const s = shapeOf(c, 0);
-  const elem = elemOf(c, 0);
+const split: R.Rule = (c) => {
+  const s = R.shapeOf(c, 0);
+  const elem = R.elemOf(c, 0);
   const n = c.node.outputs.length;
-  const axisAttr = intAttr(c, "axis", 0);
+  const axisAttr = R.intAttr(c, "axis", 0);
   const unknown = () => {
     for (let i = 0; i < n; i++)
-      out(c, i, elem, s ? s.map((d, k) => (k === axis ? null : d)) : undefined);
+      R.out(c, i, elem, s ? s.map((d, k) => (k === axis ? null : d)) : undefined);
   };
   let axis = -1;
   if (!s || axisAttr === null) return unknown();
-  const a = normAxis(c, axisAttr, s.length);
+  const a = R.normAxis(c, axisAttr, s.length);
   if (a === undefined) return;
   axis = a;
-  const sizes = hasAttribute(c.schema, "split") ? intsAttr(c, "split") : intsInput(c, 1);
+  const sizes = hasAttribute(c.schema, "split") ? R.intsAttr(c, "split") : R.intsInput(c, 1);
   const d = s[axis]!;
   let parts: number[] | undefined;
   if (sizes) {
     if (sizes.length !== n) {
-      c.error("shape-mismatch", `${opName(c)}: split has ${sizes.length} sizes for ${n} outputs`);
+      c.error("shape-mismatch", `${R.opName(c)}: split has ${sizes.length} sizes for ${n} outputs`);
       return;
     }
     if (typeof d === "number" && sizes.reduce((x, y) => x + y, 0) !== d) {
       c.error(
         "shape-mismatch",
-        `${opName(c)}: split sizes [${sizes.join(",")}] do not add up to dimension ${axis} of size ${d}`,
+        `${R.opName(c)}: split sizes [${sizes.join(",")}] do not add up to dimension ${axis} of size ${d}`,
       );
       return;
     }
     parts = sizes;
-  } else if (sizes === undefined && typeof d === "number" && !present(c, 1)) {
+  } else if (sizes === undefined && typeof d === "number" && !R.present(c, 1)) {
     // Equal parts; in versions with num_outputs the last may be smaller.
     const chunk = Math.ceil(d / n);
     parts = Array.from({ length: n }, (_, i) => Math.max(0, Math.min(chunk, d - i * chunk)));
     if (!hasAttribute(c.schema, "num_outputs") && d % n !== 0) {
       c.error(
         "shape-mismatch",
-        `${opName(c)}: dimension ${axis} of size ${d} does not split into ${n} equal parts`,
+        `${R.opName(c)}: dimension ${axis} of size ${d} does not split into ${n} equal parts`,
       );
       return;
     }
   }
   if (!parts) return unknown();
   for (let i = 0; i < n; i++)
-    out(
+    R.out(
       c,
       i,
       elem,
@@ -297,18 +280,18 @@ const split: Rule = (c) => {
     );
 };
 
-const gather: Rule = (c) => {
-  const s = shapeOf(c, 0);
-  const is = shapeOf(c, 1);
-  const elem = elemOf(c, 0);
-  const axisAttr = intAttr(c, "axis", 0);
+const gather: R.Rule = (c) => {
+  const s = R.shapeOf(c, 0);
+  const is = R.shapeOf(c, 1);
+  const elem = R.elemOf(c, 0);
+  const axisAttr = R.intAttr(c, "axis", 0);
   if (!s || !is || axisAttr === null) {
-    out(c, 0, elem);
+    R.out(c, 0, elem);
     return;
   }
-  const axis = normAxis(c, axisAttr, s.length);
+  const axis = R.normAxis(c, axisAttr, s.length);
   if (axis === undefined) return;
-  out(c, 0, elem, [...s.slice(0, axis), ...is, ...s.slice(axis + 1)]);
+  R.out(c, 0, elem, [...s.slice(0, axis), ...is, ...s.slice(axis + 1)]);
   const data = c.consts[0];
   const idx = c.consts[1];
   if (data && idx && s.length === 1) {
@@ -319,13 +302,13 @@ const gather: Rule = (c) => {
       if (j < 0 || j >= n) {
         c.error(
           "axis-out-of-range",
-          `${opName(c)}: index ${i} is out of range for a dimension of size ${n}`,
+          `${R.opName(c)}: index ${i} is out of range for a dimension of size ${n}`,
         );
         return;
       }
       vals.push(data.values[j]!);
     }
-    setConst(c, 0, { elemType: data.elemType, dims: [...idx.dims], values: vals });
+    R.setConst(c, 0, { elemType: data.elemType, dims: [...idx.dims], values: vals });
   }
   const sy = c.syms[0];
   if (!data && sy && idx && s.length === 1) {
@@ -334,34 +317,34 @@ const gather: Rule = (c) => {
   }
 };
 
-const gatherElements: Rule = (c) => {
-  const axis = intAttr(c, "axis", 0);
-  const s = shapeOf(c, 0);
-  const is = shapeOf(c, 1);
+const gatherElements: R.Rule = (c) => {
+  const axis = R.intAttr(c, "axis", 0);
+  const s = R.shapeOf(c, 0);
+  const is = R.shapeOf(c, 1);
   if (s && is && is.length !== s.length) {
-    c.error("rank", `${opName(c)}: indices have rank ${is.length} but data has rank ${s.length}`);
+    c.error("rank", `${R.opName(c)}: indices have rank ${is.length} but data has rank ${s.length}`);
     return;
   }
-  if (s && axis !== null && normAxis(c, axis, s.length) === undefined) return;
-  out(c, 0, elemOf(c, 0), is);
+  if (s && axis !== null && R.normAxis(c, axis, s.length) === undefined) return;
+  R.out(c, 0, R.elemOf(c, 0), is);
 };
 
-const nonZero: Rule = (c) => {
-  const s = shapeOf(c, 0);
-  out(c, 0, DataType.INT64, [s ? s.length : null, null]);
+const nonZero: R.Rule = (c) => {
+  const s = R.shapeOf(c, 0);
+  R.out(c, 0, DataType.INT64, [s ? s.length : null, null]);
 };
 
-const rules: Record<string, Rule> = {
+const rules: Record<string, R.Rule> = {
   Slice: slice,
   Pad: pad,
   Concat: concat,
   Split: split,
   Gather: gather,
   GatherElements: gatherElements,
-  ScatterElements: sameAsInput,
-  ScatterND: sameAsInput,
-  Scatter: sameAsInput,
+  ScatterElements: R.sameAsInput,
+  ScatterND: R.sameAsInput,
+  Scatter: R.sameAsInput,
   NonZero: nonZero,
 };
 
-export const sliceRules: Readonly<Record<string, Rule>> = Object.freeze(rules);
+export const sliceRules: Readonly<Record<string, R.Rule>> = Object.freeze(rules);

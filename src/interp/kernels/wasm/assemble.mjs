@@ -72,6 +72,28 @@ function sumRows(m) {
         (br $l))))`;
 }
 
+// The loops of a pass that adds into the float64 row at q: vector `steps` over `lanes` floats at
+// a time (p advancing 4 bytes a float, q 8) while whole steps remain, then one float at a time,
+// acc += `tail`.
+function accLoops(lanes, steps, tail) {
+  return `(local.set $end (i32.add (local.get $p) (i32.shl (local.get $n) (i32.const 2))))
+    (local.set $stop (i32.add (local.get $p) (i32.shl (i32.and (local.get $n) (i32.const -${lanes})) (i32.const 2))))
+    (block $done
+      (loop $l
+        (br_if $done (i32.ge_u (local.get $p) (local.get $stop)))
+        ${steps.join("\n        ")}
+        (local.set $p (i32.add (local.get $p) (i32.const ${4 * lanes})))
+        (local.set $q (i32.add (local.get $q) (i32.const ${8 * lanes})))
+        (br $l)))
+    (block $done2
+      (loop $t
+        (br_if $done2 (i32.ge_u (local.get $p) (local.get $end)))
+        (f64.store (local.get $q) (f64.add (f64.load (local.get $q)) ${tail}))
+        (local.set $p (i32.add (local.get $p) (i32.const 4)))
+        (local.set $q (i32.add (local.get $q) (i32.const 8)))
+        (br $t))))`;
+}
+
 function accRow(m) {
   // acc[i] += t(x[i]) for n contiguous float32 x at p and float64 acc at q: the inner loop of a
   // reduction over an outer axis, where whole rows are added into an output row.
@@ -80,25 +102,7 @@ function accRow(m) {
   return `
   (func $acc${m.id} (export "acc${m.id}") (param $p i32) (param $n i32) (param $q i32)
     (local $end i32) (local $stop i32) (local $t v128) (local $ts f64)
-    (local.set $end (i32.add (local.get $p) (i32.shl (local.get $n) (i32.const 2))))
-    (local.set $stop (i32.add (local.get $p) (i32.shl (i32.and (local.get $n) (i32.const -8)) (i32.const 2))))
-    (block $done
-      (loop $l
-        (br_if $done (i32.ge_u (local.get $p) (local.get $stop)))
-        ${step(0)}
-        ${step(8)}
-        ${step(16)}
-        ${step(24)}
-        (local.set $p (i32.add (local.get $p) (i32.const 32)))
-        (local.set $q (i32.add (local.get $q) (i32.const 64)))
-        (br $l)))
-    (block $done2
-      (loop $t
-        (br_if $done2 (i32.ge_u (local.get $p) (local.get $end)))
-        (f64.store (local.get $q) (f64.add (f64.load (local.get $q)) ${m.scalar("(f64.promote_f32 (f32.load (local.get $p)))")}))
-        (local.set $p (i32.add (local.get $p) (i32.const 4)))
-        (local.set $q (i32.add (local.get $q) (i32.const 8)))
-        (br $t))))`;
+    ${accLoops(8, [step(0), step(8), step(16), step(24)], m.scalar("(f64.promote_f32 (f32.load (local.get $p)))"))}`;
 }
 
 function accRow4(m) {
@@ -118,23 +122,7 @@ function accRow4(m) {
     (local.set $s1 (local.get $stride))
     (local.set $s2 (i32.shl (local.get $stride) (i32.const 1)))
     (local.set $s3 (i32.add (local.get $s2) (local.get $stride)))
-    (local.set $end (i32.add (local.get $p) (i32.shl (local.get $n) (i32.const 2))))
-    (local.set $stop (i32.add (local.get $p) (i32.shl (i32.and (local.get $n) (i32.const -4)) (i32.const 2))))
-    (block $done
-      (loop $l
-        (br_if $done (i32.ge_u (local.get $p) (local.get $stop)))
-        ${col(0)}
-        ${col(8)}
-        (local.set $p (i32.add (local.get $p) (i32.const 16)))
-        (local.set $q (i32.add (local.get $q) (i32.const 32)))
-        (br $l)))
-    (block $done2
-      (loop $t
-        (br_if $done2 (i32.ge_u (local.get $p) (local.get $end)))
-        (f64.store (local.get $q) (f64.add (f64.load (local.get $q)) (f64.add (f64.add ${one(0)} ${one(1)}) (f64.add ${one(2)} ${one(3)}))))
-        (local.set $p (i32.add (local.get $p) (i32.const 4)))
-        (local.set $q (i32.add (local.get $q) (i32.const 8)))
-        (br $t))))`;
+    ${accLoops(4, [col(0), col(8)], `(f64.add (f64.add ${one(0)} ${one(1)}) (f64.add ${one(2)} ${one(3)}))`)}`;
 }
 
 // ---------------------------------------------------------------------------------------------

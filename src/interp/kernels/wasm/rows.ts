@@ -61,6 +61,22 @@ function gather(res: Float64Array, lay: Layout, K: number, out: Float64Array): v
   }
 }
 
+/** What a row reduction sums: K rows of R values of x into out, t by mode (see reduceRows). */
+interface RowSum {
+  mode: 0 | 1 | 2;
+  x: Float32Array;
+  K: number;
+  R: number;
+  out: Float64Array;
+}
+
+/** An input's WebAssembly memory, the scratch in it, and the in-place functions over it. */
+interface InPlace {
+  memory: SharedWasmMemory;
+  scratch: number;
+  api: ReduceMemWasm;
+}
+
 /**
  * out[r] = Σ t(x[r*R .. r*R + R)) for K rows, in float64 (t by mode 0: x, 1: |x|, 2: x²).
  * `threaded`: the helper thread may take part. Returns the way it ran.
@@ -74,11 +90,11 @@ export function reduceRows(
   out: Float64Array,
   threaded: boolean,
 ): "threads" | "staged" | "direct" | "copy" {
+  const sum: RowSum = { mode, x, K, R, out };
   const owner = inPlace(x);
-  if (owner)
-    return reduceDirect(owner.api, owner.memory, owner.scratch, mode, x, K, R, out, threaded);
-  if (threaded && reduceStaged(mode, x, K, R, out)) return "staged";
-  reduceCopy(w, mode, x, K, R, out);
+  if (owner) return reduceDirect(owner, sum, threaded);
+  if (threaded && reduceStaged(sum)) return "staged";
+  reduceCopy(w, sum);
   return "copy";
 }
 
@@ -86,9 +102,7 @@ export function reduceRows(
  * The WebAssembly memory of an input that lives in one (and the in-place functions over it), or
  * undefined: the input must then be copied in.
  */
-export function inPlace(
-  x: Float32Array,
-): { memory: SharedWasmMemory; scratch: number; api: ReduceMemWasm } | undefined {
+export function inPlace(x: Float32Array): InPlace | undefined {
   const owner = wasmMemoryOf(x.buffer);
   const api = owner && reduceMemWasm(owner.memory);
   return owner && api && { ...owner, api };
@@ -97,14 +111,7 @@ export function inPlace(
 // ---------------------------------------------------------------------------------------------
 // Copy path: plain input, calling thread only.
 
-function reduceCopy(
-  w: ReduceWasm,
-  mode: 0 | 1 | 2,
-  x: Float32Array,
-  K: number,
-  R: number,
-  out: Float64Array,
-): void {
+function reduceCopy(w: ReduceWasm, { mode, x, K, R, out }: RowSum): void {
   const lay = layout(K, R, Infinity);
   w.reserve(WASM_BYTES);
   const heap = new Float32Array(w.memory.buffer, 0, CHUNK);
@@ -161,6 +168,13 @@ interface Job extends Layout {
   outer: number;
 }
 
+type JobDefaults = "p0" | "first" | "slots" | "cols" | "nw" | "outer";
+
+/** A job with the fields not given at 0: a row job in place, starting at ticket 0. */
+function job(j: Omit<Job, JobDefaults> & Partial<Pick<Job, JobDefaults>>): Job {
+  return { p0: 0, first: 0, slots: 0, cols: 0, nw: 0, outer: 0, ...j };
+}
+
 /** A column task: acc[0..wn) = Σ_r t(x[o][r][c..c+wn)), four rows a pass, then to res. */
 function runColumnTask(api: ReduceMemWasm, scr: Float64Array, j: Job, t: number): void {
   const o = Math.floor(t / j.nw);
@@ -202,33 +216,13 @@ function runTask(api: ReduceMemWasm, scr: Float64Array, j: Job, t: number): void
 }
 
 function reduceDirect(
-  api: ReduceMemWasm,
-  memory: SharedWasmMemory,
-  scratch: number,
-  mode: 0 | 1 | 2,
-  x: Float32Array,
-  K: number,
-  R: number,
-  out: Float64Array,
+  { api, memory, scratch }: InPlace,
+  { mode, x, K, R, out }: RowSum,
   threaded: boolean,
 ): "threads" | "direct" {
   const lay = layout(K, R, SCRATCH_ROWS);
   const scr = new Float64Array(memory.buffer, scratch, SCRATCH_ROWS);
-  const j: Job = {
-    ...lay,
-    memory,
-    p0: x.byteOffset,
-    scratch,
-    mode,
-    K,
-    R,
-    res: out,
-    first: 0,
-    slots: 0,
-    cols: 0,
-    nw: 0,
-    outer: 0,
-  };
+  const j = job({ ...lay, memory, p0: x.byteOffset, scratch, mode, K, R, res: out });
   const h = threaded && lay.n > 1 ? helper() : undefined;
   if (h) {
     const resLen = lay.per > 0 ? K : K * lay.P;
@@ -254,13 +248,7 @@ const SLOTS = 8;
 const STAGE_CHUNK = CHUNK;
 let staging: ReturnType<typeof inPlace> | null | undefined;
 
-function reduceStaged(
-  mode: 0 | 1 | 2,
-  x: Float32Array,
-  K: number,
-  R: number,
-  out: Float64Array,
-): boolean {
+function reduceStaged({ mode, x, K, R, out }: RowSum): boolean {
   const lay = layout(K, R, SCRATCH_ROWS, STAGE_CHUNK);
   const h = lay.n > 1 ? helper() : undefined;
   if (!h) return false;
@@ -273,21 +261,7 @@ function reduceStaged(
   const view = new Float32Array(memory.buffer, 0, SLOTS * STAGE_CHUNK);
   const resLen = lay.per > 0 ? K : K * lay.P;
   if (h.res.length < resLen) h.res = new Float64Array(new SharedArrayBuffer(resLen * 8));
-  const j: Job = {
-    ...lay,
-    memory,
-    p0: 0,
-    scratch,
-    mode,
-    K,
-    R,
-    res: h.res,
-    first: 0,
-    slots: SLOTS,
-    cols: 0,
-    nw: 0,
-    outer: 0,
-  };
+  const j = job({ ...lay, memory, scratch, mode, K, R, res: h.res, slots: SLOTS });
   const stage = (t: number): void => {
     let a: number;
     let b: number;
@@ -330,7 +304,7 @@ export function reduceColumnsDirect(
     ? Math.min(SCRATCH_ROWS, Math.max(256, Math.ceil(K / 8 / 16) * 16))
     : Math.min(K, SCRATCH_ROWS);
   const nw = Math.ceil(K / W);
-  const j: Job = {
+  const j = job({
     ...{ chunk: 0, per: 0, P: 0, n: outerK * nw },
     memory,
     p0: x.byteOffset,
@@ -339,12 +313,10 @@ export function reduceColumnsDirect(
     K,
     R,
     res: out,
-    first: 0,
-    slots: 0,
     cols: W,
     nw,
     outer: outerK,
-  };
+  });
   const scr = new Float64Array(memory.buffer, scratch, SCRATCH_ROWS);
   if (h && j.n > 1) {
     if (h.res.length < out.length) h.res = new Float64Array(new SharedArrayBuffer(out.length * 8));
