@@ -7,11 +7,12 @@
 // quantization annotations) go through protobufjs.
 
 import { OnnxError } from "../errors.js";
-import { emptyGraph } from "../ir/builder.js";
+import { emptyFunction, emptyGraph } from "../ir/builder.js";
 import { Tensor, type TensorData } from "../ir/tensor.js";
 import type * as IR from "../ir/types.js";
-import { decodeMessage, MAX_NESTING, type Msg } from "../proto/wire.js";
+import { decodeMessage, describeDecodeError, MAX_NESTING, type Msg } from "../proto/wire.js";
 import { ATTR_TYPES } from "./attr-types.js";
+import { FIXED32, FIXED64, LEN, VARINT, WireError, WireReader } from "./wire-reader.js";
 
 /**
  * Nodes whose file spelled out an empty domain. The IR uses "" for ai.onnx either way; this lets the
@@ -19,246 +20,11 @@ import { ATTR_TYPES } from "./attr-types.js";
  */
 export const explicitEmptyDomain = new WeakSet<IR.Node>();
 
-/** A decoding failure, described as protobuf readers describe it; turned into one line by the caller. */
-class WireError extends Error {}
-
-const VARINT = 0;
-const FIXED64 = 1;
-const LEN = 2;
-const FIXED32 = 5;
-
 const utf8 = new TextDecoder();
-const STRING_TABLE_MASK = 4095;
-
-function asciiShort(buf: Uint8Array, start: number, stop: number): string {
-  let s = "";
-  for (let p = start; p < stop; p++) s += String.fromCharCode(buf[p]!);
-  return s;
-}
 
 /** The reader: a buffer, a position, and the end of the message being read. */
-class Reader {
-  pos = 0;
-  private readonly view: DataView;
-  constructor(
-    readonly buf: Uint8Array,
-    private readonly baseDir: string | undefined,
-  ) {
-    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  }
-
-  outOfRange(need: number, end: number): never {
-    throw new WireError(`index out of range: ${this.pos} + ${need} > ${end}`);
-  }
-
-  /** A varint's low 32 bits as an unsigned number; the rest of a longer varint is skipped. */
-  u32(end: number): number {
-    const buf = this.buf;
-    let pos = this.pos;
-    if (pos >= end) this.outOfRange(1, end);
-    let b = buf[pos++]!;
-    if (b < 128) {
-      this.pos = pos;
-      return b;
-    }
-    let v = b & 127;
-    for (let shift = 7; shift < 35; shift += 7) {
-      if (pos >= end) this.outOfRange(1, end);
-      b = buf[pos++]!;
-      v |= (b & 127) << shift;
-      if (b < 128) {
-        this.pos = pos;
-        return v >>> 0;
-      }
-    }
-    for (let i = 0; i < 5; i++) {
-      if (pos >= end) this.outOfRange(1, end);
-      if (buf[pos++]! < 128) {
-        this.pos = pos;
-        return v >>> 0;
-      }
-    }
-    throw new WireError("invalid varint encoding");
-  }
-
-  private hi = 0;
-  /** A 64-bit varint: returns the low 32 bits (unsigned) and leaves the high 32 bits in `hi`. */
-  private u64(end: number): number {
-    const buf = this.buf;
-    let pos = this.pos;
-    let lo = 0;
-    let hi = 0;
-    let b = 0;
-    let i = 0;
-    for (; i < 4; i++) {
-      if (pos >= end) this.outOfRange(1, end);
-      b = buf[pos++]!;
-      lo |= (b & 127) << (i * 7);
-      if (b < 128) {
-        this.pos = pos;
-        this.hi = 0;
-        return lo >>> 0;
-      }
-    }
-    if (pos >= end) this.outOfRange(1, end);
-    b = buf[pos++]!;
-    lo |= (b & 127) << 28;
-    hi = (b & 127) >> 4;
-    if (b >= 128) {
-      for (i = 0; i < 5; i++) {
-        if (pos >= end) this.outOfRange(1, end);
-        b = buf[pos++]!;
-        hi |= (b & 127) << (i * 7 + 3);
-        if (b < 128) break;
-      }
-      if (b >= 128) throw new WireError("invalid varint encoding");
-    }
-    this.pos = pos;
-    this.hi = hi >>> 0;
-    return lo >>> 0;
-  }
-
-  i32(end: number): number {
-    return this.u64(end) | 0;
-  }
-  /** An int64 as a number (exact below 2^53, as Long.toNumber gives). */
-  i64num(end: number): number {
-    const lo = this.u64(end);
-    return (this.hi | 0) * 4294967296 + lo;
-  }
-  i64(end: number): bigint {
-    const lo = this.u64(end);
-    const hi = this.hi;
-    if (hi === 0) return BigInt(lo);
-    return BigInt.asIntN(64, (BigInt(hi) << 32n) | BigInt(lo));
-  }
-  u64big(end: number): bigint {
-    const lo = this.u64(end);
-    const hi = this.hi;
-    if (hi === 0) return BigInt(lo);
-    return (BigInt(hi) << 32n) | BigInt(lo);
-  }
-  f32(end: number): number {
-    if (this.pos + 4 > end) this.outOfRange(4, end);
-    const v = this.view.getFloat32(this.pos, true);
-    this.pos += 4;
-    return v;
-  }
-  f64(end: number): number {
-    if (this.pos + 8 > end) this.outOfRange(8, end);
-    const v = this.view.getFloat64(this.pos, true);
-    this.pos += 8;
-    return v;
-  }
-
-  /** A length prefix: the end of the field it announces. */
-  len(end: number): number {
-    const n = this.u32(end);
-    if (this.pos + n > end) this.outOfRange(n, end);
-    return this.pos + n;
-  }
-  bytes(end: number): Uint8Array {
-    const stop = this.len(end);
-    const b = this.buf.subarray(this.pos, stop);
-    this.pos = stop;
-    return b;
-  }
-  /**
-   * A string field. Short ASCII strings go through a small table of recent strings by hash (names
-   * of ops, attributes and values repeat throughout a model), so a repeat costs no allocation.
-   */
-  string(end: number): string {
-    const stop = this.len(end);
-    const buf = this.buf;
-    const start = this.pos;
-    this.pos = stop;
-    const n = stop - start;
-    if (n === 0) return "";
-    if (n <= 32) {
-      let h = 0x811c9dc5;
-      let ascii = true;
-      for (let p = start; p < stop; p++) {
-        const c = buf[p]!;
-        if (c >= 128) {
-          ascii = false;
-          break;
-        }
-        h = Math.imul(h ^ c, 0x01000193);
-      }
-      if (ascii) {
-        const slot = (h ^ (h >>> 15)) & STRING_TABLE_MASK;
-        const hit = this.strings[slot];
-        if (hit !== undefined && hit.length === n) {
-          let p = start;
-          let i = 0;
-          while (i < n && hit.charCodeAt(i) === buf[p]) {
-            i++;
-            p++;
-          }
-          if (i === n) return hit;
-        }
-        const s =
-          n <= 12
-            ? asciiShort(buf, start, stop)
-            : String.fromCharCode.apply(null, buf.subarray(start, stop) as unknown as number[]);
-        this.strings[slot] = s;
-        return s;
-      }
-    }
-    return utf8.decode(buf.subarray(start, stop));
-  }
-  private readonly strings: (string | undefined)[] = new Array(STRING_TABLE_MASK + 1);
-
-  /** Skips a field of the given wire type (groups included, as protobuf readers do). */
-  skip(wire: number, end: number, depth: number): void {
-    switch (wire) {
-      case VARINT:
-        this.u64(end);
-        return;
-      case FIXED64:
-        if (this.pos + 8 > end) this.outOfRange(8, end);
-        this.pos += 8;
-        return;
-      case LEN:
-        this.pos = this.len(end);
-        return;
-      case 3: {
-        if (depth > MAX_NESTING) throw new WireError("max depth exceeded");
-        for (;;) {
-          const tag = this.u32(end);
-          if (tag >>> 3 === 0) throw new WireError("illegal tag: field number 0");
-          if ((tag & 7) === 4) return;
-          this.skip(tag & 7, end, depth + 1);
-        }
-      }
-      case FIXED32:
-        if (this.pos + 4 > end) this.outOfRange(4, end);
-        this.pos += 4;
-        return;
-      default:
-        throw new WireError(`invalid wire type ${wire} at offset ${this.pos}`);
-    }
-  }
-
-  /** The next tag, or throws on field number 0. */
-  tag(end: number): number {
-    const t = this.u32(end);
-    if (t >>> 3 === 0) throw new WireError("illegal tag: field number 0");
-    return t;
-  }
-
-  // --- repeated scalars: packed (one length-delimited run) or one value a tag
-
-  packedOr<T>(wire: number, end: number, own: number, one: (end: number) => T, out: T[]): void {
-    if (wire === LEN) {
-      const stop = this.len(end);
-      while (this.pos < stop) out.push(one.call(this, stop));
-    } else if (wire === own) out.push(one.call(this, end));
-    else this.skip(wire, end, 0);
-  }
-
-  // --- messages
-
+/** The message decoders, over the wire primitives. */
+class Reader extends WireReader {
   model(end: number): IR.Model {
     let irVersion: number | undefined;
     const opsets: IR.OpsetId[] = [];
@@ -965,17 +731,7 @@ class Reader {
   function(end: number, depth: number): IR.Function {
     this.nest(depth);
     const d = depth + 1;
-    const fn: IR.Function = {
-      name: "",
-      domain: "",
-      inputs: [],
-      outputs: [],
-      attributes: [],
-      attributeProtos: [],
-      nodes: [],
-      opsetImports: [],
-      valueInfo: [],
-    };
+    const fn = emptyFunction();
     let overload: string | undefined;
     let doc: string | undefined;
     let md: IR.MetadataProps | undefined;
@@ -1038,20 +794,6 @@ function emptySparse(): IR.SparseTensor {
   };
 }
 
-/** Turns a reader failure into the one line protobuf's own messages would give. */
-function describe(e: unknown, typeName: string, size: number): string {
-  const msg = e instanceof Error ? e.message : String(e);
-  let m: RegExpMatchArray | null;
-  if ((m = msg.match(/index out of range: (\d+) \+ (\d+) > (\d+)/)))
-    return `not a valid ${typeName}: truncated or corrupt (a field at byte ${m[1]} needs ${m[2]} more bytes, the data has ${m[3]})`;
-  if ((m = msg.match(/invalid wire type (\d+) at offset (\d+)/)))
-    return `not a valid ${typeName}: invalid wire type ${m[1]} at byte ${m[2]}`;
-  if (msg === "max depth exceeded")
-    return `not a valid ${typeName}: messages nest more than ${MAX_NESTING} levels deep (subgraphs nested too deeply)`;
-  if (/varint/.test(msg)) return `not a valid ${typeName}: invalid varint (${size} bytes)`;
-  return `not a valid ${typeName}: ${msg}`;
-}
-
 type Decoded = {
   ModelProto: IR.Model;
   TensorProto: Tensor;
@@ -1081,7 +823,7 @@ export function decodeIR<K extends keyof Decoded>(
   } catch (e) {
     if (e instanceof OnnxError) throw new OnnxError(e.code, e.message, opts.where);
     if (e instanceof WireError || e instanceof RangeError)
-      throw new OnnxError("E_DECODE", describe(e, typeName, bytes.length), opts.where);
+      throw new OnnxError("E_DECODE", describeDecodeError(e, typeName, bytes.length), opts.where);
     throw e;
   }
 }

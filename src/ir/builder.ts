@@ -6,6 +6,7 @@ import type {
   AttrType,
   Attribute,
   Dim,
+  Function,
   Graph,
   Model,
   Node,
@@ -71,6 +72,21 @@ export function valueInfo(name: string, elem?: string | number, shape?: Dim[]): 
 }
 
 /** A graph with nothing in it (and the name, when given). */
+/** A function with nothing in it yet. */
+export function emptyFunction(): Function {
+  return {
+    name: "",
+    domain: "",
+    inputs: [],
+    outputs: [],
+    attributes: [],
+    attributeProtos: [],
+    nodes: [],
+    opsetImports: [],
+    valueInfo: [],
+  };
+}
+
 export function emptyGraph(name?: string): Graph {
   return {
     ...(name !== undefined ? { name } : {}),

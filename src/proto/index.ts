@@ -3,7 +3,7 @@ export {
   messageType,
   decodeMessage,
   encodeMessage,
-  ChunkWriter,
   StreamEncoder,
   type Msg,
 } from "./wire.js";
+export { Writer } from "./writer.js";

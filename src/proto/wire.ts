@@ -7,6 +7,15 @@ import Long from "long";
 import { OnnxError } from "../errors.js";
 // proto/onnx.proto's text: read from disk in Node, bundled as data in the web build.
 import { onnxProtoText } from "./proto-text.node.js";
+import {
+  bigVarintSize,
+  FIXED32,
+  FIXED64,
+  LEN,
+  VARINT,
+  varintSize as numVarintSize,
+  Writer,
+} from "./writer.js";
 
 protobuf.util.Long = Long;
 protobuf.configure();
@@ -43,7 +52,7 @@ export function decodeMessage(typeName: string, bytes: Uint8Array, where?: strin
   }
 }
 
-function describeDecodeError(e: unknown, typeName: string, size: number): string {
+export function describeDecodeError(e: unknown, typeName: string, size: number): string {
   const msg = e instanceof Error ? e.message : String(e);
   let m: RegExpMatchArray | null;
   if ((m = msg.match(/index out of range: (\d+) \+ (\d+) > (\d+)/)))
@@ -64,95 +73,15 @@ function describeDecodeError(e: unknown, typeName: string, size: number): string
 // ---------------------------------------------------------------------------------------------
 // Encoding
 
-const WIRE_VARINT = 0;
-const WIRE_FIXED64 = 1;
-const WIRE_LEN = 2;
-const WIRE_FIXED32 = 5;
-
-const BIG_CHUNK = 1 << 14;
-
-/** Collects encoded bytes; byte fields of BIG_CHUNK or more are passed on as views. */
-export class ChunkWriter {
-  private buf = new Uint8Array(1 << 16);
-  private pos = 0;
-  private readonly view = new DataView(this.buf.buffer);
-  constructor(private readonly sink: (chunk: Uint8Array) => void) {}
-
-  private ensure(n: number): void {
-    if (this.pos + n > this.buf.length) this.flush();
-  }
-  flush(): void {
-    if (this.pos > 0) {
-      this.sink(this.buf.slice(0, this.pos));
-      this.pos = 0;
-    }
-  }
-  varint(v: number | bigint): void {
-    this.ensure(10);
-    let x = typeof v === "bigint" ? BigInt.asUintN(64, v) : v;
-    if (typeof x === "number") {
-      if (x >= 0 && x < 2 ** 31) {
-        while (x > 127) {
-          this.buf[this.pos++] = (x & 127) | 128;
-          x >>>= 7;
-        }
-        this.buf[this.pos++] = x;
-        return;
-      }
-      x = BigInt.asUintN(64, BigInt(Math.trunc(x)));
-    }
-    while (x > 127n) {
-      this.buf[this.pos++] = Number(x & 127n) | 128;
-      x >>= 7n;
-    }
-    this.buf[this.pos++] = Number(x);
-  }
-  tag(id: number, wire: number): void {
-    this.varint(id * 8 + wire);
-  }
-  fixed32float(v: number): void {
-    this.ensure(4);
-    this.view.setFloat32(this.pos, v, true);
-    this.pos += 4;
-  }
-  fixed64double(v: number): void {
-    this.ensure(8);
-    this.view.setFloat64(this.pos, v, true);
-    this.pos += 8;
-  }
-  bytes(b: Uint8Array): void {
-    if (b.length >= BIG_CHUNK) {
-      this.flush();
-      this.sink(b);
-      return;
-    }
-    this.ensure(b.length);
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
-  }
-}
-
 const utf8 = new TextEncoder();
 
 function varintSize(v: number | bigint): number {
-  if (typeof v === "number") {
-    if (v >= 0 && v < 2 ** 31) {
-      let n = 1;
-      while (v > 127) {
-        v >>>= 7;
-        n++;
-      }
-      return n;
-    }
-    v = BigInt(Math.trunc(v));
-  }
-  let x = BigInt.asUintN(64, v);
-  let n = 1;
-  while (x > 127n) {
-    x >>= 7n;
-    n++;
-  }
-  return n;
+  return typeof v === "bigint" ? bigVarintSize(v) : numVarintSize(v);
+}
+
+function varint(w: Writer, v: bigint | number): void {
+  if (typeof v === "bigint") w.bigVarint(v);
+  else w.varint(v);
 }
 
 function toBig(v: unknown): bigint | number {
@@ -179,13 +108,13 @@ function own(msg: Msg, name: string): any {
 }
 
 const SCALAR_WIRE: Record<string, number> = {
-  double: WIRE_FIXED64,
-  float: WIRE_FIXED32,
-  int32: WIRE_VARINT,
-  int64: WIRE_VARINT,
-  uint32: WIRE_VARINT,
-  uint64: WIRE_VARINT,
-  bool: WIRE_VARINT,
+  double: FIXED64,
+  float: FIXED32,
+  int32: VARINT,
+  int64: VARINT,
+  uint32: VARINT,
+  uint64: VARINT,
+  bool: VARINT,
 };
 
 interface Plan {
@@ -207,8 +136,9 @@ export class StreamEncoder {
   private sizes = new WeakMap<object, number>();
   private strings = new Map<string, Uint8Array>();
 
-  encode(type: protobuf.Type, msg: Msg, w: ChunkWriter): void {
-    this.size(type, msg);
+  /** Encodes the message into chunks handed to `sink` in order. */
+  encode(type: protobuf.Type, msg: Msg, sink: (chunk: Uint8Array) => void): void {
+    const w = new Writer(this.size(type, msg), sink);
     this.write(type, msg, w);
     w.flush();
   }
@@ -280,13 +210,13 @@ export class StreamEncoder {
     return total;
   }
 
-  private writeScalar(f: protobuf.Field, v: any, w: ChunkWriter): void {
-    if (f.resolvedType instanceof protobuf.Enum) return w.varint(toBig(v));
+  private writeScalar(f: protobuf.Field, v: any, w: Writer): void {
+    if (f.resolvedType instanceof protobuf.Enum) return varint(w, toBig(v));
     switch (f.type) {
       case "double":
-        return w.fixed64double(v);
+        return w.f64(v);
       case "float":
-        return w.fixed32float(v);
+        return w.f32(v);
       case "bool":
         return w.varint(v ? 1 : 0);
       case "string": {
@@ -298,17 +228,17 @@ export class StreamEncoder {
         w.varint(v.length);
         return w.bytes(v);
       default:
-        return w.varint(toBig(v));
+        return varint(w, toBig(v));
     }
   }
 
   private wireOf(f: protobuf.Field): number {
-    if (f.resolvedType instanceof protobuf.Type) return WIRE_LEN;
-    if (f.resolvedType instanceof protobuf.Enum) return WIRE_VARINT;
-    return SCALAR_WIRE[f.type] ?? WIRE_LEN;
+    if (f.resolvedType instanceof protobuf.Type) return LEN;
+    if (f.resolvedType instanceof protobuf.Enum) return VARINT;
+    return SCALAR_WIRE[f.type] ?? LEN;
   }
 
-  private write(type: protobuf.Type, msg: Msg, w: ChunkWriter): void {
+  private write(type: protobuf.Type, msg: Msg, w: Writer): void {
     for (const f of fieldsById(type)) {
       const v = own(msg, f.name);
       if (v === undefined) continue;
@@ -316,14 +246,14 @@ export class StreamEncoder {
         if (!v.length) continue;
         if (f.resolvedType instanceof protobuf.Type) {
           for (const item of v) {
-            w.tag(f.id, WIRE_LEN);
+            w.tag(f.id, LEN);
             w.varint(this.size(f.resolvedType, item));
             this.write(f.resolvedType, item, w);
           }
         } else if (f.packed && f.type !== "string" && f.type !== "bytes") {
           let s = 0;
           for (const item of v) s += this.scalarSize(f, item);
-          w.tag(f.id, WIRE_LEN);
+          w.tag(f.id, LEN);
           w.varint(s);
           for (const item of v) this.writeScalar(f, item, w);
         } else {
@@ -333,7 +263,7 @@ export class StreamEncoder {
           }
         }
       } else if (f.resolvedType instanceof protobuf.Type) {
-        w.tag(f.id, WIRE_LEN);
+        w.tag(f.id, LEN);
         w.varint(this.size(f.resolvedType, v));
         this.write(f.resolvedType, v, w);
       } else {
@@ -347,7 +277,7 @@ export class StreamEncoder {
 /** Encodes a message into one buffer (fine for small messages; models use the streaming path). */
 export function encodeMessage(typeName: string, msg: Msg): Uint8Array {
   const chunks: Uint8Array[] = [];
-  new StreamEncoder().encode(messageType(typeName), msg, new ChunkWriter((c) => chunks.push(c)));
+  new StreamEncoder().encode(messageType(typeName), msg, (c) => chunks.push(c));
   if (chunks.length === 1) return chunks[0]!;
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
   let off = 0;

@@ -2,7 +2,7 @@
 // printer uses (see src/text/index.ts). Every error is E_PARSE with "<file>:<line>:<col>".
 
 import { OnnxError } from "../errors.js";
-import { emptyGraph } from "../ir/builder.js";
+import { emptyFunction, emptyGraph } from "../ir/builder.js";
 import { dtypeByName } from "../ir/dtype.js";
 import { Tensor } from "../ir/tensor.js";
 import type * as IR from "../ir/types.js";
@@ -230,17 +230,7 @@ class Parser {
   }
 
   function(): IR.Function {
-    const f: IR.Function = {
-      name: "",
-      domain: "",
-      inputs: [],
-      outputs: [],
-      attributes: [],
-      attributeProtos: [],
-      nodes: [],
-      opsetImports: [],
-      valueInfo: [],
-    };
+    const f = emptyFunction();
     const common = this.commonFields(f);
     this.header("function header", {
       domain: common.domain,
