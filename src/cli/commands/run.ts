@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { checkModel, formatProblem, type ProblemCode } from "../../check/index.js";
 import { OnnxError } from "../../errors.js";
-import { loadModel, readInputFile, writeFilesAtomic } from "../../io/files.js";
+import { readInputFile, writeFilesAtomic } from "../../io/files.js";
 import { dtypeName } from "../../ir/dtype.js";
 import type { Model, ValueInfo } from "../../ir/types.js";
 import { DataType } from "../../ir/types.js";
@@ -27,6 +27,7 @@ import {
   action,
   defaultMaxMemory,
   errorLine,
+  loadModel,
   oneLine,
   parseByteSize,
 } from "../util.js";
