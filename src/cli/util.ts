@@ -109,7 +109,8 @@ export function modelNesting(model: Model): number {
       const top = stack[stack.length - 1]!;
       const next = top[1].pop();
       if (next === undefined) {
-        let best = 0;
+        // A call of this function is one level; each call it makes, one more.
+        let best = 1;
         for (const c of calls.get(top[0])!) best = Math.max(best, 1 + (longest.get(c) ?? 0));
         longest.set(top[0], best);
         onPath.delete(top[0]);
