@@ -1,7 +1,8 @@
 // Mutations of model files for fuzzing: byte-level for the binary form (bit flips, inserts,
 // deletes, truncation, splices of two models, huge varint lengths, deep nesting, multiplied
-// repeated fields, huge flat nodes and initializer lists) and token-level for the text form. Every mutation is a pure function of its
-// inputs and a seeded Random, so a case is reproduced from its seed alone.
+// repeated fields, huge flat nodes and initializer lists) and token-level for the text form.
+// Every mutation is a pure function of its inputs and a seeded Random, so a case is reproduced
+// from its seed alone.
 
 import type { Random } from "../../src/interp/random.js";
 import { hugeFlat } from "./flat.js";
