@@ -1,7 +1,8 @@
 // A fuzz campaign: mutates the models of ONNX's backend tests and the shipped examples, runs one
 // CLI command on each mutant in worker processes with a time and memory cap, and sorts the
 // outcomes: a clean exit (0, 1 or 2 with at most one-line errors), a crash (anything else: an
-// internal error, a stack trace, an exception escaping the command, a dead worker), a hang (over
+// internal error, a stack trace, an exception escaping the command, a dead worker, a special
+// output path replaced or a temporary file left behind: scripts/fuzz/paths.ts), a hang (over
 // the time cap) or an overrun (over the memory cap). Case i of a campaign with seed S depends only
 // on (S, i), so `--seed S --case i` reproduces it alone.
 
@@ -22,6 +23,7 @@ import { deriveSeed, seededRandom, type Random } from "../../src/interp/random.j
 import { loadModel } from "../../src/io/files.js";
 import { printModel } from "../../src/text/print.js";
 import { BINARY_MUTATIONS, mutateBinary, mutateText } from "./mutate.js";
+import { judgeOutput, pickOutputKind, prepareOutput, type OutputKind } from "./paths.js";
 
 export const COMMANDS = ["print", "check", "run", "convert", "expand"] as const;
 export type FuzzCommand = (typeof COMMANDS)[number];
@@ -321,6 +323,14 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
         writeFileSync(file, mutateBinary(src.binary, other.binary, kind, rng));
       }
       const args = commandArgs(opts.command, file, src, rng, hasMaxMemory, runBudget);
+      // Commands that write a model meet, one time in three, something special at the output.
+      const outPath = join(dir, "out.onnx");
+      const writes = args.includes("-o");
+      let outKind: OutputKind = "none";
+      if (writes) {
+        outKind = prepareOutput(dir, outPath, pickOutputKind(rng));
+        if (outKind !== "none") mutation += ` -o ${outKind}`;
+      }
       const r = await runOne(w, args, timeoutMs, rssLimit);
       summary.inputs++;
       w.served++;
@@ -328,7 +338,8 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
       let detail = "";
       if ("reply" in r) {
         summary.exitCodes[r.reply.code] = (summary.exitCodes[r.reply.code] ?? 0) + 1;
-        const bad = judge(r.reply);
+        const bad =
+          judge(r.reply) ?? (writes ? judgeOutput(dir, outPath, outKind, r.reply.code) : undefined);
         if (bad) {
           outcome = "crash";
           detail = bad;

@@ -1,9 +1,11 @@
 // Mutations of model files for fuzzing: byte-level for the binary form (bit flips, inserts,
 // deletes, truncation, splices of two models, huge varint lengths, deep nesting, multiplied
-// repeated fields) and token-level for the text form. Every mutation is a pure function of its
-// inputs and a seeded Random, so a case is reproduced from its seed alone.
+// repeated fields, huge flat nodes and initializer lists) and token-level for the text form.
+// Every mutation is a pure function of its inputs and a seeded Random, so a case is reproduced
+// from its seed alone.
 
 import type { Random } from "../../src/interp/random.js";
+import { hugeFlat } from "./flat.js";
 
 export type BinaryMutation =
   | "bitflip"
@@ -14,7 +16,8 @@ export type BinaryMutation =
   | "huge-length"
   | "deep-nesting"
   | "repeat-field"
-  | "overwrite-varint";
+  | "overwrite-varint"
+  | "huge-flat";
 
 export const BINARY_MUTATIONS: BinaryMutation[] = [
   "bitflip",
@@ -26,6 +29,7 @@ export const BINARY_MUTATIONS: BinaryMutation[] = [
   "deep-nesting",
   "repeat-field",
   "overwrite-varint",
+  "huge-flat",
 ];
 
 const INTERESTING_BYTES = [0x00, 0x01, 0x7f, 0x80, 0xff, 0x08, 0x0a, 0x12, 0x1a, 0x22, 0x3a];
@@ -96,6 +100,8 @@ export function mutateBinary(
   const buf = new Uint8Array(input);
   const at = (n = buf.length) => rng.int(Math.max(1, n));
   switch (kind) {
+    case "huge-flat":
+      return hugeFlat(input, rng);
     case "bitflip": {
       const flips = 1 + rng.int(8);
       for (let k = 0; k < flips && buf.length; k++) buf[at()]! ^= 1 << rng.int(8);

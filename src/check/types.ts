@@ -144,7 +144,7 @@ export function mergeTypes(declared: Type | undefined, inferred: Type | undefine
  * string saying which dimensions clash.
  */
 export function broadcastShapes(shapes: Dim[][]): Dim[] | string {
-  const rank = Math.max(0, ...shapes.map((s) => s.length));
+  const rank = shapes.reduce((r, s) => Math.max(r, s.length), 0);
   const out: Dim[] = [];
   for (let k = 0; k < rank; k++) {
     let acc: Dim = 1;

@@ -2,7 +2,10 @@
 // answers each with the result line's data.
 
 import { parentPort } from "node:worker_threads";
+import { guardTempFiles } from "../io/atomic.js";
 import { convertFile, type WorkerJob } from "./commands/convert.js";
+
+guardTempFiles();
 
 parentPort?.on("message", (job: WorkerJob) => {
   parentPort!.postMessage(convertFile(job.file, job.out, job.target, job.force));

@@ -1,6 +1,7 @@
 // onnx-expand command line: each command lives in commands/<name>.ts and registers itself here.
 
 import { Command, CommanderError } from "commander";
+import { guardTempFiles } from "../io/atomic.js";
 import { EXIT_BAD_INPUT, setVerbose } from "./util.js";
 import { registerFileCommands } from "./commands/files.js";
 import { registerSchemaCommands } from "./commands/schema.js";
@@ -36,6 +37,9 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // Ctrl-C ends the process at once (no handler: one could not run while a model is encoded);
+  // the temporary files of a write it cuts short are removed by a janitor process.
+  guardTempFiles();
   // A reader that stops early (`print big.onnx | head`) closes the pipe: end quietly, as other
   // command-line tools do, instead of dying on an unhandled EPIPE with a stack trace.
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {

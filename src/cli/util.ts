@@ -1,7 +1,12 @@
 // Shared CLI plumbing: exit codes and error printing.
 
+import { statSync } from "node:fs";
 import { totalmem } from "node:os";
+import { assertOpsetImports } from "../check/opsets.js";
 import { OnnxError } from "../errors.js";
+import { loadModel as loadModelFile, type LoadOptions } from "../io/files.js";
+import { walkGraphNodes } from "../ir/traverse.js";
+import type { Model } from "../ir/types.js";
 
 export const EXIT_OK = 0;
 /** A check or test failed. */
@@ -49,7 +54,6 @@ export function errorLine(text: string): string {
   return line;
 }
 
-/** Prints an error as one line (a stack trace only with --verbose) and returns the exit code. */
 /** Runs f; an OnnxError that names no place gets `file` as its place (errors name the file). */
 export function inFile<T>(file: string, f: () => T): T {
   try {
@@ -63,7 +67,96 @@ export function inFile<T>(file: string, f: () => T): T {
   }
 }
 
-export function reportError(e: unknown): number {
+/**
+ * Loads a model file as every command does: read and decoded (io/loadModel), then its opset
+ * imports held to the one rule (check/opsets.ts), so that no command guesses at a duplicate or an
+ * unknown opset.
+ */
+export function loadModel(path: string, opts: LoadOptions = {}): Model {
+  const model = loadModelFile(path, opts);
+  assertOpsetImports(model, path);
+  return model;
+}
+
+/**
+ * How deeply a model nests: its deepest subgraph plus its longest chain of calls between local
+ * functions (a cycle counts as endless). Worked out without recursion over lists, so a model
+ * with a million nodes in one graph nests 0 levels.
+ */
+export function modelNesting(model: Model): number {
+  const key = (domain: string, name: string) => `${domain}\u0000${name}`;
+  const local = new Set(model.functions.map((f) => key(f.domain, f.name)));
+  const calls = new Map<string, Set<string>>();
+  let graphs = 0;
+  for (const { depth } of walkGraphNodes(model.graph)) graphs = Math.max(graphs, depth);
+  for (const f of model.functions) {
+    const callees = new Set<string>();
+    for (const { node, depth } of walkGraphNodes(f)) {
+      graphs = Math.max(graphs, depth);
+      const callee = key(node.domain, node.opType);
+      if (local.has(callee)) callees.add(callee);
+    }
+    calls.set(key(f.domain, f.name), callees);
+  }
+  // Longest call chain from each function, depth-first with an explicit stack.
+  const longest = new Map<string, number>();
+  const onPath = new Set<string>();
+  let chain = 0;
+  for (const start of calls.keys()) {
+    const stack: [string, string[]][] = [[start, [...calls.get(start)!]]];
+    onPath.add(start);
+    while (stack.length) {
+      const top = stack[stack.length - 1]!;
+      const next = top[1].pop();
+      if (next === undefined) {
+        // A call of this function is one level; each call it makes, one more.
+        let best = 1;
+        for (const c of calls.get(top[0])!) best = Math.max(best, 1 + (longest.get(c) ?? 0));
+        longest.set(top[0], best);
+        onPath.delete(top[0]);
+        stack.pop();
+      } else if (onPath.has(next)) return Infinity;
+      else if (!longest.has(next)) {
+        onPath.add(next);
+        stack.push([next, [...calls.get(next)!]]);
+      }
+    }
+    chain = Math.max(chain, longest.get(start)!);
+  }
+  return graphs + chain;
+}
+
+/** Models nesting at least this deeply may run a recursive walk out of stack. */
+export const DEEP_NESTING = 64;
+
+function isStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
+}
+
+/**
+ * What running out of stack on `file` means. Only nesting (subgraphs, chains of function calls)
+ * may do that: on a model that nests little it is a bug (recursion over a list of nodes, inputs,
+ * initializers, ...), reported as an internal error.
+ */
+function stackOverflowLine(file: string | undefined): string {
+  let nesting: number | undefined;
+  if (file !== undefined)
+    try {
+      if (statSync(file).isFile()) nesting = modelNesting(loadModelFile(file));
+    } catch (e) {
+      if (isStackOverflow(e)) nesting = Infinity;
+    }
+  const at = file === undefined ? "" : `${file}: `;
+  if (nesting === undefined || nesting >= DEEP_NESTING)
+    return `onnx-expand: error: ${errorLine(`${at}the model is nested too deeply to process (${nesting === undefined || nesting === Infinity ? "" : `${nesting} levels of `}subgraphs or function calls)`)}`;
+  return `onnx-expand: internal error: ${errorLine(`${at}ran out of stack on a model that nests only ${nesting} level${nesting === 1 ? "" : "s"} (a bug: please report it, with --verbose)`)}`;
+}
+
+/**
+ * Prints an error as one line (a stack trace only with --verbose) and returns the exit code.
+ * `file`: the model the command was reading, named when an error names no place.
+ */
+export function reportError(e: unknown, file?: string): number {
   if (e instanceof ExitCode) return e.code;
   if (e instanceof OnnxError) {
     process.stderr.write(`onnx-expand: error: ${errorLine(e.message)}\n`);
@@ -71,12 +164,9 @@ export function reportError(e: unknown): number {
     return e.code === "E_CHECK" ? EXIT_FAILED : EXIT_BAD_INPUT;
   }
   const msg = e instanceof Error ? e.message : String(e);
-  if (e instanceof RangeError && /call stack/i.test(msg)) {
-    // Recursion over the model's structure ran out of stack: bad input, not a bug to report.
-    process.stderr.write(
-      "onnx-expand: error: the model is nested too deeply to process (subgraphs or function calls)\n",
-    );
-    if (verbose && e.stack) process.stderr.write(`${e.stack}\n`);
+  if (isStackOverflow(e)) {
+    process.stderr.write(`${stackOverflowLine(file)}\n`);
+    if (verbose && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
     return EXIT_BAD_INPUT;
   }
   process.stderr.write(`onnx-expand: internal error: ${errorLine(msg.split("\n")[0]!)}\n`);
@@ -93,7 +183,9 @@ export function action<A extends unknown[]>(
       const code = await fn(...args);
       process.exitCode = typeof code === "number" ? code : EXIT_OK;
     } catch (e) {
-      process.exitCode = reportError(e);
+      // A command's first argument is its model (or list of models) where it reads one.
+      const first = Array.isArray(args[0]) && args[0].length === 1 ? args[0][0] : args[0];
+      process.exitCode = reportError(e, typeof first === "string" ? first : undefined);
     }
   };
 }

@@ -8,23 +8,29 @@ import {
   readFileSync,
   readSync,
   realpathSync,
-  renameSync,
   statSync,
-  unlinkSync,
   writeSync,
   type Stats,
 } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { OnnxError } from "../errors.js";
+import { dtypeName, rawByteLength } from "../ir/dtype.js";
 import { Tensor } from "../ir/tensor.js";
-import type { Model } from "../ir/types.js";
+import { DataType, type Model } from "../ir/types.js";
 import { parseModelText } from "../text/parse.js";
 import { printModel } from "../text/print.js";
 import { encodeModelChunks, type EncodeOptions } from "./encode.js";
 import { walkTensors } from "../ir/traverse.js";
 import { decodeModel, encodeModel } from "./codec.js";
+import { writeFileAtomic } from "./atomic.js";
 
 export { decodeModel, encodeModel };
+export {
+  guardTempFiles,
+  removeStaleTempFiles,
+  writeFileAtomic,
+  writeFilesAtomic,
+} from "./atomic.js";
 
 export function isTextPath(path: string): boolean {
   return path.endsWith(".onnxtxt");
@@ -194,14 +200,34 @@ function externalRange(
   }
   const offset = Number(externalEntry(t, "offset") ?? "0");
   const lengthEntry = externalEntry(t, "length");
-  const length = lengthEntry !== undefined ? Number(lengthEntry) : size - offset;
+  const needed = rawByteLength(t.dataType, t.elementCount);
+  if (t.dataType === DataType.STRING)
+    throw new OnnxError(
+      "E_MODEL",
+      `tensor '${t.name}' is a string tensor, which cannot keep its data in an external file`,
+      where,
+    );
+  if (lengthEntry !== undefined && needed >= 0 && Number(lengthEntry) !== needed)
+    throw new OnnxError(
+      "E_MODEL",
+      `external data of tensor '${t.name}' is ${lengthEntry} bytes long, but ${tensorLabel(t)} takes ${needed}`,
+      where,
+    );
+  // Without a length entry the tensor's bytes start at the offset and are as many as it takes.
+  const length =
+    lengthEntry !== undefined ? Number(lengthEntry) : needed >= 0 ? needed : size - offset;
   if (!(length >= 0) || offset + length > size)
     throw new OnnxError(
       "E_IO",
-      `external data of tensor '${t.name}' (offset ${offset}, length ${length}) is past the end of '${externalLocation(t)}' (${size} bytes)`,
+      `external data of tensor '${t.name}' (offset ${offset}, length ${length}${lengthEntry === undefined ? ` for ${tensorLabel(t)}` : ""}) is past the end of '${externalLocation(t)}' (${size} bytes)`,
       where,
     );
   return { offset, length };
+}
+
+/** A tensor's type as a user writes it: float[1024]. */
+function tensorLabel(t: Tensor): string {
+  return `${dtypeName(t.dataType)}[${t.dims.join(",")}]`;
 }
 
 /** Replaces a tensor's external reference with its bytes. */
@@ -255,62 +281,6 @@ function samePath(a: string, b: string): boolean {
     return sa.ino === sb.ino && sa.dev === sb.dev;
   } catch {
     return false;
-  }
-}
-
-/** Writes through a temporary file in the same folder, renamed into place only when complete. */
-export function writeFileAtomic(path: string, write: (fd: number) => void): void {
-  writeFilesAtomic([{ path, write }]);
-}
-
-/**
- * Writes several files all or nothing: each goes to a temporary file in its folder, and only when
- * every one is complete are they renamed into place; on any failure the temporary files are
- * removed and no target is touched. Temporary names are short (a name near the 255-byte limit
- * still has room).
- */
-export function writeFilesAtomic(files: { path: string; write: (fd: number) => void }[]): void {
-  for (const { path } of files) {
-    const dir = dirname(resolve(path));
-    if (!existsSync(dir)) throw new OnnxError("E_IO", "output folder does not exist", path);
-    if (existsSync(path) && statSync(path).isDirectory())
-      throw new OnnxError("E_IO", "is a directory", path);
-  }
-  const tmps: string[] = [];
-  let current = files[0]?.path;
-  try {
-    for (const { path, write } of files) {
-      current = path;
-      const tmp = join(
-        dirname(resolve(path)),
-        `.oe${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`,
-      );
-      const fd = openSync(tmp, "wx");
-      tmps.push(tmp);
-      try {
-        write(fd);
-      } finally {
-        closeSync(fd);
-      }
-    }
-    files.forEach(({ path }, i) => {
-      current = path;
-      renameSync(tmps[i]!, path);
-    });
-  } catch (e) {
-    for (const tmp of tmps) {
-      try {
-        unlinkSync(tmp);
-      } catch {
-        /* already renamed or gone */
-      }
-    }
-    if (e instanceof OnnxError) throw e;
-    throw new OnnxError(
-      "E_IO",
-      `cannot write: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-      current,
-    );
   }
 }
 

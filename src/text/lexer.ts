@@ -148,9 +148,21 @@ export class Lexer {
       const c = s.charCodeAt(p);
       if (c === 34) break;
       if (c === 92 /* \ */) {
-        // Like the reference parser: a backslash makes the next character literal.
+        // Like the reference parser: a backslash makes the next character literal. Except
+        // \xHH, an extension: the ASCII character with that code (the printer writes control
+        // characters so, which raw would make the text look like binary data).
         out += s.slice(chunk, p);
         if (p + 1 >= s.length) throw this.error(start, "string is not closed: missing '\"'");
+        const hex = /^x([0-9a-fA-F]{2})/.exec(s.slice(p + 1, p + 4));
+        if (hex) {
+          const code = parseInt(hex[1]!, 16);
+          if (code > 0x7f)
+            throw this.error(p, `escape '\\x${hex[1]}' is not ASCII: \\xHH stands for 00 to 7f`);
+          out += String.fromCharCode(code);
+          p += 4;
+          chunk = p;
+          continue;
+        }
         const cp = s.codePointAt(p + 1)!;
         const ch = String.fromCodePoint(cp);
         out += ch;

@@ -135,7 +135,7 @@ class Parser {
     const t = this.peek();
     const v = this.intLit(what);
     if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER))
-      throw this.lx.error(t.pos, `${what}: ${v} is too large`);
+      throw this.lx.error(t.pos, `${what}: ${v} is too ${v < 0n ? "small" : "large"}`);
     return Number(v);
   }
 

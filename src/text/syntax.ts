@@ -1,5 +1,6 @@
 // Small facts of the text syntax shared by printer and parser: names, quoting, keywords.
 
+import { OnnxError } from "../errors.js";
 import type { AttrType } from "../ir/types.js";
 
 const PLAIN_ID = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -51,9 +52,25 @@ export function isPlainId(s: string): boolean {
   return PLAIN_ID.test(s);
 }
 
-/** A string literal: only '"' and '\' are escaped, as the reference parser expects. */
+/**
+ * A string literal. '"' and '\' are escaped with a backslash, as the reference parser expects;
+ * control characters other than tab, newline and carriage return are written \xHH (an extension
+ * the lexer reads; raw, they would make the text look like binary data). A lone UTF-16 surrogate
+ * has no UTF-8 form: the string is refused rather than written changed.
+ */
 export function quote(s: string): string {
-  return '"' + s.replace(/["\\]/g, (c) => "\\" + c) + '"';
+  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s))
+    throw new OnnxError(
+      "E_UNSUPPORTED",
+      `the string '${s}' holds a lone UTF-16 surrogate, which has no UTF-8 form; ONNX text cannot hold it`,
+    );
+  return (
+    '"' +
+    s.replace(/["\\\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, (c) =>
+      c === '"' || c === "\\" ? "\\" + c : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+    ) +
+    '"'
+  );
 }
 
 /** A name as written where a quoted name is allowed: bare when that cannot be misread. */

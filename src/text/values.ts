@@ -9,7 +9,8 @@
 //   canonical quiet NaN are written as their bit pattern.
 // - float8 and float4 types: the bit pattern, as an integer (ONNX's convention).
 // - integer types: the value; int4/uint4/int2/uint2 one value per element (packed in raw data).
-// - bool: 0 or 1 (the stored byte). string: a quoted string (UTF-8; invalid UTF-8 is replaced).
+// - bool: 0 or 1 (the stored byte). string: a quoted string (UTF-8; an element that is not
+//   valid UTF-8 is refused, never replaced).
 
 import * as dtype from "../ir/dtype.js";
 import type { Tensor, TensorData } from "../ir/tensor.js";
@@ -128,12 +129,24 @@ export function tensorBytes(t: Tensor): Uint8Array | undefined {
   return t.data.kind === "string" || t.data.kind === "external" ? undefined : t.rawBytes();
 }
 
-/** Strings of a string tensor. */
+/**
+ * Strings of a string tensor. ONNX text holds UTF-8 only: an element that is not valid UTF-8 is
+ * refused, never printed with replacement characters that would read back as other data.
+ */
 export function tensorStrings(t: Tensor): string[] {
   const d = t.data;
   if (d.kind !== "string") return [];
-  const dec = new TextDecoder();
-  return d.values.map((b) => dec.decode(b));
+  const dec = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  return d.values.map((b, i) => {
+    try {
+      return dec.decode(b);
+    } catch {
+      throw new OnnxError(
+        "E_UNSUPPORTED",
+        `string tensor '${t.name}' element ${i} is not valid UTF-8, which ONNX text cannot hold (the binary .onnx form can)`,
+      );
+    }
+  });
 }
 
 function subByteBits(dataType: number): number {

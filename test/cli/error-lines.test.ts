@@ -54,10 +54,10 @@ describe("error lines", () => {
     const d = tmp();
     const f = join(d, "m.onnxtxt");
     writeFileSync(f, NEG(100000));
-    expect(runCli(["check", f]).code).toBe(1);
-    const r = runCli(["run", f, "x=json:[1,2]"]);
-    expect(r.code).toBe(2);
-    expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/imported at opset 100000, newer than any this tool knows/);
+    for (const r of [runCli(["check", f]), runCli(["run", f, "x=json:[1,2]"])]) {
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(/imports ai\.onnx opset 100000, which is not one this tool knows/);
+    }
   }, 240_000);
 });

@@ -8,8 +8,8 @@ import {
   withInferredValueInfo,
 } from "../../check/index.js";
 import { formatBytes } from "../../interp/budget.js";
-import { loadModel, saveModel } from "../../io/files.js";
-import { EXIT_FAILED, EXIT_OK, action, errorLine, parseByteSize } from "../util.js";
+import { saveModel } from "../../io/files.js";
+import { EXIT_FAILED, EXIT_OK, action, errorLine, loadModel, parseByteSize } from "../util.js";
 
 interface CheckCliOptions {
   json?: boolean;

@@ -19,11 +19,19 @@ import {
   type ConversionPlan,
 } from "../../convert/index.js";
 import { OnnxError } from "../../errors.js";
-import { loadModel, saveModel } from "../../io/files.js";
+import { saveModel } from "../../io/files.js";
 import { runPass } from "../../passes/manager.js";
 import { errorNotes, noteText, passContext, type Note } from "../../passes/pass.js";
 import { SchemaRegistry } from "../../schema/registry.js";
-import { EXIT_FAILED, EXIT_OK, action, inFile, oneLine, writeListed } from "../util.js";
+import {
+  EXIT_FAILED,
+  EXIT_OK,
+  action,
+  inFile,
+  loadModel,
+  oneLine,
+  writeListed,
+} from "../util.js";
 
 interface ConvertOpts {
   opset?: string;

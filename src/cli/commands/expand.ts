@@ -9,11 +9,19 @@ import { diffModels, formatDiff } from "../../diff/index.js";
 import type { ExpandOptions } from "../../expand/context.js";
 import { expandPipeline } from "../../expand/pipeline.js";
 import { parseOpList, parseTargetOps } from "../../expand/select.js";
-import { loadModel, saveModel } from "../../io/files.js";
+import { saveModel } from "../../io/files.js";
 import { pipeline, runPass } from "../../passes/manager.js";
 import { errorNotes, failureError, passContext, type Note, type Pass } from "../../passes/pass.js";
 import { printModel } from "../../text/print.js";
-import { EXIT_FAILED, EXIT_OK, action, inFile, oneLine, writeListed } from "../util.js";
+import {
+  EXIT_FAILED,
+  EXIT_OK,
+  action,
+  inFile,
+  loadModel,
+  oneLine,
+  writeListed,
+} from "../util.js";
 
 interface ExpandCliOptions {
   output?: string;

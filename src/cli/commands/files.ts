@@ -3,10 +3,10 @@
 import type { Command } from "commander";
 import { statSync } from "node:fs";
 import { OnnxError } from "../../errors.js";
-import { loadModel, saveModel } from "../../io/files.js";
+import { saveModel } from "../../io/files.js";
 import { modelInfo, type ModelInfo } from "../../ir/info.js";
 import { printModel } from "../../text/print.js";
-import { action, oneLine } from "../util.js";
+import { action, loadModel, oneLine } from "../util.js";
 
 export { modelInfo, type ModelInfo };
 

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { assertRunnable, bindInputs, type InputArg, type InputFile } from "../../app/index.js";
 import { OnnxError } from "../../errors.js";
-import { loadModel, readInputFile, writeFilesAtomic } from "../../io/files.js";
+import { readInputFile, writeFilesAtomic } from "../../io/files.js";
 import { dtypeName } from "../../ir/dtype.js";
 import type { Model } from "../../ir/types.js";
 import {
@@ -24,6 +24,7 @@ import {
   action,
   defaultMaxMemory,
   errorLine,
+  loadModel,
   oneLine,
   parseByteSize,
 } from "../util.js";

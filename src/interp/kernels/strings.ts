@@ -58,7 +58,7 @@ const TfIdfVectorizer: Kernel = (ctx, inputs) => {
     for (let p = start; p + n <= end; p += n)
       lookup.set(`${n}:${pool.slice(p, p + n).join("\u0000")}`, indexes[k++]!);
   }
-  const width = Math.max(-1, ...indexes) + 1;
+  const width = indexes.reduce((w, i) => Math.max(w, i), -1) + 1;
   const rows = x.shape.length === 2 ? x.shape[0]! : 1;
   const cols = x.shape.length === 2 ? x.shape[1]! : (x.shape[0] ?? 0);
   const tokens = Array.from(x.data as ArrayLike<unknown>, (v) => String(v));

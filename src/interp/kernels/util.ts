@@ -125,7 +125,7 @@ export function broadcastShapes(
   ctx: KernelContext,
   shapes: readonly (readonly number[])[],
 ): number[] {
-  const rank = Math.max(0, ...shapes.map((s) => s.length));
+  const rank = shapes.reduce((r, s) => Math.max(r, s.length), 0);
   const out = new Array<number>(rank).fill(1);
   for (let i = 0; i < rank; i++) {
     let dim = 1;

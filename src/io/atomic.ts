@@ -1,0 +1,220 @@
+// All-or-nothing writes: each file goes to a temporary file in its folder and is renamed into
+// place when complete. A temporary file is named `.oe<pid>.<random>.tmp`, so the process that owns
+// it can be told from its name: the first write into a folder removes those of processes that no
+// longer exist (a process killed with SIGKILL cannot clean up after itself).
+//
+// Ctrl-C: a JavaScript signal handler runs only when the event loop is free, and encoding a large
+// model holds it for seconds. So the CLI installs no handler (SIGINT ends the process at once) and
+// instead hands the name of each temporary file, before creating it, to a janitor: a small child
+// process in a session of its own that reads names on a pipe and, when the pipe closes (the
+// owner has ended, however), removes those not yet renamed or removed. Writing to a pipe does not
+// need the event loop, so a busy thread registers its files as it goes.
+
+import { spawn, type ChildProcess } from "node:child_process";
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+} from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { OnnxError } from "../errors.js";
+
+/** The name of a temporary file, and the pid that owns it. */
+const TEMP_NAME = /^\.oe(\d+)\.[0-9a-z]+\.tmp$/;
+
+// The janitor's whole program: "+path\0" registers a file, "-path\0" forgets it; on end of input
+// the files still registered are removed. Signals are ignored (Ctrl-C reaches a whole process
+// group; the janitor must outlive its owner).
+const JANITOR = `for (const s of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"]) process.on(s, () => {});
+const fs = require("fs"); const live = new Set(); let buf = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (d) => { buf += d; let i;
+  while ((i = buf.indexOf("\\0")) >= 0) { const m = buf.slice(0, i); buf = buf.slice(i + 1);
+    if (m[0] === "+") live.add(m.slice(1)); else live.delete(m.slice(1)); } });
+const end = () => { for (const p of live) { try { fs.unlinkSync(p); } catch {} } process.exit(0); };
+process.stdin.on("end", end); process.stdin.on("error", end);`;
+
+let guard = false;
+let janitor: ChildProcess | undefined;
+
+/**
+ * Hands every temporary file of this thread to a janitor process that removes it if the thread's
+ * process ends before the file is renamed into place (Ctrl-C, SIGTERM, SIGKILL, a crash). The CLI
+ * turns this on; a library caller may too.
+ */
+export function guardTempFiles(on = true): void {
+  guard = on && process.platform !== "win32";
+}
+
+function tellJanitor(message: string): void {
+  if (!guard) return;
+  if (!janitor) {
+    try {
+      janitor = spawn(process.execPath, ["-e", JANITOR], {
+        stdio: ["pipe", "ignore", "ignore"],
+        detached: true,
+        cwd: "/",
+        env: {},
+      });
+    } catch {
+      guard = false;
+      return;
+    }
+    janitor.on("error", () => {
+      janitor = undefined;
+      guard = false;
+    });
+    janitor.stdin!.on("error", () => {});
+    janitor.unref();
+    (janitor.stdin as unknown as { unref?: () => void }).unref?.();
+  }
+  janitor.stdin!.write(`${message}\0`);
+}
+
+/** Whether a process with this id exists (one we may not signal exists too). */
+function alive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+const swept = new Set<string>();
+
+/**
+ * Removes the temporary files in `dir` whose owning process no longer exists, once per folder
+ * and process. Returns the names removed.
+ */
+export function removeStaleTempFiles(dir: string): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const m = TEMP_NAME.exec(name);
+    if (!m || alive(Number(m[1]))) continue;
+    const path = join(dir, name);
+    try {
+      if (!lstatSync(path).isFile()) continue;
+      unlinkSync(path);
+      removed.push(name);
+    } catch {
+      /* gone already, or not ours to remove */
+    }
+  }
+  return removed;
+}
+
+function sweepOnce(dir: string): void {
+  if (swept.has(dir)) return;
+  swept.add(dir);
+  removeStaleTempFiles(dir);
+}
+
+/**
+ * What may stand at an output path: nothing, a regular file, or a symbolic link (which is
+ * replaced by the new file; its target is not touched). A folder, a device, a FIFO or a socket
+ * is refused: renaming over a device node would replace it with a regular file.
+ */
+function checkOutputPath(path: string): void {
+  const dir = dirname(resolve(path));
+  if (!existsSync(dir)) throw new OnnxError("E_IO", "output folder does not exist", path);
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return;
+  }
+  if (st.isSymbolicLink()) {
+    if (existsSync(path) && statSync(path).isDirectory())
+      throw new OnnxError("E_IO", "is a directory", path);
+    return;
+  }
+  if (st.isDirectory()) throw new OnnxError("E_IO", "is a directory", path);
+  if (!st.isFile()) {
+    const kind = st.isFIFO()
+      ? "a FIFO (named pipe)"
+      : st.isSocket()
+        ? "a socket"
+        : st.isCharacterDevice() || st.isBlockDevice()
+          ? "a device"
+          : "not a regular file";
+    throw new OnnxError(
+      "E_IO",
+      `output exists and is ${kind}; only a regular file (or a symbolic link) is replaced`,
+      path,
+    );
+  }
+}
+
+/** Writes through a temporary file in the same folder, renamed into place only when complete. */
+export function writeFileAtomic(path: string, write: (fd: number) => void): void {
+  writeFilesAtomic([{ path, write }]);
+}
+
+/**
+ * Writes several files all or nothing: each goes to a temporary file in its folder, and only when
+ * every one is complete are they renamed into place; on any failure the temporary files are
+ * removed and no target is touched. Temporary names are short (a name near the 255-byte limit
+ * still has room).
+ */
+export function writeFilesAtomic(files: { path: string; write: (fd: number) => void }[]): void {
+  for (const { path } of files) checkOutputPath(path);
+  for (const { path } of files) sweepOnce(dirname(resolve(path)));
+  const tmps: string[] = [];
+  let current = files[0]?.path;
+  try {
+    for (const { path, write } of files) {
+      current = path;
+      const tmp = join(
+        dirname(resolve(path)),
+        `.oe${process.pid}.${Math.random().toString(36).slice(2, 10) || "0"}.tmp`,
+      );
+      tellJanitor(`+${tmp}`);
+      let fd: number;
+      try {
+        fd = openSync(tmp, "wx");
+      } catch (e) {
+        tellJanitor(`-${tmp}`);
+        throw e;
+      }
+      tmps.push(tmp);
+      try {
+        write(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    files.forEach(({ path }, i) => {
+      current = path;
+      renameSync(tmps[i]!, path);
+      tellJanitor(`-${tmps[i]!}`);
+    });
+  } catch (e) {
+    for (const tmp of tmps) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        /* already renamed or gone */
+      }
+      tellJanitor(`-${tmp}`);
+    }
+    if (e instanceof OnnxError) throw e;
+    throw new OnnxError(
+      "E_IO",
+      `cannot write: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      current,
+    );
+  }
+}
