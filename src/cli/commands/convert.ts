@@ -23,15 +23,7 @@ import { saveModel } from "../../io/files.js";
 import { runPass } from "../../passes/manager.js";
 import { errorNotes, noteText, passContext, type Note } from "../../passes/pass.js";
 import { SchemaRegistry } from "../../schema/registry.js";
-import {
-  EXIT_FAILED,
-  EXIT_OK,
-  action,
-  inFile,
-  loadModel,
-  oneLine,
-  writeListed,
-} from "../util.js";
+import { EXIT_FAILED, EXIT_OK, action, inFile, loadModel, oneLine, writeListed } from "../util.js";
 
 interface ConvertOpts {
   opset?: string;

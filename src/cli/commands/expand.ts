@@ -13,15 +13,7 @@ import { saveModel } from "../../io/files.js";
 import { pipeline, runPass } from "../../passes/manager.js";
 import { errorNotes, failureError, passContext, type Note, type Pass } from "../../passes/pass.js";
 import { printModel } from "../../text/print.js";
-import {
-  EXIT_FAILED,
-  EXIT_OK,
-  action,
-  inFile,
-  loadModel,
-  oneLine,
-  writeListed,
-} from "../util.js";
+import { EXIT_FAILED, EXIT_OK, action, inFile, loadModel, oneLine, writeListed } from "../util.js";
 
 interface ExpandCliOptions {
   output?: string;
