@@ -1,5 +1,5 @@
 // The library runs in a browser: `node:` modules are imported only by the Node-only layer (the CLI,
-// file reading and writing, backend-test folders, and the `*.node.ts` modules the web build swaps
+// file reading and atomic writing, backend-test folders, and the `*.node.ts` modules the web build swaps
 // for their `*.web.ts` siblings).
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -11,6 +11,7 @@ const NODE_ONLY = [
   /^cli\//,
   /\.node\.ts$/,
   /^io\/files\.ts$/,
+  /^io\/atomic\.ts$/,
   /^interp\/backend-test\.ts$/,
   /^interp\/kernels\/wasm\/assemble\.mjs$/,
 ];
