@@ -94,16 +94,18 @@ export function budgetNotes(
   const b = nodeBudget(options);
   const bytes = total * BYTES_PER_NODE;
   if (total <= b.maxNodes && bytes <= b.maxBytes) return [];
-  const calls = top ? `${formatCount(top.calls)} call${top.calls === 1 ? "" : "s"}` : "";
-  const why = top ? ` (${top.what} alone ${formatCount(top.nodes)}, from ${calls})` : "";
-  const head = `expanding would make ${formatCount(total)} nodes${why}`;
-  const message =
+  const head = `expanding would make ${formatCount(total)} nodes`;
+  const over =
     total > b.maxNodes
-      ? `${head}, over --max-nodes ${formatCount(b.maxNodes)} (--max-nodes raises the limit)`
-      : `${head}, about ${gib(bytes)} of heap at ${BYTES_PER_NODE} bytes a node, over the budget of ${gib(b.maxBytes)} (${
+      ? `over --max-nodes ${formatCount(b.maxNodes)}, which raises the limit`
+      : `about ${gib(bytes)} of heap at ${BYTES_PER_NODE} bytes a node, over the budget of ${gib(b.maxBytes)} (${
           b.bytesFrom === "max-memory"
             ? "--max-memory"
             : `${HEAP_SHARE * 100}% of the V8 heap limit; node --max-old-space-size raises it`
         })`;
+  // The contributor last: the line echoes names, and text after one stays short.
+  const calls = top ? `${formatCount(top.calls)} call${top.calls === 1 ? "" : "s"}` : "";
+  const why = top ? `; ${top.what} alone makes ${formatCount(top.nodes)} of them (${calls})` : "";
+  const message = `${head}, ${over}${why}`;
   return [{ level: "error", message }];
 }
