@@ -198,7 +198,12 @@ export class Walker {
           total += 1;
           return;
         }
-        const n = this.callSize(node, plan, unit, () => `${unit.where} > ${nodeLabel(node, index)}`);
+        const n = this.callSize(
+          node,
+          plan,
+          unit,
+          () => `${unit.where} > ${nodeLabel(node, index)}`,
+        );
         total += n;
         tally(by, opName(normaliseDomain(node.domain), plan.op.name, plan.op.since), 1, n);
       });

@@ -159,8 +159,7 @@ export function inlinedCount(
   let total = graphSize;
   for (const f of inlines) total += sizes.get(f)!;
   const by = new Map<string, Contributor>();
-  for (const [f, k] of instances)
-    if (k > 0) tally(by, functionWhere(f), k, k * sizes.get(f)!);
+  for (const [f, k] of instances) if (k > 0) tally(by, functionWhere(f), k, k * sizes.get(f)!);
   const top = biggest(by.values());
   return { total, ...(top ? { top } : {}) };
 }
