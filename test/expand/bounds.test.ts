@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bombSize, bombText, type BombShape } from "../../scripts/fuzz/bombs.js";
+import { runCampaign } from "../../scripts/fuzz/campaign.js";
 import { BYTES_PER_NODE, nodeBudget } from "../../src/expand/bounds.js";
 import { inlinedCount } from "../../src/expand/inline-local-functions.js";
 import { expandPipeline } from "../../src/expand/pipeline.js";
@@ -53,6 +54,35 @@ describe("expand: the bound on the nodes a result will have", () => {
       if (!r.ok) expect(r.stage).toBe("requires");
     }
   });
+
+  it("counts only the selected functions: a kept one stays one node a call", () => {
+    const m = parseModelText(bombText({ depth: 3, fanout: 2, leafNodes: 5, graphCalls: 1 }));
+    // All inlined: the graph's 8 x 5 nodes, and f1, f2, f3 with theirs (10 + 20 + 40).
+    expect(inlinedCount(m, () => true).total).toBe(110);
+    // f0 kept: its calls stay (one node each): the graph's 8, f2's 4 and f3's 8 (f1 holds no
+    // selected call: it is not rebuilt).
+    expect(inlinedCount(m, (f) => f.name !== "f0").total).toBe(20);
+    // f3 kept: the graph keeps its one call, f3 is built with its calls inlined (40), f1 and f2
+    // too (10 + 20).
+    expect(inlinedCount(m, (f) => f.name !== "f3").total).toBe(71);
+    const r = runPass(expandPipeline({ maxNodes: 70, keep: [{ domain: "local", op: "f3" }] }), m);
+    expect(r.ok).toBe(false);
+    expect(
+      runPass(expandPipeline({ maxNodes: 20, keep: [{ domain: "local", op: "f0" }] }), m).ok,
+    ).toBe(true);
+  });
+
+  it("a sample of the bombs campaign ends without a crash or a heap overrun", async () => {
+    const s = await runCampaign({
+      command: "expand",
+      generator: "bombs",
+      count: 8,
+      seed: 5,
+      jobs: 2,
+    });
+    expect(s.inputs).toBe(8);
+    expect(s.findings.filter((f) => f.outcome !== "hang")).toEqual([]);
+  }, 300_000);
 
   it("refuses doubling bombs at depth 16, 20, 30 and 40 with one line, exit 2, nothing written", () => {
     // At depth 16 the result (65,536 nodes) is within the default limits: a lower --max-nodes.
