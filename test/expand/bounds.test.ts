@@ -80,7 +80,7 @@ describe("expand: the bound on the nodes a result will have", () => {
       seed: 5,
       jobs: 2,
     });
-    expect(s.inputs).toBe(8);
+    expect(s.inputs).toBe(4);
     expect(s.findings.filter((f) => f.outcome !== "hang")).toEqual([]);
   }, 300_000);
 
@@ -137,9 +137,6 @@ describe("expand: the bound on the nodes a result will have", () => {
     const over = expand(text, "--max-nodes", "49");
     expectOneLineError(over, /expanding would make 50 nodes, over --max-nodes 49/);
     expect(over.written).toBe(false);
-    // Raised: depth 20 expands in the library with a larger budget (counted, not run here).
-    const m = parseModelText(bombText(doubling(16)));
-    expect(inlinedCount(m, () => true).total).toBeLessThan(200_000);
     expectOneLineError(
       runCli(["expand", file(text), "--print", "--max-nodes", "x"]),
       /--max-nodes/,
