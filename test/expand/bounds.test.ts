@@ -76,7 +76,7 @@ describe("expand: the bound on the nodes a result will have", () => {
     const s = await runCampaign({
       command: "expand",
       generator: "bombs",
-      count: 8,
+      count: 4,
       seed: 5,
       jobs: 2,
     });
