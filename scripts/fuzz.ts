@@ -1,6 +1,8 @@
 // `npm run fuzz -- --command print|check|run|convert|expand --count N --seed S`: a fuzz campaign
 // (scripts/fuzz/campaign.ts) with a progress bar; prints counts by exit code and outcome and one
 // line per finding with the seed and case that reproduce it; exit 1 when anything was found.
+// `--generator bombs` (with --command expand): function-call bombs (scripts/fuzz/bombs.ts) instead
+// of mutated models; refused counts the clean exits 2 (the expander's bound, a cycle).
 // `npm run fuzz -- --target inspect --count N`: generated HTTP requests against `onnx-expand
 // inspect` over loopback (scripts/fuzz/requests.ts), counted as clean / refused / crashes / hangs.
 //
@@ -19,6 +21,11 @@ const program = new Command()
     new Option("--command <cmd>", "CLI command to fuzz").choices(COMMANDS).conflicts("target"),
   )
   .addOption(new Option("--target <server>", "server to send requests to").choices(["inspect"]))
+  .addOption(
+    new Option("--generator <g>", "inputs: mutated corpus models, or function-call bombs (expand)")
+      .choices(["mutate", "bombs"])
+      .default("mutate"),
+  )
   .option("--count <n>", "number of mutated inputs", "1000")
   .option("--seed <s>", "seed of the campaign", "1")
   .option("--case <i>", "run only case i of the campaign")
@@ -77,6 +84,7 @@ async function fuzzCommand(): Promise<void> {
     seed: Number(o.seed),
     ...(o.case !== undefined ? { only: Number(o.case) } : {}),
     jobs: Number(o.jobs),
+    generator: o.generator as "mutate" | "bombs",
     timeoutMs: Number(o.timeout ?? 10000),
     rssLimit: Number(o.rssMb) * 2 ** 20,
     onCase: (done) => bar?.update(done),
@@ -91,7 +99,10 @@ async function fuzzCommand(): Promise<void> {
       `${summary.command}: ${summary.inputs} inputs in ${summary.seconds.toFixed(0)} s (seed ${summary.seed}); ${codes}`,
     );
     const { clean, crash, hang, overrun } = summary.outcomes;
-    console.log(`clean ${clean}, crashes ${crash}, hangs ${hang}, over budget ${overrun}`);
+    const refused = summary.exitCodes["2"] ?? 0;
+    console.log(
+      `clean ${clean} (refused ${refused}), crashes ${crash}, hangs ${hang}, over budget ${overrun}`,
+    );
     for (const f of summary.findings)
       console.log(
         `${f.outcome}: --seed ${f.seed} --case ${f.index} (${f.mutation} of ${f.source}): ${f.detail}${f.file ? ` [${f.file}]` : ""}`,

@@ -22,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { deriveSeed, seededRandom, type Random } from "../../src/interp/random.js";
 import { loadModel } from "../../src/io/files.js";
 import { printModel } from "../../src/text/print.js";
+import { bombOptions, bombText, randomBomb } from "./bombs.js";
 import { BINARY_MUTATIONS, mutateBinary, mutateText } from "./mutate.js";
 import { judgeOutput, pickOutputKind, prepareOutput, type OutputKind } from "./paths.js";
 
@@ -41,6 +42,11 @@ export interface CampaignOptions {
   rssLimit?: number;
   /** The budget handed to `run --max-memory` (when the command has that option), bytes. */
   runBudget?: number;
+  /**
+   * Where the inputs come from: mutated corpus models (default), or function-call bombs for
+   * `expand` (bombs.ts: local functions that multiply nodes when inlined, with random limits).
+   */
+  generator?: "mutate" | "bombs";
   /** Where failing cases are copied (default: a folder under the system temp dir). */
   keepDir?: string;
   onCase?: (done: number, total: number) => void;
@@ -276,6 +282,8 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
   if (!options) throw new Error(`the CLI has no command '${opts.command}'`);
   const hasMaxMemory = options.includes("--max-memory");
   const corpus = loadCorpus().filter((s) => opts.command !== "run" || s.inputs.length > 0);
+  if (opts.generator === "bombs" && opts.command !== "expand")
+    throw new Error("the bombs generator is for --command expand");
   if (corpus.length === 0)
     throw new Error("no models to mutate (../shared/onnx-node-tests missing?)");
   const jobs = Math.max(1, opts.jobs ?? 2);
@@ -309,7 +317,14 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
       const asText = rng.chance(0.35);
       let mutation: string;
       let file: string;
-      if (asText) {
+      let extra: string[] = [];
+      if (opts.generator === "bombs") {
+        const shape = randomBomb(rng);
+        extra = bombOptions(rng, shape);
+        mutation = `bomb ${JSON.stringify(shape)}${extra.length ? ` ${extra.join(" ")}` : ""}`;
+        file = join(dir, "case.onnxtxt");
+        writeFileSync(file, bombText(shape));
+      } else if (asText) {
         let text = src.text;
         const rounds = 1 + rng.int(3);
         for (let k = 0; k < rounds; k++) text = mutateText(text, other.text, rng);
@@ -322,7 +337,10 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
         file = join(dir, "case.onnx");
         writeFileSync(file, mutateBinary(src.binary, other.binary, kind, rng));
       }
-      const args = commandArgs(opts.command, file, src, rng, hasMaxMemory, runBudget);
+      const args = [
+        ...commandArgs(opts.command, file, src, rng, hasMaxMemory, runBudget),
+        ...extra,
+      ];
       // Commands that write a model meet, one time in three, something special at the output.
       const outPath = join(dir, "out.onnx");
       const writes = args.includes("-o");

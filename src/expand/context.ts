@@ -31,6 +31,15 @@ export interface ExpandOptions {
    * src/convert; null: none, and such nodes are reported and left as they are).
    */
   converter?: OpsetConverter | null;
+  /**
+   * Most nodes the result may have, counted before any inlining (default 10,000,000; bounds.ts).
+   */
+  maxNodes?: number;
+  /**
+   * Most bytes the result may take, estimated from its node count; the budget is the smaller of
+   * this and a share of V8's heap limit (bounds.ts).
+   */
+  maxMemory?: number;
 }
 
 /** A conversion the converter refused (a blocked step): the call cannot be expressed here. */

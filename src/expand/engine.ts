@@ -9,16 +9,17 @@
 // of ops whose later version is a function (ReduceLogSum-13, through 18) in lower-older-versions,
 // and inside bodies in both. Local functions are not replaced here (inline-local-functions).
 
-import { OnnxError } from "../errors.js";
+import { nodeLabel, OnnxError } from "../errors.js";
 import { inferScopeTypes } from "../check/index.js";
 import { graph } from "../ir/builder.js";
-import { attributeGraphs } from "../ir/traverse.js";
-import type { Graph, Model, Node, Type, ValueInfo } from "../ir/types.js";
+import { attributeGraphs, someGraphNode } from "../ir/traverse.js";
+import type { Function, Graph, Model, Node, Type, ValueInfo } from "../ir/types.js";
 import { callPrefix, inlineBody, type BodyNodes } from "../inline/inline.js";
 import type { Note, Pass, PassContext } from "../passes/pass.js";
 import { hasFunctionBody, type FunctionBody } from "../schema/body.js";
 import { normaliseDomain, type SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
+import { biggest, budgetNotes, tally, type Contributor } from "./bounds.js";
 import {
   convertOpset,
   expandedNote,
@@ -124,6 +125,14 @@ export class Walker {
   private readonly fit: FitContext;
   private readonly notes = new Notes();
   private calls = 0;
+  private analysis: ScopeTypes | undefined;
+  /** The checker's types of the model (inferred once, when a call first needs them). */
+  private readonly types = (): ScopeTypes =>
+    (this.analysis ??= inferScopeTypes(this.model, { registry: this.registry }) as ScopeTypes);
+  /** The units of the main graph and the local functions, shared by count() and run(). */
+  private readonly units = new Map<Graph | Function, Unit>();
+  /** Nodes of each expanded body, subgraphs included (count()). */
+  private readonly sizes = new WeakMap<Node[], number>();
   private readonly bodies = new Map<string, FunctionBody>();
   private readonly expanded = new WeakMap<FunctionBody, WeakMap<Map<string, number>, Expanded>>();
   /** Per opset map, domain and op type: the plan (schema ops are decided once each). */
@@ -151,17 +160,94 @@ export class Walker {
     };
   }
 
+  /** The unit of the main graph or of a local function (made once). */
+  private unitOf(owner: Graph | Function): Unit {
+    let unit = this.units.get(owner);
+    if (!unit) {
+      const modelOpsets = opsetMap(this.model.opsetImports);
+      unit =
+        owner === this.model.graph
+          ? makeUnit("graph", owner, modelOpsets, this.types)
+          : makeUnit(
+              functionWhere(owner as Function),
+              owner,
+              functionOpsets(owner as Function, modelOpsets),
+              this.types,
+            );
+      this.units.set(owner, unit);
+    }
+    return unit;
+  }
+
+  /**
+   * The nodes the walk's result will have, counted before any call is replaced, and the op whose
+   * calls make the most of them (the bound, bounds.ts). A call counts as its body instantiated
+   * for its key (op version, input types, plain attributes), with the calls inside expanded as
+   * run() will (the expanded body is cached, so run() reuses it). Estimates: a call whose body
+   * needs converting or has constant inputs counts its body's own nodes; an older version counts
+   * the body of the version it is lowered through.
+   */
+  count(): { total: number; top?: Contributor } {
+    const by = new Map<string, Contributor>();
+    let total = 0;
+    for (const owner of [this.model.graph, ...this.model.functions]) {
+      const unit = this.unitOf(owner);
+      someGraphNode(owner, (node, _, index) => {
+        const plan = this.plan(node, unit.opsets, this.top);
+        if (!plan) {
+          total += 1;
+          return;
+        }
+        const n = this.callSize(
+          node,
+          plan,
+          unit,
+          () => `${unit.where} > ${nodeLabel(node, index)}`,
+        );
+        total += n;
+        tally(by, opName(normaliseDomain(node.domain), plan.op.name, plan.op.since), 1, n);
+      });
+    }
+    const top = biggest(by.values());
+    return { total, ...(top ? { top } : {}) };
+  }
+
+  /** How many nodes replacing one call puts in (count()). */
+  private callSize(node: Node, plan: Plan, unit: Unit, where: () => string): number {
+    const op = plan.kind === "schema" ? plan.op : plan.later;
+    let nodes: Node[];
+    try {
+      const body = this.body(op, node, unit);
+      const formal = bodyNodes(op, body);
+      nodes = formal.nodes;
+      if (
+        plan.kind === "schema" &&
+        fitsAsIs(body.opsetImports, unit.opsets, true) &&
+        !node.inputs.some((x) => x !== "" && unit.constant(x))
+      )
+        nodes = this.expandedBody(formal, body, node, { ...unit, added: new Map() }, where).body
+          .nodes;
+    } catch (e) {
+      // The run reports what fails here (on the node); as a count, the call stays one node.
+      if (e instanceof OnnxError || plan.kind === "older") return 1;
+      throw e;
+    }
+    let n = this.sizes.get(nodes);
+    if (n === undefined) {
+      n = 0;
+      someGraphNode({ nodes } as Graph, () => void n!++);
+      this.sizes.set(nodes, n);
+    }
+    return n;
+  }
+
   run(): WalkResult {
     const model = this.model;
-    let analysis: ScopeTypes | undefined;
-    const types = () =>
-      (analysis ??= inferScopeTypes(model, { registry: this.registry }) as ScopeTypes);
-    const modelOpsets = opsetMap(model.opsetImports);
-    const main = makeUnit("graph", model.graph, modelOpsets, types);
+    const main = this.unitOf(model.graph);
     const nodes = this.expandNodes(model.graph.nodes, main, "graph", this.top);
     let functionsChanged = false;
     const functions = model.functions.map((f) => {
-      const unit = makeUnit(functionWhere(f), f, functionOpsets(f, modelOpsets), types);
+      const unit = this.unitOf(f);
       const fnodes = this.expandNodes(f.nodes, unit, functionWhere(f), this.top);
       if (!fnodes) return f;
       functionsChanged = true;
@@ -426,12 +512,28 @@ export class Walker {
 
 const BOTH: Kinds = { schema: true, older: true };
 
-/** A pass that walks the model replacing the calls of these kinds. */
+/**
+ * A pass that walks the model replacing the calls of these kinds. Its precondition counts the
+ * nodes the result will have and refuses a count over budget (bounds.ts); the walker that counted
+ * (with the bodies it instantiated) then runs.
+ */
 export function walkerPass(name: string, options: ExpandOptions, top: Kinds, nested: Kinds): Pass {
+  const counted = new WeakMap<Model, { ctx: PassContext; walker: Walker }>();
   return {
     name,
+    requires(model, ctx) {
+      const walker = new Walker(model, options, ctx, top, nested);
+      const { total, top: biggest } = walker.count();
+      const notes = budgetNotes(total, biggest, options);
+      if (!notes.length) counted.set(model, { ctx, walker });
+      return notes;
+    },
     run(model, ctx) {
-      const r = new Walker(model, options, ctx, top, nested).run();
+      const known = counted.get(model);
+      counted.delete(model);
+      const walker =
+        known && known.ctx === ctx ? known.walker : new Walker(model, options, ctx, top, nested);
+      const r = walker.run();
       if (r.notes.some((n) => n.level === "error")) return { ok: false, notes: r.notes };
       const notes = r.calls ? [expandedNote(r.calls), ...r.notes] : r.notes;
       return { ok: true, model: r.model, modified: r.modified, notes };

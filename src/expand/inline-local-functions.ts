@@ -11,7 +11,7 @@ import { cyclePath, FunctionTable } from "../ir/functions.js";
 import { someGraphNode } from "../ir/traverse.js";
 import type { Function, Model, Node } from "../ir/types.js";
 import { boundNodes, callPrefix, inlineBody } from "../inline/inline.js";
-import type { Note, Pass } from "../passes/pass.js";
+import type { Note, Pass, PassContext } from "../passes/pass.js";
 import { reachableFunctions } from "../passes/remove-unused-functions.js";
 import {
   convertOpset,
@@ -29,6 +29,7 @@ import {
   type ScopeTypes,
   type Unit,
 } from "./context.js";
+import { biggest, budgetNotes, tally, type Contributor } from "./bounds.js";
 import { fitOpsets, type FitContext } from "./fit.js";
 
 /** The model's local functions as a call graph. */
@@ -111,10 +112,73 @@ export function noCycle(model: Model): Note[] {
   ];
 }
 
+/**
+ * What inlining the selected calls makes, counted on the call graph before any inlining: the
+ * nodes of the main graph and of each reached function that holds a selected call, each call
+ * counted as its callee's size once inlined (exact, subgraphs included), with the function whose
+ * instances make the most of them.
+ */
+export function inlinedCount(
+  model: Model,
+  selected: (f: Function) => boolean,
+): { total: number; top?: Contributor } {
+  const { table, order } = callGraph(model);
+  const sizes = new Map<Function, number>();
+  const inlines = new Set<Function>();
+  /** Selected calls per owner: the callee and how many times. */
+  const callsIn = new Map<Model["graph"] | Function, Map<Function, number>>();
+  const sizeOf = (owner: Model["graph"] | Function): number => {
+    let n = 0;
+    const calls = new Map<Function, number>();
+    someGraphNode(owner, (node) => {
+      const f = table.called(node);
+      if (f && selected(f)) {
+        n += sizes.get(f)!;
+        calls.set(f, (calls.get(f) ?? 0) + 1);
+      } else n += 1;
+    });
+    callsIn.set(owner, calls);
+    return n;
+  };
+  for (const f of order) sizes.set(f, sizeOf(f));
+  const graphSize = sizeOf(model.graph);
+  const reached = reachableFunctions(model);
+  // How many times each function's body is put in, callers first: the graph once, and a kept
+  // function once (it stays, with its own calls inlined).
+  const instances = new Map<Function, number>();
+  const put = (owner: Model["graph"] | Function, times: number) => {
+    for (const [g, k] of callsIn.get(owner)!) instances.set(g, (instances.get(g) ?? 0) + k * times);
+  };
+  put(model.graph, 1);
+  for (let i = order.length - 1; i >= 0; i--) {
+    const f = order[i]!;
+    if (!reached.has(f)) continue;
+    put(f, selected(f) ? (instances.get(f) ?? 0) : 1);
+    if (callsIn.get(f)!.size) inlines.add(f);
+  }
+  let total = graphSize;
+  for (const f of inlines) total += sizes.get(f)!;
+  const by = new Map<string, Contributor>();
+  for (const [f, k] of instances) if (k > 0) tally(by, functionWhere(f), k, k * sizes.get(f)!);
+  const top = biggest(by.values());
+  return { total, ...(top ? { top } : {}) };
+}
+
+/** The precondition's bound: the nodes inlining makes, within budget (bounds.ts). */
+export function inlineBudget(model: Model, options: ExpandOptions, ctx: PassContext): Note[] {
+  if (model.functions.length === 0) return [];
+  const selection = new Selection(options, ctx.registry);
+  const { total, top } = inlinedCount(model, (f) => selection.has(f.domain, f.name));
+  return budgetNotes(total, top, options);
+}
+
 export function inlineLocalFunctions(options: ExpandOptions = {}): Pass {
   return {
     name: "inline-local-functions",
-    requires: (model) => noCycle(model),
+    requires: (model, ctx) => {
+      const cycle = noCycle(model);
+      return cycle.length ? cycle : inlineBudget(model, options, ctx);
+    },
     run(model, ctx) {
       const graph = callGraph(model);
       if (graph.cycle) return { ok: false, notes: noCycle(model) };

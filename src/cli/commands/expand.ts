@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { OnnxError } from "../../errors.js";
 import { convertPass } from "../../convert/index.js";
 import { diffModels, formatDiff } from "../../diff/index.js";
+import { DEFAULT_MAX_NODES } from "../../expand/bounds.js";
 import type { ExpandOptions } from "../../expand/context.js";
 import { expandPipeline } from "../../expand/pipeline.js";
 import { parseOpList, parseTargetOps } from "../../expand/select.js";
@@ -13,7 +14,16 @@ import { saveModel } from "../../io/files.js";
 import { pipeline, runPass } from "../../passes/manager.js";
 import { errorNotes, failureError, passContext, type Note, type Pass } from "../../passes/pass.js";
 import { printModel } from "../../text/print.js";
-import { EXIT_FAILED, EXIT_OK, action, inFile, loadModel, oneLine, writeListed } from "../util.js";
+import {
+  EXIT_FAILED,
+  EXIT_OK,
+  action,
+  inFile,
+  loadModel,
+  oneLine,
+  parseByteSize,
+  writeListed,
+} from "../util.js";
 
 interface ExpandCliOptions {
   output?: string;
@@ -24,6 +34,8 @@ interface ExpandCliOptions {
   targetOps?: string;
   opset?: string;
   preferLoops?: boolean;
+  maxNodes?: string;
+  maxMemory?: string;
 }
 
 function noteLine(n: Note): string {
@@ -48,6 +60,14 @@ export function registerExpandCommands(program: Command): void {
     )
     .option("--opset <n>", "then convert the result to this ai.onnx opset")
     .option("--prefer-loops", "use loop forms (Scan) where a body also has a loop-free form")
+    .option(
+      "--max-nodes <n>",
+      `most nodes the result may have, counted before inlining (default ${DEFAULT_MAX_NODES.toLocaleString("en-US")})`,
+    )
+    .option(
+      "--max-memory <bytes>",
+      "most bytes the result may take on the heap (e.g. 512M, 4G; default and cap: half of V8's heap limit)",
+    )
     .action(
       action((file: string, opts: ExpandCliOptions) => {
         if (!opts.output && !opts.print)
@@ -80,12 +100,23 @@ export function registerExpandCommands(program: Command): void {
           options.targetOps = parseTargetOps(text, opts.targetOps);
         }
         if (opts.preferLoops) options.preferLoops = true;
+        if (opts.maxNodes !== undefined) {
+          if (!/^\d+$/.test(opts.maxNodes) || !(Number(opts.maxNodes) >= 1))
+            throw new OnnxError(
+              "E_USAGE",
+              `--max-nodes must be a positive integer, not '${opts.maxNodes}'`,
+            );
+          options.maxNodes = Number(opts.maxNodes);
+        }
+        if (opts.maxMemory !== undefined)
+          options.maxMemory = parseByteSize(opts.maxMemory, "--max-memory");
         const model = loadModel(file);
         const passes: Pass[] = [expandPipeline(options)];
         if (opset !== undefined) passes.push(convertPass(opset));
         const r = inFile(file, () => runPass(pipeline("expand", passes), model, passContext()));
         if (!r.ok) {
-          // A model the expander cannot take at all (a cycle of calls): bad input.
+          // A model the expander cannot take at all (a cycle of calls, an expansion over its
+          // bound): bad input.
           if (r.stage === "requires")
             return inFile(file, () => {
               throw failureError(r);
