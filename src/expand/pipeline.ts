@@ -11,6 +11,7 @@ import { pipeline } from "../passes/manager.js";
 import type { Note, Pass, PassContext } from "../passes/pass.js";
 import { removeUnusedFunctions } from "../passes/remove-unused-functions.js";
 import { trimOpsetImports } from "../passes/trim-opset-imports.js";
+import { validateModel } from "../passes/validate-model.js";
 import { normaliseDomain } from "../schema/registry.js";
 import {
   expandedNote,
@@ -42,6 +43,7 @@ function sumExpanded(notes: Note[]): Note[] {
  */
 export function expandPipeline(options: ExpandOptions = {}): Pass {
   const steps = pipeline("expand", [
+    validateModel(),
     inlineLocalFunctions(options),
     removeUnusedFunctions(),
     lowerOlderVersions(options),

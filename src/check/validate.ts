@@ -1,0 +1,47 @@
+// What a rewrite (expand, convert) needs of its input: a model whose nodes, functions and values
+// mean one thing. A model with such a problem is refused with the checker's message, since a
+// rewrite of it would be wrong, or invalid where the input ran (see docs/semantics.md).
+
+import type { Model } from "../ir/types.js";
+import { analysisOf, type InferOptions } from "./infer.js";
+import { formatProblem, type Problem, type ProblemCode } from "./report.js";
+
+/**
+ * Checker findings that make a rewrite wrong: what the interpreter cannot run as written (an op
+ * its opset lacks, an attribute of the wrong type, a value defined twice, a cycle of calls, ...),
+ * and what a body put in for a call would get wrong (an output it never produces, a type it
+ * contradicts, a value it reads from outside its own scope). An op of a domain the registry does
+ * not know (com.microsoft) is not among them: the checker says nothing of it.
+ */
+export const REWRITE_BLOCKERS: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
+  "opset-import",
+  "domain-not-imported",
+  "unknown-op",
+  "op-not-in-opset",
+  "attribute-type",
+  "duplicate-attribute",
+  "duplicate-value",
+  "input-count",
+  "output-count",
+  "ref-attribute",
+  "function-cycle",
+  "function",
+  "output-not-produced",
+  "undefined-value",
+  "type-mismatch",
+  "type-not-allowed",
+  "missing-input",
+  "cycle",
+]);
+
+/** The problems of a model that block a rewrite (from the analysis the passes share). */
+export function rewriteBlockers(model: Model, opts: InferOptions = {}): Problem[] {
+  return analysisOf(model, opts).problems.filter((p) => REWRITE_BLOCKERS.has(p.code));
+}
+
+/** One line for a list of blockers: the first, and how many more. */
+export function blockersMessage(blockers: readonly Problem[]): string {
+  const n = blockers.length;
+  const more = n > 1 ? ` (and ${n - 1} more; 'onnx-expand check' lists them)` : "";
+  return `${formatProblem(blockers[0]!)}${more}`;
+}
