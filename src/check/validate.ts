@@ -4,6 +4,7 @@
 
 import type { Model } from "../ir/types.js";
 import { analysisOf, type InferOptions } from "./infer.js";
+import { isShapeConflict } from "./types.js";
 import { formatProblem, type Problem, type ProblemCode } from "./report.js";
 
 /**
@@ -11,10 +12,13 @@ import { formatProblem, type Problem, type ProblemCode } from "./report.js";
  * its opset lacks, an attribute of the wrong type, a value defined twice, a cycle of calls, ...),
  * and what a body put in for a call would get wrong (an output it never produces, a type it
  * contradicts, a value it reads from outside its own scope). An op of a domain the registry does
- * not know (com.microsoft) is not among them: the checker says nothing of it.
+ * not know (com.microsoft) is not among them: the checker says nothing of it. Nor are a bad
+ * opset import (the converter and the expander refuse an ai.onnx opset they do not know
+ * themselves), a cycle of calls (the expander's precondition names it; a conversion of it is
+ * well defined), and a declared shape that inference contradicts while the element types agree
+ * (a rewrite keeps the declaration as it was).
  */
 export const REWRITE_BLOCKERS: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
-  "opset-import",
   "domain-not-imported",
   "unknown-op",
   "op-not-in-opset",
@@ -24,7 +28,6 @@ export const REWRITE_BLOCKERS: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
   "input-count",
   "output-count",
   "ref-attribute",
-  "function-cycle",
   "function",
   "output-not-produced",
   "undefined-value",
@@ -36,7 +39,10 @@ export const REWRITE_BLOCKERS: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
 
 /** The problems of a model that block a rewrite (from the analysis the passes share). */
 export function rewriteBlockers(model: Model, opts: InferOptions = {}): Problem[] {
-  return analysisOf(model, opts).problems.filter((p) => REWRITE_BLOCKERS.has(p.code));
+  return analysisOf(model, opts).problems.filter(
+    (p) =>
+      REWRITE_BLOCKERS.has(p.code) && !(p.code === "type-mismatch" && isShapeConflict(p.message)),
+  );
 }
 
 /** One line for a list of blockers: the first, and how many more. */
