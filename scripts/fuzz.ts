@@ -4,6 +4,8 @@
 // `npm run fuzz -- --target inspect --count N`: generated HTTP requests against `onnx-expand
 // inspect` over loopback (scripts/fuzz/requests.ts), counted as clean / refused / crashes / hangs.
 //
+// `--generator functions`: models with a malformed local function (scripts/fuzz/functions.ts)
+// instead of mutated ones; exit 2 then counts as refused.
 // Options: --case I (run case I only), --jobs K (worker processes, default 2), --timeout MS (per
 // case, default 10000; 5000 per request for inspect), --rss-mb N (memory cap of a worker, default
 // 2048), --max-seconds N (inspect: stop after N s, default 600), --json.
@@ -26,6 +28,11 @@ const program = new Command()
   .option("--timeout <ms>", "time cap per case")
   .option("--rss-mb <n>", "memory cap of a worker process", "2048")
   .option("--max-seconds <n>", "inspect: stop the campaign after this many seconds", "600")
+  .addOption(
+    new Option("--generator <g>", "inputs: mutated corpus models, or malformed local functions")
+      .choices(["mutate", "functions"])
+      .default("mutate"),
+  )
   .option("--json", "print the summary as JSON")
   .parse(process.argv);
 const o = program.opts();
@@ -79,6 +86,7 @@ async function fuzzCommand(): Promise<void> {
     jobs: Number(o.jobs),
     timeoutMs: Number(o.timeout ?? 10000),
     rssLimit: Number(o.rssMb) * 2 ** 20,
+    generator: o.generator as "mutate" | "functions",
     onCase: (done) => bar?.update(done),
   });
   bar?.stop();
@@ -91,7 +99,10 @@ async function fuzzCommand(): Promise<void> {
       `${summary.command}: ${summary.inputs} inputs in ${summary.seconds.toFixed(0)} s (seed ${summary.seed}); ${codes}`,
     );
     const { clean, crash, hang, overrun } = summary.outcomes;
-    console.log(`clean ${clean}, crashes ${crash}, hangs ${hang}, over budget ${overrun}`);
+    const refused = summary.exitCodes["2"] ?? 0;
+    console.log(
+      `clean ${clean} (of which refused, exit 2: ${refused}), crashes ${crash}, hangs ${hang}, over budget ${overrun}`,
+    );
     for (const f of summary.findings)
       console.log(
         `${f.outcome}: --seed ${f.seed} --case ${f.index} (${f.mutation} of ${f.source}): ${f.detail}${f.file ? ` [${f.file}]` : ""}`,

@@ -18,9 +18,11 @@ import {
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { blockersMessage, rewriteBlockers } from "../../src/check/validate.js";
 import { deriveSeed, seededRandom, type Random } from "../../src/interp/random.js";
 import { loadModel } from "../../src/io/files.js";
 import { printModel } from "../../src/text/print.js";
+import { malformedFunctionModel } from "./functions.js";
 import { BINARY_MUTATIONS, mutateBinary, mutateText } from "./mutate.js";
 
 export const COMMANDS = ["print", "check", "run", "convert", "expand"] as const;
@@ -42,6 +44,11 @@ export interface CampaignOptions {
   /** Where failing cases are copied (default: a folder under the system temp dir). */
   keepDir?: string;
   onCase?: (done: number, total: number) => void;
+  /**
+   * Where inputs come from: "mutate" (the corpus mutated, the default) or "functions" (models
+   * with a malformed local function, scripts/fuzz/functions.ts).
+   */
+  generator?: "mutate" | "functions";
 }
 
 export type Outcome = "clean" | "crash" | "hang" | "overrun";
@@ -129,6 +136,14 @@ export function judge(r: Reply): string | undefined {
   if (long !== undefined) return `error line of ${long.length} characters`;
   if (r.errBytes > 1 << 20) return `${r.errBytes} bytes on stderr`;
   return undefined;
+}
+
+/** With generated valid inputs, a written output must check too: what is wrong with it, if anything. */
+function invalidOutput(path: string): string | undefined {
+  if (!existsSync(path)) return undefined;
+  const blockers = rewriteBlockers(loadModel(path));
+  rmSync(path, { force: true });
+  return blockers.length ? `output invalid: ${blockersMessage(blockers)}` : undefined;
 }
 
 class Worker {
@@ -307,7 +322,12 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
       const asText = rng.chance(0.35);
       let mutation: string;
       let file: string;
-      if (asText) {
+      if (opts.generator === "functions") {
+        const g = malformedFunctionModel(rng);
+        mutation = `function ${g.kind}`;
+        file = join(dir, "case.onnxtxt");
+        writeFileSync(file, g.text);
+      } else if (asText) {
         let text = src.text;
         const rounds = 1 + rng.int(3);
         for (let k = 0; k < rounds; k++) text = mutateText(text, other.text, rng);
@@ -328,7 +348,11 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
       let detail = "";
       if ("reply" in r) {
         summary.exitCodes[r.reply.code] = (summary.exitCodes[r.reply.code] ?? 0) + 1;
-        const bad = judge(r.reply);
+        const bad =
+          judge(r.reply) ??
+          (opts.generator === "functions" && r.reply.code === 0
+            ? invalidOutput(join(dir, "out.onnx"))
+            : undefined);
         if (bad) {
           outcome = "crash";
           detail = bad;

@@ -39,7 +39,11 @@ export const REWRITE_BLOCKERS: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
 
 /** The problems of a model that block a rewrite (from the analysis the passes share). */
 export function rewriteBlockers(model: Model, opts: InferOptions = {}): Problem[] {
-  return analysisOf(model, opts).problems.filter(
+  const { problems } = analysisOf(model, opts);
+  // With an opset import out of range every op's resolution is moot: the converter refuses an
+  // ai.onnx opset it does not know with its own message, and the expander's output is the input.
+  if (problems.some((p) => p.code === "opset-import")) return [];
+  return problems.filter(
     (p) =>
       REWRITE_BLOCKERS.has(p.code) && !(p.code === "type-mismatch" && isShapeConflict(p.message)),
   );
