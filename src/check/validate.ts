@@ -8,17 +8,13 @@ import { isShapeConflict } from "./types.js";
 import { formatProblem, type Problem, type ProblemCode } from "./report.js";
 
 /**
- * Checker findings that make a rewrite wrong: what the interpreter cannot run as written (an op
- * its opset lacks, an attribute of the wrong type, a value defined twice, a cycle of calls, ...),
- * and what a body put in for a call would get wrong (an output it never produces, a type it
- * contradicts, a value it reads from outside its own scope). An op of a domain the registry does
- * not know (com.microsoft) is not among them: the checker says nothing of it. Nor are a bad
- * opset import (the converter and the expander refuse an ai.onnx opset they do not know
- * themselves), a cycle of calls (the expander's precondition names it; a conversion of it is
- * well defined), and a declared shape that inference contradicts while the element types agree
- * (a rewrite keeps the declaration as it was).
+ * Checker findings that make a model unrunnable as written: the interpreter's kernels follow the
+ * latest op version and read attributes by name, so an op missing from the imported opset, or an
+ * attribute of the wrong type, would run anyway (silently using a default). `run` and the page's
+ * Run refuse such a model (app/runnable.ts).
  */
-export const REWRITE_BLOCKERS: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
+export const RUN_BLOCKERS: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
+  "opset-import",
   "domain-not-imported",
   "unknown-op",
   "op-not-in-opset",
@@ -28,6 +24,21 @@ export const REWRITE_BLOCKERS: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
   "input-count",
   "output-count",
   "ref-attribute",
+  "function-cycle",
+]);
+
+/**
+ * Checker findings that make a rewrite wrong: what the interpreter cannot run as written (see
+ * RUN_BLOCKERS), and what a body put in for a call would get wrong (an output it never produces,
+ * a type it contradicts, a value it reads from outside its own scope). An op of a domain the
+ * registry does not know (com.microsoft) is not among them: the checker says nothing of it. Nor
+ * are a bad opset import (the converter and the expander refuse an ai.onnx opset they do not know
+ * themselves), a cycle of calls (the expander's precondition names it; a conversion of it is well
+ * defined), and a declared shape that inference contradicts while the element types agree (a
+ * rewrite keeps the declaration as it was).
+ */
+export const REWRITE_BLOCKERS: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
+  ...[...RUN_BLOCKERS].filter((c) => c !== "opset-import" && c !== "function-cycle"),
   "function",
   "output-not-produced",
   "undefined-value",
