@@ -83,7 +83,7 @@ export function malformedFunctionModel(rng: Random): { kind: FunctionDefect; tex
   if (!graphNodes.some((n) => n.startsWith("y ="))) graphNodes.push(`y = ${call} ${args}`);
   else graphNodes.push(`z = ${call} ${args}`);
   const imports = [`"" : ${opset}`, ...(domain ? [`"${domain}" : 1`] : [])].join(", ");
-  const text = `<ir_version: 8, opset_import: [${imports}]>
+  const text = `<ir_version: 10, opset_import: [${imports}]>
 g (${graphInputs}) => (${graphOut}) {
   ${graphNodes.join("\n  ")}
 }
