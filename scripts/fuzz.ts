@@ -6,6 +6,8 @@
 // `npm run fuzz -- --target inspect --count N`: generated HTTP requests against `onnx-expand
 // inspect` over loopback (scripts/fuzz/requests.ts), counted as clean / refused / crashes / hangs.
 //
+// `--generator functions`: models with a malformed local function (scripts/fuzz/functions.ts)
+// instead of mutated ones; exit 2 then counts as refused.
 // Options: --case I (run case I only), --jobs K (worker processes, default 2), --timeout MS (per
 // case, default 10000; 5000 per request for inspect), --rss-mb N (memory cap of a worker, default
 // 2048), --max-seconds N (inspect: stop after N s, default 600), --json.
@@ -22,8 +24,11 @@ const program = new Command()
   )
   .addOption(new Option("--target <server>", "server to send requests to").choices(["inspect"]))
   .addOption(
-    new Option("--generator <g>", "inputs: mutated corpus models, or function-call bombs (expand)")
-      .choices(["mutate", "bombs"])
+    new Option(
+      "--generator <g>",
+      "inputs: mutated corpus models, function-call bombs (expand), or malformed local functions",
+    )
+      .choices(["mutate", "bombs", "functions"])
       .default("mutate"),
   )
   .option("--count <n>", "number of mutated inputs", "1000")
@@ -84,7 +89,7 @@ async function fuzzCommand(): Promise<void> {
     seed: Number(o.seed),
     ...(o.case !== undefined ? { only: Number(o.case) } : {}),
     jobs: Number(o.jobs),
-    generator: o.generator as "mutate" | "bombs",
+    generator: o.generator as "mutate" | "bombs" | "functions",
     timeoutMs: Number(o.timeout ?? 10000),
     rssLimit: Number(o.rssMb) * 2 ** 20,
     onCase: (done) => bar?.update(done),
@@ -101,7 +106,7 @@ async function fuzzCommand(): Promise<void> {
     const { clean, crash, hang, overrun } = summary.outcomes;
     const refused = summary.exitCodes["2"] ?? 0;
     console.log(
-      `clean ${clean} (refused ${refused}), crashes ${crash}, hangs ${hang}, over budget ${overrun}`,
+      `clean ${clean} (of which refused, exit 2: ${refused}), crashes ${crash}, hangs ${hang}, over budget ${overrun}`,
     );
     for (const f of summary.findings)
       console.log(

@@ -19,10 +19,12 @@ import {
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { blockersMessage, rewriteBlockers } from "../../src/check/validate.js";
 import { deriveSeed, seededRandom, type Random } from "../../src/interp/random.js";
 import { loadModel } from "../../src/io/files.js";
 import { printModel } from "../../src/text/print.js";
 import { bombOptions, bombText, randomBomb } from "./bombs.js";
+import { malformedFunctionModel } from "./functions.js";
 import { BINARY_MUTATIONS, mutateBinary, mutateText } from "./mutate.js";
 import { judgeOutput, pickOutputKind, prepareOutput, type OutputKind } from "./paths.js";
 
@@ -43,10 +45,11 @@ export interface CampaignOptions {
   /** The budget handed to `run --max-memory` (when the command has that option), bytes. */
   runBudget?: number;
   /**
-   * Where the inputs come from: mutated corpus models (default), or function-call bombs for
-   * `expand` (bombs.ts: local functions that multiply nodes when inlined, with random limits).
+   * Where the inputs come from: mutated corpus models (default), function-call bombs for `expand`
+   * (bombs.ts: local functions that multiply nodes when inlined, with random limits), or models
+   * with a malformed local function (functions.ts).
    */
-  generator?: "mutate" | "bombs";
+  generator?: "mutate" | "bombs" | "functions";
   /** Where failing cases are copied (default: a folder under the system temp dir). */
   keepDir?: string;
   onCase?: (done: number, total: number) => void;
@@ -137,6 +140,14 @@ export function judge(r: Reply): string | undefined {
   if (long !== undefined) return `error line of ${long.length} characters`;
   if (r.errBytes > 1 << 20) return `${r.errBytes} bytes on stderr`;
   return undefined;
+}
+
+/** With generated valid inputs, a written output must check too: what is wrong with it, if anything. */
+function invalidOutput(path: string): string | undefined {
+  if (!existsSync(path)) return undefined;
+  const blockers = rewriteBlockers(loadModel(path));
+  rmSync(path, { force: true });
+  return blockers.length ? `output invalid: ${blockersMessage(blockers)}` : undefined;
 }
 
 class Worker {
@@ -324,6 +335,11 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
         mutation = `bomb ${JSON.stringify(shape)}${extra.length ? ` ${extra.join(" ")}` : ""}`;
         file = join(dir, "case.onnxtxt");
         writeFileSync(file, bombText(shape));
+      } else if (opts.generator === "functions") {
+        const g = malformedFunctionModel(rng);
+        mutation = `function ${g.kind}`;
+        file = join(dir, "case.onnxtxt");
+        writeFileSync(file, g.text);
       } else if (asText) {
         let text = src.text;
         const rounds = 1 + rng.int(3);
@@ -357,7 +373,11 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
       if ("reply" in r) {
         summary.exitCodes[r.reply.code] = (summary.exitCodes[r.reply.code] ?? 0) + 1;
         const bad =
-          judge(r.reply) ?? (writes ? judgeOutput(dir, outPath, outKind, r.reply.code) : undefined);
+          judge(r.reply) ??
+          (writes ? judgeOutput(dir, outPath, outKind, r.reply.code) : undefined) ??
+          (opts.generator === "functions" && r.reply.code === 0 && outKind === "none"
+            ? invalidOutput(outPath)
+            : undefined);
         if (bad) {
           outcome = "crash";
           detail = bad;

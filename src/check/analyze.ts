@@ -7,8 +7,9 @@
 // (model.ts), calls of local functions (instantiate.ts), graphs and their order (walk.ts), one
 // node (node.ts), and the memo of nodes alike (memo.ts). The Analyzer holds what they share.
 
-import { FunctionTable } from "../ir/functions.js";
+import type { FunctionTable } from "../ir/functions.js";
 import type { Function, Graph, Model, Type } from "../ir/types.js";
+import { modelFunctions, shadowedWarning } from "./functions.js";
 import { Instantiator } from "./instantiate.js";
 import { MemoKeys, type MemoEntry } from "./memo.js";
 import {
@@ -18,7 +19,7 @@ import {
   checkIrVersion,
   checkedOpsets,
 } from "./model.js";
-import type { OpRegistry, Problem } from "./report.js";
+import type { CheckWarning, OpRegistry, Problem } from "./report.js";
 import * as walk from "./walk.js";
 
 export interface AnalyzeOptions {
@@ -27,6 +28,8 @@ export interface AnalyzeOptions {
 
 export interface Analysis {
   problems: Problem[];
+  /** What is valid but surely not meant (a local function an operator shadows). */
+  warnings: CheckWarning[];
   /** Inferred (and declared) types of the values of each graph, subgraph and function body. */
   types: Map<Graph | Function, Map<string, Type>>;
 }
@@ -47,7 +50,7 @@ export class Analyzer {
     opts: AnalyzeOptions,
   ) {
     this.registry = opts.registry;
-    this.functions = new FunctionTable(model.functions);
+    this.functions = modelFunctions(model, this.registry);
   }
 
   run(): Analysis {
@@ -58,7 +61,8 @@ export class Analyzer {
     checkFunctionCycles(this.functions, this.problems);
     for (const f of m.functions) analyzeFunction(this, f, opsets);
     this.analyzeGraph(m.graph, undefined, { where: "", opsets, sink: this.problems, record: true });
-    return { problems: this.problems, types: this.types };
+    const warnings = this.functions.shadowed.map(shadowedWarning);
+    return { problems: this.problems, warnings, types: this.types };
   }
 
   /** Checks a graph; returns the types of its outputs (see walk.ts). */

@@ -12,10 +12,12 @@ export { inferTypes, inferScopeTypes, withInferredValueInfo, type InferOptions }
 export {
   formatProblem,
   type CheckReport,
+  type CheckWarning,
   type OpRegistry,
   type Problem,
   type ProblemCode,
 } from "./report.js";
+export { modelFunctions, operatorAt } from "./functions.js";
 export { memoryWarnings, type MemoryWarning } from "./memory.js";
 export { broadcastShapes, describeType, mergeTypes, parseTypeString, typeString } from "./types.js";
 
@@ -23,8 +25,8 @@ export type CheckOptions = InferOptions;
 
 /** Checks a model against the IR rules and the operator schemas; lists every problem found. */
 export function checkModel(model: Model, opts: CheckOptions = {}): CheckReport {
-  const { problems } = analyze(model, opts);
-  return { ok: problems.length === 0, problems };
+  const { problems, warnings } = analyze(model, opts);
+  return { ok: problems.length === 0, problems, warnings };
 }
 
 /**

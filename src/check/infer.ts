@@ -16,6 +16,47 @@ export function analyze(model: Model, opts: InferOptions = {}): Analysis {
   return analyzeModel(model, { registry: opts.registry ?? SchemaRegistry.default() });
 }
 
+/** The last analysis of a model object, with what it was made of (see analysisOf). */
+interface Kept {
+  registry: OpRegistry;
+  graph: Graph;
+  nodes: Graph["nodes"];
+  count: number;
+  functions: Function[];
+  analysis: Analysis;
+}
+const kept = new WeakMap<Model, Kept>();
+
+/**
+ * The analysis of a model, worked out once per model object and registry: passes never mutate
+ * the model they are given, so the validation before a rewrite and the type inference of the
+ * passes that follow share one. A model whose graph, node list or functions were replaced or
+ * grew since is analysed again.
+ */
+export function analysisOf(model: Model, opts: InferOptions = {}): Analysis {
+  const registry = opts.registry ?? SchemaRegistry.default();
+  const k = kept.get(model);
+  if (
+    k &&
+    k.registry === registry &&
+    k.graph === model.graph &&
+    k.nodes === model.graph.nodes &&
+    k.count === model.graph.nodes.length &&
+    k.functions === model.functions
+  )
+    return k.analysis;
+  const analysis = analyzeModel(model, { registry });
+  kept.set(model, {
+    registry,
+    graph: model.graph,
+    nodes: model.graph.nodes,
+    count: model.graph.nodes.length,
+    functions: model.functions,
+    analysis,
+  });
+  return analysis;
+}
+
 /**
  * Types of the values of the main graph and its subgraphs (value names are unique across
  * them in a valid model), as declared or inferred. Function bodies are not included.
@@ -34,7 +75,7 @@ export function inferScopeTypes(
   model: Model,
   opts: InferOptions = {},
 ): Map<Graph | Function, Map<string, Type>> {
-  return analyze(model, opts).types;
+  return analysisOf(model, opts).types;
 }
 
 /**

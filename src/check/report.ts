@@ -40,9 +40,16 @@ export interface Problem {
   message: string;
 }
 
+/** Something valid but surely not meant: reported, and the model still checks clean. */
+export interface CheckWarning {
+  where: string;
+  message: string;
+}
+
 export interface CheckReport {
   ok: boolean;
   problems: Problem[];
+  warnings: CheckWarning[];
 }
 
 export function formatProblem(p: Problem): string {

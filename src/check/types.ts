@@ -140,6 +140,13 @@ export function mergeTypes(declared: Type | undefined, inferred: Type | undefine
 }
 
 /**
+ * Whether a conflict mergeTypes reported (as it reads in a problem's message) concerns only
+ * the shape: the rank or a static dimension, the element types agreeing.
+ */
+export const isShapeConflict = (message: string): boolean =>
+  /\bdeclared (with rank \d+ \(|shape \[)/.test(message);
+
+/**
  * Multidirectional (numpy) broadcasting of static shapes. Returns the result shape, or a
  * string saying which dimensions clash.
  */

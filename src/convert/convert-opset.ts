@@ -3,6 +3,7 @@
 
 import { pipeline } from "../passes/manager.js";
 import type { Note, Pass } from "../passes/pass.js";
+import { validateModel } from "../passes/validate-model.js";
 import { convertModel } from "./driver.js";
 import { blockedNotes, stepLabel } from "./index.js";
 
@@ -45,7 +46,7 @@ export function convertPass(targetOpset: number): Pass {
   };
 }
 
-/** What `convert --opset N` runs. */
+/** What `convert --opset N` runs: the model validated (refused when a rewrite would be wrong), then converted. */
 export function convertPipeline(targetOpset: number): Pass {
-  return pipeline("convert", [convertPass(targetOpset)]);
+  return pipeline("convert", [validateModel(), convertPass(targetOpset)]);
 }

@@ -10,7 +10,7 @@
 // and inside bodies in both. Local functions are not replaced here (inline-local-functions).
 
 import { nodeLabel, OnnxError } from "../errors.js";
-import { inferScopeTypes } from "../check/index.js";
+import { inferScopeTypes, modelFunctions } from "../check/index.js";
 import { graph } from "../ir/builder.js";
 import { attributeGraphs, someGraphNode } from "../ir/traverse.js";
 import type { Function, Graph, Model, Node, Type, ValueInfo } from "../ir/types.js";
@@ -23,7 +23,7 @@ import { biggest, budgetNotes, tally, type Contributor } from "./bounds.js";
 import {
   convertOpset,
   expandedNote,
-  FunctionTable,
+  type FunctionTable,
   functionOpsets,
   functionWhere,
   makeUnit,
@@ -150,7 +150,7 @@ export class Walker {
   ) {
     this.registry = ctx.registry;
     this.selection = new Selection(options, this.registry);
-    this.functions = new FunctionTable(model.functions);
+    this.functions = modelFunctions(model, this.registry);
     if (options.converter !== null) this.converter = options.converter ?? convertOpset;
     this.fit = {
       ctx,

@@ -6,8 +6,8 @@
 // cycle of calls is refused by the precondition. Functions no longer called stay (see
 // remove-unused-functions).
 
-import { inferScopeTypes } from "../check/index.js";
-import { cyclePath, FunctionTable } from "../ir/functions.js";
+import { inferScopeTypes, modelFunctions } from "../check/index.js";
+import { cyclePath, type FunctionTable } from "../ir/functions.js";
 import { someGraphNode } from "../ir/traverse.js";
 import type { Function, Model, Node } from "../ir/types.js";
 import { boundNodes, callPrefix, inlineBody } from "../inline/inline.js";
@@ -53,7 +53,7 @@ const graphs = new WeakMap<Model, CallGraph>();
 export function callGraph(model: Model): CallGraph {
   const known = graphs.get(model);
   if (known) return known;
-  const table = new FunctionTable(model.functions);
+  const table = modelFunctions(model);
   const cycle = table.cycles()[0];
   const sizes = new Map<Function, number>();
   const sizeOf = (owner: Model["graph"] | Function): number => {

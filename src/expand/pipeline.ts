@@ -3,6 +3,7 @@
 // anything changed, opset imports trimmed to the domains still used; with a target op list, its
 // postcondition is that every node left is one the backend has.
 
+import { modelFunctions } from "../check/index.js";
 import { nodeLabel } from "../errors.js";
 import { walkGraphNodes } from "../ir/traverse.js";
 import type { Function, Graph, Model } from "../ir/types.js";
@@ -10,10 +11,10 @@ import { pipeline } from "../passes/manager.js";
 import type { Note, Pass, PassContext } from "../passes/pass.js";
 import { removeUnusedFunctions } from "../passes/remove-unused-functions.js";
 import { trimOpsetImports } from "../passes/trim-opset-imports.js";
+import { validateModel } from "../passes/validate-model.js";
 import { normaliseDomain } from "../schema/registry.js";
 import {
   expandedNote,
-  FunctionTable,
   functionOpsets,
   functionWhere,
   opsetMap,
@@ -42,6 +43,7 @@ function sumExpanded(notes: Note[]): Note[] {
  */
 export function expandPipeline(options: ExpandOptions = {}): Pass {
   const steps = pipeline("expand", [
+    validateModel(),
     inlineLocalFunctions(options),
     removeUnusedFunctions(),
     lowerOlderVersions(options),
@@ -67,7 +69,7 @@ export function expandPipeline(options: ExpandOptions = {}): Pass {
 
 /** With a target op list: an error note for each node left (per place and op) the backend lacks. */
 export function targetCheck(model: Model, target: OpSet, ctx: PassContext): Note[] {
-  const table = new FunctionTable(model.functions);
+  const table = modelFunctions(model, ctx.registry);
   const notes: Note[] = [];
   const seen = new Set<string>();
   const check = (owner: Graph | Function, opsets: Map<string, number>, where: string) => {

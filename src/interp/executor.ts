@@ -4,7 +4,8 @@
 
 import { OnnxError, nodeLabel } from "../errors.js";
 import { dtypeName } from "../ir/dtype.js";
-import { FunctionTable, cyclePath, functionLabel } from "../ir/functions.js";
+import { modelFunctions } from "../check/functions.js";
+import { type FunctionTable, cyclePath, functionLabel } from "../ir/functions.js";
 import { GraphIndex, topologicalOrder } from "../ir/graph.js";
 import { opsetMap } from "../ir/opsets.js";
 import type { Tensor } from "../ir/tensor.js";
@@ -139,7 +140,7 @@ class Scope {
 
 /** The ops (as "domain.op" or "op") of a model that have neither a kernel nor a local function. */
 export function unsupportedOps(model: Model): string[] {
-  const functions = new FunctionTable(model.functions);
+  const functions = modelFunctions(model);
   const missing = new Set<string>();
   const visitedFns = new Set<Function>();
   const visit = (nodes: Node[]) => {
@@ -213,7 +214,7 @@ class Executor {
     private readonly model: Model,
     opts: RunOptions,
   ) {
-    this.functions = new FunctionTable(model.functions);
+    this.functions = modelFunctions(model);
     this.maxElements = opts.maxElements ?? DEFAULT_MAX_ELEMENTS;
     this.maxIterations = opts.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.stats = opts.stats;

@@ -34,7 +34,19 @@ export function nodeCount(owner: Graph | Function): number {
   return n;
 }
 
-/** The local functions of a model, by key; the first definition of a key counts. */
+/**
+ * Whether (domain, name) is an operator of the opset a model imports for that domain. Where it
+ * is, the operator wins over a local function of that name: every call runs the operator (as
+ * onnxruntime does), and the function can never be called. The schema registry knows; a layer
+ * above ir/ builds the predicate (check/'s `modelFunctions`).
+ */
+export type IsOperator = (domain: string, name: string) => boolean;
+
+/**
+ * The local functions of a model, by key; the first definition of a key counts. With an
+ * `isOperator` predicate, a function whose (domain, name) is an operator is shadowed: listed,
+ * but no node calls it.
+ */
 export class FunctionTable {
   private readonly byKey = new Map<string, Function>();
   /** The functions' names: most nodes are told apart from calls by their op type alone. */
@@ -43,19 +55,27 @@ export class FunctionTable {
   readonly functions: Function[] = [];
   /** Later definitions of a key already defined (a model error the checker reports). */
   readonly duplicates: Function[] = [];
+  /** Functions whose (domain, name) is an operator of the imported opset: never called. */
+  readonly shadowed: Function[] = [];
   private calls: Map<Function, Function[]> | undefined;
   private readonly counts = new Map<Function, number>();
 
-  constructor(functions: readonly Function[]) {
+  constructor(functions: readonly Function[], isOperator?: IsOperator) {
+    const shadowed = new Set<string>();
     for (const f of functions) {
       const k = functionKey(f.domain, f.name, f.overload);
-      if (this.byKey.has(k)) {
+      if (this.byKey.has(k) || shadowed.has(k)) {
         this.duplicates.push(f);
+        continue;
+      }
+      this.functions.push(f);
+      if (isOperator?.(normaliseDomain(f.domain), f.name)) {
+        shadowed.add(k);
+        this.shadowed.push(f);
         continue;
       }
       this.byKey.set(k, f);
       this.names.add(f.name);
-      this.functions.push(f);
     }
   }
 
@@ -63,7 +83,7 @@ export class FunctionTable {
     return this.functions.length;
   }
 
-  /** The function of this domain, name and overload. */
+  /** The function of this domain, name and overload (none when an operator shadows it). */
   lookup(domain: string, name: string, overload?: string): Function | undefined {
     if (!this.names.has(name)) return undefined;
     return this.byKey.get(functionKey(domain, name, overload));

@@ -1,14 +1,14 @@
 // remove-unused-functions: the model-local functions that the main graph does not call, directly
 // or through other functions, removed.
 
-import { FunctionTable } from "../ir/functions.js";
+import { modelFunctions } from "../check/functions.js";
 import { someGraphNode } from "../ir/traverse.js";
 import type { Function, Model } from "../ir/types.js";
 import type { Pass } from "./pass.js";
 
 /** The local functions the main graph calls, directly or through other functions. */
 export function reachableFunctions(model: Model): Set<Function> {
-  const table = new FunctionTable(model.functions);
+  const table = modelFunctions(model);
   const seen = new Set<Function>();
   if (table.size === 0) return seen;
   const add = (f: Function) => {

@@ -55,12 +55,15 @@ export function registerCheckCommands(program: Command): void {
             file,
             ok: report.ok,
             problems: report.problems,
+            ...(report.warnings.length ? { modelWarnings: report.warnings } : {}),
             ...(maxMemory === undefined ? {} : { warnings }),
             ...(written ? { written } : {}),
           };
           process.stdout.write(JSON.stringify(out, null, 2) + "\n");
           return report.ok ? EXIT_OK : EXIT_FAILED;
         }
+        for (const w of report.warnings)
+          process.stdout.write(`${file}: warning: ${errorLine(`${w.where}: ${w.message}`)}\n`);
         for (const w of warnings)
           process.stdout.write(
             `${file}: warning: ${errorLine(`${w.where}: output '${w.value}'`)} is ${w.type}, ${formatBytes(w.bytes)}, over --max-memory ${formatBytes(maxMemory!)}\n`,

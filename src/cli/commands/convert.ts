@@ -21,7 +21,7 @@ import {
 import { OnnxError } from "../../errors.js";
 import { saveModel } from "../../io/files.js";
 import { runPass } from "../../passes/manager.js";
-import { errorNotes, noteText, passContext, type Note } from "../../passes/pass.js";
+import { errorNotes, failureError, noteText, passContext, type Note } from "../../passes/pass.js";
 import { SchemaRegistry } from "../../schema/registry.js";
 import { EXIT_FAILED, EXIT_OK, action, inFile, loadModel, oneLine, writeListed } from "../util.js";
 
@@ -87,6 +87,11 @@ async function convertCommand(models: string[], opts: ConvertOpts): Promise<numb
   const model = loadModel(file);
   const result = inFile(file, () => runPass(convertPipeline(target), model, passContext()));
   if (!result.ok) {
+    // A model the converter cannot take at all (the checker finds it invalid): bad input.
+    if (result.stage === "requires")
+      return inFile(file, () => {
+        throw failureError(result);
+      });
     printBlocked(file, target, errorNotes(result.notes));
     return EXIT_FAILED;
   }
