@@ -8,6 +8,7 @@ import { RefusedError, formatNote } from "../src/app/notes.js";
 import { Session, type Loaded } from "../src/app/session.js";
 import type { ExpandOptions } from "../src/expand/context.js";
 import { analyzeModel } from "../src/check/analyze.js";
+import { modelFunctions } from "../src/check/functions.js";
 import { formatProblem } from "../src/check/report.js";
 import {
   diffCounts,
@@ -22,6 +23,8 @@ import { toFloat64 } from "../src/interp/tensor.js";
 import type { RValue } from "../src/interp/types.js";
 import { encodeModel } from "../src/io/codec.js";
 import { modelInfo, type ModelInfo } from "../src/ir/info.js";
+import { functionOpsets, opsetMap } from "../src/ir/opsets.js";
+import { attributeGraphs } from "../src/ir/traverse.js";
 import type { Attribute, Function, Graph, Model, Node, Type } from "../src/ir/types.js";
 import type { Note } from "../src/passes/pass.js";
 import { SchemaRegistry, domainLabel, normaliseDomain } from "../src/schema/registry.js";
@@ -95,16 +98,6 @@ function progress(text: string): void {
 
 const session = new Session(progress);
 
-function opsetMap(list: { domain: string; version: number }[]): Map<string, number> {
-  return new Map(list.map((o) => [normaliseDomain(o.domain), o.version] as const));
-}
-
-function subgraphsOf(a: Attribute): Graph[] {
-  if (a.type === "GRAPH" && a.value) return [a.value];
-  if (a.type === "GRAPHS" && a.value) return a.value;
-  return [];
-}
-
 function collectViews(model: Model): Map<string, View> {
   const views = new Map<string, View>();
   const opsets = opsetMap(model.opsetImports);
@@ -112,7 +105,7 @@ function collectViews(model: Model): Map<string, View> {
     views.set(id, { id, title, owner, opsets: o });
     owner.nodes.forEach((n, i) => {
       for (const a of n.attributes)
-        subgraphsOf(a).forEach((g, k) => {
+        attributeGraphs(a).forEach((g, k) => {
           const many = a.type === "GRAPHS";
           visit(
             g,
@@ -129,7 +122,7 @@ function collectViews(model: Model): Map<string, View> {
       f,
       `fn${i}`,
       `function ${f.domain ? `${f.domain}.` : ""}${f.name}`,
-      opsetMap(f.opsetImports),
+      functionOpsets(f, opsets),
     ),
   );
   return views;
@@ -149,13 +142,9 @@ function loadSide(name: string, model: Model): Side {
   };
 }
 
+/** The local function a node calls (an operator of the imported opset wins over one of its name). */
 function localFunction(model: Model, n: Node): Function | undefined {
-  return model.functions.find(
-    (f) =>
-      f.name === n.opType &&
-      normaliseDomain(f.domain) === normaliseDomain(n.domain) &&
-      (f.overload ?? "") === (n.overload ?? ""),
-  );
+  return modelFunctions(model, registry()).called(n);
 }
 
 function opLabel(side: Side, view: View, n: Node): string {
@@ -205,7 +194,7 @@ async function layout(side: Side, viewId: string): Promise<Drawing> {
   owner.nodes.forEach((n, i) => {
     const label = opLabel(side, view, n);
     const sub = n.name ?? "";
-    const subgraphs = n.attributes.reduce((k, a) => k + subgraphsOf(a).length, 0);
+    const subgraphs = n.attributes.reduce((k, a) => k + attributeGraphs(a).length, 0);
     const d: DrawnNode = {
       id: `n${i}`,
       kind: "op",
@@ -336,8 +325,8 @@ function details(side: Side, viewId: string, index: number): NodeDetails {
     inputs: n.inputs.map((x) => ({ name: x, type: x ? typeOf(side, view, x) : "(omitted)" })),
     outputs: n.outputs.map((x) => ({ name: x, type: x ? typeOf(side, view, x) : "(omitted)" })),
     attributes: n.attributes.map((a) => {
-      if (subgraphsOf(a).length)
-        return `${a.name}: ${a.type.toLowerCase()} (${subgraphsOf(a)
+      if (attributeGraphs(a).length)
+        return `${a.name}: ${a.type.toLowerCase()} (${attributeGraphs(a)
           .map((g) => g.nodes.length)
           .join(", ")} nodes)`;
       try {
