@@ -34,8 +34,10 @@ export const RUN_BLOCKERS: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
  * registry does not know (com.microsoft) is not among them: the checker says nothing of it. Nor
  * are a bad opset import (the converter and the expander refuse an ai.onnx opset they do not know
  * themselves), a cycle of calls (the expander's precondition names it; a conversion of it is well
- * defined), and a declared shape that inference contradicts while the element types agree (a
- * rewrite keeps the declaration as it was).
+ * defined), a declared shape that inference contradicts while the element types agree (a
+ * rewrite keeps the declaration as it was), and a type outside an op version's constraint where
+ * the types agree with each other (old exporters wrote int64 Constant-1 nodes, which runtimes run
+ * and which converting up makes valid: libonnx-testdata's PixelShuffle and repeat models).
  */
 export const REWRITE_BLOCKERS: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
   ...[...RUN_BLOCKERS].filter((c) => c !== "opset-import" && c !== "function-cycle"),
@@ -43,7 +45,6 @@ export const REWRITE_BLOCKERS: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
   "output-not-produced",
   "undefined-value",
   "type-mismatch",
-  "type-not-allowed",
   "missing-input",
   "cycle",
 ]);
