@@ -110,6 +110,9 @@ export class GraphCanvas implements GraphCanvasApi {
   private visible: number[] = [];
   private miniCache: HTMLCanvasElement | undefined;
   private cleanup: (() => void)[] = [];
+  /** The view was set by home() or fit() and not moved since: a resize redoes it. */
+  private auto: "home" | "fit" | "" = "";
+  private lastSize = "";
   lastFrameMs = 0;
   /** How many boxes the last frame drew (for tests and the bench). */
   drawnItems = 0;
@@ -172,6 +175,7 @@ export class GraphCanvas implements GraphCanvasApi {
     this.scale = clamp(s, MIN_SCALE, MAX_SCALE);
     this.tx = (w - l.width * this.scale) / 2;
     this.ty = Math.max(10, (h - l.height * this.scale) / 2);
+    this.auto = "fit";
     this.invalidate();
   }
 
@@ -182,6 +186,7 @@ export class GraphCanvas implements GraphCanvasApi {
     const fits = Math.min((w - 20) / (l.width + 1), (h - 20) / (l.height + 1));
     if (fits >= 0.8 * READABLE) {
       this.fit();
+      this.auto = "home";
       return;
     }
     this.scale = READABLE;
@@ -194,6 +199,7 @@ export class GraphCanvas implements GraphCanvasApi {
     const mid = x1 - x0 < w / this.scale ? (x0 + x1) / 2 : x0 + w / 2 / this.scale - 10;
     this.tx = w / 2 - mid * this.scale;
     this.ty = 16 - top * this.scale;
+    this.auto = "home";
     this.invalidate();
   }
 
@@ -205,12 +211,14 @@ export class GraphCanvas implements GraphCanvasApi {
     this.tx = mx - ((mx - this.tx) * s) / this.scale;
     this.ty = my - ((my - this.ty) * s) / this.scale;
     this.scale = s;
+    this.auto = "";
     this.invalidate();
   }
 
   panBy(dx: number, dy: number): void {
     this.tx += dx;
     this.ty += dy;
+    this.auto = "";
     this.invalidate();
   }
 
@@ -312,6 +320,7 @@ export class GraphCanvas implements GraphCanvasApi {
       i === undefined ? this.layout!.frames.find((f) => f.key === key)! : this.layout!.items[i]!;
     this.tx = w / 2 - (it.x + it.w / 2) * this.scale;
     this.ty = h / 2 - (it.y + it.h / 2) * this.scale;
+    this.auto = "";
   }
 
   private draw(): void {
@@ -562,8 +571,10 @@ export class GraphCanvas implements GraphCanvasApi {
       const dx = e.clientX - drag.x;
       const dy = e.clientY - drag.y;
       if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
+      if (!drag.moved) return;
       this.tx = drag.tx + dx;
       this.ty = drag.ty + dy;
+      this.auto = "";
       this.invalidate();
     };
     const up = (e: MouseEvent) => {
@@ -598,6 +609,7 @@ export class GraphCanvas implements GraphCanvasApi {
       const { w, h } = this.size();
       this.tx = w / 2 - p.x * this.scale;
       this.ty = h / 2 - p.y * this.scale;
+      this.auto = "";
       this.invalidate();
     };
     const miniDown = (e: MouseEvent) => {
@@ -612,7 +624,15 @@ export class GraphCanvas implements GraphCanvasApi {
     this.mini.addEventListener("mousedown", miniDown);
     window.addEventListener("mousemove", miniWinMove);
     window.addEventListener("mouseup", miniUp);
-    const resize = new ResizeObserver(() => this.invalidate());
+    const resize = new ResizeObserver(() => {
+      const { w, h } = this.size();
+      const size = `${w}x${h}`;
+      if (size === this.lastSize) return;
+      this.lastSize = size;
+      if (this.auto === "home") this.home();
+      else if (this.auto === "fit") this.fit();
+      else this.invalidate();
+    });
     resize.observe(this.element);
     this.cleanup.push(() => {
       window.removeEventListener("mousemove", move);

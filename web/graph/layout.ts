@@ -9,17 +9,13 @@ import { groupNodes, marksOf, openGroups, type Scene } from "./scene.js";
 import type { Layout, LayoutEdge, LayoutFrame, LayoutItem, LayoutOptions, Mark } from "./types.js";
 
 const CHAR = 7.2;
+/** Pairs of indices as one number key (a layout has fewer boxes than this). */
+const PAIR = 2 ** 26;
 const FOLD_ROW = 13;
 const FOLD_ROWS = 4;
 /** Frame padding: sides and bottom, and the top (the frame's title). */
 export const PAD = 10;
 export const PAD_TOP = 24;
-
-interface Entry {
-  item: LayoutItem;
-  /** The open group it is drawn in. */
-  container: number;
-}
 
 const asMark = (m: string | undefined): Mark | undefined =>
   m === "added" || m === "removed" || m === "changed" ? m : undefined;
@@ -51,34 +47,36 @@ export function layoutScene(
   }
   const groupKey = (g: number) => (g === 0 ? "" : groups[g]!.key);
 
-  const entries: Entry[] = [];
-  const add = (item: Omit<LayoutItem, "x" | "y" | "w" | "h" | "parent">, container: number) => {
-    entries.push({
-      item: { ...item, x: 0, y: 0, w: 0, h: 0, parent: groupKey(container) },
-      container,
-    });
-    return entries.length - 1;
+  const items: LayoutItem[] = [];
+  /** The open group each item is drawn in. */
+  const containers: number[] = [];
+  const add = (
+    key: string,
+    kind: LayoutItem["kind"],
+    index: number,
+    label: string,
+    sub: string,
+    container: number,
+  ): number => {
+    const parent = groupKey(container);
+    // NaN, not 0: the fields hold doubles from the start (no change of object shape later)
+    items.push({ key, kind, index, label, sub, x: NaN, y: NaN, w: NaN, h: NaN, parent });
+    containers.push(container);
+    return items.length - 1;
   };
   const groupItem = new Int32Array(groups.length).fill(-1);
   for (let g = 1; g < groups.length; g++)
     if (hiddenBy[g] === g) {
       const grp = groups[g]!;
-      const item: Omit<LayoutItem, "x" | "y" | "w" | "h" | "parent"> = {
-        key: grp.key,
-        kind: "group",
-        index: -1,
-        label: grp.label,
-        sub: `${grp.count} node${grp.count === 1 ? "" : "s"}`,
-        count: grp.count,
-      };
+      const sub = `${grp.count} node${grp.count === 1 ? "" : "s"}`;
+      const k = add(grp.key, "group", -1, grp.label, sub, grp.parent);
+      items[k]!.count = grp.count;
       const m = marks?.size ? marksOf(groupNodes(scene, g), marks) : undefined;
-      if (m) item.mark = m;
-      groupItem[g] = add(item, grp.parent);
+      if (m) items[k]!.mark = m;
+      groupItem[g] = k;
     }
   const inputItem = scene.inputs.map((v, k) =>
-    v.initializer && !asNodes
-      ? -1
-      : add({ key: `i${k}`, kind: "in", index: k, label: v.name, sub: v.sub }, 0),
+    v.initializer && !asNodes ? -1 : add(`i${k}`, "in", k, v.name, v.sub, 0),
   );
   const nodeItem = new Int32Array(n).fill(-1);
   for (let i = 0; i < n; i++) {
@@ -88,30 +86,27 @@ export function layoutScene(
       continue;
     }
     if (scene.constant[i] && !asNodes) continue;
-    const item: Omit<LayoutItem, "x" | "y" | "w" | "h" | "parent"> = scene.constant[i]
-      ? { key: `c${i}`, kind: "const", index: i, label: scene.labels[i]!, sub: scene.subs[i]! }
-      : { key: `n${i}`, kind: "op", index: i, label: scene.labels[i]!, sub: scene.subs[i]! };
+    const k = scene.constant[i]
+      ? add(`c${i}`, "const", i, scene.labels[i]!, scene.subs[i]!, g)
+      : add(`n${i}`, "op", i, scene.labels[i]!, scene.subs[i]!, g);
     const m = asMark(marks?.get(i));
-    if (m) item.mark = m;
-    if (scene.subgraphs[i]) item.subgraphs = scene.subgraphs[i];
-    nodeItem[i] = add(item, g);
+    if (m) items[k]!.mark = m;
+    if (scene.subgraphs[i]) items[k]!.subgraphs = scene.subgraphs[i];
+    nodeItem[i] = k;
   }
   const inputNames = new Set(scene.inputs.map((v) => v.name));
   const initItem = new Map<string, number>();
   if (asNodes)
     scene.initializers.forEach((v, k) => {
       if (!inputNames.has(v.name))
-        initItem.set(
-          v.name,
-          add({ key: `c${n + k}`, kind: "const", index: -1, label: v.name, sub: v.text }, 0),
-        );
+        initItem.set(v.name, add(`c${n + k}`, "const", -1, v.name, v.text, 0));
     });
 
   // edges between visible boxes, each lifted to the open group holding both ends
-  const finals = new Map<string, { from: number; to: number; titles: string[] }>();
+  const finals = new Map<number, { from: number; to: number; titles: string[] }>();
   const link = (from: number, to: number, value: string) => {
     if (from < 0 || to < 0 || from === to) return;
-    const k = `${from},${to}`;
+    const k = from * PAIR + to;
     const f = finals.get(k);
     if (!f) finals.set(k, { from, to, titles: [value] });
     else if (f.titles.length < 6) f.titles.push(value);
@@ -125,7 +120,7 @@ export function layoutScene(
   for (let i = 0; i < n; i++) {
     const to = nodeItem[i]!;
     if (to < 0) continue;
-    const own = entries[to]!.item.index === i;
+    const own = items[to]!.index === i;
     for (const value of scene.nodeInputs[i]!) {
       const p = scene.producer.get(value);
       const isConst =
@@ -150,13 +145,13 @@ export function layoutScene(
     }
   }
   const outputItem = scene.outputs.map((v, k) => {
-    const e = add({ key: `o${k}`, kind: "out", index: k, label: v.name, sub: v.sub }, 0);
+    const e = add(`o${k}`, "out", k, v.name, v.sub, 0);
     link(sourceOf(v.name), e, v.name);
     return e;
   });
   void outputItem;
-  for (const [e, list] of folded) entries[e]!.item.folded = list;
-  for (const { item } of entries) {
+  for (const [e, list] of folded) items[e]!.folded = list;
+  for (const item of items) {
     const s =
       item.kind === "group"
         ? { w: Math.max(item.label.length, item.sub.length) * CHAR + 36, h: 40 }
@@ -167,10 +162,10 @@ export function layoutScene(
 
   // the members of each open group's level: its entries, then its open child groups (frames)
   const members: number[][] = groups.map(() => []);
-  const memberOf = new Int32Array(entries.length);
-  entries.forEach((e, k) => {
-    memberOf[k] = members[e.container]!.length;
-    members[e.container]!.push(k);
+  const memberOf = new Int32Array(items.length);
+  containers.forEach((c, k) => {
+    memberOf[k] = members[c]!.length;
+    members[c]!.push(k);
   });
   const frameMember = new Int32Array(groups.length).fill(-1);
   for (let g = 1; g < groups.length; g++)
@@ -181,14 +176,14 @@ export function layoutScene(
     }
   // each final edge: the level it is drawn in and the members it joins there
   const levelEdges: number[][] = groups.map(() => []);
-  const levelEdgeKey: Map<string, number>[] = groups.map(() => new Map());
+  const levelEdgeKey: Map<number, number>[] = groups.map(() => new Map());
   const finalList = [...finals.values()];
   const finalLevel = new Int32Array(finalList.length);
   const finalSlot = new Int32Array(finalList.length);
   const depth = (g: number) => groups[g]!.depth;
   finalList.forEach((f, k) => {
-    let a = entries[f.from]!.container;
-    let b = entries[f.to]!.container;
+    let a = containers[f.from]!;
+    let b = containers[f.to]!;
     let ma = memberOf[f.from]!;
     let mb = memberOf[f.to]!;
     while (a !== b) {
@@ -201,7 +196,7 @@ export function layoutScene(
       }
     }
     finalLevel[k] = a;
-    const key = `${ma},${mb}`;
+    const key = ma * PAIR + mb;
     let slot = levelEdgeKey[a]!.get(key);
     if (slot === undefined) {
       slot = levelEdges[a]!.length / 2;
@@ -224,7 +219,7 @@ export function layoutScene(
     const top = new Uint8Array(k);
     mem.forEach((x, j) => {
       if (x >= 0) {
-        const item = entries[x]!.item;
+        const item = items[x]!;
         w[j] = item.w;
         h[j] = item.h;
         top[j] = item.kind === "in" ? 1 : 0;
@@ -250,8 +245,8 @@ export function layoutScene(
       const ax = originX[g]! + r.x[j]!;
       const ay = originY[g]! + r.y[j]!;
       if (x >= 0) {
-        entries[x]!.item.x = ax;
-        entries[x]!.item.y = ay;
+        items[x]!.x = ax;
+        items[x]!.y = ay;
       } else {
         const c = -1 - x;
         originX[c] = ax + PAD;
@@ -274,8 +269,8 @@ export function layoutScene(
     });
   }
   const edges: LayoutEdge[] = finalList.map((f, k) => {
-    const a = entries[f.from]!.item;
-    const b = entries[f.to]!.item;
+    const a = items[f.from]!;
+    const b = items[f.to]!;
     const g = finalLevel[k]!;
     const bends = rel[g]!.bends[finalSlot[k]!]!;
     const points = [a.x + a.w / 2, a.y + a.h];
@@ -293,7 +288,7 @@ export function layoutScene(
   return {
     view: view.id,
     title: view.title,
-    items: entries.map((e) => e.item),
+    items,
     frames,
     edges,
     width: root.width,

@@ -146,8 +146,10 @@ export function nodePath(node: Node, table?: Map<string, string>): string[] {
   const origin = meta(node.metadataProps, ORIGIN_KEY) ?? (node.name && table?.get(node.name));
   if (origin) {
     const calls = originSegments(origin);
-    // The call's own scope: a legacy-named call lends its path to what it became.
-    const caller = scope ?? legacyScope(calls[0]?.split(/\s/)[0]);
+    if (scope) return [...scope, ...calls];
+    // A call named the legacy way lends its scope to what it became.
+    const caller = legacyScope(calls[0]?.split(/\s/)[0]);
+    if (caller.length) calls[0] = calls[0]!.slice(`/${caller.join("/")}/`.length);
     return [...caller, ...calls];
   }
   return scope ?? legacyScope(node.name);
