@@ -98,24 +98,18 @@ describe.skipIf(!chromium)(
       srv?.server.close();
     });
 
-    async function open(name: string, bytes: Buffer): Promise<number> {
+    /** Picks a file; answers the milliseconds until it is drawn and the page idle. */
+    async function open(name: string, buffer: Buffer): Promise<number> {
       await page.goto(srv.url);
       const t0 = Date.now();
-      await page.setInputFiles("#file", {
-        name,
-        mimeType: "application/octet-stream",
-        buffer: bytes,
-      });
-      await page.waitForFunction(
-        () =>
-          document.getElementById("pane-a")?.dataset.drawn !== undefined ||
-          !!document.body.dataset.error,
-        undefined,
-        { timeout: 120_000 },
-      );
-      await page.waitForFunction(() => document.body.dataset.state !== "busy", undefined, {
-        timeout: 120_000,
-      });
+      await page
+        .locator("#file")
+        .setInputFiles({ name, mimeType: "application/octet-stream", buffer });
+      await page
+        .locator("#pane-a[data-drawn], body[data-error]")
+        .first()
+        .waitFor({ timeout: 120_000 });
+      await page.locator("body:not([data-state=busy])").waitFor({ timeout: 120_000 });
       expect(await page.locator("#error").isHidden()).toBe(true);
       return Date.now() - t0;
     }
