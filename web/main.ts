@@ -1,6 +1,6 @@
 // The inspector page: asks the worker (worker.ts) for everything slow and draws what it answers
-// on a canvas (graph/canvas.ts: pan with the mouse, zoom with the wheel, groups opened with +). Two panes: the loaded model (a) and the result
-// of an action (b), with the diff marked on both.
+// on a canvas (graph/canvas.ts: pan with the mouse, zoom with the wheel, groups opened with +).
+// Two panes: the loaded model (a) and the result of an action (b), with the diff marked on both.
 
 import type { DiffCounts } from "../src/diff/index.js";
 import { GraphCanvas } from "./graph/canvas.js";
