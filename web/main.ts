@@ -80,7 +80,12 @@ function clearError(): void {
  * Runs one action: refused while another runs; busy and locked until it ends; a failure shows its
  * message beside `near`; Cancel restores the worker's state as it was before the action.
  */
-async function act(what: string, near: HTMLElement, f: () => Promise<void>): Promise<boolean> {
+async function act(
+  what: string,
+  near: HTMLElement,
+  f: () => Promise<void>,
+  failAs = what,
+): Promise<boolean> {
   if (running) {
     status(`Busy with ${running}: wait, or press Cancel.`);
     return false;
@@ -101,7 +106,7 @@ async function act(what: string, near: HTMLElement, f: () => Promise<void>): Pro
     } else {
       failed = true;
       const err = e as WorkError;
-      showError(`${what}: ${err.message}`, err.notes ?? [], near);
+      showError(`${failAs}: ${err.message}`, err.notes ?? [], near);
     }
     return false;
   } finally {
@@ -506,10 +511,15 @@ async function loadBytes(bytes: Uint8Array, name: string): Promise<void> {
 
 function openFile(f: File): void {
   void startup.then(() =>
-    act(`opening ${f.name}`, $("open-label"), async () => {
-      await loadBytes(new Uint8Array(await f.arrayBuffer()), f.name);
-      status(`Opened ${f.name}.`);
-    }),
+    act(
+      `opening ${f.name}`,
+      $("open-label"),
+      async () => {
+        await loadBytes(new Uint8Array(await f.arrayBuffer()), f.name);
+        status(`Opened ${f.name}.`);
+      },
+      "cannot open the file",
+    ),
   );
 }
 
@@ -633,23 +643,28 @@ document.addEventListener("drop", (e) => {
 
 // The opset box is bounded by what the tool knows; `onnx-expand inspect MODEL` serves the model
 // as ./preload (a static server answers 404).
-const startup = act("starting", $("open-label"), async () => {
-  const limits = await client.ask("limits", {});
-  maxOpset = limits.maxOpset;
-  $<HTMLInputElement>("opset").max = String(maxOpset);
-  $("opset").title = `ai.onnx opset 1 to ${maxOpset}`;
-  let r: Response;
-  try {
-    r = await fetch("preload");
-  } catch {
-    r = new Response(null, { status: 404 });
-  }
-  if (!r.ok) {
-    status("Drop a .onnx or .onnxtxt file anywhere on the page.");
-    return;
-  }
-  const name = decodeURIComponent(r.headers.get("x-model-name") ?? "model.onnx");
-  status(`opening ${name}…`);
-  await loadBytes(new Uint8Array(await r.arrayBuffer()), name);
-  status(`Opened ${name}.`);
-});
+const startup = act(
+  "starting",
+  $("open-label"),
+  async () => {
+    const limits = await client.ask("limits", {});
+    maxOpset = limits.maxOpset;
+    $<HTMLInputElement>("opset").max = String(maxOpset);
+    $("opset").title = `ai.onnx opset 1 to ${maxOpset}`;
+    let r: Response;
+    try {
+      r = await fetch("preload");
+    } catch {
+      r = new Response(null, { status: 404 });
+    }
+    if (!r.ok) {
+      status("Drop a .onnx or .onnxtxt file anywhere on the page.");
+      return;
+    }
+    const name = decodeURIComponent(r.headers.get("x-model-name") ?? "model.onnx");
+    status(`opening ${name}…`);
+    await loadBytes(new Uint8Array(await r.arrayBuffer()), name);
+    status(`Opened ${name}.`);
+  },
+  "cannot open the file",
+);

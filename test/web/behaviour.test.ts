@@ -221,7 +221,9 @@ describe.skipIf(!chromium)(
       const bytes = readFileSync(join(root, "examples", "reduce-13.onnx"));
       await open(file("broken.onnx", bytes.subarray(0, 20).toString("latin1")));
       expect(await state(page)).toBe("error");
-      expect(await page.locator("#error").textContent()).toMatch(/^opening broken\.onnx: /);
+      expect(await page.locator("#error").textContent()).toMatch(
+        /^cannot open the file: broken\.onnx: /,
+      );
       expect(await inView(page, "#error")).toBe(true);
       for (const sel of ["#pane-b", "#diff", "#run-report", "#check-report"])
         expect(await page.locator(sel).isVisible(), sel).toBe(true);
