@@ -5,8 +5,8 @@
 // "ready", or "error" when the last action failed, its message shown beside the action.
 
 import { Cancelled, WorkError, WorkerClient } from "./client.js";
-import type { GraphCanvasApi, Layout, LayoutItem } from "./graph/types.js";
-import { SvgCanvas, drawingToLayout } from "./interim-canvas.js";
+import { GraphCanvas } from "./graph/canvas.js";
+import type { Layout, LayoutItem } from "./graph/types.js";
 import {
   $,
   h,
@@ -147,9 +147,10 @@ interface PaneState {
   summary?: Summary;
   view: string;
   layout?: Layout;
-  canvas?: GraphCanvasApi;
-  /** Groups opened by the user. */
-  open: string[];
+  canvas?: GraphCanvas;
+  /** Groups the user opened and closed in the shown view. */
+  open: Set<string>;
+  closed: Set<string>;
   /** Diff marks of the shown view: node index -> mark. */
   marks: Map<number, string>;
   selected: string | null;
@@ -158,11 +159,25 @@ interface PaneState {
 const fresh = (side: SideName): PaneState => ({
   side,
   view: "main",
-  open: [],
+  open: new Set(),
+  closed: new Set(),
   marks: new Map(),
   selected: null,
 });
 const panes: Record<SideName, PaneState> = { a: fresh("a"), b: fresh("b") };
+// For tests: each pane's canvas and what it draws.
+(window as unknown as { __inspector: unknown }).__inspector = {
+  panes: Object.fromEntries(
+    (["a", "b"] as const).map((k) => [
+      k,
+      {
+        canvas: () => panes[k].canvas,
+        items: () => panes[k].layout?.items ?? [],
+        frames: () => panes[k].layout?.frames ?? [],
+      },
+    ]),
+  ),
+};
 let active: SideName = "a";
 const paneEl = (p: PaneState) => $(`pane-${p.side}`);
 const other = (p: PaneState) => panes[p.side === "a" ? "b" : "a"];
@@ -195,15 +210,15 @@ function setupPane(p: PaneState, title: string): void {
   png.onclick = () => void act("export", bar, async () => exportView(p, "png"));
   const count = h("span", undefined, "count");
   bar.append(name, select, fit, svg, png, count);
-  const host = h("div", undefined, "canvas-host");
-  pane.append(bar, host);
+  pane.append(bar);
   pane.onpointerdown = () => setActive(p.side);
   if (running) lock(true);
-  p.canvas = new SvgCanvas(host, {
+  p.canvas = new GraphCanvas(pane, {
     select: (item) => void act("details", bar, () => selectItem(p, item, false)),
     toggleGroup: (key, open) =>
       void act("layout", bar, async () => {
-        p.open = open ? [...p.open, key] : p.open.filter((k) => k !== key);
+        (open ? p.open : p.closed).add(key);
+        (open ? p.closed : p.open).delete(key);
         await show(p, p.view, true);
       }),
   });
@@ -214,8 +229,16 @@ function setActive(side: SideName): void {
   for (const s of ["a", "b"] as const) $(`pane-${s}`).classList.toggle("active", s === side);
 }
 
-async function requestLayout(p: PaneState, view: string): Promise<Layout> {
-  return drawingToLayout(await client.ask("layout", { side: p.side, view }));
+function requestLayout(p: PaneState, view: string): Promise<Layout> {
+  if (view !== p.view) {
+    p.open.clear();
+    p.closed.clear();
+  }
+  return client.ask("layout", {
+    side: p.side,
+    view,
+    options: { open: [...p.open], closed: [...p.closed], constantsAsNodes: false },
+  });
 }
 
 /** Lays out and draws a view of a pane (keeping zoom and position when keepView). */
@@ -353,9 +376,12 @@ async function jumpHit(k: number): Promise<void> {
 
 /** Opens the groups that hold a box (laying out again), then selects it and brings it into view. */
 async function reveal(p: PaneState, key: string, groups: string[]): Promise<void> {
-  const closed = groups.filter((g) => !p.open.includes(g));
-  if (closed.length) {
-    p.open = [...p.open, ...closed];
+  const shut = new Set(p.layout!.items.filter((i) => i.kind === "group").map((i) => i.key));
+  if (groups.some((g) => shut.has(g) || p.closed.has(g))) {
+    for (const g of groups) {
+      p.open.add(g);
+      p.closed.delete(g);
+    }
     await show(p, p.view, true);
   }
   const item = p.layout!.items.find((i) => i.key === key) ?? null;
@@ -389,7 +415,8 @@ async function jumpChange(step: number): Promise<void> {
   const key = keys[changeAt]!;
   $("find-count").textContent =
     `change ${changeAt + 1} of ${keys.length} (${p.marks.get(Number(key.slice(1)))})`;
-  await reveal(p, key, []);
+  const index = Number(key.slice(1));
+  await reveal(p, key, await client.ask("groups", { side: p.side, view: p.view, index }));
 }
 
 const findInput = $<HTMLInputElement>("find");
@@ -463,7 +490,8 @@ function jumpProblem(side: SideName, line: number): void {
   void act("show problem", $("check-report"), async () => {
     setActive(side);
     if (p.view !== at.view) await show(p, at.view);
-    await reveal(p, `n${at.index}`, []);
+    const groups = await client.ask("groups", { side, view: at.view, index: at.index });
+    await reveal(p, `n${at.index}`, groups);
   });
 }
 
