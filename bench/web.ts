@@ -35,52 +35,40 @@ interface Result {
   longestTaskMs: number;
   zoomMs?: number[];
   panMs?: number[];
+  drawMs?: number;
   rssMb?: number;
   target?: number;
 }
 
-/** In the page, before its scripts: state changes, long tasks, and input-to-frame delays. */
-function instrument(): void {
-  const w = window as unknown as { bench: Record<string, unknown> };
-  const b = {
-    t0: 0,
-    ready: 0,
-    states: [] as [string, number][],
-    tasks: [] as [number, number][],
-    wheel: [] as number[],
-    pan: [] as number[],
-  };
-  w.bench = b;
+/**
+ * In the page, before its scripts: state changes, long tasks, and input-to-frame delays (a string,
+ * so that no helper the TypeScript loader adds to functions reaches the page).
+ */
+const INSTRUMENT = `(() => {
+  const b = { t0: 0, ready: 0, states: [], tasks: [], wheel: [], pan: [] };
+  window.bench = b;
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) b.tasks.push([e.startTime, e.duration]);
   }).observe({ type: "longtask", buffered: true });
   new MutationObserver(() => {
-    const s = document.body?.dataset.state ?? "";
+    const s = document.body ? document.body.dataset.state : "";
     const last = b.states[b.states.length - 1];
     if (!last || last[0] !== s) b.states.push([s, performance.now()]);
     if (s === "ready") b.ready = performance.now();
   }).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-state"] });
-  document.addEventListener(
-    "change",
-    (e) => {
-      if ((e.target as HTMLElement).id === "file") b.t0 = performance.now();
-    },
-    true,
-  );
-  document.addEventListener(
-    "click",
-    (e) => {
-      if ((e.target as HTMLElement).closest("#expand-form button")) b.t0 = performance.now();
-    },
-    true,
-  );
-  const frame = (list: number[]) => {
+  document.addEventListener("change", (e) => {
+    if (e.target.id === "file") b.t0 = performance.now();
+  }, true);
+  document.addEventListener("click", (e) => {
+    if (e.target.closest("#expand-form button")) b.t0 = performance.now();
+  }, true);
+  function frame(list) {
     const t = performance.now();
     requestAnimationFrame(() => setTimeout(() => list.push(performance.now() - t)));
-  };
+  }
   window.addEventListener("wheel", () => frame(b.wheel), { capture: true, passive: true });
-  window.addEventListener("mousemove", (e) => e.buttons && frame(b.pan), { capture: true });
-}
+  window.addEventListener("mousemove", (e) => { if (e.buttons) frame(b.pan); }, { capture: true });
+})();`;
 
 async function rendererRss(browser: Browser): Promise<number | undefined> {
   try {
@@ -137,10 +125,19 @@ async function frames(page: Page): Promise<{ zoom: number[]; pan: number[] }> {
   });
 }
 
+/** The canvas's own figure for its last frame (GraphCanvas's lastFrameMs), if it shows it. */
+async function canvasFrameMs(page: Page): Promise<number | undefined> {
+  const v = await page
+    .locator("#pane-a .graph")
+    .getAttribute("data-frame-ms")
+    .catch(() => null);
+  return v === null ? undefined : Number(v);
+}
+
 async function runCase(browser: Browser, url: string, c: Case): Promise<Result> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
-  await page.addInitScript(instrument);
+  await page.addInitScript(INSTRUMENT);
   const out: Result = { name: c.name, nodes: "", readyMs: "", longestTaskMs: 0, target: c.target };
   try {
     await page.goto(url);
@@ -172,6 +169,7 @@ async function runCase(browser: Browser, url: string, c: Case): Promise<Result> 
       const f = await frames(page);
       out.zoomMs = f.zoom.map(Math.round);
       out.panMs = f.pan.map(Math.round);
+      out.drawMs = await canvasFrameMs(page);
     }
     out.rssMb = await rendererRss(browser);
   } catch (e) {
@@ -242,7 +240,9 @@ async function main(): Promise<void> {
         `${r.name.padEnd(38)} nodes ${String(r.nodes).padStart(6)}  ready ${String(r.readyMs).padStart(7)} ms${
           r.target ? ` (target ≤ ${r.target})` : ""
         }  longest task ${r.longestTaskMs} ms  renderer RSS ${r.rssMb?.toFixed(0) ?? "?"} MB` +
-          (r.zoomMs ? `  zoom frame ${median(r.zoomMs)} ms  pan frame ${median(r.panMs)} ms` : ""),
+          (r.zoomMs
+            ? `  zoom frame ${median(r.zoomMs)} ms  pan frame ${median(r.panMs)} ms  canvas draw ${r.drawMs?.toFixed(1) ?? "?"} ms`
+            : ""),
       );
     }
   } finally {

@@ -45,7 +45,7 @@ export class WorkerClient {
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
-      if (m.ok) p.resolve(m.result);
+      if (m.ok) p.resolve("json" in m ? JSON.parse(new TextDecoder().decode(m.json)) : m.result);
       else p.reject(new WorkError(m.error, m.notes));
     };
     w.onerror = (ev) => {

@@ -464,7 +464,11 @@ function handle(msg: Request): Answers[Op] | Promise<Answers[Op]> {
 onmessage = async (ev: MessageEvent<Envelope>) => {
   const msg = ev.data;
   try {
-    post({ id: msg.id, ok: true, result: await handle(msg) });
+    const result = await handle(msg);
+    if (msg.op === "layout") {
+      const json = new TextEncoder().encode(JSON.stringify(result));
+      postMessage({ id: msg.id, ok: true, json } satisfies Reply, { transfer: [json.buffer] });
+    } else post({ id: msg.id, ok: true, result });
   } catch (e) {
     post({
       id: msg.id,
