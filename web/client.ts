@@ -19,12 +19,19 @@ export class Cancelled extends Error {
   }
 }
 
+const parse = (bytes: Uint8Array): unknown => JSON.parse(new TextDecoder().decode(bytes));
+
 export class WorkerClient {
   private worker!: Worker;
   private nextId = 1;
   private readonly pending = new Map<
     number,
-    { resolve: (v: Answers[Op]) => void; reject: (e: Error) => void }
+    {
+      resolve: (v: Answers[Op]) => void;
+      reject: (e: Error) => void;
+      /** Slices of a result's arrays received so far. */
+      parts?: Record<string, unknown[]>;
+    }
   >();
 
   constructor(
@@ -44,9 +51,15 @@ export class WorkerClient {
       }
       const p = this.pending.get(m.id);
       if (!p) return;
+      if ("part" in m) {
+        const list = ((p.parts ??= {})[m.part] ??= []);
+        for (const x of parse(m.json) as unknown[]) list.push(x);
+        return;
+      }
       this.pending.delete(m.id);
-      if (m.ok) p.resolve("json" in m ? JSON.parse(new TextDecoder().decode(m.json)) : m.result);
-      else p.reject(new WorkError(m.error, m.notes));
+      if (!m.ok) p.reject(new WorkError(m.error, m.notes));
+      else if ("json" in m) p.resolve({ ...(parse(m.json) as object), ...p.parts } as Answers[Op]);
+      else p.resolve(m.result);
     };
     w.onerror = (ev) => {
       ev.preventDefault();

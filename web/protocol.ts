@@ -164,8 +164,13 @@ export type Envelope = Request & { id: number };
 /** Worker to page. */
 export type Reply =
   | { id: number; ok: true; result: Answers[Op] }
-  /** A large result (a layout) as JSON text in UTF-8, transferred: parsing JSON costs the page far
-   *  less than the structured clone of tens of thousands of small objects. */
+  /**
+   * A large result (a layout) as JSON text in UTF-8, transferred: its big arrays first, a slice of
+   * each per message (`part`: the field the slice belongs to), then the rest (`ok`). Each message
+   * is parsed in a task of its own, so that no single task holds the page; and parsing JSON costs
+   * it far less than the structured clone of tens of thousands of small objects.
+   */
+  | { id: number; part: string; json: Uint8Array }
   | { id: number; ok: true; json: Uint8Array }
   | { id: number; ok: false; error: string; notes: string[] }
   | { progress: string };

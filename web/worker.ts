@@ -461,14 +461,29 @@ function handle(msg: Request): Answers[Op] | Promise<Answers[Op]> {
   return h(msg);
 }
 
+/** Slices of a layout's arrays the page parses in one task each (protocol.ts, Reply). */
+const PART = 1500;
+
+function postInParts(id: number, layout: Answers["layout"]): void {
+  const enc = new TextEncoder();
+  const send = (reply: Reply & { json: Uint8Array }) =>
+    postMessage(reply, { transfer: [reply.json.buffer] });
+  const rest: Record<string, unknown> = { ...layout };
+  for (const key of ["items", "edges", "frames"] as const) {
+    const list: unknown[] = layout[key];
+    for (let i = 0; i < list.length; i += PART)
+      send({ id, part: key, json: enc.encode(JSON.stringify(list.slice(i, i + PART))) });
+    rest[key] = [];
+  }
+  send({ id, ok: true, json: enc.encode(JSON.stringify(rest)) });
+}
+
 onmessage = async (ev: MessageEvent<Envelope>) => {
   const msg = ev.data;
   try {
     const result = await handle(msg);
-    if (msg.op === "layout") {
-      const json = new TextEncoder().encode(JSON.stringify(result));
-      postMessage({ id: msg.id, ok: true, json } satisfies Reply, { transfer: [json.buffer] });
-    } else post({ id: msg.id, ok: true, result });
+    if (msg.op === "layout") postInParts(msg.id, result as Answers["layout"]);
+    else post({ id: msg.id, ok: true, result });
   } catch (e) {
     post({
       id: msg.id,
