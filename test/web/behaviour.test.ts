@@ -40,6 +40,23 @@ g (float[2] x) => (float[2] y) {
   [odd] y = NoSuchOp (t)
 }`;
 
+/** 71 nodes in two scopes (/a/, /b/) named as torch's exporter names them: both start collapsed. */
+function scoped(): string {
+  const lines: string[] = [];
+  let v = "x";
+  for (const scope of ["a", "b"])
+    for (let i = 0; i < 35; i++) {
+      const name = scope === "b" && i === 20 ? "/b/target" : `/${scope}/Abs_${i}`;
+      lines.push(`  ["${name}"] ${scope}${i} = ${name === "/b/target" ? "Neg" : "Abs"} (${v})`);
+      v = `${scope}${i}`;
+    }
+  lines.push(`  [out] y = Identity (${v})`);
+  return `<ir_version: 9, opset_import: ["" : 18]>
+g (float[2] x) => (float[2] y) {
+${lines.join("\n")}
+}`;
+}
+
 /** A model whose run takes seconds: MatMul of 400x400 matrices, 24 times. */
 function slowModel(): string {
   const lines: string[] = [];
@@ -299,6 +316,27 @@ describe.skipIf(!chromium)(
       await page.keyboard.press("Enter");
       await settled(page);
       expect(await page.locator("#find-count").textContent()).toMatch(/no match/);
+    }, 60_000);
+
+    it("a search hit inside a collapsed group opens the group", async () => {
+      await fresh(file("scoped.onnxtxt", scoped()));
+      const keys = () =>
+        page.evaluate(() =>
+          (
+            window as unknown as {
+              __inspector: { panes: { a: { items(): { key: string; kind: string }[] } } };
+            }
+          ).__inspector.panes.a.items(),
+        );
+      const before = await keys();
+      expect(before.filter((i) => i.kind === "group").length).toBe(2);
+      expect(before.some((i) => i.key === "n55")).toBe(false);
+      await page.fill("#find", "target");
+      await page.keyboard.press("Enter");
+      await settled(page);
+      expect(await attr(page, "#pane-a", "data-selected")).toBe("n55");
+      expect((await keys()).some((i) => i.key === "n55")).toBe(true);
+      expect(await page.locator("#details h3").textContent()).toMatch(/^Neg '\/b\/target'/);
     }, 60_000);
 
     it("next/previous change, selection paired across panes, both panes fitted", async () => {
