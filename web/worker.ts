@@ -170,6 +170,11 @@ function sceneOf(side: Side, viewId: string): Scene {
     outputs: isGraph ? owner.outputs.map((v) => v.name) : owner.outputs,
     initializers: isGraph ? owner.initializers.map((t) => t.name) : [],
     ...(side.model.metadataProps ? { modelMetadata: side.model.metadataProps } : {}),
+    ...(isGraph
+      ? {}
+      : {
+          tablePrefix: `${owner.domain}:${owner.name}${owner.overload ? `@${owner.overload}` : ""}`,
+        }),
     label: (i) => opLabel(side, view, owner.nodes[i]!),
     typeOf: (name) => typeOf(side, view, name),
   });

@@ -6,6 +6,7 @@
 // to move. Export: the whole layout as SVG, the current view as PNG.
 
 import { minimapTarget, MINI_H, MINI_W, paintMinimap, renderMinimap } from "./minimap.js";
+import { Raster } from "./raster.js";
 import { layoutSvg, STYLE, styleOf, type BoxStyle } from "./style.js";
 import type {
   GraphCanvasApi,
@@ -18,6 +19,9 @@ import type {
 /** Below this scale no text is drawn and edges are straight. */
 const TEXT_SCALE = 0.42;
 const MIN_SCALE = 0.0005;
+/** Below this scale boxes are painted as pixels (raster.ts), and edges left out below EDGE_SCALE. */
+const RASTER_SCALE = 0.2;
+const EDGE_SCALE = 0.1;
 const MAX_SCALE = 8;
 /** The scale home() opens at. */
 const READABLE = 1;
@@ -109,6 +113,7 @@ export class GraphCanvas implements GraphCanvasApi {
   private pending = 0;
   private visible: number[] = [];
   private miniCache: HTMLCanvasElement | undefined;
+  private raster = new Raster();
   private cleanup: (() => void)[] = [];
   /** The view was set by home() or fit() and not moved since: a resize redoes it. */
   private auto: "home" | "fit" | "" = "";
@@ -128,10 +133,10 @@ export class GraphCanvas implements GraphCanvasApi {
     this.canvas.style.cssText = "position:absolute;inset:0;width:100%;height:100%;cursor:grab";
     this.mini = document.createElement("canvas");
     this.mini.className = "minimap";
-    this.mini.style.cssText = `position:absolute;right:6px;bottom:6px;width:${MINI_W}px;height:${MINI_H}px;border:1px solid #99a;background:#fffd;cursor:pointer`;
+    this.mini.style.cssText = `position:absolute;right:6px;top:6px;width:${MINI_W}px;height:${MINI_H}px;border:1px solid #99a;background:#fffd;cursor:pointer`;
     this.element.append(this.canvas, this.mini);
     host.append(this.element);
-    this.ctx = this.canvas.getContext("2d")!;
+    this.ctx = this.canvas.getContext("2d", { willReadFrequently: true })!;
     this.listen();
   }
 
@@ -308,13 +313,9 @@ export class GraphCanvas implements GraphCanvasApi {
     const box = this.screenBox(key);
     if (!box) return;
     const { w, h } = this.size();
-    if (box.x >= 0 && box.y >= 0 && box.x + box.w <= w && box.y + box.h <= h) return;
-    if (this.scale < TEXT_SCALE) {
-      const k = READABLE / this.scale;
-      box.x *= k;
-      box.y *= k;
-      this.scale = READABLE;
-    }
+    const inView = box.x >= 0 && box.y >= 0 && box.x + box.w <= w && box.y + box.h <= h;
+    if (inView && this.scale >= TEXT_SCALE) return;
+    this.scale = Math.max(this.scale, READABLE);
     const i = this.index.get(key);
     const it =
       i === undefined ? this.layout!.frames.find((f) => f.key === key)! : this.layout!.items[i]!;
@@ -352,40 +353,27 @@ export class GraphCanvas implements GraphCanvasApi {
     const detail = s >= TEXT_SCALE;
     const px = 1 / s; // one screen pixel in layout units
 
-    for (const f of l.frames)
-      if (f.x < vx1 && f.x + f.w > vx0 && f.y < vy1 && f.y + f.h > vy0)
-        this.drawFrame(f, detail, px);
-
     this.grid.query(vx0, vy0, vx1, vy1, this.visible);
     const n = l.items.length;
     const items: LayoutItem[] = [];
-    ctx.beginPath();
-    const arrows: number[] = [];
-    for (const id of this.visible) {
-      if (id < n) {
-        items.push(l.items[id]!);
-        continue;
-      }
-      const p = l.edges[id - n]!.points;
-      if (p.length < 4) continue;
-      if (!detail) {
-        ctx.moveTo(p[0]!, p[1]!);
-        ctx.lineTo(p[p.length - 2]!, p[p.length - 1]!);
-        continue;
-      }
-      ctx.moveTo(p[0]!, p[1]!);
-      for (let j = 2; j < p.length; j += 2) ctx.lineTo(p[j]!, p[j + 1]!);
-      arrows.push(p[p.length - 4]!, p[p.length - 3]!, p[p.length - 2]!, p[p.length - 1]!);
+    const edges: number[][] = [];
+    for (const id of this.visible)
+      if (id < n) items.push(l.items[id]!);
+      else if (detail || s >= EDGE_SCALE) edges.push(l.edges[id - n]!.points);
+    const frames = l.frames.filter(
+      (f) => f.x < vx1 && f.x + f.w > vx0 && f.y < vy1 && f.y + f.h > vy0,
+    );
+    this.drawnItems = items.length;
+    if (s < RASTER_SCALE) {
+      this.raster.paint(ctx, frames, items, { scale: s, tx: this.tx, ty: this.ty, dpr });
+      ctx.setTransform(dpr * s, 0, 0, dpr * s, dpr * this.tx, dpr * this.ty);
+      this.drawEdges(edges, false, px);
+      this.drawMarks(items, false, px);
+      this.finish(t0, w, h);
+      return;
     }
-    ctx.strokeStyle = STYLE.edge;
-    ctx.lineWidth = Math.max(1, px);
-    ctx.stroke();
-    if (arrows.length) {
-      ctx.beginPath();
-      for (let j = 0; j < arrows.length; j += 4) arrow(ctx, arrows, j);
-      ctx.fillStyle = STYLE.edge;
-      ctx.fill();
-    }
+    for (const f of frames) this.drawFrame(f, detail, px);
+    this.drawEdges(edges, detail, px);
 
     // boxes, one path per style
     items.sort((a, b) => (a.kind === "group" ? 0 : 1) - (b.kind === "group" ? 0 : 1));
@@ -413,13 +401,43 @@ export class GraphCanvas implements GraphCanvasApi {
         ctx.setLineDash([]);
       }
     }
-    this.drawnItems = items.length;
     if (detail) for (const it of items) this.drawText(it);
     this.drawMarks(items, detail, px);
+    this.finish(t0, w, h);
+  }
+
+  /** The minimap, and the frame's time and scale for tests. */
+  private finish(t0: number, w: number, h: number): void {
     this.drawMini(w, h);
     this.lastFrameMs = performance.now() - t0;
     this.element.dataset.frameMs = this.lastFrameMs.toFixed(1);
-    this.element.dataset.scale = s.toFixed(4);
+    this.element.dataset.scale = this.scale.toFixed(4);
+  }
+
+  private drawEdges(edges: number[][], detail: boolean, px: number): void {
+    const ctx = this.ctx;
+    ctx.beginPath();
+    const arrows: number[] = [];
+    for (const p of edges) {
+      if (p.length < 4) continue;
+      if (!detail) {
+        ctx.moveTo(p[0]!, p[1]!);
+        ctx.lineTo(p[p.length - 2]!, p[p.length - 1]!);
+        continue;
+      }
+      ctx.moveTo(p[0]!, p[1]!);
+      for (let j = 2; j < p.length; j += 2) ctx.lineTo(p[j]!, p[j + 1]!);
+      arrows.push(p[p.length - 4]!, p[p.length - 3]!, p[p.length - 2]!, p[p.length - 1]!);
+    }
+    ctx.strokeStyle = STYLE.edge;
+    ctx.lineWidth = Math.max(1, px);
+    ctx.stroke();
+    if (arrows.length) {
+      ctx.beginPath();
+      for (let j = 0; j < arrows.length; j += 4) arrow(ctx, arrows, j);
+      ctx.fillStyle = STYLE.edge;
+      ctx.fill();
+    }
   }
 
   private drawFrame(f: LayoutFrame, detail: boolean, px: number): void {

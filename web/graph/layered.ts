@@ -155,25 +155,37 @@ export function layered(input: LevelInput): LevelResult {
   };
   index();
   const key = new Float64Array(N);
-  const sweep = (down: boolean) => {
+  /**
+   * Visits the layers down (or up), setting each box's wish to the mean of `value` over its
+   * neighbours in the layer before (its own value when it has none), then `settle`s the row.
+   */
+  const visit = (
+    down: boolean,
+    value: Float64Array,
+    wish: Float64Array,
+    settle: (row: number[]) => void,
+  ) => {
     const adj = down ? sIn : sOut;
     const other = down ? sa : sb;
     for (let s = 0; s < layers; s++) {
       const row = rows[down ? s : layers - 1 - s]!;
-      if (row.length < 2) continue;
       for (const v of row) {
         let sum = 0;
         let k = 0;
         for (let j = adj.start[v]!; j < adj.start[v + 1]!; j++) {
-          sum += pos[other[adj.list[j]!]!]!;
+          sum += value[other[adj.list[j]!]!]!;
           k++;
         }
-        key[v] = k ? sum / k : pos[v]!;
+        wish[v] = k ? sum / k : value[v]!;
       }
-      row.sort((a, b) => key[a]! - key[b]! || pos[a]! - pos[b]!);
-      row.forEach((v, i) => (pos[v] = i));
+      settle(row);
     }
   };
+  const sweep = (down: boolean) =>
+    visit(down, pos, key, (row) => {
+      row.sort((a, b) => key[a]! - key[b]! || pos[a]! - pos[b]!);
+      row.forEach((v, i) => (pos[v] = i));
+    });
   sweep(true);
   sweep(false);
   sweep(true);
@@ -196,23 +208,7 @@ export function layered(input: LevelInput): LevelResult {
     bW: new Float64Array(widest),
     bS: new Float64Array(widest),
   };
-  const place = (down: boolean) => {
-    const adj = down ? sIn : sOut;
-    const other = down ? sa : sb;
-    for (let s = 0; s < layers; s++) {
-      const row = rows[down ? s : layers - 1 - s]!;
-      for (const v of row) {
-        let sum = 0;
-        let k = 0;
-        for (let j = adj.start[v]!; j < adj.start[v + 1]!; j++) {
-          sum += cx[other[adj.list[j]!]!]!;
-          k++;
-        }
-        want[v] = k ? sum / k : cx[v]!;
-      }
-      pool(row, vW, want, cx, scratch);
-    }
-  };
+  const place = (down: boolean) => visit(down, cx, want, (row) => pool(row, vW, want, cx, scratch));
   place(true);
   place(false);
   place(true);

@@ -154,7 +154,7 @@ export function layoutScene(
   for (const item of items) {
     const s =
       item.kind === "group"
-        ? { w: Math.max(item.label.length, item.sub.length) * CHAR + 36, h: 40 }
+        ? { w: Math.max(item.label.length, item.sub.length) * CHAR + 56, h: 40 }
         : boxSize(item.label, item.sub, item.folded?.length ?? 0);
     item.w = s.w;
     item.h = s.h;

@@ -23,6 +23,8 @@ export interface SceneSource {
   initializers: readonly string[];
   /** The model's metadata (read for the origins table). */
   modelMetadata?: MetadataProps;
+  /** In a local function's view: the function (`domain:name`) keying its nodes in that table. */
+  tablePrefix?: string;
   /** The text drawn on a node (its op), and under it (its name). */
   label(index: number): string;
   /** A value's type as text ("?" when not known). */
@@ -108,7 +110,10 @@ export function legacyScope(name: string | undefined): string[] {
   return parts.slice(0, -1);
 }
 
-/** An origin record as path segments: a JSON list of calls, or one call. */
+/**
+ * An origin record as path segments: the calls, outermost first, joined by " > ", each
+ * `<calling node>|<function>` (the expander's format); a JSON list of strings is read too.
+ */
 function originSegments(origin: string): string[] {
   const t = origin.trim();
   if (t.startsWith("[")) {
@@ -116,10 +121,16 @@ function originSegments(origin: string): string[] {
       const v: unknown = JSON.parse(t);
       if (Array.isArray(v)) return v.map((x) => (typeof x === "string" ? x : JSON.stringify(x)));
     } catch {
-      // not JSON: one segment
+      // not JSON: the expander's format
     }
   }
-  return t === "" ? [] : [t];
+  return t === "" ? [] : t.split(" > ");
+}
+
+/** How a group shows one segment of its path: a call as `name (function)`. */
+export function segmentLabel(segment: string): string {
+  const bar = segment.lastIndexOf("|");
+  return bar < 0 ? segment : `${segment.slice(0, bar)} (${segment.slice(bar + 1)})`;
 }
 
 /** The origins table of a model (node name → origin), if it has one. */
@@ -140,15 +151,19 @@ function originsTable(props: MetadataProps | undefined): Map<string, string> | u
   return undefined;
 }
 
-/** The group path of a node: scope from torch's metadata or name, then the expander's call. */
-export function nodePath(node: Node, table?: Map<string, string>): string[] {
+/**
+ * The group path of a node: scope from torch's metadata or name, then the expander's calls.
+ * `tableKey` is the node's key in the model's origins table (its name, or `<function>::<name>`).
+ */
+export function nodePath(node: Node, table?: Map<string, string>, tableKey?: string): string[] {
   const scope = dynamoScope(node.metadataProps);
-  const origin = meta(node.metadataProps, ORIGIN_KEY) ?? (node.name && table?.get(node.name));
+  const key = tableKey ?? node.name;
+  const origin = meta(node.metadataProps, ORIGIN_KEY) ?? (key ? table?.get(key) : undefined);
   if (origin) {
     const calls = originSegments(origin);
     if (scope) return [...scope, ...calls];
     // A call named the legacy way lends its scope to what it became.
-    const caller = legacyScope(calls[0]?.split(/\s/)[0]);
+    const caller = legacyScope(calls[0]?.split("|")[0]);
     if (caller.length) calls[0] = calls[0]!.slice(`/${caller.join("/")}/`.length);
     return [...caller, ...calls];
   }
@@ -196,7 +211,11 @@ export function buildScene(src: SceneSource): Scene {
       for (const o of node.outputs) if (o !== "") constants.set(o, src.typeOf(o));
     }
     // the group: find or make each level of the path
-    const path = nodePath(node, table);
+    const path = nodePath(
+      node,
+      table,
+      src.tablePrefix !== undefined ? `${src.tablePrefix}::${node.name ?? ""}` : undefined,
+    );
     let g = 0;
     let key = "";
     for (const seg of path) {
@@ -207,7 +226,7 @@ export function buildScene(src: SceneSource): Scene {
         const parent = groups[g]!;
         groups.push({
           key: `g${key}`,
-          label: seg,
+          label: segmentLabel(seg),
           parent: g,
           depth: parent.depth + 1,
           groups: [],

@@ -68,14 +68,23 @@ describe("scene grouping", () => {
     const origin = (o: string) => [["onnx-expand.origin", o]] as [string, string][];
     const s = scene(
       [
-        node("Exp", ["x"], ["e"], "ls__Exp", origin("ls :LogSoftmax:13")),
-        node("Log", ["e"], ["l"], "ls__Log", origin("ls :LogSoftmax:13")),
+        node("Exp", ["x"], ["e"], "ls__Exp", origin("ls|ai.onnx:LogSoftmax:13")),
+        node("Log", ["e"], ["l"], "ls__Log", origin("ls|ai.onnx:LogSoftmax:13 > ls__m|local:M")),
         node("Relu", ["l"], ["y"], "relu"),
       ],
       ["x"],
       ["y"],
     );
-    expect(labels(s)).toEqual(["g (3)", "gls :LogSoftmax:13 (2)"]);
+    expect(labels(s)).toEqual([
+      "g (3)",
+      "gls|ai.onnx:LogSoftmax:13 (2)",
+      "gls|ai.onnx:LogSoftmax:13/ls__m|local:M (1)",
+    ]);
+    expect(s.groups.map((g) => g.label)).toContain("ls (ai.onnx:LogSoftmax:13)");
+    expect(enclosingGroups(s, 1)).toEqual([
+      "gls|ai.onnx:LogSoftmax:13",
+      "gls|ai.onnx:LogSoftmax:13/ls__m|local:M",
+    ]);
     const t = scene(
       [
         node("Exp", ["x"], ["e"], "a1"),
@@ -92,13 +101,14 @@ describe("scene grouping", () => {
     // a call named the legacy way keeps its scope
     const u = scene(
       [
-        node("Exp", ["x"], ["e"], "/enc/ls__Exp", origin("/enc/ls :LogSoftmax:13")),
+        node("Exp", ["x"], ["e"], "/enc/ls__Exp", origin("/enc/ls|ai.onnx:LogSoftmax:13")),
         node("Relu", ["e"], ["y"], "/dec/Relu"),
       ],
       ["x"],
       ["y"],
     );
-    expect(enclosingGroups(u, 0)).toEqual(["genc/ls :LogSoftmax:13"]);
+    expect(enclosingGroups(u, 0)).toEqual(["genc/ls|ai.onnx:LogSoftmax:13"]);
+    expect(u.groups.map((g) => g.label)).toContain("enc/ls (ai.onnx:LogSoftmax:13)");
   });
 
   it("collapses groups of a large level, never the group holding everything", () => {
