@@ -386,7 +386,22 @@ async function reveal(p: PaneState, key: string, groups: string[]): Promise<void
   }
   const item = p.layout!.items.find((i) => i.key === key) ?? null;
   if (item) await selectItem(p, item, true);
-  else select(p, key, true);
+  else if (/^n\d+$/.test(key)) {
+    // A node drawn inside its consumer (a folded Constant): its consumer's box shows where it is.
+    const index = Number(key.slice(1));
+    const host = p.layout!.items.find((i) => i.folded?.some((f) => f.index === index));
+    await selectItem(
+      p,
+      {
+        ...(host ?? { label: "", sub: "", x: 0, y: 0, w: 0, h: 0, parent: "" }),
+        key,
+        kind: "op",
+        index,
+      },
+      false,
+    );
+    if (host) p.canvas?.select(host.key, true);
+  } else select(p, key, true);
 }
 
 /** The changed boxes of the active pane in drawing order (top to bottom, then left to right). */

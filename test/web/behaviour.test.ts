@@ -311,6 +311,13 @@ describe.skipIf(!chromium)(
       const w = details.locator("table.value[data-name=w]");
       expect(await w.textContent()).toContain("(initializer)");
       expect(await w.textContent()).toContain("min 1 · max 6 · mean 3");
+      // the Constant, drawn inside Mul: its own value
+      await page.fill("#find", "k");
+      await page.keyboard.press("Enter");
+      await settled(page);
+      expect(await attr(page, "#pane-a", "data-selected")).toBe("n0");
+      expect(await page.locator("#details h3").textContent()).toMatch(/^Constant 'k'/);
+      expect(await details.locator("table.value").first().textContent()).toContain("4, 5, 9");
       // no match
       await page.fill("#find", "Conv");
       await page.keyboard.press("Enter");
