@@ -269,12 +269,15 @@ async function show(p: PaneState, view: string, keepView = false): Promise<void>
   status(`Drew ${layout.title}: ${layout.total} nodes in ${Math.round(ms)} ms.`);
 }
 
-/** Both panes fitted (after the result pane opens, both have a new size). */
+/**
+ * Both panes fitted after the result pane opens (both have a new size): the whole graph when it
+ * is readable so, else a readable scale on its first inputs (the canvas's home).
+ */
 function fitBoth(): void {
   requestAnimationFrame(() => {
     for (const p of [panes.a, panes.b]) {
       if (!p.canvas || paneEl(p).hidden) continue;
-      p.canvas.fit();
+      p.canvas.home();
       paneEl(p).dataset.fits = String(Number(paneEl(p).dataset.fits ?? 0) + 1);
     }
   });
