@@ -1,5 +1,6 @@
 // The inspector page: asks the worker (worker.ts) for everything slow and draws what it answers on
-// a GraphCanvas per pane. Two panes: the loaded model (a) and the result of an action (b), with the
+// a GraphCanvas per pane (graph/canvas.ts: pan with the mouse, zoom with the wheel, groups opened
+// with +). Two panes: the loaded model (a) and the result of an action (b), with the
 // diff marked on both. One action at a time: while it runs, <body data-state="busy">, every control
 // is disabled and Cancel stops the worker (and restores what it held); when idle, data-state is
 // "ready", or "error" when the last action failed, its message shown beside the action.

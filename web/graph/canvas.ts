@@ -198,9 +198,13 @@ export class GraphCanvas implements GraphCanvasApi {
     // the first inputs: the top row's boxes, left to right; centred when they fit
     let top = Infinity;
     for (const it of l.items) top = Math.min(top, it.y);
-    const row = l.items.filter((it) => it.y <= top + 40);
-    const x0 = Math.min(...row.map((it) => it.x));
-    const x1 = Math.max(...row.map((it) => it.x + it.w));
+    let x0 = Infinity;
+    let x1 = -Infinity;
+    for (const it of l.items)
+      if (it.y <= top + 40) {
+        x0 = Math.min(x0, it.x);
+        x1 = Math.max(x1, it.x + it.w);
+      }
     const mid = x1 - x0 < w / this.scale ? (x0 + x1) / 2 : x0 + w / 2 / this.scale - 10;
     this.tx = w / 2 - mid * this.scale;
     this.ty = 16 - top * this.scale;

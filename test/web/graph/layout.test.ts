@@ -164,3 +164,46 @@ describe("layered layout", () => {
     expect(l.items.find((it) => it.key === "n0")!.mark).toBeUndefined();
   });
 });
+
+describe("nested groups", () => {
+  it("lays out frames inside frames, each inside its parent, edges going down", () => {
+    const nodes = [];
+    let prev = "x";
+    for (let a = 0; a < 8; a++)
+      for (let b = 0; b < 5; b++)
+        for (let k = 0; k < 3; k++) {
+          const v = `v${a}_${b}_${k}`;
+          nodes.push(node("Relu", [prev], [v], `/m/outer${a}/inner${b}/Relu_${k}`));
+          prev = v;
+        }
+    const s = scene(nodes, ["x"], [prev]);
+    // outer2 opened: its level is small, so its inner groups open with it
+    const l = lay(s, false, ["gm/outer2"]);
+    expect(l.frames.map((f) => f.key)).toEqual([
+      "gm/outer2",
+      ...[0, 1, 2, 3, 4].map((b) => `gm/outer2/inner${b}`),
+    ]);
+    const outer = l.frames[0]!;
+    for (const inner of l.frames.slice(1)) {
+      expect(inner.parent).toBe("gm/outer2");
+      expect(inner.x).toBeGreaterThanOrEqual(outer.x);
+      expect(inner.y).toBeGreaterThanOrEqual(outer.y);
+      expect(inner.x + inner.w).toBeLessThanOrEqual(outer.x + outer.w);
+      expect(inner.y + inner.h).toBeLessThanOrEqual(outer.y + outer.h);
+      const inside = l.items.filter((it) => it.parent === inner.key);
+      expect(inside.length).toBe(3);
+      for (const it of inside) expect(it.y).toBeGreaterThanOrEqual(inner.y);
+    }
+    edgesDown(l);
+    // one closed by the user: a box inside the open frame
+    const c = layoutScene(
+      s,
+      { open: ["gm/outer2"], closed: ["gm/outer2/inner3"], constantsAsNodes: false },
+      undefined,
+      { id: "main", title: "t" },
+    );
+    expect(c.frames.length).toBe(5);
+    expect(c.items.find((it) => it.key === "gm/outer2/inner3")!.parent).toBe("gm/outer2");
+    edgesDown(c);
+  });
+});
