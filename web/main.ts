@@ -1,120 +1,171 @@
-// The inspector page: asks the worker (worker.ts) for everything slow and draws what it answers
-// on a canvas (graph/canvas.ts: pan with the mouse, zoom with the wheel, groups opened with +).
-// Two panes: the loaded model (a) and the result of an action (b), with the diff marked on both.
+// The inspector page: asks the worker (worker.ts) for everything slow and draws what it answers on
+// a GraphCanvas per pane (graph/canvas.ts: pan with the mouse, zoom with the wheel, groups opened
+// with +). Two panes: the loaded model (a) and the result of an action (b), with the
+// diff marked on both. One action at a time: while it runs, <body data-state="busy">, every control
+// is disabled and Cancel stops the worker (and restores what it held); when idle, data-state is
+// "ready", or "error" when the last action failed, its message shown beside the action.
 
-import type { DiffCounts } from "../src/diff/index.js";
+import { Cancelled, WorkError, WorkerClient } from "./client.js";
 import { GraphCanvas } from "./graph/canvas.js";
-import type { Layout } from "./graph/types.js";
+import type { Layout, LayoutItem } from "./graph/types.js";
+import {
+  $,
+  h,
+  renderCheck,
+  renderDetails,
+  renderDiff,
+  renderRun,
+  renderSummary,
+  runSummary,
+} from "./panels.js";
 import type {
   Answers,
-  ArgsOf,
-  Envelope,
+  CheckSide,
   ExpandMode,
-  Op,
-  Reply,
+  FindHit,
+  Request,
   RunAnswer,
   SideName,
   Summary,
 } from "./protocol.js";
 
-const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+// ---- file:// ----
 
-// ---- the worker ----
-
-const worker = new Worker(new URL("worker.js", import.meta.url), { type: "module" });
-let nextId = 1;
-const pending = new Map<
-  number,
-  { resolve: (v: Answers[Op]) => void; reject: (e: WorkError) => void }
->();
-let busy = 0;
-
-class WorkError extends Error {
-  constructor(
-    message: string,
-    readonly notes: string[],
-  ) {
-    super(message);
-  }
+if (location.protocol === "file:") {
+  $("file-note").hidden = false;
+  document.body.dataset.state = "error";
+  throw new Error("the inspector must be served over HTTP (npx onnx-expand inspect)");
 }
 
-worker.onmessage = (ev: MessageEvent<Reply>) => {
-  const m = ev.data;
-  if ("progress" in m) {
-    status(m.progress);
-    return;
-  }
-  const p = pending.get(m.id);
-  if (!p) return;
-  pending.delete(m.id);
-  if (m.ok) p.resolve(m.result);
-  else p.reject(new WorkError(m.error, m.notes));
-};
-worker.onerror = (ev) => showError(`the worker failed: ${ev.message}`);
+const client = new WorkerClient(new URL("worker.js", document.baseURI), (t) => status(t));
 
-/** Sends a request to the worker; the answer is typed by the request's op (protocol.ts). */
-function ask<K extends Op>(
-  op: K,
-  args: ArgsOf<K>,
-  transfer: Transferable[] = [],
-): Promise<Answers[K]> {
-  const id = nextId++;
-  busy++;
-  document.body.dataset.state = "busy";
-  return new Promise<Answers[K]>((resolve, reject) => {
-    pending.set(id, { resolve: resolve as (v: Answers[Op]) => void, reject });
-    worker.postMessage({ id, op, ...args } as Envelope, transfer);
-  }).finally(() => {
-    if (--busy === 0) document.body.dataset.state = loaded ? "ready" : "empty";
-  });
+// ---- one action at a time ----
+
+let running: string | undefined;
+let failed = false;
+
+function setState(): void {
+  document.body.dataset.state = running ? "busy" : failed ? "error" : "ready";
+  if (failed) document.body.dataset.error = "1";
+  else delete document.body.dataset.error;
 }
 
-// ---- status and errors ----
+const CONTROLS =
+  "header input, #actions input, #actions select, #actions button, #actions textarea, #find-bar input, #find-bar button, .pane .bar button, .pane .bar select, #details button, #check-report button";
+
+function lock(on: boolean): void {
+  for (const c of document.querySelectorAll<HTMLInputElement>(CONTROLS)) c.disabled = on;
+  $("open-label").classList.toggle("disabled", on);
+  $("cancel").hidden = !on;
+}
 
 function status(text: string): void {
   $("status").textContent = text;
 }
 
-function showError(message: string, notes: string[] = []): void {
+function showError(message: string, notes: string[], near: HTMLElement): void {
   const box = $("error");
-  box.hidden = false;
   box.textContent = [message, ...notes.map((n) => `  ${n}`)].join("\n");
-  document.body.dataset.error = "1";
-  status("Failed: see the message below.");
+  near.insertAdjacentElement("afterend", box);
+  box.hidden = false;
+  box.scrollIntoView({ block: "nearest" });
+  status(`Failed: ${message.split("\n")[0]}`);
 }
 
 function clearError(): void {
   $("error").hidden = true;
   $("error").textContent = "";
-  delete document.body.dataset.error;
 }
 
-async function guarded(what: string, f: () => Promise<void>): Promise<void> {
+/**
+ * Runs one action: refused while another runs; busy and locked until it ends; a failure shows its
+ * message beside `near`; Cancel restores the worker's state as it was before the action.
+ */
+async function act(
+  what: string,
+  near: HTMLElement,
+  f: () => Promise<void>,
+  failAs = what,
+): Promise<boolean> {
+  if (running) {
+    status(`Busy with ${running}: wait, or press Cancel.`);
+    return false;
+  }
+  running = what;
   clearError();
+  lock(true);
+  setState();
+  status(`${what}…`);
   try {
     await f();
+    failed = false;
+    return true;
   } catch (e) {
-    const err = e as WorkError;
-    showError(`${what}: ${err.message}`, err.notes ?? []);
+    if (e instanceof Cancelled) {
+      failed = false;
+      await restore(what);
+    } else {
+      failed = true;
+      const err = e as WorkError;
+      showError(`${failAs}: ${err.message}`, err.notes ?? [], near);
+    }
+    return false;
+  } finally {
+    running = undefined;
+    lock(false);
+    setState();
   }
 }
 
-// ---- drawing ----
+$("cancel").onclick = () => client.cancel();
+
+/** What the worker holds, kept so that a fresh worker can be given it again after Cancel. */
+let loadedA: { name: string; bytes: Uint8Array } | undefined;
+let resultRequest: Request | undefined;
+
+/** After Cancel: the model (and the result) loaded again in the fresh worker; nothing redrawn. */
+async function restore(what: string): Promise<void> {
+  if (!loadedA) {
+    status(`${what}: cancelled.`);
+    return;
+  }
+  running = "restoring the model after Cancel";
+  status(`${what} cancelled: loading ${loadedA.name} again…`);
+  try {
+    await client.ask("load", { name: loadedA.name, bytes: loadedA.bytes });
+    if (resultRequest) await client.ask(resultRequest.op as "convert", resultRequest as never);
+    status(`${what}: cancelled; everything is as it was.`);
+  } catch {
+    clearAll();
+    status(`${what}: cancelled, and the model could not be restored: open it again.`);
+  }
+}
+
+// ---- panes ----
 
 interface PaneState {
   side: SideName;
   summary?: Summary;
   view: string;
-  drawing?: Layout;
+  layout?: Layout;
   canvas?: GraphCanvas;
   /** Groups the user opened and closed in the shown view. */
   open: Set<string>;
   closed: Set<string>;
+  /** Diff marks of the shown view: node index -> mark. */
+  marks: Map<number, string>;
+  selected: string | null;
 }
-const panes: Record<SideName, PaneState> = {
-  a: { side: "a", view: "main", open: new Set(), closed: new Set() },
-  b: { side: "b", view: "main", open: new Set(), closed: new Set() },
-};
+
+const fresh = (side: SideName): PaneState => ({
+  side,
+  view: "main",
+  open: new Set(),
+  closed: new Set(),
+  marks: new Map(),
+  selected: null,
+});
+const panes: Record<SideName, PaneState> = { a: fresh("a"), b: fresh("b") };
 // For tests: each pane's canvas and what it draws.
 (window as unknown as { __inspector: unknown }).__inspector = {
   panes: Object.fromEntries(
@@ -122,286 +173,454 @@ const panes: Record<SideName, PaneState> = {
       k,
       {
         canvas: () => panes[k].canvas,
-        items: () => panes[k].drawing?.items ?? [],
-        frames: () => panes[k].drawing?.frames ?? [],
+        items: () => panes[k].layout?.items ?? [],
+        frames: () => panes[k].layout?.frames ?? [],
       },
     ]),
   ),
 };
-let loaded = false;
+let active: SideName = "a";
+const paneEl = (p: PaneState) => $(`pane-${p.side}`);
+const other = (p: PaneState) => panes[p.side === "a" ? "b" : "a"];
 
 function setupPane(p: PaneState, title: string): void {
-  const pane = $(`pane-${p.side}`);
+  const pane = paneEl(p);
+  p.canvas?.destroy();
   pane.hidden = false;
   pane.replaceChildren();
-  const bar = document.createElement("div");
-  bar.className = "bar";
-  const name = document.createElement("b");
-  name.textContent = title;
-  const select = document.createElement("select");
-  select.className = "views";
+  for (const k of Object.keys(pane.dataset)) delete pane.dataset[k];
+  const bar = h("div", undefined, "bar");
+  const name = h("b", title);
+  name.title = title;
+  const select = h("select", undefined, "views");
   for (const v of p.summary!.views) {
-    const o = document.createElement("option");
+    const o = h("option", `${v.title} (${v.nodes} nodes)`);
     o.value = v.id;
-    o.textContent = `${v.title} (${v.nodes} nodes)`;
     select.append(o);
   }
   select.value = p.view;
-  select.onchange = () => void guarded("layout", () => show(p, select.value));
-  const fit = document.createElement("button");
-  fit.textContent = "Fit";
+  select.onchange = () => void act("layout", bar, () => show(p, select.value));
+  const fit = h("button", "Fit", "fit");
+  fit.title = "the whole graph in view (0)";
   fit.onclick = () => p.canvas?.fit();
-  const count = document.createElement("span");
-  count.className = "count";
-  bar.append(name, select, fit, count);
+  const svg = h("button", "SVG", "export-svg");
+  svg.title = "save the view as SVG";
+  svg.onclick = () => void act("export", bar, async () => exportView(p, "svg"));
+  const png = h("button", "PNG", "export-png");
+  png.title = "save the view as PNG";
+  png.onclick = () => void act("export", bar, async () => exportView(p, "png"));
+  const count = h("span", undefined, "count");
+  bar.append(name, select, fit, svg, png, count);
   pane.append(bar);
-  p.canvas?.destroy();
+  pane.onpointerdown = () => setActive(p.side);
+  if (running) lock(true);
   p.canvas = new GraphCanvas(pane, {
-    select(item) {
-      if (item?.kind === "op") void guarded("details", () => showDetails(p, item.index));
-    },
-    toggleGroup(key, open) {
-      (open ? p.open : p.closed).add(key);
-      (open ? p.closed : p.open).delete(key);
-      void guarded("layout", () => show(p, p.view, true));
-    },
+    select: (item) => void act("details", bar, () => selectItem(p, item, false)),
+    toggleGroup: (key, open) =>
+      void act("layout", bar, async () => {
+        (open ? p.open : p.closed).add(key);
+        (open ? p.closed : p.open).delete(key);
+        await show(p, p.view, true);
+      }),
   });
 }
 
-async function show(p: PaneState, view: string, keepView = false): Promise<void> {
-  const t0 = performance.now();
+function setActive(side: SideName): void {
+  active = side;
+  for (const s of ["a", "b"] as const) $(`pane-${s}`).classList.toggle("active", s === side);
+}
+
+function requestLayout(p: PaneState, view: string): Promise<Layout> {
   if (view !== p.view) {
     p.open.clear();
     p.closed.clear();
   }
-  const d = await ask("layout", {
+  return client.ask("layout", {
     side: p.side,
     view,
     options: { open: [...p.open], closed: [...p.closed], constantsAsNodes: false },
   });
+}
+
+/** Lays out and draws a view of a pane (keeping zoom and position when keepView). */
+async function show(p: PaneState, view: string, keepView = false): Promise<void> {
+  const t0 = performance.now();
+  const layout = await requestLayout(p, view);
+  const [marks] = await Promise.all([client.ask("marks", { side: p.side, view })]);
+  if (p.view !== view) p.selected = null;
   p.view = view;
-  p.drawing = d;
-  const pane = $(`pane-${p.side}`);
+  p.layout = layout;
+  p.marks = new Map(marks);
+  p.canvas!.setLayout(layout, keepView);
+  const pane = paneEl(p);
   (pane.querySelector("select.views") as HTMLSelectElement).value = view;
-  p.canvas!.setLayout(d, keepView);
   const ms = performance.now() - t0;
-  const boxes = d.items.filter((n) => n.kind === "op" || n.kind === "group").length;
+  const boxes = layout.items.filter((i) => i.kind === "op" || i.kind === "group").length;
   pane.querySelector(".count")!.textContent =
-    `${d.total} nodes in ${boxes} boxes · layout ${Math.round(d.ms)} ms`;
-  pane.dataset.drawn = String(d.total);
+    `${layout.total} nodes · ${boxes} boxes · layout ${Math.round(layout.ms)} ms`;
+  pane.dataset.drawn = String(layout.total);
+  pane.dataset.boxes = String(boxes);
   pane.dataset.view = view;
   pane.dataset.firstDrawMs = String(Math.round(ms));
-  status(`Drew ${d.title}: ${d.total} nodes in ${Math.round(ms)} ms.`);
+  const count = (m: string) => [...p.marks.values()].filter((x) => x === m).length;
+  for (const m of ["added", "removed", "changed"]) pane.dataset[m] = String(count(m));
+  applyProblems(p);
+  if (p.selected) p.canvas!.select(p.selected);
+  if (p.side === active) clearFind();
+  status(`Drew ${layout.title}: ${layout.total} nodes in ${Math.round(ms)} ms.`);
 }
 
-/** Re-draws the shown view with the diff marks the worker now has (same view, same place). */
-async function remark(p: PaneState): Promise<void> {
-  await show(p, p.view, true);
-}
-
-// ---- panels ----
-
-function table(rows: (string | number)[][], head?: string[]): HTMLTableElement {
-  const t = document.createElement("table");
-  if (head) {
-    const tr = t.insertRow();
-    for (const h of head) {
-      const th = document.createElement("th");
-      th.textContent = h;
-      tr.append(th);
+/**
+ * Both panes fitted after the result pane opens (both have a new size): the whole graph when it
+ * is readable so, else a readable scale on its first inputs (the canvas's home).
+ */
+function fitBoth(): void {
+  requestAnimationFrame(() => {
+    for (const p of [panes.a, panes.b]) {
+      if (!p.canvas || paneEl(p).hidden) continue;
+      p.canvas.home();
+      paneEl(p).dataset.fits = String(Number(paneEl(p).dataset.fits ?? 0) + 1);
     }
-  }
-  for (const r of rows) {
-    const tr = t.insertRow();
-    for (const c of r) tr.insertCell().textContent = String(c);
-  }
-  return t;
+  });
 }
 
-function renderSummary(s: Summary): void {
-  const box = $("summary");
-  box.replaceChildren();
-  const h = document.createElement("h3");
-  h.textContent = s.name;
-  const i = s.info;
-  const facts = table([
-    ["IR version", i.irVersion],
-    ["opsets", i.opsetImports.map((o) => `${o.domain || "ai.onnx"} ${o.version}`).join(", ")],
-    ...(i.producer ? [["producer", i.producer]] : []),
-    ["inputs", i.inputs.join(", ") || "(none)"],
-    ["outputs", i.outputs.join(", ") || "(none)"],
-    ["nodes", `${i.nodes}${i.subgraphs ? ` (in ${i.subgraphs + 1} graphs)` : ""}`],
-    ...(i.functions.length ? [["functions", i.functions.join(", ")]] : []),
-    ["initializers", i.initializers],
-    ["checker", s.problems.length ? `${s.problems.length} problem(s): press Check` : "no problems"],
-  ]);
-  facts.id = "facts";
-  facts.dataset.nodes = String(i.nodes);
-  const hist = document.createElement("div");
-  hist.className = "hist";
-  hist.append(
-    table(
-      Object.entries(i.ops).map(([op, n]) => [n, op]),
-      ["count", "op"],
-    ),
-  );
-  box.append(h, facts, hist);
+function closePane(p: PaneState): void {
+  p.canvas?.destroy();
+  panes[p.side] = fresh(p.side);
+  const pane = paneEl(p);
+  pane.hidden = true;
+  pane.replaceChildren();
+  for (const k of Object.keys(pane.dataset)) delete pane.dataset[k];
 }
 
-async function showDetails(p: PaneState, index: number): Promise<void> {
-  const d = await ask("details", { side: p.side, view: p.view, index });
-  const box = $("details");
-  box.hidden = false;
-  box.replaceChildren();
-  const close = document.createElement("button");
-  close.className = "close";
-  close.textContent = "×";
-  close.onclick = () => (box.hidden = true);
-  const h = document.createElement("h3");
-  h.textContent = `${d.op}${d.name ? ` '${d.name}'` : ""}`;
-  const s = d.schema;
-  const rows: (string | number)[][] = [
-    ["domain", d.domain],
-    ["opset imported", d.opset ?? "(none)"],
-    ["schema", s.kind === "schema" ? `version ${s.since} in force` : s.kind],
-    ["function", s.function ? "yes (has a body: expandable)" : "no (primitive)"],
-  ];
-  if (d.mark) rows.push(["diff", d.mark]);
-  box.append(close, h, table(rows));
-  const io = (title: string, list: { name: string; type: string }[], formals?: string[]) => {
-    const t = document.createElement("h4");
-    t.textContent = title;
-    box.append(t, table(list.map((x, k) => [formals?.[k] ?? k, x.name || "(omitted)", x.type])));
+function exportView(p: PaneState, kind: "svg" | "png"): Promise<void> {
+  const base = `${(p.summary?.name ?? "model").replace(/[^\w.-]+/g, "_")}-${p.view.replace(/[^\w.-]+/g, "_")}`;
+  const save = (blob: Blob) => {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = `${base}.${kind}`;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
   };
-  io("inputs", d.inputs, s.inputs);
-  io("outputs", d.outputs, s.outputs);
-  if (d.attributes.length) {
-    const t = document.createElement("h4");
-    t.textContent = "attributes";
-    const pre = document.createElement("pre");
-    pre.textContent = d.attributes.join("\n");
-    box.append(t, pre);
+  if (kind === "svg") {
+    save(new Blob([p.canvas!.exportSvg()], { type: "image/svg+xml" }));
+    return Promise.resolve();
   }
-  for (const v of d.subviews) {
-    const b = document.createElement("button");
-    b.textContent = `Open ${v.title}`;
-    b.className = "open-sub";
-    b.onclick = () => void guarded("layout", () => show(p, v.id));
-    box.append(b, document.createElement("br"));
-  }
+  return p.canvas!.exportPng().then(save);
 }
 
-function renderDiff(c: DiffCounts): void {
-  const box = $("diff");
-  box.hidden = false;
-  box.dataset.counts = JSON.stringify(c);
-  box.replaceChildren();
-  const h = document.createElement("h3");
-  h.textContent = c.same ? "Diff: the models are the same" : "Diff (main graph)";
-  const legend = document.createElement("div");
-  legend.className = "legend";
-  legend.innerHTML =
-    '<span class="removed">removed</span><span class="added">added</span><span class="changed">changed</span>';
-  box.append(
-    h,
-    table([
-      ["nodes", `${c.nodes.a} → ${c.nodes.b}`],
-      ["matched", c.matched],
-      ["changed", c.changed],
-      ["removed", c.removed],
-      ["added", c.added],
-      ["hunks", c.hunks],
-      ["functions changed", c.functions],
-      ["opset imports changed", c.opsetImports],
-    ]),
-    legend,
-  );
+// ---- selection and details ----
+
+/** Selects a box in its pane (details for a node) and the diff's match in the other pane. */
+async function selectItem(p: PaneState, item: LayoutItem | null, reveal: boolean): Promise<void> {
+  select(p, item?.key ?? null, reveal);
+  if (!item || item.index < 0 || (item.kind !== "op" && item.kind !== "const")) {
+    if (!item) $("details").hidden = true;
+    return;
+  }
+  const d = await client.ask("details", { side: p.side, view: p.view, index: item.index });
+  renderDetails(d, p.summary!.name, p.layout!.title, (view) => {
+    void act("layout", $("details"), () => show(p, view));
+  });
+  const q = other(p);
+  if (!q.canvas) return;
+  const pair = await client.ask("pair", { side: p.side, view: p.view, index: item.index });
+  if (pair && pair.view === q.view) select(q, `n${pair.index}`, true);
+  else select(q, null, false);
+}
+
+function select(p: PaneState, key: string | null, reveal: boolean): void {
+  p.selected = key;
+  p.canvas?.select(key, reveal);
+  const pane = paneEl(p);
+  if (key) pane.dataset.selected = key;
+  else delete pane.dataset.selected;
+}
+
+// ---- search and changes ----
+
+let hits: FindHit[] = [];
+let hitAt = -1;
+let changeAt = -1;
+
+function clearFind(): void {
+  hits = [];
+  hitAt = -1;
+  changeAt = -1;
+  for (const p of [panes.a, panes.b]) {
+    p.canvas?.highlight([]);
+    delete paneEl(p).dataset.hits;
+  }
+  $("find-count").textContent = "";
+}
+
+async function find(query: string): Promise<void> {
+  const p = panes[active];
+  clearFind();
+  if (!p.canvas || !query.trim()) return;
+  hits = await client.ask("find", { side: p.side, view: p.view, query });
+  p.canvas.highlight(hits.map((x) => x.key));
+  paneEl(p).dataset.hits = String(hits.length);
+  if (!hits.length) {
+    $("find-count").textContent = `no match in the ${p.side === "a" ? "original" : "result"}`;
+    return;
+  }
+  await jumpHit(0);
+}
+
+async function jumpHit(k: number): Promise<void> {
+  const p = panes[active];
+  if (!hits.length || !p.layout) return;
+  hitAt = (k + hits.length) % hits.length;
+  const hit = hits[hitAt]!;
+  $("find-count").textContent =
+    `${hitAt + 1} of ${hits.length}: ${hit.label} (${hit.match}) in the ${p.side === "a" ? "original" : "result"}`;
+  await reveal(p, hit.key, hit.groups);
+}
+
+/** Opens the groups that hold a box (laying out again), then selects it and brings it into view. */
+async function reveal(p: PaneState, key: string, groups: string[]): Promise<void> {
+  const shut = new Set(p.layout!.items.filter((i) => i.kind === "group").map((i) => i.key));
+  if (groups.some((g) => shut.has(g) || p.closed.has(g))) {
+    for (const g of groups) {
+      p.open.add(g);
+      p.closed.delete(g);
+    }
+    await show(p, p.view, true);
+  }
+  const item = p.layout!.items.find((i) => i.key === key) ?? null;
+  if (item) await selectItem(p, item, true);
+  else if (/^n\d+$/.test(key)) {
+    // A node drawn inside its consumer (a folded Constant): its consumer's box shows where it is.
+    const index = Number(key.slice(1));
+    const host = p.layout!.items.find((i) => i.folded?.some((f) => f.index === index));
+    await selectItem(
+      p,
+      {
+        ...(host ?? { label: "", sub: "", x: 0, y: 0, w: 0, h: 0, parent: "" }),
+        key,
+        kind: "op",
+        index,
+      },
+      false,
+    );
+    if (host) p.canvas?.select(host.key, true);
+  } else select(p, key, true);
+}
+
+/** The changed boxes of the active pane in drawing order (top to bottom, then left to right). */
+function changeKeys(p: PaneState): string[] {
+  const pos = new Map(p.layout?.items.map((i) => [i.key, i]) ?? []);
+  return [...p.marks.keys()]
+    .map((i) => `n${i}`)
+    .sort((x, y) => {
+      const a = pos.get(x);
+      const b = pos.get(y);
+      if (!a || !b) return Number(x.slice(1)) - Number(y.slice(1));
+      return a.y - b.y || a.x - b.x;
+    });
+}
+
+async function jumpChange(step: number): Promise<void> {
+  const p = panes[active];
+  const keys = changeKeys(p);
+  if (!keys.length) {
+    $("find-count").textContent = "no changes marked in this view";
+    return;
+  }
+  changeAt =
+    changeAt < 0 && step < 0 ? keys.length - 1 : (changeAt + step + keys.length) % keys.length;
+  if (changeAt < 0) changeAt = 0;
+  const key = keys[changeAt]!;
+  $("find-count").textContent =
+    `change ${changeAt + 1} of ${keys.length} (${p.marks.get(Number(key.slice(1)))})`;
+  const index = Number(key.slice(1));
+  await reveal(p, key, await client.ask("groups", { side: p.side, view: p.view, index }));
+}
+
+const findInput = $<HTMLInputElement>("find");
+$<HTMLFormElement>("find-form").onsubmit = (e) => {
+  e.preventDefault();
+  const q = findInput.value;
+  const same = hits.length && findInput.dataset.query === q;
+  findInput.dataset.query = q;
+  void act("search", $("find-form"), () => (same ? jumpHit(hitAt + 1) : find(q)));
+};
+$("find-prev").onclick = () => void act("search", $("find-form"), () => jumpHit(hitAt - 1));
+$("change-next").onclick = () => void act("next change", $("find-form"), () => jumpChange(1));
+$("change-prev").onclick = () => void act("previous change", $("find-form"), () => jumpChange(-1));
+
+// ---- the keyboard ----
+
+document.addEventListener("keydown", (e) => {
+  if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "f") {
+    if ($("find-bar").hidden) return;
+    e.preventDefault();
+    findInput.focus();
+    findInput.select();
+    return;
+  }
+  const t = e.target as HTMLElement;
+  if (t === findInput && e.key === "Escape") {
+    findInput.blur();
+    return;
+  }
+  if (t.closest("input, textarea, select") || e.ctrlKey || e.metaKey || e.altKey) return;
+  const p = panes[active];
+  if (!p.canvas || running) return;
+  const keys: Record<string, () => void> = {
+    "+": () => p.canvas!.zoomBy(1.25),
+    "=": () => p.canvas!.zoomBy(1.25),
+    "-": () => p.canvas!.zoomBy(0.8),
+    "0": () => p.canvas!.fit(),
+    ArrowLeft: () => p.canvas!.panBy(80, 0),
+    ArrowRight: () => p.canvas!.panBy(-80, 0),
+    ArrowUp: () => p.canvas!.panBy(0, 80),
+    ArrowDown: () => p.canvas!.panBy(0, -80),
+    n: () => void act("next change", $("find-form"), () => jumpChange(1)),
+    p: () => void act("previous change", $("find-form"), () => jumpChange(-1)),
+    Escape: () => {
+      select(p, null, false);
+      $("details").hidden = true;
+    },
+  };
+  const f = keys[e.key];
+  if (!f) return;
+  e.preventDefault();
+  f();
+});
+
+// ---- check problems on the graph ----
+
+let checked: Partial<Record<SideName, CheckSide>> | undefined;
+
+function applyProblems(p: PaneState): void {
+  const keys = (checked?.[p.side]?.nodes ?? [])
+    .filter((n) => n.view === p.view)
+    .map((n) => `n${n.index}`);
+  p.canvas?.problems(keys);
+  paneEl(p).dataset.problems = String(new Set(keys).size);
+}
+
+function jumpProblem(side: SideName, line: number): void {
+  const p = panes[side];
+  const at = checked?.[side]?.nodes.find((n) => n.line === line);
+  if (!at || !p.canvas) return;
+  void act("show problem", $("check-report"), async () => {
+    setActive(side);
+    if (p.view !== at.view) await show(p, at.view);
+    const groups = await client.ask("groups", { side, view: at.view, index: at.index });
+    await reveal(p, `n${at.index}`, groups);
+  });
 }
 
 // ---- actions ----
 
+/** Everything of a model gone: the page as it opened. */
+function clearAll(): void {
+  loadedA = undefined;
+  resultRequest = undefined;
+  closePane(panes.a);
+  clearResult();
+  $("summary").replaceChildren();
+  $("actions").hidden = true;
+  $("find-bar").hidden = true;
+}
+
+/** What belonged to the result (and to a run or check that saw it). */
+function clearResult(): void {
+  closePane(panes.b);
+  checked = undefined;
+  applyProblems(panes.a);
+  for (const id of ["diff", "check-report", "run-report", "details", "downloads"])
+    $(id).hidden = true;
+  for (const id of ["diff", "check-report", "run-report"]) $(id).replaceChildren();
+  clearFind();
+  setActive("a");
+}
+
 async function loadBytes(bytes: Uint8Array, name: string): Promise<void> {
-  loaded = false;
-  $("pane-b").hidden = true;
-  $("diff").hidden = true;
-  $("run-report").hidden = true;
-  $("check-report").hidden = true;
-  $("details").hidden = true;
-  $("downloads").hidden = true;
-  const s = await ask("load", { bytes, name }, [bytes.buffer]);
-  loaded = true;
-  panes.a.summary = s;
-  panes.a.view = "main";
+  // The worker gets a copy: these bytes are kept to restore it after Cancel.
+  const s = await client.ask("load", { bytes, name });
+  // Loaded: nothing of the model before stays on screen.
+  loadedA = { name, bytes };
+  resultRequest = undefined;
+  clearResult();
+  closePane(panes.a);
+  const p = panes.a;
+  p.summary = s;
   renderSummary(s);
   $("actions").hidden = false;
-  setupPane(panes.a, s.name);
-  await show(panes.a, "main");
+  $("find-bar").hidden = false;
+  setupPane(p, s.name);
+  await show(p, "main");
 }
 
-async function openFile(f: File): Promise<void> {
-  await guarded("cannot open the file", async () => {
-    status(`reading ${f.name}…`);
-    await loadBytes(new Uint8Array(await f.arrayBuffer()), f.name);
-  });
+function openFile(f: File): void {
+  void startup.then(() =>
+    act(
+      `opening ${f.name}`,
+      $("open-label"),
+      async () => {
+        await loadBytes(new Uint8Array(await f.arrayBuffer()), f.name);
+        status(`Opened ${f.name}.`);
+      },
+      "cannot open the file",
+    ),
+  );
 }
 
-async function transform(
-  request: () => Promise<Answers["convert"] | Answers["expand"]>,
-): Promise<void> {
-  const r = await request();
-  panes.b.summary = r.summary;
-  panes.b.view = "main";
-  setupPane(panes.b, r.summary.name);
-  renderDiff(r.diff);
+async function transform(req: Request & { op: "convert" | "expand" }): Promise<void> {
+  const r: Answers["convert"] = await client.ask(req.op as "convert", req as never);
+  resultRequest = req;
+  clearResult();
+  const p = panes.b;
+  p.summary = r.summary;
+  setupPane(p, r.summary.name);
+  renderDiff(r.diff, panes.a.summary!.name, r.summary.name, r.notes);
   $("downloads").hidden = false;
-  await show(panes.b, "main");
-  // Mark the original's drawing with the diff (no new layout).
-  await remark(panes.a);
-  if (r.notes.length) {
-    const pre = document.createElement("pre");
-    pre.className = "notes";
-    pre.textContent = r.notes.join("\n");
-    $("diff").append(pre);
-  }
+  await show(p, "main");
+  // The original's drawing carries the new diff's marks.
+  await show(panes.a, panes.a.view, true);
+  fitBoth();
   status(
     `${r.summary.name}: ${r.diff.removed} removed, ${r.diff.added} added, ${r.diff.changed} changed.`,
   );
 }
 
+let maxOpset = 0;
+
 $<HTMLFormElement>("convert-form").onsubmit = (e) => {
   e.preventDefault();
-  void guarded("conversion", () =>
-    transform(() => ask("convert", { opset: $<HTMLInputElement>("opset").value })),
-  );
+  const text = $<HTMLInputElement>("opset").value.trim();
+  void act("conversion", $("convert-form"), async () => {
+    const n = Number(text);
+    if (maxOpset && (!/^\d+$/.test(text) || n < 1 || n > maxOpset))
+      throw new WorkError(
+        `target opset ${text === "" ? "(empty)" : `'${text}'`} is not one this tool knows (ai.onnx 1 to ${maxOpset})`,
+      );
+    await transform({ op: "convert", opset: text });
+  });
 };
 $<HTMLFormElement>("expand-form").onsubmit = (e) => {
   e.preventDefault();
-  void guarded("expansion", () =>
-    transform(() =>
-      ask("expand", {
-        mode: $<HTMLSelectElement>("expand-mode").value as ExpandMode,
-        ops: $<HTMLInputElement>("expand-ops").value,
-      }),
-    ),
+  void act("expansion", $("expand-form"), () =>
+    transform({
+      op: "expand",
+      mode: $<HTMLSelectElement>("expand-mode").value as ExpandMode,
+      ops: $<HTMLInputElement>("expand-ops").value,
+    }),
   );
 };
 $("check").onclick = () =>
-  void guarded("check", async () => {
-    const r = await ask("check", {});
-    const box = $("check-report");
-    box.hidden = false;
-    box.replaceChildren();
-    for (const [side, problems] of Object.entries(r)) {
-      const h = document.createElement("h3");
-      h.textContent = `Check ${side === "a" ? "original" : "result"}: ${problems.length ? `${problems.length} problem(s)` : "valid"}`;
-      h.dataset.problems = String(problems.length);
-      box.append(h);
-      if (problems.length) {
-        const pre = document.createElement("pre");
-        pre.textContent = problems.join("\n");
-        box.append(pre);
-      }
-    }
+  void act("check", $("check"), async () => {
+    checked = await client.ask("check", {});
+    renderCheck(checked, { a: panes.a.summary?.name, b: panes.b.summary?.name }, (side, line) =>
+      jumpProblem(side, line),
+    );
+    for (const p of [panes.a, panes.b]) applyProblems(p);
+    const n = (checked.a?.lines.length ?? 0) + (checked.b?.lines.length ?? 0);
+    status(n ? `Check: ${n} problem(s), marked on the graph.` : "Check: valid.");
   });
 
 $<HTMLSelectElement>("run-mode").onchange = () => {
@@ -412,9 +631,9 @@ $<HTMLSelectElement>("run-mode").onchange = () => {
 };
 $<HTMLFormElement>("run-form").onsubmit = (e) => {
   e.preventDefault();
-  void guarded("run", async () => {
+  void act("run", $("run-form"), async () => {
     const mode = $<HTMLSelectElement>("run-mode").value;
-    const r: RunAnswer = await ask(
+    const r: RunAnswer = await client.ask(
       "run",
       mode === "json"
         ? { mode, json: $<HTMLTextAreaElement>("run-json").value }
@@ -430,42 +649,13 @@ $<HTMLFormElement>("run-form").onsubmit = (e) => {
             }
           : { mode: "random", seed: Number($<HTMLInputElement>("seed").value) || 0 },
     );
-    const box = $("run-report");
-    box.hidden = false;
-    box.replaceChildren();
-    const h = document.createElement("h3");
-    h.textContent = panes.b.summary ? "Run: original vs result" : "Run";
-    const fmt = (x: number | undefined) =>
-      x === undefined ? "" : x === 0 ? "0" : x.toExponential(3);
-    const rows = r.outputs.map((o) => [
-      o.name,
-      `[${o.a.shape.join(",")}]`,
-      o.a.head,
-      ...(panes.b.summary ? [fmt(o.abs), fmt(o.rel), o.note ?? ""] : []),
-    ]);
-    const t = table(rows, [
-      "output",
-      "shape",
-      "values",
-      ...(panes.b.summary ? ["max abs diff", "max rel diff", ""] : []),
-    ]);
-    t.id = "run-table";
-    const maxAbs = r.outputs.reduce((m, o) => Math.max(m, o.abs ?? 0), 0);
-    box.dataset.maxAbs = String(maxAbs);
-    box.dataset.outputs = JSON.stringify(
-      r.outputs.map((o) => ({ name: o.name, abs: o.abs, rel: o.rel })),
-    );
-    const inputs = document.createElement("p");
-    inputs.textContent = `inputs: ${r.inputs.map((i) => `${i.name} [${i.shape.join(",")}]`).join(", ")}`;
-    box.append(h, inputs, t);
-    status(
-      `Ran ${r.outputs.length} output(s)${panes.b.summary ? `; largest absolute difference ${fmt(maxAbs)}` : ""}.`,
-    );
+    renderRun(r, panes.a.summary!.name, panes.b.summary?.name);
+    status(runSummary(r, !!panes.b.summary));
   });
 };
 
 async function download(format: "binary" | "text"): Promise<void> {
-  const bytes = await ask("download", { side: "b", format });
+  const bytes = await client.ask("download", { side: "b", format });
   const base = (panes.b.summary?.name ?? "model")
     .replace(/\.(onnx|onnxtxt)\b.*$/, "")
     .replace(/[^\w.-]+/g, "_");
@@ -475,37 +665,53 @@ async function download(format: "binary" | "text"): Promise<void> {
   a.click();
   setTimeout(() => URL.revokeObjectURL(a.href), 10000);
 }
-$("dl-onnx").onclick = () => void guarded("download", () => download("binary"));
-$("dl-text").onclick = () => void guarded("download", () => download("text"));
+$("dl-onnx").onclick = () => void act("download", $("downloads"), () => download("binary"));
+$("dl-text").onclick = () => void act("download", $("downloads"), () => download("text"));
 
 // ---- opening files ----
 
 $<HTMLInputElement>("file").onchange = () => {
-  const f = $<HTMLInputElement>("file").files?.[0];
-  if (f) void openFile(f);
+  const input = $<HTMLInputElement>("file");
+  const f = input.files?.[0];
+  input.value = "";
+  if (f) openFile(f);
 };
 document.addEventListener("dragover", (e) => {
   e.preventDefault();
-  document.body.classList.add("dragging");
+  if (!running) document.body.classList.add("dragging");
 });
 document.addEventListener("dragleave", () => document.body.classList.remove("dragging"));
 document.addEventListener("drop", (e) => {
   e.preventDefault();
   document.body.classList.remove("dragging");
   const f = e.dataTransfer?.files[0];
-  if (f) void openFile(f);
+  if (f) openFile(f);
 });
 
-// `onnx-expand inspect MODEL` serves the model as ./preload (a static server answers 404).
-void (async () => {
-  try {
-    const r = await fetch("preload");
-    if (!r.ok) return;
+// The opset box is bounded by what the tool knows; `onnx-expand inspect MODEL` serves the model
+// as ./preload (a static server answers 404).
+const startup = act(
+  "starting",
+  $("open-label"),
+  async () => {
+    const limits = await client.ask("limits", {});
+    maxOpset = limits.maxOpset;
+    $<HTMLInputElement>("opset").max = String(maxOpset);
+    $("opset").title = `ai.onnx opset 1 to ${maxOpset}`;
+    let r: Response;
+    try {
+      r = await fetch("preload");
+    } catch {
+      r = new Response(null, { status: 404 });
+    }
+    if (!r.ok) {
+      status("Drop a .onnx or .onnxtxt file anywhere on the page.");
+      return;
+    }
     const name = decodeURIComponent(r.headers.get("x-model-name") ?? "model.onnx");
-    await guarded("cannot open the file", async () =>
-      loadBytes(new Uint8Array(await r.arrayBuffer()), name),
-    );
-  } catch {
-    // no server behind the page: nothing to preload
-  }
-})();
+    status(`opening ${name}…`);
+    await loadBytes(new Uint8Array(await r.arrayBuffer()), name);
+    status(`Opened ${name}.`);
+  },
+  "cannot open the file",
+);

@@ -32,6 +32,58 @@ export interface NodeDetails {
   outputs: { name: string; type: string }[];
   attributes: string[];
   subviews: { id: string; title: string }[];
+  /** The operator version's summary, when the registry knows it. */
+  about?: SchemaSummary;
+  /** Values of the node's inputs that are initializers or Constant outputs, and a Constant's own. */
+  values: ValueSummary[];
+}
+
+/** What the registry says of an operator version, in short. */
+export interface SchemaSummary {
+  /** "ai.onnx" or the domain. */
+  domain: string;
+  name: string;
+  since: number;
+  /** The description's first sentence or paragraph. */
+  description: string;
+  inputs: { name: string; type: string; option: string }[];
+  outputs: { name: string; type: string; option: string }[];
+  attributes: { name: string; type: string; required: boolean }[];
+  deprecated: boolean;
+  /** The name ONNX's operator documentation uses for it (`Gelu`, `com.microsoft.Gelu`). */
+  link: string;
+}
+
+/** A summary of a constant value (an initializer or a Constant's value), computed in the worker. */
+export interface ValueSummary {
+  name: string;
+  source: "initializer" | "Constant";
+  dtype: string;
+  shape: number[];
+  count: number;
+  /** The first elements, as text. */
+  head: string[];
+  min?: number;
+  max?: number;
+  mean?: number;
+  /** Why there are no values to show (external data, a dtype not read). */
+  note?: string;
+}
+
+/** One search hit: a box of the view and the groups that hold it, outermost first. */
+export interface FindHit {
+  key: string;
+  index: number;
+  label: string;
+  /** What matched: op, node name or value name. */
+  match: string;
+  groups: string[];
+}
+
+/** The checker's problems of one side: the lines, and the boxes each one marks. */
+export interface CheckSide {
+  lines: string[];
+  nodes: { view: string; index: number; line: number }[];
 }
 
 export interface TransformAnswer {
@@ -74,6 +126,10 @@ export type Request =
   | { op: "convert"; opset: string }
   | { op: "expand"; mode: ExpandMode; ops: string }
   | { op: "check" }
+  | { op: "limits" }
+  | { op: "find"; side: SideName; view: string; query: string }
+  | { op: "pair"; side: SideName; view: string; index: number }
+  | { op: "groups"; side: SideName; view: string; index: number }
   | { op: "download"; side: SideName; format: "binary" | "text" }
   | ({ op: "run" } & InputRequest);
 
@@ -85,7 +141,13 @@ export interface Answers {
   details: NodeDetails;
   convert: TransformAnswer;
   expand: TransformAnswer;
-  check: Partial<Record<SideName, string[]>>;
+  check: Partial<Record<SideName, CheckSide>>;
+  limits: { maxOpset: number };
+  find: FindHit[];
+  /** The node of the other side the diff matched with this one, if any. */
+  pair: { view: string; index: number } | null;
+  /** Keys of the groups enclosing a node, outermost first. */
+  groups: string[];
   download: Uint8Array;
   run: RunAnswer;
 }
@@ -102,5 +164,13 @@ export type Envelope = Request & { id: number };
 /** Worker to page. */
 export type Reply =
   | { id: number; ok: true; result: Answers[Op] }
+  /**
+   * A large result (a layout) as JSON text in UTF-8, transferred: its big arrays first, a slice of
+   * each per message (`part`: the field the slice belongs to), then the rest (`ok`). Each message
+   * is parsed in a task of its own, so that no single task holds the page; and parsing JSON costs
+   * it far less than the structured clone of tens of thousands of small objects.
+   */
+  | { id: number; part: string; json: Uint8Array }
+  | { id: number; ok: true; json: Uint8Array }
   | { id: number; ok: false; error: string; notes: string[] }
   | { progress: string };

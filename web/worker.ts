@@ -8,7 +8,7 @@ import { Session, type Loaded } from "../src/app/session.js";
 import type { ExpandOptions } from "../src/expand/context.js";
 import { analyzeModel } from "../src/check/analyze.js";
 import { modelFunctions } from "../src/check/functions.js";
-import { formatProblem } from "../src/check/report.js";
+import { formatProblem, type Problem } from "../src/check/report.js";
 import {
   diffCounts,
   diffModels,
@@ -22,13 +22,14 @@ import { toFloat64 } from "../src/interp/tensor.js";
 import type { RValue } from "../src/interp/types.js";
 import { encodeModel } from "../src/io/codec.js";
 import { modelInfo, type ModelInfo } from "../src/ir/info.js";
+import { functionWhere } from "../src/ir/functions.js";
 import { functionOpsets, opsetMap } from "../src/ir/opsets.js";
 import { attributeGraphs } from "../src/ir/traverse.js";
 import type { Attribute, Function, Graph, Model, Node, Type } from "../src/ir/types.js";
 import type { Note } from "../src/passes/pass.js";
 import { SchemaRegistry, domainLabel, normaliseDomain } from "../src/schema/registry.js";
 import { printAttribute, printModel, printType } from "../src/text/print.js";
-import { buildScene, type Scene } from "./graph/scene.js";
+import { buildScene, enclosingGroups, type Scene } from "./graph/scene.js";
 import { layoutScene } from "./graph/layout.js";
 import type { Layout, LayoutOptions } from "./graph/types.js";
 import type {
@@ -44,6 +45,7 @@ import type {
   TransformAnswer,
   ValueStats,
 } from "./protocol.js";
+import { findInView, nodeValues, pairNodes, problemNodes, schemaSummary } from "./queries.js";
 
 /** One drawable graph of a model: the main graph, a subgraph of a node, or a local function. */
 interface View {
@@ -60,8 +62,12 @@ interface Side {
   views: Map<string, View>;
   types: Map<Graph | Function, Map<string, Type>>;
   problems: string[];
+  /** The checker's problems, with their places. */
+  found: Problem[];
   /** Diff marks per view: node index -> added / removed / changed. */
   marks: Map<string, Map<number, string>>;
+  /** The diff's pairing per view: node index -> the other side's view and node index. */
+  pairs: Map<string, { view: string; map: Map<number, number> }>;
   /** Scenes built so far, by view. */
   scenes: Map<string, Scene>;
 }
@@ -119,7 +125,9 @@ function loadSide(name: string, model: Model): Side {
     views: collectViews(model),
     types: analysis.types,
     problems: analysis.problems.map((p) => `${p.code}: ${formatProblem(p)}`),
+    found: analysis.problems,
     marks: new Map(),
+    pairs: new Map(),
     scenes: new Map(),
   };
 }
@@ -233,6 +241,8 @@ function details(side: Side, viewId: string, index: number): NodeDetails {
       }
     }),
     subviews,
+    ...(schema && !local ? { about: schemaSummary(schema) } : {}),
+    values: nodeValues(view.owner, index),
   };
 }
 
@@ -245,6 +255,13 @@ function markGraph(diff: GraphDiff, aView: string, bView: string): void {
   const mb = b.marks.get(bView) ?? new Map<number, string>();
   a.marks.set(aView, ma);
   b.marks.set(bView, mb);
+  const ga = a.views.get(aView)?.owner;
+  const gb = b.views.get(bView)?.owner;
+  if (ga && gb) {
+    const map = pairNodes(ga, gb, diff);
+    a.pairs.set(aView, { view: bView, map });
+    b.pairs.set(bView, { view: aView, map: new Map([...map].map(([i, j]) => [j, i])) });
+  }
   for (const h of diff.hunks) {
     for (const r of h.removed) ma.set(r.index, "removed");
     for (const r of h.added) mb.set(r.index, "added");
@@ -267,6 +284,8 @@ function applyDiff(): DiffCounts {
   const b = sides.b!;
   a.marks.clear();
   b.marks.clear();
+  a.pairs.clear();
+  b.pairs.clear();
   const d = diffModels(a.model, b.model);
   markGraph(d.graph, "main", "main");
   const fnIndex = (m: Model, name: string) => m.functions.findIndex((f) => functionKey(f) === name);
@@ -299,9 +318,19 @@ function summary(side: Side): Summary {
 
 // ---- actions ----
 
-function transformed(r: { result: Loaded; notes: Note[] }): TransformAnswer {
-  sides.b = loadSide(r.result.name, r.result.model);
-  return { summary: summary(sides.b), diff: applyDiff(), notes: r.notes.map(formatNote) };
+/** The new result as side b; anything failing on the way leaves the session as it was. */
+function transformed(step: () => { result: Loaded; notes: Note[] }): TransformAnswer {
+  const before = { b: session.b, side: sides.b };
+  try {
+    const r = step();
+    sides.b = loadSide(r.result.name, r.result.model);
+    return { summary: summary(sides.b), diff: applyDiff(), notes: r.notes.map(formatNote) };
+  } catch (e) {
+    session.b = before.b;
+    sides.b = before.side;
+    if (sides.b) applyDiff();
+    throw e;
+  }
 }
 
 function stats(name: string, v: RValue): ValueStats {
@@ -332,10 +361,33 @@ const EXPAND_OPTIONS: Record<string, (ops: string) => ExpandOptions> = {
 /** One handler per request op, each typed by the protocol. */
 const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers[K]> } = {
   load(msg) {
-    const a = session.load(msg.name, msg.bytes);
-    sides.a = loadSide(a.name, a.model);
-    sides.b = undefined;
-    return summary(sides.a);
+    // A load that fails leaves the session as it was.
+    const before = { a: session.a, b: session.b };
+    try {
+      const a = session.load(msg.name, msg.bytes);
+      const loaded = loadSide(a.name, a.model);
+      sides.a = loaded;
+      sides.b = undefined;
+      return summary(loaded);
+    } catch (e) {
+      session.a = before.a;
+      session.b = before.b;
+      throw e;
+    }
+  },
+  limits: () => ({ maxOpset: registry().maxOpset("") }),
+  find(msg) {
+    const s = side(msg.side);
+    const view = s.views.get(msg.view);
+    if (!view) throw new OnnxError("E_USAGE", `no view '${msg.view}'`);
+    const scene = sceneOf(s, msg.view);
+    return findInView(view.owner, msg.query, (i) => enclosingGroups(scene, i));
+  },
+  groups: (msg) => enclosingGroups(sceneOf(side(msg.side), msg.view), msg.index),
+  pair(msg) {
+    const p = sides[msg.side]?.pairs.get(msg.view);
+    const j = p?.map.get(msg.index);
+    return p && j !== undefined ? { view: p.view, index: j } : null;
   },
   layout(msg) {
     const s = side(msg.side);
@@ -346,22 +398,45 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
   details: (msg) => details(side(msg.side), msg.view, msg.index),
   convert(msg) {
     const opset = Number(msg.opset);
+    const max = registry().maxOpset("");
+    if (Number.isInteger(opset) && (opset < 1 || opset > max))
+      throw new OnnxError(
+        "E_USAGE",
+        `target opset ${opset} is not one this tool knows (ai.onnx 1 to ${max})`,
+      );
     if (!Number.isInteger(opset) || opset < 1)
       throw new OnnxError(
         "E_USAGE",
         `the target opset must be a positive integer, not '${msg.opset}'`,
       );
-    return transformed(session.convert(opset));
+    return transformed(() => session.convert(opset));
   },
   expand(msg) {
+    if (msg.mode === "only" && parseOpList(msg.ops).length === 0)
+      throw new OnnxError(
+        "E_USAGE",
+        "expand only: name at least one op to expand (Gelu, or domain:Op:version)",
+      );
     const options = (EXPAND_OPTIONS[msg.mode] ?? EXPAND_OPTIONS.all!)(msg.ops);
-    return transformed(
+    return transformed(() =>
       session.expand(options, `expanded${msg.mode !== "all" ? ` ${msg.mode} ${msg.ops}` : ""}`),
     );
   },
   check() {
     const out: Answers["check"] = {};
-    for (const k of ["a", "b"] as const) if (sides[k]) out[k] = sides[k]!.problems;
+    for (const k of ["a", "b"] as const) {
+      const s = sides[k];
+      if (!s) continue;
+      const wheres = s.found.map((p) => p.where);
+      const nodes: { view: string; index: number; line: number }[] = [];
+      for (const [id, v] of s.views) {
+        if (id.includes("/")) continue;
+        const prefix = "initializers" in v.owner ? "" : functionWhere(v.owner);
+        for (const [line, index] of problemNodes(v.owner, prefix, wheres))
+          nodes.push({ view: id, index, line });
+      }
+      out[k] = { lines: s.problems, nodes };
+    }
     return out;
   },
   download(msg) {
@@ -391,10 +466,29 @@ function handle(msg: Request): Answers[Op] | Promise<Answers[Op]> {
   return h(msg);
 }
 
+/** Slices of a layout's arrays the page parses in one task each (protocol.ts, Reply). */
+const PART = 1500;
+
+function postInParts(id: number, layout: Answers["layout"]): void {
+  const enc = new TextEncoder();
+  const send = (reply: Reply & { json: Uint8Array }) =>
+    postMessage(reply, { transfer: [reply.json.buffer] });
+  const rest: Record<string, unknown> = { ...layout };
+  for (const key of ["items", "edges", "frames"] as const) {
+    const list: unknown[] = layout[key];
+    for (let i = 0; i < list.length; i += PART)
+      send({ id, part: key, json: enc.encode(JSON.stringify(list.slice(i, i + PART))) });
+    rest[key] = [];
+  }
+  send({ id, ok: true, json: enc.encode(JSON.stringify(rest)) });
+}
+
 onmessage = async (ev: MessageEvent<Envelope>) => {
   const msg = ev.data;
   try {
-    post({ id: msg.id, ok: true, result: await handle(msg) });
+    const result = await handle(msg);
+    if (msg.op === "layout") postInParts(msg.id, result as Answers["layout"]);
+    else post({ id: msg.id, ok: true, result });
   } catch (e) {
     post({
       id: msg.id,

@@ -99,6 +99,7 @@ async function waitIdle(page: Page): Promise<void> {
 
 async function openModel(page: Page, url: string, file: string): Promise<void> {
   await page.goto(url);
+  await page.locator("body[data-state=ready]").waitFor();
   await page.setInputFiles("#file", file);
   await page.waitForFunction(
     () =>
@@ -222,6 +223,7 @@ describe.skipIf(!chromium)(
     /** Opens a file given as bytes; waits until it is drawn or refused. */
     async function openBytes(name: string, bytes: Buffer): Promise<void> {
       await page.goto(srv.url);
+      await page.locator("body[data-state=ready]").waitFor();
       await page.setInputFiles("#file", {
         name,
         mimeType: "application/octet-stream",

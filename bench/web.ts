@@ -1,0 +1,256 @@
+// `npm run bench:web`: the inspector page at scale (issue 17), in headless Chromium at 1400×900,
+// served by the real `onnx-expand inspect` server. For each model: the time from picking the file
+// to <body data-state="ready">, the longest main-thread task meanwhile (Long Tasks API), the frame
+// time of wheel zooms and of a drag (input to the end of the next frame), and the renderer
+// processes' RSS (from /proc, found through the DevTools protocol). "Expand all" on the 5,000
+// chain is timed from the click. Arguments: names of cases to run (substrings); default all.
+
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { serveInspector } from "../src/cli/server.js";
+import { saveModel } from "../src/io/files.js";
+import { findChromium, launchChromium } from "../test/helpers/browser.js";
+import { webChain, webWide } from "./web-models.js";
+
+const root = join(import.meta.dirname, "..");
+const TIMEOUT = Number(process.env.BENCH_WEB_TIMEOUT ?? 180) * 1000;
+
+interface Case {
+  name: string;
+  file: string;
+  /** Click "Expand" (all) after loading and time that instead. */
+  expand?: boolean;
+  /** Target for the time to ready, ms. */
+  target?: number;
+  frames?: boolean;
+}
+
+interface Result {
+  name: string;
+  nodes: string;
+  readyMs: number | string;
+  longestTaskMs: number;
+  zoomMs?: number[];
+  panMs?: number[];
+  drawMs?: number;
+  rssMb?: number;
+  target?: number;
+}
+
+/**
+ * In the page, before its scripts: state changes, long tasks, and input-to-frame delays (a string,
+ * so that no helper the TypeScript loader adds to functions reaches the page).
+ */
+const INSTRUMENT = `(() => {
+  const b = { t0: 0, ready: 0, states: [], tasks: [], wheel: [], pan: [] };
+  window.bench = b;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) b.tasks.push([e.startTime, e.duration]);
+  }).observe({ type: "longtask", buffered: true });
+  new MutationObserver(() => {
+    const s = document.body ? document.body.dataset.state : "";
+    const last = b.states[b.states.length - 1];
+    if (!last || last[0] !== s) b.states.push([s, performance.now()]);
+    if (s === "ready") b.ready = performance.now();
+  }).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-state"] });
+  document.addEventListener("change", (e) => {
+    if (e.target.id === "file") b.t0 = performance.now();
+  }, true);
+  document.addEventListener("click", (e) => {
+    if (e.target.closest("#expand-form button")) b.t0 = performance.now();
+  }, true);
+  function frame(list) {
+    const t = performance.now();
+    requestAnimationFrame(() => setTimeout(() => list.push(performance.now() - t)));
+  }
+  window.addEventListener("wheel", () => frame(b.wheel), { capture: true, passive: true });
+  window.addEventListener("mousemove", (e) => { if (e.buttons) frame(b.pan); }, { capture: true });
+})();`;
+
+async function rendererRss(browser: Browser): Promise<number | undefined> {
+  try {
+    const cdp = await browser.newBrowserCDPSession();
+    const info = (await cdp.send("SystemInfo.getProcessInfo")) as {
+      processInfo: { type: string; id: number }[];
+    };
+    await cdp.detach();
+    let kb = 0;
+    for (const p of info.processInfo.filter((x) => x.type === "renderer")) {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p.id}/status`, "utf8"));
+      if (m) kb += Number(m[1]);
+    }
+    return kb ? kb / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function waitReady(page: Page): Promise<string | undefined> {
+  await page.waitForFunction(
+    () => {
+      const b = (window as unknown as { bench: { states: [string, number][] } }).bench;
+      const s = document.body.dataset.state;
+      return b.states.some(([x]) => x === "busy") && s !== "busy";
+    },
+    undefined,
+    { timeout: TIMEOUT, polling: 50 },
+  );
+  const state = await page.evaluate(() => document.body.dataset.state);
+  if (state === "error") return (await page.locator("#error").textContent()) ?? "error";
+  return undefined;
+}
+
+async function frames(page: Page): Promise<{ zoom: number[]; pan: number[] }> {
+  const box = (await page.locator("#pane-a").boundingBox())!;
+  const x = box.x + box.width / 2;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(x, y);
+  for (let i = 0; i < 6; i++) {
+    await page.mouse.wheel(0, i % 2 ? 120 : -120);
+    await page.waitForTimeout(150);
+  }
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) {
+    await page.mouse.move(x + i * 12, y + i * 8);
+    await page.waitForTimeout(60);
+  }
+  await page.mouse.up();
+  await page.waitForTimeout(200);
+  return page.evaluate(() => {
+    const b = (window as unknown as { bench: { wheel: number[]; pan: number[] } }).bench;
+    return { zoom: b.wheel, pan: b.pan };
+  });
+}
+
+/** The canvas's own figure for its last frame (GraphCanvas's lastFrameMs), if it shows it. */
+async function canvasFrameMs(page: Page): Promise<number | undefined> {
+  const v = await page
+    .locator("#pane-a .graph")
+    .getAttribute("data-frame-ms")
+    .catch(() => null);
+  return v === null ? undefined : Number(v);
+}
+
+async function runCase(browser: Browser, url: string, c: Case): Promise<Result> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  await page.addInitScript(INSTRUMENT);
+  const out: Result = { name: c.name, nodes: "", readyMs: "", longestTaskMs: 0, target: c.target };
+  try {
+    await page.goto(url);
+    await page.locator("body[data-state=ready]").waitFor({ timeout: 30_000 });
+    await page.setInputFiles("#file", c.file);
+    let error = await waitReady(page);
+    if (!error && c.expand) {
+      await page.evaluate(() => {
+        const b = (window as unknown as { bench: { states: unknown[]; tasks: unknown[] } }).bench;
+        b.states.length = 0;
+        b.tasks.length = 0;
+      });
+      await page.selectOption("#expand-mode", "all");
+      await page.click("#expand-form button");
+      error = await waitReady(page);
+    }
+    const m = await page.evaluate(() => {
+      const b = (
+        window as unknown as { bench: { t0: number; ready: number; tasks: [number, number][] } }
+      ).bench;
+      const after = b.tasks.filter(([s]) => s + 1 >= b.t0).map(([, d]) => d);
+      return { ms: b.ready - b.t0, longest: Math.max(0, ...after) };
+    });
+    const side = c.expand ? "b" : "a";
+    out.nodes = (await page.locator(`#pane-${side}`).getAttribute("data-drawn")) ?? "";
+    out.readyMs = error ? `error: ${error.split("\n")[0]}` : Math.round(m.ms);
+    out.longestTaskMs = Math.round(m.longest);
+    if (!error && c.frames) {
+      const f = await frames(page);
+      out.zoomMs = f.zoom.map(Math.round);
+      out.panMs = f.pan.map(Math.round);
+      out.drawMs = await canvasFrameMs(page);
+    }
+    out.rssMb = await rendererRss(browser);
+  } catch (e) {
+    out.readyMs = `failed: ${(e as Error).message.split("\n")[0]}`;
+    out.rssMb = await rendererRss(browser);
+  } finally {
+    await context.close().catch(() => undefined);
+  }
+  return out;
+}
+
+const median = (xs: number[] | undefined) => {
+  if (!xs?.length) return "–";
+  const s = [...xs].sort((a, b) => a - b);
+  return `${s[Math.floor(s.length / 2)]} (max ${s[s.length - 1]})`;
+};
+
+async function main(): Promise<void> {
+  const chromium = findChromium();
+  if (!chromium) throw new Error("no Chromium found (apt-get install chromium-headless-shell)");
+  execFileSync(process.execPath, [join(root, "scripts", "build-web.mjs")], { stdio: "ignore" });
+  const dir = mkdtempSync(join(tmpdir(), "bench-web-"));
+  const save = (name: string, m: Parameters<typeof saveModel>[0]) => {
+    const p = join(dir, name);
+    saveModel(m, p);
+    return p;
+  };
+  const chain1k = save("chain-1000.onnx", webChain(1000));
+  const expanded = join(dir, "chain-1000-expanded.onnx");
+  execFileSync(
+    process.execPath,
+    ["--import", "tsx", join(root, "src", "cli", "bin.ts"), "expand", chain1k, "-o", expanded],
+    { stdio: "ignore", cwd: root },
+  );
+  const cases: Case[] = [
+    { name: "chain 1,000", file: chain1k },
+    { name: "chain 5,000", file: save("chain-5000.onnx", webChain(5000)) },
+    {
+      name: "chain 20,000",
+      file: save("chain-20000.onnx", webChain(20000)),
+      target: 3000,
+      frames: true,
+    },
+    { name: "wide 50 branches", file: save("wide-50.onnx", webWide(50, 99)) },
+    {
+      name: "wide 100 branches",
+      file: save("wide-100.onnx", webWide(100, 199)),
+      target: 3000,
+      frames: true,
+    },
+    { name: "chain 1,000 expanded by the CLI", file: expanded, target: 1000 },
+    {
+      name: "chain 5,000: Expand all in the page",
+      file: join(dir, "chain-5000.onnx"),
+      expand: true,
+    },
+  ];
+  const only = process.argv.slice(2);
+  const srv = await serveInspector();
+  const browser = await launchChromium(chromium);
+  const results: Result[] = [];
+  try {
+    for (const c of cases) {
+      if (only.length && !only.some((o) => c.name.includes(o))) continue;
+      const r = await runCase(browser, srv.url, c);
+      results.push(r);
+      console.log(
+        `${r.name.padEnd(38)} nodes ${String(r.nodes).padStart(6)}  ready ${String(r.readyMs).padStart(7)} ms${
+          r.target ? ` (target ≤ ${r.target})` : ""
+        }  longest task ${r.longestTaskMs} ms  renderer RSS ${r.rssMb?.toFixed(0) ?? "?"} MB` +
+          (r.zoomMs
+            ? `  zoom frame ${median(r.zoomMs)} ms  pan frame ${median(r.panMs)} ms  canvas draw ${r.drawMs?.toFixed(1) ?? "?"} ms`
+            : ""),
+      );
+    }
+  } finally {
+    await browser.close();
+    srv.server.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`\n${JSON.stringify(results)}`);
+}
+
+await main();

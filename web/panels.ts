@@ -1,0 +1,272 @@
+// The inspector's panels, built from what the worker answers: the model's facts, the diff, the
+// check report, the run table and a node's details. Each panel names the model it belongs to.
+
+import type { DiffCounts } from "../src/diff/index.js";
+import type {
+  CheckSide,
+  NodeDetails,
+  RunAnswer,
+  SchemaSummary,
+  SideName,
+  Summary,
+  ValueSummary,
+} from "./protocol.js";
+
+export const $ = <T extends HTMLElement = HTMLElement>(id: string) =>
+  document.getElementById(id) as T;
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  text?: string,
+  cls?: string,
+): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (cls) e.className = cls;
+  return e;
+}
+
+export function table(rows: (string | number)[][], head?: string[]): HTMLTableElement {
+  const t = document.createElement("table");
+  if (head) {
+    const tr = t.insertRow();
+    for (const x of head) tr.append(h("th", x));
+  }
+  for (const r of rows) {
+    const tr = t.insertRow();
+    for (const c of r) tr.insertCell().textContent = String(c);
+  }
+  return t;
+}
+
+/** A panel's heading, with the model it belongs to. */
+function heading(title: string, model: string): HTMLHeadingElement {
+  const e = h("h3", title);
+  e.append(" ", h("span", model, "model"));
+  e.dataset.model = model;
+  return e;
+}
+
+export function renderSummary(s: Summary): void {
+  const box = $("summary");
+  const i = s.info;
+  const facts = table([
+    ["IR version", i.irVersion],
+    ["opsets", i.opsetImports.map((o) => `${o.domain || "ai.onnx"} ${o.version}`).join(", ")],
+    ...(i.producer ? [["producer", i.producer]] : []),
+    ["inputs", i.inputs.join(", ") || "(none)"],
+    ["outputs", i.outputs.join(", ") || "(none)"],
+    ["nodes", `${i.nodes}${i.subgraphs ? ` (in ${i.subgraphs + 1} graphs)` : ""}`],
+    ...(i.functions.length ? [["functions", i.functions.join(", ")]] : []),
+    ["initializers", i.initializers],
+    ["checker", s.problems.length ? `${s.problems.length} problem(s): press Check` : "no problems"],
+  ]);
+  facts.id = "facts";
+  facts.dataset.nodes = String(i.nodes);
+  const hist = h("div", undefined, "hist");
+  hist.append(
+    table(
+      Object.entries(i.ops).map(([op, n]) => [n, op]),
+      ["count", "op"],
+    ),
+  );
+  box.replaceChildren(heading("Model", s.name), facts, hist);
+}
+
+export function renderDiff(c: DiffCounts, a: string, b: string, notes: string[]): void {
+  const box = $("diff");
+  box.hidden = false;
+  box.dataset.counts = JSON.stringify(c);
+  const legend = h("div", undefined, "legend");
+  legend.append(h("span", "removed", "removed"), h("span", "added", "added"));
+  legend.append(h("span", "changed", "changed"));
+  box.replaceChildren(
+    heading(c.same ? "Diff: the models are the same" : "Diff (main graph)", `${a} → ${b}`),
+    table([
+      ["nodes", `${c.nodes.a} → ${c.nodes.b}`],
+      ["matched", c.matched],
+      ["changed", c.changed],
+      ["removed", c.removed],
+      ["added", c.added],
+      ["hunks", c.hunks],
+      ["functions changed", c.functions],
+      ["opset imports changed", c.opsetImports],
+    ]),
+    legend,
+  );
+  if (notes.length) box.append(h("pre", notes.join("\n"), "notes"));
+}
+
+/** The check report; `jump` is called with a side and a problem line's index. */
+export function renderCheck(
+  r: Partial<Record<SideName, CheckSide>>,
+  names: Partial<Record<SideName, string>>,
+  jump: (side: SideName, line: number) => void,
+): void {
+  const box = $("check-report");
+  box.hidden = false;
+  box.replaceChildren();
+  for (const side of ["a", "b"] as const) {
+    const c = r[side];
+    if (!c) continue;
+    const head = heading(
+      `Check ${side === "a" ? "original" : "result"}: ${c.lines.length ? `${c.lines.length} problem(s)` : "valid"}`,
+      names[side] ?? "",
+    );
+    head.dataset.problems = String(c.lines.length);
+    head.dataset.side = side;
+    box.append(head);
+    if (!c.lines.length) continue;
+    const list = h("ol", undefined, "problems");
+    c.lines.forEach((line, k) => {
+      const li = h("li");
+      const at = c.nodes.find((n) => n.line === k);
+      if (at) {
+        const b = h("button", line, "problem");
+        b.dataset.side = side;
+        b.dataset.line = String(k);
+        b.title = "show the node on the graph";
+        b.onclick = () => jump(side, k);
+        li.append(b);
+      } else li.textContent = line;
+      list.append(li);
+    });
+    box.append(list);
+  }
+}
+
+const fmt = (x: number | undefined) => (x === undefined ? "" : x === 0 ? "0" : x.toExponential(3));
+
+export function renderRun(r: RunAnswer, a: string, b: string | undefined): void {
+  const box = $("run-report");
+  box.hidden = false;
+  const rows = r.outputs.map((o) => [
+    o.name,
+    `[${o.a.shape.join(",")}]`,
+    o.a.head,
+    ...(b ? [fmt(o.abs), fmt(o.rel), o.note ?? ""] : []),
+  ]);
+  const t = table(rows, [
+    "output",
+    "shape",
+    "values",
+    ...(b ? ["max abs diff", "max rel diff", ""] : []),
+  ]);
+  t.id = "run-table";
+  const maxAbs = r.outputs.reduce((m, o) => Math.max(m, o.abs ?? 0), 0);
+  box.dataset.maxAbs = String(maxAbs);
+  box.dataset.outputs = JSON.stringify(
+    r.outputs.map((o) => ({ name: o.name, abs: o.abs, rel: o.rel })),
+  );
+  const inputs = h(
+    "p",
+    `inputs: ${r.inputs.map((i) => `${i.name} [${i.shape.join(",")}]`).join(", ")}`,
+  );
+  box.replaceChildren(
+    heading(b ? "Run: original vs result" : "Run", b ? `${a} vs ${b}` : a),
+    inputs,
+    t,
+  );
+}
+
+export const runSummary = (r: RunAnswer, b: boolean): string => {
+  const maxAbs = r.outputs.reduce((m, o) => Math.max(m, o.abs ?? 0), 0);
+  return `Ran ${r.outputs.length} output(s)${b ? `; largest absolute difference ${fmt(maxAbs)}` : ""}.`;
+};
+
+function valuesTable(values: ValueSummary[]): HTMLElement {
+  const box = h("div", undefined, "values");
+  for (const v of values) {
+    const stats =
+      v.min !== undefined
+        ? `min ${num(v.min)} · max ${num(v.max!)} · mean ${num(v.mean!)}`
+        : (v.note ?? "");
+    const t = table([
+      ["value", `${v.name || "(unnamed)"} (${v.source})`],
+      ["type", `${v.dtype}[${v.shape.join(",")}] · ${v.count} element(s)`],
+      [
+        "first",
+        v.head.length ? `${v.head.join(", ")}${v.count > v.head.length ? ", …" : ""}` : "—",
+      ],
+      ["stats", stats || "—"],
+    ]);
+    t.className = "value";
+    t.dataset.name = v.name;
+    box.append(t);
+  }
+  return box;
+}
+
+const num = (x: number) => (Number.isInteger(x) ? String(x) : x.toPrecision(5));
+
+function schemaBox(s: SchemaSummary): HTMLElement {
+  const box = h("div", undefined, "schema");
+  const title = h("h4", `${s.domain === "ai.onnx" ? "" : `${s.domain}.`}${s.name}-${s.since}`);
+  if (s.domain === "ai.onnx") {
+    const a = h("a", "ONNX docs");
+    a.href = `https://onnx.ai/onnx/operators/onnx__${s.name}.html`;
+    a.target = "_blank";
+    a.rel = "noopener noreferrer";
+    title.append(" ", a);
+  }
+  box.append(title);
+  if (s.deprecated) box.append(h("p", "deprecated", "deprecated"));
+  if (s.description) box.append(h("p", s.description, "description"));
+  const formal = (f: { name: string; type: string; option: string }) =>
+    `${f.name}: ${f.type}${f.option === "single" ? "" : ` (${f.option})`}`;
+  box.append(
+    table([
+      ["inputs", s.inputs.map(formal).join(", ") || "(none)"],
+      ["outputs", s.outputs.map(formal).join(", ") || "(none)"],
+      [
+        "attributes",
+        s.attributes.map((a) => `${a.name}${a.required ? "" : "?"}: ${a.type}`).join(", ") ||
+          "(none)",
+      ],
+    ]),
+  );
+  return box;
+}
+
+/** The details panel of a node; `open` opens one of its subgraphs or its function. */
+export function renderDetails(
+  d: NodeDetails,
+  model: string,
+  where: string,
+  open: (view: string) => void,
+): void {
+  const box = $("details");
+  box.hidden = false;
+  const close = h("button", "×", "close");
+  close.title = "close";
+  close.onclick = () => (box.hidden = true);
+  const s = d.schema;
+  const rows: (string | number)[][] = [
+    ["domain", d.domain],
+    ["opset imported", d.opset ?? "(none)"],
+    ["schema", s.kind === "schema" ? `version ${s.since} in force` : s.kind],
+    ["function", s.function ? "yes (has a body: expandable)" : "no (primitive)"],
+  ];
+  if (d.mark) rows.push(["diff", d.mark]);
+  const head = heading(`${d.op}${d.name ? ` '${d.name}'` : ""}`, `${model} › ${where}`);
+  box.replaceChildren(close, head, table(rows));
+  box.dataset.model = model;
+  const io = (title: string, list: { name: string; type: string }[], formals?: string[]) => {
+    const t = table(
+      list.map((x, k) => [formals?.[k] ?? k, x.name || "(omitted)", x.type]),
+      ["", "value", "inferred type"],
+    );
+    t.className = title;
+    box.append(h("h4", title), t);
+  };
+  io("inputs", d.inputs, s.inputs);
+  io("outputs", d.outputs, s.outputs);
+  if (d.attributes.length) box.append(h("h4", "attributes"), h("pre", d.attributes.join("\n")));
+  if (d.values.length) box.append(h("h4", "constant values"), valuesTable(d.values));
+  if (d.about) box.append(schemaBox(d.about));
+  for (const v of d.subviews) {
+    const b = h("button", `Open ${v.title}`, "open-sub");
+    b.onclick = () => open(v.id);
+    box.append(b, h("br"));
+  }
+}
