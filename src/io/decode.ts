@@ -12,13 +12,10 @@ import { Tensor, type TensorData } from "../ir/tensor.js";
 import type * as IR from "../ir/types.js";
 import { decodeMessage, describeDecodeError, MAX_NESTING, type Msg } from "../proto/wire.js";
 import { ATTR_TYPES } from "./attr-types.js";
+import { explicitEmptyDomain, explicitEmptyName, omittedDomain } from "./presence.js";
 import { FIXED32, FIXED64, LEN, Stack, VARINT, WireError, WireReader } from "./wire-reader.js";
 
-/**
- * Nodes whose file spelled out an empty domain. The IR uses "" for ai.onnx either way; this lets the
- * encoder write the field back so that decoding and re-encoding a file gives the same bytes.
- */
-export const explicitEmptyDomain = new WeakSet<IR.Node>();
+export { explicitEmptyDomain } from "./presence.js";
 
 const utf8 = new TextDecoder();
 
@@ -196,7 +193,7 @@ class Reader extends WireReader {
   }
 
   opset(end: number): IR.OpsetId {
-    let domain = "";
+    let domain: string | undefined;
     let version = 0;
     while (this.pos < end) {
       const t = this.tag(end);
@@ -206,7 +203,9 @@ class Reader extends WireReader {
       else if (f === 2 && wire === VARINT) version = this.i64num(end);
       else this.skip(wire, end, 0);
     }
-    return { domain, version };
+    const out = { domain: domain ?? "", version };
+    if (domain === undefined) omittedDomain.add(out);
+    return out;
   }
 
   entry(end: number): [string, string] {
@@ -692,7 +691,7 @@ class Reader extends WireReader {
     const dimStack = this.dims;
     const dims0 = dimStack.top;
     let dataType = 0;
-    let name = "";
+    let name: string | undefined;
     let doc: string | undefined;
     let md: IR.MetadataProps | undefined;
     let location = 0;
@@ -795,7 +794,8 @@ class Reader extends WireReader {
     else if (doubles?.length) data = { kind: "double", values: Float64Array.from(doubles) };
     else if (uint64s?.length) data = { kind: "uint64", values: BigUint64Array.from(uint64s) };
     else data = { kind: "none" };
-    const tensor = new Tensor(dataType, dims, data, name);
+    const tensor = new Tensor(dataType, dims, data, name ?? "");
+    if (name === "") explicitEmptyName.add(tensor);
     if (doc !== undefined) tensor.docString = doc;
     if (md) tensor.metadataProps = md;
     if (segment) tensor.segment = segment;

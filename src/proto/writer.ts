@@ -137,6 +137,31 @@ export class Writer {
     this.view.setFloat64(this.pos, v, true);
     this.pos += 8;
   }
+  /**
+   * A string with its length prefix. One pass for an ASCII string shorter than 128 (its length
+   * prefix is one byte, its bytes are its char codes); others are measured, then written.
+   */
+  str(s: string): void {
+    const n = s.length;
+    if (n < 128) {
+      // Room for an ASCII string; any other needs at least as much, so this never over-asks.
+      this.room(n + 1);
+      const buf = this.buf;
+      const at = this.pos + 1;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[at + i] = c;
+      }
+      if (i === n) {
+        buf[at - 1] = n;
+        this.pos = at + n;
+        return;
+      }
+    }
+    this.string(s, utf8Length(s));
+  }
   /** A string of known UTF-8 length. */
   string(s: string, length: number): void {
     this.varint(length);
