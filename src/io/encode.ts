@@ -13,6 +13,7 @@ import { encodeMessage, MAX_NESTING, type Msg } from "../proto/wire.js";
 import { ATTR_TYPE_ID } from "./attr-types.js";
 import { explicitEmptyDomain, explicitEmptyName, omittedDomain } from "./presence.js";
 import {
+  bigVarintsSize,
   bigVarintSize,
   FIXED32,
   FIXED64,
@@ -20,6 +21,7 @@ import {
   utf8Length,
   VARINT,
   varintSize,
+  varintsSize,
   Writer,
 } from "../proto/writer.js";
 
@@ -119,8 +121,7 @@ class Encoder {
   private mKept(field: number, typeName: string, list: unknown[] | undefined): number {
     let n = 0;
     if (list)
-      for (let i = 0; i < list.length; i++) {
-        const m = list[i]!;
+      for (const m of list) {
         const bytes = encodeMessage(typeName, m as Msg);
         this.kept.set(m as object, bytes);
         n += Encoder.len(field, bytes.length);
@@ -129,8 +130,7 @@ class Encoder {
   }
   private wKept(field: number, list: unknown[] | undefined): void {
     if (!list) return;
-    for (let i = 0; i < list.length; i++) {
-      const m = list[i]!;
+    for (const m of list) {
       const bytes = this.kept.get(m as object)!;
       this.w.tag(field, LEN);
       this.w.varint(bytes.length);
@@ -157,14 +157,12 @@ class Encoder {
     if (m.modelVersion !== undefined) n += 1 + bigVarintSize(m.modelVersion);
     if (m.docString !== undefined) n += Encoder.str(6, m.docString);
     n += this.sized(this.slot(), 7, this.mGraph(m.graph, 1));
-    for (let i = 0, items = m.opsetImports; i < items.length; i++) {
-      const o = items[i]!;
+    for (const o of m.opsetImports) {
       n += this.sized(this.slot(), 8, this.mOpset(o));
     }
     n += this.mEntries(14, m.metadataProps);
     n += this.mKept(20, "TrainingInfoProto", m.trainingInfo);
-    for (let i = 0, items = m.functions; i < items.length; i++) {
-      const f = items[i]!;
+    for (const f of m.functions) {
       n += this.sized(this.slot(), 25, this.mFunction(f, 1));
     }
     n += this.mKept(26, "DeviceConfigurationProto", m.configuration);
@@ -184,15 +182,13 @@ class Encoder {
     if (m.docString !== undefined) this.wStr(6, m.docString);
     this.open(7);
     this.wGraph(m.graph);
-    for (let i = 0, items = m.opsetImports; i < items.length; i++) {
-      const o = items[i]!;
+    for (const o of m.opsetImports) {
       this.open(8);
       this.wOpset(o);
     }
     this.wEntries(14, m.metadataProps);
     this.wKept(20, m.trainingInfo);
-    for (let i = 0, items = m.functions; i < items.length; i++) {
-      const f = items[i]!;
+    for (const f of m.functions) {
       this.open(25);
       this.wFunction(f);
     }
@@ -210,26 +206,21 @@ class Encoder {
       n += this.sized(this.slot(), 1, this.mNode(node, d));
     }
     if (g.name !== undefined) n += Encoder.str(2, g.name);
-    for (let i = 0, items = g.initializers; i < items.length; i++) {
-      const t = items[i]!;
+    for (const t of g.initializers) {
       n += this.sized(this.slot(), 5, this.mTensor(t, d));
     }
     if (g.docString !== undefined) n += Encoder.str(10, g.docString);
-    for (let i = 0, items = g.inputs; i < items.length; i++) {
-      const v = items[i]!;
+    for (const v of g.inputs) {
       n += this.sized(this.slot(), 11, this.mValueInfo(v, d));
     }
-    for (let i = 0, items = g.outputs; i < items.length; i++) {
-      const v = items[i]!;
+    for (const v of g.outputs) {
       n += this.sized(this.slot(), 12, this.mValueInfo(v, d));
     }
-    for (let i = 0, items = g.valueInfo; i < items.length; i++) {
-      const v = items[i]!;
+    for (const v of g.valueInfo) {
       n += this.sized(this.slot(), 13, this.mValueInfo(v, d));
     }
     n += this.mKept(14, "TensorAnnotation", g.quantizationAnnotation);
-    for (let i = 0, items = g.sparseInitializers; i < items.length; i++) {
-      const s = items[i]!;
+    for (const s of g.sparseInitializers) {
       n += this.sized(this.slot(), 15, this.mSparse(s, d));
     }
     n += this.mEntries(16, g.metadataProps);
@@ -242,30 +233,25 @@ class Encoder {
       this.wNode(node);
     }
     if (g.name !== undefined) this.wStr(2, g.name);
-    for (let i = 0, items = g.initializers; i < items.length; i++) {
-      const t = items[i]!;
+    for (const t of g.initializers) {
       this.open(5);
       this.wTensor(t);
     }
     if (g.docString !== undefined) this.wStr(10, g.docString);
-    for (let i = 0, items = g.inputs; i < items.length; i++) {
-      const v = items[i]!;
+    for (const v of g.inputs) {
       this.open(11);
       this.wValueInfo(v);
     }
-    for (let i = 0, items = g.outputs; i < items.length; i++) {
-      const v = items[i]!;
+    for (const v of g.outputs) {
       this.open(12);
       this.wValueInfo(v);
     }
-    for (let i = 0, items = g.valueInfo; i < items.length; i++) {
-      const v = items[i]!;
+    for (const v of g.valueInfo) {
       this.open(13);
       this.wValueInfo(v);
     }
     this.wKept(14, g.quantizationAnnotation);
-    for (let i = 0, items = g.sparseInitializers; i < items.length; i++) {
-      const s = items[i]!;
+    for (const s of g.sparseInitializers) {
       this.open(15);
       this.wSparse(s);
     }
@@ -358,20 +344,17 @@ class Encoder {
           }
           break;
         case "STRINGS":
-          for (let i = 0, items = a.value; i < items.length; i++) {
-            const s = items[i]!;
+          for (const s of a.value) {
             n += Encoder.str(9, s);
           }
           break;
         case "TENSORS":
-          for (let i = 0, items = a.value; i < items.length; i++) {
-            const t = items[i]!;
+          for (const t of a.value) {
             n += this.sized(this.slot(), 10, this.mTensor(t, d));
           }
           break;
         case "GRAPHS":
-          for (let i = 0, items = a.value; i < items.length; i++) {
-            const g = items[i]!;
+          for (const g of a.value) {
             n += this.sized(this.slot(), 11, this.mGraph(g, d));
           }
           break;
@@ -384,8 +367,7 @@ class Encoder {
         const t = a.value;
         n += this.sized(this.slot(), 14, this.mType(t, d));
       } else if (a.type === "TYPE_PROTOS")
-        for (let i = 0, items = a.value; i < items.length; i++) {
-          const t = items[i]!;
+        for (const t of a.value) {
           n += this.sized(this.slot(), 15, this.mType(t, d));
         }
     }
@@ -396,8 +378,7 @@ class Encoder {
         const s = a.value;
         n += this.sized(this.slot(), 22, this.mSparse(s, d));
       } else if (a.type === "SPARSE_TENSORS")
-        for (let i = 0, items = a.value; i < items.length; i++) {
-          const s = items[i]!;
+        for (const s of a.value) {
           n += this.sized(this.slot(), 23, this.mSparse(s, d));
         }
     }
@@ -442,21 +423,18 @@ class Encoder {
           }
           break;
         case "STRINGS":
-          for (let i = 0, items = a.value; i < items.length; i++) {
-            const s = items[i]!;
+          for (const s of a.value) {
             this.wStr(9, s);
           }
           break;
         case "TENSORS":
-          for (let i = 0, items = a.value; i < items.length; i++) {
-            const t = items[i]!;
+          for (const t of a.value) {
             this.open(10);
             this.wTensor(t);
           }
           break;
         case "GRAPHS":
-          for (let i = 0, items = a.value; i < items.length; i++) {
-            const g = items[i]!;
+          for (const g of a.value) {
             this.open(11);
             this.wGraph(g);
           }
@@ -470,8 +448,7 @@ class Encoder {
         this.open(14);
         this.wType(a.value);
       } else if (a.type === "TYPE_PROTOS")
-        for (let i = 0, items = a.value; i < items.length; i++) {
-          const t = items[i]!;
+        for (const t of a.value) {
           this.open(15);
           this.wType(t);
         }
@@ -484,8 +461,7 @@ class Encoder {
         this.open(22);
         this.wSparse(a.value);
       } else if (a.type === "SPARSE_TENSORS")
-        for (let i = 0, items = a.value; i < items.length; i++) {
-          const s = items[i]!;
+        for (const s of a.value) {
           this.open(23);
           this.wSparse(s);
         }
@@ -639,10 +615,7 @@ class Encoder {
       if (t !== t0) this.replaced.set(t0, t);
     }
     let n = 0;
-    for (let i = 0, items = t.dims; i < items.length; i++) {
-      const d = items[i]!;
-      n += 1 + varintSize(d);
-    }
+    for (let i = 0, dims = t.dims; i < dims.length; i++) n += 1 + varintSize(dims[i]!);
     n += 1 + varintSize(t.dataType);
     const seg = t.segment;
     if (seg) this.nest(depth + 1);
@@ -659,30 +632,13 @@ class Encoder {
         if (d.values.length) n += Encoder.len(4, 4 * d.values.length);
         break;
       case "int32":
-        if (d.values.length) {
-          let s = 0;
-          for (let i = 0, items = d.values; i < items.length; i++) {
-            const v = items[i]!;
-            s += varintSize(v);
-          }
-          n += Encoder.len(5, s);
-        }
+        if (d.values.length) n += Encoder.len(5, varintsSize(d.values));
         break;
       case "string":
-        for (let i = 0, items = d.values; i < items.length; i++) {
-          const b = items[i]!;
-          n += Encoder.len(6, b.length);
-        }
+        for (const b of d.values) n += Encoder.len(6, b.length);
         break;
       case "int64":
-        if (d.values.length) {
-          let s = 0;
-          for (let i = 0, items = d.values; i < items.length; i++) {
-            const v = items[i]!;
-            s += bigVarintSize(v);
-          }
-          n += Encoder.len(7, s);
-        }
+        if (d.values.length) n += Encoder.len(7, bigVarintsSize(d.values));
         break;
       default:
         break;
@@ -696,14 +652,7 @@ class Encoder {
         if (d.values.length) n += Encoder.len(10, 8 * d.values.length);
         break;
       case "uint64":
-        if (d.values.length) {
-          let s = 0;
-          for (let i = 0, items = d.values; i < items.length; i++) {
-            const v = items[i]!;
-            s += bigVarintSize(v);
-          }
-          n += Encoder.len(11, s);
-        }
+        if (d.values.length) n += Encoder.len(11, bigVarintsSize(d.values));
         break;
       default:
         break;
@@ -741,24 +690,10 @@ class Encoder {
     const d = t.data;
     switch (d.kind) {
       case "float":
-        if (d.values.length) {
-          w.tag(4, LEN);
-          w.varint(4 * d.values.length);
-          for (let i = 0, items = d.values; i < items.length; i++) {
-            const v = items[i]!;
-            w.f32(v);
-          }
-        }
+        if (d.values.length) w.packedF32(4, d.values);
         break;
       case "int32":
-        if (d.values.length) {
-          w.tag(5, LEN);
-          w.varint(this.sizeOfVarints(d.values));
-          for (let i = 0, items = d.values; i < items.length; i++) {
-            const v = items[i]!;
-            w.varint(v);
-          }
-        }
+        if (d.values.length) w.packedVarints(5, d.values);
         break;
       case "string":
         for (let i = 0, items = d.values; i < items.length; i++) {
@@ -769,14 +704,7 @@ class Encoder {
         }
         break;
       case "int64":
-        if (d.values.length) {
-          w.tag(7, LEN);
-          w.varint(this.sizeOfBigVarints(d.values));
-          for (let i = 0, items = d.values; i < items.length; i++) {
-            const v = items[i]!;
-            w.bigVarint(v);
-          }
-        }
+        if (d.values.length) w.packedBigVarints(7, d.values);
         break;
       default:
         break;
@@ -789,24 +717,10 @@ class Encoder {
         w.bytes(d.bytes);
         break;
       case "double":
-        if (d.values.length) {
-          w.tag(10, LEN);
-          w.varint(8 * d.values.length);
-          for (let i = 0, items = d.values; i < items.length; i++) {
-            const v = items[i]!;
-            w.f64(v);
-          }
-        }
+        if (d.values.length) w.packedF64(10, d.values);
         break;
       case "uint64":
-        if (d.values.length) {
-          w.tag(11, LEN);
-          w.varint(this.sizeOfBigVarints(d.values));
-          for (let i = 0, items = d.values; i < items.length; i++) {
-            const v = items[i]!;
-            w.bigVarint(v);
-          }
-        }
+        if (d.values.length) w.packedBigVarints(11, d.values);
         break;
       default:
         break;
@@ -819,31 +733,11 @@ class Encoder {
     }
     this.wEntries(16, t.metadataProps);
   }
-  private sizeOfVarints(values: Int32Array): number {
-    let s = 0;
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i]!;
-      s += varintSize(v);
-    }
-    return s;
-  }
-  private sizeOfBigVarints(values: BigInt64Array | BigUint64Array): number {
-    let s = 0;
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i]!;
-      s += bigVarintSize(v);
-    }
-    return s;
-  }
-
   private mSparse(s: IR.SparseTensor, depth: number): number {
     this.nest(depth);
     let n = this.sized(this.slot(), 1, this.mTensor(s.values, depth + 1));
     n += this.sized(this.slot(), 2, this.mTensor(s.indices, depth + 1));
-    for (let i = 0, items = s.dims; i < items.length; i++) {
-      const d = items[i]!;
-      n += 1 + varintSize(d);
-    }
+    for (const d of s.dims) n += 1 + varintSize(d);
     return n;
   }
   private wSparse(s: IR.SparseTensor): void {
@@ -851,8 +745,7 @@ class Encoder {
     this.wTensor(s.values);
     this.open(2);
     this.wTensor(s.indices);
-    for (let i = 0, items = s.dims; i < items.length; i++) {
-      const d = items[i]!;
+    for (const d of s.dims) {
       this.w.tag(3, VARINT);
       this.w.varint(d);
     }
@@ -864,16 +757,13 @@ class Encoder {
     this.nest(depth);
     const d = depth + 1;
     let n = Encoder.str(1, f.name);
-    for (let i = 0, items = f.inputs; i < items.length; i++) {
-      const s = items[i]!;
+    for (const s of f.inputs) {
       n += Encoder.str(4, s);
     }
-    for (let i = 0, items = f.outputs; i < items.length; i++) {
-      const s = items[i]!;
+    for (const s of f.outputs) {
       n += Encoder.str(5, s);
     }
-    for (let i = 0, items = f.attributes; i < items.length; i++) {
-      const s = items[i]!;
+    for (const s of f.attributes) {
       n += Encoder.str(6, s);
     }
     for (let i = 0, items = f.nodes; i < items.length; i++) {
@@ -881,17 +771,14 @@ class Encoder {
       n += this.sized(this.slot(), 7, this.mNode(node, d));
     }
     if (f.docString !== undefined) n += Encoder.str(8, f.docString);
-    for (let i = 0, items = f.opsetImports; i < items.length; i++) {
-      const o = items[i]!;
+    for (const o of f.opsetImports) {
       n += this.sized(this.slot(), 9, this.mOpset(o));
     }
     n += Encoder.str(10, f.domain);
-    for (let i = 0, items = f.attributeProtos; i < items.length; i++) {
-      const a = items[i]!;
+    for (const a of f.attributeProtos) {
       n += this.sized(this.slot(), 11, this.mAttribute(a, d));
     }
-    for (let i = 0, items = f.valueInfo; i < items.length; i++) {
-      const v = items[i]!;
+    for (const v of f.valueInfo) {
       n += this.sized(this.slot(), 12, this.mValueInfo(v, d));
     }
     if (f.overload !== undefined) n += Encoder.str(13, f.overload);
@@ -900,16 +787,13 @@ class Encoder {
   }
   private wFunction(f: IR.Function): void {
     this.wStr(1, f.name);
-    for (let i = 0, items = f.inputs; i < items.length; i++) {
-      const s = items[i]!;
+    for (const s of f.inputs) {
       this.wStr(4, s);
     }
-    for (let i = 0, items = f.outputs; i < items.length; i++) {
-      const s = items[i]!;
+    for (const s of f.outputs) {
       this.wStr(5, s);
     }
-    for (let i = 0, items = f.attributes; i < items.length; i++) {
-      const s = items[i]!;
+    for (const s of f.attributes) {
       this.wStr(6, s);
     }
     for (let i = 0, items = f.nodes; i < items.length; i++) {
@@ -918,19 +802,16 @@ class Encoder {
       this.wNode(node);
     }
     if (f.docString !== undefined) this.wStr(8, f.docString);
-    for (let i = 0, items = f.opsetImports; i < items.length; i++) {
-      const o = items[i]!;
+    for (const o of f.opsetImports) {
       this.open(9);
       this.wOpset(o);
     }
     this.wStr(10, f.domain);
-    for (let i = 0, items = f.attributeProtos; i < items.length; i++) {
-      const a = items[i]!;
+    for (const a of f.attributeProtos) {
       this.open(11);
       this.wAttribute(a);
     }
-    for (let i = 0, items = f.valueInfo; i < items.length; i++) {
-      const v = items[i]!;
+    for (const v of f.valueInfo) {
       this.open(12);
       this.wValueInfo(v);
     }
@@ -957,7 +838,11 @@ export function encodeModelBytes(model: IR.Model, opts: EncodeOptions = {}): Uin
   return new Encoder(opts).run(model)!;
 }
 
-/** Encodes a model into chunks handed to `sink` in order; large byte fields are passed as views. */
+/**
+ * Encodes a model into chunks handed to `sink` in order; large byte fields are passed as views.
+ * A chunk is valid until the sink returns (the encoder's buffer is then written again): a sink
+ * that keeps chunks copies them.
+ */
 export function encodeModelChunks(
   model: IR.Model,
   sink: (chunk: Uint8Array) => void,

@@ -37,6 +37,19 @@ export function bigVarintSize(v: bigint): number {
   return n;
 }
 
+/** Bytes the varints of 32-bit integers take, packed. */
+export function varintsSize(values: Int32Array): number {
+  let s = 0;
+  for (let i = 0; i < values.length; i++) s += varintSize(values[i]!);
+  return s;
+}
+/** Bytes the varints of 64-bit integers take, packed. */
+export function bigVarintsSize(values: BigInt64Array | BigUint64Array): number {
+  let s = 0;
+  for (let i = 0; i < values.length; i++) s += bigVarintSize(values[i]!);
+  return s;
+}
+
 /** UTF-8 length of a string as TextEncoder encodes it (a lone surrogate becomes U+FFFD). */
 export function utf8Length(s: string): number {
   const n = s.length;
@@ -83,11 +96,10 @@ export class Writer {
       this.view = new DataView(this.buf.buffer);
     }
   }
+  /** Hands what was written to the sink, which must be done with it when it returns: the buffer is written again. */
   flush(): void {
     if (!this.sink || this.pos === 0) return;
     this.sink(this.buf.subarray(0, this.pos));
-    this.buf = new Uint8Array(this.buf.length);
-    this.view = new DataView(this.buf.buffer);
     this.pos = 0;
   }
   varint(v: number): void {
@@ -178,6 +190,27 @@ export class Writer {
     } else {
       this.pos += utf8.encodeInto(s, buf.subarray(this.pos, this.pos + length)).written;
     }
+  }
+  // Packed repeated fields: tag, length, values.
+  packedF32(field: number, values: Float32Array): void {
+    this.tag(field, LEN);
+    this.varint(4 * values.length);
+    for (let i = 0; i < values.length; i++) this.f32(values[i]!);
+  }
+  packedF64(field: number, values: Float64Array): void {
+    this.tag(field, LEN);
+    this.varint(8 * values.length);
+    for (let i = 0; i < values.length; i++) this.f64(values[i]!);
+  }
+  packedVarints(field: number, values: Int32Array): void {
+    this.tag(field, LEN);
+    this.varint(varintsSize(values));
+    for (let i = 0; i < values.length; i++) this.varint(values[i]!);
+  }
+  packedBigVarints(field: number, values: BigInt64Array | BigUint64Array): void {
+    this.tag(field, LEN);
+    this.varint(bigVarintsSize(values));
+    for (let i = 0; i < values.length; i++) this.bigVarint(values[i]!);
   }
   bytes(b: Uint8Array): void {
     if (this.sink && b.length >= BIG) {
