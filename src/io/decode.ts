@@ -13,24 +13,12 @@ import type * as IR from "../ir/types.js";
 import { decodeMessage, describeDecodeError, MAX_NESTING, type Msg } from "../proto/wire.js";
 import { ATTR_TYPES } from "./attr-types.js";
 import { explicitEmptyDomain, explicitEmptyName, omittedDomain } from "./presence.js";
+import { SharedAttributes } from "./shared-attributes.js";
 import { FIXED32, FIXED64, LEN, Stack, VARINT, WireError, WireReader } from "./wire-reader.js";
 
 export { explicitEmptyDomain } from "./presence.js";
 
 const utf8 = new TextDecoder();
-
-/** Attribute messages up to this many bytes may be shared (see Reader.sharedAttribute). */
-const ATTR_SHARED_MAX = 64;
-const ATTR_TABLE_MASK = 1023;
-/** Attribute types whose values hold no tensors or graphs: shared when repeated. */
-const PLAIN_ATTR_TYPES: ReadonlySet<IR.AttrType> = new Set([
-  "FLOAT",
-  "INT",
-  "STRING",
-  "FLOATS",
-  "INTS",
-  "STRINGS",
-]);
 
 /** The message decoders, over the wire primitives. */
 class Reader extends WireReader {
@@ -43,59 +31,19 @@ class Reader extends WireReader {
   private readonly floats = new Stack<number>();
   private readonly dims = new Stack<number>();
   private readonly shapeDims = new Stack<IR.Dim>();
-  // Attributes of a plain kind (numbers, strings and their lists) by their bytes: a model repeats
-  // the same few (keepdims=1, axes=[1], ...) on node after node, and the IR treats an attribute as
-  // a value (passes share attributes and attribute lists between nodes already), so a repeat is
-  // the object read before, with no parsing and no allocation. A table of recent ones, by hash.
-  private readonly attrSeen: (IR.Attribute | undefined)[] = new Array(ATTR_TABLE_MASK + 1);
-  private readonly attrStart = new Int32Array(ATTR_TABLE_MASK + 1);
-  private readonly attrEnd = new Int32Array(ATTR_TABLE_MASK + 1);
-  // The attribute list each op type was last read with: a node whose attributes are the same
-  // objects, in the same order, shares the list.
-  private readonly lastAttrs = new Map<string, IR.Attribute[]>();
+  private readonly shared = new SharedAttributes(this.buf);
 
   /** An attribute at [pos, end): a repeat of a recent plain one is that same object. */
   private sharedAttribute(end: number, depth: number): IR.Attribute {
-    const buf = this.buf;
     const start = this.pos;
-    const n = end - start;
-    if (n > ATTR_SHARED_MAX) return this.attribute(end, depth);
-    let h = 0x811c9dc5;
-    for (let p = start; p < end; p++) h = Math.imul(h ^ buf[p]!, 0x01000193);
-    const slot = (h ^ (h >>> 15)) & ATTR_TABLE_MASK;
-    const hit = this.attrSeen[slot];
+    const hit = this.shared.find(start, end);
     if (hit !== undefined) {
-      const s = this.attrStart[slot]!;
-      if (this.attrEnd[slot]! - s === n) {
-        let i = 0;
-        while (i < n && buf[s + i] === buf[start + i]) i++;
-        if (i === n) {
-          this.pos = end;
-          return hit;
-        }
-      }
+      this.pos = end;
+      return hit;
     }
     const a = this.attribute(end, depth);
-    if (PLAIN_ATTR_TYPES.has(a.type)) {
-      this.attrSeen[slot] = a;
-      this.attrStart[slot] = start;
-      this.attrEnd[slot] = end;
-    }
+    this.shared.keep(a, start, end);
     return a;
-  }
-
-  /** A node's attribute list: the list its op type was last read with, when it holds the same. */
-  private attributeList(opType: string, attrs: Stack<IR.Attribute>, from: number): IR.Attribute[] {
-    const n = attrs.top - from;
-    if (n === 0) return [];
-    const last = this.lastAttrs.get(opType);
-    if (last !== undefined && last.length === n && attrs.matches(from, last)) {
-      attrs.top = from;
-      return last;
-    }
-    const list = attrs.take(from);
-    this.lastAttrs.set(opType, list);
-    return list;
   }
 
   model(end: number): IR.Model {
@@ -330,7 +278,7 @@ class Reader extends WireReader {
     }
     const inputs = ins.take(in0);
     const outputs = outs.take(out0);
-    const attributes = this.attributeList(opType, attrs, attr0);
+    const attributes = this.shared.list(opType, attrs, attr0);
     // One shape for named nodes, the one ir/builder's nodeWith makes.
     const node: IR.Node =
       name !== undefined
