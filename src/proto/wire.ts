@@ -144,7 +144,7 @@ export class StreamEncoder {
     const w = new Writer(this.size(type, msg), sink);
     this.write(type, msg, w);
     w.flush();
-    return w.buf;
+    return w.buf.subarray(0, w.pos);
   }
 
   private str(s: string): Uint8Array {

@@ -89,7 +89,8 @@ export class Writer {
   }
   /** Room for n more bytes (n at most CHUNK unless writing one buffer). */
   room(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
+    // Writing one buffer, its size is exact: a varint's room of 10 may pass its end, never a write.
+    if (this.pos + n <= this.buf.length || !this.sink) return;
     this.flush();
     if (n > this.buf.length) {
       this.buf = new Uint8Array(n);
