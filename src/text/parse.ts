@@ -583,17 +583,21 @@ class Parser {
 
   /** Names separated by commas, ending before `end`; an empty slot is the empty name. */
   private nameList(end: string): string[] {
-    const names: string[] = [];
-    if (this.is(end)) return names;
+    if (this.is(end)) return [];
+    // Gathered on a scratch list, then copied to a list of their exact number (a list grown by
+    // push keeps room for 16, and a node holds two).
+    const names = this.scratch;
+    let n = 0;
     for (;;) {
-      if (this.isName()) names.push(this.next().text);
-      else if (this.is(",")) names.push("");
+      if (this.isName()) names[n++] = this.next().text;
+      else if (this.is(",")) names[n++] = "";
       else throw this.fail(this.peek(), `a name, ',' or '${end}'`);
       if (!this.accept(",")) break;
       if (this.is(end)) break;
     }
-    return names;
+    return names.slice(0, n);
   }
+  private readonly scratch: string[] = [];
 
   private node(): IR.Node {
     const start = this.peek();
@@ -640,7 +644,7 @@ class Parser {
     this.expect("<");
     const out: IR.Attribute[] = [];
     this.items(">", () => out.push(this.attr()), "',' or '>' after an attribute");
-    return out;
+    return out.slice();
   }
 
   private attrType(): IR.AttrType {
