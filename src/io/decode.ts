@@ -12,19 +12,40 @@ import { Tensor, type TensorData } from "../ir/tensor.js";
 import type * as IR from "../ir/types.js";
 import { decodeMessage, describeDecodeError, MAX_NESTING, type Msg } from "../proto/wire.js";
 import { ATTR_TYPES } from "./attr-types.js";
-import { FIXED32, FIXED64, LEN, VARINT, WireError, WireReader } from "./wire-reader.js";
+import { explicitEmptyDomain, explicitEmptyName, omittedDomain } from "./presence.js";
+import { SharedAttributes } from "./shared-attributes.js";
+import { FIXED32, FIXED64, LEN, Stack, VARINT, WireError, WireReader } from "./wire-reader.js";
 
-/**
- * Nodes whose file spelled out an empty domain. The IR uses "" for ai.onnx either way; this lets the
- * encoder write the field back so that decoding and re-encoding a file gives the same bytes.
- */
-export const explicitEmptyDomain = new WeakSet<IR.Node>();
+export { explicitEmptyDomain } from "./presence.js";
 
 const utf8 = new TextDecoder();
 
-/** The reader: a buffer, a position, and the end of the message being read. */
 /** The message decoders, over the wire primitives. */
 class Reader extends WireReader {
+  // Stacks for the repeated fields of small messages (see Stack): a node's inputs, outputs and
+  // attributes, an attribute's ints and floats, a tensor's and a shape's dims.
+  private readonly ins = new Stack<string>();
+  private readonly outs = new Stack<string>();
+  private readonly attrs = new Stack<IR.Attribute>();
+  private readonly ints = new Stack<bigint>();
+  private readonly floats = new Stack<number>();
+  private readonly dims = new Stack<number>();
+  private readonly shapeDims = new Stack<IR.Dim>();
+  private readonly shared = new SharedAttributes(this.buf);
+
+  /** An attribute at [pos, end): a repeat of a recent plain one is that same object. */
+  private sharedAttribute(end: number, depth: number): IR.Attribute {
+    const start = this.pos;
+    const hit = this.shared.find(start, end);
+    if (hit !== undefined) {
+      this.pos = end;
+      return hit;
+    }
+    const a = this.attribute(end, depth);
+    this.shared.keep(a, start, end);
+    return a;
+  }
+
   model(end: number): IR.Model {
     let irVersion: number | undefined;
     const opsets: IR.OpsetId[] = [];
@@ -120,7 +141,7 @@ class Reader extends WireReader {
   }
 
   opset(end: number): IR.OpsetId {
-    let domain = "";
+    let domain: string | undefined;
     let version = 0;
     while (this.pos < end) {
       const t = this.tag(end);
@@ -130,7 +151,9 @@ class Reader extends WireReader {
       else if (f === 2 && wire === VARINT) version = this.i64num(end);
       else this.skip(wire, end, 0);
     }
-    return { domain, version };
+    const out = { domain: domain ?? "", version };
+    if (domain === undefined) omittedDomain.add(out);
+    return out;
   }
 
   entry(end: number): [string, string] {
@@ -202,9 +225,12 @@ class Reader extends WireReader {
 
   node(end: number, depth: number): IR.Node {
     this.nest(depth);
-    const inputs: string[] = [];
-    const outputs: string[] = [];
-    const attributes: IR.Attribute[] = [];
+    const ins = this.ins;
+    const outs = this.outs;
+    const attrs = this.attrs;
+    const in0 = ins.top;
+    const out0 = outs.top;
+    const attr0 = attrs.top;
     let opType = "";
     let domain: string | undefined;
     let name: string | undefined;
@@ -218,10 +244,10 @@ class Reader extends WireReader {
       if (wire === LEN)
         switch (t >>> 3) {
           case 1:
-            inputs.push(this.string(end));
+            ins.push(this.string(end));
             continue;
           case 2:
-            outputs.push(this.string(end));
+            outs.push(this.string(end));
             continue;
           case 3:
             name = this.string(end);
@@ -230,7 +256,7 @@ class Reader extends WireReader {
             opType = this.string(end);
             continue;
           case 5:
-            attributes.push(this.attribute(this.len(end), depth + 1));
+            attrs.push(this.sharedAttribute(this.len(end), depth + 1));
             continue;
           case 6:
             doc = this.string(end);
@@ -250,9 +276,15 @@ class Reader extends WireReader {
         }
       this.skip(wire, end, 0);
     }
-    const node: IR.Node = { opType, domain: domain ?? "", inputs, outputs, attributes };
+    const inputs = ins.take(in0);
+    const outputs = outs.take(out0);
+    const attributes = this.shared.list(opType, attrs, attr0);
+    // One shape for named nodes, the one ir/builder's nodeWith makes.
+    const node: IR.Node =
+      name !== undefined
+        ? { opType, domain: domain ?? "", name, inputs, outputs, attributes }
+        : { opType, domain: domain ?? "", inputs, outputs, attributes };
     if (domain === "") explicitEmptyDomain.add(node);
-    if (name !== undefined) node.name = name;
     if (overload !== undefined) node.overload = overload;
     if (doc !== undefined) node.docString = doc;
     if (md) node.metadataProps = md;
@@ -275,9 +307,10 @@ class Reader extends WireReader {
     let graph: IR.Graph | undefined;
     let sparse: IR.SparseTensor | undefined;
     let tp: IR.Type | undefined;
-    // Lists are made when a field of theirs comes (most attributes hold one scalar).
-    let floats: number[] | undefined;
-    let ints: bigint[] | undefined;
+    // Lists are made when a field of theirs comes (most attributes hold one scalar); ints and
+    // floats gather on the reader's stacks.
+    const floats0 = this.floats.top;
+    const ints0 = this.ints.top;
     let strings: Uint8Array[] | undefined;
     let tensors: Tensor[] | undefined;
     let graphs: IR.Graph[] | undefined;
@@ -312,10 +345,10 @@ class Reader extends WireReader {
           graph = this.graph(this.len(end), d);
           continue;
         case 7:
-          this.packedOr(wire, end, FIXED32, this.f32, (floats ??= []));
+          this.packedOr(wire, end, FIXED32, this.f32, this.floats);
           continue;
         case 8:
-          this.packedOr(wire, end, VARINT, this.i64, (ints ??= []));
+          this.packedOr(wire, end, VARINT, this.i64, this.ints);
           continue;
         case 9:
           if (wire !== LEN) break;
@@ -360,6 +393,8 @@ class Reader extends WireReader {
       }
       this.skip(wire, end, 0);
     }
+    const floats = this.floats.take(floats0);
+    const ints = this.ints.take(ints0);
     let type: IR.AttrType =
       typeId !== undefined ? (ATTR_TYPES[typeId] ?? "UNDEFINED") : "UNDEFINED";
     if (type === "UNDEFINED") {
@@ -371,8 +406,8 @@ class Reader extends WireReader {
       else if (graph) type = "GRAPH";
       else if (sparse) type = "SPARSE_TENSOR";
       else if (tp) type = "TYPE_PROTO";
-      else if (floats?.length) type = "FLOATS";
-      else if (ints?.length) type = "INTS";
+      else if (floats.length) type = "FLOATS";
+      else if (ints.length) type = "INTS";
       else if (strings?.length) type = "STRINGS";
       else if (tensors?.length) type = "TENSORS";
       else if (graphs?.length) type = "GRAPHS";
@@ -409,10 +444,10 @@ class Reader extends WireReader {
           attr.value = tp ?? { kind: "none" };
           break;
         case "FLOATS":
-          attr.value = floats ?? [];
+          attr.value = floats;
           break;
         case "INTS":
-          attr.value = ints ?? [];
+          attr.value = ints;
           break;
         case "STRINGS":
           attr.value = (strings ?? []).map((b) => utf8.decode(b));
@@ -564,7 +599,8 @@ class Reader extends WireReader {
 
   private shape(out: IR.TensorType, end: number, depth: number): void {
     this.nest(depth);
-    const dims: IR.Dim[] = [];
+    const stack = this.shapeDims;
+    const base = stack.top;
     let denotations: (string | undefined)[] | undefined;
     while (this.pos < end) {
       const t = this.tag(end);
@@ -585,10 +621,11 @@ class Reader extends WireReader {
         else if (f === 3 && wire === LEN) denotation = this.string(stop);
         else this.skip(wire, stop, 0);
       }
-      if (denotation !== undefined)
-        (denotations ??= new Array(dims.length))[dims.length] = denotation;
-      dims.push(dim);
+      const i = stack.top - base;
+      if (denotation !== undefined) (denotations ??= new Array(i))[i] = denotation;
+      stack.push(dim);
     }
+    const dims = stack.take(base);
     // A shape message given twice adds its dims (protobuf merges messages).
     out.shape = out.shape ? [...out.shape, ...dims] : dims;
     if (denotations) {
@@ -599,9 +636,10 @@ class Reader extends WireReader {
 
   tensor(end: number, depth: number): Tensor {
     this.nest(depth);
-    const dims: number[] = [];
+    const dimStack = this.dims;
+    const dims0 = dimStack.top;
     let dataType = 0;
-    let name = "";
+    let name: string | undefined;
     let doc: string | undefined;
     let md: IR.MetadataProps | undefined;
     let location = 0;
@@ -621,8 +659,8 @@ class Reader extends WireReader {
         case 1:
           if (wire === LEN) {
             const stop = this.len(end);
-            while (this.pos < stop) dims.push(this.i64num(stop));
-          } else if (wire === VARINT) dims.push(this.i64num(end));
+            while (this.pos < stop) dimStack.push(this.i64num(stop));
+          } else if (wire === VARINT) dimStack.push(this.i64num(end));
           else break;
           continue;
         case 2:
@@ -688,6 +726,7 @@ class Reader extends WireReader {
       }
       this.skip(wire, end, 0);
     }
+    const dims = dimStack.take(dims0);
     let data: TensorData;
     if (location === 1)
       data = {
@@ -703,7 +742,8 @@ class Reader extends WireReader {
     else if (doubles?.length) data = { kind: "double", values: Float64Array.from(doubles) };
     else if (uint64s?.length) data = { kind: "uint64", values: BigUint64Array.from(uint64s) };
     else data = { kind: "none" };
-    const tensor = new Tensor(dataType, dims, data, name);
+    const tensor = new Tensor(dataType, dims, data, name ?? "");
+    if (name === "") explicitEmptyName.add(tensor);
     if (doc !== undefined) tensor.docString = doc;
     if (md) tensor.metadataProps = md;
     if (segment) tensor.segment = segment;

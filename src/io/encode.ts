@@ -11,8 +11,9 @@ import { Tensor } from "../ir/tensor.js";
 import type * as IR from "../ir/types.js";
 import { encodeMessage, MAX_NESTING, type Msg } from "../proto/wire.js";
 import { ATTR_TYPE_ID } from "./attr-types.js";
-import { explicitEmptyDomain } from "./decode.js";
+import { explicitEmptyDomain, explicitEmptyName, omittedDomain } from "./presence.js";
 import {
+  bigVarintsSize,
   bigVarintSize,
   FIXED32,
   FIXED64,
@@ -20,6 +21,7 @@ import {
   utf8Length,
   VARINT,
   varintSize,
+  varintsSize,
   Writer,
 } from "../proto/writer.js";
 
@@ -33,7 +35,9 @@ export interface EncodeOptions {
  * the sizes of the messages nested in it; every write* method writes them in the same order.
  */
 class Encoder {
-  private sizes: number[] = [];
+  /** Sizes of nested messages, in walk order (a typed array: no heap objects, grown by doubling). */
+  private sizes = new Float64Array(1024);
+  private count = 0;
   private next = 0;
   private w!: Writer;
   private readonly replaced = new Map<Tensor, Tensor>();
@@ -45,7 +49,7 @@ class Encoder {
     const total = this.mModel(model);
     this.w = new Writer(total, sink);
     this.wModel(model);
-    if (this.next !== this.sizes.length) throw new Error("encoder: the two walks disagree");
+    if (this.next !== this.count) throw new Error("encoder: the two walks disagree");
     this.w.flush();
     return sink ? undefined : this.w.buf;
   }
@@ -68,11 +72,22 @@ class Encoder {
     return Encoder.len(field, utf8Length(s));
   }
 
-  /** Reserves a slot for a nested message's size, measures it, fills the slot. */
-  private sub(field: number, measure: () => number): number {
-    const slot = this.sizes.length;
-    this.sizes.push(0);
-    const n = measure();
+  /**
+   * A nested message is measured as `this.sized(this.slot(), field, this.mX(...))`: the slot for
+   * its size is taken before the messages inside it take theirs (arguments are evaluated in
+   * order), so the sizes lie in the order the write walk opens the messages.
+   */
+  private slot(): number {
+    const i = this.count++;
+    if (i === this.sizes.length) {
+      const grown = new Float64Array(2 * i);
+      grown.set(this.sizes);
+      this.sizes = grown;
+    }
+    return i;
+  }
+  /** Fills a slot with a nested message's size; the size of the field that holds it. */
+  private sized(slot: number, field: number, n: number): number {
     this.sizes[slot] = n;
     return Encoder.len(field, n);
   }
@@ -83,13 +98,14 @@ class Encoder {
   }
   private wStr(field: number, s: string): void {
     this.w.tag(field, LEN);
-    this.w.string(s, utf8Length(s));
+    this.w.str(s);
   }
 
   private mEntries(field: number, md: IR.MetadataProps | undefined): number {
     let n = 0;
     if (md)
-      for (const [k, v] of md) n += this.sub(field, () => Encoder.str(1, k) + Encoder.str(2, v));
+      for (const [k, v] of md)
+        n += this.sized(this.slot(), field, Encoder.str(1, k) + Encoder.str(2, v));
     return n;
   }
   private wEntries(field: number, md: IR.MetadataProps | undefined): void {
@@ -123,10 +139,10 @@ class Encoder {
   }
 
   private mOpset(o: IR.OpsetId): number {
-    return Encoder.str(1, o.domain) + 1 + varintSize(o.version);
+    return (hasDomain(o) ? Encoder.str(1, o.domain) : 0) + 1 + varintSize(o.version);
   }
   private wOpset(o: IR.OpsetId): void {
-    this.wStr(1, o.domain);
+    if (hasDomain(o)) this.wStr(1, o.domain);
     this.w.tag(2, VARINT);
     this.w.varint(o.version);
   }
@@ -140,11 +156,15 @@ class Encoder {
     if (m.domain !== undefined) n += Encoder.str(4, m.domain);
     if (m.modelVersion !== undefined) n += 1 + bigVarintSize(m.modelVersion);
     if (m.docString !== undefined) n += Encoder.str(6, m.docString);
-    n += this.sub(7, () => this.mGraph(m.graph, 1));
-    for (const o of m.opsetImports) n += this.sub(8, () => this.mOpset(o));
+    n += this.sized(this.slot(), 7, this.mGraph(m.graph, 1));
+    for (const o of m.opsetImports) {
+      n += this.sized(this.slot(), 8, this.mOpset(o));
+    }
     n += this.mEntries(14, m.metadataProps);
     n += this.mKept(20, "TrainingInfoProto", m.trainingInfo);
-    for (const f of m.functions) n += this.sub(25, () => this.mFunction(f, 1));
+    for (const f of m.functions) {
+      n += this.sized(this.slot(), 25, this.mFunction(f, 1));
+    }
     n += this.mKept(26, "DeviceConfigurationProto", m.configuration);
     return n;
   }
@@ -181,20 +201,34 @@ class Encoder {
     this.nest(depth);
     const d = depth + 1;
     let n = 0;
-    for (const node of g.nodes) n += this.sub(1, () => this.mNode(node, d));
+    for (let i = 0, items = g.nodes; i < items.length; i++) {
+      const node = items[i]!;
+      n += this.sized(this.slot(), 1, this.mNode(node, d));
+    }
     if (g.name !== undefined) n += Encoder.str(2, g.name);
-    for (const t of g.initializers) n += this.sub(5, () => this.mTensor(t, d));
+    for (const t of g.initializers) {
+      n += this.sized(this.slot(), 5, this.mTensor(t, d));
+    }
     if (g.docString !== undefined) n += Encoder.str(10, g.docString);
-    for (const v of g.inputs) n += this.sub(11, () => this.mValueInfo(v, d));
-    for (const v of g.outputs) n += this.sub(12, () => this.mValueInfo(v, d));
-    for (const v of g.valueInfo) n += this.sub(13, () => this.mValueInfo(v, d));
+    for (const v of g.inputs) {
+      n += this.sized(this.slot(), 11, this.mValueInfo(v, d));
+    }
+    for (const v of g.outputs) {
+      n += this.sized(this.slot(), 12, this.mValueInfo(v, d));
+    }
+    for (const v of g.valueInfo) {
+      n += this.sized(this.slot(), 13, this.mValueInfo(v, d));
+    }
     n += this.mKept(14, "TensorAnnotation", g.quantizationAnnotation);
-    for (const s of g.sparseInitializers) n += this.sub(15, () => this.mSparse(s, d));
+    for (const s of g.sparseInitializers) {
+      n += this.sized(this.slot(), 15, this.mSparse(s, d));
+    }
     n += this.mEntries(16, g.metadataProps);
     return n;
   }
   private wGraph(g: IR.Graph): void {
-    for (const node of g.nodes) {
+    for (let i = 0, items = g.nodes; i < items.length; i++) {
+      const node = items[i]!;
       this.open(1);
       this.wNode(node);
     }
@@ -229,11 +263,20 @@ class Encoder {
   private mNode(node: IR.Node, depth: number): number {
     this.nest(depth);
     let n = 0;
-    for (const s of node.inputs) n += Encoder.str(1, s);
-    for (const s of node.outputs) n += Encoder.str(2, s);
+    for (let i = 0, items = node.inputs; i < items.length; i++) {
+      const s = items[i]!;
+      n += Encoder.str(1, s);
+    }
+    for (let i = 0, items = node.outputs; i < items.length; i++) {
+      const s = items[i]!;
+      n += Encoder.str(2, s);
+    }
     if (node.name !== undefined) n += Encoder.str(3, node.name);
     n += Encoder.str(4, node.opType);
-    for (const a of node.attributes) n += this.sub(5, () => this.mAttribute(a, depth + 1));
+    for (let i = 0, items = node.attributes; i < items.length; i++) {
+      const a = items[i]!;
+      n += this.sized(this.slot(), 5, this.mAttribute(a, depth + 1));
+    }
     if (node.docString !== undefined) n += Encoder.str(6, node.docString);
     if (node.domain !== "" || explicitEmptyDomain.has(node)) n += Encoder.str(7, node.domain);
     if (node.overload !== undefined) n += Encoder.str(8, node.overload);
@@ -242,11 +285,18 @@ class Encoder {
     return n;
   }
   private wNode(node: IR.Node): void {
-    for (const s of node.inputs) this.wStr(1, s);
-    for (const s of node.outputs) this.wStr(2, s);
+    for (let i = 0, items = node.inputs; i < items.length; i++) {
+      const s = items[i]!;
+      this.wStr(1, s);
+    }
+    for (let i = 0, items = node.outputs; i < items.length; i++) {
+      const s = items[i]!;
+      this.wStr(2, s);
+    }
     if (node.name !== undefined) this.wStr(3, node.name);
     this.wStr(4, node.opType);
-    for (const a of node.attributes) {
+    for (let i = 0, items = node.attributes; i < items.length; i++) {
+      const a = items[i]!;
       this.open(5);
       this.wAttribute(a);
     }
@@ -276,28 +326,37 @@ class Encoder {
           break;
         case "TENSOR": {
           const t = a.value;
-          n += this.sub(5, () => this.mTensor(t, d));
+          n += this.sized(this.slot(), 5, this.mTensor(t, d));
           break;
         }
         case "GRAPH": {
           const g = a.value;
-          n += this.sub(6, () => this.mGraph(g, d));
+          n += this.sized(this.slot(), 6, this.mGraph(g, d));
           break;
         }
         case "FLOATS":
           n += 5 * a.value.length;
           break;
         case "INTS":
-          for (const v of a.value) n += 1 + bigVarintSize(v);
+          for (let i = 0, items = a.value; i < items.length; i++) {
+            const v = items[i]!;
+            n += 1 + bigVarintSize(v);
+          }
           break;
         case "STRINGS":
-          for (const s of a.value) n += Encoder.str(9, s);
+          for (const s of a.value) {
+            n += Encoder.str(9, s);
+          }
           break;
         case "TENSORS":
-          for (const t of a.value) n += this.sub(10, () => this.mTensor(t, d));
+          for (const t of a.value) {
+            n += this.sized(this.slot(), 10, this.mTensor(t, d));
+          }
           break;
         case "GRAPHS":
-          for (const g of a.value) n += this.sub(11, () => this.mGraph(g, d));
+          for (const g of a.value) {
+            n += this.sized(this.slot(), 11, this.mGraph(g, d));
+          }
           break;
         default:
           break;
@@ -306,18 +365,22 @@ class Encoder {
     if (a.value !== undefined) {
       if (a.type === "TYPE_PROTO") {
         const t = a.value;
-        n += this.sub(14, () => this.mType(t, d));
+        n += this.sized(this.slot(), 14, this.mType(t, d));
       } else if (a.type === "TYPE_PROTOS")
-        for (const t of a.value) n += this.sub(15, () => this.mType(t, d));
+        for (const t of a.value) {
+          n += this.sized(this.slot(), 15, this.mType(t, d));
+        }
     }
     n += 2 + varintSize(ATTR_TYPE_ID[a.type]);
     if (a.refAttrName !== undefined) n += Encoder.str(21, a.refAttrName);
     if (a.value !== undefined) {
       if (a.type === "SPARSE_TENSOR") {
         const s = a.value;
-        n += this.sub(22, () => this.mSparse(s, d));
+        n += this.sized(this.slot(), 22, this.mSparse(s, d));
       } else if (a.type === "SPARSE_TENSORS")
-        for (const s of a.value) n += this.sub(23, () => this.mSparse(s, d));
+        for (const s of a.value) {
+          n += this.sized(this.slot(), 23, this.mSparse(s, d));
+        }
     }
     return n;
   }
@@ -346,19 +409,23 @@ class Encoder {
           this.wGraph(a.value);
           break;
         case "FLOATS":
-          for (const v of a.value) {
+          for (let i = 0, items = a.value; i < items.length; i++) {
+            const v = items[i]!;
             w.tag(7, FIXED32);
             w.f32(v);
           }
           break;
         case "INTS":
-          for (const v of a.value) {
+          for (let i = 0, items = a.value; i < items.length; i++) {
+            const v = items[i]!;
             w.tag(8, VARINT);
             w.bigVarint(v);
           }
           break;
         case "STRINGS":
-          for (const s of a.value) this.wStr(9, s);
+          for (const s of a.value) {
+            this.wStr(9, s);
+          }
           break;
         case "TENSORS":
           for (const t of a.value) {
@@ -407,7 +474,7 @@ class Encoder {
     this.nest(depth);
     let n = Encoder.str(1, v.name);
     const type = v.type;
-    if (type) n += this.sub(2, () => this.mType(type, depth + 1));
+    if (type) n += this.sized(this.slot(), 2, this.mType(type, depth + 1));
     if (v.docString !== undefined) n += Encoder.str(3, v.docString);
     n += this.mEntries(4, v.metadataProps);
     return n;
@@ -436,55 +503,52 @@ class Encoder {
     this.nest(depth);
     const d = depth + 1;
     let n = 0;
-    if (t.kind !== "none") {
-      const field = Encoder.KIND_FIELD[t.kind];
-      n += this.sub(field, () => {
-        this.nest(d);
-        switch (t.kind) {
-          case "tensor":
-          case "sparse_tensor": {
-            let m = 1 + varintSize(t.elemType);
-            const shape = t.shape;
-            if (shape)
-              m += this.sub(2, () => {
-                this.nest(d + 1);
-                let s = 0;
-                for (let i = 0; i < shape.length; i++) {
-                  const dim = shape[i]!;
-                  const den = t.dimDenotations?.[i];
-                  s += this.sub(1, () => {
-                    let k = 0;
-                    if (typeof dim === "number") k += 1 + varintSize(dim);
-                    else if (typeof dim === "string") k += Encoder.str(2, dim);
-                    if (den !== undefined) k += Encoder.str(3, den);
-                    return k;
-                  });
-                }
-                return s;
-              });
-            return m;
-          }
-          case "sequence":
-          case "optional": {
-            const e = t.elem;
-            return e ? this.sub(1, () => this.mType(e, d + 1)) : 0;
-          }
-          case "map": {
-            let m = 1 + varintSize(t.keyType);
-            const v = t.value;
-            if (v) m += this.sub(2, () => this.mType(v, d + 1));
-            return m;
-          }
-          case "opaque":
-            return (
-              (t.domain !== undefined ? Encoder.str(1, t.domain) : 0) +
-              (t.name !== undefined ? Encoder.str(2, t.name) : 0)
-            );
-        }
-      });
-    }
+    if (t.kind !== "none")
+      n += this.sized(this.slot(), Encoder.KIND_FIELD[t.kind], this.mTypeValue(t, d));
     if (t.denotation !== undefined) n += Encoder.str(6, t.denotation);
     return n;
+  }
+  /** The message inside a TypeProto (its tensor_type, sequence_type, ... field). */
+  private mTypeValue(t: Exclude<IR.Type, IR.EmptyType>, d: number): number {
+    this.nest(d);
+    switch (t.kind) {
+      case "tensor":
+      case "sparse_tensor": {
+        let m = 1 + varintSize(t.elemType);
+        if (t.shape) m += this.sized(this.slot(), 2, this.mShape(t, t.shape, d + 1));
+        return m;
+      }
+      case "sequence":
+      case "optional": {
+        const e = t.elem;
+        return e ? this.sized(this.slot(), 1, this.mType(e, d + 1)) : 0;
+      }
+      case "map": {
+        let m = 1 + varintSize(t.keyType);
+        const v = t.value;
+        if (v) m += this.sized(this.slot(), 2, this.mType(v, d + 1));
+        return m;
+      }
+      case "opaque":
+        return (
+          (t.domain !== undefined ? Encoder.str(1, t.domain) : 0) +
+          (t.name !== undefined ? Encoder.str(2, t.name) : 0)
+        );
+    }
+  }
+  private mShape(t: IR.TensorType, shape: IR.Dim[], depth: number): number {
+    this.nest(depth);
+    let s = 0;
+    for (let i = 0; i < shape.length; i++) {
+      const dim = shape[i]!;
+      const den = t.dimDenotations?.[i];
+      let k = 0;
+      if (typeof dim === "number") k += 1 + varintSize(dim);
+      else if (typeof dim === "string") k += Encoder.str(2, dim);
+      if (den !== undefined) k += Encoder.str(3, den);
+      s += this.sized(this.slot(), 1, k);
+    }
+    return s;
   }
   private wType(t: IR.Type): void {
     const w = this.w;
@@ -551,43 +615,35 @@ class Encoder {
       if (t !== t0) this.replaced.set(t0, t);
     }
     let n = 0;
-    for (const d of t.dims) n += 1 + varintSize(d);
+    for (let i = 0, dims = t.dims; i < dims.length; i++) n += 1 + varintSize(dims[i]!);
     n += 1 + varintSize(t.dataType);
     const seg = t.segment;
+    if (seg) this.nest(depth + 1);
     if (seg)
-      n += this.sub(3, () => {
-        this.nest(depth + 1);
-        return (
-          (seg.begin !== undefined ? 1 + bigVarintSize(seg.begin) : 0) +
-          (seg.end !== undefined ? 1 + bigVarintSize(seg.end) : 0)
-        );
-      });
+      n += this.sized(
+        this.slot(),
+        3,
+        (seg.begin !== undefined ? 1 + bigVarintSize(seg.begin) : 0) +
+          (seg.end !== undefined ? 1 + bigVarintSize(seg.end) : 0),
+      );
     const d = t.data;
     switch (d.kind) {
       case "float":
         if (d.values.length) n += Encoder.len(4, 4 * d.values.length);
         break;
       case "int32":
-        if (d.values.length) {
-          let s = 0;
-          for (const v of d.values) s += varintSize(v);
-          n += Encoder.len(5, s);
-        }
+        if (d.values.length) n += Encoder.len(5, varintsSize(d.values));
         break;
       case "string":
         for (const b of d.values) n += Encoder.len(6, b.length);
         break;
       case "int64":
-        if (d.values.length) {
-          let s = 0;
-          for (const v of d.values) s += bigVarintSize(v);
-          n += Encoder.len(7, s);
-        }
+        if (d.values.length) n += Encoder.len(7, bigVarintsSize(d.values));
         break;
       default:
         break;
     }
-    if (t.name !== "") n += Encoder.str(8, t.name);
+    if (t.name !== "" || explicitEmptyName.has(t)) n += Encoder.str(8, t.name);
     switch (d.kind) {
       case "raw":
         n += Encoder.len(9, d.bytes.length);
@@ -596,11 +652,7 @@ class Encoder {
         if (d.values.length) n += Encoder.len(10, 8 * d.values.length);
         break;
       case "uint64":
-        if (d.values.length) {
-          let s = 0;
-          for (const v of d.values) s += bigVarintSize(v);
-          n += Encoder.len(11, s);
-        }
+        if (d.values.length) n += Encoder.len(11, bigVarintsSize(d.values));
         break;
       default:
         break;
@@ -616,7 +668,8 @@ class Encoder {
   private wTensor(t0: Tensor): void {
     const t = this.replaced.get(t0) ?? t0;
     const w = this.w;
-    for (const dim of t.dims) {
+    for (let i = 0, items = t.dims; i < items.length; i++) {
+      const dim = items[i]!;
       w.tag(1, VARINT);
       w.varint(dim);
     }
@@ -637,37 +690,26 @@ class Encoder {
     const d = t.data;
     switch (d.kind) {
       case "float":
-        if (d.values.length) {
-          w.tag(4, LEN);
-          w.varint(4 * d.values.length);
-          for (const v of d.values) w.f32(v);
-        }
+        if (d.values.length) w.packedF32(4, d.values);
         break;
       case "int32":
-        if (d.values.length) {
-          w.tag(5, LEN);
-          w.varint(this.sizeOfVarints(d.values));
-          for (const v of d.values) w.varint(v);
-        }
+        if (d.values.length) w.packedVarints(5, d.values);
         break;
       case "string":
-        for (const b of d.values) {
+        for (let i = 0, items = d.values; i < items.length; i++) {
+          const b = items[i]!;
           w.tag(6, LEN);
           w.varint(b.length);
           w.bytes(b);
         }
         break;
       case "int64":
-        if (d.values.length) {
-          w.tag(7, LEN);
-          w.varint(this.sizeOfBigVarints(d.values));
-          for (const v of d.values) w.bigVarint(v);
-        }
+        if (d.values.length) w.packedBigVarints(7, d.values);
         break;
       default:
         break;
     }
-    if (t.name !== "") this.wStr(8, t.name);
+    if (t.name !== "" || explicitEmptyName.has(t)) this.wStr(8, t.name);
     switch (d.kind) {
       case "raw":
         w.tag(9, LEN);
@@ -675,18 +717,10 @@ class Encoder {
         w.bytes(d.bytes);
         break;
       case "double":
-        if (d.values.length) {
-          w.tag(10, LEN);
-          w.varint(8 * d.values.length);
-          for (const v of d.values) w.f64(v);
-        }
+        if (d.values.length) w.packedF64(10, d.values);
         break;
       case "uint64":
-        if (d.values.length) {
-          w.tag(11, LEN);
-          w.varint(this.sizeOfBigVarints(d.values));
-          for (const v of d.values) w.bigVarint(v);
-        }
+        if (d.values.length) w.packedBigVarints(11, d.values);
         break;
       default:
         break;
@@ -699,21 +733,10 @@ class Encoder {
     }
     this.wEntries(16, t.metadataProps);
   }
-  private sizeOfVarints(values: Int32Array): number {
-    let s = 0;
-    for (const v of values) s += varintSize(v);
-    return s;
-  }
-  private sizeOfBigVarints(values: BigInt64Array | BigUint64Array): number {
-    let s = 0;
-    for (const v of values) s += bigVarintSize(v);
-    return s;
-  }
-
   private mSparse(s: IR.SparseTensor, depth: number): number {
     this.nest(depth);
-    let n = this.sub(1, () => this.mTensor(s.values, depth + 1));
-    n += this.sub(2, () => this.mTensor(s.indices, depth + 1));
+    let n = this.sized(this.slot(), 1, this.mTensor(s.values, depth + 1));
+    n += this.sized(this.slot(), 2, this.mTensor(s.indices, depth + 1));
     for (const d of s.dims) n += 1 + varintSize(d);
     return n;
   }
@@ -734,25 +757,47 @@ class Encoder {
     this.nest(depth);
     const d = depth + 1;
     let n = Encoder.str(1, f.name);
-    for (const s of f.inputs) n += Encoder.str(4, s);
-    for (const s of f.outputs) n += Encoder.str(5, s);
-    for (const s of f.attributes) n += Encoder.str(6, s);
-    for (const node of f.nodes) n += this.sub(7, () => this.mNode(node, d));
+    for (const s of f.inputs) {
+      n += Encoder.str(4, s);
+    }
+    for (const s of f.outputs) {
+      n += Encoder.str(5, s);
+    }
+    for (const s of f.attributes) {
+      n += Encoder.str(6, s);
+    }
+    for (let i = 0, items = f.nodes; i < items.length; i++) {
+      const node = items[i]!;
+      n += this.sized(this.slot(), 7, this.mNode(node, d));
+    }
     if (f.docString !== undefined) n += Encoder.str(8, f.docString);
-    for (const o of f.opsetImports) n += this.sub(9, () => this.mOpset(o));
+    for (const o of f.opsetImports) {
+      n += this.sized(this.slot(), 9, this.mOpset(o));
+    }
     n += Encoder.str(10, f.domain);
-    for (const a of f.attributeProtos) n += this.sub(11, () => this.mAttribute(a, d));
-    for (const v of f.valueInfo) n += this.sub(12, () => this.mValueInfo(v, d));
+    for (const a of f.attributeProtos) {
+      n += this.sized(this.slot(), 11, this.mAttribute(a, d));
+    }
+    for (const v of f.valueInfo) {
+      n += this.sized(this.slot(), 12, this.mValueInfo(v, d));
+    }
     if (f.overload !== undefined) n += Encoder.str(13, f.overload);
     n += this.mEntries(14, f.metadataProps);
     return n;
   }
   private wFunction(f: IR.Function): void {
     this.wStr(1, f.name);
-    for (const s of f.inputs) this.wStr(4, s);
-    for (const s of f.outputs) this.wStr(5, s);
-    for (const s of f.attributes) this.wStr(6, s);
-    for (const node of f.nodes) {
+    for (const s of f.inputs) {
+      this.wStr(4, s);
+    }
+    for (const s of f.outputs) {
+      this.wStr(5, s);
+    }
+    for (const s of f.attributes) {
+      this.wStr(6, s);
+    }
+    for (let i = 0, items = f.nodes; i < items.length; i++) {
+      const node = items[i]!;
       this.open(7);
       this.wNode(node);
     }
@@ -783,12 +828,21 @@ class Encoder {
   }
 }
 
+/** Whether an opset import's domain field is written (a file may leave out ai.onnx's ""). */
+function hasDomain(o: IR.OpsetId): boolean {
+  return o.domain !== "" || !omittedDomain.has(o);
+}
+
 /** Encodes a model into one buffer. */
 export function encodeModelBytes(model: IR.Model, opts: EncodeOptions = {}): Uint8Array {
   return new Encoder(opts).run(model)!;
 }
 
-/** Encodes a model into chunks handed to `sink` in order; large byte fields are passed as views. */
+/**
+ * Encodes a model into chunks handed to `sink` in order; large byte fields are passed as views.
+ * A chunk is valid until the sink returns (the encoder's buffer is then written again): a sink
+ * that keeps chunks copies them.
+ */
 export function encodeModelChunks(
   model: IR.Model,
   sink: (chunk: Uint8Array) => void,

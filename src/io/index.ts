@@ -10,7 +10,8 @@ export {
   type LoadOptions,
   type SaveOptions,
 } from "./files.js";
-export { decodeIR, explicitEmptyDomain } from "./decode.js";
+export { decodeIR } from "./decode.js";
+export { explicitEmptyDomain } from "./presence.js";
 export {
   encodeModelBytes,
   encodeModelChunks,

@@ -15,11 +15,81 @@ export const FIXED32 = 5;
 
 const utf8 = new TextDecoder();
 const STRING_TABLE_MASK = 4095;
+const TWO32 = 4294967296;
 
-function asciiShort(buf: Uint8Array, start: number, stop: number): string {
-  let s = "";
-  for (let p = start; p < stop; p++) s += String.fromCharCode(buf[p]!);
-  return s;
+/** An ASCII run of 1 to 16 bytes as a string, made in one step (no intermediate strings). */
+// prettier-ignore
+function asciiShort(b: Uint8Array, s: number, n: number): string {
+  const c = String.fromCharCode;
+  switch (n) {
+    case 1: return c(b[s]!);
+    case 2: return c(b[s]!, b[s + 1]!);
+    case 3: return c(b[s]!, b[s + 1]!, b[s + 2]!);
+    case 4: return c(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!);
+    case 5: return c(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!);
+    case 6: return c(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!, b[s + 5]!);
+    case 7: return c(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!, b[s + 5]!, b[s + 6]!);
+    case 8: return c(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!, b[s + 5]!, b[s + 6]!, b[s + 7]!);
+    case 9: return c(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!, b[s + 5]!, b[s + 6]!, b[s + 7]!, b[s + 8]!);
+    case 10: return c(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!, b[s + 5]!, b[s + 6]!, b[s + 7]!, b[s + 8]!, b[s + 9]!);
+    case 11: return c(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!, b[s + 5]!, b[s + 6]!, b[s + 7]!, b[s + 8]!, b[s + 9]!, b[s + 10]!);
+    case 12: return c(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!, b[s + 5]!, b[s + 6]!, b[s + 7]!, b[s + 8]!, b[s + 9]!, b[s + 10]!, b[s + 11]!);
+    case 13: return c(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!, b[s + 5]!, b[s + 6]!, b[s + 7]!, b[s + 8]!, b[s + 9]!, b[s + 10]!, b[s + 11]!, b[s + 12]!);
+    case 14: return c(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!, b[s + 5]!, b[s + 6]!, b[s + 7]!, b[s + 8]!, b[s + 9]!, b[s + 10]!, b[s + 11]!, b[s + 12]!, b[s + 13]!);
+    case 15: return c(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!, b[s + 5]!, b[s + 6]!, b[s + 7]!, b[s + 8]!, b[s + 9]!, b[s + 10]!, b[s + 11]!, b[s + 12]!, b[s + 13]!, b[s + 14]!);
+    case 16: return c(b[s]!, b[s + 1]!, b[s + 2]!, b[s + 3]!, b[s + 4]!, b[s + 5]!, b[s + 6]!, b[s + 7]!, b[s + 8]!, b[s + 9]!, b[s + 10]!, b[s + 11]!, b[s + 12]!, b[s + 13]!, b[s + 14]!, b[s + 15]!);
+    default: return "";
+  }
+}
+
+/** Node's Buffer reads Latin-1 (ASCII here) in one native call; elsewhere TextDecoder does. */
+type Latin1 = Uint8Array & { latin1Slice?: (start: number, end: number) => string };
+
+/** BigInts of small magnitude, made once (attribute ints are mostly small; a bigint is immutable). */
+const SMALL = 1024;
+const SMALL_BIGINTS: readonly bigint[] = Array.from({ length: SMALL }, (_, i) => BigInt(i));
+const SMALL_NEGATIVE_BIGINTS: readonly bigint[] = Array.from({ length: SMALL }, (_, i) =>
+  BigInt(-i),
+);
+
+/**
+ * A stack the decoders collect a repeated field on: each message takes its items off as an array
+ * of exactly their number (an array grown by push from empty holds room for 16), so a node's
+ * inputs, outputs and attributes cost what they hold. Nested messages use the stack above the
+ * items of the message that holds them and give it back as they found it.
+ */
+export class Stack<T> {
+  private readonly items: T[] = [];
+  top = 0;
+  push(v: T): void {
+    this.items[this.top++] = v;
+  }
+  /** Whether the items from `from` on are those of `list`, in order (the lengths agree). */
+  matches(from: number, list: readonly T[]): boolean {
+    const items = this.items;
+    for (let i = 0; i < list.length; i++) if (items[from + i] !== list[i]) return false;
+    return true;
+  }
+  /** The items from `from` on, as an array of their own; the stack drops back to `from`. */
+  take(from: number): T[] {
+    const items = this.items;
+    const n = this.top - from;
+    this.top = from;
+    // Short lists as literals: V8 then learns that they live on and makes them in the old
+    // generation directly (allocation-site pretenuring), instead of copying them at each scavenge.
+    switch (n) {
+      case 0:
+        return [];
+      case 1:
+        return [items[from]!];
+      case 2:
+        return [items[from]!, items[from + 1]!];
+      case 3:
+        return [items[from]!, items[from + 1]!, items[from + 2]!];
+      default:
+        return items.slice(from, from + n);
+    }
+  }
 }
 
 /** The reader: a buffer, a position, and (passed to each call) the end of the message being read. */
@@ -115,13 +185,14 @@ export class WireReader {
   i64(end: number): bigint {
     const lo = this.u64(end);
     const hi = this.hi;
-    if (hi === 0) return BigInt(lo);
+    if (hi === 0) return lo < SMALL ? SMALL_BIGINTS[lo]! : BigInt(lo);
+    if (hi === 0xffffffff && lo > 0xffffffff - SMALL) return SMALL_NEGATIVE_BIGINTS[TWO32 - lo]!;
     return BigInt.asIntN(64, (BigInt(hi) << 32n) | BigInt(lo));
   }
   u64big(end: number): bigint {
     const lo = this.u64(end);
     const hi = this.hi;
-    if (hi === 0) return BigInt(lo);
+    if (hi === 0) return lo < SMALL ? SMALL_BIGINTS[lo]! : BigInt(lo);
     return (BigInt(hi) << 32n) | BigInt(lo);
   }
   f32(end: number): number {
@@ -162,36 +233,40 @@ export class WireReader {
     if (n === 0) return "";
     if (n <= 32) {
       let h = 0x811c9dc5;
-      let ascii = true;
-      for (let p = start; p < stop; p++) {
+      let p = start;
+      for (; p < stop; p++) {
         const c = buf[p]!;
-        if (c >= 128) {
-          ascii = false;
-          break;
-        }
+        if (c >= 128) break;
         h = Math.imul(h ^ c, 0x01000193);
       }
-      if (ascii) {
+      if (p === stop) {
         const slot = (h ^ (h >>> 15)) & STRING_TABLE_MASK;
         const hit = this.strings[slot];
         if (hit !== undefined && hit.length === n) {
-          let p = start;
+          let q = start;
           let i = 0;
-          while (i < n && hit.charCodeAt(i) === buf[p]) {
+          while (i < n && hit.charCodeAt(i) === buf[q]) {
             i++;
-            p++;
+            q++;
           }
           if (i === n) return hit;
         }
-        const s =
-          n <= 12
-            ? asciiShort(buf, start, stop)
-            : String.fromCharCode.apply(null, buf.subarray(start, stop) as unknown as number[]);
+        const s = n <= 16 ? asciiShort(buf, start, n) : this.latin1(start, stop);
         this.strings[slot] = s;
         return s;
       }
+      return utf8.decode(buf.subarray(start, stop));
     }
-    return utf8.decode(buf.subarray(start, stop));
+    for (let p = start; p < stop; p++)
+      if (buf[p]! >= 128) return utf8.decode(buf.subarray(start, stop));
+    return this.latin1(start, stop);
+  }
+  /** Bytes known to be ASCII as a string. */
+  private latin1(start: number, stop: number): string {
+    const b = this.buf as Latin1;
+    return b.latin1Slice !== undefined
+      ? b.latin1Slice(start, stop)
+      : utf8.decode(b.subarray(start, stop));
   }
   private readonly strings: (string | undefined)[] = new Array(STRING_TABLE_MASK + 1);
 
@@ -235,7 +310,13 @@ export class WireReader {
 
   // --- repeated scalars: packed (one length-delimited run) or one value a tag
 
-  packedOr<T>(wire: number, end: number, own: number, one: (end: number) => T, out: T[]): void {
+  packedOr<T>(
+    wire: number,
+    end: number,
+    own: number,
+    one: (end: number) => T,
+    out: { push(v: T): void },
+  ): void {
     if (wire === LEN) {
       const stop = this.len(end);
       while (this.pos < stop) out.push(one.call(this, stop));

@@ -76,39 +76,77 @@ export function* walkGraphs(model: Model): Generator<Graph> {
   for (const f of model.functions) yield* inGraph(f);
 }
 
-function* attributeTensors(a: Attribute): Generator<Tensor> {
+/** The tensors an attribute holds, added to `out`. */
+function attributeTensors(a: Attribute, out: Tensor[]): void {
   if (a.value === undefined) return;
   switch (a.type) {
     case "TENSOR":
-      yield a.value;
+      out.push(a.value);
       break;
     case "TENSORS":
-      yield* a.value;
+      for (let i = 0; i < a.value.length; i++) out.push(a.value[i]!);
       break;
     case "SPARSE_TENSOR":
-      yield a.value.values;
-      yield a.value.indices;
+      out.push(a.value.values, a.value.indices);
       break;
     case "SPARSE_TENSORS":
-      for (const s of a.value) {
-        yield s.values;
-        yield s.indices;
-      }
+      for (let i = 0; i < a.value.length; i++) out.push(a.value[i]!.values, a.value[i]!.indices);
       break;
     default:
   }
 }
 
-/** Every tensor: initializers, sparse initializers, tensor attributes, in every graph and function. */
-export function* walkTensors(model: Model): Generator<Tensor> {
-  for (const g of walkGraphs(model)) {
-    yield* g.initializers;
-    for (const s of g.sparseInitializers) {
-      yield s.values;
-      yield s.indices;
+/** The initializers of `g` and of every graph inside it, in walkGraphs' order. */
+function graphTensors(g: Graph | Function, out: Tensor[]): void {
+  if ("initializers" in g) {
+    for (let i = 0; i < g.initializers.length; i++) out.push(g.initializers[i]!);
+    for (let i = 0; i < g.sparseInitializers.length; i++)
+      out.push(g.sparseInitializers[i]!.values, g.sparseInitializers[i]!.indices);
+  }
+  forSubgraphs(g, (sub) => graphTensors(sub, out));
+}
+
+/** The attribute tensors of the nodes of `g`, each node's before its subgraphs', as walkNodes meets them. */
+function nodeTensors(g: Graph | Function, out: Tensor[]): void {
+  const nodes = g.nodes;
+  for (let i = 0; i < nodes.length; i++) {
+    const attrs = nodes[i]!.attributes;
+    let graphs = false;
+    for (let j = 0; j < attrs.length; j++) {
+      const a = attrs[j]!;
+      if (a.type === "GRAPH" || a.type === "GRAPHS") graphs = true;
+      else if (a.type !== "INT" && a.type !== "INTS" && a.type !== "FLOAT")
+        attributeTensors(a, out);
+    }
+    if (graphs)
+      for (let j = 0; j < attrs.length; j++)
+        for (const sub of attributeGraphs(attrs[j]!)) nodeTensors(sub, out);
+  }
+}
+
+/** Calls `f` on each graph the nodes of `g` hold, in node order. */
+function forSubgraphs(g: Graph | Function, f: (sub: Graph) => void): void {
+  const nodes = g.nodes;
+  for (let i = 0; i < nodes.length; i++) {
+    const attrs = nodes[i]!.attributes;
+    for (let j = 0; j < attrs.length; j++) {
+      const a = attrs[j]!;
+      if (a.type === "GRAPH" || a.type === "GRAPHS") for (const sub of attributeGraphs(a)) f(sub);
     }
   }
-  for (const { node } of walkNodes(model))
-    for (const a of node.attributes) yield* attributeTensors(a);
-  for (const f of model.functions) for (const a of f.attributeProtos) yield* attributeTensors(a);
+}
+
+/**
+ * Every tensor: initializers, sparse initializers, tensor attributes, in every graph and function.
+ * A list made with plain loops (a large model has many nodes and few tensors, and generators
+ * cost an object at every level for every node).
+ */
+export function walkTensors(model: Model): Tensor[] {
+  const out: Tensor[] = [];
+  graphTensors(model.graph, out);
+  for (const f of model.functions) graphTensors(f, out);
+  nodeTensors(model.graph, out);
+  for (const f of model.functions) nodeTensors(f, out);
+  for (const f of model.functions) for (const a of f.attributeProtos) attributeTensors(a, out);
+  return out;
 }

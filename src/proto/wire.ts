@@ -136,11 +136,15 @@ export class StreamEncoder {
   private sizes = new WeakMap<object, number>();
   private strings = new Map<string, Uint8Array>();
 
-  /** Encodes the message into chunks handed to `sink` in order. */
-  encode(type: protobuf.Type, msg: Msg, sink: (chunk: Uint8Array) => void): void {
+  /**
+   * Encodes the message into chunks handed to `sink` in order (each valid until the sink returns),
+   * or into one buffer, returned, without a sink.
+   */
+  encode(type: protobuf.Type, msg: Msg, sink?: (chunk: Uint8Array) => void): Uint8Array {
     const w = new Writer(this.size(type, msg), sink);
     this.write(type, msg, w);
     w.flush();
+    return w.buf.subarray(0, w.pos);
   }
 
   private str(s: string): Uint8Array {
@@ -276,14 +280,5 @@ export class StreamEncoder {
 
 /** Encodes a message into one buffer (fine for small messages; models use the streaming path). */
 export function encodeMessage(typeName: string, msg: Msg): Uint8Array {
-  const chunks: Uint8Array[] = [];
-  new StreamEncoder().encode(messageType(typeName), msg, (c) => chunks.push(c));
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let off = 0;
-  for (const c of chunks) {
-    out.set(c, off);
-    off += c.length;
-  }
-  return out;
+  return new StreamEncoder().encode(messageType(typeName), msg);
 }

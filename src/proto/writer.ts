@@ -37,6 +37,19 @@ export function bigVarintSize(v: bigint): number {
   return n;
 }
 
+/** Bytes the varints of 32-bit integers take, packed. */
+export function varintsSize(values: Int32Array): number {
+  let s = 0;
+  for (let i = 0; i < values.length; i++) s += varintSize(values[i]!);
+  return s;
+}
+/** Bytes the varints of 64-bit integers take, packed. */
+export function bigVarintsSize(values: BigInt64Array | BigUint64Array): number {
+  let s = 0;
+  for (let i = 0; i < values.length; i++) s += bigVarintSize(values[i]!);
+  return s;
+}
+
 /** UTF-8 length of a string as TextEncoder encodes it (a lone surrogate becomes U+FFFD). */
 export function utf8Length(s: string): number {
   const n = s.length;
@@ -76,18 +89,18 @@ export class Writer {
   }
   /** Room for n more bytes (n at most CHUNK unless writing one buffer). */
   room(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
+    // Writing one buffer, its size is exact: a varint's room of 10 may pass its end, never a write.
+    if (this.pos + n <= this.buf.length || !this.sink) return;
     this.flush();
     if (n > this.buf.length) {
       this.buf = new Uint8Array(n);
       this.view = new DataView(this.buf.buffer);
     }
   }
+  /** Hands what was written to the sink, which must be done with it when it returns: the buffer is written again. */
   flush(): void {
     if (!this.sink || this.pos === 0) return;
     this.sink(this.buf.subarray(0, this.pos));
-    this.buf = new Uint8Array(this.buf.length);
-    this.view = new DataView(this.buf.buffer);
     this.pos = 0;
   }
   varint(v: number): void {
@@ -137,6 +150,31 @@ export class Writer {
     this.view.setFloat64(this.pos, v, true);
     this.pos += 8;
   }
+  /**
+   * A string with its length prefix. One pass for an ASCII string shorter than 128 (its length
+   * prefix is one byte, its bytes are its char codes); others are measured, then written.
+   */
+  str(s: string): void {
+    const n = s.length;
+    if (n < 128) {
+      // Room for an ASCII string; any other needs at least as much, so this never over-asks.
+      this.room(n + 1);
+      const buf = this.buf;
+      const at = this.pos + 1;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[at + i] = c;
+      }
+      if (i === n) {
+        buf[at - 1] = n;
+        this.pos = at + n;
+        return;
+      }
+    }
+    this.string(s, utf8Length(s));
+  }
   /** A string of known UTF-8 length. */
   string(s: string, length: number): void {
     this.varint(length);
@@ -153,6 +191,27 @@ export class Writer {
     } else {
       this.pos += utf8.encodeInto(s, buf.subarray(this.pos, this.pos + length)).written;
     }
+  }
+  // Packed repeated fields: tag, length, values.
+  packedF32(field: number, values: Float32Array): void {
+    this.tag(field, LEN);
+    this.varint(4 * values.length);
+    for (let i = 0; i < values.length; i++) this.f32(values[i]!);
+  }
+  packedF64(field: number, values: Float64Array): void {
+    this.tag(field, LEN);
+    this.varint(8 * values.length);
+    for (let i = 0; i < values.length; i++) this.f64(values[i]!);
+  }
+  packedVarints(field: number, values: Int32Array): void {
+    this.tag(field, LEN);
+    this.varint(varintsSize(values));
+    for (let i = 0; i < values.length; i++) this.varint(values[i]!);
+  }
+  packedBigVarints(field: number, values: BigInt64Array | BigUint64Array): void {
+    this.tag(field, LEN);
+    this.varint(bigVarintsSize(values));
+    for (let i = 0; i < values.length; i++) this.bigVarint(values[i]!);
   }
   bytes(b: Uint8Array): void {
     if (this.sink && b.length >= BIG) {

@@ -24,6 +24,8 @@ const isIdChar = (c: number): boolean => isIdStart(c) || (c >= 48 && c <= 57);
 const isDigit = (c: number): boolean => c >= 48 && c <= 57;
 const isHex = (c: number): boolean => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 
+const ID_TABLE_MASK = 4095;
+
 const PUNCT = new Set(["(", ")", "[", "]", "{", "}", "<", ">", ",", ":", "=", "@", "?", ".", "-"]);
 
 /** 1-based line and column (in code points) of an offset. */
@@ -63,7 +65,10 @@ export function describeToken(t: Token): string {
 
 export class Lexer {
   private pos = 0;
-  private readonly buf: Token[] = [];
+  /** Tokens peeked at and not yet taken: `count` of them from `head`, in a ring of 8. */
+  private readonly ring: Token[] = [];
+  private head = 0;
+  private count = 0;
 
   constructor(
     readonly text: string,
@@ -81,13 +86,18 @@ export class Lexer {
     return new OnnxError("E_PARSE", message, this.where(pos));
   }
 
+  /** The token k ahead (k < 8). */
   peek(k = 0): Token {
-    while (this.buf.length <= k) this.buf.push(this.scan());
-    return this.buf[k]!;
+    while (this.count <= k) this.ring[(this.head + this.count++) & 7] = this.scan();
+    return this.ring[(this.head + k) & 7]!;
   }
 
   next(): Token {
-    return this.buf.length > 0 ? this.buf.shift()! : this.scan();
+    if (this.count === 0) return this.scan();
+    const t = this.ring[this.head]!;
+    this.head = (this.head + 1) & 7;
+    this.count--;
+    return t;
   }
 
   private skipSpace(): void {
@@ -114,9 +124,15 @@ export class Lexer {
     const c = s.charCodeAt(start);
     if (isIdStart(c)) {
       let p = start + 1;
-      while (p < s.length && isIdChar(s.charCodeAt(p))) p++;
+      let h = c;
+      while (p < s.length) {
+        const d = s.charCodeAt(p);
+        if (!isIdChar(d)) break;
+        h = Math.imul(h ^ d, 0x01000193);
+        p++;
+      }
       this.pos = p;
-      return { kind: "id", text: s.slice(start, p), pos: start };
+      return { kind: "id", text: this.intern(s, start, p, h), pos: start };
     }
     if (c === 34 /* " */) return this.scanString(start);
     if (isDigit(c) || (c === 45 /* - */ && isDigit(s.charCodeAt(start + 1))))
@@ -137,6 +153,23 @@ export class Lexer {
     const cp = String.fromCodePoint(s.codePointAt(start)!);
     throw this.error(start, `unexpected character ${JSON.stringify(cp)}`);
   }
+
+  /**
+   * Identifiers from a small table of recent ones by hash: a model repeats op, attribute and value
+   * names (each value is named where it is made and where it is used), and a repeat then costs
+   * no new string.
+   */
+  private intern(s: string, start: number, stop: number, h: number): string {
+    const n = stop - start;
+    if (n > 32) return s.slice(start, stop);
+    const slot = (h ^ (h >>> 15)) & ID_TABLE_MASK;
+    const hit = this.ids[slot];
+    if (hit !== undefined && hit.length === n && s.startsWith(hit, start)) return hit;
+    const id = s.slice(start, stop);
+    this.ids[slot] = id;
+    return id;
+  }
+  private readonly ids: (string | undefined)[] = new Array(ID_TABLE_MASK + 1);
 
   private scanString(start: number): Token {
     const s = this.text;

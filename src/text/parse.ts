@@ -73,6 +73,13 @@ type Single =
   | { type: "SPARSE_TENSOR"; value: IR.SparseTensor }
   | { type: "TYPE_PROTO"; value: IR.Type };
 
+/** An int token's value (decimal or 0x hex, with an optional '-'). */
+function parseBigInt(text: string): bigint {
+  return text.startsWith("-") ? -BigInt(text.slice(1)) : BigInt(text);
+}
+/** 0 to 9, the values of one-digit int tokens, made once. */
+const SMALL_INTS: readonly bigint[] = Array.from({ length: 10 }, (_, i) => BigInt(i));
+
 class Parser {
   private readonly lx: Lexer;
 
@@ -129,7 +136,7 @@ class Parser {
     const t = this.peek();
     if (t.kind !== "int") throw this.fail(t, what);
     this.next();
-    return t.text.startsWith("-") ? -BigInt(t.text.slice(1)) : BigInt(t.text);
+    return parseBigInt(t.text);
   }
   private smallInt(what: string): number {
     const t = this.peek();
@@ -148,12 +155,13 @@ class Parser {
    * Items separated by commas up to `close`, which it reads: none, or a trailing comma, allowed.
    * `expected` names what may follow an item.
    */
-  private items(close: string, item: () => void, expected = `',' or '${close}'`): void {
+  private items(close: string, item: () => void, expected?: string): void {
     do {
       if (this.is(close)) break;
       item();
     } while (this.accept(","));
-    this.expect(close, expected);
+    if (!this.is(close)) throw this.fail(this.peek(), expected ?? `',' or '${close}'`);
+    this.next();
   }
 
   /** `[a, b, c]` with `item` parsing each element; `[]` allowed. */
@@ -575,17 +583,21 @@ class Parser {
 
   /** Names separated by commas, ending before `end`; an empty slot is the empty name. */
   private nameList(end: string): string[] {
-    const names: string[] = [];
-    if (this.is(end)) return names;
+    if (this.is(end)) return [];
+    // Gathered on a scratch list, then copied to a list of their exact number (a list grown by
+    // push keeps room for 16, and a node holds two).
+    const names = this.scratch;
+    let n = 0;
     for (;;) {
-      if (this.isName()) names.push(this.next().text);
-      else if (this.is(",")) names.push("");
+      if (this.isName()) names[n++] = this.next().text;
+      else if (this.is(",")) names[n++] = "";
       else throw this.fail(this.peek(), `a name, ',' or '${end}'`);
       if (!this.accept(",")) break;
       if (this.is(end)) break;
     }
-    return names;
+    return names.slice(0, n);
   }
+  private readonly scratch: string[] = [];
 
   private node(): IR.Node {
     const start = this.peek();
@@ -632,7 +644,7 @@ class Parser {
     this.expect("<");
     const out: IR.Attribute[] = [];
     this.items(">", () => out.push(this.attr()), "',' or '>' after an attribute");
-    return out;
+    return out.slice();
   }
 
   private attrType(): IR.AttrType {
@@ -654,7 +666,8 @@ class Parser {
   }
 
   private attrRest(name: string, declared: IR.AttrType | undefined): IR.Attribute {
-    this.expect("=", `'=' after attribute '${name}'`);
+    if (!this.is("=")) throw this.fail(this.peek(), `'=' after attribute '${name}'`);
+    this.next();
     if (this.accept("@")) {
       const ref = this.name("the name of the referenced attribute");
       return {
@@ -718,7 +731,7 @@ class Parser {
       v = { type: "STRING", value: t.text };
     } else if (t.kind === "int") {
       this.next();
-      const i = t.text.startsWith("-") ? -BigInt(t.text.slice(1)) : BigInt(t.text);
+      const i = t.text.length === 1 ? SMALL_INTS[t.text.charCodeAt(0) - 48]! : parseBigInt(t.text);
       v = { type: "INT", value: i };
     } else if (
       t.kind === "float" ||

@@ -181,23 +181,46 @@ class Printer {
   }
 
   node(n: Node, indent: string): string {
-    let out = n.name !== undefined ? `[${printName(n.name)}] ` : "";
-    out += n.outputs.map(printName).join(", ");
-    out += out.length && !out.endsWith(" ") ? " = " : "= ";
+    let out = n.name !== undefined ? "[" + printName(n.name) + "] " : "";
+    const outputs = n.outputs;
+    for (let i = 0; i < outputs.length; i++) out += (i > 0 ? ", " : "") + printName(outputs[i]!);
+    out += out.length && out.charCodeAt(out.length - 1) !== 32 ? " = " : "= ";
     if (n.domain !== "") out += printDotted(n.domain) + ".";
     out += printName(n.opType);
     if (n.overload) out += ":" + printName(n.overload);
-    const inputs = ` (${n.inputs.map(printName).join(", ")})`;
-    if (n.attributes.length === 0) return out + inputs;
-    if (!hasSubgraph(n))
-      return out + ` <${n.attributes.map((a) => this.attribute(a, indent)).join(", ")}>` + inputs;
+    let inputs = " (";
+    for (let i = 0; i < n.inputs.length; i++)
+      inputs += (i > 0 ? ", " : "") + printName(n.inputs[i]!);
+    inputs += ")";
+    const attrs = n.attributes;
+    if (attrs.length === 0) return out + inputs;
+    if (!hasSubgraph(n)) {
+      out += " <";
+      for (let i = 0; i < attrs.length; i++)
+        out += (i > 0 ? ", " : "") + this.plainAttribute(attrs[i]!, indent);
+      return out + ">" + inputs;
+    }
     const inner = indent + STEP;
     return (
       out +
       inputs +
-      ` <\n${n.attributes.map((a) => inner + this.attribute(a, inner)).join(",\n")}\n${indent}>`
+      ` <\n${attrs.map((a) => inner + this.attribute(a, inner)).join(",\n")}\n${indent}>`
     );
   }
+
+  /**
+   * An attribute without a subgraph, printed once per attribute object: decoded models share
+   * repeated attributes between nodes, so a chain of a 100k ReduceSum nodes prints two.
+   */
+  private plainAttribute(a: Attribute, indent: string): string {
+    let text = this.printed.get(a);
+    if (text === undefined) {
+      text = this.attribute(a, indent);
+      this.printed.set(a, text);
+    }
+    return text;
+  }
+  private readonly printed = new Map<Attribute, string>();
 
   attribute(a: Attribute, indent: string): string {
     const name = printName(a.name);

@@ -3,8 +3,6 @@
 import { OnnxError } from "../errors.js";
 import type { AttrType } from "../ir/types.js";
 
-const PLAIN_ID = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 /** Words that start a type (or a float) where a name could stand; names spelled so are quoted. */
 const RESERVED = new Set([
   "float",
@@ -45,11 +43,21 @@ const RESERVED = new Set([
 const FLOAT_WORDS = new Set(["inf", "infinity", "nan"]);
 
 export function isFloatWord(word: string): boolean {
-  return FLOAT_WORDS.has(word.toLowerCase());
+  // Only 3- and 8-letter words can be one (no lower-casing of every name printed).
+  return (word.length === 3 || word.length === 8) && FLOAT_WORDS.has(word.toLowerCase());
 }
 
 export function isPlainId(s: string): boolean {
-  return PLAIN_ID.test(s);
+  const n = s.length;
+  if (n === 0) return false;
+  const c = s.charCodeAt(0);
+  if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95)) return false;
+  for (let i = 1; i < n; i++) {
+    const d = s.charCodeAt(i);
+    if (!((d >= 65 && d <= 90) || (d >= 97 && d <= 122) || d === 95 || (d >= 48 && d <= 57)))
+      return false;
+  }
+  return true;
 }
 
 /**
