@@ -7,8 +7,10 @@ import { attentionRules } from "./attention.js";
 import { castRules } from "./cast.js";
 import type { Rule } from "./common.js";
 import { controlRules } from "./control.js";
+import { convRules } from "./conv.js";
 import { elementwiseRules } from "./elementwise.js";
 import { generatorRules } from "./generator.js";
+import { miscRules } from "./misc.js";
 import { geometryRules } from "./geometry.js";
 import { nnRules } from "./nn.js";
 import { reduceRules } from "./reduce.js";
@@ -28,6 +30,8 @@ const FAMILIES: Readonly<Record<string, Rule>>[] = [
   controlRules,
   attentionRules,
   geometryRules,
+  convRules,
+  miscRules,
 ];
 
 /** ai.onnx op type → its rule (each op in one family only). */
