@@ -15,7 +15,7 @@
 // get seeded random inputs, symbolic dimensions bound to small distinct sizes (see SYMBOL_SIZES).
 
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import * as ort from "onnxruntime-node";
 import { inferScopeTypes } from "../src/check/infer.js";
@@ -69,8 +69,9 @@ function findModels(set: string, root: string, out: Item[], seen: Set<string>): 
   const visit = (p: string, depth: number) => {
     const st = statSync(p);
     if (st.isFile()) {
-      if (p.endsWith(".onnx") && !seen.has(p)) {
-        seen.add(p);
+      const real = realpathSync(p);
+      if (p.endsWith(".onnx") && !seen.has(real)) {
+        seen.add(real);
         const dir = dirname(p);
         const isTest = basename(p) === "model.onnx" && existsSync(join(dir, "test_data_set_0"));
         out.push({ set, file: p, dir: isTest ? dir : undefined });

@@ -10,7 +10,11 @@ import * as R from "./common.js";
 
 /** floor(d · scale) as ORT computes it: in single precision. */
 const scaled = (d: Dim, scale: number): Dim =>
-  typeof d === "number" ? Math.floor(Math.fround(Math.fround(scale) * Math.fround(d))) : null;
+  typeof d === "number"
+    ? Math.floor(Math.fround(Math.fround(scale) * Math.fround(d)))
+    : scale === 1
+      ? d
+      : null;
 
 function stringAttr(c: R.RuleCtx, name: string, dflt: string): string | undefined {
   const a = c.attr(name);
