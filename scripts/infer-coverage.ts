@@ -18,7 +18,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import * as ort from "onnxruntime-node";
-import { inferScopeTypes } from "../src/check/infer.js";
+import { analyze } from "../src/check/infer.js";
 import { readDataSets } from "../src/interp/backend-test.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
 import { encodeModel, loadModel } from "../src/io/files.js";
@@ -41,6 +41,7 @@ const option = (f: string) => {
 const noOnnx = flag("--no-onnx");
 const showWrong = flag("--wrong");
 const showMissed = flag("--missed");
+const showGaps = flag("--gaps");
 const jsonOut = option("--json");
 const PY = process.env.ONNX_PYTHON ?? "/work/venv-onnx/bin/python";
 
@@ -228,6 +229,9 @@ interface Counts {
   values: number;
   ours: number;
   oursWrong: number;
+  /** Ours with fresh symbols for unknown dimensions (InferOptions.freshDims), as ONNX mints them. */
+  fresh: number;
+  freshWrong: number;
   onnx: number;
   onnxWrong: number;
   /** ONNX's inferred values that have a fresh symbol (unk__N) among their dimensions. */
@@ -237,6 +241,8 @@ const zero = (): Counts => ({
   values: 0,
   ours: 0,
   oursWrong: 0,
+  fresh: 0,
+  freshWrong: 0,
   onnx: 0,
   onnxWrong: 0,
   onnxFresh: 0,
@@ -354,13 +360,16 @@ async function main(): Promise<void> {
       continue;
     }
     let ours: Map<string, Type> | undefined;
+    let oursFresh: Map<string, Type> | undefined;
     try {
-      ours = inferScopeTypes(m).get(m.graph) as Map<string, Type> | undefined;
+      ours = analyze(m).types.get(m.graph);
+      oursFresh = analyze(m, { freshDims: true }).types.get(m.graph);
     } catch (e) {
       console.error(`${name}: inference threw: ${(e as Error).message}`);
     }
     const c = zero();
     const bOurs = new Map(binding);
+    const bFresh = new Map(binding);
     const bOnnx = new Map(binding);
     const onnx = theirs[k];
     for (const v of values) {
@@ -378,11 +387,23 @@ async function main(): Promise<void> {
         c.oursWrong++;
         wrong.push(`ours ${name} '${v}': ${JSON.stringify(ours?.get(v))} real [${r}]`);
       }
+      const f = judge(oursFresh?.get(v), r, bFresh);
+      if (f === "inferred") c.fresh++;
+      else if (f === "wrong") {
+        c.freshWrong++;
+        wrong.push(`fresh ${name} '${v}': ${JSON.stringify(oursFresh?.get(v))} real [${r}]`);
+      }
       if (onnx) {
         const t = onnx.get(v);
         const b = judge(t, r, bOnnx);
         if (b === "inferred") {
           c.onnx++;
+          if (showGaps && a !== "inferred") {
+            const p = m.graph.nodes.find((n) => n.outputs.includes(v));
+            missed.push(
+              `gap ${basename(name)} ${p?.opType} '${v}': ours ${JSON.stringify(ours?.get(v))} onnx ${JSON.stringify(t)} real [${r}]`,
+            );
+          }
           if (
             t?.kind === "tensor" &&
             t.shape?.some((d) => typeof d === "string" && d.startsWith("unk__"))
@@ -400,8 +421,8 @@ async function main(): Promise<void> {
     bySet.set(item.set, s);
   }
   const line = (label: string, c: Counts) =>
-    `${label.padEnd(44)} ${String(c.values).padStart(7)} ${String(c.ours).padStart(7)} ${String(c.oursWrong).padStart(5)} ${String(c.onnx).padStart(7)} ${String(c.onnxWrong).padStart(5)} ${String(c.onnxFresh).padStart(6)}`;
-  console.log(`${"models".padEnd(44)}  values    ours wrong    onnx wrong  unk__`);
+    `${label.padEnd(44)} ${String(c.values).padStart(7)} ${String(c.ours).padStart(7)} ${String(c.oursWrong).padStart(5)} ${String(c.fresh).padStart(7)} ${String(c.freshWrong).padStart(5)} ${String(c.onnx).padStart(7)} ${String(c.onnxWrong).padStart(5)} ${String(c.onnxFresh).padStart(6)}`;
+  console.log(`${"models".padEnd(44)}  values    ours wrong   fresh wrong    onnx wrong  unk__`);
   const total = zero();
   for (const [set, c] of bySet) {
     console.log(line(set, c));

@@ -3,6 +3,7 @@
 // constants, for the ops that compute shapes), and reports static impossibilities (axis out of
 // range, shapes that cannot broadcast) as problems naming the reason.
 
+import { freshActive, mintFresh } from "../fresh-dims.js";
 import { attentionRules } from "./attention.js";
 import { castRules } from "./cast.js";
 import type { Rule } from "./common.js";
@@ -40,7 +41,10 @@ export const RULES: ReadonlyMap<string, Rule> = (() => {
   for (const family of FAMILIES)
     for (const [op, rule] of Object.entries(family)) {
       if (all.has(op)) throw new Error(`check rules: ${op} has a rule in two families`);
-      all.set(op, rule);
+      all.set(op, (c) => {
+        rule(c);
+        if (freshActive()) mintFresh(c);
+      });
     }
   return all;
 })();
