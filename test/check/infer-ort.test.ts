@@ -7,6 +7,7 @@
 import * as ort from "onnxruntime-node";
 import { describe, expect, it } from "vitest";
 import { checkModel, formatProblem, inferTypes } from "../../src/check/index.js";
+import { analyze } from "../../src/check/infer.js";
 import { encodeModel } from "../../src/io/files.js";
 import { graph, model, node, valueInfo } from "../../src/ir/builder.js";
 import { Tensor } from "../../src/ir/tensor.js";
@@ -45,9 +46,10 @@ async function expectShapesMatch(
   m: Model,
   feeds: Record<string, ort.Tensor>,
   binding: Record<string, number>,
+  freshDims = false,
 ): Promise<number> {
   expect(checkModel(m).problems.map(formatProblem)).toEqual([]);
-  const types = inferTypes(m);
+  const types = freshDims ? analyze(m, { freshDims }).types.get(m.graph)! : inferTypes(m);
   const real = await realShapes(m, feeds);
   const bound = new Map(Object.entries(binding));
   let n = 0;
@@ -215,5 +217,35 @@ describe("inferred shapes equal those of a real run (onnxruntime-node)", () => {
     );
     const x = new ort.Tensor("float32", new Float32Array(N * S), [N, S]);
     expect(await expectShapesMatch(m, { x }, { batch: N, sequence: S })).toBe(nodes.length);
+  });
+
+  it("data-dependent sizes with freshDims: one symbol each, consistent with the run", async () => {
+    const nodes: Node[] = [
+      node("Greater", ["x", "zerof"], ["pos"]),
+      node("NonZero", ["pos"], ["nz"]),
+      node("Transpose", ["nz"], ["idx"]),
+      node("GatherND", ["x", "idx"], ["picked"]),
+      node("Relu", ["picked"], ["r"]),
+      node("Shape", ["picked"], ["n"]),
+      node("ConstantOfShape", ["n"], ["fill"]),
+      node("Add", ["r", "fill"], ["y"]),
+      node("Unsqueeze", ["y", "axis0"], ["y1"]),
+      node("Concat", ["y1", "y1"], ["y2"], { axis: 1 }),
+    ];
+    const m = model(
+      graph({
+        nodes,
+        inputs: [valueInfo("x", "float", ["batch", 6])],
+        outputs: [{ name: "y2" }],
+        initializers: [Tensor.from(DataType.FLOAT, [], [0], "zerof"), ints("axis0", [0])],
+      }),
+      18,
+    );
+    const x = new ort.Tensor(
+      "float32",
+      Float32Array.from({ length: N * 6 }, (_, i) => (i % 3) - 1),
+      [N, 6],
+    );
+    expect(await expectShapesMatch(m, { x }, { batch: N }, true)).toBe(nodes.length);
   });
 });

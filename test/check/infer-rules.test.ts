@@ -4,6 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { checkModel, describeType, formatProblem, inferTypes } from "../../src/check/index.js";
+import { analyze } from "../../src/check/infer.js";
 import { symBinary, symProduct, symQuotient, symWhere } from "../../src/check/sym-values.js";
 import { graph, model, node, valueInfo } from "../../src/ir/builder.js";
 import { Tensor } from "../../src/ir/tensor.js";
@@ -349,5 +350,48 @@ describe("data propagation", () => {
         initializers: [ints("one", [1], []), ints("zero", [0], [])],
       }),
     ).toBe("int64[S]");
+  });
+});
+
+describe("fresh symbols for unknown dimensions (freshDims)", () => {
+  function freshTypes(c: Case, names: string[]): string[] {
+    const m = model(
+      graph({
+        nodes: c.nodes,
+        inputs: c.inputs,
+        initializers: c.initializers ?? [],
+        outputs: names.map((name) => ({ name })),
+      }),
+      c.opset ?? 18,
+    );
+    const t = analyze(m, { freshDims: true }).types.get(m.graph)!;
+    return names.map((n) => describeType(t.get(n)));
+  }
+  it("each unknown dimension gets its own symbol, which flows on", () => {
+    const [a, b, ra, sum] = freshTypes(
+      {
+        nodes: [
+          node("NonZero", ["x"], ["a"]),
+          node("NonZero", ["y"], ["b"]),
+          node("Relu", ["a"], ["ra"]),
+          node("Add", ["a", "b"], ["sum"]),
+        ],
+        inputs: [f32("x", [3, 4]), f32("y", [3, 4])],
+      },
+      ["a", "b", "ra", "sum"],
+    );
+    // Alike nodes on other data: not served from the checker's memo, so symbols of their own.
+    expect(a).toBe("int64[2,unk__0]");
+    expect(b).toBe("int64[2,unk__1]");
+    expect(ra).toBe("int64[2,unk__0]");
+    expect(sum).toBe("int64[2,unk__2]");
+  });
+  it("avoids names the model uses; off by default", () => {
+    const c: Case = {
+      nodes: [node("NonZero", ["x"], ["a"])],
+      inputs: [f32("x", ["unk__0", 4])],
+    };
+    expect(freshTypes(c, ["a"])).toEqual(["int64[2,unk__1]"]);
+    expect(one(c)).toBe("int64[2,?]");
   });
 });
