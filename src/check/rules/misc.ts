@@ -24,12 +24,9 @@ function stringAttr(c: R.RuleCtx, name: string, dflt: string): string | undefine
 
 /** Resize (10: X, scales; 11+: X, roi, scales, sizes; 18+: axes, keep_aspect_ratio_policy). */
 const resize: R.Rule = (c) => {
-  const s = R.shapeOf(c, 0);
+  const s = R.shapeOrUnknownOut(c);
+  if (!s) return;
   const e = R.elemOf(c, 0);
-  if (!s) {
-    R.out(c, 0, e);
-    return;
-  }
   const r = s.length;
   const unknown = () => R.out(c, 0, e, R.unknownDims(r));
   const scalesAt = hasInput(c.schema, "roi") ? 2 : 1;
@@ -62,12 +59,9 @@ const resize: R.Rule = (c) => {
 
 /** Upsample: scales from attributes (1: height/width, 7: scales) or the constant input (9). */
 const upsample: R.Rule = (c) => {
-  const s = R.shapeOf(c, 0);
+  const s = R.shapeOrUnknownOut(c);
+  if (!s) return;
   const e = R.elemOf(c, 0);
-  if (!s) {
-    R.out(c, 0, e);
-    return;
-  }
   let scales: number[] | undefined;
   if (hasInput(c.schema, "scales")) scales = c.consts[1]?.values;
   else if (hasAttribute(c.schema, "scales")) {
