@@ -43,6 +43,12 @@ const showWrong = flag("--wrong");
 const showMissed = flag("--missed");
 const showGaps = flag("--gaps");
 const jsonOut = option("--json");
+/** --dim NAME=SIZE (repeatable): the size a symbolic input dimension gets. */
+const dimSizes: Record<string, number> = {};
+for (let d = option("--dim"); d !== undefined; d = option("--dim")) {
+  const [k, v] = d.split("=");
+  if (k && v) dimSizes[k] = Number(v);
+}
 const PY = process.env.ONNX_PYTHON ?? "/work/venv-onnx/bin/python";
 
 /** Sizes for symbolic input dimensions: by name where the name says what it is, else distinct primes. */
@@ -133,7 +139,7 @@ function randomInputs(m: Model): {
       const key = d ?? `?${vi.name}`;
       let v = binding.get(key);
       if (v === undefined) {
-        v = SYMBOL_SIZES[key] ?? PRIMES[p++ % PRIMES.length]!;
+        v = dimSizes[key] ?? SYMBOL_SIZES[key] ?? PRIMES[p++ % PRIMES.length]!;
         binding.set(key, v);
       }
       return v;

@@ -53,12 +53,19 @@ describe("convolution and pooling", () => {
     expect(conv({ auto_pad: "VALID", strides: [3, 3] })).toBe("float[N,8,10,10]");
     expect(conv({ kernel_shape: [3, 3], group: 1 })).toBe("float[N,8,30,28]");
   });
-  it("Conv with an unknown spatial size keeps the rank", () => {
+  it("a 1×1 Conv keeps a symbolic size; an unknown one stays unknown", () => {
     const w = floats("w", new Array(4 * 3).fill(0), [4, 3, 1, 1]);
     expect(
       one({
         nodes: [node("Conv", ["x", "w"], ["y"])],
         inputs: [f32("x", [1, 3, "H", 5])],
+        initializers: [w],
+      }),
+    ).toBe("float[1,4,H,5]");
+    expect(
+      one({
+        nodes: [node("Conv", ["x", "w"], ["y"])],
+        inputs: [f32("x", [1, 3, null, 5])],
         initializers: [w],
       }),
     ).toBe("float[1,4,?,5]");
@@ -393,5 +400,27 @@ describe("fresh symbols for unknown dimensions (freshDims)", () => {
     };
     expect(freshTypes(c, ["a"])).toEqual(["int64[2,unk__1]"]);
     expect(one(c)).toBe("int64[2,?]");
+  });
+});
+
+describe("symbolic spatial sizes", () => {
+  it("a stride-1 window whose pads cover the kernel keeps the symbol; others do not", () => {
+    const w = floats("w", new Array(2 * 3 * 9).fill(0), [2, 3, 3, 3]);
+    const conv = (attrs: Record<string, unknown>) =>
+      one({
+        nodes: [node("Conv", ["x", "w"], ["y"], attrs)],
+        inputs: [f32("x", ["N", 3, "H", "W"])],
+        initializers: [w],
+      });
+    expect(conv({ pads: [1, 1, 1, 1] })).toBe("float[N,2,H,W]");
+    expect(conv({ auto_pad: "SAME_UPPER" })).toBe("float[N,2,H,W]");
+    expect(conv({ pads: [1, 1, 1, 1], strides: [2, 2] })).toBe("float[N,2,?,?]");
+    expect(conv({})).toBe("float[N,2,?,?]");
+    expect(
+      one({
+        nodes: [node("MaxPool", ["x"], ["y"], { kernel_shape: [5, 5], pads: [2, 2, 2, 2] })],
+        inputs: [f32("x", ["N", 3, "H", "W"])],
+      }),
+    ).toBe("float[N,3,H,W]");
   });
 });

@@ -44,11 +44,14 @@ function windowOf(c: R.RuleCtx, n: number, kernelFromW?: Dim[]): Window | undefi
 
 /** The output size of one spatial axis of a convolution or pooling window. */
 function windowOut(w: Window, i: number, d: Dim, n: number): Dim {
-  if (typeof d !== "number") return null;
   const s = w.strides[i]!;
   const k = (w.kernel[i]! - 1) * w.dilations[i]! + 1;
-  if (w.autoPad === "SAME_UPPER" || w.autoPad === "SAME_LOWER") return Math.ceil(d / s);
-  const [pb, pe] = w.autoPad === "VALID" ? [0, 0] : [w.pads[i]!, w.pads[i + n]!];
+  const same = w.autoPad === "SAME_UPPER" || w.autoPad === "SAME_LOWER";
+  const [pb, pe] = same || w.autoPad === "VALID" ? [0, 0] : [w.pads[i]!, w.pads[i + n]!];
+  // A symbolic size is kept where the window preserves every size: stride 1, pads adding up to
+  // the kernel's extent less one (or SAME).
+  if (typeof d !== "number") return d !== null && s === 1 && (same || pb + pe === k - 1) ? d : null;
+  if (same) return Math.ceil(d / s);
   const span = d + pb + pe - k;
   if (span < 0) return null;
   if (!w.ceil) return Math.floor(span / s) + 1;
