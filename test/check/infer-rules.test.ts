@@ -4,7 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { checkModel, describeType, formatProblem, inferTypes } from "../../src/check/index.js";
-import { analyze } from "../../src/check/infer.js";
+import { analyze, withInferredValueInfo } from "../../src/check/infer.js";
 import { symBinary, symProduct, symQuotient, symWhere } from "../../src/check/sym-values.js";
 import { graph, model, node, valueInfo } from "../../src/ir/builder.js";
 import { Tensor } from "../../src/ir/tensor.js";
@@ -422,5 +422,22 @@ describe("symbolic spatial sizes", () => {
         inputs: [f32("x", ["N", 3, "H", "W"])],
       }),
     ).toBe("float[N,3,H,W]");
+  });
+});
+
+describe("value_info with fresh symbols", () => {
+  it("withInferredValueInfo({ freshDims }) writes unk__N where a dimension is unknown", () => {
+    const m = model(
+      graph({
+        nodes: [node("NonZero", ["x"], ["a"]), node("Relu", ["a"], ["y"])],
+        inputs: [f32("x", [3, 4])],
+        outputs: [{ name: "y" }],
+      }),
+      18,
+    );
+    const dims = (mm: typeof m) =>
+      mm.graph.valueInfo.map((v) => (v.type?.kind === "tensor" ? v.type.shape : undefined));
+    expect(dims(withInferredValueInfo(m, { freshDims: true }))).toEqual([[2, "unk__0"]]);
+    expect(dims(withInferredValueInfo(m))).toEqual([[2, null]]);
   });
 });
