@@ -248,4 +248,41 @@ describe("inferred shapes equal those of a real run (onnxruntime-node)", () => {
     );
     expect(await expectShapesMatch(m, { x }, { batch: N }, true)).toBe(nodes.length);
   });
+
+  it("pooling and convolution windows: seeded configurations agree with the run", async () => {
+    let seed = 7;
+    const pick = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    let checked = 0;
+    for (let t = 0; t < 24; t++) {
+      const op = ["MaxPool", "AveragePool", "Conv"][t % 3]!;
+      const size = [5 + pick(8), 4 + pick(9)];
+      const k = [1 + pick(3), 1 + pick(4)];
+      const strides = [1 + pick(3), 1 + pick(2)];
+      const pads = [pick(k[0]!), pick(k[1]!), pick(k[0]!), pick(k[1]!)];
+      const attrs: Record<string, unknown> = { kernel_shape: k, strides, pads };
+      if (op !== "Conv") attrs.ceil_mode = pick(2);
+      if (op !== "AveragePool" && pick(2)) attrs.dilations = [1 + pick(2), 1];
+      const inits = op === "Conv" ? [floats("w", [2, 3, k[0]!, k[1]!])] : [];
+      const m = model(
+        graph({
+          nodes: [node(op, op === "Conv" ? ["x", "w"] : ["x"], ["y"], attrs)],
+          inputs: [valueInfo("x", "float", [1, 3, ...size])],
+          outputs: [{ name: "y" }],
+          initializers: inits,
+        }),
+        18,
+      );
+      const x = new ort.Tensor("float32", new Float32Array(3 * size[0]! * size[1]!), [
+        1,
+        3,
+        ...size,
+      ]);
+      expect(await expectShapesMatch(m, { x }, {})).toBe(1);
+      checked++;
+    }
+    expect(checked).toBe(24);
+  });
 });
