@@ -441,3 +441,46 @@ describe("value_info with fresh symbols", () => {
     expect(dims(withInferredValueInfo(m))).toEqual([[2, null]]);
   });
 });
+
+describe("Einsum", () => {
+  const ein = (equation: string, shapes: Dim[][]) =>
+    one({
+      nodes: [
+        node(
+          "Einsum",
+          shapes.map((_, i) => `x${i}`),
+          ["y"],
+          { equation },
+        ),
+      ],
+      inputs: shapes.map((s, i) => f32(`x${i}`, s)),
+    });
+  it("explicit and implicit outputs, ellipsis broadcasting, symbols", () => {
+    expect(
+      ein("bij,bjk->bik", [
+        ["B", 2, 3],
+        ["B", 3, 4],
+      ]),
+    ).toBe("float[B,2,4]");
+    expect(
+      ein("ij,jk", [
+        [2, 3],
+        [3, 4],
+      ]),
+    ).toBe("float[2,4]");
+    expect(
+      ein("...ij,...jk->...ik", [
+        [5, 1, 2, 3],
+        [7, 3, 4],
+      ]),
+    ).toBe("float[5,7,2,4]");
+    expect(ein("ii->i", [[3, 3]])).toBe("float[3]");
+    expect(ein("ij->", [[3, 4]])).toBe("float[]");
+    expect(
+      ein("bhqd,bhkd->bhqk", [
+        ["B", 4, "S", 8],
+        ["B", 4, "S", 8],
+      ]),
+    ).toBe("float[B,4,S,S]");
+  });
+});
