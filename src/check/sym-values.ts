@@ -54,6 +54,7 @@ function entry(op: SymOp, x: Dim, y: Dim): Dim {
     case "Min":
       return x === y ? x : null;
   }
+  return null;
 }
 
 /** Elementwise on two values (one of them may have a single entry); undefined when the sizes clash. */

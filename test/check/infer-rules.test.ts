@@ -484,3 +484,19 @@ describe("Einsum", () => {
     ).toBe("float[B,4,S,S]");
   });
 });
+
+describe("data propagation stops at ops it does not know", () => {
+  it("Mod of a shape value leaves the values unknown (the rank stays)", () => {
+    expect(
+      one({
+        nodes: [
+          node("Shape", ["x"], ["s"]),
+          node("Mod", ["s", "two"], ["m"]),
+          node("Reshape", ["x", "m"], ["y"]),
+        ],
+        inputs: [f32("x", ["B", 4])],
+        initializers: [ints("two", [2], [])],
+      }),
+    ).toBe("float[?,?]");
+  });
+});

@@ -133,8 +133,10 @@ const arith =
         0,
         binaryConst(a, b, (x, y) => f(x, y, integer)),
       );
-    } else propagate(c, c.node.opType as SymOp, shape);
+    } else if (SYM_OPS.has(c.node.opType)) propagate(c, c.node.opType as SymOp, shape);
   };
+
+const SYM_OPS: ReadonlySet<string> = new Set(["Add", "Sub", "Mul", "Div"]);
 
 /** Shape values known in part through Add/Sub/Mul/Div/Equal/Max/Min (1-D integer operands). */
 function propagate(c: R.RuleCtx, op: SymOp, shape: Dim[] | undefined): void {
