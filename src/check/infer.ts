@@ -5,20 +5,28 @@ import { mapNodeGraphs } from "../ir/visit.js";
 import type { Function, Graph, Model, Type, ValueInfo } from "../ir/types.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import { analyzeModel, type Analysis } from "./analyze.js";
+import { withFreshDims } from "./fresh-dims.js";
 import type { OpRegistry } from "./report.js";
 
 export interface InferOptions {
   /** Defaults to the registry of this package's schemas/. */
   registry?: OpRegistry;
+  /**
+   * Give each dimension inference cannot name a fresh symbol (`unk__N`, as ONNX's inference
+   * does), so that values computed from it share it. Off by default: unknown dimensions are null.
+   */
+  freshDims?: boolean;
 }
 
 export function analyze(model: Model, opts: InferOptions = {}): Analysis {
-  return analyzeModel(model, { registry: opts.registry ?? SchemaRegistry.default() });
+  const run = () => analyzeModel(model, { registry: opts.registry ?? SchemaRegistry.default() });
+  return opts.freshDims ? withFreshDims(model, run) : run();
 }
 
 /** The last analysis of a model object, with what it was made of (see analysisOf). */
 interface Kept {
   registry: OpRegistry;
+  freshDims: boolean;
   graph: Graph;
   nodes: Graph["nodes"];
   count: number;
@@ -39,15 +47,17 @@ export function analysisOf(model: Model, opts: InferOptions = {}): Analysis {
   if (
     k &&
     k.registry === registry &&
+    k.freshDims === !!opts.freshDims &&
     k.graph === model.graph &&
     k.nodes === model.graph.nodes &&
     k.count === model.graph.nodes.length &&
     k.functions === model.functions
   )
     return k.analysis;
-  const analysis = analyzeModel(model, { registry });
+  const analysis = analyze(model, { registry, freshDims: opts.freshDims });
   kept.set(model, {
     registry,
+    freshDims: !!opts.freshDims,
     graph: model.graph,
     nodes: model.graph.nodes,
     count: model.graph.nodes.length,

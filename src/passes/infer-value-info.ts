@@ -15,11 +15,15 @@ function valueInfoText(model: Model): string {
   return parts.join("\n");
 }
 
-export function inferValueInfo(): Pass {
+/** `freshDims`: unknown dimensions get fresh symbols, as ONNX's inference writes them (see InferOptions). */
+export function inferValueInfo(opts: { freshDims?: boolean } = {}): Pass {
   return {
     name: "infer-value-info",
     run(model, ctx) {
-      const out = withInferredValueInfo(model, { registry: ctx.registry });
+      const out = withInferredValueInfo(model, {
+        registry: ctx.registry,
+        freshDims: opts.freshDims,
+      });
       const modified = valueInfoText(out) !== valueInfoText(model);
       return { ok: true, model: modified ? out : model, modified, notes: [] };
     },

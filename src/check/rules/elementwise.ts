@@ -8,6 +8,7 @@ import {
   softmaxAlongAxis,
 } from "../../schema/facts.js";
 import { binaryConst, isIntegerType } from "../consts.js";
+import { symBinary, symWhere, anyKnown, allKnown, type SymOp } from "../sym-values.js";
 import { broadcastShapes, formatShape, isTensor } from "../types.js";
 import * as R from "./common.js";
 
@@ -132,20 +133,51 @@ const arith =
         0,
         binaryConst(a, b, (x, y) => f(x, y, integer)),
       );
-    }
+    } else if (SYM_OPS.has(c.node.opType)) propagate(c, c.node.opType as SymOp, shape);
   };
 
+const SYM_OPS: ReadonlySet<string> = new Set(["Add", "Sub", "Mul", "Div"]);
+
+/** Shape values known in part through Add/Sub/Mul/Div/Equal/Max/Min (1-D integer operands). */
+function propagate(c: R.RuleCtx, op: SymOp, shape: Dim[] | undefined): void {
+  if (c.node.inputs.length !== 2 || !shape || shape.length > 1) return;
+  const a = R.symInput(c, 0);
+  const b = R.symInput(c, 1);
+  if (!a || !b) return;
+  const v = symBinary(op, a, b);
+  if (!v || !anyKnown(v)) return;
+  if (allKnown(v))
+    R.setConst(c, 0, {
+      elemType: op === "Equal" ? DataType.BOOL : R.elemOf(c, 0),
+      dims: [...shape] as number[],
+      values: v,
+    });
+  else c.outSyms[0] = v;
+}
+
 const comparison: R.Rule = (c) => {
-  R.out(c, 0, DataType.BOOL, elementwiseShape(c));
+  const shape = elementwiseShape(c);
+  R.out(c, 0, DataType.BOOL, shape);
+  if (c.node.opType === "Equal") propagate(c, "Equal", shape);
 };
 
 const variadicSame: R.Rule = (c) => {
   const elem = c.inputs.map((t) => (isTensor(t) ? t.elemType : 0)).find((e) => e) ?? 0;
-  R.out(c, 0, elem, elementwiseShape(c));
+  const shape = elementwiseShape(c);
+  R.out(c, 0, elem, shape);
+  if (c.node.opType === "Max" || c.node.opType === "Min") propagate(c, c.node.opType, shape);
 };
 
 const where: R.Rule = (c) => {
-  R.out(c, 0, R.elemOf(c, 1) || R.elemOf(c, 2), broadcastInputs(c, [0, 1, 2]));
+  const shape = broadcastInputs(c, [0, 1, 2]);
+  R.out(c, 0, R.elemOf(c, 1) || R.elemOf(c, 2), shape);
+  if (!shape || shape.length > 1) return;
+  const [k, x, y] = [R.symInput(c, 0), R.symInput(c, 1), R.symInput(c, 2)];
+  const v = k && x && y ? symWhere(k, x, y) : undefined;
+  if (!v || !anyKnown(v)) return;
+  if (allKnown(v))
+    R.setConst(c, 0, { elemType: R.elemOf(c, 1), dims: [...shape] as number[], values: v });
+  else c.outSyms[0] = v;
 };
 
 /** SwiGLU: A and B of one shape (no broadcasting); Y has it. */

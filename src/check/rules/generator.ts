@@ -146,7 +146,9 @@ const range: R.Rule = (c) => {
     }
     return;
   }
-  R.out(c, 0, elem, [null]);
+  // Range(0, n, 1): n values, n a symbol (a size) known by data propagation.
+  const limit = a && d && a.values[0] === 0 && d.values[0] === 1 ? c.syms[1] : undefined;
+  R.out(c, 0, elem, [limit?.length === 1 ? limit[0]! : null]);
 };
 
 /** Output 0 has input 0's shape; its element type is the `dtype` attribute when given. */

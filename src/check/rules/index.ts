@@ -3,12 +3,15 @@
 // constants, for the ops that compute shapes), and reports static impossibilities (axis out of
 // range, shapes that cannot broadcast) as problems naming the reason.
 
+import { freshActive, mintFresh } from "../fresh-dims.js";
 import { attentionRules } from "./attention.js";
 import { castRules } from "./cast.js";
 import type { Rule } from "./common.js";
 import { controlRules } from "./control.js";
+import { convRules } from "./conv.js";
 import { elementwiseRules } from "./elementwise.js";
 import { generatorRules } from "./generator.js";
+import { miscRules } from "./misc.js";
 import { geometryRules } from "./geometry.js";
 import { nnRules } from "./nn.js";
 import { reduceRules } from "./reduce.js";
@@ -28,6 +31,8 @@ const FAMILIES: Readonly<Record<string, Rule>>[] = [
   controlRules,
   attentionRules,
   geometryRules,
+  convRules,
+  miscRules,
 ];
 
 /** ai.onnx op type → its rule (each op in one family only). */
@@ -36,7 +41,10 @@ export const RULES: ReadonlyMap<string, Rule> = (() => {
   for (const family of FAMILIES)
     for (const [op, rule] of Object.entries(family)) {
       if (all.has(op)) throw new Error(`check rules: ${op} has a rule in two families`);
-      all.set(op, rule);
+      all.set(op, (c) => {
+        rule(c);
+        if (freshActive()) mintFresh(c);
+      });
     }
   return all;
 })();

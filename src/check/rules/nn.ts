@@ -2,7 +2,7 @@
 // pooling.
 
 import { DataType } from "../../ir/types.js";
-import { einsumEquationError } from "../einsum.js";
+import { einsumEquationError, einsumOutputShape } from "../einsum.js";
 import { broadcastShapes, formatShape } from "../types.js";
 import * as R from "./common.js";
 
@@ -87,7 +87,7 @@ const globalPool: R.Rule = (c) => {
   R.out(c, 0, R.elemOf(c, 0), s ? s.map((d, i) => (i < 2 ? d : 1)) : undefined);
 };
 
-/** Einsum: the equation must fit the operands (the output type comes from the schema). */
+/** Einsum: the equation must fit the operands; the output shape follows from it. */
 const einsum: R.Rule = (c) => {
   const a = c.attr("equation");
   if (!a || a.type !== "STRING" || a.value === undefined) return;
@@ -96,7 +96,12 @@ const einsum: R.Rule = (c) => {
     c.inputs.length,
     c.inputs.map((_, i) => R.shapeOf(c, i)?.length),
   );
-  if (why) c.error("bad-attribute-value", `${R.opName(c)}: ${why}`);
+  if (why) {
+    c.error("bad-attribute-value", `${R.opName(c)}: ${why}`);
+    return;
+  }
+  const shapes = c.inputs.map((_, i) => R.shapeOf(c, i));
+  R.out(c, 0, R.elemOf(c, 0), einsumOutputShape(a.value, shapes));
 };
 
 const rules: Record<string, R.Rule> = {

@@ -3,6 +3,7 @@
 
 import { DataType, type Dim } from "../../ir/types.js";
 import { hasInput } from "../../schema/facts.js";
+import { symProduct, symQuotient } from "../sym-values.js";
 import { broadcastShapes, formatShape, isTensor } from "../types.js";
 import * as R from "./common.js";
 
@@ -160,6 +161,11 @@ const reshape: R.Rule = (c) => {
     } else dims.push(t);
   }
   const total = s && R.product(s);
+  if (total === undefined && s && inferAt >= 0)
+    dims[inferAt] = symQuotient(
+      s,
+      dims.filter((_, i) => i !== inferAt),
+    );
   if (total !== undefined) {
     const rest = R.product(dims.filter((_, i) => i !== inferAt));
     if (rest !== undefined) {
@@ -185,6 +191,7 @@ const reshape: R.Rule = (c) => {
   const k = c.consts[0];
   if (k && dims.every((d) => typeof d === "number"))
     R.setConst(c, 0, { ...k, dims: dims as number[] });
+  if (c.syms[0] && dims.length <= 1) c.outSyms[0] = c.syms[0];
 };
 
 const expand: R.Rule = (c) => {
@@ -260,7 +267,7 @@ const flatten: R.Rule = (c) => {
     return;
   }
   const axis = axisAttr < 0 ? axisAttr + r : axisAttr;
-  R.out(c, 0, elem, [R.product(s.slice(0, axis)) ?? null, R.product(s.slice(axis)) ?? null]);
+  R.out(c, 0, elem, [symProduct(s.slice(0, axis)), symProduct(s.slice(axis))]);
 };
 
 const tile: R.Rule = (c) => {

