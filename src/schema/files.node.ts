@@ -85,11 +85,14 @@ export function stampSchemaDir(dir: string): { stamp: SchemaDirStamp; texts: Sch
  * (an installed package's files get new times). Otherwise, or with no build, undefined: the caller
  * reads and validates the folder itself.
  */
-export function readValidatedSchemas(dir: string): { path: string; json: unknown }[] | undefined {
+export function readValidatedSchemas(
+  dir: string,
+  from: URL | string = VALIDATED_SCHEMAS,
+): { path: string; json: unknown }[] | undefined {
   let saved: ValidatedSchemas;
   let names: string[];
   try {
-    saved = JSON.parse(readFileSync(VALIDATED_SCHEMAS, "utf8")) as ValidatedSchemas;
+    saved = JSON.parse(readFileSync(from, "utf8")) as ValidatedSchemas;
     names = readdirSync(dir)
       .filter((f) => f.endsWith(".json"))
       .sort();
