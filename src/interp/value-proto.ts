@@ -6,6 +6,7 @@ import { OnnxError } from "../errors.js";
 import type { Type } from "../ir/types.js";
 import { decodeIR } from "../io/decode.js";
 import { encodeTensorBytes } from "../io/encode.js";
+import { Tensor } from "../ir/tensor.js";
 import { DataType } from "../ir/types.js";
 import { fromIRTensor, toIRTensor } from "./ir-tensors.js";
 import { allocWasmBacked } from "./kernels/wasm/memory.js";
@@ -16,6 +17,43 @@ import type { RTensor, RValue } from "./types.js";
 export function encodeTensorProto(t: RTensor, name = ""): Uint8Array {
   return encodeTensorBytes(toIRTensor(t, name));
 }
+
+/** Below this many bytes of data, encodeTensorProtoParts encodes the message whole. */
+const PARTS_MIN_BYTES = 1 << 16;
+
+/**
+ * The same bytes as encodeTensorProto, in pieces to write one after the other: for a numeric
+ * tensor with much data, the message up to its raw_data's length, then the tensor's own storage
+ * (a view: the values are not copied into a message buffer).
+ */
+export function encodeTensorProtoParts(t: RTensor, name = ""): Uint8Array[] {
+  const ir = toIRTensor(t, name);
+  if (ir.data.kind !== "raw" || ir.data.bytes.length < PARTS_MIN_BYTES)
+    return [encodeTensorBytes(ir)];
+  const data = ir.data.bytes;
+  // The message with empty raw_data ends in its tag and a zero length when raw_data is its last
+  // field; the real length then goes in place of the zero.
+  const head = encodeTensorBytes(
+    new Tensor(ir.dataType, ir.dims, { kind: "raw", bytes: new Uint8Array(0) }, name),
+  );
+  if (head.length < 2 || head[head.length - 2] !== RAW_DATA_TAG || head[head.length - 1] !== 0)
+    return [encodeTensorBytes(ir)];
+  const length: number[] = [];
+  for (let v = data.length; ; v = Math.floor(v / 128)) {
+    if (v < 128) {
+      length.push(v);
+      break;
+    }
+    length.push((v % 128) | 0x80);
+  }
+  const prefix = new Uint8Array(head.length - 1 + length.length);
+  prefix.set(head.subarray(0, head.length - 1));
+  prefix.set(length, head.length - 1);
+  return [prefix, data];
+}
+
+/** raw_data's tag: field 9, length-delimited. */
+const RAW_DATA_TAG = (9 << 3) | 2;
 
 /** How many leading bytes of a tensor file tensorFileBuffer looks at. */
 export const TENSOR_FILE_HEAD = 1 << 16;

@@ -14,7 +14,11 @@ import {
   findBackendTestDirs,
   runBackendTest,
 } from "../../interp/backend-test.js";
-import { TENSOR_FILE_HEAD, encodeTensorProto, tensorFileBuffer } from "../../interp/value-proto.js";
+import {
+  TENSOR_FILE_HEAD,
+  encodeTensorProtoParts,
+  tensorFileBuffer,
+} from "../../interp/value-proto.js";
 import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS, runValues } from "../../interp/executor.js";
 import type { RTensor, RValue } from "../../interp/types.js";
 import { summarizeTensor } from "../format.js";
@@ -226,9 +230,10 @@ export function registerRunCommands(program: Command): void {
               model.graph.outputs.map((o, i) => ({
                 path: join(dir, `output_${i}.pb`),
                 write: (fd: number) => {
-                  const bytes = encodeTensorProto(outputs[o.name] as RTensor, o.name);
-                  let off = 0;
-                  while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+                  for (const bytes of encodeTensorProtoParts(outputs[o.name] as RTensor, o.name)) {
+                    let off = 0;
+                    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+                  }
                 },
               })),
             );
