@@ -1,8 +1,9 @@
-// The expander's benchmark chain, shared by bench/expand.ts and bench/infer.ts. Models are plain
+// The benchmarks' chains: the expander's (bench/expand.ts, bench/infer.ts, bench/whole.ts) and the
+// converter's (bench/convert.ts, bench/whole.ts). Models are plain
 // data (no tensors here), so one built with src/'s builders also feeds the compiled library.
 
 import { graph, model, node, valueInfo } from "../src/ir/builder.js";
-import type { Model } from "../src/ir/types.js";
+import type { Model, Node } from "../src/ir/types.js";
 
 /** ReduceL1-18, a call to the local function `local.Square`, ReduceLogSum-18, in turn. */
 export function expandChain(calls: number): Model {
@@ -43,4 +44,51 @@ export function expandChain(calls: number): Model {
     },
   ];
   return m;
+}
+
+/** A chain of n nodes at `opset`: ReduceSum only, or Reduce ops between elementwise ones. */
+export function reduceChain(kind: "reducesum" | "mixed", n: number, opset: number): Model {
+  const nodes: Node[] = [];
+  let prev = "x";
+  for (let i = 0; i < n; i++) {
+    const out = `v${i}`;
+    if (kind === "reducesum" || i % 4 === 0) {
+      const op =
+        kind === "reducesum"
+          ? "ReduceSum"
+          : ["ReduceSum", "ReduceLogSum", "ReduceL1"][(i >> 2) % 3]!;
+      nodes.push(node(op, [prev], [out], { axes: [1], keepdims: 1 }, { name: `n${i}` }));
+    } else {
+      const op = ["Relu", "Neg", "Abs"][i % 3]!;
+      nodes.push(node(op, [prev], [out], {}, { name: `n${i}` }));
+    }
+    prev = out;
+  }
+  const g = graph({
+    name: "chain",
+    nodes,
+    inputs: [valueInfo("x", "float", [2, 3])],
+    outputs: [valueInfo(prev, "float", [2, 1])],
+  });
+  return model(g, opset, opset <= 11 ? 6 : 7);
+}
+
+/** n ReduceLogSum-18 calls in a chain: `expand` makes each a ReduceSum and a Log (2n nodes). */
+export function logSumChain(n: number): Model {
+  const nodes: Node[] = [];
+  let prev = "x";
+  for (let i = 0; i < n; i++) {
+    const out = i === n - 1 ? "y" : `v${i}`;
+    nodes.push(node("ReduceLogSum", [prev], [out], { keepdims: 1 }, { name: `n${i}` }));
+    prev = out;
+  }
+  return model(
+    graph({
+      name: "logsum_chain",
+      nodes,
+      inputs: [valueInfo("x", "float", [1, 1])],
+      outputs: [valueInfo("y", "float", [1, 1])],
+    }),
+    18,
+  );
 }

@@ -7,7 +7,8 @@
 // but it counts V8's helper threads too (concurrent marking, background compilation), so on an
 // idle machine it runs above wall time. Each conversion is the first in a fresh process, as the
 // CLI's is.
-// ONNX's own converter (python onnx.version_converter), when importable, runs the same files.
+// ONNX's own converter (onnx.version_converter of ONNX 1.23.1, bench/onnx-python.ts) runs the same
+// files; bench/whole.ts compares the whole processes.
 
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -17,8 +18,8 @@ import { fileURLToPath } from "node:url";
 import { convertModel } from "../src/convert/index.js";
 import { SchemaRegistry } from "../src/schema/registry.js";
 import { decodeModel, encodeModel } from "../src/io/files.js";
-import { graph, model, node, valueInfo } from "../src/ir/builder.js";
-import type { Node } from "../src/ir/types.js";
+import { reduceChain } from "./chains.js";
+import { onnxPython } from "./onnx-python.js";
 
 const [, , mode, file, target] = process.argv;
 
@@ -37,32 +38,9 @@ function gc(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-/** A chain of n nodes at `opset`: ReduceSum only, or Reduce ops between elementwise ones. */
-function chain(kind: "reducesum" | "mixed", n: number, opset: number): Uint8Array {
-  const nodes: Node[] = [];
-  let prev = "x";
-  for (let i = 0; i < n; i++) {
-    const out = `v${i}`;
-    if (kind === "reducesum" || i % 4 === 0) {
-      const op =
-        kind === "reducesum"
-          ? "ReduceSum"
-          : ["ReduceSum", "ReduceLogSum", "ReduceL1"][(i >> 2) % 3]!;
-      nodes.push(node(op, [prev], [out], { axes: [1], keepdims: 1 }, { name: `n${i}` }));
-    } else {
-      const op = ["Relu", "Neg", "Abs"][i % 3]!;
-      nodes.push(node(op, [prev], [out], {}, { name: `n${i}` }));
-    }
-    prev = out;
-  }
-  const g = graph({
-    name: "chain",
-    nodes,
-    inputs: [valueInfo("x", "float", [2, 3])],
-    outputs: [valueInfo(prev, "float", [2, 1])],
-  });
-  return encodeModel(model(g, opset, opset <= 11 ? 6 : 7));
-}
+/** A chain of n nodes at `opset`, encoded. */
+const chain = (kind: "reducesum" | "mixed", n: number, opset: number): Uint8Array =>
+  encodeModel(reduceChain(kind, n, opset));
 
 if (mode === "child") {
   // One measurement: load, convert, save, with memory around the conversion.
@@ -140,23 +118,10 @@ if (mode === "child") {
     runs.sort((a, b) => a.convert - b.convert);
     return runs[1]!;
   };
-  // The first Python that imports onnx: $ONNX_PYTHON, python3 on the PATH, then Debian's own
-  // (python3-onnx installs into /usr/bin/python3, which a pyenv or venv python3 may hide).
-  let pythonBin = "python3";
-  let onnxVersion: string | undefined;
-  for (const bin of [process.env.ONNX_PYTHON, "python3", "/usr/bin/python3"]) {
-    if (!bin) continue;
-    const probe = spawnSync(
-      bin,
-      ["-c", "import onnx, onnx.version_converter; print(onnx.__version__)"],
-      { encoding: "utf8" },
-    );
-    if (probe.status === 0) {
-      pythonBin = bin;
-      onnxVersion = probe.stdout.trim();
-      break;
-    }
-  }
+  // ONNX 1.23.1's Python (bench/onnx-python.ts: $ONNX_PYTHON, or a virtual environment).
+  const py = onnxPython();
+  const pythonBin = py?.bin ?? "python3";
+  const onnxVersion = py?.version;
   /** Python's time at 10k per chain: 100k is skipped when growth from there would pass 120 s. */
   const pyAt10k: Record<string, number | undefined> = {};
   const pyTime = (path: string, to: number): number | undefined => {

@@ -2,7 +2,8 @@
 // and each value's type allowed by its formal's constraint, bound to one type across the node.
 
 import type { Function, Node, Type } from "../ir/types.js";
-import { Unbounded, type FormalSchema, type OpVersion } from "../schema/types.js";
+import type { FormalSchema, OpVersion } from "../schema/types.js";
+import { Unbounded } from "../schema/unbounded.js";
 import type { Report } from "./report.js";
 import { functionLabel } from "../ir/functions.js";
 import { describeType, typeString } from "./types.js";

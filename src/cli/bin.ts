@@ -1,4 +1,4 @@
 #!/usr/bin/env node
-import { main } from "./main.js";
+import { startCli } from "./program.js";
 
-await main(process.argv);
+await startCli(process.argv);

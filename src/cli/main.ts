@@ -1,8 +1,10 @@
 // onnx-expand command line: each command lives in commands/<name>.ts and registers itself here.
+// The `onnx-expand` binary (bin.ts) goes through program.ts's startCli, which loads only the
+// commands a command line needs; buildProgram and main have them all, for library callers and tests.
 
-import { Command, CommanderError } from "commander";
+import type { Command } from "commander";
 import { guardTempFiles } from "../io/atomic.js";
-import { EXIT_BAD_INPUT, setVerbose } from "./util.js";
+import { createProgram, runProgram } from "./program.js";
 import { registerFileCommands } from "./commands/files.js";
 import { registerSchemaCommands } from "./commands/schema.js";
 import { registerCheckCommands } from "./commands/check.js";
@@ -11,21 +13,9 @@ import { registerExpandCommands } from "./commands/expand.js";
 import { registerConvertCommands } from "./commands/convert.js";
 import { registerInspectCommands } from "./commands/inspect.js";
 
+/** The program with every command registered, in program.ts's COMMAND_MODULES order. */
 export function buildProgram(): Command {
-  const program = new Command();
-  program
-    .name("onnx-expand")
-    .description(
-      "Convert ONNX models between opsets, expand function ops into primitives, inspect and run them.",
-    )
-    .version("0.1.0")
-    .option("--verbose", "print stack traces with errors")
-    .showHelpAfterError(false)
-    .exitOverride()
-    .configureOutput({
-      outputError: (str, write) => write(`onnx-expand: ${str.replace(/^error: /, "error: ")}`),
-    })
-    .hook("preAction", (cmd) => setVerbose(Boolean(cmd.opts().verbose)));
+  const program = createProgram();
   registerFileCommands(program);
   registerSchemaCommands(program);
   registerCheckCommands(program);
@@ -37,25 +27,7 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  // Ctrl-C ends the process at once (no handler: one could not run while a model is encoded);
-  // the temporary files of a write it cuts short are removed by a janitor process.
+  // Ctrl-C ends the process at once; the janitor removes the temporary files of a cut-short write.
   guardTempFiles();
-  // A reader that stops early (`print big.onnx | head`) closes the pipe: end quietly, as other
-  // command-line tools do, instead of dying on an unhandled EPIPE with a stack trace.
-  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-    if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    process.stderr.write(`onnx-expand: error: cannot write output: ${e.code ?? e.message}\n`);
-    process.exit(EXIT_BAD_INPUT);
-  });
-  const program = buildProgram();
-  try {
-    await program.parseAsync(argv);
-  } catch (e) {
-    if (e instanceof CommanderError) {
-      // --help and --version exit 0; everything else commander rejects is bad usage.
-      process.exitCode = e.exitCode === 0 ? 0 : EXIT_BAD_INPUT;
-      return;
-    }
-    throw e;
-  }
+  await runProgram(buildProgram(), argv);
 }

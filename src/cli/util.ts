@@ -8,16 +8,9 @@ import { loadModel as loadModelFile, type LoadOptions } from "../io/files.js";
 import { walkGraphNodes } from "../ir/traverse.js";
 import type { Model } from "../ir/types.js";
 
-export const EXIT_OK = 0;
-/** A check or test failed. */
-export const EXIT_FAILED = 1;
-/** Bad usage or bad input. */
-export const EXIT_BAD_INPUT = 2;
+import { EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, isVerbose } from "./exit.js";
 
-let verbose = false;
-export function setVerbose(v: boolean): void {
-  verbose = v;
-}
+export { EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, setVerbose } from "./exit.js";
 
 /** Thrown by commands to end with a given exit code after printing their own report. */
 export class ExitCode extends Error {
@@ -160,17 +153,17 @@ export function reportError(e: unknown, file?: string): number {
   if (e instanceof ExitCode) return e.code;
   if (e instanceof OnnxError) {
     process.stderr.write(`onnx-expand: error: ${errorLine(e.message)}\n`);
-    if (verbose && e.stack) process.stderr.write(`${e.stack}\n`);
+    if (isVerbose() && e.stack) process.stderr.write(`${e.stack}\n`);
     return e.code === "E_CHECK" ? EXIT_FAILED : EXIT_BAD_INPUT;
   }
   const msg = e instanceof Error ? e.message : String(e);
   if (isStackOverflow(e)) {
     process.stderr.write(`${stackOverflowLine(file)}\n`);
-    if (verbose && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
+    if (isVerbose() && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
     return EXIT_BAD_INPUT;
   }
   process.stderr.write(`onnx-expand: internal error: ${errorLine(msg.split("\n")[0]!)}\n`);
-  if (verbose && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
+  if (isVerbose() && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
   return EXIT_BAD_INPUT;
 }
 

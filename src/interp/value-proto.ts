@@ -6,12 +6,121 @@ import { OnnxError } from "../errors.js";
 import type { Type } from "../ir/types.js";
 import { decodeIR } from "../io/decode.js";
 import { encodeTensorBytes } from "../io/encode.js";
+import { Tensor } from "../ir/tensor.js";
+import { DataType } from "../ir/types.js";
 import { fromIRTensor, toIRTensor } from "./ir-tensors.js";
+import { allocWasmBacked } from "./kernels/wasm/memory.js";
+import { WASM_BACKED_MIN_ELEMENTS } from "./tensor.js";
 import type { RTensor, RValue } from "./types.js";
 
 /** The bytes of a TensorProto message holding the tensor. */
 export function encodeTensorProto(t: RTensor, name = ""): Uint8Array {
   return encodeTensorBytes(toIRTensor(t, name));
+}
+
+/** Below this many bytes of data, encodeTensorProtoParts encodes the message whole. */
+const PARTS_MIN_BYTES = 1 << 16;
+
+/**
+ * The same bytes as encodeTensorProto, in pieces to write one after the other: for a numeric
+ * tensor with much data, the message up to its raw_data's length, then the tensor's own storage
+ * (a view: the values are not copied into a message buffer).
+ */
+export function encodeTensorProtoParts(t: RTensor, name = ""): Uint8Array[] {
+  const ir = toIRTensor(t, name);
+  if (ir.data.kind !== "raw" || ir.data.bytes.length < PARTS_MIN_BYTES)
+    return [encodeTensorBytes(ir)];
+  const data = ir.data.bytes;
+  // The message with empty raw_data ends in its tag and a zero length when raw_data is its last
+  // field; the real length then goes in place of the zero.
+  const head = encodeTensorBytes(
+    new Tensor(ir.dataType, ir.dims, { kind: "raw", bytes: new Uint8Array(0) }, name),
+  );
+  if (head.length < 2 || head[head.length - 2] !== RAW_DATA_TAG || head[head.length - 1] !== 0)
+    return [encodeTensorBytes(ir)];
+  const length: number[] = [];
+  for (let v = data.length; ; v = Math.floor(v / 128)) {
+    if (v < 128) {
+      length.push(v);
+      break;
+    }
+    length.push((v % 128) | 0x80);
+  }
+  const prefix = new Uint8Array(head.length - 1 + length.length);
+  prefix.set(head.subarray(0, head.length - 1));
+  prefix.set(length, head.length - 1);
+  return [prefix, data];
+}
+
+/** raw_data's tag: field 9, length-delimited. */
+const RAW_DATA_TAG = (9 << 3) | 2;
+
+/** How many leading bytes of a tensor file tensorFileBuffer looks at. */
+export const TENSOR_FILE_HEAD = 1 << 16;
+
+/**
+ * Where a TensorProto's raw_data lies, from the message's first bytes: the data type (0 when no
+ * data_type field comes before raw_data) and the payload's offset and length. Undefined when the
+ * head holds no raw_data field start or is not a well-formed message up to there.
+ */
+export function rawDataLayout(
+  head: Uint8Array,
+): { dataType: number; offset: number; length: number } | undefined {
+  let pos = 0;
+  let dataType = 0;
+  const varint = (): number | undefined => {
+    let v = 0;
+    let mul = 1;
+    for (let i = 0; i < 8 && pos < head.length; i++) {
+      const c = head[pos++]!;
+      v += (c & 0x7f) * mul;
+      if (c < 0x80) return v;
+      mul *= 128;
+    }
+    return undefined;
+  };
+  while (pos < head.length) {
+    const tag = varint();
+    if (tag === undefined) return undefined;
+    const field = Math.floor(tag / 8);
+    const wire = tag % 8;
+    if (wire === 0) {
+      const v = varint();
+      if (v === undefined) return undefined;
+      if (field === 2) dataType = v;
+    } else if (wire === 2) {
+      const length = varint();
+      if (length === undefined) return undefined;
+      if (field === 9) return { dataType, offset: pos, length };
+      pos += length;
+    } else if (wire === 5) pos += 4;
+    else if (wire === 1) pos += 8;
+    else return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * A buffer to read a tensor file of `size` bytes into, given its first bytes: for a TensorProto
+ * whose raw_data holds a large float32 tensor, a view into memory that the WebAssembly kernels
+ * read in place (interp/tensor.ts's wasm-backed storage), placed so that the raw_data is aligned:
+ * decoding then views the values where the file was read, and no kernel copies them. Otherwise a
+ * plain buffer.
+ */
+export function tensorFileBuffer(size: number, head: Uint8Array): Uint8Array {
+  const isNpy = head[0] === 0x93 && head[1] === 0x4e;
+  const at = isNpy ? undefined : rawDataLayout(head);
+  if (
+    at &&
+    at.dataType === DataType.FLOAT &&
+    at.length >= WASM_BACKED_MIN_ELEMENTS * 4 &&
+    at.offset + at.length <= size
+  ) {
+    const pad = (8 - (at.offset % 8)) % 8;
+    const shared = allocWasmBacked(size + pad);
+    if (shared) return new Uint8Array(shared, pad, size);
+  }
+  return new Uint8Array(size);
 }
 
 /** Decodes a TensorProto message (a backend-test input_*.pb / output_*.pb file). */

@@ -1,8 +1,9 @@
 // Node-only: the operator files of schemas/ read from disk. The web build replaces this module by
 // files.web.ts, which has them as bundled data.
 
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { OnnxError } from "../errors.js";
 
@@ -42,4 +43,75 @@ export function readSchemaDir(dir: string): SchemaFileText[] {
       );
     }
   });
+}
+
+/** How dist/schema/operators.json (written at build time by scripts/postbuild.mjs) names a folder. */
+export interface SchemaDirStamp {
+  /** The `*.json` files, sorted, with their sizes and modification times. */
+  files: { name: string; size: number; mtimeMs: number }[];
+  /** sha256 of every file's name and text, in order. */
+  sha256: string;
+}
+
+/** The operator files of a folder, validated at build time, with the stamp of the folder then. */
+export interface ValidatedSchemas {
+  stamp: SchemaDirStamp;
+  /** Each file's parsed JSON, which passed parseOperatorFile. */
+  operators: unknown[];
+}
+
+/** Where the build puts the validated operator files of schemas/. */
+export const VALIDATED_SCHEMAS = new URL("./operators.json", import.meta.url);
+
+function hashTexts(files: readonly SchemaFileText[]): string {
+  const h = createHash("sha256");
+  for (const f of files) h.update(`${basename(f.path)}\u0000${f.text}\u0000`);
+  return h.digest("hex");
+}
+
+/** The stamp of `dir` and its files' texts (scripts/postbuild.mjs). */
+export function stampSchemaDir(dir: string): { stamp: SchemaDirStamp; texts: SchemaFileText[] } {
+  const texts = readSchemaDir(dir);
+  const files = texts.map((f) => {
+    const s = statSync(f.path);
+    return { name: basename(f.path), size: s.size, mtimeMs: s.mtimeMs };
+  });
+  return { stamp: { files, sha256: hashTexts(texts) }, texts };
+}
+
+/**
+ * The operator files of `dir` as validated at build time, when the folder still holds what it did
+ * then: the same file names and sizes, and the same modification times or else the same texts
+ * (an installed package's files get new times). Otherwise, or with no build, undefined: the caller
+ * reads and validates the folder itself.
+ */
+export function readValidatedSchemas(
+  dir: string,
+  from: URL | string = VALIDATED_SCHEMAS,
+): { path: string; json: unknown }[] | undefined {
+  let saved: ValidatedSchemas;
+  let names: string[];
+  try {
+    saved = JSON.parse(readFileSync(from, "utf8")) as ValidatedSchemas;
+    names = readdirSync(dir)
+      .filter((f) => f.endsWith(".json"))
+      .sort();
+  } catch {
+    return undefined;
+  }
+  const want = saved.stamp.files;
+  if (names.length !== want.length || names.some((n, i) => n !== want[i]!.name)) return undefined;
+  let sameTimes = true;
+  for (let i = 0; i < names.length; i++) {
+    let s;
+    try {
+      s = statSync(join(dir, names[i]!));
+    } catch {
+      return undefined;
+    }
+    if (s.size !== want[i]!.size) return undefined;
+    if (s.mtimeMs !== want[i]!.mtimeMs) sameTimes = false;
+  }
+  if (!sameTimes && hashTexts(readSchemaDir(dir)) !== saved.stamp.sha256) return undefined;
+  return saved.operators.map((json, i) => ({ path: join(dir, names[i]!), json }));
 }

@@ -1,33 +1,25 @@
 // The schema registry: every operator version in schemas/, validated at load, looked up by
 // (domain, op, opset). Data only; function bodies are built elsewhere (builders/, body.ts).
 
-import type { z } from "zod";
 import { OnnxError } from "../errors.js";
-import { OperatorFileSchema, type OperatorFile, type OpVersion } from "./types.js";
+import type { OperatorFile, OpVersion } from "./types.js";
+// zod and the rules it cannot state; the CLI's bundle loads this module only when it validates
+// (scripts/build-cli.mjs), the build having validated schemas/ already.
+import { validateOperatorFile } from "./validate.js";
 // Where the operator files come from: read from schemas/ in Node; bundled as data in the web build
 // (the bundler swaps every `*.node.js` import for its `*.web.ts` sibling).
-import { defaultSchemaDir, readSchemaDir, type SchemaFileText } from "./files.node.js";
+import {
+  defaultSchemaDir,
+  readSchemaDir,
+  readValidatedSchemas,
+  type SchemaFileText,
+} from "./files.node.js";
 
 import { domainLabel, normaliseDomain } from "../ir/opsets.js";
 
 export { defaultSchemaDir, type SchemaFileText };
 // "" and "ai.onnx" name the same domain; files store "".
 export { domainLabel, normaliseDomain } from "../ir/opsets.js";
-
-/** Renders a zod issue path as `versions[3].attributes[0].type`. */
-function fieldPath(path: readonly PropertyKey[]): string {
-  let out = "";
-  for (const p of path) {
-    if (typeof p === "number") out += `[${p}]`;
-    else out += out === "" ? String(p) : `.${String(p)}`;
-  }
-  return out === "" ? "(file)" : out;
-}
-
-function firstIssue(error: z.ZodError): string {
-  const issue = error.issues[0]!;
-  return `${fieldPath(issue.path)}: ${issue.message}`;
-}
 
 /** Parses and validates one operator file's text. Throws E_SCHEMA naming the file and the field. */
 export function parseOperatorFile(text: string, where: string): OperatorFile {
@@ -37,50 +29,9 @@ export function parseOperatorFile(text: string, where: string): OperatorFile {
   } catch (e) {
     throw new OnnxError("E_SCHEMA", `(file): not valid JSON: ${(e as Error).message}`, where);
   }
-  const r = OperatorFileSchema.safeParse(json);
-  if (!r.success) throw new OnnxError("E_SCHEMA", firstIssue(r.error), where);
-  const file = r.data;
-  checkConsistency(file, where);
-  return file;
-}
-
-/** What zod cannot say: ordering, uniqueness, counts and type variables that agree. */
-function checkConsistency(file: OperatorFile, where: string): void {
-  const fail = (field: string, problem: string): never => {
-    throw new OnnxError("E_SCHEMA", `${field}: ${problem}`, where);
-  };
-  file.versions.forEach((v, i) => {
-    const at = `versions[${i}]`;
-    if (i > 0 && v.since <= file.versions[i - 1]!.since)
-      fail(`${at}.since`, "versions must be in increasing order of 'since'");
-    const dup = (list: { name: string }[], what: string) => {
-      const seen = new Set<string>();
-      list.forEach((x, j) => {
-        if (seen.has(x.name)) fail(`${at}.${what}[${j}].name`, `duplicate name '${x.name}'`);
-        seen.add(x.name);
-      });
-    };
-    dup(v.attributes, "attributes");
-    dup(v.inputs, "inputs");
-    dup(v.outputs, "outputs");
-    dup(v.type_constraints, "type_constraints");
-    if (v.min_inputs > v.max_inputs) fail(`${at}.min_inputs`, "greater than max_inputs");
-    if (v.min_outputs > v.max_outputs) fail(`${at}.min_outputs`, "greater than max_outputs");
-    const vars = new Set(v.type_constraints.map((t) => t.name));
-    const formals: [string, { type: string }[]][] = [
-      ["inputs", v.inputs],
-      ["outputs", v.outputs],
-    ];
-    for (const [what, list] of formals)
-      list.forEach((f, j) => {
-        if (!vars.has(f.type) && !/^(tensor|seq|optional|map|sparse_tensor)\(/.test(f.type))
-          fail(
-            `${at}.${what}[${j}].type`,
-            `'${f.type}' is neither a type constraint of this version nor a concrete type`,
-          );
-      });
-    if (v.body && !v.function) fail(`${at}.body`, "a body is given but 'function' is false");
-  });
+  const r = validateOperatorFile(json);
+  if (r.problem !== undefined) throw new OnnxError("E_SCHEMA", r.problem, where);
+  return r.file;
 }
 
 export class SchemaRegistry {
@@ -95,6 +46,13 @@ export class SchemaRegistry {
    */
   constructor(source: string | readonly SchemaFileText[] = defaultSchemaDir()) {
     this.dir = typeof source === "string" ? source : "(bundled schemas)";
+    // The build validated this package's schemas/ already (scripts/postbuild.mjs): when the
+    // folder is unchanged since, its files are taken as they were then, without zod (start-up).
+    const validated = typeof source === "string" ? readValidatedSchemas(source) : undefined;
+    if (validated) {
+      for (const f of validated) this.add(f.json as OperatorFile, f.path);
+      return;
+    }
     const files = typeof source === "string" ? readSchemaDir(source) : source;
     for (const f of files) this.add(parseOperatorFile(f.text, f.path), f.path);
   }

@@ -78,7 +78,7 @@ export const MeaningChangeSchema = z.strictObject({
   what_down: z.string().min(1).optional(),
 });
 
-export const Unbounded = 2147483647;
+export { Unbounded } from "./unbounded.js";
 
 export const OpVersionSchema = z.strictObject({
   since: z.number().int().positive(),

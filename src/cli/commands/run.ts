@@ -2,7 +2,7 @@
 
 import { Presets, SingleBar } from "cli-progress";
 import type { Command } from "commander";
-import { existsSync, mkdirSync, statSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { assertRunnable, bindInputs, type InputArg, type InputFile } from "../../app/index.js";
 import { OnnxError } from "../../errors.js";
@@ -14,7 +14,11 @@ import {
   findBackendTestDirs,
   runBackendTest,
 } from "../../interp/backend-test.js";
-import { encodeTensorProto } from "../../interp/value-proto.js";
+import {
+  TENSOR_FILE_HEAD,
+  encodeTensorProtoParts,
+  tensorFileBuffer,
+} from "../../interp/value-proto.js";
 import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS, runValues } from "../../interp/executor.js";
 import type { RTensor, RValue } from "../../interp/types.js";
 import { summarizeTensor } from "../format.js";
@@ -62,9 +66,42 @@ function inputArgs(model: Model, args: string[]): InputArg[] {
   });
 }
 
+/** Regular files at least this large are read into a buffer laid out for the kernels. */
+const LARGE_TENSOR_FILE = 1 << 22;
+
+/**
+ * A large regular file read straight into the buffer tensorFileBuffer lays out from its first
+ * bytes (a big float32 TensorProto lands where the kernels read it: no copy after the read).
+ * Undefined for anything else, which readInputFile reads as it reads every file.
+ */
+function readLargeTensorFile(path: string): Uint8Array | undefined {
+  let fd: number | undefined;
+  try {
+    const st = statSync(path);
+    if (!st.isFile() || st.size < LARGE_TENSOR_FILE) return undefined;
+    fd = openSync(path, "r");
+    const head = new Uint8Array(TENSOR_FILE_HEAD);
+    const got = readSync(fd, head, 0, head.length, 0);
+    const buf = tensorFileBuffer(st.size, head.subarray(0, got));
+    buf.set(head.subarray(0, Math.min(got, st.size)));
+    let off = got;
+    while (off < st.size) {
+      const n = readSync(fd, buf, off, st.size - off, off);
+      if (n === 0) return undefined; // shorter than its size said: let readInputFile read it
+      off += n;
+    }
+    return buf;
+  } catch {
+    return undefined; // readInputFile reads it again and names the error as for any file
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 /** A tensor file's bytes, and its folder for a TensorProto's external data. */
 function readTensorFile(path: string): InputFile {
-  return { bytes: readInputFile(path, "tensor file", true), baseDir: dirname(resolve(path)) };
+  const bytes = readLargeTensorFile(path) ?? readInputFile(path, "tensor file", true);
+  return { bytes, baseDir: dirname(resolve(path)) };
 }
 
 /**
@@ -193,9 +230,10 @@ export function registerRunCommands(program: Command): void {
               model.graph.outputs.map((o, i) => ({
                 path: join(dir, `output_${i}.pb`),
                 write: (fd: number) => {
-                  const bytes = encodeTensorProto(outputs[o.name] as RTensor, o.name);
-                  let off = 0;
-                  while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+                  for (const bytes of encodeTensorProtoParts(outputs[o.name] as RTensor, o.name)) {
+                    let off = 0;
+                    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+                  }
                 },
               })),
             );

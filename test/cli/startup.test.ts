@@ -1,0 +1,166 @@
+// Start-up: the binary loads only the command modules a command line needs (program.ts), and
+// the registry takes the build's validated schemas while schemas/ is unchanged (files.node.ts).
+
+import { spawnSync } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildProgram } from "../../src/cli/main.js";
+import { COMMAND_MODULES, createProgram, modulesFor } from "../../src/cli/program.js";
+import {
+  defaultSchemaDir,
+  readValidatedSchemas,
+  stampSchemaDir,
+} from "../../src/schema/files.node.js";
+import { parseOperatorFile } from "../../src/schema/registry.js";
+import { encodeModel } from "../../src/io/files.js";
+import { encodeTensorBytes } from "../../src/io/encode.js";
+import { graph, model, node, valueInfo } from "../../src/ir/builder.js";
+import { Tensor } from "../../src/ir/tensor.js";
+import { DataType } from "../../src/ir/types.js";
+import { runCli } from "../helpers/cli.js";
+
+describe("commands loaded on demand", () => {
+  it("each module registers exactly the commands the table names, in --help order", async () => {
+    const all = buildProgram().commands.map((c) => c.name());
+    expect(COMMAND_MODULES.flatMap((m) => m.commands)).toEqual(all);
+    for (const m of COMMAND_MODULES) {
+      const p = createProgram();
+      (await m.load())(p);
+      expect(p.commands.map((c) => c.name())).toEqual(m.commands);
+    }
+  });
+
+  it("picks no module for --version, one for a command, all otherwise", () => {
+    expect(modulesFor(["--version"])).toEqual([]);
+    expect(modulesFor(["-V", "--help"])).toEqual([]);
+    expect(modulesFor(["--verbose", "info", "m.onnx"]).flatMap((m) => m.commands)).toEqual([
+      "print",
+      "parse",
+      "info",
+    ]);
+    expect(modulesFor(["test", "dir"]).flatMap((m) => m.commands)).toEqual(["run", "test"]);
+    for (const args of [[], ["--help"], ["help", "info"], ["inf"], ["--bogus"]])
+      expect(modulesFor(args)).toBe(COMMAND_MODULES);
+  });
+});
+
+describe("schemas validated at build time", () => {
+  const copy = () => {
+    const dir = mkdtempSync(join(tmpdir(), "oe-schemas-"));
+    cpSync(defaultSchemaDir(), dir, { recursive: true, preserveTimestamps: true });
+    return dir;
+  };
+  const save = (dir: string) => {
+    const { stamp, texts } = stampSchemaDir(dir);
+    const file = join(dir, "..", `${dir.split("/").pop()}.validated.json`);
+    const operators = texts.map((f) => parseOperatorFile(f.text, f.path));
+    writeFileSync(file, JSON.stringify({ stamp, operators }));
+    return { file, operators };
+  };
+
+  it("are taken while the folder is unchanged, or holds the same texts under new times", () => {
+    const dir = copy();
+    const { file, operators } = save(dir);
+    const got = readValidatedSchemas(dir, file)!;
+    expect(got.map((f) => f.json)).toEqual(operators);
+    expect(got[0]!.path).toBe(
+      join(
+        dir,
+        readdirSync(dir)
+          .filter((f) => f.endsWith(".json"))
+          .sort()[0]!,
+      ),
+    );
+    for (const f of readdirSync(dir))
+      utimesSync(join(dir, f), new Date(2000, 0, 1), new Date(2000, 0, 1));
+    expect(readValidatedSchemas(dir, file)?.length).toBe(operators.length);
+  });
+
+  it("are not taken once a file changes, even at the same size", () => {
+    const dir = copy();
+    const { file } = save(dir);
+    const path = join(dir, "Abs.json");
+    const text = readFileSync(path, "utf8");
+    writeFileSync(path, text.replace('"name": "Abs"', '"name": "Abz"'));
+    expect(readFileSync(path).length).toBe(Buffer.byteLength(text));
+    expect(readValidatedSchemas(dir, file)).toBeUndefined();
+    writeFileSync(join(dir, "Zzz.json"), text);
+    expect(readValidatedSchemas(dir, file)).toBeUndefined();
+    expect(readValidatedSchemas(dir, join(dir, "missing.json"))).toBeUndefined();
+  });
+});
+
+describe("the bundled binary (dist/cli/bin.js, scripts/build-cli.mjs)", () => {
+  const root = join(import.meta.dirname, "..", "..");
+  const bin = join(root, "dist", "cli", "bin.js");
+  const bundled = existsSync(bin) && readFileSync(bin, "utf8").includes("bin-chunk-");
+  const runBundle = (args: string[]) => {
+    const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: "utf8" });
+    return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  };
+
+  it.skipIf(!bundled)("answers as the sources do", () => {
+    const dir = mkdtempSync(join(tmpdir(), "oe-bundle-"));
+    const cases = [
+      ["--version"],
+      ["--help"],
+      ["info", "examples/reduce-13.onnx"],
+      ["schema", "ReduceSum"],
+      ["check", "examples/reduce-logsum-l1-18.onnx"],
+      ["expand", "examples/reduce-logsum-l1-18.onnx", "--print"],
+      ["convert", "examples/reduce-13.onnx", "--opset", "18", "-o", join(dir, "c.onnxtxt")],
+      ["print", join(dir, "c.onnxtxt")],
+      ["info", "no-such-file.onnx"],
+      ["bogus"],
+    ];
+    for (const args of cases) expect(runBundle(args), args.join(" ")).toEqual(runCli(args));
+  });
+
+  it.skipIf(!bundled)("runs a large float32 .pb input read into kernel memory", () => {
+    const dir = mkdtempSync(join(tmpdir(), "oe-bundle-run-"));
+    const cols = 1 << 19;
+    const x = Float32Array.from({ length: 2 * cols }, (_, i) => (i % 7) - 3);
+    const m = model(
+      graph({
+        name: "r",
+        nodes: [node("ReduceSum", ["x", "axes"], ["y"], { keepdims: 1 })],
+        inputs: [valueInfo("x", "float", [2, cols])],
+        outputs: [valueInfo("y", "float", [2, 1])],
+        initializers: [Tensor.from(DataType.INT64, [1], [1n], "axes")],
+      }),
+      18,
+    );
+    writeFileSync(join(dir, "m.onnx"), encodeModel(m));
+    const raw = { kind: "raw" as const, bytes: new Uint8Array(x.buffer) };
+    writeFileSync(
+      join(dir, "x.pb"),
+      encodeTensorBytes(new Tensor(DataType.FLOAT, [2, cols], raw, "x")),
+    );
+    const args = (out: string) => [
+      "run",
+      join(dir, "m.onnx"),
+      join(dir, "x.pb"),
+      "--output-dir",
+      join(dir, out),
+    ];
+    const ours = runBundle(args("a"));
+    expect(ours).toEqual(runCli(args("b")));
+    expect(ours.code).toBe(0);
+    let sum = 0;
+    for (let i = 0; i < cols; i++) sum += x[i]!;
+    expect(ours.stdout).toContain(`y: float [2,1] = ${sum}`);
+    expect(readFileSync(join(dir, "a", "output_0.pb"))).toEqual(
+      readFileSync(join(dir, "b", "output_0.pb")),
+    );
+  });
+});
