@@ -15,6 +15,7 @@ import {
   runBackendTest,
 } from "../../interp/backend-test.js";
 import { encodeTensorProto } from "../../interp/value-proto.js";
+import { formatProfile, type RunProfile } from "../../interp/profile.js";
 import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS, runValues } from "../../interp/executor.js";
 import type { RTensor, RValue } from "../../interp/types.js";
 import { summarizeTensor } from "../format.js";
@@ -142,6 +143,7 @@ export function registerRunCommands(program: Command): void {
     )
     .option("--max-memory <bytes>", MAX_MEMORY_HELP)
     .option("--values <n>", "how many leading values to print per output", "8")
+    .option("--profile", "print time, share and output bytes per op type and the slowest nodes")
     .action(
       action(
         (
@@ -153,6 +155,7 @@ export function registerRunCommands(program: Command): void {
             maxIterations: string;
             maxMemory?: string;
             values: string;
+            profile?: boolean;
           },
         ) => {
           const maxElements = parsePositiveInt(opts.maxElements, "--max-elements");
@@ -165,7 +168,13 @@ export function registerRunCommands(program: Command): void {
           const model = loadModel(file);
           assertRunnable(model, file);
           const inputs = bindInputs(model, inputArgs(model, given), readTensorFile);
-          const outputs = runValues(model, inputs, { maxElements, maxIterations, maxMemory });
+          const profile: RunProfile | undefined = opts.profile ? {} : undefined;
+          const outputs = runValues(model, inputs, {
+            maxElements,
+            maxIterations,
+            maxMemory,
+            profile,
+          });
           if (opts.outputDir) {
             for (const o of model.graph.outputs)
               if (!("dtype" in outputs[o.name]!))
@@ -208,6 +217,7 @@ export function registerRunCommands(program: Command): void {
                 : describeValue(oneLine(o.name), v, shown)) + "\n",
             );
           });
+          if (profile) process.stdout.write(formatProfile(profile) + "\n");
           return EXIT_OK;
         },
       ),

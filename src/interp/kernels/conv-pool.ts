@@ -8,6 +8,7 @@ import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { intAttr, stringAttr } from "./attrs.js";
+import { convGemm, gemmFor } from "./gemm-ops.js";
 import {
   alloc,
   checkedCount,
@@ -129,11 +130,13 @@ const Conv: Kernel = (ctx, inputs) => {
   const inSize = prod(inSpatial);
   const outShape = [n, m, ...w.outSpatial];
   checkedCount(ctx, outShape);
+  const mg = m / group;
+  const ar = mg >= 2 ? gemmFor(x, wT, bT) : undefined;
+  if (ar) return [convGemm(ar, x, wT, bT, { n, c, m, group, inSize, nOut, nK, table }, outShape)];
   const xv = toFloat64(x);
   const wv = toFloat64(wT);
   const bv = bT ? toFloat64(bT) : undefined;
   const out = scratch(Float64Array, prod(outShape));
-  const mg = m / group;
   for (let b = 0; b < n; b++)
     for (let oc = 0; oc < m; oc++) {
       const g = Math.floor(oc / mg);

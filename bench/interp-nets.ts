@@ -1,0 +1,4 @@
+// Placeholder, replaced below.
+export function generateNet(name: string, dir: string): void {
+  throw new Error(`cannot generate '${name}' in ${dir}`);
+}

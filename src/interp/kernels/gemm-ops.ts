@@ -1,0 +1,205 @@
+// float32 Conv, MatMul and Gemm on the WebAssembly matrix product (wasm/gemm.ts): the same sums
+// as the TypeScript loops of conv-pool.ts and nn.ts — every product in float64, added in order of
+// the summed index from the same start (the bias, or 0) — so the results are identical; only the
+// order of the outputs computed differs. Constant weights are packed once per run.
+
+import { DataType } from "../../ir/types.js";
+import { allocStorage } from "../tensor.js";
+import type { RTensor } from "../types.js";
+import {
+  MR,
+  f32At,
+  f64At,
+  gemm,
+  gemmArena,
+  gemmEnabled,
+  isConstant,
+  packA,
+  packB,
+  packedABytes,
+  packedBBytes,
+  packedConstant,
+  scratchAlloc,
+  scratchRelease,
+  type Arena,
+} from "./wasm/gemm.js";
+import { NR } from "./wasm/gemm.js";
+
+/** Whether the WebAssembly product can take these float32 operands. */
+export function gemmFor(...ts: (RTensor | undefined)[]): Arena | undefined {
+  if (!gemmEnabled()) return undefined;
+  for (const t of ts) if (t && t.dtype !== DataType.FLOAT) return undefined;
+  return gemmArena();
+}
+
+/** A's packed address: kept for the run when `data` is a constant, else in this call's scratch. */
+function packedA(
+  ar: Arena,
+  data: Float32Array,
+  tag: string,
+  off: number,
+  rs: number,
+  cs: number,
+  M: number,
+  K: number,
+): number {
+  const bytes = packedABytes(M, K);
+  const fill = (at: number) => packA(ar, at, data, off, rs, cs, M, K);
+  if (isConstant(data))
+    return packedConstant(ar, data, `A${tag}:${off}:${rs}:${cs}:${M}:${K}`, bytes, fill);
+  const at = scratchAlloc(ar, bytes, "packed operand");
+  fill(at);
+  return at;
+}
+
+function packedB(
+  ar: Arena,
+  data: Float32Array,
+  off: number,
+  rs: number,
+  cs: number,
+  K: number,
+  N: number,
+): number {
+  const bytes = packedBBytes(K, N);
+  const fill = (at: number) => packB(ar, at, data, off, rs, cs, K, N);
+  if (isConstant(data))
+    return packedConstant(ar, data, `B:${off}:${rs}:${cs}:${K}:${N}`, bytes, fill);
+  const at = scratchAlloc(ar, bytes, "packed operand");
+  fill(at);
+  return at;
+}
+
+function zeroBias(ar: Arena, M: number): number {
+  const n = Math.ceil(M / MR) * MR;
+  const at = scratchAlloc(ar, n * 8, "bias");
+  f64At(ar, at, n).fill(0);
+  return at;
+}
+
+export interface ConvGeometry {
+  n: number;
+  c: number;
+  m: number;
+  group: number;
+  /** Input spatial size (product), output positions, kernel positions. */
+  inSize: number;
+  nOut: number;
+  nK: number;
+  /** For each (output position, kernel position): the input offset read, -1 in padding. */
+  table: Int32Array;
+}
+
+/**
+ * Conv as one product per (image, group): packed weights (mg × cg·nK) times the packed columns
+ * (cg·nK × output positions), from the bias (or 0).
+ */
+export function convGemm(
+  ar: Arena,
+  x: RTensor,
+  w: RTensor,
+  b: RTensor | undefined,
+  g: ConvGeometry,
+  outShape: number[],
+): RTensor {
+  const { n, c, m, group, inSize, nOut, nK, table } = g;
+  const xv = x.data as Float32Array;
+  const wv = w.data as Float32Array;
+  const cg = c / group;
+  const mg = m / group;
+  const K = cg * nK;
+  const out = allocStorage(DataType.FLOAT, n * m * nOut) as Float32Array;
+  try {
+    for (let gi = 0; gi < group; gi++) {
+      const a = packedA(ar, wv, "", gi * mg * K, K, 1, mg, K);
+      const bias = zeroBias(ar, mg);
+      if (b) f64At(ar, bias, mg).set((b.data as Float32Array).subarray(gi * mg, (gi + 1) * mg));
+      const cols = scratchAlloc(ar, packedBBytes(K, nOut), "convolution columns");
+      const res = scratchAlloc(ar, mg * nOut * 4, "convolution result");
+      for (let bi = 0; bi < n; bi++) {
+        im2col(
+          f64At(ar, cols, packedBBytes(K, nOut) / 8),
+          xv,
+          (bi * c + gi * cg) * inSize,
+          inSize,
+          cg,
+          nK,
+          nOut,
+          table,
+        );
+        gemm(ar, a, cols, res, bias, mg, nOut, K);
+        out.set(f32At(ar, res, mg * nOut), (bi * m + gi * mg) * nOut);
+      }
+      scratchRelease(ar);
+    }
+  } finally {
+    scratchRelease(ar);
+  }
+  return { dtype: DataType.FLOAT, shape: outShape, data: out };
+}
+
+/** The columns of a convolution in panels of NR output positions: row t = ic·nK + q. */
+function im2col(
+  dst: Float64Array,
+  xv: Float32Array,
+  x0: number,
+  inSize: number,
+  cg: number,
+  nK: number,
+  nOut: number,
+  table: Int32Array,
+): void {
+  let d = 0;
+  for (let j0 = 0; j0 < nOut; j0 += NR) {
+    const cols = Math.min(NR, nOut - j0);
+    for (let ic = 0; ic < cg; ic++) {
+      const xb = x0 + ic * inSize;
+      for (let q = 0; q < nK; q++) {
+        for (let cc = 0; cc < cols; cc++) {
+          const off = table[(j0 + cc) * nK + q]!;
+          dst[d + cc] = off >= 0 ? xv[xb + off]! : 0;
+        }
+        for (let cc = cols; cc < NR; cc++) dst[d + cc] = 0;
+        d += NR;
+      }
+    }
+  }
+}
+
+/**
+ * One matrix product of a batched MatMul or a Gemm: C (M × N) = A · B from 0, A's element (i, t)
+ * at a[aOff + i*ars + t*acs], B's (t, j) at b[bOff + t*brs + j*bcs]. float32 results go to
+ * `out32` at `at` (rounded once); float64 results (out64) are returned unrounded.
+ */
+export function product(
+  ar: Arena,
+  a: Float32Array,
+  aOff: number,
+  ars: number,
+  acs: number,
+  b: Float32Array,
+  bOff: number,
+  brs: number,
+  bcs: number,
+  M: number,
+  N: number,
+  K: number,
+  out32?: { data: Float32Array; at: number },
+): Float64Array | undefined {
+  try {
+    // Constants first: their packed forms go below the scratch.
+    const pb0 = isConstant(b) ? packedB(ar, b, bOff, brs, bcs, K, N) : -1;
+    const pa = packedA(ar, a, "", aOff, ars, acs, M, K);
+    const pb = pb0 >= 0 ? pb0 : packedB(ar, b, bOff, brs, bcs, K, N);
+    const bias = zeroBias(ar, M);
+    const res = scratchAlloc(ar, M * N * (out32 ? 4 : 8), "product result");
+    gemm(ar, pa, pb, res, bias, M, N, K, !out32);
+    if (out32) {
+      out32.data.set(f32At(ar, res, M * N), out32.at);
+      return undefined;
+    }
+    return f64At(ar, res, M * N).slice();
+  } finally {
+    scratchRelease(ar);
+  }
+}
