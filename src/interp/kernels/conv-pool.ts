@@ -8,7 +8,8 @@ import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { intAttr, stringAttr } from "./attrs.js";
-import { convGemm, gemmFor } from "./gemm-ops.js";
+import { convDepthwise, convGemm, gemmFor } from "./gemm-ops.js";
+import { gemmEnabled } from "./wasm/gemm.js";
 import {
   alloc,
   checkedCount,
@@ -124,6 +125,19 @@ const Conv: Kernel = (ctx, inputs) => {
     fail(ctx, `weights expect ${cg * group} input channels, the input has ${c}`);
   if (m % group !== 0) fail(ctx, `output channels ${m} are not divisible by group ${group}`);
   const w = windowGeometry(ctx, inSpatial, kernel);
+  if (
+    cg === 1 &&
+    group === c &&
+    inSpatial.length === 2 &&
+    gemmEnabled() &&
+    x.dtype === DataType.FLOAT &&
+    wT.dtype === DataType.FLOAT &&
+    (!bT || bT.dtype === DataType.FLOAT)
+  ) {
+    const outShape = [n, m, ...w.outSpatial];
+    checkedCount(ctx, outShape);
+    return [convDepthwise(x, wT, bT, { n, c, m, inSpatial, ...w }, outShape)];
+  }
   const table = windowTable(inSpatial, w);
   const nOut = prod(w.outSpatial);
   const nK = prod(kernel);

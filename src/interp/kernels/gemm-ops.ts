@@ -4,7 +4,7 @@
 // order of the outputs computed differs. Constant weights are packed once per run.
 
 import { DataType } from "../../ir/types.js";
-import { allocStorage } from "../tensor.js";
+import { allocStorage, scratch } from "../tensor.js";
 import type { RTensor } from "../types.js";
 import {
   MR,
@@ -202,4 +202,72 @@ export function product(
   } finally {
     scratchRelease(ar);
   }
+}
+
+export interface DepthwiseGeometry {
+  n: number;
+  c: number;
+  m: number;
+  inSpatial: number[];
+  outSpatial: number[];
+  kernel: number[];
+  strides: number[];
+  dilations: number[];
+  padBegin: number[];
+}
+
+/**
+ * A 2-D convolution with one input channel per group (depthwise): each output is the bias (or 0)
+ * plus its window's products in kernel order, as in the general loop, over a zero-padded copy
+ * of the input plane (a padded tap adds 0 × w, as there).
+ */
+export function convDepthwise(
+  x: RTensor,
+  w: RTensor,
+  b: RTensor | undefined,
+  g: DepthwiseGeometry,
+  outShape: number[],
+): RTensor {
+  const { n, c, m } = g;
+  const [H, W] = g.inSpatial as [number, number];
+  const [OH, OW] = g.outSpatial as [number, number];
+  const [KH, KW] = g.kernel as [number, number];
+  const [sh, sw] = g.strides as [number, number];
+  const [dh, dw] = g.dilations as [number, number];
+  const [ph, pw] = g.padBegin as [number, number];
+  const PH = Math.max(H + ph, (OH - 1) * sh + (KH - 1) * dh + 1);
+  const PW = Math.max(W + pw, (OW - 1) * sw + (KW - 1) * dw + 1);
+  const xv = x.data as Float32Array;
+  const wv = w.data as Float32Array;
+  const bv = b?.data as Float32Array | undefined;
+  const mg = m / c;
+  const nK = KH * KW;
+  const plane = scratch(Float64Array, PH * PW);
+  const wk = new Float64Array(nK);
+  const offs = new Int32Array(nK);
+  for (let i = 0; i < KH; i++) for (let j = 0; j < KW; j++) offs[i * KW + j] = i * dh * PW + j * dw;
+  const out = allocStorage(DataType.FLOAT, n * m * OH * OW) as Float32Array;
+  for (let bi = 0; bi < n; bi++)
+    for (let ch = 0; ch < c; ch++) {
+      plane.fill(0);
+      const x0 = (bi * c + ch) * H * W;
+      for (let r = 0; r < H; r++) {
+        const d = (r + ph) * PW + pw;
+        for (let q = 0; q < W; q++) plane[d + q] = xv[x0 + r * W + q]!;
+      }
+      for (let k = 0; k < mg; k++) {
+        const oc = ch * mg + k;
+        for (let q = 0; q < nK; q++) wk[q] = wv[oc * nK + q]!;
+        const s0 = bv ? bv[oc]! : 0;
+        let o = (bi * m + oc) * OH * OW;
+        for (let oh = 0; oh < OH; oh++)
+          for (let ow = 0; ow < OW; ow++) {
+            const base = oh * sh * PW + ow * sw;
+            let s = s0;
+            for (let q = 0; q < nK; q++) s += plane[base + offs[q]!]! * wk[q]!;
+            out[o++] = s;
+          }
+      }
+    }
+  return { dtype: DataType.FLOAT, shape: outShape, data: out };
 }
