@@ -138,7 +138,6 @@ const Conv: Kernel = (ctx, inputs) => {
     checkedCount(ctx, outShape);
     return [convDepthwise(x, wT, bT, { n, c, m, inSpatial, ...w }, outShape)];
   }
-  const table = windowTable(inSpatial, w);
   const nOut = prod(w.outSpatial);
   const nK = prod(kernel);
   const inSize = prod(inSpatial);
@@ -146,7 +145,15 @@ const Conv: Kernel = (ctx, inputs) => {
   checkedCount(ctx, outShape);
   const mg = m / group;
   const ar = mg >= 2 ? gemmFor(x, wT, bT) : undefined;
-  if (ar) return [convGemm(ar, x, wT, bT, { n, c, m, group, inSize, nOut, nK, table }, outShape)];
+  if (ar) {
+    const table = () => windowTable(inSpatial, w);
+    const win2d =
+      inSpatial.length === 2
+        ? [...inSpatial, ...kernel, ...w.strides, ...w.dilations, ...w.padBegin, w.outSpatial[1]!]
+        : undefined;
+    return [convGemm(ar, x, wT, bT, { n, c, m, group, inSize, nOut, nK, table, win2d }, outShape)];
+  }
+  const table = windowTable(inSpatial, w);
   const xv = toFloat64(x);
   const wv = toFloat64(wT);
   const bv = bT ? toFloat64(bT) : undefined;

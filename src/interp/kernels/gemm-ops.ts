@@ -21,6 +21,7 @@ import {
   packedConstant,
   scratchAlloc,
   scratchRelease,
+  stage,
   type Arena,
 } from "./wasm/gemm.js";
 import { NR } from "./wasm/gemm.js";
@@ -87,7 +88,9 @@ export interface ConvGeometry {
   nOut: number;
   nK: number;
   /** For each (output position, kernel position): the input offset read, -1 in padding. */
-  table: Int32Array;
+  table: () => Int32Array;
+  /** 2-D windows: [H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW] (im2col in WebAssembly). */
+  win2d?: number[];
 }
 
 /**
@@ -117,16 +120,13 @@ export function convGemm(
       const cols = scratchAlloc(ar, packedBBytes(K, nOut), "convolution columns");
       const res = scratchAlloc(ar, mg * nOut * 4, "convolution result");
       for (let bi = 0; bi < n; bi++) {
-        im2col(
-          f64At(ar, cols, packedBBytes(K, nOut) / 8),
-          xv,
-          (bi * c + gi * cg) * inSize,
-          inSize,
-          cg,
-          nK,
-          nOut,
-          table,
-        );
+        const x0 = (bi * c + gi * cg) * inSize;
+        if (g.win2d) {
+          const tmp = stage(ar, xv, x0, cg * inSize);
+          ar.ex.im2col!(tmp, cg, ...g.win2d, nOut, cols);
+          ar.top = tmp;
+        } else
+          im2col(f64At(ar, cols, packedBBytes(K, nOut) / 8), xv, x0, inSize, cg, nK, nOut, table());
         gemm(ar, a, cols, res, bias, mg, nOut, K);
         out.set(f32At(ar, res, mg * nOut), (bi * m + gi * mg) * nOut);
       }

@@ -80,6 +80,94 @@ function tile() {
 // gemm(a, b, c, bias, M, N, K, jb0, jb1, out64): the tiles of column panels jb0 ≤ jb < jb1, all
 // row blocks. c: the output, row-major with N columns, float32 (rounded once) or, with out64,
 // float64 (unrounded); bias: M (rounded up to MR) float64.
+// Packing, float32 → float64: pack_a(src, rs, cs, M, K, dst) writes A (element (i, t) at
+// src + 4(i·rs + t·cs)) as row blocks of MR (rows past M are 0); pack_b(src, rs, cs, K, N, dst) B
+// (element (t, j) at src + 4(t·rs + j·cs)) as column panels of NR.
+function packFn(name, R, outer, inner) {
+  // outer: the blocked index (i or j, bound $n1); inner: t (bound $n2); lane r of a step reads
+  // src + 4((o0 + r)·$s1 + t·$s2).
+  return `
+  (func (export "${name}") (param $src i32) (param $s1 i32) (param $s2 i32) (param $n1 i32) (param $n2 i32) (param $dst i32)
+    (local $o0 i32) (local $t i32) (local $r i32) (local $p i32)
+    (local.set $s1 (i32.shl (local.get $s1) (i32.const 2)))
+    (local.set $s2 (i32.shl (local.get $s2) (i32.const 2)))
+    (block $od (loop $ol
+      (br_if $od (i32.ge_u (local.get $o0) (local.get $n1)))
+      (local.set $t (i32.const 0))
+      (block $td (loop $tl
+        (br_if $td (i32.ge_u (local.get $t) (local.get $n2)))
+        (local.set $p (i32.add (local.get $src) (i32.add (i32.mul (local.get $o0) (local.get $s1)) (i32.mul (local.get $t) (local.get $s2)))))
+        (local.set $r (i32.const 0))
+        (block $rd (loop $rl
+          (br_if $rd (i32.ge_u (local.get $r) (i32.const ${R})))
+          (f64.store (local.get $dst)
+            (if (result f64) (i32.lt_u (i32.add (local.get $o0) (local.get $r)) (local.get $n1))
+              (then (f64.promote_f32 (f32.load (local.get $p))))
+              (else (f64.const 0))))
+          (local.set $p (i32.add (local.get $p) (local.get $s1)))
+          (local.set $dst (i32.add (local.get $dst) (i32.const 8)))
+          (local.set $r (i32.add (local.get $r) (i32.const 1)))
+          (br $rl)))
+        (local.set $t (i32.add (local.get $t) (i32.const 1)))
+        (br $tl)))
+      (local.set $o0 (i32.add (local.get $o0) (i32.const ${R})))
+      (br $ol))))`;
+}
+
+// im2col(x, C, H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW, N, dst): a 2-D convolution's columns as
+// panels of NR output positions, row t = (ic·KH + kh)·KW + kw, 0 where a tap is in the padding.
+const im2col = `
+  (func (export "im2col") (param $x i32) (param $C i32) (param $H i32) (param $W i32) (param $KH i32) (param $KW i32)
+    (param $sh i32) (param $sw i32) (param $dh i32) (param $dw i32) (param $ph i32) (param $pw i32) (param $OW i32) (param $N i32) (param $dst i32)
+    (local $j0 i32) (local $c i32) (local $ic i32) (local $kh i32) (local $kw i32) (local $j i32)
+    (local $ih i32) (local $iw i32) (local $plane i32) (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32) (local $q0 i32) (local $q1 i32) (local $q2 i32) (local $q3 i32)
+    (local $hw i32)
+    (local.set $hw (i32.mul (local.get $H) (local.get $W)))
+    (block $jd (loop $jl
+      (br_if $jd (i32.ge_u (local.get $j0) (local.get $N)))
+      ${range(NR)
+        .map(
+          (c) => `(local.set $j (i32.add (local.get $j0) (i32.const ${c})))
+      (if (i32.lt_u (local.get $j) (local.get $N))
+        (then
+          (local.set $r${c} (i32.sub (i32.mul (i32.div_u (local.get $j) (local.get $OW)) (local.get $sh)) (local.get $ph)))
+          (local.set $q${c} (i32.sub (i32.mul (i32.rem_u (local.get $j) (local.get $OW)) (local.get $sw)) (local.get $pw))))
+        (else (local.set $r${c} (i32.const -1000000000)) (local.set $q${c} (i32.const -1000000000))))`,
+        )
+        .join("\n      ")}
+      (local.set $plane (local.get $x))
+      (local.set $ic (i32.const 0))
+      (block $cd (loop $cl
+        (br_if $cd (i32.ge_u (local.get $ic) (local.get $C)))
+        (local.set $kh (i32.const 0))
+        (block $hd (loop $hl
+          (br_if $hd (i32.ge_u (local.get $kh) (local.get $KH)))
+          (local.set $kw (i32.const 0))
+          (block $wd (loop $wl
+            (br_if $wd (i32.ge_u (local.get $kw) (local.get $KW)))
+            ${range(NR)
+              .map(
+                (
+                  c,
+                ) => `(local.set $ih (i32.add (local.get $r${c}) (i32.mul (local.get $kh) (local.get $dh))))
+            (local.set $iw (i32.add (local.get $q${c}) (i32.mul (local.get $kw) (local.get $dw))))
+            (f64.store offset=${8 * c} (local.get $dst)
+              (if (result f64) (i32.and (i32.lt_u (local.get $ih) (local.get $H)) (i32.lt_u (local.get $iw) (local.get $W)))
+                (then (f64.promote_f32 (f32.load (i32.add (local.get $plane) (i32.shl (i32.add (i32.mul (local.get $ih) (local.get $W)) (local.get $iw)) (i32.const 2))))))
+                (else (f64.const 0))))`,
+              )
+              .join("\n            ")}
+            (local.set $dst (i32.add (local.get $dst) (i32.const ${8 * NR})))
+            (local.set $kw (i32.add (local.get $kw) (i32.const 1)))
+            (br $wl)))
+          (local.set $kh (i32.add (local.get $kh) (i32.const 1)))
+          (br $hl)))
+        (local.set $plane (i32.add (local.get $plane) (i32.shl (local.get $hw) (i32.const 2))))
+        (local.set $ic (i32.add (local.get $ic) (i32.const 1)))
+        (br $cl)))
+      (local.set $j0 (i32.add (local.get $j0) (i32.const ${NR})))
+      (br $jl))))`;
+
 export function gemmWat(memory) {
   const t = tile();
   const accLocals = range(MR)
@@ -127,6 +215,9 @@ export function gemmWat(memory) {
         (local.set $ib (i32.add (local.get $ib) (i32.const 1)))
         (br $il)))
       (local.set $jb (i32.add (local.get $jb) (i32.const 1)))
-      (br $jl)))))
+      (br $jl))))
+${packFn("pack_a", MR)}
+${packFn("pack_b", NR)}
+${im2col})
 `;
 }

@@ -75,10 +75,10 @@ function wanted(): number {
 }
 
 function helpers(ar: Arena): Helpers | undefined {
-  if (helpersState !== undefined) return helpersState ?? undefined;
-  helpersState = null;
   const n = wanted() - 1;
   if (n < 1 || !ar.shared) return undefined;
+  if (helpersState !== undefined) return helpersState ?? undefined;
+  helpersState = null;
   try {
     const proc = (globalThis as { process?: NodeJS.Process }).process;
     const wt = proc?.getBuiltinModule?.("node:worker_threads") as

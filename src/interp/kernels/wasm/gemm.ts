@@ -41,6 +41,8 @@ export interface Arena {
   /** The compiled module (helper threads instantiate it over the same memory). */
   module: object;
   gemm: GemmFn;
+  /** pack_a / pack_b (src, s1, s2, n1, n2, dst) and im2col of gemm.wat. */
+  ex: Record<string, (...args: number[]) => void>;
   /** End of the packed constants; scratch starts here. */
   pinnedTop: number;
   /** End of the scratch in use. */
@@ -76,6 +78,7 @@ function makeArena(shared: boolean): Arena | undefined {
       shared,
       module,
       gemm: ex.gemm as GemmFn,
+      ex: ex as Arena["ex"],
       pinnedTop: BASE,
       top: BASE,
       run: undefined,
@@ -168,6 +171,13 @@ export const f32At = (ar: Arena, at: number, n: number) =>
 export const packedABytes = (M: number, K: number) => Math.ceil(M / MR) * MR * K * 8;
 export const packedBBytes = (K: number, N: number) => Math.ceil(N / NR) * NR * K * 8;
 
+/** Copies src[off, off + n) into scratch; returns its address (release with `ar.top = at`). */
+export function stage(ar: Arena, src: Float32Array, off: number, n: number): number {
+  const at = scratchAlloc(ar, n * 4, "a copy of an operand");
+  f32At(ar, at, n).set(src.subarray(off, off + n));
+  return at;
+}
+
 /**
  * Packs A (M × K, element (i, t) at src[off + i*rs + t*cs]) into row blocks at `at`: block ib is
  * K steps of MR float64 (rows past M are 0).
@@ -175,48 +185,32 @@ export const packedBBytes = (K: number, N: number) => Math.ceil(N / NR) * NR * K
 export function packA(
   ar: Arena,
   at: number,
-  src: ArrayLike<number>,
+  src: Float32Array,
   off: number,
   rs: number,
   cs: number,
   M: number,
   K: number,
 ): void {
-  const dst = f64At(ar, at, packedABytes(M, K) / 8);
-  let d = 0;
-  for (let i0 = 0; i0 < M; i0 += MR) {
-    const rows = Math.min(MR, M - i0);
-    for (let t = 0; t < K; t++) {
-      const p = off + i0 * rs + t * cs;
-      for (let r = 0; r < rows; r++) dst[d + r] = src[p + r * rs]!;
-      for (let r = rows; r < MR; r++) dst[d + r] = 0;
-      d += MR;
-    }
-  }
+  const tmp = stage(ar, src, off, (M - 1) * rs + (K - 1) * cs + 1);
+  ar.ex.pack_a!(tmp, rs, cs, M, K, at);
+  ar.top = tmp;
 }
 
 /** Packs B (K × N, element (t, j) at src[off + t*rs + j*cs]) into column panels of NR. */
 export function packB(
   ar: Arena,
   at: number,
-  src: ArrayLike<number>,
+  src: Float32Array,
   off: number,
   rs: number,
   cs: number,
   K: number,
   N: number,
 ): void {
-  const dst = f64At(ar, at, packedBBytes(K, N) / 8);
-  let d = 0;
-  for (let j0 = 0; j0 < N; j0 += NR) {
-    const cols = Math.min(NR, N - j0);
-    for (let t = 0; t < K; t++) {
-      const p = off + t * rs + j0 * cs;
-      for (let c = 0; c < cols; c++) dst[d + c] = src[p + c * cs]!;
-      for (let c = cols; c < NR; c++) dst[d + c] = 0;
-      d += NR;
-    }
-  }
+  const tmp = stage(ar, src, off, (K - 1) * rs + (N - 1) * cs + 1);
+  ar.ex.pack_b!(tmp, cs, rs, N, K, at);
+  ar.top = tmp;
 }
 
 /**
