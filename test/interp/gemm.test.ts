@@ -87,6 +87,15 @@ describe("the WebAssembly matrix product", () => {
       expectSame({ op: "Conv", inputs, attrs });
     });
 
+  it("MaxPool 2-D: identical to the general loop (padding, dilation, ceil mode, NaN)", () => {
+    for (const attrs of [
+      { kernel_shape: [3, 3], strides: [2, 2], pads: [1, 1, 1, 1] },
+      { kernel_shape: [2, 3], dilations: [2, 1], pads: [0, 1, 2, 0], ceil_mode: 1 },
+      { kernel_shape: [5, 5], auto_pad: "SAME_UPPER", strides: [3, 2] },
+    ])
+      expectSame({ op: "MaxPool", inputs: [rand([2, 3, 11, 9], 15, true)], attrs });
+  });
+
   it("MatMul: batched, broadcast and 1-D operands", () => {
     for (const [a, b] of [
       [

@@ -10,6 +10,7 @@ import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { intAttr, stringAttr } from "./attrs.js";
 import { convDepthwise, convGemm, gemmFor } from "./gemm-ops.js";
 import { gemmEnabled } from "./wasm/gemm.js";
+import { maxPool2d } from "./pool2d.js";
 import {
   alloc,
   checkedCount,
@@ -192,6 +193,18 @@ function pool(kind: "max" | "avg"): Kernel {
       kernel,
       intAttr(ctx, "ceil_mode", { without: 0 }) !== 0,
     );
+    const wantIndices = kind === "max" && ctx.node.outputs.length > 1 && ctx.node.outputs[1] !== "";
+    if (
+      kind === "max" &&
+      !wantIndices &&
+      inSpatial.length === 2 &&
+      x.dtype === DataType.FLOAT &&
+      gemmEnabled()
+    ) {
+      const outShape = [x.shape[0]!, x.shape[1]!, ...w.outSpatial];
+      checkedCount(ctx, outShape);
+      return [maxPool2d(x, { inSpatial, ...w }, outShape)];
+    }
     const table = windowTable(inSpatial, w);
     const includePad = intAttr(ctx, "count_include_pad", { without: 0 }) !== 0;
     const nOut = prod(w.outSpatial);
@@ -202,7 +215,6 @@ function pool(kind: "max" | "avg"): Kernel {
     checkedCount(ctx, outShape);
     const xv = toFloat64(x);
     const out = scratch(Float64Array, prod(outShape));
-    const wantIndices = kind === "max" && ctx.node.outputs.length > 1 && ctx.node.outputs[1] !== "";
     const columnMajor = intAttr(ctx, "storage_order", { without: 0 }) !== 0;
     const inStr = strides(inSpatial);
     const indices = wantIndices ? scratch(BigInt64Array, out.length) : undefined;
