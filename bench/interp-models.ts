@@ -57,9 +57,15 @@ for (const m of models) {
   mkdirSync(ortDir, { recursive: true });
   const ours: number[] = [];
   const ort: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    ort.push(time([here("interp-ort.mjs"), model, ortDir, input]));
-    ours.push(time([cli, "run", model, input, "--output-dir", oursDir]));
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      ort.push(time([here("interp-ort.mjs"), model, ortDir, input]));
+      ours.push(time([cli, "run", model, input, "--output-dir", oursDir]));
+    }
+  } catch (e) {
+    console.log(`${m.padEnd(16)} ${(e as Error).message.split("\n")[0]}`);
+    process.exitCode = 1;
+    continue;
   }
   const a = decodeTensorProto(readFileSync(join(oursDir, "output_0.pb"))).tensor
     .data as Float32Array;

@@ -152,7 +152,7 @@ function ocrDet(dir: string): void {
     const w = g.weight([16, cout, 2, 2], 0.4);
     x = g.op(act, [g.op("ConvTranspose", [x, w, g.weight([cout], 0.1)], { strides: [2, 2] })]);
   }
-  g.save("ocr_det", dir, [1, 3, 640, 640], x, 13);
+  g.save("ocr_det", dir, [1, 3, 640, 640], x, 17);
 }
 
 export function generateNet(name: string, dir: string): void {
