@@ -4,7 +4,7 @@
 // order of the outputs computed differs. Constant weights are packed once per run.
 
 import { DataType } from "../../ir/types.js";
-import { allocStorage, scratch } from "../tensor.js";
+import { allocStorage } from "../tensor.js";
 import type { RTensor } from "../types.js";
 import {
   MR,
@@ -218,8 +218,9 @@ export interface DepthwiseGeometry {
 
 /**
  * A 2-D convolution with one input channel per group (depthwise): each output is the bias (or 0)
- * plus its window's products in kernel order, as in the general loop, over a zero-padded copy
- * of the input plane (a padded tap adds 0 × w, as there).
+ * plus its window's products in kernel order, as in the general loop, over a zero-padded float64
+ * copy of the input plane (a padded tap adds 0 × w, as there); gemm.wat's dw2d computes two
+ * outputs at a time.
  */
 export function convDepthwise(
   x: RTensor,
@@ -242,32 +243,36 @@ export function convDepthwise(
   const bv = b?.data as Float32Array | undefined;
   const mg = m / c;
   const nK = KH * KW;
-  const plane = scratch(Float64Array, PH * PW);
-  const wk = new Float64Array(nK);
-  const offs = new Int32Array(nK);
-  for (let i = 0; i < KH; i++) for (let j = 0; j < KW; j++) offs[i * KW + j] = i * dh * PW + j * dw;
   const out = allocStorage(DataType.FLOAT, n * m * OH * OW) as Float32Array;
-  for (let bi = 0; bi < n; bi++)
-    for (let ch = 0; ch < c; ch++) {
-      plane.fill(0);
-      const x0 = (bi * c + ch) * H * W;
-      for (let r = 0; r < H; r++) {
-        const d = (r + ph) * PW + pw;
-        for (let q = 0; q < W; q++) plane[d + q] = xv[x0 + r * W + q]!;
+  const ar = gemmArena()!;
+  try {
+    const planeAt = scratchAlloc(ar, PH * PW * 8, "a padded plane");
+    const wAt = scratchAlloc(ar, nK * 8, "weights");
+    const offAt = scratchAlloc(ar, nK * 4, "offsets");
+    const outAt = scratchAlloc(ar, OH * OW * 4, "a result plane");
+    const offs = new Int32Array(ar.memory.buffer, offAt, nK);
+    for (let i = 0; i < KH; i++)
+      for (let j = 0; j < KW; j++) offs[i * KW + j] = i * dh * PW + j * dw;
+    const plane = f64At(ar, planeAt, PH * PW);
+    const wk = f64At(ar, wAt, nK);
+    const res = f32At(ar, outAt, OH * OW);
+    for (let bi = 0; bi < n; bi++)
+      for (let ch = 0; ch < c; ch++) {
+        plane.fill(0);
+        const x0 = (bi * c + ch) * H * W;
+        for (let r = 0; r < H; r++) {
+          const d = (r + ph) * PW + pw;
+          for (let q = 0; q < W; q++) plane[d + q] = xv[x0 + r * W + q]!;
+        }
+        for (let k = 0; k < mg; k++) {
+          const oc = ch * mg + k;
+          for (let q = 0; q < nK; q++) wk[q] = wv[oc * nK + q]!;
+          ar.ex.dw2d!(planeAt, PW, wAt, offAt, nK, OH, OW, sh, sw, bv ? bv[oc]! : 0, outAt);
+          out.set(res, (bi * m + oc) * OH * OW);
+        }
       }
-      for (let k = 0; k < mg; k++) {
-        const oc = ch * mg + k;
-        for (let q = 0; q < nK; q++) wk[q] = wv[oc * nK + q]!;
-        const s0 = bv ? bv[oc]! : 0;
-        let o = (bi * m + oc) * OH * OW;
-        for (let oh = 0; oh < OH; oh++)
-          for (let ow = 0; ow < OW; ow++) {
-            const base = oh * sh * PW + ow * sw;
-            let s = s0;
-            for (let q = 0; q < nK; q++) s += plane[base + offs[q]!]! * wk[q]!;
-            out[o++] = s;
-          }
-      }
-    }
+  } finally {
+    scratchRelease(ar);
+  }
   return { dtype: DataType.FLOAT, shape: outShape, data: out };
 }

@@ -168,6 +168,52 @@ const im2col = `
       (local.set $j0 (i32.add (local.get $j0) (i32.const ${NR})))
       (br $jl))))`;
 
+// dw2d(plane, PW, wq, offs, nK, OH, OW, sh, sw, bias, out): one channel of a depthwise 2-D
+// convolution over a zero-padded float64 plane PW wide; output (oh, ow) = bias + Σ_q
+// plane[oh·sh·PW + ow·sw + offs[q]] · wq[q] in order of q, two outputs (f64x2 lanes) at a time,
+// rounded once to float32 into out.
+const dw2d = `
+  (func (export "dw2d") (param $plane i32) (param $PW i32) (param $wq i32) (param $offs i32) (param $nK i32)
+    (param $OH i32) (param $OW i32) (param $sh i32) (param $sw i32) (param $bias f64) (param $out i32)
+    (local $oh i32) (local $ow i32) (local $b0 i32) (local $b1 i32) (local $q i32) (local $o i32) (local $acc v128) (local $s f64)
+    (local.set $sw (i32.shl (local.get $sw) (i32.const 3)))
+    (block $hd (loop $hl
+      (br_if $hd (i32.ge_u (local.get $oh) (local.get $OH)))
+      (local.set $b0 (i32.add (local.get $plane) (i32.shl (i32.mul (i32.mul (local.get $oh) (local.get $sh)) (local.get $PW)) (i32.const 3))))
+      (local.set $ow (i32.const 0))
+      (block $wd (loop $wl
+        (br_if $wd (i32.gt_u (i32.add (local.get $ow) (i32.const 2)) (local.get $OW)))
+        (local.set $b1 (i32.add (local.get $b0) (local.get $sw)))
+        (local.set $acc (f64x2.splat (local.get $bias)))
+        (local.set $q (i32.const 0))
+        (block $qd (loop $ql
+          (br_if $qd (i32.ge_u (local.get $q) (local.get $nK)))
+          (local.set $o (i32.shl (i32.load (i32.add (local.get $offs) (i32.shl (local.get $q) (i32.const 2)))) (i32.const 3)))
+          (local.set $acc (f64x2.add (local.get $acc) (f64x2.mul
+            (v128.load64_lane 1 (i32.add (local.get $b1) (local.get $o)) (v128.load64_zero (i32.add (local.get $b0) (local.get $o))))
+            (v128.load64_splat (i32.add (local.get $wq) (i32.shl (local.get $q) (i32.const 3)))))))
+          (local.set $q (i32.add (local.get $q) (i32.const 1)))
+          (br $ql)))
+        (f32.store (local.get $out) (f32.demote_f64 (f64x2.extract_lane 0 (local.get $acc))))
+        (f32.store offset=4 (local.get $out) (f32.demote_f64 (f64x2.extract_lane 1 (local.get $acc))))
+        (local.set $out (i32.add (local.get $out) (i32.const 8)))
+        (local.set $b0 (i32.add (local.get $b1) (local.get $sw)))
+        (local.set $ow (i32.add (local.get $ow) (i32.const 2)))
+        (br $wl)))
+      (if (i32.lt_u (local.get $ow) (local.get $OW)) (then
+        (local.set $s (local.get $bias))
+        (local.set $q (i32.const 0))
+        (block $sd (loop $sl
+          (br_if $sd (i32.ge_u (local.get $q) (local.get $nK)))
+          (local.set $o (i32.shl (i32.load (i32.add (local.get $offs) (i32.shl (local.get $q) (i32.const 2)))) (i32.const 3)))
+          (local.set $s (f64.add (local.get $s) (f64.mul (f64.load (i32.add (local.get $b0) (local.get $o))) (f64.load (i32.add (local.get $wq) (i32.shl (local.get $q) (i32.const 3)))))))
+          (local.set $q (i32.add (local.get $q) (i32.const 1)))
+          (br $sl)))
+        (f32.store (local.get $out) (f32.demote_f64 (local.get $s)))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))))
+      (local.set $oh (i32.add (local.get $oh) (i32.const 1)))
+      (br $hl))))`;
+
 export function gemmWat(memory) {
   const t = tile();
   const accLocals = range(MR)
@@ -218,6 +264,7 @@ export function gemmWat(memory) {
       (br $jl))))
 ${packFn("pack_a", MR)}
 ${packFn("pack_b", NR)}
-${im2col})
+${im2col}
+${dw2d})
 `;
 }
