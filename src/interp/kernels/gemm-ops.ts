@@ -5,6 +5,7 @@
 
 import { DataType } from "../../ir/types.js";
 import { allocStorage } from "../tensor.js";
+import { flat2d, type Window2d } from "./pool2d.js";
 import type { RTensor } from "../types.js";
 import {
   MR,
@@ -14,8 +15,7 @@ import {
   gemmArena,
   gemmEnabled,
   isConstant,
-  packA,
-  packB,
+  pack,
   packedABytes,
   packedBBytes,
   packedConstant,
@@ -33,39 +33,24 @@ export function gemmFor(...ts: (RTensor | undefined)[]): Arena | undefined {
   return gemmArena();
 }
 
-/** A's packed address: kept for the run when `data` is a constant, else in this call's scratch. */
-function packedA(
+/**
+ * An operand's packed address (pack in wasm/gemm.ts): kept for the run when `data` is a
+ * constant, else in this call's scratch.
+ */
+function packed(
   ar: Arena,
-  data: Float32Array,
-  tag: string,
-  off: number,
-  rs: number,
-  cs: number,
-  M: number,
-  K: number,
-): number {
-  const bytes = packedABytes(M, K);
-  const fill = (at: number) => packA(ar, at, data, off, rs, cs, M, K);
-  if (isConstant(data))
-    return packedConstant(ar, data, `A${tag}:${off}:${rs}:${cs}:${M}:${K}`, bytes, fill);
-  const at = scratchAlloc(ar, bytes, "packed operand");
-  fill(at);
-  return at;
-}
-
-function packedB(
-  ar: Arena,
+  which: "a" | "b",
   data: Float32Array,
   off: number,
   rs: number,
   cs: number,
-  K: number,
-  N: number,
+  rows: number,
+  cols: number,
 ): number {
-  const bytes = packedBBytes(K, N);
-  const fill = (at: number) => packB(ar, at, data, off, rs, cs, K, N);
+  const bytes = which === "a" ? packedABytes(rows, cols) : packedBBytes(rows, cols);
+  const fill = (at: number) => pack(ar, which, at, data, off, rs, cs, rows, cols);
   if (isConstant(data))
-    return packedConstant(ar, data, `B:${off}:${rs}:${cs}:${K}:${N}`, bytes, fill);
+    return packedConstant(ar, data, `${which}:${off}:${rs}:${cs}:${rows}:${cols}`, bytes, fill);
   const at = scratchAlloc(ar, bytes, "packed operand");
   fill(at);
   return at;
@@ -114,7 +99,7 @@ export function convGemm(
   const out = allocStorage(DataType.FLOAT, n * m * nOut) as Float32Array;
   try {
     for (let gi = 0; gi < group; gi++) {
-      const a = packedA(ar, wv, "", gi * mg * K, K, 1, mg, K);
+      const a = packed(ar, "a", wv, gi * mg * K, K, 1, mg, K);
       const bias = zeroBias(ar, mg);
       if (b) f64At(ar, bias, mg).set((b.data as Float32Array).subarray(gi * mg, (gi + 1) * mg));
       const cols = scratchAlloc(ar, packedBBytes(K, nOut), "convolution columns");
@@ -188,9 +173,9 @@ export function product(
 ): Float64Array | undefined {
   try {
     // Constants first: their packed forms go below the scratch.
-    const pb0 = isConstant(b) ? packedB(ar, b, bOff, brs, bcs, K, N) : -1;
-    const pa = packedA(ar, a, "", aOff, ars, acs, M, K);
-    const pb = pb0 >= 0 ? pb0 : packedB(ar, b, bOff, brs, bcs, K, N);
+    const pb0 = isConstant(b) ? packed(ar, "b", b, bOff, brs, bcs, K, N) : -1;
+    const pa = packed(ar, "a", a, aOff, ars, acs, M, K);
+    const pb = pb0 >= 0 ? pb0 : packed(ar, "b", b, bOff, brs, bcs, K, N);
     const bias = zeroBias(ar, M);
     const res = scratchAlloc(ar, M * N * (out32 ? 4 : 8), "product result");
     gemm(ar, pa, pb, res, bias, M, N, K, !out32);
@@ -204,16 +189,10 @@ export function product(
   }
 }
 
-export interface DepthwiseGeometry {
+export interface DepthwiseGeometry extends Window2d {
   n: number;
   c: number;
   m: number;
-  inSpatial: number[];
-  outSpatial: number[];
-  kernel: number[];
-  strides: number[];
-  dilations: number[];
-  padBegin: number[];
 }
 
 /**
@@ -230,12 +209,7 @@ export function convDepthwise(
   outShape: number[],
 ): RTensor {
   const { n, c, m } = g;
-  const [H, W] = g.inSpatial as [number, number];
-  const [OH, OW] = g.outSpatial as [number, number];
-  const [KH, KW] = g.kernel as [number, number];
-  const [sh, sw] = g.strides as [number, number];
-  const [dh, dw] = g.dilations as [number, number];
-  const [ph, pw] = g.padBegin as [number, number];
+  const [H, W, OH, OW, KH, KW, sh, sw, dh, dw, ph, pw] = flat2d(g);
   const PH = Math.max(H + ph, (OH - 1) * sh + (KH - 1) * dh + 1);
   const PW = Math.max(W + pw, (OW - 1) * sw + (KW - 1) * dw + 1);
   const xv = x.data as Float32Array;

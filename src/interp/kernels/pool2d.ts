@@ -6,7 +6,8 @@ import { DataType } from "../../ir/types.js";
 import { allocStorage } from "../tensor.js";
 import type { RTensor } from "../types.js";
 
-export interface Pool2d {
+/** The window geometry of a 2-D convolution or pooling. */
+export interface Window2d {
   inSpatial: number[];
   outSpatial: number[];
   kernel: number[];
@@ -15,13 +16,15 @@ export interface Pool2d {
   padBegin: number[];
 }
 
-export function maxPool2d(x: RTensor, w: Pool2d, outShape: number[]): RTensor {
-  const [H, W] = w.inSpatial as [number, number];
-  const [OH, OW] = w.outSpatial as [number, number];
-  const [KH, KW] = w.kernel as [number, number];
-  const [sh, sw] = w.strides as [number, number];
-  const [dh, dw] = w.dilations as [number, number];
-  const [ph, pw] = w.padBegin as [number, number];
+/** [H, W, OH, OW, KH, KW, sh, sw, dh, dw, ph, pw] of a 2-D window. */
+export function flat2d(w: Window2d): number[] {
+  return [w.inSpatial, w.outSpatial, w.kernel, w.strides, w.dilations, w.padBegin].flatMap((a) =>
+    a.slice(0, 2),
+  );
+}
+
+export function maxPool2d(x: RTensor, w: Window2d, outShape: number[]): RTensor {
+  const [H, W, OH, OW, KH, KW, sh, sw, dh, dw, ph, pw] = flat2d(w);
   const planes = x.shape[0]! * x.shape[1]!;
   const xv = x.data as Float32Array;
   const out = allocStorage(DataType.FLOAT, planes * OH * OW) as Float32Array;

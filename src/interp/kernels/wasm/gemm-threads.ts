@@ -125,16 +125,7 @@ export async function gemmHelpersReady(ar: Arena, timeoutMs = 10_000): Promise<b
 
 /** Computes panels [0, panels) of a product (args: a, b, c, bias, M, N, K, out64). */
 export function runPanels(ar: Arena, args: number[], panels: number, workPerPanel: number): void {
-  const [a, b, c, bias, M, N, K, o64] = args as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [a, b, c, bias, M, N, K, o64] = args;
   const h = panels > 1 && workPerPanel * panels >= minWork ? helpers(ar) : undefined;
   if (!h || Atomics.load(h.ctrl, READY) === 0 || h.arena !== ar) {
     ar.gemm(a, b, c, bias, M, N, K, 0, panels, o64);

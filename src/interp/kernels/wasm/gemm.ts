@@ -14,18 +14,8 @@ import { runPanels } from "./gemm-threads.js";
 export const MR = 6;
 export const NR = 4;
 
-export type GemmFn = (
-  a: number,
-  b: number,
-  c: number,
-  bias: number,
-  M: number,
-  N: number,
-  K: number,
-  jb0: number,
-  jb1: number,
-  out64: number,
-) => void;
+/** gemm(a, b, c, bias, M, N, K, jb0, jb1, out64) of gemm.wat (see gemm-template.mjs). */
+export type GemmFn = (...args: number[]) => void;
 
 interface Memory {
   readonly buffer: ArrayBuffer | SharedArrayBuffer;
@@ -179,37 +169,24 @@ export function stage(ar: Arena, src: Float32Array, off: number, n: number): num
 }
 
 /**
- * Packs A (M × K, element (i, t) at src[off + i*rs + t*cs]) into row blocks at `at`: block ib is
- * K steps of MR float64 (rows past M are 0).
+ * Packs an operand, float32 → float64, at `at`: "a", A (M × K, element (i, t) at
+ * src[off + i*rs + t*cs]) in row blocks of MR (rows past M are 0); "b", B (K × N, element (t, j)
+ * at src[off + t*rs + j*cs]) in column panels of NR.
  */
-export function packA(
+export function pack(
   ar: Arena,
+  which: "a" | "b",
   at: number,
   src: Float32Array,
   off: number,
   rs: number,
   cs: number,
-  M: number,
-  K: number,
+  rows: number,
+  cols: number,
 ): void {
-  const tmp = stage(ar, src, off, (M - 1) * rs + (K - 1) * cs + 1);
-  ar.ex.pack_a!(tmp, rs, cs, M, K, at);
-  ar.top = tmp;
-}
-
-/** Packs B (K × N, element (t, j) at src[off + t*rs + j*cs]) into column panels of NR. */
-export function packB(
-  ar: Arena,
-  at: number,
-  src: Float32Array,
-  off: number,
-  rs: number,
-  cs: number,
-  K: number,
-  N: number,
-): void {
-  const tmp = stage(ar, src, off, (K - 1) * rs + (N - 1) * cs + 1);
-  ar.ex.pack_b!(tmp, cs, rs, N, K, at);
+  const tmp = stage(ar, src, off, (rows - 1) * rs + (cols - 1) * cs + 1);
+  if (which === "a") ar.ex.pack_a!(tmp, rs, cs, rows, cols, at);
+  else ar.ex.pack_b!(tmp, cs, rs, cols, rows, at);
   ar.top = tmp;
 }
 
