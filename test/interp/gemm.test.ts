@@ -154,6 +154,11 @@ describe("the WebAssembly matrix product", () => {
     );
     const [got, want] = both(spec);
     expect(Array.from(got)).toEqual(Array.from(want));
+    // Rows in several cache-sized chunks (K = 1200: 24 rows a chunk), on two threads and on one.
+    setGemmThreads(2, 0);
+    expectSame({ op: "MatMul", inputs: [rand([130, 1200], 16), rand([1200, 37], 17)] });
+    setGemmThreads(1);
+    expectSame({ op: "MatMul", inputs: [rand([130, 1200], 16), rand([1200, 37], 17)] });
   });
 
   it("packs constant weights once per run and counts them against --max-memory", () => {

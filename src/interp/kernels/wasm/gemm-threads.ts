@@ -18,9 +18,49 @@ const NT = 6; // its tasks
 const PER = 7; // panels per task
 const PANELS = 8; // panels in all
 const ARGS = 9; // a, b, c, bias, M, N, K, out64
-const WORDS = ARGS + 8;
+const NPC = ARGS + 8; // panel chunks per row chunk
+const RB = ARGS + 9; // row blocks per row chunk
+const WORDS = ARGS + 10;
+
+/** Bytes of packed A a row chunk may take, so that it stays in the core's cache across panels. */
+const CHUNK_BYTES = 1 << 18;
+const MR_BYTES = 6 * 8; // a row block's float64 per step of the summed index (MR = 6)
+
+/**
+ * Task t of a product: row chunk ⌊t / npc⌋ (rb row blocks) × panel chunk t mod npc (`per`
+ * panels). Runs on every thread; its source is also the helper's (toString), so that all threads
+ * compute a task the same way.
+ */
+function runTask(
+  gemm: (...args: number[]) => void,
+  g: number[],
+  t: number,
+  per: number,
+  panels: number,
+  npc: number,
+  rb: number,
+): void {
+  const rc = Math.floor(t / npc);
+  const jb0 = (t - rc * npc) * per;
+  const r0 = rc * rb * 6;
+  const rows = Math.min(g[4]! - r0, rb * 6);
+  const esz = g[7] ? 8 : 4;
+  gemm(
+    g[0]! + r0 * g[6]! * 8,
+    g[1]!,
+    g[2]! + r0 * g[5]! * esz,
+    g[3]! + r0 * 8,
+    rows,
+    g[5]!,
+    g[6]!,
+    jb0,
+    Math.min(panels, jb0 + per),
+    g[7]!,
+  );
+}
 
 const HELPER_SOURCE = `"use strict";
+${runTask.toString()}
 const { workerData } = process.getBuiltinModule("node:worker_threads");
 const { ctrl, memory, module } = workerData;
 const gemm = new WebAssembly.Instance(module, { env: { memory } }).exports.gemm;
@@ -31,6 +71,7 @@ for (;;) {
   const s = Atomics.load(ctrl, ${SEQ});
   if (s & 1) continue; // being written: wait for the even value
   const first = ctrl[${FIRST}], n = ctrl[${NT}], per = ctrl[${PER}], panels = ctrl[${PANELS}];
+  const npc = ctrl[${NPC}], rb = ctrl[${RB}];
   const a = [];
   for (let i = 0; i < 8; i++) a.push(ctrl[${ARGS} + i]);
   if (Atomics.load(ctrl, ${SEQ}) !== s) continue; // torn: read again
@@ -41,7 +82,7 @@ for (;;) {
     if (t < 0 || t >= n) break;
     if (Atomics.compareExchange(ctrl, ${NEXT}, cur, (cur + 1) | 0) !== cur) continue;
     try {
-      gemm(a[0], a[1], a[2], a[3], a[4], a[5], a[6], t * per, Math.min(panels, (t + 1) * per), a[7]);
+      runTask(gemm, a, t, per, panels, npc, rb);
     } catch {
       Atomics.store(ctrl, ${FAILED}, 1);
     }
@@ -123,24 +164,33 @@ export async function gemmHelpersReady(ar: Arena, timeoutMs = 10_000): Promise<b
   return false;
 }
 
-/** Computes panels [0, panels) of a product (args: a, b, c, bias, M, N, K, out64). */
+/**
+ * Computes a product (args: a, b, c, bias, M, N, K, out64) of `panels` column panels: in row
+ * chunks whose packed A stays in cache, each over all panels, on this thread and the helpers.
+ */
 export function runPanels(ar: Arena, args: number[], panels: number, workPerPanel: number): void {
-  const [a, b, c, bias, M, N, K, o64] = args;
-  const h = panels > 1 && workPerPanel * panels >= minWork ? helpers(ar) : undefined;
-  if (!h || Atomics.load(h.ctrl, READY) === 0 || h.arena !== ar) {
-    ar.gemm(a, b, c, bias, M, N, K, 0, panels, o64);
-    return;
-  }
+  const [M, K] = [args[4]!, args[6]!];
+  const mb = Math.ceil(M / 6);
+  const rb = Math.max(1, Math.min(mb, Math.floor(CHUNK_BYTES / (K * MR_BYTES))));
+  const nrc = Math.ceil(mb / rb);
+  const h = workPerPanel * panels >= minWork ? helpers(ar) : undefined;
+  const alone = (): void => {
+    for (let rc = 0; rc < nrc; rc++) runTask(ar.gemm, args, rc, panels, panels, 1, rb);
+  };
+  if (!h || Atomics.load(h.ctrl, READY) === 0 || h.arena !== ar) return alone();
   const { ctrl } = h;
   const threads = h.workers.length + 1;
-  const per = Math.max(1, Math.ceil(panels / (threads * 6)));
-  const n = Math.ceil(panels / per);
+  const per = Math.max(1, Math.ceil((panels * nrc) / (threads * 6) / nrc));
+  const npc = Math.ceil(panels / per);
+  const n = nrc * npc;
   const first = Atomics.load(ctrl, NEXT); // === DONE: no job is open
   Atomics.add(ctrl, SEQ, 1);
   ctrl[FIRST] = first;
   ctrl[NT] = n;
   ctrl[PER] = per;
   ctrl[PANELS] = panels;
+  ctrl[NPC] = npc;
+  ctrl[RB] = rb;
   for (let i = 0; i < 8; i++) ctrl[ARGS + i] = args[i]!;
   Atomics.add(ctrl, SEQ, 1);
   Atomics.notify(ctrl, SEQ);
@@ -149,7 +199,7 @@ export function runPanels(ar: Arena, args: number[], panels: number, workPerPane
     const t = (cur - first) | 0;
     if (t >= n) break;
     if (Atomics.compareExchange(ctrl, NEXT, cur, (cur + 1) | 0) !== cur) continue;
-    ar.gemm(a, b, c, bias, M, N, K, t * per, Math.min(panels, (t + 1) * per), o64);
+    runTask(ar.gemm, args, t, per, panels, npc, rb);
     Atomics.add(ctrl, DONE, 1);
   }
   // Wait for the helpers' last tasks; one that makes no progress for 5 s is given up, and the
@@ -159,12 +209,11 @@ export function runPanels(ar: Arena, args: number[], panels: number, workPerPane
     if (((done - first) | 0) >= n) break;
     if (Atomics.wait(ctrl, DONE, done, 5000) === "timed-out" && Atomics.load(ctrl, DONE) === done) {
       disable();
-      ar.gemm(a, b, c, bias, M, N, K, 0, panels, o64);
-      return;
+      return alone();
     }
   }
   if (Atomics.load(ctrl, FAILED)) {
     disable();
-    ar.gemm(a, b, c, bias, M, N, K, 0, panels, o64);
+    alone();
   }
 }
