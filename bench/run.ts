@@ -3,7 +3,15 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const benches = ["io.ts", "reduce.ts", "lcse.ts", "convert.ts", "expand.ts", "infer.ts", "interp-models.ts"];
+const benches = [
+  "io.ts",
+  "reduce.ts",
+  "lcse.ts",
+  "convert.ts",
+  "expand.ts",
+  "infer.ts",
+  "interp-models.ts",
+];
 const only = process.argv.slice(2);
 const tsx = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
 // Benchmarks of the converter and the expander time the compiled library (dist/): build it first.
