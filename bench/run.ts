@@ -14,6 +14,7 @@ const benches = [
   "expand.ts",
   "infer.ts",
   "whole.ts",
+  "interp-models.ts",
 ];
 const args = process.argv.slice(2);
 const firstOption = args.findIndex((a) => a.startsWith("--"));

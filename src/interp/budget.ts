@@ -52,6 +52,8 @@ export class MemoryBudget {
   /** Bytes allocated by the kernels running now (outermost first), not yet in a scope. */
   private transient = 0;
   private transientHeap = 0;
+  /** Bytes held until the run ends: constant weights packed for the kernels (kernels/wasm/gemm.ts). */
+  private pinned = 0;
 
   constructor(
     /** Bytes the run may hold in all. */
@@ -62,7 +64,14 @@ export class MemoryBudget {
 
   /** Bytes in use now. */
   get used(): number {
-    return this.live + this.transient;
+    return this.live + this.transient + this.pinned;
+  }
+
+  /** Counts `bytes` held until the run ends (packed weights); throws when over the limit. */
+  pin(bytes: number, what?: string): void {
+    this.charge(bytes, false, what);
+    this.transient -= bytes;
+    this.pinned += bytes;
   }
 
   /** Counts `bytes` about to be allocated (`heap`: on the JavaScript heap); throws when over. */

@@ -15,7 +15,9 @@ import type { Attribute, Function, Graph, Model, Node } from "../ir/types.js";
 import { MemoryBudget, withBudget } from "./budget.js";
 import { fromIRTensor, sparseToDense } from "./ir-tensors.js";
 import { kernelFor } from "./kernels/index.js";
+import { markConstant } from "./kernels/wasm/gemm.js";
 import { nodeWithDefaults } from "./defaults.js";
+import { finishProfile, outputBytes, type NodeProfile, type RunProfile } from "./profile.js";
 import type { KernelContext, RTensor, RValue } from "./types.js";
 
 export interface RunOptions {
@@ -33,6 +35,11 @@ export interface RunOptions {
   keepIntermediates?: string[] | boolean;
   /** Filled in while running: the most values held at once in the main graph's scope. */
   stats?: { peakLiveValues: number };
+  /**
+   * Filled in by the run: time, share and output bytes per node of the main graph and per op
+   * type (pass `{}`; formatProfile in ./profile.ts prints it).
+   */
+  profile?: RunProfile;
 }
 
 export const DEFAULT_MAX_ELEMENTS = 2 ** 31 - 1;
@@ -74,6 +81,7 @@ function initializerValue(t: Tensor, initializerCache: Map<Tensor, RTensor>): RT
   let v = initializerCache.get(t);
   if (!v) {
     v = fromIRTensor(t, `initializer '${t.name}'`);
+    markConstant(v.data); // kernels may keep a packed form of it for the run
     initializerCache.set(t, v);
   }
   return v;
@@ -204,6 +212,8 @@ class Executor {
   private readonly maxElements: number;
   private readonly maxIterations: number;
   private readonly stats: { peakLiveValues: number } | undefined;
+  /** The main graph's node timings while profiling. */
+  private readonly timings: NodeProfile[] | undefined;
   readonly budget: MemoryBudget;
   private readonly plans = new Map<Graph | Function, Plan>();
   private readonly initializers = new Map<Tensor, RTensor>();
@@ -218,6 +228,7 @@ class Executor {
     this.maxElements = opts.maxElements ?? DEFAULT_MAX_ELEMENTS;
     this.maxIterations = opts.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.stats = opts.stats;
+    this.timings = opts.profile ? [] : undefined;
     this.budget = new MemoryBudget(opts.maxMemory ?? Infinity);
   }
 
@@ -249,7 +260,17 @@ class Executor {
           );
         return v;
       });
+      const timed = this.timings && scope.parent === undefined && owner === this.model.graph;
+      const t0 = timed ? performance.now() : 0;
       const outs = this.runNode(node, ins, scope, opsets, label);
+      if (timed)
+        this.timings!.push({
+          label,
+          opType: node.opType,
+          ms: performance.now() - t0,
+          bytes: outputBytes(outs),
+          share: 0,
+        });
       node.outputs.forEach((name, k) => {
         if (name === "") return;
         const v = outs[k];
@@ -440,6 +461,7 @@ class Executor {
     const keep: Set<string> | "all" =
       keepOpt === true ? "all" : new Set([...g.outputs.map((o) => o.name), ...(keepOpt || [])]);
     this.runNodes(g, g.nodes, scope, opsetMap(this.model.opsetImports), keep, "");
+    if (opts.profile && this.timings) finishProfile(opts.profile, this.timings);
     const result: Record<string, RValue> = {};
     const take = (name: string) => {
       const v = scope.get(name);

@@ -19,6 +19,7 @@ import {
   encodeTensorProtoParts,
   tensorFileBuffer,
 } from "../../interp/value-proto.js";
+import { formatProfile, type RunProfile } from "../../interp/profile.js";
 import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS, runValues } from "../../interp/executor.js";
 import type { RTensor, RValue } from "../../interp/types.js";
 import { summarizeTensor } from "../format.js";
@@ -179,6 +180,7 @@ export function registerRunCommands(program: Command): void {
     )
     .option("--max-memory <bytes>", MAX_MEMORY_HELP)
     .option("--values <n>", "how many leading values to print per output", "8")
+    .option("--profile", "print time, share and output bytes per op type and the slowest nodes")
     .action(
       action(
         (
@@ -190,6 +192,7 @@ export function registerRunCommands(program: Command): void {
             maxIterations: string;
             maxMemory?: string;
             values: string;
+            profile?: boolean;
           },
         ) => {
           const maxElements = parsePositiveInt(opts.maxElements, "--max-elements");
@@ -202,7 +205,13 @@ export function registerRunCommands(program: Command): void {
           const model = loadModel(file);
           assertRunnable(model, file);
           const inputs = bindInputs(model, inputArgs(model, given), readTensorFile);
-          const outputs = runValues(model, inputs, { maxElements, maxIterations, maxMemory });
+          const profile: RunProfile | undefined = opts.profile ? {} : undefined;
+          const outputs = runValues(model, inputs, {
+            maxElements,
+            maxIterations,
+            maxMemory,
+            profile,
+          });
           if (opts.outputDir) {
             for (const o of model.graph.outputs)
               if (!("dtype" in outputs[o.name]!))
@@ -246,6 +255,7 @@ export function registerRunCommands(program: Command): void {
                 : describeValue(oneLine(o.name), v, shown)) + "\n",
             );
           });
+          if (profile) process.stdout.write(formatProfile(profile) + "\n");
           return EXIT_OK;
         },
       ),

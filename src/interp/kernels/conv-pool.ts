@@ -8,6 +8,9 @@ import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { intAttr, stringAttr } from "./attrs.js";
+import { convDepthwise, convGemm, gemmFor } from "./gemm-ops.js";
+import { gemmEnabled } from "./wasm/gemm.js";
+import { maxPool2d } from "./pool2d.js";
 import {
   alloc,
   checkedCount,
@@ -123,17 +126,39 @@ const Conv: Kernel = (ctx, inputs) => {
     fail(ctx, `weights expect ${cg * group} input channels, the input has ${c}`);
   if (m % group !== 0) fail(ctx, `output channels ${m} are not divisible by group ${group}`);
   const w = windowGeometry(ctx, inSpatial, kernel);
-  const table = windowTable(inSpatial, w);
+  if (
+    cg === 1 &&
+    group === c &&
+    inSpatial.length === 2 &&
+    gemmEnabled() &&
+    x.dtype === DataType.FLOAT &&
+    wT.dtype === DataType.FLOAT &&
+    (!bT || bT.dtype === DataType.FLOAT)
+  ) {
+    const outShape = [n, m, ...w.outSpatial];
+    checkedCount(ctx, outShape);
+    return [convDepthwise(x, wT, bT, { n, c, m, inSpatial, ...w }, outShape)];
+  }
   const nOut = prod(w.outSpatial);
   const nK = prod(kernel);
   const inSize = prod(inSpatial);
   const outShape = [n, m, ...w.outSpatial];
   checkedCount(ctx, outShape);
+  const mg = m / group;
+  const ar = mg >= 2 ? gemmFor(x, wT, bT) : undefined;
+  if (ar) {
+    const table = () => windowTable(inSpatial, w);
+    const win2d =
+      inSpatial.length === 2
+        ? [...inSpatial, ...kernel, ...w.strides, ...w.dilations, ...w.padBegin, w.outSpatial[1]!]
+        : undefined;
+    return [convGemm(ar, x, wT, bT, { n, c, m, group, inSize, nOut, nK, table, win2d }, outShape)];
+  }
+  const table = windowTable(inSpatial, w);
   const xv = toFloat64(x);
   const wv = toFloat64(wT);
   const bv = bT ? toFloat64(bT) : undefined;
   const out = scratch(Float64Array, prod(outShape));
-  const mg = m / group;
   for (let b = 0; b < n; b++)
     for (let oc = 0; oc < m; oc++) {
       const g = Math.floor(oc / mg);
@@ -168,6 +193,18 @@ function pool(kind: "max" | "avg"): Kernel {
       kernel,
       intAttr(ctx, "ceil_mode", { without: 0 }) !== 0,
     );
+    const wantIndices = kind === "max" && ctx.node.outputs.length > 1 && ctx.node.outputs[1] !== "";
+    if (
+      kind === "max" &&
+      !wantIndices &&
+      inSpatial.length === 2 &&
+      x.dtype === DataType.FLOAT &&
+      gemmEnabled()
+    ) {
+      const outShape = [x.shape[0]!, x.shape[1]!, ...w.outSpatial];
+      checkedCount(ctx, outShape);
+      return [maxPool2d(x, { inSpatial, ...w }, outShape)];
+    }
     const table = windowTable(inSpatial, w);
     const includePad = intAttr(ctx, "count_include_pad", { without: 0 }) !== 0;
     const nOut = prod(w.outSpatial);
@@ -178,7 +215,6 @@ function pool(kind: "max" | "avg"): Kernel {
     checkedCount(ctx, outShape);
     const xv = toFloat64(x);
     const out = scratch(Float64Array, prod(outShape));
-    const wantIndices = kind === "max" && ctx.node.outputs.length > 1 && ctx.node.outputs[1] !== "";
     const columnMajor = intAttr(ctx, "storage_order", { without: 0 }) !== 0;
     const inStr = strides(inSpatial);
     const indices = wantIndices ? scratch(BigInt64Array, out.length) : undefined;

@@ -247,19 +247,29 @@ export function binaryCompute(
   return finish(dtype, shape, out);
 }
 
-/** 1 when an operand has the output's shape, 0 when it is a single element, else -1. */
+/**
+ * The period of an operand's index along the output: its element count when it repeats along
+ * the output's leading axes (the output's own shape, a single element, a bias over the last
+ * axes), else -1.
+ */
 function unitStep(shape: readonly number[], out: readonly number[]): number {
   let n = 1;
   for (const d of shape) n *= d;
-  if (n === 1) return 0;
-  return shape.length === out.length && shape.every((d, i) => d === out[i]) ? 1 : -1;
+  if (n === 1) return 1;
+  let lead = 0;
+  while (lead < shape.length && shape[lead] === 1) lead++;
+  const k = shape.length - lead;
+  if (k > out.length) return -1;
+  for (let i = 0; i < k; i++) if (shape[lead + i] !== out[out.length - k + i]) return -1;
+  return n;
 }
 
 type FastOp = "add" | "sub" | "mul" | "div";
 
 /**
- * Arithmetic over float arrays where each operand is either full (step 1) or one element
- * (step 0): one small loop per operator, so the engine compiles each without a call per element.
+ * Arithmetic over float arrays where each operand's index runs from 0 to its period and starts
+ * again (full, one element, or repeated along leading axes): one small loop per operator, so the
+ * engine compiles each without a call per element.
  */
 function fastFloat(
   op: FastOp,
@@ -274,16 +284,32 @@ function fastFloat(
   let k = 0;
   switch (op) {
     case "add":
-      for (let i = 0; i < n; i++, j += sa, k += sb) out[i] = a[j]! + b[k]!;
+      for (let i = 0; i < n; i++) {
+        out[i] = a[j]! + b[k]!;
+        if (++j === sa) j = 0;
+        if (++k === sb) k = 0;
+      }
       return;
     case "sub":
-      for (let i = 0; i < n; i++, j += sa, k += sb) out[i] = a[j]! - b[k]!;
+      for (let i = 0; i < n; i++) {
+        out[i] = a[j]! - b[k]!;
+        if (++j === sa) j = 0;
+        if (++k === sb) k = 0;
+      }
       return;
     case "mul":
-      for (let i = 0; i < n; i++, j += sa, k += sb) out[i] = a[j]! * b[k]!;
+      for (let i = 0; i < n; i++) {
+        out[i] = a[j]! * b[k]!;
+        if (++j === sa) j = 0;
+        if (++k === sb) k = 0;
+      }
       return;
     case "div":
-      for (let i = 0; i < n; i++, j += sa, k += sb) out[i] = a[j]! / b[k]!;
+      for (let i = 0; i < n; i++) {
+        out[i] = a[j]! / b[k]!;
+        if (++j === sa) j = 0;
+        if (++k === sb) k = 0;
+      }
       return;
   }
 }

@@ -7,7 +7,8 @@
 import { attrInt, attrString } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
+import { allocStorage, fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
+import { chargeBytes } from "../budget.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { binaryCompute, unary } from "./elementwise.js";
 import {
@@ -26,6 +27,7 @@ import {
 import { hasInput, inputIndex, outputTypes, softmaxAlongAxis } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
 import { floatAttr, intAttr, stringAttr } from "./attrs.js";
+import { gemmFor, product } from "./gemm-ops.js";
 
 // ---------------------------------------------------------------------------------------------
 // Activations with attributes
@@ -286,9 +288,6 @@ const MatMul: Kernel = (ctx, inputs) => {
   const batch = broadcastShapes(ctx, [as.slice(0, -2), bs.slice(0, -2)]);
   const outShape = [...batch, n, m];
   checkedCount(ctx, outShape);
-  const av = toFloat64(a);
-  const bv = toFloat64(b);
-  const out = scratch(Float64Array, prod(outShape));
   const nb = prod(batch);
   const aBatch = as.slice(0, -2);
   const bBatch = bs.slice(0, -2);
@@ -308,6 +307,34 @@ const MatMul: Kernel = (ctx, inputs) => {
     }
     return idx;
   };
+  let shape = outShape;
+  if (a.shape.length === 1) shape = shape.filter((_, i) => i !== shape.length - 2);
+  if (b.shape.length === 1) shape = shape.slice(0, -1);
+  const ar = gemmFor(a, b);
+  if (ar) {
+    const data = allocStorage(DataType.FLOAT, prod(outShape)) as Float32Array;
+    const [ad, bd] = [a.data as Float32Array, b.data as Float32Array];
+    for (let p = 0; p < nb; p++)
+      product(
+        ar,
+        ad,
+        batchIndex(aBatch, p) * n * k,
+        k,
+        1,
+        bd,
+        batchIndex(bBatch, p) * k * m,
+        m,
+        1,
+        n,
+        m,
+        k,
+        { data, at: p * n * m },
+      );
+    return [{ dtype: DataType.FLOAT, shape, data }];
+  }
+  const av = toFloat64(a);
+  const bv = toFloat64(b);
+  const out = scratch(Float64Array, prod(outShape));
   const row = scratch(Float64Array, m);
   for (let p = 0; p < nb; p++) {
     const ao = batchIndex(aBatch, p) * n * k;
@@ -324,9 +351,6 @@ const MatMul: Kernel = (ctx, inputs) => {
       out.set(row, oo + i * m);
     }
   }
-  let shape = outShape;
-  if (a.shape.length === 1) shape = shape.filter((_, i) => i !== shape.length - 2);
-  if (b.shape.length === 1) shape = shape.slice(0, -1);
   return [fromFloat64(a.dtype, shape, out)];
 };
 
@@ -343,16 +367,37 @@ const Gemm: Kernel = (ctx, inputs) => {
   const [k2, n] = tb ? [b.shape[1]!, b.shape[0]!] : [b.shape[0]!, b.shape[1]!];
   if (k !== k2) fail(ctx, `inner dimensions differ: ${k} and ${k2}`);
   checkedCount(ctx, [m, n]);
-  const av = toFloat64(a);
-  const bv = toFloat64(b);
-  const out = scratch(Float64Array, m * n);
-  for (let i = 0; i < m; i++)
-    for (let j = 0; j < n; j++) {
-      let s = 0;
-      for (let t = 0; t < k; t++)
-        s += av[ta ? t * m + i : i * k + t]! * bv[tb ? j * k + t : t * n + j]!;
-      out[i * n + j] = alpha * s;
-    }
+  const ar = gemmFor(a, b);
+  let out: Float64Array;
+  if (ar) {
+    chargeBytes(m * n * 8, false, "a float64 product");
+    out = product(
+      ar,
+      a.data as Float32Array,
+      0,
+      ta ? 1 : k,
+      ta ? m : 1,
+      b.data as Float32Array,
+      0,
+      tb ? 1 : n,
+      tb ? k : 1,
+      m,
+      n,
+      k,
+    )!;
+    for (let i = 0; i < out.length; i++) out[i] = alpha * out[i]!;
+  } else {
+    const av = toFloat64(a);
+    const bv = toFloat64(b);
+    out = scratch(Float64Array, m * n);
+    for (let i = 0; i < m; i++)
+      for (let j = 0; j < n; j++) {
+        let s = 0;
+        for (let t = 0; t < k; t++)
+          s += av[ta ? t * m + i : i * k + t]! * bv[tb ? j * k + t : t * n + j]!;
+        out[i * n + j] = alpha * s;
+      }
+  }
   if (c && beta !== 0) {
     broadcastShapes(ctx, [c.shape, [m, n]]);
     const cv = toFloat64(c);

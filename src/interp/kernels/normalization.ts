@@ -8,7 +8,7 @@ import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { hasAttribute, scaleIsPerChannel } from "../../schema/facts.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
-import type { Kernel, KernelContext } from "../types.js";
+import type { Kernel, KernelContext, RTensor } from "../types.js";
 import {
   broadcastIndex,
   broadcastShapes,
@@ -246,11 +246,20 @@ const LayerNormalization: Kernel = (ctx, inputs) => {
   checkedCount(ctx, outShape);
   const s = toFloat64(scaleT);
   const b = biasT ? toFloat64(biasT) : undefined;
-  const xIdx = broadcastAlong(x.shape, outShape);
-  const sIdx = broadcastAlong(scaleT.shape, outShape);
-  const bIdx = biasT ? broadcastAlong(biasT.shape, outShape) : undefined;
   const y = scratch(Float64Array, prod(outShape));
-  for (let p = 0; p < y.length; p++) y[p] = v[xIdx(p)]! * s[sIdx(p)]! + (b ? b[bIdx!(p)]! : 0);
+  // The usual case: Scale and B hold one value per normalised element (and broadcast no further).
+  const lead = (sh: readonly number[]) => sh.slice(sh.findIndex((d) => d !== 1) >>> 0);
+  const tail = lead(x.shape.slice(axis)).join(",");
+  const perInner = (t: RTensor | undefined) => !t || lead(t.shape).join(",") === tail;
+  if (y.length === v.length && perInner(scaleT) && perInner(biasT) && s.length === inner) {
+    for (let o = 0, p = 0; o < outer; o++)
+      for (let i = 0; i < inner; i++, p++) y[p] = v[p]! * s[i]! + (b ? b[i]! : 0);
+  } else {
+    const xIdx = broadcastAlong(x.shape, outShape);
+    const sIdx = broadcastAlong(scaleT.shape, outShape);
+    const bIdx = biasT ? broadcastAlong(biasT.shape, outShape) : undefined;
+    for (let p = 0; p < y.length; p++) y[p] = v[xIdx(p)]! * s[sIdx(p)]! + (b ? b[bIdx!(p)]! : 0);
+  }
   const statType = intAttr(ctx, "stash_type") === 1 ? DataType.FLOAT : x.dtype;
   return [
     fromFloat64(x.dtype, outShape, y),

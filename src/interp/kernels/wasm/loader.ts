@@ -10,7 +10,7 @@ interface WasmMemory {
   readonly buffer: ArrayBuffer;
   grow(pages: number): number;
 }
-interface WasmApi {
+export interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
 }
@@ -61,7 +61,7 @@ export interface LcseWasm extends WithMemory {
   ) => void;
 }
 
-function decodeBase64(s: string): Uint8Array {
+export function decodeBase64(s: string): Uint8Array {
   const B = (globalThis as { Buffer?: { from(s: string, enc: string): Uint8Array } }).Buffer;
   if (B) return new Uint8Array(B.from(s, "base64"));
   const bin = atob(s);

@@ -1,0 +1,127 @@
+# Exports the models bench/interp-models.ts measures (random weights, never committed):
+# resnet18 (legacy exporter, opset 13, BatchNorm statistics recalibrated on random inputs so that
+# the outputs are not ~0), convnext_tiny (opset 17) and a PP-OCR-like detection net (depthwise
+# convolutions, hardswish, Resize, ConvTranspose). Each model gets one input file.
+# Usage: python bench/interp-export.py OUT_DIR [name ...]
+import os
+import sys
+import types
+
+import numpy as np
+import onnx
+import torch
+import torch.nn as nn
+
+# torchvision's compiled ops (nms, roi_align) are not needed for these models, and its fake-op
+# registrations fail where its extension does not match the installed torch: skip them.
+sys.modules.setdefault("torchvision._meta_registrations", types.ModuleType("_meta"))
+import torchvision  # noqa: E402
+from onnx import numpy_helper
+
+
+def recalibrate(model, shape, batches=4):
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.reset_running_stats()
+            m.momentum = None  # a cumulative average over the batches below
+    model.train()
+    with torch.no_grad():
+        for _ in range(batches):
+            model(torch.randn(*shape))
+    model.eval()
+
+
+class ConvBn(nn.Sequential):
+    def __init__(self, cin, cout, k=3, s=1, groups=1, act=True):
+        layers = [nn.Conv2d(cin, cout, k, s, k // 2, groups=groups, bias=False), nn.BatchNorm2d(cout)]
+        if act:
+            layers.append(nn.Hardswish())
+        super().__init__(*layers)
+
+
+class OcrDet(nn.Module):
+    """A small DB-style text detector: depthwise-separable backbone, FPN, ConvTranspose head."""
+
+    def __init__(self):
+        super().__init__()
+        chans = [16, 24, 48, 96, 192]
+        self.stem = ConvBn(3, chans[0], 3, 2)
+        stages = []
+        for i in range(1, 5):
+            cin, cout = chans[i - 1], chans[i]
+            stages.append(
+                nn.Sequential(
+                    ConvBn(cin, cin, 5, 2, groups=cin),
+                    ConvBn(cin, cout, 1),
+                    ConvBn(cout, cout, 3, 1, groups=cout),
+                    ConvBn(cout, cout, 1),
+                )
+            )
+        self.stages = nn.ModuleList(stages)
+        self.lat = nn.ModuleList([nn.Conv2d(c, 64, 1) for c in chans[1:]])
+        self.smooth = nn.ModuleList([nn.Conv2d(64, 16, 3, padding=1) for _ in chans[1:]])
+        self.head = nn.Sequential(
+            ConvBn(64, 16, 3),
+            nn.ConvTranspose2d(16, 16, 2, 2),
+            nn.BatchNorm2d(16),
+            nn.ReLU(),
+            nn.ConvTranspose2d(16, 1, 2, 2),
+            nn.Sigmoid(),
+        )
+
+    def forward(self, x):
+        x = self.stem(x)
+        feats = []
+        for s in self.stages:
+            x = s(x)
+            feats.append(x)
+        lat = [l(f) for l, f in zip(self.lat, feats)]
+        for i in range(len(lat) - 1, 0, -1):
+            lat[i - 1] = lat[i - 1] + nn.functional.interpolate(lat[i], scale_factor=2, mode="nearest")
+        size = lat[0].shape[-2:]
+        outs = [
+            nn.functional.interpolate(s(l), size=size, mode="nearest") for s, l in zip(self.smooth, lat)
+        ]
+        return self.head(torch.cat(outs, 1))
+
+
+def export(name, model, shape, opset, out_dir):
+    torch.manual_seed(0)
+    x = torch.randn(*shape)
+    path = os.path.join(out_dir, f"{name}.onnx")
+    torch.onnx.export(
+        model, (x,), path, opset_version=opset, input_names=["input"], output_names=["output"],
+        dynamo=False,
+    )
+    folder = os.path.join(out_dir, name)
+    os.makedirs(folder, exist_ok=True)
+    t = numpy_helper.from_array(x.numpy().astype(np.float32), "input")
+    with open(os.path.join(folder, "input_0.pb"), "wb") as f:
+        f.write(t.SerializeToString())
+    onnx.checker.check_model(path)
+    print(path)
+
+
+def main():
+    out_dir = sys.argv[1]
+    names = sys.argv[2:] or ["resnet18", "convnext_tiny", "ocr_det"]
+    os.makedirs(out_dir, exist_ok=True)
+    torch.manual_seed(0)
+    for name in names:
+        if name == "resnet18":
+            m = torchvision.models.resnet18(weights=None)
+            recalibrate(m, (8, 3, 224, 224))
+            export(name, m, (1, 3, 224, 224), 13, out_dir)
+        elif name == "convnext_tiny":
+            m = torchvision.models.convnext_tiny(weights=None).eval()
+            export(name, m, (1, 3, 224, 224), 17, out_dir)
+        elif name == "ocr_det":
+            m = OcrDet()
+            recalibrate(m, (2, 3, 640, 640))
+            export(name, m, (1, 3, 640, 640), 13, out_dir)
+        else:
+            raise SystemExit(f"unknown model '{name}'")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+// The interpreter on real models, as a user meets it: whole-process time of `onnx-expand run
+// MODEL input_0.pb --output-dir D` against an onnxruntime-node script loading the same files
+// (bench/interp-ort.mjs), side by side, median of 3, and the largest difference of the outputs.
+//
+// The models are made at bench time, never committed: exported with torch when a Python with
+// torch, torchvision and onnx is at hand (INTERP_PYTHON, default python3; bench/interp-export.py),
+// else generated with the IR builder with the same layer shapes (bench/interp-nets.ts). They are
+// kept in INTERP_MODELS (default: a folder under the system's temporary folder).
+//
+//   npx tsx bench/interp-models.ts [resnet18] [convnext_tiny] [ocr_det]   (dist/ must be built)
+
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { decodeTensorProto } from "../src/interp/value-proto.js";
+import { generateNet } from "./interp-nets.js";
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+const dir = process.env.INTERP_MODELS ?? join(tmpdir(), "onnx-expand-interp-models");
+const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));
+const models = names.length ? names : ["resnet18", "convnext_tiny", "ocr_det"];
+const RUNS = Number(process.env.INTERP_RUNS ?? 3);
+
+function ensureModels(): void {
+  mkdirSync(dir, { recursive: true });
+  const missing = models.filter((m) => !existsSync(join(dir, `${m}.onnx`)));
+  if (!missing.length) return;
+  const py = process.env.INTERP_PYTHON ?? "python3";
+  const r = spawnSync(py, [here("interp-export.py"), dir, ...missing], { stdio: "pipe" });
+  if (r.status === 0) return;
+  console.log(`(no torch export: ${py} exited ${r.status}; generating nets of the same shapes)`);
+  for (const m of missing) generateNet(m, dir);
+}
+
+function time(cmd: string[]): number {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, cmd, { stdio: ["ignore", "ignore", "pipe"] });
+  const ms = performance.now() - t;
+  if (r.status !== 0)
+    throw new Error(`${cmd.join(" ")} failed: ${r.stderr.toString().slice(0, 400)}`);
+  return ms;
+}
+
+const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+ensureModels();
+const cli = here("../dist/cli/bin.js");
+console.log("model            ours (s)   onnxruntime-node (s)   ratio   max |diff|");
+for (const m of models) {
+  const model = join(dir, `${m}.onnx`);
+  const input = join(dir, m, "input_0.pb");
+  const oursDir = join(dir, m, "ours");
+  const ortDir = join(dir, m, "ort");
+  mkdirSync(oursDir, { recursive: true });
+  mkdirSync(ortDir, { recursive: true });
+  const ours: number[] = [];
+  const ort: number[] = [];
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      ort.push(time([here("interp-ort.mjs"), model, ortDir, input]));
+      ours.push(time([cli, "run", model, input, "--output-dir", oursDir]));
+    }
+  } catch (e) {
+    console.log(`${m.padEnd(16)} ${(e as Error).message.split("\n")[0]}`);
+    process.exitCode = 1;
+    continue;
+  }
+  const a = decodeTensorProto(readFileSync(join(oursDir, "output_0.pb"))).tensor
+    .data as Float32Array;
+  const raw = readFileSync(join(ortDir, "output_0.raw"));
+  const b = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff = Math.max(diff, Math.abs(a[i]! - b[i]!));
+  if (a.length !== b.length) diff = NaN;
+  const [o, r] = [med(ours) / 1000, med(ort) / 1000];
+  console.log(
+    `${m.padEnd(16)} ${o.toFixed(2).padStart(8)}   ${r.toFixed(2).padStart(20)}   ${(o / r).toFixed(1).padStart(5)}   ${diff.toExponential(1)}`,
+  );
+}
+writeFileSync(join(dir, "last-run.txt"), new Date().toISOString());

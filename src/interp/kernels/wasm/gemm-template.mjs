@@ -1,0 +1,270 @@
+// The text of gemm.wat: a float64-accumulating matrix product over packed operands (see
+// README.md, "Matrix products"). Imported by assemble.mjs.
+
+export const MR = 6; // rows of a tile (of A)
+export const NR = 4; // columns of a tile (of B): NR / 2 f64x2 vectors
+
+const range = (n) => Array.from({ length: n }, (_, i) => i);
+const V = NR / 2;
+
+// One tile: C[ib*MR + r][jb*NR + c] = bias[ib*MR + r] + Σ_t A[r][t]·B[t][c], t in order, each
+// product rounded to float64 (exact for float32 factors) and added in float64; rounded to float32
+// once when stored. A's block is K × MR float64 (row r of step t at (t*MR + r)*8), B's panel
+// K × NR float64; only the rows and columns inside M × N are stored.
+function tile() {
+  const acc = (r, v) => `$c${r}_${v}`;
+  const init = range(MR)
+    .map((r) => {
+      const s = `(f64x2.splat (f64.load offset=${8 * r} (local.get $bi)))`;
+      return range(V)
+        .map((v) => `(local.set ${acc(r, v)} ${s})`)
+        .join(" ");
+    })
+    .join("\n        ");
+  const loads = range(V)
+    .map((v) => `(local.set $b${v} (v128.load offset=${16 * v} (local.get $pb)))`)
+    .join("\n          ");
+  const macs = range(MR)
+    .map(
+      (r) =>
+        `(local.set $av (v128.load64_splat offset=${8 * r} (local.get $pa)))\n          ` +
+        range(V)
+          .map(
+            (v) =>
+              `(local.set ${acc(r, v)} (f64x2.add (local.get ${acc(r, v)}) (f64x2.mul (local.get $av) (local.get $b${v}))))`,
+          )
+          .join(" "),
+    )
+    .join("\n          ");
+  // Row r's NR values as float32: two demoted pairs joined into one v128.
+  const packed = (r) => {
+    let e = `(f32x4.demote_f64x2_zero (local.get ${acc(r, 0)}))`;
+    for (let v = 1; v < V; v++)
+      e = `(i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 ${e} (f32x4.demote_f64x2_zero (local.get ${acc(r, v)})))`;
+    return e;
+  };
+  const lanes = (r) =>
+    range(NR)
+      .map(
+        (c) =>
+          `(if (i32.gt_u (local.get $cols) (i32.const ${c})) (then (f32.store offset=${4 * c} (local.get $po) (f32.demote_f64 (f64x2.extract_lane ${c % 2} (local.get ${acc(r, c >> 1)}))))))`,
+      )
+      .join("\n            ");
+  // Row r's NR values as float64 (out64): whole pairs, then a last single value.
+  const lanes64 = (r) =>
+    range(V)
+      .map(
+        (v) =>
+          `(if (i32.ge_u (local.get $cols) (i32.const ${2 * v + 2})) (then (v128.store offset=${16 * v} (local.get $po) (local.get ${acc(r, v)}))) (else (if (i32.eq (local.get $cols) (i32.const ${2 * v + 1})) (then (f64.store offset=${16 * v} (local.get $po) (f64x2.extract_lane 0 (local.get ${acc(r, v)})))))))`,
+      )
+      .join("\n            ");
+  const stores64 = range(MR)
+    .map(
+      (r) => `(if (i32.gt_u (local.get $rows) (i32.const ${r})) (then
+          ${lanes64(r)}
+          (local.set $po (i32.add (local.get $po) (local.get $ldc)))))`,
+    )
+    .join("\n        ");
+  const stores = range(MR)
+    .map(
+      (r) => `(if (i32.gt_u (local.get $rows) (i32.const ${r})) (then
+          (if (i32.eq (local.get $cols) (i32.const ${NR}))
+            (then (v128.store (local.get $po) ${packed(r)}))
+            (else ${lanes(r)}))
+          (local.set $po (i32.add (local.get $po) (local.get $ldc)))))`,
+    )
+    .join("\n        ");
+  return { init, loads, macs, stores, stores64 };
+}
+
+// gemm(a, b, c, bias, M, N, K, jb0, jb1, out64): the tiles of column panels jb0 ≤ jb < jb1, all
+// row blocks. c: the output, row-major with N columns, float32 (rounded once) or, with out64,
+// float64 (unrounded); bias: M (rounded up to MR) float64.
+// Packing, float32 → float64: pack_a(src, rs, cs, M, K, dst) writes A (element (i, t) at
+// src + 4(i·rs + t·cs)) as row blocks of MR (rows past M are 0); pack_b(src, rs, cs, K, N, dst) B
+// (element (t, j) at src + 4(t·rs + j·cs)) as column panels of NR.
+function packFn(name, R, outer, inner) {
+  // outer: the blocked index (i or j, bound $n1); inner: t (bound $n2); lane r of a step reads
+  // src + 4((o0 + r)·$s1 + t·$s2).
+  return `
+  (func (export "${name}") (param $src i32) (param $s1 i32) (param $s2 i32) (param $n1 i32) (param $n2 i32) (param $dst i32)
+    (local $o0 i32) (local $t i32) (local $r i32) (local $p i32)
+    (local.set $s1 (i32.shl (local.get $s1) (i32.const 2)))
+    (local.set $s2 (i32.shl (local.get $s2) (i32.const 2)))
+    (block $od (loop $ol
+      (br_if $od (i32.ge_u (local.get $o0) (local.get $n1)))
+      (local.set $t (i32.const 0))
+      (block $td (loop $tl
+        (br_if $td (i32.ge_u (local.get $t) (local.get $n2)))
+        (local.set $p (i32.add (local.get $src) (i32.add (i32.mul (local.get $o0) (local.get $s1)) (i32.mul (local.get $t) (local.get $s2)))))
+        (local.set $r (i32.const 0))
+        (block $rd (loop $rl
+          (br_if $rd (i32.ge_u (local.get $r) (i32.const ${R})))
+          (f64.store (local.get $dst)
+            (if (result f64) (i32.lt_u (i32.add (local.get $o0) (local.get $r)) (local.get $n1))
+              (then (f64.promote_f32 (f32.load (local.get $p))))
+              (else (f64.const 0))))
+          (local.set $p (i32.add (local.get $p) (local.get $s1)))
+          (local.set $dst (i32.add (local.get $dst) (i32.const 8)))
+          (local.set $r (i32.add (local.get $r) (i32.const 1)))
+          (br $rl)))
+        (local.set $t (i32.add (local.get $t) (i32.const 1)))
+        (br $tl)))
+      (local.set $o0 (i32.add (local.get $o0) (i32.const ${R})))
+      (br $ol))))`;
+}
+
+// im2col(x, C, H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW, N, dst): a 2-D convolution's columns as
+// panels of NR output positions, row t = (ic·KH + kh)·KW + kw, 0 where a tap is in the padding.
+const im2col = `
+  (func (export "im2col") (param $x i32) (param $C i32) (param $H i32) (param $W i32) (param $KH i32) (param $KW i32)
+    (param $sh i32) (param $sw i32) (param $dh i32) (param $dw i32) (param $ph i32) (param $pw i32) (param $OW i32) (param $N i32) (param $dst i32)
+    (local $j0 i32) (local $c i32) (local $ic i32) (local $kh i32) (local $kw i32) (local $j i32)
+    (local $ih i32) (local $iw i32) (local $plane i32) (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32) (local $q0 i32) (local $q1 i32) (local $q2 i32) (local $q3 i32)
+    (local $hw i32)
+    (local.set $hw (i32.mul (local.get $H) (local.get $W)))
+    (block $jd (loop $jl
+      (br_if $jd (i32.ge_u (local.get $j0) (local.get $N)))
+      ${range(NR)
+        .map(
+          (c) => `(local.set $j (i32.add (local.get $j0) (i32.const ${c})))
+      (if (i32.lt_u (local.get $j) (local.get $N))
+        (then
+          (local.set $r${c} (i32.sub (i32.mul (i32.div_u (local.get $j) (local.get $OW)) (local.get $sh)) (local.get $ph)))
+          (local.set $q${c} (i32.sub (i32.mul (i32.rem_u (local.get $j) (local.get $OW)) (local.get $sw)) (local.get $pw))))
+        (else (local.set $r${c} (i32.const -1000000000)) (local.set $q${c} (i32.const -1000000000))))`,
+        )
+        .join("\n      ")}
+      (local.set $plane (local.get $x))
+      (local.set $ic (i32.const 0))
+      (block $cd (loop $cl
+        (br_if $cd (i32.ge_u (local.get $ic) (local.get $C)))
+        (local.set $kh (i32.const 0))
+        (block $hd (loop $hl
+          (br_if $hd (i32.ge_u (local.get $kh) (local.get $KH)))
+          (local.set $kw (i32.const 0))
+          (block $wd (loop $wl
+            (br_if $wd (i32.ge_u (local.get $kw) (local.get $KW)))
+            ${range(NR)
+              .map(
+                (
+                  c,
+                ) => `(local.set $ih (i32.add (local.get $r${c}) (i32.mul (local.get $kh) (local.get $dh))))
+            (local.set $iw (i32.add (local.get $q${c}) (i32.mul (local.get $kw) (local.get $dw))))
+            (f64.store offset=${8 * c} (local.get $dst)
+              (if (result f64) (i32.and (i32.lt_u (local.get $ih) (local.get $H)) (i32.lt_u (local.get $iw) (local.get $W)))
+                (then (f64.promote_f32 (f32.load (i32.add (local.get $plane) (i32.shl (i32.add (i32.mul (local.get $ih) (local.get $W)) (local.get $iw)) (i32.const 2))))))
+                (else (f64.const 0))))`,
+              )
+              .join("\n            ")}
+            (local.set $dst (i32.add (local.get $dst) (i32.const ${8 * NR})))
+            (local.set $kw (i32.add (local.get $kw) (i32.const 1)))
+            (br $wl)))
+          (local.set $kh (i32.add (local.get $kh) (i32.const 1)))
+          (br $hl)))
+        (local.set $plane (i32.add (local.get $plane) (i32.shl (local.get $hw) (i32.const 2))))
+        (local.set $ic (i32.add (local.get $ic) (i32.const 1)))
+        (br $cl)))
+      (local.set $j0 (i32.add (local.get $j0) (i32.const ${NR})))
+      (br $jl))))`;
+
+// dw2d(plane, PW, wq, offs, nK, OH, OW, sh, sw, bias, out): one channel of a depthwise 2-D
+// convolution over a zero-padded float64 plane PW wide; output (oh, ow) = bias + Σ_q
+// plane[oh·sh·PW + ow·sw + offs[q]] · wq[q] in order of q, two outputs (f64x2 lanes) at a time,
+// rounded once to float32 into out.
+const dw2d = `
+  (func (export "dw2d") (param $plane i32) (param $PW i32) (param $wq i32) (param $offs i32) (param $nK i32)
+    (param $OH i32) (param $OW i32) (param $sh i32) (param $sw i32) (param $bias f64) (param $out i32)
+    (local $oh i32) (local $ow i32) (local $b0 i32) (local $b1 i32) (local $q i32) (local $o i32) (local $acc v128) (local $s f64)
+    (local.set $sw (i32.shl (local.get $sw) (i32.const 3)))
+    (block $hd (loop $hl
+      (br_if $hd (i32.ge_u (local.get $oh) (local.get $OH)))
+      (local.set $b0 (i32.add (local.get $plane) (i32.shl (i32.mul (i32.mul (local.get $oh) (local.get $sh)) (local.get $PW)) (i32.const 3))))
+      (local.set $ow (i32.const 0))
+      (block $wd (loop $wl
+        (br_if $wd (i32.gt_u (i32.add (local.get $ow) (i32.const 2)) (local.get $OW)))
+        (local.set $b1 (i32.add (local.get $b0) (local.get $sw)))
+        (local.set $acc (f64x2.splat (local.get $bias)))
+        (local.set $q (i32.const 0))
+        (block $qd (loop $ql
+          (br_if $qd (i32.ge_u (local.get $q) (local.get $nK)))
+          (local.set $o (i32.shl (i32.load (i32.add (local.get $offs) (i32.shl (local.get $q) (i32.const 2)))) (i32.const 3)))
+          (local.set $acc (f64x2.add (local.get $acc) (f64x2.mul
+            (v128.load64_lane 1 (i32.add (local.get $b1) (local.get $o)) (v128.load64_zero (i32.add (local.get $b0) (local.get $o))))
+            (v128.load64_splat (i32.add (local.get $wq) (i32.shl (local.get $q) (i32.const 3)))))))
+          (local.set $q (i32.add (local.get $q) (i32.const 1)))
+          (br $ql)))
+        (f32.store (local.get $out) (f32.demote_f64 (f64x2.extract_lane 0 (local.get $acc))))
+        (f32.store offset=4 (local.get $out) (f32.demote_f64 (f64x2.extract_lane 1 (local.get $acc))))
+        (local.set $out (i32.add (local.get $out) (i32.const 8)))
+        (local.set $b0 (i32.add (local.get $b1) (local.get $sw)))
+        (local.set $ow (i32.add (local.get $ow) (i32.const 2)))
+        (br $wl)))
+      (if (i32.lt_u (local.get $ow) (local.get $OW)) (then
+        (local.set $s (local.get $bias))
+        (local.set $q (i32.const 0))
+        (block $sd (loop $sl
+          (br_if $sd (i32.ge_u (local.get $q) (local.get $nK)))
+          (local.set $o (i32.shl (i32.load (i32.add (local.get $offs) (i32.shl (local.get $q) (i32.const 2)))) (i32.const 3)))
+          (local.set $s (f64.add (local.get $s) (f64.mul (f64.load (i32.add (local.get $b0) (local.get $o))) (f64.load (i32.add (local.get $wq) (i32.shl (local.get $q) (i32.const 3)))))))
+          (local.set $q (i32.add (local.get $q) (i32.const 1)))
+          (br $sl)))
+        (f32.store (local.get $out) (f32.demote_f64 (local.get $s)))
+        (local.set $out (i32.add (local.get $out) (i32.const 4)))))
+      (local.set $oh (i32.add (local.get $oh) (i32.const 1)))
+      (br $hl))))`;
+
+export function gemmWat(memory) {
+  const t = tile();
+  const accLocals = range(MR)
+    .flatMap((r) => range(V).map((v) => `(local $c${r}_${v} v128)`))
+    .join(" ");
+  const bLocals = range(V)
+    .map((v) => `(local $b${v} v128)`)
+    .join(" ");
+  return `;; GENERATED by assemble.mjs (gemm-template.mjs): float64-accumulating matrix product, ${MR}x${NR} tiles.
+(module
+  ${memory}
+  (func (export "gemm") (param $a i32) (param $b i32) (param $c i32) (param $bias i32)
+    (param $M i32) (param $N i32) (param $K i32) (param $jb0 i32) (param $jb1 i32) (param $out64 i32)
+    (local $jb i32) (local $ib i32) (local $mb i32) (local $pa i32) (local $pb i32) (local $end i32)
+    (local $bi i32) (local $po i32) (local $rows i32) (local $cols i32) (local $ldc i32)
+    (local $av v128) ${bLocals} ${accLocals}
+    (local.set $ldc (i32.shl (local.get $N) (i32.add (i32.const 2) (local.get $out64))))
+    (local.set $mb (i32.div_u (i32.add (local.get $M) (i32.const ${MR - 1})) (i32.const ${MR})))
+    (local.set $jb (local.get $jb0))
+    (block $jdone (loop $jl
+      (br_if $jdone (i32.ge_u (local.get $jb) (local.get $jb1)))
+      (local.set $cols (i32.sub (local.get $N) (i32.mul (local.get $jb) (i32.const ${NR}))))
+      (if (i32.gt_u (local.get $cols) (i32.const ${NR})) (then (local.set $cols (i32.const ${NR}))))
+      (local.set $ib (i32.const 0))
+      (block $idone (loop $il
+        (br_if $idone (i32.ge_u (local.get $ib) (local.get $mb)))
+        (local.set $pa (i32.add (local.get $a) (i32.mul (local.get $ib) (i32.mul (local.get $K) (i32.const ${8 * MR})))))
+        (local.set $pb (i32.add (local.get $b) (i32.mul (local.get $jb) (i32.mul (local.get $K) (i32.const ${8 * NR})))))
+        (local.set $end (i32.add (local.get $pb) (i32.mul (local.get $K) (i32.const ${8 * NR}))))
+        (local.set $bi (i32.add (local.get $bias) (i32.mul (local.get $ib) (i32.const ${8 * MR}))))
+        ${t.init}
+        (block $tdone (loop $tl
+          (br_if $tdone (i32.ge_u (local.get $pb) (local.get $end)))
+          ${t.loads}
+          ${t.macs}
+          (local.set $pa (i32.add (local.get $pa) (i32.const ${8 * MR})))
+          (local.set $pb (i32.add (local.get $pb) (i32.const ${8 * NR})))
+          (br $tl)))
+        (local.set $rows (i32.sub (local.get $M) (i32.mul (local.get $ib) (i32.const ${MR}))))
+        (local.set $po (i32.add (local.get $c) (i32.shl (i32.add (i32.mul (i32.mul (local.get $ib) (i32.const ${MR})) (local.get $N)) (i32.mul (local.get $jb) (i32.const ${NR}))) (i32.add (i32.const 2) (local.get $out64)))))
+        (if (local.get $out64) (then
+        ${t.stores64})
+        (else
+        ${t.stores}))
+        (local.set $ib (i32.add (local.get $ib) (i32.const 1)))
+        (br $il)))
+      (local.set $jb (i32.add (local.get $jb) (i32.const 1)))
+      (br $jl))))
+${packFn("pack_a", MR)}
+${packFn("pack_b", NR)}
+${im2col}
+${dw2d})
+`;
+}

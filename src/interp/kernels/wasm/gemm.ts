@@ -1,0 +1,211 @@
+// The float64-accumulating matrix product in WebAssembly (gemm.wat), its memory and its
+// operands' packing. One memory (an arena) holds, from the bottom: the packed constant weights of
+// the run in progress (packed once per run, on first use), then the scratch of the product being
+// computed (packed activations, bias, the float32 result), released when it returns. The memory
+// is shared where the platform allows, so that helper threads (gemm-threads.ts) compute some of
+// the column panels in place.
+
+import { activeBudget, chargeBytes } from "../../budget.js";
+import { GEMMMEM_WASM_BASE64, GEMM_WASM_BASE64 } from "./wasm-bytes.js";
+import { decodeBase64, type WasmApi } from "./loader.js";
+import { runPanels } from "./gemm-threads.js";
+
+/** Rows of a tile (A's block height) and columns (B's panel width), as in gemm-template.mjs. */
+export const MR = 6;
+export const NR = 4;
+
+/** gemm(a, b, c, bias, M, N, K, jb0, jb1, out64) of gemm.wat (see gemm-template.mjs). */
+export type GemmFn = (...args: number[]) => void;
+
+interface Memory {
+  readonly buffer: ArrayBuffer | SharedArrayBuffer;
+  grow(pages: number): number;
+}
+interface MemoryCtor {
+  Memory: new (d: { initial: number; maximum: number; shared?: boolean }) => Memory;
+}
+
+export interface Arena {
+  memory: Memory;
+  shared: boolean;
+  /** The compiled module (helper threads instantiate it over the same memory). */
+  module: object;
+  gemm: GemmFn;
+  /** pack_a / pack_b (src, s1, s2, n1, n2, dst) and im2col of gemm.wat. */
+  ex: Record<string, (...args: number[]) => void>;
+  /** End of the packed constants; scratch starts here. */
+  pinnedTop: number;
+  /** End of the scratch in use. */
+  top: number;
+  /** The run the packed constants belong to. */
+  run: object | undefined;
+  packed: WeakMap<object, Map<string, number>>;
+}
+
+const constants = new WeakSet<object>();
+/** Marks a storage as a constant of the run (an initializer): its packed form is kept. */
+export function markConstant(data: object): void {
+  constants.add(data);
+}
+export const isConstant = (data: object) => constants.has(data);
+
+const PAGE = 65536;
+const MAX_PAGES = 65536;
+const BASE = 1024; // nothing at address 0
+
+let arenaState: Arena | null | undefined;
+
+function makeArena(shared: boolean): Arena | undefined {
+  const wa = (globalThis as { WebAssembly?: WasmApi & MemoryCtor }).WebAssembly;
+  if (!wa) return undefined;
+  if (shared && typeof SharedArrayBuffer !== "function") return undefined;
+  try {
+    const memory = new wa.Memory({ initial: 16, maximum: MAX_PAGES, shared });
+    const module = new wa.Module(decodeBase64(shared ? GEMMMEM_WASM_BASE64 : GEMM_WASM_BASE64));
+    const ex = new wa.Instance(module, { env: { memory } }).exports;
+    return {
+      memory,
+      shared,
+      module,
+      gemm: ex.gemm as GemmFn,
+      ex: ex as Arena["ex"],
+      pinnedTop: BASE,
+      top: BASE,
+      run: undefined,
+      packed: new WeakMap(),
+    };
+  } catch {
+    return undefined; // no SIMD, or no shared memory
+  }
+}
+
+/** The arena, made on first use; undefined where WebAssembly SIMD is unavailable. */
+export function gemmArena(): Arena | undefined {
+  if (arenaState === undefined) arenaState = makeArena(true) ?? makeArena(false) ?? null;
+  return arenaState ?? undefined;
+}
+
+let forceScalar = false;
+/** Test hook: kernels use their TypeScript loops instead of gemm.wat. */
+export function setGemmDisabled(off: boolean): void {
+  forceScalar = off;
+}
+export function gemmEnabled(): boolean {
+  return !forceScalar && gemmArena() !== undefined;
+}
+
+function ensure(ar: Arena, end: number): void {
+  const have = ar.memory.buffer.byteLength;
+  if (end > have) {
+    const pages = Math.ceil((end - have) / PAGE);
+    if (have / PAGE + pages > MAX_PAGES)
+      throw new RangeError("array buffer allocation failed: over 4 GiB of packed operands");
+    ar.memory.grow(pages);
+  }
+}
+
+const align = (n: number) => (n + 15) & ~15;
+
+/** Scratch of `bytes` above the packed constants, counted against the run's memory budget. */
+export function scratchAlloc(ar: Arena, bytes: number, what: string): number {
+  chargeBytes(bytes, false, what);
+  const at = ar.top;
+  ensure(ar, at + bytes);
+  ar.top = align(at + bytes);
+  return at;
+}
+
+/** Releases the scratch (after a product). */
+export function scratchRelease(ar: Arena): void {
+  ar.top = ar.pinnedTop;
+}
+
+/**
+ * The address of a constant's packed form (`key`: the constant's storage, `tag`: which packing),
+ * packing it with `fill` on first use in this run. The bytes are held by the run until it ends.
+ */
+export function packedConstant(
+  ar: Arena,
+  key: object,
+  tag: string,
+  bytes: number,
+  fill: (at: number) => void,
+): number {
+  const run = activeBudget() ?? ar; // outside a run: kept until the next run starts
+  if (ar.run !== run) {
+    ar.run = run;
+    ar.packed = new WeakMap();
+    ar.pinnedTop = ar.top = BASE;
+  }
+  let tags = ar.packed.get(key);
+  const have = tags?.get(tag);
+  if (have !== undefined) return have;
+  if (ar.top !== ar.pinnedTop) throw new Error("a constant packed while scratch is in use");
+  activeBudget()?.pin(bytes, "packed weights");
+  // Scratch is only in use inside a product, so the pinned region may grow over it here.
+  const at = ar.pinnedTop;
+  ensure(ar, at + bytes);
+  ar.pinnedTop = ar.top = align(at + bytes);
+  fill(at);
+  if (!tags) ar.packed.set(key, (tags = new Map()));
+  tags.set(tag, at);
+  return at;
+}
+
+export const f64At = (ar: Arena, at: number, n: number) =>
+  new Float64Array(ar.memory.buffer, at, n);
+export const f32At = (ar: Arena, at: number, n: number) =>
+  new Float32Array(ar.memory.buffer, at, n);
+
+/** Bytes of A packed in row blocks (M rounded up to MR) and of B in column panels. */
+export const packedABytes = (M: number, K: number) => Math.ceil(M / MR) * MR * K * 8;
+export const packedBBytes = (K: number, N: number) => Math.ceil(N / NR) * NR * K * 8;
+
+/** Copies src[off, off + n) into scratch; returns its address (release with `ar.top = at`). */
+export function stage(ar: Arena, src: Float32Array, off: number, n: number): number {
+  const at = scratchAlloc(ar, n * 4, "a copy of an operand");
+  f32At(ar, at, n).set(src.subarray(off, off + n));
+  return at;
+}
+
+/**
+ * Packs an operand, float32 → float64, at `at`: "a", A (M × K, element (i, t) at
+ * src[off + i*rs + t*cs]) in row blocks of MR (rows past M are 0); "b", B (K × N, element (t, j)
+ * at src[off + t*rs + j*cs]) in column panels of NR.
+ */
+export function pack(
+  ar: Arena,
+  which: "a" | "b",
+  at: number,
+  src: Float32Array,
+  off: number,
+  rs: number,
+  cs: number,
+  rows: number,
+  cols: number,
+): void {
+  const tmp = stage(ar, src, off, (rows - 1) * rs + (cols - 1) * cs + 1);
+  if (which === "a") ar.ex.pack_a!(tmp, rs, cs, rows, cols, at);
+  else ar.ex.pack_b!(tmp, cs, rs, cols, rows, at);
+  ar.top = tmp;
+}
+
+/**
+ * C (M × N at c, row-major: float32 rounded once, or float64 with `out64`) = bias (M float64 at
+ * `bias`, M rounded up to MR) + packed A · packed B, each sum in order of the summed index, on
+ * this thread and the helper threads (split by column panels).
+ */
+export function gemm(
+  ar: Arena,
+  a: number,
+  b: number,
+  c: number,
+  bias: number,
+  M: number,
+  N: number,
+  K: number,
+  out64 = false,
+): void {
+  const panels = Math.ceil(N / NR);
+  runPanels(ar, [a, b, c, bias, M, N, K, out64 ? 1 : 0], panels, M * K * NR);
+}
