@@ -143,7 +143,7 @@ export function floatErrors(actual: RTensor, expected: RTensor): FloatErrors | u
   };
 }
 
-const g3 = (x: number) => (x === 0 || !Number.isFinite(x) ? String(x) : x.toPrecision(3));
+const g3 = (x: number) => String(Number.isFinite(x) ? Number(x.toPrecision(3)) : x);
 
 /** One line: "max abs error 2e-6 at [0,3], max rel error 0.00105 at [0,7], norm-wise 3.1e-7". */
 export function formatFloatErrors(e: FloatErrors): string {
