@@ -80,6 +80,19 @@ def torchvision_model(arch: str, gen: torch.Generator):
     torchvision = import_torchvision()
     torch.manual_seed(SEED)
     model = getattr(torchvision.models, arch)(weights=None)
+    if arch == "convnext_tiny":
+        # With every module a function the exporter writes one with a duplicate attribute
+        # (Sequential); the blocks and their LayerNorm nest as functions instead.
+        from torchvision.models import convnext
+
+        model.function_modules = {convnext.CNBlock, convnext.LayerNorm2d}
+    if arch == "mobilenet_v3_small":
+        # Every module a function fails in the exporter ("outstanding annotated attribute"): the
+        # inverted residual blocks, their squeeze-excitation and Hardswish nest instead.
+        from torchvision.models import mobilenetv3
+        from torchvision.ops.misc import SqueezeExcitation
+
+        model.function_modules = {mobilenetv3.InvertedResidual, SqueezeExcitation, torch.nn.Hardswish}
     with torch.no_grad():
         for name, p in model.named_parameters():
             # ConvNeXt starts its residual branches at 1e-6: make them count.
@@ -192,15 +205,13 @@ def variants():
         yield arch, f"{arch}_functions_op{FUNCTIONS_OPSET}", {"kind": "functions", "opset": FUNCTIONS_OPSET}
 
 
-def keep_plain_module_attributes() -> None:
+def keep_plain_module_attributes():
     """With export_modules_as_functions, the legacy exporter records every annotated attribute
     of every module as a function attribute, and fails on the dicts and classes transformers'
     models annotate; keep the attributes an ONNX attribute can hold."""
     from torch.onnx._internal.torchscript_exporter import utils
 
     original = utils._get_module_attributes
-    if getattr(original, "plain_only", False):
-        return
 
     def plain(v) -> bool:
         if isinstance(v, (bool, int, float, str, torch.Tensor)):
@@ -210,8 +221,12 @@ def keep_plain_module_attributes() -> None:
     def filtered(module):
         return {k: v for k, v in original(module).items() if plain(v)}
 
-    filtered.plain_only = True
     utils._get_module_attributes = filtered
+
+    def restore():
+        utils._get_module_attributes = original
+
+    return restore
 
 
 def export_one(arch: str, variant: dict, path: str):
@@ -230,17 +245,25 @@ def export_one(arch: str, variant: dict, path: str):
                 external_data=False, verbose=False,
             )
     else:
-        if variant["kind"] == "functions":
+        # Only where a set of classes is given: elsewhere (torchvision) every instance of a class
+        # must keep the same attributes, which filtering by value could break.
+        restore = (
             keep_plain_module_attributes()
-        torch.onnx.export(
-            model, args, path, dynamo=False, opset_version=variant["opset"],
-            input_names=in_names, output_names=out_names, dynamic_axes=axes,
-            export_modules_as_functions=(
-                # Every module, or for transformers (whose modules hold attributes the exporter
-                # cannot write) the given classes, nested where they nest.
-                getattr(model, "function_modules", True) if variant["kind"] == "functions" else False
-            ),
+            if variant["kind"] == "functions" and hasattr(model, "function_modules")
+            else None
         )
+        try:
+            torch.onnx.export(
+                model, args, path, dynamo=False, opset_version=variant["opset"],
+                input_names=in_names, output_names=out_names, dynamic_axes=axes,
+                export_modules_as_functions=(
+                    # Every module, or the given classes (nested where they nest).
+                    getattr(model, "function_modules", True) if variant["kind"] == "functions" else False
+                ),
+            )
+        finally:
+            if restore:
+                restore()
     return [a.numpy() for a in args]
 
 
@@ -279,6 +302,8 @@ def main() -> int:
     for arch, name, variant in todo:
         folder = os.path.join(a.out, name)
         os.makedirs(folder, exist_ok=True)
+        if os.path.exists(os.path.join(folder, "FAILED")):
+            os.remove(os.path.join(folder, "FAILED"))
         t0 = time.time()
         try:
             inputs = export_one(arch, variant, os.path.join(folder, "model.onnx"))
