@@ -18,6 +18,7 @@ import { createInterface } from "node:readline";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { checkModel, formatProblem } from "../src/check/index.js";
 import { saveModel } from "../src/io/files.js";
 import type { Model } from "../src/ir/types.js";
 import {
@@ -114,7 +115,11 @@ async function judge(m: CorpusModel, set: Row["set"]): Promise<Row> {
   const steps: Step[] = [];
   // The original: ONNX's checker, the reference on onnxruntime (exported: against the stored
   // outputs), and the interpreter.
-  const original: Step = { step: "original", outcome: "pass" };
+  const original: Step = {
+    step: "original",
+    outcome: "pass",
+    checkProblems: checkModel(m.model).problems.map(formatProblem),
+  };
   const verdict = await onnxCheck(m.model);
   if (verdict !== undefined) original.onnxCheck = verdict;
   if (set === "exported") {
@@ -180,6 +185,8 @@ type Counts = {
   error: string[];
   worst: number;
   checked: number;
+  /** Results onnx-expand's own checker finds problems in. */
+  problems: number;
 };
 const counts = new Map<string, Counts>();
 const key = (set: string, step: string) => `${set}\t${step}`;
@@ -204,6 +211,7 @@ for (const r of rows)
       } else (s.outcome === "wrong" ? c.wrong : c.error).push(`${r.name}: ${s.reason}`);
       if (s.worstNorm !== undefined) c.worst = Math.max(c.worst, s.worstNorm);
       if (s.onnxCheck !== undefined) c.checked++;
+      if (s.checkProblems?.length) c.problems++;
       counts.set(k, c);
     }
 const steps = ["original", "interpreter", ...TARGETS.map((t) => `convert ${t}`), "expand"];
@@ -240,14 +248,16 @@ if (json) {
   for (const set of ["npm", "exported", "all"]) {
     if (![...counts.keys()].some((k) => k.startsWith(`${set}\t`))) continue;
     out.push("", `${set === "all" ? "both sets" : set}:`);
-    out.push("| step | models | pass | refused | wrong | error | worst norm-wise error |");
-    out.push("|---|---|---|---|---|---|---|");
+    out.push(
+      "| step | models | pass | refused | wrong | error | worst norm-wise error | `check` problems |",
+    );
+    out.push("|---|---|---|---|---|---|---|---|");
     for (const step of steps) {
       const c = counts.get(key(set, step));
       if (!c) continue;
       const refused = [...c.refused.values()].reduce((a, b) => a + b, 0);
       out.push(
-        `| ${step} | ${c.n} | ${c.pass} | ${refused} | ${c.wrong.length} | ${c.error.length} | ${c.worst ? c.worst.toPrecision(2) : c.pass ? "0" : "-"} |`,
+        `| ${step} | ${c.n} | ${c.pass} | ${refused} | ${c.wrong.length} | ${c.error.length} | ${c.worst ? c.worst.toPrecision(2) : c.pass ? "0" : "-"} | ${c.problems} |`,
       );
     }
   }
@@ -264,7 +274,7 @@ if (json) {
     for (const r of rows)
       for (const s of r.steps)
         out.push(
-          `${s.outcome.toUpperCase()} ${r.name} (opset ${r.opset}) ${s.step}${s.reason ? `: ${s.reason}` : ""}${s.onnxCheck && s.onnxCheck !== "ok" ? ` [ONNX checker: ${s.onnxCheck}]` : ""}`,
+          `${s.outcome.toUpperCase()} ${r.name} (opset ${r.opset}) ${s.step}${s.reason ? `: ${s.reason}` : ""}${s.onnxCheck && s.onnxCheck !== "ok" ? ` [ONNX checker: ${s.onnxCheck}]` : ""}${s.checkProblems?.length ? ` [check: ${s.checkProblems.length} problems, first: ${s.checkProblems[0]}]` : ""}`,
         );
   process.stdout.write(out.join("\n") + "\n");
 }
