@@ -202,6 +202,7 @@ for (const r of rows)
         error: [],
         worst: 0,
         checked: 0,
+        problems: 0,
       };
       c.n++;
       if (s.outcome === "pass") c.pass++;
