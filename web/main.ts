@@ -1,13 +1,13 @@
 // The inspector page: asks the worker (worker.ts) for everything slow and draws what it answers
-// as SVG (pan with the mouse, zoom with the wheel). Two panes: the loaded model (a) and the result
-// of an action (b), with the diff marked on both.
+// on a canvas (graph/canvas.ts: pan with the mouse, zoom with the wheel, groups opened with +).
+// Two panes: the loaded model (a) and the result of an action (b), with the diff marked on both.
 
 import type { DiffCounts } from "../src/diff/index.js";
+import { GraphCanvas } from "./graph/canvas.js";
+import type { Layout } from "./graph/types.js";
 import type {
   Answers,
   ArgsOf,
-  Drawing,
-  DrawnNode,
   Envelope,
   ExpandMode,
   Op,
@@ -18,7 +18,6 @@ import type {
 } from "./protocol.js";
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
-const SVG = "http://www.w3.org/2000/svg";
 
 // ---- the worker ----
 
@@ -106,25 +105,30 @@ interface PaneState {
   side: SideName;
   summary?: Summary;
   view: string;
-  drawing?: Drawing;
-  scale: number;
-  tx: number;
-  ty: number;
+  drawing?: Layout;
+  canvas?: GraphCanvas;
+  /** Groups the user opened and closed in the shown view. */
+  open: Set<string>;
+  closed: Set<string>;
 }
 const panes: Record<SideName, PaneState> = {
-  a: { side: "a", view: "main", scale: 1, tx: 0, ty: 0 },
-  b: { side: "b", view: "main", scale: 1, tx: 0, ty: 0 },
+  a: { side: "a", view: "main", open: new Set(), closed: new Set() },
+  b: { side: "b", view: "main", open: new Set(), closed: new Set() },
+};
+// For tests: each pane's canvas and what it draws.
+(window as unknown as { __inspector: unknown }).__inspector = {
+  panes: Object.fromEntries(
+    (["a", "b"] as const).map((k) => [
+      k,
+      {
+        canvas: () => panes[k].canvas,
+        items: () => panes[k].drawing?.items ?? [],
+        frames: () => panes[k].drawing?.frames ?? [],
+      },
+    ]),
+  ),
 };
 let loaded = false;
-
-function el<K extends keyof SVGElementTagNameMap>(
-  tag: K,
-  attrs: Record<string, string | number> = {},
-) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
-  return e;
-}
 
 function setupPane(p: PaneState, title: string): void {
   const pane = $(`pane-${p.side}`);
@@ -146,170 +150,53 @@ function setupPane(p: PaneState, title: string): void {
   select.onchange = () => void guarded("layout", () => show(p, select.value));
   const fit = document.createElement("button");
   fit.textContent = "Fit";
-  fit.onclick = () => fitView(p);
+  fit.onclick = () => p.canvas?.fit();
   const count = document.createElement("span");
   count.className = "count";
   bar.append(name, select, fit, count);
-  const svg = el("svg");
-  svg.append(el("g", { class: "world" }));
-  pane.append(bar, svg);
-  panZoom(p, svg);
+  pane.append(bar);
+  p.canvas?.destroy();
+  p.canvas = new GraphCanvas(pane, {
+    select(item) {
+      if (item?.kind === "op") void guarded("details", () => showDetails(p, item.index));
+    },
+    toggleGroup(key, open) {
+      (open ? p.open : p.closed).add(key);
+      (open ? p.closed : p.open).delete(key);
+      void guarded("layout", () => show(p, p.view, true));
+    },
+  });
 }
 
-async function show(p: PaneState, view: string): Promise<void> {
+async function show(p: PaneState, view: string, keepView = false): Promise<void> {
   const t0 = performance.now();
-  const d = await ask("layout", { side: p.side, view });
+  if (view !== p.view) {
+    p.open.clear();
+    p.closed.clear();
+  }
+  const d = await ask("layout", {
+    side: p.side,
+    view,
+    options: { open: [...p.open], closed: [...p.closed], constantsAsNodes: false },
+  });
   p.view = view;
   p.drawing = d;
   const pane = $(`pane-${p.side}`);
   (pane.querySelector("select.views") as HTMLSelectElement).value = view;
-  draw(p);
-  fitView(p);
+  p.canvas!.setLayout(d, keepView);
   const ms = performance.now() - t0;
-  const ops = d.nodes.filter((n) => n.kind === "op").length;
-  pane.querySelector(".count")!.textContent = `${ops} nodes drawn · layout ${Math.round(d.ms)} ms`;
-  pane.dataset.drawn = String(ops);
+  const boxes = d.items.filter((n) => n.kind === "op" || n.kind === "group").length;
+  pane.querySelector(".count")!.textContent =
+    `${d.total} nodes in ${boxes} boxes · layout ${Math.round(d.ms)} ms`;
+  pane.dataset.drawn = String(d.total);
   pane.dataset.view = view;
   pane.dataset.firstDrawMs = String(Math.round(ms));
-  status(`Drew ${d.title}: ${ops} nodes in ${Math.round(ms)} ms.`);
+  status(`Drew ${d.title}: ${d.total} nodes in ${Math.round(ms)} ms.`);
 }
 
-/** Re-applies the diff marks of the shown view to the drawn nodes. */
+/** Re-draws the shown view with the diff marks the worker now has (same view, same place). */
 async function remark(p: PaneState): Promise<void> {
-  const marks = new Map(await ask("marks", { side: p.side, view: p.view }));
-  for (const n of p.drawing?.nodes ?? []) {
-    if (n.kind !== "op") continue;
-    const m = marks.get(n.index);
-    if (m) n.mark = m;
-    else delete n.mark;
-  }
-  for (const g of $(`pane-${p.side}`).querySelectorAll<SVGGElement>("g.node.op")) {
-    const m = marks.get(Number(g.dataset.index));
-    g.classList.remove("added", "removed", "changed");
-    delete g.dataset.mark;
-    if (m) {
-      g.classList.add(m);
-      g.dataset.mark = m;
-    }
-  }
-}
-
-function draw(p: PaneState): void {
-  const d = p.drawing!;
-  const svg = $(`pane-${p.side}`).querySelector("svg")!;
-  const world = el("g", { class: "world" });
-  const edges = el("g", { class: "edges" });
-  for (const e of d.edges) {
-    if (e.points.length < 4) continue;
-    let path = `M${e.points[0]},${e.points[1]}`;
-    for (let i = 2; i < e.points.length; i += 2) path += `L${e.points[i]},${e.points[i + 1]}`;
-    const pe = el("path", { d: path, class: "edge", "marker-end": "url(#arrow)" });
-    const t = el("title");
-    t.textContent = e.title;
-    pe.append(t);
-    edges.append(pe);
-  }
-  const nodes = el("g", { class: "nodes" });
-  for (const n of d.nodes) nodes.append(nodeShape(p, n));
-  const defs = el("defs");
-  const marker = el("marker", {
-    id: "arrow",
-    viewBox: "0 0 10 10",
-    refX: 9,
-    refY: 5,
-    markerWidth: 6,
-    markerHeight: 6,
-    orient: "auto",
-  });
-  marker.append(el("path", { d: "M0,0L10,5L0,10z", fill: "#778" }));
-  defs.append(marker);
-  world.append(edges, nodes);
-  svg.replaceChildren(defs, world);
-  applyTransform(p);
-}
-
-function nodeShape(p: PaneState, n: DrawnNode): SVGGElement {
-  const g = el("g", {
-    class: `node ${n.kind}${n.mark ? ` ${n.mark}` : ""}${n.subgraphs ? " sub" : ""}`,
-    transform: `translate(${n.x},${n.y})`,
-  });
-  g.dataset.index = String(n.index);
-  if (n.mark) g.dataset.mark = n.mark;
-  g.append(el("rect", { width: n.w, height: n.h, rx: n.kind === "op" ? 3 : 12 }));
-  const label = el("text", { x: n.w / 2, y: n.sub ? 15 : 17, "text-anchor": "middle" });
-  label.textContent = n.label;
-  g.append(label);
-  if (n.sub) {
-    const sub = el("text", { x: n.w / 2, y: 31, "text-anchor": "middle", class: "sub" });
-    sub.textContent = n.sub.length > 30 ? `${n.sub.slice(0, 29)}…` : n.sub;
-    g.append(sub);
-  }
-  const title = el("title");
-  title.textContent =
-    n.kind === "op"
-      ? `${n.label}${n.sub ? ` '${n.sub}'` : ""}`
-      : `${n.kind === "in" ? "input" : "output"} ${n.label}: ${n.sub}`;
-  g.append(title);
-  if (n.kind === "op")
-    g.addEventListener("click", (ev) => {
-      ev.stopPropagation();
-      for (const s of document.querySelectorAll(".node.selected")) s.classList.remove("selected");
-      g.classList.add("selected");
-      void guarded("details", () => showDetails(p, n.index));
-    });
-  return g;
-}
-
-function applyTransform(p: PaneState): void {
-  const world = $(`pane-${p.side}`).querySelector("g.world");
-  world?.setAttribute("transform", `translate(${p.tx},${p.ty}) scale(${p.scale})`);
-}
-
-function fitView(p: PaneState): void {
-  const d = p.drawing;
-  const svg = $(`pane-${p.side}`).querySelector("svg")!;
-  if (!d) return;
-  const r = svg.getBoundingClientRect();
-  const s = Math.min(r.width / (d.width + 20), r.height / (d.height + 20), 1.5);
-  // Large graphs start readable at the top rather than as a speck: at least 0.35 when wide.
-  p.scale = d.nodes.length > 200 ? Math.max(s, 0.35) : s;
-  p.tx = Math.max(10, (r.width - d.width * p.scale) / 2);
-  p.ty = 10;
-  applyTransform(p);
-}
-
-function panZoom(p: PaneState, svg: SVGSVGElement): void {
-  let drag: { x: number; y: number; tx: number; ty: number } | undefined;
-  svg.addEventListener("mousedown", (e) => {
-    drag = { x: e.clientX, y: e.clientY, tx: p.tx, ty: p.ty };
-    svg.style.cursor = "grabbing";
-  });
-  window.addEventListener("mousemove", (e) => {
-    if (!drag) return;
-    p.tx = drag.tx + e.clientX - drag.x;
-    p.ty = drag.ty + e.clientY - drag.y;
-    applyTransform(p);
-  });
-  window.addEventListener("mouseup", () => {
-    drag = undefined;
-    svg.style.cursor = "";
-  });
-  svg.addEventListener(
-    "wheel",
-    (e) => {
-      e.preventDefault();
-      const r = svg.getBoundingClientRect();
-      const mx = e.clientX - r.left;
-      const my = e.clientY - r.top;
-      const k = Math.exp(-e.deltaY * 0.0015);
-      const s = Math.min(8, Math.max(0.02, p.scale * k));
-      p.tx = mx - ((mx - p.tx) * s) / p.scale;
-      p.ty = my - ((my - p.ty) * s) / p.scale;
-      p.scale = s;
-      applyTransform(p);
-    },
-    { passive: false },
-  );
+  await show(p, p.view, true);
 }
 
 // ---- panels ----

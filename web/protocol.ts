@@ -6,6 +6,7 @@
 import type { InputRequest } from "../src/app/inputs.js";
 import type { DiffCounts } from "../src/diff/index.js";
 import type { ModelInfo } from "../src/ir/info.js";
+import type { Layout, LayoutOptions } from "./graph/types.js";
 
 export type SideName = "a" | "b";
 
@@ -16,33 +17,6 @@ export interface Summary {
   problems: string[];
   /** Drawable graphs: the main graph, each subgraph, each local function. */
   views: { id: string; title: string; nodes: number }[];
-}
-
-export interface DrawnNode {
-  id: string;
-  kind: "op" | "in" | "out";
-  index: number;
-  label: string;
-  sub: string;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-  mark?: string;
-  subgraphs?: number;
-}
-export interface DrawnEdge {
-  points: number[];
-  title: string;
-}
-export interface Drawing {
-  view: string;
-  title: string;
-  nodes: DrawnNode[];
-  edges: DrawnEdge[];
-  width: number;
-  height: number;
-  ms: number;
 }
 
 export interface NodeDetails {
@@ -94,7 +68,7 @@ export type ExpandMode = "all" | "only" | "keep";
 
 export type Request =
   | { op: "load"; name: string; bytes: Uint8Array }
-  | { op: "layout"; side: SideName; view: string }
+  | { op: "layout"; side: SideName; view: string; options: LayoutOptions }
   | { op: "marks"; side: SideName; view: string }
   | { op: "details"; side: SideName; view: string; index: number }
   | { op: "convert"; opset: string }
@@ -106,7 +80,7 @@ export type Request =
 /** The result of each request, by op. */
 export interface Answers {
   load: Summary;
-  layout: Drawing;
+  layout: Layout;
   marks: [number, string][];
   details: NodeDetails;
   convert: TransformAnswer;

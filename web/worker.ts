@@ -1,9 +1,8 @@
 // The inspector's Web Worker: everything slow happens here (decoding, type inference, conversion,
-// expansion, the diff, the graph layout with elkjs, runs of the interpreter), so the page never
+// expansion, the diff, the grouping and layout of graphs (graph/), runs of the interpreter), so the page never
 // freezes. Messages are typed by protocol.ts; the work itself is the app layer's session (the same
 // steps as the command line's), and what is here is presentation: views, layout, marks, details.
 
-import ElkModule from "elkjs/lib/elk.bundled.js";
 import { RefusedError, formatNote } from "../src/app/notes.js";
 import { Session, type Loaded } from "../src/app/session.js";
 import type { ExpandOptions } from "../src/expand/context.js";
@@ -29,11 +28,11 @@ import type { Attribute, Function, Graph, Model, Node, Type } from "../src/ir/ty
 import type { Note } from "../src/passes/pass.js";
 import { SchemaRegistry, domainLabel, normaliseDomain } from "../src/schema/registry.js";
 import { printAttribute, printModel, printType } from "../src/text/print.js";
+import { buildScene, type Scene } from "./graph/scene.js";
+import { layoutScene } from "./graph/layout.js";
+import type { Layout, LayoutOptions } from "./graph/types.js";
 import type {
   Answers,
-  Drawing,
-  DrawnEdge,
-  DrawnNode,
   Envelope,
   NodeDetails,
   Op,
@@ -63,29 +62,11 @@ interface Side {
   problems: string[];
   /** Diff marks per view: node index -> added / removed / changed. */
   marks: Map<string, Map<number, string>>;
+  /** Scenes built so far, by view. */
+  scenes: Map<string, Scene>;
 }
 
 const sides: Record<SideName, Side | undefined> = { a: undefined, b: undefined };
-interface ElkNode {
-  id: string;
-  x?: number;
-  y?: number;
-  width?: number;
-  height?: number;
-  children?: ElkNode[];
-  edges?: {
-    sections?: {
-      startPoint: { x: number; y: number };
-      endPoint: { x: number; y: number };
-      bendPoints?: { x: number; y: number }[];
-    }[];
-  }[];
-}
-// elkjs is CommonJS: its default import is the constructor (or carries it as .default).
-const Elk = ((ElkModule as unknown as { default?: unknown }).default ?? ElkModule) as new () => {
-  layout(graph: unknown): Promise<ElkNode>;
-};
-const elk = new Elk();
 const registry = (): SchemaRegistry => SchemaRegistry.default();
 
 function post(reply: Reply): void {
@@ -139,6 +120,7 @@ function loadSide(name: string, model: Model): Side {
     types: analysis.types,
     problems: analysis.problems.map((p) => `${p.code}: ${formatProblem(p)}`),
     marks: new Map(),
+    scenes: new Map(),
   };
 }
 
@@ -161,130 +143,44 @@ function typeOf(side: Side, view: View, name: string): string {
   return t ? printType(t) : "?";
 }
 
-const CHAR = 7.2;
-
-async function layout(side: Side, viewId: string): Promise<Drawing> {
+function viewOf(side: Side, viewId: string): View {
   const view = side.views.get(viewId);
   if (!view) throw new OnnxError("E_USAGE", `no view '${viewId}'`);
-  const t0 = performance.now();
+  return view;
+}
+
+/** The scene of a view (its nodes grouped by origin), built once per loaded model. */
+function sceneOf(side: Side, viewId: string): Scene {
+  let scene = side.scenes.get(viewId);
+  if (scene) return scene;
+  const view = viewOf(side, viewId);
   const owner = view.owner;
-  const marks = side.marks.get(viewId);
-  const nodes: DrawnNode[] = [];
-  const box = (label: string, sub: string) => ({
-    w: Math.max(label.length, Math.min(sub.length, 28)) * CHAR + 20,
-    h: sub ? 38 : 26,
+  const isGraph = "initializers" in owner;
+  scene = buildScene({
+    nodes: owner.nodes,
+    inputs: isGraph ? owner.inputs.map((v) => v.name) : owner.inputs,
+    outputs: isGraph ? owner.outputs.map((v) => v.name) : owner.outputs,
+    initializers: isGraph ? owner.initializers.map((t) => t.name) : [],
+    ...(side.model.metadataProps ? { modelMetadata: side.model.metadataProps } : {}),
+    ...(isGraph
+      ? {}
+      : {
+          tablePrefix: `${owner.domain}:${owner.name}${owner.overload ? `@${owner.overload}` : ""}`,
+        }),
+    label: (i) => opLabel(side, view, owner.nodes[i]!),
+    typeOf: (name) => typeOf(side, view, name),
   });
-  const graphInputs = "initializers" in owner ? owner.inputs.map((v) => v.name) : owner.inputs;
-  const graphOutputs = "initializers" in owner ? owner.outputs.map((v) => v.name) : owner.outputs;
-  const producer = new Map<string, string>();
-  graphInputs.forEach((name, i) => {
-    const sub = typeOf(side, view, name);
-    nodes.push({
-      id: `in${i}`,
-      kind: "in",
-      index: i,
-      label: name,
-      sub,
-      x: 0,
-      y: 0,
-      ...box(name, sub),
-    });
-    producer.set(name, `in${i}`);
-  });
-  owner.nodes.forEach((n, i) => {
-    const label = opLabel(side, view, n);
-    const sub = n.name ?? "";
-    const subgraphs = n.attributes.reduce((k, a) => k + attributeGraphs(a).length, 0);
-    const d: DrawnNode = {
-      id: `n${i}`,
-      kind: "op",
-      index: i,
-      label,
-      sub,
-      x: 0,
-      y: 0,
-      ...box(label, sub),
-    };
-    const m = marks?.get(i);
-    if (m) d.mark = m;
-    if (subgraphs) d.subgraphs = subgraphs;
-    nodes.push(d);
-    for (const o of n.outputs) if (o !== "") producer.set(o, `n${i}`);
-  });
-  const edges: { id: string; sources: string[]; targets: string[]; title: string }[] = [];
-  const edge = (value: string, target: string) => {
-    const from = producer.get(value);
-    if (!from) return;
-    edges.push({
-      id: `e${edges.length}`,
-      sources: [from],
-      targets: [target],
-      title: `${value}: ${typeOf(side, view, value)}`,
-    });
-  };
-  owner.nodes.forEach((n, i) => {
-    const seen = new Set<string>();
-    for (const x of n.inputs)
-      if (x !== "" && !seen.has(x)) {
-        seen.add(x);
-        edge(x, `n${i}`);
-      }
-  });
-  graphOutputs.forEach((name, i) => {
-    const sub = typeOf(side, view, name);
-    nodes.push({
-      id: `out${i}`,
-      kind: "out",
-      index: i,
-      label: name,
-      sub,
-      x: 0,
-      y: 0,
-      ...box(name, sub),
-    });
-    edge(name, `out${i}`);
-  });
-  const laid = await elk.layout({
-    id: "root",
-    // Chosen so deep graphs (thousands of layers) do not overflow elkjs's stack in a worker:
-    // layering by longest path from the sources, cycles broken in model order, one component.
-    layoutOptions: {
-      "elk.algorithm": "layered",
-      "elk.direction": "DOWN",
-      "elk.layered.cycleBreaking.strategy": "MODEL_ORDER",
-      "elk.layered.layering.strategy": "LONGEST_PATH_SOURCE",
-      "elk.separateConnectedComponents": "false",
-      "elk.layered.compaction.connectedComponents": "false",
-      "elk.layered.spacing.nodeNodeBetweenLayers": "28",
-      "elk.spacing.nodeNode": "18",
-    },
-    children: nodes.map((n) => ({ id: n.id, width: n.w, height: n.h })),
-    edges,
-  });
-  const pos = new Map((laid.children ?? []).map((c) => [c.id, c] as const));
-  for (const n of nodes) {
-    const p = pos.get(n.id);
-    n.x = p?.x ?? 0;
-    n.y = p?.y ?? 0;
-  }
-  const drawnEdges: DrawnEdge[] = (laid.edges ?? []).map((e, k) => {
-    const points: number[] = [];
-    for (const s of e.sections ?? []) {
-      points.push(s.startPoint.x, s.startPoint.y);
-      for (const b of s.bendPoints ?? []) points.push(b.x, b.y);
-      points.push(s.endPoint.x, s.endPoint.y);
-    }
-    return { points, title: edges[k]!.title };
-  });
-  return {
-    view: viewId,
-    title: view.title,
-    nodes,
-    edges: drawnEdges,
-    width: laid.width ?? 0,
-    height: laid.height ?? 0,
-    ms: performance.now() - t0,
-  };
+  side.scenes.set(viewId, scene);
+  return scene;
+}
+
+function layout(side: Side, viewId: string, options: LayoutOptions): Layout {
+  const t0 = performance.now();
+  const view = viewOf(side, viewId);
+  const scene = sceneOf(side, viewId);
+  const l = layoutScene(scene, options, side.marks.get(viewId), view);
+  l.ms = performance.now() - t0;
+  return l;
 }
 
 function details(side: Side, viewId: string, index: number): NodeDetails {
@@ -444,7 +340,7 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
   layout(msg) {
     const s = side(msg.side);
     progress(`laying out ${s.views.get(msg.view)?.title ?? msg.view}…`);
-    return layout(s, msg.view);
+    return layout(s, msg.view, msg.options ?? { open: [], constantsAsNodes: false });
   },
   marks: (msg) => [...(sides[msg.side]?.marks.get(msg.view)?.entries() ?? [])],
   details: (msg) => details(side(msg.side), msg.view, msg.index),

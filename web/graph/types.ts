@@ -10,7 +10,8 @@ export interface LayoutItem {
   /**
    * Stable key within a view: `n<index>` for a node of the view's graph, `g<path>` for a group (its
    * path of scope names), `i<k>` / `o<k>` for the graph's k-th input / output, `c<index>` for a
-   * Constant or initializer drawn as a node (when constants are shown as nodes).
+   * Constant or initializer drawn as a node (when constants are shown as nodes): a Constant by its
+   * node index, the k-th initializer as `c<n+k>` (n: the view's node count, index -1).
    */
   key: string;
   kind: "op" | "in" | "out" | "group" | "const";
@@ -30,7 +31,13 @@ export interface LayoutItem {
   /** Subgraphs an op holds (If, Loop, Scan). */
   subgraphs?: number;
   /** Constants and initializers folded into this op: value name and a short text (dtype, shape). */
-  folded?: { name: string; text: string }[];
+  folded?: {
+    name: string;
+    text: string;
+    /** The Constant node's index (-1 or absent: an initializer), and its diff mark. */
+    index?: number;
+    mark?: Mark;
+  }[];
 }
 
 /** The frame of an open group, drawn behind its contents. */
@@ -73,6 +80,8 @@ export interface Layout {
 export interface LayoutOptions {
   /** Keys of the groups opened by the user; every other group with many nodes starts collapsed. */
   open: string[];
+  /** Keys of groups closed by the user (wins over opening by default). */
+  closed?: string[];
   /** Draw Constants and initializers as nodes of their own instead of inside their consumers. */
   constantsAsNodes: boolean;
 }

@@ -1,0 +1,175 @@
+// The scene of a view: nodes grouped by where they came from (the expander's origin records,
+// torch's dynamo metadata, torch's legacy scope names), trivial levels merged, big groups
+// collapsed where their level is large, and constants set apart for folding.
+
+import { describe, expect, it } from "vitest";
+import {
+  dynamoScope,
+  enclosingGroups,
+  groupMark,
+  legacyScope,
+  openGroups,
+} from "../../../web/graph/scene.js";
+import { node, scene } from "./fixtures.js";
+
+const labels = (s: ReturnType<typeof scene>) => s.groups.map((g) => `${g.key} (${g.count})`).sort();
+
+describe("scene grouping", () => {
+  it("reads torch's legacy scope names, merging single-child levels", () => {
+    const s = scene(
+      [
+        node("MatMul", ["x", "w"], ["a"], "/encoder/layer.0/attention/MatMul"),
+        node("Add", ["a", "b"], ["c"], "/encoder/layer.0/attention/Add"),
+        node("Relu", ["c"], ["d"], "/encoder/layer.1/Relu"),
+        node("Softmax", ["d"], ["y"], "/encoder/layer.1/Softmax"),
+      ],
+      ["x"],
+      ["y"],
+    );
+    // "encoder" holds everything: the root takes it over
+    expect(labels(s)).toEqual(["g (4)", "gencoder/layer.0/attention (2)", "gencoder/layer.1 (2)"]);
+    expect(s.groups.find((g) => g.key === "gencoder/layer.0/attention")!.label).toBe(
+      "layer.0/attention",
+    );
+    expect(enclosingGroups(s, 0)).toEqual(["gencoder/layer.0/attention"]);
+    expect(enclosingGroups(s, 3)).toEqual(["gencoder/layer.1"]);
+    expect(legacyScope("/a/b/Op_3")).toEqual(["a", "b"]);
+    expect(legacyScope("Relu_3")).toEqual([]);
+  });
+
+  it("reads the dynamo exporter's name scopes and namespace", () => {
+    expect(
+      dynamoScope([["pkg.torch.onnx.name_scopes", "['', 'network', 'network.0', 'linear']"]]),
+    ).toEqual(["network", "network.0"]);
+    expect(
+      dynamoScope([
+        [
+          "namespace",
+          "network: torch.nn.Sequential/network.0: torch.nn.Linear/linear: aten.linear.default",
+        ],
+      ]),
+    ).toEqual(["network", "network.0"]);
+    const scoped = (scopes: string) =>
+      [["pkg.torch.onnx.name_scopes", scopes]] as [string, string][];
+    const s = scene(
+      [
+        node("MatMul", ["x", "w"], ["a"], "node_linear", scoped("['', 'l1', 'linear']")),
+        node("Add", ["a", "b"], ["c"], "node_add", scoped("['', 'l1', 'add']")),
+        node("Relu", ["c"], ["y"], "node_relu", scoped("['', 'relu']")),
+      ],
+      ["x"],
+      ["y"],
+    );
+    expect(labels(s)).toEqual(["g (3)", "gl1 (2)"]);
+    expect(enclosingGroups(s, 2)).toEqual([]);
+  });
+
+  it("groups by the expander's origin records, in nodes or in the model's table", () => {
+    const origin = (o: string) => [["onnx-expand.origin", o]] as [string, string][];
+    const s = scene(
+      [
+        node("Exp", ["x"], ["e"], "ls__Exp", origin("ls|ai.onnx:LogSoftmax:13")),
+        node("Log", ["e"], ["l"], "ls__Log", origin("ls|ai.onnx:LogSoftmax:13 > ls__m|local:M")),
+        node("Relu", ["l"], ["y"], "relu"),
+      ],
+      ["x"],
+      ["y"],
+    );
+    expect(labels(s)).toEqual([
+      "g (3)",
+      "gls|ai.onnx:LogSoftmax:13 (2)",
+      "gls|ai.onnx:LogSoftmax:13/ls__m|local:M (1)",
+    ]);
+    expect(s.groups.map((g) => g.label)).toContain("ls (ai.onnx:LogSoftmax:13)");
+    expect(enclosingGroups(s, 1)).toEqual([
+      "gls|ai.onnx:LogSoftmax:13",
+      "gls|ai.onnx:LogSoftmax:13/ls__m|local:M",
+    ]);
+    const t = scene(
+      [
+        node("Exp", ["x"], ["e"], "a1"),
+        node("Log", ["e"], ["l"], "a2"),
+        node("Relu", ["l"], ["y"], "r"),
+      ],
+      ["x"],
+      ["y"],
+      {
+        modelMetadata: [["onnx-expand.origins", JSON.stringify({ a1: "call1 f", a2: "call1 f" })]],
+      },
+    );
+    expect(labels(t)).toEqual(["g (3)", "gcall1 f (2)"]);
+    // a call named the legacy way keeps its scope
+    const u = scene(
+      [
+        node("Exp", ["x"], ["e"], "/enc/ls__Exp", origin("/enc/ls|ai.onnx:LogSoftmax:13")),
+        node("Relu", ["e"], ["y"], "/dec/Relu"),
+      ],
+      ["x"],
+      ["y"],
+    );
+    expect(enclosingGroups(u, 0)).toEqual(["genc/ls|ai.onnx:LogSoftmax:13"]);
+    expect(u.groups.map((g) => g.label)).toContain("enc/ls (ai.onnx:LogSoftmax:13)");
+  });
+
+  it("collapses groups of a large level, never the group holding everything", () => {
+    const nodes = [];
+    for (let b = 0; b < 30; b++)
+      for (let k = 0; k < 3; k++)
+        nodes.push(
+          node("Relu", [k ? `v${b}_${k - 1}` : "x"], [`v${b}_${k}`], `/m/block${b}/Relu_${k}`),
+        );
+    const s = scene(nodes, ["x"], []);
+    const open = openGroups(s);
+    expect(s.groups[0]!.count).toBe(90);
+    expect(s.groups.length).toBe(31);
+    expect([...open.slice(1)].every((x) => x === 0)).toBe(true);
+    const opened = openGroups(s, ["gm/block3"]);
+    expect(opened[s.byKey.get("gm/block3")!]).toBe(1);
+    // a small level stays open, unless closed
+    const small = scene(nodes.slice(0, 9), ["x"], []);
+    expect([...openGroups(small)].every((x) => x === 1)).toBe(true);
+    expect(openGroups(small, [], ["gm/block1"])[small.byKey.get("gm/block1")!]).toBe(0);
+  });
+
+  it("marks a group by the changes inside", () => {
+    const s = scene(
+      [
+        node("A", ["x"], ["a"], "/p/A"),
+        node("B", ["a"], ["b"], "/p/B"),
+        node("C", ["b"], ["y"], "/q/C"),
+        node("D", ["y"], ["z"], "/q/D"),
+      ],
+      ["x"],
+      ["z"],
+    );
+    expect(
+      groupMark(
+        s,
+        "gp",
+        new Map([
+          [0, "added"],
+          [1, "added"],
+        ]),
+      ),
+    ).toBe("added");
+    expect(groupMark(s, "gp", new Map([[0, "removed"]]))).toBe("changed");
+    expect(groupMark(s, "gq", new Map([[0, "removed"]]))).toBeUndefined();
+  });
+
+  it("sets constants apart: Constant nodes and initializers", () => {
+    const s = scene(
+      [
+        node("Constant", [], ["k"]),
+        node("Add", ["x", "k"], ["a"]),
+        node("Mul", ["a", "w"], ["y"]),
+        node("Constant", [], ["out2"]),
+      ],
+      ["x", "w"],
+      ["y", "out2"],
+      { initializers: ["w"] },
+    );
+    expect([...s.constant]).toEqual([1, 0, 0, 0]); // a Constant that is a graph output stays a node
+    expect(s.constants.has("k") && s.constants.has("w")).toBe(true);
+    expect(s.inputs.map((v) => v.initializer)).toEqual([false, true]);
+  });
+});

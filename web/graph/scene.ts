@@ -1,0 +1,397 @@
+// The scene of one view (worker side, pure): a graph's nodes grouped into a tree by where they
+// came from, with its constants set apart. Origins are read, first found first, from
+//   (a) the expander's records: `onnx-expand.origin` in a node's metadata_props, or the model's
+//       `onnx-expand.origins` table (JSON: node name → origin) for IR versions before 10;
+//   (b) torch's dynamo exporter: `pkg.torch.onnx.name_scopes` (a Python list of cumulative module
+//       paths, the root '' first and the node's own name last) or `namespace` ("a: Class/a.b: …");
+//   (c) torch's legacy names, `/encoder/layer.0/attention/MatMul`: the path less its last part.
+// A node the expander put in is grouped under its call: the call's own scope, then the call.
+
+import { attributeGraphs } from "../../src/ir/traverse.js";
+import type { MetadataProps, Node } from "../../src/ir/types.js";
+import type { Mark } from "./types.js";
+
+export const ORIGIN_KEY = "onnx-expand.origin";
+export const ORIGINS_KEY = "onnx-expand.origins";
+
+/** What a scene is built from: one view's graph, with the worker's labels and types. */
+export interface SceneSource {
+  nodes: readonly Node[];
+  inputs: readonly string[];
+  outputs: readonly string[];
+  /** Initializers of the view (names). */
+  initializers: readonly string[];
+  /** The model's metadata (read for the origins table). */
+  modelMetadata?: MetadataProps;
+  /** In a local function's view: the function (`domain:name`) keying its nodes in that table. */
+  tablePrefix?: string;
+  /** The text drawn on a node (its op), and under it (its name). */
+  label(index: number): string;
+  /** A value's type as text ("?" when not known). */
+  typeOf(name: string): string;
+}
+
+export interface SceneGroup {
+  /** `g` + the group's path, its segments joined by "/" ("/" inside a segment written %2F). */
+  key: string;
+  label: string;
+  /** Index of the enclosing group, -1 for the root. */
+  parent: number;
+  depth: number;
+  groups: number[];
+  /** Nodes directly inside (node indices). */
+  nodes: number[];
+  /** Nodes inside at any depth. */
+  count: number;
+}
+
+export interface Scene {
+  /** Group 0 is the root (the whole view, never drawn as a box). */
+  groups: SceneGroup[];
+  /** Per node: the group it sits in. */
+  groupOf: Int32Array;
+  /** Per node: 1 for a Constant that can be folded into its consumers. */
+  constant: Uint8Array;
+  labels: string[];
+  subs: string[];
+  subgraphs: Int32Array;
+  inputs: { name: string; sub: string; initializer: boolean }[];
+  outputs: { name: string; sub: string }[];
+  initializers: { name: string; text: string }[];
+  /** Per node: its distinct non-empty inputs. */
+  nodeInputs: string[][];
+  /** The producer of each value: a node index (≥ 0), or -1 - k for the k-th graph input. */
+  producer: Map<string, number>;
+  /** Values held by constants (initializers and Constant outputs): their short text. */
+  constants: Map<string, string>;
+  /** Keys of groups by key → index. */
+  byKey: Map<string, number>;
+  typeOf(name: string): string;
+}
+
+const pyList = /^\s*\[(.*)\]\s*$/s;
+
+/** Parses a Python or JSON list of strings (`['', 'a', 'a.b']`). */
+function parseStringList(text: string): string[] | undefined {
+  const m = pyList.exec(text);
+  if (!m) return undefined;
+  const out: string[] = [];
+  const re = /'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g;
+  for (let x = re.exec(m[1]!); x; x = re.exec(m[1]!))
+    out.push((x[1] ?? x[2] ?? "").replace(/\\(.)/g, "$1"));
+  return out;
+}
+
+function meta(props: MetadataProps | undefined, key: string): string | undefined {
+  if (!props) return undefined;
+  for (const [k, v] of props) if (k === key) return v;
+  return undefined;
+}
+
+/** The scope path the dynamo exporter recorded for a node, if any. */
+export function dynamoScope(props: MetadataProps | undefined): string[] | undefined {
+  const scopes = meta(props, "pkg.torch.onnx.name_scopes");
+  if (scopes !== undefined) {
+    const list = parseStringList(scopes);
+    if (list) return list.slice(0, -1).filter((s) => s !== "");
+  }
+  const ns = meta(props, "namespace");
+  if (ns !== undefined && ns !== "") {
+    const parts = ns.split("/").map((p) => p.replace(/:.*$/s, "").trim());
+    return parts.slice(0, -1).filter((s) => s !== "");
+  }
+  return undefined;
+}
+
+/** The scope of a name written the legacy exporter's way: `/a/b/Op_3` → [a, b]. */
+export function legacyScope(name: string | undefined): string[] {
+  if (!name || !name.startsWith("/")) return [];
+  const parts = name.split("/").filter((s) => s !== "");
+  return parts.slice(0, -1);
+}
+
+/**
+ * An origin record as path segments: the calls, outermost first, joined by " > ", each
+ * `<calling node>|<function>` (the expander's format); a JSON list of strings is read too.
+ */
+function originSegments(origin: string): string[] {
+  const t = origin.trim();
+  if (t.startsWith("[")) {
+    try {
+      const v: unknown = JSON.parse(t);
+      if (Array.isArray(v)) return v.map((x) => (typeof x === "string" ? x : JSON.stringify(x)));
+    } catch {
+      // not JSON: the expander's format
+    }
+  }
+  return t === "" ? [] : t.split(" > ");
+}
+
+/** How a group shows one segment of its path: a call as `name (function)`. */
+export function segmentLabel(segment: string): string {
+  const bar = segment.lastIndexOf("|");
+  return bar < 0 ? segment : `${segment.slice(0, bar)} (${segment.slice(bar + 1)})`;
+}
+
+/** The origins table of a model (node name → origin), if it has one. */
+function originsTable(props: MetadataProps | undefined): Map<string, string> | undefined {
+  const t = meta(props, ORIGINS_KEY);
+  if (t === undefined) return undefined;
+  try {
+    const v: unknown = JSON.parse(t);
+    if (v && typeof v === "object" && !Array.isArray(v)) {
+      const m = new Map<string, string>();
+      for (const [k, x] of Object.entries(v as Record<string, unknown>))
+        m.set(k, typeof x === "string" ? x : JSON.stringify(x));
+      return m;
+    }
+  } catch {
+    // a table that is not JSON: no origins
+  }
+  return undefined;
+}
+
+/**
+ * The group path of a node: scope from torch's metadata or name, then the expander's calls.
+ * `tableKey` is the node's key in the model's origins table (its name, or `<function>::<name>`).
+ */
+export function nodePath(node: Node, table?: Map<string, string>, tableKey?: string): string[] {
+  const scope = dynamoScope(node.metadataProps);
+  const key = tableKey ?? node.name;
+  const origin = meta(node.metadataProps, ORIGIN_KEY) ?? (key ? table?.get(key) : undefined);
+  if (origin) {
+    const calls = originSegments(origin);
+    if (scope) return [...scope, ...calls];
+    // A call named the legacy way lends its scope to what it became.
+    const caller = legacyScope(calls[0]?.split("|")[0]);
+    if (caller.length) calls[0] = calls[0]!.slice(`/${caller.join("/")}/`.length);
+    return [...caller, ...calls];
+  }
+  return scope ?? legacyScope(node.name);
+}
+
+const escapeSegment = (s: string) => s.replace(/%/g, "%25").replace(/\//g, "%2F");
+
+const isConstantNode = (n: Node) =>
+  n.opType === "Constant" && (n.domain === "" || n.domain === "ai.onnx") && n.inputs.length === 0;
+
+export function buildScene(src: SceneSource): Scene {
+  const table = originsTable(src.modelMetadata);
+  const n = src.nodes.length;
+  const groups: SceneGroup[] = [
+    { key: "g", label: "", parent: -1, depth: 0, groups: [], nodes: [], count: 0 },
+  ];
+  const byPath = new Map<string, number>([["", 0]]);
+  const groupOf = new Int32Array(n);
+  const constant = new Uint8Array(n);
+  const labels: string[] = new Array<string>(n);
+  const subs: string[] = new Array<string>(n);
+  const subgraphs = new Int32Array(n);
+  const nodeInputs: string[][] = new Array<string[]>(n);
+  const producer = new Map<string, number>();
+  const constants = new Map<string, string>();
+  const inits = new Set(src.initializers);
+  src.inputs.forEach((name, k) => producer.set(name, -1 - k));
+  for (const name of src.initializers) constants.set(name, src.typeOf(name));
+  const outputs = new Set(src.outputs);
+
+  for (let i = 0; i < n; i++) {
+    const node = src.nodes[i]!;
+    labels[i] = src.label(i);
+    subs[i] = node.name ?? "";
+    let k = 0;
+    for (const a of node.attributes) k += attributeGraphs(a).length;
+    subgraphs[i] = k;
+    const seen: string[] = [];
+    for (const x of node.inputs) if (x !== "" && !seen.includes(x)) seen.push(x);
+    nodeInputs[i] = seen;
+    for (const o of node.outputs) if (o !== "") producer.set(o, i);
+    if (isConstantNode(node) && !node.outputs.some((o) => outputs.has(o))) {
+      constant[i] = 1;
+      for (const o of node.outputs) if (o !== "") constants.set(o, src.typeOf(o));
+    }
+    // the group: find or make each level of the path
+    const path = nodePath(
+      node,
+      table,
+      src.tablePrefix !== undefined ? `${src.tablePrefix}::${node.name ?? ""}` : undefined,
+    );
+    let g = 0;
+    let key = "";
+    for (const seg of path) {
+      key = key === "" ? escapeSegment(seg) : `${key}/${escapeSegment(seg)}`;
+      let c = byPath.get(key);
+      if (c === undefined) {
+        c = groups.length;
+        const parent = groups[g]!;
+        groups.push({
+          key: `g${key}`,
+          label: segmentLabel(seg),
+          parent: g,
+          depth: parent.depth + 1,
+          groups: [],
+          nodes: [],
+          count: 0,
+        });
+        parent.groups.push(c);
+        byPath.set(key, c);
+      }
+      g = c;
+    }
+    groupOf[i] = g;
+    groups[g]!.nodes.push(i);
+  }
+  const scene: Scene = {
+    groups,
+    groupOf,
+    constant,
+    labels,
+    subs,
+    subgraphs,
+    inputs: src.inputs.map((name) => ({
+      name,
+      sub: src.typeOf(name),
+      initializer: inits.has(name),
+    })),
+    outputs: src.outputs.map((name) => ({ name, sub: src.typeOf(name) })),
+    initializers: src.initializers.map((name) => ({ name, text: constants.get(name) ?? "?" })),
+    nodeInputs,
+    producer,
+    constants,
+    byKey: new Map(),
+    typeOf: src.typeOf,
+  };
+  compact(scene);
+  return scene;
+}
+
+/**
+ * Counts every group, and merges trivial levels: a group holding nothing but one group becomes
+ * that group (its label the two joined), so no box ever holds a single box and nothing else.
+ */
+function compact(scene: Scene): void {
+  const { groups } = scene;
+  // children after parents in creation order: count bottom-up by walking backwards
+  for (let g = groups.length - 1; g >= 0; g--) {
+    const grp = groups[g]!;
+    grp.count += grp.nodes.length;
+    if (grp.parent >= 0) groups[grp.parent]!.count += grp.count;
+  }
+  const alive = new Uint8Array(groups.length).fill(1);
+  for (let g = 0; g < groups.length; g++) {
+    const grp = groups[g]!;
+    if (!alive[g]) continue;
+    while (grp.nodes.length === 0 && grp.groups.length === 1) {
+      const c = grp.groups[0]!;
+      const child = groups[c]!;
+      alive[c] = 0;
+      grp.groups = child.groups;
+      grp.nodes = child.nodes;
+      if (g !== 0) {
+        grp.label = `${grp.label}/${child.label}`;
+        grp.key = child.key;
+      }
+      for (const x of child.groups) groups[x]!.parent = g;
+      for (const i of child.nodes) scene.groupOf[i] = g;
+    }
+  }
+  // renumber the groups that remain, parents first
+  const index = new Int32Array(groups.length).fill(-1);
+  const kept: SceneGroup[] = [];
+  for (let g = 0; g < groups.length; g++)
+    if (alive[g]) {
+      index[g] = kept.length;
+      kept.push(groups[g]!);
+    }
+  for (const grp of kept) {
+    grp.parent = grp.parent < 0 ? -1 : index[grp.parent]!;
+    grp.groups = grp.groups.map((c) => index[c]!);
+    grp.depth = grp.parent < 0 ? 0 : kept[grp.parent]!.depth + 1;
+  }
+  for (let i = 0; i < scene.groupOf.length; i++) scene.groupOf[i] = index[scene.groupOf[i]!]!;
+  scene.groups = kept;
+  scene.byKey = new Map(kept.map((grp, k) => [grp.key, k] as const));
+}
+
+/** Groups with more nodes than this start collapsed (when their level is itself large). */
+export const COLLAPSE_AT = 2;
+/** A level with no more visible nodes than this leaves its groups open. */
+export const SMALL_LEVEL = 60;
+
+/**
+ * Which groups are open: those the user opened, and by default those of a small level, and a
+ * group holding everything its parent holds; a user's close wins over both.
+ */
+export function openGroups(
+  scene: Scene,
+  open: readonly string[] = [],
+  closed: readonly string[] = [],
+): Uint8Array {
+  const { groups } = scene;
+  const isOpen = new Uint8Array(groups.length);
+  const opened = new Set(open);
+  const shut = new Set(closed);
+  isOpen[0] = 1;
+  for (let g = 1; g < groups.length; g++) {
+    const grp = groups[g]!;
+    const parent = groups[grp.parent]!;
+    const byDefault =
+      grp.count < COLLAPSE_AT || parent.count <= SMALL_LEVEL || grp.count === parent.count;
+    isOpen[g] = shut.has(grp.key) ? 0 : opened.has(grp.key) || byDefault ? 1 : 0;
+  }
+  return isOpen;
+}
+
+/** Keys of the groups enclosing a node, outermost first. */
+export function enclosingGroups(scene: Scene, index: number): string[] {
+  const keys: string[] = [];
+  for (let g = scene.groupOf[index] ?? 0; g > 0; g = scene.groups[g]!.parent)
+    keys.push(scene.groups[g]!.key);
+  return keys.reverse();
+}
+
+/** Every node inside a group, at any depth. */
+export function groupNodes(scene: Scene, g: number): number[] {
+  const out: number[] = [];
+  const stack = [g];
+  while (stack.length) {
+    const x = scene.groups[stack.pop()!]!;
+    out.push(...x.nodes);
+    stack.push(...x.groups);
+  }
+  return out;
+}
+
+/**
+ * A group's mark from the marks of the nodes inside: "added" or "removed" when every node is,
+ * "changed" when any node has a mark, none otherwise.
+ */
+export function groupMark(
+  scene: Scene,
+  key: string,
+  marks: ReadonlyMap<number, string> | undefined,
+): Mark | undefined {
+  const g = scene.byKey.get(key);
+  if (g === undefined || !marks || marks.size === 0) return undefined;
+  return marksOf(groupNodes(scene, g), marks);
+}
+
+export function marksOf(
+  nodes: readonly number[],
+  marks: ReadonlyMap<number, string>,
+): Mark | undefined {
+  let added = 0;
+  let removed = 0;
+  let any = 0;
+  for (const i of nodes) {
+    const m = marks.get(i);
+    if (!m) continue;
+    any++;
+    if (m === "added") added++;
+    else if (m === "removed") removed++;
+  }
+  if (!any) return undefined;
+  if (added === nodes.length) return "added";
+  if (removed === nodes.length) return "removed";
+  return "changed";
+}
