@@ -10,7 +10,13 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { checkModel, formatProblem } from "../src/check/index.js";
 import { convertModel } from "../src/convert/index.js";
-import { compareValues, DEFAULT_TOLERANCE, legacyBfloat16 } from "../src/interp/backend-test.js";
+import {
+  compareValues,
+  DEFAULT_TOLERANCE,
+  floatErrors,
+  legacyBfloat16,
+  type Tolerance,
+} from "../src/interp/backend-test.js";
 import { decodeValueProto } from "../src/interp/value-proto.js";
 import { runValues } from "../src/interp/executor.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
@@ -46,6 +52,10 @@ export interface ConversionOutcome {
   reason?: string;
   /** Problems `check` finds in the converted model. */
   checkProblems?: string[];
+  /** The converted model (when asked for with `keep`). */
+  model?: Model;
+  /** The largest norm-wise error of an output of onnxruntime's run (see floatErrors). */
+  worstNorm?: number;
 }
 
 function numbered(dir: string, prefix: string): string[] {
@@ -100,21 +110,37 @@ export function corpusDirs(root = LIBONNX_ROOT): string[] {
 }
 
 /** Compares a run's outputs with the stored ones; the first difference, or undefined. */
-function compareSet(model: Model, got: Record<string, RValue>, set: TestSet): string | undefined {
+function compareSet(
+  model: Model,
+  got: Record<string, RValue>,
+  set: TestSet,
+  tol: Tolerance,
+  norms: number[],
+): string | undefined {
   for (const o of model.graph.outputs) {
     const want = set.outputs[o.name];
     const have = got[o.name];
     if (!want) continue;
     if (!have) return `output '${o.name}' missing`;
-    const d = compareValues(have, want, DEFAULT_TOLERANCE);
+    const e = "dtype" in have && "dtype" in want ? floatErrors(have, want) : undefined;
+    if (e) norms.push(e.norm);
+    const d = compareValues(have, want, tol);
     if (d) return `output '${o.name}': ${d}`;
   }
   return undefined;
 }
 
-export type RunResult = { ok: true } | { ok: false; wrong: boolean; reason: string };
+export type RunResult =
+  { ok: true; worstNorm?: number } | { ok: false; wrong: boolean; reason: string };
 
-export async function runOnOrt(model: Model, sets: TestSet[]): Promise<RunResult> {
+const worst = (norms: number[]) => (norms.length ? Math.max(...norms) : undefined);
+
+export async function runOnOrt(
+  model: Model,
+  sets: TestSet[],
+  tol: Tolerance = DEFAULT_TOLERANCE,
+): Promise<RunResult> {
+  const norms: number[] = [];
   for (const set of sets) {
     let got: Record<string, RValue>;
     try {
@@ -124,13 +150,18 @@ export async function runOnOrt(model: Model, sets: TestSet[]): Promise<RunResult
     } catch (e) {
       return { ok: false, wrong: false, reason: (e as Error).message.split("\n")[0]! };
     }
-    const d = compareSet(model, got, set);
+    const d = compareSet(model, got, set, tol, norms);
     if (d) return { ok: false, wrong: true, reason: d };
   }
-  return { ok: true };
+  return { ok: true, worstNorm: worst(norms) };
 }
 
-export function runOnInterpreter(model: Model, sets: TestSet[]): RunResult {
+export function runOnInterpreter(
+  model: Model,
+  sets: TestSet[],
+  tol: Tolerance = DEFAULT_TOLERANCE,
+): RunResult {
+  const norms: number[] = [];
   for (const set of sets) {
     let got: Record<string, RValue>;
     try {
@@ -138,10 +169,17 @@ export function runOnInterpreter(model: Model, sets: TestSet[]): RunResult {
     } catch (e) {
       return { ok: false, wrong: false, reason: (e as Error).message.split("\n")[0]! };
     }
-    const d = compareSet(model, got, set);
+    const d = compareSet(model, got, set, tol, norms);
     if (d) return { ok: false, wrong: true, reason: d };
   }
-  return { ok: true };
+  return { ok: true, worstNorm: worst(norms) };
+}
+
+export interface ConvertAndRunOptions {
+  /** How outputs are judged (default: ONNX's backend-test tolerances). */
+  tolerance?: Tolerance;
+  /** Give the converted model back in the outcome. */
+  keep?: boolean;
 }
 
 /**
@@ -152,7 +190,9 @@ export async function convertAndRun(
   m: CorpusModel,
   target: number,
   interpreterRunsOriginal: boolean,
+  opts: ConvertAndRunOptions = {},
 ): Promise<ConversionOutcome> {
+  const tol = opts.tolerance ?? DEFAULT_TOLERANCE;
   let converted: Model | undefined;
   try {
     const r = convertModel(m.model, target);
@@ -168,16 +208,40 @@ export async function convertAndRun(
   } catch (e) {
     return { target, outcome: "error", reason: `convert: ${(e as Error).message.split("\n")[0]}` };
   }
-  const checkProblems = checkModel(converted).problems.map(formatProblem);
+  return { target, ...(await judgeRuns(converted, m, interpreterRunsOriginal, tol, opts.keep)) };
+}
+
+/**
+ * Runs a transformed model on the corpus model's data (on onnxruntime-node where its opset and
+ * IR version allow, and in the interpreter when asked) and judges it: pass, wrong or error.
+ */
+export async function judgeRuns(
+  transformed: Model,
+  m: CorpusModel,
+  interpreter: boolean,
+  tol: Tolerance = DEFAULT_TOLERANCE,
+  keep = false,
+): Promise<Omit<ConversionOutcome, "target">> {
+  const checkProblems = checkModel(transformed).problems.map(formatProblem);
+  const kept = keep ? { model: transformed } : {};
   const failures: { who: string; r: RunResult }[] = [];
-  if (target <= ORT_MAX_OPSET && converted.irVersion <= ORT_MAX_IR)
-    failures.push({ who: "onnxruntime", r: await runOnOrt(converted, m.sets) });
-  if (interpreterRunsOriginal)
-    failures.push({ who: "interpreter", r: runOnInterpreter(converted, m.sets) });
+  const opset = transformed.opsetImports.find((o) => o.domain === "" || o.domain === "ai.onnx");
+  if ((opset?.version ?? 0) <= ORT_MAX_OPSET && transformed.irVersion <= ORT_MAX_IR)
+    failures.push({ who: "onnxruntime", r: await runOnOrt(transformed, m.sets, tol) });
+  if (interpreter)
+    failures.push({ who: "interpreter", r: runOnInterpreter(transformed, m.sets, tol) });
   const bad = failures.filter((f) => !f.r.ok);
   const wrong = bad.find((f) => !f.r.ok && f.r.wrong);
   const first = wrong ?? bad[0];
-  if (!first) return { target, outcome: "pass", checkProblems };
+  const ortRun = failures[0]?.who === "onnxruntime" ? failures[0].r : undefined;
+  const worstNorm = ortRun?.ok ? ortRun.worstNorm : undefined;
+  if (!first)
+    return {
+      outcome: "pass",
+      checkProblems,
+      ...kept,
+      ...(worstNorm !== undefined ? { worstNorm } : {}),
+    };
   const reason = first.r.ok ? "" : `${first.who}: ${first.r.reason}`;
-  return { target, outcome: wrong ? "wrong" : "error", reason, checkProblems };
+  return { outcome: wrong ? "wrong" : "error", reason, checkProblems, ...kept };
 }

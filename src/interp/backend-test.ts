@@ -16,8 +16,33 @@ import type { RTensor, RValue } from "./types.js";
 export interface Tolerance {
   rtol: number;
   atol: number;
+  /**
+   * When set, float tensors are judged as a whole, ‖a − b‖₂ ≤ atol·√n + normRtol·‖b‖₂ (the
+   * norm-wise error ‖a − b‖₂ / ‖b‖₂ at most normRtol, with atol's allowance per element), instead
+   * of every element within atol + rtol·|b|. NaN and infinities must still be where the expected
+   * ones are.
+   */
+  normRtol?: number;
 }
+/** ONNX's own tolerances for its backend tests. */
 export const DEFAULT_TOLERANCE: Tolerance = { rtol: 1e-3, atol: 1e-7 };
+
+/** How far a computed float tensor is from the expected one. */
+export interface FloatErrors {
+  /** The largest |a − b| over the finite elements, and its index. */
+  maxAbs: number;
+  maxAbsAt: number[];
+  /** The largest |a − b| / |b| (infinite where b is 0 and a is not), and its index. */
+  maxRel: number;
+  maxRelAt: number[];
+  /** ‖a − b‖₂ / ‖b‖₂ over the finite elements (0 when a = b, infinite when b = 0 ≠ a). */
+  norm: number;
+  /** Elements where a NaN or an infinity is not matched by the same in the other. */
+  nonFinite: number;
+  /** ‖a − b‖₂ and ‖b‖₂ over the finite elements. */
+  diffNorm: number;
+  refNorm: number;
+}
 
 export interface BackendTestResult {
   dir: string;
@@ -28,6 +53,15 @@ export interface BackendTestResult {
   missingOps: string[];
   /** Ops used by the model (ai.onnx ops by type, others as domain.op), including subgraphs. */
   ops: string[];
+  /** The errors of each float output compared, per data set (up to the first failure). */
+  errors?: OutputErrors[];
+}
+
+export interface OutputErrors {
+  /** The data set's folder name. */
+  set: string;
+  output: string;
+  errors: FloatErrors;
 }
 
 /** Compares a computed value with an expected one: undefined when they agree, else what differs. */
@@ -40,9 +74,90 @@ function numericValue(t: RTensor, i: number): number | bigint | string {
   return v;
 }
 
+const isFloatTensor = (t: RTensor) =>
+  t.dtype === DataType.FLOAT ||
+  t.dtype === DataType.DOUBLE ||
+  t.dtype === DataType.FLOAT16 ||
+  t.dtype === DataType.BFLOAT16;
+
+/** A flat index as a multi-index of the shape. */
+function unravel(i: number, shape: readonly number[]): number[] {
+  const at = new Array<number>(shape.length).fill(0);
+  for (let k = shape.length - 1; k >= 0 && i > 0; k--) {
+    const d = shape[k]!;
+    at[k] = d > 0 ? i % d : 0;
+    i = d > 0 ? Math.floor(i / d) : 0;
+  }
+  return at;
+}
+
+const sameShape = (a: RTensor, b: RTensor) =>
+  a.dtype === b.dtype &&
+  a.shape.length === b.shape.length &&
+  a.shape.every((d, i) => d === b.shape[i]);
+
+/**
+ * The errors of a computed float tensor against the expected one: the largest absolute and
+ * relative error and where they are, and the norm-wise error. Undefined when the tensors are not
+ * floats of the same type and shape.
+ */
+export function floatErrors(actual: RTensor, expected: RTensor): FloatErrors | undefined {
+  if (!isFloatTensor(expected) || !sameShape(actual, expected)) return undefined;
+  let maxAbs = 0;
+  let maxAbsI = 0;
+  let maxRel = 0;
+  let maxRelI = 0;
+  let diff2 = 0;
+  let ref2 = 0;
+  let nonFinite = 0;
+  for (let i = 0; i < expected.data.length; i++) {
+    const x = numericValue(actual, i) as number;
+    const y = numericValue(expected, i) as number;
+    if (!Number.isFinite(y) || !Number.isFinite(x)) {
+      if (!(Number.isNaN(x) && Number.isNaN(y)) && x !== y) nonFinite++;
+      continue;
+    }
+    const d = Math.abs(x - y);
+    diff2 += d * d;
+    ref2 += y * y;
+    if (d > maxAbs) {
+      maxAbs = d;
+      maxAbsI = i;
+    }
+    const r = d === 0 ? 0 : y === 0 ? Infinity : d / Math.abs(y);
+    if (r > maxRel) {
+      maxRel = r;
+      maxRelI = i;
+    }
+  }
+  const norm = diff2 === 0 ? 0 : ref2 === 0 ? Infinity : Math.sqrt(diff2 / ref2);
+  return {
+    maxAbs,
+    maxAbsAt: unravel(maxAbsI, expected.shape),
+    maxRel,
+    maxRelAt: unravel(maxRelI, expected.shape),
+    norm,
+    nonFinite,
+    diffNorm: Math.sqrt(diff2),
+    refNorm: Math.sqrt(ref2),
+  };
+}
+
+const g3 = (x: number) => String(Number.isFinite(x) ? Number(x.toPrecision(3)) : x);
+
+/** One line: "max abs error 2e-6 at [0,3], max rel error 0.00105 at [0,7], norm-wise 3.1e-7". */
+export function formatFloatErrors(e: FloatErrors): string {
+  return (
+    `max abs error ${g3(e.maxAbs)} at [${e.maxAbsAt.join(",")}], ` +
+    `max rel error ${g3(e.maxRel)} at [${e.maxRelAt.join(",")}], norm-wise ${g3(e.norm)}` +
+    (e.nonFinite ? `, ${e.nonFinite} unmatched NaN or infinities` : "")
+  );
+}
+
 /**
  * Compares a computed tensor with an expected one: same dtype and shape; floats within
- * atol + rtol·|expected| (NaN equals NaN, infinities must match exactly); others exactly.
+ * atol + rtol·|expected| (NaN equals NaN, infinities must match exactly), or with
+ * `tol.normRtol` by their norm-wise error; others exactly.
  * Returns undefined when they agree, else a one-line description of the first difference.
  */
 export const compareTensors: Compare<RTensor> = (actual, expected, tol = DEFAULT_TOLERANCE) => {
@@ -54,11 +169,14 @@ export const compareTensors: Compare<RTensor> = (actual, expected, tol = DEFAULT
   )
     return `shape [${actual.shape.join(",")}], expected [${expected.shape.join(",")}]`;
   const n = expected.data.length;
-  const isFloat =
-    expected.dtype === DataType.FLOAT ||
-    expected.dtype === DataType.DOUBLE ||
-    expected.dtype === DataType.FLOAT16 ||
-    expected.dtype === DataType.BFLOAT16;
+  const isFloat = isFloatTensor(expected);
+  if (isFloat && tol.normRtol !== undefined) {
+    const e = floatErrors(actual, expected)!;
+    // The element-wise rule's norm-wise form: ‖a − b‖ ≤ atol·√n + normRtol·‖b‖.
+    if (e.nonFinite === 0 && e.diffNorm <= tol.atol * Math.sqrt(n) + tol.normRtol * e.refNorm)
+      return undefined;
+    return `norm-wise error ${g3(e.norm)} is over ${tol.normRtol} (${formatFloatErrors(e)})`;
+  }
   let bad = 0;
   let first = -1;
   for (let i = 0; i < n; i++) {
@@ -156,6 +274,7 @@ export function runBackendTest(
     const sets = readDataSets(dir, model);
     if (sets.length === 0)
       return { dir, ok: false, reason: "no test_data_set_* folder", missingOps, ops };
+    const errors: OutputErrors[] = [];
     for (const set of sets) {
       const outputs = runValues(model, set.inputs, {
         ...(opts.maxElements !== undefined ? { maxElements: opts.maxElements } : {}),
@@ -172,7 +291,10 @@ export function runBackendTest(
           ops,
         };
       for (const [name, value] of set.expected) {
-        const diff = compareValues(outputs[name]!, value, tol);
+        const got = outputs[name]!;
+        const e = "dtype" in got && "dtype" in value ? floatErrors(got, value) : undefined;
+        if (e) errors.push({ set: set.name, output: name, errors: e });
+        const diff = compareValues(got, value, tol);
         if (diff)
           return {
             dir,
@@ -180,13 +302,14 @@ export function runBackendTest(
             reason: `${set.name}: output '${name}': ${diff}`,
             missingOps,
             ops,
+            errors,
           };
       }
     }
+    return { dir, ok: true, missingOps, ops, errors };
   } catch (e) {
     return { dir, ok: false, reason: (e as Error).message.split("\n")[0], missingOps, ops };
   }
-  return { dir, ok: true, missingOps, ops };
 }
 
 export interface DataSet {

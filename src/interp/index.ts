@@ -19,8 +19,12 @@ export {
   findBackendTestDirs,
   compareTensors,
   compareValues,
+  floatErrors,
+  formatFloatErrors,
   DEFAULT_TOLERANCE,
   type BackendTestResult,
+  type FloatErrors,
+  type OutputErrors,
   type Tolerance,
 } from "./backend-test.js";
 export { kernels, kernelFor } from "./kernels/index.js";

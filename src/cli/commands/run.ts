@@ -12,7 +12,9 @@ import type { Model } from "../../ir/types.js";
 import {
   DEFAULT_TOLERANCE,
   findBackendTestDirs,
+  formatFloatErrors,
   runBackendTest,
+  type BackendTestResult,
 } from "../../interp/backend-test.js";
 import {
   TENSOR_FILE_HEAD,
@@ -261,6 +263,12 @@ export function registerRunCommands(program: Command): void {
       ),
     );
 
+  /** One line per float output compared: how far it is from the expected one, and where. */
+  const writeErrors = (r: BackendTestResult) => {
+    for (const e of r.errors ?? [])
+      process.stdout.write(`  ${e.set} '${oneLine(e.output)}': ${formatFloatErrors(e.errors)}\n`);
+  };
+
   program
     .command("test")
     .description(
@@ -269,6 +277,14 @@ export function registerRunCommands(program: Command): void {
     .argument("<dirs...>", "test folders, or folders that contain test folders")
     .option("--rtol <x>", "relative tolerance", String(DEFAULT_TOLERANCE.rtol))
     .option("--atol <x>", "absolute tolerance", String(DEFAULT_TOLERANCE.atol))
+    .option(
+      "--norm-rtol <x>",
+      "judge float outputs by their norm-wise error ‖a−b‖/‖b‖ instead of element by element (for real models; see README)",
+    )
+    .option(
+      "--errors",
+      "print each float output's largest absolute and relative error (and where) and norm-wise error, also when it passes",
+    )
     .option(
       "--max-elements <n>",
       "largest element count a tensor may have",
@@ -279,11 +295,21 @@ export function registerRunCommands(program: Command): void {
       action(
         (
           dirs: string[],
-          opts: { rtol: string; atol: string; maxElements: string; maxMemory?: string },
+          opts: {
+            rtol: string;
+            atol: string;
+            normRtol?: string;
+            errors?: boolean;
+            maxElements: string;
+            maxMemory?: string;
+          },
         ) => {
           const tolerance = {
             rtol: parseNonNegative(opts.rtol, "--rtol"),
             atol: parseNonNegative(opts.atol, "--atol"),
+            ...(opts.normRtol !== undefined
+              ? { normRtol: parseNonNegative(opts.normRtol, "--norm-rtol") }
+              : {}),
           };
           const maxElements = parsePositiveInt(opts.maxElements, "--max-elements");
           const maxMemory =
@@ -313,9 +339,11 @@ export function registerRunCommands(program: Command): void {
             if (r.ok) {
               passed++;
               process.stdout.write(`PASS ${shownDir}\n`);
+              if (opts.errors) writeErrors(r);
             } else {
               failed++;
               process.stdout.write(`FAIL ${errorLine(`${shownDir}: ${r.reason}`)}\n`);
+              writeErrors(r);
             }
           }
           bar?.stop();
