@@ -6,6 +6,7 @@ export { expandPipeline, targetCheck } from "./pipeline.js";
 export { inlineLocalFunctions, callGraph, type CallGraph } from "./inline-local-functions.js";
 export { expandSchemaFunctions } from "./expand-schema-functions.js";
 export { lowerOlderVersions } from "./lower-older-versions.js";
+export { lowerMissing, missingFunctionOps } from "./lower-missing.js";
 export {
   convertOpset,
   BlockedConversion,
