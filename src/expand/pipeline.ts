@@ -72,6 +72,20 @@ export function expandPipeline(options: ExpandOptions = {}): Pass {
   };
 }
 
+/**
+ * Origins left on the nodes (ExpandOptions.deferOrigins) placed for the model's IR version: a
+ * pipeline's last pass when it converts after expanding.
+ */
+export function placeOriginsPass(): Pass {
+  return {
+    name: "place-origins",
+    run(model) {
+      const out = placeOrigins(model);
+      return { ok: true, model: out, modified: out !== model, notes: [] };
+    },
+  };
+}
+
 /** With a target op list: an error note for each node left (per place and op) the backend lacks. */
 export function targetCheck(model: Model, target: OpSet, ctx: PassContext): Note[] {
   const table = modelFunctions(model, ctx.registry);
