@@ -27,16 +27,8 @@ import { saveModel } from "../../io/files.js";
 import { runPass } from "../../passes/manager.js";
 import { errorNotes, failureError, noteText, passContext, type Note } from "../../passes/pass.js";
 import { SchemaRegistry } from "../../schema/registry.js";
-import {
-  EXIT_FAILED,
-  EXIT_OK,
-  action,
-  inFile,
-  loadModel,
-  oneLine,
-  parseByteSize,
-  writeListed,
-} from "../util.js";
+import { EXIT_FAILED, EXIT_OK, action, inFile, loadModel, oneLine, writeListed } from "../util.js";
+import { parseByteSize } from "../util.js";
 
 interface ConvertOpts {
   opset?: string;
