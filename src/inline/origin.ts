@@ -82,10 +82,18 @@ function graphsOf(a: Attribute): Graph[] {
 /** The node without its origin (the node itself when it has none). */
 export function withoutOrigin(n: Node): Node {
   if (originOf(n) === undefined) return n;
+  // Written out, not spread and deleted: the copy keeps a fast shape (nodes are many, and
+  // encoding reads them all).
+  const { opType, domain, inputs, outputs, attributes } = n;
+  const out: Node =
+    n.name === undefined
+      ? { opType, domain, inputs, outputs, attributes }
+      : { opType, domain, name: n.name, inputs, outputs, attributes };
+  if (n.overload !== undefined) out.overload = n.overload;
+  if (n.docString !== undefined) out.docString = n.docString;
   const md = n.metadataProps!.filter(([k]) => k !== ORIGIN_KEY);
-  const out: Node = { ...n };
   if (md.length) out.metadataProps = md;
-  else delete out.metadataProps;
+  if (n.deviceConfigurations !== undefined) out.deviceConfigurations = n.deviceConfigurations;
   return out;
 }
 
@@ -150,19 +158,23 @@ export function originsFromTable(model: Model): Model {
  */
 export function placeOrigins(model: Model): Model {
   if (model.irVersion >= NODE_METADATA_IR) return model;
-  const table: Record<string, string> = {};
-  let any = false;
+  // A Map, and the JSON written by hand: an object of 100,000 keys is slow to build.
+  const table = new Map<string, string>();
   const out = rewriteAll(model, (n, fn) => {
     const v = originOf(n);
     if (v === undefined) return n;
-    table[tableKey(n, fn)] = v;
-    any = true;
+    table.set(tableKey(n, fn), v);
     return withoutOrigin(n);
   });
-  if (!any) return model;
-  const merged = { ...(readTable(model) ?? {}), ...table };
+  if (table.size === 0) return model;
+  const old = readTable(model);
+  const parts: string[] = [];
+  if (old)
+    for (const [k, v] of Object.entries(old))
+      if (!table.has(k)) parts.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
+  for (const [k, v] of table) parts.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
   const md = (model.metadataProps ?? []).filter(([k]) => k !== ORIGINS_KEY);
-  md.push([ORIGINS_KEY, JSON.stringify(merged)]);
+  md.push([ORIGINS_KEY, `{${parts.join(",")}}`]);
   return { ...out, metadataProps: md };
 }
 
