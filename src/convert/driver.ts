@@ -814,6 +814,9 @@ export function convertModel(
     return { plan: { ...r.plan, blocked: [...l.lowered, ...blocked] } };
   }
   const r = new Converter(l.model, target, opts).run();
+  // Lowered, the model still cannot be converted: refused as it is refused without lowering
+  // (the nodes it names are the model's own).
+  if (!r.model) return new Converter(model, target, opts).run();
   r.plan.lowered = l.lowered;
   if (r.model) r.model = placeOrigins(r.model);
   return r;

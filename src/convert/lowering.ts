@@ -4,6 +4,8 @@
 // (src/expand/lower-missing.ts registers it: the expander sits above the converter, which it uses
 // to fit bodies). The library's entry point (src/index.ts), the CLI and the page load the expander,
 // so conversion lowers by default there; `lower: false` (--no-lower) refuses such nodes instead.
+// When the lowered model still cannot be converted (a body's op blocked at the target), the
+// model is refused as it is without lowering, naming its own nodes.
 
 import type { Model } from "../ir/types.js";
 import type { Note } from "../passes/pass.js";
