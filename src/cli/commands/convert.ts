@@ -298,7 +298,9 @@ export function convertFile(
     }
     saveModel(result.model, out, { inputPath: file, force });
     // One info note per node step adapted, and per node lowered.
-    const lowered = result.notes.filter((x) => x.level === "info" && / -> -: /.test(x.message));
+    const lowered = result.notes.filter(
+      (x) => x.level === "info" && /: lowered to its function body$/.test(x.message),
+    );
     const n = result.notes.filter((x) => x.level === "info").length - lowered.length;
     const low = lowered.length
       ? `, ${lowered.length} node${lowered.length === 1 ? "" : "s"} lowered`
