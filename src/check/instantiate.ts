@@ -74,17 +74,20 @@ export class Instantiator {
     if (!inst) {
       const sink: Problem[] = [];
       this.stack.add(f);
-      const before = new Map(this.an.types);
+      // A call typed by the model (in the main graph, or in a body instantiated for a call) types
+      // the body; one in a function checked on its own, with no caller, does not.
+      const typed = ctx.fn === undefined || ctx.env !== undefined;
+      const before = typed ? new Map(this.an.types) : undefined;
       const outs = this.an.analyzeBody(f, inputTypes, {
         where: functionWhere(f),
         opsets: functionOpsets(f, ctx.opsets),
         fn: f,
         env,
         sink,
-        record: true,
+        record: typed,
       });
       this.stack.delete(f);
-      this.agree(before);
+      if (before) this.agree(before);
       // What the body gets wrong only with this call's types and attributes is the call's problem.
       const own = this.standaloneProblems(f, ctx);
       const problems = sink.filter((p) => !own.has(problemKey(p)));
