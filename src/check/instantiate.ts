@@ -5,7 +5,7 @@
 
 import { functionKey, functionWhere } from "../ir/functions.js";
 import { functionOpsets } from "../ir/opsets.js";
-import type { Attribute, Function, Node, Type } from "../ir/types.js";
+import type { Attribute, Function, Graph, Node, Type } from "../ir/types.js";
 import type { Analyzer } from "./analyze.js";
 import { formatProblem, type Problem, type ProblemCode } from "./report.js";
 import { problemKey, type Ctx } from "./scope.js";
@@ -18,6 +18,14 @@ export class Instantiator {
   private readonly standalone = new Map<Function, Set<string>>();
   /** The functions being instantiated now: a node inside one gets no memo key. */
   private readonly stack = new Set<Function>();
+  /**
+   * Per function body (and subgraph of one): the types every instantiation so far agrees on,
+   * recorded as the body's types, so that a body's values are typed by its calls (at any depth:
+   * a call inside a body is instantiated with the types its caller's instantiation gives).
+   */
+  private readonly called = new Map<Graph | Function, Map<string, Type>>();
+  /** The types of each such scope from the body alone (before any instantiation). */
+  private readonly base = new Map<Graph | Function, Map<string, Type> | undefined>();
 
   constructor(private readonly an: Analyzer) {}
 
@@ -66,15 +74,20 @@ export class Instantiator {
     if (!inst) {
       const sink: Problem[] = [];
       this.stack.add(f);
+      // A call typed by the model (in the main graph, or in a body instantiated for a call) types
+      // the body; one in a function checked on its own, with no caller, does not.
+      const typed = ctx.fn === undefined || ctx.env !== undefined;
+      const before = typed ? new Map(this.an.types) : undefined;
       const outs = this.an.analyzeBody(f, inputTypes, {
         where: functionWhere(f),
         opsets: functionOpsets(f, ctx.opsets),
         fn: f,
         env,
         sink,
-        record: false,
+        record: typed,
       });
       this.stack.delete(f);
+      if (before) this.agree(before);
       // What the body gets wrong only with this call's types and attributes is the call's problem.
       const own = this.standaloneProblems(f, ctx);
       const problems = sink.filter((p) => !own.has(problemKey(p)));
@@ -88,6 +101,37 @@ export class Instantiator {
       report(first.code, `with this call's types and attributes, ${formatProblem(first)}${more}`);
     }
     return inst.outs;
+  }
+
+  /**
+   * After an instantiation recorded its scopes' types (over `before`): each scope keeps the types
+   * all its instantiations agree on; a value they disagree on keeps its type of the body alone
+   * (the standalone analysis), if any.
+   */
+  private agree(before: Map<Graph | Function, Map<string, Type>>): void {
+    const types = this.an.types;
+    for (const [owner, now] of types) {
+      const was = before.get(owner);
+      if (now === was) continue;
+      const seen = this.called.get(owner);
+      if (!seen) {
+        // The first instantiation: its types, over those of the body alone.
+        const merged = new Map(was ?? []);
+        for (const [k, v] of now) merged.set(k, v);
+        this.base.set(owner, was);
+        this.called.set(owner, merged);
+        types.set(owner, merged);
+        continue;
+      }
+      for (const [k, v] of seen) {
+        const t = now.get(k);
+        if (t === v || (t !== undefined && sameType(t, v))) continue;
+        const alone = this.base.get(owner)?.get(k);
+        if (alone === undefined) seen.delete(k);
+        else seen.set(k, alone);
+      }
+      types.set(owner, seen);
+    }
   }
 
   /** Problems of a function body on its own (no caller), as keys; computed once per function. */
@@ -111,4 +155,9 @@ export class Instantiator {
     }
     return keys;
   }
+}
+
+/** Whether two types are the same (plain data: compared as JSON). */
+function sameType(a: Type, b: Type): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }

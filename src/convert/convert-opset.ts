@@ -4,7 +4,7 @@
 import { pipeline } from "../passes/manager.js";
 import type { Note, Pass } from "../passes/pass.js";
 import { validateModel } from "../passes/validate-model.js";
-import { convertModel } from "./driver.js";
+import { convertModel, type ConvertOptions } from "./driver.js";
 import { blockedNotes, stepLabel } from "./index.js";
 
 /**
@@ -13,17 +13,23 @@ import { blockedNotes, stepLabel } from "./index.js";
  * naming each blocked node. Each adapted node step is an info note, each behaviour warning a
  * warning note.
  */
-export function convertPass(targetOpset: number): Pass {
+export function convertPass(targetOpset: number, options: PassConvertOptions = {}): Pass {
   return {
     name: `convert(opset ${targetOpset})`,
     run(model, ctx) {
       const result = convertModel(model, targetOpset, {
+        ...options,
         registry: ctx.registry,
         progress: ctx.progress,
       });
       if (!result.model) return { ok: false, notes: blockedNotes(result.plan) };
       const p = result.plan;
       const notes: Note[] = [
+        ...(p.lowered ?? []).map((a) => ({
+          level: "info" as const,
+          where: a.where,
+          message: `${stepLabel(a)}: ${a.message}`,
+        })),
         ...p.adapted.map((a) => ({
           level: "info" as const,
           where: a.where,
@@ -47,6 +53,12 @@ export function convertPass(targetOpset: number): Pass {
 }
 
 /** What `convert --opset N` runs: the model validated (refused when a rewrite would be wrong), then converted. */
-export function convertPipeline(targetOpset: number): Pass {
-  return pipeline("convert", [validateModel(), convertPass(targetOpset)]);
+export function convertPipeline(targetOpset: number, options: PassConvertOptions = {}): Pass {
+  return pipeline("convert", [validateModel(), convertPass(targetOpset, options)]);
 }
+
+/** What a convert pass takes beyond the target: lowering and its bound (ConvertOptions). */
+export type PassConvertOptions = Pick<
+  ConvertOptions,
+  "lower" | "maxNodes" | "maxMemory" | "origin"
+>;

@@ -33,11 +33,24 @@ import {
   type StepRecord,
 } from "./plan.js";
 import { constantOfNode } from "./values.js";
+import { defaultLowering, type Lowering } from "./lowering.js";
+import { ORIGIN_KEY, originOf, placeOrigins } from "../inline/origin.js";
 
 export interface ConvertOptions {
   registry?: SchemaRegistry;
   /** Called as nodes are visited (done of an estimated total). */
   progress?: (done: number, total: number) => void;
+  /**
+   * Function ops the target opset lacks replaced by their bodies first (lowering.ts): true (the
+   * default) lowers them when the expander is loaded; false refuses them; a function lowers them
+   * with it.
+   */
+  lower?: boolean | Lowering;
+  /** The bound of that expansion (src/expand/bounds.ts: --max-nodes, --max-memory). */
+  maxNodes?: number;
+  maxMemory?: number;
+  /** Record where each node lowering puts in came from (default true; src/inline/origin.ts). */
+  origin?: boolean;
 }
 
 export interface ConversionResult {
@@ -539,6 +552,7 @@ export class Converter {
         continue;
       }
       out ??= nodes.slice(0, i);
+      if (node.metadataProps) repl = keepOrigin(node, repl);
       for (const n of repl) {
         out.push(n);
         if (ops && isOnnx(n.domain)) ops.add(n.opType);
@@ -754,16 +768,56 @@ class DriverContext implements AdapterContext {
   }
 }
 
+/** The nodes replacing `node`, each given its origin where they have none of their own. */
+function keepOrigin(node: Node, repl: Node[]): Node[] {
+  const origin = originOf(node);
+  if (origin === undefined) return repl;
+  return repl.map((n) =>
+    n === node || originOf(n) !== undefined
+      ? n
+      : { ...n, metadataProps: [...(n.metadataProps ?? []), [ORIGIN_KEY, origin]] },
+  );
+}
+
 function lazyNames(owner: Graph | Function): () => NameScope {
   let scope: NameScope | undefined;
   return () => (scope ??= new NameScope(owner));
 }
 
-/** Converts the model's ai.onnx opset (main graph, subgraphs, functions) to `target`. */
+/**
+ * Converts the model's ai.onnx opset (main graph, subgraphs, functions) to `target`, function
+ * ops the target lacks lowered first (unless `opts.lower` is false).
+ */
 export function convertModel(
   model: Model,
   target: number,
   opts: ConvertOptions = {},
 ): ConversionResult {
-  return new Converter(model, target, opts).run();
+  const lowering =
+    opts.lower === false
+      ? undefined
+      : typeof opts.lower === "function"
+        ? opts.lower
+        : defaultLowering();
+  const l = lowering?.(model, target, {
+    registry: opts.registry ?? SchemaRegistry.default(),
+    ...(opts.maxNodes !== undefined ? { maxNodes: opts.maxNodes } : {}),
+    ...(opts.maxMemory !== undefined ? { maxMemory: opts.maxMemory } : {}),
+    ...(opts.origin !== undefined ? { origin: opts.origin } : {}),
+  });
+  if (!l) return new Converter(model, target, opts).run();
+  if (!l.ok) {
+    // Planned as it is, the lowered nodes blocked with the reason they could not be lowered.
+    const r = new Converter(model, target, opts).run();
+    const lowered = new Set(l.lowered.map((x) => x.where));
+    const blocked = r.plan.blocked.filter((b) => !lowered.has(b.where));
+    return { plan: { ...r.plan, blocked: [...l.lowered, ...blocked] } };
+  }
+  const r = new Converter(l.model, target, opts).run();
+  // Lowered, the model still cannot be converted: refused as it is refused without lowering
+  // (the nodes it names are the model's own).
+  if (!r.model) return new Converter(model, target, opts).run();
+  r.plan.lowered = l.lowered;
+  if (r.model) r.model = placeOrigins(r.model);
+  return r;
 }

@@ -51,4 +51,11 @@ export function conversionError(result: ConversionResult): OnnxError {
   );
 }
 
-export { convertPass, convertPipeline } from "./convert-opset.js";
+export { convertPass, convertPipeline, type PassConvertOptions } from "./convert-opset.js";
+export {
+  defaultLowering,
+  useLowering,
+  type Lowered,
+  type Lowering,
+  type LowerRequest,
+} from "./lowering.js";

@@ -40,6 +40,11 @@ export interface ConversionPlan {
   blocked: StepRecord[];
   /** Steps taken on an assumption (an element type inference could not tell). */
   warnings: StepRecord[];
+  /**
+   * Nodes of function ops the target lacks, replaced by their bodies before converting (present
+   * only when there were any; lowering.ts). `to` is 0: the op does not exist at the target.
+   */
+  lowered?: StepRecord[];
 }
 
 const keyed = (list: readonly StepData[]) =>

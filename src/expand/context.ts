@@ -40,6 +40,16 @@ export interface ExpandOptions {
    * this and a share of V8's heap limit (bounds.ts).
    */
   maxMemory?: number;
+  /**
+   * Record where each node put in came from (default true; src/inline/origin.ts): on the node
+   * from IR 10, else in the model's table. false: no records.
+   */
+  origin?: boolean;
+  /**
+   * Leave the records on the nodes at the end (default false): for a pipeline that converts the
+   * result afterwards and places them itself, for the output's IR version.
+   */
+  deferOrigins?: boolean;
 }
 
 /** A conversion the converter refused (a blocked step): the call cannot be expressed here. */
@@ -47,7 +57,8 @@ export class BlockedConversion extends OnnxError {}
 
 /** The opset converter, all or nothing: a blocked step is an error naming the first node. */
 export const convertOpset: OpsetConverter = (model, opset, ctx) => {
-  const r = convertModel(model, opset, { registry: ctx.registry });
+  // Bodies are converted as they are: nothing in them is lowered (the expander does that).
+  const r = convertModel(model, opset, { registry: ctx.registry, lower: false });
   if (r.model) return r.model;
   throw new BlockedConversion("E_UNSUPPORTED", conversionError(r).message);
 };

@@ -15,6 +15,7 @@ import { graph } from "../ir/builder.js";
 import { attributeGraphs, someGraphNode } from "../ir/traverse.js";
 import type { Function, Graph, Model, Node, Type, ValueInfo } from "../ir/types.js";
 import { callPrefix, inlineBody, type BodyNodes } from "../inline/inline.js";
+import { markOrigin, schemaFunctionName } from "../inline/origin.js";
 import type { Note, Pass, PassContext } from "../passes/pass.js";
 import { hasFunctionBody, type FunctionBody } from "../schema/body.js";
 import { normaliseDomain, type SchemaRegistry } from "../schema/registry.js";
@@ -357,9 +358,12 @@ export class Walker {
       ) {
         const done = this.expandedBody(formal, body, node, unit, where);
         this.calls += 1 + done.calls;
-        return inlineBody(node, done.body, unit.scope(), callPrefix(node, op.name));
+        const out = inlineBody(node, done.body, unit.scope(), callPrefix(node, op.name));
+        this.mark(out, node, op);
+        return out;
       }
       nodes = inlineBody(node, formal, unit.scope(), callPrefix(node, op.name));
+      this.mark(nodes, node, op);
       nodes = fitOpsets(this.fit, node, nodes, body.opsetImports, unit, true);
     } else {
       const domain = normaliseDomain(node.domain);
@@ -372,8 +376,9 @@ export class Walker {
         return undefined;
       }
       nodes = lowerByConversion(this.fit, node, plan.later, unit, {
+        // The op expanded at its later version is this call: its nodes are marked once, below.
         up: (m) => {
-          const r = this.sub(m, { only: [{ domain, op: plan.op.name }] }, BOTH);
+          const r = this.sub(m, { only: [{ domain, op: plan.op.name }], origin: false }, BOTH);
           const error = r.notes.find((n) => n.level === "error");
           if (error) throw new OnnxError("E_UNSUPPORTED", error.message);
           return r.model;
@@ -387,15 +392,23 @@ export class Walker {
         },
       });
       this.calls++;
+      this.mark(nodes, node, plan.op);
       return nodes;
     }
     this.calls++;
     return this.expandInside(node, nodes, unit, where);
   }
 
+  /** Nodes just put in for a call of `op` marked with their origin (unless turned off). */
+  private mark(nodes: Node[], call: Node, op: OpVersion): void {
+    if (this.options.origin === false) return;
+    markOrigin(nodes, call, schemaFunctionName(normaliseDomain(call.domain), op.name, op.since));
+  }
+
   /** A walk of another model (a lowered node) with these options. */
   private sub(model: Model, options: ExpandOptions, kinds: Kinds): WalkResult {
     const opts: ExpandOptions = { ...options };
+    if (this.options.origin === false) opts.origin = false;
     if (this.options.preferLoops !== undefined) opts.preferLoops = this.options.preferLoops;
     if (this.options.converter !== undefined) opts.converter = this.options.converter;
     return new Walker(model, opts, this.ctx, kinds, kinds).run();

@@ -9,6 +9,7 @@ import { graph } from "../ir/builder.js";
 import { walkGraphNodes } from "../ir/traverse.js";
 import type { Graph, Model, Node, OpsetId, ValueInfo } from "../ir/types.js";
 import { callPrefix, inlineBody } from "../inline/inline.js";
+import { withoutOrigin } from "../inline/origin.js";
 import type { PassContext } from "../passes/pass.js";
 import { normaliseDomain } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
@@ -153,7 +154,8 @@ function subModel(
     model: {
       irVersion: fit.irVersion,
       opsetImports: [{ domain: "", version: opset }],
-      graph: graph({ nodes: [node], inputs, outputs, initializers }),
+      // The call's own origin is put back on what replaces it (markOrigin), not carried inside.
+      graph: graph({ nodes: [withoutOrigin(node)], inputs, outputs, initializers }),
       functions: [],
     },
     shared,

@@ -2,10 +2,11 @@
 // ops a backend has, as passes (one a file) and the pipeline the `expand` command runs. (The
 // structural diff of two models is its own layer: onnx-expand/diff.)
 
-export { expandPipeline, targetCheck } from "./pipeline.js";
+export { expandPipeline, placeOriginsPass, targetCheck } from "./pipeline.js";
 export { inlineLocalFunctions, callGraph, type CallGraph } from "./inline-local-functions.js";
 export { expandSchemaFunctions } from "./expand-schema-functions.js";
 export { lowerOlderVersions } from "./lower-older-versions.js";
+export { lowerMissing, missingFunctionOps } from "./lower-missing.js";
 export {
   convertOpset,
   BlockedConversion,

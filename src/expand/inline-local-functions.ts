@@ -11,6 +11,7 @@ import { cyclePath, type FunctionTable } from "../ir/functions.js";
 import { someGraphNode } from "../ir/traverse.js";
 import type { Function, Model, Node } from "../ir/types.js";
 import { boundNodes, callPrefix, inlineBody } from "../inline/inline.js";
+import { localFunctionName, markOrigin } from "../inline/origin.js";
 import type { Note, Pass, PassContext } from "../passes/pass.js";
 import { reachableFunctions } from "../passes/remove-unused-functions.js";
 import {
@@ -220,6 +221,7 @@ export function inlineLocalFunctions(options: ExpandOptions = {}): Pass {
                 unit.scope(),
                 callPrefix(node, fn.name),
               );
+              if (options.origin !== false) markOrigin(body, node, localFunctionName(fn));
               return fitOpsets(fit, node, body, callee.fn.opsetImports, unit);
             },
             label,

@@ -13,6 +13,7 @@ import { removeUnusedFunctions } from "../passes/remove-unused-functions.js";
 import { trimOpsetImports } from "../passes/trim-opset-imports.js";
 import { validateModel } from "../passes/validate-model.js";
 import { normaliseDomain } from "../schema/registry.js";
+import { originsFromTable, placeOrigins } from "../inline/origin.js";
 import {
   expandedNote,
   functionOpsets,
@@ -53,10 +54,14 @@ export function expandPipeline(options: ExpandOptions = {}): Pass {
   return {
     name: "expand",
     run(model, ctx) {
-      const r = steps.run(model, ctx);
+      // Below IR 10, the origins of an earlier expansion go back on their nodes while it runs.
+      const origin = options.origin !== false;
+      const r = steps.run(origin ? originsFromTable(model) : model, ctx);
       if (!r.ok) return { ...r, notes: sumExpanded(r.notes) };
-      const out = r.modified ? trimOpsetImports(r.model) : r.model;
-      return { ok: true, model: out, modified: r.modified, notes: sumExpanded(r.notes) };
+      if (!r.modified) return { ok: true, model, modified: false, notes: sumExpanded(r.notes) };
+      let out = trimOpsetImports(r.model);
+      if (origin && !options.deferOrigins) out = placeOrigins(out);
+      return { ok: true, model: out, modified: true, notes: sumExpanded(r.notes) };
     },
     ...(targetOps
       ? {
@@ -64,6 +69,20 @@ export function expandPipeline(options: ExpandOptions = {}): Pass {
             targetCheck(after, new OpSet(targetOps, ctx.registry), ctx),
         }
       : {}),
+  };
+}
+
+/**
+ * Origins left on the nodes (ExpandOptions.deferOrigins) placed for the model's IR version: a
+ * pipeline's last pass when it converts after expanding.
+ */
+export function placeOriginsPass(): Pass {
+  return {
+    name: "place-origins",
+    run(model) {
+      const out = placeOrigins(model);
+      return { ok: true, model: out, modified: out !== model, notes: [] };
+    },
   };
 }
 
@@ -105,3 +124,5 @@ export function targetCheck(model: Model, target: OpSet, ctx: PassContext): Note
 }
 
 export { convertPipeline } from "../convert/convert-opset.js";
+// Loading the expander makes conversion lower missing function ops by default.
+import "./lower-missing.js";

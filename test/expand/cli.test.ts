@@ -22,7 +22,35 @@ describe("expand command", () => {
     const p = runCli(["expand", example, "--print"]);
     expect(p.code).toBe(0);
     expect(p.stdout).toContain("= Log (");
-    expect(p.stdout).not.toContain("ReduceLogSum");
+    expect(p.stdout).not.toContain("= ReduceLogSum");
+  });
+
+  it("records where each node came from (IR 8: the model's table); --no-origin records nothing", () => {
+    const out = join(dir, "origins.onnx");
+    expect(runCli(["expand", example, "-o", out]).code).toBe(0);
+    const m = loadModel(out);
+    const table = JSON.parse(
+      m.metadataProps!.find(([k]) => k === "onnx-expand.origins")![1],
+    ) as Record<string, string>;
+    expect(table).toEqual({
+      logsum__ReduceSum: "logsum|ai.onnx:ReduceLogSum:18",
+      logsum__Log: "logsum|ai.onnx:ReduceLogSum:18",
+      l1__Abs: "l1|ai.onnx:ReduceL1:18",
+      l1__ReduceSum: "l1|ai.onnx:ReduceL1:18",
+    });
+    expect(runCli(["expand", example, "-o", out, "--force", "--no-origin"]).code).toBe(0);
+    expect(loadModel(out).metadataProps ?? []).toEqual([]);
+    // Converted to 21 (IR 10): on the nodes themselves.
+    expect(runCli(["expand", example, "-o", out, "--force", "--opset", "21"]).code).toBe(0);
+    const m21 = loadModel(out);
+    expect(m21.irVersion).toBeGreaterThanOrEqual(10);
+    expect(m21.metadataProps ?? []).toEqual([]);
+    expect(m21.graph.nodes.map((n) => n.metadataProps)).toEqual([
+      [["onnx-expand.origin", "logsum|ai.onnx:ReduceLogSum:18"]],
+      [["onnx-expand.origin", "logsum|ai.onnx:ReduceLogSum:18"]],
+      [["onnx-expand.origin", "l1|ai.onnx:ReduceL1:18"]],
+      [["onnx-expand.origin", "l1|ai.onnx:ReduceL1:18"]],
+    ]);
   });
 
   it("--opset converts the expanded model: LogCumSumExp-29 becomes an opset-26 model", () => {

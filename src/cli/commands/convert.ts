@@ -17,13 +17,18 @@ import {
   stepDiff,
   stepLabel,
   type ConversionPlan,
+  type PassConvertOptions,
 } from "../../convert/index.js";
+import { DEFAULT_MAX_NODES } from "../../expand/bounds.js";
+// The expander, loaded: conversion lowers function ops the target lacks (src/convert/lowering.ts).
+import "../../expand/lower-missing.js";
 import { OnnxError } from "../../errors.js";
 import { saveModel } from "../../io/files.js";
 import { runPass } from "../../passes/manager.js";
 import { errorNotes, failureError, noteText, passContext, type Note } from "../../passes/pass.js";
 import { SchemaRegistry } from "../../schema/registry.js";
 import { EXIT_FAILED, EXIT_OK, action, inFile, loadModel, oneLine, writeListed } from "../util.js";
+import { parseByteSize } from "../util.js";
 
 interface ConvertOpts {
   opset?: string;
@@ -34,6 +39,11 @@ interface ConvertOpts {
   json?: boolean;
   listAdapters?: boolean;
   jobs?: string;
+  /** commander's negations: --no-lower, --no-origin. */
+  lower?: boolean;
+  origin?: boolean;
+  maxNodes?: string;
+  maxMemory?: string;
 }
 
 export function registerConvertCommands(program: Command): void {
@@ -49,6 +59,16 @@ export function registerConvertCommands(program: Command): void {
     .option("--json", "with --plan: machine-readable output")
     .option("--list-adapters", "print the adapter table and the breaking steps that have none")
     .option("--jobs <k>", "with --output-dir: convert on K worker threads", "1")
+    .option(
+      "--no-lower",
+      "refuse function ops the target opset lacks instead of lowering them to their bodies",
+    )
+    .option("--no-origin", "record no origin for the nodes lowering puts in")
+    .option(
+      "--max-nodes <n>",
+      `lowering: most nodes the result may have (default ${DEFAULT_MAX_NODES.toLocaleString("en-US")})`,
+    )
+    .option("--max-memory <bytes>", "lowering: most bytes the result may take on the heap")
     .action(action((models: string[], opts: ConvertOpts) => convertCommand(models, opts)));
 }
 
@@ -73,19 +93,22 @@ async function convertCommand(models: string[], opts: ConvertOpts): Promise<numb
   const target = parseCount(opts.opset, "--opset", 1);
   const max = SchemaRegistry.default().maxOpset("");
   if (target > max) usage(`--opset ${target} is beyond the newest ai.onnx opset known (${max})`);
-  if (opts.plan) return planCommand(models, target, Boolean(opts.json));
+  const options = loweringOptions(opts);
+  if (opts.plan) return planCommand(models, target, Boolean(opts.json), options);
   if (opts.json) usage("--json goes with --plan or --list-adapters");
   if (opts.output && opts.outputDir) usage("give -o or --output-dir, not both");
   if (models.length > 1 && !opts.outputDir)
     usage("several models need --output-dir DIR (-o names one output)");
   if (opts.outputDir) {
     const jobs = parseCount(opts.jobs ?? "1", "--jobs", 1);
-    return batch(models, target, opts.outputDir, Boolean(opts.force), jobs);
+    return batch(models, target, opts.outputDir, Boolean(opts.force), jobs, options);
   }
   if (!opts.output) usage("give -o OUT (or --plan to see what would change)");
   const file = models[0]!;
   const model = loadModel(file);
-  const result = inFile(file, () => runPass(convertPipeline(target), model, passContext()));
+  const result = inFile(file, () =>
+    runPass(convertPipeline(target, options), model, passContext()),
+  );
   if (!result.ok) {
     // A model the converter cannot take at all (the checker finds it invalid): bad input.
     if (result.stage === "requires")
@@ -99,6 +122,16 @@ async function convertCommand(models: string[], opts: ConvertOpts): Promise<numb
   return EXIT_OK;
 }
 
+/** --no-lower, --no-origin and the expansion's bound, as the converter takes them. */
+function loweringOptions(opts: ConvertOpts): PassConvertOptions {
+  const out: PassConvertOptions = {};
+  if (opts.lower === false) out.lower = false;
+  if (opts.origin === false) out.origin = false;
+  if (opts.maxNodes !== undefined) out.maxNodes = parseCount(opts.maxNodes, "--max-nodes", 1);
+  if (opts.maxMemory !== undefined) out.maxMemory = parseByteSize(opts.maxMemory, "--max-memory");
+  return out;
+}
+
 function printBlocked(file: string, target: number, blocked: Note[]): void {
   const n = blocked.length;
   process.stderr.write(
@@ -110,11 +143,16 @@ function printBlocked(file: string, target: number, blocked: Note[]): void {
   );
 }
 
-function planCommand(models: string[], target: number, json: boolean): number {
+function planCommand(
+  models: string[],
+  target: number,
+  json: boolean,
+  options: PassConvertOptions,
+): number {
   let failed = 0;
   const plans: (ConversionPlan & { model: string })[] = [];
   for (const file of models) {
-    const result = inFile(file, () => convertModel(loadModel(file), target));
+    const result = inFile(file, () => convertModel(loadModel(file), target, options));
     if (result.plan.blocked.length) failed++;
     plans.push({ model: file, ...result.plan });
   }
@@ -137,9 +175,14 @@ export function formatPlan(file: string, p: ConversionPlan): string {
     ? `IR ${p.irVersion.from}`
     : `IR ${p.irVersion.from} -> ${p.irVersion.to}`;
   lines.push(`${file}: ai.onnx opset ${from} -> ${p.to}, ${ir}`);
+  const lowered = p.lowered?.length ? `, ${p.lowered.length} lowered first` : "";
   lines.push(
-    `  ${p.nodes} node-steps looked at: ${p.freeSteps} free, ${p.adapted.length} adapted, ${p.blocked.length} blocked`,
+    `  ${p.nodes} node-steps looked at: ${p.freeSteps} free, ${p.adapted.length} adapted, ${p.blocked.length} blocked${lowered}`,
   );
+  for (const l of p.lowered ?? [])
+    lines.push(
+      `  lower  ${l.where}: ${stepLabel(l)} (opset ${l.opsetFrom} -> ${l.opsetTo}): ${l.message}`,
+    );
   for (const a of p.adapted)
     lines.push(
       `  adapt  ${a.where}: ${stepLabel(a)} (opset ${a.opsetFrom} -> ${a.opsetTo}): ${a.message}`,
@@ -239,18 +282,30 @@ interface JobResult {
 }
 
 /** Converts one file to `out`; never throws (a failure is the result's message). */
-export function convertFile(file: string, out: string, target: number, force: boolean): JobResult {
+export function convertFile(
+  file: string,
+  out: string,
+  target: number,
+  force: boolean,
+  options: PassConvertOptions = {},
+): JobResult {
   try {
-    const result = runPass(convertPipeline(target), loadModel(file), passContext());
+    const result = runPass(convertPipeline(target, options), loadModel(file), passContext());
     if (!result.ok) {
       const notes = errorNotes(result.notes);
       const more = notes.length > 1 ? ` (and ${notes.length - 1} more)` : "";
       return { file, ok: false, message: `${noteText(notes[0]!)}${more}` };
     }
     saveModel(result.model, out, { inputPath: file, force });
-    // One info note per node step adapted.
-    const n = result.notes.filter((x) => x.level === "info").length;
-    return { file, ok: true, message: `${n} node step${n === 1 ? "" : "s"} adapted` };
+    // One info note per node step adapted, and per node lowered.
+    const lowered = result.notes.filter(
+      (x) => x.level === "info" && /: lowered to its function body$/.test(x.message),
+    );
+    const n = result.notes.filter((x) => x.level === "info").length - lowered.length;
+    const low = lowered.length
+      ? `, ${lowered.length} node${lowered.length === 1 ? "" : "s"} lowered`
+      : "";
+    return { file, ok: true, message: `${n} node step${n === 1 ? "" : "s"} adapted${low}` };
   } catch (e) {
     return { file, ok: false, message: e instanceof Error ? e.message : String(e) };
   }
@@ -262,6 +317,7 @@ async function batch(
   dir: string,
   force: boolean,
   jobs: number,
+  options: PassConvertOptions,
 ): Promise<number> {
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new OnnxError("E_IO", "output folder does not exist", dir);
@@ -298,8 +354,9 @@ async function batch(
     if (bar && ok + failed < files.length) bar.start(files.length, ok + failed, { file: "" });
   };
   const outOf = (f: string) => join(dir, basename(f));
-  if (jobs <= 1 || files.length <= 1) {
-    for (const f of files) report(convertFile(f, outOf(f), target, force));
+  // The worker threads convert with the default options: other options run here, one at a time.
+  if (jobs <= 1 || files.length <= 1 || Object.keys(options).length > 0) {
+    for (const f of files) report(convertFile(f, outOf(f), target, force, options));
   } else {
     await inWorkers(
       files,

@@ -8,7 +8,7 @@ import { convertPass } from "../../convert/index.js";
 import { diffModels, formatDiff } from "../../diff/index.js";
 import { DEFAULT_MAX_NODES } from "../../expand/bounds.js";
 import type { ExpandOptions } from "../../expand/context.js";
-import { expandPipeline } from "../../expand/pipeline.js";
+import { expandPipeline, placeOriginsPass } from "../../expand/pipeline.js";
 import { parseOpList, parseTargetOps } from "../../expand/select.js";
 import { saveModel } from "../../io/files.js";
 import { pipeline, runPass } from "../../passes/manager.js";
@@ -36,6 +36,8 @@ interface ExpandCliOptions {
   preferLoops?: boolean;
   maxNodes?: string;
   maxMemory?: string;
+  /** commander's negation: --no-origin. */
+  origin?: boolean;
 }
 
 function noteLine(n: Note): string {
@@ -68,6 +70,7 @@ export function registerExpandCommands(program: Command): void {
       "--max-memory <bytes>",
       "most bytes the result may take on the heap (e.g. 512M, 4G; default and cap: half of V8's heap limit)",
     )
+    .option("--no-origin", "record no origin for the nodes put in (docs/semantics.md)")
     .action(
       action((file: string, opts: ExpandCliOptions) => {
         if (!opts.output && !opts.print)
@@ -110,9 +113,23 @@ export function registerExpandCommands(program: Command): void {
         }
         if (opts.maxMemory !== undefined)
           options.maxMemory = parseByteSize(opts.maxMemory, "--max-memory");
+        if (opts.origin === false) options.origin = false;
         const model = loadModel(file);
-        const passes: Pass[] = [expandPipeline(options)];
-        if (opset !== undefined) passes.push(convertPass(opset));
+        const passes: Pass[] = [];
+        if (opset === undefined) passes.push(expandPipeline(options));
+        else {
+          // Origins are placed last, for the IR version of the converted model.
+          const { maxNodes, maxMemory, origin } = options;
+          passes.push(
+            expandPipeline({ ...options, deferOrigins: true }),
+            convertPass(opset, {
+              ...(maxNodes !== undefined ? { maxNodes } : {}),
+              ...(maxMemory !== undefined ? { maxMemory } : {}),
+              ...(origin !== undefined ? { origin } : {}),
+            }),
+          );
+          if (origin !== false) passes.push(placeOriginsPass());
+        }
         const r = inFile(file, () => runPass(pipeline("expand", passes), model, passContext()));
         if (!r.ok) {
           // A model the expander cannot take at all (a cycle of calls, an expansion over its

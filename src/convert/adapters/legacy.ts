@@ -6,9 +6,41 @@
 import { getAttr } from "../../ir/attributes.js";
 import { Tensor } from "../../ir/tensor.js";
 import { DataType } from "../../ir/types.js";
-import type { AdapterRow } from "../adapter.js";
+import type { Adapter, AdapterRow } from "../adapter.js";
 import { attributeDropped, attributeMadeRequired, inOrder, row, sameShapeInputs } from "./kit.js";
-import { withoutAttributes } from "./nodes.js";
+import { integerValues, withoutAttributes } from "./nodes.js";
+
+/**
+ * Reshape-14's allowzero dropped. 0 means what Reshape-13 means. 1 differs only where the shape
+ * holds a 0 (kept as 0 instead of copied from the input), so it means the same when the shape
+ * is a constant with no 0, or when each 0 stands at an index where the input's dim is statically
+ * 0 (copying it gives 0 too; a symbolic dim may be anything at run time, so it proves nothing).
+ */
+const reshapeAllowZero: Adapter = (c) => {
+  const a = getAttr(c.node, "allowzero");
+  if (!a) return undefined;
+  if (a.value !== 0n && a.value !== 1n)
+    c.fail(`attribute 'allowzero' = ${String(a.value)} is neither 0 nor 1`);
+  const drop = () => [{ ...c.node, attributes: withoutAttributes(c.node, "allowzero") }];
+  if (a.value === 0n) return drop();
+  const name = c.node.inputs[1] ?? "";
+  const t = c.constantInput(1);
+  const shape = t ? integerValues(t) : undefined;
+  if (!shape)
+    return c.fail(
+      `allowzero = 1 with shape '${name}' computed at run time: a 0 in it would mean "copy the input's dim" in ${c.to.name}-${c.to.since}`,
+    );
+  const zeros = shape.flatMap((v, i) => (v === 0n ? [i] : []));
+  if (zeros.length === 0) return drop();
+  const data = c.inputType(0);
+  const dims = data?.kind === "tensor" ? data.shape : undefined;
+  const unproved = zeros.filter((i) => dims?.[i] !== 0);
+  if (unproved.length)
+    c.fail(
+      `allowzero = 1 and the shape holds 0 at index ${unproved.join(", ")}, where the input's dim is not statically 0: ${c.to.name}-${c.to.since} would copy that dim instead`,
+    );
+  return drop();
+};
 
 const CONSUMED_INPUTS_OPS = [
   "Abs",
@@ -109,7 +141,13 @@ export const rows: AdapterRow[] = [
   dropDefault("AveragePool", 10, 7, "ceil_mode", 0n),
   dropDefault("LpPool", 18, 11, "ceil_mode", 0n),
   dropDefault("MaxPool", 10, 8, "ceil_mode", 0n),
-  dropDefault("Reshape", 14, 13, "allowzero", 0n),
+  row(
+    "Reshape",
+    14,
+    13,
+    "attribute 'allowzero' dropped (blocked unless 0, or 1 with a constant shape whose every 0 stands where the input's dim is statically 0)",
+    reshapeAllowZero,
+  ),
   dropDefault("DepthToSpace", 11, 1, "mode", "DCR"),
   dropDefault("ScatterElements", 16, 13, "reduction", "none"),
   dropDefault("ScatterND", 16, 13, "reduction", "none"),

@@ -1,0 +1,112 @@
+// Lowering on the way of a conversion (src/convert/lowering.ts): the nodes of function ops that
+// do not exist at the target opset — and only those — are expanded by the expander's own
+// pipeline, selected by op and version (`only`), at the model's opset; the converter then takes
+// the result to the target like any other model. Bodies holding function ops the target lacks
+// too are lowered in a further round. Registered as the converter's default lowering when this
+// module is loaded.
+
+import {
+  defaultLowering,
+  useLowering,
+  type Lowered,
+  type LowerRequest,
+} from "../convert/lowering.js";
+import type { StepRecord } from "../convert/plan.js";
+import { modelFunctions } from "../check/index.js";
+import { functionOpsets, opsetMap } from "../ir/opsets.js";
+import type { Function, Model, Node } from "../ir/types.js";
+import { GraphScope, rewriteGraph, rewriteNodes } from "../ir/visit.js";
+import { runPass } from "../passes/manager.js";
+import { errorNotes, noteText, passContext, type Note } from "../passes/pass.js";
+import { hasFunctionBody } from "../schema/body.js";
+import type { SchemaRegistry } from "../schema/registry.js";
+import { expandPipeline } from "./pipeline.js";
+import type { OpSelector } from "./select.js";
+
+/** Rounds of lowering at most (a body holding a function op the target lacks takes one more). */
+const MAX_ROUNDS = 4;
+
+/** The nodes of function ops the target opset lacks: a record each, and the ops as selectors. */
+export function missingFunctionOps(
+  model: Model,
+  target: number,
+  registry: SchemaRegistry,
+): { records: StepRecord[]; only: OpSelector[] } {
+  const table = modelFunctions(model, registry);
+  const records: StepRecord[] = [];
+  const only = new Map<string, OpSelector>();
+  const look = (opsets: Map<string, number>) => (node: Node, index: number, scope: GraphScope) => {
+    if (node.domain !== "" && node.domain !== "ai.onnx") return node;
+    if (table.size && table.called(node)) return node;
+    const opset = opsets.get("");
+    if (opset === undefined || opset === target) return node;
+    const op = registry.tryResolve("", node.opType, opset);
+    if (!op || registry.tryResolve("", node.opType, target) || !hasFunctionBody(op)) return node;
+    only.set(`${op.name}-${op.since}`, { domain: "", op: op.name, version: op.since });
+    records.push({
+      where: scope.nodeWhere(node, index),
+      op: node.opType,
+      domain: node.domain,
+      from: op.since,
+      to: 0,
+      opsetFrom: opset,
+      opsetTo: target,
+      message: `${node.opType} does not exist at opset ${target}: lowered to its function body`,
+    });
+    return node;
+  };
+  const modelOpsets = opsetMap(model.opsetImports);
+  rewriteGraph(model.graph, GraphScope.main(model), look(modelOpsets));
+  for (const f of model.functions as Function[])
+    rewriteNodes(f.nodes, GraphScope.function(f), look(functionOpsets(f, modelOpsets)));
+  return { records, only: [...only.values()] };
+}
+
+/** The converter's lowering: missing function ops expanded, round by round; undefined: none. */
+export function lowerMissing(
+  model: Model,
+  target: number,
+  request: LowerRequest,
+): Lowered | undefined {
+  const { registry } = request;
+  let found = missingFunctionOps(model, target, registry);
+  if (found.records.length === 0) return undefined;
+  const lowered: StepRecord[] = [];
+  const notes: Note[] = [];
+  const tried = new Set<string>();
+  let current = model;
+  for (let round = 0; round < MAX_ROUNDS && found.records.length; round++) {
+    // Ops a round could not lower are left for the converter, which refuses them.
+    const only = found.only.filter((s) => !tried.has(`${s.op}-${s.version}`));
+    if (only.length === 0) break;
+    for (const s of only) tried.add(`${s.op}-${s.version}`);
+    const r = runPass(
+      expandPipeline({
+        only,
+        deferOrigins: true,
+        ...(request.origin === false ? { origin: false } : {}),
+        ...(request.maxNodes !== undefined ? { maxNodes: request.maxNodes } : {}),
+        ...(request.maxMemory !== undefined ? { maxMemory: request.maxMemory } : {}),
+      }),
+      current,
+      passContext({ registry }),
+    );
+    const mine = found.records.filter((x) => only.some((s) => s.op === x.op));
+    if (!r.ok) {
+      const first = errorNotes(r.notes)[0];
+      const reason = first ? noteText(first) : "the expansion failed";
+      const failed = mine.map((x) => ({
+        ...x,
+        message: `${x.op} does not exist at opset ${target}, and lowering it to its function body failed: ${reason}`,
+      }));
+      return { ok: false, lowered: failed, reason };
+    }
+    lowered.push(...mine);
+    notes.push(...r.notes.filter((n) => n.level !== "info"));
+    current = r.model;
+    found = missingFunctionOps(current, target, registry);
+  }
+  return { ok: true, model: current, lowered, notes };
+}
+
+if (!defaultLowering()) useLowering(lowerMissing);

@@ -1,0 +1,120 @@
+// Function ops the target opset lacks, lowered on the way (src/convert/lowering.ts,
+// src/expand/lower-missing.ts): converted down, each model checks and gives the original's
+// numbers in the interpreter and onnxruntime-node; only those ops are lowered; --no-lower
+// (lower: false) refuses them with the advice it gave before; the expansion's bound applies.
+
+import { describe, expect, it } from "vitest";
+import "../../src/expand/lower-missing.js";
+import { convertModel } from "../../src/convert/index.js";
+import { ORIGINS_KEY } from "../../src/inline/origin.js";
+import { parseModelText } from "../../src/text/index.js";
+import { convertAndCompare, nodeLines } from "../helpers/convert-check.js";
+
+const tol = { rtol: 1e-5, atol: 1e-5 };
+
+const layerNorm = (axis: number) => `
+  < ir_version: 8, opset_import: ["" : 17] >
+  g (float[2,3,4] x, float[4] s, float[4] b) => (float[2,3,4] y, float[2,3,4] r) {
+    [ln] y = LayerNormalization <axis: int = ${axis}, epsilon: float = 0.001> (x, s, b)
+    r = Relu (y)
+  }`;
+
+const gelu = (approximate: string) => `
+  < ir_version: 9, opset_import: ["" : 20] >
+  g (float[3,5] x) => (float[3,5] y) {
+    [gelu] y = Gelu <approximate: string = "${approximate}"> (x)
+  }`;
+
+const hardSwish = `
+  < ir_version: 7, opset_import: ["" : 14] >
+  g (float[2,6] x) => (float[2,6] y) {
+    [hs] y = HardSwish (x)
+  }`;
+
+const compare = `
+  < ir_version: 7, opset_import: ["" : 12] >
+  g (float[4,3] a, float[4,3] b) => (bool[4,3] ge, bool[4,3] le) {
+    [ge] ge = GreaterOrEqual (a, b)
+    [le] le = LessOrEqual (a, b)
+  }`;
+
+describe("convert lowers function ops the target lacks", () => {
+  for (const target of [13, 11])
+    it(`LayerNormalization-17 to ${target}`, async () => {
+      const text = await convertAndCompare({ text: layerNorm(-1), target, tol });
+      expect(nodeLines(text).join("\n")).not.toContain("LayerNormalization");
+      // Relu exists at the target: it keeps its identity.
+      expect(nodeLines(text).filter((l) => l.includes("Relu"))).toEqual(["r = Relu (y)"]);
+    });
+
+  it("LayerNormalization-17 over two axes to 13", async () => {
+    const text = layerNorm(1).replace("float[4] s, float[4] b", "float[3,4] s, float[3,4] b");
+    await convertAndCompare({ text, target: 13, tol });
+  });
+
+  for (const target of [18, 17])
+    for (const approximate of ["none", "tanh"])
+      it(`Gelu-20 (${approximate}) to ${target}`, async () => {
+        const text = await convertAndCompare({ text: gelu(approximate), target, tol });
+        expect(nodeLines(text).join("\n")).not.toContain("Gelu");
+      });
+
+  it("HardSwish-14 to 13", async () => {
+    const text = await convertAndCompare({ text: hardSwish, target: 13, tol });
+    expect(nodeLines(text).join("\n")).not.toContain("HardSwish");
+  });
+
+  it("GreaterOrEqual-12 and LessOrEqual-12 to 11", async () => {
+    const feeds = undefined;
+    const text = await convertAndCompare({ text: compare, target: 11, feeds });
+    expect(nodeLines(text).join("\n")).not.toMatch(/GreaterOrEqual|LessOrEqual/);
+  });
+
+  it("says so per node in the plan, and records origins in the model's table", () => {
+    const r = convertModel(parseModelText(layerNorm(-1)), 13);
+    expect(r.plan.blocked).toEqual([]);
+    expect(
+      r.plan.lowered!.map((l) => `${l.where}: ${l.op} ${l.from} -> ${l.to}: ${l.message}`),
+    ).toEqual([
+      "graph > node 'ln' (LayerNormalization): LayerNormalization 17 -> 0: LayerNormalization does not exist at opset 13: lowered to its function body",
+    ]);
+    const table = JSON.parse(
+      r.model!.metadataProps!.find(([k]) => k === ORIGINS_KEY)![1],
+    ) as Record<string, string>;
+    const names = r.model!.graph.nodes.map((n) => n.name);
+    for (const [name, origin] of Object.entries(table)) {
+      expect(names).toContain(name);
+      expect(origin).toBe("ln|ai.onnx:LayerNormalization:17");
+    }
+    expect(Object.keys(table).length).toBe(r.model!.graph.nodes.length - 1);
+    const quiet = convertModel(parseModelText(layerNorm(-1)), 13, { origin: false });
+    expect(quiet.model!.metadataProps ?? []).toEqual([]);
+  });
+
+  it("lower: false refuses them with the advice it gave before", () => {
+    const r = convertModel(parseModelText(hardSwish), 13, { lower: false });
+    expect(r.model).toBeUndefined();
+    expect(r.plan.lowered).toBeUndefined();
+    expect(r.plan.blocked.map((b) => b.message)).toEqual([
+      "HardSwish does not exist before opset 14; it is a function op: expand it first (`onnx-expand expand`), then convert",
+    ]);
+  });
+
+  it("a model with nothing to lower converts as before (no plan entry, no origins)", () => {
+    const text = `< ir_version: 8, opset_import: ["" : 17] >
+      g (float[2] x) => (float[2] y) { y = Relu (x) }`;
+    const r = convertModel(parseModelText(text), 13);
+    expect(r.plan.lowered).toBeUndefined();
+    expect(r.model!.metadataProps).toBeUndefined();
+  });
+
+  it("the expansion's bound applies", () => {
+    const r = convertModel(parseModelText(layerNorm(-1)), 13, { maxNodes: 5 });
+    expect(r.model).toBeUndefined();
+    expect(r.plan.blocked.map((b) => b.message)).toEqual([
+      expect.stringMatching(
+        /^LayerNormalization does not exist at opset 13, and lowering it to its function body failed: expanding would make \d+ nodes, over --max-nodes 5/,
+      ),
+    ]);
+  });
+});
