@@ -8,5 +8,5 @@ import { convertFile, type WorkerJob } from "./commands/convert.js";
 guardTempFiles();
 
 parentPort?.on("message", (job: WorkerJob) => {
-  parentPort!.postMessage(convertFile(job.file, job.out, job.target, job.force));
+  parentPort!.postMessage(convertFile(job.file, job.out, job.target, job.force, job.options));
 });

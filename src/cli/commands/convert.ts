@@ -354,8 +354,7 @@ async function batch(
     if (bar && ok + failed < files.length) bar.start(files.length, ok + failed, { file: "" });
   };
   const outOf = (f: string) => join(dir, basename(f));
-  // The worker threads convert with the default options: other options run here, one at a time.
-  if (jobs <= 1 || files.length <= 1 || Object.keys(options).length > 0) {
+  if (jobs <= 1 || files.length <= 1) {
     for (const f of files) report(convertFile(f, outOf(f), target, force, options));
   } else {
     await inWorkers(
@@ -366,6 +365,7 @@ async function batch(
         out: outOf(f),
         target,
         force,
+        options,
       }),
       report,
     );
@@ -380,6 +380,7 @@ export interface WorkerJob {
   out: string;
   target: number;
   force: boolean;
+  options: PassConvertOptions;
 }
 
 /** Runs the jobs on `k` worker threads, reporting each result as it comes. */
