@@ -18,3 +18,4 @@ export { rows as softmax } from "./softmax.js";
 export { rows as split } from "./split.js";
 export { rows as squeeze } from "./squeeze.js";
 export { rows as widen } from "./widen.js";
+export { rows as shape } from "./shape.js";
