@@ -113,6 +113,8 @@ export class GraphCanvas implements GraphCanvasApi {
   private pending = 0;
   private visible: number[] = [];
   private miniCache: HTMLCanvasElement | undefined;
+  /** The timer that renders the minimap's bitmap, in a task of its own after the first frame. */
+  private miniTimer = 0;
   private raster = new Raster();
   private cleanup: (() => void)[] = [];
   /** The view was set by home() or fit() and not moved since: a resize redoes it. */
@@ -166,6 +168,8 @@ export class GraphCanvas implements GraphCanvasApi {
     });
     this.grid = grid;
     this.miniCache = undefined;
+    clearTimeout(this.miniTimer);
+    this.miniTimer = 0;
     this.element.dataset.items = String(n);
     this.element.dataset.view = layout.view;
     if (!keepView) this.home();
@@ -262,6 +266,7 @@ export class GraphCanvas implements GraphCanvasApi {
 
   destroy(): void {
     if (this.pending) cancelAnimationFrame(this.pending);
+    clearTimeout(this.miniTimer);
     for (const f of this.cleanup) f();
     this.element.remove();
   }
@@ -531,7 +536,14 @@ export class GraphCanvas implements GraphCanvasApi {
   private drawMini(w: number, h: number): void {
     const l = this.layout!;
     const dpr = window.devicePixelRatio || 1;
-    this.miniCache ??= renderMinimap(l, dpr);
+    // the bitmap of a new layout is rendered after its first frame, in a task of its own
+    if (!this.miniCache && !this.miniTimer)
+      this.miniTimer = window.setTimeout(() => {
+        this.miniTimer = 0;
+        if (this.layout !== l) return;
+        this.miniCache = renderMinimap(l, dpr);
+        this.invalidate();
+      }, 0);
     paintMinimap(this.mini, this.miniCache, l, dpr, {
       x: -this.tx / this.scale,
       y: -this.ty / this.scale,
