@@ -1,7 +1,9 @@
 // `npx tsx bench/web-profile.ts CASE`: what the inspector page's long main-thread tasks are made
 // of (issue 17). Loads one bench:web model (chain-20000, wide-100, expanded, expand-5000) in headless
 // Chromium with the DevTools CPU profiler on, cuts the samples into runs of non-idle time, and for
-// each run over 50 ms prints the functions with the most time (self and inclusive).
+// each run over 50 ms prints the functions with the most time (self and inclusive). With TRACE=1,
+// a Chromium trace instead: each main-thread task over the threshold, with the events inside it
+// that took longest (script, style, layout, paint, GC, message deserialisation).
 
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -17,6 +19,44 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
+interface TraceEvent {
+  name: string;
+  ph: string;
+  ts: number;
+  dur?: number;
+  /** Thread (CPU) time. */
+  tdur?: number;
+  pid: number;
+  tid: number;
+  args?: { name?: string; data?: { functionName?: string; url?: string; type?: string } };
+}
+
+function traceReport(events: TraceEvent[], minMs: number): void {
+  const main = events.find((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain");
+  if (!main) return console.log("no renderer main thread in the trace");
+  const on = events
+    .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === "X" && e.dur !== undefined)
+    .sort((a, b) => a.ts - b.ts);
+  const tasks = on.filter(
+    (e) => e.name === "ThreadControllerImpl::RunTask" || e.name === "RunTask",
+  );
+  for (const t of tasks) {
+    if (t.dur! / 1000 < minMs) continue;
+    const inside = on.filter(
+      (e) => e !== t && e.ts >= t.ts && e.ts + e.dur! <= t.ts + t.dur! && e.dur! > 2000,
+    );
+    const cpu = t.tdur === undefined ? "?" : (t.tdur / 1000).toFixed(0);
+    console.log(`task of ${(t.dur! / 1000).toFixed(0)} ms (${cpu} ms on the CPU)`);
+    for (const e of inside.slice(0, 40)) {
+      const d = e.args?.data;
+      const what = d?.functionName || d?.url?.split("/").pop() || d?.type || "";
+      console.log(
+        `  +${((e.ts - t.ts) / 1000).toFixed(0).padStart(4)} ${(e.dur! / 1000).toFixed(1).padStart(6)} ms  ${e.name} ${what}`,
+      );
+    }
+  }
+}
+
 interface Profile {
   nodes: ProfileNode[];
   samples: number[];
@@ -99,7 +139,17 @@ async function main(): Promise<void> {
     ).newPage();
     await page.goto(srv.url);
     await page.locator("body[data-state=ready]").waitFor();
+    const trace = process.env.TRACE === "1";
     const cdp = await page.context().newCDPSession(page);
+    const categories = [
+      "devtools.timeline",
+      "disabled-by-default-devtools.timeline",
+      "toplevel",
+      "v8",
+      "blink",
+      "cc",
+      "gpu",
+    ];
     await cdp.send("Profiler.enable");
     await cdp.send("Profiler.setSamplingInterval", { interval: 500 });
     const busyThenReady = async () => {
@@ -113,16 +163,24 @@ async function main(): Promise<void> {
     if (which === "expand-5000") {
       await page.setInputFiles("#file", file);
       await busyThenReady();
-      await cdp.send("Profiler.start");
+      if (trace) await browser.startTracing(page, { categories });
+      else await cdp.send("Profiler.start");
       await page.selectOption("#expand-mode", "all");
       await page.click("#expand-form button");
     } else {
-      await cdp.send("Profiler.start");
+      if (trace) await browser.startTracing(page, { categories });
+      else await cdp.send("Profiler.start");
       await page.setInputFiles("#file", file);
     }
     await busyThenReady();
-    const { profile } = (await cdp.send("Profiler.stop")) as { profile: Profile };
-    report(profile, Number(process.argv[3] ?? 50));
+    const min = Number(process.argv[3] ?? 50);
+    if (trace) {
+      const buf = await browser.stopTracing();
+      traceReport((JSON.parse(buf.toString()) as { traceEvents: TraceEvent[] }).traceEvents, min);
+    } else {
+      const { profile } = (await cdp.send("Profiler.stop")) as { profile: Profile };
+      report(profile, min);
+    }
   } finally {
     await browser.close();
     srv.server.close();

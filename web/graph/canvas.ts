@@ -138,7 +138,7 @@ export class GraphCanvas implements GraphCanvasApi {
     this.mini.style.cssText = `position:absolute;right:6px;top:6px;width:${MINI_W}px;height:${MINI_H}px;border:1px solid #99a;background:#fffd;cursor:pointer`;
     this.element.append(this.canvas, this.mini);
     host.append(this.element);
-    this.ctx = this.canvas.getContext("2d", { willReadFrequently: true })!;
+    this.ctx = this.canvas.getContext("2d")!;
     this.listen();
   }
 
