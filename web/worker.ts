@@ -164,7 +164,7 @@ function sceneOf(side: Side, viewId: string): Scene {
   const view = viewOf(side, viewId);
   const owner = view.owner;
   const isGraph = "initializers" in owner;
-  const from = side.name === "b" ? sides.a?.views.get(viewId)?.owner : undefined;
+  const from = side === sides.b ? sides.a?.views.get(viewId)?.owner : undefined;
   scene = buildScene({
     ...(from ? { callers: from.nodes } : {}),
     nodes: owner.nodes,
