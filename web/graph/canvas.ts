@@ -180,7 +180,7 @@ export class GraphCanvas implements GraphCanvasApi {
     const l = this.layout;
     if (!l) return;
     const { w, h } = this.size();
-    const s = Math.min((w - 20) / (l.width + 1), (h - 20) / (l.height + 1), 1.5);
+    const s = Math.min((w - 20) / (l.width + 1), (h - 20) / (l.height + 1), READABLE);
     this.scale = clamp(s, MIN_SCALE, MAX_SCALE);
     this.tx = (w - l.width * this.scale) / 2;
     this.ty = Math.max(10, (h - l.height * this.scale) / 2);
