@@ -4,6 +4,10 @@
 // time of wheel zooms and of a drag (input to the end of the next frame), and the renderer
 // processes' RSS (from /proc, found through the DevTools protocol). "Expand all" on the 5,000
 // chain is timed from the click. Arguments: names of cases to run (substrings); default all.
+// Each action is traced too (Chromium's "toplevel" category): its longest main-thread task by the
+// clock and that task's time on the CPU. On a loaded machine the two differ widely: a task's clock
+// time counts the time the renderer waited for a core (and for the GPU process), its CPU time only
+// the page's own work.
 
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -33,6 +37,8 @@ interface Result {
   nodes: string;
   readyMs: number | string;
   longestTaskMs: number;
+  /** From the trace: the longest main-thread task's clock and CPU time, and the most CPU any took. */
+  traceTask?: { wallMs: number; cpuMs: number; maxCpuMs: number };
   zoomMs?: number[];
   panMs?: number[];
   drawMs?: number;
@@ -134,6 +140,35 @@ async function canvasFrameMs(page: Page): Promise<number | undefined> {
   return v === null ? undefined : Number(v);
 }
 
+interface TraceEvent {
+  name: string;
+  ph: string;
+  dur?: number;
+  tdur?: number;
+  pid: number;
+  tid: number;
+  args?: { name?: string };
+}
+
+/** The renderer main thread's longest task in a trace, and the most CPU time a task took. */
+function traceTasks(buf: Buffer): Result["traceTask"] {
+  const events = (JSON.parse(buf.toString()) as { traceEvents: TraceEvent[] }).traceEvents;
+  const main = events.filter((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain");
+  const on = new Set(main.map((e) => `${e.pid}:${e.tid}`));
+  let wall = 0;
+  let cpu = 0;
+  let maxCpu = 0;
+  for (const e of events) {
+    if (e.name !== "ThreadControllerImpl::RunTask" || e.ph !== "X" || !on.has(`${e.pid}:${e.tid}`))
+      continue;
+    const d = (e.dur ?? 0) / 1000;
+    const t = (e.tdur ?? 0) / 1000;
+    if (d > wall) [wall, cpu] = [d, t];
+    maxCpu = Math.max(maxCpu, t);
+  }
+  return { wallMs: Math.round(wall), cpuMs: Math.round(cpu), maxCpuMs: Math.round(maxCpu) };
+}
+
 async function runCase(browser: Browser, url: string, c: Case): Promise<Result> {
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
@@ -142,9 +177,12 @@ async function runCase(browser: Browser, url: string, c: Case): Promise<Result> 
   try {
     await page.goto(url);
     await page.locator("body[data-state=ready]").waitFor({ timeout: 30_000 });
+    const trace = () => browser.startTracing(page, { categories: ["toplevel"] });
+    if (!c.expand) await trace();
     await page.setInputFiles("#file", c.file);
     let error = await waitReady(page);
     if (!error && c.expand) {
+      await trace();
       await page.evaluate(() => {
         const b = (window as unknown as { bench: { states: unknown[]; tasks: unknown[] } }).bench;
         b.states.length = 0;
@@ -161,6 +199,7 @@ async function runCase(browser: Browser, url: string, c: Case): Promise<Result> 
       const after = b.tasks.filter(([s]) => s + 1 >= b.t0).map(([, d]) => d);
       return { ms: b.ready - b.t0, longest: Math.max(0, ...after) };
     });
+    out.traceTask = traceTasks(await browser.stopTracing());
     const side = c.expand ? "b" : "a";
     out.nodes = (await page.locator(`#pane-${side}`).getAttribute("data-drawn")) ?? "";
     out.readyMs = error ? `error: ${error.split("\n")[0]}` : Math.round(m.ms);
@@ -174,6 +213,7 @@ async function runCase(browser: Browser, url: string, c: Case): Promise<Result> 
     out.rssMb = await rendererRss(browser);
   } catch (e) {
     out.readyMs = `failed: ${(e as Error).message.split("\n")[0]}`;
+    await browser.stopTracing().catch(() => undefined);
     out.rssMb = await rendererRss(browser);
   } finally {
     await context.close().catch(() => undefined);
@@ -239,7 +279,11 @@ async function main(): Promise<void> {
       console.log(
         `${r.name.padEnd(38)} nodes ${String(r.nodes).padStart(6)}  ready ${String(r.readyMs).padStart(7)} ms${
           r.target ? ` (target ≤ ${r.target})` : ""
-        }  longest task ${r.longestTaskMs} ms  renderer RSS ${r.rssMb?.toFixed(0) ?? "?"} MB` +
+        }  longest task ${r.longestTaskMs} ms${
+          r.traceTask
+            ? ` (traced: ${r.traceTask.wallMs} ms, ${r.traceTask.cpuMs} ms CPU; most CPU in a task ${r.traceTask.maxCpuMs} ms)`
+            : ""
+        }  renderer RSS ${r.rssMb?.toFixed(0) ?? "?"} MB` +
           (r.zoomMs
             ? `  zoom frame ${median(r.zoomMs)} ms  pan frame ${median(r.panMs)} ms  canvas draw ${r.drawMs?.toFixed(1) ?? "?"} ms`
             : ""),

@@ -164,7 +164,9 @@ function sceneOf(side: Side, viewId: string): Scene {
   const view = viewOf(side, viewId);
   const owner = view.owner;
   const isGraph = "initializers" in owner;
+  const from = side === sides.b ? sides.a?.views.get(viewId)?.owner : undefined;
   scene = buildScene({
+    ...(from ? { callers: from.nodes } : {}),
     nodes: owner.nodes,
     inputs: isGraph ? owner.inputs.map((v) => v.name) : owner.inputs,
     outputs: isGraph ? owner.outputs.map((v) => v.name) : owner.outputs,
@@ -467,7 +469,7 @@ function handle(msg: Request): Answers[Op] | Promise<Answers[Op]> {
 }
 
 /** Slices of a layout's arrays the page parses in one task each (protocol.ts, Reply). */
-const PART = 1500;
+const PART = 400;
 
 function postInParts(id: number, layout: Answers["layout"]): void {
   const enc = new TextEncoder();

@@ -113,6 +113,8 @@ export class GraphCanvas implements GraphCanvasApi {
   private pending = 0;
   private visible: number[] = [];
   private miniCache: HTMLCanvasElement | undefined;
+  /** The timer that renders the minimap's bitmap, in a task of its own after the first frame. */
+  private miniTimer = 0;
   private raster = new Raster();
   private cleanup: (() => void)[] = [];
   /** The view was set by home() or fit() and not moved since: a resize redoes it. */
@@ -136,7 +138,7 @@ export class GraphCanvas implements GraphCanvasApi {
     this.mini.style.cssText = `position:absolute;right:6px;top:6px;width:${MINI_W}px;height:${MINI_H}px;border:1px solid #99a;background:#fffd;cursor:pointer`;
     this.element.append(this.canvas, this.mini);
     host.append(this.element);
-    this.ctx = this.canvas.getContext("2d", { willReadFrequently: true })!;
+    this.ctx = this.canvas.getContext("2d")!;
     this.listen();
   }
 
@@ -166,6 +168,8 @@ export class GraphCanvas implements GraphCanvasApi {
     });
     this.grid = grid;
     this.miniCache = undefined;
+    clearTimeout(this.miniTimer);
+    this.miniTimer = 0;
     this.element.dataset.items = String(n);
     this.element.dataset.view = layout.view;
     if (!keepView) this.home();
@@ -176,7 +180,7 @@ export class GraphCanvas implements GraphCanvasApi {
     const l = this.layout;
     if (!l) return;
     const { w, h } = this.size();
-    const s = Math.min((w - 20) / (l.width + 1), (h - 20) / (l.height + 1), 1.5);
+    const s = Math.min((w - 20) / (l.width + 1), (h - 20) / (l.height + 1), READABLE);
     this.scale = clamp(s, MIN_SCALE, MAX_SCALE);
     this.tx = (w - l.width * this.scale) / 2;
     this.ty = Math.max(10, (h - l.height * this.scale) / 2);
@@ -262,6 +266,7 @@ export class GraphCanvas implements GraphCanvasApi {
 
   destroy(): void {
     if (this.pending) cancelAnimationFrame(this.pending);
+    clearTimeout(this.miniTimer);
     for (const f of this.cleanup) f();
     this.element.remove();
   }
@@ -531,7 +536,14 @@ export class GraphCanvas implements GraphCanvasApi {
   private drawMini(w: number, h: number): void {
     const l = this.layout!;
     const dpr = window.devicePixelRatio || 1;
-    this.miniCache ??= renderMinimap(l, dpr);
+    // the bitmap of a new layout is rendered after its first frame, in a task of its own
+    if (!this.miniCache && !this.miniTimer)
+      this.miniTimer = window.setTimeout(() => {
+        this.miniTimer = 0;
+        if (this.layout !== l) return;
+        this.miniCache = renderMinimap(l, dpr);
+        this.invalidate();
+      }, 0);
     paintMinimap(this.mini, this.miniCache, l, dpr, {
       x: -this.tx / this.scale,
       y: -this.ty / this.scale,

@@ -40,22 +40,24 @@ export function renderMinimap(l: Layout, dpr: number): HTMLCanvasElement {
   return c;
 }
 
-/** Paints the cached boxes and the view's rectangle (layout units) onto the minimap canvas. */
+/** Paints the cached boxes (none yet: only the view) and the view's rectangle (layout units) onto the minimap canvas. */
 export function paintMinimap(
   target: HTMLCanvasElement,
-  cache: HTMLCanvasElement,
+  cache: HTMLCanvasElement | undefined,
   l: Layout,
   dpr: number,
   view: { x: number; y: number; w: number; h: number },
 ): void {
-  if (target.width !== cache.width || target.height !== cache.height) {
-    target.width = cache.width;
-    target.height = cache.height;
+  const cw = Math.round(MINI_W * dpr);
+  const ch = Math.round(MINI_H * dpr);
+  if (target.width !== cw || target.height !== ch) {
+    target.width = cw;
+    target.height = ch;
   }
   const ctx = target.getContext("2d")!;
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.clearRect(0, 0, target.width, target.height);
-  ctx.drawImage(cache, 0, 0);
+  if (cache) ctx.drawImage(cache, 0, 0);
   const { k, ox, oy } = fitting(l);
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   const x = Math.max(0, ox + view.x * k);

@@ -5,7 +5,9 @@
 //   (b) torch's dynamo exporter: `pkg.torch.onnx.name_scopes` (a Python list of cumulative module
 //       paths, the root '' first and the node's own name last) or `namespace` ("a: Class/a.b: …");
 //   (c) torch's legacy names, `/encoder/layer.0/attention/MatMul`: the path less its last part.
-// A node the expander put in is grouped under its call: the call's own scope, then the call.
+// A node the expander put in is grouped under its call: the call's own scope, then the call. The
+// expander records only the call, so a node without a scope of its own takes its calling node's
+// (found by name in the view's graph, or in the graph it was expanded from).
 
 import { attributeGraphs } from "../../src/ir/traverse.js";
 import type { MetadataProps, Node } from "../../src/ir/types.js";
@@ -23,6 +25,12 @@ export interface SceneSource {
   initializers: readonly string[];
   /** The model's metadata (read for the origins table). */
   modelMetadata?: MetadataProps;
+  /**
+   * The nodes of the graph this view was expanded from, when the page has it (the same view of
+   * pane a): an expanded node's calling node is looked up there by name when it is gone from this
+   * graph, for the scope torch recorded on it.
+   */
+  callers?: readonly Node[];
   /** In a local function's view: the function (`domain:name`) keying its nodes in that table. */
   tablePrefix?: string;
   /** The text drawn on a node (its op), and under it (its name). */
@@ -155,13 +163,23 @@ function originsTable(props: MetadataProps | undefined): Map<string, string> | u
  * The group path of a node: scope from torch's metadata or name, then the expander's calls.
  * `tableKey` is the node's key in the model's origins table (its name, or `<function>::<name>`).
  */
-export function nodePath(node: Node, table?: Map<string, string>, tableKey?: string): string[] {
+export function nodePath(
+  node: Node,
+  table?: Map<string, string>,
+  tableKey?: string,
+  callerScope?: (name: string) => string[] | undefined,
+): string[] {
   const scope = dynamoScope(node.metadataProps);
   const key = tableKey ?? node.name;
   const origin = meta(node.metadataProps, ORIGIN_KEY) ?? (key ? table?.get(key) : undefined);
   if (origin) {
     const calls = originSegments(origin);
     if (scope) return [...scope, ...calls];
+    // The expander records only the call; the call's node carries torch's scope.
+    const first = calls[0] ?? "";
+    const bar = first.lastIndexOf("|");
+    const inherited = callerScope?.(bar < 0 ? first : first.slice(0, bar));
+    if (inherited?.length) return [...inherited, ...calls];
     // A call named the legacy way lends its scope to what it became.
     const caller = legacyScope(calls[0]?.split("|")[0]);
     if (caller.length) calls[0] = calls[0]!.slice(`/${caller.join("/")}/`.length);
@@ -175,8 +193,29 @@ const escapeSegment = (s: string) => s.replace(/%/g, "%25").replace(/\//g, "%2F"
 const isConstantNode = (n: Node) =>
   n.opType === "Constant" && (n.domain === "" || n.domain === "ai.onnx") && n.inputs.length === 0;
 
+/**
+ * The scope torch recorded on a node found by name: in the view's own graph first, then in the
+ * graph it was expanded from. The table of names is made on the first call.
+ */
+function callerScopes(
+  nodes: readonly Node[],
+  callers: readonly Node[] | undefined,
+): (name: string) => string[] | undefined {
+  let byName: Map<string, Node> | undefined;
+  return (name) => {
+    if (!byName) {
+      byName = new Map();
+      for (const list of [callers ?? [], nodes])
+        for (const n of list) if (n.name) byName.set(n.name, n);
+    }
+    const n = byName.get(name);
+    return n ? dynamoScope(n.metadataProps) : undefined;
+  };
+}
+
 export function buildScene(src: SceneSource): Scene {
   const table = originsTable(src.modelMetadata);
+  const callerScope = callerScopes(src.nodes, src.callers);
   const n = src.nodes.length;
   const groups: SceneGroup[] = [
     { key: "g", label: "", parent: -1, depth: 0, groups: [], nodes: [], count: 0 },
@@ -215,6 +254,7 @@ export function buildScene(src: SceneSource): Scene {
       node,
       table,
       src.tablePrefix !== undefined ? `${src.tablePrefix}::${node.name ?? ""}` : undefined,
+      callerScope,
     );
     let g = 0;
     let key = "";

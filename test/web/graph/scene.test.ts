@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import {
   dynamoScope,
+  type Scene,
   enclosingGroups,
   groupMark,
   legacyScope,
@@ -109,6 +110,50 @@ describe("scene grouping", () => {
     );
     expect(enclosingGroups(u, 0)).toEqual(["genc/ls|ai.onnx:LogSoftmax:13"]);
     expect(u.groups.map((g) => g.label)).toContain("enc/ls (ai.onnx:LogSoftmax:13)");
+  });
+
+  it("puts what a dynamo-scoped call expanded into inside the call's module scope", () => {
+    const scopes = (...s: string[]) =>
+      [["pkg.torch.onnx.name_scopes", `[${["", ...s].map((x) => `'${x}'`).join(", ")}]`]] as [
+        string,
+        string,
+      ][];
+    const origin = (o: string) => [["onnx-expand.origin", o]] as [string, string][];
+    const call = "node_LayerNormalization_1";
+    const before = [
+      node("MatMul", ["x", "w"], ["m"], "node_MatMul_0", scopes("enc", "enc.lin", "node_MatMul_0")),
+      node("LayerNormalization", ["m"], ["y"], call, scopes("enc", "enc.norm", call)),
+    ];
+    const after = [
+      before[0]!,
+      node(
+        "ReduceMean",
+        ["m"],
+        ["mu"],
+        `${call}__n0`,
+        origin(`${call}|ai.onnx:LayerNormalization:17`),
+      ),
+      node(
+        "Sub",
+        ["m", "mu"],
+        ["y"],
+        `${call}__n1`,
+        origin(`${call}|ai.onnx:LayerNormalization:17`),
+      ),
+    ];
+    // the innermost group (levels with one child are merged into it)
+    const inner = (sc: Scene, i: number) => enclosingGroups(sc, i).at(-1);
+    const path = `genc/enc.norm/${call}|ai.onnx:LayerNormalization:17`;
+    // the call is gone from the expanded graph: found in the graph it was expanded from
+    const s = scene(after, ["x", "w"], ["y"], { callers: before });
+    for (const i of [1, 2]) expect(inner(s, i)).toBe(path);
+    expect(inner(s, 0)).toBe("genc/enc.lin");
+    // without it, the call's own name is all there is: the call at the top level
+    const t = scene(after, ["x", "w"], ["y"]);
+    expect(inner(t, 1)).toBe(`g${call}|ai.onnx:LayerNormalization:17`);
+    // a call still in the graph (a partial expansion) lends its scope too
+    const u = scene([...after, before[1]!], ["x", "w"], ["y"]);
+    expect(inner(u, 1)).toBe(path);
   });
 
   it("collapses groups of a large level, never the group holding everything", () => {
