@@ -57,17 +57,17 @@ ${lines.join("\n")}
 }`;
 }
 
-/** A model whose run takes seconds: MatMul of 400x400 matrices, 24 times. */
+/** A model whose run takes many seconds even with fast kernels: 40 MatMuls of 1000x1000 matrices (40 G multiply-adds). */
 function slowModel(): string {
   const lines: string[] = [];
   let v = "x";
-  for (let i = 0; i < 24; i++) {
+  for (let i = 0; i < 40; i++) {
     lines.push(`  m${i} = MatMul (${v}, x)`);
     v = `m${i}`;
   }
   lines.push(`  y = Identity (${v})`);
   return `<ir_version: 9, opset_import: ["" : 18]>
-g (float[400,400] x) => (float[400,400] y) {
+g (float[1000,1000] x) => (float[1000,1000] y) {
 ${lines.join("\n")}
 }`;
 }
