@@ -149,6 +149,25 @@ function resampleAxis(
   const inner = prod(shape.slice(axis + 1));
   const out = scratch(Float64Array, outer * outLen * inner);
   const { taps, index, weight, outside } = plan;
+  if (inner === 1) {
+    // The last axis: one output at a time, its taps summed into a local in the same order.
+    for (let a = 0; a < outer; a++) {
+      const base = a * inLen;
+      for (let x = 0, dst = a * outLen; x < outLen; x++, dst++) {
+        if (outside[x]) {
+          out[dst] = extrapolation;
+          continue;
+        }
+        let s = 0;
+        for (let k = x * taps, end = k + taps; k < end; k++) {
+          const w = weight[k]!;
+          if (w !== 0) s += w * v[base + index[k]!]!;
+        }
+        out[dst] = s;
+      }
+    }
+    return out;
+  }
   for (let a = 0; a < outer; a++)
     for (let x = 0; x < outLen; x++) {
       const dst = (a * outLen + x) * inner;
