@@ -23,6 +23,7 @@ import { broadcastIndex, broadcastShapes, checkedCount, fail, input } from "./ut
 import { broadcastsMultidirectionally } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
 import { intAttr } from "./attrs.js";
+import { erf, erfFloat32 } from "./erf.js";
 
 type Num = (x: number) => number;
 type Big = (x: bigint) => bigint;
@@ -104,29 +105,15 @@ function roundEven(x: number): number {
   return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
 }
 
-function erf(x: number): number {
-  // Abramowitz–Stegun 7.1.26 is too coarse; use a series / continued fraction split.
-  const ax = Math.abs(x);
-  if (ax < 2.5) {
-    // Maclaurin series: erf(x) = 2/sqrt(pi) * sum (-1)^n x^(2n+1) / (n! (2n+1))
-    let term = x;
-    let sum = x;
-    const x2 = x * x;
-    for (let n = 1; n < 60; n++) {
-      term *= -x2 / n;
-      const add = term / (2 * n + 1);
-      sum += add;
-      if (Math.abs(add) < 1e-17 * Math.abs(sum)) break;
-    }
-    return (2 / Math.sqrt(Math.PI)) * sum;
-  }
-  if (ax > 6) return Math.sign(x);
-  // Continued fraction for erfc at larger |x|.
-  let f = 0;
-  for (let k = 60; k >= 1; k--) f = k / 2 / (ax + f);
-  const erfc = Math.exp(-ax * ax) / Math.sqrt(Math.PI) / (ax + f);
-  return Math.sign(x) * (1 - erfc);
-}
+/** Erf: float32 storage through `erfFloat32` (the same results as the series, faster). */
+const erfKernel: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  if (x.dtype !== DataType.FLOAT) return generalErf(ctx, inputs);
+  const out = allocStorage(x.dtype, x.data.length) as Float32Array;
+  erfFloat32(x.data as Float32Array, out);
+  return [{ dtype: x.dtype, shape: [...x.shape], data: out }];
+};
+const generalErf = unary("Erf", { float: erf });
 
 export const unaryKernels: Record<string, Kernel> = {
   Abs: unary("Abs", { float: Math.abs, int: Math.abs, big: absBig }),
@@ -167,7 +154,7 @@ export const unaryKernels: Record<string, Kernel> = {
   Softplus: unary("Softplus", {
     float: (x) => (x > 0 ? x + Math.log1p(Math.exp(-x)) : Math.log1p(Math.exp(x))),
   }),
-  Erf: unary("Erf", { float: erf }),
+  Erf: erfKernel,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -216,12 +203,7 @@ export function binaryCompute(
   const shape = broadcastShapes(ctx, [a.shape, b.shape]);
   const n = checkedCount(ctx, shape);
   const dom = domainOf(dtype);
-  const needMaps = !(
-    dom === "float" &&
-    spec.fast &&
-    unitStep(a.shape, shape) >= 0 &&
-    unitStep(b.shape, shape) >= 0
-  );
+  const needMaps = !(dom === "float" && spec.fast);
   const ia = needMaps ? broadcastIndex(a.shape, shape) : null;
   const ib = needMaps ? broadcastIndex(b.shape, shape) : null;
   if (dom === "big") {
@@ -242,8 +224,10 @@ export function binaryCompute(
   const bv = computeView(b) as Float64Array;
   const sa = unitStep(a.shape, shape);
   const sb = unitStep(b.shape, shape);
-  if (dom === "float" && spec.fast && sa >= 0 && sb >= 0) fastFloat(spec.fast, av, sa, bv, sb, out);
-  else broadcast2(av, ia, bv, ib, out, f);
+  if (dom === "float" && spec.fast) {
+    if (sa >= 0 && sb >= 0) fastFloat(spec.fast, av, sa, bv, sb, out);
+    else blockedFloat(spec.fast, av, a.shape, bv, b.shape, shape, out);
+  } else broadcast2(av, ia, bv, ib, out, f);
   return finish(dtype, shape, out);
 }
 
@@ -310,6 +294,105 @@ function fastFloat(
         if (++j === sa) j = 0;
         if (++k === sb) k = 0;
       }
+      return;
+  }
+}
+
+/**
+ * Arithmetic over any broadcast of float arrays (a `[C,1,1]` scale on `[N,C,H,W]`, an outer
+ * product): the output's axes are merged where both operands step alike, then rows of the last
+ * merged axis run as one loop in which each operand steps by 1 or stays (0), so no per-element
+ * index map is built. Each element is the same single operation as on every other path.
+ */
+function blockedFloat(
+  op: FastOp,
+  a: Float64Array,
+  aShape: readonly number[],
+  b: Float64Array,
+  bShape: readonly number[],
+  shape: readonly number[],
+  out: Float64Array,
+): void {
+  if (out.length === 0) return;
+  const dims: number[] = [];
+  const sa: number[] = [];
+  const sb: number[] = [];
+  const strides = (s: readonly number[]): number[] => {
+    const r = new Array<number>(shape.length).fill(0);
+    let acc = 1;
+    for (let i = s.length - 1; i >= 0; i--) {
+      r[shape.length - s.length + i] = s[i] === 1 ? 0 : acc;
+      acc *= s[i]!;
+    }
+    return r;
+  };
+  const as = strides(aShape);
+  const bs = strides(bShape);
+  for (let i = 0; i < shape.length; i++) {
+    const d = shape[i]!;
+    if (d === 1) continue;
+    const k = dims.length - 1;
+    // Merge with the previous axis when both operands continue it contiguously (or both stay).
+    if (k >= 0 && as[i]! * d === sa[k]! && bs[i]! * d === sb[k]!) {
+      dims[k]! *= d;
+      sa[k] = as[i]!;
+      sb[k] = bs[i]!;
+      continue;
+    }
+    dims.push(d);
+    sa.push(as[i]!);
+    sb.push(bs[i]!);
+  }
+  const last = dims.length - 1;
+  if (last < 0) {
+    fastFloat(op, a, 1, b, 1, out);
+    return;
+  }
+  const len = dims[last]!;
+  const da = sa[last]!;
+  const db = sb[last]!;
+  const counter = new Array<number>(last).fill(0);
+  let ja = 0;
+  let kb = 0;
+  for (let o = 0; o < out.length; o += len) {
+    rowOp(op, a, ja, da, b, kb, db, out, o, len);
+    for (let ax = last - 1; ax >= 0; ax--) {
+      ja += sa[ax]!;
+      kb += sb[ax]!;
+      if (++counter[ax]! < dims[ax]!) break;
+      ja -= sa[ax]! * dims[ax]!;
+      kb -= sb[ax]! * dims[ax]!;
+      counter[ax] = 0;
+    }
+  }
+}
+
+/** One row of `blockedFloat`: out[o + i] = a[ja + i·da] op b[kb + i·db]. */
+function rowOp(
+  op: FastOp,
+  a: Float64Array,
+  ja: number,
+  da: number,
+  b: Float64Array,
+  kb: number,
+  db: number,
+  out: Float64Array,
+  o: number,
+  len: number,
+): void {
+  const end = o + len;
+  switch (op) {
+    case "add":
+      for (let i = o; i < end; i++, ja += da, kb += db) out[i] = a[ja]! + b[kb]!;
+      return;
+    case "sub":
+      for (let i = o; i < end; i++, ja += da, kb += db) out[i] = a[ja]! - b[kb]!;
+      return;
+    case "mul":
+      for (let i = o; i < end; i++, ja += da, kb += db) out[i] = a[ja]! * b[kb]!;
+      return;
+    case "div":
+      for (let i = o; i < end; i++, ja += da, kb += db) out[i] = a[ja]! / b[kb]!;
       return;
   }
 }

@@ -61,11 +61,19 @@ const activations: Record<string, Kernel> = {
     const g = floatAttr(ctx, "gamma");
     return (x) => (x > 0 ? g * x : g * a * Math.expm1(x));
   }),
-  HardSigmoid: activation("HardSigmoid", (ctx) => {
+  HardSigmoid: (ctx, inputs) => {
     const a = floatAttr(ctx, "alpha");
     const b = floatAttr(ctx, "beta");
-    return (x) => Math.max(0, Math.min(1, a * x + b));
-  }),
+    const x = input(ctx, inputs, 0);
+    if (x.dtype === DataType.FLOAT) {
+      // float32: the same expression in a loop of its own (no call per element).
+      const src = x.data as Float32Array;
+      const out = allocStorage(DataType.FLOAT, src.length) as Float32Array;
+      for (let i = 0; i < src.length; i++) out[i] = Math.max(0, Math.min(1, a * src[i]! + b));
+      return [{ dtype: DataType.FLOAT, shape: [...x.shape], data: out }];
+    }
+    return unary("HardSigmoid", { float: (v) => Math.max(0, Math.min(1, a * v + b)) })(ctx, inputs);
+  },
   HardSwish: activation("HardSwish", () => (x) => x * Math.max(0, Math.min(1, x / 6 + 0.5))),
   ThresholdedRelu: activation("ThresholdedRelu", (ctx) => {
     const a = floatAttr(ctx, "alpha");

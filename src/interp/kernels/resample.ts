@@ -11,6 +11,7 @@ import { checkedCount, fail, input, intValues, optInput, strides } from "./util.
 import { hasInput, inputIndex } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
 import { floatAttr, intAttr, stringAttr } from "./attrs.js";
+import { gemmFor, product } from "./gemm-ops.js";
 
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
 
@@ -148,6 +149,25 @@ function resampleAxis(
   const inner = prod(shape.slice(axis + 1));
   const out = scratch(Float64Array, outer * outLen * inner);
   const { taps, index, weight, outside } = plan;
+  if (inner === 1) {
+    // The last axis: one output at a time, its taps summed into a local in the same order.
+    for (let a = 0; a < outer; a++) {
+      const base = a * inLen;
+      for (let x = 0, dst = a * outLen; x < outLen; x++, dst++) {
+        if (outside[x]) {
+          out[dst] = extrapolation;
+          continue;
+        }
+        let s = 0;
+        for (let k = x * taps, end = k + taps; k < end; k++) {
+          const w = weight[k]!;
+          if (w !== 0) s += w * v[base + index[k]!]!;
+        }
+        out[dst] = s;
+      }
+    }
+    return out;
+  }
   for (let a = 0; a < outer; a++)
     for (let x = 0; x < outLen; x++) {
       const dst = (a * outLen + x) * inner;
@@ -315,8 +335,6 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
   }
   const outShape = [n, m, ...outSp];
   checkedCount(ctx, outShape);
-  const xv = toFloat64(x);
-  const wv = toFloat64(wT);
   const out = scratch(Float64Array, prod(outShape));
   const inSize = prod(inSp);
   const outSize = prod(outSp);
@@ -341,23 +359,57 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
       }
       table[p * nK + q] = off;
     }
-  for (let b = 0; b < n; b++)
-    for (let ci = 0; ci < c; ci++) {
-      const g = Math.floor(ci / cg);
-      const xBase = (b * c + ci) * inSize;
-      for (let oc = 0; oc < mg; oc++) {
-        const wBase = (ci * mg + oc) * nK;
-        const oBase = (b * m + g * mg + oc) * outSize;
-        for (let p = 0; p < inSize; p++) {
-          const xvv = xv[xBase + p]!;
-          if (xvv === 0) continue;
+  const ar = group === 1 && disjointTaps(kernel, st, dil) ? gemmFor(x, wT) : undefined;
+  if (ar && allFinite(wT.data as Float32Array))
+    for (let b = 0; b < n; b++) {
+      // Per input position p, the products over input channels for every (oc, q): the same sums,
+      // in the same channel order, as the loop below (no tap of another position shares an output).
+      const N = mg * nK;
+      const res = product(
+        ar,
+        x.data as Float32Array,
+        b * c * inSize,
+        1,
+        inSize,
+        wT.data as Float32Array,
+        0,
+        N,
+        1,
+        inSize,
+        N,
+        c,
+      )!;
+      for (let p = 0; p < inSize; p++)
+        for (let oc = 0; oc < mg; oc++) {
+          const oBase = (b * m + oc) * outSize;
+          const r = p * N + oc * nK;
           for (let q = 0; q < nK; q++) {
             const off = table[p * nK + q]!;
-            if (off >= 0) out[oBase + off]! += xvv * wv[wBase + q]!;
+            if (off >= 0) out[oBase + off]! += res[r + q]!;
+          }
+        }
+    }
+  else {
+    const xv = toFloat64(x);
+    const wv = toFloat64(wT);
+    for (let b = 0; b < n; b++)
+      for (let ci = 0; ci < c; ci++) {
+        const g = Math.floor(ci / cg);
+        const xBase = (b * c + ci) * inSize;
+        for (let oc = 0; oc < mg; oc++) {
+          const wBase = (ci * mg + oc) * nK;
+          const oBase = (b * m + g * mg + oc) * outSize;
+          for (let p = 0; p < inSize; p++) {
+            const xvv = xv[xBase + p]!;
+            if (xvv === 0) continue;
+            for (let q = 0; q < nK; q++) {
+              const off = table[p * nK + q]!;
+              if (off >= 0) out[oBase + off]! += xvv * wv[wBase + q]!;
+            }
           }
         }
       }
-    }
+  }
   if (bT) {
     const bv = toFloat64(bT);
     for (let b = 0; b < n; b++)
@@ -366,5 +418,19 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
   }
   return [fromFloat64(x.dtype, outShape, out)];
 };
+
+/** Whether no two taps of one input position, nor of two positions, reach one output. */
+function disjointTaps(kernel: number[], st: number[], dil: number[]): boolean {
+  return kernel.every((kd, i) => dil[i] === 1 && kd <= st[i]!);
+}
+
+/**
+ * Whether every weight is finite: the loop skips zero inputs, the product does not, and 0 · ±Inf
+ * or 0 · NaN would add a NaN that the loop never sees.
+ */
+function allFinite(w: Float32Array): boolean {
+  for (let i = 0; i < w.length; i++) if (!Number.isFinite(w[i]!)) return false;
+  return true;
+}
 
 export const resampleKernels: Record<string, Kernel> = { Resize, Upsample, ConvTranspose };

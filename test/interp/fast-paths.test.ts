@@ -1,0 +1,127 @@
+// Faster paths that must give the general loops' results bit for bit: ConvTranspose with disjoint
+// taps on the WebAssembly product, float Add/Sub/Mul/Div over any broadcast, Erf on float32.
+
+import { describe, expect, it } from "vitest";
+import { setGemmDisabled } from "../../src/interp/kernels/wasm/gemm.js";
+import { erf, erfFloat32 } from "../../src/interp/kernels/erf.js";
+import type { RTensor } from "../../src/interp/types.js";
+import { DataType, runOne, type OneNodeSpec } from "../helpers/interp.js";
+
+function rand(shape: number[], seed: number): RTensor {
+  const n = shape.reduce((a, b) => a * b, 1);
+  const data = new Float32Array(n);
+  let s = seed;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    data[i] = (s / 2 ** 32) * 4 - 2;
+  }
+  if (n > 4) data[2] = 0;
+  return { dtype: DataType.FLOAT, shape, data };
+}
+
+function bits(t: RTensor): number[] {
+  return [...new Uint32Array((t.data as Float32Array).slice().buffer)];
+}
+
+describe("ConvTranspose with disjoint taps on the product", () => {
+  it("matches the general loop bit for bit (stride = kernel, with and without bias, Inf weight)", () => {
+    const cases: [number[], number[], Record<string, number[]>, boolean][] = [
+      [[1, 8, 5, 6], [8, 4, 2, 2], { strides: [2, 2] }, true],
+      [[2, 3, 4, 4], [3, 2, 2, 3], { strides: [3, 3], pads: [1, 0, 0, 1] }, false],
+      [[1, 5, 7], [5, 3, 2], { strides: [2], output_padding: [1] }, true],
+    ];
+    for (const [xs, ws, attrs, withBias] of cases) {
+      const inputs = [rand(xs, 1), rand(ws, 2)];
+      if (withBias) inputs.push(rand([ws[1]!], 3));
+      const spec: OneNodeSpec = { op: "ConvTranspose", inputs, attrs };
+      setGemmDisabled(true);
+      let want: RTensor;
+      try {
+        want = runOne(spec)[0]!;
+      } finally {
+        setGemmDisabled(false);
+      }
+      const got = runOne(spec)[0]!;
+      expect(got.shape).toEqual(want.shape);
+      expect(bits(got)).toEqual(bits(want));
+    }
+    const w = rand([2, 2, 2, 2], 5);
+    (w.data as Float32Array)[3] = Infinity;
+    const x = rand([1, 2, 3, 3], 6);
+    const y = runOne({ op: "ConvTranspose", inputs: [x, w], attrs: { strides: [2, 2] } })[0]!;
+    expect(Number.isNaN((y.data as Float32Array)[0])).toBe(false);
+  });
+});
+
+describe("broadcast arithmetic in blocks", () => {
+  it("matches elementwise evaluation for [C,1,1], outer and middle broadcasts", () => {
+    const shapes: [number[], number[]][] = [
+      [
+        [2, 3, 4, 5],
+        [3, 1, 1],
+      ],
+      [
+        [3, 1],
+        [1, 4],
+      ],
+      [
+        [2, 1, 4],
+        [3, 1],
+      ],
+      [
+        [1, 3, 1, 5],
+        [2, 1, 4, 1],
+      ],
+      [
+        [4, 1, 1],
+        [2, 4, 3, 3],
+      ],
+    ];
+    const ops: [string, (a: number, b: number) => number][] = [
+      ["Add", (a, b) => a + b],
+      ["Sub", (a, b) => a - b],
+      ["Mul", (a, b) => a * b],
+      ["Div", (a, b) => a / b],
+    ];
+    for (const [sa, sb] of shapes)
+      for (const [op, f] of ops) {
+        const a = rand(sa, 7);
+        const b = rand(sb, 8);
+        const y = runOne({ op, inputs: [a, b] })[0]!;
+        const r = Math.max(sa.length, sb.length);
+        const pa = [...new Array<number>(r - sa.length).fill(1), ...sa];
+        const pb = [...new Array<number>(r - sb.length).fill(1), ...sb];
+        const shape = pa.map((d, i) => Math.max(d, pb[i]!));
+        expect(y.shape).toEqual(shape);
+        const n = shape.reduce((p, d) => p * d, 1);
+        const want = new Float32Array(n);
+        const idx = (s: number[], c: number[]) =>
+          s.reduce((acc, d, i) => acc * d + (d === 1 ? 0 : c[i]!), 0);
+        for (let o = 0; o < n; o++) {
+          const c: number[] = [];
+          let rest = o;
+          for (let i = r - 1; i >= 0; i--) {
+            c[i] = rest % shape[i]!;
+            rest = Math.floor(rest / shape[i]!);
+          }
+          want[o] = f((a.data as Float32Array)[idx(pa, c)]!, (b.data as Float32Array)[idx(pb, c)]!);
+        }
+        expect(bits(y)).toEqual([...new Uint32Array(want.buffer)]);
+      }
+  });
+});
+
+describe("Erf on float32", () => {
+  it("rounds like the float64 series on a sweep of inputs (bench/interp-erf-check.ts: all 2^32)", () => {
+    const n = 1 << 16;
+    const src = new Float32Array(n);
+    for (let i = 0; i < n; i++) src[i] = -7 + (14 * i) / n;
+    src[0] = -0;
+    src[1] = NaN;
+    src[2] = Infinity;
+    src[3] = 1e-40;
+    const out = new Float32Array(n);
+    erfFloat32(src, out);
+    for (let i = 0; i < n; i++) expect(Object.is(out[i], Math.fround(erf(src[i]!)))).toBe(true);
+  });
+});
