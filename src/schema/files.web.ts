@@ -31,3 +31,21 @@ export function readSchemaDir(dir: string): SchemaFileText[] {
 export function readValidatedSchemas(_dir: string): undefined {
   return undefined;
 }
+
+/** The build's stamp of schemas/ (files.node.ts); the page's schemas are bundled, not stamped. */
+export interface SchemaDirStamp {
+  files: { name: string; size: number; mtimeMs: number }[];
+  sha256: string;
+}
+
+export interface ValidatedSchemas {
+  stamp: SchemaDirStamp;
+  operators: unknown[];
+}
+
+/** No build-time file in the page: its bundled schemas are validated when loaded. */
+export const VALIDATED_SCHEMAS: URL | undefined = undefined;
+
+export function stampSchemaDir(_dir: string): { stamp: SchemaDirStamp; texts: SchemaFileText[] } {
+  throw new OnnxError("E_SCHEMA", "the browser build does not stamp schema folders", _dir);
+}
