@@ -45,20 +45,8 @@ export function readSchemaDir(dir: string): SchemaFileText[] {
   });
 }
 
-/** How dist/schema/operators.json (written at build time by scripts/postbuild.mjs) names a folder. */
-export interface SchemaDirStamp {
-  /** The `*.json` files, sorted, with their sizes and modification times. */
-  files: { name: string; size: number; mtimeMs: number }[];
-  /** sha256 of every file's name and text, in order. */
-  sha256: string;
-}
-
-/** The operator files of a folder, validated at build time, with the stamp of the folder then. */
-export interface ValidatedSchemas {
-  stamp: SchemaDirStamp;
-  /** Each file's parsed JSON, which passed parseOperatorFile. */
-  operators: unknown[];
-}
+export type { SchemaDirStamp, ValidatedSchemas } from "./stamp.js";
+import type { SchemaDirStamp, ValidatedSchemas } from "./stamp.js";
 
 /** Where the build puts the validated operator files of schemas/. */
 export const VALIDATED_SCHEMAS = new URL("./operators.json", import.meta.url);

@@ -32,16 +32,8 @@ export function readValidatedSchemas(_dir: string): undefined {
   return undefined;
 }
 
-/** The build's stamp of schemas/ (files.node.ts); the page's schemas are bundled, not stamped. */
-export interface SchemaDirStamp {
-  files: { name: string; size: number; mtimeMs: number }[];
-  sha256: string;
-}
-
-export interface ValidatedSchemas {
-  stamp: SchemaDirStamp;
-  operators: unknown[];
-}
+export type { SchemaDirStamp, ValidatedSchemas } from "./stamp.js";
+import type { SchemaDirStamp } from "./stamp.js";
 
 /** No build-time file in the page: its bundled schemas are validated when loaded. */
 export const VALIDATED_SCHEMAS: URL | undefined = undefined;
