@@ -560,12 +560,11 @@ export class Converter {
       this.noteNewGraphs(state, node, repl, next);
       state.replaced(node, repl);
       // Inputs the node read that its replacement does not: candidates for removal.
-      for (const x of node.inputs) {
-        if (!x) continue;
-        let still = false;
-        for (const n of repl) if (n.inputs.includes(x)) still = true;
-        if (!still) (dead ??= new Set()).add(x);
-      }
+      // (One set of what the replacement reads: a node of n inputs may become ~2n nodes, as
+      // variadic Max/Min/Sum do going below 8; a scan per input was quadratic.)
+      const read = new Set<string>();
+      for (const n of repl) for (const x of n.inputs) read.add(x);
+      for (const x of node.inputs) if (x && !read.has(x)) (dead ??= new Set()).add(x);
     }
     if (scan) state.subgraphs ??= false;
     if (out) state.nodes = out;

@@ -101,8 +101,8 @@ export function lowerMissing(
       }));
       return { ok: false, lowered: failed, reason };
     }
-    lowered.push(...mine);
-    notes.push(...r.notes.filter((n) => n.level !== "info"));
+    for (const n of mine) lowered.push(n);
+    for (const n of r.notes) if (n.level !== "info") notes.push(n);
     current = r.model;
     found = missingFunctionOps(current, target, registry);
   }

@@ -67,7 +67,8 @@ export function pipeline(name: string, passes: Pass[]): Pass {
       const notes: Note[] = [];
       for (const p of passes) {
         const r = runPass(p, current, ctx);
-        notes.push(...r.notes);
+        // One by one: a pass may give hundreds of thousands of notes, more than call arguments.
+        for (const n of r.notes) notes.push(n);
         if (!r.ok) return { ok: false, notes, pass: p.name, stage: r.stage ?? "run" };
         current = r.model;
         modified ||= r.modified;

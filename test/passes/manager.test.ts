@@ -57,6 +57,20 @@ describe("runPass and pipeline", () => {
     expect(r.notes.map((n) => n.message)).toEqual(["a", "x"]);
   });
 
+  it("a pipeline passes on a million notes of one pass (not as call arguments: no stack overflow)", () => {
+    // What a conversion of a node with 582,000 inputs to opset 7 gives: a note per blocked node.
+    const many: Pass = {
+      name: "many",
+      run: () => ({
+        ok: false,
+        notes: Array.from({ length: 1_000_000 }, (_, i) => ({ level: "error", message: `n${i}` })),
+      }),
+    };
+    const r = runPass(pipeline("p", [rename("a"), many]), m());
+    expect(r).toMatchObject({ ok: false, pass: "many" });
+    expect(r.notes.length).toBe(1_000_001);
+  });
+
   it("in test mode, a pass that mutates its input is an error", () => {
     const mutating: Pass = {
       name: "mutator",
