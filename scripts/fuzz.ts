@@ -8,7 +8,9 @@
 //
 // `--generator functions`: models with a malformed local function (scripts/fuzz/functions.ts)
 // instead of mutated ones; exit 2 then counts as refused.
-// Options: --case I (run case I only), --jobs K (worker processes, default 2), --timeout MS (per
+// Options: --case I (run case I only), --from I / --to J (cases I..J-1 of the --count, so a long
+// campaign runs in parts whose counts add up; without a terminal a progress line every 100 cases
+// and each finding as it comes go to stderr), --jobs K (worker processes, default 2), --timeout MS (per
 // case, default 10000; 5000 per request for inspect), --rss-mb N (memory cap of a worker, default
 // 2048), --max-seconds N (inspect: stop after N s, default 600), --json.
 
@@ -34,6 +36,8 @@ const program = new Command()
   .option("--count <n>", "number of mutated inputs", "1000")
   .option("--seed <s>", "seed of the campaign", "1")
   .option("--case <i>", "run only case i of the campaign")
+  .option("--from <i>", "run cases from i on (a campaign in parts)")
+  .option("--to <j>", "run cases before j only")
   .option("--jobs <k>", "worker processes", "2")
   .option("--timeout <ms>", "time cap per case")
   .option("--rss-mb <n>", "memory cap of a worker process", "2048")
@@ -48,7 +52,9 @@ const bar = process.stderr.isTTY
   ? new SingleBar({ stream: process.stderr }, Presets.shades_classic)
   : undefined;
 const count = Number(o.count);
-bar?.start(o.case !== undefined ? 1 : count, 0);
+const from = o.from !== undefined ? Number(o.from) : 0;
+const to = o.to !== undefined ? Math.min(count, Number(o.to)) : count;
+bar?.start(o.case !== undefined ? 1 : to - from, 0);
 if (o.target === "inspect") await fuzzInspect();
 else await fuzzCommand();
 
@@ -83,16 +89,32 @@ async function fuzzInspect(): Promise<void> {
 }
 
 async function fuzzCommand(): Promise<void> {
+  const t0 = Date.now();
   const summary = await runCampaign({
     command: o.command as FuzzCommand,
     count,
     seed: Number(o.seed),
     ...(o.case !== undefined ? { only: Number(o.case) } : {}),
+    from,
+    to,
     jobs: Number(o.jobs),
     generator: o.generator as "mutate" | "bombs" | "functions",
     timeoutMs: Number(o.timeout ?? 10000),
     rssLimit: Number(o.rssMb) * 2 ** 20,
-    onCase: (done) => bar?.update(done),
+    onCase: (done, total, s, finding) => {
+      if (bar) return bar.update(done);
+      if (finding)
+        console.error(
+          `${finding.outcome}: --case ${finding.index}: ${finding.detail.slice(0, 200)}`,
+        );
+      if (done % 100 === 0 || done === total) {
+        const { clean, crash, hang, overrun } = s.outcomes;
+        const secs = ((Date.now() - t0) / 1000).toFixed(0);
+        console.error(
+          `${done}/${total} in ${secs} s: clean ${clean}, crashes ${crash}, hangs ${hang}, over budget ${overrun}`,
+        );
+      }
+    },
   });
   bar?.stop();
   if (o.json) console.log(JSON.stringify(summary, null, 2));
@@ -101,7 +123,7 @@ async function fuzzCommand(): Promise<void> {
       .map(([c, n]) => `exit ${c}: ${n}`)
       .join(", ");
     console.log(
-      `${summary.command}: ${summary.inputs} inputs in ${summary.seconds.toFixed(0)} s (seed ${summary.seed}); ${codes}`,
+      `${summary.command}: ${summary.inputs} inputs${o.from !== undefined || o.to !== undefined ? ` (cases ${from}..${to - 1})` : ""} in ${summary.seconds.toFixed(0)} s (seed ${summary.seed}); ${codes}`,
     );
     const { clean, crash, hang, overrun } = summary.outcomes;
     const refused = summary.exitCodes["2"] ?? 0;

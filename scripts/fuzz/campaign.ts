@@ -37,6 +37,9 @@ export interface CampaignOptions {
   seed: number;
   /** Only this case (reproduce one). */
   only?: number;
+  /** Run cases from..to-1 only (a campaign in parts: the counts of the parts add up). */
+  from?: number;
+  to?: number;
   jobs?: number;
   /** Per case, milliseconds. */
   timeoutMs?: number;
@@ -52,7 +55,7 @@ export interface CampaignOptions {
   generator?: "mutate" | "bombs" | "functions";
   /** Where failing cases are copied (default: a folder under the system temp dir). */
   keepDir?: string;
-  onCase?: (done: number, total: number) => void;
+  onCase?: (done: number, total: number, summary: CampaignSummary, finding?: Finding) => void;
 }
 
 export type Outcome = "clean" | "crash" | "hang" | "overrun";
@@ -312,8 +315,12 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
     findings: [],
     seconds: 0,
   };
+  const from = Math.max(0, opts.from ?? 0);
+  const to = Math.min(opts.count, opts.to ?? opts.count);
   const indices =
-    opts.only !== undefined ? [opts.only] : Array.from({ length: opts.count }, (_, i) => i);
+    opts.only !== undefined
+      ? [opts.only]
+      : Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
   let next = 0;
   const workers: Worker[] = [];
   const dirs: string[] = [];
@@ -390,11 +397,12 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
         await w.ready;
       }
       summary.outcomes[outcome]++;
+      let finding: Finding | undefined;
       if (outcome !== "clean") {
         mkdirSync(keepDir, { recursive: true });
         const kept = join(keepDir, `${opts.command}-${opts.seed}-${index}-${basename(file)}`);
         writeFileSync(kept, readFileSync(file));
-        summary.findings.push({
+        finding = {
           index,
           seed: opts.seed,
           outcome,
@@ -402,14 +410,15 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
           source: src.name,
           detail,
           file: kept,
-        });
+        };
+        summary.findings.push(finding);
       } else if (w.served >= 300) {
         // A fresh process now and then, so state one case leaves behind cannot hide another's bug.
         w.kill();
         w.start();
         await w.ready;
       }
-      opts.onCase?.(summary.inputs, indices.length);
+      opts.onCase?.(summary.inputs, indices.length, summary, finding);
     }
   };
   try {
