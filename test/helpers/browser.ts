@@ -5,11 +5,13 @@
 // `serveStatic` serves a copy without them, and `collectLogs` catches what the page and its
 // worker log, CSP violations included.
 
+import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
+import { serveInspector, type InspectServer } from "../../src/cli/commands/inspect.js";
 
 const CANDIDATES = [
   "/usr/bin/chromium-headless-shell",
@@ -43,6 +45,38 @@ export async function launchChromium(executablePath: string): Promise<Browser> {
       "--no-first-run",
     ],
   });
+}
+
+/** The page served by `inspect`, and a 1400×900 tab on it in headless Chromium. */
+export interface PageSession {
+  browser: Browser;
+  srv: InspectServer;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the page (scripts/build-web.mjs), serves it with `serveInspector` and opens a tab on
+ * it: the set-up every browser test of the page shares. `acceptDownloads` for tests of exports.
+ */
+export async function startPageSession(
+  chromiumPath: string,
+  opts: { acceptDownloads?: boolean } = {},
+): Promise<PageSession> {
+  const root = join(import.meta.dirname, "..", "..");
+  execFileSync(process.execPath, [join(root, "scripts", "build-web.mjs")], { stdio: "ignore" });
+  const srv = await serveInspector();
+  const browser = await launchChromium(chromiumPath);
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, ...opts });
+  return {
+    browser,
+    srv,
+    page,
+    close: async () => {
+      await browser.close();
+      srv.server.close();
+    },
+  };
 }
 
 /**

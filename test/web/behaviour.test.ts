@@ -6,16 +6,20 @@
 // values, inferred types, the schema's summary); SVG/PNG export; `file://`; the opset box's
 // bounds and an empty "only" list. Skipped, saying why, when no Chromium is installed.
 
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveInspector, type InspectServer } from "../../src/cli/server.js";
 import { SchemaRegistry } from "../../src/schema/registry.js";
-import { findChromium, launchChromium, NO_CHROMIUM } from "../helpers/browser.js";
+import {
+  findChromium,
+  NO_CHROMIUM,
+  startPageSession,
+  type PageSession,
+} from "../helpers/browser.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const chromium = findChromium();
@@ -88,7 +92,7 @@ async function inView(page: Page, sel: string): Promise<boolean> {
 describe.skipIf(!chromium)(
   `inspector behaviour in headless Chromium${chromium ? "" : ` (${NO_CHROMIUM})`}`,
   () => {
-    let browser: Browser;
+    let session: PageSession | undefined;
     let srv: InspectServer;
     let page: Page;
     let work: string;
@@ -125,19 +129,13 @@ describe.skipIf(!chromium)(
     }
 
     beforeAll(async () => {
-      execFileSync(process.execPath, [join(root, "scripts", "build-web.mjs")], { stdio: "ignore" });
       work = mkdtempSync(join(tmpdir(), "inspector-behaviour-"));
-      srv = await serveInspector();
-      browser = await launchChromium(chromium!);
-      page = await browser.newPage({
-        viewport: { width: 1400, height: 900 },
-        acceptDownloads: true,
-      });
+      session = await startPageSession(chromium!, { acceptDownloads: true });
+      ({ srv, page } = session);
     }, 120_000);
 
     afterAll(async () => {
-      await browser?.close();
-      srv?.server.close();
+      await session?.close();
       if (work) rmSync(work, { recursive: true, force: true });
     });
 

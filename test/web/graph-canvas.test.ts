@@ -3,16 +3,20 @@
 // torch-style model collapsed and opened with their +/− buttons, clicks selecting boxes, the
 // minimap moving the view, and the SVG and PNG exports. Skipped when no Chromium is installed.
 
-import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveInspector, type InspectServer } from "../../src/cli/commands/inspect.js";
+import type { InspectServer } from "../../src/cli/commands/inspect.js";
 import { encodeModel } from "../../src/io/codec.js";
 import { graph, model, node, valueInfo } from "../../src/ir/builder.js";
 import type { Node } from "../../src/ir/types.js";
-import { findChromium, launchChromium, NO_CHROMIUM } from "../helpers/browser.js";
+import {
+  findChromium,
+  NO_CHROMIUM,
+  startPageSession,
+  type PageSession,
+} from "../helpers/browser.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const shots = join(root, "test", "web", "screenshots");
@@ -81,21 +85,18 @@ interface Hook {
 describe.skipIf(!chromium)(
   `graph canvas in headless Chromium${chromium ? "" : ` (${NO_CHROMIUM})`}`,
   () => {
-    let browser: Browser;
+    let session: PageSession | undefined;
     let srv: InspectServer;
     let page: Page;
 
     beforeAll(async () => {
-      execFileSync(process.execPath, [join(root, "scripts", "build-web.mjs")], { stdio: "ignore" });
       mkdirSync(shots, { recursive: true });
-      srv = await serveInspector();
-      browser = await launchChromium(chromium!);
-      page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      session = await startPageSession(chromium!);
+      ({ srv, page } = session);
     }, 120_000);
 
     afterAll(async () => {
-      await browser?.close();
-      srv?.server.close();
+      await session?.close();
     });
 
     /** Picks a file; answers the milliseconds until it is drawn and the page idle. */

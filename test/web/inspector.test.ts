@@ -4,13 +4,12 @@
 // file and a model the CLI's run refuses are treated as the CLI treats them. Skipped, saying why,
 // when no Chromium is installed. Screenshots of every step go to test/web/screenshots/.
 
-import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveInspector, type InspectServer } from "../../src/cli/commands/inspect.js";
+import type { InspectServer } from "../../src/cli/commands/inspect.js";
 import { loadModel } from "../../src/io/files.js";
 import type { Model } from "../../src/ir/types.js";
 import { run } from "../../src/interp/executor.js";
@@ -18,7 +17,12 @@ import { deriveSeed, randomTensor, seededRandom } from "../../src/interp/random.
 import { toFloat64 } from "../../src/interp/tensor.js";
 import type { RValue } from "../../src/interp/types.js";
 import { DataType } from "../../src/ir/types.js";
-import { findChromium, launchChromium, NO_CHROMIUM } from "../helpers/browser.js";
+import {
+  findChromium,
+  NO_CHROMIUM,
+  startPageSession,
+  type PageSession,
+} from "../helpers/browser.js";
 import { runCli } from "../helpers/cli.js";
 import type { DiffCounts } from "../../src/diff/index.js";
 
@@ -136,24 +140,21 @@ const drawn = async (page: Page, side: "a" | "b") =>
 describe.skipIf(!chromium)(
   `inspector page in headless Chromium${chromium ? "" : ` (${NO_CHROMIUM})`}`,
   () => {
-    let browser: Browser;
+    let session: PageSession | undefined;
     let srv: InspectServer;
     let page: Page;
     let work: string;
 
     beforeAll(async () => {
-      execFileSync(process.execPath, [join(root, "scripts", "build-web.mjs")], { stdio: "ignore" });
       mkdirSync(shots, { recursive: true });
       work = mkdtempSync(join(tmpdir(), "inspector-"));
-      srv = await serveInspector();
+      session = await startPageSession(chromium!);
+      ({ srv, page } = session);
       expect(srv.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-      browser = await launchChromium(chromium!);
-      page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     }, 120_000);
 
     afterAll(async () => {
-      await browser?.close();
-      srv?.server.close();
+      await session?.close();
       if (work) rmSync(work, { recursive: true, force: true });
     });
 
