@@ -16,7 +16,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { blockersMessage, rewriteBlockers } from "../../src/check/validate.js";
@@ -237,18 +237,31 @@ function runOne(w: Worker, args: string[], timeoutMs: number, rssLimit: number):
       );
     };
     // A case hangs when it has used `timeoutMs` of CPU time (so a loaded machine does not turn
-    // slow cases into hangs), or ten times that in wall-clock time (a blocked read uses no CPU).
+    // slow cases into hangs), or used no CPU at all for `timeoutMs` (a blocked read), or has not
+    // answered in ten times `timeoutMs` of wall-clock time scaled by the load average per core (a
+    // loaded machine gives a worker a small share of a core: at a load of 20 on 2 cores, a tenth).
     const cpu0 = w.cpuMs();
+    let lastCpu = cpu0;
+    let lastAdvance = Date.now();
+    const wallMs = 10 * timeoutMs * Math.max(1, loadavg()[0]! / availableParallelism());
     const timer = setTimeout(
-      () => finish({ outcome: "hang", detail: `no answer in ${(10 * timeoutMs) / 1000} s` }),
-      10 * timeoutMs,
+      () => finish({ outcome: "hang", detail: `no answer in ${(wallMs / 1000).toFixed(0)} s` }),
+      wallMs,
     );
     const poll = setInterval(() => {
       const rss = w.rss();
+      const cpu = w.cpuMs();
+      const now = Date.now();
+      if (cpu > lastCpu) {
+        lastCpu = cpu;
+        lastAdvance = now;
+      }
       if (rss > rssLimit)
         finish({ outcome: "overrun", detail: `resident memory ${(rss / 2 ** 20).toFixed(0)} MiB` });
-      else if (w.cpuMs() - cpu0 > timeoutMs)
+      else if (cpu - cpu0 > timeoutMs)
         finish({ outcome: "hang", detail: `over ${timeoutMs / 1000} s of CPU time` });
+      else if (now - lastAdvance > timeoutMs)
+        finish({ outcome: "hang", detail: `blocked: no CPU time used for ${timeoutMs / 1000} s` });
     }, 50);
     w.child.on("message", onMsg);
     w.child.on("exit", onExit);
