@@ -100,17 +100,25 @@ export function lowerMissing(
         passContext({ registry }),
       );
     let r = expand(current);
+    let mine = found.records.filter((x) => only.some((s) => s.op === x.op));
     if (!r.ok) {
       // Inside local functions whose calls disagree on the types a body needs: the functions
       // copied per call signature (specialize-functions.ts), and lowered again.
       const failing = failingFunctions(current, r.notes);
-      if (failing.size) {
-        const s = specializeFunctions(current, failing, registry, bound);
+      if (failing.keys.size) {
+        const s = specializeFunctions(current, failing.keys, registry, bound);
         if (!s.ok) r = s;
-        else if (s.copies) r = expand(s.model);
+        else if (s.copies.length) {
+          r = expand(s.model);
+          const copied = `the calls of its function differ in type: copied per signature (${s.copies.join(", ")})`;
+          mine = mine.map((x) =>
+            failing.wheres.some((w) => x.where.startsWith(w))
+              ? { ...x, message: x.message.replace(/: lowered to/, `; ${copied}: lowered to`) }
+              : x,
+          );
+        }
       }
     }
-    const mine = found.records.filter((x) => only.some((s) => s.op === x.op));
     if (!r.ok) {
       const first = errorNotes(r.notes)[0];
       const reason = first ? noteText(first) : "the expansion failed";
@@ -128,14 +136,18 @@ export function lowerMissing(
   return { ok: true, model: current, lowered, notes };
 }
 
-/** The local functions (by key) where an expansion failed: those its error notes are in. */
-function failingFunctions(model: Model, notes: Note[]): Set<string> {
-  const out = new Set<string>();
-  for (const n of errorNotes(notes))
-    for (const f of model.functions)
-      if (n.where?.startsWith(`${functionWhere(f)} >`))
-        out.add(functionKey(f.domain, f.name, f.overload));
-  return out;
+/** The local functions where an expansion failed (those its error notes are in): keys, wheres. */
+function failingFunctions(model: Model, notes: Note[]): { keys: Set<string>; wheres: string[] } {
+  const keys = new Set<string>();
+  const wheres: string[] = [];
+  for (const f of model.functions) {
+    const where = `${functionWhere(f)} >`;
+    if (errorNotes(notes).some((n) => n.where?.startsWith(where))) {
+      keys.add(functionKey(f.domain, f.name, f.overload));
+      wheres.push(where);
+    }
+  }
+  return { keys, wheres };
 }
 
 if (!defaultLowering()) useLowering(lowerMissing);

@@ -16,7 +16,7 @@
 // Copies are bounded like any expansion (bounds.ts).
 
 import { inferScopeTypes, modelFunctions } from "../check/index.js";
-import { functionKey, functionWhere, nodeCount } from "../ir/functions.js";
+import { functionKey, functionLabel, functionWhere, nodeCount } from "../ir/functions.js";
 import { walkGraphNodes } from "../ir/traverse.js";
 import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import { mapNodeGraphs, rewriteModel } from "../ir/visit.js";
@@ -27,8 +27,12 @@ import { biggest, budgetNotes, tally, type Contributor } from "./bounds.js";
 import type { ExpandOptions } from "./context.js";
 import { callGraph } from "./inline-local-functions.js";
 
-/** What specializing gave: the model (the input itself when nothing was split), or a failure. */
-export type Specialized = { ok: true; model: Model; copies: number } | { ok: false; notes: Note[] };
+/**
+ * What specializing gave: the model (the input itself when nothing was split) and the copies
+ * made (as messages name functions), or a failure.
+ */
+export type Specialized =
+  { ok: true; model: Model; copies: string[] } | { ok: false; notes: Note[] };
 
 /** A call of a local function: the node, the graph holding it, and the function or main graph. */
 interface CallSite {
@@ -49,12 +53,12 @@ export function specializeFunctions(
 ): Specialized {
   const want = new Set(wanted);
   let current = model;
-  let copies = 0;
+  const copies: string[] = [];
   // Each round splits at least one function, a level deeper than the last.
   for (let round = 0; round <= model.functions.length; round++) {
     const split = splitRound(current, want, registry);
     if (!split) break;
-    copies += split.copies;
+    copies.push(...split.copies);
     current = split.model;
     const notes = bound(current, split.added, options);
     if (notes.length) return { ok: false, notes };
@@ -67,7 +71,7 @@ function splitRound(
   model: Model,
   want: Set<string>,
   registry: SchemaRegistry,
-): { model: Model; copies: number; added: Map<Function, [number, number]> } | undefined {
+): { model: Model; copies: string[]; added: Map<Function, [number, number]> } | undefined {
   const table = modelFunctions(model, registry);
   const reached = reachableFunctions(model);
   const key = (f: Function) => functionKey(f.domain, f.name, f.overload);
@@ -157,14 +161,14 @@ function splitRound(
   });
   const added = new Map<Function, [copies: number, nodes: number]>();
   const functions: Function[] = [];
-  let copies = 0;
+  const copies: string[] = [];
   for (const f of pointed.functions) {
     functions.push(f);
     const m = made.find((x) => key(x.from) === key(f));
     if (!m) continue;
     for (const name of m.names) {
       functions.push({ ...f, name, nodes: f.nodes.map(copyNode) });
-      copies++;
+      copies.push(`'${functionLabel({ ...f, name })}'`);
     }
     added.set(f, [m.names.length, m.names.length * nodeCount(f)]);
   }

@@ -11,7 +11,7 @@ import "../../src/expand/lower-missing.js";
 import { convertModel } from "../../src/convert/index.js";
 import { ORIGINS_KEY } from "../../src/inline/origin.js";
 import { parseModelText } from "../../src/text/index.js";
-import { convertAndCompare, nodeLines } from "../helpers/convert-check.js";
+import { convertAndCompare, nodeLines, randomFeeds } from "../helpers/convert-check.js";
 
 const tol = { rtol: 1e-5, atol: 1e-5 };
 
@@ -159,8 +159,8 @@ describe("convert lowers function ops inside model-local functions", () => {
     expect(text).toContain("Cast <to: int = 11>");
     const r = convertModel(parseModelText(twoTypes), 13);
     expect(fnNames(r.model!)).toEqual(["Scale", "Scale__2"]);
-    expect(r.plan.lowered!.map((l) => l.where)).toEqual([
-      "function 'local.Scale' > node #1 (CastLike)",
+    expect(r.plan.lowered!.map((l) => `${l.where}: ${l.message}`)).toEqual([
+      "function 'local.Scale' > node #1 (CastLike): CastLike does not exist at opset 13; the calls of its function differ in type: copied per signature ('local.Scale__2'): lowered to its function body",
     ]);
   });
 
@@ -195,6 +195,32 @@ describe("convert lowers function ops inside model-local functions", () => {
     expect(fnNames(m)).toEqual(["Scale", "Scale__2", "Outer", "Outer__2"]);
     const outer2 = m.functions.find((f) => f.name === "Outer__2")!;
     expect(outer2.nodes.map((n) => n.opType)).toEqual(["Relu", "Scale__2"]);
+  });
+
+  it("a copy has subgraphs of its own, each typed by its calls", async () => {
+    const text = `${header}
+      g (float[2,3] x, double[2,3] d, bool[1] c) => (float[2,3] y, double[2,3] z) {
+        [cf] y = local.Pick (x, c)
+        [cd] z = local.Pick (d, c)
+      }
+      < domain: "local", opset_import: ["" : 15] >
+      Pick (a, c) => (b) {
+        b = If (c) <
+          then_branch = g1 () => (t1) {
+            two = Constant <value: tensor = int64[1] {2}> ()
+            k = CastLike (two, a)
+            t1 = Mul (a, k)
+          },
+          else_branch = g2 () => (t2) { t2 = Neg (a) }
+        >
+      }`;
+    for (const c of [0, 1]) {
+      const feeds = randomFeeds(parseModelText(text));
+      feeds.c = { dtype: 9, shape: [1], data: Uint8Array.of(c) };
+      const out = await convertAndCompare({ text, target: 13, feeds });
+      expect(out).toContain("Cast <to: int = 1>");
+      expect(out).toContain("Cast <to: int = 11>");
+    }
   });
 
   it("functions whose calls agree, or that need nothing lowered, keep their identity", async () => {
