@@ -2,9 +2,11 @@
 // as it is is converted up to 17, 21 and 26, and every opset-13 one down to 11; the converted
 // model must give the stored outputs on onnxruntime-node (opset <= 26) and in the interpreter
 // (where it runs the original correctly). Prints counts by outcome: pass, refused (grouped by
-// reason), wrong (a different output: never allowed) and error.
+// reason), wrong (a different output: never allowed) and error. `--down T,...` converts instead
+// every model whose opset is above each T down to T (and nothing up). Function ops the target
+// lacks are lowered on the way, as the CLI's `convert` does.
 //
-//   npx tsx scripts/convert-report.ts [ROOT] [--list] [--json] [--only SUBSTRING]
+//   npx tsx scripts/convert-report.ts [ROOT] [--list] [--json] [--only SUBSTRING] [--down T,...]
 //
 // ROOT defaults to /usr/share/libonnx-testdata/data. Exit code 1 when any conversion gives a
 // wrong output, or an error other than the known onnxruntime-node gaps below.
@@ -21,14 +23,22 @@ import {
   runOnOrt,
   type ConversionOutcome,
 } from "./convert-corpus.js";
+// The expander, loaded: conversion lowers function ops the target lacks (src/convert/lowering.ts).
+import "../src/expand/lower-missing.js";
 
 const args = process.argv.slice(2);
 const list = args.includes("--list");
 const json = args.includes("--json");
 const onlyAt = args.indexOf("--only");
 const only = onlyAt >= 0 ? args[onlyAt + 1] : undefined;
+const downAt = args.indexOf("--down");
+const down = downAt >= 0 ? (args[downAt + 1] ?? "").split(",").map(Number) : undefined;
+if (down && (down.length === 0 || down.some((t) => !Number.isInteger(t) || t < 1))) {
+  process.stderr.write(`convert-report: --down takes opsets, e.g. --down 11,13\n`);
+  process.exit(2);
+}
 const root =
-  args.find((a, i) => !a.startsWith("--") && (onlyAt < 0 || i !== onlyAt + 1)) ?? LIBONNX_ROOT;
+  args.find((a, i) => !a.startsWith("--") && i !== onlyAt + 1 && i !== downAt + 1) ?? LIBONNX_ROOT;
 if (!existsSync(root)) {
   process.stderr.write(
     `convert-report: ${root} does not exist (apt-get install libonnx-testdata)\n`,
@@ -89,8 +99,12 @@ for (const dir of dirs) {
   }
   const interp = runOnInterpreter(m.model, m.sets).ok;
   const outcomes: ConversionOutcome[] = [];
-  for (const t of UP) if (t >= m.opset) outcomes.push(await convertAndRun(m, t, interp));
-  if (m.opset === DOWN_FROM) outcomes.push({ ...(await convertAndRun(m, DOWN_TO, interp)) });
+  if (down) {
+    for (const t of down) if (t < m.opset) outcomes.push(await convertAndRun(m, t, interp));
+  } else {
+    for (const t of UP) if (t >= m.opset) outcomes.push(await convertAndRun(m, t, interp));
+    if (m.opset === DOWN_FROM) outcomes.push({ ...(await convertAndRun(m, DOWN_TO, interp)) });
+  }
   rows.push({ test: dir.slice(root.length + 1), opset: m.opset, outcomes });
   if (process.stderr.isTTY) process.stderr.write(`\r${total}/${dirs.length}`);
 }
@@ -108,7 +122,11 @@ type Counts = {
 const summary = new Map<string, Counts>();
 for (const r of rows)
   for (const o of r.outcomes) {
-    const key = o.target === DOWN_TO ? `down ${DOWN_FROM} -> ${DOWN_TO}` : `up to ${o.target}`;
+    const key = down
+      ? `down to ${o.target}`
+      : o.target === DOWN_TO
+        ? `down ${DOWN_FROM} -> ${DOWN_TO}`
+        : `up to ${o.target}`;
     const c = summary.get(key) ?? {
       pass: 0,
       refused: new Map(),

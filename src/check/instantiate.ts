@@ -8,6 +8,7 @@ import { functionOpsets } from "../ir/opsets.js";
 import type { Attribute, Function, Graph, Node, Type } from "../ir/types.js";
 import type { Analyzer } from "./analyze.js";
 import { formatProblem, type Problem, type ProblemCode } from "./report.js";
+import { isTensor, joinTypes, mergeTypes } from "./types.js";
 import { problemKey, type Ctx } from "./scope.js";
 
 export class Instantiator {
@@ -19,7 +20,8 @@ export class Instantiator {
   /** The functions being instantiated now: a node inside one gets no memo key. */
   private readonly stack = new Set<Function>();
   /**
-   * Per function body (and subgraph of one): the types every instantiation so far agrees on,
+   * Per function body (and subgraph of one): the types every instantiation so far agrees on
+   * (of a tensor whose shape they disagree on, its element type and the dims they share),
    * recorded as the body's types, so that a body's values are typed by its calls (at any depth:
    * a call inside a body is instantiated with the types its caller's instantiation gives).
    */
@@ -105,8 +107,9 @@ export class Instantiator {
 
   /**
    * After an instantiation recorded its scopes' types (over `before`): each scope keeps the types
-   * all its instantiations agree on; a value they disagree on keeps its type of the body alone
-   * (the standalone analysis), if any.
+   * all its instantiations agree on. A tensor they disagree on only in its shape keeps its
+   * element type and the dims they share (with what the body alone knows of it); any other
+   * value they disagree on keeps its type of the body alone (the standalone analysis), if any.
    */
   private agree(before: Map<Graph | Function, Map<string, Type>>): void {
     const types = this.an.types;
@@ -127,8 +130,12 @@ export class Instantiator {
         const t = now.get(k);
         if (t === v || (t !== undefined && sameType(t, v))) continue;
         const alone = this.base.get(owner)?.get(k);
-        if (alone === undefined) seen.delete(k);
-        else seen.set(k, alone);
+        const joined =
+          isTensor(t) && isTensor(v) && t.elemType === v.elemType ? joinTypes(v, t) : undefined;
+        const both = joined && alone ? mergeTypes(alone, joined) : undefined;
+        const best = both && !both.conflict ? both.type : (alone ?? joined);
+        if (best === undefined) seen.delete(k);
+        else seen.set(k, best);
       }
       types.set(owner, seen);
     }

@@ -66,6 +66,25 @@ export function tensorOf(elemType: number, shape?: Dim[]): TensorType {
   return shape ? { kind: "tensor", elemType, shape } : { kind: "tensor", elemType };
 }
 
+/**
+ * The most specific type both a and b are instances of (an If's two branches; the calls of one
+ * function): the element type when they share it (else 0), and the shape when they share the
+ * rank, each dimension where they agree (else unknown). Tensors only: any other type is a's. An
+ * absent type is taken as no information (the other's).
+ */
+export function joinTypes(a: Type | undefined, b: Type | undefined): Type | undefined {
+  if (!a || !b) return a ?? b;
+  if (isTensor(a) && isTensor(b)) {
+    const elemType = a.elemType === b.elemType ? a.elemType : 0;
+    if (!a.shape || !b.shape || a.shape.length !== b.shape.length) return tensorOf(elemType);
+    return tensorOf(
+      elemType,
+      a.shape.map((d, i) => (d === b.shape![i] ? d : null)),
+    );
+  }
+  return a;
+}
+
 export function formatShape(shape: Dim[] | undefined): string {
   if (!shape) return "[?]";
   return `[${shape.map((d) => (d === null ? "?" : String(d))).join(",")}]`;

@@ -2,7 +2,9 @@
 // do not exist at the target opset — and only those — are expanded by the expander's own
 // pipeline, selected by op and version (`only`), at the model's opset; the converter then takes
 // the result to the target like any other model. Bodies holding function ops the target lacks
-// too are lowered in a further round. Registered as the converter's default lowering when this
+// too are lowered in a further round. Where a function op inside a local function cannot be
+// lowered because the function's calls disagree on the types its body needs, the functions are
+// copied per call signature and lowered again (specialize-functions.ts). Registered as the converter's default lowering when this
 // module is loaded.
 
 import {
@@ -13,6 +15,7 @@ import {
 } from "../convert/lowering.js";
 import type { StepRecord } from "../convert/plan.js";
 import { modelFunctions } from "../check/index.js";
+import { functionKey, functionWhere } from "../ir/functions.js";
 import { functionOpsets, opsetMap } from "../ir/opsets.js";
 import type { Function, Model, Node } from "../ir/types.js";
 import { GraphScope, rewriteGraph, rewriteNodes } from "../ir/visit.js";
@@ -22,6 +25,7 @@ import { hasFunctionBody } from "../schema/body.js";
 import type { SchemaRegistry } from "../schema/registry.js";
 import { expandPipeline } from "./pipeline.js";
 import type { OpSelector } from "./select.js";
+import { specializeFunctions } from "./specialize-functions.js";
 
 /** Rounds of lowering at most (a body holding a function op the target lacks takes one more). */
 const MAX_ROUNDS = 4;
@@ -75,23 +79,46 @@ export function lowerMissing(
   const notes: Note[] = [];
   const tried = new Set<string>();
   let current = model;
+  const bound = {
+    ...(request.maxNodes !== undefined ? { maxNodes: request.maxNodes } : {}),
+    ...(request.maxMemory !== undefined ? { maxMemory: request.maxMemory } : {}),
+  };
   for (let round = 0; round < MAX_ROUNDS && found.records.length; round++) {
     // Ops a round could not lower are left for the converter, which refuses them.
     const only = found.only.filter((s) => !tried.has(`${s.op}-${s.version}`));
     if (only.length === 0) break;
     for (const s of only) tried.add(`${s.op}-${s.version}`);
-    const r = runPass(
-      expandPipeline({
-        only,
-        deferOrigins: true,
-        ...(request.origin === false ? { origin: false } : {}),
-        ...(request.maxNodes !== undefined ? { maxNodes: request.maxNodes } : {}),
-        ...(request.maxMemory !== undefined ? { maxMemory: request.maxMemory } : {}),
-      }),
-      current,
-      passContext({ registry }),
-    );
-    const mine = found.records.filter((x) => only.some((s) => s.op === x.op));
+    const expand = (m: Model) =>
+      runPass(
+        expandPipeline({
+          only,
+          deferOrigins: true,
+          ...(request.origin === false ? { origin: false } : {}),
+          ...bound,
+        }),
+        m,
+        passContext({ registry }),
+      );
+    let r = expand(current);
+    let mine = found.records.filter((x) => only.some((s) => s.op === x.op));
+    if (!r.ok) {
+      // Inside local functions whose calls disagree on the types a body needs: the functions
+      // copied per call signature (specialize-functions.ts), and lowered again.
+      const failing = failingFunctions(current, r.notes);
+      if (failing.keys.size) {
+        const s = specializeFunctions(current, failing.keys, registry, bound);
+        if (!s.ok) r = s;
+        else if (s.copies.length) {
+          r = expand(s.model);
+          const copied = `the calls of its function differ in type: copied per signature (${s.copies.join(", ")})`;
+          mine = mine.map((x) =>
+            failing.wheres.some((w) => x.where.startsWith(w))
+              ? { ...x, message: x.message.replace(/: lowered to/, `; ${copied}: lowered to`) }
+              : x,
+          );
+        }
+      }
+    }
     if (!r.ok) {
       const first = errorNotes(r.notes)[0];
       const reason = first ? noteText(first) : "the expansion failed";
@@ -107,6 +134,20 @@ export function lowerMissing(
     found = missingFunctionOps(current, target, registry);
   }
   return { ok: true, model: current, lowered, notes };
+}
+
+/** The local functions where an expansion failed (those its error notes are in): keys, wheres. */
+function failingFunctions(model: Model, notes: Note[]): { keys: Set<string>; wheres: string[] } {
+  const keys = new Set<string>();
+  const wheres: string[] = [];
+  for (const f of model.functions) {
+    const where = `${functionWhere(f)} >`;
+    if (errorNotes(notes).some((n) => n.where?.startsWith(where))) {
+      keys.add(functionKey(f.domain, f.name, f.overload));
+      wheres.push(where);
+    }
+  }
+  return { keys, wheres };
 }
 
 if (!defaultLowering()) useLowering(lowerMissing);

@@ -1,6 +1,8 @@
 // trim-opset-imports: opset imports of domains no node uses dropped, from the model and from each
-// local function that has its own (ai.onnx is always kept). A function without imports of its own
-// uses the model's, so the domains its nodes use keep theirs in the model.
+// local function that has its own (ai.onnx is always kept). The domains a function's nodes use keep
+// their imports in the model too, whether or not the function imports them itself: a function
+// without imports uses the model's, and onnxruntime resolves the nodes of every function (called
+// from the graph or from another function) against the model's imports.
 
 import { someGraphNode } from "../ir/traverse.js";
 import type { Function, Graph, Model, OpsetId } from "../ir/types.js";
@@ -22,12 +24,7 @@ function trim(imports: OpsetId[], keep: Set<string>): OpsetId[] {
 /** The model with its imports trimmed (the same object when nothing is dropped). */
 export function trimOpsetImports(model: Model): Model {
   const used = domainsUsed(model.graph);
-  for (const f of model.functions)
-    if (f.opsetImports.length === 0) for (const d of domainsUsed(f)) used.add(d);
-    else {
-      const own = new Set(f.opsetImports.map((o) => normaliseDomain(o.domain)));
-      for (const d of domainsUsed(f)) if (!own.has(d)) used.add(d);
-    }
+  for (const f of model.functions) for (const d of domainsUsed(f)) used.add(d);
   const opsetImports = trim(model.opsetImports, used);
   let changed = opsetImports.length !== model.opsetImports.length;
   const functions = model.functions.map((f) => {

@@ -26,4 +26,15 @@ describe("trim-opset-imports", () => {
       F (a) => (b) { b = Neg (a) }`;
     expect(expectPass(trimOpsetImportsPass(), same, same).modified).toBe(false);
   });
+
+  it("keeps in the model the domains functions use, also those they import themselves", () => {
+    // onnxruntime refuses a function's node whose domain the model does not import.
+    const same = `<ir_version: 8, opset_import: ["" : 18, "outer" : 1, "inner" : 1]>
+      g (float[2] x) => (float[2] y) { y = outer.F (x) }
+      < domain: "outer", opset_import: ["" : 18, "inner" : 1] >
+      F (a) => (b) { b = inner.G (a) }
+      < domain: "inner", opset_import: ["" : 18] >
+      G (a) => (b) { b = Neg (a) }`;
+    expect(expectPass(trimOpsetImportsPass(), same, same).modified).toBe(false);
+  });
 });

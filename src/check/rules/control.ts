@@ -3,22 +3,8 @@
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType, type Dim, type Type } from "../../ir/types.js";
 import { hasInput } from "../../schema/facts.js";
-import { formatShape, isTensor, tensorOf } from "../types.js";
+import { formatShape, isTensor, joinTypes, tensorOf } from "../types.js";
 import * as R from "./common.js";
-
-/** The most specific type both branches agree on. */
-function joinTypes(a: Type | undefined, b: Type | undefined): Type | undefined {
-  if (!a || !b) return a ?? b;
-  if (isTensor(a) && isTensor(b)) {
-    const elemType = a.elemType === b.elemType ? a.elemType : 0;
-    if (!a.shape || !b.shape || a.shape.length !== b.shape.length) return tensorOf(elemType);
-    return tensorOf(
-      elemType,
-      a.shape.map((d, i) => (d === b.shape![i] ? d : null)),
-    );
-  }
-  return a;
-}
 
 const ifRule: R.Rule = (c) => {
   const cond = R.shapeOf(c, 0);
