@@ -93,11 +93,29 @@ export class Lexer {
   }
 
   next(): Token {
-    if (this.count === 0) return this.scan();
-    const t = this.ring[this.head]!;
-    this.head = (this.head + 1) & 7;
-    this.count--;
+    let t: Token;
+    if (this.count === 0) t = this.scan();
+    else {
+      t = this.ring[this.head]!;
+      this.head = (this.head + 1) & 7;
+      this.count--;
+    }
+    this.lastEnd = t.kind === "punct" ? t.pos + t.text.length : -1;
     return t;
+  }
+
+  /** Offset just past the last token taken, when it was punctuation (else -1). */
+  lastEnd = -1;
+
+  /** How many tokens have been peeked at and not taken. */
+  pending(): number {
+    return this.count;
+  }
+
+  /** Goes on from offset `pos` (text the caller has read itself), dropping the tokens peeked at. */
+  jump(pos: number): void {
+    this.pos = pos;
+    this.count = 0;
   }
 
   private skipSpace(): void {
