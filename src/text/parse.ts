@@ -7,7 +7,7 @@ import { dtypeByName } from "../ir/dtype.js";
 import { Tensor } from "../ir/tensor.js";
 import type * as IR from "../ir/types.js";
 import { Lexer, describeToken, type Token } from "./lexer.js";
-import { ATTR_TYPE_BY_NAME, isFloatWord, isTypeKeyword } from "./syntax.js";
+import { ATTR_TYPE_BY_NAME, isFloatWord, isTypeKeyword, PLAIN_ATTR_TYPES } from "./syntax.js";
 import { tensorDataFromLits, type Lit } from "./values.js";
 
 /** Deepest subgraph nesting the parser accepts (a binary .onnx cannot even hold 32 levels). */
@@ -82,15 +82,6 @@ const SMALL_INTS: readonly bigint[] = Array.from({ length: 10 }, (_, i) => BigIn
 
 /** Attribute lists up to this many characters of text may be shared between nodes. */
 const MAX_SHARED_ATTR_TEXT = 256;
-/** Attribute types whose values hold no tensors or graphs. */
-const PLAIN_ATTR: ReadonlySet<IR.AttrType> = new Set<IR.AttrType>([
-  "FLOAT",
-  "INT",
-  "STRING",
-  "FLOATS",
-  "INTS",
-  "STRINGS",
-]);
 
 class Parser {
   private readonly lx: Lexer;
@@ -673,7 +664,7 @@ class Parser {
     }
     const list = this.attrList();
     const end = this.lx.lastEnd;
-    if (end - lt.pos <= MAX_SHARED_ATTR_TEXT && list.every((a) => PLAIN_ATTR.has(a.type)))
+    if (end - lt.pos <= MAX_SHARED_ATTR_TEXT && list.every((a) => PLAIN_ATTR_TYPES.has(a.type)))
       this.lastAttrs.set(opType, { text: this.lx.text.slice(lt.pos, end), list });
     return list;
   }
