@@ -6,11 +6,17 @@
 // >= 60 MB/s (the chain in <= 0.11 s each way), text >= 20 MB/s. Each measurement runs in a
 // fresh child process so that its peak RSS is its own; medians of 3 (wall time; CPU time beside
 // it, steadier on a shared machine).
+//
+//   npx tsx bench/io.ts [--nodes-only [--base path/to/other/checkout]]
+//
+// --nodes-only runs part (2) alone; --base measures another checkout's dist/ beside this one's,
+// the runs interleaved (build both first).
 
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { decodeModel, loadModel, saveModel } from "../src/io/files.js";
 import { graph, model, node, valueInfo } from "../src/ir/builder.js";
 import { Tensor } from "../src/ir/tensor.js";
@@ -51,7 +57,15 @@ if (mode === "load") {
   await nodeHeavyChild(mode, file!, out!);
 } else if (mode === "baseline") {
   console.log(JSON.stringify({ rss: peakRss() }));
+} else if (process.argv.includes("--nodes-only")) {
+  const dir = mkdtempSync(join(tmpdir(), "onnx-expand-bench-"));
+  const b = process.argv.indexOf("--base");
+  const baseDist =
+    b >= 0 ? pathToFileURL(join(process.argv[b + 1]!, "dist")).href + "/" : undefined;
+  await nodeHeavy(dir, childProcess, baseDist);
+  rmSync(dir, { recursive: true, force: true });
 } else {
+  const child = childProcess;
   const dir = mkdtempSync(join(tmpdir(), "onnx-expand-bench-"));
   const path = join(dir, "big.onnx");
   // 50 initializers of 4 MiB: 200 MiB of raw_data.
@@ -85,13 +99,6 @@ if (mode === "load") {
   );
   inits.length = 0;
   const size = statSync(path).size;
-  const tsx = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
-  const self = new URL(import.meta.url).pathname;
-  const child = (...args: string[]) => {
-    const r = spawnSync(process.execPath, ["--import", tsx, self, ...args], { encoding: "utf8" });
-    if (r.status !== 0) throw new Error(r.stderr);
-    return JSON.parse(r.stdout.trim().split("\n").pop()!);
-  };
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1]!;
   const base = child("baseline");
   const loads = Array.from({ length: 5 }, () => child("load", path));
@@ -146,9 +153,28 @@ if (mode === "load") {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/** One measurement in a fresh process (this file in another mode), of this checkout's dist/. */
+function childProcess(...args: string[]): any {
+  return childOf(undefined, ...args);
+}
+
+/** One measurement in a fresh process, of `dist` (a file URL ending in "/") or this dist/. */
+function childOf(dist: string | undefined, ...args: string[]): any {
+  const tsx = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+  const self = new URL(import.meta.url).pathname;
+  const env = dist ? { ...process.env, BENCH_DIST: dist } : process.env;
+  const r = spawnSync(process.execPath, ["--import", tsx, self, ...args], {
+    encoding: "utf8",
+    env,
+  });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return JSON.parse(r.stdout.trim().split("\n").pop()!);
+}
+
 /** Load and save (or print and parse) of a node-heavy model: one measurement, in this process. */
 async function nodeHeavyChild(what: string, path: string, outPath: string): Promise<void> {
-  const dist = "../dist/";
+  // BENCH_DIST: another checkout's dist/ (--base), else this one's.
+  const dist = process.env.BENCH_DIST ?? "../dist/";
   const cpu = () => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
@@ -180,7 +206,11 @@ async function nodeHeavyChild(what: string, path: string, outPath: string): Prom
 }
 
 /** The node-heavy part of the benchmark: models made here, measured in children. */
-async function nodeHeavy(dir: string, child: (...args: string[]) => any): Promise<void> {
+async function nodeHeavy(
+  dir: string,
+  child: (...args: string[]) => any,
+  baseDist?: string,
+): Promise<void> {
   const { encodeModel } = await import("../src/io/codec.js");
   const { expandPipeline } = await import("../dist/expand/pipeline.js");
   const { runPass } = await import("../dist/passes/manager.js");
@@ -222,29 +252,39 @@ async function nodeHeavy(dir: string, child: (...args: string[]) => any): Promis
   const rate = (bytes: number, ms: number) => (bytes / 1e6 / (ms / 1e3)).toFixed(0);
   const mark = (ok: boolean) => (ok ? "[meets target]" : "[misses target]");
   console.log("\nnode-heavy models (issue 19 targets: load, save >= 60 MB/s; text >= 20 MB/s)");
+  // This checkout's dist/, and with --base another's beside it, runs interleaved.
+  const builds: [string, (...args: string[]) => any][] = [["", child]];
+  if (baseDist) builds.push(["base: ", (...args: string[]) => childOf(baseDist, ...args)]);
+  const interleaved = (args: string[]) => {
+    const runs: any[][] = builds.map(() => []);
+    for (let i = 0; i < 3; i++) builds.forEach(([, c], k) => runs[k]!.push(c(...args)));
+    return runs;
+  };
   for (const [label, path, count] of [
     ["100k-node ReduceSum chain", chainPath, nodes.length],
     ["expanded 100k ReduceLogSum calls", expandedPath, expanded.graph.nodes.length],
   ] as const) {
     const size = statSync(path).size;
     const out = join(dir, "copy.onnx");
-    const runs = Array.from({ length: 3 }, () => child("nodes", path, out));
-    const same = readFileSync(path).equals(readFileSync(out));
-    const f = (k: string) => median(runs.map((r) => r[k]));
-    console.log(
-      `${label} (${count.toLocaleString("en-US")} nodes, ${(size / 1e6).toFixed(1)} MB), first call in a fresh process:` +
-        ` load ${f("load").toFixed(0)} ms = ${rate(size, f("load"))} MB/s (CPU ${f("loadCpu").toFixed(0)} ms) ${mark(size / 1e3 / f("load") >= 60)},` +
-        ` save ${f("save").toFixed(0)} ms = ${rate(size, f("save"))} MB/s (CPU ${f("saveCpu").toFixed(0)} ms) ${mark(size / 1e3 / f("save") >= 60)},` +
-        ` peak RSS ${(Math.max(...runs.map((r) => r.rss)) / MB).toFixed(0)} MiB; saved bytes identical: ${same}`,
-    );
+    interleaved(["nodes", path, out]).forEach((runs, k) => {
+      const same = readFileSync(path).equals(readFileSync(out));
+      const f = (key: string) => median(runs.map((r) => r[key]));
+      console.log(
+        `${builds[k]![0]}${label} (${count.toLocaleString("en-US")} nodes, ${(size / 1e6).toFixed(1)} MB), first call in a fresh process:` +
+          ` load ${f("load").toFixed(0)} ms = ${rate(size, f("load"))} MB/s (CPU ${f("loadCpu").toFixed(0)} ms) ${mark(size / 1e3 / f("load") >= 60)},` +
+          ` save ${f("save").toFixed(0)} ms = ${rate(size, f("save"))} MB/s (CPU ${f("saveCpu").toFixed(0)} ms) ${mark(size / 1e3 / f("save") >= 60)},` +
+          ` peak RSS ${(Math.max(...runs.map((r) => r.rss)) / MB).toFixed(0)} MiB; saved bytes identical: ${same}`,
+      );
+    });
   }
-  const texts = Array.from({ length: 3 }, () => child("text", chainPath, ""));
-  const bytes = texts[0].bytes as number;
-  const p = median(texts.map((t) => t.print));
-  const q = median(texts.map((t) => t.parse));
-  console.log(
-    `text of the chain (${(bytes / 1e6).toFixed(1)} MB): print ${p.toFixed(0)} ms = ${rate(bytes, p)} MB/s ${mark(bytes / 1e3 / p >= 20)},` +
-      ` parse ${q.toFixed(0)} ms = ${rate(bytes, q)} MB/s ${mark(bytes / 1e3 / q >= 20)}` +
-      ` (CPU: print ${median(texts.map((t) => t.printCpu)).toFixed(0)} ms, parse ${median(texts.map((t) => t.parseCpu)).toFixed(0)} ms)`,
-  );
+  interleaved(["text", chainPath, ""]).forEach((texts, k) => {
+    const bytes = texts[0].bytes as number;
+    const p = median(texts.map((t) => t.print));
+    const q = median(texts.map((t) => t.parse));
+    console.log(
+      `${builds[k]![0]}text of the chain (${(bytes / 1e6).toFixed(1)} MB): print ${p.toFixed(0)} ms = ${rate(bytes, p)} MB/s ${mark(bytes / 1e3 / p >= 20)},` +
+        ` parse ${q.toFixed(0)} ms = ${rate(bytes, q)} MB/s ${mark(bytes / 1e3 / q >= 20)}` +
+        ` (CPU: print ${median(texts.map((t) => t.printCpu)).toFixed(0)} ms, parse ${median(texts.map((t) => t.parseCpu)).toFixed(0)} ms)`,
+    );
+  });
 }

@@ -16,10 +16,11 @@
 // time(1M)/time(100k) <= 12, `--version` <= 0.12 s, `info` <= 0.2 s, `run` <= 1.0x ORT's.
 //
 //   npx tsx bench/whole.ts [--sizes 10k,100k,1M] [--repeat N] [--only convert,expand,startup,run]
-//                          [--base path/to/other/dist/cli/bin.js]
+//                          [--base path/to/other/dist/cli/bin.js] [--skip-onnx]
 //
-// Default sizes are 10k and 100k (the 1M models take minutes on ONNX's side). --base times a
-// second build of onnx-expand (another checkout's dist/cli/bin.js) beside this one.
+// Default sizes are 10k and 100k (the 1M models take minutes on ONNX's side: --skip-onnx times
+// onnx-expand alone, for the 1M ratios). --base times a second build of onnx-expand (another
+// checkout's dist/cli/bin.js) beside this one.
 // Runs dist/cli/bin.js: build first (`npm run bench` does).
 
 import { spawnSync } from "node:child_process";
@@ -99,8 +100,9 @@ const label = (n: number) =>
   n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 1e3 === 0 ? `${n / 1e3}k` : `${n}`;
 
 const dir = mkdtempSync(join(tmpdir(), "bench-whole-"));
-const py = wants("convert") || wants("expand") ? onnxPython() : undefined;
-const pyLabel = py ? `ONNX ${py.version}` : "ONNX (not available)";
+const py =
+  (wants("convert") || wants("expand")) && !argv.includes("--skip-onnx") ? onnxPython() : undefined;
+const pyLabel = py ? `ONNX ${py.version}` : "ONNX (not run)";
 console.log(
   `onnx-expand ${bin}${base ? ` (base: ${base})` : ""}; ${pyLabel}${py ? ` (${py.bin})` : ""}; ` +
     `median of ${repeat}, interleaved; node ${process.version}`,

@@ -26,6 +26,14 @@ export function oneLine(text: string): string {
   );
 }
 
+/**
+ * A whole number with its thousands grouped, 1,000,000: written out, since the first use of Intl
+ * (toLocaleString) costs tens of milliseconds of start-up.
+ */
+export function groupDigits(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+$)/g, ",");
+}
+
 /** Longest quoted text (a name, a token) an error line echoes in full. */
 export const MAX_ECHO = 120;
 /** Longest error line. */

@@ -27,17 +27,34 @@ import { OnnxError } from "../errors.js";
 /** The name of a temporary file, and the pid that owns it. */
 const TEMP_NAME = /^\.oe(\d+)\.[0-9a-z]+\.tmp$/;
 
-// The janitor's whole program: "+path\0" registers a file, "-path\0" forgets it; on end of input
-// the files still registered are removed. Signals are ignored (Ctrl-C reaches a whole process
-// group; the janitor must outlive its owner).
-const JANITOR = `for (const s of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"]) process.on(s, () => {});
-const fs = require("fs"); const live = new Set(); let buf = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (d) => { buf += d; let i;
-  while ((i = buf.indexOf("\\0")) >= 0) { const m = buf.slice(0, i); buf = buf.slice(i + 1);
-    if (m[0] === "+") live.add(m.slice(1)); else live.delete(m.slice(1)); } });
-const end = () => { for (const p of live) { try { fs.unlinkSync(p); } catch {} } process.exit(0); };
-process.stdin.on("end", end); process.stdin.on("error", end);`;
+// The janitor's whole program, a POSIX shell script (a shell starts in a millisecond and a few
+// hundred kilobytes; a second Node process would cost each command tens of milliseconds of CPU):
+// "+name" on a line registers a file, "-name" forgets it; at the end of input the files still
+// registered are removed. Names come encoded (see encodeName): no blanks, newlines or glob
+// characters, and printf %b gives back their bytes. Signals are ignored (Ctrl-C reaches a whole
+// process group; the janitor must outlive its owner). A few files at most are registered at once.
+const JANITOR = `trap "" INT TERM HUP QUIT
+set -f
+live=
+while IFS= read -r m; do
+  e=\${m#?}
+  case \$m in
+    +*) live="\$live \$e" ;;
+    -*) rest=; for x in \$live; do [ "\$x" = "\$e" ] || rest="\$rest \$x"; done; live=\$rest ;;
+  esac
+done
+for x in \$live; do rm -f -- "\$(printf %b "\$x")"; done`;
+
+/** A path for the janitor: its UTF-8 bytes, each outside [A-Za-z0-9._/-] as an octal escape. */
+function encodeName(path: string): string {
+  let out = "";
+  for (const b of Buffer.from(path, "utf8"))
+    out += SAFE_BYTE.test(String.fromCharCode(b))
+      ? String.fromCharCode(b)
+      : `\\0${b.toString(8).padStart(3, "0")}`;
+  return out;
+}
+const SAFE_BYTE = /^[A-Za-z0-9._/-]$/;
 
 let guard = false;
 let janitor: ChildProcess | undefined;
@@ -51,11 +68,12 @@ export function guardTempFiles(on = true): void {
   guard = on && process.platform !== "win32";
 }
 
-function tellJanitor(message: string): void {
+/** Registers (+) or forgets (-) a temporary file with the janitor. */
+function tellJanitor(op: "+" | "-", path: string): void {
   if (!guard) return;
   if (!janitor) {
     try {
-      janitor = spawn(process.execPath, ["-e", JANITOR], {
+      janitor = spawn("/bin/sh", ["-c", JANITOR], {
         stdio: ["pipe", "ignore", "ignore"],
         detached: true,
         cwd: "/",
@@ -73,7 +91,7 @@ function tellJanitor(message: string): void {
     janitor.unref();
     (janitor.stdin as unknown as { unref?: () => void }).unref?.();
   }
-  janitor.stdin!.write(`${message}\0`);
+  janitor.stdin!.write(`${op}${encodeName(path)}\n`);
 }
 
 /** Whether a process with this id exists (one we may not signal exists too). */
@@ -181,12 +199,12 @@ export function writeFilesAtomic(files: { path: string; write: (fd: number) => v
         dirname(resolve(path)),
         `.oe${process.pid}.${Math.random().toString(36).slice(2, 10) || "0"}.tmp`,
       );
-      tellJanitor(`+${tmp}`);
+      tellJanitor("+", tmp);
       let fd: number;
       try {
         fd = openSync(tmp, "wx");
       } catch (e) {
-        tellJanitor(`-${tmp}`);
+        tellJanitor("-", tmp);
         throw e;
       }
       tmps.push(tmp);
@@ -199,7 +217,7 @@ export function writeFilesAtomic(files: { path: string; write: (fd: number) => v
     files.forEach(({ path }, i) => {
       current = path;
       renameSync(tmps[i]!, path);
-      tellJanitor(`-${tmps[i]!}`);
+      tellJanitor("-", tmps[i]!);
     });
   } catch (e) {
     for (const tmp of tmps) {
@@ -208,7 +226,7 @@ export function writeFilesAtomic(files: { path: string; write: (fd: number) => v
       } catch {
         /* already renamed or gone */
       }
-      tellJanitor(`-${tmp}`);
+      tellJanitor("-", tmp);
     }
     if (e instanceof OnnxError) throw e;
     throw new OnnxError(

@@ -6,20 +6,12 @@
 // last read with shares that list.
 
 import type * as IR from "../ir/types.js";
+import { PLAIN_ATTR_TYPES } from "../text/syntax.js";
 import type { Stack } from "./wire-reader.js";
 
 /** Attribute messages up to this many bytes may be shared. */
 const MAX_BYTES = 64;
 const MASK = 1023;
-/** Attribute types whose values hold no tensors or graphs. */
-const PLAIN: ReadonlySet<IR.AttrType> = new Set([
-  "FLOAT",
-  "INT",
-  "STRING",
-  "FLOATS",
-  "INTS",
-  "STRINGS",
-]);
 
 /** Recent plain attributes by the hash of their bytes in one buffer, and lists by op type. */
 export class SharedAttributes {
@@ -54,7 +46,7 @@ export class SharedAttributes {
 
   /** Remembers an attribute just read from [start, end), the bytes last given to find. */
   keep(a: IR.Attribute, start: number, end: number): void {
-    if (this.slot < 0 || !PLAIN.has(a.type)) return;
+    if (this.slot < 0 || !PLAIN_ATTR_TYPES.has(a.type)) return;
     this.seen[this.slot] = a;
     this.starts[this.slot] = start;
     this.ends[this.slot] = end;

@@ -26,7 +26,12 @@ const isHex = (c: number): boolean => isDigit(c) || (c >= 65 && c <= 70) || (c >
 
 const ID_TABLE_MASK = 4095;
 
-const PUNCT = new Set(["(", ")", "[", "]", "{", "}", "<", ">", ",", ":", "=", "@", "?", ".", "-"]);
+/** The one-character punctuation, by character code. */
+const PUNCT: readonly (string | undefined)[] = (() => {
+  const table: (string | undefined)[] = new Array(128).fill(undefined);
+  for (const p of "()[]{}<>,:=@?.-") table[p.charCodeAt(0)] = p;
+  return table;
+})();
 
 /** 1-based line and column (in code points) of an offset. */
 export function lineCol(text: string, pos: number): { line: number; col: number } {
@@ -93,25 +98,46 @@ export class Lexer {
   }
 
   next(): Token {
-    if (this.count === 0) return this.scan();
-    const t = this.ring[this.head]!;
-    this.head = (this.head + 1) & 7;
-    this.count--;
+    let t: Token;
+    if (this.count === 0) t = this.scan();
+    else {
+      t = this.ring[this.head]!;
+      this.head = (this.head + 1) & 7;
+      this.count--;
+    }
+    this.lastEnd = t.kind === "punct" ? t.pos + t.text.length : -1;
     return t;
+  }
+
+  /** Offset just past the last token taken, when it was punctuation (else -1). */
+  lastEnd = -1;
+
+  /** How many tokens have been peeked at and not taken. */
+  pending(): number {
+    return this.count;
+  }
+
+  /** Goes on from offset `pos` (text the caller has read itself), dropping the tokens peeked at. */
+  jump(pos: number): void {
+    this.pos = pos;
+    this.count = 0;
   }
 
   private skipSpace(): void {
     const s = this.text;
+    const n = s.length;
+    let p = this.pos;
     for (;;) {
-      while (this.pos < s.length) {
-        const c = s.charCodeAt(this.pos);
-        if (c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12) this.pos++;
+      while (p < n) {
+        const c = s.charCodeAt(p);
+        if (c === 32 || c === 9 || c === 10 || c === 13 || c === 11 || c === 12) p++;
         else break;
       }
-      if (this.pos < s.length && s.charCodeAt(this.pos) === 35 /* # */) {
-        while (this.pos < s.length && s.charCodeAt(this.pos) !== 10) this.pos++;
+      if (p < n && s.charCodeAt(p) === 35 /* # */) {
+        while (p < n && s.charCodeAt(p) !== 10) p++;
         continue;
       }
+      this.pos = p;
       return;
     }
   }
@@ -145,8 +171,8 @@ export class Lexer {
       this.pos = start + 3;
       return { kind: "punct", text: "...", pos: start };
     }
-    const ch = s[start]!;
-    if (PUNCT.has(ch)) {
+    const ch = c < 128 ? PUNCT[c] : undefined;
+    if (ch !== undefined) {
       this.pos = start + 1;
       return { kind: "punct", text: ch, pos: start };
     }

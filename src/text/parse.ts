@@ -7,7 +7,7 @@ import { dtypeByName } from "../ir/dtype.js";
 import { Tensor } from "../ir/tensor.js";
 import type * as IR from "../ir/types.js";
 import { Lexer, describeToken, type Token } from "./lexer.js";
-import { ATTR_TYPE_BY_NAME, isFloatWord, isTypeKeyword } from "./syntax.js";
+import { ATTR_TYPE_BY_NAME, isFloatWord, isTypeKeyword, PLAIN_ATTR_TYPES } from "./syntax.js";
 import { tensorDataFromLits, type Lit } from "./values.js";
 
 /** Deepest subgraph nesting the parser accepts (a binary .onnx cannot even hold 32 levels). */
@@ -79,6 +79,9 @@ function parseBigInt(text: string): bigint {
 }
 /** 0 to 9, the values of one-digit int tokens, made once. */
 const SMALL_INTS: readonly bigint[] = Array.from({ length: 10 }, (_, i) => BigInt(i));
+
+/** Attribute lists up to this many characters of text may be shared between nodes. */
+const MAX_SHARED_ATTR_TEXT = 256;
 
 class Parser {
   private readonly lx: Lexer;
@@ -616,27 +619,56 @@ class Parser {
         start.kind === "eof" ? "a node" : "',' or '=' after the node's outputs",
       );
     this.next();
-    const parts = [this.name("an operator name")];
-    while (this.accept(".")) parts.push(this.name("an operator name after '.'"));
-    const node: IR.Node = {
-      opType: parts.pop()!,
-      domain: parts.join("."),
-      inputs: [],
-      outputs,
-      attributes: [],
-    };
-    if (name !== undefined) node.name = name;
-    if (this.accept(":")) node.overload = this.name("an overload name");
-    if (this.is("<")) node.attributes = this.attrList();
+    let opType = this.name("an operator name");
+    let domain = "";
+    if (this.is(".")) {
+      const parts = [opType];
+      while (this.accept(".")) parts.push(this.name("an operator name after '.'"));
+      opType = parts.pop()!;
+      domain = parts.join(".");
+    }
+    const overload = this.accept(":") ? this.name("an overload name") : undefined;
+    let attributes: IR.Attribute[] = this.is("<") ? this.attrListOf(opType) : [];
     this.expect(
       "(",
-      node.attributes.length ? "'(' starting the node's inputs" : "'<' or '(' after the operator",
+      attributes.length ? "'(' starting the node's inputs" : "'<' or '(' after the operator",
     );
-    node.inputs = this.nameList(")");
+    const inputs = this.nameList(")");
     this.expect(")", "',' or ')'");
-    if (node.attributes.length === 0 && this.is("<")) node.attributes = this.attrList();
+    if (attributes.length === 0 && this.is("<")) attributes = this.attrListOf(opType);
+    // The shape the decoder and ir/builder give a node (passes and the encoder then meet one).
+    const node: IR.Node =
+      name !== undefined
+        ? { opType, domain, name, inputs, outputs, attributes }
+        : { opType, domain, inputs, outputs, attributes };
+    if (overload !== undefined) node.overload = overload;
     return node;
   }
+
+  /**
+   * A node's attribute list, at its '<'. Models repeat the same attributes on node after node
+   * (keepdims = 1, axes = [1]): when the text is that of the list the op type was last read with,
+   * and that list is plain (numbers and strings, no tensor or graph: read the same anywhere), it
+   * is that same list, as the decoder shares it (io/shared-attributes.ts), with nothing parsed.
+   */
+  private attrListOf(opType: string): IR.Attribute[] {
+    const lt = this.peek();
+    const last = this.lastAttrs.get(opType);
+    if (
+      last !== undefined &&
+      this.lx.pending() === 1 &&
+      this.lx.text.startsWith(last.text, lt.pos)
+    ) {
+      this.lx.jump(lt.pos + last.text.length);
+      return last.list;
+    }
+    const list = this.attrList();
+    const end = this.lx.lastEnd;
+    if (end - lt.pos <= MAX_SHARED_ATTR_TEXT && list.every((a) => PLAIN_ATTR_TYPES.has(a.type)))
+      this.lastAttrs.set(opType, { text: this.lx.text.slice(lt.pos, end), list });
+    return list;
+  }
+  private readonly lastAttrs = new Map<string, { text: string; list: IR.Attribute[] }>();
 
   // ---- attributes ----
 

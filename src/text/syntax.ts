@@ -118,3 +118,16 @@ export const ATTR_TYPE_BY_NAME: Map<string, AttrType> = new Map(
 export function isTypeKeyword(word: string): boolean {
   return RESERVED.has(word);
 }
+
+/**
+ * Attribute types whose values hold no tensors or graphs: an attribute of one reads the same
+ * wherever it stands, so the parser and the decoder (io/shared-attributes.ts) share repeats.
+ */
+export const PLAIN_ATTR_TYPES: ReadonlySet<AttrType> = new Set<AttrType>([
+  "FLOAT",
+  "INT",
+  "STRING",
+  "FLOATS",
+  "INTS",
+  "STRINGS",
+]);

@@ -28,7 +28,7 @@ import { runPass } from "../../passes/manager.js";
 import { errorNotes, failureError, noteText, passContext, type Note } from "../../passes/pass.js";
 import { SchemaRegistry } from "../../schema/registry.js";
 import { EXIT_FAILED, EXIT_OK, action, inFile, loadModel, oneLine, writeListed } from "../util.js";
-import { parseByteSize } from "../util.js";
+import { groupDigits, parseByteSize } from "../util.js";
 
 interface ConvertOpts {
   opset?: string;
@@ -66,7 +66,7 @@ export function registerConvertCommands(program: Command): void {
     .option("--no-origin", "record no origin for the nodes lowering puts in")
     .option(
       "--max-nodes <n>",
-      `lowering: most nodes the result may have (default ${DEFAULT_MAX_NODES.toLocaleString("en-US")})`,
+      `lowering: most nodes the result may have (default ${groupDigits(DEFAULT_MAX_NODES)})`,
     )
     .option("--max-memory <bytes>", "lowering: most bytes the result may take on the heap")
     .action(action((models: string[], opts: ConvertOpts) => convertCommand(models, opts)));

@@ -18,6 +18,7 @@ import {
   EXIT_FAILED,
   EXIT_OK,
   action,
+  groupDigits,
   inFile,
   loadModel,
   oneLine,
@@ -64,7 +65,7 @@ export function registerExpandCommands(program: Command): void {
     .option("--prefer-loops", "use loop forms (Scan) where a body also has a loop-free form")
     .option(
       "--max-nodes <n>",
-      `most nodes the result may have, counted before inlining (default ${DEFAULT_MAX_NODES.toLocaleString("en-US")})`,
+      `most nodes the result may have, counted before inlining (default ${groupDigits(DEFAULT_MAX_NODES)})`,
     )
     .option(
       "--max-memory <bytes>",
