@@ -32,7 +32,7 @@ import { existsSync, readdirSync, realpathSync, statSync, writeFileSync } from "
 import { basename, dirname, join, resolve } from "node:path";
 import * as ort from "onnxruntime-node";
 import { evalDim, isExpr } from "../src/check/dim-expr.js";
-import { analyze } from "../src/check/infer.js";
+import { analyze as ownAnalyze } from "../src/check/infer.js";
 import { installedNpmModels, packagePath } from "./corpus/npm-models.js";
 import { readDataSets } from "../src/interp/backend-test.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
@@ -65,6 +65,11 @@ for (let d = option("--dim"); d !== undefined; d = option("--dim")) {
   if (k && v) dimSizes[k] = Number(v);
 }
 const PY = process.env.ONNX_PYTHON ?? "/work/venv-onnx/bin/python";
+/** COVERAGE_SRC=<dir>: another revision's src/ (a git worktree's) judged as "ours", for a before/after. */
+const analyze = process.env.COVERAGE_SRC
+  ? ((await import(`${process.env.COVERAGE_SRC}/check/infer.ts`)) as { analyze: typeof ownAnalyze })
+      .analyze
+  : ownAnalyze;
 
 /** Sizes for symbolic input dimensions: by name where the name says what it is, else distinct primes. */
 const SYMBOL_SIZES: Record<string, number> = { batch: 2, batch_size: 2, N: 2 };
@@ -376,7 +381,13 @@ async function main(): Promise<void> {
   if (args.length)
     for (const a of args) {
       const p = resolve(a);
-      const set = existsSync(p) && npmModels.has(realpathSync(p)) ? "npm" : "given";
+      const exported = resolve(process.env.CORPUS_EXPORTED ?? "corpus/exported");
+      const set =
+        existsSync(p) && npmModels.has(realpathSync(p))
+          ? "npm"
+          : p === exported || dirname(p) === exported
+            ? "exported"
+            : "given";
       findModels(set, p, items, seen);
     }
   else for (const [set, root] of SETS) findModels(set, root, items, seen);
