@@ -121,6 +121,18 @@ describe("rules that make expressions", () => {
     expect(slice([1], [4])).toBe("float[N,?]");
     expect(slice([0], [-1])).toBe("float[N,?]");
   });
+  it("pooling with ceil_mode on a symbolic size: known where the last window surely starts inside", () => {
+    const pool = (k: number, s: number, pads = [0, 0]) =>
+      infer(
+        [node("MaxPool", ["x"], ["y"], { kernel_shape: [k], strides: [s], pads, ceil_mode: 1 })],
+        [valueInfo("x", "float", ["N", 2, "L"])],
+      )[0];
+    expect(pool(3, 2)).toBe("float[N,2,floor(L/2)]");
+    expect(pool(2, 2)).toBe("float[N,2,ceil(L/2)]");
+    expect(pool(3, 2, [1, 1])).toBe("float[N,2,ceil((L+1)/2)]");
+    expect(pool(1, 2)).toBe("float[N,2,?]");
+    expect(pool(2, 2, [0, 1])).toBe("float[N,2,?]");
+  });
   it("Pad and Concat on a symbolic axis add numbers to it", () => {
     expect(
       infer(

@@ -296,7 +296,8 @@ describe("inferred shapes equal those of a real run (onnxruntime-node)", () => {
       node("AveragePool", ["c2"], ["p2"], { kernel_shape: [3, 1], strides: [2, 1] }),
       node("Pad", ["p2", "pads"], ["pd"]),
       node("Concat", ["pd", "pd"], ["cat"], { axis: 1 }),
-      node("Conv", ["cat", "w3"], ["y"], { kernel_shape: [1, 3], dilations: [1, 2] }),
+      node("Conv", ["cat", "w3"], ["c3"], { kernel_shape: [1, 3], dilations: [1, 2] }),
+      node("MaxPool", ["c3"], ["y"], { kernel_shape: [3, 1], strides: [2, 1], ceil_mode: 1 }),
     ];
     const m = model(
       graph({
@@ -380,6 +381,9 @@ describe("inferred shapes equal those of a real run (onnxruntime-node)", () => {
       const strides = [1 + pick(3), 1 + pick(2)];
       const pads = [pick(k[0]!), pick(k[1]!), pick(k[0]!), pick(k[1]!)];
       const attrs: Record<string, unknown> = { kernel_shape: k, strides, pads };
+      // ceil_mode where the last window surely starts inside (stride + end pad ≤ kernel).
+      if (op !== "Conv" && [0, 1].every((i) => strides[i]! + pads[i + 2]! <= k[i]!))
+        attrs.ceil_mode = 1;
       const inits = op === "Conv" ? [floats("w", [2, 3, k[0]!, k[1]!])] : [];
       const m = model(
         graph({
@@ -398,5 +402,39 @@ describe("inferred shapes equal those of a real run (onnxruntime-node)", () => {
       ]);
       expect(await expectShapesMatch(m, { x }, { H: size[0]!, W: size[1]! })).toBe(1);
     }
+  });
+  it("torch's F.pad pattern: pads computed by Concat, Reshape, a reversing Slice and a Transpose", async () => {
+    const nodes: Node[] = [
+      node("ConstantOfShape", ["two"], ["zeros"], {
+        value: Tensor.from(DataType.INT64, [1], [0n]),
+      }),
+      node("Concat", ["pad", "zeros"], ["all"], { axis: 0 }),
+      node("Reshape", ["all", "pairs"], ["m"]),
+      node("Slice", ["m", "minus1", "most", "axis0", "minus1"], ["rev"]),
+      node("Transpose", ["rev"], ["tr"], { perm: [1, 0] }),
+      node("Reshape", ["tr", "flat"], ["pads"]),
+      node("Pad", ["x", "pads"], ["y"], { mode: "reflect" }),
+    ];
+    const m = model(
+      graph({
+        nodes,
+        inputs: [valueInfo("x", "float", ["batch", "sequence"])],
+        outputs: [{ name: "y" }],
+        initializers: [
+          ints("two", [2]),
+          ints("pad", [3, 5]),
+          ints("pairs", [-1, 2]),
+          ints("minus1", [-1]),
+          ints("most", [-(2 ** 62)]),
+          ints("axis0", [0]),
+          ints("flat", [-1]),
+        ],
+      }),
+      18,
+    );
+    const y = inferTypes(m).get("y");
+    expect(y?.kind === "tensor" && y.shape).toEqual(["batch", "sequence+8"]);
+    const x = new ort.Tensor("float32", new Float32Array(N * 9), [N, 9]);
+    expect(await expectShapesMatch(m, { x }, { batch: N, sequence: 9 })).toBe(nodes.length);
   });
 });

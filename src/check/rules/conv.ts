@@ -50,10 +50,14 @@ function windowOut(w: Window, i: number, d: Dim, n: number): Dim {
   const same = w.autoPad === "SAME_UPPER" || w.autoPad === "SAME_LOWER";
   const [pb, pe] = same || w.autoPad === "VALID" ? [0, 0] : [w.pads[i]!, w.pads[i + n]!];
   // A symbolic size gives an expression of it (dim-expr.ts): ceil(d/s) for SAME, else
-  // floor((d + pads - k)/s) + 1; ceil_mode only where it cannot matter (stride 1).
+  // floor((d + pads - k)/s) + 1.
   if (typeof d !== "number") {
-    if (d === null || (w.ceil && s !== 1)) return null;
-    return same ? dimFloorDiv(dimAdd(d, s - 1), s) : dimFloorDiv(dimAdd(d, pb + pe - k + s), s);
+    if (d === null) return null;
+    if (same) return dimFloorDiv(dimAdd(d, s - 1), s);
+    if (!w.ceil || s === 1) return dimFloorDiv(dimAdd(d, pb + pe - k + s), s);
+    // ceil_mode: ceil((d + pads - k)/s) + 1, where the last window surely starts inside the
+    // input or its begin padding (s + end pad ≤ k); else unknown.
+    return s + pe <= k ? dimFloorDiv(dimAdd(d, pb + pe - k + 2 * s - 1), s) : null;
   }
   if (same) return Math.ceil(d / s);
   const span = d + pb + pe - k;

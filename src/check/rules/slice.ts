@@ -147,15 +147,35 @@ const slice: R.Rule = (c) => {
   }
   R.out(c, 0, elem, dims);
   const k0 = c.consts[0];
-  if (k0 && r === 1 && typeof dims[0] === "number") {
-    const n = k0.values.length;
-    let b = starts[0]!;
-    const step = st[0]!;
-    if (b < 0) b += n;
-    b = step > 0 ? Math.min(Math.max(b, 0), n) : Math.min(Math.max(b, 0), n - 1);
+  if (
+    k0 &&
+    k0.dims.length === r &&
+    k0.dims.every((d, i) => d === s[i]) &&
+    dims.every((d) => typeof d === "number")
+  ) {
+    // A known value sliced (any rank: torch's pads are sliced as an [n, 2] matrix).
+    const begin = k0.dims.map(() => 0);
+    const step = k0.dims.map(() => 1);
+    ax.forEach((axis, k) => {
+      const a = axis < 0 ? axis + r : axis;
+      const n = k0.dims[a]!;
+      let b = starts[k]!;
+      if (b < 0) b += n;
+      begin[a] = st[k]! > 0 ? Math.min(Math.max(b, 0), n) : Math.min(Math.max(b, 0), n - 1);
+      step[a] = st[k]!;
+    });
+    const out = dims as number[];
     const vals: number[] = [];
-    for (let i = 0, p = b; i < dims[0]; i++, p += step) vals.push(k0.values[p]!);
-    R.setConst(c, 0, { elemType: k0.elemType, dims: [vals.length], values: vals });
+    const strides = k0.dims.map((_, i) => k0.dims.slice(i + 1).reduce((x, y) => x * y, 1));
+    const idx = out.map(() => 0);
+    const total = out.reduce((x, y) => x * y, 1);
+    for (let e = 0; e < total; e++) {
+      let at = 0;
+      for (let i = 0; i < r; i++) at += (begin[i]! + idx[i]! * step[i]!) * strides[i]!;
+      vals.push(k0.values[at]!);
+      for (let i = r - 1; i >= 0 && ++idx[i]! === out[i]; i--) idx[i] = 0;
+    }
+    R.setConst(c, 0, { elemType: k0.elemType, dims: [...out], values: vals });
   }
   const sy = c.syms[0];
   if (!k0 && sy && r === 1 && typeof dims[0] === "number") {
