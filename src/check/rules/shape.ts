@@ -252,7 +252,7 @@ const transpose: R.Rule = (c) => {
   const k = c.consts[0];
   if (k && k.dims.length === p.length) {
     const dims = p.map((i) => k.dims[i]!);
-    const strides = k.dims.map((_, i) => k.dims.slice(i + 1).reduce((x, y) => x * y, 1));
+    const strides = R.stridesOf(k.dims);
     const idx = dims.map(() => 0);
     const values: number[] = [];
     for (let e = 0; e < k.values.length; e++) {

@@ -166,7 +166,7 @@ const slice: R.Rule = (c) => {
     });
     const out = dims as number[];
     const vals: number[] = [];
-    const strides = k0.dims.map((_, i) => k0.dims.slice(i + 1).reduce((x, y) => x * y, 1));
+    const strides = R.stridesOf(k0.dims);
     const idx = out.map(() => 0);
     const total = out.reduce((x, y) => x * y, 1);
     for (let e = 0; e < total; e++) {
