@@ -8,7 +8,9 @@
 // idle machine it runs above wall time. Each conversion is the first in a fresh process, as the
 // CLI's is.
 // ONNX's own converter (onnx.version_converter of ONNX 1.23.1, bench/onnx-python.ts) runs the same
-// files; bench/whole.ts compares the whole processes.
+// files; bench/whole.ts compares the whole processes. With CONVERT_BASE=<repo dir> each
+// measurement is also made by that tree's bench/convert.ts, interleaved, and this/base printed
+// (ONNX's converter is then not run); CONVERT_RUNS sets the runs per measurement (3).
 
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -91,35 +93,53 @@ if (mode === "child") {
   const dir = mkdtempSync(join(tmpdir(), "bench-convert-"));
   const self = fileURLToPath(import.meta.url);
   const tsx = new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+  // CONVERT_BASE=<repo dir>: the same child measurement by that tree's bench/convert.ts (another
+  // revision, e.g. a git worktree of main), interleaved run by run, and the ratio printed.
+  const baseDir = process.env.CONVERT_BASE;
+  const baseSelf = baseDir ? join(baseDir, "bench", "convert.ts") : undefined;
+  const runsOf = Number(process.env.CONVERT_RUNS ?? 3);
+  type Run = {
+    convert: number;
+    cpu: number;
+    heapModel: number;
+    heapAdded: number;
+    load: number;
+    save: number;
+    growth: number;
+    modelMem: number;
+    peak: number;
+    nodes: number;
+  };
+  const child = (script: string, path: string, to: number): Run => {
+    const r = spawnSync(
+      process.execPath,
+      ["--expose-gc", "--import", tsx, script, "child", path, String(to)],
+      { encoding: "utf8" },
+    );
+    if (r.status !== 0) throw new Error(r.stderr);
+    return JSON.parse(r.stdout.trim().split("\n").pop()!) as Run;
+  };
+  const middle = (runs: Run[], key: "convert" | "cpu") =>
+    [...runs].sort((a, b) => a[key] - b[key])[Math.floor(runs.length / 2)]!;
+  /** The median run of this tree (by conversion time) and, with CONVERT_BASE, the base's medians. */
   const measure = (path: string, to: number) => {
-    const runs: {
-      convert: number;
-      cpu: number;
-      heapModel: number;
-      heapAdded: number;
-      load: number;
-      save: number;
-      growth: number;
-      modelMem: number;
-      peak: number;
-      nodes: number;
-    }[] = [];
-    for (let i = 0; i < 3; i++) {
-      const r = spawnSync(
-        process.execPath,
-        ["--expose-gc", "--import", tsx, self, "child", path, String(to)],
-        {
-          encoding: "utf8",
-        },
-      );
-      if (r.status !== 0) throw new Error(r.stderr);
-      runs.push(JSON.parse(r.stdout.trim().split("\n").pop()!));
+    const runs: Run[] = [];
+    const base: Run[] = [];
+    for (let i = 0; i < runsOf; i++) {
+      runs.push(child(self, path, to));
+      if (baseSelf) base.push(child(baseSelf, path, to));
     }
-    runs.sort((a, b) => a.convert - b.convert);
-    return runs[1]!;
+    if (baseSelf) {
+      const [tw, bw] = [middle(runs, "convert").convert, middle(base, "convert").convert];
+      const [tc, bc] = [middle(runs, "cpu").cpu, middle(base, "cpu").cpu];
+      console.log(
+        `  this ${tw.toFixed(1)} ms wall, ${tc.toFixed(0)} ms CPU; base ${bw.toFixed(1)} ms wall, ${bc.toFixed(0)} ms CPU: this/base ${(tw / bw).toFixed(3)} wall, ${(tc / bc).toFixed(3)} CPU`,
+      );
+    }
+    return middle(runs, "convert");
   };
   // ONNX 1.23.1's Python (bench/onnx-python.ts: $ONNX_PYTHON, or a virtual environment).
-  const py = onnxPython();
+  const py = baseSelf ? undefined : onnxPython();
   const pythonBin = py?.bin ?? "python3";
   const onnxVersion = py?.version;
   /** Python's time at 10k per chain: 100k is skipped when growth from there would pass 120 s. */
@@ -178,7 +198,7 @@ t = time.perf_counter(); onnx.version_converter.convert_version(m, ${to}); print
         ` ${cpuRatio.toFixed(2)} CPU ${meets(cpuRatio <= TARGET_RATIO)} (target <= ${TARGET_RATIO})`,
     );
   }
-  if (!onnxVersion)
+  if (!onnxVersion && !baseSelf)
     console.log("(python onnx with version_converter is not importable: no comparison)");
   rmSync(dir, { recursive: true, force: true });
 }

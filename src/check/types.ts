@@ -3,6 +3,7 @@
 
 import { dtypeByName, dtypeName } from "../ir/dtype.js";
 import type { Dim, TensorType, Type } from "../ir/types.js";
+import { broadcastSymbols } from "./dim-expr.js";
 
 /** The schema spelling of a type, or undefined when the type is not (fully) known. */
 export function typeString(t: Type | undefined): string | undefined {
@@ -204,5 +205,5 @@ function broadcastDim(a: Dim, b: Dim): Dim | undefined {
   // One side known (not 1), the other unknown: a valid model has the other equal or 1.
   if (typeof a === "number") return a;
   if (typeof b === "number") return b;
-  return null;
+  return a === null || b === null ? null : broadcastSymbols(a, b);
 }

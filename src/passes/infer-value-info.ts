@@ -15,7 +15,10 @@ function valueInfoText(model: Model): string {
   return parts.join("\n");
 }
 
-/** `freshDims`: unknown dimensions get fresh symbols, as ONNX's inference writes them (see InferOptions). */
+/**
+ * `freshDims` (default true): dimensions inference cannot name get fresh symbols, as ONNX's
+ * inference writes them; false leaves them unknown (see InferOptions).
+ */
 export function inferValueInfo(opts: { freshDims?: boolean } = {}): Pass {
   return {
     name: "infer-value-info",

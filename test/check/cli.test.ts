@@ -92,4 +92,30 @@ describe("onnx-expand check", () => {
     expect(b.stdout).toContain(`not written: ${notOut}`);
     expect(existsSync(notOut)).toBe(false);
   });
+
+  it("--write-value-info names a dimension inference cannot name unk__N (as ONNX does); --no-fresh-dims leaves it unknown", () => {
+    const src = join(dir, "nonzero.onnx");
+    writeFileSync(
+      src,
+      encodeModel(
+        model(
+          graph({
+            nodes: [node("NonZero", ["x"], ["a"]), node("Relu", ["a"], ["y"])],
+            inputs: [valueInfo("x", "float", [3, 4])],
+            outputs: [{ name: "y" }],
+          }),
+        ),
+      ),
+    );
+    const shapeOf = (file: string) => {
+      const t = loadModel(file).graph.valueInfo[0]?.type;
+      return t?.kind === "tensor" ? t.shape : undefined;
+    };
+    const named = join(dir, "nonzero-named.onnx");
+    expect(runCli(["check", src, "--write-value-info", named]).code).toBe(0);
+    expect(shapeOf(named)).toEqual([2, "unk__0"]);
+    const unnamed = join(dir, "nonzero-unnamed.onnx");
+    expect(runCli(["check", src, "--write-value-info", unnamed, "--no-fresh-dims"]).code).toBe(0);
+    expect(shapeOf(unnamed)).toEqual([2, null]);
+  });
 });

@@ -7,6 +7,7 @@
 import * as ort from "onnxruntime-node";
 import { describe, expect, it } from "vitest";
 import { checkModel, formatProblem, inferTypes } from "../../src/check/index.js";
+import { evalDim, isExpr } from "../../src/check/dim-expr.js";
 import { analyze } from "../../src/check/infer.js";
 import { encodeModel } from "../../src/io/files.js";
 import { graph, model, node, valueInfo } from "../../src/ir/builder.js";
@@ -59,6 +60,8 @@ async function expectShapesMatch(
     expect(shape, `'${name}' has no inferred shape (real [${r}])`).toBeDefined();
     const dims = shape!.map((d: Dim) => {
       if (typeof d !== "string") return d;
+      // An expression of a symbol (check/dim-expr.ts) is worked out from the symbol's size.
+      if (isExpr(d)) return evalDim(d, bound);
       if (!bound.has(d)) bound.set(d, r[shape!.indexOf(d)]!);
       return bound.get(d)!;
     });
@@ -284,5 +287,154 @@ describe("inferred shapes equal those of a real run (onnxruntime-node)", () => {
       checked++;
     }
     expect(checked).toBe(24);
+  });
+  it("strided windows and pads on symbolic sizes: expressions of H and W, at several sizes", async () => {
+    const nodes: Node[] = [
+      node("Conv", ["x", "w1"], ["c1"], { pads: [1, 1, 1, 1], strides: [2, 2] }),
+      node("MaxPool", ["c1"], ["p1"], { kernel_shape: [2, 2], strides: [2, 2] }),
+      node("Conv", ["p1", "w2"], ["c2"], { auto_pad: "SAME_UPPER", strides: [2, 3] }),
+      node("AveragePool", ["c2"], ["p2"], { kernel_shape: [3, 1], strides: [2, 1] }),
+      node("Pad", ["p2", "pads"], ["pd"]),
+      node("Concat", ["pd", "pd"], ["cat"], { axis: 1 }),
+      node("Conv", ["cat", "w3"], ["c3"], { kernel_shape: [1, 3], dilations: [1, 2] }),
+      node("MaxPool", ["c3"], ["y"], { kernel_shape: [3, 1], strides: [2, 1], ceil_mode: 1 }),
+    ];
+    const m = model(
+      graph({
+        nodes,
+        inputs: [valueInfo("x", "float", ["N", 3, "H", "W"])],
+        outputs: [{ name: "y" }],
+        initializers: [
+          floats("w1", [4, 3, 3, 3]),
+          floats("w2", [4, 4, 3, 3], 2),
+          ints("pads", [0, 0, 1, 0, 0, 0, 2, 1]),
+          floats("w3", [2, 8, 1, 3], 3),
+        ],
+      }),
+      18,
+    );
+    const types = inferTypes(m);
+    const c2 = types.get("c2");
+    expect(c2?.kind === "tensor" && c2.shape).toEqual(["N", 4, "ceil((H-2)/8)", "ceil((W-2)/12)"]);
+    for (const [h, w] of [
+      [64, 60],
+      [91, 77],
+      [121, 50],
+    ] as const) {
+      const x = new ort.Tensor("float32", new Float32Array(N * 3 * h * w), [N, 3, h, w]);
+      expect(await expectShapesMatch(m, { x }, { N, H: h, W: w })).toBe(nodes.length);
+    }
+  });
+
+  it("position ids sliced from a buffer up to the sequence length, added to the word embeddings", async () => {
+    const nodes: Node[] = [
+      node("Shape", ["ids"], ["shape"]),
+      node("Gather", ["shape", "one"], ["len"], { axis: 0 }),
+      node("Unsqueeze", ["len", "axis0"], ["end"]),
+      node("Slice", ["buffer", "zero1", "end", "axis1"], ["pos"]),
+      node("Gather", ["table", "pos"], ["pe"], { axis: 0 }),
+      node("Gather", ["words", "ids"], ["we"], { axis: 0 }),
+      node("Add", ["we", "pe"], ["emb"]),
+      // A size computed from the length: (len + 1) / 2 rows, Range over it, Min against 6.
+      node("Add", ["len", "one"], ["len1"]),
+      node("Div", ["len1", "two"], ["half"]),
+      node("Range", ["zero", "half", "one"], ["r"]),
+      node("Min", ["len", "six"], ["capped"]),
+      node("Unsqueeze", ["capped", "axis0"], ["cshape"]),
+      node("ConstantOfShape", ["cshape"], ["y"]),
+    ];
+    const m = model(
+      graph({
+        nodes,
+        inputs: [valueInfo("ids", "int64", ["batch", "sequence"])],
+        outputs: [{ name: "emb" }, { name: "r" }, { name: "y" }],
+        initializers: [
+          ints("zero", [0], []),
+          ints("one", [1], []),
+          ints("two", [2], []),
+          ints("six", [6], []),
+          ints("axis0", [0]),
+          ints("axis1", [1]),
+          ints("zero1", [0]),
+          ints("buffer", [0, 1, 2, 3, 4, 5, 6, 7], [1, 8]),
+          floats("table", [8, 4]),
+          floats("words", [10, 4], 2),
+        ],
+      }),
+      18,
+    );
+    for (const s of [3, 5, 8]) {
+      const ids = new ort.Tensor("int64", new BigInt64Array(N * s).fill(1n), [N, s]);
+      expect(await expectShapesMatch(m, { ids }, { batch: N, sequence: s })).toBe(nodes.length);
+    }
+  });
+
+  it("pooling and convolution windows on a symbolic size: seeded configurations agree with the run", async () => {
+    let seed = 11;
+    const pick = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let t = 0; t < 12; t++) {
+      const op = ["MaxPool", "AveragePool", "Conv"][t % 3]!;
+      const k = [1 + pick(3), 1 + pick(4)];
+      const strides = [1 + pick(3), 1 + pick(2)];
+      const pads = [pick(k[0]!), pick(k[1]!), pick(k[0]!), pick(k[1]!)];
+      const attrs: Record<string, unknown> = { kernel_shape: k, strides, pads };
+      // ceil_mode where the last window surely starts inside (stride + end pad ≤ kernel).
+      if (op !== "Conv" && [0, 1].every((i) => strides[i]! + pads[i + 2]! <= k[i]!))
+        attrs.ceil_mode = 1;
+      const inits = op === "Conv" ? [floats("w", [2, 3, k[0]!, k[1]!])] : [];
+      const m = model(
+        graph({
+          nodes: [node(op, op === "Conv" ? ["x", "w"] : ["x"], ["y"], attrs)],
+          inputs: [valueInfo("x", "float", [1, 3, "H", "W"])],
+          outputs: [{ name: "y" }],
+          initializers: inits,
+        }),
+        18,
+      );
+      const size = [5 + pick(8), 4 + pick(9)];
+      const x = new ort.Tensor("float32", new Float32Array(3 * size[0]! * size[1]!), [
+        1,
+        3,
+        ...size,
+      ]);
+      expect(await expectShapesMatch(m, { x }, { H: size[0]!, W: size[1]! })).toBe(1);
+    }
+  });
+  it("torch's F.pad pattern: pads computed by Concat, Reshape, a reversing Slice and a Transpose", async () => {
+    const nodes: Node[] = [
+      node("ConstantOfShape", ["two"], ["zeros"], {
+        value: Tensor.from(DataType.INT64, [1], [0n]),
+      }),
+      node("Concat", ["pad", "zeros"], ["all"], { axis: 0 }),
+      node("Reshape", ["all", "pairs"], ["m"]),
+      node("Slice", ["m", "minus1", "most", "axis0", "minus1"], ["rev"]),
+      node("Transpose", ["rev"], ["tr"], { perm: [1, 0] }),
+      node("Reshape", ["tr", "flat"], ["pads"]),
+      node("Pad", ["x", "pads"], ["y"], { mode: "reflect" }),
+    ];
+    const m = model(
+      graph({
+        nodes,
+        inputs: [valueInfo("x", "float", ["batch", "sequence"])],
+        outputs: [{ name: "y" }],
+        initializers: [
+          ints("two", [2]),
+          ints("pad", [3, 5]),
+          ints("pairs", [-1, 2]),
+          ints("minus1", [-1]),
+          ints("most", [-(2 ** 62)]),
+          ints("axis0", [0]),
+          ints("flat", [-1]),
+        ],
+      }),
+      18,
+    );
+    const y = inferTypes(m).get("y");
+    expect(y?.kind === "tensor" && y.shape).toEqual(["batch", "sequence+8"]);
+    const x = new ort.Tensor("float32", new Float32Array(N * 9), [N, 9]);
+    expect(await expectShapesMatch(m, { x }, { batch: N, sequence: 9 })).toBe(nodes.length);
   });
 });

@@ -404,7 +404,7 @@ describe("fresh symbols for unknown dimensions (freshDims)", () => {
 });
 
 describe("symbolic spatial sizes", () => {
-  it("a stride-1 window whose pads cover the kernel keeps the symbol; others do not", () => {
+  it("a stride-1 window whose pads cover the kernel keeps the symbol; others give an expression of it", () => {
     const w = floats("w", new Array(2 * 3 * 9).fill(0), [2, 3, 3, 3]);
     const conv = (attrs: Record<string, unknown>) =>
       one({
@@ -414,8 +414,9 @@ describe("symbolic spatial sizes", () => {
       });
     expect(conv({ pads: [1, 1, 1, 1] })).toBe("float[N,2,H,W]");
     expect(conv({ auto_pad: "SAME_UPPER" })).toBe("float[N,2,H,W]");
-    expect(conv({ pads: [1, 1, 1, 1], strides: [2, 2] })).toBe("float[N,2,?,?]");
-    expect(conv({})).toBe("float[N,2,?,?]");
+    expect(conv({ pads: [1, 1, 1, 1], strides: [2, 2] })).toBe("float[N,2,ceil(H/2),ceil(W/2)]");
+    expect(conv({})).toBe("float[N,2,H-2,W-2]");
+    expect(conv({ strides: [2, 3] })).toBe("float[N,2,floor((H-1)/2),floor(W/3)]");
     expect(
       one({
         nodes: [node("MaxPool", ["x"], ["y"], { kernel_shape: [5, 5], pads: [2, 2, 2, 2] })],
@@ -426,7 +427,7 @@ describe("symbolic spatial sizes", () => {
 });
 
 describe("value_info with fresh symbols", () => {
-  it("withInferredValueInfo({ freshDims }) writes unk__N where a dimension is unknown", () => {
+  it("withInferredValueInfo writes unk__N where a dimension is unknown, unless freshDims is false", () => {
     const m = model(
       graph({
         nodes: [node("NonZero", ["x"], ["a"]), node("Relu", ["a"], ["y"])],
@@ -437,8 +438,9 @@ describe("value_info with fresh symbols", () => {
     );
     const dims = (mm: typeof m) =>
       mm.graph.valueInfo.map((v) => (v.type?.kind === "tensor" ? v.type.shape : undefined));
+    expect(dims(withInferredValueInfo(m))).toEqual([[2, "unk__0"]]);
     expect(dims(withInferredValueInfo(m, { freshDims: true }))).toEqual([[2, "unk__0"]]);
-    expect(dims(withInferredValueInfo(m))).toEqual([[2, null]]);
+    expect(dims(withInferredValueInfo(m, { freshDims: false }))).toEqual([[2, null]]);
   });
 });
 

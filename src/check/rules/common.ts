@@ -130,6 +130,10 @@ export function setConst(c: RuleCtx, i: number, v: ConstVal | undefined): void {
   if (v && v.values.length <= MAX_CONST_ELEMENTS) c.outConsts[i] = v;
 }
 
+/** Row-major strides of a static shape (elements between neighbours along each axis). */
+export const stridesOf = (dims: number[]): number[] =>
+  dims.map((_, i) => dims.slice(i + 1).reduce((x, y) => x * y, 1));
+
 export function product(dims: Dim[]): number | undefined {
   let n = 1;
   for (const d of dims) {

@@ -4,6 +4,7 @@
 // a dimension that is not known stays unknown.
 
 import { DataType, type Dim } from "../../ir/types.js";
+import { dimAdd, dimFloorDiv } from "../dim-expr.js";
 import * as R from "./common.js";
 
 /** The window attributes of a node for `n` spatial axes; undefined when one is not known. */
@@ -48,9 +49,16 @@ function windowOut(w: Window, i: number, d: Dim, n: number): Dim {
   const k = (w.kernel[i]! - 1) * w.dilations[i]! + 1;
   const same = w.autoPad === "SAME_UPPER" || w.autoPad === "SAME_LOWER";
   const [pb, pe] = same || w.autoPad === "VALID" ? [0, 0] : [w.pads[i]!, w.pads[i + n]!];
-  // A symbolic size is kept where the window preserves every size: stride 1, pads adding up to
-  // the kernel's extent less one (or SAME).
-  if (typeof d !== "number") return d !== null && s === 1 && (same || pb + pe === k - 1) ? d : null;
+  // A symbolic size gives an expression of it (dim-expr.ts): ceil(d/s) for SAME, else
+  // floor((d + pads - k)/s) + 1.
+  if (typeof d !== "number") {
+    if (d === null) return null;
+    if (same) return dimFloorDiv(dimAdd(d, s - 1), s);
+    if (!w.ceil || s === 1) return dimFloorDiv(dimAdd(d, pb + pe - k + s), s);
+    // ceil_mode: ceil((d + pads - k)/s) + 1, where the last window surely starts inside the
+    // input or its begin padding (s + end pad ≤ k); else unknown.
+    return s + pe <= k ? dimFloorDiv(dimAdd(d, pb + pe - k + 2 * s - 1), s) : null;
+  }
   if (same) return Math.ceil(d / s);
   const span = d + pb + pe - k;
   if (span < 0) return null;

@@ -3,8 +3,9 @@
 
 import { clampToNumber } from "../../ir/attributes.js";
 import { type Tensor } from "../../ir/tensor.js";
-import { DataType } from "../../ir/types.js";
+import { DataType, type Dim } from "../../ir/types.js";
 import { constFromTensor, MAX_CONST_ELEMENTS } from "../consts.js";
+import { dimAdd, dimFloorDiv } from "../dim-expr.js";
 import { formatShape, isTensor } from "../types.js";
 import * as R from "./common.js";
 
@@ -116,6 +117,12 @@ const constantOfShape: R.Rule = (c) => {
   R.out(c, 0, elem, typeof n === "number" ? R.unknownDims(n) : undefined);
 };
 
+/** The length of Range(start, n, step) for a size n: known when start ≤ 0 < step. */
+function rangeLength(n: string, start: number, step: number): Dim {
+  if (!Number.isInteger(start) || !Number.isInteger(step) || start > 0 || step <= 0) return null;
+  return dimFloorDiv(dimAdd(n, step - 1 - start), step);
+}
+
 const range: R.Rule = (c) => {
   const elem = R.elemOf(c, 0) || R.elemOf(c, 1) || R.elemOf(c, 2);
   for (let i = 0; i < 3; i++) {
@@ -146,9 +153,16 @@ const range: R.Rule = (c) => {
     }
     return;
   }
-  // Range(0, n, 1): n values, n a symbol (a size) known by data propagation.
-  const limit = a && d && a.values[0] === 0 && d.values[0] === 1 ? c.syms[1] : undefined;
-  R.out(c, 0, elem, [limit?.length === 1 ? limit[0]! : null]);
+  // Range(s, n, k) with n a size known by data propagation (a symbol or an expression of one)
+  // and numbers s ≤ 0 < k: ceil((n - s)/k) values.
+  const limit = c.syms[1];
+  const start = a?.values[0];
+  const step = d?.values[0];
+  const n =
+    limit?.length === 1 && typeof limit[0] === "string" && start !== undefined && step !== undefined
+      ? rangeLength(limit[0], start, step)
+      : null;
+  R.out(c, 0, elem, [n]);
 };
 
 /** Output 0 has input 0's shape; its element type is the `dtype` attribute when given. */

@@ -248,6 +248,21 @@ const transpose: R.Rule = (c) => {
     elem,
     p.map((i) => s[i]!),
   );
+  // A known value transposed (torch's pads go through an [n, 2] → [2, n] transpose).
+  const k = c.consts[0];
+  if (k && k.dims.length === p.length) {
+    const dims = p.map((i) => k.dims[i]!);
+    const strides = R.stridesOf(k.dims);
+    const idx = dims.map(() => 0);
+    const values: number[] = [];
+    for (let e = 0; e < k.values.length; e++) {
+      let at = 0;
+      for (let i = 0; i < p.length; i++) at += idx[i]! * strides[p[i]!]!;
+      values.push(k.values[at]!);
+      for (let i = p.length - 1; i >= 0 && ++idx[i]! === dims[i]; i--) idx[i] = 0;
+    }
+    R.setConst(c, 0, { elemType: k.elemType, dims, values });
+  }
 };
 
 const flatten: R.Rule = (c) => {

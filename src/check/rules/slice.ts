@@ -3,6 +3,7 @@
 
 import { DataType, type Dim } from "../../ir/types.js";
 import { hasAttribute, hasInput } from "../../schema/facts.js";
+import { dimAdd, dimMin } from "../dim-expr.js";
 import { formatShape, isTensor } from "../types.js";
 import * as R from "./common.js";
 
@@ -18,6 +19,42 @@ function sliceLength(d: number, start: number, end: number, step: number): numbe
   start = Math.min(Math.max(start, 0), d - 1);
   end = Math.min(Math.max(end, -1), d - 1);
   return Math.max(0, Math.ceil((start - end) / -step));
+}
+
+/** The size of `[0:e]` (e ≥ 0) on an axis of symbolic size d: min(d, e), d itself when e is "to the end". */
+const headOf = (d: Dim, e: number): Dim =>
+  e >= Number.MAX_SAFE_INTEGER || d === null ? d : dimMin(d, e);
+
+/**
+ * The output shape of a Slice whose ends are partly symbolic (sizes known by data propagation):
+ * an axis sliced `[0:e]` with step 1 has min(e, d) entries (d its size), every other sliced axis
+ * with a symbolic end is unknown. Undefined (rank only) when the lists do not fit the input.
+ */
+function sliceToSymbols(
+  s: Dim[],
+  starts: number[],
+  ends: Dim[],
+  axes: number[] | undefined,
+  steps: number[] | undefined,
+): Dim[] | undefined {
+  const r = s.length;
+  const ax = axes ?? starts.map((_, i) => i);
+  const st = steps ?? starts.map(() => 1);
+  if (ax.length !== starts.length || st.length !== starts.length) return R.unknownDims(r);
+  const dims = [...s];
+  for (let k = 0; k < ax.length; k++) {
+    const a = ax[k]! < 0 ? ax[k]! + r : ax[k]!;
+    if (a < 0 || a >= r) return R.unknownDims(r);
+    const d = s[a]!;
+    const e = ends[k]!;
+    if (typeof e === "number" && typeof d === "number")
+      dims[a] = st[k] === 0 ? null : sliceLength(d, starts[k]!, e, st[k]!);
+    else if (starts[k] !== 0 || st[k] !== 1 || e === null || (typeof e === "number" && e < 0))
+      dims[a] = null;
+    else if (typeof e === "number") dims[a] = headOf(d, e);
+    else dims[a] = typeof d === "number" ? dimMin(e, d) : d === e ? d : null;
+  }
+  return dims;
 }
 
 const slice: R.Rule = (c) => {
@@ -43,6 +80,14 @@ const slice: R.Rule = (c) => {
     return;
   }
   const r = s.length;
+  if (starts && !ends && axes !== null && steps !== null) {
+    // Ends known by data propagation: `[0:n]` on an axis of size d has min(n, d) entries.
+    const symEnds = R.symInput(c, 2);
+    if (symEnds && symEnds.length === starts.length) {
+      R.out(c, 0, elem, sliceToSymbols(s, starts, symEnds, axes, steps));
+      return;
+    }
+  }
   if (!starts || !ends || axes === null || steps === null) {
     // Bounds unknown: the rank stays, the sliced dimensions become unknown.
     const known = axes ?? undefined;
@@ -98,20 +143,39 @@ const slice: R.Rule = (c) => {
     }
     const d = s[a]!;
     if (typeof d === "number") dims[a] = sliceLength(d, starts[k]!, ends[k]!, st[k]!);
-    else if (!(starts[k] === 0 && st[k] === 1 && ends[k]! >= Number.MAX_SAFE_INTEGER))
-      dims[a] = null;
+    else dims[a] = starts[k] === 0 && st[k] === 1 && ends[k]! >= 0 ? headOf(d, ends[k]!) : null;
   }
   R.out(c, 0, elem, dims);
   const k0 = c.consts[0];
-  if (k0 && r === 1 && typeof dims[0] === "number") {
-    const n = k0.values.length;
-    let b = starts[0]!;
-    const step = st[0]!;
-    if (b < 0) b += n;
-    b = step > 0 ? Math.min(Math.max(b, 0), n) : Math.min(Math.max(b, 0), n - 1);
+  if (
+    k0 &&
+    k0.dims.length === r &&
+    k0.dims.every((d, i) => d === s[i]) &&
+    dims.every((d) => typeof d === "number")
+  ) {
+    // A known value sliced (any rank: torch's pads are sliced as an [n, 2] matrix).
+    const begin = k0.dims.map(() => 0);
+    const step = k0.dims.map(() => 1);
+    ax.forEach((axis, k) => {
+      const a = axis < 0 ? axis + r : axis;
+      const n = k0.dims[a]!;
+      let b = starts[k]!;
+      if (b < 0) b += n;
+      begin[a] = st[k]! > 0 ? Math.min(Math.max(b, 0), n) : Math.min(Math.max(b, 0), n - 1);
+      step[a] = st[k]!;
+    });
+    const out = dims as number[];
     const vals: number[] = [];
-    for (let i = 0, p = b; i < dims[0]; i++, p += step) vals.push(k0.values[p]!);
-    R.setConst(c, 0, { elemType: k0.elemType, dims: [vals.length], values: vals });
+    const strides = R.stridesOf(k0.dims);
+    const idx = out.map(() => 0);
+    const total = out.reduce((x, y) => x * y, 1);
+    for (let e = 0; e < total; e++) {
+      let at = 0;
+      for (let i = 0; i < r; i++) at += (begin[i]! + idx[i]! * step[i]!) * strides[i]!;
+      vals.push(k0.values[at]!);
+      for (let i = r - 1; i >= 0 && ++idx[i]! === out[i]; i--) idx[i] = 0;
+    }
+    R.setConst(c, 0, { elemType: k0.elemType, dims: [...out], values: vals });
   }
   const sy = c.syms[0];
   if (!k0 && sy && r === 1 && typeof dims[0] === "number") {
@@ -162,7 +226,7 @@ const pad: R.Rule = (c) => {
   const dims = [...s];
   ax.forEach((a, k) => {
     const d = dims[a];
-    dims[a] = typeof d === "number" ? d + pads![k]! + pads![k + ax.length]! : null;
+    dims[a] = d === null ? null : dimAdd(d, pads![k]! + pads![k + ax.length]!);
   });
   R.out(c, 0, elem, dims);
 };
@@ -192,12 +256,15 @@ const concat: R.Rule = (c) => {
   const dims: Dim[] = [];
   for (let k = 0; k < r; k++) {
     if (k === axis) {
-      let sum: number | null = 0;
+      // Numbers add up; one symbolic part plus numbers is that part plus their sum.
+      let n = 0;
+      let sym: Dim | undefined;
       for (const s of shapes) {
         const d = s![k]!;
-        sum = typeof d === "number" && sum !== null ? sum + d : null;
+        if (typeof d === "number") n += d;
+        else sym = sym === undefined && d !== null ? d : null;
       }
-      dims.push(sum);
+      dims.push(sym === undefined ? n : sym === null ? null : dimAdd(sym, n));
       continue;
     }
     let d: Dim = shapes[0]![k]!;

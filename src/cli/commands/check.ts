@@ -14,6 +14,8 @@ import { EXIT_FAILED, EXIT_OK, action, errorLine, loadModel, parseByteSize } fro
 interface CheckCliOptions {
   json?: boolean;
   writeValueInfo?: string;
+  /** false with --no-fresh-dims. */
+  freshDims: boolean;
   force?: boolean;
   maxMemory?: string;
 }
@@ -30,6 +32,10 @@ export function registerCheckCommands(program: Command): void {
       "--write-value-info <file>",
       "if the model checks clean, write a copy whose value_info holds the inferred types",
     )
+    .option(
+      "--no-fresh-dims",
+      "with --write-value-info: leave a dimension inference cannot name unknown (default: a fresh symbol unk__N, as ONNX's inference writes)",
+    )
     .option("--force", "allow --write-value-info to replace the input")
     .option(
       "--max-memory <bytes>",
@@ -44,10 +50,14 @@ export function registerCheckCommands(program: Command): void {
         const warnings = maxMemory === undefined ? [] : memoryWarnings(model, maxMemory);
         let written: string | undefined;
         if (opts.writeValueInfo && report.ok) {
-          saveModel(withInferredValueInfo(model), opts.writeValueInfo, {
-            inputPath: file,
-            force: opts.force,
-          });
+          saveModel(
+            withInferredValueInfo(model, { freshDims: opts.freshDims }),
+            opts.writeValueInfo,
+            {
+              inputPath: file,
+              force: opts.force,
+            },
+          );
           written = opts.writeValueInfo;
         }
         if (opts.json) {
