@@ -35,6 +35,7 @@ import { evalDim, isExpr } from "../src/check/dim-expr.js";
 import { analyze as ownAnalyze } from "../src/check/infer.js";
 import { installedNpmModels, packagePath } from "./corpus/npm-models.js";
 import { readDataSets } from "../src/interp/backend-test.js";
+import { ORT_TYPE, toOrt } from "../test/helpers/ort-tensors.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
 import { encodeModel, loadModel } from "../src/io/files.js";
 import { DataType, type Dim, type Model, type Type } from "../src/ir/types.js";
@@ -113,26 +114,8 @@ function findModels(set: string, root: string, out: Item[], seen: Set<string>): 
 
 // ---- running on ORT ----
 
-const ORT_TYPE: Record<number, ort.Tensor.Type> = {
-  [DataType.FLOAT]: "float32",
-  [DataType.DOUBLE]: "float64",
-  [DataType.FLOAT16]: "float16",
-  [DataType.INT8]: "int8",
-  [DataType.UINT8]: "uint8",
-  [DataType.INT16]: "int16",
-  [DataType.UINT16]: "uint16",
-  [DataType.INT32]: "int32",
-  [DataType.UINT32]: "uint32",
-  [DataType.INT64]: "int64",
-  [DataType.UINT64]: "uint64",
-  [DataType.BOOL]: "bool",
-  [DataType.STRING]: "string",
-};
-
-function toOrt(v: RValue): ort.Tensor | undefined {
-  if (!("dtype" in v)) return undefined;
-  const type = ORT_TYPE[v.dtype];
-  return type ? new ort.Tensor(type, v.data as never, v.shape) : undefined;
+function ortTensor(v: RValue): ort.Tensor | undefined {
+  return "dtype" in v && ORT_TYPE[v.dtype] ? toOrt(v) : undefined;
 }
 
 let seed = 12345;
@@ -425,7 +408,7 @@ async function main(): Promise<void> {
         if (!inputs) throw new Error("no data set");
         feeds = {};
         for (const [n, v] of Object.entries(inputs)) {
-          const t = toOrt(v);
+          const t = ortTensor(v);
           if (!t) throw new Error("input is not a tensor");
           feeds[n] = t;
         }

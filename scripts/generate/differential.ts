@@ -8,9 +8,10 @@ import { checkModel } from "../../src/check/index.js";
 import { formatProblem } from "../../src/check/report.js";
 import { run } from "../../src/interp/executor.js";
 import { toFloat64 } from "../../src/interp/tensor.js";
+import { fromOrt, toOrt } from "../../test/helpers/ort-tensors.js";
 import type { RTensor, RValue } from "../../src/interp/types.js";
 import { encodeModel } from "../../src/io/files.js";
-import { DataType, type Model } from "../../src/ir/types.js";
+import type { Model } from "../../src/ir/types.js";
 import { printModel } from "../../src/text/print.js";
 import { generateModel, shrink, type GenOptions, type Generated } from "./model.js";
 import { conversionError, convertModel } from "../../src/convert/index.js";
@@ -39,36 +40,13 @@ export interface CaseResult {
   steps?: string[];
 }
 
-const ORT_TYPE: Partial<Record<number, ort.Tensor.Type>> = {
-  [DataType.FLOAT]: "float32",
-  [DataType.DOUBLE]: "float64",
-  [DataType.INT32]: "int32",
-  [DataType.INT64]: "int64",
-  [DataType.BOOL]: "bool",
-  [DataType.FLOAT16]: "float16",
-  [DataType.UINT8]: "uint8",
-  [DataType.INT8]: "int8",
-};
-const FROM_ORT: Record<string, number> = Object.fromEntries(
-  Object.entries(ORT_TYPE).map(([k, v]) => [v!, Number(k)]),
-);
-
 export async function runOrt(m: Model, feeds: Record<string, RTensor>): Promise<RTensor[]> {
   const session = await ort.InferenceSession.create(encodeModel(m));
   try {
     const f: Record<string, ort.Tensor> = {};
-    for (const [k, t] of Object.entries(feeds)) {
-      const type = ORT_TYPE[t.dtype];
-      if (!type) throw new Error(`no onnxruntime-node type for dtype ${t.dtype}`);
-      f[k] = new ort.Tensor(type, t.data as ort.Tensor.DataType, t.shape);
-    }
+    for (const [k, t] of Object.entries(feeds)) f[k] = toOrt(t);
     const r = await session.run(f);
-    return m.graph.outputs.map((o) => {
-      const t = r[o.name]!;
-      const dtype = FROM_ORT[t.type];
-      if (dtype === undefined) throw new Error(`unexpected output type ${t.type}`);
-      return { dtype, shape: [...t.dims], data: t.data } as RTensor;
-    });
+    return m.graph.outputs.map((o) => fromOrt(r[o.name]!));
   } finally {
     await session.release();
   }
