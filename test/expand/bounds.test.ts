@@ -42,14 +42,13 @@ describe("expand: the bound on the nodes a result will have", () => {
   it("counts a doubling bomb on the call graph, exactly, before any inlining", () => {
     for (const k of [16, 20, 30, 40]) {
       const m = parseModelText(bombText(doubling(k)));
-      const t0 = performance.now();
+      // Counted on the call graph: at k = 40 no walk of the inlined nodes (2^41) could end.
       const count = inlinedCount(m, () => true);
       // The graph's 2^k nodes, and f_1 ... f_k with theirs inlined (2^1 + ... + 2^k).
       expect(count.total).toBe(2 ** k + (2 ** (k + 1) - 2));
       expect(count.top).toEqual({ what: `function 'local.f${k}'`, calls: 1, nodes: 2 ** k });
       // At depth 16 the result (65,536 nodes) is within the default limits: a lower one.
       const r = runPass(expandPipeline({ maxNodes: 100_000 }), m, passContext());
-      expect(performance.now() - t0).toBeLessThan(1000);
       expect(r.ok).toBe(false);
       if (!r.ok) expect(r.stage).toBe("requires");
     }
