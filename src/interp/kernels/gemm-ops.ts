@@ -19,6 +19,7 @@ import {
   packedABytes,
   packedBBytes,
   packedConstant,
+  panelsAt,
   scratchAlloc,
   scratchRelease,
   stage,
@@ -111,8 +112,8 @@ export function convGemm(
           ar.ex.im2col!(tmp, cg, ...g.win2d, nOut, cols);
           ar.top = tmp;
         } else
-          im2col(f64At(ar, cols, packedBBytes(K, nOut) / 8), xv, x0, inSize, cg, nK, nOut, table());
-        gemm(ar, a, cols, res, bias, mg, nOut, K);
+          im2col(f32At(ar, cols, packedBBytes(K, nOut) / 4), xv, x0, inSize, cg, nK, nOut, table());
+        gemm(ar, a, panelsAt(cols, K), res, bias, mg, nOut, K);
         out.set(f32At(ar, res, mg * nOut), (bi * m + gi * mg) * nOut);
       }
       scratchRelease(ar);
@@ -125,7 +126,7 @@ export function convGemm(
 
 /** The columns of a convolution in panels of NR output positions: row t = ic·nK + q. */
 function im2col(
-  dst: Float64Array,
+  dst: Float32Array,
   xv: Float32Array,
   x0: number,
   inSize: number,
@@ -175,7 +176,7 @@ export function product(
     // Constants first: their packed forms go below the scratch.
     const pb0 = isConstant(b) ? packed(ar, "b", b, bOff, brs, bcs, K, N) : -1;
     const pa = packed(ar, "a", a, aOff, ars, acs, M, K);
-    const pb = pb0 >= 0 ? pb0 : packed(ar, "b", b, bOff, brs, bcs, K, N);
+    const pb = panelsAt(pb0 >= 0 ? pb0 : packed(ar, "b", b, bOff, brs, bcs, K, N), K);
     const bias = zeroBias(ar, M);
     const res = scratchAlloc(ar, M * N * (out32 ? 4 : 8), "product result");
     gemm(ar, pa, pb, res, bias, M, N, K, !out32);

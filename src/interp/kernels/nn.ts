@@ -322,6 +322,12 @@ const MatMul: Kernel = (ctx, inputs) => {
   if (ar) {
     const data = allocStorage(DataType.FLOAT, prod(outShape)) as Float32Array;
     const [ad, bd] = [a.data as Float32Array, b.data as Float32Array];
+    if (prod(bBatch) === 1 && prod(aBatch) === nb) {
+      // One B for every batch entry, A's rows consecutive: one product of nb·n rows (each
+      // output's sum is the same, in the same order).
+      product(ar, ad, 0, k, 1, bd, 0, m, 1, nb * n, m, k, { data, at: 0 });
+      return [{ dtype: DataType.FLOAT, shape, data }];
+    }
     for (let p = 0; p < nb; p++)
       product(
         ar,

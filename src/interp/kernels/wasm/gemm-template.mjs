@@ -9,8 +9,10 @@ const V = NR / 2;
 
 // One tile: C[ib*MR + r][jb*NR + c] = bias[ib*MR + r] + Σ_t A[r][t]·B[t][c], t in order, each
 // product rounded to float64 (exact for float32 factors) and added in float64; rounded to float32
-// once when stored. A's block is K × MR float64 (row r of step t at (t*MR + r)*8), B's panel
-// K × NR float64; only the rows and columns inside M × N are stored.
+// once when stored. A's block is K × MR float64 (row r of step t at (t*MR + r)*8); B is float32,
+// its NR values of step t of panel jb at b + jb·pstride + t·ldb (a packed panel: ldb 16, pstride
+// 16K; B as it is, row-major: ldb 4N, pstride 16 — columns past N are read but never stored, so
+// the memory must hold 16 bytes past B's last row). Only rows and columns inside M × N are stored.
 function tile() {
   const acc = (r, v) => `$c${r}_${v}`;
   const init = range(MR)
@@ -21,8 +23,12 @@ function tile() {
         .join(" ");
     })
     .join("\n        ");
+  // B's NR float32 values of this step, widened to NR / 2 f64x2 (exact).
   const loads = range(V)
-    .map((v) => `(local.set $b${v} (v128.load offset=${16 * v} (local.get $pb)))`)
+    .map(
+      (v) =>
+        `(local.set $b${v} (f64x2.promote_low_f32x4 (v128.load64_zero offset=${8 * v} align=4 (local.get $pb))))`,
+    )
     .join("\n          ");
   const macs = range(MR)
     .map(
@@ -77,13 +83,13 @@ function tile() {
   return { init, loads, macs, stores, stores64 };
 }
 
-// gemm(a, b, c, bias, M, N, K, jb0, jb1, out64): the tiles of column panels jb0 ≤ jb < jb1, all
+// gemm(a, b, c, bias, M, N, K, jb0, jb1, out64, ldb, pstride): the tiles of column panels jb0 ≤ jb < jb1, all
 // row blocks. c: the output, row-major with N columns, float32 (rounded once) or, with out64,
 // float64 (unrounded); bias: M (rounded up to MR) float64.
-// Packing, float32 → float64: pack_a(src, rs, cs, M, K, dst) writes A (element (i, t) at
-// src + 4(i·rs + t·cs)) as row blocks of MR (rows past M are 0); pack_b(src, rs, cs, K, N, dst) B
-// (element (t, j) at src + 4(t·rs + j·cs)) as column panels of NR.
-function packFn(name, R, outer, inner) {
+// Packing: pack_a(src, rs, cs, M, K, dst) writes A (element (i, t) at src + 4(i·rs + t·cs)) as
+// row blocks of MR float64 (rows past M are 0); pack_b(src, rs, cs, K, N, dst) B (element (t, j)
+// at src + 4(t·rs + j·cs)) as column panels of NR float32.
+function packFn(name, R, wide) {
   // outer: the blocked index (i or j, bound $n1); inner: t (bound $n2); lane r of a step reads
   // src + 4((o0 + r)·$s1 + t·$s2).
   return `
@@ -100,12 +106,12 @@ function packFn(name, R, outer, inner) {
         (local.set $r (i32.const 0))
         (block $rd (loop $rl
           (br_if $rd (i32.ge_u (local.get $r) (i32.const ${R})))
-          (f64.store (local.get $dst)
-            (if (result f64) (i32.lt_u (i32.add (local.get $o0) (local.get $r)) (local.get $n1))
-              (then (f64.promote_f32 (f32.load (local.get $p))))
-              (else (f64.const 0))))
+          (${wide ? "f64" : "f32"}.store (local.get $dst)
+            (if (result ${wide ? "f64" : "f32"}) (i32.lt_u (i32.add (local.get $o0) (local.get $r)) (local.get $n1))
+              (then ${wide ? "(f64.promote_f32 (f32.load (local.get $p)))" : "(f32.load (local.get $p))"})
+              (else (${wide ? "f64" : "f32"}.const 0))))
           (local.set $p (i32.add (local.get $p) (local.get $s1)))
-          (local.set $dst (i32.add (local.get $dst) (i32.const 8)))
+          (local.set $dst (i32.add (local.get $dst) (i32.const ${wide ? 8 : 4})))
           (local.set $r (i32.add (local.get $r) (i32.const 1)))
           (br $rl)))
         (local.set $t (i32.add (local.get $t) (i32.const 1)))
@@ -115,7 +121,8 @@ function packFn(name, R, outer, inner) {
 }
 
 // im2col(x, C, H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW, N, dst): a 2-D convolution's columns as
-// panels of NR output positions, row t = (ic·KH + kh)·KW + kw, 0 where a tap is in the padding.
+// float32 panels of NR output positions, row t = (ic·KH + kh)·KW + kw, 0 where a tap is in the
+// padding.
 const im2col = `
   (func (export "im2col") (param $x i32) (param $C i32) (param $H i32) (param $W i32) (param $KH i32) (param $KW i32)
     (param $sh i32) (param $sw i32) (param $dh i32) (param $dw i32) (param $ph i32) (param $pw i32) (param $OW i32) (param $N i32) (param $dst i32)
@@ -151,13 +158,13 @@ const im2col = `
                   c,
                 ) => `(local.set $ih (i32.add (local.get $r${c}) (i32.mul (local.get $kh) (local.get $dh))))
             (local.set $iw (i32.add (local.get $q${c}) (i32.mul (local.get $kw) (local.get $dw))))
-            (f64.store offset=${8 * c} (local.get $dst)
-              (if (result f64) (i32.and (i32.lt_u (local.get $ih) (local.get $H)) (i32.lt_u (local.get $iw) (local.get $W)))
-                (then (f64.promote_f32 (f32.load (i32.add (local.get $plane) (i32.shl (i32.add (i32.mul (local.get $ih) (local.get $W)) (local.get $iw)) (i32.const 2))))))
-                (else (f64.const 0))))`,
+            (f32.store offset=${4 * c} (local.get $dst)
+              (if (result f32) (i32.and (i32.lt_u (local.get $ih) (local.get $H)) (i32.lt_u (local.get $iw) (local.get $W)))
+                (then (f32.load (i32.add (local.get $plane) (i32.shl (i32.add (i32.mul (local.get $ih) (local.get $W)) (local.get $iw)) (i32.const 2)))))
+                (else (f32.const 0))))`,
               )
               .join("\n            ")}
-            (local.set $dst (i32.add (local.get $dst) (i32.const ${8 * NR})))
+            (local.set $dst (i32.add (local.get $dst) (i32.const ${4 * NR})))
             (local.set $kw (i32.add (local.get $kw) (i32.const 1)))
             (br $wl)))
           (local.set $kh (i32.add (local.get $kh) (i32.const 1)))
@@ -227,6 +234,7 @@ export function gemmWat(memory) {
   ${memory}
   (func (export "gemm") (param $a i32) (param $b i32) (param $c i32) (param $bias i32)
     (param $M i32) (param $N i32) (param $K i32) (param $jb0 i32) (param $jb1 i32) (param $out64 i32)
+    (param $ldb i32) (param $pstride i32)
     (local $jb i32) (local $ib i32) (local $mb i32) (local $pa i32) (local $pb i32) (local $end i32)
     (local $bi i32) (local $po i32) (local $rows i32) (local $cols i32) (local $ldc i32)
     (local $av v128) ${bLocals} ${accLocals}
@@ -241,16 +249,16 @@ export function gemmWat(memory) {
       (block $idone (loop $il
         (br_if $idone (i32.ge_u (local.get $ib) (local.get $mb)))
         (local.set $pa (i32.add (local.get $a) (i32.mul (local.get $ib) (i32.mul (local.get $K) (i32.const ${8 * MR})))))
-        (local.set $pb (i32.add (local.get $b) (i32.mul (local.get $jb) (i32.mul (local.get $K) (i32.const ${8 * NR})))))
-        (local.set $end (i32.add (local.get $pb) (i32.mul (local.get $K) (i32.const ${8 * NR}))))
+        (local.set $pb (i32.add (local.get $b) (i32.mul (local.get $jb) (local.get $pstride))))
+        (local.set $end (i32.add (local.get $pa) (i32.mul (local.get $K) (i32.const ${8 * MR}))))
         (local.set $bi (i32.add (local.get $bias) (i32.mul (local.get $ib) (i32.const ${8 * MR}))))
         ${t.init}
         (block $tdone (loop $tl
-          (br_if $tdone (i32.ge_u (local.get $pb) (local.get $end)))
+          (br_if $tdone (i32.ge_u (local.get $pa) (local.get $end)))
           ${t.loads}
           ${t.macs}
           (local.set $pa (i32.add (local.get $pa) (i32.const ${8 * MR})))
-          (local.set $pb (i32.add (local.get $pb) (i32.const ${8 * NR})))
+          (local.set $pb (i32.add (local.get $pb) (local.get $ldb)))
           (br $tl)))
         (local.set $rows (i32.sub (local.get $M) (i32.mul (local.get $ib) (i32.const ${MR}))))
         (local.set $po (i32.add (local.get $c) (i32.shl (i32.add (i32.mul (i32.mul (local.get $ib) (i32.const ${MR})) (local.get $N)) (i32.mul (local.get $jb) (i32.const ${NR}))) (i32.add (i32.const 2) (local.get $out64)))))
@@ -262,8 +270,8 @@ export function gemmWat(memory) {
         (br $il)))
       (local.set $jb (i32.add (local.get $jb) (i32.const 1)))
       (br $jl))))
-${packFn("pack_a", MR)}
-${packFn("pack_b", NR)}
+${packFn("pack_a", MR, true)}
+${packFn("pack_b", NR, false)}
 ${im2col}
 ${dw2d})
 `;

@@ -14,7 +14,7 @@ import { runPanels } from "./gemm-threads.js";
 export const MR = 6;
 export const NR = 4;
 
-/** gemm(a, b, c, bias, M, N, K, jb0, jb1, out64) of gemm.wat (see gemm-template.mjs). */
+/** gemm(a, b, c, bias, M, N, K, jb0, jb1, out64, ldb, pstride) of gemm.wat (gemm-template.mjs). */
 export type GemmFn = (...args: number[]) => void;
 
 interface Memory {
@@ -157,9 +157,25 @@ export const f64At = (ar: Arena, at: number, n: number) =>
 export const f32At = (ar: Arena, at: number, n: number) =>
   new Float32Array(ar.memory.buffer, at, n);
 
-/** Bytes of A packed in row blocks (M rounded up to MR) and of B in column panels. */
+/** Bytes of A packed in float64 row blocks (M rounded up to MR) and of B in float32 panels. */
 export const packedABytes = (M: number, K: number) => Math.ceil(M / MR) * MR * K * 8;
-export const packedBBytes = (K: number, N: number) => Math.ceil(N / NR) * NR * K * 8;
+export const packedBBytes = (K: number, N: number) => Math.ceil(N / NR) * NR * K * 4;
+
+/**
+ * Where gemm reads B (float32): its NR values of step t of panel jb at at + jb·pstride + t·ldb.
+ * Packed panels (panelsAt); the kernel also reads a row-major B in place (ldb 4N, pstride 16,
+ * 16 readable bytes past the last row), which measured slower for wide B (rows far apart).
+ */
+export interface BLayout {
+  at: number;
+  ldb: number;
+  pstride: number;
+}
+export const panelsAt = (at: number, K: number): BLayout => ({
+  at,
+  ldb: NR * 4,
+  pstride: NR * 4 * K,
+});
 
 /** Copies src[off, off + n) into scratch; returns its address (release with `ar.top = at`). */
 export function stage(ar: Arena, src: Float32Array, off: number, n: number): number {
@@ -169,9 +185,9 @@ export function stage(ar: Arena, src: Float32Array, off: number, n: number): num
 }
 
 /**
- * Packs an operand, float32 → float64, at `at`: "a", A (M × K, element (i, t) at
- * src[off + i*rs + t*cs]) in row blocks of MR (rows past M are 0); "b", B (K × N, element (t, j)
- * at src[off + t*rs + j*cs]) in column panels of NR.
+ * Packs an operand at `at`: "a", A (M × K, element (i, t) at src[off + i*rs + t*cs]) in float64
+ * row blocks of MR (rows past M are 0); "b", B (K × N, element (t, j) at src[off + t*rs + j*cs])
+ * in float32 column panels of NR.
  */
 export function pack(
   ar: Arena,
@@ -192,13 +208,13 @@ export function pack(
 
 /**
  * C (M × N at c, row-major: float32 rounded once, or float64 with `out64`) = bias (M float64 at
- * `bias`, M rounded up to MR) + packed A · packed B, each sum in order of the summed index, on
- * this thread and the helper threads (split by column panels).
+ * `bias`, M rounded up to MR) + packed A · B, each sum in order of the summed index, on this
+ * thread and the helper threads (split by column panels).
  */
 export function gemm(
   ar: Arena,
   a: number,
-  b: number,
+  b: BLayout,
   c: number,
   bias: number,
   M: number,
@@ -207,5 +223,6 @@ export function gemm(
   out64 = false,
 ): void {
   const panels = Math.ceil(N / NR);
-  runPanels(ar, [a, b, c, bias, M, N, K, out64 ? 1 : 0], panels, M * K * NR);
+  const args = [a, b.at, c, bias, M, N, K, out64 ? 1 : 0, b.ldb, b.pstride];
+  runPanels(ar, args, panels, M * K * NR);
 }
