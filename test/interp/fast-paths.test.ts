@@ -29,10 +29,15 @@ describe("ConvTranspose with disjoint taps on the product", () => {
       [[1, 8, 5, 6], [8, 4, 2, 2], { strides: [2, 2] }, true],
       [[2, 3, 4, 4], [3, 2, 2, 3], { strides: [3, 3], pads: [1, 0, 0, 1] }, false],
       [[1, 5, 7], [5, 3, 2], { strides: [2], output_padding: [1] }, true],
+      [[2, 3, 3, 4], [3, 2, 2, 2], { strides: [3, 3] }, true], // outputs no tap reaches
     ];
     for (const [xs, ws, attrs, withBias] of cases) {
       const inputs = [rand(xs, 1), rand(ws, 2)];
-      if (withBias) inputs.push(rand([ws[1]!], 3));
+      if (withBias) {
+        const bias = rand([ws[1]!], 3);
+        (bias.data as Float32Array)[0] = -0; // 0 + -0 is +0 where no tap reaches
+        inputs.push(bias);
+      }
       const spec: OneNodeSpec = { op: "ConvTranspose", inputs, attrs };
       setGemmDisabled(true);
       let want: RTensor;
@@ -107,6 +112,48 @@ describe("broadcast arithmetic in blocks", () => {
           want[o] = f((a.data as Float32Array)[idx(pa, c)]!, (b.data as Float32Array)[idx(pb, c)]!);
         }
         expect(bits(y)).toEqual([...new Uint32Array(want.buffer)]);
+      }
+  });
+});
+
+describe("float32 arithmetic in WebAssembly", () => {
+  it("gives the JavaScript loop's bits: full, one value, repeated rows; Inf, NaN, -0, 0/0", () => {
+    const shapes: [number[], number[]][] = [
+      [
+        [3, 50, 41],
+        [3, 50, 41],
+      ],
+      [[3, 50, 41], []],
+      [[], [3, 50, 41]],
+      [[3, 50, 41], [41]],
+      [
+        [50, 41],
+        [3, 50, 41],
+      ],
+      [
+        [3, 50, 41],
+        [1, 1, 41],
+      ],
+      [[7, 9000], [9000]], // a chunk of one row
+    ];
+    const special = (t: RTensor) => {
+      const d = t.data as Float32Array;
+      if (d.length > 8) [d[3], d[5], d[6], d[7]] = [Infinity, NaN, -0, 0];
+      return t;
+    };
+    for (const [sa, sb] of shapes)
+      for (const op of ["Add", "Sub", "Mul", "Div"]) {
+        const spec: OneNodeSpec = { op, inputs: [special(rand(sa, 11)), special(rand(sb, 12))] };
+        setGemmDisabled(true);
+        let want: RTensor;
+        try {
+          want = runOne(spec)[0]!;
+        } finally {
+          setGemmDisabled(false);
+        }
+        const got = runOne(spec)[0]!;
+        expect(got.shape).toEqual(want.shape);
+        expect(bits(got)).toEqual(bits(want));
       }
   });
 });

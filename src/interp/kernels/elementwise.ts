@@ -24,6 +24,7 @@ import { broadcastsMultidirectionally } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
 import { intAttr } from "./attrs.js";
 import { erf, erfFloat32 } from "./erf.js";
+import { arithWasm } from "./ew-wasm.js";
 
 type Num = (x: number) => number;
 type Big = (x: bigint) => bigint;
@@ -225,8 +226,11 @@ export function binaryCompute(
   const sa = unitStep(a.shape, shape);
   const sb = unitStep(b.shape, shape);
   if (dom === "float" && spec.fast) {
-    if (sa >= 0 && sb >= 0) fastFloat(spec.fast, av, sa, bv, sb, out);
-    else blockedFloat(spec.fast, av, a.shape, bv, b.shape, shape, out);
+    if (sa >= 0 && sb >= 0) {
+      const f32 = (x: Storage) => x as Float32Array;
+      if (!(dtype === DataType.FLOAT && arithWasm(spec.fast, f32(av), sa, f32(bv), sb, f32(out))))
+        fastFloat(spec.fast, av, sa, bv, sb, out);
+    } else blockedFloat(spec.fast, av, a.shape, bv, b.shape, shape, out);
   } else broadcast2(av, ia, bv, ib, out, f);
   return finish(dtype, shape, out);
 }

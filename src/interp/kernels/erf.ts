@@ -75,8 +75,8 @@ export function erfFloat32(src: Float32Array, out: Float32Array): void {
       out[i] = erf(x);
       continue;
     }
-    const k = Math.round(ax * STEPS);
-    const h = ax - k / STEPS; // exact: both are float32-sized
+    const k = (ax * STEPS + 0.5) | 0; // the nearest grid point (ax < 6: no overflow)
+    const h = ax - k * (1 / STEPS); // exact: both are float32-sized
     const b = k * (DEGREE + 1);
     let p = t[b + 8]!;
     p = p * h + t[b + 7]!;

@@ -5,7 +5,8 @@
 // pairs per output index, so linear and cubic cost O(taps) per element and axis.
 
 import { attrInts } from "../../ir/attributes.js";
-import { fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
+import { DataType } from "../../ir/types.js";
+import { allocStorage, fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { checkedCount, fail, input, intValues, optInput, strides } from "./util.js";
 import { hasInput, inputIndex } from "../../schema/facts.js";
@@ -335,7 +336,6 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
   }
   const outShape = [n, m, ...outSp];
   checkedCount(ctx, outShape);
-  const out = scratch(Float64Array, prod(outShape));
   const inSize = prod(inSp);
   const outSize = prod(outSp);
   const nK = prod(kernel);
@@ -359,13 +359,19 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
       }
       table[p * nK + q] = off;
     }
-  const ar = group === 1 && disjointTaps(kernel, st, dil) ? gemmFor(x, wT) : undefined;
-  if (ar && allFinite(wT.data as Float32Array))
+  const ar = group === 1 && disjointTaps(kernel, st, dil) ? gemmFor(x, wT, bT) : undefined;
+  if (ar && allFinite(wT.data as Float32Array)) {
+    // Each output receives at most one tap: the loop below gives it (0 + Σ) + bias, rounded
+    // once, and an output without a tap 0 + bias. Filled with the bias, then each tap's sum.
+    const out = allocStorage(DataType.FLOAT, prod(outShape)) as Float32Array;
+    const bv = bT?.data as Float32Array | undefined;
+    if (bv)
+      for (let i = 0; i < n * m; i++) out.fill(bv[i % m]! + 0, i * outSize, (i + 1) * outSize);
     for (let b = 0; b < n; b++) {
       // Per input position p, the products over input channels for every (oc, q): the same sums,
       // in the same channel order, as the loop below (no tap of another position shares an output).
       const N = mg * nK;
-      const res = product(
+      product(
         ar,
         x.data as Float32Array,
         b * c * inSize,
@@ -378,18 +384,25 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
         inSize,
         N,
         c,
-      )!;
-      for (let p = 0; p < inSize; p++)
-        for (let oc = 0; oc < mg; oc++) {
-          const oBase = (b * m + oc) * outSize;
-          const r = p * N + oc * nK;
-          for (let q = 0; q < nK; q++) {
-            const off = table[p * nK + q]!;
-            if (off >= 0) out[oBase + off]! += res[r + q]!;
+        (res) => {
+          for (let oc = 0; oc < mg; oc++) {
+            const oBase = (b * m + oc) * outSize;
+            const bias = bv ? bv[oc]! : 0;
+            for (let p = 0; p < inSize; p++) {
+              const r = p * N + oc * nK;
+              for (let q = 0; q < nK; q++) {
+                const off = table[p * nK + q]!;
+                if (off >= 0) out[oBase + off] = res[r + q]! + bias;
+              }
+            }
           }
-        }
+        },
+      );
     }
-  else {
+    return [{ dtype: DataType.FLOAT, shape: outShape, data: out }];
+  }
+  const out = scratch(Float64Array, prod(outShape));
+  {
     const xv = toFloat64(x);
     const wv = toFloat64(wT);
     for (let b = 0; b < n; b++)

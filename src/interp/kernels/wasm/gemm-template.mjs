@@ -128,7 +128,7 @@ const im2col = `
     (param $sh i32) (param $sw i32) (param $dh i32) (param $dw i32) (param $ph i32) (param $pw i32) (param $OW i32) (param $N i32) (param $dst i32)
     (local $j0 i32) (local $c i32) (local $ic i32) (local $kh i32) (local $kw i32) (local $j i32)
     (local $ih i32) (local $iw i32) (local $plane i32) (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32) (local $q0 i32) (local $q1 i32) (local $q2 i32) (local $q3 i32)
-    (local $hw i32)
+    (local $hw i32) (local $run i32)
     (local.set $hw (i32.mul (local.get $H) (local.get $W)))
     (block $jd (loop $jl
       (br_if $jd (i32.ge_u (local.get $j0) (local.get $N)))
@@ -142,6 +142,11 @@ const im2col = `
         (else (local.set $r${c} (i32.const -1000000000)) (local.set $q${c} (i32.const -1000000000))))`,
         )
         .join("\n      ")}
+      ;; $run: the panel's NR positions are consecutive in one output row at stride 1, so a tap
+      ;; inside the image reads NR consecutive input values (one v128).
+      (local.set $run (i32.and (i32.eq (local.get $sw) (i32.const 1))
+        (i32.and (i32.lt_u (i32.add (local.get $j0) (i32.const ${NR - 1})) (local.get $N))
+          (i32.lt_u (i32.add (i32.rem_u (local.get $j0) (local.get $OW)) (i32.const ${NR - 1})) (local.get $OW)))))
       (local.set $plane (local.get $x))
       (local.set $ic (i32.const 0))
       (block $cd (loop $cl
@@ -152,6 +157,12 @@ const im2col = `
           (local.set $kw (i32.const 0))
           (block $wd (loop $wl
             (br_if $wd (i32.ge_u (local.get $kw) (local.get $KW)))
+            (local.set $ih (i32.add (local.get $r0) (i32.mul (local.get $kh) (local.get $dh))))
+            (local.set $iw (i32.add (local.get $q0) (i32.mul (local.get $kw) (local.get $dw))))
+            (if (i32.and (i32.and (local.get $run) (i32.lt_u (local.get $ih) (local.get $H)))
+                  (i32.and (i32.lt_u (local.get $iw) (local.get $W)) (i32.lt_u (i32.add (local.get $iw) (i32.const ${NR - 1})) (local.get $W))))
+              (then (v128.store (local.get $dst) (v128.load align=4 (i32.add (local.get $plane) (i32.shl (i32.add (i32.mul (local.get $ih) (local.get $W)) (local.get $iw)) (i32.const 2))))))
+              (else
             ${range(NR)
               .map(
                 (
@@ -163,7 +174,7 @@ const im2col = `
                 (then (f32.load (i32.add (local.get $plane) (i32.shl (i32.add (i32.mul (local.get $ih) (local.get $W)) (local.get $iw)) (i32.const 2)))))
                 (else (f32.const 0))))`,
               )
-              .join("\n            ")}
+              .join("\n            ")}))
             (local.set $dst (i32.add (local.get $dst) (i32.const ${4 * NR})))
             (local.set $kw (i32.add (local.get $kw) (i32.const 1)))
             (br $wl)))
@@ -221,6 +232,55 @@ const dw2d = `
       (local.set $oh (i32.add (local.get $oh) (i32.const 1)))
       (br $hl))))`;
 
+// ew(op, a, as, b, bs, o, rows, P): float32 arithmetic (op 0: +, 1: −, 2: ×, 3: ÷), rows of P
+// values: o[r][j] = a[r][j] op b[r][j], a's rows `as` bytes apart (0: one row for all), b's `bs`,
+// o's P·4; four values at a time (f32x4, each the correctly rounded float32 result, as a float64
+// operation rounded to float32 is), then one at a time.
+const ewOps = ["add", "sub", "mul", "div"];
+const ewPick = (kind) =>
+  ewOps.reduceRight(
+    (rest, op, i) =>
+      rest === null
+        ? `(${kind}.${op} (local.get $x) (local.get $y))`
+        : `(if (result ${kind === "f32" ? "f32" : "v128"}) (i32.eq (local.get $op) (i32.const ${i})) (then (${kind}.${op} (local.get $x) (local.get $y))) (else ${rest}))`,
+    null,
+  );
+const ew = `
+  (func (export "ew") (param $op i32) (param $a i32) (param $as i32) (param $b i32) (param $bs i32)
+    (param $o i32) (param $rows i32) (param $P i32)
+    (local $r i32) (local $j i32) (local $pa i32) (local $pb i32) (local $vend i32) (local $x v128) (local $y v128)
+    (local $xs f32) (local $ys f32)
+    (local.set $vend (i32.and (local.get $P) (i32.const -4)))
+    (block $rd (loop $rl
+      (br_if $rd (i32.ge_u (local.get $r) (local.get $rows)))
+      (local.set $pa (local.get $a))
+      (local.set $pb (local.get $b))
+      (local.set $j (i32.const 0))
+      (block $vd (loop $vl
+        (br_if $vd (i32.ge_u (local.get $j) (local.get $vend)))
+        (local.set $x (v128.load align=4 (local.get $pa)))
+        (local.set $y (v128.load align=4 (local.get $pb)))
+        (v128.store align=4 (local.get $o) ${ewPick("f32x4")})
+        (local.set $pa (i32.add (local.get $pa) (i32.const 16)))
+        (local.set $pb (i32.add (local.get $pb) (i32.const 16)))
+        (local.set $o (i32.add (local.get $o) (i32.const 16)))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $vl)))
+      (block $sd (loop $sl
+        (br_if $sd (i32.ge_u (local.get $j) (local.get $P)))
+        (local.set $xs (f32.load (local.get $pa)))
+        (local.set $ys (f32.load (local.get $pb)))
+        (f32.store (local.get $o) ${ewPick("f32").replaceAll("$x", "$xs").replaceAll("$y", "$ys")})
+        (local.set $pa (i32.add (local.get $pa) (i32.const 4)))
+        (local.set $pb (i32.add (local.get $pb) (i32.const 4)))
+        (local.set $o (i32.add (local.get $o) (i32.const 4)))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $sl)))
+      (local.set $a (i32.add (local.get $a) (local.get $as)))
+      (local.set $b (i32.add (local.get $b) (local.get $bs)))
+      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (br $rl))))`;
+
 export function gemmWat(memory) {
   const t = tile();
   const accLocals = range(MR)
@@ -273,6 +333,7 @@ export function gemmWat(memory) {
 ${packFn("pack_a", MR, true)}
 ${packFn("pack_b", NR, false)}
 ${im2col}
-${dw2d})
+${dw2d}
+${ew})
 `;
 }
