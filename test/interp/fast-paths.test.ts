@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { setGemmDisabled } from "../../src/interp/kernels/wasm/gemm.js";
 import { erf, erfFloat32 } from "../../src/interp/kernels/erf.js";
+import { erfWasm } from "../../src/interp/kernels/ew-wasm.js";
 import type { RTensor } from "../../src/interp/types.js";
 import { DataType, runOne, type OneNodeSpec } from "../helpers/interp.js";
 
@@ -158,6 +159,44 @@ describe("float32 arithmetic in WebAssembly", () => {
   });
 });
 
+describe("float32 LayerNormalization and Softmax without float64 copies", () => {
+  const wide = (t: RTensor): RTensor => ({
+    dtype: DataType.DOUBLE,
+    shape: t.shape,
+    data: Float64Array.from(t.data as Float32Array),
+  });
+  const rounded = (t: RTensor) =>
+    t.data instanceof Float32Array
+      ? bits(t)
+      : [...new Uint32Array(Float32Array.from(t.data as Float64Array).buffer)];
+  it("rounds the float64 path's results (the same operations), statistics too", () => {
+    const x = rand([2, 5, 24], 21);
+    (x.data as Float32Array)[7] = -0;
+    const cases: OneNodeSpec[] = [
+      {
+        op: "LayerNormalization",
+        inputs: [x, rand([24], 22), rand([24], 23)],
+        attrs: { axis: -1 },
+      },
+      { op: "LayerNormalization", inputs: [x, rand([5, 24], 24)], attrs: { axis: 1 } },
+      { op: "Softmax", inputs: [x], attrs: { axis: -1 } },
+      { op: "Softmax", inputs: [x], attrs: { axis: 1 } },
+      { op: "LogSoftmax", inputs: [x], attrs: { axis: -1 } },
+      { op: "Hardmax", inputs: [x], attrs: { axis: 0 } },
+    ];
+    for (const spec of cases) {
+      const outs = spec.op === "LayerNormalization" ? 3 : 1;
+      const got = runOne({ ...spec, outputs: outs });
+      const want = runOne({ ...spec, inputs: spec.inputs.map(wide), outputs: outs });
+      expect(got.length).toBe(want.length);
+      got.forEach((g, i) => {
+        expect(g.shape).toEqual(want[i]!.shape);
+        expect(bits(g)).toEqual(rounded(want[i]!));
+      });
+    }
+  });
+});
+
 describe("Erf on float32", () => {
   it("rounds like the float64 series on a sweep of inputs (bench/interp-erf-check.ts: all 2^32)", () => {
     const n = 1 << 16;
@@ -170,5 +209,18 @@ describe("Erf on float32", () => {
     const out = new Float32Array(n);
     erfFloat32(src, out);
     for (let i = 0; i < n; i++) expect(Object.is(out[i], Math.fround(erf(src[i]!)))).toBe(true);
+  });
+
+  it("in WebAssembly gives erfFloat32's bits: every 4,099th float32 bit pattern, ±0, NaN, ±Inf, ±6", () => {
+    const pats: number[] = [];
+    for (let b = 0; b < 2 ** 32; b += 4099) pats.push(b);
+    const src = new Float32Array(new Uint32Array(pats).buffer);
+    src.set([0, -0, NaN, Infinity, -Infinity, 6, -6, Math.fround(5.99999), 1e-40, -1e-45]);
+    const got = new Float32Array(src.length);
+    expect(erfWasm(src, got)).toBe(true);
+    const want = new Float32Array(src.length);
+    erfFloat32(src, want);
+    for (let i = 0; i < src.length; i++)
+      if (!Object.is(got[i], want[i])) expect([src[i], got[i]]).toEqual([src[i], want[i]]);
   });
 });

@@ -24,7 +24,7 @@ import { broadcastsMultidirectionally } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
 import { intAttr } from "./attrs.js";
 import { erf, erfFloat32 } from "./erf.js";
-import { arithWasm } from "./ew-wasm.js";
+import { arithWasm, erfWasm } from "./ew-wasm.js";
 
 type Num = (x: number) => number;
 type Big = (x: bigint) => bigint;
@@ -111,7 +111,7 @@ const erfKernel: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   if (x.dtype !== DataType.FLOAT) return generalErf(ctx, inputs);
   const out = allocStorage(x.dtype, x.data.length) as Float32Array;
-  erfFloat32(x.data as Float32Array, out);
+  if (!erfWasm(x.data as Float32Array, out)) erfFloat32(x.data as Float32Array, out);
   return [{ dtype: x.dtype, shape: [...x.shape], data: out }];
 };
 const generalErf = unary("Erf", { float: erf });

@@ -1,10 +1,19 @@
-// float32 Add, Sub, Mul and Div in WebAssembly (gemm.wat's `ew`, four values at a time): the
+// float32 Add, Sub, Mul and Div in WebAssembly (ew.wat's `ew`, four values at a time): the
 // operands pass through the product's arena in chunks (a copy in, the arithmetic, a copy out),
 // which costs far less than a JavaScript loop over the same values. Each element is the same
 // single IEEE float32 operation as on the other paths (a float64 result rounded to float32 is
 // the correctly rounded float32 result for these four), so the results are identical.
 
-import { f32At, gemmArena, gemmEnabled, scratchAlloc, scratchRelease } from "./wasm/gemm.js";
+import { erf, erfTable } from "./erf.js";
+import {
+  f32At,
+  f64At,
+  gemmArena,
+  gemmEnabled,
+  packedConstant,
+  scratchAlloc,
+  scratchRelease,
+} from "./wasm/gemm.js";
 
 const OPS = { add: 0, sub: 1, mul: 2, div: 3 } as const;
 /** float32 values per chunk (three 64 KiB windows: a, b, the result). */
@@ -52,6 +61,41 @@ export function arithWasm(
       const bs = pb === n ? width * 4 : 0;
       ar.ex.ew!(OPS[op], aAt, as, bAt, bs, oAt, rows, width);
       out.set(len === chunk ? ov : ov.subarray(0, len), s);
+    }
+  } finally {
+    scratchRelease(ar);
+  }
+  return true;
+}
+
+/** The key of the Erf table kept in the arena for the run. */
+const ERF_KEY = {};
+
+/**
+ * out = erf(src) for float32 values, by ew.wat's erf32 (erfFloat32's evaluation, in chunks
+ * through the arena); the values it leaves to the reference (|x| ≥ 6, NaN, a close call) are
+ * computed by `erf` here. False (nothing written) where the platform does not allow it.
+ */
+export function erfWasm(src: Float32Array, out: Float32Array): boolean {
+  const n = out.length;
+  if (n < MIN || !gemmEnabled()) return false;
+  const ar = gemmArena()!;
+  const t = erfTable();
+  try {
+    const table = packedConstant(ar, ERF_KEY, "erf", t.length * 8, (at) =>
+      f64At(ar, at, t.length).set(t),
+    );
+    const xAt = scratchAlloc(ar, CHUNK * 4, "an operand window");
+    const yAt = scratchAlloc(ar, CHUNK * 4, "a result window");
+    const fixAt = scratchAlloc(ar, CHUNK * 4, "indices");
+    const [xv, yv] = [f32At(ar, xAt, CHUNK), f32At(ar, yAt, CHUNK)];
+    const fix = new Int32Array(ar.memory.buffer, fixAt, CHUNK);
+    for (let s = 0; s < n; s += CHUNK) {
+      const len = Math.min(CHUNK, n - s);
+      xv.set(src.subarray(s, s + len));
+      const cnt = ar.ex.erf32!(xAt, yAt, len, table, fixAt) as unknown as number;
+      for (let i = 0; i < cnt; i++) yv[fix[i]!] = erf(xv[fix[i]!]!);
+      out.set(len === CHUNK ? yv : yv.subarray(0, len), s);
     }
   } finally {
     scratchRelease(ar);

@@ -202,8 +202,12 @@ function softmaxLike(kind: "softmax" | "log" | "hard"): Kernel {
     const x = input(ctx, inputs, 0);
     requireFloat(ctx, x);
     const [outer, dim, inner] = softmaxLayout(ctx, x);
-    const v = toFloat64(x);
-    const out = scratch(Float64Array, v.length);
+    // float32 is read and written as it is: the same float64 operations, rounded once.
+    const f32 = x.dtype === DataType.FLOAT;
+    const v = f32 ? (x.data as Float32Array) : toFloat64(x);
+    const out = f32
+      ? (allocStorage(DataType.FLOAT, v.length) as Float32Array)
+      : scratch(Float64Array, v.length);
     for (let o = 0; o < outer; o++)
       for (let i = 0; i < inner; i++) {
         const base = o * dim * inner + i;
@@ -229,6 +233,7 @@ function softmaxLike(kind: "softmax" | "log" | "hard"): Kernel {
           out[idx] = kind === "log" ? v[idx]! - max - logSum : Math.exp(v[idx]! - max) / sum;
         }
       }
+    if (out instanceof Float32Array) return [{ dtype: x.dtype, shape: [...x.shape], data: out }];
     return [fromFloat64(x.dtype, [...x.shape], out)];
   };
 }

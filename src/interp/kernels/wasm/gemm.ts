@@ -6,7 +6,12 @@
 // the column panels in place.
 
 import { activeBudget, chargeBytes } from "../../budget.js";
-import { GEMMMEM_WASM_BASE64, GEMM_WASM_BASE64 } from "./wasm-bytes.js";
+import {
+  EWMEM_WASM_BASE64,
+  EW_WASM_BASE64,
+  GEMMMEM_WASM_BASE64,
+  GEMM_WASM_BASE64,
+} from "./wasm-bytes.js";
 import { decodeBase64, type WasmApi } from "./loader.js";
 import { runPanels } from "./gemm-threads.js";
 
@@ -31,7 +36,7 @@ export interface Arena {
   /** The compiled module (helper threads instantiate it over the same memory). */
   module: object;
   gemm: GemmFn;
-  /** pack_a / pack_b (src, s1, s2, n1, n2, dst) and im2col of gemm.wat. */
+  /** pack_a / pack_b (src, s1, s2, n1, n2, dst), im2col, dw2d of gemm.wat; ew, erf32 of ew.wat. */
   ex: Record<string, (...args: number[]) => void>;
   /** End of the packed constants; scratch starts here. */
   pinnedTop: number;
@@ -62,7 +67,11 @@ function makeArena(shared: boolean): Arena | undefined {
   try {
     const memory = new wa.Memory({ initial: 16, maximum: MAX_PAGES, shared });
     const module = new wa.Module(decodeBase64(shared ? GEMMMEM_WASM_BASE64 : GEMM_WASM_BASE64));
-    const ex = new wa.Instance(module, { env: { memory } }).exports;
+    const ew = new wa.Module(decodeBase64(shared ? EWMEM_WASM_BASE64 : EW_WASM_BASE64));
+    const ex = {
+      ...new wa.Instance(module, { env: { memory } }).exports,
+      ...new wa.Instance(ew, { env: { memory } }).exports,
+    };
     return {
       memory,
       shared,
