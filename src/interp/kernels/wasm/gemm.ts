@@ -6,13 +6,8 @@
 // the column panels in place.
 
 import { activeBudget, chargeBytes } from "../../budget.js";
-import {
-  EWMEM_WASM_BASE64,
-  EW_WASM_BASE64,
-  GEMMMEM_WASM_BASE64,
-  GEMM_WASM_BASE64,
-} from "./wasm-bytes.js";
-import { decodeBase64, type WasmApi } from "./loader.js";
+import { EWMEM_WASM_BASE64, GEMMMEM_WASM_BASE64 } from "./wasm-bytes.js";
+import { decodeBase64, unsharedMemory, type WasmApi } from "./loader.js";
 import { runPanels } from "./gemm-threads.js";
 
 /** Rows of a tile (A's block height) and columns (B's panel width), as in gemm-template.mjs. */
@@ -66,8 +61,13 @@ function makeArena(shared: boolean): Arena | undefined {
   if (shared && typeof SharedArrayBuffer !== "function") return undefined;
   try {
     const memory = new wa.Memory({ initial: 16, maximum: MAX_PAGES, shared });
-    const module = new wa.Module(decodeBase64(shared ? GEMMMEM_WASM_BASE64 : GEMM_WASM_BASE64));
-    const ew = new wa.Module(decodeBase64(shared ? EWMEM_WASM_BASE64 : EW_WASM_BASE64));
+    // Both modules are shipped for a shared memory; the plain variants clear the shared bit.
+    const load = (b64: string) => {
+      const bytes = decodeBase64(b64);
+      return new wa.Module(shared ? bytes : unsharedMemory(bytes));
+    };
+    const module = load(GEMMMEM_WASM_BASE64);
+    const ew = load(EWMEM_WASM_BASE64);
     const ex = {
       ...new wa.Instance(module, { env: { memory } }).exports,
       ...new wa.Instance(ew, { env: { memory } }).exports,
