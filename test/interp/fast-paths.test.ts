@@ -159,6 +159,25 @@ describe("float32 arithmetic in WebAssembly", () => {
   });
 });
 
+describe("float32 HardSigmoid in WebAssembly", () => {
+  it("gives the JavaScript loop's bits (odd length; Inf, NaN, -0, a beta of -0)", () => {
+    const x = rand([5001], 31);
+    const d = x.data as Float32Array;
+    d.set([Infinity, -Infinity, NaN, -0, 0, 1e30, -1e-30], 100);
+    for (const attrs of [{}, { alpha: 1 / 6, beta: 0.5 }, { alpha: 3, beta: -0 }]) {
+      const spec: OneNodeSpec = { op: "HardSigmoid", inputs: [x], attrs };
+      setGemmDisabled(true);
+      let want: RTensor;
+      try {
+        want = runOne(spec)[0]!;
+      } finally {
+        setGemmDisabled(false);
+      }
+      expect(bits(runOne(spec)[0]!)).toEqual(bits(want));
+    }
+  });
+});
+
 describe("float32 LayerNormalization and Softmax without float64 copies", () => {
   const wide = (t: RTensor): RTensor => ({
     dtype: DataType.DOUBLE,

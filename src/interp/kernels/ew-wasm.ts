@@ -72,33 +72,70 @@ export function arithWasm(
 const ERF_KEY = {};
 
 /**
- * out = erf(src) for float32 values, by ew.wat's erf32 (erfFloat32's evaluation, in chunks
- * through the arena); the values it leaves to the reference (|x| ≥ 6, NaN, a close call) are
- * computed by `erf` here. False (nothing written) where the platform does not allow it.
+ * Runs `f(xAt, yAt, len)` over src in windows of the arena (src's values copied in at xAt, f's
+ * float32 results at yAt copied out to out); `before` may pin constants first. False (nothing
+ * written) where the platform does not allow it or the tensor is small.
  */
-export function erfWasm(src: Float32Array, out: Float32Array): boolean {
+function mapChunks(
+  src: Float32Array,
+  out: Float32Array,
+  f: (xAt: number, yAt: number, len: number, s: number) => void,
+  before?: () => void,
+): boolean {
   const n = out.length;
   if (n < MIN || !gemmEnabled()) return false;
   const ar = gemmArena()!;
-  const t = erfTable();
   try {
-    const table = packedConstant(ar, ERF_KEY, "erf", t.length * 8, (at) =>
-      f64At(ar, at, t.length).set(t),
-    );
+    before?.();
     const xAt = scratchAlloc(ar, CHUNK * 4, "an operand window");
     const yAt = scratchAlloc(ar, CHUNK * 4, "a result window");
-    const fixAt = scratchAlloc(ar, CHUNK * 4, "indices");
     const [xv, yv] = [f32At(ar, xAt, CHUNK), f32At(ar, yAt, CHUNK)];
-    const fix = new Int32Array(ar.memory.buffer, fixAt, CHUNK);
     for (let s = 0; s < n; s += CHUNK) {
       const len = Math.min(CHUNK, n - s);
       xv.set(src.subarray(s, s + len));
-      const cnt = ar.ex.erf32!(xAt, yAt, len, table, fixAt) as unknown as number;
-      for (let i = 0; i < cnt; i++) yv[fix[i]!] = erf(xv[fix[i]!]!);
+      f(xAt, yAt, len, s);
       out.set(len === CHUNK ? yv : yv.subarray(0, len), s);
     }
   } finally {
     scratchRelease(ar);
   }
   return true;
+}
+
+/**
+ * out = erf(src) for float32 values, by ewmem.wat's erf32 (erfFloat32's evaluation); the values
+ * it leaves to the reference (|x| ≥ 6, NaN, a close call) are computed by `erf` here.
+ */
+export function erfWasm(src: Float32Array, out: Float32Array): boolean {
+  const ar = gemmArena();
+  const t = erfTable();
+  let table = 0;
+  let fixAt = 0;
+  return mapChunks(
+    src,
+    out,
+    (xAt, yAt, len) => {
+      const cnt = ar!.ex.erf32!(xAt, yAt, len, table, fixAt) as unknown as number;
+      const fix = new Int32Array(ar!.memory.buffer, fixAt, cnt);
+      const [xv, yv] = [f32At(ar!, xAt, len), f32At(ar!, yAt, len)];
+      for (let i = 0; i < cnt; i++) yv[fix[i]!] = erf(xv[fix[i]!]!);
+    },
+    () => {
+      table = packedConstant(ar!, ERF_KEY, "erf", t.length * 8, (at) =>
+        f64At(ar!, at, t.length).set(t),
+      );
+      fixAt = scratchAlloc(ar!, CHUNK * 4, "indices");
+    },
+  );
+}
+
+/** HardSigmoid of float32 values (ewmem.wat's hsig): max(0, min(1, a·x + b)) in float64. */
+export function hardSigmoidWasm(
+  src: Float32Array,
+  out: Float32Array,
+  a: number,
+  b: number,
+): boolean {
+  const ar = gemmArena();
+  return mapChunks(src, out, (xAt, yAt, len) => ar!.ex.hsig!(xAt, yAt, len, a, b));
 }

@@ -28,6 +28,7 @@ import { hasInput, inputIndex, outputTypes, softmaxAlongAxis } from "../../schem
 import { opVersion } from "./version.js";
 import { floatAttr, intAttr, stringAttr } from "./attrs.js";
 import { gemmFor, product } from "./gemm-ops.js";
+import { hardSigmoidWasm } from "./ew-wasm.js";
 
 // ---------------------------------------------------------------------------------------------
 // Activations with attributes
@@ -69,7 +70,8 @@ const activations: Record<string, Kernel> = {
       // float32: the same expression in a loop of its own (no call per element).
       const src = x.data as Float32Array;
       const out = allocStorage(DataType.FLOAT, src.length) as Float32Array;
-      for (let i = 0; i < src.length; i++) out[i] = Math.max(0, Math.min(1, a * src[i]! + b));
+      if (!hardSigmoidWasm(src, out, a, b))
+        for (let i = 0; i < src.length; i++) out[i] = Math.max(0, Math.min(1, a * src[i]! + b));
       return [{ dtype: DataType.FLOAT, shape: [...x.shape], data: out }];
     }
     return unary("HardSigmoid", { float: (v) => Math.max(0, Math.min(1, a * v + b)) })(ctx, inputs);

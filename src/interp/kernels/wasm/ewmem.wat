@@ -72,4 +72,21 @@
       (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $l)))
-    (local.get $cnt)))
+    (local.get $cnt))
+
+  (func (export "hsig") (param $src i32) (param $dst i32) (param $n i32) (param $a f64) (param $b f64)
+    (local $end i32) (local $va v128) (local $vb v128) (local $v v128)
+    (local.set $va (f64x2.splat (local.get $a)))
+    (local.set $vb (f64x2.splat (local.get $b)))
+    (local.set $end (i32.add (local.get $src) (i32.shl (i32.and (local.get $n) (i32.const -2)) (i32.const 2))))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $src) (local.get $end)))
+      (local.set $v (f64x2.max (f64x2.splat (f64.const 0)) (f64x2.min (f64x2.splat (f64.const 1))
+        (f64x2.add (f64x2.mul (local.get $va) (f64x2.promote_low_f32x4 (v128.load64_zero align=4 (local.get $src)))) (local.get $vb)))))
+      (v128.store64_lane align=4 0 (local.get $dst) (f32x4.demote_f64x2_zero (local.get $v)))
+      (local.set $src (i32.add (local.get $src) (i32.const 8)))
+      (local.set $dst (i32.add (local.get $dst) (i32.const 8)))
+      (br $l)))
+    (if (i32.and (local.get $n) (i32.const 1)) (then
+      (f32.store (local.get $dst) (f32.demote_f64 (f64.max (f64.const 0) (f64.min (f64.const 1)
+        (f64.add (f64.mul (local.get $a) (f64.promote_f32 (f32.load (local.get $src)))) (local.get $b))))))))))
