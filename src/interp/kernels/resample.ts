@@ -339,26 +339,39 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
   const inSize = prod(inSp);
   const outSize = prod(outSp);
   const nK = prod(kernel);
-  const inStr = strides(inSp);
-  const kStr = strides(kernel);
   const oStr = strides(outSp);
-  // For each (input position, kernel position): the output offset it adds to, or -1.
+  // For each (input position, kernel position): the output offset it adds to, or -1. Per axis
+  // first (axisOff[i][ic·kernel[i] + kc]), then summed over the axes of each pair.
+  const axisOff = inSp.map((d, i) => {
+    const a = new Int32Array(d * kernel[i]!);
+    for (let ic = 0; ic < d; ic++)
+      for (let kc = 0; kc < kernel[i]!; kc++) {
+        const pos = ic * st[i]! - pads[i]! + kc * dil[i]!;
+        a[ic * kernel[i]! + kc] = pos < 0 || pos >= outSp[i]! ? -1 : pos * oStr[i]!;
+      }
+    return a;
+  });
   const table = scratch(Int32Array, inSize * nK);
-  for (let p = 0; p < inSize; p++)
-    for (let q = 0; q < nK; q++) {
+  const ic = new Array<number>(k).fill(0);
+  const kc = new Array<number>(k).fill(0);
+  const step = (c: number[], dims: readonly number[]) => {
+    for (let i = k - 1; i >= 0 && ++c[i]! === dims[i]!; i--) c[i] = 0;
+  };
+  for (let p = 0, t = 0; p < inSize; p++, step(ic, inSp)) {
+    kc.fill(0);
+    for (let q = 0; q < nK; q++, t++, step(kc, kernel)) {
       let off = 0;
       for (let i = 0; i < k; i++) {
-        const ic = Math.floor(p / inStr[i]!) % inSp[i]!;
-        const kc = Math.floor(q / kStr[i]!) % kernel[i]!;
-        const pos = ic * st[i]! - pads[i]! + kc * dil[i]!;
-        if (pos < 0 || pos >= outSp[i]!) {
+        const a = axisOff[i]![ic[i]! * kernel[i]! + kc[i]!]!;
+        if (a < 0) {
           off = -1;
           break;
         }
-        off += pos * oStr[i]!;
+        off += a;
       }
-      table[p * nK + q] = off;
+      table[t] = off;
     }
+  }
   const ar = group === 1 && disjointTaps(kernel, st, dil) ? gemmFor(x, wT, bT) : undefined;
   if (ar && allFinite(wT.data as Float32Array)) {
     // Each output receives at most one tap: the loop below gives it (0 + Σ) + bias, rounded
