@@ -178,7 +178,7 @@ describe("float32 HardSigmoid in WebAssembly", () => {
   });
 });
 
-describe("float32 LayerNormalization and Softmax without float64 copies", () => {
+describe("float32 LayerNormalization, Softmax and nearest Resize without float64 copies", () => {
   const wide = (t: RTensor): RTensor => ({
     dtype: DataType.DOUBLE,
     shape: t.shape,
@@ -188,7 +188,7 @@ describe("float32 LayerNormalization and Softmax without float64 copies", () => 
     t.data instanceof Float32Array
       ? bits(t)
       : [...new Uint32Array(Float32Array.from(t.data as Float64Array).buffer)];
-  it("rounds the float64 path's results (the same operations), statistics too", () => {
+  it("rounds the float64 path's results (the same operations), statistics too; nearest Resize", () => {
     const x = rand([2, 5, 24], 21);
     (x.data as Float32Array)[7] = -0;
     const cases: OneNodeSpec[] = [
@@ -202,11 +202,31 @@ describe("float32 LayerNormalization and Softmax without float64 copies", () => 
       { op: "Softmax", inputs: [x], attrs: { axis: 1 } },
       { op: "LogSoftmax", inputs: [x], attrs: { axis: -1 } },
       { op: "Hardmax", inputs: [x], attrs: { axis: 0 } },
+      ...[
+        [1, 1, 2, 2],
+        [1, 1.5, 0.6, 3],
+        [1, 1, 1, 1],
+      ].flatMap((sc) =>
+        [
+          { mode: "nearest" },
+          { mode: "nearest", coordinate_transformation_mode: "half_pixel", nearest_mode: "ceil" },
+          { mode: "nearest", coordinate_transformation_mode: "align_corners" },
+        ].map((attrs) => ({
+          op: "Resize",
+          inputs: [
+            { ...x, shape: [2, 5, 4, 6] },
+            { dtype: DataType.FLOAT, shape: [0], data: new Float32Array(0) },
+            { dtype: DataType.FLOAT, shape: [4], data: new Float32Array(sc) },
+          ],
+          attrs,
+        })),
+      ),
     ];
     for (const spec of cases) {
       const outs = spec.op === "LayerNormalization" ? 3 : 1;
       const got = runOne({ ...spec, outputs: outs });
-      const want = runOne({ ...spec, inputs: spec.inputs.map(wide), outputs: outs });
+      const inputs = spec.inputs.map((t, i) => (spec.op === "Resize" && i > 0 ? t : wide(t)));
+      const want = runOne({ ...spec, inputs, outputs: outs });
       expect(got.length).toBe(want.length);
       got.forEach((g, i) => {
         expect(g.shape).toEqual(want[i]!.shape);

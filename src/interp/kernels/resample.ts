@@ -212,6 +212,8 @@ function resize(
   if (!isFloatType(x.dtype) && o.mode !== "nearest")
     fail(ctx, `${o.mode} resizing needs floating-point input`);
   const extrapolation = floatAttr(ctx, "extrapolation_value", { without: 0 });
+  if (x.dtype === DataType.FLOAT && o.mode === "nearest" && o.coord !== "tf_crop_and_resize")
+    return nearest32(x, outShape, sc, roi, o);
   let v = toFloat64(x);
   let shape = [...x.shape];
   for (let axis = 0; axis < r; axis++) {
@@ -226,6 +228,50 @@ function resize(
     shape[axis] = outLen;
   }
   return fromFloat64(x.dtype, outShape, v);
+}
+
+/**
+ * Nearest resizing of float32, as one gather from the input: each resampled axis of the general
+ * path stores 0 + 1·v (v, with −0 made +0), so an output is its source value + 0 when any axis is
+ * resampled, the value itself when none is.
+ */
+function nearest32(
+  x: RTensor,
+  outShape: number[],
+  sc: number[],
+  roi: number[] | undefined,
+  o: ResizeOptions,
+): RTensor {
+  const r = x.shape.length;
+  const inStr = strides(x.shape);
+  let touched = false;
+  // Per axis: the input offset (index · stride) of each output coordinate.
+  const offs = x.shape.map((inLen, axis) => {
+    const outLen = outShape[axis]!;
+    const a = scratch(Int32Array, outLen);
+    if (inLen === outLen && sc[axis] === 1) {
+      for (let i = 0; i < outLen; i++) a[i] = i * inStr[axis]!;
+      return a;
+    }
+    touched = true;
+    const roiStart = roi && roi.length === 2 * r ? roi[axis]! : 0;
+    const roiEnd = roi && roi.length === 2 * r ? roi[axis + r]! : 1;
+    const plan = planAxis(o, inLen, outLen, sc[axis]!, roiStart, roiEnd);
+    for (let i = 0; i < outLen; i++) a[i] = plan.index[i]! * inStr[axis]!;
+    return a;
+  });
+  const src = x.data as Float32Array;
+  const out = allocStorage(DataType.FLOAT, prod(outShape)) as Float32Array;
+  const z = touched ? 0 : -0; // v + -0 is v, also for −0
+  const last = offs[r - 1] ?? new Int32Array(1);
+  const c = new Array<number>(Math.max(r - 1, 0)).fill(0);
+  for (let dst = 0; dst < out.length;) {
+    let base = 0;
+    for (let i = 0; i < r - 1; i++) base += offs[i]![c[i]!]!;
+    for (let j = 0; j < last.length; j++) out[dst++] = src[base + last[j]!]! + z;
+    for (let i = r - 2; i >= 0 && ++c[i]! === outShape[i]!; i--) c[i] = 0;
+  }
+  return { dtype: DataType.FLOAT, shape: outShape, data: out };
 }
 
 function floatsOf(t: RTensor | undefined): number[] | undefined {
@@ -343,7 +389,7 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
   // For each (input position, kernel position): the output offset it adds to, or -1. Per axis
   // first (axisOff[i][ic·kernel[i] + kc]), then summed over the axes of each pair.
   const axisOff = inSp.map((d, i) => {
-    const a = new Int32Array(d * kernel[i]!);
+    const a = scratch(Int32Array, d * kernel[i]!);
     for (let ic = 0; ic < d; ic++)
       for (let kc = 0; kc < kernel[i]!; kc++) {
         const pos = ic * st[i]! - pads[i]! + kc * dil[i]!;
