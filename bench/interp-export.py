@@ -1,7 +1,8 @@
 # Exports the models bench/interp-models.ts measures (random weights, never committed):
 # resnet18 (legacy exporter, opset 13, BatchNorm statistics recalibrated on random inputs so that
 # the outputs are not ~0), convnext_tiny (opset 17) and a PP-OCR-like detection net (depthwise
-# convolutions, hardswish, Resize, ConvTranspose). Each model gets one input file.
+# convolutions, hardswish, Resize, ConvTranspose), swin_t (opset 17) and a BERT of 2 layers of
+# hidden size 32 (transformers; three int64 inputs). Each model gets its input files.
 # Usage: python bench/interp-export.py OUT_DIR [name ...]
 import os
 import sys
@@ -85,21 +86,53 @@ class OcrDet(nn.Module):
         return self.head(torch.cat(outs, 1))
 
 
-def export(name, model, shape, opset, out_dir):
+def export(name, model, shape, opset, out_dir, inputs=None):
     torch.manual_seed(0)
-    x = torch.randn(*shape)
+    xs = inputs if inputs is not None else {"input": torch.randn(*shape)}
     path = os.path.join(out_dir, f"{name}.onnx")
     torch.onnx.export(
-        model, (x,), path, opset_version=opset, input_names=["input"], output_names=["output"],
-        dynamo=False,
+        model, tuple(xs.values()), path, opset_version=opset, input_names=list(xs),
+        output_names=["output"], dynamo=False,
     )
     folder = os.path.join(out_dir, name)
     os.makedirs(folder, exist_ok=True)
-    t = numpy_helper.from_array(x.numpy().astype(np.float32), "input")
-    with open(os.path.join(folder, "input_0.pb"), "wb") as f:
-        f.write(t.SerializeToString())
+    for i, (k, x) in enumerate(xs.items()):
+        t = numpy_helper.from_array(x.numpy(), k)
+        with open(os.path.join(folder, f"input_{i}.pb"), "wb") as f:
+            f.write(t.SerializeToString())
     onnx.checker.check_model(path)
     print(path)
+
+
+class Bert(nn.Module):
+    """BERT with 2 layers of hidden size 32 (transformers), its last hidden state as the output."""
+
+    def __init__(self):
+        super().__init__()
+        from transformers import BertConfig, BertModel
+
+        cfg = BertConfig(
+            vocab_size=1000, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+            intermediate_size=128, max_position_embeddings=128, attn_implementation="eager",
+        )
+        self.inner = BertModel(cfg).eval()
+
+    def forward(self, input_ids, attention_mask, token_type_ids):
+        out = self.inner(
+            input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids,
+            return_dict=False,
+        )
+        return out[0]
+
+
+def bert_inputs(seq=16):
+    g = torch.Generator().manual_seed(0)
+    ids = torch.randint(1, 1000, (1, seq), generator=g)
+    mask = torch.ones(1, seq, dtype=torch.int64)
+    mask[0, -3:] = 0
+    types = torch.zeros(1, seq, dtype=torch.int64)
+    types[0, seq // 2 :] = 1
+    return {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
 
 
 def main():
@@ -119,6 +152,11 @@ def main():
             m = OcrDet()
             recalibrate(m, (2, 3, 640, 640))
             export(name, m, (1, 3, 640, 640), 13, out_dir)
+        elif name == "swin_t":
+            m = torchvision.models.swin_t(weights=None).eval()
+            export(name, m, (1, 3, 224, 224), 17, out_dir)
+        elif name == "bert":
+            export(name, Bert().eval(), None, 17, out_dir, bert_inputs())
         else:
             raise SystemExit(f"unknown model '{name}'")
 

@@ -1,17 +1,20 @@
 // The interpreter on real models, as a user meets it: whole-process time of `onnx-expand run
 // MODEL input_0.pb --output-dir D` against an onnxruntime-node script loading the same files
-// (bench/interp-ort.mjs), side by side, median of 3, and the largest difference of the outputs.
+// (bench/interp-ort.mjs), and onnxruntime-web's WebAssembly backend in Node as an anchor, side by
+// side, median of 3, and the largest difference of the outputs from onnxruntime-node's; the load
+// average before and after (the ratios are only comparable within one run on a shared machine).
 //
 // The models are made at bench time, never committed: exported with torch when a Python with
 // torch, torchvision and onnx is at hand (INTERP_PYTHON, default python3; bench/interp-export.py),
 // else generated with the IR builder with the same layer shapes (bench/interp-nets.ts). They are
 // kept in INTERP_MODELS (default: a folder under the system's temporary folder).
 //
-//   npx tsx bench/interp-models.ts [resnet18] [convnext_tiny] [ocr_det]   (dist/ must be built)
+//   npx tsx bench/interp-models.ts [resnet18] [convnext_tiny] [ocr_det] [swin_t] [bert]
+//   (dist/ must be built)
 
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { decodeTensorProto } from "../src/interp/value-proto.js";
@@ -20,8 +23,10 @@ import { generateNet } from "./interp-nets.js";
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const dir = process.env.INTERP_MODELS ?? join(tmpdir(), "onnx-expand-interp-models");
 const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));
-const models = names.length ? names : ["resnet18", "convnext_tiny", "ocr_det"];
+const models = names.length ? names : ["resnet18", "convnext_tiny", "ocr_det", "swin_t", "bert"];
 const RUNS = Number(process.env.INTERP_RUNS ?? 3);
+/** onnxruntime-web's WebAssembly backend as an anchor (INTERP_WEB=0 leaves it out). */
+const WEB = process.env.INTERP_WEB !== "0";
 
 function ensureModels(): void {
   mkdirSync(dir, { recursive: true });
@@ -31,7 +36,13 @@ function ensureModels(): void {
   const r = spawnSync(py, [here("interp-export.py"), dir, ...missing], { stdio: "pipe" });
   if (r.status === 0) return;
   console.log(`(no torch export: ${py} exited ${r.status}; generating nets of the same shapes)`);
-  for (const m of missing) generateNet(m, dir);
+  for (const m of missing)
+    try {
+      generateNet(m, dir);
+    } catch {
+      console.log(`(${m}: no generated net of its shapes; left out)`);
+      models.splice(models.indexOf(m), 1);
+    }
 }
 
 function time(cmd: string[]): number {
@@ -47,23 +58,36 @@ const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 
 ensureModels();
 const cli = here("../dist/cli/bin.js");
-console.log("model            ours (s)   onnxruntime-node (s)   ratio   max |diff|");
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
+console.log(`load average at the start: ${load()} (${availableParallelism()} cores)`);
+console.log(
+  "model          ours (s)  onnxruntime-node (s)  ratio  onnxruntime-web (s)  ratio  max |diff|",
+);
 for (const m of models) {
   const model = join(dir, `${m}.onnx`);
-  const input = join(dir, m, "input_0.pb");
+  const inputs = readdirSync(join(dir, m))
+    .filter((f) => /^input_\d+\.pb$/.test(f))
+    .sort((a, b) => parseInt(a.slice(6)) - parseInt(b.slice(6)))
+    .map((f) => join(dir, m, f));
   const oursDir = join(dir, m, "ours");
   const ortDir = join(dir, m, "ort");
-  mkdirSync(oursDir, { recursive: true });
-  mkdirSync(ortDir, { recursive: true });
+  const webDir = join(dir, m, "ort-web");
+  for (const d of [oursDir, ortDir, webDir]) mkdirSync(d, { recursive: true });
   const ours: number[] = [];
   const ort: number[] = [];
+  const web: number[] = [];
   try {
+    // Side by side: each round runs the three once, so that load changes hit all alike.
     for (let i = 0; i < RUNS; i++) {
-      ort.push(time([here("interp-ort.mjs"), model, ortDir, input]));
-      ours.push(time([cli, "run", model, input, "--output-dir", oursDir]));
+      ort.push(time([here("interp-ort.mjs"), model, ortDir, ...inputs]));
+      if (WEB) web.push(time([here("interp-ort.mjs"), "--web", model, webDir, ...inputs]));
+      ours.push(time([cli, "run", model, ...inputs, "--output-dir", oursDir]));
     }
   } catch (e) {
-    console.log(`${m.padEnd(16)} ${(e as Error).message.split("\n")[0]}`);
+    console.log(`${m.padEnd(14)} ${(e as Error).message.split("\n")[0]}`);
     process.exitCode = 1;
     continue;
   }
@@ -75,8 +99,10 @@ for (const m of models) {
   for (let i = 0; i < a.length; i++) diff = Math.max(diff, Math.abs(a[i]! - b[i]!));
   if (a.length !== b.length) diff = NaN;
   const [o, r] = [med(ours) / 1000, med(ort) / 1000];
+  const w = WEB ? med(web) / 1000 : NaN;
   console.log(
-    `${m.padEnd(16)} ${o.toFixed(2).padStart(8)}   ${r.toFixed(2).padStart(20)}   ${(o / r).toFixed(1).padStart(5)}   ${diff.toExponential(1)}`,
+    `${m.padEnd(14)} ${o.toFixed(2).padStart(8)}  ${r.toFixed(2).padStart(20)}  ${(o / r).toFixed(1).padStart(5)}  ${w.toFixed(2).padStart(19)}  ${(o / w).toFixed(1).padStart(5)}  ${diff.toExponential(1).padStart(10)}`,
   );
 }
+console.log(`load average at the end: ${load()}`);
 writeFileSync(join(dir, "last-run.txt"), new Date().toISOString());

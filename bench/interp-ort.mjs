@@ -1,9 +1,17 @@
 // onnxruntime-node as a user meets it: a fresh process loads a model and its input .pb files, runs
-// once and writes output_<i>.pb (raw float data). Used by bench/interp-models.ts.
-//   node bench/interp-ort.mjs MODEL OUT_DIR INPUT.pb...
+// once and writes output_<i>.raw (the output's raw data). Used by bench/interp-models.ts. With
+// --web, onnxruntime-web's WebAssembly backend (SIMD, as many threads as cores) instead: the
+// runtime closest to ours, as an anchor.
+//   node bench/interp-ort.mjs [--web] MODEL OUT_DIR INPUT.pb...
 import { readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
-import * as ort from "onnxruntime-node";
+
+const args = process.argv.slice(2);
+const web = args[0] === "--web";
+if (web) args.shift();
+const ort = web ? await import("onnxruntime-web") : await import("onnxruntime-node");
+if (web) ort.env.wasm.numThreads = availableParallelism();
 
 function varint(b, p) {
   let v = 0;
@@ -16,11 +24,12 @@ function varint(b, p) {
   }
 }
 
-/** The dims, type and raw data of a float32 TensorProto (what the export script writes). */
+/** The dims, type and raw data of a float32 or int64 TensorProto (what the export script writes). */
 function readTensor(bytes) {
   const p = { at: 0 };
   const dims = [];
   let raw;
+  let type = 1;
   while (p.at < bytes.length) {
     const key = varint(bytes, p);
     const field = Math.floor(key / 8);
@@ -28,6 +37,7 @@ function readTensor(bytes) {
     if (wire === 0) {
       const v = varint(bytes, p);
       if (field === 1) dims.push(v);
+      else if (field === 2) type = v;
     } else if (wire === 2) {
       const len = varint(bytes, p);
       const body = bytes.subarray(p.at, p.at + len);
@@ -39,12 +49,13 @@ function readTensor(bytes) {
     } else if (wire === 5) p.at += 4;
     else if (wire === 1) p.at += 8;
   }
-  const data = new Float32Array(raw.byteLength / 4);
-  new Uint8Array(data.buffer).set(raw);
-  return new ort.Tensor("float32", data, dims);
+  const copy = new Uint8Array(raw.byteLength);
+  copy.set(raw);
+  if (type === 7) return new ort.Tensor("int64", new BigInt64Array(copy.buffer), dims);
+  return new ort.Tensor("float32", new Float32Array(copy.buffer), dims);
 }
 
-const [model, outDir, ...inputs] = process.argv.slice(2);
+const [model, outDir, ...inputs] = args;
 const session = await ort.InferenceSession.create(model);
 const feeds = {};
 inputs.forEach((f, i) => (feeds[session.inputNames[i]] = readTensor(readFileSync(f))));

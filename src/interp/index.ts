@@ -29,3 +29,4 @@ export {
 } from "./backend-test.js";
 export { kernels, kernelFor } from "./kernels/index.js";
 export { allocTensor, elementCount, toFloat64, fromFloat64 } from "./tensor.js";
+export { formatProfile, type RunProfile, type NodeProfile, type OpTypeProfile } from "./profile.js";

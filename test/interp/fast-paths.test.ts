@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { setGemmDisabled } from "../../src/interp/kernels/wasm/gemm.js";
 import { erf, erfFloat32 } from "../../src/interp/kernels/erf.js";
+import { erfWasm } from "../../src/interp/kernels/ew-wasm.js";
 import type { RTensor } from "../../src/interp/types.js";
 import { DataType, runOne, type OneNodeSpec } from "../helpers/interp.js";
 
@@ -29,10 +30,15 @@ describe("ConvTranspose with disjoint taps on the product", () => {
       [[1, 8, 5, 6], [8, 4, 2, 2], { strides: [2, 2] }, true],
       [[2, 3, 4, 4], [3, 2, 2, 3], { strides: [3, 3], pads: [1, 0, 0, 1] }, false],
       [[1, 5, 7], [5, 3, 2], { strides: [2], output_padding: [1] }, true],
+      [[2, 3, 3, 4], [3, 2, 2, 2], { strides: [3, 3] }, true], // outputs no tap reaches
     ];
     for (const [xs, ws, attrs, withBias] of cases) {
       const inputs = [rand(xs, 1), rand(ws, 2)];
-      if (withBias) inputs.push(rand([ws[1]!], 3));
+      if (withBias) {
+        const bias = rand([ws[1]!], 3);
+        (bias.data as Float32Array)[0] = -0; // 0 + -0 is +0 where no tap reaches
+        inputs.push(bias);
+      }
       const spec: OneNodeSpec = { op: "ConvTranspose", inputs, attrs };
       setGemmDisabled(true);
       let want: RTensor;
@@ -111,6 +117,125 @@ describe("broadcast arithmetic in blocks", () => {
   });
 });
 
+describe("float32 arithmetic in WebAssembly", () => {
+  it("gives the JavaScript loop's bits: full, one value, repeated rows; Inf, NaN, -0, 0/0", () => {
+    const shapes: [number[], number[]][] = [
+      [
+        [3, 50, 41],
+        [3, 50, 41],
+      ],
+      [[3, 50, 41], []],
+      [[], [3, 50, 41]],
+      [[3, 50, 41], [41]],
+      [
+        [50, 41],
+        [3, 50, 41],
+      ],
+      [
+        [3, 50, 41],
+        [1, 1, 41],
+      ],
+      [[7, 9000], [9000]], // a chunk of one row
+    ];
+    const special = (t: RTensor) => {
+      const d = t.data as Float32Array;
+      if (d.length > 8) [d[3], d[5], d[6], d[7]] = [Infinity, NaN, -0, 0];
+      return t;
+    };
+    for (const [sa, sb] of shapes)
+      for (const op of ["Add", "Sub", "Mul", "Div"]) {
+        const spec: OneNodeSpec = { op, inputs: [special(rand(sa, 11)), special(rand(sb, 12))] };
+        setGemmDisabled(true);
+        let want: RTensor;
+        try {
+          want = runOne(spec)[0]!;
+        } finally {
+          setGemmDisabled(false);
+        }
+        const got = runOne(spec)[0]!;
+        expect(got.shape).toEqual(want.shape);
+        expect(bits(got)).toEqual(bits(want));
+      }
+  });
+});
+
+describe("float32 HardSigmoid in WebAssembly", () => {
+  it("gives the JavaScript loop's bits (odd length; Inf, NaN, -0, a beta of -0)", () => {
+    const x = rand([5001], 31);
+    const d = x.data as Float32Array;
+    d.set([Infinity, -Infinity, NaN, -0, 0, 1e30, -1e-30], 100);
+    for (const attrs of [{}, { alpha: 1 / 6, beta: 0.5 }, { alpha: 3, beta: -0 }]) {
+      const spec: OneNodeSpec = { op: "HardSigmoid", inputs: [x], attrs };
+      setGemmDisabled(true);
+      let want: RTensor;
+      try {
+        want = runOne(spec)[0]!;
+      } finally {
+        setGemmDisabled(false);
+      }
+      expect(bits(runOne(spec)[0]!)).toEqual(bits(want));
+    }
+  });
+});
+
+describe("float32 LayerNormalization, Softmax and nearest Resize without float64 copies", () => {
+  const wide = (t: RTensor): RTensor => ({
+    dtype: DataType.DOUBLE,
+    shape: t.shape,
+    data: Float64Array.from(t.data as Float32Array),
+  });
+  const rounded = (t: RTensor) =>
+    t.data instanceof Float32Array
+      ? bits(t)
+      : [...new Uint32Array(Float32Array.from(t.data as Float64Array).buffer)];
+  it("rounds the float64 path's results (the same operations), statistics too; nearest Resize", () => {
+    const x = rand([2, 5, 24], 21);
+    (x.data as Float32Array)[7] = -0;
+    const cases: OneNodeSpec[] = [
+      {
+        op: "LayerNormalization",
+        inputs: [x, rand([24], 22), rand([24], 23)],
+        attrs: { axis: -1 },
+      },
+      { op: "LayerNormalization", inputs: [x, rand([5, 24], 24)], attrs: { axis: 1 } },
+      { op: "Softmax", inputs: [x], attrs: { axis: -1 } },
+      { op: "Softmax", inputs: [x], attrs: { axis: 1 } },
+      { op: "LogSoftmax", inputs: [x], attrs: { axis: -1 } },
+      { op: "Hardmax", inputs: [x], attrs: { axis: 0 } },
+      ...[
+        [1, 1, 2, 2],
+        [1, 1.5, 0.6, 3],
+        [1, 1, 1, 1],
+      ].flatMap((sc) =>
+        [
+          { mode: "nearest" },
+          { mode: "nearest", coordinate_transformation_mode: "half_pixel", nearest_mode: "ceil" },
+          { mode: "nearest", coordinate_transformation_mode: "align_corners" },
+        ].map((attrs) => ({
+          op: "Resize",
+          inputs: [
+            { ...x, shape: [2, 5, 4, 6] },
+            { dtype: DataType.FLOAT, shape: [0], data: new Float32Array(0) },
+            { dtype: DataType.FLOAT, shape: [4], data: new Float32Array(sc) },
+          ],
+          attrs,
+        })),
+      ),
+    ];
+    for (const spec of cases) {
+      const outs = spec.op === "LayerNormalization" ? 3 : 1;
+      const got = runOne({ ...spec, outputs: outs });
+      const inputs = spec.inputs.map((t, i) => (spec.op === "Resize" && i > 0 ? t : wide(t)));
+      const want = runOne({ ...spec, inputs, outputs: outs });
+      expect(got.length).toBe(want.length);
+      got.forEach((g, i) => {
+        expect(g.shape).toEqual(want[i]!.shape);
+        expect(bits(g)).toEqual(rounded(want[i]!));
+      });
+    }
+  });
+});
+
 describe("Erf on float32", () => {
   it("rounds like the float64 series on a sweep of inputs (bench/interp-erf-check.ts: all 2^32)", () => {
     const n = 1 << 16;
@@ -123,5 +248,18 @@ describe("Erf on float32", () => {
     const out = new Float32Array(n);
     erfFloat32(src, out);
     for (let i = 0; i < n; i++) expect(Object.is(out[i], Math.fround(erf(src[i]!)))).toBe(true);
+  });
+
+  it("in WebAssembly gives erfFloat32's bits: every 4,099th float32 bit pattern, ±0, NaN, ±Inf, ±6", () => {
+    const pats: number[] = [];
+    for (let b = 0; b < 2 ** 32; b += 4099) pats.push(b);
+    const src = new Float32Array(new Uint32Array(pats).buffer);
+    src.set([0, -0, NaN, Infinity, -Infinity, 6, -6, Math.fround(5.99999), 1e-40, -1e-45]);
+    const got = new Float32Array(src.length);
+    expect(erfWasm(src, got)).toBe(true);
+    const want = new Float32Array(src.length);
+    erfFloat32(src, want);
+    for (let i = 0; i < src.length; i++)
+      if (!Object.is(got[i], want[i])) expect([src[i], got[i]]).toEqual([src[i], want[i]]);
   });
 });

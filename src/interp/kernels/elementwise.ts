@@ -24,6 +24,7 @@ import { broadcastsMultidirectionally } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
 import { intAttr } from "./attrs.js";
 import { erf, erfFloat32 } from "./erf.js";
+import { arithWasm, erfWasm } from "./ew-wasm.js";
 
 type Num = (x: number) => number;
 type Big = (x: bigint) => bigint;
@@ -110,7 +111,7 @@ const erfKernel: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   if (x.dtype !== DataType.FLOAT) return generalErf(ctx, inputs);
   const out = allocStorage(x.dtype, x.data.length) as Float32Array;
-  erfFloat32(x.data as Float32Array, out);
+  if (!erfWasm(x.data as Float32Array, out)) erfFloat32(x.data as Float32Array, out);
   return [{ dtype: x.dtype, shape: [...x.shape], data: out }];
 };
 const generalErf = unary("Erf", { float: erf });
@@ -225,8 +226,11 @@ export function binaryCompute(
   const sa = unitStep(a.shape, shape);
   const sb = unitStep(b.shape, shape);
   if (dom === "float" && spec.fast) {
-    if (sa >= 0 && sb >= 0) fastFloat(spec.fast, av, sa, bv, sb, out);
-    else blockedFloat(spec.fast, av, a.shape, bv, b.shape, shape, out);
+    if (sa >= 0 && sb >= 0) {
+      const f32 = (x: Storage) => x as Float32Array;
+      if (!(dtype === DataType.FLOAT && arithWasm(spec.fast, f32(av), sa, f32(bv), sb, f32(out))))
+        fastFloat(spec.fast, av, sa, bv, sb, out);
+    } else blockedFloat(spec.fast, av, a.shape, bv, b.shape, shape, out);
   } else broadcast2(av, ia, bv, ib, out, f);
   return finish(dtype, shape, out);
 }

@@ -6,7 +6,8 @@
 // polynomials, made once), accepted only when both ends of a relative interval of ±2^-40 around
 // it round to the same float32 (the two evaluations differ far less than that); otherwise, and
 // for 0, |x| ≥ 6 and NaN, the reference series decides. `bench/interp-erf-check.ts` compares
-// the two over all 2^32 float32 inputs.
+// the two over all 2^32 float32 inputs. WebAssembly's `erf32` (wasm/gemm-template.mjs, through
+// ew-wasm.ts) is the same evaluation, the same operations in the same order.
 
 /** erf(x) in float64: the series / continued fraction split. */
 export function erf(x: number): number {
@@ -63,9 +64,12 @@ function coefficients(): Float64Array {
   return t;
 }
 
+/** The Taylor table (POINTS × (DEGREE + 1) float64, constant first), made once. */
+export const erfTable = (): Float64Array => (table ??= coefficients());
+
 /** erf over float32 values into float32 storage; the same results as rounding `erf`. */
 export function erfFloat32(src: Float32Array, out: Float32Array): void {
-  const t = (table ??= coefficients());
+  const t = erfTable();
   const fround = Math.fround;
   const n = src.length;
   for (let i = 0; i < n; i++) {
@@ -75,8 +79,8 @@ export function erfFloat32(src: Float32Array, out: Float32Array): void {
       out[i] = erf(x);
       continue;
     }
-    const k = Math.round(ax * STEPS);
-    const h = ax - k / STEPS; // exact: both are float32-sized
+    const k = (ax * STEPS + 0.5) | 0; // the nearest grid point (ax < 6: no overflow)
+    const h = ax - k * (1 / STEPS); // exact: both are float32-sized
     const b = k * (DEGREE + 1);
     let p = t[b + 8]!;
     p = p * h + t[b + 7]!;

@@ -19,6 +19,7 @@ import {
   packedABytes,
   packedBBytes,
   packedConstant,
+  panelsAt,
   scratchAlloc,
   scratchRelease,
   stage,
@@ -111,8 +112,8 @@ export function convGemm(
           ar.ex.im2col!(tmp, cg, ...g.win2d, nOut, cols);
           ar.top = tmp;
         } else
-          im2col(f64At(ar, cols, packedBBytes(K, nOut) / 8), xv, x0, inSize, cg, nK, nOut, table());
-        gemm(ar, a, cols, res, bias, mg, nOut, K);
+          im2col(f32At(ar, cols, packedBBytes(K, nOut) / 4), xv, x0, inSize, cg, nK, nOut, table());
+        gemm(ar, a, panelsAt(cols, K), res, bias, mg, nOut, K);
         out.set(f32At(ar, res, mg * nOut), (bi * m + gi * mg) * nOut);
       }
       scratchRelease(ar);
@@ -125,7 +126,7 @@ export function convGemm(
 
 /** The columns of a convolution in panels of NR output positions: row t = ic·nK + q. */
 function im2col(
-  dst: Float64Array,
+  dst: Float32Array,
   xv: Float32Array,
   x0: number,
   inSize: number,
@@ -154,7 +155,8 @@ function im2col(
 /**
  * One matrix product of a batched MatMul or a Gemm: C (M × N) = A · B from 0, A's element (i, t)
  * at a[aOff + i*ars + t*acs], B's (t, j) at b[bOff + t*brs + j*bcs]. float32 results go to
- * `out32` at `at` (rounded once); float64 results (out64) are returned unrounded.
+ * `out32` at `at` (rounded once); float64 results (unrounded) are returned, or, with `out32` a
+ * function, handed to it in place (the view is valid only during the call).
  */
 export function product(
   ar: Arena,
@@ -169,16 +171,21 @@ export function product(
   M: number,
   N: number,
   K: number,
-  out32?: { data: Float32Array; at: number },
+  out32?: { data: Float32Array; at: number } | ((res: Float64Array) => void),
 ): Float64Array | undefined {
   try {
     // Constants first: their packed forms go below the scratch.
     const pb0 = isConstant(b) ? packed(ar, "b", b, bOff, brs, bcs, K, N) : -1;
     const pa = packed(ar, "a", a, aOff, ars, acs, M, K);
-    const pb = pb0 >= 0 ? pb0 : packed(ar, "b", b, bOff, brs, bcs, K, N);
+    const pb = panelsAt(pb0 >= 0 ? pb0 : packed(ar, "b", b, bOff, brs, bcs, K, N), K);
     const bias = zeroBias(ar, M);
-    const res = scratchAlloc(ar, M * N * (out32 ? 4 : 8), "product result");
-    gemm(ar, pa, pb, res, bias, M, N, K, !out32);
+    const wide = !out32 || typeof out32 === "function";
+    const res = scratchAlloc(ar, M * N * (wide ? 8 : 4), "product result");
+    gemm(ar, pa, pb, res, bias, M, N, K, wide);
+    if (typeof out32 === "function") {
+      out32(f64At(ar, res, M * N));
+      return undefined;
+    }
     if (out32) {
       out32.data.set(f32At(ar, res, M * N), out32.at);
       return undefined;

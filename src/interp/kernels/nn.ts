@@ -28,6 +28,7 @@ import { hasInput, inputIndex, outputTypes, softmaxAlongAxis } from "../../schem
 import { opVersion } from "./version.js";
 import { floatAttr, intAttr, stringAttr } from "./attrs.js";
 import { gemmFor, product } from "./gemm-ops.js";
+import { hardSigmoidWasm } from "./ew-wasm.js";
 
 // ---------------------------------------------------------------------------------------------
 // Activations with attributes
@@ -69,7 +70,8 @@ const activations: Record<string, Kernel> = {
       // float32: the same expression in a loop of its own (no call per element).
       const src = x.data as Float32Array;
       const out = allocStorage(DataType.FLOAT, src.length) as Float32Array;
-      for (let i = 0; i < src.length; i++) out[i] = Math.max(0, Math.min(1, a * src[i]! + b));
+      if (!hardSigmoidWasm(src, out, a, b))
+        for (let i = 0; i < src.length; i++) out[i] = Math.max(0, Math.min(1, a * src[i]! + b));
       return [{ dtype: DataType.FLOAT, shape: [...x.shape], data: out }];
     }
     return unary("HardSigmoid", { float: (v) => Math.max(0, Math.min(1, a * v + b)) })(ctx, inputs);
@@ -202,8 +204,12 @@ function softmaxLike(kind: "softmax" | "log" | "hard"): Kernel {
     const x = input(ctx, inputs, 0);
     requireFloat(ctx, x);
     const [outer, dim, inner] = softmaxLayout(ctx, x);
-    const v = toFloat64(x);
-    const out = scratch(Float64Array, v.length);
+    // float32 is read and written as it is: the same float64 operations, rounded once.
+    const f32 = x.dtype === DataType.FLOAT;
+    const v = f32 ? (x.data as Float32Array) : toFloat64(x);
+    const out = f32
+      ? (allocStorage(DataType.FLOAT, v.length) as Float32Array)
+      : scratch(Float64Array, v.length);
     for (let o = 0; o < outer; o++)
       for (let i = 0; i < inner; i++) {
         const base = o * dim * inner + i;
@@ -229,6 +235,7 @@ function softmaxLike(kind: "softmax" | "log" | "hard"): Kernel {
           out[idx] = kind === "log" ? v[idx]! - max - logSum : Math.exp(v[idx]! - max) / sum;
         }
       }
+    if (out instanceof Float32Array) return [{ dtype: x.dtype, shape: [...x.shape], data: out }];
     return [fromFloat64(x.dtype, [...x.shape], out)];
   };
 }
@@ -322,6 +329,12 @@ const MatMul: Kernel = (ctx, inputs) => {
   if (ar) {
     const data = allocStorage(DataType.FLOAT, prod(outShape)) as Float32Array;
     const [ad, bd] = [a.data as Float32Array, b.data as Float32Array];
+    if (prod(bBatch) === 1 && prod(aBatch) === nb) {
+      // One B for every batch entry, A's rows consecutive: one product of nb·n rows (each
+      // output's sum is the same, in the same order).
+      product(ar, ad, 0, k, 1, bd, 0, m, 1, nb * n, m, k, { data, at: 0 });
+      return [{ dtype: DataType.FLOAT, shape, data }];
+    }
     for (let p = 0; p < nb; p++)
       product(
         ar,

@@ -7,7 +7,7 @@ import { attrInt } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { hasAttribute, scaleIsPerChannel } from "../../schema/facts.js";
-import { fromFloat64, toFloat64, scratch } from "../tensor.js";
+import { allocStorage, fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import {
   broadcastIndex,
@@ -207,7 +207,12 @@ const InstanceNormalization: Kernel = (ctx, inputs) => {
 };
 
 /** The mean of v[start, start + n) and 1 / sqrt(its variance + eps). */
-function moments(v: Float64Array, start: number, n: number, eps: number): [number, number] {
+function moments(
+  v: Float64Array | Float32Array,
+  start: number,
+  n: number,
+  eps: number,
+): [number, number] {
   let mean = 0;
   for (let i = 0; i < n; i++) mean += v[start + i]!;
   mean /= n;
@@ -227,9 +232,13 @@ const LayerNormalization: Kernel = (ctx, inputs) => {
   const inner = prod(x.shape.slice(axis));
   const outer = prod(x.shape.slice(0, axis));
   const statShape = x.shape.map((d, i) => (i < axis ? d : 1));
-  const v = toFloat64(x);
+  const statType = intAttr(ctx, "stash_type") === 1 ? DataType.FLOAT : x.dtype;
   const means = scratch(Float64Array, outer);
   const invs = scratch(Float64Array, outer);
+  const y32 = layerNorm32(x, scaleT, biasT, axis, eps, means, invs);
+  if (y32)
+    return [y32, fromFloat64(statType, statShape, means), fromFloat64(statType, statShape, invs)];
+  const v = toFloat64(x);
   for (let o = 0; o < outer; o++) {
     const [mean, inv] = moments(v, o * inner, inner, eps);
     means[o] = mean;
@@ -247,11 +256,7 @@ const LayerNormalization: Kernel = (ctx, inputs) => {
   const s = toFloat64(scaleT);
   const b = biasT ? toFloat64(biasT) : undefined;
   const y = scratch(Float64Array, prod(outShape));
-  // The usual case: Scale and B hold one value per normalised element (and broadcast no further).
-  const lead = (sh: readonly number[]) => sh.slice(sh.findIndex((d) => d !== 1) >>> 0);
-  const tail = lead(x.shape.slice(axis)).join(",");
-  const perInner = (t: RTensor | undefined) => !t || lead(t.shape).join(",") === tail;
-  if (y.length === v.length && perInner(scaleT) && perInner(biasT) && s.length === inner) {
+  if (y.length === v.length && perInner(x, axis, scaleT, biasT)) {
     for (let o = 0, p = 0; o < outer; o++)
       for (let i = 0; i < inner; i++, p++) y[p] = v[p]! * s[i]! + (b ? b[i]! : 0);
   } else {
@@ -260,13 +265,56 @@ const LayerNormalization: Kernel = (ctx, inputs) => {
     const bIdx = biasT ? broadcastAlong(biasT.shape, outShape) : undefined;
     for (let p = 0; p < y.length; p++) y[p] = v[xIdx(p)]! * s[sIdx(p)]! + (b ? b[bIdx!(p)]! : 0);
   }
-  const statType = intAttr(ctx, "stash_type") === 1 ? DataType.FLOAT : x.dtype;
   return [
     fromFloat64(x.dtype, outShape, y),
     fromFloat64(statType, statShape, means),
     fromFloat64(statType, statShape, invs),
   ];
 };
+
+/**
+ * The usual case: Scale and B hold one value per normalised element (and broadcast no further,
+ * nor make the output larger than X).
+ */
+function perInner(x: RTensor, axis: number, scale: RTensor, bias: RTensor | undefined): boolean {
+  const lead = (sh: readonly number[]) => sh.slice(sh.findIndex((d) => d !== 1) >>> 0);
+  const tail = lead(x.shape.slice(axis)).join(",");
+  const ok = (t: RTensor | undefined) =>
+    !t || (lead(t.shape).join(",") === tail && t.shape.length <= x.shape.length);
+  return ok(scale) && ok(bias) && scale.data.length === prod(x.shape.slice(axis));
+}
+
+/**
+ * LayerNormalization of float32 X with float32 Scale and B in the usual case, straight from and
+ * into float32 storage: the same float64 operations in the same order as the general path
+ * (moments, (x − mean)·inv, then ·scale + bias, rounded once), without its float64 copies.
+ * Fills means and invs; undefined when the case does not apply.
+ */
+function layerNorm32(
+  x: RTensor,
+  scaleT: RTensor,
+  biasT: RTensor | undefined,
+  axis: number,
+  eps: number,
+  means: Float64Array,
+  invs: Float64Array,
+): RTensor | undefined {
+  const f32 = (t: RTensor | undefined) => !t || t.dtype === DataType.FLOAT;
+  if (!f32(x) || !f32(scaleT) || !f32(biasT) || !perInner(x, axis, scaleT, biasT)) return undefined;
+  const inner = prod(x.shape.slice(axis));
+  const xv = x.data as Float32Array;
+  const s = scaleT.data as Float32Array;
+  const b = biasT?.data as Float32Array | undefined;
+  const y = allocStorage(DataType.FLOAT, xv.length) as Float32Array;
+  for (let o = 0, p = 0; o < means.length; o++) {
+    const [mean, inv] = moments(xv, p, inner, eps);
+    means[o] = mean;
+    invs[o] = inv;
+    if (b) for (let i = 0; i < inner; i++, p++) y[p] = (xv[p]! - mean) * inv * s[i]! + b[i]!;
+    else for (let i = 0; i < inner; i++, p++) y[p] = (xv[p]! - mean) * inv * s[i]! + 0;
+  }
+  return { dtype: DataType.FLOAT, shape: [...x.shape], data: y };
+}
 
 /** Maps a flat index of `target` to the flat index of a tensor of `shape` broadcast onto it. */
 function broadcastAlong(

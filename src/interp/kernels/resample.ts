@@ -5,7 +5,8 @@
 // pairs per output index, so linear and cubic cost O(taps) per element and axis.
 
 import { attrInts } from "../../ir/attributes.js";
-import { fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
+import { DataType } from "../../ir/types.js";
+import { allocStorage, fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { checkedCount, fail, input, intValues, optInput, strides } from "./util.js";
 import { hasInput, inputIndex } from "../../schema/facts.js";
@@ -211,6 +212,8 @@ function resize(
   if (!isFloatType(x.dtype) && o.mode !== "nearest")
     fail(ctx, `${o.mode} resizing needs floating-point input`);
   const extrapolation = floatAttr(ctx, "extrapolation_value", { without: 0 });
+  if (x.dtype === DataType.FLOAT && o.mode === "nearest" && o.coord !== "tf_crop_and_resize")
+    return nearest32(x, outShape, sc, roi, o);
   let v = toFloat64(x);
   let shape = [...x.shape];
   for (let axis = 0; axis < r; axis++) {
@@ -225,6 +228,50 @@ function resize(
     shape[axis] = outLen;
   }
   return fromFloat64(x.dtype, outShape, v);
+}
+
+/**
+ * Nearest resizing of float32, as one gather from the input: each resampled axis of the general
+ * path stores 0 + 1·v (v, with −0 made +0), so an output is its source value + 0 when any axis is
+ * resampled, the value itself when none is.
+ */
+function nearest32(
+  x: RTensor,
+  outShape: number[],
+  sc: number[],
+  roi: number[] | undefined,
+  o: ResizeOptions,
+): RTensor {
+  const r = x.shape.length;
+  const inStr = strides(x.shape);
+  let touched = false;
+  // Per axis: the input offset (index · stride) of each output coordinate.
+  const offs = x.shape.map((inLen, axis) => {
+    const outLen = outShape[axis]!;
+    const a = scratch(Int32Array, outLen);
+    if (inLen === outLen && sc[axis] === 1) {
+      for (let i = 0; i < outLen; i++) a[i] = i * inStr[axis]!;
+      return a;
+    }
+    touched = true;
+    const roiStart = roi && roi.length === 2 * r ? roi[axis]! : 0;
+    const roiEnd = roi && roi.length === 2 * r ? roi[axis + r]! : 1;
+    const plan = planAxis(o, inLen, outLen, sc[axis]!, roiStart, roiEnd);
+    for (let i = 0; i < outLen; i++) a[i] = plan.index[i]! * inStr[axis]!;
+    return a;
+  });
+  const src = x.data as Float32Array;
+  const out = allocStorage(DataType.FLOAT, prod(outShape)) as Float32Array;
+  const z = touched ? 0 : -0; // v + -0 is v, also for −0
+  const last = offs[r - 1] ?? new Int32Array(1);
+  const c = new Array<number>(Math.max(r - 1, 0)).fill(0);
+  for (let dst = 0; dst < out.length;) {
+    let base = 0;
+    for (let i = 0; i < r - 1; i++) base += offs[i]![c[i]!]!;
+    for (let j = 0; j < last.length; j++) out[dst++] = src[base + last[j]!]! + z;
+    for (let i = r - 2; i >= 0 && ++c[i]! === outShape[i]!; i--) c[i] = 0;
+  }
+  return { dtype: DataType.FLOAT, shape: outShape, data: out };
 }
 
 function floatsOf(t: RTensor | undefined): number[] | undefined {
@@ -335,37 +382,55 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
   }
   const outShape = [n, m, ...outSp];
   checkedCount(ctx, outShape);
-  const out = scratch(Float64Array, prod(outShape));
   const inSize = prod(inSp);
   const outSize = prod(outSp);
   const nK = prod(kernel);
-  const inStr = strides(inSp);
-  const kStr = strides(kernel);
   const oStr = strides(outSp);
-  // For each (input position, kernel position): the output offset it adds to, or -1.
+  // For each (input position, kernel position): the output offset it adds to, or -1. Per axis
+  // first (axisOff[i][ic·kernel[i] + kc]), then summed over the axes of each pair.
+  const axisOff = inSp.map((d, i) => {
+    const a = scratch(Int32Array, d * kernel[i]!);
+    for (let ic = 0; ic < d; ic++)
+      for (let kc = 0; kc < kernel[i]!; kc++) {
+        const pos = ic * st[i]! - pads[i]! + kc * dil[i]!;
+        a[ic * kernel[i]! + kc] = pos < 0 || pos >= outSp[i]! ? -1 : pos * oStr[i]!;
+      }
+    return a;
+  });
   const table = scratch(Int32Array, inSize * nK);
-  for (let p = 0; p < inSize; p++)
-    for (let q = 0; q < nK; q++) {
+  const ic = new Array<number>(k).fill(0);
+  const kc = new Array<number>(k).fill(0);
+  const step = (c: number[], dims: readonly number[]) => {
+    for (let i = k - 1; i >= 0 && ++c[i]! === dims[i]!; i--) c[i] = 0;
+  };
+  for (let p = 0, t = 0; p < inSize; p++, step(ic, inSp)) {
+    kc.fill(0);
+    for (let q = 0; q < nK; q++, t++, step(kc, kernel)) {
       let off = 0;
       for (let i = 0; i < k; i++) {
-        const ic = Math.floor(p / inStr[i]!) % inSp[i]!;
-        const kc = Math.floor(q / kStr[i]!) % kernel[i]!;
-        const pos = ic * st[i]! - pads[i]! + kc * dil[i]!;
-        if (pos < 0 || pos >= outSp[i]!) {
+        const a = axisOff[i]![ic[i]! * kernel[i]! + kc[i]!]!;
+        if (a < 0) {
           off = -1;
           break;
         }
-        off += pos * oStr[i]!;
+        off += a;
       }
-      table[p * nK + q] = off;
+      table[t] = off;
     }
-  const ar = group === 1 && disjointTaps(kernel, st, dil) ? gemmFor(x, wT) : undefined;
-  if (ar && allFinite(wT.data as Float32Array))
+  }
+  const ar = group === 1 && disjointTaps(kernel, st, dil) ? gemmFor(x, wT, bT) : undefined;
+  if (ar && allFinite(wT.data as Float32Array)) {
+    // Each output receives at most one tap: the loop below gives it (0 + Σ) + bias, rounded
+    // once, and an output without a tap 0 + bias. Filled with the bias, then each tap's sum.
+    const out = allocStorage(DataType.FLOAT, prod(outShape)) as Float32Array;
+    const bv = bT?.data as Float32Array | undefined;
+    if (bv)
+      for (let i = 0; i < n * m; i++) out.fill(bv[i % m]! + 0, i * outSize, (i + 1) * outSize);
     for (let b = 0; b < n; b++) {
       // Per input position p, the products over input channels for every (oc, q): the same sums,
       // in the same channel order, as the loop below (no tap of another position shares an output).
       const N = mg * nK;
-      const res = product(
+      product(
         ar,
         x.data as Float32Array,
         b * c * inSize,
@@ -378,18 +443,25 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
         inSize,
         N,
         c,
-      )!;
-      for (let p = 0; p < inSize; p++)
-        for (let oc = 0; oc < mg; oc++) {
-          const oBase = (b * m + oc) * outSize;
-          const r = p * N + oc * nK;
-          for (let q = 0; q < nK; q++) {
-            const off = table[p * nK + q]!;
-            if (off >= 0) out[oBase + off]! += res[r + q]!;
+        (res) => {
+          for (let oc = 0; oc < mg; oc++) {
+            const oBase = (b * m + oc) * outSize;
+            const bias = bv ? bv[oc]! : 0;
+            for (let p = 0; p < inSize; p++) {
+              const r = p * N + oc * nK;
+              for (let q = 0; q < nK; q++) {
+                const off = table[p * nK + q]!;
+                if (off >= 0) out[oBase + off] = res[r + q]! + bias;
+              }
+            }
           }
-        }
+        },
+      );
     }
-  else {
+    return [{ dtype: DataType.FLOAT, shape: outShape, data: out }];
+  }
+  const out = scratch(Float64Array, prod(outShape));
+  {
     const xv = toFloat64(x);
     const wv = toFloat64(wT);
     for (let b = 0; b < n; b++)

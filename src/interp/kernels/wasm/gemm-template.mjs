@@ -9,8 +9,10 @@ const V = NR / 2;
 
 // One tile: C[ib*MR + r][jb*NR + c] = bias[ib*MR + r] + Σ_t A[r][t]·B[t][c], t in order, each
 // product rounded to float64 (exact for float32 factors) and added in float64; rounded to float32
-// once when stored. A's block is K × MR float64 (row r of step t at (t*MR + r)*8), B's panel
-// K × NR float64; only the rows and columns inside M × N are stored.
+// once when stored. A's block is K × MR float64 (row r of step t at (t*MR + r)*8); B is float32,
+// its NR values of step t of panel jb at b + jb·pstride + t·ldb (a packed panel: ldb 16, pstride
+// 16K; B as it is, row-major: ldb 4N, pstride 16 — columns past N are read but never stored, so
+// the memory must hold 16 bytes past B's last row). Only rows and columns inside M × N are stored.
 function tile() {
   const acc = (r, v) => `$c${r}_${v}`;
   const init = range(MR)
@@ -21,8 +23,12 @@ function tile() {
         .join(" ");
     })
     .join("\n        ");
+  // B's NR float32 values of this step, widened to NR / 2 f64x2 (exact).
   const loads = range(V)
-    .map((v) => `(local.set $b${v} (v128.load offset=${16 * v} (local.get $pb)))`)
+    .map(
+      (v) =>
+        `(local.set $b${v} (f64x2.promote_low_f32x4 (v128.load64_zero offset=${8 * v} align=4 (local.get $pb))))`,
+    )
     .join("\n          ");
   const macs = range(MR)
     .map(
@@ -77,13 +83,13 @@ function tile() {
   return { init, loads, macs, stores, stores64 };
 }
 
-// gemm(a, b, c, bias, M, N, K, jb0, jb1, out64): the tiles of column panels jb0 ≤ jb < jb1, all
+// gemm(a, b, c, bias, M, N, K, jb0, jb1, out64, ldb, pstride): the tiles of column panels jb0 ≤ jb < jb1, all
 // row blocks. c: the output, row-major with N columns, float32 (rounded once) or, with out64,
 // float64 (unrounded); bias: M (rounded up to MR) float64.
-// Packing, float32 → float64: pack_a(src, rs, cs, M, K, dst) writes A (element (i, t) at
-// src + 4(i·rs + t·cs)) as row blocks of MR (rows past M are 0); pack_b(src, rs, cs, K, N, dst) B
-// (element (t, j) at src + 4(t·rs + j·cs)) as column panels of NR.
-function packFn(name, R, outer, inner) {
+// Packing: pack_a(src, rs, cs, M, K, dst) writes A (element (i, t) at src + 4(i·rs + t·cs)) as
+// row blocks of MR float64 (rows past M are 0); pack_b(src, rs, cs, K, N, dst) B (element (t, j)
+// at src + 4(t·rs + j·cs)) as column panels of NR float32.
+function packFn(name, R, wide) {
   // outer: the blocked index (i or j, bound $n1); inner: t (bound $n2); lane r of a step reads
   // src + 4((o0 + r)·$s1 + t·$s2).
   return `
@@ -100,12 +106,12 @@ function packFn(name, R, outer, inner) {
         (local.set $r (i32.const 0))
         (block $rd (loop $rl
           (br_if $rd (i32.ge_u (local.get $r) (i32.const ${R})))
-          (f64.store (local.get $dst)
-            (if (result f64) (i32.lt_u (i32.add (local.get $o0) (local.get $r)) (local.get $n1))
-              (then (f64.promote_f32 (f32.load (local.get $p))))
-              (else (f64.const 0))))
+          (${wide ? "f64" : "f32"}.store (local.get $dst)
+            (if (result ${wide ? "f64" : "f32"}) (i32.lt_u (i32.add (local.get $o0) (local.get $r)) (local.get $n1))
+              (then ${wide ? "(f64.promote_f32 (f32.load (local.get $p)))" : "(f32.load (local.get $p))"})
+              (else (${wide ? "f64" : "f32"}.const 0))))
           (local.set $p (i32.add (local.get $p) (local.get $s1)))
-          (local.set $dst (i32.add (local.get $dst) (i32.const 8)))
+          (local.set $dst (i32.add (local.get $dst) (i32.const ${wide ? 8 : 4})))
           (local.set $r (i32.add (local.get $r) (i32.const 1)))
           (br $rl)))
         (local.set $t (i32.add (local.get $t) (i32.const 1)))
@@ -115,13 +121,14 @@ function packFn(name, R, outer, inner) {
 }
 
 // im2col(x, C, H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW, N, dst): a 2-D convolution's columns as
-// panels of NR output positions, row t = (ic·KH + kh)·KW + kw, 0 where a tap is in the padding.
+// float32 panels of NR output positions, row t = (ic·KH + kh)·KW + kw, 0 where a tap is in the
+// padding.
 const im2col = `
   (func (export "im2col") (param $x i32) (param $C i32) (param $H i32) (param $W i32) (param $KH i32) (param $KW i32)
     (param $sh i32) (param $sw i32) (param $dh i32) (param $dw i32) (param $ph i32) (param $pw i32) (param $OW i32) (param $N i32) (param $dst i32)
     (local $j0 i32) (local $c i32) (local $ic i32) (local $kh i32) (local $kw i32) (local $j i32)
     (local $ih i32) (local $iw i32) (local $plane i32) (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32) (local $q0 i32) (local $q1 i32) (local $q2 i32) (local $q3 i32)
-    (local $hw i32)
+    (local $hw i32) (local $run i32)
     (local.set $hw (i32.mul (local.get $H) (local.get $W)))
     (block $jd (loop $jl
       (br_if $jd (i32.ge_u (local.get $j0) (local.get $N)))
@@ -135,6 +142,11 @@ const im2col = `
         (else (local.set $r${c} (i32.const -1000000000)) (local.set $q${c} (i32.const -1000000000))))`,
         )
         .join("\n      ")}
+      ;; $run: the panel's NR positions are consecutive in one output row at stride 1, so a tap
+      ;; inside the image reads NR consecutive input values (one v128).
+      (local.set $run (i32.and (i32.eq (local.get $sw) (i32.const 1))
+        (i32.and (i32.lt_u (i32.add (local.get $j0) (i32.const ${NR - 1})) (local.get $N))
+          (i32.lt_u (i32.add (i32.rem_u (local.get $j0) (local.get $OW)) (i32.const ${NR - 1})) (local.get $OW)))))
       (local.set $plane (local.get $x))
       (local.set $ic (i32.const 0))
       (block $cd (loop $cl
@@ -145,19 +157,25 @@ const im2col = `
           (local.set $kw (i32.const 0))
           (block $wd (loop $wl
             (br_if $wd (i32.ge_u (local.get $kw) (local.get $KW)))
+            (local.set $ih (i32.add (local.get $r0) (i32.mul (local.get $kh) (local.get $dh))))
+            (local.set $iw (i32.add (local.get $q0) (i32.mul (local.get $kw) (local.get $dw))))
+            (if (i32.and (i32.and (local.get $run) (i32.lt_u (local.get $ih) (local.get $H)))
+                  (i32.and (i32.lt_u (local.get $iw) (local.get $W)) (i32.lt_u (i32.add (local.get $iw) (i32.const ${NR - 1})) (local.get $W))))
+              (then (v128.store (local.get $dst) (v128.load align=4 (i32.add (local.get $plane) (i32.shl (i32.add (i32.mul (local.get $ih) (local.get $W)) (local.get $iw)) (i32.const 2))))))
+              (else
             ${range(NR)
               .map(
                 (
                   c,
                 ) => `(local.set $ih (i32.add (local.get $r${c}) (i32.mul (local.get $kh) (local.get $dh))))
             (local.set $iw (i32.add (local.get $q${c}) (i32.mul (local.get $kw) (local.get $dw))))
-            (f64.store offset=${8 * c} (local.get $dst)
-              (if (result f64) (i32.and (i32.lt_u (local.get $ih) (local.get $H)) (i32.lt_u (local.get $iw) (local.get $W)))
-                (then (f64.promote_f32 (f32.load (i32.add (local.get $plane) (i32.shl (i32.add (i32.mul (local.get $ih) (local.get $W)) (local.get $iw)) (i32.const 2))))))
-                (else (f64.const 0))))`,
+            (f32.store offset=${4 * c} (local.get $dst)
+              (if (result f32) (i32.and (i32.lt_u (local.get $ih) (local.get $H)) (i32.lt_u (local.get $iw) (local.get $W)))
+                (then (f32.load (i32.add (local.get $plane) (i32.shl (i32.add (i32.mul (local.get $ih) (local.get $W)) (local.get $iw)) (i32.const 2)))))
+                (else (f32.const 0))))`,
               )
-              .join("\n            ")}
-            (local.set $dst (i32.add (local.get $dst) (i32.const ${8 * NR})))
+              .join("\n            ")}))
+            (local.set $dst (i32.add (local.get $dst) (i32.const ${4 * NR})))
             (local.set $kw (i32.add (local.get $kw) (i32.const 1)))
             (br $wl)))
           (local.set $kh (i32.add (local.get $kh) (i32.const 1)))
@@ -214,6 +232,128 @@ const dw2d = `
       (local.set $oh (i32.add (local.get $oh) (i32.const 1)))
       (br $hl))))`;
 
+// ew(op, a, as, b, bs, o, rows, P): float32 arithmetic (op 0: +, 1: −, 2: ×, 3: ÷), rows of P
+// values: o[r][j] = a[r][j] op b[r][j], a's rows `as` bytes apart (0: one row for all), b's `bs`,
+// o's P·4; four values at a time (f32x4, each the correctly rounded float32 result, as a float64
+// operation rounded to float32 is), then one at a time.
+const ewOps = ["add", "sub", "mul", "div"];
+const ewPick = (kind) =>
+  ewOps.reduceRight(
+    (rest, op, i) =>
+      rest === null
+        ? `(${kind}.${op} (local.get $x) (local.get $y))`
+        : `(if (result ${kind === "f32" ? "f32" : "v128"}) (i32.eq (local.get $op) (i32.const ${i})) (then (${kind}.${op} (local.get $x) (local.get $y))) (else ${rest}))`,
+    null,
+  );
+const ew = `
+  (func (export "ew") (param $op i32) (param $a i32) (param $as i32) (param $b i32) (param $bs i32)
+    (param $o i32) (param $rows i32) (param $P i32)
+    (local $r i32) (local $j i32) (local $pa i32) (local $pb i32) (local $vend i32) (local $x v128) (local $y v128)
+    (local $xs f32) (local $ys f32)
+    (local.set $vend (i32.and (local.get $P) (i32.const -4)))
+    (block $rd (loop $rl
+      (br_if $rd (i32.ge_u (local.get $r) (local.get $rows)))
+      (local.set $pa (local.get $a))
+      (local.set $pb (local.get $b))
+      (local.set $j (i32.const 0))
+      (block $vd (loop $vl
+        (br_if $vd (i32.ge_u (local.get $j) (local.get $vend)))
+        (local.set $x (v128.load align=4 (local.get $pa)))
+        (local.set $y (v128.load align=4 (local.get $pb)))
+        (v128.store align=4 (local.get $o) ${ewPick("f32x4")})
+        (local.set $pa (i32.add (local.get $pa) (i32.const 16)))
+        (local.set $pb (i32.add (local.get $pb) (i32.const 16)))
+        (local.set $o (i32.add (local.get $o) (i32.const 16)))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $vl)))
+      (block $sd (loop $sl
+        (br_if $sd (i32.ge_u (local.get $j) (local.get $P)))
+        (local.set $xs (f32.load (local.get $pa)))
+        (local.set $ys (f32.load (local.get $pb)))
+        (f32.store (local.get $o) ${ewPick("f32").replaceAll("$x", "$xs").replaceAll("$y", "$ys")})
+        (local.set $pa (i32.add (local.get $pa) (i32.const 4)))
+        (local.set $pb (i32.add (local.get $pb) (i32.const 4)))
+        (local.set $o (i32.add (local.get $o) (i32.const 4)))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $sl)))
+      (local.set $a (i32.add (local.get $a) (local.get $as)))
+      (local.set $b (i32.add (local.get $b) (local.get $bs)))
+      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (br $rl))))`;
+
+// erf32(src, dst, n, table, fix): erf of n float32 values by erf.ts's table (Taylor coefficients
+// of degree 8 about k/64, 9 float64 a point), in float64, the same operations in the same order as
+// erfFloat32 there; a result is stored only where both ends of ±2^-40 around it round to the same
+// float32 (±0 gives +0, as the reference's series does). The indices of the others (|x| ≥ 6, NaN, a close call) are
+// written at fix, and their count returned: the caller computes those by the reference series.
+const erf32 = `
+  (func (export "erf32") (param $src i32) (param $dst i32) (param $n i32) (param $table i32) (param $fix i32) (result i32)
+    (local $i i32) (local $x f32) (local $ax f64) (local $h f64) (local $p f64) (local $b i32) (local $k i32) (local $lo f32) (local $cnt i32)
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $i) (local.get $n)))
+      (local.set $x (f32.load (local.get $src)))
+      (local.set $ax (f64.promote_f32 (f32.abs (local.get $x))))
+      (if (f64.eq (local.get $ax) (f64.const 0))
+        (then (f32.store (local.get $dst) (f32.const 0)))
+        (else (if (f64.lt (local.get $ax) (f64.const 6))
+          (then
+            (local.set $k (i32.trunc_f64_u (f64.add (f64.mul (local.get $ax) (f64.const 64)) (f64.const 0.5))))
+            (local.set $h (f64.sub (local.get $ax) (f64.mul (f64.convert_i32_u (local.get $k)) (f64.const 0.015625))))
+            (local.set $b (i32.add (local.get $table) (i32.mul (local.get $k) (i32.const 72))))
+            (local.set $p (f64.load offset=64 (local.get $b)))
+            ${range(8)
+              .map(
+                (j) =>
+                  `(local.set $p (f64.add (f64.mul (local.get $p) (local.get $h)) (f64.load offset=${8 * (7 - j)} (local.get $b))))`,
+              )
+              .join("\n            ")}
+            (local.set $lo (f32.demote_f64 (f64.sub (local.get $p) (f64.mul (local.get $p) (f64.const 0x1p-40)))))
+            (if (f32.eq (local.get $lo) (f32.demote_f64 (f64.add (local.get $p) (f64.mul (local.get $p) (f64.const 0x1p-40)))))
+              (then (f32.store (local.get $dst) (select (f32.neg (local.get $lo)) (local.get $lo) (f32.lt (local.get $x) (f32.const 0)))))
+              (else
+                (i32.store (i32.add (local.get $fix) (i32.shl (local.get $cnt) (i32.const 2))) (local.get $i))
+                (local.set $cnt (i32.add (local.get $cnt) (i32.const 1))))))
+          (else
+            (i32.store (i32.add (local.get $fix) (i32.shl (local.get $cnt) (i32.const 2))) (local.get $i))
+            (local.set $cnt (i32.add (local.get $cnt) (i32.const 1)))))))
+      (local.set $src (i32.add (local.get $src) (i32.const 4)))
+      (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $l)))
+    (local.get $cnt))`;
+
+// hsig(src, dst, n, alpha, beta): HardSigmoid of n float32 values, max(0, min(1, alpha·x + beta))
+// in float64 (min and max order −0 below +0 and pass NaN on, as Math.min and Math.max do), two at
+// a time, rounded to float32.
+const hsig = `
+  (func (export "hsig") (param $src i32) (param $dst i32) (param $n i32) (param $a f64) (param $b f64)
+    (local $end i32) (local $va v128) (local $vb v128) (local $v v128)
+    (local.set $va (f64x2.splat (local.get $a)))
+    (local.set $vb (f64x2.splat (local.get $b)))
+    (local.set $end (i32.add (local.get $src) (i32.shl (i32.and (local.get $n) (i32.const -2)) (i32.const 2))))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $src) (local.get $end)))
+      (local.set $v (f64x2.max (f64x2.splat (f64.const 0)) (f64x2.min (f64x2.splat (f64.const 1))
+        (f64x2.add (f64x2.mul (local.get $va) (f64x2.promote_low_f32x4 (v128.load64_zero align=4 (local.get $src)))) (local.get $vb)))))
+      (v128.store64_lane align=4 0 (local.get $dst) (f32x4.demote_f64x2_zero (local.get $v)))
+      (local.set $src (i32.add (local.get $src) (i32.const 8)))
+      (local.set $dst (i32.add (local.get $dst) (i32.const 8)))
+      (br $l)))
+    (if (i32.and (local.get $n) (i32.const 1)) (then
+      (f32.store (local.get $dst) (f32.demote_f64 (f64.max (f64.const 0) (f64.min (f64.const 1)
+        (f64.add (f64.mul (local.get $a) (f64.promote_f32 (f32.load (local.get $src)))) (local.get $b)))))))))`;
+
+/** The elementwise module (ew, erf32, hsig) over the product's memory. */
+export function ewWat(memory) {
+  return `;; GENERATED by assemble.mjs (gemm-template.mjs): float32 elementwise arithmetic and Erf.
+(module
+  ${memory}
+${ew}
+${erf32}
+${hsig})
+`;
+}
+
 export function gemmWat(memory) {
   const t = tile();
   const accLocals = range(MR)
@@ -227,6 +367,7 @@ export function gemmWat(memory) {
   ${memory}
   (func (export "gemm") (param $a i32) (param $b i32) (param $c i32) (param $bias i32)
     (param $M i32) (param $N i32) (param $K i32) (param $jb0 i32) (param $jb1 i32) (param $out64 i32)
+    (param $ldb i32) (param $pstride i32)
     (local $jb i32) (local $ib i32) (local $mb i32) (local $pa i32) (local $pb i32) (local $end i32)
     (local $bi i32) (local $po i32) (local $rows i32) (local $cols i32) (local $ldc i32)
     (local $av v128) ${bLocals} ${accLocals}
@@ -241,16 +382,16 @@ export function gemmWat(memory) {
       (block $idone (loop $il
         (br_if $idone (i32.ge_u (local.get $ib) (local.get $mb)))
         (local.set $pa (i32.add (local.get $a) (i32.mul (local.get $ib) (i32.mul (local.get $K) (i32.const ${8 * MR})))))
-        (local.set $pb (i32.add (local.get $b) (i32.mul (local.get $jb) (i32.mul (local.get $K) (i32.const ${8 * NR})))))
-        (local.set $end (i32.add (local.get $pb) (i32.mul (local.get $K) (i32.const ${8 * NR}))))
+        (local.set $pb (i32.add (local.get $b) (i32.mul (local.get $jb) (local.get $pstride))))
+        (local.set $end (i32.add (local.get $pa) (i32.mul (local.get $K) (i32.const ${8 * MR}))))
         (local.set $bi (i32.add (local.get $bias) (i32.mul (local.get $ib) (i32.const ${8 * MR}))))
         ${t.init}
         (block $tdone (loop $tl
-          (br_if $tdone (i32.ge_u (local.get $pb) (local.get $end)))
+          (br_if $tdone (i32.ge_u (local.get $pa) (local.get $end)))
           ${t.loads}
           ${t.macs}
           (local.set $pa (i32.add (local.get $pa) (i32.const ${8 * MR})))
-          (local.set $pb (i32.add (local.get $pb) (i32.const ${8 * NR})))
+          (local.set $pb (i32.add (local.get $pb) (local.get $ldb)))
           (br $tl)))
         (local.set $rows (i32.sub (local.get $M) (i32.mul (local.get $ib) (i32.const ${MR}))))
         (local.set $po (i32.add (local.get $c) (i32.shl (i32.add (i32.mul (i32.mul (local.get $ib) (i32.const ${MR})) (local.get $N)) (i32.mul (local.get $jb) (i32.const ${NR}))) (i32.add (i32.const 2) (local.get $out64)))))
@@ -262,8 +403,8 @@ export function gemmWat(memory) {
         (br $il)))
       (local.set $jb (i32.add (local.get $jb) (i32.const 1)))
       (br $jl))))
-${packFn("pack_a", MR)}
-${packFn("pack_b", NR)}
+${packFn("pack_a", MR, true)}
+${packFn("pack_b", NR, false)}
 ${im2col}
 ${dw2d})
 `;

@@ -17,10 +17,11 @@ const FIRST = 5; // the job's first ticket
 const NT = 6; // its tasks
 const PER = 7; // panels per task
 const PANELS = 8; // panels in all
-const ARGS = 9; // a, b, c, bias, M, N, K, out64
-const NPC = ARGS + 8; // panel chunks per row chunk
-const RB = ARGS + 9; // row blocks per row chunk
-const WORDS = ARGS + 10;
+const ARGS = 9; // a, b, c, bias, M, N, K, out64, ldb, pstride
+const NARGS = 10;
+const NPC = ARGS + NARGS; // panel chunks per row chunk
+const RB = NPC + 1; // row blocks per row chunk
+const WORDS = RB + 1;
 
 /** Bytes of packed A a row chunk may take, so that it stays in the core's cache across panels. */
 const CHUNK_BYTES = 1 << 18;
@@ -56,6 +57,8 @@ function runTask(
     jb0,
     Math.min(panels, jb0 + per),
     g[7]!,
+    g[8]!,
+    g[9]!,
   );
 }
 
@@ -73,7 +76,7 @@ for (;;) {
   const first = ctrl[${FIRST}], n = ctrl[${NT}], per = ctrl[${PER}], panels = ctrl[${PANELS}];
   const npc = ctrl[${NPC}], rb = ctrl[${RB}];
   const a = [];
-  for (let i = 0; i < 8; i++) a.push(ctrl[${ARGS} + i]);
+  for (let i = 0; i < ${NARGS}; i++) a.push(ctrl[${ARGS} + i]);
   if (Atomics.load(ctrl, ${SEQ}) !== s) continue; // torn: read again
   seen = s;
   for (;;) {
@@ -165,7 +168,7 @@ export async function gemmHelpersReady(ar: Arena, timeoutMs = 10_000): Promise<b
 }
 
 /**
- * Computes a product (args: a, b, c, bias, M, N, K, out64) of `panels` column panels: in row
+ * Computes a product (args: a, b, c, bias, M, N, K, out64, ldb, pstride) of `panels` column panels: in row
  * chunks whose packed A stays in cache, each over all panels, on this thread and the helpers.
  */
 export function runPanels(ar: Arena, args: number[], panels: number, workPerPanel: number): void {
@@ -191,7 +194,7 @@ export function runPanels(ar: Arena, args: number[], panels: number, workPerPane
   ctrl[PANELS] = panels;
   ctrl[NPC] = npc;
   ctrl[RB] = rb;
-  for (let i = 0; i < 8; i++) ctrl[ARGS + i] = args[i]!;
+  for (let i = 0; i < NARGS; i++) ctrl[ARGS + i] = args[i]!;
   Atomics.add(ctrl, SEQ, 1);
   Atomics.notify(ctrl, SEQ);
   for (;;) {

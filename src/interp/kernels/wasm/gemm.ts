@@ -6,15 +6,15 @@
 // the column panels in place.
 
 import { activeBudget, chargeBytes } from "../../budget.js";
-import { GEMMMEM_WASM_BASE64, GEMM_WASM_BASE64 } from "./wasm-bytes.js";
-import { decodeBase64, type WasmApi } from "./loader.js";
+import { EWMEM_WASM_BASE64, GEMMMEM_WASM_BASE64 } from "./wasm-bytes.js";
+import { decodeBase64, unsharedMemory, type WasmApi } from "./loader.js";
 import { runPanels } from "./gemm-threads.js";
 
 /** Rows of a tile (A's block height) and columns (B's panel width), as in gemm-template.mjs. */
 export const MR = 6;
 export const NR = 4;
 
-/** gemm(a, b, c, bias, M, N, K, jb0, jb1, out64) of gemm.wat (see gemm-template.mjs). */
+/** gemm(a, b, c, bias, M, N, K, jb0, jb1, out64, ldb, pstride) of gemm.wat (gemm-template.mjs). */
 export type GemmFn = (...args: number[]) => void;
 
 interface Memory {
@@ -31,7 +31,7 @@ export interface Arena {
   /** The compiled module (helper threads instantiate it over the same memory). */
   module: object;
   gemm: GemmFn;
-  /** pack_a / pack_b (src, s1, s2, n1, n2, dst) and im2col of gemm.wat. */
+  /** pack_a / pack_b (src, s1, s2, n1, n2, dst), im2col, dw2d of gemm.wat; ew, erf32 of ew.wat. */
   ex: Record<string, (...args: number[]) => void>;
   /** End of the packed constants; scratch starts here. */
   pinnedTop: number;
@@ -61,8 +61,17 @@ function makeArena(shared: boolean): Arena | undefined {
   if (shared && typeof SharedArrayBuffer !== "function") return undefined;
   try {
     const memory = new wa.Memory({ initial: 16, maximum: MAX_PAGES, shared });
-    const module = new wa.Module(decodeBase64(shared ? GEMMMEM_WASM_BASE64 : GEMM_WASM_BASE64));
-    const ex = new wa.Instance(module, { env: { memory } }).exports;
+    // Both modules are shipped for a shared memory; the plain variants clear the shared bit.
+    const load = (b64: string) => {
+      const bytes = decodeBase64(b64);
+      return new wa.Module(shared ? bytes : unsharedMemory(bytes));
+    };
+    const module = load(GEMMMEM_WASM_BASE64);
+    const ew = load(EWMEM_WASM_BASE64);
+    const ex = {
+      ...new wa.Instance(module, { env: { memory } }).exports,
+      ...new wa.Instance(ew, { env: { memory } }).exports,
+    };
     return {
       memory,
       shared,
@@ -157,9 +166,25 @@ export const f64At = (ar: Arena, at: number, n: number) =>
 export const f32At = (ar: Arena, at: number, n: number) =>
   new Float32Array(ar.memory.buffer, at, n);
 
-/** Bytes of A packed in row blocks (M rounded up to MR) and of B in column panels. */
+/** Bytes of A packed in float64 row blocks (M rounded up to MR) and of B in float32 panels. */
 export const packedABytes = (M: number, K: number) => Math.ceil(M / MR) * MR * K * 8;
-export const packedBBytes = (K: number, N: number) => Math.ceil(N / NR) * NR * K * 8;
+export const packedBBytes = (K: number, N: number) => Math.ceil(N / NR) * NR * K * 4;
+
+/**
+ * Where gemm reads B (float32): its NR values of step t of panel jb at at + jb·pstride + t·ldb.
+ * Packed panels (panelsAt); the kernel also reads a row-major B in place (ldb 4N, pstride 16,
+ * 16 readable bytes past the last row), which measured slower for wide B (rows far apart).
+ */
+export interface BLayout {
+  at: number;
+  ldb: number;
+  pstride: number;
+}
+export const panelsAt = (at: number, K: number): BLayout => ({
+  at,
+  ldb: NR * 4,
+  pstride: NR * 4 * K,
+});
 
 /** Copies src[off, off + n) into scratch; returns its address (release with `ar.top = at`). */
 export function stage(ar: Arena, src: Float32Array, off: number, n: number): number {
@@ -169,9 +194,9 @@ export function stage(ar: Arena, src: Float32Array, off: number, n: number): num
 }
 
 /**
- * Packs an operand, float32 → float64, at `at`: "a", A (M × K, element (i, t) at
- * src[off + i*rs + t*cs]) in row blocks of MR (rows past M are 0); "b", B (K × N, element (t, j)
- * at src[off + t*rs + j*cs]) in column panels of NR.
+ * Packs an operand at `at`: "a", A (M × K, element (i, t) at src[off + i*rs + t*cs]) in float64
+ * row blocks of MR (rows past M are 0); "b", B (K × N, element (t, j) at src[off + t*rs + j*cs])
+ * in float32 column panels of NR.
  */
 export function pack(
   ar: Arena,
@@ -192,13 +217,13 @@ export function pack(
 
 /**
  * C (M × N at c, row-major: float32 rounded once, or float64 with `out64`) = bias (M float64 at
- * `bias`, M rounded up to MR) + packed A · packed B, each sum in order of the summed index, on
- * this thread and the helper threads (split by column panels).
+ * `bias`, M rounded up to MR) + packed A · B, each sum in order of the summed index, on this
+ * thread and the helper threads (split by column panels).
  */
 export function gemm(
   ar: Arena,
   a: number,
-  b: number,
+  b: BLayout,
   c: number,
   bias: number,
   M: number,
@@ -207,5 +232,6 @@ export function gemm(
   out64 = false,
 ): void {
   const panels = Math.ceil(N / NR);
-  runPanels(ar, [a, b, c, bias, M, N, K, out64 ? 1 : 0], panels, M * K * NR);
+  const args = [a, b.at, c, bias, M, N, K, out64 ? 1 : 0, b.ldb, b.pstride];
+  runPanels(ar, args, panels, M * K * NR);
 }

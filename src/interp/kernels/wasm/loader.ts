@@ -70,6 +70,25 @@ export function decodeBase64(s: string): Uint8Array {
   return out;
 }
 
+/** The import of a shared memory: "memory", kind 2 (memory), limits flags 3 (maximum, shared). */
+const SHARED_IMPORT = [6, 109, 101, 109, 111, 114, 121, 2, 3];
+
+/**
+ * A module importing a shared "memory" made to import a plain one (the limits' shared bit
+ * cleared): the other variant need not be shipped. assemble.mjs checks that this gives the bytes
+ * the assembler gives for the plain import.
+ */
+export function unsharedMemory(bytes: Uint8Array): Uint8Array {
+  const out = bytes.slice();
+  const n = SHARED_IMPORT.length;
+  for (let i = 0; i + n <= out.length; i++)
+    if (SHARED_IMPORT.every((b, k) => out[i + k] === b)) {
+      out[i + n - 1] = 1;
+      return out;
+    }
+  throw new Error("no shared memory import to clear");
+}
+
 function instantiate(
   base64: string,
 ): (Record<string, unknown> & WithMemory & { module: object }) | undefined {

@@ -1,0 +1,141 @@
+// float32 Add, Sub, Mul and Div in WebAssembly (ew.wat's `ew`, four values at a time): the
+// operands pass through the product's arena in chunks (a copy in, the arithmetic, a copy out),
+// which costs far less than a JavaScript loop over the same values. Each element is the same
+// single IEEE float32 operation as on the other paths (a float64 result rounded to float32 is
+// the correctly rounded float32 result for these four), so the results are identical.
+
+import { erf, erfTable } from "./erf.js";
+import {
+  f32At,
+  f64At,
+  gemmArena,
+  gemmEnabled,
+  packedConstant,
+  scratchAlloc,
+  scratchRelease,
+} from "./wasm/gemm.js";
+
+const OPS = { add: 0, sub: 1, mul: 2, div: 3 } as const;
+/** float32 values per chunk (three 64 KiB windows: a, b, the result). */
+const CHUNK = 1 << 14;
+/** Below this many outputs the JavaScript loop is as fast. */
+const MIN = 1 << 12;
+
+/**
+ * out[i] = a[i mod pa] op b[i mod pb], where each period is out's length (an operand as large as
+ * the output), 1 (one value) or a common P dividing it (an operand repeated along leading axes).
+ * False (nothing written) where the shapes or the platform do not allow it.
+ */
+export function arithWasm(
+  op: keyof typeof OPS,
+  a: Float32Array,
+  pa: number,
+  b: Float32Array,
+  pb: number,
+  out: Float32Array,
+): boolean {
+  const n = out.length;
+  if (n < MIN || !gemmEnabled()) return false;
+  const small = [pa, pb].filter((p) => p !== n);
+  const P = Math.max(0, ...small.filter((p) => p !== 1)); // 0: whole chunks as one row
+  if (P > CHUNK || small.some((p) => p !== P && p !== 1)) return false;
+  const ar = gemmArena()!;
+  try {
+    const chunk = P ? Math.floor(CHUNK / P) * P : CHUNK;
+    const aAt = scratchAlloc(ar, chunk * 4, "an operand window");
+    const bAt = scratchAlloc(ar, chunk * 4, "an operand window");
+    const oAt = scratchAlloc(ar, chunk * 4, "a result window");
+    const [av, bv, ov] = [f32At(ar, aAt, chunk), f32At(ar, bAt, chunk), f32At(ar, oAt, chunk)];
+    // An operand smaller than the output is staged once: one value as a whole window of it,
+    // a period as one row of P values.
+    if (pa === 1) av.fill(a[0]!);
+    else if (pa !== n) av.set(a.subarray(0, P));
+    if (pb === 1) bv.fill(b[0]!);
+    else if (pb !== n) bv.set(b.subarray(0, P));
+    for (let s = 0; s < n; s += chunk) {
+      const len = Math.min(chunk, n - s);
+      if (pa === n) av.set(a.subarray(s, s + len));
+      if (pb === n) bv.set(b.subarray(s, s + len));
+      const [rows, width] = P ? [len / P, P] : [1, len];
+      const as = pa === n ? width * 4 : 0;
+      const bs = pb === n ? width * 4 : 0;
+      ar.ex.ew!(OPS[op], aAt, as, bAt, bs, oAt, rows, width);
+      out.set(len === chunk ? ov : ov.subarray(0, len), s);
+    }
+  } finally {
+    scratchRelease(ar);
+  }
+  return true;
+}
+
+/** The key of the Erf table kept in the arena for the run. */
+const ERF_KEY = {};
+
+/**
+ * Runs `f(xAt, yAt, len)` over src in windows of the arena (src's values copied in at xAt, f's
+ * float32 results at yAt copied out to out); `before` may pin constants first. False (nothing
+ * written) where the platform does not allow it or the tensor is small.
+ */
+function mapChunks(
+  src: Float32Array,
+  out: Float32Array,
+  f: (xAt: number, yAt: number, len: number, s: number) => void,
+  before?: () => void,
+): boolean {
+  const n = out.length;
+  if (n < MIN || !gemmEnabled()) return false;
+  const ar = gemmArena()!;
+  try {
+    before?.();
+    const xAt = scratchAlloc(ar, CHUNK * 4, "an operand window");
+    const yAt = scratchAlloc(ar, CHUNK * 4, "a result window");
+    const [xv, yv] = [f32At(ar, xAt, CHUNK), f32At(ar, yAt, CHUNK)];
+    for (let s = 0; s < n; s += CHUNK) {
+      const len = Math.min(CHUNK, n - s);
+      xv.set(src.subarray(s, s + len));
+      f(xAt, yAt, len, s);
+      out.set(len === CHUNK ? yv : yv.subarray(0, len), s);
+    }
+  } finally {
+    scratchRelease(ar);
+  }
+  return true;
+}
+
+/**
+ * out = erf(src) for float32 values, by ewmem.wat's erf32 (erfFloat32's evaluation); the values
+ * it leaves to the reference (|x| ≥ 6, NaN, a close call) are computed by `erf` here.
+ */
+export function erfWasm(src: Float32Array, out: Float32Array): boolean {
+  const ar = gemmArena();
+  const t = erfTable();
+  let table = 0;
+  let fixAt = 0;
+  return mapChunks(
+    src,
+    out,
+    (xAt, yAt, len) => {
+      const cnt = ar!.ex.erf32!(xAt, yAt, len, table, fixAt) as unknown as number;
+      const fix = new Int32Array(ar!.memory.buffer, fixAt, cnt);
+      const [xv, yv] = [f32At(ar!, xAt, len), f32At(ar!, yAt, len)];
+      for (let i = 0; i < cnt; i++) yv[fix[i]!] = erf(xv[fix[i]!]!);
+    },
+    () => {
+      table = packedConstant(ar!, ERF_KEY, "erf", t.length * 8, (at) =>
+        f64At(ar!, at, t.length).set(t),
+      );
+      fixAt = scratchAlloc(ar!, CHUNK * 4, "indices");
+    },
+  );
+}
+
+/** HardSigmoid of float32 values (ewmem.wat's hsig): max(0, min(1, a·x + b)) in float64. */
+export function hardSigmoidWasm(
+  src: Float32Array,
+  out: Float32Array,
+  a: number,
+  b: number,
+): boolean {
+  const ar = gemmArena();
+  return mapChunks(src, out, (xAt, yAt, len) => ar!.ex.hsig!(xAt, yAt, len, a, b));
+}
