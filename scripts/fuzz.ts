@@ -11,7 +11,7 @@
 // Options: --case I (run case I only), --from I / --to J (cases I..J-1 of the --count, so a long
 // campaign runs in parts whose counts add up; without a terminal a progress line every 100 cases
 // and each finding as it comes go to stderr), --jobs K (worker processes, default 2), --timeout MS (per
-// case, default 10000, of CPU time, or of no CPU used at all; a wall-clock cap of ten times it,
+// case, default 10000, of CPU time, or three times it with no CPU used at all; a wall-clock cap of ten times it,
 // scaled by the load average per core; 5000 per request for inspect), --rss-mb N (memory cap of a worker, default
 // 2048), --max-seconds N (inspect: stop after N s, default 600), --json.
 

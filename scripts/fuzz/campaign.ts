@@ -237,7 +237,8 @@ function runOne(w: Worker, args: string[], timeoutMs: number, rssLimit: number):
       );
     };
     // A case hangs when it has used `timeoutMs` of CPU time (so a loaded machine does not turn
-    // slow cases into hangs), or used no CPU at all for `timeoutMs` (a blocked read), or has not
+    // slow cases into hangs), or used no CPU at all for three times `timeoutMs` (a blocked read;
+    // a write stalled behind a busy disk uses none for seconds), or has not
     // answered in ten times `timeoutMs` of wall-clock time scaled by the load average per core (a
     // loaded machine gives a worker a small share of a core: at a load of 20 on 2 cores, a tenth).
     const cpu0 = w.cpuMs();
@@ -260,8 +261,11 @@ function runOne(w: Worker, args: string[], timeoutMs: number, rssLimit: number):
         finish({ outcome: "overrun", detail: `resident memory ${(rss / 2 ** 20).toFixed(0)} MiB` });
       else if (cpu - cpu0 > timeoutMs)
         finish({ outcome: "hang", detail: `over ${timeoutMs / 1000} s of CPU time` });
-      else if (now - lastAdvance > timeoutMs)
-        finish({ outcome: "hang", detail: `blocked: no CPU time used for ${timeoutMs / 1000} s` });
+      else if (now - lastAdvance > 3 * timeoutMs)
+        finish({
+          outcome: "hang",
+          detail: `blocked: no CPU time used for ${(3 * timeoutMs) / 1000} s`,
+        });
     }, 50);
     w.child.on("message", onMsg);
     w.child.on("exit", onExit);
