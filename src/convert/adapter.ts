@@ -21,6 +21,8 @@ export interface AdapterContext {
   readonly direction: Direction;
   /** The opset of the node's domain after the step (the nodes returned must be valid there). */
   readonly opset: number;
+  /** The opset the whole conversion goes to (later steps must carry what this one writes). */
+  readonly target: number;
   /** Where the node is, for messages: "graph > Loop 'l' body > node 'n' (Softmax)". */
   readonly where: string;
   /** The type of the node's i-th input, when inference knows it (computed lazily, on request). */

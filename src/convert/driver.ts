@@ -357,7 +357,7 @@ export class Converter {
 
   constructor(
     private readonly model: Model,
-    private readonly target: number,
+    readonly target: number,
     private readonly opts: ConvertOptions = {},
   ) {
     this.registry = opts.registry ?? SchemaRegistry.default();
@@ -707,6 +707,9 @@ class DriverContext implements AdapterContext {
     readonly opsetFrom: number,
     readonly index: number,
   ) {}
+  get target(): number {
+    return this.converter.target;
+  }
   /** Built only when asked: most adapted nodes never need their label. */
   get where(): string {
     return this.state.scope.nodeWhere(this.node, this.index);

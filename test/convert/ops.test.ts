@@ -4,6 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { DataType, T, f32 } from "../helpers/interp.js";
 import { convertAndCompare, convertText, nodeLines } from "../helpers/convert-check.js";
+import { convertModel } from "../../src/convert/index.js";
+import { parseModelText } from "../../src/text/index.js";
 
 const head = (opset: number, ir = 7) => `<ir_version: ${ir}, opset_import: ["" : ${opset}]>`;
 
@@ -39,6 +41,18 @@ g (int64[3] a, int64[3] b, int64[3] c) => (int64[3] y) { y = Min(a, b, c) }`;
       "y_less = Less (y_partial, c)",
       "y = Where (y_less, y_partial, c)",
     ]);
+  });
+  it("int64 Max going below 9 is refused at its first step, one node, not as the Where nodes it would write", () => {
+    const inputs = Array.from({ length: 2000 }, (_, i) => `x${i}`);
+    const m = `${head(13)}
+g (${inputs.map((x) => `int64[3] ${x}`).join(", ")}) => (int64[3] y) { y = Max(${inputs.join(", ")}) }`;
+    const r = convertModel(parseModelText(m), 7);
+    expect(r.model).toBeUndefined();
+    expect(r.plan.blocked.map((b) => b.message)).toEqual([
+      "Max-8 lacks the element type of 'x0'; written with Greater/Less and Where instead, which do not exist before opset 9 (target 7)",
+    ]);
+    // At 9 the same node converts (Greater and Where take int64 there).
+    expect(convertModel(parseModelText(m), 9).model).toBeDefined();
   });
   it("int8 Clip with bounds is carried in float", async () => {
     const m = `${head(13)}

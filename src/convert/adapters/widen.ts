@@ -46,6 +46,20 @@ function carrierFor(
   return carrier !== undefined && ok(carrier) ? [carrier, elem!] : undefined;
 }
 
+/** Where, and Greater/Less on every numeric type, exist from this opset on. */
+const WHERE_SINCE = 9;
+
+/**
+ * Refuses at once when the conversion goes below Where: the nodes written here could never step
+ * down (a Max of 500,000 int64 inputs would otherwise become a million nodes, each then refused).
+ */
+function needWhere(c: AdapterContext): void {
+  if (c.target < WHERE_SINCE)
+    c.fail(
+      `${c.to.name}-${c.to.since} lacks the element type of '${c.node.inputs[0]}'; written with Greater/Less and Where instead, which do not exist before opset ${WHERE_SINCE} (target ${c.target})`,
+    );
+}
+
 /** `a` or `b` by comparison `cmp` (Greater picks the larger), writing `out`. */
 function pick(
   c: AdapterContext,
@@ -78,6 +92,7 @@ const byWhere =
   (c: AdapterContext) => {
     const via = carrierFor(c, () => true);
     if (via) return carried(c, ...via);
+    needWhere(c);
     return fold(
       c,
       cmp,
@@ -92,6 +107,7 @@ const clipByWhere: Adapter = (c: AdapterContext) => {
   const [x, lo = "", hi = ""] = c.node.inputs;
   const y = c.node.outputs[0]!;
   if (lo === "" && hi === "") return [opNode(c, "Identity", [x!], [y])];
+  needWhere(c);
   const out: Node[] = [];
   let acc = x!;
   if (lo !== "") {
