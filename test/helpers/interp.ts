@@ -4,6 +4,7 @@ import { attr, graph, model, node, valueInfo, type AttrInput } from "../../src/i
 import type { Attribute, Model, Node, ValueInfo } from "../../src/ir/types.js";
 import { DataType } from "../../src/ir/types.js";
 import { run, type RunOptions } from "../../src/interp/executor.js";
+import { setGemmDisabled } from "../../src/interp/kernels/wasm/gemm.js";
 import { fromFloat64, toFloat64 } from "../../src/interp/tensor.js";
 import type { RTensor } from "../../src/interp/types.js";
 
@@ -70,6 +71,21 @@ export function oneNodeModel(spec: OneNodeSpec): Model {
     graph({ nodes: [n], inputs, outputs: outs.map((o) => valueInfo(o)) }),
     spec.opset ?? 18,
   );
+}
+
+/**
+ * One node's first output on the fast paths (WebAssembly product, elementwise and the other
+ * float32 paths) and on the general loops (fast paths off): [fast, general].
+ */
+export function fastAndGeneral(spec: OneNodeSpec): [RTensor, RTensor] {
+  setGemmDisabled(true);
+  let general: RTensor;
+  try {
+    general = runOne(spec)[0]!;
+  } finally {
+    setGemmDisabled(false);
+  }
+  return [runOne(spec)[0]!, general];
 }
 
 /** Runs one node and returns its outputs in order. */

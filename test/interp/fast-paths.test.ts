@@ -2,11 +2,10 @@
 // taps on the WebAssembly product, float Add/Sub/Mul/Div over any broadcast, Erf on float32.
 
 import { describe, expect, it } from "vitest";
-import { setGemmDisabled } from "../../src/interp/kernels/wasm/gemm.js";
 import { erf, erfFloat32 } from "../../src/interp/kernels/erf.js";
 import { erfWasm } from "../../src/interp/kernels/ew-wasm.js";
 import type { RTensor } from "../../src/interp/types.js";
-import { DataType, runOne, type OneNodeSpec } from "../helpers/interp.js";
+import { DataType, fastAndGeneral, runOne, type OneNodeSpec } from "../helpers/interp.js";
 
 function rand(shape: number[], seed: number): RTensor {
   const n = shape.reduce((a, b) => a * b, 1);
@@ -39,15 +38,7 @@ describe("ConvTranspose with disjoint taps on the product", () => {
         (bias.data as Float32Array)[0] = -0; // 0 + -0 is +0 where no tap reaches
         inputs.push(bias);
       }
-      const spec: OneNodeSpec = { op: "ConvTranspose", inputs, attrs };
-      setGemmDisabled(true);
-      let want: RTensor;
-      try {
-        want = runOne(spec)[0]!;
-      } finally {
-        setGemmDisabled(false);
-      }
-      const got = runOne(spec)[0]!;
+      const [got, want] = fastAndGeneral({ op: "ConvTranspose", inputs, attrs });
       expect(got.shape).toEqual(want.shape);
       expect(bits(got)).toEqual(bits(want));
     }
@@ -144,15 +135,8 @@ describe("float32 arithmetic in WebAssembly", () => {
     };
     for (const [sa, sb] of shapes)
       for (const op of ["Add", "Sub", "Mul", "Div"]) {
-        const spec: OneNodeSpec = { op, inputs: [special(rand(sa, 11)), special(rand(sb, 12))] };
-        setGemmDisabled(true);
-        let want: RTensor;
-        try {
-          want = runOne(spec)[0]!;
-        } finally {
-          setGemmDisabled(false);
-        }
-        const got = runOne(spec)[0]!;
+        const inputs = [special(rand(sa, 11)), special(rand(sb, 12))];
+        const [got, want] = fastAndGeneral({ op, inputs });
         expect(got.shape).toEqual(want.shape);
         expect(bits(got)).toEqual(bits(want));
       }
@@ -165,15 +149,8 @@ describe("float32 HardSigmoid in WebAssembly", () => {
     const d = x.data as Float32Array;
     d.set([Infinity, -Infinity, NaN, -0, 0, 1e30, -1e-30], 100);
     for (const attrs of [{}, { alpha: 1 / 6, beta: 0.5 }, { alpha: 3, beta: -0 }]) {
-      const spec: OneNodeSpec = { op: "HardSigmoid", inputs: [x], attrs };
-      setGemmDisabled(true);
-      let want: RTensor;
-      try {
-        want = runOne(spec)[0]!;
-      } finally {
-        setGemmDisabled(false);
-      }
-      expect(bits(runOne(spec)[0]!)).toEqual(bits(want));
+      const [got, want] = fastAndGeneral({ op: "HardSigmoid", inputs: [x], attrs });
+      expect(bits(got)).toEqual(bits(want));
     }
   });
 });

@@ -10,7 +10,7 @@ import { MemoryBudget } from "../../src/interp/budget.js";
 import { gemmArena, setGemmDisabled } from "../../src/interp/kernels/wasm/gemm.js";
 import { gemmHelpersReady, setGemmThreads } from "../../src/interp/kernels/wasm/gemm-threads.js";
 import type { RTensor } from "../../src/interp/types.js";
-import { DataType, runOne, type OneNodeSpec } from "../helpers/interp.js";
+import { DataType, fastAndGeneral, runOne, type OneNodeSpec } from "../helpers/interp.js";
 
 function rand(shape: number[], seed: number, special = false): RTensor {
   const n = shape.reduce((a, b) => a * b, 1);
@@ -28,14 +28,7 @@ function rand(shape: number[], seed: number, special = false): RTensor {
 }
 
 function both(spec: OneNodeSpec): [Float32Array, Float32Array] {
-  setGemmDisabled(true);
-  let want: RTensor;
-  try {
-    want = runOne(spec)[0]!;
-  } finally {
-    setGemmDisabled(false);
-  }
-  const got = runOne(spec)[0]!;
+  const [got, want] = fastAndGeneral(spec);
   expect(got.shape).toEqual(want.shape);
   return [got.data as Float32Array, want.data as Float32Array];
 }
