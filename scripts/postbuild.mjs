@@ -1,7 +1,7 @@
 // After tsc: marks the CLI entry point executable, and validates schemas/ once for every run of
 // the built package. Each operator file is parsed and checked as the registry does at load
 // (zod and the consistency rules: a broken file fails the build with its path and field), and all
-// of them are written to dist/schema/operators.json with a stamp of the folder; the registry takes
+// of them are written to dist/schema/operators.validated with a stamp of the folder; the registry takes
 // them from there while schemas/ is unchanged (src/schema/files.node.ts), so that a command does
 // not load zod and validate ~200 files on each start.
 import { chmodSync, existsSync, writeFileSync } from "node:fs";
@@ -14,5 +14,7 @@ const files = await import("../dist/schema/files.node.js");
 const { parseOperatorFile } = await import("../dist/schema/registry.js");
 const dir = fileURLToPath(new URL("../schemas/", import.meta.url));
 const { stamp, texts } = files.stampSchemaDir(dir);
+// Each validated file is kept as JSON text behind a head naming its operator and newest version
+// (src/schema/stamp.ts): a command parses only the operators it looks up.
 const operators = texts.map((f) => parseOperatorFile(f.text, f.path));
-writeFileSync(files.VALIDATED_SCHEMAS, JSON.stringify({ stamp, operators }));
+files.writeValidatedSchemas(files.VALIDATED_SCHEMAS, stamp, operators);

@@ -2,10 +2,11 @@
 // files.web.ts, which has them as bundled data.
 
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { OnnxError } from "../errors.js";
+import type { OperatorFile } from "./types.js";
 
 /** One operator file: where it came from (for messages) and its JSON text. */
 export interface SchemaFileText {
@@ -45,11 +46,11 @@ export function readSchemaDir(dir: string): SchemaFileText[] {
   });
 }
 
-export type { SchemaDirStamp, ValidatedSchemas } from "./stamp.js";
-import type { SchemaDirStamp, ValidatedSchemas } from "./stamp.js";
+export type { SchemaDirStamp, ValidatedOperator, ValidatedSchemas } from "./stamp.js";
+import type { SchemaDirStamp, ValidatedOperator, ValidatedSchemas } from "./stamp.js";
 
 /** Where the build puts the validated operator files of schemas/. */
-export const VALIDATED_SCHEMAS = new URL("./operators.json", import.meta.url);
+export const VALIDATED_SCHEMAS = new URL("./operators.validated", import.meta.url);
 
 function hashTexts(files: readonly SchemaFileText[]): string {
   const h = createHash("sha256");
@@ -67,28 +68,64 @@ export function stampSchemaDir(dir: string): { stamp: SchemaDirStamp; texts: Sch
   return { stamp: { files, sha256: hashTexts(texts) }, texts };
 }
 
+/** A validated operator file from the build: its key, newest version and JSON text. */
+export interface ValidatedFile {
+  path: string;
+  domain: string;
+  name: string;
+  newest: number;
+  /** The validated OperatorFile as JSON text (decoded on call). */
+  text(): string;
+}
+
+/** Writes `operators` (each passed parseOperatorFile) with the stamp of their folder (the build). */
+export function writeValidatedSchemas(
+  file: URL | string,
+  stamp: SchemaDirStamp,
+  operators: readonly OperatorFile[],
+): void {
+  const texts = operators.map((o) => Buffer.from(JSON.stringify(o)));
+  let at = 0;
+  const index = operators.map((o, i): ValidatedOperator => {
+    const start = at;
+    at += texts[i]!.length;
+    const newest = o.versions[o.versions.length - 1]!.since;
+    return { domain: o.domain, name: o.name, newest, start, end: at };
+  });
+  const head: ValidatedSchemas = { stamp, operators: index };
+  writeFileSync(file, Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`), ...texts]));
+}
+
 /**
  * The operator files of `dir` as validated at build time, when the folder still holds what it did
  * then: the same file names and sizes, and the same modification times or else the same texts
- * (an installed package's files get new times). Otherwise, or with no build, undefined: the caller
- * reads and validates the folder itself.
+ * (an installed package's files get new times). Otherwise, or with no build (or a build's file of
+ * another format), undefined: the caller reads and validates the folder itself.
  */
 export function readValidatedSchemas(
   dir: string,
-  from: URL | string = VALIDATED_SCHEMAS,
-): { path: string; json: unknown }[] | undefined {
+  from: URL | string | undefined = VALIDATED_SCHEMAS,
+): ValidatedFile[] | undefined {
   let saved: ValidatedSchemas;
+  let body: Buffer;
   let names: string[];
   try {
-    saved = JSON.parse(readFileSync(from, "utf8")) as ValidatedSchemas;
+    const bytes = readFileSync(from ?? VALIDATED_SCHEMAS);
+    const nl = bytes.indexOf(10);
+    saved = JSON.parse(bytes.toString("utf8", 0, nl)) as ValidatedSchemas;
+    body = bytes.subarray(nl + 1);
     names = readdirSync(dir)
       .filter((f) => f.endsWith(".json"))
       .sort();
   } catch {
     return undefined;
   }
-  const want = saved.stamp.files;
+  const want = saved.stamp?.files;
+  const ops = saved.operators;
+  if (!Array.isArray(want) || !Array.isArray(ops)) return undefined;
+  if (!ops.every((o) => Number.isInteger(o?.start) && o.end <= body.length)) return undefined;
   if (names.length !== want.length || names.some((n, i) => n !== want[i]!.name)) return undefined;
+  if (ops.length !== names.length) return undefined;
   let sameTimes = true;
   for (let i = 0; i < names.length; i++) {
     let s;
@@ -101,5 +138,11 @@ export function readValidatedSchemas(
     if (s.mtimeMs !== want[i]!.mtimeMs) sameTimes = false;
   }
   if (!sameTimes && hashTexts(readSchemaDir(dir)) !== saved.stamp.sha256) return undefined;
-  return saved.operators.map((json, i) => ({ path: join(dir, names[i]!), json }));
+  return ops.map(({ domain, name, newest, start, end }, i) => ({
+    path: join(dir, names[i]!),
+    domain,
+    name,
+    newest,
+    text: () => body.toString("utf8", start, end),
+  }));
 }

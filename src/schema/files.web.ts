@@ -28,11 +28,11 @@ export function readSchemaDir(dir: string): SchemaFileText[] {
 }
 
 /** The browser build validates its bundled files when it loads them (files.node.ts trusts a build's). */
-export function readValidatedSchemas(_dir: string): undefined {
+export function readValidatedSchemas(_dir: string, _from?: URL | string): undefined {
   return undefined;
 }
 
-export type { SchemaDirStamp, ValidatedSchemas } from "./stamp.js";
+export type { SchemaDirStamp, ValidatedOperator, ValidatedSchemas } from "./stamp.js";
 import type { SchemaDirStamp } from "./stamp.js";
 
 /** No build-time file in the page: its bundled schemas are validated when loaded. */
@@ -40,4 +40,9 @@ export const VALIDATED_SCHEMAS: URL | undefined = undefined;
 
 export function stampSchemaDir(_dir: string): { stamp: SchemaDirStamp; texts: SchemaFileText[] } {
   throw new OnnxError("E_SCHEMA", "the browser build does not stamp schema folders", _dir);
+}
+
+/** The page has no build-time file to write. */
+export function writeValidatedSchemas(file: URL | string): never {
+  throw new OnnxError("E_SCHEMA", "the browser build writes no validated schemas", String(file));
 }

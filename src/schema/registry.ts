@@ -34,9 +34,19 @@ export function parseOperatorFile(text: string, where: string): OperatorFile {
   return r.file;
 }
 
+function duplicate(name: string, where: string): OnnxError {
+  return new OnnxError(
+    "E_SCHEMA",
+    `name: operator '${name}' is defined by another file too`,
+    where,
+  );
+}
+
 export class SchemaRegistry {
   private static cached: SchemaRegistry | undefined;
   private readonly byKey = new Map<string, OpVersion[]>();
+  /** Operators validated at build time and not looked up yet: their file's JSON text. */
+  private readonly pending = new Map<string, { text: () => string; where: string }>();
   private readonly maxByDomain = new Map<string, number>();
   readonly dir: string;
 
@@ -44,13 +54,25 @@ export class SchemaRegistry {
    * Loads and validates operator files: every `*.json` file directly in the folder `dir`, or the
    * given files' texts (one operator each; how the browser build gets them).
    */
-  constructor(source: string | readonly SchemaFileText[] = defaultSchemaDir()) {
+  constructor(
+    source: string | readonly SchemaFileText[] = defaultSchemaDir(),
+    /** The build's validated files (tests name another). */
+    validatedFile?: URL | string,
+  ) {
     this.dir = typeof source === "string" ? source : "(bundled schemas)";
     // The build validated this package's schemas/ already (scripts/postbuild.mjs): when the
-    // folder is unchanged since, its files are taken as they were then, without zod (start-up).
-    const validated = typeof source === "string" ? readValidatedSchemas(source) : undefined;
+    // folder is unchanged since, its files are taken as they were then, without zod, and each is
+    // parsed on its first look-up (start-up).
+    const validated =
+      typeof source === "string" ? readValidatedSchemas(source, validatedFile) : undefined;
     if (validated) {
-      for (const f of validated) this.add(f.json as OperatorFile, f.path);
+      for (const f of validated) {
+        const domain = normaliseDomain(f.domain);
+        const key = `${domain}\u0000${f.name}`;
+        if (this.pending.has(key)) throw duplicate(f.name, f.path);
+        this.pending.set(key, { text: f.text, where: f.path });
+        this.maxByDomain.set(domain, Math.max(this.maxByDomain.get(domain) ?? 0, f.newest));
+      }
       return;
     }
     const files = typeof source === "string" ? readSchemaDir(source) : source;
@@ -71,12 +93,7 @@ export class SchemaRegistry {
   private add(file: OperatorFile, where: string): void {
     const domain = normaliseDomain(file.domain);
     const key = `${domain}\u0000${file.name}`;
-    if (this.byKey.has(key))
-      throw new OnnxError(
-        "E_SCHEMA",
-        `name: operator '${file.name}' is defined by another file too`,
-        where,
-      );
+    if (this.byKey.has(key) || this.pending.has(key)) throw duplicate(file.name, where);
     const versions = file.versions.map((v): OpVersion =>
       Object.freeze({ ...v, domain, name: file.name }),
     );
@@ -85,18 +102,30 @@ export class SchemaRegistry {
     this.maxByDomain.set(domain, Math.max(this.maxByDomain.get(domain) ?? 0, last));
   }
 
+  /** The versions of the operator under `key`, its file parsed on the first look-up. */
+  private list(key: string): OpVersion[] | undefined {
+    const found = this.byKey.get(key);
+    if (found) return found;
+    const p = this.pending.get(key);
+    if (!p) return undefined;
+    this.pending.delete(key);
+    this.add(JSON.parse(p.text()) as OperatorFile, p.where);
+    return this.byKey.get(key);
+  }
+
   /** Every version of an operator, oldest first ([] when unknown). */
   versions(domain: string, op: string): OpVersion[] {
-    return [...(this.byKey.get(`${normaliseDomain(domain)}\u0000${op}`) ?? [])];
+    return [...(this.list(`${normaliseDomain(domain)}\u0000${op}`) ?? [])];
   }
 
   has(domain: string, op: string): boolean {
-    return this.byKey.has(`${normaliseDomain(domain)}\u0000${op}`);
+    const key = `${normaliseDomain(domain)}\u0000${op}`;
+    return this.byKey.has(key) || this.pending.has(key);
   }
 
   /** The version in force at `opset`: the greatest `since` <= opset, or undefined. */
   tryResolve(domain: string, op: string, opset: number): OpVersion | undefined {
-    const list = this.byKey.get(`${normaliseDomain(domain)}\u0000${op}`);
+    const list = this.list(`${normaliseDomain(domain)}\u0000${op}`);
     if (!list) return undefined;
     let found: OpVersion | undefined;
     for (const v of list) {
@@ -108,7 +137,7 @@ export class SchemaRegistry {
 
   /** Like tryResolve, but an unknown operator or an opset before its first version is an E_SCHEMA error. */
   resolve(domain: string, op: string, opset: number): OpVersion {
-    const list = this.byKey.get(`${normaliseDomain(domain)}\u0000${op}`);
+    const list = this.list(`${normaliseDomain(domain)}\u0000${op}`);
     if (!list)
       throw new OnnxError(
         "E_SCHEMA",
@@ -125,7 +154,7 @@ export class SchemaRegistry {
 
   /** Operator names, sorted; ai.onnx ones bare, others as "domain.Op". */
   operators(): string[] {
-    return [...this.byKey.keys()]
+    return [...this.byKey.keys(), ...this.pending.keys()]
       .map((k) => {
         const [d, n] = k.split("\u0000") as [string, string];
         return d === "" ? n : `${d}.${n}`;

@@ -20,8 +20,9 @@ import {
   defaultSchemaDir,
   readValidatedSchemas,
   stampSchemaDir,
+  writeValidatedSchemas,
 } from "../../src/schema/files.node.js";
-import { parseOperatorFile } from "../../src/schema/registry.js";
+import { parseOperatorFile, SchemaRegistry } from "../../src/schema/registry.js";
 import { encodeModel } from "../../src/io/files.js";
 import { encodeTensorBytes } from "../../src/io/encode.js";
 import { graph, model, node, valueInfo } from "../../src/ir/builder.js";
@@ -62,9 +63,9 @@ describe("schemas validated at build time", () => {
   };
   const save = (dir: string) => {
     const { stamp, texts } = stampSchemaDir(dir);
-    const file = join(dir, "..", `${dir.split("/").pop()}.validated.json`);
+    const file = join(dir, "..", `${dir.split("/").pop()}.validated`);
     const operators = texts.map((f) => parseOperatorFile(f.text, f.path));
-    writeFileSync(file, JSON.stringify({ stamp, operators }));
+    writeValidatedSchemas(file, stamp, operators);
     return { file, operators };
   };
 
@@ -72,7 +73,7 @@ describe("schemas validated at build time", () => {
     const dir = copy();
     const { file, operators } = save(dir);
     const got = readValidatedSchemas(dir, file)!;
-    expect(got.map((f) => f.json)).toEqual(operators);
+    expect(got.map((f) => JSON.parse(f.text()) as unknown)).toEqual(operators);
     expect(got[0]!.path).toBe(
       join(
         dir,
@@ -84,6 +85,37 @@ describe("schemas validated at build time", () => {
     for (const f of readdirSync(dir))
       utimesSync(join(dir, f), new Date(2000, 0, 1), new Date(2000, 0, 1));
     expect(readValidatedSchemas(dir, file)?.length).toBe(operators.length);
+  });
+
+  it("give a registry that answers as one validating the folder, parsing only what is looked up", () => {
+    const dir = copy();
+    const { file } = save(dir);
+    const lazy = new SchemaRegistry(dir, file);
+    const full = new SchemaRegistry(dir, join(dir, "missing.json"));
+    expect(lazy.maxOpset("")).toBe(full.maxOpset(""));
+    expect(lazy.maxOpset("ai.onnx.ml")).toBe(full.maxOpset("ai.onnx.ml"));
+    expect(lazy.has("", "ReduceLogSum")).toBe(true);
+    expect(lazy.has("", "NoSuchOp")).toBe(false);
+    expect(lazy.resolve("", "ReduceLogSum", 17)).toEqual(full.resolve("", "ReduceLogSum", 17));
+    expect(lazy.versions("", "LogCumSumExp")).toEqual(full.versions("", "LogCumSumExp"));
+    expect(lazy.tryResolve("", "Abs", 5)).toEqual(full.tryResolve("", "Abs", 5));
+    expect(lazy.operators()).toEqual(full.operators());
+    for (const op of full.operators()) {
+      const [d, n] = op.includes(".")
+        ? [op.slice(0, op.lastIndexOf(".")), op.slice(op.lastIndexOf(".") + 1)]
+        : ["", op];
+      expect(lazy.versions(d, n), op).toEqual(full.versions(d, n));
+    }
+    expect(() => lazy.resolve("", "NoSuchOp", 13)).toThrow(/unknown operator 'NoSuchOp'/);
+  });
+
+  it("are not taken from an older build's file (one JSON value)", () => {
+    const dir = copy();
+    const { stamp, texts } = stampSchemaDir(dir);
+    const file = join(dir, "..", `${dir.split("/").pop()}.old.json`);
+    const operators = texts.map((f) => parseOperatorFile(f.text, f.path));
+    writeFileSync(file, JSON.stringify({ stamp, operators }));
+    expect(readValidatedSchemas(dir, file)).toBeUndefined();
   });
 
   it("are not taken once a file changes, even at the same size", () => {
