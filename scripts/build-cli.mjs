@@ -1,9 +1,10 @@
-// Bundles the command line (start-up): dist/cli/bin.js and dist/cli/convert-worker.js, written by
-// tsc as small modules importing ~200 others, are replaced by esbuild bundles of the same sources
-// and their dependencies, split so that each command's code is a chunk loaded when the command is
-// run (src/cli/program.ts imports the command modules on demand). Node then resolves and compiles
-// a handful of files instead of ~200 modules, and `--version` compiles only commander and the
-// program's shell. The rest of dist/ (the library) stays as tsc wrote it.
+// Bundles the command line (start-up). The program is one CommonJS file, dist/cli/cli.cjs, that
+// dist/cli/bin.js (a small launcher, src/cli/bin.ts) compiles with V8's code cache made here by
+// running the commands once (scripts/cli-cache.mjs, dist/cli/cli.cjs.cache): Node 20 has no code
+// cache for ES modules, and Node then neither resolves ~200 modules nor parses the command's code
+// (scripts/postbuild.mjs makes the cache once the schemas are validated).
+// dist/cli/convert-worker.js (the threads of `convert --jobs`) is an ES module bundle of its own.
+// The rest of dist/ (the library) stays as tsc wrote it.
 //
 // A module that finds its files from `import.meta.url` (schemas/, proto/onnx.proto, dist/web/)
 // gets the URL its tsc output has, so that the relative paths it uses hold in the bundle too.
@@ -19,7 +20,7 @@ const out = join(root, "dist", "cli");
 const CHUNK = "bin-chunk-";
 
 /** `import.meta.url` in a source file under src/: the URL of its tsc output, from the bundle's. */
-const metaUrlAsInDist = {
+const metaUrlAsInDist = (base) => ({
   name: "import-meta-url-as-in-dist",
   setup(b) {
     b.onLoad({ filter: /\.ts$/ }, (args) => {
@@ -28,11 +29,11 @@ const metaUrlAsInDist = {
       if (!text.includes("import.meta.url")) return { contents: text, loader: "ts" };
       const asJs = relative(src, args.path).replace(/\.ts$/, ".js").split(sep).join("/");
       const rel = relative(out, join(root, "dist")).split(sep).join("/") || ".";
-      const url = `new URL(${JSON.stringify(`${rel}/${asJs}`)}, import.meta.url).href`;
+      const url = `new URL(${JSON.stringify(`${rel}/${asJs}`)}, ${base}).href`;
       return { contents: text.replaceAll("import.meta.url", url), loader: "ts" };
     });
   },
-};
+});
 
 /**
  * The registry validates operator files with zod (src/schema/validate.ts), ~750 kB of code to
@@ -41,7 +42,7 @@ const metaUrlAsInDist = {
  * CommonJS, on its first call only (a synchronous require, as the registry's constructor is).
  */
 const VALIDATOR = "schema-validate.cjs";
-const lazyValidator = {
+const lazyValidator = (requireFn) => ({
   name: "lazy-validator",
   setup(b) {
     b.onResolve({ filter: /^\.\/validate\.js$/ }, (args) =>
@@ -50,40 +51,65 @@ const lazyValidator = {
         : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: "lazy-validator" }, () => ({
-      contents: `import { createRequire } from "node:module";
-let validator;
+      contents: `let validator;
 export function validateOperatorFile(json) {
-  validator ??= createRequire(import.meta.url)(${JSON.stringify(`./${VALIDATOR}`)});
+  validator ??= ${requireFn}(${JSON.stringify(`./${VALIDATOR}`)});
   return validator.validateOperatorFile(json);
 }`,
       loader: "js",
     }));
   },
-};
+});
 
 for (const f of readdirSync(out, { withFileTypes: true }))
-  if (f.isFile() && f.name.startsWith(CHUNK)) rmSync(join(out, f.name));
+  if (f.isFile() && (f.name.startsWith(CHUNK) || f.name.startsWith("cli.cjs")))
+    rmSync(join(out, f.name));
+
+const common = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  legalComments: "none",
+  logLevel: "warning",
+  external: [`./${VALIDATOR}`],
+};
+// The dependencies that are CommonJS (commander, protobufjs, ...) require Node's modules.
+const esmRequire = {
+  js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
+};
+
+// The launcher: program.js (tsc's output) only when the bundle is missing.
+await build({
+  ...common,
+  entryPoints: { bin: join(src, "cli", "bin.ts") },
+  outdir: out,
+  format: "esm",
+  external: ["./program.js", `./${VALIDATOR}`],
+  plugins: [metaUrlAsInDist("import.meta.url")],
+});
 
 await build({
-  entryPoints: {
-    bin: join(src, "cli", "bin.ts"),
-    "convert-worker": join(src, "cli", "convert-worker.ts"),
-  },
+  ...common,
+  entryPoints: [join(src, "cli", "program.ts")],
+  outfile: join(out, "cli.cjs"),
+  format: "cjs",
+  sourcemap: true,
+  // convert.ts names `import.meta.resolve` for the TypeScript sources only.
+  logOverride: { "empty-import-meta": "silent" },
+  banner: { js: 'var __cli_url = require("node:url").pathToFileURL(__filename).href;' },
+  plugins: [lazyValidator("require"), metaUrlAsInDist("__cli_url")],
+});
+
+await build({
+  ...common,
+  entryPoints: { "convert-worker": join(src, "cli", "convert-worker.ts") },
   outdir: out,
-  bundle: true,
   splitting: true,
   chunkNames: `${CHUNK}[hash]`,
   format: "esm",
-  platform: "node",
-  target: "node20",
   sourcemap: true,
-  legalComments: "none",
-  logLevel: "warning",
-  // The dependencies that are CommonJS (commander, protobufjs, ...) require Node's modules.
-  banner: {
-    js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
-  },
-  plugins: [lazyValidator, metaUrlAsInDist],
+  banner: esmRequire,
+  plugins: [lazyValidator("require"), metaUrlAsInDist("import.meta.url")],
 });
 
 await build({

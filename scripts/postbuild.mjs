@@ -4,7 +4,8 @@
 // of them are written to dist/schema/operators.validated with a stamp of the folder; the registry takes
 // them from there while schemas/ is unchanged (src/schema/files.node.ts), so that a command does
 // not load zod and validate ~200 files on each start.
-import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const bin = new URL("../dist/cli/bin.js", import.meta.url);
@@ -18,3 +19,16 @@ const { stamp, texts } = files.stampSchemaDir(dir);
 // (src/schema/stamp.ts): a command parses only the operators it looks up.
 const operators = texts.map((f) => parseOperatorFile(f.text, f.path));
 files.writeValidatedSchemas(files.VALIDATED_SCHEMAS, stamp, operators);
+
+// The CLI's code cache (scripts/cli-cache.mjs), made by the Node that builds, in a child process so
+// that V8's flags are a user's, once the commands it runs find the validated schemas.
+if (existsSync(new URL("../dist/cli/cli.cjs", import.meta.url))) {
+  const made = spawnSync(
+    process.execPath,
+    [fileURLToPath(new URL("./cli-cache.mjs", import.meta.url))],
+    {
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
+  if (made.status !== 0) throw new Error(`scripts/cli-cache.mjs failed (exit ${made.status})`);
+}

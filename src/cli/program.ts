@@ -6,7 +6,9 @@
 import { Command, CommanderError } from "commander";
 import { EXIT_BAD_INPUT, setVerbose } from "./exit.js";
 
-export const VERSION = "0.1.0";
+import { VERSION } from "./version.js";
+
+export { VERSION };
 
 /** Registers some of the program's commands on it. */
 export type Register = (program: Command) => void;

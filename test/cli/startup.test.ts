@@ -13,6 +13,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
 import { COMMAND_MODULES, createProgram, modulesFor } from "../../src/cli/program.js";
@@ -135,7 +136,8 @@ describe("schemas validated at build time", () => {
 describe("the bundled binary (dist/cli/bin.js, scripts/build-cli.mjs)", () => {
   const root = join(import.meta.dirname, "..", "..");
   const bin = join(root, "dist", "cli", "bin.js");
-  const bundled = existsSync(bin) && readFileSync(bin, "utf8").includes("bin-chunk-");
+  const bundle = join(root, "dist", "cli", "cli.cjs");
+  const bundled = existsSync(bundle);
   const runBundle = (args: string[]) => {
     const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: "utf8" });
     return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
@@ -145,6 +147,8 @@ describe("the bundled binary (dist/cli/bin.js, scripts/build-cli.mjs)", () => {
     const dir = mkdtempSync(join(tmpdir(), "oe-bundle-"));
     const cases = [
       ["--version"],
+      ["-V"],
+      ["--verbose", "--version"],
       ["--help"],
       ["info", "examples/reduce-13.onnx"],
       ["schema", "ReduceSum"],
@@ -156,6 +160,63 @@ describe("the bundled binary (dist/cli/bin.js, scripts/build-cli.mjs)", () => {
       ["bogus"],
     ];
     for (const args of cases) expect(runBundle(args), args.join(" ")).toEqual(runCli(args));
+  });
+
+  it.skipIf(!bundled)("compiles from the build's code cache, and runs without one", () => {
+    // A child process: its Node and flags are a user's (vitest's workers have their own).
+    const launch = pathToFileURL(join(root, "dist", "cli", "launch.js")).href;
+    const probe = (file: string) =>
+      JSON.parse(
+        spawnSync(
+          process.execPath,
+          [
+            "--input-type=module",
+            "-e",
+            `const l = await import(${JSON.stringify(launch)});
+             const { script, cached } = l.loadBundle(${JSON.stringify(file)});
+             console.log(JSON.stringify({ cached, rejected: script.cachedDataRejected ?? null }));`,
+          ],
+          { encoding: "utf8" },
+        ).stdout,
+      ) as unknown;
+    expect(probe(bundle)).toEqual({ cached: true, rejected: false });
+
+    // A copy of the package whose cache another Node made, is damaged (V8 would take it as it
+    // is, and crash), or is older than its bundle: not used, and the same answers.
+    const pkg = mkdtempSync(join(tmpdir(), "oe-bundle-cache-"));
+    for (const d of ["dist", "schemas", "proto", "examples", "package.json"])
+      cpSync(join(root, d), join(pkg, d), { recursive: true, preserveTimestamps: true });
+    const copy = join(pkg, "dist", "cli", "cli.cjs");
+    const cache = readFileSync(`${copy}.cache`);
+    const nl = cache.indexOf(10);
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, [join(pkg, "dist", "cli", "bin.js"), ...args], {
+        cwd: root,
+        encoding: "utf8",
+      });
+    const info = ["info", "examples/reduce-13.onnx"];
+    const want = runCli(info);
+    const same = { status: 0, stdout: want.stdout, stderr: want.stderr };
+    const otherNode = cache
+      .subarray(0, nl)
+      .toString()
+      .replace(/"v[\d.]+"/, '"v0.0.0"');
+    writeFileSync(`${copy}.cache`, Buffer.concat([Buffer.from(otherNode), cache.subarray(nl)]));
+    expect(probe(copy)).toEqual({ cached: false, rejected: null });
+    expect(run(info)).toMatchObject(same);
+    const damaged = Buffer.from(cache);
+    damaged.fill(7, nl + 1 + 64, nl + 1 + 4096);
+    writeFileSync(`${copy}.cache`, damaged);
+    expect(probe(copy)).toEqual({ cached: false, rejected: null });
+    expect(run(info)).toMatchObject(same);
+    writeFileSync(`${copy}.cache`, cache);
+    expect(probe(copy)).toEqual({ cached: true, rejected: false });
+    writeFileSync(
+      copy,
+      readFileSync(copy, "utf8").replace(`name("onnx-expand")`, `name("onnx-expanD")`),
+    );
+    expect(probe(copy)).toEqual({ cached: false, rejected: null });
+    expect(run(["--help"]).stdout).toContain("onnx-expanD");
   });
 
   it.skipIf(!bundled)("runs a large float32 .pb input read into kernel memory", () => {
