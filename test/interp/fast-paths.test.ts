@@ -155,7 +155,7 @@ describe("float32 HardSigmoid in WebAssembly", () => {
   });
 });
 
-describe("float32 LayerNormalization, Softmax and nearest Resize without float64 copies", () => {
+describe("float32 LayerNormalization, Softmax, nearest Resize, BatchNormalization, activations and Concat without float64 copies", () => {
   const wide = (t: RTensor): RTensor => ({
     dtype: DataType.DOUBLE,
     shape: t.shape,
@@ -199,6 +199,48 @@ describe("float32 LayerNormalization, Softmax and nearest Resize without float64
         })),
       ),
     ];
+    // BatchNormalization (inference), the unary activations, Concat: with Inf, NaN and -0 too.
+    const y = rand([2, 5, 24], 25);
+    (y.data as Float32Array).set([Infinity, -Infinity, NaN, -0, 0, 1e30, -1e-30, 88.5, -104], 30);
+    const positive = { ...rand([5], 26) };
+    positive.data = (positive.data as Float32Array).map((v) => Math.abs(v) + 0.01);
+    cases.push(
+      {
+        op: "BatchNormalization",
+        inputs: [y, rand([5], 27), rand([5], 28), rand([5], 29), positive],
+      },
+      {
+        op: "BatchNormalization",
+        inputs: [
+          { ...y, shape: [10, 12, 2] },
+          ...[31, 32, 33].map((k) => rand([12], k)),
+          {
+            ...positive,
+            shape: [12],
+            data: new Float32Array(12).fill(0.25),
+          },
+        ],
+        attrs: { epsilon: 0.001 },
+      },
+      ...["Relu", "Sigmoid", "Tanh", "Exp", "Sqrt"].map((op) => ({ op, inputs: [y] })),
+      { op: "Concat", inputs: [x, y, x], attrs: { axis: 1 } },
+      {
+        op: "Concat",
+        inputs: [
+          { ...x, shape: [10, 24] },
+          { ...y, shape: [10, 24] },
+        ],
+        attrs: { axis: 0 },
+      },
+      {
+        op: "Concat",
+        inputs: [
+          { ...x, shape: [10, 24] },
+          { ...y, shape: [10, 24] },
+        ],
+        attrs: { axis: 1 },
+      },
+    );
     for (const spec of cases) {
       const outs = spec.op === "LayerNormalization" ? 3 : 1;
       const got = runOne({ ...spec, outputs: outs });

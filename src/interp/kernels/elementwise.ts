@@ -62,6 +62,11 @@ function finish(dtype: number, shape: number[], data: Storage): RTensor {
 // Unary
 
 export interface UnarySpec {
+  /**
+   * A loop of its own for float32 (the shared loop's call of `float` cannot be inlined, being
+   * the same call for every op): the same values as `float` gives, rounded the same way.
+   */
+  f32?: (src: Float32Array, out: Float32Array) => void;
   float?: Num;
   int?: Num;
   big?: Big;
@@ -89,6 +94,11 @@ export function unary(op: string, spec: UnarySpec): Kernel {
       return [{ dtype: x.dtype, shape: [...x.shape], data: out }];
     }
     if (!f) fail(ctx, `${op} does not accept ${dtypeName(x.dtype)} input`);
+    if (spec.f32 && x.dtype === DataType.FLOAT) {
+      const out = allocStorage(x.dtype, n) as Float32Array;
+      spec.f32(x.data as Float32Array, out);
+      return [{ dtype: x.dtype, shape: [...x.shape], data: out }];
+    }
     const src = computeView(x) as Float64Array;
     const out = computeStorage(x.dtype, n) as Float64Array;
     for (let i = 0; i < n; i++) out[i] = f(src[i]!);
@@ -119,8 +129,18 @@ const generalErf = unary("Erf", { float: erf });
 export const unaryKernels: Record<string, Kernel> = {
   Abs: unary("Abs", { float: Math.abs, int: Math.abs, big: absBig }),
   Neg: unary("Neg", { float: (x) => -x, int: (x) => -x, big: (x) => -x }),
-  Sqrt: unary("Sqrt", { float: Math.sqrt }),
-  Exp: unary("Exp", { float: Math.exp }),
+  Sqrt: unary("Sqrt", {
+    f32: (src, out) => {
+      for (let i = 0; i < src.length; i++) out[i] = Math.sqrt(src[i]!);
+    },
+    float: Math.sqrt,
+  }),
+  Exp: unary("Exp", {
+    f32: (src, out) => {
+      for (let i = 0; i < src.length; i++) out[i] = Math.exp(src[i]!);
+    },
+    float: Math.exp,
+  }),
   Log: unary("Log", { float: Math.log }),
   Reciprocal: unary("Reciprocal", { float: (x) => 1 / x }),
   Floor: unary("Floor", { float: Math.floor }),
@@ -132,14 +152,31 @@ export const unaryKernels: Record<string, Kernel> = {
     big: (x) => (x > 0n ? 1n : x < 0n ? -1n : 0n),
   }),
   Relu: unary("Relu", {
+    f32: (src, out) => {
+      for (let i = 0; i < src.length; i++) {
+        const x = src[i]!;
+        out[i] = x < 0 ? 0 : x;
+      }
+    },
     float: (x) => (x < 0 ? 0 : x),
     int: (x) => (x < 0 ? 0 : x),
     big: (x) => (x < 0n ? 0n : x),
   }),
   Sigmoid: unary("Sigmoid", {
+    f32: (src, out) => {
+      for (let i = 0; i < src.length; i++) {
+        const x = src[i]!;
+        out[i] = x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x));
+      }
+    },
     float: (x) => (x >= 0 ? 1 / (1 + Math.exp(-x)) : Math.exp(x) / (1 + Math.exp(x))),
   }),
-  Tanh: unary("Tanh", { float: Math.tanh }),
+  Tanh: unary("Tanh", {
+    f32: (src, out) => {
+      for (let i = 0; i < src.length; i++) out[i] = Math.tanh(src[i]!);
+    },
+    float: Math.tanh,
+  }),
   Sin: unary("Sin", { float: Math.sin }),
   Cos: unary("Cos", { float: Math.cos }),
   Tan: unary("Tan", { float: Math.tan }),

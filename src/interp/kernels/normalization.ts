@@ -139,6 +139,34 @@ const RMSNormalization: Kernel = (ctx, inputs) => {
 // ---------------------------------------------------------------------------------------------
 // Normalisations
 
+/**
+ * Inference on float32: float32 in and out, a channel's values hoisted; each value is computed
+ * as the general loop computes it (in float64, rounded once), so the results are the same.
+ */
+function batchNormFloat32(
+  x: RTensor,
+  c: number,
+  inner: number,
+  scale: Float64Array,
+  bias: Float64Array,
+  mean: Float64Array,
+  variance: Float64Array,
+  eps: number,
+): RTensor {
+  const src = x.data as Float32Array;
+  const out = allocStorage(DataType.FLOAT, src.length) as Float32Array;
+  const blocks = inner > 0 ? src.length / inner : 0;
+  for (let b = 0, p = 0; b < blocks; b++) {
+    const ch = b % c;
+    const s = scale[ch]!;
+    const m = mean[ch]!;
+    const d = Math.sqrt(variance[ch]! + eps);
+    const o = bias[ch]!;
+    for (const end = p + inner; p < end; p++) out[p] = (s * (src[p]! - m)) / d + o;
+  }
+  return { dtype: x.dtype, shape: [...x.shape], data: out };
+}
+
 const BatchNormalization: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   requireFloat(ctx, x);
@@ -146,8 +174,10 @@ const BatchNormalization: Kernel = (ctx, inputs) => {
   const eps = floatAttr(ctx, "epsilon");
   const c = x.shape[1] ?? 1;
   const inner = prod(x.shape.slice(2));
-  const v = toFloat64(x);
   const training = intAttr(ctx, "training_mode", { without: 0 }) !== 0;
+  if (!training && x.dtype === DataType.FLOAT)
+    return [batchNormFloat32(x, c, inner, scale!, bias!, mean!, variance!, eps)];
+  const v = toFloat64(x);
   // Training mode normalises with the batch statistics and also returns the updated running ones.
   const useMean = training ? scratch(Float64Array, c) : mean!;
   const useVar = training ? scratch(Float64Array, c) : variance!;

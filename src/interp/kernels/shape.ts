@@ -504,11 +504,18 @@ const Concat: Kernel = (ctx, inputs) => {
     const block = t.data.length / Math.max(outer, 1);
     if (block === 0) continue;
     const s = t.data as unknown as AnyStore;
-    for (let o = 0; o < outer; o++) {
-      const dst = o * innerOut + col;
-      const src = o * block;
-      for (let j = 0; j < block; j++) d[dst + j] = s[src + j];
-    }
+    if (ArrayBuffer.isView(d) && ArrayBuffer.isView(s)) {
+      // Typed arrays of one type: block copies.
+      const dv = d as unknown as Float32Array;
+      const sv = s as unknown as Float32Array;
+      for (let o = 0; o < outer; o++)
+        dv.set(sv.subarray(o * block, (o + 1) * block), o * innerOut + col);
+    } else
+      for (let o = 0; o < outer; o++) {
+        const dst = o * innerOut + col;
+        const src = o * block;
+        for (let j = 0; j < block; j++) d[dst + j] = s[src + j];
+      }
     col += block;
   }
   return [out];
