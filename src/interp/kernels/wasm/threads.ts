@@ -58,10 +58,15 @@ export function setHelperScript(url: string | URL | undefined): void {
   helperScript = url;
 }
 
+/** A Node built-in module (getBuiltinModule: no static `node:` import); undefined elsewhere. */
+export function nodeBuiltin<T>(id: string): T | undefined {
+  return nodeProcess()?.getBuiltinModule!(id) as T | undefined;
+}
+
 /** Where helper threads can run: "node", "browser", or undefined (one thread). */
 export function helperPlatform(): "node" | "browser" | undefined {
   const proc = nodeProcess();
-  if (proc) return proc.getBuiltinModule!("node:worker_threads") ? "node" : undefined;
+  if (proc) return nodeBuiltin("node:worker_threads") ? "node" : undefined;
   const g = globalThis as BrowserScope;
   const shared =
     typeof SharedArrayBuffer === "function" && typeof Atomics === "object" && g.crossOriginIsolated;
@@ -72,7 +77,7 @@ export function helperPlatform(): "node" | "browser" | undefined {
 
 /** The cores of this machine (1 where unknown). */
 export function coreCount(): number {
-  const os = nodeProcess()?.getBuiltinModule!("node:os") as NodeOs | undefined;
+  const os = nodeBuiltin<NodeOs>("node:os");
   if (os) return os.availableParallelism?.() ?? os.cpus().length;
   return Math.max(1, (globalThis as BrowserScope).navigator?.hardwareConcurrency ?? 1);
 }
@@ -88,6 +93,8 @@ export interface HelperSpec {
   transfer?: unknown[];
   /** Called once if the helper fails or ends. */
   onFail: () => void;
+  /** Node only (the helper needs Node's synchronous message ports): one thread elsewhere. */
+  nodeOnly?: boolean;
 }
 
 /** Starts one helper thread; undefined where none can run (see helperPlatform). */
@@ -95,7 +102,7 @@ export function startHelper(spec: HelperSpec): HelperThread | undefined {
   const where = helperPlatform();
   if (where === "node") {
     const proc = nodeProcess()!;
-    const wt = proc.getBuiltinModule!("node:worker_threads") as NodeWorkerThreads;
+    const wt = nodeBuiltin<NodeWorkerThreads>("node:worker_threads")!;
     const w = new wt.Worker(spec.nodeSource, {
       eval: true,
       execArgv: [], // plain script: no loaders or flags of the parent (e.g. --input-type)
@@ -108,7 +115,7 @@ export function startHelper(spec: HelperSpec): HelperThread | undefined {
     proc.once("exit", () => void w.terminate());
     return { terminate: () => void w.terminate() };
   }
-  if (where === "browser") {
+  if (where === "browser" && !spec.nodeOnly) {
     const W = (globalThis as BrowserScope).Worker!;
     const w = new W(helperScript!, { name: `onnx-expand ${spec.kind} helper` });
     w.onerror = () => spec.onFail();
