@@ -116,6 +116,8 @@ export interface RunRow {
 export interface RunAnswer {
   /** Threads that computed the run's matrix products: 1, or more with helper threads. */
   threads: number;
+  /** The run's time in the worker (both sides, with a result). */
+  ms: number;
   inputs: ValueStats[];
   outputs: RunRow[];
 }

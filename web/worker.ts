@@ -474,11 +474,14 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
   },
   run(msg) {
     const before = gemmThreadStats().tasks;
+    const t0 = performance.now();
     const r = session.run(msg);
+    const ms = performance.now() - t0;
     const after = gemmThreadStats().tasks;
     const helped = after.filter((n, i) => n > (before[i] ?? 0)).length;
     return {
       threads: 1 + helped,
+      ms,
       inputs: Object.entries(r.inputs).map(([name, v]) => stats(name, v)),
       outputs: r.outputs.map((o) => ({
         name: o.name,
