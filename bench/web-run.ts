@@ -66,7 +66,7 @@ export async function benchRuns(
   isolatedUrl: string,
   plainUrl: string,
   cases: RunCase[],
-  repeats = 3,
+  repeats = 5,
   timeout = 180_000,
 ): Promise<RunResult[]> {
   const results: RunResult[] = [];
@@ -92,7 +92,7 @@ export async function benchRuns(
       r.speedup = Number((r.plainMs / r.isolatedMs).toFixed(2));
       results.push(r);
       console.log(
-        `run ${r.name.padEnd(30)} isolated ${r.isolatedMs} ms (${r.isolatedThreads} threads)  ` +
+        `${r.name.padEnd(38)} isolated ${r.isolatedMs} ms (${r.isolatedThreads} threads)  ` +
           `not isolated ${r.plainMs} ms (${r.plainThreads} thread)  ×${r.speedup}  ` +
           `outputs ${r.sameBytes ? "byte-identical" : "DIFFER"}`,
       );
