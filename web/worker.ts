@@ -20,7 +20,7 @@ import { OnnxError } from "../src/errors.js";
 import { parseOpList } from "../src/expand/select.js";
 import { gemmArena } from "../src/interp/kernels/wasm/gemm.js";
 import { gemmThreadStats, startGemmHelpers } from "../src/interp/kernels/wasm/gemm-threads.js";
-import { setHelperScript } from "../src/interp/kernels/wasm/threads.js";
+import { helperPlatform, setHelperScript } from "../src/interp/kernels/wasm/threads.js";
 import { storageBytes, toFloat64 } from "../src/interp/tensor.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
 import { encodeModel } from "../src/io/codec.js";
@@ -92,7 +92,7 @@ const session = new Session(progress);
 // now, so that they run by the time a model does; only where the page is cross-origin isolated
 // (threads.ts decides), else products run on this worker's thread alone.
 setHelperScript(new URL("helper.js", import.meta.url));
-{
+if (helperPlatform()) {
   const ar = gemmArena();
   if (ar) startGemmHelpers(ar);
 }
