@@ -21,7 +21,7 @@ const C = {
   PANELS: 8, // panels in all
   ARGS: 9, // a, b, c, bias, M, N, K, out64, ldb, pstride
   NARGS: 10,
-  NPC: 19, // panel chunks per row chunk
+  NPC: 19, // (ARGS + NARGS) panel chunks per row chunk
   RB: 20, // row blocks per row chunk
   HELPED: 21, // HELPED + i: tasks helper i has run (statistics)
 } as const;
@@ -161,8 +161,8 @@ function helpers(ar: Arena): Helpers | undefined {
   const n = wanted() - 1;
   if (n < 1 || !ar.shared) return undefined;
   if (helpersState !== undefined) return helpersState ?? undefined;
+  if (!helperPlatform()) return undefined; // asked again next time (a script may be registered)
   helpersState = null;
-  if (!helperPlatform()) return undefined;
   const threads: HelperThread[] = [];
   try {
     const ctrl = new Int32Array(new SharedArrayBuffer(4 * WORDS));
