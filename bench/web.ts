@@ -4,19 +4,23 @@
 // time of wheel zooms and of a drag (input to the end of the next frame), and the renderer
 // processes' RSS (from /proc, found through the DevTools protocol). "Expand all" on the 5,000
 // chain is timed from the click. Arguments: names of cases to run (substrings); default all.
+// Then the interpreter's runs in the page, cross-origin isolated (helper threads) against not
+// (one thread), side by side (web-run.ts; case names "run products", and "run resnet18" when
+// INTERP_MODELS names the folder of the real models).
 // Each action is traced too (Chromium's "toplevel" category): its longest main-thread task by the
 // clock and that task's time on the CPU. On a loaded machine the two differ widely: a task's clock
 // time counts the time the renderer waited for a core (and for the GPU process), its CPU time only
 // the page's own work.
 
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { serveInspector } from "../src/cli/server.js";
+import { serveInspector, webDir } from "../src/cli/server.js";
 import { saveModel } from "../src/io/files.js";
-import { findChromium, launchChromium } from "../test/helpers/browser.js";
+import { findChromium, launchChromium, serveStatic } from "../test/helpers/browser.js";
+import { benchRuns, PRODUCTS_MODEL, type RunCase, type RunResult } from "./web-run.js";
 import { webChain, webWide } from "./web-models.js";
 
 const root = join(import.meta.dirname, "..");
@@ -267,13 +271,21 @@ async function main(): Promise<void> {
       expand: true,
     },
   ];
+  const products = join(dir, "products.onnxtxt");
+  writeFileSync(products, PRODUCTS_MODEL);
+  const runCases: RunCase[] = [{ name: "run products", file: products }];
+  const resnet = join(process.env.INTERP_MODELS ?? "", "resnet18.onnx");
+  if (process.env.INTERP_MODELS && existsSync(resnet))
+    runCases.push({ name: "run resnet18", file: resnet });
   const only = process.argv.slice(2);
+  const wanted = (name: string) => !only.length || only.some((o) => name.includes(o));
   const srv = await serveInspector();
+  const plain = await serveStatic(webDir());
   const browser = await launchChromium(chromium);
-  const results: Result[] = [];
+  const results: (Result | RunResult)[] = [];
   try {
     for (const c of cases) {
-      if (only.length && !only.some((o) => c.name.includes(o))) continue;
+      if (!wanted(c.name)) continue;
       const r = await runCase(browser, srv.url, c);
       results.push(r);
       console.log(
@@ -289,9 +301,12 @@ async function main(): Promise<void> {
             : ""),
       );
     }
+    const runs = runCases.filter((c) => wanted(c.name));
+    if (runs.length) results.push(...(await benchRuns(browser, srv.url, plain.url, runs)));
   } finally {
     await browser.close();
     srv.server.close();
+    plain.server.close();
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(`\n${JSON.stringify(results)}`);

@@ -1,5 +1,6 @@
-// Builds the inspector page into dist/web/: index.html, main.js (the page) and worker.js (a Web
-// Worker running the library and the graph layout). The library's Node-only modules (`*.node.ts`:
+// Builds the inspector page into dist/web/: index.html, main.js (the page), worker.js (a Web
+// Worker running the library and the graph layout) and helper.js (a classic script: the helper
+// threads of the interpreter's matrix products, nested workers of worker.js). The library's Node-only modules (`*.node.ts`:
 // schemas/ and proto/onnx.proto read from disk) are swapped for their `*.web.ts` siblings, which get
 // the same files as bundled data. A `node:` import reaching the bundle fails the build.
 
@@ -118,9 +119,22 @@ await build({
   plugins: [webSwap],
   logLevel: "warning",
 });
+await build({
+  entryPoints: { helper: join(root, "web", "helper.ts") },
+  outdir: out,
+  bundle: true,
+  format: "iife",
+  platform: "browser",
+  target: "es2022",
+  minify: true,
+  sourcemap: false,
+  legalComments: "none",
+  plugins: [webSwap],
+  logLevel: "warning",
+});
 for (const f of ["index.html", "style.css"]) copyFileSync(join(root, "web", f), join(out, f));
 
-const sizes = ["index.html", "style.css", "main.js", "worker.js"].map((f) => {
+const sizes = ["index.html", "style.css", "main.js", "worker.js", "helper.js"].map((f) => {
   const bytes = readFileSync(join(out, f));
   return { f, raw: statSync(join(out, f)).size, gz: gzipSync(bytes, { level: 9 }).length };
 });

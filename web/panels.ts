@@ -156,11 +156,14 @@ export function renderRun(r: RunAnswer, a: string, b: string | undefined): void 
   const maxAbs = r.outputs.reduce((m, o) => Math.max(m, o.abs ?? 0), 0);
   box.dataset.maxAbs = String(maxAbs);
   box.dataset.outputs = JSON.stringify(
-    r.outputs.map((o) => ({ name: o.name, abs: o.abs, rel: o.rel })),
+    r.outputs.map((o) => ({ name: o.name, abs: o.abs, rel: o.rel, digest: o.a.digest })),
   );
+  box.dataset.threads = String(r.threads);
+  box.dataset.ms = r.ms.toFixed(1);
   const inputs = h(
     "p",
-    `inputs: ${r.inputs.map((i) => `${i.name} [${i.shape.join(",")}]`).join(", ")}`,
+    `inputs: ${r.inputs.map((i) => `${i.name} [${i.shape.join(",")}]`).join(", ")} · ` +
+      `${Math.round(r.ms)} ms, products on ${r.threads} thread${r.threads === 1 ? "" : "s"}`,
   );
   box.replaceChildren(
     heading(b ? "Run: original vs result" : "Run", b ? `${a} vs ${b}` : a),

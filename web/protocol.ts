@@ -99,6 +99,8 @@ export interface ValueStats {
   dtype: number;
   /** The first values, or the kind of a value that is not a tensor. */
   head: string;
+  /** A hash of a numeric tensor's bytes (FNV-1a, hex), to compare runs byte for byte. */
+  digest?: string;
 }
 
 export interface RunRow {
@@ -112,6 +114,10 @@ export interface RunRow {
 }
 
 export interface RunAnswer {
+  /** Threads that computed the run's matrix products: 1, or more with helper threads. */
+  threads: number;
+  /** The run's time in the worker (both sides, with a result). */
+  ms: number;
   inputs: ValueStats[];
   outputs: RunRow[];
 }

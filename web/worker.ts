@@ -18,8 +18,11 @@ import {
 } from "../src/diff/index.js";
 import { OnnxError } from "../src/errors.js";
 import { parseOpList } from "../src/expand/select.js";
-import { toFloat64 } from "../src/interp/tensor.js";
-import type { RValue } from "../src/interp/types.js";
+import { gemmArena } from "../src/interp/kernels/wasm/gemm.js";
+import { gemmThreadStats, startGemmHelpers } from "../src/interp/kernels/wasm/gemm-threads.js";
+import { helperPlatform, setHelperScript } from "../src/interp/kernels/wasm/threads.js";
+import { storageBytes, toFloat64 } from "../src/interp/tensor.js";
+import type { RTensor, RValue } from "../src/interp/types.js";
 import { encodeModel } from "../src/io/codec.js";
 import { modelInfo, type ModelInfo } from "../src/ir/info.js";
 import { functionWhere } from "../src/ir/functions.js";
@@ -84,6 +87,15 @@ function progress(text: string): void {
 }
 
 const session = new Session(progress);
+
+// The interpreter's helper threads (nested workers running helper.js, of this origin): started
+// now, so that they run by the time a model does; only where the page is cross-origin isolated
+// (threads.ts decides), else products run on this worker's thread alone.
+setHelperScript(new URL("helper.js", import.meta.url));
+if (helperPlatform()) {
+  const ar = gemmArena();
+  if (ar) startGemmHelpers(ar);
+}
 
 function collectViews(model: Model): Map<string, View> {
   const views = new Map<string, View>();
@@ -345,7 +357,20 @@ function stats(name: string, v: RValue): ValueStats {
   } catch {
     head = "(not numeric)";
   }
-  return { name, shape: v.shape, dtype: v.dtype, head };
+  return { name, shape: v.shape, dtype: v.dtype, head, digest: digest(v) };
+}
+
+/** FNV-1a (32 bits, hex) of a numeric tensor's bytes: two runs' outputs compared byte for byte. */
+function digest(v: RTensor): string | undefined {
+  let bytes: Uint8Array;
+  try {
+    bytes = storageBytes(v);
+  } catch {
+    return undefined;
+  }
+  let h = 0x811c9dc5;
+  for (let i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, "0");
 }
 
 function side(name: SideName): Side {
@@ -448,8 +473,15 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
       : encodeModel(s.model);
   },
   run(msg) {
+    const before = gemmThreadStats().tasks;
+    const t0 = performance.now();
     const r = session.run(msg);
+    const ms = performance.now() - t0;
+    const after = gemmThreadStats().tasks;
+    const helped = after.filter((n, i) => n > (before[i] ?? 0)).length;
     return {
+      threads: 1 + helped,
+      ms,
       inputs: Object.entries(r.inputs).map(([name, v]) => stats(name, v)),
       outputs: r.outputs.map((o) => ({
         name: o.name,

@@ -1,27 +1,34 @@
 // Helper threads for the matrix product (gemm.ts): the column panels of a product are split into
 // tasks that this thread and the helpers claim from a shared ticket counter. A panel is computed
 // by the same code whichever thread takes it, and every output by exactly one thread, so results
-// never depend on the number of threads. Node only (worker_threads over the arena's shared
-// memory); elsewhere, or without shared memory, everything runs on this thread.
+// never depend on the number of threads. The helpers run where threads.ts can start them (Node's
+// worker_threads, or Web Workers in a cross-origin isolated browser worker) over the arena's
+// shared memory; elsewhere, or without shared memory, everything runs on this thread.
 
-import type { Worker } from "node:worker_threads";
 import type { Arena } from "./gemm.js";
+import { coreCount, helperPlatform, startHelper, type HelperThread } from "./threads.js";
 
-// Control words (Int32Array over a SharedArrayBuffer).
-const SEQ = 0; // even: a job is posted; odd: the caller is writing one (a sequence lock)
-const NEXT = 1; // next task ticket
-const DONE = 2; // tasks finished, all jobs together
-const READY = 3; // helpers running
-const FAILED = 4; // 1 if a helper's task threw
-const FIRST = 5; // the job's first ticket
-const NT = 6; // its tasks
-const PER = 7; // panels per task
-const PANELS = 8; // panels in all
-const ARGS = 9; // a, b, c, bias, M, N, K, out64, ldb, pstride
-const NARGS = 10;
-const NPC = ARGS + NARGS; // panel chunks per row chunk
-const RB = NPC + 1; // row blocks per row chunk
-const WORDS = RB + 1;
+// Control words (Int32Array over a SharedArrayBuffer), passed to the helpers' code as an object.
+const C = {
+  SEQ: 0, // even: a job is posted; odd: the caller is writing one (a sequence lock)
+  NEXT: 1, // next task ticket
+  DONE: 2, // tasks finished, all jobs together
+  READY: 3, // helpers running
+  FAILED: 4, // 1 if a helper's task threw
+  FIRST: 5, // the job's first ticket
+  NT: 6, // its tasks
+  PER: 7, // panels per task
+  PANELS: 8, // panels in all
+  ARGS: 9, // a, b, c, bias, M, N, K, out64, ldb, pstride
+  NARGS: 10,
+  NPC: 19, // (ARGS + NARGS) panel chunks per row chunk
+  RB: 20, // row blocks per row chunk
+  HELPED: 21, // HELPED + i: tasks helper i has run (statistics)
+} as const;
+/** At most this many threads in all (so MAX_THREADS - 1 helpers). */
+const MAX_THREADS = 4;
+const WORDS = C.HELPED + MAX_THREADS;
+const { SEQ, NEXT, DONE, READY, FAILED, FIRST, NT, PER, PANELS, ARGS, NARGS, NPC, RB } = C;
 
 /** Bytes of packed A a row chunk may take, so that it stays in the core's cache across panels. */
 const CHUNK_BYTES = 1 << 18;
@@ -62,40 +69,77 @@ function runTask(
   );
 }
 
-const HELPER_SOURCE = `"use strict";
-${runTask.toString()}
-const { workerData } = process.getBuiltinModule("node:worker_threads");
-const { ctrl, memory, module } = workerData;
-const gemm = new WebAssembly.Instance(module, { env: { memory } }).exports.gemm;
-Atomics.add(ctrl, ${READY}, 1);
-let seen = 0;
-for (;;) {
-  Atomics.wait(ctrl, ${SEQ}, seen);
-  const s = Atomics.load(ctrl, ${SEQ});
-  if (s & 1) continue; // being written: wait for the even value
-  const first = ctrl[${FIRST}], n = ctrl[${NT}], per = ctrl[${PER}], panels = ctrl[${PANELS}];
-  const npc = ctrl[${NPC}], rb = ctrl[${RB}];
-  const a = [];
-  for (let i = 0; i < ${NARGS}; i++) a.push(ctrl[${ARGS} + i]);
-  if (Atomics.load(ctrl, ${SEQ}) !== s) continue; // torn: read again
-  seen = s;
+/** What a helper is handed: the control words, the arena's memory and its compiled module. */
+export interface GemmHelperData {
+  ctrl: Int32Array;
+  memory: object;
+  module: object;
+  /** This helper's number (its statistics word). */
+  index: number;
+}
+
+interface WasmInstanceApi {
+  Instance: new (
+    m: object,
+    imports: object,
+  ) => { exports: Record<string, (...args: number[]) => void> };
+}
+
+/**
+ * A helper thread's whole life: instantiates the product over the shared memory, then waits for
+ * jobs and claims their tasks until it is ended. Its source is also the Node helper's
+ * (toString), and the browser's helper script (web/helper.ts) calls it, so it refers to nothing
+ * outside its parameters.
+ */
+export function gemmHelperMain(data: GemmHelperData, task: typeof runTask, W: typeof C): void {
+  const { ctrl, memory, module, index } = data;
+  const wa = (globalThis as unknown as { WebAssembly: WasmInstanceApi }).WebAssembly;
+  const gemm = new wa.Instance(module, { env: { memory } }).exports.gemm!;
+  Atomics.add(ctrl, W.READY, 1);
+  let seen = 0;
   for (;;) {
-    const cur = Atomics.load(ctrl, ${NEXT});
-    const t = (cur - first) | 0;
-    if (t < 0 || t >= n) break;
-    if (Atomics.compareExchange(ctrl, ${NEXT}, cur, (cur + 1) | 0) !== cur) continue;
-    try {
-      runTask(gemm, a, t, per, panels, npc, rb);
-    } catch {
-      Atomics.store(ctrl, ${FAILED}, 1);
+    Atomics.wait(ctrl, W.SEQ, seen);
+    const s = Atomics.load(ctrl, W.SEQ);
+    if (s & 1) continue; // being written: wait for the even value
+    const first = ctrl[W.FIRST]!;
+    const [n, per, panels, npc, rb] = [
+      ctrl[W.NT]!,
+      ctrl[W.PER]!,
+      ctrl[W.PANELS]!,
+      ctrl[W.NPC]!,
+      ctrl[W.RB]!,
+    ];
+    const a: number[] = [];
+    for (let i = 0; i < W.NARGS; i++) a.push(ctrl[W.ARGS + i]!);
+    if (Atomics.load(ctrl, W.SEQ) !== s) continue; // torn: read again
+    seen = s;
+    for (;;) {
+      const cur = Atomics.load(ctrl, W.NEXT);
+      const t = (cur - first) | 0;
+      if (t < 0 || t >= n) break;
+      if (Atomics.compareExchange(ctrl, W.NEXT, cur, (cur + 1) | 0) !== cur) continue;
+      try {
+        task(gemm, a, t, per, panels, npc, rb);
+      } catch {
+        Atomics.store(ctrl, W.FAILED, 1);
+      }
+      Atomics.add(ctrl, W.HELPED + index, 1);
+      if (((Atomics.add(ctrl, W.DONE, 1) + 1 - first) | 0) === n) Atomics.notify(ctrl, W.DONE);
     }
-    if (((Atomics.add(ctrl, ${DONE}, 1) + 1 - first) | 0) === n) Atomics.notify(ctrl, ${DONE});
   }
 }
+
+/** The Node helper's source: the same functions as text. */
+const NODE_SOURCE = `"use strict";
+const { workerData } = process.getBuiltinModule("node:worker_threads");
+(${gemmHelperMain.toString()})(workerData, ${runTask.toString()}, ${JSON.stringify(C)});
 `;
 
+/** The browser helper's entry (web/helper.ts): the same code over the data posted to it. */
+export const runGemmHelper = (data: GemmHelperData): void => gemmHelperMain(data, runTask, C);
+
 interface Helpers {
-  workers: Worker[];
+  threads: HelperThread[];
   ctrl: Int32Array;
   arena: Arena;
 }
@@ -111,39 +155,29 @@ export function setGemmThreads(n: number | undefined, threshold?: number): void 
   if (threshold !== undefined) minWork = threshold;
 }
 
-function wanted(): number {
-  const proc = (globalThis as { process?: NodeJS.Process }).process;
-  const os = proc?.getBuiltinModule?.("node:os") as typeof import("node:os") | undefined;
-  const cores = os ? (os.availableParallelism?.() ?? os.cpus().length) : 1;
-  return Math.max(1, Math.min(threadLimit ?? cores, 4));
-}
+const wanted = (): number => Math.max(1, Math.min(threadLimit ?? coreCount(), MAX_THREADS));
 
 function helpers(ar: Arena): Helpers | undefined {
   const n = wanted() - 1;
   if (n < 1 || !ar.shared) return undefined;
   if (helpersState !== undefined) return helpersState ?? undefined;
+  if (!helperPlatform()) return undefined; // asked again next time (a script may be registered)
   helpersState = null;
+  const threads: HelperThread[] = [];
   try {
-    const proc = (globalThis as { process?: NodeJS.Process }).process;
-    const wt = proc?.getBuiltinModule?.("node:worker_threads") as
-      typeof import("node:worker_threads") | undefined;
-    if (!proc || !wt) return undefined;
     const ctrl = new Int32Array(new SharedArrayBuffer(4 * WORDS));
-    const workers: Worker[] = [];
-    for (let i = 0; i < n; i++) {
-      const w = new wt.Worker(HELPER_SOURCE, {
-        eval: true,
-        execArgv: [],
-        workerData: { ctrl, memory: ar.memory, module: ar.module },
+    for (let index = 0; index < n; index++) {
+      const t = startHelper({
+        kind: "gemm",
+        nodeSource: NODE_SOURCE,
+        data: { ctrl, memory: ar.memory, module: ar.module, index },
+        onFail: () => disable(),
       });
-      w.unref();
-      w.on("error", () => disable());
-      w.on("exit", () => disable());
-      workers.push(w);
+      if (t) threads.push(t);
     }
-    proc.once("exit", () => disable());
-    helpersState = { workers, ctrl, arena: ar };
+    if (threads.length) helpersState = { threads, ctrl, arena: ar };
   } catch {
+    for (const t of threads) t.terminate();
     helpersState = null;
   }
   return helpersState ?? undefined;
@@ -153,7 +187,28 @@ function disable(): void {
   const h = helpersState;
   if (!h) return;
   helpersState = null;
-  for (const w of h.workers) void w.terminate();
+  for (const t of h.threads) t.terminate();
+}
+
+/**
+ * Starts the helper threads, where they can run, without waiting for them (the browser's
+ * interpreter worker does so on load, so that they run by the time a model is).
+ */
+export function startGemmHelpers(ar: Arena): void {
+  helpers(ar);
+}
+
+/**
+ * The helper threads: how many are running, and how many product tasks each has run so far (a
+ * run's thread count is 1 + the helpers whose count grew over it).
+ */
+export function gemmThreadStats(): { ready: number; tasks: number[] } {
+  const h = helpersState;
+  if (!h) return { ready: 0, tasks: [] };
+  return {
+    ready: Atomics.load(h.ctrl, READY),
+    tasks: h.threads.map((_, i) => Atomics.load(h.ctrl, C.HELPED + i)),
+  };
 }
 
 /** Resolves true once the helper threads run (bench and tests: measure with them warm). */
@@ -161,7 +216,7 @@ export async function gemmHelpersReady(ar: Arena, timeoutMs = 10_000): Promise<b
   const h = helpers(ar);
   const until = Date.now() + timeoutMs;
   while (h && helpersState === h && Date.now() < until) {
-    if (Atomics.load(h.ctrl, READY) >= h.workers.length) return true;
+    if (Atomics.load(h.ctrl, READY) >= h.threads.length) return true;
     await new Promise((r) => setTimeout(r, 2));
   }
   return false;
@@ -180,9 +235,11 @@ export function runPanels(ar: Arena, args: number[], panels: number, workPerPane
   const alone = (): void => {
     for (let rc = 0; rc < nrc; rc++) runTask(ar.gemm, args, rc, panels, panels, 1, rb);
   };
-  if (!h || Atomics.load(h.ctrl, READY) === 0 || h.arena !== ar) return alone();
+  // Helpers that are not running yet (a browser worker starts late) take no task: never waited for.
+  const ready = h ? Atomics.load(h.ctrl, READY) : 0;
+  if (!h || ready === 0 || h.arena !== ar) return alone();
   const { ctrl } = h;
-  const threads = h.workers.length + 1;
+  const threads = ready + 1;
   const per = Math.max(1, Math.ceil((panels * nrc) / (threads * 6) / nrc));
   const npc = Math.ceil(panels / per);
   const n = nrc * npc;

@@ -14,9 +14,10 @@
 // than out of an ArrayBuffer, so a helper copying half of a SAB-backed input did not pay; reading
 // in place did.
 
-import type { MessagePort, Worker } from "node:worker_threads";
+import type { MessagePort } from "node:worker_threads";
 import { reduceMemModule, reduceMemWasm, type ReduceMemWasm, type ReduceWasm } from "./loader.js";
 import { allocWasmBacked, wasmMemoryOf, type SharedWasmMemory } from "./memory.js";
+import { helperPlatform, nodeBuiltin, startHelper, type HelperThread } from "./threads.js";
 
 /** float32 values a task reduces (512 KiB: a copied window stays in L2 cache). */
 export const CHUNK = 1 << 17;
@@ -423,7 +424,7 @@ for (;;) {
 `;
 
 interface Helper {
-  worker: Worker;
+  thread: HelperThread;
   ctrl: Int32Array;
   port: MessagePort;
   /** Task results, shared with the helper; grown as needed. */
@@ -432,30 +433,33 @@ interface Helper {
 
 let helperState: Helper | null | undefined;
 
-/** Starts the helper thread once (Node: worker_threads); undefined where it cannot run. */
+/**
+ * Starts the helper thread once (threads.ts; Node only: the helper takes its jobs from a message
+ * port synchronously, which a browser worker cannot); undefined where it cannot run.
+ */
 function helper(): Helper | undefined {
   if (helperState !== undefined) return helperState ?? undefined;
   helperState = null;
   try {
-    const proc = (globalThis as { process?: NodeJS.Process }).process;
-    const wt = proc?.getBuiltinModule?.("node:worker_threads") as
-      typeof import("node:worker_threads") | undefined;
+    const wt =
+      helperPlatform() === "node"
+        ? nodeBuiltin<typeof import("node:worker_threads")>("node:worker_threads")
+        : undefined;
     const module = reduceMemModule();
-    if (!proc || !wt || !module) return undefined;
+    if (!wt || !module) return undefined;
     const ctrl = new Int32Array(new SharedArrayBuffer(4 * (SLOT0 + SLOTS)));
     const { port1, port2 } = new wt.MessageChannel();
-    const worker = new wt.Worker(HELPER_SOURCE, {
-      eval: true,
-      execArgv: [], // plain script: no loaders or flags of the parent (e.g. --input-type)
-      workerData: { ctrl, port: port2, module, scratchRows: SCRATCH_ROWS },
-      transferList: [port2],
+    const thread = startHelper({
+      kind: "rows",
+      nodeOnly: true,
+      nodeSource: HELPER_SOURCE,
+      data: { ctrl, port: port2, module, scratchRows: SCRATCH_ROWS },
+      transfer: [port2],
+      onFail: () => disableHelper(),
     });
-    worker.unref(); // never keeps the process alive
+    if (!thread) return undefined;
     port1.unref();
-    worker.on("error", () => disableHelper());
-    worker.on("exit", () => disableHelper());
-    proc.once("exit", () => void worker.terminate());
-    helperState = { worker, ctrl, port: port1, res: new Float64Array(new SharedArrayBuffer(8)) };
+    helperState = { thread, ctrl, port: port1, res: new Float64Array(new SharedArrayBuffer(8)) };
   } catch {
     helperState = null;
   }
@@ -467,7 +471,7 @@ function disableHelper(): void {
     const h = helperState;
     helperState = null;
     h.port.close();
-    void h.worker.terminate();
+    h.thread.terminate();
   }
 }
 
