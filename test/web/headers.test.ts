@@ -25,6 +25,8 @@ import {
   NO_CHROMIUM,
   serveStatic,
 } from "../helpers/browser.js";
+// The model the bench runs side by side (three 256×512×512 products, a 3×3 convolution).
+import { PRODUCTS_MODEL } from "../../bench/web-run.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const chromium = findChromium();
@@ -56,16 +58,6 @@ async function workThrough(page: Page, url: string): Promise<string> {
   await page.click("#run-form button");
   return settled();
 }
-
-/** Three 256×512×512 products (67 M multiply-adds each) and a 3×3 convolution (75 M). */
-const PRODUCTS = `<ir_version: 9, opset_import: ["" : 18]>
-g (float[256,512] x, float[512,512] w, float[1,32,64,64] img, float[64,32,3,3] k)
-  => (float[256,512] y, float[1,64,64,64] z) {
-  a = MatMul (x, w)
-  b = MatMul (a, w)
-  y = MatMul (b, w)
-  z = Conv <pads: ints = [1, 1, 1, 1]> (img, k)
-}`;
 
 interface Ran {
   threads: number;
@@ -148,7 +140,7 @@ describe.skipIf(!chromium)(
       execFileSync(process.execPath, [join(root, "scripts", "build-web.mjs")], { stdio: "ignore" });
       work = mkdtempSync(join(tmpdir(), "web-headers-"));
       products = join(work, "products.onnxtxt");
-      writeFileSync(products, PRODUCTS);
+      writeFileSync(products, PRODUCTS_MODEL);
       srv = await serveInspector();
       plain = await serveStatic(webDir());
       browser = await launchChromium(chromium!);
