@@ -51,7 +51,7 @@ export function modelInfo(model: Model, fileBytes: number): ModelInfo {
       tensorBytes += t.data.values.byteLength;
   }
   const sorted = Object.fromEntries(
-    Object.entries(ops).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])),
+    Object.entries(ops).sort((a, b) => b[1] - a[1] || nameOrder(a[0], b[0])),
   );
   return {
     fileBytes,
@@ -71,4 +71,15 @@ export function modelInfo(model: Model, fileBytes: number): ModelInfo {
     tensorBytes,
     externalTensors,
   };
+}
+
+/**
+ * Op names in the order `localeCompare` gives them (letters ignoring case, punctuation and digits
+ * before letters, lower case first on a tie) without starting ICU (~13 ms of `info`'s start).
+ */
+function nameOrder(a: string, b: string): number {
+  const la = a.toLowerCase();
+  const lb = b.toLowerCase();
+  if (la !== lb) return la < lb ? -1 : 1;
+  return a === b ? 0 : a < b ? 1 : -1;
 }
