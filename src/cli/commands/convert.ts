@@ -119,7 +119,12 @@ async function convertCommand(models: string[], opts: ConvertOpts): Promise<numb
  */
 function convertOne(file: string, target: number, options: PassConvertOptions): Model | number {
   const result = inFile(file, () =>
-    runPass(convertPipeline(target, options), loadModel(file), passContext()),
+    // The notes of a success are not printed: none are made.
+    runPass(
+      convertPipeline(target, { ...options, infoNotes: false }),
+      loadModel(file),
+      passContext(),
+    ),
   );
   if (!result.ok) {
     // A model the converter cannot take at all (the checker finds it invalid): bad input.
