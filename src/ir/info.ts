@@ -73,13 +73,29 @@ export function modelInfo(model: Model, fileBytes: number): ModelInfo {
   };
 }
 
+/** Punctuation in the order of Unicode's default collation, which `localeCompare` follows. */
+const PUNCTUATION = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
+
+/** A character's place at the first level of that collation: punctuation, digits, letters (any case). */
+function primary(c: number): number {
+  if (c >= 97 && c <= 122) return 2000 + c;
+  if (c >= 65 && c <= 90) return 2032 + c;
+  if (c >= 48 && c <= 57) return 1000 + c;
+  const p = PUNCTUATION.indexOf(String.fromCharCode(c));
+  return p >= 0 ? p : 500 + c;
+}
+
 /**
- * Op names in the order `localeCompare` gives them (letters ignoring case, punctuation and digits
- * before letters, lower case first on a tie) without starting ICU (~13 ms of `info`'s start).
+ * Op names in the order `localeCompare` gives them (punctuation, then digits, then letters
+ * ignoring case; a prefix first; lower case first on a tie) without starting ICU (~13 ms of
+ * `info`'s start).
  */
 function nameOrder(a: string, b: string): number {
-  const la = a.toLowerCase();
-  const lb = b.toLowerCase();
-  if (la !== lb) return la < lb ? -1 : 1;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = primary(a.charCodeAt(i)) - primary(b.charCodeAt(i));
+    if (d !== 0) return d;
+  }
+  if (a.length !== b.length) return a.length - b.length;
   return a === b ? 0 : a < b ? 1 : -1;
 }
