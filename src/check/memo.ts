@@ -52,6 +52,12 @@ export class MemoKeys {
     Map<string, Map<string | number | bigint, number>>
   >();
   private nextId = 0;
+  /**
+   * attributeId per Attribute object: the decoder shares one object among the nodes whose
+   * attribute is the same (src/io/shared-attributes.ts), so a chain of alike nodes keys each
+   * attribute's value once, not once per node.
+   */
+  private readonly attributeObjectIds = new Map<Attribute, number | null>();
 
   /**
    * A short string naming a type by its structure (every field): types alike get the same one.
@@ -104,8 +110,9 @@ export class MemoKeys {
     }
     for (const o of node.outputs) k += o === "" ? "_" : "o";
     for (const a of node.attributes) {
-      const id = this.attributeId(a);
-      if (id === undefined) return undefined;
+      let id = this.attributeObjectIds.get(a);
+      if (id === undefined) this.attributeObjectIds.set(a, (id = this.attributeId(a) ?? null));
+      if (id === null) return undefined;
       k += `|${id}`;
     }
     return k;

@@ -560,11 +560,7 @@ export class Converter {
       this.noteNewGraphs(state, node, repl, next);
       state.replaced(node, repl);
       // Inputs the node read that its replacement does not: candidates for removal.
-      // (One set of what the replacement reads: a node of n inputs may become ~2n nodes, as
-      // variadic Max/Min/Sum do going below 8; a scan per input was quadratic.)
-      const read = new Set<string>();
-      for (const n of repl) for (const x of n.inputs) read.add(x);
-      for (const x of node.inputs) if (x && !read.has(x)) (dead ??= new Set()).add(x);
+      dead = droppedInputs(node, repl, dead);
     }
     if (scan) state.subgraphs ??= false;
     if (out) state.nodes = out;
@@ -768,6 +764,35 @@ class DriverContext implements AdapterContext {
   fail(reason: string): never {
     throw new Blocked(reason);
   }
+}
+
+/**
+ * Adds to `dead` the inputs `node` read that none of `repl` reads. A small replacement (the
+ * common one: a node and a Constant) is scanned for each input, allocating nothing; a large one
+ * (a node of n inputs may become ~2n nodes, as variadic Max/Min/Sum do going below 8) goes
+ * through one set of what it reads, as a scan per input would be quadratic.
+ */
+function droppedInputs(
+  node: Node,
+  repl: Node[],
+  dead: Set<string> | undefined,
+): Set<string> | undefined {
+  const inputs = node.inputs;
+  let reads = 0;
+  for (const n of repl) reads += n.inputs.length;
+  if (reads * inputs.length <= 64) {
+    for (const x of inputs) {
+      if (!x) continue;
+      let kept = false;
+      for (let j = 0; j < repl.length && !kept; j++) kept = repl[j]!.inputs.includes(x);
+      if (!kept) (dead ??= new Set()).add(x);
+    }
+    return dead;
+  }
+  const read = new Set<string>();
+  for (const n of repl) for (const x of n.inputs) read.add(x);
+  for (const x of inputs) if (x && !read.has(x)) (dead ??= new Set()).add(x);
+  return dead;
 }
 
 /** The nodes replacing `node`, each given its origin where they have none of their own. */

@@ -51,7 +51,7 @@ export function modelInfo(model: Model, fileBytes: number): ModelInfo {
       tensorBytes += t.data.values.byteLength;
   }
   const sorted = Object.fromEntries(
-    Object.entries(ops).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])),
+    Object.entries(ops).sort((a, b) => b[1] - a[1] || nameOrder(a[0], b[0])),
   );
   return {
     fileBytes,
@@ -71,4 +71,31 @@ export function modelInfo(model: Model, fileBytes: number): ModelInfo {
     tensorBytes,
     externalTensors,
   };
+}
+
+/** Punctuation in the order of Unicode's default collation, which `localeCompare` follows. */
+const PUNCTUATION = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
+
+/** A character's place at the first level of that collation: punctuation, digits, letters (any case). */
+function primary(c: number): number {
+  if (c >= 97 && c <= 122) return 2000 + c;
+  if (c >= 65 && c <= 90) return 2032 + c;
+  if (c >= 48 && c <= 57) return 1000 + c;
+  const p = PUNCTUATION.indexOf(String.fromCharCode(c));
+  return p >= 0 ? p : 500 + c;
+}
+
+/**
+ * Op names in the order `localeCompare` gives them (punctuation, then digits, then letters
+ * ignoring case; a prefix first; lower case first on a tie) without starting ICU (~13 ms of
+ * `info`'s start).
+ */
+function nameOrder(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = primary(a.charCodeAt(i)) - primary(b.charCodeAt(i));
+    if (d !== 0) return d;
+  }
+  if (a.length !== b.length) return a.length - b.length;
+  return a === b ? 0 : a < b ? 1 : -1;
 }

@@ -2,11 +2,13 @@
 // encoder of our own that streams: large byte fields are emitted as views of their buffers,
 // never copied into one big output buffer, so saving a 200 MB model needs no second 200 MB.
 
-import protobuf from "protobufjs";
-import Long from "long";
+import type protobuf from "protobufjs";
+import type Long from "long";
 import { OnnxError } from "../errors.js";
 // proto/onnx.proto's text: read from disk in Node, bundled as data in the web build.
 import { onnxProtoText } from "./proto-text.node.js";
+// protobufjs, loaded on first use in Node (most models never need it).
+import { protobufjs } from "./protobuf.node.js";
 import {
   bigVarintSize,
   FIXED32,
@@ -17,13 +19,16 @@ import {
   Writer,
 } from "./writer.js";
 
-protobuf.util.Long = Long;
-protobuf.configure();
-
 let rootCache: protobuf.Root | undefined;
+/** How deep messages may nest: protoc's default recursion limit (protobufjs's too). */
+export const MAX_NESTING = 100;
+
 export function onnxRoot(): protobuf.Root {
   if (!rootCache) {
-    rootCache = protobuf.parse(onnxProtoText(), { keepCase: true }).root;
+    const pb = protobufjs();
+    // Nesting deeper than this tool's own reader takes is refused alike.
+    (pb.Reader as unknown as { recursionLimit?: number }).recursionLimit = MAX_NESTING;
+    rootCache = pb.parse(onnxProtoText(), { keepCase: true }).root;
     rootCache.resolveAll();
   }
   return rootCache;
@@ -86,7 +91,8 @@ function varint(w: Writer, v: bigint | number): void {
 
 function toBig(v: unknown): bigint | number {
   if (typeof v === "bigint" || typeof v === "number") return v;
-  if (Long.isLong(v)) return BigInt((v as Long).toString());
+  if ((protobufjs().util.Long as unknown as typeof Long).isLong(v))
+    return BigInt((v as Long).toString());
   if (typeof v === "string") return BigInt(v);
   if (typeof v === "boolean") return v ? 1 : 0;
   throw new Error(`not an integer: ${String(v)}`);
@@ -123,10 +129,6 @@ interface Plan {
   sub: Map<object, Plan>;
 }
 
-/** How deep messages may nest: protobufjs's reader limit (protoc's default recursion limit). */
-export const MAX_NESTING: number =
-  (protobuf.Reader as unknown as { recursionLimit?: number }).recursionLimit ?? 100;
-
 /**
  * Encodes a message object (snake_case fields as in the .proto; int64 as bigint, number or Long;
  * bytes as Uint8Array) into the writer. Two passes: sizes first (memoised per nested object),
@@ -157,7 +159,7 @@ export class StreamEncoder {
   }
 
   private scalarSize(f: protobuf.Field, v: any): number {
-    if (f.resolvedType instanceof protobuf.Enum) return varintSize(toBig(v));
+    if (f.resolvedType instanceof protobufjs().Enum) return varintSize(toBig(v));
     switch (f.type) {
       case "double":
         return 8;
@@ -191,7 +193,7 @@ export class StreamEncoder {
       const tagSize = varintSize(f.id * 8);
       if (f.repeated) {
         if (!v.length) continue;
-        if (f.resolvedType instanceof protobuf.Type) {
+        if (f.resolvedType instanceof protobufjs().Type) {
           for (const item of v) {
             const s = this.size(f.resolvedType, item, depth + 1);
             total += tagSize + varintSize(s) + s;
@@ -203,7 +205,7 @@ export class StreamEncoder {
         } else {
           for (const item of v) total += tagSize + this.scalarSize(f, item);
         }
-      } else if (f.resolvedType instanceof protobuf.Type) {
+      } else if (f.resolvedType instanceof protobufjs().Type) {
         const s = this.size(f.resolvedType, v, depth + 1);
         total += tagSize + varintSize(s) + s;
       } else {
@@ -215,7 +217,7 @@ export class StreamEncoder {
   }
 
   private writeScalar(f: protobuf.Field, v: any, w: Writer): void {
-    if (f.resolvedType instanceof protobuf.Enum) return varint(w, toBig(v));
+    if (f.resolvedType instanceof protobufjs().Enum) return varint(w, toBig(v));
     switch (f.type) {
       case "double":
         return w.f64(v);
@@ -237,8 +239,8 @@ export class StreamEncoder {
   }
 
   private wireOf(f: protobuf.Field): number {
-    if (f.resolvedType instanceof protobuf.Type) return LEN;
-    if (f.resolvedType instanceof protobuf.Enum) return VARINT;
+    if (f.resolvedType instanceof protobufjs().Type) return LEN;
+    if (f.resolvedType instanceof protobufjs().Enum) return VARINT;
     return SCALAR_WIRE[f.type] ?? LEN;
   }
 
@@ -248,7 +250,7 @@ export class StreamEncoder {
       if (v === undefined) continue;
       if (f.repeated) {
         if (!v.length) continue;
-        if (f.resolvedType instanceof protobuf.Type) {
+        if (f.resolvedType instanceof protobufjs().Type) {
           for (const item of v) {
             w.tag(f.id, LEN);
             w.varint(this.size(f.resolvedType, item));
@@ -266,7 +268,7 @@ export class StreamEncoder {
             this.writeScalar(f, item, w);
           }
         }
-      } else if (f.resolvedType instanceof protobuf.Type) {
+      } else if (f.resolvedType instanceof protobufjs().Type) {
         w.tag(f.id, LEN);
         w.varint(this.size(f.resolvedType, v));
         this.write(f.resolvedType, v, w);

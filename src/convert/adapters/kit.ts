@@ -275,6 +275,20 @@ function sameValues(a: readonly bigint[], b: readonly bigint[]): boolean {
 
 const newInt64Constants = () => new Int64Constants();
 
+/** The attribute list axesAttributeToInput last rewrote, and what it made of it. */
+interface LastList {
+  list: readonly Attribute[] | undefined;
+  rest: Attribute[];
+  values: readonly bigint[];
+  constant: Attribute[] | undefined;
+}
+const newLastList = (): LastList => ({
+  list: undefined,
+  rest: [],
+  values: [],
+  constant: undefined,
+});
+
 /**
  * A list attribute that became an input (Reduce `axes`, Squeeze `axes`, Split `split`, ...): the
  * values become a Constant node (so it works in function bodies too) read at input `index`.
@@ -286,17 +300,36 @@ export function axesAttributeToInput(
   const attrName = opts.attribute ?? "axes";
   const index = opts.index ?? 1;
   const emptyIsAbsent = opts.emptyIsAbsent ?? false;
-  // Every rewritten node of a long chain comes here: no intermediate arrays or objects.
+  const lastKey = `kit ${attrName} attribute to input`;
+  // Every rewritten node of a long chain comes here: no intermediate arrays or objects. Alike
+  // nodes share their attribute list (the decoder makes one per distinct list), so the list
+  // without the attribute and the Constant's attributes are those of the previous node when
+  // its list was the same.
   return (c) => {
     const node = c.node;
-    const a = findAttr(node.attributes, attrName);
-    if (!a) return undefined;
-    if (a.type !== "INTS" || a.value === undefined)
-      return c.fail(`attribute '${attrName}' is not a list of integers`);
-    const rest = withoutAttribute(node.attributes, attrName);
-    if (a.value.length === 0 && emptyIsAbsent) return [{ ...node, attributes: rest }];
+    const last = c.shared(lastKey, newLastList);
+    let rest: Attribute[];
+    let values: readonly bigint[];
+    if (last.list === node.attributes) {
+      rest = last.rest;
+      values = last.values;
+    } else {
+      const a = findAttr(node.attributes, attrName);
+      if (!a) return undefined;
+      if (a.type !== "INTS" || a.value === undefined)
+        return c.fail(`attribute '${attrName}' is not a list of integers`);
+      rest = withoutAttribute(node.attributes, attrName);
+      values = a.value;
+      last.list = node.attributes;
+      last.rest = rest;
+      last.values = values;
+      last.constant = undefined;
+    }
+    if (values.length === 0 && emptyIsAbsent) return [{ ...node, attributes: rest }];
     const name = c.fresh(nameBase(node, attrName));
-    const shared = c.shared("kit int64 constants", newInt64Constants).attributes(a.value);
+    const shared = (last.constant ??= c
+      .shared("kit int64 constants", newInt64Constants)
+      .attributes(values));
     const constant = constantWriting(name, shared);
     return [constant, { ...node, inputs: withInput(node.inputs, index, name), attributes: rest }];
   };
