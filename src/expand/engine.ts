@@ -135,6 +135,8 @@ export class Walker {
   /** Nodes of each expanded body, subgraphs included (count()). */
   private readonly sizes = new WeakMap<Node[], number>();
   private readonly bodies = new Map<string, FunctionBody>();
+  /** The body count() found for each call of the model, for run() (which then needs no key). */
+  private readonly counted = new Map<Node, { op: OpVersion; unit: Unit; body: FunctionBody }>();
   private readonly expanded = new WeakMap<FunctionBody, WeakMap<Map<string, number>, Expanded>>();
   /** Per opset map, domain and op type: the plan (schema ops are decided once each). */
   private readonly plans = new WeakMap<
@@ -189,7 +191,8 @@ export class Walker {
    * the body of the version it is lowered through.
    */
   count(): { total: number; top?: Contributor } {
-    const by = new Map<string, Contributor>();
+    // Per plan first (plans are shared by the calls of one op), then by the op's name.
+    const byPlan = new Map<Plan, { domain: string; calls: number; nodes: number }>();
     let total = 0;
     for (const owner of [this.model.graph, ...this.model.functions]) {
       const unit = this.unitOf(owner);
@@ -206,9 +209,16 @@ export class Walker {
           () => `${unit.where} > ${nodeLabel(node, index)}`,
         );
         total += n;
-        tally(by, opName(normaliseDomain(node.domain), plan.op.name, plan.op.since), 1, n);
+        const c = byPlan.get(plan);
+        if (c) {
+          c.calls++;
+          c.nodes += n;
+        } else byPlan.set(plan, { domain: normaliseDomain(node.domain), calls: 1, nodes: n });
       });
     }
+    const by = new Map<string, Contributor>();
+    for (const [plan, c] of byPlan)
+      tally(by, opName(c.domain, plan.op.name, plan.op.since), c.calls, c.nodes);
     const top = biggest(by.values());
     return { total, ...(top ? { top } : {}) };
   }
@@ -219,6 +229,7 @@ export class Walker {
     let nodes: Node[];
     try {
       const body = this.body(op, node, unit);
+      if (plan.kind === "schema") this.counted.set(node, { op, unit, body });
       const formal = bodyNodes(op, body);
       nodes = formal.nodes;
       if (
@@ -347,7 +358,8 @@ export class Walker {
     let nodes: Node[];
     if (plan.kind === "schema") {
       const op = plan.op;
-      const body = this.body(op, node, unit);
+      const known = this.counted.get(node);
+      const body = known?.op === op && known.unit === unit ? known.body : this.body(op, node, unit);
       const formal = bodyNodes(op, body);
       // The common case: a body that needs no conversion, and a call without constant inputs
       // (whose values inference could use): the calls inside are expanded once per body, in

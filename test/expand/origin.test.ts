@@ -3,7 +3,13 @@
 
 import { describe, expect, it } from "vitest";
 import { decodeModel, encodeModel } from "../../src/io/codec.js";
-import { ORIGIN_KEY, ORIGINS_KEY, originOf, withoutOrigins } from "../../src/inline/origin.js";
+import {
+  modelOrigins,
+  ORIGIN_KEY,
+  ORIGINS_KEY,
+  originOf,
+  withoutOrigins,
+} from "../../src/inline/origin.js";
 import type { Model } from "../../src/ir/types.js";
 import { parseModelText } from "../../src/text/parse.js";
 import { printModel } from "../../src/text/print.js";
@@ -20,8 +26,11 @@ const text = (ir: number) => `
     [inner] b = Celu <alpha: float = 2.0> (a)
   }`;
 
-const table = (m: Model): Record<string, string> =>
-  JSON.parse(m.metadataProps!.find(([k]) => k === ORIGINS_KEY)![1]) as Record<string, string>;
+/** The model's table (it must have one), resolved to node key → origin. */
+const table = (m: Model): Record<string, string> => {
+  expect(m.metadataProps!.some(([k]) => k === ORIGINS_KEY)).toBe(true);
+  return Object.fromEntries(modelOrigins(m));
+};
 
 describe("origin records", () => {
   it("IR 10: on each node, a path of calls outermost first, kept by the codec", () => {
