@@ -117,6 +117,41 @@ function bodyKey(
   return key;
 }
 
+/**
+ * Whether two calls of one op have the same body key (bodyKey): the same inputs and outputs
+ * given, input types, and plain attributes with equal values. False when unsure.
+ */
+function alike(a: Node, b: Node, typeOf: (name: string) => Type | undefined): boolean {
+  if (a.inputs.length !== b.inputs.length || a.outputs.length !== b.outputs.length) return false;
+  for (let i = 0; i < a.inputs.length; i++) {
+    const x = a.inputs[i]!;
+    const y = b.inputs[i]!;
+    if ((x === "") !== (y === "")) return false;
+    if (x === "" || x === y) continue;
+    const s = typeOf(x);
+    const t = typeOf(y);
+    if (s !== t && (s === undefined || t === undefined || typeKey(s) !== typeKey(t))) return false;
+  }
+  for (let i = 0; i < a.outputs.length; i++)
+    if ((a.outputs[i] === "") !== (b.outputs[i] === "")) return false;
+  const p = a.attributes;
+  const q = b.attributes;
+  if (p.length !== q.length) return false;
+  for (let i = 0; i < p.length; i++) {
+    const x = p[i]!;
+    const y = q[i]!;
+    if (x === y) continue;
+    if (x.name !== y.name || x.type !== y.type || x.refAttrName !== y.refAttrName) return false;
+    if (!PLAIN_ATTRIBUTE.has(x.type)) return false;
+    const u = x.value;
+    const v = y.value;
+    if (u === v) continue;
+    if (!Array.isArray(u) || !Array.isArray(v) || u.length !== v.length) return false;
+    for (let k = 0; k < u.length; k++) if (u[k] !== v[k]) return false;
+  }
+  return true;
+}
+
 /** Replaces the calls of the given kinds in a model. Never mutates its input. */
 export class Walker {
   private readonly registry: SchemaRegistry;
@@ -135,6 +170,13 @@ export class Walker {
   /** Nodes of each expanded body, subgraphs included (count()). */
   private readonly sizes = new WeakMap<Node[], number>();
   private readonly bodies = new Map<string, FunctionBody>();
+  /** The call body() last made or found a body for. */
+  private last:
+    { op: OpVersion; typeOf: Unit["typeOf"]; call: Node; body: FunctionBody } | undefined;
+  /** How origins name each op's body (mark()). */
+  private readonly originNames = new Map<OpVersion, { domain: string; name: string }>();
+  /** Per unit, one whose imports added are dropped (count() expands bodies without adding). */
+  private readonly scratch = new WeakMap<Unit, Unit>();
   /** The body count() found for each call of the model, for run() (which then needs no key). */
   private readonly counted = new Map<Node, { op: OpVersion; unit: Unit; body: FunctionBody }>();
   private readonly expanded = new WeakMap<FunctionBody, WeakMap<Map<string, number>, Expanded>>();
@@ -236,9 +278,11 @@ export class Walker {
         plan.kind === "schema" &&
         fitsAsIs(body.opsetImports, unit.opsets, true) &&
         !node.inputs.some((x) => x !== "" && unit.constant(x))
-      )
-        nodes = this.expandedBody(formal, body, node, { ...unit, added: new Map() }, where).body
-          .nodes;
+      ) {
+        let scratch = this.scratch.get(unit);
+        if (!scratch) this.scratch.set(unit, (scratch = { ...unit, added: new Map() }));
+        nodes = this.expandedBody(formal, body, node, scratch, where).body.nodes;
+      }
     } catch (e) {
       // The run reports what fails here (on the node); as a count, the call stays one node.
       if (e instanceof OnnxError || plan.kind === "older") return 1;
@@ -414,7 +458,14 @@ export class Walker {
   /** Nodes just put in for a call of `op` marked with their origin (unless turned off). */
   private mark(nodes: Node[], call: Node, op: OpVersion): void {
     if (this.options.origin === false) return;
-    markOrigin(nodes, call, schemaFunctionName(normaliseDomain(call.domain), op.name, op.since));
+    const domain = normaliseDomain(call.domain);
+    let named = this.originNames.get(op);
+    if (named?.domain !== domain)
+      this.originNames.set(
+        op,
+        (named = { domain, name: schemaFunctionName(domain, op.name, op.since) }),
+      );
+    markOrigin(nodes, call, named.name);
   }
 
   /** A walk of another model (a lowered node) with these options. */
@@ -519,6 +570,22 @@ export class Walker {
    * that look alike (the same op, types and plain attribute values) share one.
    */
   private body(op: OpVersion, call: Node, unit: Unit): FunctionBody {
+    // Calls in a row are often alike (a chain): the last call's body, when this call's key
+    // would be the same, without making the key.
+    const last = this.last;
+    if (
+      last &&
+      last.op === op &&
+      last.typeOf === unit.typeOf &&
+      alike(last.call, call, unit.typeOf)
+    )
+      return last.body;
+    const body = this.keyedBody(op, call, unit);
+    this.last = { op, typeOf: unit.typeOf, call, body };
+    return body;
+  }
+
+  private keyedBody(op: OpVersion, call: Node, unit: Unit): FunctionBody {
     const n = bodyArity(op, call);
     const key = bodyKey(op, call, unit.typeOf, n.inputs, n.outputs);
     let body = key !== undefined ? this.bodies.get(key) : undefined;
