@@ -178,7 +178,7 @@ export class Walker {
   /** Per unit, one whose imports added are dropped (count() expands bodies without adding). */
   private readonly scratch = new WeakMap<Unit, Unit>();
   /** The body count() found for each call of the model, for run() (which then needs no key). */
-  private readonly counted = new Map<Node, { op: OpVersion; unit: Unit; body: FunctionBody }>();
+  private readonly counted = new WeakMap<Unit, Map<Node, FunctionBody>>();
   private readonly expanded = new WeakMap<FunctionBody, WeakMap<Map<string, number>, Expanded>>();
   /** Per opset map, domain and op type: the plan (schema ops are decided once each). */
   private readonly plans = new WeakMap<
@@ -271,7 +271,11 @@ export class Walker {
     let nodes: Node[];
     try {
       const body = this.body(op, node, unit);
-      if (plan.kind === "schema") this.counted.set(node, { op, unit, body });
+      if (plan.kind === "schema") {
+        let known = this.counted.get(unit);
+        if (!known) this.counted.set(unit, (known = new Map()));
+        known.set(node, body);
+      }
       const formal = bodyNodes(op, body);
       nodes = formal.nodes;
       if (
@@ -402,8 +406,8 @@ export class Walker {
     let nodes: Node[];
     if (plan.kind === "schema") {
       const op = plan.op;
-      const known = this.counted.get(node);
-      const body = known?.op === op && known.unit === unit ? known.body : this.body(op, node, unit);
+      // count() found it (in one unit, a node's plan is the same for count() and run()).
+      const body = this.counted.get(unit)?.get(node) ?? this.body(op, node, unit);
       const formal = bodyNodes(op, body);
       // The common case: a body that needs no conversion, and a call without constant inputs
       // (whose values inference could use): the calls inside are expanded once per body, in
