@@ -81,6 +81,13 @@ export function withoutOrigin(n: Node): Node {
   return copyWithout(n);
 }
 
+/** Whether any node of the model (subgraphs and local functions included) carries an origin. */
+export function hasNodeOrigins(model: Model): boolean {
+  const marked = (owner: Graph | Function) =>
+    someGraphNode(owner, (n) => originOf(n) !== undefined);
+  return marked(model.graph) || model.functions.some(marked);
+}
+
 /** A copy of a node that has an origin, without it. */
 function copyWithout(n: Node): Node {
   // Written out, not spread and deleted: the copy keeps a fast shape (nodes are many, and
@@ -275,19 +282,19 @@ export function originsFromTable(model: Model): Model {
  * Origins placed for the output's IR version: on the nodes from IR 10, else moved to the model's
  * table, one run per stretch of consecutive nodes of a list with the same origin. Nodes without
  * a record of their own keep what a table the model already has gives them; its entries that
- * meet no node are kept. The model itself when nothing moves.
+ * meet no node are kept. The model itself when nothing moves. `own`: every node that carries a
+ * record is the caller's own (made since the model was read, and shared with nothing), and loses
+ * it in place rather than being copied.
  */
-export function placeOrigins(model: Model): Model {
+export function placeOrigins(model: Model, own = false): Model {
   if (model.irVersion >= NODE_METADATA_IR) return model;
-  const marked = (owner: Graph | Function) =>
-    someGraphNode(owner, (n) => originOf(n) !== undefined);
-  if (!marked(model.graph) && !model.functions.some(marked)) return model;
+  if (!hasNodeOrigins(model)) return model;
   const old = modelTable(model);
   const found = new Set<string>();
   const input = old ? tableOnNodes(model, old, found) : model;
   const runs: (string | number)[][] = [];
   const out = rewriteLists(input, (nodes, prefix) => {
-    let own = nodes;
+    let list = nodes;
     let run: (string | number)[] | undefined;
     let origin: string | undefined;
     for (let i = 0; i < nodes.length; i++) {
@@ -302,10 +309,17 @@ export function placeOrigins(model: Model): Model {
         origin = v;
         runs.push((run = [prefix + (n.name ?? ""), 1, v]));
       }
-      if (own === nodes) own = nodes.slice();
-      own[i] = copyWithout(n);
+      if (own) {
+        // markOrigin adds metadataProps last: deleting it gives back the node's first shape.
+        const md = n.metadataProps!;
+        if (md.length === 1) delete n.metadataProps;
+        else n.metadataProps = md.filter(([k]) => k !== ORIGIN_KEY);
+        continue;
+      }
+      if (list === nodes) list = nodes.slice();
+      list[i] = copyWithout(n);
     }
-    return own;
+    return list;
   });
   if (old) for (const [k, r] of old) if (!found.has(k)) runs.push([k, r.count, r.origin]);
   // A run of one node is written without its count.
