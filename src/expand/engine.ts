@@ -173,6 +173,9 @@ export class Walker {
   /** The call body() last made or found a body for. */
   private last:
     { op: OpVersion; typeOf: Unit["typeOf"]; call: Node; body: FunctionBody } | undefined;
+  /** The size callSize() last found, and what it depends on. */
+  private lastSize:
+    { body: FunctionBody; unit: Unit; plan: Plan; constant: boolean; n: number } | undefined;
   /** How origins name each op's body (mark()). */
   private readonly originNames = new Map<OpVersion, { domain: string; name: string }>();
   /** Per unit, one whose imports added are dropped (count() expands bodies without adding). */
@@ -269,6 +272,7 @@ export class Walker {
   private callSize(node: Node, plan: Plan, unit: Unit, where: () => string): number {
     const op = plan.kind === "schema" ? plan.op : plan.later;
     let nodes: Node[];
+    let same: { body: FunctionBody; unit: Unit; plan: Plan; constant: boolean } | undefined;
     try {
       const body = this.body(op, node, unit);
       if (plan.kind === "schema") {
@@ -276,13 +280,21 @@ export class Walker {
         if (!known) this.counted.set(unit, (known = new Map()));
         known.set(node, body);
       }
+      const constant = node.inputs.some((x) => x !== "" && unit.constant(x));
+      // A call like the last one counted (a chain) has its size.
+      const last = this.lastSize;
+      if (
+        last &&
+        last.body === body &&
+        last.unit === unit &&
+        last.plan === plan &&
+        last.constant === constant
+      )
+        return last.n;
+      same = { body, unit, plan, constant };
       const formal = bodyNodes(op, body);
       nodes = formal.nodes;
-      if (
-        plan.kind === "schema" &&
-        fitsAsIs(body.opsetImports, unit.opsets, true) &&
-        !node.inputs.some((x) => x !== "" && unit.constant(x))
-      ) {
+      if (plan.kind === "schema" && !constant && fitsAsIs(body.opsetImports, unit.opsets, true)) {
         let scratch = this.scratch.get(unit);
         if (!scratch) this.scratch.set(unit, (scratch = { ...unit, added: new Map() }));
         nodes = this.expandedBody(formal, body, node, scratch, where).body.nodes;
@@ -298,6 +310,7 @@ export class Walker {
       someGraphNode({ nodes } as Graph, () => void n!++);
       this.sizes.set(nodes, n);
     }
+    this.lastSize = { ...same, n };
     return n;
   }
 

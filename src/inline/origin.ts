@@ -61,18 +61,21 @@ export function markOrigin(nodes: Node[], call: Node, fn: string): void {
   const here = `${call.name || call.outputs.find((o) => o !== "") || ""}|${fn}`;
   const prefix = outer === undefined ? here : `${outer}${PATH_SEPARATOR}${here}`;
   // Nodes without a record of their own share one list.
-  const plain: MetadataProps = [[ORIGIN_KEY, prefix]];
-  const mark = (list: Node[]) => {
-    for (const n of list) {
-      const own = originOf(n);
-      if (own !== undefined)
-        n.metadataProps = withOrigin(n.metadataProps, `${prefix}${PATH_SEPARATOR}${own}`);
-      else if (!n.metadataProps?.length) n.metadataProps = plain;
-      else n.metadataProps = withOrigin(n.metadataProps, prefix);
-      for (const a of n.attributes) for (const g of attributeGraphs(a)) mark(g.nodes);
-    }
-  };
-  mark(nodes);
+  markList(nodes, prefix, [[ORIGIN_KEY, prefix]]);
+}
+
+function markList(list: Node[], prefix: string, plain: MetadataProps): void {
+  for (let i = 0; i < list.length; i++) {
+    const n = list[i]!;
+    const own = originOf(n);
+    if (own !== undefined)
+      n.metadataProps = withOrigin(n.metadataProps, `${prefix}${PATH_SEPARATOR}${own}`);
+    else if (!n.metadataProps?.length) n.metadataProps = plain;
+    else n.metadataProps = withOrigin(n.metadataProps, prefix);
+    if (hasGraphAttribute(n))
+      for (const a of n.attributes)
+        for (const g of attributeGraphs(a)) markList(g.nodes, prefix, plain);
+  }
 }
 
 /** The node without its origin (the node itself when it has none). */

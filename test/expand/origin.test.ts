@@ -121,6 +121,19 @@ describe("origin records", () => {
     expect(placed).toContainEqual(["gone", "g|local:G"]);
   });
 
+  it("placing the records leaves the model given as it was; expand leaves its input as it was", () => {
+    const deferred = expand(text(8), { deferOrigins: true }).model;
+    const before = printModel(deferred);
+    const placed = placeOrigins(deferred);
+    expect(printModel(deferred)).toBe(before);
+    expect(placed.graph.nodes.every((n) => !n.metadataProps)).toBe(true);
+    expect(table(placed)).toEqual(table(expand(text(8)).model));
+    const input = parseModelText(text(8));
+    const seen = printModel(input);
+    expand(input);
+    expect(printModel(input)).toBe(seen);
+  });
+
   it("origin: false records nothing; withoutOrigins removes every record", () => {
     const quiet = expand(text(10), { origin: false }).model;
     expect(quiet.graph.nodes.some((n) => n.metadataProps?.some(([k]) => k === ORIGIN_KEY))).toBe(
