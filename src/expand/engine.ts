@@ -140,9 +140,10 @@ function alike(a: Node, b: Node, typeOf: (name: string) => Type | undefined): bo
   for (let i = 0; i < p.length; i++) {
     const x = p[i]!;
     const y = q[i]!;
+    // As bodyKey: a graph or tensor makes no key, so its call shares no body.
+    if (!PLAIN_ATTRIBUTE.has(x.type)) return false;
     if (x === y) continue;
     if (x.name !== y.name || x.type !== y.type || x.refAttrName !== y.refAttrName) return false;
-    if (!PLAIN_ATTRIBUTE.has(x.type)) return false;
     const u = x.value;
     const v = y.value;
     if (u === v) continue;
