@@ -174,6 +174,8 @@ export class Walker {
   /** The call body() last made or found a body for. */
   private last:
     { op: OpVersion; typeOf: Unit["typeOf"]; call: Node; body: FunctionBody } | undefined;
+  /** count() found no call to replace: run() has nothing to do. */
+  private nonePlanned = false;
   /** The size callSize() last found, and what it depends on. */
   private lastSize:
     { body: FunctionBody; unit: Unit; plan: Plan; constant: boolean; n: number } | undefined;
@@ -263,6 +265,7 @@ export class Walker {
       });
     }
     const by = new Map<string, Contributor>();
+    this.nonePlanned = byPlan.size === 0;
     for (const [plan, c] of byPlan)
       tally(by, opName(c.domain, plan.op.name, plan.op.since), c.calls, c.nodes);
     const top = biggest(by.values());
@@ -317,6 +320,8 @@ export class Walker {
 
   run(): WalkResult {
     const model = this.model;
+    if (this.nonePlanned)
+      return { model, modified: false, notes: this.notes.list, calls: this.calls };
     const main = this.unitOf(model.graph);
     const nodes = this.expandNodes(model.graph.nodes, main, "graph", this.top);
     let functionsChanged = false;
