@@ -117,6 +117,42 @@ function bodyKey(
   return key;
 }
 
+/**
+ * Whether two calls of one op have the same body key (bodyKey): the same inputs and outputs
+ * given, input types, and plain attributes with equal values. False when unsure.
+ */
+function alike(a: Node, b: Node, typeOf: (name: string) => Type | undefined): boolean {
+  if (a.inputs.length !== b.inputs.length || a.outputs.length !== b.outputs.length) return false;
+  for (let i = 0; i < a.inputs.length; i++) {
+    const x = a.inputs[i]!;
+    const y = b.inputs[i]!;
+    if ((x === "") !== (y === "")) return false;
+    if (x === "" || x === y) continue;
+    const s = typeOf(x);
+    const t = typeOf(y);
+    if (s !== t && (s === undefined || t === undefined || typeKey(s) !== typeKey(t))) return false;
+  }
+  for (let i = 0; i < a.outputs.length; i++)
+    if ((a.outputs[i] === "") !== (b.outputs[i] === "")) return false;
+  const p = a.attributes;
+  const q = b.attributes;
+  if (p.length !== q.length) return false;
+  for (let i = 0; i < p.length; i++) {
+    const x = p[i]!;
+    const y = q[i]!;
+    // As bodyKey: a graph or tensor makes no key, so its call shares no body.
+    if (!PLAIN_ATTRIBUTE.has(x.type)) return false;
+    if (x === y) continue;
+    if (x.name !== y.name || x.type !== y.type || x.refAttrName !== y.refAttrName) return false;
+    const u = x.value;
+    const v = y.value;
+    if (u === v) continue;
+    if (!Array.isArray(u) || !Array.isArray(v) || u.length !== v.length) return false;
+    for (let k = 0; k < u.length; k++) if (u[k] !== v[k]) return false;
+  }
+  return true;
+}
+
 /** Replaces the calls of the given kinds in a model. Never mutates its input. */
 export class Walker {
   private readonly registry: SchemaRegistry;
@@ -135,6 +171,20 @@ export class Walker {
   /** Nodes of each expanded body, subgraphs included (count()). */
   private readonly sizes = new WeakMap<Node[], number>();
   private readonly bodies = new Map<string, FunctionBody>();
+  /** The call body() last made or found a body for. */
+  private last:
+    { op: OpVersion; typeOf: Unit["typeOf"]; call: Node; body: FunctionBody } | undefined;
+  /** count() found no call to replace: run() has nothing to do. */
+  private nonePlanned = false;
+  /** The size callSize() last found, and what it depends on. */
+  private lastSize:
+    { body: FunctionBody; unit: Unit; plan: Plan; constant: boolean; n: number } | undefined;
+  /** How origins name each op's body (mark()). */
+  private readonly originNames = new Map<OpVersion, { domain: string; name: string }>();
+  /** Per unit, one whose imports added are dropped (count() expands bodies without adding). */
+  private readonly scratch = new WeakMap<Unit, Unit>();
+  /** The body count() found for each call of the model, for run() (which then needs no key). */
+  private readonly counted = new WeakMap<Unit, Map<Node, FunctionBody>>();
   private readonly expanded = new WeakMap<FunctionBody, WeakMap<Map<string, number>, Expanded>>();
   /** Per opset map, domain and op type: the plan (schema ops are decided once each). */
   private readonly plans = new WeakMap<
@@ -189,7 +239,8 @@ export class Walker {
    * the body of the version it is lowered through.
    */
   count(): { total: number; top?: Contributor } {
-    const by = new Map<string, Contributor>();
+    // Per plan first (plans are shared by the calls of one op), then by the op's name.
+    const byPlan = new Map<Plan, { domain: string; calls: number; nodes: number }>();
     let total = 0;
     for (const owner of [this.model.graph, ...this.model.functions]) {
       const unit = this.unitOf(owner);
@@ -206,9 +257,17 @@ export class Walker {
           () => `${unit.where} > ${nodeLabel(node, index)}`,
         );
         total += n;
-        tally(by, opName(normaliseDomain(node.domain), plan.op.name, plan.op.since), 1, n);
+        const c = byPlan.get(plan);
+        if (c) {
+          c.calls++;
+          c.nodes += n;
+        } else byPlan.set(plan, { domain: normaliseDomain(node.domain), calls: 1, nodes: n });
       });
     }
+    const by = new Map<string, Contributor>();
+    this.nonePlanned = byPlan.size === 0;
+    for (const [plan, c] of byPlan)
+      tally(by, opName(c.domain, plan.op.name, plan.op.since), c.calls, c.nodes);
     const top = biggest(by.values());
     return { total, ...(top ? { top } : {}) };
   }
@@ -217,17 +276,33 @@ export class Walker {
   private callSize(node: Node, plan: Plan, unit: Unit, where: () => string): number {
     const op = plan.kind === "schema" ? plan.op : plan.later;
     let nodes: Node[];
+    let same: { body: FunctionBody; unit: Unit; plan: Plan; constant: boolean } | undefined;
     try {
       const body = this.body(op, node, unit);
+      if (plan.kind === "schema") {
+        let known = this.counted.get(unit);
+        if (!known) this.counted.set(unit, (known = new Map()));
+        known.set(node, body);
+      }
+      const constant = node.inputs.some((x) => x !== "" && unit.constant(x));
+      // A call like the last one counted (a chain) has its size.
+      const last = this.lastSize;
+      if (
+        last &&
+        last.body === body &&
+        last.unit === unit &&
+        last.plan === plan &&
+        last.constant === constant
+      )
+        return last.n;
+      same = { body, unit, plan, constant };
       const formal = bodyNodes(op, body);
       nodes = formal.nodes;
-      if (
-        plan.kind === "schema" &&
-        fitsAsIs(body.opsetImports, unit.opsets, true) &&
-        !node.inputs.some((x) => x !== "" && unit.constant(x))
-      )
-        nodes = this.expandedBody(formal, body, node, { ...unit, added: new Map() }, where).body
-          .nodes;
+      if (plan.kind === "schema" && !constant && fitsAsIs(body.opsetImports, unit.opsets, true)) {
+        let scratch = this.scratch.get(unit);
+        if (!scratch) this.scratch.set(unit, (scratch = { ...unit, added: new Map() }));
+        nodes = this.expandedBody(formal, body, node, scratch, where).body.nodes;
+      }
     } catch (e) {
       // The run reports what fails here (on the node); as a count, the call stays one node.
       if (e instanceof OnnxError || plan.kind === "older") return 1;
@@ -239,11 +314,14 @@ export class Walker {
       someGraphNode({ nodes } as Graph, () => void n!++);
       this.sizes.set(nodes, n);
     }
+    this.lastSize = { ...same, n };
     return n;
   }
 
   run(): WalkResult {
     const model = this.model;
+    if (this.nonePlanned)
+      return { model, modified: false, notes: this.notes.list, calls: this.calls };
     const main = this.unitOf(model.graph);
     const nodes = this.expandNodes(model.graph.nodes, main, "graph", this.top);
     let functionsChanged = false;
@@ -347,7 +425,8 @@ export class Walker {
     let nodes: Node[];
     if (plan.kind === "schema") {
       const op = plan.op;
-      const body = this.body(op, node, unit);
+      // count() found it (in one unit, a node's plan is the same for count() and run()).
+      const body = this.counted.get(unit)?.get(node) ?? this.body(op, node, unit);
       const formal = bodyNodes(op, body);
       // The common case: a body that needs no conversion, and a call without constant inputs
       // (whose values inference could use): the calls inside are expanded once per body, in
@@ -402,7 +481,14 @@ export class Walker {
   /** Nodes just put in for a call of `op` marked with their origin (unless turned off). */
   private mark(nodes: Node[], call: Node, op: OpVersion): void {
     if (this.options.origin === false) return;
-    markOrigin(nodes, call, schemaFunctionName(normaliseDomain(call.domain), op.name, op.since));
+    const domain = normaliseDomain(call.domain);
+    let named = this.originNames.get(op);
+    if (named?.domain !== domain)
+      this.originNames.set(
+        op,
+        (named = { domain, name: schemaFunctionName(domain, op.name, op.since) }),
+      );
+    markOrigin(nodes, call, named.name);
   }
 
   /** A walk of another model (a lowered node) with these options. */
@@ -507,6 +593,22 @@ export class Walker {
    * that look alike (the same op, types and plain attribute values) share one.
    */
   private body(op: OpVersion, call: Node, unit: Unit): FunctionBody {
+    // Calls in a row are often alike (a chain): the last call's body, when this call's key
+    // would be the same, without making the key.
+    const last = this.last;
+    if (
+      last &&
+      last.op === op &&
+      last.typeOf === unit.typeOf &&
+      alike(last.call, call, unit.typeOf)
+    )
+      return last.body;
+    const body = this.keyedBody(op, call, unit);
+    this.last = { op, typeOf: unit.typeOf, call, body };
+    return body;
+  }
+
+  private keyedBody(op: OpVersion, call: Node, unit: Unit): FunctionBody {
     const n = bodyArity(op, call);
     const key = bodyKey(op, call, unit.typeOf, n.inputs, n.outputs);
     let body = key !== undefined ? this.bodies.get(key) : undefined;

@@ -13,7 +13,7 @@ import { removeUnusedFunctions } from "../passes/remove-unused-functions.js";
 import { trimOpsetImports } from "../passes/trim-opset-imports.js";
 import { validateModel } from "../passes/validate-model.js";
 import { normaliseDomain } from "../schema/registry.js";
-import { originsFromTable, placeOrigins } from "../inline/origin.js";
+import { hasNodeOrigins, originsFromTable, placeOrigins } from "../inline/origin.js";
 import {
   expandedNote,
   functionOpsets,
@@ -56,11 +56,13 @@ export function expandPipeline(options: ExpandOptions = {}): Pass {
     run(model, ctx) {
       // Below IR 10, the origins of an earlier expansion go back on their nodes while it runs.
       const origin = options.origin !== false;
+      // Records on the result's nodes are then all put there by this run, on nodes it made.
+      const ownRecords = origin && !options.deferOrigins && !hasNodeOrigins(model);
       const r = steps.run(origin ? originsFromTable(model) : model, ctx);
       if (!r.ok) return { ...r, notes: sumExpanded(r.notes) };
       if (!r.modified) return { ok: true, model, modified: false, notes: sumExpanded(r.notes) };
       let out = trimOpsetImports(r.model);
-      if (origin && !options.deferOrigins) out = placeOrigins(out);
+      if (origin && !options.deferOrigins) out = placeOrigins(out, ownRecords);
       return { ok: true, model: out, modified: true, notes: sumExpanded(r.notes) };
     },
     ...(targetOps

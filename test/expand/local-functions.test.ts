@@ -173,3 +173,31 @@ describe("expand: model-local functions", () => {
     expect(before).toEqual(copy);
   });
 });
+
+describe("expand: calls in a row share a body only when their keys are the same", () => {
+  it("a change of attribute or input type between neighbours gets its own body", () => {
+    const text = `
+      < ir_version: 8, opset_import: ["" : 18] >
+      g (float[2,3] x, double[2,3] d) => (float[1,1] a, float b, float c, double e) {
+        a = ReduceLogSum <keepdims: int = 1> (x)
+        b = ReduceLogSum <keepdims: int = 0> (x)
+        c = ReduceLogSum <keepdims: int = 0> (x)
+        e = ReduceLogSum <keepdims: int = 0> (d)
+      }`;
+    const before = parseModelText(text);
+    const r = expand(before);
+    // Each call expanded alone gives the nodes it has in the row.
+    const alone = (i: number) => {
+      const g = before.graph;
+      const graph = { ...g, nodes: [g.nodes[i]!], outputs: [g.outputs[i]!] };
+      return opsOf(expand({ ...before, graph }).model).join(",");
+    };
+    expect(opsOf(r.model).join(",")).toBe([0, 1, 2, 3].map(alone).join(","));
+    const keep = r.model.graph.nodes
+      .filter((n) => n.opType === "ReduceSum")
+      .map((n) => n.attributes.find((a) => a.name === "keepdims")?.value);
+    expect(keep).toEqual([1n, 0n, 0n, 0n]);
+    const d = T(DataType.DOUBLE, [2, 3], [1, 2, 3, 4, 5, 6]);
+    expectSameRun(before, r.model, { x, d });
+  });
+});

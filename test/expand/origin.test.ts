@@ -3,7 +3,15 @@
 
 import { describe, expect, it } from "vitest";
 import { decodeModel, encodeModel } from "../../src/io/codec.js";
-import { ORIGIN_KEY, ORIGINS_KEY, originOf, withoutOrigins } from "../../src/inline/origin.js";
+import {
+  modelOrigins,
+  ORIGIN_KEY,
+  ORIGINS_KEY,
+  originOf,
+  originsFromTable,
+  placeOrigins,
+  withoutOrigins,
+} from "../../src/inline/origin.js";
 import type { Model } from "../../src/ir/types.js";
 import { parseModelText } from "../../src/text/parse.js";
 import { printModel } from "../../src/text/print.js";
@@ -20,8 +28,11 @@ const text = (ir: number) => `
     [inner] b = Celu <alpha: float = 2.0> (a)
   }`;
 
-const table = (m: Model): Record<string, string> =>
-  JSON.parse(m.metadataProps!.find(([k]) => k === ORIGINS_KEY)![1]) as Record<string, string>;
+/** The model's table (it must have one), resolved to node key → origin. */
+const table = (m: Model): Record<string, string> => {
+  expect(m.metadataProps!.some(([k]) => k === ORIGINS_KEY)).toBe(true);
+  return Object.fromEntries(modelOrigins(m));
+};
 
 describe("origin records", () => {
   it("IR 10: on each node, a path of calls outermost first, kept by the codec", () => {
@@ -51,6 +62,76 @@ describe("origin records", () => {
       expect(origin).toMatch(
         name.startsWith("c__") ? /^c\|local:F > c__inner\|ai\.onnx:Celu:12/ : /^z\|/,
       );
+  });
+
+  it("below IR 10: the table lists runs of consecutive nodes, keyed by their first", () => {
+    const m = expand(text(8)).model;
+    const runs = JSON.parse(m.metadataProps!.find(([k]) => k === ORIGINS_KEY)![1]) as unknown[][];
+    const names = m.graph.nodes.map((n) => n.name!);
+    let covered = 0;
+    for (const r of runs) {
+      const count = r.length === 2 ? 1 : (r[1] as number);
+      const at = names.indexOf(r[0] as string);
+      expect(at).toBeGreaterThanOrEqual(0);
+      for (let i = at; i < at + count; i++) expect(table(m)[names[i]!]).toBe(r[r.length - 1]);
+      covered += count;
+    }
+    expect(covered).toBe(names.length);
+    // consecutive nodes with one origin share a run
+    expect(runs.length).toBeLessThan(names.length);
+  });
+
+  it("reads a table written before runs (an object from node name to origin)", () => {
+    const once = expand(text(8), { only: [{ domain: "local", op: "F" }] }).model;
+    const old: Model = {
+      ...once,
+      metadataProps: [[ORIGINS_KEY, JSON.stringify(Object.fromEntries(modelOrigins(once)))]],
+    };
+    expect(table(old)).toEqual({ c__inner: "c|local:F" });
+    expect(printModel(expand(old).model)).toBe(printModel(expand(once).model));
+  });
+
+  it("a local function that stays: its nodes keyed <function>::<name>; stale entries kept", () => {
+    const m = expand(text(8), { only: [{ domain: "", op: "Celu" }] }).model;
+    const t = table(m);
+    expect(Object.keys(t).filter((k) => k.startsWith("local:F::")).length).toBe(
+      m.functions[0]!.nodes.length,
+    );
+    for (const [k, v] of Object.entries(t))
+      expect(v).toMatch(k.startsWith("local:F::") ? /^inner\|ai\.onnx:Celu:12/ : /^z\|/);
+    // An entry that meets no node stays in the table when origins are placed again.
+    const runs = JSON.parse(m.metadataProps!.find(([k]) => k === ORIGINS_KEY)![1]) as unknown[];
+    const stale: Model = {
+      ...m,
+      metadataProps: [[ORIGINS_KEY, JSON.stringify([...runs, ["gone", "g|local:G"]])]],
+    };
+    const again = placeOrigins(originsFromTable(stale));
+    expect(table(again)).toEqual(t);
+    const marked: Model = {
+      ...stale,
+      graph: {
+        ...stale.graph,
+        nodes: stale.graph.nodes.map((n) => ({
+          ...n,
+          metadataProps: [[ORIGIN_KEY, "x|y"]] as [string, string][],
+        })),
+      },
+    };
+    const placed = JSON.parse(placeOrigins(marked).metadataProps![0]![1]) as unknown[][];
+    expect(placed).toContainEqual(["gone", "g|local:G"]);
+  });
+
+  it("placing the records leaves the model given as it was; expand leaves its input as it was", () => {
+    const deferred = expand(text(8), { deferOrigins: true }).model;
+    const before = printModel(deferred);
+    const placed = placeOrigins(deferred);
+    expect(printModel(deferred)).toBe(before);
+    expect(placed.graph.nodes.every((n) => !n.metadataProps)).toBe(true);
+    expect(table(placed)).toEqual(table(expand(text(8)).model));
+    const input = parseModelText(text(8));
+    const seen = printModel(input);
+    expand(input);
+    expect(printModel(input)).toBe(seen);
   });
 
   it("origin: false records nothing; withoutOrigins removes every record", () => {

@@ -1,7 +1,8 @@
 // The scene of one view (worker side, pure): a graph's nodes grouped into a tree by where they
 // came from, with its constants set apart. Origins are read, first found first, from
 //   (a) the expander's records: `onnx-expand.origin` in a node's metadata_props, or the model's
-//       `onnx-expand.origins` table (JSON: node name → origin) for IR versions before 10;
+//       `onnx-expand.origins` table for IR versions before 10 (JSON: runs of consecutive nodes
+//       with one origin, or, as written before, an object from node name to origin);
 //   (b) torch's dynamo exporter: `pkg.torch.onnx.name_scopes` (a Python list of cumulative module
 //       paths, the root '' first and the node's own name last) or `namespace` ("a: Class/a.b: …");
 //   (c) torch's legacy names, `/encoder/layer.0/attention/MatMul`: the path less its last part.
@@ -9,6 +10,7 @@
 // expander records only the call, so a node without a scope of its own takes its calling node's
 // (found by name in the view's graph, or in the graph it was expanded from).
 
+import { listOrigins, tableRuns } from "../../src/inline/origin.js";
 import { attributeGraphs } from "../../src/ir/traverse.js";
 import type { MetadataProps, Node } from "../../src/ir/types.js";
 import type { Mark } from "./types.js";
@@ -141,22 +143,24 @@ export function segmentLabel(segment: string): string {
   return bar < 0 ? segment : `${segment.slice(0, bar)} (${segment.slice(bar + 1)})`;
 }
 
-/** The origins table of a model (node name → origin), if it has one. */
-function originsTable(props: MetadataProps | undefined): Map<string, string> | undefined {
+/**
+ * The origins the model's table gives the nodes of one list (node key → origin), if it has a
+ * table: keys are node names, `<function>::<name>` in a local function (`prefix`).
+ */
+function originsTable(
+  props: MetadataProps | undefined,
+  nodes: readonly Node[],
+  prefix: string | undefined,
+): Map<string, string> | undefined {
   const t = meta(props, ORIGINS_KEY);
-  if (t === undefined) return undefined;
-  try {
-    const v: unknown = JSON.parse(t);
-    if (v && typeof v === "object" && !Array.isArray(v)) {
-      const m = new Map<string, string>();
-      for (const [k, x] of Object.entries(v as Record<string, unknown>))
-        m.set(k, typeof x === "string" ? x : JSON.stringify(x));
-      return m;
-    }
-  } catch {
-    // a table that is not JSON: no origins
-  }
-  return undefined;
+  const runs = t === undefined ? undefined : tableRuns(t);
+  if (!runs) return undefined;
+  const p = prefix === undefined ? "" : `${prefix}::`;
+  const m = new Map<string, string>();
+  listOrigins(runs, nodes, p).forEach((o, i) => {
+    if (o !== undefined) m.set(p + (nodes[i]!.name ?? ""), o);
+  });
+  return m;
 }
 
 /**
@@ -214,7 +218,7 @@ function callerScopes(
 }
 
 export function buildScene(src: SceneSource): Scene {
-  const table = originsTable(src.modelMetadata);
+  const table = originsTable(src.modelMetadata, src.nodes, src.tablePrefix);
   const callerScope = callerScopes(src.nodes, src.callers);
   const n = src.nodes.length;
   const groups: SceneGroup[] = [

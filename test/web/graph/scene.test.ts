@@ -86,19 +86,22 @@ describe("scene grouping", () => {
       "gls|ai.onnx:LogSoftmax:13",
       "gls|ai.onnx:LogSoftmax:13/ls__m|local:M",
     ]);
-    const t = scene(
-      [
-        node("Exp", ["x"], ["e"], "a1"),
-        node("Log", ["e"], ["l"], "a2"),
-        node("Relu", ["l"], ["y"], "r"),
-      ],
-      ["x"],
-      ["y"],
-      {
-        modelMetadata: [["onnx-expand.origins", JSON.stringify({ a1: "call1 f", a2: "call1 f" })]],
-      },
-    );
-    expect(labels(t)).toEqual(["g (3)", "gcall1 f (2)"]);
+    // the table as written before runs (node name -> origin), and as runs: a run covers its
+    // first node and the ones after it, up to its count
+    const tables = [{ a1: "call1 f", a2: "call1 f" }, [["a1", 2, "call1 f"]]];
+    for (const table of tables) {
+      const t = scene(
+        [
+          node("Exp", ["x"], ["e"], "a1"),
+          node("Log", ["e"], ["l"], "a2"),
+          node("Relu", ["l"], ["y"], "r"),
+        ],
+        ["x"],
+        ["y"],
+        { modelMetadata: [["onnx-expand.origins", JSON.stringify(table)]] },
+      );
+      expect(labels(t)).toEqual(["g (3)", "gcall1 f (2)"]);
+    }
     // a call named the legacy way keeps its scope
     const u = scene(
       [
