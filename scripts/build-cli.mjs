@@ -78,13 +78,14 @@ const esmRequire = {
   js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
 };
 
-// The launcher: program.js (tsc's output) only when the bundle is missing.
+// The launcher.
 await build({
   ...common,
   entryPoints: { bin: join(src, "cli", "bin.ts") },
   outdir: out,
   format: "esm",
-  external: ["./program.js", `./${VALIDATOR}`],
+  // launch.js and program.js as tsc wrote them: `--version` loads neither.
+  external: ["./launch.js", "./program.js", `./${VALIDATOR}`],
   plugins: [metaUrlAsInDist("import.meta.url")],
 });
 

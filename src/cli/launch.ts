@@ -8,9 +8,10 @@
 // source's length, so the cache file's first line names the Node that made it and the CRC-32 of
 // the bundle and of the data; a cache that does not match is not used.
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 import { crc32 } from "node:zlib";
 
@@ -67,4 +68,14 @@ export function loadBundle(
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
   return { cli: module.exports, script, cached: cachedData !== undefined };
+}
+
+/**
+ * Runs the command line: built, from the bundle beside this file with its cache; from the
+ * sources (tests, development), program.ts directly.
+ */
+export async function launch(argv: string[]): Promise<void> {
+  const bundle = fileURLToPath(new URL("./cli.cjs", import.meta.url));
+  const cli = existsSync(bundle) ? loadBundle(bundle).cli : await import("./program.js");
+  await cli.startCli(argv);
 }
