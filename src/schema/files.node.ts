@@ -46,8 +46,18 @@ export function readSchemaDir(dir: string): SchemaFileText[] {
   });
 }
 
-export type { SchemaDirStamp, ValidatedOperator, ValidatedSchemas } from "./stamp.js";
-import type { SchemaDirStamp, ValidatedOperator, ValidatedSchemas } from "./stamp.js";
+export type {
+  SchemaDirStamp,
+  ValidatedFile,
+  ValidatedOperator,
+  ValidatedSchemas,
+} from "./stamp.js";
+import type {
+  SchemaDirStamp,
+  ValidatedFile,
+  ValidatedOperator,
+  ValidatedSchemas,
+} from "./stamp.js";
 
 /** Where the build puts the validated operator files of schemas/. */
 export const VALIDATED_SCHEMAS = new URL("./operators.validated", import.meta.url);
@@ -66,16 +76,6 @@ export function stampSchemaDir(dir: string): { stamp: SchemaDirStamp; texts: Sch
     return { name: basename(f.path), size: s.size, mtimeMs: s.mtimeMs };
   });
   return { stamp: { files, sha256: hashTexts(texts) }, texts };
-}
-
-/** A validated operator file from the build: its key, newest version and JSON text. */
-export interface ValidatedFile {
-  path: string;
-  domain: string;
-  name: string;
-  newest: number;
-  /** The validated OperatorFile as JSON text (decoded on call). */
-  text(): string;
 }
 
 /** Writes `operators` (each passed parseOperatorFile) with the stamp of their folder (the build). */

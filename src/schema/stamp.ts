@@ -32,3 +32,13 @@ export interface ValidatedOperator {
   start: number;
   end: number;
 }
+
+/** A validated operator file from the build: its key, newest version and JSON text. */
+export interface ValidatedFile {
+  path: string;
+  domain: string;
+  name: string;
+  newest: number;
+  /** The validated OperatorFile as JSON text (decoded on call). */
+  text(): string;
+}
