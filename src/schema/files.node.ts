@@ -46,12 +46,6 @@ export function readSchemaDir(dir: string): SchemaFileText[] {
   });
 }
 
-export type {
-  SchemaDirStamp,
-  ValidatedFile,
-  ValidatedOperator,
-  ValidatedSchemas,
-} from "./stamp.js";
 import type {
   SchemaDirStamp,
   ValidatedFile,

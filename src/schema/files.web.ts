@@ -32,12 +32,6 @@ export function readValidatedSchemas(_dir: string, _from?: URL | string): undefi
   return undefined;
 }
 
-export type {
-  SchemaDirStamp,
-  ValidatedFile,
-  ValidatedOperator,
-  ValidatedSchemas,
-} from "./stamp.js";
 import type { SchemaDirStamp } from "./stamp.js";
 
 /** No build-time file in the page: its bundled schemas are validated when loaded. */
