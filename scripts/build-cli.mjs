@@ -39,10 +39,11 @@ const metaUrlAsInDist = (base) => ({
  * The registry validates operator files with zod (src/schema/validate.ts), ~750 kB of code to
  * compile on each start, though the build has validated schemas/ already (scripts/postbuild.mjs).
  * So in the bundle, validate.js is a stub that loads the validator, bundled on its own as
- * CommonJS, on its first call only (a synchronous require, as the registry's constructor is).
+ * CommonJS, on its first call only (a synchronous require, as the registry's constructor is:
+ * CommonJS's own in cli.cjs, the banner's in the ES module bundle).
  */
 const VALIDATOR = "schema-validate.cjs";
-const lazyValidator = (requireFn) => ({
+const lazyValidator = {
   name: "lazy-validator",
   setup(b) {
     b.onResolve({ filter: /^\.\/validate\.js$/ }, (args) =>
@@ -53,13 +54,13 @@ const lazyValidator = (requireFn) => ({
     b.onLoad({ filter: /.*/, namespace: "lazy-validator" }, () => ({
       contents: `let validator;
 export function validateOperatorFile(json) {
-  validator ??= ${requireFn}(${JSON.stringify(`./${VALIDATOR}`)});
+  validator ??= require(${JSON.stringify(`./${VALIDATOR}`)});
   return validator.validateOperatorFile(json);
 }`,
       loader: "js",
     }));
   },
-});
+};
 
 for (const f of readdirSync(out, { withFileTypes: true }))
   if (f.isFile() && (f.name.startsWith(CHUNK) || f.name.startsWith("cli.cjs")))
@@ -86,7 +87,6 @@ await build({
   format: "esm",
   // launch.js and program.js as tsc wrote them: `--version` loads neither.
   external: ["./launch.js", "./program.js", `./${VALIDATOR}`],
-  plugins: [metaUrlAsInDist("import.meta.url")],
 });
 
 await build({
@@ -98,7 +98,7 @@ await build({
   // convert.ts names `import.meta.resolve` for the TypeScript sources only.
   logOverride: { "empty-import-meta": "silent" },
   banner: { js: 'var __cli_url = require("node:url").pathToFileURL(__filename).href;' },
-  plugins: [lazyValidator("require"), metaUrlAsInDist("__cli_url")],
+  plugins: [lazyValidator, metaUrlAsInDist("__cli_url")],
 });
 
 await build({
@@ -110,7 +110,7 @@ await build({
   format: "esm",
   sourcemap: true,
   banner: esmRequire,
-  plugins: [lazyValidator("require"), metaUrlAsInDist("import.meta.url")],
+  plugins: [lazyValidator, metaUrlAsInDist("import.meta.url")],
 });
 
 await build({
