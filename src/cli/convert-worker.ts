@@ -5,7 +5,8 @@ import { parentPort } from "node:worker_threads";
 import { guardTempFiles } from "../io/atomic.js";
 import { convertFile, type WorkerJob } from "./commands/convert.js";
 
-guardTempFiles();
+// Every worker writes: its janitor starts now, before it holds a model (io/atomic.ts).
+guardTempFiles(true, true);
 
 parentPort?.on("message", (job: WorkerJob) => {
   parentPort!.postMessage(convertFile(job.file, job.out, job.target, job.force, job.options));

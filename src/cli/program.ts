@@ -84,6 +84,15 @@ export function modulesFor(args: readonly string[]): readonly CommandModule[] {
   return one ? [one] : COMMAND_MODULES;
 }
 
+/**
+ * Whether the command line names a file or folder to write (-o, --output, --output-dir,
+ * --write-value-info): the janitor that guards temporary files then starts at once, while this
+ * process is small (io/atomic.ts guardTempFiles).
+ */
+export function namesOutput(args: readonly string[]): boolean {
+  return args.some((a) => /^(-o|--output|--write-)/.test(a));
+}
+
 /** Sets up the process as the CLI does, then parses `argv` and runs the command. */
 export async function runProgram(program: Command, argv: string[]): Promise<void> {
   // A reader that stops early (`print big.onnx | head`) closes the pipe: end quietly, as other
@@ -118,7 +127,7 @@ export async function startCli(argv: string[]): Promise<void> {
       Promise.all(modules.map((m) => m.load())),
       import("../io/atomic.js"),
     ]);
-    atomic.guardTempFiles();
+    atomic.guardTempFiles(true, namesOutput(argv.slice(2)));
     for (const register of registers) register(program);
   }
   await runProgram(program, argv);

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { buildProgram } from "../../src/cli/main.js";
-import { COMMAND_MODULES, createProgram, modulesFor } from "../../src/cli/program.js";
+import { COMMAND_MODULES, createProgram, modulesFor, namesOutput } from "../../src/cli/program.js";
 import {
   defaultSchemaDir,
   readValidatedSchemas,
@@ -53,6 +53,23 @@ describe("commands loaded on demand", () => {
     expect(modulesFor(["test", "dir"]).flatMap((m) => m.commands)).toEqual(["run", "test"]);
     for (const args of [[], ["--help"], ["help", "info"], ["inf"], ["--bogus"]])
       expect(modulesFor(args)).toBe(COMMAND_MODULES);
+  });
+});
+
+describe("the temporary-file janitor starts before a model is read when the command writes", () => {
+  it("every option that names a file or folder to write is seen, and no other", () => {
+    const writes = /^(--output|--write-)/;
+    for (const c of buildProgram().commands)
+      for (const o of c.options) {
+        if (!/<(file|dir)>/.test(o.flags)) continue;
+        const names = [o.short, o.long].filter((f): f is string => f !== undefined);
+        const expected = writes.test(o.long ?? "");
+        for (const f of names)
+          expect([c.name(), f, namesOutput([f])]).toEqual([c.name(), f, expected]);
+        if (expected && o.long) expect(namesOutput([`${o.long}=out.onnx`])).toBe(true);
+      }
+    expect(namesOutput(["-oout.onnx"])).toBe(true);
+    expect(namesOutput(["convert", "m.onnx", "--opset", "13"])).toBe(false);
   });
 });
 
