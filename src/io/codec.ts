@@ -2,14 +2,11 @@
 
 import { OnnxError } from "../errors.js";
 import type { Model } from "../ir/types.js";
-import { decodeIR } from "./decode.js";
+import { decodeIR, type DecodeOptions } from "./decode.js";
 import { encodeModelBytes } from "./encode.js";
 
 /** Decodes model bytes into IR. Tensor raw data stays a view of `bytes`. */
-export function decodeModel(
-  bytes: Uint8Array,
-  opts: { baseDir?: string; where?: string } = {},
-): Model {
+export function decodeModel(bytes: Uint8Array, opts: DecodeOptions = {}): Model {
   if (bytes.length === 0)
     throw new OnnxError("E_DECODE", "empty file: not an ONNX model", opts.where);
   try {

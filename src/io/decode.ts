@@ -32,6 +32,8 @@ class Reader extends WireReader {
   private readonly dims = new Stack<number>();
   private readonly shapeDims = new Stack<IR.Dim>();
   private readonly shared = new SharedAttributes(this.buf);
+  /** How many tensors with external data were read (a loader checks their files only if any). */
+  external = 0;
 
   /** An attribute at [pos, end): a repeat of a recent plain one is that same object. */
   private sharedAttribute(end: number, depth: number): IR.Attribute {
@@ -728,13 +730,14 @@ class Reader extends WireReader {
     }
     const dims = dimStack.take(dims0);
     let data: TensorData;
-    if (location === 1)
+    if (location === 1) {
+      this.external++;
       data = {
         kind: "external",
         entries: external ?? [],
         ...(this.baseDir !== undefined ? { baseDir: this.baseDir } : {}),
       };
-    else if (raw) data = { kind: "raw", bytes: raw };
+    } else if (raw) data = { kind: "raw", bytes: raw };
     else if (floats?.length) data = { kind: "float", values: Float32Array.from(floats) };
     else if (int32s?.length) data = { kind: "int32", values: Int32Array.from(int32s) };
     else if (strings?.length) data = { kind: "string", values: strings };
@@ -842,17 +845,29 @@ type Decoded = {
 };
 
 /** Decodes one message of the given type into IR; failures are one-line OnnxErrors. */
+export interface DecodeOptions {
+  /** The folder that external data paths are relative to. */
+  baseDir?: string;
+  /** The file, for error messages. */
+  where?: string;
+  /** Filled in with what was found: the number of tensors whose data is external. */
+  found?: { external: number };
+}
+
 export function decodeIR<K extends keyof Decoded>(
   typeName: K,
   bytes: Uint8Array,
-  opts: { baseDir?: string; where?: string } = {},
+  opts: DecodeOptions = {},
 ): Decoded[K] {
   const r = new Reader(bytes, opts.baseDir);
   try {
     const end = bytes.length;
     switch (typeName) {
-      case "ModelProto":
-        return r.model(end) as Decoded[K];
+      case "ModelProto": {
+        const model = r.model(end);
+        if (opts.found) opts.found.external = r.external;
+        return model as Decoded[K];
+      }
       case "TensorProto":
         return r.tensor(end, 0) as Decoded[K];
       case "GraphProto":

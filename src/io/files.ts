@@ -91,6 +91,8 @@ export function loadModel(path: string, opts: LoadOptions = {}): Model {
   const buf = readInputFile(path, "model file", !opts.regularFileOnly);
   const baseDir = dirname(resolve(path));
   let model: Model;
+  // Decoding counts the tensors whose data is external; a model parsed from text is walked.
+  const found = { external: -1 };
   if (opts.format === "text" || (opts.format === undefined && isTextPath(path))) {
     const head = buf.subarray(0, 512);
     if (head.some((b) => b < 9 || (b > 13 && b < 32 && b !== 27)))
@@ -101,8 +103,9 @@ export function loadModel(path: string, opts: LoadOptions = {}): Model {
       );
     model = parseModelText(buf.toString("utf8"), path);
   } else {
-    model = decodeModel(buf, { baseDir, where: path });
+    model = decodeModel(buf, { baseDir, where: path, found });
   }
+  if (found.external === 0) return model;
   for (const t of walkTensors(model)) {
     if (t.data.kind !== "external") continue;
     t.data.baseDir ??= baseDir;
