@@ -2,8 +2,8 @@
 // command line and the summary of the web page.
 
 import { dtypeName } from "./dtype.js";
-import { walkGraphs, walkNodes, walkTensors } from "./traverse.js";
-import type { Model } from "./types.js";
+import { countSubgraphs, someGraphNode, walkTensors } from "./traverse.js";
+import type { Model, Node } from "./types.js";
 
 export interface ModelInfo {
   fileBytes: number;
@@ -36,12 +36,18 @@ export function typeText(t: Model["graph"]["inputs"][number]["type"]): string {
 export function modelInfo(model: Model, fileBytes: number): ModelInfo {
   const ops: Record<string, number> = {};
   let nodes = 0;
-  for (const { node } of walkNodes(model)) {
+  // Plain callbacks, not the generator walks: `info` on a model of 100,000 nodes spent ~100 ms
+  // there (an object for every node at every level).
+  const count = (node: Node): void => {
     const key =
       node.domain && node.domain !== "ai.onnx" ? `${node.domain}.${node.opType}` : node.opType;
     ops[key] = (ops[key] ?? 0) + 1;
     nodes++;
-  }
+  };
+  someGraphNode(model.graph, count);
+  for (const f of model.functions) someGraphNode(f, count);
+  let subgraphs = countSubgraphs(model.graph);
+  for (const f of model.functions) subgraphs += countSubgraphs(f);
   let tensorBytes = 0;
   let externalTensors = 0;
   for (const t of walkTensors(model)) {
@@ -64,7 +70,7 @@ export function modelInfo(model: Model, fileBytes: number): ModelInfo {
     inputs: model.graph.inputs.map((v) => `${v.name}: ${typeText(v.type)}`),
     outputs: model.graph.outputs.map((v) => `${v.name}: ${typeText(v.type)}`),
     nodes,
-    subgraphs: [...walkGraphs(model)].length - 1,
+    subgraphs,
     functions: model.functions.map((f) => `${f.domain}.${f.name}`),
     ops: sorted,
     initializers: model.graph.initializers.length,

@@ -59,6 +59,15 @@ export function someGraphNode(
   return false;
 }
 
+/** How many graphs the nodes of `g` hold, at any depth (walkGraphs' count below `g`). */
+export function countSubgraphs(g: Graph | Function): number {
+  let n = 0;
+  forSubgraphs(g, (sub) => {
+    n += 1 + countSubgraphs(sub);
+  });
+  return n;
+}
+
 /** Every node in the model: main graph, subgraphs, and model-local functions. */
 export function* walkNodes(model: Model): Generator<NodeVisit> {
   yield* walkGraphNodes(model.graph);
