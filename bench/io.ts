@@ -53,6 +53,8 @@ if (mode === "load") {
   saveModel(m, out!);
   const t2 = performance.now();
   console.log(JSON.stringify({ load: t1 - t0, save: t2 - t1, total: t2 - t0, rss: peakRss() }));
+} else if (mode === "floor") {
+  console.log(JSON.stringify(irFloor(Number(file))));
 } else if (mode === "nodes" || mode === "text") {
   await nodeHeavyChild(mode, file!, out!);
 } else if (mode === "baseline") {
@@ -171,6 +173,41 @@ function childOf(dist: string | undefined, ...args: string[]): any {
   return JSON.parse(r.stdout.trim().split("\n").pop()!);
 }
 
+/**
+ * What loading the chain cannot go below in this runtime: making its IR objects alone, with no
+ * wire format to read — per node the object, its input and output lists, its name and output
+ * strings new (the input is the previous output, the
+ * attribute list shared, as decoding gives) — in a fresh process, garbage collection included.
+ */
+function irFloor(count: number): { build: number; buildCpu: number } {
+  const digits = Array.from({ length: count }, (_, i) => String(i));
+  const cpu = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const shared = [{ name: "axes" }, { name: "keepdims" }];
+  const [t0, c0] = [performance.now(), cpu()];
+  const nodes: object[] = [];
+  let previous = "x";
+  for (let i = 0; i < count; i++) {
+    // A short concatenation is made flat: a new string of its own, as decoding makes one.
+    const d = digits[i]!;
+    const output = "v" + d;
+    nodes.push({
+      opType: "ReduceSum",
+      domain: "",
+      name: "n" + d,
+      inputs: [previous],
+      outputs: [output],
+      attributes: shared,
+    });
+    previous = output;
+  }
+  const [t1, c1] = [performance.now(), cpu()];
+  if (nodes.length !== count) throw new Error("floor: lost nodes");
+  return { build: t1 - t0, buildCpu: c1 - c0 };
+}
+
 /** Load and save (or print and parse) of a node-heavy model: one measurement, in this process. */
 async function nodeHeavyChild(what: string, path: string, outPath: string): Promise<void> {
   // BENCH_DIST: another checkout's dist/ (--base), else this one's.
@@ -277,6 +314,11 @@ async function nodeHeavy(
       );
     });
   }
+  const floors = Array.from({ length: 3 }, () => child("floor", String(nodes.length)));
+  const fl = (key: string) => median(floors.map((r) => r[key])).toFixed(0);
+  console.log(
+    `floor: making the chain's IR objects alone (no wire format read), fresh process: ${fl("build")} ms (CPU ${fl("buildCpu")} ms)`,
+  );
   interleaved(["text", chainPath, ""]).forEach((texts, k) => {
     const bytes = texts[0].bytes as number;
     const p = median(texts.map((t) => t.print));
