@@ -57,7 +57,7 @@ function time(cmd: string[]): number {
 const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 ensureModels();
-const cli = here("../dist/cli/bin.js");
+const cli = here("../dist/cli/bin.cjs");
 const load = () =>
   loadavg()
     .map((x) => x.toFixed(2))

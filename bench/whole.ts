@@ -16,12 +16,12 @@
 // time(1M)/time(100k) <= 12, `--version` <= 0.12 s, `info` <= 0.2 s, `run` <= 1.0x ORT's.
 //
 //   npx tsx bench/whole.ts [--sizes 10k,100k,1M] [--repeat N] [--only convert,expand,startup,run]
-//                          [--base path/to/other/dist/cli/bin.js] [--skip-onnx]
+//                          [--base path/to/other/dist/cli/bin.cjs] [--skip-onnx]
 //
 // Default sizes are 10k and 100k (the 1M models take minutes on ONNX's side: --skip-onnx times
 // onnx-expand alone, for the 1M ratios). --base times a second build of onnx-expand (another
-// checkout's dist/cli/bin.js) beside this one.
-// Runs dist/cli/bin.js: build first (`npm run bench` does).
+// checkout's dist/cli/bin.cjs, or bin.js for a build older than it) beside this one.
+// Runs dist/cli/bin.cjs: build first (`npm run bench` does).
 
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -52,8 +52,8 @@ const only = opt("--only")?.split(",");
 const wants = (job: string) => !only || only.includes(job);
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const bin = join(root, "dist", "cli", "bin.js");
-if (!existsSync(bin)) throw new Error("dist/cli/bin.js is missing: run `npm run build` first");
+const bin = join(root, "dist", "cli", "bin.cjs");
+if (!existsSync(bin)) throw new Error("dist/cli/bin.cjs is missing: run `npm run build` first");
 const base = opt("--base");
 const gnuTime = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
 

@@ -1,5 +1,5 @@
 // Bundles the command line (start-up). The program is one CommonJS file, dist/cli/cli.cjs, that
-// dist/cli/bin.js (a small launcher, src/cli/bin.ts) compiles with V8's code cache made here by
+// dist/cli/bin.cjs (a small launcher, src/cli/bin.ts) compiles with V8's code cache made here by
 // running the commands once (scripts/cli-cache.mjs, dist/cli/cli.cjs.cache): Node 20 has no code
 // cache for ES modules, and Node then neither resolves ~200 modules nor parses the command's code
 // (scripts/postbuild.mjs makes the cache once the schemas are validated).
@@ -63,7 +63,10 @@ export function validateOperatorFile(json) {
 };
 
 for (const f of readdirSync(out, { withFileTypes: true }))
-  if (f.isFile() && (f.name.startsWith(CHUNK) || f.name.startsWith("cli.cjs")))
+  if (
+    f.isFile() &&
+    (f.name.startsWith(CHUNK) || f.name.startsWith("cli.cjs") || f.name === "bin.cjs")
+  )
     rmSync(join(out, f.name));
 
 const common = {
@@ -79,14 +82,17 @@ const esmRequire = {
   js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
 };
 
-// The launcher.
+// The launcher, CommonJS (Node starts an ES module entry later): launch.ts bundled in it and
+// initialised on its first import only, so that `--version` runs none of it; program.js, which
+// launch.ts imports only when there is no bundle (from the sources), stays outside.
 await build({
   ...common,
-  entryPoints: { bin: join(src, "cli", "bin.ts") },
-  outdir: out,
-  format: "esm",
-  // launch.js and program.js as tsc wrote them: `--version` loads neither.
-  external: ["./launch.js", "./program.js", `./${VALIDATOR}`],
+  entryPoints: [join(src, "cli", "bin.ts")],
+  outfile: join(out, "bin.cjs"),
+  format: "cjs",
+  external: ["./program.js", `./${VALIDATOR}`],
+  banner: { js: 'var __cli_url = require("node:url").pathToFileURL(__filename).href;' },
+  plugins: [metaUrlAsInDist("__cli_url")],
 });
 
 await build({

@@ -43,6 +43,9 @@ const fresh = resolve(opt("--new", "dist")!);
 const targets = (opt("--targets", "11,17,21,26") ?? "").split(",").map(Number);
 const only = opt("--only");
 const verbose = args.includes("--verbose");
+/** A build's launcher: the CommonJS one, or the ES module one of builds older than it. */
+const launcher = (dist: string): string =>
+  existsSync(join(dist, "cli/bin.cjs")) ? join(dist, "cli/bin.cjs") : join(dist, "cli/bin.js");
 if (!existsSync(join(base, "cli/bin.js"))) {
   console.error("compare-builds: --base must name a built dist/ folder (with cli/bin.js)");
   process.exit(2);
@@ -75,7 +78,7 @@ for (const m of all) symlinkSync(m.path, join(links, `${m.name}.onnx`));
 const inputs = all.map((m) => join(links, `${m.name}.onnx`));
 
 function cli(dist: string, argv: string[]): { status: number; out: string } {
-  const r = spawnSync("node", [join(dist, "cli/bin.js"), ...argv], {
+  const r = spawnSync("node", [launcher(dist), ...argv], {
     encoding: "utf8",
     maxBuffer: 1 << 28,
   });

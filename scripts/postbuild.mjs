@@ -1,4 +1,4 @@
-// After tsc: marks the CLI entry point executable, and validates schemas/ once for every run of
+// After tsc: marks the CLI entry points executable, and validates schemas/ once for every run of
 // the built package. Each operator file is parsed and checked as the registry does at load
 // (zod and the consistency rules: a broken file fails the build with its path and field), and all
 // of them are written to dist/schema/operators.validated with a stamp of the folder; the registry takes
@@ -8,8 +8,10 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const bin = new URL("../dist/cli/bin.js", import.meta.url);
-if (existsSync(bin)) chmodSync(bin, 0o755);
+for (const name of ["bin.cjs", "bin.js"]) {
+  const bin = new URL(`../dist/cli/${name}`, import.meta.url);
+  if (existsSync(bin)) chmodSync(bin, 0o755);
+}
 
 const files = await import("../dist/schema/files.node.js");
 const { parseOperatorFile } = await import("../dist/schema/registry.js");

@@ -1,4 +1,4 @@
-// How the built binary (dist/cli/bin.js) starts the command line: the whole program is one
+// How the built binary (dist/cli/bin.cjs) starts the command line: the whole program is one
 // CommonJS bundle beside it, dist/cli/cli.cjs (scripts/build-cli.mjs), compiled with V8's code
 // cache, which the build made by running the commands once (scripts/cli-cache.mjs). Node 20
 // keeps no code cache for ES modules, and compiling a command's code was a fifth of a small

@@ -150,13 +150,13 @@ describe("schemas validated at build time", () => {
   });
 });
 
-describe("the bundled binary (dist/cli/bin.js, scripts/build-cli.mjs)", () => {
+describe("the bundled binary (dist/cli/bin.cjs, scripts/build-cli.mjs)", () => {
   const root = join(import.meta.dirname, "..", "..");
-  const bin = join(root, "dist", "cli", "bin.js");
+  const bin = join(root, "dist", "cli", "bin.cjs");
   const bundle = join(root, "dist", "cli", "cli.cjs");
   const bundled = existsSync(bundle);
-  const runBundle = (args: string[]) => {
-    const r = spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: "utf8" });
+  const runBundle = (args: string[], launcher = bin) => {
+    const r = spawnSync(process.execPath, [launcher, ...args], { cwd: root, encoding: "utf8" });
     return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
   };
 
@@ -177,6 +177,15 @@ describe("the bundled binary (dist/cli/bin.js, scripts/build-cli.mjs)", () => {
       ["bogus"],
     ];
     for (const args of cases) expect(runBundle(args), args.join(" ")).toEqual(runCli(args));
+    // The package's bin is the CommonJS launcher; tsc's ES module one (`node dist/cli/bin.js`)
+    // starts the same bundle.
+    expect(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).bin).toEqual({
+      "onnx-expand": "dist/cli/bin.cjs",
+    });
+    for (const args of [["--version"], ["info", "examples/reduce-13.onnx"], ["bogus"]])
+      expect(runBundle(args, join(root, "dist", "cli", "bin.js")), args.join(" ")).toEqual(
+        runCli(args),
+      );
   });
 
   it.skipIf(!bundled)("compiles from the build's code cache, and runs without one", () => {
@@ -207,7 +216,7 @@ describe("the bundled binary (dist/cli/bin.js, scripts/build-cli.mjs)", () => {
     const cache = readFileSync(`${copy}.cache`);
     const nl = cache.indexOf(10);
     const run = (args: string[]) =>
-      spawnSync(process.execPath, [join(pkg, "dist", "cli", "bin.js"), ...args], {
+      spawnSync(process.execPath, [join(pkg, "dist", "cli", "bin.cjs"), ...args], {
         cwd: root,
         encoding: "utf8",
       });
