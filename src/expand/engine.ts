@@ -119,16 +119,22 @@ function bodyKey(
 
 /**
  * Whether two calls of one op have the same body key (bodyKey): the same inputs and outputs
- * given, input types, and plain attributes with equal values. False when unsure.
+ * given, input types (those of `a` given: `aTypes`), and plain attributes with equal values.
+ * False when unsure.
  */
-function alike(a: Node, b: Node, typeOf: (name: string) => Type | undefined): boolean {
+function alike(
+  a: Node,
+  aTypes: (Type | undefined)[],
+  b: Node,
+  typeOf: (name: string) => Type | undefined,
+): boolean {
   if (a.inputs.length !== b.inputs.length || a.outputs.length !== b.outputs.length) return false;
   for (let i = 0; i < a.inputs.length; i++) {
     const x = a.inputs[i]!;
     const y = b.inputs[i]!;
     if ((x === "") !== (y === "")) return false;
     if (x === "" || x === y) continue;
-    const s = typeOf(x);
+    const s = aTypes[i];
     const t = typeOf(y);
     if (s !== t && (s === undefined || t === undefined || typeKey(s) !== typeKey(t))) return false;
   }
@@ -171,9 +177,18 @@ export class Walker {
   /** Nodes of each expanded body, subgraphs included (count()). */
   private readonly sizes = new WeakMap<Node[], number>();
   private readonly bodies = new Map<string, FunctionBody>();
+  /** Whether body() last found its body as the last call's (alike), without a key. */
+  private lastWasAlike = false;
   /** The call body() last made or found a body for. */
   private last:
-    { op: OpVersion; typeOf: Unit["typeOf"]; call: Node; body: FunctionBody } | undefined;
+    | {
+        op: OpVersion;
+        typeOf: Unit["typeOf"];
+        call: Node;
+        types: (Type | undefined)[];
+        body: FunctionBody;
+      }
+    | undefined;
   /** count() found no call to replace: run() has nothing to do. */
   private nonePlanned = false;
   /** The size callSize() last found, and what it depends on. */
@@ -279,7 +294,9 @@ export class Walker {
     let same: { body: FunctionBody; unit: Unit; plan: Plan; constant: boolean } | undefined;
     try {
       const body = this.body(op, node, unit);
-      if (plan.kind === "schema") {
+      // A call alike the last one finds its body again as cheaply (body()): only the others
+      // are recorded.
+      if (plan.kind === "schema" && !this.lastWasAlike) {
         let known = this.counted.get(unit);
         if (!known) this.counted.set(unit, (known = new Map()));
         known.set(node, body);
@@ -426,7 +443,8 @@ export class Walker {
     if (plan.kind === "schema") {
       const op = plan.op;
       // count() found it (in one unit, a node's plan is the same for count() and run()).
-      const body = this.counted.get(unit)?.get(node) ?? this.body(op, node, unit);
+      const known = this.counted.get(unit);
+      const body = (known?.size ? known.get(node) : undefined) ?? this.body(op, node, unit);
       const formal = bodyNodes(op, body);
       // The common case: a body that needs no conversion, and a call without constant inputs
       // (whose values inference could use): the calls inside are expanded once per body, in
@@ -600,11 +618,16 @@ export class Walker {
       last &&
       last.op === op &&
       last.typeOf === unit.typeOf &&
-      alike(last.call, call, unit.typeOf)
-    )
+      alike(last.call, last.types, call, unit.typeOf)
+    ) {
+      this.lastWasAlike = true;
       return last.body;
+    }
+    this.lastWasAlike = false;
     const body = this.keyedBody(op, call, unit);
-    this.last = { op, typeOf: unit.typeOf, call, body };
+    // The input types of the call (those alike() reads), looked up once for the calls after it.
+    const types = call.inputs.map((x) => (x === "" ? undefined : unit.typeOf(x)));
+    this.last = { op, typeOf: unit.typeOf, call, types, body };
     return body;
   }
 
