@@ -177,8 +177,10 @@ export class Walker {
   /** Nodes of each expanded body, subgraphs included (count()). */
   private readonly sizes = new WeakMap<Node[], number>();
   private readonly bodies = new Map<string, FunctionBody>();
-  /** Whether body() last found its body as the last call's (alike), without a key. */
-  private lastWasAlike = false;
+  /** The body expandCall last replaced a schema call by, in which unit, and what it found. */
+  private lastCall:
+    | { body: FunctionBody; unit: Unit; formal: BodyNodes; fits: boolean; done?: Expanded }
+    | undefined;
   /** The call body() last made or found a body for. */
   private last:
     | {
@@ -198,8 +200,15 @@ export class Walker {
   private readonly originNames = new Map<OpVersion, { domain: string; name: string }>();
   /** Per unit, one whose imports added are dropped (count() expands bodies without adding). */
   private readonly scratch = new WeakMap<Unit, Unit>();
-  /** The body count() found for each call of the model, for run() (which then needs no key). */
-  private readonly counted = new WeakMap<Unit, Map<Node, FunctionBody>>();
+  /**
+   * The calls count() found a body for, per unit, in the order it met them, and their bodies:
+   * run() meets the calls in the same order (subgraphs aside) and takes each one's body with no
+   * lookup; a call met out of that order finds its body again (body()).
+   */
+  private readonly counted = new WeakMap<
+    Unit,
+    { nodes: Node[]; bodies: FunctionBody[]; next: number }
+  >();
   private readonly expanded = new WeakMap<FunctionBody, WeakMap<Map<string, number>, Expanded>>();
   /** Per opset map, domain and op type: the plan (schema ops are decided once each). */
   private readonly plans = new WeakMap<
@@ -294,12 +303,11 @@ export class Walker {
     let same: { body: FunctionBody; unit: Unit; plan: Plan; constant: boolean } | undefined;
     try {
       const body = this.body(op, node, unit);
-      // A call alike the last one finds its body again as cheaply (body()): only the others
-      // are recorded.
-      if (plan.kind === "schema" && !this.lastWasAlike) {
+      if (plan.kind === "schema") {
         let known = this.counted.get(unit);
-        if (!known) this.counted.set(unit, (known = new Map()));
-        known.set(node, body);
+        if (!known) this.counted.set(unit, (known = { nodes: [], bodies: [], next: 0 }));
+        known.nodes.push(node);
+        known.bodies.push(body);
       }
       const constant = node.inputs.some((x) => x !== "" && unit.constant(x));
       // A call like the last one counted (a chain) has its size.
@@ -444,16 +452,25 @@ export class Walker {
       const op = plan.op;
       // count() found it (in one unit, a node's plan is the same for count() and run()).
       const known = this.counted.get(unit);
-      const body = (known?.size ? known.get(node) : undefined) ?? this.body(op, node, unit);
-      const formal = bodyNodes(op, body);
+      const body =
+        known && known.nodes[known.next] === node
+          ? known.bodies[known.next++]!
+          : this.body(op, node, unit);
+      // What depends only on the body and the unit, kept while calls in a row share them.
+      let same = this.lastCall;
+      if (!same || same.body !== body || same.unit !== unit) {
+        const formal = bodyNodes(op, body);
+        const fits = fitsAsIs(body.opsetImports, unit.opsets, true);
+        this.lastCall = same = { body, unit, formal, fits, done: undefined };
+      }
+      const formal = same.formal;
       // The common case: a body that needs no conversion, and a call without constant inputs
       // (whose values inference could use): the calls inside are expanded once per body, in
       // terms of its formals.
-      if (
-        fitsAsIs(body.opsetImports, unit.opsets, true) &&
-        !node.inputs.some((x) => x !== "" && unit.constant(x))
-      ) {
-        const done = this.expandedBody(formal, body, node, unit, where);
+      if (same.fits && !node.inputs.some((x) => x !== "" && unit.constant(x))) {
+        // Once per body and unit (expandedBody keeps it per body and opsets, and adds the
+        // imports it needs to the unit the first time).
+        const done = (same.done ??= this.expandedBody(formal, body, node, unit, where));
         this.calls += 1 + done.calls;
         const out = inlineBody(node, done.body, unit.scope(), callPrefix(node, op.name));
         this.mark(out, node, op);
@@ -619,11 +636,8 @@ export class Walker {
       last.op === op &&
       last.typeOf === unit.typeOf &&
       alike(last.call, last.types, call, unit.typeOf)
-    ) {
-      this.lastWasAlike = true;
+    )
       return last.body;
-    }
-    this.lastWasAlike = false;
     const body = this.keyedBody(op, call, unit);
     // The input types of the call (those alike() reads), looked up once for the calls after it.
     const types = call.inputs.map((x) => (x === "" ? undefined : unit.typeOf(x)));
