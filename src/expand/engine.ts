@@ -13,9 +13,9 @@ import { nodeLabel, OnnxError } from "../errors.js";
 import { inferScopeTypes, modelFunctions } from "../check/index.js";
 import { graph } from "../ir/builder.js";
 import { attributeGraphs, someGraphNode } from "../ir/traverse.js";
-import type { Function, Graph, Model, Node, Type, ValueInfo } from "../ir/types.js";
+import type { Function, Graph, MetadataProps, Model, Node, Type, ValueInfo } from "../ir/types.js";
 import { callPrefix, inlineBody, type BodyNodes } from "../inline/inline.js";
-import { markOrigin, schemaFunctionName } from "../inline/origin.js";
+import { markRecord, originRecord, schemaFunctionName } from "../inline/origin.js";
 import type { Note, Pass, PassContext } from "../passes/pass.js";
 import { hasFunctionBody, type FunctionBody } from "../schema/body.js";
 import { normaliseDomain, type SchemaRegistry } from "../schema/registry.js";
@@ -472,8 +472,16 @@ export class Walker {
         // imports it needs to the unit the first time).
         const done = (same.done ??= this.expandedBody(formal, body, node, unit, where));
         this.calls += 1 + done.calls;
-        const out = inlineBody(node, done.body, unit.scope(), callPrefix(node, op.name));
-        this.mark(out, node, op);
+        // Nodes that carry no origin of their own are given the call's as they are made.
+        const record = this.originRecord(node, op);
+        const out = inlineBody(
+          node,
+          done.body,
+          unit.scope(),
+          callPrefix(node, op.name),
+          record ? { record } : {},
+        );
+        if (record) markRecord(out, record);
         return out;
       }
       nodes = inlineBody(node, formal, unit.scope(), callPrefix(node, op.name));
@@ -515,7 +523,13 @@ export class Walker {
 
   /** Nodes just put in for a call of `op` marked with their origin (unless turned off). */
   private mark(nodes: Node[], call: Node, op: OpVersion): void {
-    if (this.options.origin === false) return;
+    const record = this.originRecord(call, op);
+    if (record) markRecord(nodes, record);
+  }
+
+  /** The origin record of the nodes a call of `op` puts in (originRecord); none when turned off. */
+  private originRecord(call: Node, op: OpVersion): MetadataProps | undefined {
+    if (this.options.origin === false) return undefined;
     const domain = normaliseDomain(call.domain);
     let named = this.originNames.get(op);
     if (named?.domain !== domain)
@@ -523,7 +537,7 @@ export class Walker {
         op,
         (named = { domain, name: schemaFunctionName(domain, op.name, op.since) }),
       );
-    markOrigin(nodes, call, named.name);
+    return originRecord(call, named.name);
   }
 
   /** A walk of another model (a lowered node) with these options. */
