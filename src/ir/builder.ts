@@ -152,13 +152,6 @@ export function nodeWithRecord(
     n.deviceConfigurations !== undefined
   )
     return undefined;
-  return {
-    opType: n.opType,
-    domain: n.domain,
-    name,
-    inputs,
-    outputs,
-    attributes: n.attributes,
-    metadataProps,
-  };
+  const { opType, domain, attributes } = n;
+  return { opType, domain, name, inputs, outputs, attributes, metadataProps };
 }
