@@ -46,10 +46,11 @@ export function analyzeNode(
     return;
   }
   // Analysing the node may analyse others (subgraphs, function bodies): its inputs are copied.
+  const n = node.inputs.length;
   const inputs: NodeInputs = {
-    types: read.types.slice(),
-    consts: read.consts.slice(),
-    syms: read.syms.slice(),
+    types: read.types.slice(0, n),
+    consts: read.consts.slice(0, n),
+    syms: read.syms.slice(0, n),
   };
   const report = at.report;
   const before = ctx.sink.length;
@@ -80,8 +81,9 @@ export function analyzeNode(
 const SCRATCH: NodeInputs = { types: [], consts: [], syms: [] };
 
 /**
- * The types, constant values and known shape values of a node's inputs, into `into` (emptied
- * first); reports undefined ones.
+ * The types, constant values and known shape values of a node's inputs, written into `into` at
+ * their indices (what it held past them is left: readers go by the node's input count; emptying
+ * the arrays would free and regrow them each time); reports undefined ones.
  */
 function readInputs(
   node: Node,
@@ -91,10 +93,9 @@ function readInputs(
   into: NodeInputs,
 ): NodeInputs {
   const { types, consts, syms } = into;
-  types.length = 0;
-  consts.length = 0;
-  syms.length = 0;
-  for (const name of node.inputs) {
+  const names = node.inputs;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
     // One lookup for a value of this scope with a known type (the common case).
     const own = name === "" ? undefined : scope.types.get(name);
     const owner = own !== undefined ? scope : name === "" ? undefined : scope.owner(name);
@@ -110,15 +111,15 @@ function readInputs(
           `input '${name}' is not defined: no graph input, initializer or node output has this name`,
         );
       }
-      types.push(undefined);
-      consts.push(undefined);
-      syms.push(undefined);
+      types[i] = undefined;
+      consts[i] = undefined;
+      syms[i] = undefined;
       continue;
     }
-    types.push(own ?? owner.types.get(name));
+    types[i] = own ?? owner.types.get(name);
     // Most values are neither constants nor shapes: skip the lookups while there are none.
-    consts.push(owner.consts.size ? owner.consts.get(name) : undefined);
-    syms.push(owner.syms.size ? owner.syms.get(name) : undefined);
+    consts[i] = owner.consts.size ? owner.consts.get(name) : undefined;
+    syms[i] = owner.syms.size ? owner.syms.get(name) : undefined;
   }
   return into;
 }
