@@ -381,6 +381,28 @@ export class Walker {
 
   private plan(node: Node, opsets: Map<string, number>, kinds: Kinds): Plan | undefined {
     if (this.functions.size && this.functions.called(node)) return undefined;
+    // Runs of nodes of one op (a chain) decide once.
+    const last = this.lastPlan;
+    let p: Plan | undefined;
+    if (last.opsets === opsets && last.opType === node.opType && last.domain === node.domain)
+      p = last.plan;
+    else {
+      p = this.cachedPlan(node, opsets);
+      last.opsets = opsets;
+      last.opType = node.opType;
+      last.domain = node.domain;
+      last.plan = p;
+    }
+    return p && kinds[p.kind] ? p : undefined;
+  }
+  private readonly lastPlan: {
+    opsets: Map<string, number> | undefined;
+    domain: string;
+    opType: string;
+    plan: Plan | undefined;
+  } = { opsets: undefined, domain: "", opType: "", plan: undefined };
+
+  private cachedPlan(node: Node, opsets: Map<string, number>): Plan | undefined {
     // Schema ops: one decision per (domain, op, opset); lookups of strings the model holds.
     let byDomain = this.plans.get(opsets);
     if (!byDomain) this.plans.set(opsets, (byDomain = new Map()));
@@ -395,8 +417,7 @@ export class Walker {
       };
       byOp.set(node.opType, cached);
     }
-    const p = cached.plan;
-    return p && kinds[p.kind] ? p : undefined;
+    return cached.plan;
   }
 
   private schemaPlan(domain: string, opType: string, opset: number): Plan | undefined {
