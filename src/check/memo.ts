@@ -109,28 +109,67 @@ export class MemoKeys {
       k += ",";
     }
     for (const o of node.outputs) k += o === "" ? "_" : "o";
-    for (const a of node.attributes) {
+    const tail = this.attributesKey(node.attributes);
+    return tail === null ? undefined : k + tail;
+  }
+
+  /**
+   * The attributes' part of a memo key ("|id" each), null when one has no id. Alike nodes share
+   * their attribute list (the decoder makes one per distinct list): the last list's part is kept.
+   */
+  private attributesKey(list: Attribute[]): string | null {
+    if (list === this.lastAttributes) return this.lastAttributesKey;
+    let k: string | null = "";
+    for (const a of list) {
       let id = this.attributeObjectIds.get(a);
       if (id === undefined) this.attributeObjectIds.set(a, (id = this.attributeId(a) ?? null));
-      if (id === null) return undefined;
+      if (id === null) {
+        k = null;
+        break;
+      }
       k += `|${id}`;
     }
+    this.lastAttributes = list;
+    this.lastAttributesKey = k;
     return k;
   }
+  private lastAttributes: Attribute[] | undefined;
+  private lastAttributesKey: string | null = null;
 
   /** A number for the callee of a node: its domain, op type and overload, at the opsets in force. */
   private calleeId(opsets: Map<string, number>, node: Node): number {
+    // Runs of nodes of one op (a chain) look it up once.
+    const last = this.lastCallee;
+    const overload = node.overload ?? -1;
+    if (
+      last.opsets === opsets &&
+      last.opType === node.opType &&
+      last.domain === node.domain &&
+      last.overload === overload
+    )
+      return last.id;
     let byDomain = this.calleeIds.get(opsets);
     if (!byDomain) this.calleeIds.set(opsets, (byDomain = new Map()));
     let byOp = byDomain.get(node.domain);
     if (!byOp) byDomain.set(node.domain, (byOp = new Map()));
     let byOverload = byOp.get(node.opType);
     if (!byOverload) byOp.set(node.opType, (byOverload = new Map()));
-    const overload = node.overload ?? -1;
     let id = byOverload.get(overload);
     if (id === undefined) byOverload.set(overload, (id = this.nextId++));
+    last.opsets = opsets;
+    last.opType = node.opType;
+    last.domain = node.domain;
+    last.overload = overload;
+    last.id = id;
     return id;
   }
+  private readonly lastCallee: {
+    opsets: Map<string, number> | undefined;
+    domain: string;
+    opType: string;
+    overload: string | number;
+    id: number;
+  } = { opsets: undefined, domain: "", opType: "", overload: -1, id: -1 };
 
   /**
    * A number for an attribute's name, type and value; undefined for a reference (its value

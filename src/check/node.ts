@@ -33,22 +33,26 @@ export function analyzeNode(
   declared: Map<string, Type | undefined>,
   later: { has(name: string): boolean },
 ): void {
-  // Built only when something is reported: most nodes have nothing to say.
-  let whereText: string | undefined;
-  const where = () =>
-    (whereText ??= ctx.where ? `${ctx.where}, ${nodeLabel(node, index)}` : nodeLabel(node, index));
-  const report: Report = (code, message) => ctx.sink.push({ code, where: where(), message });
-
-  const at: NodeAt = { node, index, scope, ctx, where, report };
-
-  const inputs = readInputs(node, scope, later, report);
+  // One small object per node; its label and report function are made only when something is
+  // reported (most nodes have nothing to say), and the inputs are read into arrays reused from
+  // node to node until the node is found to need its own (not in the memo).
+  const at = new NodeAt(node, index, scope, ctx);
+  const read = readInputs(node, scope, later, at, SCRATCH);
   if (scope.misordered) return;
-  const key = an.inst.active ? undefined : an.keys.memoKey(node, ctx.opsets, inputs);
+  const key = an.inst.active ? undefined : an.keys.memoKey(node, ctx.opsets, read);
   const hit = key !== undefined ? an.memo.get(key) : undefined;
   if (hit) {
     defineOutputs(an, at, hit, hit.bound, true, hit.outputs, undefined, declared, hit);
     return;
   }
+  // Analysing the node may analyse others (subgraphs, function bodies): its inputs are copied.
+  const n = node.inputs.length;
+  const inputs: NodeInputs = {
+    types: read.types.slice(0, n),
+    consts: read.consts.slice(0, n),
+    syms: read.syms.slice(0, n),
+  };
+  const report = at.report;
   const before = ctx.sink.length;
   const fn = an.functions.called(node);
   const schema = fn
@@ -73,18 +77,28 @@ export function analyzeNode(
   defineOutputs(an, at, callee, sig.bound, sig.inputsTyped, outputs, inferred, declared, entry);
 }
 
-/** The types, constant values and known shape values of a node's inputs; reports undefined ones. */
+/** The arrays readInputs fills for analyzeNode, reused from node to node (see there). */
+const SCRATCH: NodeInputs = { types: [], consts: [], syms: [] };
+
+/**
+ * The types, constant values and known shape values of a node's inputs, written into `into` at
+ * their indices (what it held past them is left: readers go by the node's input count; emptying
+ * the arrays would free and regrow them each time); reports undefined ones.
+ */
 function readInputs(
   node: Node,
   scope: Scope,
   later: { has(name: string): boolean },
-  report: Report,
+  at: NodeAt,
+  into: NodeInputs,
 ): NodeInputs {
-  const types: (Type | undefined)[] = [];
-  const consts: (ConstVal | undefined)[] = [];
-  const syms: (Dim[] | undefined)[] = [];
-  for (const name of node.inputs) {
-    const owner = name === "" ? undefined : scope.owner(name);
+  const { types, consts, syms } = into;
+  const names = node.inputs;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
+    // One lookup for a value of this scope with a known type (the common case).
+    const own = name === "" ? undefined : scope.types.get(name);
+    const owner = own !== undefined ? scope : name === "" ? undefined : scope.owner(name);
     if (owner !== scope && scope.inOrder && name !== "" && later.has(name)) {
       // Defined by this or a later node: not the order topologicalOrder gives.
       scope.misordered = true;
@@ -92,22 +106,22 @@ function readInputs(
     }
     if (!owner) {
       if (name !== "" && !later.has(name)) {
-        report(
+        at.report(
           "undefined-value",
           `input '${name}' is not defined: no graph input, initializer or node output has this name`,
         );
       }
-      types.push(undefined);
-      consts.push(undefined);
-      syms.push(undefined);
+      types[i] = undefined;
+      consts[i] = undefined;
+      syms[i] = undefined;
       continue;
     }
-    types.push(owner.types.get(name));
+    types[i] = own ?? owner.types.get(name);
     // Most values are neither constants nor shapes: skip the lookups while there are none.
-    consts.push(owner.consts.size ? owner.consts.get(name) : undefined);
-    syms.push(owner.syms.size ? owner.syms.get(name) : undefined);
+    consts[i] = owner.consts.size ? owner.consts.get(name) : undefined;
+    syms[i] = owner.syms.size ? owner.syms.get(name) : undefined;
   }
-  return { types, consts, syms };
+  return into;
 }
 
 /** Counts of inputs and outputs, and the input types against the type constraints. */
@@ -144,11 +158,13 @@ function checkSignature(
  */
 function inferOutputs(
   an: Analyzer,
-  { node, scope, ctx, where, report }: NodeAt,
+  at: NodeAt,
   { schema, fn }: Callee,
   { arityOk }: Signature,
   inputs: NodeInputs,
 ): Inferred {
+  const { node, scope, ctx } = at;
+  const report = at.report;
   const attrOf = (name: string): Attribute | undefined => {
     const a = node.attributes.find((x) => x.name === name);
     if (!a || a.refAttrName === undefined || !ctx.env) return a;
@@ -156,7 +172,7 @@ function inferOutputs(
   };
   const out: Inferred = { outputs: [], outConsts: [], outSyms: [] };
   const visited: string[] = [];
-  const childWhere = (name: string) => `${where()} ${name}`;
+  const childWhere = (name: string) => `${at.where()} ${name}`;
   const rule = schema && normaliseDomain(node.domain) === "" && arityOk && RULES.get(node.opType);
   if (schema && rule) {
     rule({
@@ -235,7 +251,7 @@ function defineOutputs(
   declared: Map<string, Type | undefined>,
   entry?: MemoEntry,
 ): void {
-  const { node, scope, ctx, where, report } = at;
+  const { node, scope, ctx } = at;
   // The declared types of the outputs, as a key: "" when there are none, else typeKeys ("-"
   // for none), each followed by ",".
   let dk: string | undefined;
@@ -269,7 +285,7 @@ function defineOutputs(
     if (merged) {
       for (let i = 0; i < node.outputs.length; i++) {
         const name = node.outputs[i]!;
-        if (name !== "") define(scope, name, merged[i], at, ctx, where);
+        if (name !== "") define(scope, name, merged[i], at, ctx, at);
       }
       return;
     }
@@ -282,15 +298,15 @@ function defineOutputs(
     if (name === "") return;
     const before = ctx.sink.length;
     const m = mergeTypes(declared.get(name), outputs[i]);
-    if (m.conflict) report("type-mismatch", `output '${name}' is ${m.conflict}`);
+    if (m.conflict) at.report("type-mismatch", `output '${name}' is ${m.conflict}`);
     else if (schema) {
       const formal = formalAt(schema.outputs, i);
       if (formal && (inputsTyped || !outputs[i]))
-        checkFormalType(schema, opv, formal, name, m.type, "output", bound, report);
+        checkFormalType(schema, opv, formal, name, m.type, "output", bound, at.report);
     }
     if (ctx.sink.length !== before) clean = false;
     types[i] = m.type;
-    define(scope, name, m.type, at, ctx, where);
+    define(scope, name, m.type, at, ctx, at);
     const k = inferred?.outConsts[i];
     if (k && scope.types.get(name) === m.type) scope.consts.set(name, k);
     const sy = inferred?.outSyms[i];
@@ -299,14 +315,27 @@ function defineOutputs(
   if (entry && dk !== undefined && clean) entry.merged.set(dk, types);
 }
 
-/** The node being checked, where it is, and how to report at it. */
-interface NodeAt {
-  node: Node;
-  index: number;
-  scope: Scope;
-  ctx: Ctx;
-  where: () => string;
-  report: Report;
+/** The node being checked, where it is, and how to report at it (both made when first asked). */
+class NodeAt {
+  private whereText: string | undefined;
+  private reportFn: Report | undefined;
+  constructor(
+    readonly node: Node,
+    readonly index: number,
+    readonly scope: Scope,
+    readonly ctx: Ctx,
+  ) {}
+  where(): string {
+    if (this.whereText === undefined) {
+      const label = nodeLabel(this.node, this.index);
+      this.whereText = this.ctx.where ? `${this.ctx.where}, ${label}` : label;
+    }
+    return this.whereText;
+  }
+  get report(): Report {
+    return (this.reportFn ??= (code, message) =>
+      this.ctx.sink.push({ code, where: this.where(), message }));
+  }
 }
 
 /** What the node calls: a schema version or a model-local function (or neither, when unresolved). */

@@ -92,14 +92,14 @@ export function define(
   type: Type | undefined,
   origin: string | { node: Node; index: number },
   ctx: Ctx,
-  where: string | (() => string),
+  where: string | { where(): string },
 ): void {
   if (name === "") return;
   if (scope.types.has(name)) {
     if (scope.inOrder && typeof origin === "object") scope.misordered = true;
     ctx.sink.push({
       code: "duplicate-value",
-      where: typeof where === "string" ? where : where(),
+      where: typeof where === "string" ? where : where.where(),
       message: `value '${name}' is defined twice: as ${originLabel(scope.originOf(name))} and as ${originLabel(origin)}`,
     });
     return;
@@ -107,7 +107,7 @@ export function define(
   if (scope.parent?.has(name)) {
     ctx.sink.push({
       code: "duplicate-value",
-      where: typeof where === "string" ? where : where(),
+      where: typeof where === "string" ? where : where.where(),
       message: `value '${name}' (${originLabel(origin)}) has the name of a value of an enclosing graph; names must be unique`,
     });
   }

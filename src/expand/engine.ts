@@ -13,9 +13,9 @@ import { nodeLabel, OnnxError } from "../errors.js";
 import { inferScopeTypes, modelFunctions } from "../check/index.js";
 import { graph } from "../ir/builder.js";
 import { attributeGraphs, someGraphNode } from "../ir/traverse.js";
-import type { Function, Graph, Model, Node, Type, ValueInfo } from "../ir/types.js";
+import type { Function, Graph, MetadataProps, Model, Node, Type, ValueInfo } from "../ir/types.js";
 import { callPrefix, inlineBody, type BodyNodes } from "../inline/inline.js";
-import { markOrigin, schemaFunctionName } from "../inline/origin.js";
+import { markRecord, originRecord, schemaFunctionName } from "../inline/origin.js";
 import type { Note, Pass, PassContext } from "../passes/pass.js";
 import { hasFunctionBody, type FunctionBody } from "../schema/body.js";
 import { normaliseDomain, type SchemaRegistry } from "../schema/registry.js";
@@ -119,16 +119,22 @@ function bodyKey(
 
 /**
  * Whether two calls of one op have the same body key (bodyKey): the same inputs and outputs
- * given, input types, and plain attributes with equal values. False when unsure.
+ * given, input types (those of `a` given: `aTypes`), and plain attributes with equal values.
+ * False when unsure.
  */
-function alike(a: Node, b: Node, typeOf: (name: string) => Type | undefined): boolean {
+function alike(
+  a: Node,
+  aTypes: (Type | undefined)[],
+  b: Node,
+  typeOf: (name: string) => Type | undefined,
+): boolean {
   if (a.inputs.length !== b.inputs.length || a.outputs.length !== b.outputs.length) return false;
   for (let i = 0; i < a.inputs.length; i++) {
     const x = a.inputs[i]!;
     const y = b.inputs[i]!;
     if ((x === "") !== (y === "")) return false;
     if (x === "" || x === y) continue;
-    const s = typeOf(x);
+    const s = aTypes[i];
     const t = typeOf(y);
     if (s !== t && (s === undefined || t === undefined || typeKey(s) !== typeKey(t))) return false;
   }
@@ -171,9 +177,20 @@ export class Walker {
   /** Nodes of each expanded body, subgraphs included (count()). */
   private readonly sizes = new WeakMap<Node[], number>();
   private readonly bodies = new Map<string, FunctionBody>();
+  /** The body expandCall last replaced a schema call by, in which unit, and what it found. */
+  private lastCall:
+    | { body: FunctionBody; unit: Unit; formal: BodyNodes; fits: boolean; done?: Expanded }
+    | undefined;
   /** The call body() last made or found a body for. */
   private last:
-    { op: OpVersion; typeOf: Unit["typeOf"]; call: Node; body: FunctionBody } | undefined;
+    | {
+        op: OpVersion;
+        typeOf: Unit["typeOf"];
+        call: Node;
+        types: (Type | undefined)[];
+        body: FunctionBody;
+      }
+    | undefined;
   /** count() found no call to replace: run() has nothing to do. */
   private nonePlanned = false;
   /** The size callSize() last found, and what it depends on. */
@@ -183,8 +200,15 @@ export class Walker {
   private readonly originNames = new Map<OpVersion, { domain: string; name: string }>();
   /** Per unit, one whose imports added are dropped (count() expands bodies without adding). */
   private readonly scratch = new WeakMap<Unit, Unit>();
-  /** The body count() found for each call of the model, for run() (which then needs no key). */
-  private readonly counted = new WeakMap<Unit, Map<Node, FunctionBody>>();
+  /**
+   * The calls count() found a body for, per unit, in the order it met them, and their bodies:
+   * run() meets the calls in the same order (subgraphs aside) and takes each one's body with no
+   * lookup; a call met out of that order finds its body again (body()).
+   */
+  private readonly counted = new WeakMap<
+    Unit,
+    { nodes: Node[]; bodies: FunctionBody[]; next: number }
+  >();
   private readonly expanded = new WeakMap<FunctionBody, WeakMap<Map<string, number>, Expanded>>();
   /** Per opset map, domain and op type: the plan (schema ops are decided once each). */
   private readonly plans = new WeakMap<
@@ -281,8 +305,9 @@ export class Walker {
       const body = this.body(op, node, unit);
       if (plan.kind === "schema") {
         let known = this.counted.get(unit);
-        if (!known) this.counted.set(unit, (known = new Map()));
-        known.set(node, body);
+        if (!known) this.counted.set(unit, (known = { nodes: [], bodies: [], next: 0 }));
+        known.nodes.push(node);
+        known.bodies.push(body);
       }
       const constant = node.inputs.some((x) => x !== "" && unit.constant(x));
       // A call like the last one counted (a chain) has its size.
@@ -356,6 +381,28 @@ export class Walker {
 
   private plan(node: Node, opsets: Map<string, number>, kinds: Kinds): Plan | undefined {
     if (this.functions.size && this.functions.called(node)) return undefined;
+    // Runs of nodes of one op (a chain) decide once.
+    const last = this.lastPlan;
+    let p: Plan | undefined;
+    if (last.opsets === opsets && last.opType === node.opType && last.domain === node.domain)
+      p = last.plan;
+    else {
+      p = this.cachedPlan(node, opsets);
+      last.opsets = opsets;
+      last.opType = node.opType;
+      last.domain = node.domain;
+      last.plan = p;
+    }
+    return p && kinds[p.kind] ? p : undefined;
+  }
+  private readonly lastPlan: {
+    opsets: Map<string, number> | undefined;
+    domain: string;
+    opType: string;
+    plan: Plan | undefined;
+  } = { opsets: undefined, domain: "", opType: "", plan: undefined };
+
+  private cachedPlan(node: Node, opsets: Map<string, number>): Plan | undefined {
     // Schema ops: one decision per (domain, op, opset); lookups of strings the model holds.
     let byDomain = this.plans.get(opsets);
     if (!byDomain) this.plans.set(opsets, (byDomain = new Map()));
@@ -370,8 +417,7 @@ export class Walker {
       };
       byOp.set(node.opType, cached);
     }
-    const p = cached.plan;
-    return p && kinds[p.kind] ? p : undefined;
+    return cached.plan;
   }
 
   private schemaPlan(domain: string, opType: string, opset: number): Plan | undefined {
@@ -426,19 +472,37 @@ export class Walker {
     if (plan.kind === "schema") {
       const op = plan.op;
       // count() found it (in one unit, a node's plan is the same for count() and run()).
-      const body = this.counted.get(unit)?.get(node) ?? this.body(op, node, unit);
-      const formal = bodyNodes(op, body);
+      const known = this.counted.get(unit);
+      const body =
+        known && known.nodes[known.next] === node
+          ? known.bodies[known.next++]!
+          : this.body(op, node, unit);
+      // What depends only on the body and the unit, kept while calls in a row share them.
+      let same = this.lastCall;
+      if (!same || same.body !== body || same.unit !== unit) {
+        const formal = bodyNodes(op, body);
+        const fits = fitsAsIs(body.opsetImports, unit.opsets, true);
+        this.lastCall = same = { body, unit, formal, fits, done: undefined };
+      }
+      const formal = same.formal;
       // The common case: a body that needs no conversion, and a call without constant inputs
       // (whose values inference could use): the calls inside are expanded once per body, in
       // terms of its formals.
-      if (
-        fitsAsIs(body.opsetImports, unit.opsets, true) &&
-        !node.inputs.some((x) => x !== "" && unit.constant(x))
-      ) {
-        const done = this.expandedBody(formal, body, node, unit, where);
+      if (same.fits && !node.inputs.some((x) => x !== "" && unit.constant(x))) {
+        // Once per body and unit (expandedBody keeps it per body and opsets, and adds the
+        // imports it needs to the unit the first time).
+        const done = (same.done ??= this.expandedBody(formal, body, node, unit, where));
         this.calls += 1 + done.calls;
-        const out = inlineBody(node, done.body, unit.scope(), callPrefix(node, op.name));
-        this.mark(out, node, op);
+        // Nodes that carry no origin of their own are given the call's as they are made.
+        const record = this.originRecord(node, op);
+        const out = inlineBody(
+          node,
+          done.body,
+          unit.scope(),
+          callPrefix(node, op.name),
+          record ? { record } : {},
+        );
+        if (record) markRecord(out, record);
         return out;
       }
       nodes = inlineBody(node, formal, unit.scope(), callPrefix(node, op.name));
@@ -480,7 +544,13 @@ export class Walker {
 
   /** Nodes just put in for a call of `op` marked with their origin (unless turned off). */
   private mark(nodes: Node[], call: Node, op: OpVersion): void {
-    if (this.options.origin === false) return;
+    const record = this.originRecord(call, op);
+    if (record) markRecord(nodes, record);
+  }
+
+  /** The origin record of the nodes a call of `op` puts in (originRecord); none when turned off. */
+  private originRecord(call: Node, op: OpVersion): MetadataProps | undefined {
+    if (this.options.origin === false) return undefined;
     const domain = normaliseDomain(call.domain);
     let named = this.originNames.get(op);
     if (named?.domain !== domain)
@@ -488,7 +558,7 @@ export class Walker {
         op,
         (named = { domain, name: schemaFunctionName(domain, op.name, op.since) }),
       );
-    markOrigin(nodes, call, named.name);
+    return originRecord(call, named.name);
   }
 
   /** A walk of another model (a lowered node) with these options. */
@@ -600,11 +670,13 @@ export class Walker {
       last &&
       last.op === op &&
       last.typeOf === unit.typeOf &&
-      alike(last.call, call, unit.typeOf)
+      alike(last.call, last.types, call, unit.typeOf)
     )
       return last.body;
     const body = this.keyedBody(op, call, unit);
-    this.last = { op, typeOf: unit.typeOf, call, body };
+    // The input types of the call (those alike() reads), looked up once for the calls after it.
+    const types = call.inputs.map((x) => (x === "" ? undefined : unit.typeOf(x)));
+    this.last = { op, typeOf: unit.typeOf, call, types, body };
     return body;
   }
 

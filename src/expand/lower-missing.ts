@@ -23,6 +23,7 @@ import { runPass } from "../passes/manager.js";
 import { errorNotes, noteText, passContext, type Note } from "../passes/pass.js";
 import { hasFunctionBody } from "../schema/body.js";
 import type { SchemaRegistry } from "../schema/registry.js";
+import type { OpVersion } from "../schema/types.js";
 import { expandPipeline } from "./pipeline.js";
 import type { OpSelector } from "./select.js";
 import { specializeFunctions } from "./specialize-functions.js";
@@ -39,25 +40,34 @@ export function missingFunctionOps(
   const table = modelFunctions(model, registry);
   const records: StepRecord[] = [];
   const only = new Map<string, OpSelector>();
-  const look = (opsets: Map<string, number>) => (node: Node, index: number, scope: GraphScope) => {
-    if (node.domain !== "" && node.domain !== "ai.onnx") return node;
-    if (table.size && table.called(node)) return node;
+  const look = (opsets: Map<string, number>) => {
     const opset = opsets.get("");
-    if (opset === undefined || opset === target) return node;
-    const op = registry.tryResolve("", node.opType, opset);
-    if (!op || registry.tryResolve("", node.opType, target) || !hasFunctionBody(op)) return node;
-    only.set(`${op.name}-${op.since}`, { domain: "", op: op.name, version: op.since });
-    records.push({
-      where: scope.nodeWhere(node, index),
-      op: node.opType,
-      domain: node.domain,
-      from: op.since,
-      to: 0,
-      opsetFrom: opset,
-      opsetTo: target,
-      message: `${node.opType} does not exist at opset ${target}: lowered to its function body`,
-    });
-    return node;
+    // Per op type: its version with a body that the target lacks, else null (asked once each).
+    const missing = new Map<string, OpVersion | null>();
+    return (node: Node, index: number, scope: GraphScope) => {
+      if (node.domain !== "" && node.domain !== "ai.onnx") return node;
+      if (table.size && table.called(node)) return node;
+      if (opset === undefined || opset === target) return node;
+      let op = missing.get(node.opType);
+      if (op === undefined) {
+        const v = registry.tryResolve("", node.opType, opset);
+        op = v && !registry.tryResolve("", node.opType, target) && hasFunctionBody(v) ? v : null;
+        missing.set(node.opType, op);
+      }
+      if (op === null) return node;
+      only.set(`${op.name}-${op.since}`, { domain: "", op: op.name, version: op.since });
+      records.push({
+        where: scope.nodeWhere(node, index),
+        op: node.opType,
+        domain: node.domain,
+        from: op.since,
+        to: 0,
+        opsetFrom: opset,
+        opsetTo: target,
+        message: `${node.opType} does not exist at opset ${target}: lowered to its function body`,
+      });
+      return node;
+    };
   };
   const modelOpsets = opsetMap(model.opsetImports);
   rewriteGraph(model.graph, GraphScope.main(model), look(modelOpsets));

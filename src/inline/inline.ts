@@ -6,12 +6,12 @@
 // decides what to inline and where bodies come from.
 
 import { OnnxError } from "../errors.js";
-import { nodeWith } from "../ir/builder.js";
+import { nodeWith, nodeWithRecord } from "../ir/builder.js";
 import { isClaimSuffix, NameScope } from "../ir/graph.js";
 import { functionLabel } from "../ir/functions.js";
 import { bindRefs } from "../ir/rewrite.js";
 import type { Tensor } from "../ir/tensor.js";
-import type { Attribute, Function, Graph, Node } from "../ir/types.js";
+import type { Attribute, Function, Graph, MetadataProps, Node } from "../ir/types.js";
 
 /** A body in terms of its formal names: what inlineBody renames. */
 export interface BodyNodes {
@@ -31,18 +31,19 @@ export function callPrefix(call: Node, fallback: string): string {
  * and node name fresh in `scope`, starting with `prefix__`. Names a subgraph defines get names
  * of their own (siblings never share one); names a subgraph reads from the body follow the body.
  * `prefixed: false`: the body's names already carry a prefix (a body inlined before); they are
- * kept where they are free, else numbered.
+ * kept where they are free, else numbered. `record`: metadata the nodes that carry none may be
+ * given as they are made (the call's origin record, see markOrigin; others are left to it).
  */
 export function inlineBody(
   call: Node,
   body: BodyNodes,
   scope: NameScope,
   prefix: string,
-  opts: { prefixed?: boolean } = {},
+  opts: { prefixed?: boolean; record?: MetadataProps } = {},
 ): Node[] {
   const prefixed = opts.prefixed ?? true;
   const plan = renamePlan(body);
-  if (plan) return applyPlan(plan, call, body.nodes, scope, prefix, prefixed);
+  if (plan) return applyPlan(plan, call, body.nodes, scope, prefix, prefixed, opts.record);
   return new Renamer(call, body, scope, prefix, prefixed).run(body.nodes);
 }
 
@@ -179,6 +180,7 @@ function applyPlan(
   scope: NameScope,
   prefix: string,
   prefixed: boolean,
+  record: MetadataProps | undefined,
 ): Node[] {
   const value = new Array<string | undefined>(plan.names.length);
   // Under a prefix nobody uses, every name is known before the first node: no lookups.
@@ -224,7 +226,9 @@ function applyPlan(
     const name = claim
       ? head + claim.nodes[j]!
       : scope.fresh(prefixed ? head + (n.name || n.opType) : n.name || `${head}${n.opType}`);
-    out[j] = nodeWith(n, inputs, outputs, name);
+    out[j] =
+      (record && nodeWithRecord(n, inputs, outputs, name, record)) ||
+      nodeWith(n, inputs, outputs, name);
   }
   return out;
 }

@@ -57,21 +57,36 @@ function withOrigin(md: MetadataProps | undefined, value: string): MetadataProps
  * (a call inside the body). Nodes of their subgraphs too. Mutates the nodes given.
  */
 export function markOrigin(nodes: Node[], call: Node, fn: string): void {
+  markRecord(nodes, originRecord(call, fn));
+}
+
+/** markOrigin with the call's record made already (originRecord). */
+export function markRecord(nodes: Node[], record: MetadataProps): void {
+  markList(nodes, record[0]![1], record);
+}
+
+/**
+ * The metadata of a node a call of `fn` puts in that carries no record of its own: the call's
+ * origin, one list that such nodes share. Given to markOrigin with the nodes; a node made with
+ * this very list (inlineBody's `record`) is marked already.
+ */
+export function originRecord(call: Node, fn: string): MetadataProps {
   const outer = originOf(call);
   const here = `${call.name || call.outputs.find((o) => o !== "") || ""}|${fn}`;
   const prefix = outer === undefined ? here : `${outer}${PATH_SEPARATOR}${here}`;
-  // Nodes without a record of their own share one list.
-  markList(nodes, prefix, [[ORIGIN_KEY, prefix]]);
+  return [[ORIGIN_KEY, prefix]];
 }
 
 function markList(list: Node[], prefix: string, plain: MetadataProps): void {
   for (let i = 0; i < list.length; i++) {
     const n = list[i]!;
-    const own = originOf(n);
-    if (own !== undefined)
-      n.metadataProps = withOrigin(n.metadataProps, `${prefix}${PATH_SEPARATOR}${own}`);
-    else if (!n.metadataProps?.length) n.metadataProps = plain;
-    else n.metadataProps = withOrigin(n.metadataProps, prefix);
+    if (n.metadataProps !== plain) {
+      const own = originOf(n);
+      if (own !== undefined)
+        n.metadataProps = withOrigin(n.metadataProps, `${prefix}${PATH_SEPARATOR}${own}`);
+      else if (!n.metadataProps?.length) n.metadataProps = plain;
+      else n.metadataProps = withOrigin(n.metadataProps, prefix);
+    }
     if (hasGraphAttribute(n))
       for (const a of n.attributes)
         for (const g of attributeGraphs(a)) markList(g.nodes, prefix, plain);

@@ -8,6 +8,7 @@ import type {
   Dim,
   Function,
   Graph,
+  MetadataProps,
   Model,
   Node,
   OpsetId,
@@ -115,6 +116,7 @@ export function model(g: Graph, opset: number | OpsetId[] = 18, irVersion = 8): 
  * compares it with the spread).
  */
 export function nodeWith(n: Node, inputs: string[], outputs: string[], name: string): Node {
+  // (nodeWithRecord below makes the same shape with metadataProps last, as set afterwards.)
   const out: Node = {
     opType: n.opType,
     domain: n.domain,
@@ -128,4 +130,28 @@ export function nodeWith(n: Node, inputs: string[], outputs: string[], name: str
   if (n.metadataProps !== undefined) out.metadataProps = n.metadataProps;
   if (n.deviceConfigurations !== undefined) out.deviceConfigurations = n.deviceConfigurations;
   return out;
+}
+
+/**
+ * nodeWith for a node that carries none of Node's optional fields, given `metadataProps` at
+ * once: the same fields in the same order as nodeWith then setting metadataProps, made in one
+ * allocation (the expander gives each node it puts in its origin record: one list per call).
+ * Undefined when `n` carries an optional field (use nodeWith, then set it).
+ */
+export function nodeWithRecord(
+  n: Node,
+  inputs: string[],
+  outputs: string[],
+  name: string,
+  metadataProps: MetadataProps,
+): Node | undefined {
+  if (
+    n.overload !== undefined ||
+    n.docString !== undefined ||
+    n.metadataProps !== undefined ||
+    n.deviceConfigurations !== undefined
+  )
+    return undefined;
+  const { opType, domain, attributes } = n;
+  return { opType, domain, name, inputs, outputs, attributes, metadataProps };
 }
