@@ -10,6 +10,7 @@ import {
   realpathSync,
   statSync,
   writeSync,
+  writevSync,
   type Stats,
 } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -19,7 +20,7 @@ import { Tensor } from "../ir/tensor.js";
 import { DataType, type Model } from "../ir/types.js";
 import { parseModelText } from "../text/parse.js";
 import { printModel } from "../text/print.js";
-import { encodeModelChunks, type EncodeOptions } from "./encode.js";
+import { encodeModelPieces, type EncodeOptions } from "./encode.js";
 import { walkTensors } from "../ir/traverse.js";
 import { decodeModel, encodeModel } from "./codec.js";
 import { writeFileAtomic } from "./atomic.js";
@@ -36,12 +37,25 @@ export function isTextPath(path: string): boolean {
   return path.endsWith(".onnxtxt");
 }
 
-function writeModelChunks(
-  model: Model,
-  sink: (c: Uint8Array) => void,
-  opts: EncodeOptions = {},
-): void {
-  encodeModelChunks(model, sink, opts);
+/**
+ * Writes a model's pieces (encoded before the file is opened: an encoding error leaves no file
+ * behind) to `fd` with writev, up to 1,024 pieces a call, going on after partial writes.
+ */
+function writePieces(fd: number, pieces: Uint8Array[]): void {
+  let i = 0;
+  let off = 0;
+  while (i < pieces.length) {
+    const batch: Uint8Array[] = [];
+    for (let j = i; j < pieces.length && batch.length < 1024; j++)
+      batch.push(j === i ? pieces[j]!.subarray(off) : pieces[j]!);
+    let n = writevSync(fd, batch);
+    while (i < pieces.length && n >= pieces[i]!.length - off) {
+      n -= pieces[i]!.length - off;
+      i++;
+      off = 0;
+    }
+    off += n;
+  }
 }
 
 /**
@@ -312,7 +326,8 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): v
 
   const ext = opts.externalData;
   if (!ext) {
-    writeFileAtomic(path, (fd) => writeModelChunks(model, (c) => writeAll(fd, c)));
+    const pieces = encodeModelPieces(model);
+    writeFileAtomic(path, (fd) => writePieces(fd, pieces));
     return;
   }
   if (ext.location.includes("/") || ext.location.includes(sep) || ext.location === "..")
@@ -362,6 +377,7 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): v
         return out;
       },
     };
-    writeFileAtomic(path, (fd) => writeModelChunks(model, (c) => writeAll(fd, c), opts));
+    const pieces = encodeModelPieces(model, opts);
+    writeFileAtomic(path, (fd) => writePieces(fd, pieces));
   });
 }
