@@ -49,8 +49,7 @@ class Encoder {
   }
 
   private wStr(field: number, s: string): void {
-    this.w.tag(field, LEN);
-    this.w.str(s);
+    this.w.strField(field, s);
   }
 
   private wEntries(field: number, md: IR.MetadataProps | undefined): void {
@@ -163,11 +162,12 @@ class Encoder {
   // --- AttributeProto
 
   /**
-   * Plain attributes (numbers, strings, their lists) shared by identity between nodes: the
-   * decoder shares repeated ones, and passes share attributes they copy. One seen twice among the
-   * last few has its field's bytes kept, and they are copied for each node that holds it again.
-   * Objects, not contents, are compared, so the bytes are its own; two small rings and identity
-   * compares cost nothing measurable where no attribute repeats.
+   * Attributes shared by identity between nodes (the decoder shares repeated plain ones, passes
+   * share what they copy: the converter gives every Constant it makes one value attribute). One
+   * seen twice among the last few has its field's bytes kept, and they are copied for each node
+   * that holds it again: attributes whose bytes are their own (numbers, strings, their lists, and
+   * tensors while no tensor hook may replace them). Objects, not contents, are compared; the two
+   * small rings cost nothing measurable where no attribute repeats.
    */
   private readonly seen: (IR.Attribute | undefined)[] = new Array<IR.Attribute | undefined>(RING);
   private seenNext = 0;
@@ -178,7 +178,11 @@ class Encoder {
   /** A node's attribute field (5). */
   private wNodeAttribute(a: IR.Attribute, depth: number): void {
     const w = this.w;
-    const plain = PLAIN[a.type] === 1;
+    // A tensor's bytes are its own too unless the tensor hook may replace it; a deep attribute
+    // takes the walk, whose nesting checks see the tensor's own messages.
+    const plain =
+      (PLAIN[a.type] === 1 || (a.type === "TENSOR" && !this.opts.tensorHook)) &&
+      depth + 2 <= MAX_NESTING;
     if (plain) {
       const kept = this.kept;
       for (let k = 0; k < RING; k++)

@@ -152,8 +152,8 @@ export class Writer {
 
   /** Opens a nested message: its tag and one byte reserved for its length. */
   open(field: number): void {
+    this.room(6);
     this.tag(field, LEN);
-    this.room(1);
     const d = this.depth++;
     if (d === this.openAt.length) this.growStack();
     this.openSeg[d] = this.out.length;
@@ -321,6 +321,29 @@ export class Writer {
     this.room(8);
     this.view.setFloat64(this.pos, v, true);
     this.pos += 8;
+  }
+  /** A string field (tag, length, bytes); the common case, a short ASCII string in a field below 16, in one pass. */
+  strField(field: number, s: string): void {
+    const n = s.length;
+    if (n < 128 && field < 16) {
+      this.room(n + 2);
+      const buf = this.buf;
+      const at = this.pos + 2;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[at + i] = c;
+      }
+      if (i === n) {
+        buf[at - 2] = (field << 3) | LEN;
+        buf[at - 1] = n;
+        this.pos = at + n;
+        return;
+      }
+    }
+    this.tag(field, LEN);
+    this.str(s);
   }
   /**
    * A string with its length prefix. One pass for an ASCII string shorter than 128 (its length
