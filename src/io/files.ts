@@ -38,8 +38,9 @@ export function isTextPath(path: string): boolean {
 }
 
 /**
- * Writes a model's pieces (encoded before the file is opened: an encoding error leaves no file
- * behind) to `fd` with writev, up to 1,024 pieces a call, going on after partial writes.
+ * Writes a model's pieces to `fd` with writev, up to 1,024 pieces a call, going on after partial
+ * writes. (The model is encoded while the temporary file is open, as before: an error or Ctrl-C
+ * then removes it, and nothing else was touched.)
  */
 function writePieces(fd: number, pieces: Uint8Array[]): void {
   let i = 0;
@@ -326,8 +327,7 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): v
 
   const ext = opts.externalData;
   if (!ext) {
-    const pieces = encodeModelPieces(model);
-    writeFileAtomic(path, (fd) => writePieces(fd, pieces));
+    writeFileAtomic(path, (fd) => writePieces(fd, encodeModelPieces(model)));
     return;
   }
   if (ext.location.includes("/") || ext.location.includes(sep) || ext.location === "..")
@@ -377,7 +377,6 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): v
         return out;
       },
     };
-    const pieces = encodeModelPieces(model, opts);
-    writeFileAtomic(path, (fd) => writePieces(fd, pieces));
+    writeFileAtomic(path, (fd) => writePieces(fd, encodeModelPieces(model, opts)));
   });
 }
