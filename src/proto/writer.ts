@@ -322,7 +322,10 @@ export class Writer {
     this.view.setFloat64(this.pos, v, true);
     this.pos += 8;
   }
-  /** A string field (tag, length, bytes); the common case, a short ASCII string in a field below 16, in one pass. */
+  /**
+   * A string field: tag, length, bytes. One pass for the common case, an ASCII string shorter
+   * than 128 in a field below 16 (tag and length one byte each, its bytes its char codes).
+   */
   strField(field: number, s: string): void {
     const n = s.length;
     if (n < 128 && field < 16) {
@@ -343,31 +346,6 @@ export class Writer {
       }
     }
     this.tag(field, LEN);
-    this.str(s);
-  }
-  /**
-   * A string with its length prefix. One pass for an ASCII string shorter than 128 (its length
-   * prefix is one byte, its bytes are its char codes); others are measured, then written.
-   */
-  str(s: string): void {
-    const n = s.length;
-    if (n < 128) {
-      // Room for an ASCII string; any other needs at least as much, so this never over-asks.
-      this.room(n + 1);
-      const buf = this.buf;
-      const at = this.pos + 1;
-      let i = 0;
-      for (; i < n; i++) {
-        const c = s.charCodeAt(i);
-        if (c >= 0x80) break;
-        buf[at + i] = c;
-      }
-      if (i === n) {
-        buf[at - 1] = n;
-        this.pos = at + n;
-        return;
-      }
-    }
     // A long string (the origin table expand writes can hold megabytes) is encoded natively at
     // once and handed out like other bytes: measuring and copying it char by char took 30 ms a
     // megabyte.
@@ -377,16 +355,13 @@ export class Writer {
       this.bytes(b);
       return;
     }
-    this.string(s, utf8Length(s));
-  }
-  /** A string of known UTF-8 length. */
-  string(s: string, length: number): void {
+    const length = utf8Length(s);
     this.varint(length);
     this.room(length);
     const buf = this.buf;
-    if (length === s.length) {
+    if (length === n) {
       let pos = this.pos;
-      for (let i = 0; i < length; i++) buf[pos++] = s.charCodeAt(i);
+      for (let i = 0; i < n; i++) buf[pos++] = s.charCodeAt(i);
       this.pos = pos;
     } else {
       this.pos += utf8.encodeInto(s, buf.subarray(this.pos, this.pos + length)).written;

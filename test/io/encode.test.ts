@@ -177,6 +177,30 @@ describe("encodeModel", () => {
     expect(Buffer.from(encodeMessage("ModelProto", msg as never)).equals(a)).toBe(true);
   });
 
+  it("writes strings of every length and kind as TextEncoder encodes them", () => {
+    const kinds = ["abc", "é", "😀", "\ud800x", "z".repeat(127), "é".repeat(70)];
+    const doc = kinds.join("") + "y".repeat(20000) + "\udc00é";
+    const m = sharing(false);
+    m.docString = doc;
+    m.graph.nodes[0]!.attributes = [
+      { name: "s", type: "STRING", value: doc },
+      { name: "r", type: "FLOAT", refAttrName: "é" },
+    ];
+    kinds.forEach((k, i) => (m.graph.nodes[i + 1]!.name = k.repeat(1 + (i % 3))));
+    const bytes = Buffer.from(encodeModel(m));
+    const back = decodeModel(bytes);
+    const fixed = new TextDecoder().decode(new TextEncoder().encode(doc));
+    expect(back.docString === fixed).toBe(true);
+    expect(back.graph.nodes[0]!.attributes[0]!.value === fixed).toBe(true);
+    expect(back.graph.nodes[0]!.attributes[1]!.refAttrName).toBe("é");
+    kinds.forEach((k, i) =>
+      expect(back.graph.nodes[i + 1]!.name).toBe(
+        new TextDecoder().decode(new TextEncoder().encode(k.repeat(1 + (i % 3)))),
+      ),
+    );
+    expect(Buffer.from(encodeModel(back)).equals(bytes)).toBe(true);
+  });
+
   it("hands large raw data out as views, and its pieces make up encodeModel's bytes", () => {
     const big = new Uint8Array(1 << 20).map((_, i) => i & 255);
     const w = new Tensor(DataType.FLOAT, [1 << 18], { kind: "raw", bytes: big }, "w");
