@@ -150,8 +150,7 @@ class Encoder {
     for (let i = 0, items = node.outputs; i < items.length; i++) this.wStr(2, items[i]!);
     if (node.name !== undefined) this.wStr(3, node.name);
     this.wStr(4, node.opType);
-    for (let i = 0, items = node.attributes; i < items.length; i++)
-      this.wNodeAttribute(items[i]!, depth + 1);
+    if (node.attributes.length > 0) this.wNodeAttributes(node.attributes, depth + 1);
     if (node.docString !== undefined) this.wStr(6, node.docString);
     if (node.domain !== "" || explicitEmptyDomain.has(node)) this.wStr(7, node.domain);
     if (node.overload !== undefined) this.wStr(8, node.overload);
@@ -162,55 +161,53 @@ class Encoder {
   // --- AttributeProto
 
   /**
-   * Attributes shared by identity between nodes (the decoder shares repeated plain ones, passes
-   * share what they copy: the converter gives every Constant it makes one value attribute). One
-   * seen twice among the last few has its field's bytes kept, and they are copied for each node
-   * that holds it again: attributes whose bytes are their own (numbers, strings, their lists, and
-   * tensors while no tensor hook may replace them). Objects, not contents, are compared; the two
-   * small rings cost nothing measurable where no attribute repeats.
+   * Attributes shared by identity between nodes (the decoder shares repeated plain ones and the
+   * attribute lists of alike nodes, passes share what they copy: the converter gives every
+   * Constant it makes one value attribute). An attribute, or a node's whole attribute list, met
+   * again after being written twice has its bytes copied: when they are its own (numbers, strings,
+   * their lists, and tensors while no tensor hook may replace them). Objects, not contents, are
+   * compared; the small rings cost nothing measurable where nothing repeats.
    */
-  private readonly seen: (IR.Attribute | undefined)[] = new Array<IR.Attribute | undefined>(RING);
-  private seenNext = 0;
-  private readonly kept: (IR.Attribute | undefined)[] = new Array<IR.Attribute | undefined>(RING);
-  private readonly keptBytes: Uint8Array[] = new Array<Uint8Array>(RING);
-  private keptNext = 0;
+  private readonly attrRepeats = new Repeats();
+  private readonly listRepeats = new Repeats();
 
-  /** A node's attribute field (5). */
-  private wNodeAttribute(a: IR.Attribute, depth: number): void {
+  /** A node's attributes (field 5), at nesting `depth`. */
+  private wNodeAttributes(list: IR.Attribute[], depth: number): void {
     const w = this.w;
-    // A tensor's bytes are its own too unless the tensor hook may replace it; a deep attribute
-    // takes the walk, whose nesting checks see the tensor's own messages.
-    const plain =
-      (PLAIN[a.type] === 1 || (a.type === "TENSOR" && !this.opts.tensorHook)) &&
-      depth + 2 <= MAX_NESTING;
-    if (plain) {
-      const kept = this.kept;
-      for (let k = 0; k < RING; k++)
-        if (kept[k] === a) {
-          this.nest(depth);
-          w.raw(this.keptBytes[k]!);
-          return;
-        }
+    // A deep attribute takes the walk, whose nesting checks see a tensor's own messages.
+    const shallow = depth + 2 <= MAX_NESTING;
+    if (shallow) {
+      const bytes = this.listRepeats.find(list);
+      if (bytes) {
+        this.nest(depth);
+        w.raw(bytes);
+        return;
+      }
+    }
+    const mark = w.mark();
+    let own = shallow;
+    for (let i = 0; i < list.length; i++)
+      own = this.wNodeAttribute(list[i]!, depth, shallow) && own;
+    if (own) this.listRepeats.wrote(list, w, mark);
+  }
+  /** One node attribute; whether its bytes are its own. */
+  private wNodeAttribute(a: IR.Attribute, depth: number, shallow: boolean): boolean {
+    const w = this.w;
+    const own = shallow && (PLAIN[a.type] === 1 || (a.type === "TENSOR" && !this.opts.tensorHook));
+    if (own) {
+      const bytes = this.attrRepeats.find(a);
+      if (bytes) {
+        this.nest(depth);
+        w.raw(bytes);
+        return true;
+      }
     }
     const mark = w.mark();
     w.open(5);
     this.wAttribute(a, depth);
     w.close();
-    if (!plain) return;
-    const seen = this.seen;
-    for (let k = 0; k < RING; k++)
-      if (seen[k] === a) {
-        const bytes = w.since(mark);
-        if (bytes) {
-          const j = this.keptNext;
-          this.kept[j] = a;
-          this.keptBytes[j] = bytes;
-          this.keptNext = (j + 1) % RING;
-        }
-        return;
-      }
-    seen[this.seenNext] = a;
-    this.seenNext = (this.seenNext + 1) % RING;
+    if (own) this.attrRepeats.wrote(a, w, mark);
+    return own;
   }
 
   private wAttribute(a: IR.Attribute, depth: number): void {
@@ -502,8 +499,41 @@ class Encoder {
   }
 }
 
-/** How many attributes each ring of wNodeAttribute holds. */
+/** How many objects each ring of Repeats holds. */
 const RING = 8;
+
+/** Bytes of objects written again and again: a ring of objects written once, a ring of those kept. */
+class Repeats {
+  private readonly seen: (object | undefined)[] = new Array<object | undefined>(RING);
+  private seenNext = 0;
+  private readonly kept: (object | undefined)[] = new Array<object | undefined>(RING);
+  private readonly bytes: Uint8Array[] = new Array<Uint8Array>(RING);
+  private keptNext = 0;
+
+  /** The bytes kept for `o`, if any. */
+  find(o: object): Uint8Array | undefined {
+    const kept = this.kept;
+    for (let k = 0; k < RING; k++) if (kept[k] === o) return this.bytes[k];
+    return undefined;
+  }
+  /** `o` was just written from `mark`: its bytes are kept if it was written before, else it is noted. */
+  wrote(o: object, w: Writer, mark: number): void {
+    const seen = this.seen;
+    for (let k = 0; k < RING; k++)
+      if (seen[k] === o) {
+        const bytes = w.since(mark);
+        if (bytes) {
+          const j = this.keptNext;
+          this.kept[j] = o;
+          this.bytes[j] = bytes;
+          this.keptNext = (j + 1) % RING;
+        }
+        return;
+      }
+    seen[this.seenNext] = o;
+    this.seenNext = (this.seenNext + 1) % RING;
+  }
+}
 /** Attribute types whose bytes depend on the attribute alone (no tensors: the tensor hook sees each). */
 const PLAIN: Partial<Record<IR.AttrType, 1>> = {
   FLOAT: 1,
