@@ -177,6 +177,47 @@ describe("encodeModel", () => {
     expect(Buffer.from(encodeMessage("ModelProto", msg as never)).equals(a)).toBe(true);
   });
 
+  it("refuses nesting at the same depth whether attributes are shared or not", () => {
+    // Graphs nested through If's then_branch, each with Constants whose attribute list (a tensor
+    // with a segment, an int) is shared between all of them, or each its own.
+    const nested = (levels: number, copies: boolean): Model => {
+      const make = (): Attribute[] => {
+        const t = Tensor.from(DataType.FLOAT, [1], [1]);
+        t.segment = { begin: 0n, end: 1n };
+        return [attr("value", t), attr("k", 1n)];
+      };
+      const shared = make();
+      const consts = (): Node[] =>
+        [0, 1, 2].map((i) => ({
+          ...node("Constant", [], [`c${i}`]),
+          attributes: copies ? make() : shared,
+        }));
+      let g = graph({ nodes: consts(), inputs: [], outputs: [] });
+      for (let i = 0; i < levels; i++)
+        g = graph({
+          nodes: [...consts(), node("If", ["c0"], ["y"], { then_branch: g })],
+          inputs: [],
+          outputs: [],
+        });
+      return model(g);
+    };
+    const outcome = (m: Model): string => {
+      try {
+        return Buffer.from(encodeModel(m)).toString("base64");
+      } catch (e) {
+        return String((e as Error).message);
+      }
+    };
+    let refused = 0;
+    for (let levels = 30; levels <= 34; levels++) {
+      const a = outcome(nested(levels, false));
+      expect(a).toBe(outcome(nested(levels, true)));
+      if (/nest more than 100 levels deep/.test(a)) refused++;
+    }
+    expect(refused).toBeGreaterThan(0);
+    expect(refused).toBeLessThan(5);
+  });
+
   it("writes strings of every length and kind as TextEncoder encodes them", () => {
     const kinds = ["abc", "é", "😀", "\ud800x", "z".repeat(127), "é".repeat(70)];
     const doc = kinds.join("") + "y".repeat(20000) + "\udc00é";
