@@ -10,7 +10,6 @@ import {
   realpathSync,
   statSync,
   writeSync,
-  writevSync,
   type Stats,
 } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -38,25 +37,13 @@ export function isTextPath(path: string): boolean {
 }
 
 /**
- * Writes a model's pieces to `fd` with writev, up to 1,024 pieces a call, going on after partial
- * writes. (The model is encoded while the temporary file is open, as before: an error or Ctrl-C
+ * Writes a model's pieces to `fd`, one write each. (Not writev: measured here, one writevSync of
+ * 230 pieces of 1 MiB took 3.7 s where 230 writeSync calls took 64-148 ms; at 11 MB the two were
+ * alike. The model is encoded while the temporary file is open, as before: an error or Ctrl-C
  * then removes it, and nothing else was touched.)
  */
 function writePieces(fd: number, pieces: Uint8Array[]): void {
-  let i = 0;
-  let off = 0;
-  while (i < pieces.length) {
-    const batch: Uint8Array[] = [];
-    for (let j = i; j < pieces.length && batch.length < 1024; j++)
-      batch.push(j === i ? pieces[j]!.subarray(off) : pieces[j]!);
-    let n = writevSync(fd, batch);
-    while (i < pieces.length && n >= pieces[i]!.length - off) {
-      n -= pieces[i]!.length - off;
-      i++;
-      off = 0;
-    }
-    off += n;
-  }
+  for (const piece of pieces) writeAll(fd, piece);
 }
 
 /**
