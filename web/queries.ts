@@ -59,8 +59,8 @@ export function tensorSummary(
   source: ValueSummary["source"],
 ): ValueSummary {
   return summarise(name, source, dtypeName(t.dataType), [...t.dims], () => {
-    if (t.data.kind === "external")
-      throw new Error("the values are stored outside the model file (external data)");
+    if (!t.readable)
+      throw new Error("the values are stored in a data file that was not opened with the model");
     const r = fromIRTensor(t);
     let numbers: Float64Array | undefined;
     try {

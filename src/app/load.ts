@@ -4,21 +4,11 @@
 
 import { OnnxError } from "../errors.js";
 import { decodeModel } from "../io/codec.js";
+import { isTextPath as isTextModelName, looksBinary } from "../io/format.js";
 import type { Model } from "../ir/types.js";
 import { parseModelText } from "../text/parse.js";
 
-/** Whether a file of this name is read as ONNX text. */
-export function isTextModelName(name: string): boolean {
-  return name.endsWith(".onnxtxt");
-}
-
-/**
- * Whether the first bytes of a file hold control characters no text has (a binary model given a
- * text name).
- */
-export function looksBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, 512).some((b) => b < 9 || (b > 13 && b < 32 && b !== 27));
-}
+export { isTextPath as isTextModelName, looksBinary } from "../io/format.js";
 
 /** Decodes a model file's bytes; errors name the file. `baseDir`: where external data lives. */
 export function modelFromBytes(bytes: Uint8Array, name: string, baseDir?: string): Model {

@@ -17,7 +17,7 @@ export interface ConstVal {
 export const MAX_CONST_ELEMENTS = 4096;
 
 export function constFromTensor(t: Tensor): ConstVal | undefined {
-  if (t.dataType === DataType.STRING || t.data.kind === "external") return undefined;
+  if (t.dataType === DataType.STRING || !t.readable) return undefined;
   if (
     !dtypeInfo(t.dataType) ||
     t.dataType === DataType.COMPLEX64 ||

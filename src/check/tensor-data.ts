@@ -8,10 +8,11 @@ export function tensorDataProblem(t: Tensor): string | undefined {
   const shape = `[${t.dims.join(",")}]`;
   if (t.dims.some((d) => !Number.isSafeInteger(d) || d < 0)) return `has an invalid shape ${shape}`;
   const n = t.dims.reduce((a, b) => a * b, 1);
-  if (t.data.kind === "raw") {
+  if (t.data.kind === "raw" || t.data.kind === "lazy") {
     const need = rawByteLength(t.dataType, n);
-    if (need >= 0 && t.data.bytes.length !== need)
-      return `holds ${t.data.bytes.length} bytes of raw data; shape ${shape} needs ${need}`;
+    const have = t.byteLength;
+    if (need >= 0 && have !== need)
+      return `holds ${have} bytes of raw data; shape ${shape} needs ${need}`;
   } else if (t.data.kind === "string") {
     if (t.data.values.length !== n)
       return `holds ${t.data.values.length} strings; shape ${shape} needs ${n}`;

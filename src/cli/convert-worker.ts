@@ -9,5 +9,5 @@ import { convertFile, type WorkerJob } from "./commands/convert.js";
 guardTempFiles(true, true);
 
 parentPort?.on("message", (job: WorkerJob) => {
-  parentPort!.postMessage(convertFile(job.file, job.out, job.target, job.force, job.options));
+  parentPort!.postMessage(convertFile(job.file, job.out, job.target, job.save, job.options));
 });

@@ -1,4 +1,4 @@
 // Node-only: tensor data stored in a file beside the model is read from disk. The web build
-// replaces this module by external.web.ts (a page has no files beside the model).
+// replaces this module by external.web.ts (the page resolves data files when it opens a model).
 
-export { loadExternalData } from "../io/files.js";
+export { readExternalData } from "../io/files.js";

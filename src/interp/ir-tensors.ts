@@ -4,7 +4,7 @@ import { OnnxError } from "../errors.js";
 import { dtypeName, numberToBfloat16Bits, numberToFloat16Bits } from "../ir/dtype.js";
 import { Tensor } from "../ir/tensor.js";
 import { DataType, type SparseTensor } from "../ir/types.js";
-import { loadExternalData } from "./external.node.js";
+import { readExternalData } from "./external.node.js";
 import {
   allocStorage,
   elementCount,
@@ -19,7 +19,8 @@ const utf8Encoder = new TextEncoder();
 
 /**
  * An IR tensor as a runtime tensor. Raw data is viewed in place when its offset is aligned to
- * the element size (so the result must be treated as read-only); external data is read first.
+ * the element size (so the result must be treated as read-only); data in a file (external data,
+ * a large model's raw data) is read first.
  */
 export function fromIRTensor(t: Tensor, where?: string): RTensor {
   const dtype = t.dataType;
@@ -37,8 +38,13 @@ export function fromIRTensor(t: Tensor, where?: string): RTensor {
       label,
     );
   }
-  if (t.data.kind === "external") loadExternalData(t, label);
-  const d = t.data;
+  // Data left in a file is read now, into a buffer of the run's (the model is not changed).
+  const d: Tensor["data"] =
+    t.data.kind === "lazy" || (t.data.kind === "external" && t.data.range)
+      ? { kind: "raw", bytes: t.rawBytes() }
+      : t.data.kind === "external"
+        ? { kind: "raw", bytes: readExternalData(t, label) }
+        : t.data;
   const wrong = (have: number) =>
     new OnnxError(
       "E_RUNTIME",

@@ -8,11 +8,12 @@
 
 import { OnnxError } from "../errors.js";
 import { emptyFunction, emptyGraph } from "../ir/builder.js";
-import { Tensor, type TensorData } from "../ir/tensor.js";
+import { Tensor, type ByteRange, type TensorData } from "../ir/tensor.js";
 import type * as IR from "../ir/types.js";
 import { decodeMessage, describeDecodeError, MAX_NESTING, type Msg } from "../proto/wire.js";
 import { ATTR_TYPES } from "./attr-types.js";
 import { explicitEmptyDomain, explicitEmptyName, omittedDomain } from "./presence.js";
+import { HOLE_FIELD } from "./ranged.js";
 import { SharedAttributes } from "./shared-attributes.js";
 import { FIXED32, FIXED64, LEN, Stack, VARINT, WireError, WireReader } from "./wire-reader.js";
 
@@ -34,6 +35,8 @@ class Reader extends WireReader {
   private readonly shared = new SharedAttributes(this.buf);
   /** How many tensors with external data were read (a loader checks their files only if any). */
   external = 0;
+  /** The ranges a compact model (ranged.ts) left in its file, by index. */
+  holes: ByteRange[] | undefined;
 
   /** An attribute at [pos, end): a repeat of a recent plain one is that same object. */
   private sharedAttribute(end: number, depth: number): IR.Attribute {
@@ -646,6 +649,7 @@ class Reader extends WireReader {
     let md: IR.MetadataProps | undefined;
     let location = 0;
     let raw: Uint8Array | undefined;
+    let lazy: ByteRange | undefined;
     let external: IR.MetadataProps | undefined;
     let floats: number[] | undefined;
     let int32s: number[] | undefined;
@@ -702,7 +706,15 @@ class Reader extends WireReader {
         case 9:
           if (wire !== LEN) break;
           raw = this.bytes(end);
+          lazy = undefined;
           continue;
+        case HOLE_FIELD: {
+          // Raw data left in the file by a ranged read: the last raw data given wins, as above.
+          if (wire !== VARINT || !this.holes) break;
+          lazy = this.holes[this.u32(end)];
+          raw = undefined;
+          continue;
+        }
         case 10:
           this.packedOr(wire, end, FIXED64, this.f64, (doubles ??= []));
           continue;
@@ -737,7 +749,8 @@ class Reader extends WireReader {
         entries: external ?? [],
         ...(this.baseDir !== undefined ? { baseDir: this.baseDir } : {}),
       };
-    } else if (raw) data = { kind: "raw", bytes: raw };
+    } else if (lazy) data = { kind: "lazy", range: lazy };
+    else if (raw) data = { kind: "raw", bytes: raw };
     else if (floats?.length) data = { kind: "float", values: Float32Array.from(floats) };
     else if (int32s?.length) data = { kind: "int32", values: Int32Array.from(int32s) };
     else if (strings?.length) data = { kind: "string", values: strings };
@@ -852,6 +865,8 @@ export interface DecodeOptions {
   where?: string;
   /** Filled in with what was found: the number of tensors whose data is external. */
   found?: { external: number };
+  /** For a compact model (io/ranged.ts): the ranges of the file its holes stand for. */
+  holes?: ByteRange[];
 }
 
 export function decodeIR<K extends keyof Decoded>(
@@ -860,6 +875,7 @@ export function decodeIR<K extends keyof Decoded>(
   opts: DecodeOptions = {},
 ): Decoded[K] {
   const r = new Reader(bytes, opts.baseDir);
+  r.holes = opts.holes;
   try {
     const end = bytes.length;
     switch (typeName) {

@@ -13,7 +13,7 @@ import type * as IR from "../ir/types.js";
 import { encodeMessage, MAX_NESTING, type Msg } from "../proto/wire.js";
 import { ATTR_TYPE_ID } from "./attr-types.js";
 import { explicitEmptyDomain, explicitEmptyName, omittedDomain } from "./presence.js";
-import { FIXED32, LEN, VARINT, Writer } from "../proto/writer.js";
+import { FIXED32, isRangePiece, LEN, VARINT, Writer, type Piece } from "../proto/writer.js";
 
 export interface EncodeOptions {
   /** Called once for each tensor; may return a replacement (used to write external data). */
@@ -26,8 +26,8 @@ class Encoder {
 
   constructor(private readonly opts: EncodeOptions = {}) {}
 
-  /** The model's bytes, as pieces in order (segments, and views of large byte fields). */
-  pieces(model: IR.Model): Uint8Array[] {
+  /** The model's bytes, as pieces in order (segments, views of large byte fields, ranges). */
+  pieces(model: IR.Model): Piece[] {
     this.wModel(model);
     return this.w.pieces();
   }
@@ -432,6 +432,12 @@ class Encoder {
         w.varint(d.bytes.length);
         w.bytes(d.bytes);
         break;
+      case "lazy":
+        // Left in its source: a piece the file writer copies in chunks (never read whole).
+        w.tag(9, LEN);
+        w.varint(d.range.length);
+        w.range(d.range);
+        break;
       case "double":
         if (d.values.length) w.packedF64(10, d.values);
         break;
@@ -555,20 +561,32 @@ export function encodeModelBytes(model: IR.Model, opts: EncodeOptions = {}): Uin
 }
 
 /**
- * Encodes a model into pieces, in order: segments the encoder wrote, and large byte fields as
- * views of their buffers (raw tensor data is never copied). Nothing is written again later.
+ * Encodes a model into pieces, in order: segments the encoder wrote, large byte fields as views
+ * of their buffers (raw tensor data is never copied), and the ranges of tensors whose data is
+ * still in its source (to be copied by the writer). Nothing is written again later.
  */
-export function encodeModelPieces(model: IR.Model, opts: EncodeOptions = {}): Uint8Array[] {
+export function encodeModelPieces(model: IR.Model, opts: EncodeOptions = {}): Piece[] {
   return new Encoder(opts).pieces(model);
 }
 
-/** Encodes a model into chunks handed to `sink` in order; large byte fields are passed as views. */
+/** Chunks a range is read in when it is handed out as bytes. */
+const RANGE_CHUNK = 8 << 20;
+
+/**
+ * Encodes a model into chunks handed to `sink` in order; large byte fields are passed as views,
+ * ranges read a chunk at a time.
+ */
 export function encodeModelChunks(
   model: IR.Model,
   sink: (chunk: Uint8Array) => void,
   opts: EncodeOptions = {},
 ): void {
-  for (const p of encodeModelPieces(model, opts)) sink(p);
+  for (const p of encodeModelPieces(model, opts)) {
+    if (!isRangePiece(p)) sink(p);
+    else
+      for (let at = 0; at < p.length; at += RANGE_CHUNK)
+        sink(p.source.read(p.offset + at, Math.min(RANGE_CHUNK, p.length - at)));
+  }
 }
 
 /** Encodes one tensor as a TensorProto. */

@@ -18,8 +18,11 @@ export interface ModelInfo {
   functions: string[];
   ops: Record<string, number>;
   initializers: number;
+  /** Bytes of tensor data held in the model file (in memory, or in ranges of a large file). */
   tensorBytes: number;
   externalTensors: number;
+  /** Bytes of tensor data in external data files (as far as they were opened). */
+  externalBytes: number;
 }
 
 export function typeText(t: Model["graph"]["inputs"][number]["type"]): string {
@@ -50,11 +53,12 @@ export function modelInfo(model: Model, fileBytes: number): ModelInfo {
   for (const f of model.functions) subgraphs += countSubgraphs(f);
   let tensorBytes = 0;
   let externalTensors = 0;
+  let externalBytes = 0;
   for (const t of walkTensors(model)) {
-    if (t.data.kind === "raw") tensorBytes += t.data.bytes.length;
-    else if (t.data.kind === "external") externalTensors++;
-    else if (t.data.kind !== "none" && t.data.kind !== "string")
-      tensorBytes += t.data.values.byteLength;
+    if (t.data.kind === "external") {
+      externalTensors++;
+      externalBytes += Math.max(0, t.byteLength);
+    } else tensorBytes += Math.max(0, t.byteLength);
   }
   const sorted = Object.fromEntries(
     Object.entries(ops).sort((a, b) => b[1] - a[1] || nameOrder(a[0], b[0])),
@@ -76,6 +80,7 @@ export function modelInfo(model: Model, fileBytes: number): ModelInfo {
     initializers: model.graph.initializers.length,
     tensorBytes,
     externalTensors,
+    externalBytes,
   };
 }
 

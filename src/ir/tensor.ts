@@ -1,5 +1,7 @@
 // A constant tensor as stored in a model (initializer, Constant value, attribute).
-// The bytes stay where they were decoded: raw data is a view of the file's buffer, never a copy.
+// The bytes stay where they were decoded: raw data is a view of the file's buffer, never a copy;
+// the data of a large model (external data files, and large raw data of a model file read in
+// ranges) stays in its file as a byte range, read only when something needs the values.
 
 import {
   bfloat16BitsToNumber,
@@ -12,9 +14,36 @@ import {
 } from "./dtype.js";
 import { DataType, type MetadataProps } from "./types.js";
 
+/**
+ * Bytes that stay where they are until read: a file (Node) or a Blob (the page), read
+ * synchronously in ranges. The IR knows no file system; io/ makes sources.
+ */
+export interface ByteSource {
+  /** The file's name or path, for messages. */
+  readonly name: string;
+  /** Its size in bytes. */
+  readonly size: number;
+  /**
+   * Identity of the bytes: two sources with the same key hold the same bytes (a file's device,
+   * inode, size and change time; a Blob's own identity), so equal ranges of them are equal.
+   */
+  readonly key: string;
+  /** The bytes of [offset, offset + length), in a buffer of their own. */
+  read(offset: number, length: number): Uint8Array;
+}
+
+/** A range of a source: where a tensor's bytes are until they are read. */
+export interface ByteRange {
+  readonly source: ByteSource;
+  readonly offset: number;
+  readonly length: number;
+}
+
 /** Where a tensor's data lives. Exactly one form is used. */
 export type TensorData =
   | { kind: "raw"; bytes: Uint8Array }
+  /** Raw data left in place in its source (a model file read in ranges): read when needed. */
+  | { kind: "lazy"; range: ByteRange }
   | { kind: "float"; values: Float32Array }
   | { kind: "int32"; values: Int32Array }
   | { kind: "int64"; values: BigInt64Array }
@@ -27,6 +56,8 @@ export type TensorData =
       entries: MetadataProps;
       /** Folder the location is relative to (the model's folder), when known. */
       baseDir?: string;
+      /** The range of the data file, once the loader has opened and checked it. */
+      range?: ByteRange;
     }
   | { kind: "none" };
 
@@ -98,7 +129,10 @@ export class Tensor {
         return d.bytes;
       case "none":
         return new Uint8Array(0);
+      case "lazy":
+        return readRange(d.range);
       case "external":
+        if (d.range) return readRange(d.range);
         throw new Error(`tensor '${this.name}' has external data that was not loaded`);
       case "string":
         throw new Error(`tensor '${this.name}' holds strings, which have no raw form`);
@@ -130,23 +164,15 @@ export class Tensor {
     switch (d.kind) {
       case "none":
         return [];
+      case "lazy":
       case "external":
-        throw new Error(`tensor '${this.name}' has external data that was not loaded`);
+        return rawValues(this.rawBytes(), t, this.elementCount);
       case "string": {
         const dec = new TextDecoder();
         return d.values.map((b) => dec.decode(b));
       }
-      case "raw": {
-        const view = new DataView(d.bytes.buffer, d.bytes.byteOffset, d.bytes.byteLength);
-        const n =
-          t === DataType.COMPLEX64 || t === DataType.COMPLEX128
-            ? this.elementCount * 2
-            : this.elementCount;
-        const out: Elem[] = new Array(n);
-        const io = n > 0 ? elementIO(t, "reading") : undefined;
-        for (let i = 0; i < n; i++) out[i] = io!.get(view, i);
-        return out as TensorValues;
-      }
+      case "raw":
+        return rawValues(d.bytes, t, this.elementCount);
       case "int32": {
         const src = d.values;
         if (t === DataType.BOOL) return Array.from(src, (v) => v !== 0);
@@ -174,6 +200,69 @@ export class Tensor {
   describe(): string {
     return `${this.typeName}[${this.dims.join(",")}]`;
   }
+
+  /** Where the bytes are while they are not in memory (lazy, or external data the loader opened). */
+  get range(): ByteRange | undefined {
+    const d = this.data;
+    return d.kind === "lazy" ? d.range : d.kind === "external" ? d.range : undefined;
+  }
+
+  /**
+   * Whether the values can be read: held in memory, or in a range of a source. False for
+   * external data whose file was never opened (a model parsed without its folder).
+   */
+  get readable(): boolean {
+    return this.data.kind !== "external" || this.data.range !== undefined;
+  }
+
+  /** Whether the bytes are in memory (reading them costs nothing and no I/O). */
+  get inMemory(): boolean {
+    return this.data.kind !== "lazy" && this.data.kind !== "external";
+  }
+
+  /**
+   * Bytes of the data as raw data holds them, without reading it: the range's length, the raw
+   * bytes' length, or the typed values' bytes; -1 for strings and unopened external data.
+   */
+  get byteLength(): number {
+    const d = this.data;
+    switch (d.kind) {
+      case "raw":
+        return d.bytes.length;
+      case "lazy":
+        return d.range.length;
+      case "external":
+        return d.range ? d.range.length : -1;
+      case "none":
+        return 0;
+      case "string":
+        return -1;
+      default: {
+        const n = rawByteLength(this.dataType, this.elementCount);
+        return n >= 0 ? n : d.values.byteLength;
+      }
+    }
+  }
+}
+
+/** Reads a range, checking that the source gave all of it. */
+export function readRange(r: ByteRange): Uint8Array {
+  const bytes = r.source.read(r.offset, r.length);
+  if (bytes.length !== r.length)
+    throw new Error(
+      `'${r.source.name}' ended early: ${bytes.length} of ${r.length} bytes at offset ${r.offset}`,
+    );
+  return bytes;
+}
+
+/** The elements of raw little-endian data (complex types interleaved). */
+function rawValues(bytes: Uint8Array, t: number, count: number): TensorValues {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const n = t === DataType.COMPLEX64 || t === DataType.COMPLEX128 ? count * 2 : count;
+  const out: Elem[] = new Array(n);
+  const io = n > 0 ? elementIO(t, "reading") : undefined;
+  for (let i = 0; i < n; i++) out[i] = io!.get(view, i);
+  return out as TensorValues;
 }
 
 type Elem = number | bigint | boolean;

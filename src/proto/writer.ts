@@ -92,6 +92,24 @@ function utf8LengthSlow(s: string, from: number): number {
 const utf8 = new TextEncoder();
 
 /**
+ * A range of bytes left where they are (a file, a Blob): written into the output by whoever
+ * writes the pieces, read in chunks, never as a whole. The writer knows only its length.
+ */
+export interface RangePiece {
+  readonly source: { read(offset: number, length: number): Uint8Array; readonly name: string };
+  readonly offset: number;
+  readonly length: number;
+}
+
+/** A piece of output: bytes, or a range to copy. */
+export type Piece = Uint8Array | RangePiece;
+
+/** Whether a piece is a range to copy rather than bytes. */
+export function isRangePiece(p: Piece): p is RangePiece {
+  return !(p instanceof Uint8Array);
+}
+
+/**
  * Where the bytes go: segments and views, handed out in order by `pieces()` (or to a sink by
  * `flush()`), with the length of each nested message written back when it closes.
  */
@@ -102,7 +120,7 @@ export class Writer {
   private view: DataView;
   /** Bytes before `buf` in the output (sealed pieces, and varints to splice into them). */
   private done = 0;
-  private readonly out: Uint8Array[] = [];
+  private readonly out: Piece[] = [];
   /** Varints to splice in: piece index, offset of the reserved byte, value; three numbers each. */
   private readonly splices: number[] = [];
   /** Open messages: the piece index of the reserved byte's segment, its offset, and the output offset of the message's first byte. */
@@ -169,7 +187,7 @@ export class Writer {
     const at = this.openAt[d]!;
     const here = seg === this.out.length;
     if (len < 128) {
-      (here ? this.buf : this.out[seg]!)[at] = len;
+      (here ? this.buf : (this.out[seg] as Uint8Array))[at] = len;
       return;
     }
     const extra = varintSize(len) - 1;
@@ -227,7 +245,7 @@ export class Writer {
   }
 
   /** The output in order (the writer is then empty); every message must be closed. */
-  pieces(): Uint8Array[] {
+  pieces(): Piece[] {
     if (this.depth !== 0) throw new Error("writer: a nested message was left open");
     this.seal();
     const out = this.out.splice(0);
@@ -238,10 +256,14 @@ export class Writer {
     const order: number[] = [];
     for (let i = 0; i < sp.length; i += 3) order.push(i);
     order.sort((a, b) => sp[a]! - sp[b]! || sp[a + 1]! - sp[b + 1]!);
-    const res: Uint8Array[] = [];
+    const res: Piece[] = [];
     let k = 0;
     for (let i = 0; i < out.length; i++) {
       const piece = out[i]!;
+      if (isRangePiece(piece)) {
+        res.push(piece);
+        continue;
+      }
       let from = 0;
       for (; k < order.length && sp[order[k]!]! === i; k++) {
         const j = order[k]!;
@@ -254,16 +276,16 @@ export class Writer {
     }
     return res.filter((p) => p.length > 0);
   }
-  /** The output in one buffer. */
+  /** The output in one buffer (ranges read into it). */
   concat(): Uint8Array {
     const parts = this.pieces();
-    if (parts.length === 1) return parts[0]!;
+    if (parts.length === 1 && !isRangePiece(parts[0]!)) return parts[0];
     let n = 0;
     for (const p of parts) n += p.length;
     const all = new Uint8Array(n);
     n = 0;
     for (const p of parts) {
-      all.set(p, n);
+      all.set(isRangePiece(p) ? p.source.read(p.offset, p.length) : p, n);
       n += p.length;
     }
     return all;
@@ -271,7 +293,8 @@ export class Writer {
   /** Hands the output so far to the sink (pieces stay valid: they are never written again). */
   flush(): void {
     if (!this.sink) return;
-    for (const p of this.pieces()) this.sink(p);
+    for (const p of this.pieces())
+      this.sink(isRangePiece(p) ? p.source.read(p.offset, p.length) : p);
   }
 
   varint(v: number): void {
@@ -388,6 +411,14 @@ export class Writer {
     this.varint(bigVarintsSize(values));
     for (let i = 0; i < values.length; i++) this.bigVarint(values[i]!);
   }
+  /** A range of a source, as a piece of its own (its bytes are read when the pieces are written). */
+  range(r: RangePiece): void {
+    this.seal();
+    this.out.push(r);
+    this.done += r.length;
+    if (this.buf.length < MIN_REST) this.fresh(0);
+  }
+
   /** Bytes: copied, or from 16 KiB on handed out as a view of `b` (which must not change until written). */
   bytes(b: Uint8Array): void {
     if (b.length >= BIG && this.views) {

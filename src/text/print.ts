@@ -23,6 +23,13 @@ import { elementTexts, formatFloatNumber, scalarCount } from "./values.js";
 export interface PrintOptions {
   /** false: tensors of more than ELIDE_LIMIT elements print as `...` (such text does not parse). */
   initializers?: boolean;
+  /**
+   * true: tensors whose data is not in memory (a range of a large file) print as `...` too, and
+   * are not read. Their type and name print as usual.
+   */
+  elideStored?: boolean;
+  /** Each tensor's data is printed as this gives it (used to save external data). */
+  tensorHook?: (t: Tensor) => Tensor;
 }
 
 /** Tensors with more elements than this are elided when `initializers` is false. */
@@ -273,9 +280,11 @@ class Printer {
   }
 
   /** `{values}`, `["location": ...]` for external data, or `...` when elided. */
-  tensorData(t: Tensor): string {
+  tensorData(t0: Tensor): string {
+    const t = this.opts.tensorHook ? this.opts.tensorHook(t0) : t0;
     if (t.data.kind === "external") return strList(t.data.entries);
     if (this.opts.initializers === false && scalarCount(t) > ELIDE_LIMIT) return "...";
+    if (this.opts.elideStored && !t.inMemory) return "...";
     return "{" + elementTexts(t).join(", ") + "}";
   }
 

@@ -123,10 +123,11 @@ export function scalarCount(t: { dataType: number; dims: number[] }): number {
 
 /**
  * The tensor's data as little-endian raw_data bytes, read bit-exactly from whichever field holds
- * it. Undefined for string and external data.
+ * it (read from its file when it is stored in one). Undefined for strings and for external data
+ * whose file was never opened.
  */
 export function tensorBytes(t: Tensor): Uint8Array | undefined {
-  return t.data.kind === "string" || t.data.kind === "external" ? undefined : t.rawBytes();
+  return t.data.kind === "string" || !t.readable ? undefined : t.rawBytes();
 }
 
 /**

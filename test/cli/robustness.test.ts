@@ -204,13 +204,16 @@ describe("files that would be lost or unreadable", () => {
     r = runCli(["parse", input, "-o", join(dir, "m.onnx"), "--external-data", "m.onnx"]);
     expectOneLineError(r, /external data file 'm\.onnx' cannot be the output model itself/);
     expect(readdirSync(dir)).toEqual(["m.onnxtxt"]);
-    // Text output cannot refer to a data file: the option used to be ignored with exit 0.
-    expect(() =>
-      saveModel(parseModelText(text), join(dir, "n.onnxtxt"), {
-        externalData: { location: "w.bin" },
-      }),
-    ).toThrow(/external data is for binary models/);
-    expect(readdirSync(dir)).toEqual(["m.onnxtxt"]);
+    // Text output refers to a data file as the text syntax writes it (a list of entries), and
+    // reads back with the same values.
+    const big = `${HEADER}g (float[300] x) => (float[300] y) <float[300] w = {${Array.from({ length: 300 }, (_, i) => i + 1).join(", ")}}> {\n  y = Add (x, w)\n}\n`;
+    saveModel(parseModelText(big), join(dir, "n.onnxtxt"), {
+      externalData: { location: "w.bin", threshold: 1000 },
+    });
+    expect(readdirSync(dir).sort()).toEqual(["m.onnxtxt", "n.onnxtxt", "w.bin"]);
+    expect(readFileSync(join(dir, "n.onnxtxt"), "utf8")).toMatch(/"location": "w\.bin"/);
+    const back = loadModel(join(dir, "n.onnxtxt"));
+    expect(back.graph.initializers[0]!.numbers().slice(0, 3)).toEqual([1, 2, 3]);
   });
 
   it("parse will not write a binary too deeply nested to be read back; text nesting is bounded", () => {

@@ -9,9 +9,19 @@ import {
 } from "../../check/index.js";
 import { formatBytes } from "../../interp/budget.js";
 import { saveModel } from "../../io/files.js";
-import { EXIT_FAILED, EXIT_OK, action, errorLine, loadModel, parseByteSize } from "../util.js";
+import {
+  EXIT_FAILED,
+  EXIT_OK,
+  action,
+  dataOptions,
+  errorLine,
+  loadModel,
+  parseByteSize,
+  withDataOptions,
+  type DataFlags,
+} from "../util.js";
 
-interface CheckCliOptions {
+interface CheckCliOptions extends DataFlags {
   json?: boolean;
   writeValueInfo?: string;
   /** false with --no-fresh-dims. */
@@ -21,76 +31,74 @@ interface CheckCliOptions {
 }
 
 export function registerCheckCommands(program: Command): void {
-  program
-    .command("check")
-    .description(
-      "check a model: IR and opset versions, operators, attributes, arity, types and shapes, graph structure, functions",
-    )
-    .argument("<model>", "model file (.onnx or .onnxtxt)")
-    .option("--json", "machine-readable output")
-    .option(
-      "--write-value-info <file>",
-      "if the model checks clean, write a copy whose value_info holds the inferred types",
-    )
-    .option(
-      "--no-fresh-dims",
-      "with --write-value-info: leave a dimension inference cannot name unknown (default: a fresh symbol unk__N, as ONNX's inference writes)",
-    )
-    .option("--force", "allow --write-value-info to replace the input")
-    .option(
-      "--max-memory <bytes>",
-      "also warn where a value whose size is known statically is larger than this (e.g. 4G)",
-    )
-    .action(
-      action((file: string, opts: CheckCliOptions) => {
-        const maxMemory =
-          opts.maxMemory === undefined ? undefined : parseByteSize(opts.maxMemory, "--max-memory");
-        const model = loadModel(file);
-        const report = checkModel(model);
-        const warnings = maxMemory === undefined ? [] : memoryWarnings(model, maxMemory);
-        let written: string | undefined;
-        if (opts.writeValueInfo && report.ok) {
-          saveModel(
-            withInferredValueInfo(model, { freshDims: opts.freshDims }),
-            opts.writeValueInfo,
-            {
-              inputPath: file,
-              force: opts.force,
-            },
-          );
-          written = opts.writeValueInfo;
-        }
-        if (opts.json) {
-          const out = {
-            file,
-            ok: report.ok,
-            problems: report.problems,
-            ...(report.warnings.length ? { modelWarnings: report.warnings } : {}),
-            ...(maxMemory === undefined ? {} : { warnings }),
-            ...(written ? { written } : {}),
-          };
-          process.stdout.write(JSON.stringify(out, null, 2) + "\n");
-          return report.ok ? EXIT_OK : EXIT_FAILED;
-        }
-        for (const w of report.warnings)
-          process.stdout.write(`${file}: warning: ${errorLine(`${w.where}: ${w.message}`)}\n`);
-        for (const w of warnings)
-          process.stdout.write(
-            `${file}: warning: ${errorLine(`${w.where}: output '${w.value}'`)} is ${w.type}, ${formatBytes(w.bytes)}, over --max-memory ${formatBytes(maxMemory!)}\n`,
-          );
-        if (report.ok) {
-          process.stdout.write(`ok: ${file}\n`);
-          if (written) process.stdout.write(`wrote ${written} (inferred value_info)\n`);
-        } else {
-          const lines = report.problems.map(
-            (p) => `${file}: ${errorLine(formatProblem(p))} [${p.code}]\n`,
-          );
-          const n = report.problems.length;
-          lines.push(`${n} problem${n === 1 ? "" : "s"} in ${file}\n`);
-          if (opts.writeValueInfo) lines.push(`not written: ${opts.writeValueInfo}\n`);
-          process.stdout.write(lines.join(""));
-        }
+  withDataOptions(
+    program
+      .command("check")
+      .description(
+        "check a model: IR and opset versions, operators, attributes, arity, types and shapes, graph structure, functions",
+      )
+      .argument("<model>", "model file (.onnx or .onnxtxt)")
+      .option("--json", "machine-readable output")
+      .option(
+        "--write-value-info <file>",
+        "if the model checks clean, write a copy whose value_info holds the inferred types",
+      )
+      .option(
+        "--no-fresh-dims",
+        "with --write-value-info: leave a dimension inference cannot name unknown (default: a fresh symbol unk__N, as ONNX's inference writes)",
+      )
+      .option("--force", "allow --write-value-info to replace the input")
+      .option(
+        "--max-memory <bytes>",
+        "also warn where a value whose size is known statically is larger than this (e.g. 4G)",
+      ),
+  ).action(
+    action((file: string, opts: CheckCliOptions) => {
+      const maxMemory =
+        opts.maxMemory === undefined ? undefined : parseByteSize(opts.maxMemory, "--max-memory");
+      const model = loadModel(file);
+      const report = checkModel(model);
+      const warnings = maxMemory === undefined ? [] : memoryWarnings(model, maxMemory);
+      let written: string | undefined;
+      if (opts.writeValueInfo && report.ok) {
+        saveModel(
+          withInferredValueInfo(model, { freshDims: opts.freshDims }),
+          opts.writeValueInfo,
+          { inputPath: file, force: opts.force, ...dataOptions(opts) },
+        );
+        written = opts.writeValueInfo;
+      }
+      if (opts.json) {
+        const out = {
+          file,
+          ok: report.ok,
+          problems: report.problems,
+          ...(report.warnings.length ? { modelWarnings: report.warnings } : {}),
+          ...(maxMemory === undefined ? {} : { warnings }),
+          ...(written ? { written } : {}),
+        };
+        process.stdout.write(JSON.stringify(out, null, 2) + "\n");
         return report.ok ? EXIT_OK : EXIT_FAILED;
-      }),
-    );
+      }
+      for (const w of report.warnings)
+        process.stdout.write(`${file}: warning: ${errorLine(`${w.where}: ${w.message}`)}\n`);
+      for (const w of warnings)
+        process.stdout.write(
+          `${file}: warning: ${errorLine(`${w.where}: output '${w.value}'`)} is ${w.type}, ${formatBytes(w.bytes)}, over --max-memory ${formatBytes(maxMemory!)}\n`,
+        );
+      if (report.ok) {
+        process.stdout.write(`ok: ${file}\n`);
+        if (written) process.stdout.write(`wrote ${written} (inferred value_info)\n`);
+      } else {
+        const lines = report.problems.map(
+          (p) => `${file}: ${errorLine(formatProblem(p))} [${p.code}]\n`,
+        );
+        const n = report.problems.length;
+        lines.push(`${n} problem${n === 1 ? "" : "s"} in ${file}\n`);
+        if (opts.writeValueInfo) lines.push(`not written: ${opts.writeValueInfo}\n`);
+        process.stdout.write(lines.join(""));
+      }
+      return report.ok ? EXIT_OK : EXIT_FAILED;
+    }),
+  );
 }

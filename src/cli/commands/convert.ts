@@ -24,14 +24,26 @@ import { DEFAULT_MAX_NODES } from "../../expand/bounds.js";
 import "../../expand/lower-missing.js";
 import { OnnxError } from "../../errors.js";
 import type { Model } from "../../ir/types.js";
-import { saveModel } from "../../io/files.js";
+import { saveModel, type SaveOptions } from "../../io/files.js";
 import { runPass } from "../../passes/manager.js";
 import { errorNotes, failureError, noteText, passContext, type Note } from "../../passes/pass.js";
 import { SchemaRegistry } from "../../schema/registry.js";
-import { EXIT_FAILED, EXIT_OK, action, inFile, loadModel, oneLine, writeListed } from "../util.js";
-import { groupDigits, parseByteSize } from "../util.js";
+import {
+  EXIT_FAILED,
+  EXIT_OK,
+  action,
+  dataOptions,
+  groupDigits,
+  inFile,
+  loadModel,
+  oneLine,
+  parseByteSize,
+  withDataOptions,
+  writeListed,
+  type DataFlags,
+} from "../util.js";
 
-interface ConvertOpts {
+interface ConvertOpts extends DataFlags {
   opset?: string;
   output?: string;
   outputDir?: string;
@@ -48,29 +60,30 @@ interface ConvertOpts {
 }
 
 export function registerConvertCommands(program: Command): void {
-  program
-    .command("convert")
-    .description("convert models to another ai.onnx opset (up or down), planned first")
-    .argument("[models...]", "model files (.onnx or .onnxtxt)")
-    .option("--opset <n>", "the target ai.onnx opset")
-    .option("-o, --output <file>", "output model (one input)")
-    .option("--output-dir <dir>", "write <dir>/<basename> for each input")
-    .option("--force", "allow an output to replace its input")
-    .option("--plan", "print what each node's version steps need, convert nothing")
-    .option("--json", "with --plan: machine-readable output")
-    .option("--list-adapters", "print the adapter table and the breaking steps that have none")
-    .option("--jobs <k>", "with --output-dir: convert on K worker threads", "1")
-    .option(
-      "--no-lower",
-      "refuse function ops the target opset lacks instead of lowering them to their bodies",
-    )
-    .option("--no-origin", "record no origin for the nodes lowering puts in")
-    .option(
-      "--max-nodes <n>",
-      `lowering: most nodes the result may have (default ${groupDigits(DEFAULT_MAX_NODES)})`,
-    )
-    .option("--max-memory <bytes>", "lowering: most bytes the result may take on the heap")
-    .action(action((models: string[], opts: ConvertOpts) => convertCommand(models, opts)));
+  withDataOptions(
+    program
+      .command("convert")
+      .description("convert models to another ai.onnx opset (up or down), planned first")
+      .argument("[models...]", "model files (.onnx or .onnxtxt)")
+      .option("--opset <n>", "the target ai.onnx opset")
+      .option("-o, --output <file>", "output model (one input)")
+      .option("--output-dir <dir>", "write <dir>/<basename> for each input")
+      .option("--force", "allow an output to replace its input")
+      .option("--plan", "print what each node's version steps need, convert nothing")
+      .option("--json", "with --plan: machine-readable output")
+      .option("--list-adapters", "print the adapter table and the breaking steps that have none")
+      .option("--jobs <k>", "with --output-dir: convert on K worker threads", "1")
+      .option(
+        "--no-lower",
+        "refuse function ops the target opset lacks instead of lowering them to their bodies",
+      )
+      .option("--no-origin", "record no origin for the nodes lowering puts in")
+      .option(
+        "--max-nodes <n>",
+        `lowering: most nodes the result may have (default ${groupDigits(DEFAULT_MAX_NODES)})`,
+      )
+      .option("--max-memory <bytes>", "lowering: most bytes the result may take on the heap"),
+  ).action(action((models: string[], opts: ConvertOpts) => convertCommand(models, opts)));
 }
 
 function usage(message: string): never {
@@ -100,15 +113,27 @@ async function convertCommand(models: string[], opts: ConvertOpts): Promise<numb
   if (opts.output && opts.outputDir) usage("give -o or --output-dir, not both");
   if (models.length > 1 && !opts.outputDir)
     usage("several models need --output-dir DIR (-o names one output)");
+  const save = dataOptions(opts);
   if (opts.outputDir) {
+    if (save.externalData && models.length > 1)
+      usage(
+        "--external-data names one file: with several models each output's data goes to <output>.data",
+      );
     const jobs = parseCount(opts.jobs ?? "1", "--jobs", 1);
-    return batch(models, target, opts.outputDir, Boolean(opts.force), jobs, options);
+    return batch(
+      models,
+      target,
+      opts.outputDir,
+      { force: Boolean(opts.force), ...save },
+      jobs,
+      options,
+    );
   }
   if (!opts.output) usage("give -o OUT (or --plan to see what would change)");
   const file = models[0]!;
   const converted = convertOne(file, target, options);
   if (typeof converted === "number") return converted;
-  saveModel(converted, opts.output, { inputPath: file, force: opts.force });
+  saveModel(converted, opts.output, { inputPath: file, force: opts.force, ...save });
   return EXIT_OK;
 }
 
@@ -302,7 +327,7 @@ export function convertFile(
   file: string,
   out: string,
   target: number,
-  force: boolean,
+  save: SaveOptions,
   options: PassConvertOptions = {},
 ): JobResult {
   try {
@@ -312,7 +337,7 @@ export function convertFile(
       const more = notes.length > 1 ? ` (and ${notes.length - 1} more)` : "";
       return { file, ok: false, message: `${noteText(notes[0]!)}${more}` };
     }
-    saveModel(result.model, out, { inputPath: file, force });
+    saveModel(result.model, out, { ...save, inputPath: file });
     // One info note per node step adapted, and per node lowered.
     const lowered = result.notes.filter(
       (x) => x.level === "info" && /: lowered to its function body$/.test(x.message),
@@ -331,7 +356,7 @@ async function batch(
   models: string[],
   target: number,
   dir: string,
-  force: boolean,
+  save: SaveOptions,
   jobs: number,
   options: PassConvertOptions,
 ): Promise<number> {
@@ -371,7 +396,7 @@ async function batch(
   };
   const outOf = (f: string) => join(dir, basename(f));
   if (jobs <= 1 || files.length <= 1) {
-    for (const f of files) report(convertFile(f, outOf(f), target, force, options));
+    for (const f of files) report(convertFile(f, outOf(f), target, save, options));
   } else {
     await inWorkers(
       files,
@@ -380,7 +405,7 @@ async function batch(
         file: f,
         out: outOf(f),
         target,
-        force,
+        save,
         options,
       }),
       report,
@@ -395,7 +420,7 @@ export interface WorkerJob {
   file: string;
   out: string;
   target: number;
-  force: boolean;
+  save: SaveOptions;
   options: PassConvertOptions;
 }
 

@@ -18,15 +18,18 @@ import {
   EXIT_FAILED,
   EXIT_OK,
   action,
+  dataOptions,
   groupDigits,
   inFile,
   loadModel,
   oneLine,
   parseByteSize,
+  withDataOptions,
   writeListed,
+  type DataFlags,
 } from "../util.js";
 
-interface ExpandCliOptions {
+interface ExpandCliOptions extends DataFlags {
   output?: string;
   force?: boolean;
   print?: boolean;
@@ -46,127 +49,128 @@ function noteLine(n: Note): string {
 }
 
 export function registerExpandCommands(program: Command): void {
-  program
-    .command("expand")
-    .description(
-      "inline function ops (schema functions and model-local functions) into the ops they are made of",
-    )
-    .argument("<model>", "model file (.onnx or .onnxtxt)")
-    .option("-o, --output <file>", "output model (.onnx, or .onnxtxt for text)")
-    .option("--force", "allow the output to replace the input")
-    .option("--print", "print the expanded model as ONNX text to stdout")
-    .option("--only <ops>", "expand only these ops (comma-separated [domain:]Op[:version])")
-    .option("--keep <ops>", "expand every function op but these")
-    .option(
-      "--target-ops <file>",
-      "a backend's op list (one [domain:]Op[:version] a line): expand exactly what it lacks",
-    )
-    .option("--opset <n>", "then convert the result to this ai.onnx opset")
-    .option("--prefer-loops", "use loop forms (Scan) where a body also has a loop-free form")
-    .option(
-      "--max-nodes <n>",
-      `most nodes the result may have, counted before inlining (default ${groupDigits(DEFAULT_MAX_NODES)})`,
-    )
-    .option(
-      "--max-memory <bytes>",
-      "most bytes the result may take on the heap (e.g. 512M, 4G; default and cap: half of V8's heap limit)",
-    )
-    .option("--no-origin", "record no origin for the nodes put in (docs/semantics.md)")
-    .action(
-      action((file: string, opts: ExpandCliOptions) => {
-        if (!opts.output && !opts.print)
-          throw new OnnxError("E_USAGE", "expand needs -o OUT or --print (or both)");
-        if (opts.only && opts.keep)
-          throw new OnnxError("E_USAGE", "--only and --keep cannot be used together");
-        let opset: number | undefined;
-        if (opts.opset !== undefined) {
-          if (!/^\d+$/.test(opts.opset) || Number(opts.opset) < 1)
-            throw new OnnxError(
-              "E_USAGE",
-              `--opset must be a positive integer, not '${opts.opset}'`,
-            );
-          opset = Number(opts.opset);
-        }
-        const options: ExpandOptions = {};
-        if (opts.only) options.only = parseOpList(opts.only, "--only");
-        if (opts.keep) options.keep = parseOpList(opts.keep, "--keep");
-        if (opts.targetOps) {
-          let text: string;
-          try {
-            text = readFileSync(opts.targetOps, "utf8");
-          } catch (e) {
-            throw new OnnxError(
-              "E_IO",
-              `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-              opts.targetOps,
-            );
-          }
-          options.targetOps = parseTargetOps(text, opts.targetOps);
-        }
-        if (opts.preferLoops) options.preferLoops = true;
-        if (opts.maxNodes !== undefined) {
-          if (!/^\d+$/.test(opts.maxNodes) || !(Number(opts.maxNodes) >= 1))
-            throw new OnnxError(
-              "E_USAGE",
-              `--max-nodes must be a positive integer, not '${opts.maxNodes}'`,
-            );
-          options.maxNodes = Number(opts.maxNodes);
-        }
-        if (opts.maxMemory !== undefined)
-          options.maxMemory = parseByteSize(opts.maxMemory, "--max-memory");
-        if (opts.origin === false) options.origin = false;
-        const model = loadModel(file);
-        const passes: Pass[] = [];
-        if (opset === undefined) passes.push(expandPipeline(options));
-        else {
-          // Origins are placed last, for the IR version of the converted model.
-          const { maxNodes, maxMemory, origin } = options;
-          passes.push(
-            expandPipeline({ ...options, deferOrigins: true }),
-            convertPass(opset, {
-              ...(maxNodes !== undefined ? { maxNodes } : {}),
-              ...(maxMemory !== undefined ? { maxMemory } : {}),
-              ...(origin !== undefined ? { origin } : {}),
-            }),
+  withDataOptions(
+    program
+      .command("expand")
+      .description(
+        "inline function ops (schema functions and model-local functions) into the ops they are made of",
+      )
+      .argument("<model>", "model file (.onnx or .onnxtxt)")
+      .option("-o, --output <file>", "output model (.onnx, or .onnxtxt for text)")
+      .option("--force", "allow the output to replace the input")
+      .option("--print", "print the expanded model as ONNX text to stdout")
+      .option("--only <ops>", "expand only these ops (comma-separated [domain:]Op[:version])")
+      .option("--keep <ops>", "expand every function op but these")
+      .option(
+        "--target-ops <file>",
+        "a backend's op list (one [domain:]Op[:version] a line): expand exactly what it lacks",
+      )
+      .option("--opset <n>", "then convert the result to this ai.onnx opset")
+      .option("--prefer-loops", "use loop forms (Scan) where a body also has a loop-free form")
+      .option(
+        "--max-nodes <n>",
+        `most nodes the result may have, counted before inlining (default ${groupDigits(DEFAULT_MAX_NODES)})`,
+      )
+      .option(
+        "--max-memory <bytes>",
+        "most bytes the result may take on the heap (e.g. 512M, 4G; default and cap: half of V8's heap limit)",
+      )
+      .option("--no-origin", "record no origin for the nodes put in (docs/semantics.md)"),
+  ).action(
+    action((file: string, opts: ExpandCliOptions) => {
+      if (!opts.output && !opts.print)
+        throw new OnnxError("E_USAGE", "expand needs -o OUT or --print (or both)");
+      if (opts.only && opts.keep)
+        throw new OnnxError("E_USAGE", "--only and --keep cannot be used together");
+      let opset: number | undefined;
+      if (opts.opset !== undefined) {
+        if (!/^\d+$/.test(opts.opset) || Number(opts.opset) < 1)
+          throw new OnnxError("E_USAGE", `--opset must be a positive integer, not '${opts.opset}'`);
+        opset = Number(opts.opset);
+      }
+      const options: ExpandOptions = {};
+      if (opts.only) options.only = parseOpList(opts.only, "--only");
+      if (opts.keep) options.keep = parseOpList(opts.keep, "--keep");
+      if (opts.targetOps) {
+        let text: string;
+        try {
+          text = readFileSync(opts.targetOps, "utf8");
+        } catch (e) {
+          throw new OnnxError(
+            "E_IO",
+            `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+            opts.targetOps,
           );
-          if (origin !== false) passes.push(placeOriginsPass());
         }
-        const r = inFile(file, () => runPass(pipeline("expand", passes), model, passContext()));
-        if (!r.ok) {
-          // A model the expander cannot take at all (a cycle of calls, an expansion over its
-          // bound): bad input.
-          if (r.stage === "requires")
-            return inFile(file, () => {
-              throw failureError(r);
-            });
-          const lines = r.notes.filter((n) => n.level !== "info").map(noteLine);
-          writeListed(
-            lines.map((l) => `onnx-expand: ${l}`),
-            (more) => `onnx-expand: … and ${more} more`,
+        options.targetOps = parseTargetOps(text, opts.targetOps);
+      }
+      if (opts.preferLoops) options.preferLoops = true;
+      if (opts.maxNodes !== undefined) {
+        if (!/^\d+$/.test(opts.maxNodes) || !(Number(opts.maxNodes) >= 1))
+          throw new OnnxError(
+            "E_USAGE",
+            `--max-nodes must be a positive integer, not '${opts.maxNodes}'`,
           );
-          const n = errorNotes(r.notes).length;
-          process.stderr.write(
-            `onnx-expand: ${r.pass ?? "expand"} failed: ${n} problem${n === 1 ? "" : "s"}${opts.output ? `; nothing written to ${opts.output}` : ""}\n`,
-          );
-          return EXIT_FAILED;
-        }
-        const current = r.model;
-        const notes = r.notes;
-        writeListed(
-          notes.filter((n) => n.level !== "info").map((n) => `onnx-expand: ${noteLine(n)}`),
-          (more) => `onnx-expand: … and ${more} more warnings`,
+        options.maxNodes = Number(opts.maxNodes);
+      }
+      if (opts.maxMemory !== undefined)
+        options.maxMemory = parseByteSize(opts.maxMemory, "--max-memory");
+      if (opts.origin === false) options.origin = false;
+      const model = loadModel(file);
+      const passes: Pass[] = [];
+      if (opset === undefined) passes.push(expandPipeline(options));
+      else {
+        // Origins are placed last, for the IR version of the converted model.
+        const { maxNodes, maxMemory, origin } = options;
+        passes.push(
+          expandPipeline({ ...options, deferOrigins: true }),
+          convertPass(opset, {
+            ...(maxNodes !== undefined ? { maxNodes } : {}),
+            ...(maxMemory !== undefined ? { maxMemory } : {}),
+            ...(origin !== undefined ? { origin } : {}),
+          }),
         );
-        if (opts.output) saveModel(current, opts.output, { inputPath: file, force: opts.force });
-        if (opts.print) process.stdout.write(printModel(current));
-        else {
-          const info = notes.filter((n) => n.level === "info").map((n) => n.message);
-          process.stdout.write(
-            `wrote ${opts.output}${info.length ? ` (${info.join("; ")})` : ""}\n`,
-          );
-        }
-        return EXIT_OK;
-      }),
-    );
+        if (origin !== false) passes.push(placeOriginsPass());
+      }
+      const r = inFile(file, () => runPass(pipeline("expand", passes), model, passContext()));
+      if (!r.ok) {
+        // A model the expander cannot take at all (a cycle of calls, an expansion over its
+        // bound): bad input.
+        if (r.stage === "requires")
+          return inFile(file, () => {
+            throw failureError(r);
+          });
+        const lines = r.notes.filter((n) => n.level !== "info").map(noteLine);
+        writeListed(
+          lines.map((l) => `onnx-expand: ${l}`),
+          (more) => `onnx-expand: … and ${more} more`,
+        );
+        const n = errorNotes(r.notes).length;
+        process.stderr.write(
+          `onnx-expand: ${r.pass ?? "expand"} failed: ${n} problem${n === 1 ? "" : "s"}${opts.output ? `; nothing written to ${opts.output}` : ""}\n`,
+        );
+        return EXIT_FAILED;
+      }
+      const current = r.model;
+      const notes = r.notes;
+      writeListed(
+        notes.filter((n) => n.level !== "info").map((n) => `onnx-expand: ${noteLine(n)}`),
+        (more) => `onnx-expand: … and ${more} more warnings`,
+      );
+      if (opts.output)
+        saveModel(current, opts.output, {
+          inputPath: file,
+          force: opts.force,
+          ...dataOptions(opts),
+        });
+      if (opts.print) process.stdout.write(printModel(current, { elideStored: true }));
+      else {
+        const info = notes.filter((n) => n.level === "info").map((n) => n.message);
+        process.stdout.write(`wrote ${opts.output}${info.length ? ` (${info.join("; ")})` : ""}\n`);
+      }
+      return EXIT_OK;
+    }),
+  );
 
   program
     .command("diff")

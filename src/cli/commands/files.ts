@@ -6,7 +6,14 @@ import { OnnxError } from "../../errors.js";
 import { saveModel } from "../../io/files.js";
 import { modelInfo, type ModelInfo } from "../../ir/info.js";
 import { printModel } from "../../text/print.js";
-import { action, loadModel, oneLine } from "../util.js";
+import {
+  action,
+  dataOptions,
+  loadModel,
+  oneLine,
+  withDataOptions,
+  type DataFlags,
+} from "../util.js";
 
 export { modelInfo, type ModelInfo };
 
@@ -21,7 +28,7 @@ export function registerFileCommands(program: Command): void {
         const model = loadModel(file);
         let text: string;
         try {
-          text = printModel(model, { initializers: opts.initializers });
+          text = printModel(model, { initializers: opts.initializers, elideStored: true });
         } catch (e) {
           // Tensor data the text cannot show faithfully: name the file as well.
           if (e instanceof OnnxError && !e.where) throw new OnnxError(e.code, e.message, file);
@@ -31,26 +38,19 @@ export function registerFileCommands(program: Command): void {
       }),
     );
 
-  program
-    .command("parse")
-    .description("parse ONNX text syntax and write a binary .onnx model")
-    .argument("<text>", "text file (.onnxtxt)")
-    .requiredOption("-o, --output <file>", "output model (.onnx, or .onnxtxt to normalise text)")
-    .option("--force", "allow the output to replace the input")
-    .option(
-      "--external-data <name>",
-      "store tensors of 1 KiB or more in this file beside the output",
-    )
-    .action(
-      action((file: string, opts: { output: string; force?: boolean; externalData?: string }) => {
-        const model = loadModel(file, { format: "text" });
-        saveModel(model, opts.output, {
-          inputPath: file,
-          force: opts.force,
-          ...(opts.externalData ? { externalData: { location: opts.externalData } } : {}),
-        });
-      }),
-    );
+  withDataOptions(
+    program
+      .command("parse")
+      .description("parse ONNX text syntax and write a binary .onnx model")
+      .argument("<text>", "text file (.onnxtxt)")
+      .requiredOption("-o, --output <file>", "output model (.onnx, or .onnxtxt to normalise text)")
+      .option("--force", "allow the output to replace the input"),
+  ).action(
+    action((file: string, opts: { output: string; force?: boolean } & DataFlags) => {
+      const model = loadModel(file, { format: "text" });
+      saveModel(model, opts.output, { inputPath: file, force: opts.force, ...dataOptions(opts) });
+    }),
+  );
 
   program
     .command("info")
@@ -81,7 +81,7 @@ function formatInfo(file: string, i: ModelInfo): string {
   lines.push(`nodes:        ${i.nodes}${i.subgraphs ? ` (in ${i.subgraphs + 1} graphs)` : ""}`);
   if (i.functions.length) lines.push(`functions:    ${i.functions.join(", ")}`);
   lines.push(
-    `initializers: ${i.initializers} (${i.tensorBytes} bytes of tensor data${i.externalTensors ? `, ${i.externalTensors} external` : ""})`,
+    `initializers: ${i.initializers} (${i.tensorBytes} bytes of tensor data${i.externalTensors ? `, ${i.externalTensors} external: ${i.externalBytes} bytes` : ""})`,
   );
   lines.push("ops:");
   for (const [op, n] of Object.entries(i.ops)) lines.push(`  ${String(n).padStart(6)}  ${op}`);

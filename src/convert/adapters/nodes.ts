@@ -178,7 +178,7 @@ export function nodeSequence(c: AdapterContext, base: string) {
 
 /** The values of an integer tensor as bigints; undefined for other element types. */
 export function integerValues(t: Tensor): bigint[] | undefined {
-  if (t.data.kind === "external") return undefined;
+  if (!t.readable) return undefined;
   const v = t.values();
   switch (t.dataType) {
     case DataType.INT64:

@@ -1,0 +1,188 @@
+// External data: tensors whose bytes live in files beside the model. A location is resolved
+// against the folder of the file that refers to it and refused if it leaves that folder (a
+// symbolic link out of it included); the file must be a regular file and the range must lie in
+// it. A loaded model's external tensors are given their range of the data file, opened once per
+// file (io/file-source.ts): their bytes are read only when something needs the values.
+
+import { existsSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
+import { OnnxError } from "../errors.js";
+import { dtypeName, rawByteLength } from "../ir/dtype.js";
+import type { ByteRange, Tensor } from "../ir/tensor.js";
+import { DataType } from "../ir/types.js";
+import { FileSource } from "./file-source.js";
+
+export function externalEntry(t: Tensor, key: string): string | undefined {
+  if (t.data.kind !== "external") return undefined;
+  return t.data.entries.find(([k]) => k === key)?.[1];
+}
+function externalLocation(t: Tensor): string {
+  return externalEntry(t, "location") ?? "";
+}
+
+/** A tensor's type as a user writes it: float[1024]. */
+function tensorLabel(t: Tensor): string {
+  return `${dtypeName(t.dataType)}[${t.dims.join(",")}]`;
+}
+
+/** The absolute path of a tensor's external data file, refusing locations outside the model's folder. */
+export function externalFile(t: Tensor, where?: string): string {
+  if (t.data.kind !== "external") throw new Error("not an external tensor");
+  const loc = externalLocation(t);
+  const base = t.data.baseDir ?? process.cwd();
+  if (loc === "")
+    throw new OnnxError(
+      "E_MODEL",
+      `tensor '${t.name}' has external data without a location`,
+      where,
+    );
+  const full = resolve(base, loc);
+  const rel = relative(base, full);
+  const escapes = () =>
+    new OnnxError(
+      "E_MODEL",
+      `external data location '${loc}' of tensor '${t.name}' escapes the model's folder`,
+      where,
+    );
+  if (isAbsolute(loc) || rel.startsWith("..") || isAbsolute(rel)) throw escapes();
+  if (existsSync(full)) {
+    const realRel = relative(realpathSync(base), realpathSync(full));
+    if (realRel.startsWith("..") || isAbsolute(realRel)) throw escapes();
+  }
+  return full;
+}
+
+/** Where a tensor's bytes lie in its external data file of `size` bytes; refuses bad or out-of-file ranges. */
+function externalRange(
+  t: Tensor,
+  size: number,
+  where?: string,
+): { offset: number; length: number } {
+  for (const key of ["offset", "length"]) {
+    const v = externalEntry(t, key);
+    if (v !== undefined && !/^\d+$/.test(v.trim()))
+      throw new OnnxError(
+        "E_MODEL",
+        `external data ${key} '${v}' of tensor '${t.name}' is not a non-negative integer`,
+        where,
+      );
+  }
+  const offset = Number(externalEntry(t, "offset") ?? "0");
+  const lengthEntry = externalEntry(t, "length");
+  const needed = rawByteLength(t.dataType, t.elementCount);
+  if (t.dataType === DataType.STRING)
+    throw new OnnxError(
+      "E_MODEL",
+      `tensor '${t.name}' is a string tensor, which cannot keep its data in an external file`,
+      where,
+    );
+  if (lengthEntry !== undefined && needed >= 0 && Number(lengthEntry) !== needed)
+    throw new OnnxError(
+      "E_MODEL",
+      `external data of tensor '${t.name}' is ${lengthEntry} bytes long, but ${tensorLabel(t)} takes ${needed}`,
+      where,
+    );
+  // Without a length entry the tensor's bytes start at the offset and are as many as it takes.
+  const length =
+    lengthEntry !== undefined ? Number(lengthEntry) : needed >= 0 ? needed : size - offset;
+  if (!(length >= 0) || offset + length > size)
+    throw new OnnxError(
+      "E_IO",
+      `external data of tensor '${t.name}' (offset ${offset}, length ${length}${lengthEntry === undefined ? ` for ${tensorLabel(t)}` : ""}) is past the end of '${externalLocation(t)}' (${size} bytes)`,
+      where,
+    );
+  return { offset, length };
+}
+
+/**
+ * The data files of one model, each opened once: a location is checked (inside the folder, a
+ * regular file) the first time a tensor names it.
+ */
+export class DataFiles {
+  private readonly sources = new Map<string, FileSource>();
+
+  /** The file of a tensor's external data, opened. */
+  source(t: Tensor, where?: string): FileSource {
+    if (t.data.kind !== "external") throw new Error("not an external tensor");
+    const key = `${t.data.baseDir ?? ""}\0${externalLocation(t)}`;
+    let s = this.sources.get(key);
+    if (s) return s;
+    const file = externalFile(t, where);
+    const loc = externalLocation(t);
+    let st;
+    try {
+      st = statSync(file);
+    } catch {
+      throw new OnnxError(
+        "E_IO",
+        `external data file '${loc}' of tensor '${t.name}' does not exist`,
+        where,
+      );
+    }
+    if (!st.isFile())
+      throw new OnnxError(
+        "E_IO",
+        `external data location '${loc}' of tensor '${t.name}' is not a regular file`,
+        where,
+      );
+    try {
+      s = new FileSource(file, loc);
+    } catch {
+      throw new OnnxError(
+        "E_IO",
+        `external data file '${loc}' of tensor '${t.name}' cannot be opened`,
+        where,
+      );
+    }
+    this.sources.set(key, s);
+    return s;
+  }
+
+  /** The tensor's range of its data file, checked against the file's size. */
+  range(t: Tensor, where?: string): ByteRange {
+    const source = this.source(t, where);
+    return { source, ...externalRange(t, source.size, where) };
+  }
+}
+
+/**
+ * Gives an external tensor the range of its data file (the file opened and the range checked,
+ * nothing read). `files` shares the opened files among the tensors of one model.
+ */
+export function resolveExternalData(t: Tensor, where?: string, files = new DataFiles()): void {
+  if (t.data.kind !== "external" || t.data.range) return;
+  t.data.range = files.range(t, where);
+}
+
+/**
+ * Checks a tensor's external data without reading it: the location stays inside the folder of
+ * the file that refers to it, names a regular file (not a FIFO, a device or a folder), and the
+ * range lies inside that file. Returns the file and the range.
+ */
+export function checkExternalData(
+  t: Tensor,
+  where?: string,
+): { file: string; offset: number; length: number } {
+  const r = new DataFiles().range(t, where);
+  return { file: (r.source as FileSource).path, offset: r.offset, length: r.length };
+}
+
+/** A tensor's external data, read (the tensor is not changed). */
+export function readExternalData(t: Tensor, where?: string): Uint8Array {
+  if (t.data.kind !== "external") throw new Error("not an external tensor");
+  const r = t.data.range ?? new DataFiles().range(t, where);
+  const bytes = r.source.read(r.offset, r.length);
+  if (bytes.length !== r.length)
+    throw new OnnxError(
+      "E_IO",
+      `external data of tensor '${t.name}' is past the end of '${externalLocation(t)}' (the file shrank)`,
+      where,
+    );
+  return bytes;
+}
+
+/** Replaces a tensor's external reference with its bytes. */
+export function loadExternalData(t: Tensor, where?: string): void {
+  if (t.data.kind !== "external") return;
+  t.data = { kind: "raw", bytes: readExternalData(t, where) };
+}
