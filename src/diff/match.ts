@@ -9,7 +9,7 @@
 import type { Tensor } from "../ir/tensor.js";
 import { topologicalOrder } from "../ir/graph.js";
 import type { Function, Graph, Node } from "../ir/types.js";
-import { attrLines, opOf, ref, tensorKey, tensorText, typeText } from "./keys.js";
+import { attrLines, opOf, ref, sameTensor, tensorKey, tensorText, typeText } from "./keys.js";
 import type { GraphDiff, Hunk, NodeChange, ValueChange } from "./types.js";
 
 interface Side {
@@ -78,19 +78,14 @@ export function diffGraphs(
     });
     for (const w of gb.inputs)
       if (!back.has(w.name)) inputs.push({ name: w.name, b: typeText(w.type) });
-    // Initializers by name, else by contents.
+    // Initializers by name, else by contents (fingerprints made only when some are left).
     const bInit = new Map(gb.initializers.map((t) => [t.name, t] as const));
-    const bByKey = new Map<string, Tensor[]>();
-    for (const t of gb.initializers) {
-      const k = tensorKey(t);
-      bByKey.set(k, [...(bByKey.get(k) ?? []), t]);
-    }
     const unmatched: Tensor[] = [];
     for (const t of ga.initializers) {
       const u = bInit.get(t.name);
       if (u && !back.has(u.name)) {
         bind(t.name, u.name);
-        if (tensorKey(t) !== tensorKey(u))
+        if (!sameTensor(t, u))
           initializers.push({
             name: t.name,
             a: tensorText(t),
@@ -98,6 +93,13 @@ export function diffGraphs(
           });
       } else unmatched.push(t);
     }
+    const bByKey = new Map<string, Tensor[]>();
+    if (unmatched.length)
+      for (const t of gb.initializers) {
+        if (back.has(t.name)) continue;
+        const k = tensorKey(t);
+        bByKey.set(k, [...(bByKey.get(k) ?? []), t]);
+      }
     for (const t of unmatched) {
       const u = (bByKey.get(tensorKey(t)) ?? []).find((x) => !back.has(x.name));
       if (u) bind(t.name, u.name);

@@ -12,8 +12,11 @@ import type { ByteRange, ByteSource } from "../ir/tensor.js";
 import { MAX_NESTING } from "../proto/wire.js";
 import { LEN, VARINT, Writer } from "../proto/writer.js";
 
-/** The field that stands for a hole in a compact TensorProto: the largest field number there is. */
-export const HOLE_FIELD = 536870911;
+/**
+ * The field that stands for a hole in a compact TensorProto: a number no TensorProto field has
+ * (they end at 16), small enough for the writer's tags (below 2^28).
+ */
+export const HOLE_FIELD = 262143;
 
 /** Messages walked for holes, and for each, its fields that hold such messages. */
 const enum M {

@@ -14,7 +14,7 @@
 //   rest is inline;
 // - tensors in a data file start at multiples of 4 KiB (runtimes may map the file into memory).
 
-import { statSync, writeSync } from "node:fs";
+import { ftruncateSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { OnnxError } from "../errors.js";
 import { Tensor, type ByteRange } from "../ir/tensor.js";
@@ -290,12 +290,12 @@ function dataFile(
     {
       path: dataPath,
       write: (fd) => {
-        let pos = 0;
+        const out = new Sink(fd);
         for (const item of layout.items) {
-          if (item.at > pos) writeAll(fd, new Uint8Array(item.at - pos));
-          writePiece(fd, item.bytes);
-          pos = item.at + item.bytes.length;
+          out.skip(item.at - out.pos); // alignment padding: a hole, read as zeros
+          out.piece(item.bytes);
         }
+        out.end();
       },
     },
   ];
@@ -318,32 +318,76 @@ export function writeAll(fd: number, c: Uint8Array): void {
  * their source in chunks.
  */
 export function writePieces(fd: number, pieces: Piece[]): void {
-  for (const piece of pieces) writePiece(fd, piece);
+  const out = new Sink(fd);
+  for (const piece of pieces) out.piece(piece);
+  out.end();
 }
 
 let copyBuffer: Uint8Array | undefined;
 
-/** Bytes, or a range copied a chunk at a time through one buffer. */
-function writePiece(fd: number, p: Uint8Array | ByteRange | Piece): void {
-  if (!isRangePiece(p as Piece)) return writeAll(fd, p as Uint8Array);
-  const r = p as ByteRange;
-  const source = r.source;
-  const buf = (copyBuffer ??= new Uint8Array(COPY_CHUNK));
-  for (let at = 0; at < r.length;) {
-    const n = Math.min(COPY_CHUNK, r.length - at);
-    const chunk = buf.subarray(0, n);
-    const got =
-      source instanceof FileSource
-        ? source.readInto(chunk, r.offset + at)
-        : copyInto(chunk, source.read(r.offset + at, n));
-    if (got !== n)
-      throw new OnnxError(
-        "E_IO",
-        `'${source.name}' ended early: ${r.offset + at + got} bytes where ${r.offset + r.length} were expected (it changed while being read)`,
-      );
-    writeAll(fd, chunk);
-    at += n;
+/**
+ * An output file written front to back at positions of its own. A chunk of a range that is all
+ * zeros is not written but skipped (a hole, as `cp --sparse=auto` leaves): a sparse input stays
+ * sparse, and real data pays one look at its first bytes.
+ */
+class Sink {
+  pos = 0;
+  private holeAtEnd = false;
+  constructor(private readonly fd: number) {}
+
+  skip(n: number): void {
+    if (n <= 0) return;
+    this.pos += n;
+    this.holeAtEnd = true;
   }
+
+  write(b: Uint8Array): void {
+    let off = 0;
+    while (off < b.length) off += writeSync(this.fd, b, off, b.length - off, this.pos + off);
+    this.pos += b.length;
+    if (b.length) this.holeAtEnd = false;
+  }
+
+  /** Bytes, or a range copied a chunk at a time through one buffer. */
+  piece(p: Uint8Array | ByteRange | Piece): void {
+    if (!isRangePiece(p as Piece)) return this.write(p as Uint8Array);
+    const r = p as ByteRange;
+    const source = r.source;
+    const buf = (copyBuffer ??= new Uint8Array(COPY_CHUNK));
+    for (let at = 0; at < r.length;) {
+      const n = Math.min(COPY_CHUNK, r.length - at);
+      const chunk = buf.subarray(0, n);
+      const got =
+        source instanceof FileSource
+          ? source.readInto(chunk, r.offset + at)
+          : copyInto(chunk, source.read(r.offset + at, n));
+      if (got !== n)
+        throw new OnnxError(
+          "E_IO",
+          `'${source.name}' ended early: ${r.offset + at + got} bytes where ${r.offset + r.length} were expected (it changed while being read)`,
+        );
+      if (allZero(chunk)) this.skip(n);
+      else this.write(chunk);
+      at += n;
+    }
+  }
+
+  /** Gives the file its full length when it ends in a hole. */
+  end(): void {
+    if (this.holeAtEnd) ftruncateSync(this.fd, this.pos);
+  }
+}
+
+function allZero(b: Uint8Array): boolean {
+  const words =
+    b.byteOffset % 4 === 0 ? new Int32Array(b.buffer, b.byteOffset, b.length >> 2) : undefined;
+  if (words) {
+    for (let i = 0; i < words.length; i++) if (words[i] !== 0) return false;
+    for (let i = words.length << 2; i < b.length; i++) if (b[i] !== 0) return false;
+    return true;
+  }
+  for (let i = 0; i < b.length; i++) if (b[i] !== 0) return false;
+  return true;
 }
 
 function copyInto(into: Uint8Array, from: Uint8Array): number {
