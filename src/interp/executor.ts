@@ -81,15 +81,26 @@ function initializerValue(t: Tensor, initializerCache: Map<Tensor, RTensor>): RT
   let v = initializerCache.get(t);
   if (!v) {
     v = fromIRTensor(t, `initializer '${t.name}'`);
-    markConstant(v.data); // kernels may keep a packed form of it for the run
-    initializerCache.set(t, v);
+    // Data read from a file is not kept past its last reader, nor packed for the whole run: a
+    // model larger than the memory budget runs when no point of it needs more (a subgraph run
+    // again reads it again).
+    if (t.inMemory) {
+      markConstant(v.data); // kernels may keep a packed form of it for the run
+      initializerCache.set(t, v);
+    }
   }
   return v;
 }
 
-/** A graph's initializers, dense and sparse (made dense), as values of the scope. */
+/**
+ * A graph's initializers, dense and sparse (made dense), as values of the scope. Those whose data
+ * is in a file (external data, a large model's raw data) are read when a node first reads them,
+ * and counted in the budget from then on.
+ */
 function bindInitializers(g: Graph, scope: Scope, cache: Map<Tensor, RTensor>): void {
-  for (const t of g.initializers) scope.bind(t.name, initializerValue(t, cache));
+  for (const t of g.initializers)
+    if (t.inMemory) scope.bind(t.name, initializerValue(t, cache));
+    else scope.bindStored(t.name, () => initializerValue(t, cache));
   for (const s of g.sparseInitializers) {
     let v = cache.get(s.values);
     if (!v) {
@@ -106,6 +117,8 @@ function bindInitializers(g: Graph, scope: Scope, cache: Map<Tensor, RTensor>): 
  */
 class Scope {
   private readonly own = new Map<string, RValue>();
+  /** Values not read yet: initializers whose data is in a file, read on first use. */
+  private stored: Map<string, () => RValue> | undefined;
   /** Function inputs the caller omitted: reading one gives "absent", as "" would. */
   readonly omitted = new Set<string>();
   constructor(
@@ -116,13 +129,24 @@ class Scope {
   get values(): ReadonlyMap<string, RValue> {
     return this.own;
   }
+  /** A value read from its file when first asked for (then bound as any other). */
+  bindStored(name: string, read: () => RValue): void {
+    this.unbind(name);
+    (this.stored ??= new Map()).set(name, read);
+  }
+  /** Whether the scope itself defines the name (read or not). */
+  defines(name: string): boolean {
+    return this.own.has(name) || this.stored?.has(name) === true;
+  }
   bind(name: string, v: RValue): void {
+    this.stored?.delete(name);
     const old = this.own.get(name);
     this.budget?.hold(v);
     if (old !== undefined) this.budget?.release(old);
     this.own.set(name, v);
   }
   unbind(name: string): void {
+    this.stored?.delete(name);
     const old = this.own.get(name);
     if (old === undefined) return;
     this.budget?.release(old);
@@ -132,16 +156,23 @@ class Scope {
   dispose(): void {
     if (this.budget) for (const v of this.own.values()) this.budget.release(v);
     this.own.clear();
+    this.stored = undefined;
   }
   get(name: string): RValue | undefined {
     for (let s: Scope | undefined = this; s; s = s.parent) {
-      const v = s.values.get(name);
+      const v = s.own.get(name);
       if (v !== undefined) return v;
+      const read = s.stored?.get(name);
+      if (read) {
+        const r = read();
+        s.bind(name, r);
+        return r;
+      }
     }
     return undefined;
   }
   has(name: string): boolean {
-    for (let s: Scope | undefined = this; s; s = s.parent) if (s.values.has(name)) return true;
+    for (let s: Scope | undefined = this; s; s = s.parent) if (s.defines(name)) return true;
     return false;
   }
 }
@@ -449,7 +480,7 @@ class Executor {
     };
     for (const vi of g.inputs) {
       const v = inputs[vi.name];
-      if (v === undefined && scope.values.has(vi.name)) continue; // initializer default
+      if (v === undefined && scope.defines(vi.name)) continue; // initializer default
       const where = `graph input '${vi.name}'${firstReader(vi.name)}`;
       if (v === undefined) {
         throw new OnnxError("E_RUNTIME", "no value was given for this input", where);

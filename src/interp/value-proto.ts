@@ -52,6 +52,40 @@ export function encodeTensorProtoParts(t: RTensor, name = ""): Uint8Array[] {
   return [prefix, data];
 }
 
+/** Protobuf's limit on one message (its readers refuse more). */
+const PROTOBUF_LIMIT = 2147483647;
+
+/**
+ * A tensor as the files `run --output-dir` writes: the TensorProto's pieces, and, for a tensor
+ * whose message would pass protobuf's 2 GiB limit (`limit`), its data for a file of its own
+ * beside the message (`dataName`, offset 0), which the message then refers to.
+ */
+export function encodeTensorFiles(
+  t: RTensor,
+  name: string,
+  dataName: string,
+  limit = PROTOBUF_LIMIT,
+): { message: Uint8Array[]; data?: Uint8Array } {
+  const ir = toIRTensor(t, name);
+  if (ir.data.kind !== "raw" || ir.data.bytes.length + 1024 + name.length <= limit)
+    return { message: encodeTensorProtoParts(t, name) };
+  const data = ir.data.bytes;
+  const ref = new Tensor(
+    ir.dataType,
+    ir.dims,
+    {
+      kind: "external",
+      entries: [
+        ["location", dataName],
+        ["offset", "0"],
+        ["length", String(data.length)],
+      ],
+    },
+    name,
+  );
+  return { message: [encodeTensorBytes(ref)], data };
+}
+
 /** raw_data's tag: field 9, length-delimited. */
 const RAW_DATA_TAG = (9 << 3) | 2;
 

@@ -25,6 +25,7 @@ import { checkModel } from "../../src/check/index.js";
 import { convertModel } from "../../src/convert/index.js";
 import { diffModels } from "../../src/diff/index.js";
 import { run } from "../../src/interp/executor.js";
+import { decodeValueProto, encodeTensorFiles } from "../../src/interp/value-proto.js";
 import { encodeModel } from "../../src/io/codec.js";
 import { fileReads, loadModel, saveModel } from "../../src/io/files.js";
 import { readRange, type Tensor } from "../../src/ir/tensor.js";
@@ -159,6 +160,17 @@ describe("external data into another folder", () => {
     // Each weight read once, when its kernel first needed it.
     expect(fileReads.count - before).toBe(2 * LAYERS);
     expectClose([out.y!.data as Float32Array, out.z!.data as Float32Array], reference);
+  });
+
+  it("runs within a budget smaller than all the weights: each is held from first to last reader", () => {
+    const x = { dtype: 1, shape: [1, 3, H], data: INPUT.data as Float32Array };
+    // Weights: 6 x (4096 + 128) bytes = 25 kB; one layer's, its copies and the activations fit in 18 kB.
+    const out = run(loadModel(src), { x }, { maxMemory: 18_000 });
+    expectClose([out.y!.data as Float32Array, out.z!.data as Float32Array], reference);
+    // Read into memory at load, all the weights are held from the start: over the budget.
+    expect(() => run(loadModel(src, { loadExternal: true }), { x }, { maxMemory: 18_000 })).toThrow(
+      /memory|budget|bytes/,
+    );
   });
 });
 
@@ -450,4 +462,29 @@ import(${JSON.stringify(bin)});`;
       await new Promise((r) => setTimeout(r, 20));
     expect(readdirSync(out)).toEqual([]);
   }, 120_000);
+});
+
+describe("run --output-dir past 2 GiB", () => {
+  it("a tensor whose message would pass the limit is written beside it and read back", () => {
+    const out = folder();
+    const data = new Float32Array(5000);
+    fillValues(data, 7);
+    const t = { dtype: 1, shape: [50, 100], data };
+    // A limit of 10 kB stands for protobuf's 2 GiB.
+    const files = encodeTensorFiles(t, "y", "output_0.pb.data", 10_000);
+    expect(files.data?.length).toBe(20_000);
+    writeFileSync(join(out, "output_0.pb"), Buffer.concat(files.message));
+    writeFileSync(join(out, "output_0.pb.data"), files.data!);
+    const back = decodeValueProto(readFileSync(join(out, "output_0.pb")), undefined, "x", out);
+    expect(back.name).toBe("y");
+    const v = back.value as { shape: number[]; data: Float32Array };
+    expect(v.shape).toEqual([50, 100]);
+    expect(
+      Buffer.from(v.data.buffer, v.data.byteOffset, v.data.byteLength).equals(
+        Buffer.from(data.buffer),
+      ),
+    ).toBe(true);
+    // Under the limit, one message as before.
+    expect(encodeTensorFiles(t, "y", "output_0.pb.data").data).toBeUndefined();
+  });
 });

@@ -16,11 +16,7 @@ import {
   runBackendTest,
   type BackendTestResult,
 } from "../../interp/backend-test.js";
-import {
-  TENSOR_FILE_HEAD,
-  encodeTensorProtoParts,
-  tensorFileBuffer,
-} from "../../interp/value-proto.js";
+import { TENSOR_FILE_HEAD, encodeTensorFiles, tensorFileBuffer } from "../../interp/value-proto.js";
 import { formatProfile, type RunProfile } from "../../interp/profile.js";
 import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS, runValues } from "../../interp/executor.js";
 import type { RTensor, RValue } from "../../interp/types.js";
@@ -236,17 +232,31 @@ export function registerRunCommands(program: Command): void {
           }
           if (opts.outputDir) {
             // All outputs or none: a failure on one leaves every earlier output file as it was.
+            // A tensor past protobuf's 2 GiB goes to output_<i>.pb.data beside its message.
             const dir = opts.outputDir;
+            const writeAll = (fd: number, parts: Uint8Array[]) => {
+              for (const bytes of parts) {
+                let off = 0;
+                while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+              }
+            };
             writeFilesAtomic(
-              model.graph.outputs.map((o, i) => ({
-                path: join(dir, `output_${i}.pb`),
-                write: (fd: number) => {
-                  for (const bytes of encodeTensorProtoParts(outputs[o.name] as RTensor, o.name)) {
-                    let off = 0;
-                    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-                  }
-                },
-              })),
+              model.graph.outputs.flatMap((o, i) => {
+                const name = `output_${i}.pb`;
+                const files = encodeTensorFiles(outputs[o.name] as RTensor, o.name, `${name}.data`);
+                const data = files.data;
+                return [
+                  { path: join(dir, name), write: (fd: number) => writeAll(fd, files.message) },
+                  ...(data
+                    ? [
+                        {
+                          path: join(dir, `${name}.data`),
+                          write: (fd: number) => writeAll(fd, [data]),
+                        },
+                      ]
+                    : []),
+                ];
+              }),
             );
           }
           model.graph.outputs.forEach((o) => {
