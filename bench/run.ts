@@ -14,6 +14,7 @@ const benches = [
   "expand.ts",
   "infer.ts",
   "whole.ts",
+  "large.ts",
   "interp-models.ts",
 ];
 const args = process.argv.slice(2);

@@ -25,7 +25,8 @@ export interface LargeModelOptions {
   /** Data files the layers are spread over (0: weights inline in model.onnx). */
   files: number;
   /**
-   * What the weights hold: "random" (real random bytes), "sparse" (holes in sparse files: zeros
+   * What the weights hold: "random" (random bytes, each float's top exponent bit cleared so that
+   * every value is finite, below 2 in magnitude), "sparse" (holes in sparse files: zeros
    * that cost no disk; external data only), "values" (small distinct floats from a seeded
    * generator, different in every tensor and position, that run to finite numbers).
    */
@@ -61,8 +62,13 @@ function writeWeight(fd: number, at: number, bytes: number, o: LargeModelOptions
   for (let done = 0, part = 0; done < bytes; part++) {
     const n = Math.min(CHUNK, bytes - done);
     const view = buf.subarray(0, n / 4);
-    if (o.fill === "random") randomFillSync(view);
-    else fillValues(view, (o.seed ?? 1) * 1000003 + k * 7919 + part);
+    if (o.fill === "random") {
+      // Random bytes with each float's top exponent bit cleared: finite values of magnitude
+      // below 2 (subnormals included), so that the model runs to comparable numbers.
+      randomFillSync(view);
+      const bits = new Uint32Array(view.buffer, 0, view.length);
+      for (let i = 0; i < bits.length; i++) bits[i] = bits[i]! & 0xbfffffff;
+    } else fillValues(view, (o.seed ?? 1) * 1000003 + k * 7919 + part);
     const u8 = new Uint8Array(view.buffer, 0, n);
     let w = 0;
     while (w < n) w += writeSync(fd, u8, w, n - w, at + done + w);
