@@ -1,38 +1,27 @@
-// Saving a model: where each tensor's bytes go (inline, a reference kept, or a data file beside
-// the output), then the model and its data file written together, atomically, with tensor bytes
-// streamed from wherever they are (memory, a range of the input file, a data file) to the output
-// in chunks. The rules (docs/semantics.md, "Models of any size"):
-//
-// - no protobuf reaches 2 GiB: an output that would is written with external data, always, and
-//   one that cannot fit even then (or must be inline: `inlineData`) is refused;
-// - a tensor that was external stays external: into the folder its data file is in, the output
-//   refers to the same file (unless that file is the one being written); into another folder its
-//   bytes are copied into the output's data file;
-// - in a model with external data, every other tensor of `threshold` bytes or more (what a
-//   transform made, large inline data) goes to the output's data file;
-// - `externalData` moves every tensor of `threshold` bytes or more into the file it names; the
-//   rest is inline;
-// - tensors in a data file start at multiples of 4 KiB (runtimes may map the file into memory).
+// Saving a model: the placement of its tensors (io/placement.ts: inline, a reference kept, or a
+// data file beside the output, under docs/semantics.md's "Models of any size"), then the model
+// and its data file written together, atomically, with tensor bytes streamed from wherever they
+// are (memory, a range of the input file, a data file) to the output in chunks.
 
 import { ftruncateSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { OnnxError } from "../errors.js";
 import { Tensor, type ByteRange } from "../ir/tensor.js";
 import type { Model } from "../ir/types.js";
-import { walkTensors } from "../ir/traverse.js";
 import { isRangePiece, type Piece } from "../proto/writer.js";
 import { printModel } from "../text/print.js";
 import { writeFilesAtomic } from "./atomic.js";
-import { encodeModelPieces } from "./encode.js";
+import {
+  DEFAULT_THRESHOLD,
+  placeModel,
+  textLayout,
+  type Layout,
+  type PlaceOptions,
+} from "./placement.js";
 import { externalFile } from "./external.js";
 import { FileSource } from "./file-source.js";
 import { isTextPath } from "./format.js";
 
-/** Protobuf's limit on a message: its readers (onnxruntime's, ONNX's) refuse anything larger. */
-export const PROTOBUF_LIMIT = 2147483647;
-/** ONNX's default threshold for tensors written to external data. */
-export const DEFAULT_THRESHOLD = 1024;
-const ALIGN = 4096;
 /** Chunks of a range copied from its source to the output. */
 const COPY_CHUNK = 8 << 20;
 
@@ -79,94 +68,6 @@ function samePath(a: string, b: string): boolean {
   }
 }
 
-/** An item of the data file: bytes in memory or a range, at an offset. */
-interface DataItem {
-  at: number;
-  bytes: Uint8Array | ByteRange;
-}
-
-type Placement = "keep" | "inline" | "data";
-
-/** Where every tensor of a model goes, and the data file's contents. */
-class Layout {
-  readonly items: DataItem[] = [];
-  private size = 0;
-  private readonly done = new Map<Tensor, Tensor>();
-  kept = 0;
-
-  constructor(
-    private readonly dataName: string,
-    private readonly place: (t: Tensor) => Placement,
-  ) {}
-
-  get dataBytes(): number {
-    return this.size;
-  }
-
-  /** The tensor as the output holds it (called by the encoder for each tensor it writes). */
-  readonly hook = (t: Tensor): Tensor => {
-    const hit = this.done.get(t);
-    if (hit) return hit;
-    const out = this.map(t);
-    this.done.set(t, out);
-    return out;
-  };
-
-  private map(t: Tensor): Tensor {
-    const d = t.data;
-    if (d.kind === "string" || d.kind === "none") return t;
-    switch (this.place(t)) {
-      case "keep":
-        this.kept++;
-        return t;
-      case "inline": {
-        if (d.kind !== "external") return t;
-        if (!d.range)
-          throw new OnnxError(
-            "E_IO",
-            `tensor '${t.name}' has external data that was never found, so it cannot be written inline`,
-          );
-        return withData(t, { kind: "lazy", range: d.range });
-      }
-      case "data": {
-        const bytes = d.kind === "lazy" ? d.range : d.kind === "external" ? d.range : t.rawBytes();
-        if (!bytes)
-          throw new OnnxError(
-            "E_IO",
-            `tensor '${t.name}' has external data that was never found, so it cannot be copied`,
-          );
-        const at = Math.ceil(this.size / ALIGN) * ALIGN;
-        this.items.push({ at, bytes });
-        this.size = at + bytes.length;
-        return withData(t, {
-          kind: "external",
-          entries: [
-            ["location", this.dataName],
-            ["offset", String(at)],
-            ["length", String(bytes.length)],
-          ],
-        });
-      }
-    }
-  }
-}
-
-/** A copy of a tensor with other data (name, type, doc string and the rest kept). */
-function withData(t: Tensor, data: Tensor["data"]): Tensor {
-  const out = new Tensor(t.dataType, t.dims, data, t.name);
-  if (t.docString !== undefined) out.docString = t.docString;
-  if (t.metadataProps) out.metadataProps = t.metadataProps;
-  if (t.segment) out.segment = t.segment;
-  return out;
-}
-
-/** The tensors of a model that hold data, each once. */
-function dataTensors(model: Model): Tensor[] {
-  return [...new Set(walkTensors(model))].filter(
-    (t) => t.data.kind !== "string" && t.data.kind !== "none",
-  );
-}
-
 /** Saves a model as .onnx or (by extension) .onnxtxt, atomically, under the rules above. */
 export function saveModel(model: Model, path: string, opts: SaveOptions = {}): SaveReport {
   if (opts.inputPath && !opts.force && samePath(opts.inputPath, path))
@@ -193,11 +94,12 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): S
       `external data file '${dataName}' cannot be the output model itself`,
       path,
     );
-  const threshold = explicit?.threshold ?? opts.sizeThreshold ?? DEFAULT_THRESHOLD;
-  const tensors = dataTensors(model);
-  const hasExternal = tensors.some((t) => t.data.kind === "external");
-  const hasLazy = tensors.some((t) => !t.inMemory);
-
+  if (opts.inputPath && !opts.force && samePath(opts.inputPath, dataPath))
+    throw new OnnxError(
+      "E_USAGE",
+      `external data file '${dataName}' would overwrite the input (use --force to allow)`,
+      path,
+    );
   // A data file already there that tensors refer to is never written over in place: those
   // tensors are copied into the new one (their file stays open, so they read what was there).
   const rewrites = (t: Tensor) => {
@@ -207,70 +109,40 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): S
       return false;
     }
   };
-  const keeps = (t: Tensor) =>
-    t.data.kind === "external" && resolve(t.data.baseDir ?? outDir) === outDir && !rewrites(t);
-  const large = (t: Tensor) => t.byteLength >= threshold;
-
-  /** The placement rule; `spill`: tensors not kept go to the data file when large. */
-  const rule = (spill: boolean) => (t: Tensor) => {
-    if (opts.inlineData) return "inline";
-    if (explicit) return large(t) ? "data" : "inline";
-    if (keeps(t)) return "keep";
-    if (t.data.kind === "external") return "data";
-    return spill && large(t) ? "data" : "inline";
+  const place: PlaceOptions = {
+    dataName,
+    ...(explicit ? { external: true } : {}),
+    ...(opts.inlineData ? { inline: true } : {}),
+    threshold: explicit?.threshold ?? opts.sizeThreshold ?? DEFAULT_THRESHOLD,
+    keeps: (t) =>
+      t.data.kind === "external" && resolve(t.data.baseDir ?? outDir) === outDir && !rewrites(t),
+    ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
   };
-
-  if (opts.inputPath && !opts.force && samePath(opts.inputPath, dataPath))
-    throw new OnnxError(
-      "E_USAGE",
-      `external data file '${dataName}' would overwrite the input (use --force to allow)`,
-      path,
-    );
 
   if (isTextPath(path)) {
     // Text holds tensor data inline as values; what was external stays external (no 2 GiB limit).
-    const layout = new Layout(dataName, rule(false));
+    const layout = textLayout(model, place);
     const text = printModel(model, {
       initializers: opts.initializers ?? true,
-      ...(hasExternal || explicit || opts.inlineData ? { tensorHook: layout.hook } : {}),
+      ...(layout ? { tensorHook: layout.hook } : {}),
     });
-    const files = dataFile(dataPath, layout);
-    writeFilesAtomic([...files, { path, write: (fd) => writeAll(fd, Buffer.from(text, "utf8")) }]);
+    writeFilesAtomic([
+      ...dataFile(dataPath, layout),
+      { path, write: (fd) => writeAll(fd, Buffer.from(text, "utf8")) },
+    ]);
     return report(layout, dataPath, Buffer.byteLength(text, "utf8"));
   }
 
-  const limit = opts.limit ?? PROTOBUF_LIMIT;
-  // A model whose tensors are all inline and in memory is written as before, with no hook.
-  const plain = !hasExternal && !hasLazy && !explicit;
-  let layout = new Layout(dataName, rule(hasExternal));
-  let pieces = encodeModelPieces(model, plain ? {} : { tensorHook: layout.hook });
-  let size = totalLength(pieces);
-  if (size > limit && !explicit) {
-    if (opts.inlineData)
-      throw new OnnxError(
-        "E_USAGE",
-        `the model is ${size} bytes with its tensors inline, past protobuf's 2 GiB limit: save it with external data`,
-        path,
-      );
-    // Past the limit: every large tensor not kept goes to the data file.
-    layout = new Layout(dataName, rule(true));
-    pieces = encodeModelPieces(model, { tensorHook: layout.hook });
-    size = totalLength(pieces);
-  }
-  if (size > limit)
-    throw new OnnxError(
-      "E_USAGE",
-      `the model is ${size} bytes even with every tensor of ${threshold} bytes or more in external data, past protobuf's 2 GiB limit${threshold > 1 ? " (a lower --size-threshold may help)" : ""}`,
-      path,
-    );
+  const placed = placeModel(model, place, path);
   writeFilesAtomic([
-    ...dataFile(dataPath, layout),
-    { path, write: (fd) => writePieces(fd, pieces) },
+    ...dataFile(dataPath, placed.layout),
+    { path, write: (fd) => writePieces(fd, placed.pieces) },
   ]);
-  return report(layout, dataPath, size);
+  return report(placed.layout, dataPath, placed.size);
 }
 
-function report(layout: Layout, dataPath: string, modelBytes: number): SaveReport {
+function report(layout: Layout | undefined, dataPath: string, modelBytes: number): SaveReport {
+  if (!layout) return { modelBytes, kept: 0 };
   return {
     modelBytes,
     kept: layout.kept,
@@ -283,9 +155,9 @@ function report(layout: Layout, dataPath: string, modelBytes: number): SaveRepor
 /** The data file to write, when any tensor goes to it. */
 function dataFile(
   dataPath: string,
-  layout: Layout,
+  layout: Layout | undefined,
 ): { path: string; write: (fd: number) => void }[] {
-  if (layout.items.length === 0) return [];
+  if (!layout || layout.items.length === 0) return [];
   return [
     {
       path: dataPath,
@@ -299,12 +171,6 @@ function dataFile(
       },
     },
   ];
-}
-
-function totalLength(pieces: Piece[]): number {
-  let n = 0;
-  for (const p of pieces) n += p.length;
-  return n;
 }
 
 export function writeAll(fd: number, c: Uint8Array): void {
