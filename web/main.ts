@@ -120,7 +120,7 @@ async function act(
 $("cancel").onclick = () => client.cancel();
 
 /** What the worker holds, kept so that a fresh worker can be given it again after Cancel. */
-let loadedA: { name: string; bytes: Uint8Array } | undefined;
+let loadedA: { name: string; files: PickedFiles } | undefined;
 let resultRequest: Request | undefined;
 
 /** After Cancel: the model (and the result) loaded again in the fresh worker; nothing redrawn. */
@@ -132,7 +132,7 @@ async function restore(what: string): Promise<void> {
   running = "restoring the model after Cancel";
   status(`${what} cancelled: loading ${loadedA.name} again…`);
   try {
-    await client.ask("load", { name: loadedA.name, bytes: loadedA.bytes });
+    await client.ask("load", { files: loadedA.files });
     if (resultRequest) await client.ask(resultRequest.op as "convert", resultRequest as never);
     status(`${what}: cancelled; everything is as it was.`);
   } catch {
@@ -539,11 +539,14 @@ function clearResult(): void {
   setActive("a");
 }
 
-async function loadBytes(bytes: Uint8Array, name: string): Promise<void> {
-  // The worker gets a copy: these bytes are kept to restore it after Cancel.
-  const s = await client.ask("load", { bytes, name });
+/** A model and its data files, as the worker takes them (Files are passed, not copied). */
+type PickedFiles = { name: string; blob: Blob }[];
+
+async function loadFiles(files: PickedFiles): Promise<string> {
+  // The files are kept to load the model again after Cancel.
+  const s = await client.ask("load", { files });
   // Loaded: nothing of the model before stays on screen.
-  loadedA = { name, bytes };
+  loadedA = { name: s.name, files };
   resultRequest = undefined;
   clearResult();
   closePane(panes.a);
@@ -554,16 +557,24 @@ async function loadBytes(bytes: Uint8Array, name: string): Promise<void> {
   $("find-bar").hidden = false;
   setupPane(p, s.name);
   await show(p, "main");
+  return s.notes?.length ? ` ${s.notes.join(" ")}` : "";
 }
 
-function openFile(f: File): void {
+/**
+ * Opens picked or dropped files: a model alone, a model with its data files, or a folder's files
+ * (each named by its path in the folder, as external data locations are).
+ */
+function openFiles(list: File[]): void {
+  if (list.length === 0) return;
+  const files = list.map((f) => ({ name: f.webkitRelativePath || f.name, blob: f }));
+  const what = files.length === 1 ? files[0]!.name : `${files.length} files`;
   void startup.then(() =>
     act(
-      `opening ${f.name}`,
+      `opening ${what}`,
       $("open-label"),
       async () => {
-        await loadBytes(new Uint8Array(await f.arrayBuffer()), f.name);
-        status(`Opened ${f.name}.`);
+        const notes = await loadFiles(files);
+        status(`Opened ${loadedA?.name ?? what}.${notes}`);
       },
       "cannot open the file",
     ),
@@ -655,15 +666,19 @@ $<HTMLFormElement>("run-form").onsubmit = (e) => {
 };
 
 async function download(format: "binary" | "text"): Promise<void> {
-  const bytes = await client.ask("download", { side: "b", format });
   const base = (panes.b.summary?.name ?? "model")
     .replace(/\.(onnx|onnxtxt)\b.*$/, "")
     .replace(/[^\w.-]+/g, "_");
-  const a = document.createElement("a");
-  a.href = URL.createObjectURL(new Blob([bytes as BlobPart]));
-  a.download = `${base}.result.${format === "text" ? "onnxtxt" : "onnx"}`;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  const name = `${base}.result.${format === "text" ? "onnxtxt" : "onnx"}`;
+  // The model, and its data file when the result keeps tensors in one: one download each.
+  const files = await client.ask("download", { side: "b", format, name });
+  for (const f of files) {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(f.blob);
+    a.download = f.name;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+  }
 }
 $("dl-onnx").onclick = () => void act("download", $("downloads"), () => download("binary"));
 $("dl-text").onclick = () => void act("download", $("downloads"), () => download("text"));
@@ -672,9 +687,9 @@ $("dl-text").onclick = () => void act("download", $("downloads"), () => download
 
 $<HTMLInputElement>("file").onchange = () => {
   const input = $<HTMLInputElement>("file");
-  const f = input.files?.[0];
+  const list = [...(input.files ?? [])];
   input.value = "";
-  if (f) openFile(f);
+  openFiles(list);
 };
 document.addEventListener("dragover", (e) => {
   e.preventDefault();
@@ -684,8 +699,7 @@ document.addEventListener("dragleave", () => document.body.classList.remove("dra
 document.addEventListener("drop", (e) => {
   e.preventDefault();
   document.body.classList.remove("dragging");
-  const f = e.dataTransfer?.files[0];
-  if (f) openFile(f);
+  openFiles([...(e.dataTransfer?.files ?? [])]);
 });
 
 // The opset box is bounded by what the tool knows; `onnx-expand inspect MODEL` serves the model
@@ -710,8 +724,17 @@ const startup = act(
     }
     const name = decodeURIComponent(r.headers.get("x-model-name") ?? "model.onnx");
     status(`opening ${name}…`);
-    await loadBytes(new Uint8Array(await r.arrayBuffer()), name);
-    status(`Opened ${name}.`);
+    // The data files the model names come from /preload/1, /preload/2, ... under their locations.
+    const data = JSON.parse(
+      decodeURIComponent(r.headers.get("x-data-files") ?? "%5B%5D"),
+    ) as string[];
+    const files: PickedFiles = [{ name, blob: await r.blob() }];
+    for (let i = 0; i < data.length; i++) {
+      const d = await fetch(`preload/${i + 1}`);
+      if (d.ok) files.push({ name: data[i]!, blob: await d.blob() });
+    }
+    const notes = await loadFiles(files);
+    status(`Opened ${name}.${notes}`);
   },
   "cannot open the file",
 );

@@ -15,6 +15,8 @@ export interface Summary {
   name: string;
   info: ModelInfo;
   problems: string[];
+  /** What the page should say of it (data files not opened with the model). */
+  notes?: string[];
   /** Drawable graphs: the main graph, each subgraph, each local function. */
   views: { id: string; title: string; nodes: number }[];
 }
@@ -125,7 +127,8 @@ export interface RunAnswer {
 export type ExpandMode = "all" | "only" | "keep";
 
 export type Request =
-  | { op: "load"; name: string; bytes: Uint8Array }
+  /** A model and its data files (names are paths inside a picked folder, else file names). */
+  | { op: "load"; files: { name: string; blob: Blob }[] }
   | { op: "layout"; side: SideName; view: string; options: LayoutOptions }
   | { op: "marks"; side: SideName; view: string }
   | { op: "details"; side: SideName; view: string; index: number }
@@ -136,7 +139,8 @@ export type Request =
   | { op: "find"; side: SideName; view: string; query: string }
   | { op: "pair"; side: SideName; view: string; index: number }
   | { op: "groups"; side: SideName; view: string; index: number }
-  | { op: "download"; side: SideName; format: "binary" | "text" }
+  /** `name`: the model file's name, which its data file's name (`<name>.data`) follows. */
+  | { op: "download"; side: SideName; format: "binary" | "text"; name: string }
   | ({ op: "run" } & InputRequest);
 
 /** The result of each request, by op. */
@@ -154,7 +158,8 @@ export interface Answers {
   pair: { view: string; index: number } | null;
   /** Keys of the groups enclosing a node, outermost first. */
   groups: string[];
-  download: Uint8Array;
+  /** The model file, and its data file when the result keeps tensors in one. */
+  download: { name: string; blob: Blob }[];
   run: RunAnswer;
 }
 

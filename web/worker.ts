@@ -23,7 +23,14 @@ import { gemmThreadStats, startGemmHelpers } from "../src/interp/kernels/wasm/ge
 import { helperPlatform, setHelperScript } from "../src/interp/kernels/wasm/threads.js";
 import { storageBytes, toFloat64 } from "../src/interp/tensor.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
-import { encodeModel } from "../src/io/codec.js";
+import {
+  DEFAULT_THRESHOLD,
+  placeModel,
+  textLayout,
+  type Layout as DataLayout,
+} from "../src/io/placement.js";
+import { isRangePiece, type Piece } from "../src/proto/writer.js";
+import { BlobSource } from "./blob-source.js";
 import { modelInfo, type ModelInfo } from "../src/ir/info.js";
 import { functionWhere } from "../src/ir/functions.js";
 import { functionOpsets, opsetMap } from "../src/ir/opsets.js";
@@ -332,6 +339,54 @@ function summary(side: Side): Summary {
 
 // ---- actions ----
 
+/**
+ * What a run in the page may hold at once: weights are read from their files when a node needs
+ * them and let go after, so a model larger than this runs when each point of it fits. Past it,
+ * the run stops with a message naming the node (the command line's `run` has --max-memory).
+ */
+const PAGE_BUDGET = 2 ** 31;
+const PAGE_BUDGET_NAME = "the page's budget; onnx-expand run --max-memory sets more";
+
+/**
+ * A model as the files a download gives: the model, and its data file when it keeps tensors in
+ * one (as when saved into another folder: external tensors copied into `<name>.data`, and any
+ * model that would pass 2 GiB). The files are Blobs made of slices of the picked files and of the
+ * encoded bytes: no weight is read into the worker's memory.
+ */
+function downloadFiles(
+  model: Model,
+  name: string,
+  format: "binary" | "text",
+): { name: string; blob: Blob }[] {
+  const dataName = `${name}.data`;
+  const place = { dataName, threshold: DEFAULT_THRESHOLD, keeps: () => false };
+  const part = (p: Piece): BlobPart => {
+    if (!isRangePiece(p)) return p as BlobPart;
+    const s = p.source;
+    return s instanceof BlobSource
+      ? s.blob.slice(p.offset, p.offset + p.length)
+      : (s.read(p.offset, p.length) as BlobPart);
+  };
+  const data = (layout: DataLayout | undefined): { name: string; blob: Blob }[] => {
+    if (!layout || layout.items.length === 0) return [];
+    const parts: BlobPart[] = [];
+    let pos = 0;
+    for (const item of layout.items) {
+      if (item.at > pos) parts.push(new Uint8Array(item.at - pos));
+      parts.push(part(item.bytes));
+      pos = item.at + item.bytes.length;
+    }
+    return [{ name: dataName, blob: new Blob(parts) }];
+  };
+  if (format === "text") {
+    const layout = textLayout(model, place);
+    const text = printModel(model, layout ? { tensorHook: layout.hook } : {});
+    return [{ name, blob: new Blob([text]) }, ...data(layout)];
+  }
+  const placed = placeModel(model, place, name);
+  return [{ name, blob: new Blob(placed.pieces.map(part)) }, ...data(placed.layout)];
+}
+
 /** The new result as side b; anything failing on the way leaves the session as it was. */
 function transformed(step: () => { result: Loaded; notes: Note[] }): TransformAnswer {
   const before = { b: session.b, side: sides.b };
@@ -391,11 +446,17 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
     // A load that fails leaves the session as it was.
     const before = { a: session.a, b: session.b };
     try {
-      const a = session.load(msg.name, msg.bytes);
+      const a = session.loadFiles(
+        msg.files.map((f) => ({ name: f.name, source: new BlobSource(f.blob, f.name) })),
+      );
       const loaded = loadSide(a.name, a.model);
       sides.a = loaded;
       sides.b = undefined;
-      return summary(loaded);
+      const notes = a.missing.map(
+        (loc) =>
+          `'${loc}' was not opened with the model: the values of the tensors it holds cannot be shown or run (pick the model and its data files together)`,
+      );
+      return { ...summary(loaded), ...(notes.length ? { notes } : {}) };
     } catch (e) {
       session.a = before.a;
       session.b = before.b;
@@ -467,15 +528,12 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
     return out;
   },
   download(msg) {
-    const s = side(msg.side);
-    return msg.format === "text"
-      ? new TextEncoder().encode(printModel(s.model))
-      : encodeModel(s.model);
+    return downloadFiles(side(msg.side).model, msg.name, msg.format);
   },
   run(msg) {
     const before = gemmThreadStats().tasks;
     const t0 = performance.now();
-    const r = session.run(msg);
+    const r = session.run(msg, { maxMemory: PAGE_BUDGET, budgetName: PAGE_BUDGET_NAME });
     const ms = performance.now() - t0;
     const after = gemmThreadStats().tasks;
     const helped = after.filter((n, i) => n > (before[i] ?? 0)).length;

@@ -10,7 +10,7 @@ import type { RValue } from "../interp/types.js";
 import type { Note } from "../passes/pass.js";
 import { compareOutputs, type OutputComparison } from "./compare.js";
 import { requestedInputs, type InputRequest } from "./inputs.js";
-import { modelFromBytes } from "./load.js";
+import { modelFromBytes, modelFromFiles, type PickedFile } from "./load.js";
 import { RefusedError } from "./notes.js";
 import { assertRunnable } from "./runnable.js";
 import { convert, expand, type TransformResult } from "./transform.js";
@@ -38,6 +38,18 @@ export class Session {
     this.a = { name, model: modelFromBytes(bytes, name) };
     this.b = undefined;
     return this.a;
+  }
+
+  /**
+   * Opens a model and its data files (see load.ts, modelFromFiles) as the new a; the result is
+   * dropped. Data files the model names that were not given are listed in `missing`.
+   */
+  loadFiles(files: PickedFile[]): Loaded & { missing: string[] } {
+    const opened = modelFromFiles(files);
+    this.progress(`decoding ${opened.name}…`);
+    this.a = { name: opened.name, model: opened.model };
+    this.b = undefined;
+    return { ...this.a, missing: opened.missing };
   }
 
   private loaded(): Loaded {

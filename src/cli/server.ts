@@ -4,11 +4,13 @@
 // Origin or Sec-Fetch-Site, a method other than GET/HEAD, a path that is not one of the page's
 // files) is refused with a 4xx status and a one-line text body; no request can end the server.
 
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { createReadStream, existsSync, readFileSync, statSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { basename, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { OnnxError } from "../errors.js";
+import { externalEntry, externalFile, loadModel } from "../io/files.js";
+import { walkTensors } from "../ir/traverse.js";
 
 /**
  * The page's header set, sent with every response of the server (and used by the browser tests):
@@ -61,7 +63,8 @@ export interface InspectServer {
 /** What the server answers a request with, decided from its method, headers and path alone. */
 export type Verdict =
   | { kind: "file"; name: string }
-  | { kind: "preload" }
+  /** The preloaded model (0) or one of its data files (1, 2, ...). */
+  | { kind: "preload"; index: number }
   | { kind: "refuse"; status: number; reason: string; allow?: string };
 
 /** The Host values the server answers to: its own address and port, by IPv4, IPv6 or name. */
@@ -110,7 +113,9 @@ export function judgeRequest(
     return refuse(400, "bad percent-encoding in the path");
   }
   if (path === "/") return { kind: "file", name: "index.html" };
-  if (path === "/preload") return { kind: "preload" };
+  if (path === "/preload") return { kind: "preload", index: 0 };
+  const data = /^\/preload\/([1-9]\d{0,5})$/.exec(path);
+  if (data) return { kind: "preload", index: Number(data[1]) };
   const name = path.slice(1);
   if (!FILE_NAME.test(name)) return refuse(404, "not found");
   return { kind: "file", name };
@@ -121,12 +126,12 @@ export function serveInspector(
   opts: { port?: number; model?: string } = {},
 ): Promise<InspectServer> {
   const dir = webDir();
-  let preload: { bytes: Buffer; name: string } | undefined;
+  let preload: Preload | undefined;
   if (opts.model !== undefined) {
     if (!existsSync(opts.model)) throw new OnnxError("E_IO", "no such file", opts.model);
     if (!statSync(opts.model).isFile())
       throw new OnnxError("E_IO", "not a regular file", opts.model);
-    preload = { bytes: readFileSync(opts.model), name: basename(opts.model) };
+    preload = preloadFiles(opts.model);
   }
   let port = opts.port ?? 0;
   const server = createServer((req, res) => {
@@ -182,12 +187,32 @@ function send(
     .end(bytes);
 }
 
+/**
+ * The preloaded model and the data files its external tensors name (checked as any command
+ * checks them: inside the model's folder, regular files), served as /preload and /preload/<i>,
+ * each streamed from disk when asked for.
+ */
+type Preload = { name: string; path: string }[];
+
+function preloadFiles(model: string): Preload {
+  const files: Preload = [{ name: basename(model), path: model }];
+  const seen = new Set<string>();
+  for (const t of walkTensors(loadModel(model))) {
+    if (t.data.kind !== "external") continue;
+    const loc = externalEntry(t, "location") ?? "";
+    if (seen.has(loc)) continue;
+    seen.add(loc);
+    files.push({ name: loc, path: externalFile(t, model) });
+  }
+  return files;
+}
+
 function answer(
   req: IncomingMessage,
   res: ServerResponse,
   verdict: Verdict,
   dir: string,
-  preload: { bytes: Buffer; name: string } | undefined,
+  preload: Preload | undefined,
 ): void {
   if (req.method !== "GET" && req.method !== "HEAD") res.shouldKeepAlive = false;
   if (verdict.kind === "refuse") {
@@ -195,12 +220,38 @@ function answer(
     return;
   }
   if (verdict.kind === "preload") {
-    if (!preload) send(res, 404, "no model given");
+    const f = preload?.[verdict.index];
+    if (!f) {
+      send(res, 404, preload ? "no such data file" : "no model given");
+      return;
+    }
+    // Streamed from disk: a model of gigabytes is never held by the server.
+    let size: number;
+    try {
+      size = statSync(f.path).size;
+    } catch {
+      send(res, 404, "the file is gone");
+      return;
+    }
+    res.writeHead(200, {
+      ...PAGE_HEADERS,
+      "cache-control": "no-store",
+      "content-type": "application/octet-stream",
+      "content-length": String(size),
+      ...(verdict.index === 0
+        ? {
+            "x-model-name": encodeURIComponent(f.name),
+            "x-data-files": encodeURIComponent(
+              JSON.stringify(preload!.slice(1).map((d) => d.name)),
+            ),
+          }
+        : {}),
+    });
+    if (req.method === "HEAD") res.end();
     else
-      send(res, 200, preload.bytes, {
-        "content-type": "application/octet-stream",
-        "x-model-name": encodeURIComponent(preload.name),
-      });
+      createReadStream(f.path)
+        .on("error", () => res.destroy())
+        .pipe(res);
     return;
   }
   const file = join(dir, verdict.name);

@@ -60,6 +60,8 @@ export class MemoryBudget {
     readonly limit: number,
     /** Bytes the run may hold on the JavaScript heap. */
     readonly heapLimit: number = heapAllowance(),
+    /** How the message names the limit (what sets it). */
+    readonly limitName = "--max-memory",
   ) {}
 
   /** Bytes in use now. */
@@ -82,7 +84,7 @@ export class MemoryBudget {
     if (used + bytes > this.limit)
       throw new OnnxError(
         "E_RUNTIME",
-        `needs ${formatBytes(bytes)}${forWhat} with ${formatBytes(used)} already held, over the memory budget of ${formatBytes(this.limit)} (--max-memory)`,
+        `needs ${formatBytes(bytes)}${forWhat} with ${formatBytes(used)} already held, over the memory budget of ${formatBytes(this.limit)} (${this.limitName})`,
       );
     if (heap) {
       const usedHeap = this.liveHeap + this.transientHeap;

@@ -31,6 +31,8 @@ export interface RunOptions {
    * heap (string tensors) are also held to half of what V8's heap limit leaves.
    */
   maxMemory?: number;
+  /** What sets maxMemory, as the error names it (default "--max-memory"). */
+  budgetName?: string;
   /** Also return these intermediate values (true: every value of the main graph). */
   keepIntermediates?: string[] | boolean;
   /** Filled in while running: the most values held at once in the main graph's scope. */
@@ -260,7 +262,7 @@ class Executor {
     this.maxIterations = opts.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.stats = opts.stats;
     this.timings = opts.profile ? [] : undefined;
-    this.budget = new MemoryBudget(opts.maxMemory ?? Infinity);
+    this.budget = new MemoryBudget(opts.maxMemory ?? Infinity, undefined, opts.budgetName);
   }
 
   /**

@@ -10,7 +10,7 @@ import { decodeModel, encodeModel } from "./codec.js";
 import { DataFiles, loadExternalData, resolveExternalData } from "./external.js";
 import { FileSource } from "./file-source.js";
 import { isTextPath, looksBinary } from "./format.js";
-import { compactModel } from "./ranged.js";
+import { compactModel, LAZY_FROM, RANGED_FROM } from "./ranged.js";
 
 export { isTextPath } from "./format.js";
 export { decodeModel, encodeModel };
@@ -76,14 +76,7 @@ export interface LoadOptions {
   regularFileOnly?: boolean;
 }
 
-/**
- * Model files from this size on are read in ranges (io/ranged.ts): the raw data of their large
- * tensors stays in the file until something needs it. Smaller files are read whole, which is
- * faster, and their large raw data is a view of the file's buffer.
- */
-export const RANGED_FROM = 128 << 20;
-/** In a file read in ranges, tensors with this much raw data or more stay in the file. */
-export const LAZY_FROM = 64 << 10;
+export { LAZY_FROM, RANGED_FROM } from "./ranged.js";
 
 /** Loads a .onnx or .onnxtxt file. External tensors get the range of their data file (not read). */
 export function loadModel(path: string, opts: LoadOptions = {}): Model {

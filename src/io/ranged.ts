@@ -13,6 +13,15 @@ import { MAX_NESTING } from "../proto/wire.js";
 import { LEN, VARINT, Writer } from "../proto/writer.js";
 
 /**
+ * Model files from this size on are read in ranges: the raw data of their large tensors stays in
+ * the file until something needs it. Smaller files are read whole, which is faster, and their
+ * large raw data is a view of the file's buffer.
+ */
+export const RANGED_FROM = 128 << 20;
+/** In a file read in ranges, tensors with this much raw data or more stay in the file. */
+export const LAZY_FROM = 64 << 10;
+
+/**
  * The field that stands for a hole in a compact TensorProto: a number no TensorProto field has
  * (they end at 16), small enough for the writer's tags (below 2^28).
  */

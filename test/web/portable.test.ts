@@ -1,5 +1,5 @@
 // The library runs in a browser: `node:` modules are imported only by the Node-only layer (the CLI,
-// file reading and atomic writing, backend-test folders, and the `*.node.ts` modules the web build swaps
+// file reading (data files opened, ranges read) and writing (atomic, streamed), backend-test folders, and the `*.node.ts` modules the web build swaps
 // for their `*.web.ts` siblings).
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -12,6 +12,9 @@ const NODE_ONLY = [
   /\.node\.ts$/,
   /^io\/files\.ts$/,
   /^io\/atomic\.ts$/,
+  /^io\/external\.ts$/,
+  /^io\/file-source\.ts$/,
+  /^io\/save\.ts$/,
   /^interp\/backend-test\.ts$/,
   /^interp\/kernels\/wasm\/assemble\.mjs$/,
 ];
