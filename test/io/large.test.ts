@@ -174,6 +174,36 @@ describe("external data into another folder", () => {
   });
 });
 
+describe("convert --output-dir", () => {
+  it("writes each model's data beside it in the output folder, on worker threads too", () => {
+    const other = join(root, "other-src");
+    mkdirSync(other);
+    for (const f of readdirSync(join(root, "src")))
+      copyFileSync(join(root, "src", f), join(other, f === "model.onnx" ? "second.onnx" : f));
+    const out = folder();
+    const r = runCli([
+      "convert",
+      src,
+      join(other, "second.onnx"),
+      "--opset",
+      "18",
+      "--output-dir",
+      out,
+      "--jobs",
+      "2",
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(out).sort()).toEqual([
+      "model.onnx",
+      "model.onnx.data",
+      "second.onnx",
+      "second.onnx.data",
+    ]);
+    expectSameWeights(join(out, "model.onnx"));
+    expectSameWeights(join(out, "second.onnx"));
+  });
+});
+
 describe("external data into the model's own folder", () => {
   it("keeps the references, writes no data file and reads no weight", () => {
     const dir = join(root, "same");
