@@ -35,6 +35,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { makeLargeModel, weightBytes, type LargeModelOptions } from "../scripts/large-models.js";
 import { onnxPython } from "./onnx-python.js";
+import { fmtRun, median, summary, time, verdict, type Run } from "./process.js";
 
 const argv = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -46,31 +47,10 @@ const only = opt("--only")?.split(",");
 const root = fileURLToPath(new URL("..", import.meta.url));
 const bin = join(root, "dist", "cli", "bin.cjs");
 if (!existsSync(bin)) throw new Error("dist/cli/bin.cjs is missing: run `npm run build` first");
-const gnuTime = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
 const dir = opt("--dir") ?? mkdtempSync(join(tmpdir(), "bench-large-"));
 mkdirSync(dir, { recursive: true });
 
-interface Run {
-  ms: number;
-  rssMB: number;
-}
-
-function time(cmd: string, args: string[]): Run {
-  const full = gnuTime ? [gnuTime, ["-f", "%M", cmd, ...args]] : [cmd, args];
-  const t0 = performance.now();
-  const r = spawnSync(full[0] as string, full[1] as string[], {
-    encoding: "utf8",
-    maxBuffer: 1 << 26,
-  });
-  const ms = performance.now() - t0;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed:\n${r.stderr}`);
-  const kb = gnuTime ? Number(r.stderr.trim().split("\n").pop()) : NaN;
-  return { ms, rssMB: kb / 1024 };
-}
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const fmt = (r: Run) =>
-  `${r.ms >= 1000 ? `${(r.ms / 1000).toFixed(2)} s` : `${r.ms.toFixed(0)} ms`}${Number.isNaN(r.rssMB) ? "" : `, ${r.rssMB.toFixed(0)} MB`}`;
-const verdict = (ok: boolean) => (ok ? "[meets target]" : "[misses target]");
+const fmt = fmtRun;
 const GB = (n: number) => `${(n / 1e9).toFixed(2)} GB`;
 
 const py = onnxPython();
@@ -148,10 +128,7 @@ for (const [name, o] of Object.entries(MODELS)) {
       rmSync(same, { force: true });
       runsSame.push(time(process.execPath, [bin, ...args, model, "-o", same]));
     }
-    const rs = {
-      ms: median(runsSame.map((r) => r.ms)),
-      rssMB: Math.max(...runsSame.map((r) => r.rssMB)),
-    };
+    const rs = summary(runsSame);
     note(rs);
     const sameTarget = o.files > 0 ? rs.ms <= 1000 : true;
     console.log(
@@ -187,7 +164,7 @@ for (const [name, o] of Object.entries(MODELS)) {
         copies.push(time("cp", [...files, irDir]));
       }
     }
-    const r = { ms: median(ours.map((x) => x.ms)), rssMB: Math.max(...ours.map((x) => x.rssMB)) };
+    const r = summary(ours);
     note(r);
     const dataBytes = readdirSync(newDir).reduce((n, f) => n + statSync(join(newDir, f)).size, 0);
     const rate = dataBytes / (r.ms / 1000);
@@ -197,10 +174,7 @@ for (const [name, o] of Object.entries(MODELS)) {
       line += `; cp of the files ${(c / 1000).toFixed(2)} s (${GB(bytes / (c / 1000))}/s: the disk's own rate now)`;
     }
     if (theirs.length) {
-      const t = {
-        ms: median(theirs.map((x) => x.ms)),
-        rssMB: Math.max(...theirs.map((x) => x.rssMB)),
-      };
+      const t = summary(theirs);
       const ratio = r.ms / t.ms;
       line += `; onnx_ir load + save ${fmt(t)}; ours/onnx_ir ${ratio.toFixed(2)} ${o.fill === "sparse" ? "(memory case: one run each)" : `${verdict(ratio <= 1.5)} (target <= 1.5)`}`;
     }

@@ -35,6 +35,7 @@ import { DataType } from "../src/ir/types.js";
 import { encodeTensorBytes } from "../src/io/encode.js";
 import { logSumChain, reduceChain } from "./chains.js";
 import { onnxPython } from "./onnx-python.js";
+import { fmtMs, fmtRun, summary, time, verdict, type Run } from "./process.js";
 
 const argv = process.argv.slice(2);
 const opt = (name: string): string | undefined => {
@@ -55,47 +56,13 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const bin = join(root, "dist", "cli", "bin.cjs");
 if (!existsSync(bin)) throw new Error("dist/cli/bin.cjs is missing: run `npm run build` first");
 const base = opt("--base");
-const gnuTime = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined;
-
-interface Run {
-  ms: number;
-  /** Peak RSS in MB (GNU time), or NaN. */
-  rssMB: number;
-}
-
-/** One process: wall time and peak RSS. Throws with its stderr when it fails. */
-function time(cmd: string, args: string[]): Run {
-  const full = gnuTime ? [gnuTime, ["-f", "%M", cmd, ...args]] : [cmd, args];
-  const t0 = performance.now();
-  const r = spawnSync(full[0] as string, full[1] as string[], {
-    encoding: "utf8",
-    maxBuffer: 1 << 26,
-    timeout: 1_800_000,
-  });
-  const ms = performance.now() - t0;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed:\n${r.stderr}`);
-  const kb = gnuTime ? Number(r.stderr.trim().split("\n").pop()) : NaN;
-  return { ms, rssMB: kb / 1024 };
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 /** Runs each job `repeat` times, interleaved; the median time and the largest peak RSS of each. */
 function sideBySide(jobs: Record<string, () => Run>): Record<string, Run> {
   const runs: Record<string, Run[]> = Object.fromEntries(Object.keys(jobs).map((k) => [k, []]));
   for (let i = 0; i < repeat; i++) for (const [k, f] of Object.entries(jobs)) runs[k]!.push(f());
-  return Object.fromEntries(
-    Object.entries(runs).map(([k, rs]) => [
-      k,
-      { ms: median(rs.map((r) => r.ms)), rssMB: Math.max(...rs.map((r) => r.rssMB)) },
-    ]),
-  );
+  return Object.fromEntries(Object.entries(runs).map(([k, rs]) => [k, summary(rs)]));
 }
 
-const fmtMs = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
-const fmtRun = (r: Run) =>
-  `${fmtMs(r.ms)}${Number.isNaN(r.rssMB) ? "" : `, ${r.rssMB.toFixed(0)} MB`}`;
-const verdict = (ok: boolean) => (ok ? "[meets target]" : "[misses target]");
 const label = (n: number) =>
   n >= 1e6 && n % 1e6 === 0 ? `${n / 1e6}M` : n >= 1e3 && n % 1e3 === 0 ? `${n / 1e3}k` : `${n}`;
 

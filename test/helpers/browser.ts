@@ -126,3 +126,23 @@ export function serveStatic(dir: string): Promise<{ url: string; server: Server 
     }),
   );
 }
+
+/**
+ * Opens the page at `url` and picks `files` (a model, or a model and its data files); resolves
+ * when the first pane is drawn (or the page shows an error) and the page is idle again.
+ */
+export async function openInPage(page: Page, url: string, files: string | string[]): Promise<void> {
+  await page.goto(url);
+  await page.locator("body[data-state=ready]").waitFor();
+  await page.setInputFiles("#file", files);
+  await page.waitForFunction(
+    () =>
+      document.getElementById("pane-a")?.dataset.drawn !== undefined ||
+      !!document.body.dataset.error,
+    undefined,
+    { timeout: 120_000 },
+  );
+  await page.waitForFunction(() => document.body.dataset.state !== "busy", undefined, {
+    timeout: 120_000,
+  });
+}

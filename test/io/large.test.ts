@@ -122,6 +122,19 @@ function folder(): string {
   return d;
 }
 
+/** A copy of the source model's folder (model.onnx as `model`, and its data files). */
+function copyOfSource(name: string, model = "model.onnx"): string {
+  const dir = join(root, name);
+  mkdirSync(dir);
+  for (const f of readdirSync(join(root, "src")))
+    copyFileSync(join(root, "src", f), join(dir, f === "model.onnx" ? model : f));
+  return dir;
+}
+
+/** `convert MODEL --opset 18 -o OUT ...extra` (the source model unless `model` is given). */
+const convert18 = (out: string, extra: string[] = [], model = src) =>
+  runCli(["convert", model, "--opset", "18", "-o", out, ...extra]);
+
 describe("external data into another folder", () => {
   it("convert copies every tensor into <output>.data, 4 KiB aligned, byte for byte", async () => {
     const out = folder();
@@ -176,10 +189,7 @@ describe("external data into another folder", () => {
 
 describe("convert --output-dir", () => {
   it("writes each model's data beside it in the output folder, on worker threads too", () => {
-    const other = join(root, "other-src");
-    mkdirSync(other);
-    for (const f of readdirSync(join(root, "src")))
-      copyFileSync(join(root, "src", f), join(other, f === "model.onnx" ? "second.onnx" : f));
+    const other = copyOfSource("other-src", "second.onnx");
     const out = folder();
     const r = runCli([
       "convert",
@@ -206,10 +216,7 @@ describe("convert --output-dir", () => {
 
 describe("external data into the model's own folder", () => {
   it("keeps the references, writes no data file and reads no weight", () => {
-    const dir = join(root, "same");
-    mkdirSync(dir);
-    for (const f of readdirSync(join(root, "src")))
-      copyFileSync(join(root, "src", f), join(dir, f));
+    const dir = copyOfSource("same");
     const before = fileReads.count;
     const m = loadModel(join(dir, "model.onnx"));
     const converted = convertModel(m, 18).model!;
@@ -227,21 +234,13 @@ describe("external data into the model's own folder", () => {
   });
 
   it("a data file the output would replace is written anew, not over what the model reads", async () => {
-    const dir = join(root, "replace");
-    mkdirSync(dir);
-    for (const f of readdirSync(join(root, "src")))
-      copyFileSync(join(root, "src", f), join(dir, f));
+    const dir = copyOfSource("replace");
     // Every tensor of 1 KiB or more into weights_0.bin, which the input itself reads from.
-    const r = runCli([
-      "convert",
-      join(dir, "model.onnx"),
-      "--opset",
-      "18",
-      "-o",
+    const r = convert18(
       join(dir, "m18.onnx"),
-      "--external-data",
-      "weights_0.bin",
-    ]);
+      ["--external-data", "weights_0.bin"],
+      join(dir, "model.onnx"),
+    );
     expect(r.code, r.stderr).toBe(0);
     const m = expectSameWeights(join(dir, "m18.onnx"));
     const locations = new Set(externalEntries(m).map((e) => e.location));
@@ -253,13 +252,7 @@ describe("external data into the model's own folder", () => {
 describe("--external-data, --size-threshold, --inline-data", () => {
   it("moves what reaches the threshold into the named file; the rest inline", () => {
     const out = folder();
-    const r = runCli([
-      "convert",
-      src,
-      "--opset",
-      "18",
-      "-o",
-      join(out, "a.onnx"),
+    const r = convert18(join(out, "a.onnx"), [
       "--external-data",
       "w.bin",
       "--size-threshold",
@@ -275,7 +268,7 @@ describe("--external-data, --size-threshold, --inline-data", () => {
 
   it("--inline-data writes one self-contained file", async () => {
     const out = folder();
-    const r = runCli(["convert", src, "--opset", "18", "-o", join(out, "a.onnx"), "--inline-data"]);
+    const r = convert18(join(out, "a.onnx"), ["--inline-data"]);
     expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(out)).toEqual(["a.onnx"]);
     const m = expectSameWeights(join(out, "a.onnx"));
@@ -285,28 +278,9 @@ describe("--external-data, --size-threshold, --inline-data", () => {
 
   it("refuses both at once, and a data file name with a folder", () => {
     const out = folder();
-    let r = runCli([
-      "convert",
-      src,
-      "--opset",
-      "18",
-      "-o",
-      join(out, "a.onnx"),
-      "--inline-data",
-      "--external-data",
-      "x.bin",
-    ]);
+    let r = convert18(join(out, "a.onnx"), ["--inline-data", "--external-data", "x.bin"]);
     expectOneLineError(r, /--inline-data or --external-data, not both/);
-    r = runCli([
-      "convert",
-      src,
-      "--opset",
-      "18",
-      "-o",
-      join(out, "a.onnx"),
-      "--external-data",
-      "sub/x.bin",
-    ]);
+    r = convert18(join(out, "a.onnx"), ["--external-data", "sub/x.bin"]);
     expectOneLineError(r, /must be a plain file name/);
     expect(readdirSync(out)).toEqual([]);
   });
@@ -377,19 +351,9 @@ describe("files read in ranges", () => {
 
 describe("bad external data", () => {
   it("a short data file is refused naming the tensor and the file", () => {
-    const dir = join(root, "short");
-    mkdirSync(dir);
-    for (const f of readdirSync(join(root, "src")))
-      copyFileSync(join(root, "src", f), join(dir, f));
+    const dir = copyOfSource("short");
     truncateSync(join(dir, "weights_2.bin"), 100);
-    const r = runCli([
-      "convert",
-      join(dir, "model.onnx"),
-      "--opset",
-      "18",
-      "-o",
-      join(dir, "x.onnx"),
-    ]);
+    const r = convert18(join(dir, "x.onnx"), [], join(dir, "model.onnx"));
     expectOneLineError(
       r,
       /external data of tensor '(gamma|w)_2' .* is past the end of 'weights_2\.bin'/,

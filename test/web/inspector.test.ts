@@ -20,6 +20,7 @@ import { DataType } from "../../src/ir/types.js";
 import {
   findChromium,
   NO_CHROMIUM,
+  openInPage,
   startPageSession,
   type PageSession,
 } from "../helpers/browser.js";
@@ -101,19 +102,7 @@ async function waitIdle(page: Page): Promise<void> {
   });
 }
 
-async function openModel(page: Page, url: string, file: string): Promise<void> {
-  await page.goto(url);
-  await page.locator("body[data-state=ready]").waitFor();
-  await page.setInputFiles("#file", file);
-  await page.waitForFunction(
-    () =>
-      document.getElementById("pane-a")?.dataset.drawn !== undefined ||
-      !!document.body.dataset.error,
-    undefined,
-    { timeout: 120_000 },
-  );
-  await waitIdle(page);
-}
+const openModel = openInPage;
 
 /** Nodes a pane's canvas draws with a mark: boxes, and Constants folded into them (each once). */
 const markedNodes = (page: Page, side: "a" | "b", mark: string) =>

@@ -16,6 +16,7 @@ import { fillValues, makeLargeModel } from "../../scripts/large-models.js";
 import {
   findChromium,
   NO_CHROMIUM,
+  openInPage,
   startPageSession,
   type PageSession,
 } from "../helpers/browser.js";
@@ -55,19 +56,7 @@ describe.skipIf(!chromium)(
       rmSync(dir, { recursive: true, force: true });
     });
 
-    async function open(files: string[]): Promise<void> {
-      await page.goto(session.srv.url);
-      await page.locator("body[data-state=ready]").waitFor();
-      await page.setInputFiles("#file", files);
-      await page.waitForFunction(
-        () =>
-          document.getElementById("pane-a")?.dataset.drawn !== undefined ||
-          !!document.body.dataset.error,
-        undefined,
-        { timeout: 60_000 },
-      );
-      await page.locator("body:not([data-state=busy])").waitFor({ timeout: 60_000 });
-    }
+    const open = (files: string[]) => openInPage(page, session.srv.url, files);
 
     it("picked with its data files: draws, shows a weight's values, runs, downloads model + data", async () => {
       await open([model, ...data()]);
