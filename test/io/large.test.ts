@@ -28,7 +28,8 @@ import { run } from "../../src/interp/executor.js";
 import { decodeValueProto, encodeTensorFiles } from "../../src/interp/value-proto.js";
 import { encodeModel } from "../../src/io/codec.js";
 import { fileReads, loadModel, saveModel } from "../../src/io/files.js";
-import { readRange, type Tensor } from "../../src/ir/tensor.js";
+import { readRange, Tensor } from "../../src/ir/tensor.js";
+import { DataType } from "../../src/ir/types.js";
 import { walkTensors } from "../../src/ir/traverse.js";
 import type { Model } from "../../src/ir/types.js";
 import { fillValues, makeLargeModel } from "../../scripts/large-models.js";
@@ -231,6 +232,31 @@ describe("external data into the model's own folder", () => {
     ]);
     const back = expectSameWeights(join(dir, "m18.onnx"));
     for (const e of externalEntries(back)) expect(e.location).toMatch(/^weights_\d\.bin$/);
+  });
+
+  it("a tensor a transform made goes to <output>.data; the others keep their references", () => {
+    const dir = copyOfSource("made");
+    const m = loadModel(join(dir, "model.onnx"));
+    // As a transform would: a new 2 KiB initializer (and a small one, which stays inline).
+    const made = new Float32Array(512).map((_, i) => i + 1);
+    m.graph.initializers.push(
+      new Tensor(
+        DataType.FLOAT,
+        [512],
+        { kind: "raw", bytes: new Uint8Array(made.buffer) },
+        "made",
+      ),
+      new Tensor(DataType.FLOAT, [4], { kind: "raw", bytes: new Uint8Array(16) }, "tiny"),
+    );
+    saveModel(m, join(dir, "out.onnx"));
+    const back = loadModel(join(dir, "out.onnx"));
+    const where = new Map(externalEntries(back).map((e) => [e.name, e.location]));
+    expect(where.get("made")).toBe("out.onnx.data");
+    expect(where.has("tiny")).toBe(false);
+    expect(where.get("w_0")).toBe("weights_0.bin");
+    const t = back.graph.initializers.find((x) => x.name === "made")!;
+    expect(t.numbers().slice(0, 3)).toEqual([1, 2, 3]);
+    expect(statSync(join(dir, "out.onnx.data")).size).toBe(2048);
   });
 
   it("a data file the output would replace is written anew, not over what the model reads", async () => {
