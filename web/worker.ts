@@ -9,13 +9,7 @@ import type { ExpandOptions } from "../src/expand/context.js";
 import { analyzeModel } from "../src/check/analyze.js";
 import { modelFunctions } from "../src/check/functions.js";
 import { formatProblem, type Problem } from "../src/check/report.js";
-import {
-  diffCounts,
-  diffModels,
-  functionKey,
-  type DiffCounts,
-  type GraphDiff,
-} from "../src/diff/index.js";
+import { diffCounts, diffModels, type DiffCounts, type GraphDiff } from "../src/diff/index.js";
 import { OnnxError } from "../src/errors.js";
 import { parseOpList } from "../src/expand/select.js";
 import { gemmArena } from "../src/interp/kernels/wasm/gemm.js";
@@ -25,8 +19,9 @@ import { storageBytes, toFloat64 } from "../src/interp/tensor.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
 import { encodeModel } from "../src/io/codec.js";
 import { modelInfo, type ModelInfo } from "../src/ir/info.js";
-import { functionWhere } from "../src/ir/functions.js";
+import { functionLabel, functionWhere } from "../src/ir/functions.js";
 import { functionOpsets, opsetMap } from "../src/ir/opsets.js";
+import { visitModel } from "../src/ir/visit.js";
 import { attributeGraphs } from "../src/ir/traverse.js";
 import type { Attribute, Function, Graph, Model, Node, Type } from "../src/ir/types.js";
 import type { Note } from "../src/passes/pass.js";
@@ -100,30 +95,40 @@ if (helperPlatform()) {
 function collectViews(model: Model): Map<string, View> {
   const views = new Map<string, View>();
   const opsets = opsetMap(model.opsetImports);
-  const visit = (owner: Graph | Function, id: string, title: string, o: Map<string, number>) => {
-    views.set(id, { id, title, owner, opsets: o });
-    owner.nodes.forEach((n, i) => {
-      for (const a of n.attributes)
-        attributeGraphs(a).forEach((g, k) => {
-          const many = a.type === "GRAPHS";
-          visit(
-            g,
-            `${id}/${i}.${a.name}${many ? `[${k}]` : ""}`,
-            `${title} › ${n.name || n.opType} (${n.opType}).${a.name}${many ? `[${k}]` : ""}`,
-            o,
-          );
-        });
-    });
-  };
-  visit(model.graph, "main", model.graph.name ? `graph ${model.graph.name}` : "main graph", opsets);
-  model.functions.forEach((f, i) =>
-    visit(
-      f,
-      `fn${i}`,
-      `function ${f.domain ? `${f.domain}.` : ""}${f.name}`,
-      functionOpsets(f, opsets),
-    ),
-  );
+  let fn = 0; // function bodies are entered in model order
+  visitModel<View>(model, {
+    enter(scope, parent) {
+      const owner = scope.owner;
+      let view: View;
+      if (parent && scope.site) {
+        const { node: n, index, attribute, k } = scope.site;
+        const at = `${attribute}${k === undefined ? "" : `[${k}]`}`;
+        view = {
+          id: `${parent.id}/${index}.${at}`,
+          title: `${parent.title} › ${n.name || n.opType} (${n.opType}).${at}`,
+          owner,
+          opsets: parent.opsets,
+        };
+      } else if (owner === model.graph)
+        view = {
+          id: "main",
+          title: owner.name ? `graph ${owner.name}` : "main graph",
+          owner,
+          opsets,
+        };
+      else {
+        const f = owner as Function;
+        view = {
+          id: `fn${fn++}`,
+          title: `function ${f.domain ? `${f.domain}.` : ""}${f.name}`,
+          owner,
+          opsets: functionOpsets(f, opsets),
+        };
+      }
+      views.set(view.id, view);
+      return view;
+    },
+  });
   return views;
 }
 
@@ -302,7 +307,8 @@ function applyDiff(): DiffCounts {
   b.pairs.clear();
   const d = diffModels(a.model, b.model);
   markGraph(d.graph, "main", "main");
-  const fnIndex = (m: Model, name: string) => m.functions.findIndex((f) => functionKey(f) === name);
+  const fnIndex = (m: Model, name: string) =>
+    m.functions.findIndex((f) => functionLabel(f) === name);
   for (const f of d.functions) {
     const ia = fnIndex(a.model, f.name);
     const ib = fnIndex(b.model, f.name);

@@ -2,11 +2,11 @@
 // functions by key, opset maps, and a unit (a graph with its subgraphs, or a function body: where
 // calls are replaced, with its names, types and constants).
 
-import { nodeLabel, OnnxError } from "../errors.js";
+import { OnnxError } from "../errors.js";
 import { conversionError, convertModel } from "../convert/index.js";
 import { NameScope } from "../ir/graph.js";
-import { attributeGraphs, hasGraphAttribute, someGraphNode } from "../ir/traverse.js";
-import type { Attribute, Function, Graph, Model, Node, Type } from "../ir/types.js";
+import { attributeGraphs, someGraphNode } from "../ir/traverse.js";
+import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import type { Note, PassContext } from "../passes/pass.js";
 import type { SchemaRegistry } from "../schema/registry.js";
 import { OpSet, type OpSelector } from "./select.js";
@@ -163,62 +163,6 @@ export class Notes {
 /** The info note of an expansion: "expanded N calls". */
 export function expandedNote(calls: number): Note {
   return { level: "info", message: `expanded ${calls} call${calls === 1 ? "" : "s"}` };
-}
-
-/**
- * A node list with some nodes replaced, at any depth (If/Loop/Scan bodies included): `replace`
- * is asked about each node (its subgraphs already walked) with a label for notes, and gives the
- * nodes to put in its place, or undefined to keep it. Undefined when nothing changed; what did
- * not change is shared.
- */
-export function rewriteNodes(
-  nodes: Node[],
-  where: string,
-  replace: (node: Node, label: () => string) => Node[] | undefined,
-): Node[] | undefined {
-  let out: Node[] | undefined;
-  for (let i = 0; i < nodes.length; i++) {
-    const original = nodes[i]!;
-    // Labels are made only when something is reported (or a subgraph names its place).
-    let labelText: string | undefined;
-    const label = () => (labelText ??= `${where} > ${nodeLabel(original, i)}`);
-    const node = hasGraphAttribute(original)
-      ? rewriteSubgraphs(original, label(), replace)
-      : original;
-    const replacement = replace(node, label);
-    if (replacement) {
-      out ??= nodes.slice(0, i);
-      for (const r of replacement) out.push(r);
-    } else if (node !== original || out) {
-      out ??= nodes.slice(0, i);
-      out.push(node);
-    }
-  }
-  return out;
-}
-
-/** The node with nodes inside its subgraphs replaced (the node itself when none changed). */
-function rewriteSubgraphs(
-  node: Node,
-  label: string,
-  replace: (node: Node, label: () => string) => Node[] | undefined,
-): Node {
-  let attrs: Attribute[] | undefined;
-  node.attributes.forEach((a, i) => {
-    let b: Attribute = a;
-    if (a.type === "GRAPH" && a.value) {
-      const nodes = rewriteNodes(a.value.nodes, `${label} ${a.name}`, replace);
-      if (nodes) b = { ...a, value: { ...a.value, nodes } };
-    } else if (a.type === "GRAPHS" && a.value) {
-      const gs = a.value.map((g, k) => {
-        const nodes = rewriteNodes(g.nodes, `${label} ${a.name}[${k}]`, replace);
-        return nodes ? { ...g, nodes } : undefined;
-      });
-      if (gs.some((g) => g)) b = { ...a, value: gs.map((g, k) => g ?? a.value![k]!) };
-    }
-    if (b !== a) (attrs ??= node.attributes.slice())[i] = b;
-  });
-  return attrs ? { ...node, attributes: attrs } : node;
 }
 
 /**

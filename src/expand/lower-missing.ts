@@ -17,8 +17,8 @@ import type { StepRecord } from "../convert/plan.js";
 import { modelFunctions } from "../check/index.js";
 import { functionKey, functionWhere } from "../ir/functions.js";
 import { functionOpsets, opsetMap } from "../ir/opsets.js";
-import type { Function, Model, Node } from "../ir/types.js";
-import { GraphScope, rewriteGraph, rewriteNodes } from "../ir/visit.js";
+import type { Model, Node } from "../ir/types.js";
+import { visitModel, type GraphScope } from "../ir/visit.js";
 import { runPass } from "../passes/manager.js";
 import { errorNotes, noteText, passContext, type Note } from "../passes/pass.js";
 import { hasFunctionBody } from "../schema/body.js";
@@ -70,9 +70,10 @@ export function missingFunctionOps(
     };
   };
   const modelOpsets = opsetMap(model.opsetImports);
-  rewriteGraph(model.graph, GraphScope.main(model), look(modelOpsets));
-  for (const f of model.functions as Function[])
-    rewriteNodes(f.nodes, GraphScope.function(f), look(functionOpsets(f, modelOpsets)));
+  visitModel<ReturnType<typeof look>>(model, {
+    enter: (scope, parent) => parent ?? look(functionOpsets(scope.owner, modelOpsets)),
+    node: (node, index, scope, seen) => seen(node, index, scope),
+  });
   return { records, only: [...only.values()] };
 }
 

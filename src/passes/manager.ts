@@ -25,6 +25,12 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
+function withoutPlan(ctx: PassContext): PassContext {
+  if (ctx.plan === undefined) return ctx;
+  const { plan: _, ...rest } = ctx;
+  return rest;
+}
+
 function failed(notes: Note[], pass: string, stage: PassStage): PassResult {
   return { ok: false, notes, pass, stage };
 }
@@ -36,9 +42,13 @@ function failed(notes: Note[], pass: string, stage: PassStage): PassResult {
  */
 export function runPass(pass: Pass, model: Model, ctx: PassContext = passContext()): PassResult {
   const before = ctx.testMode ? fingerprint(model) : undefined;
-  const pre = pass.requires?.(model, ctx) ?? [];
+  const required = pass.requires?.(model, ctx) ?? [];
+  const pre = Array.isArray(required) ? required : required.notes;
   if (errorNotes(pre).length) return failed(pre, pass.name, "requires");
-  const r = pass.run(model, ctx);
+  // A plan the precondition made goes to this run alone (not to the passes after it, nor, from
+  // an enclosing pass's context, to this one).
+  const plan = Array.isArray(required) ? undefined : required.plan;
+  const r = pass.run(model, plan === undefined ? withoutPlan(ctx) : { ...ctx, plan });
   if (before !== undefined && !sameBytes(fingerprint(model), before))
     throw new Error(`pass '${pass.name}' mutated the model it was given`);
   if (!r.ok)

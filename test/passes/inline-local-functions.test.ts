@@ -3,7 +3,8 @@
 
 import { describe, expect, it } from "vitest";
 import { expandPipeline } from "../../src/expand/pipeline.js";
-import { callGraph, inlineLocalFunctions } from "../../src/expand/inline-local-functions.js";
+import { inlineLocalFunctions } from "../../src/expand/inline-local-functions.js";
+import { modelFunctions } from "../../src/check/functions.js";
 import { runPass } from "../../src/passes/manager.js";
 import { passContext } from "../../src/passes/pass.js";
 import { parseModelText } from "../../src/text/parse.js";
@@ -113,11 +114,12 @@ describe("inline-local-functions", () => {
 
   it("counts the nodes each function and the graph would have once everything is inlined", () => {
     const m = parseModelText(chain(5));
-    const g = callGraph(m);
-    expect(g.order.map((f) => f.name)).toEqual(["F4", "F3", "F2", "F1", "F0"]);
-    expect(g.graphSize).toBe(2);
-    expect(g.sizes.get(m.functions[4]!)).toBe(2);
-    expect(g.sizes.get(m.functions[0]!)).toBe(2);
+    const table = modelFunctions(m);
+    expect(table.order()!.map((f) => f.name)).toEqual(["F4", "F3", "F2", "F1", "F0"]);
+    const sizes = table.inlinedSizes();
+    expect(table.inlinedSize(m.graph, sizes)).toBe(2);
+    expect(sizes.get(m.functions[4]!)).toBe(2);
+    expect(sizes.get(m.functions[0]!)).toBe(2);
   });
 
   // Issue 16: a chain deeper than any round limit expands (no constant limits depth).
