@@ -8,6 +8,8 @@ import { modelFunctions } from "../../src/check/functions.js";
 import { runPass } from "../../src/passes/manager.js";
 import { passContext } from "../../src/passes/pass.js";
 import { parseModelText } from "../../src/text/parse.js";
+import { run } from "../../src/interp/executor.js";
+import { DataType } from "../../src/ir/types.js";
 import { opsOf } from "../helpers/expand.js";
 import { expectPass, expectSameOutputs } from "../helpers/pass.js";
 
@@ -134,6 +136,20 @@ describe("inline-local-functions", () => {
       expect(r.notes[0]!.message).toBe(`expanded ${n} calls`);
       expectSameOutputs(before, r.model);
     });
+
+  // Issue 28: nothing recurses along calls (the function table, the checker's typing of calls,
+  // the names inlining gives), so a chain far deeper than the call stack expands.
+  it("expands a chain of 100,000 local functions", () => {
+    const before = parseModelText(chain(100_000));
+    const r = runPass(expandPipeline(), before, passContext({ testMode: false }));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(opsOf(r.model)).toEqual(["Constant", "Add"]);
+    expect(r.model.functions).toEqual([]);
+    expect(r.notes[0]!.message).toBe("expanded 100000 calls");
+    const x = { dtype: DataType.FLOAT, shape: [2], data: new Float32Array([1, -2]) };
+    expect(Array.from(run(r.model, { x }).y!.data as Float32Array)).toEqual([2, -1]);
+  }, 60_000);
 
   it("gives a schema function op in a nested local function its input types (CastLike)", () => {
     const before = parseModelText(`< ir_version: 8, opset_import: ["" : 18, "local" : 1] >
