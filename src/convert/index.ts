@@ -17,7 +17,9 @@ export {
   behaviourBreak,
   blockedStep,
   breaksBeyondTypes,
+  breakingSteps,
   stepDiff,
+  type BreakingStep,
   type ConversionPlan,
   type StepRecord,
 } from "./plan.js";

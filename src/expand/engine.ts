@@ -36,6 +36,7 @@ import {
   withImports,
   type ExpandOptions,
   type OpsetConverter,
+  type Replacement,
   type ScopeTypes,
   type Unit,
 } from "./context.js";
@@ -406,7 +407,7 @@ export class Walker {
 
   // ---- one call ----
 
-  private expandCall(node: Node, d: Decision, unit: Unit, where: () => string): Node[] | undefined {
+  private expandCall(node: Node, d: Decision, unit: Unit, where: () => string): Replacement {
     let nodes: Node[];
     if (d.kind === "schema") {
       const op = d.op;
@@ -433,7 +434,9 @@ export class Walker {
       }
       nodes = inlineBody(node, bodyNodes(op, body), unit.scope(), callPrefix(node, op.name));
       this.mark(nodes, node, op);
-      nodes = fitOpsets(this.fit, node, nodes, body.opsetImports, unit, true);
+      const fitted = fitOpsets(this.fit, node, nodes, body.opsetImports, unit, true);
+      if (!Array.isArray(fitted)) return fitted;
+      nodes = fitted;
     } else {
       const domain = normaliseDomain(node.domain);
       if (!this.converter || domain !== "") {
@@ -444,7 +447,7 @@ export class Walker {
         });
         return undefined;
       }
-      nodes = lowerByConversion(this.fit, node, d.later, unit, {
+      const lowered = lowerByConversion(this.fit, node, d.later, unit, {
         // The op expanded at its later version is this call: its nodes are marked once, below.
         up: (m) => {
           const r = this.sub(m, { only: [{ domain, op: d.op.name }], origin: false }, BOTH);
@@ -460,9 +463,10 @@ export class Walker {
           return { model: r.model, added: new Map() };
         },
       });
+      if (!Array.isArray(lowered)) return lowered;
       this.calls++;
-      this.mark(nodes, node, d.op);
-      return nodes;
+      this.mark(lowered, node, d.op);
+      return lowered;
     }
     this.calls++;
     return this.expandInside(node, nodes, unit, where);

@@ -9,7 +9,8 @@ export { lowerOlderVersions } from "./lower-older-versions.js";
 export { lowerMissing, missingFunctionOps } from "./lower-missing.js";
 export {
   convertOpset,
-  BlockedConversion,
+  type Blocked,
+  type Converted,
   type ExpandOptions,
   type OpsetConverter,
 } from "./context.js";

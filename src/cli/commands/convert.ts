@@ -8,13 +8,9 @@ import { basename, join, resolve } from "node:path";
 import { Worker } from "node:worker_threads";
 import {
   ADAPTER_ROWS,
-  adapterRow,
-  behaviourBreak,
-  blockedStep,
-  breaksBeyondTypes,
+  breakingSteps,
   convertModel,
   convertPipeline,
-  stepDiff,
   stepLabel,
   type ConversionPlan,
   type PassConvertOptions,
@@ -220,7 +216,10 @@ function listAdapters(json: boolean): string {
   const rows = [...ADAPTER_ROWS].sort(
     (a, b) => a.op.localeCompare(b.op) || a.from - b.from || a.to - b.to,
   );
-  const missing = breakingStepsWithoutAdapter();
+  // The breaking steps without a row: a node that uses the change is blocked.
+  const missing = breakingSteps()
+    .filter((s) => !s.row)
+    .map(({ op, from, to, reason }) => ({ op, from, to, reason }));
   if (json)
     return (
       JSON.stringify(
@@ -245,48 +244,6 @@ function listAdapters(json: boolean): string {
   );
   for (const m of missing) out.push(`  ${stepLabel(m).padEnd(34)} ${m.reason}`);
   return out.join("\n") + "\n";
-}
-
-export interface MissingStep {
-  op: string;
-  from: number;
-  to: number;
-  reason: string;
-}
-
-/**
- * Steps between adjacent versions of every ai.onnx op whose diff breaks more than element types,
- * or whose meaning changed (the behaviour list), and that have no adapter row.
- */
-export function breakingStepsWithoutAdapter(
-  registry: SchemaRegistry = SchemaRegistry.default(),
-): MissingStep[] {
-  const out: MissingStep[] = [];
-  for (const name of registry.operators()) {
-    if (name.includes(".")) continue;
-    const vs = registry.versions("", name);
-    for (let i = 1; i < vs.length; i++)
-      for (const [a, b] of [
-        [vs[i - 1]!, vs[i]!],
-        [vs[i]!, vs[i - 1]!],
-      ] as const) {
-        if (adapterRow("", name, a.since, b.since)) continue;
-        const br = behaviourBreak("", name, a.since, b.since);
-        const d = stepDiff(a, b);
-        if (!br && !breaksBeyondTypes(d)) continue;
-        const listed = blockedStep("", name, a.since, b.since);
-        out.push({
-          op: name,
-          from: a.since,
-          to: b.since,
-          reason:
-            listed?.reason ??
-            br?.reason ??
-            d.verdict.reasons.filter((r) => !r.includes("no longer accepts")).join("; "),
-        });
-      }
-  }
-  return out;
 }
 
 // ---- many models ----

@@ -12,7 +12,13 @@ import { Tensor } from "../../ir/tensor.js";
 import { DataType, type Attribute, type Node } from "../../ir/types.js";
 import { formalTypes } from "../../schema/facts.js";
 import type { FormalSchema, OpVersion } from "../../schema/types.js";
-import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
+import {
+  StepFailure,
+  type Adapter,
+  type AdapterContext,
+  type AdapterRow,
+  type RowOutcome,
+} from "../adapter.js";
 import {
   constantIntsInput,
   constantValues,
@@ -81,7 +87,15 @@ export function row(
     }
     return adapter(c);
   };
-  return { domain: "", op, from, to, summary, adapter: checked } as AdapterRow;
+  const apply = (c: AdapterContext): RowOutcome => {
+    try {
+      return { nodes: checked(c) };
+    } catch (e) {
+      if (e instanceof StepFailure) return { blocked: e.reason };
+      throw e;
+    }
+  };
+  return { domain: "", op, from, to, summary, adapter: checked, apply } as AdapterRow;
 }
 
 // ---- the type check ----
