@@ -1,33 +1,4 @@
-// A model from a file's name and bytes, decided the same way on the command line (io/files.ts
-// loadModel) and in the page: `.onnxtxt` is ONNX text, every other name (`.onnx`, `.txt`, ...) is
-// a binary ModelProto. No file system here, so the page can use it.
+// A model from a file's name and bytes, decided by the one rule of io/format.ts, as the command
+// line's loadModel (io/files.ts) decides on disk. No file system here, so the page can use it.
 
-import { OnnxError } from "../errors.js";
-import { decodeModel } from "../io/codec.js";
-import type { Model } from "../ir/types.js";
-import { parseModelText } from "../text/parse.js";
-
-/** Whether a file of this name is read as ONNX text. */
-export function isTextModelName(name: string): boolean {
-  return name.endsWith(".onnxtxt");
-}
-
-/**
- * Whether the first bytes of a file hold control characters no text has (a binary model given a
- * text name).
- */
-export function looksBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, 512).some((b) => b < 9 || (b > 13 && b < 32 && b !== 27));
-}
-
-/** Decodes a model file's bytes; errors name the file. `baseDir`: where external data lives. */
-export function modelFromBytes(bytes: Uint8Array, name: string, baseDir?: string): Model {
-  if (!isTextModelName(name)) return decodeModel(bytes, { where: name, baseDir });
-  if (looksBinary(bytes))
-    throw new OnnxError(
-      "E_PARSE",
-      "holds binary data, not ONNX text (a binary .onnx model is read by print, check and run)",
-      name,
-    );
-  return parseModelText(new TextDecoder().decode(bytes), name);
-}
+export { isTextPath as isTextModelName, looksBinary, modelFromBytes } from "../io/format.js";

@@ -22,6 +22,7 @@ import { SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
 import { StepFailure, type AdapterContext, type AdapterRow, type Direction } from "./adapter.js";
 import { convertedIrVersion } from "./ir-version.js";
+import { targetOpset } from "./target.js";
 import { elemTypes } from "./elem-types.js";
 import {
   adapterRow,
@@ -33,7 +34,7 @@ import {
   type StepRecord,
 } from "./plan.js";
 import { constantOfNode } from "./values.js";
-import { defaultLowering, type Lowering } from "./lowering.js";
+import type { Lowering } from "./lowering.js";
 import { ORIGIN_KEY, originOf, placeOrigins } from "../inline/origin.js";
 
 export interface ConvertOptions {
@@ -41,11 +42,11 @@ export interface ConvertOptions {
   /** Called as nodes are visited (done of an estimated total). */
   progress?: (done: number, total: number) => void;
   /**
-   * Function ops the target opset lacks replaced by their bodies first (lowering.ts): true (the
-   * default) lowers them when the expander is loaded; false refuses them; a function lowers them
-   * with it.
+   * Function ops the target opset lacks replaced by their bodies first, by this lowering
+   * (lowering.ts; the expander's lowerMissing, which the app layer passes); without one they
+   * are refused.
    */
-  lower?: boolean | Lowering;
+  lower?: Lowering;
   /** The bound of that expansion (src/expand/bounds.ts: --max-nodes, --max-memory). */
   maxNodes?: number;
   maxMemory?: number;
@@ -384,11 +385,7 @@ export class Converter {
   ) {
     this.registry = opts.registry ?? SchemaRegistry.default();
     const max = this.registry.maxOpset("");
-    if (!Number.isInteger(target) || target < 1 || target > max)
-      throw new OnnxError(
-        "E_USAGE",
-        `target opset ${target} is not one this tool knows (ai.onnx 1 to ${max})`,
-      );
+    targetOpset(target, max);
     // The source opsets too: the driver steps one opset at a time from each.
     const known = (where: string, v: number | undefined) => {
       if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > max))
@@ -810,20 +807,14 @@ function lazyNames(owner: Graph | Function): () => NameScope {
 
 /**
  * Converts the model's ai.onnx opset (main graph, subgraphs, functions) to `target`, function
- * ops the target lacks lowered first (unless `opts.lower` is false).
+ * ops the target lacks lowered first by `opts.lower` when given.
  */
 export function convertModel(
   model: Model,
   target: number,
   opts: ConvertOptions = {},
 ): ConversionResult {
-  const lowering =
-    opts.lower === false
-      ? undefined
-      : typeof opts.lower === "function"
-        ? opts.lower
-        : defaultLowering();
-  const l = lowering?.(model, target, {
+  const l = opts.lower?.(model, target, {
     registry: opts.registry ?? SchemaRegistry.default(),
     ...(opts.maxNodes !== undefined ? { maxNodes: opts.maxNodes } : {}),
     ...(opts.maxMemory !== undefined ? { maxMemory: opts.maxMemory } : {}),

@@ -68,7 +68,7 @@ export interface ExpandOptions {
 /** The opset converter, all or nothing: a blocked step names the first node, as a value. */
 export const convertOpset: OpsetConverter = (model, opset, ctx) => {
   // Bodies are converted as they are: nothing in them is lowered (the expander does that).
-  const r = convertModel(model, opset, { registry: ctx.registry, lower: false });
+  const r = convertModel(model, opset, { registry: ctx.registry });
   return r.model ? { model: r.model } : { blocked: conversionError(r).message };
 };
 

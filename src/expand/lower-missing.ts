@@ -4,15 +4,10 @@
 // the result to the target like any other model. Bodies holding function ops the target lacks
 // too are lowered in a further round. Where a function op inside a local function cannot be
 // lowered because the function's calls disagree on the types its body needs, the functions are
-// copied per call signature and lowered again (specialize-functions.ts). Registered as the converter's default lowering when this
-// module is loaded.
+// copied per call signature and lowered again (specialize-functions.ts). The app layer passes it to
+// the converter (ConvertOptions.lower).
 
-import {
-  defaultLowering,
-  useLowering,
-  type Lowered,
-  type LowerRequest,
-} from "../convert/lowering.js";
+import type { Lowered, LowerRequest } from "../convert/lowering.js";
 import type { StepRecord } from "../convert/plan.js";
 import { modelFunctions } from "../check/index.js";
 import { functionKey, functionWhere } from "../ir/functions.js";
@@ -160,5 +155,3 @@ function failingFunctions(model: Model, notes: Note[]): { keys: Set<string>; whe
   }
   return { keys, wheres };
 }
-
-if (!defaultLowering()) useLowering(lowerMissing);

@@ -124,7 +124,3 @@ export function targetCheck(model: Model, target: OpSet, ctx: PassContext): Note
   for (const f of model.functions) check(f, functionOpsets(f, modelOpsets), functionWhere(f));
   return notes;
 }
-
-export { convertPipeline } from "../convert/convert-opset.js";
-// Loading the expander makes conversion lower missing function ops by default.
-import "./lower-missing.js";

@@ -17,12 +17,12 @@ import { OnnxError } from "../errors.js";
 import { dtypeName, rawByteLength } from "../ir/dtype.js";
 import { Tensor } from "../ir/tensor.js";
 import { DataType, type Model } from "../ir/types.js";
-import { parseModelText } from "../text/parse.js";
 import { printModel } from "../text/print.js";
 import { encodeModelPieces, type EncodeOptions } from "./encode.js";
 import { walkTensors } from "../ir/traverse.js";
 import { decodeModel, encodeModel } from "./codec.js";
 import { writeFileAtomic } from "./atomic.js";
+import { isTextPath, modelFromBytes } from "./format.js";
 
 export { decodeModel, encodeModel };
 export {
@@ -32,9 +32,7 @@ export {
   writeFilesAtomic,
 } from "./atomic.js";
 
-export function isTextPath(path: string): boolean {
-  return path.endsWith(".onnxtxt");
-}
+export { isTextPath };
 
 /**
  * Writes a model's pieces to `fd`, one write each. (Not writev: measured here, one writevSync of
@@ -95,18 +93,7 @@ export function loadModel(path: string, opts: LoadOptions = {}): Model {
   let model: Model;
   // Decoding counts the tensors whose data is external; a model parsed from text is walked.
   const found = { external: -1 };
-  if (opts.format === "text" || (opts.format === undefined && isTextPath(path))) {
-    const head = buf.subarray(0, 512);
-    if (head.some((b) => b < 9 || (b > 13 && b < 32 && b !== 27)))
-      throw new OnnxError(
-        "E_PARSE",
-        "holds binary data, not ONNX text (a binary .onnx model is read by print, check and run)",
-        path,
-      );
-    model = parseModelText(buf.toString("utf8"), path);
-  } else {
-    model = decodeModel(buf, { baseDir, where: path, found });
-  }
+  model = modelFromBytes(buf, path, { format: opts.format, decode: { baseDir, found } });
   if (found.external === 0) return model;
   for (const t of walkTensors(model)) {
     if (t.data.kind !== "external") continue;

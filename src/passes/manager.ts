@@ -65,7 +65,8 @@ export function runPass(pass: Pass, model: Model, ctx: PassContext = passContext
 
 /**
  * Passes one after another, as one pass: each takes the model the last one gave; the first
- * failure ends it (its notes after those gathered so far, named by the step that failed);
+ * failure ends it (its notes after those gathered so far, named by the pass that failed, inside
+ * a step that is a pipeline itself);
  * modified when any step modified the model.
  */
 export function pipeline(name: string, passes: Pass[]): Pass {
@@ -79,7 +80,8 @@ export function pipeline(name: string, passes: Pass[]): Pass {
         const r = runPass(p, current, ctx);
         // One by one: a pass may give hundreds of thousands of notes, more than call arguments.
         for (const n of r.notes) notes.push(n);
-        if (!r.ok) return { ok: false, notes, pass: p.name, stage: r.stage ?? "run" };
+        // Named by the pass that failed, however deep (a step may be a pipeline itself).
+        if (!r.ok) return { ok: false, notes, pass: r.pass ?? p.name, stage: r.stage ?? "run" };
         current = r.model;
         modified ||= r.modified;
       }

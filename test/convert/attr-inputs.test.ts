@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { f32 } from "../helpers/interp.js";
-import { convertAndCompare, convertText, nodeLines } from "../helpers/convert-check.js";
+import { convertAndCompare, convertText, nodeLines } from "../helpers/convert.js";
 
 const head = (opset: number) => `<ir_version: 7, opset_import: ["" : ${opset}]>`;
 const infs = { x: f32([2, 3], [-Infinity, -1e39, -2, 0.5, 7, Infinity]) };

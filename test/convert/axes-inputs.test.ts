@@ -1,7 +1,7 @@
 // Attribute <-> input steps: Squeeze/Unsqueeze 11<->13, Split 11<->13 and 13<->18.
 
 import { describe, expect, it } from "vitest";
-import { convertAndCompare, convertText, nodeLines } from "../helpers/convert-check.js";
+import { convertAndCompare, convertText, nodeLines } from "../helpers/convert.js";
 
 const head = (opset: number) => `<ir_version: 7, opset_import: ["" : ${opset}]>`;
 

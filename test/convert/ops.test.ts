@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { DataType, T, f32 } from "../helpers/interp.js";
-import { convertAndCompare, convertText, nodeLines } from "../helpers/convert-check.js";
+import { convertAndCompare, convertText, nodeLines } from "../helpers/convert.js";
 import { convertModel } from "../../src/convert/index.js";
 import { parseModelText } from "../../src/text/index.js";
 

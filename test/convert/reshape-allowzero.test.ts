@@ -2,8 +2,7 @@
 // constant shape without 0, or 0s only where the input's dim is statically 0), refused otherwise.
 
 import { describe, expect, it } from "vitest";
-import { convertAndCompare, nodeLines } from "../helpers/convert-check.js";
-import { expectBlocked } from "./convert-helpers.js";
+import { convertAndCompare, expectBlocked, nodeLines } from "../helpers/convert.js";
 
 const model = (inputs: string, body: string, outputs: string) => `
   < ir_version: 8, opset_import: ["" : 14] >

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { DataType, T, f32 } from "../helpers/interp.js";
-import { convertAndCompare, convertText, nodeLines } from "../helpers/convert-check.js";
+import { convertAndCompare, convertText, nodeLines } from "../helpers/convert.js";
 
 const head = (opset: number, ir = 7) => `<ir_version: ${ir}, opset_import: ["" : ${opset}]>`;
 

@@ -6,23 +6,19 @@ import type { Command } from "commander";
 import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { Worker } from "node:worker_threads";
+import { convert, convertModel, type ConvertRequest } from "../../app/transform.js";
 import {
   ADAPTER_ROWS,
   breakingSteps,
-  convertModel,
-  convertPipeline,
   stepLabel,
+  targetOpset,
   type ConversionPlan,
-  type PassConvertOptions,
 } from "../../convert/index.js";
 import { DEFAULT_MAX_NODES } from "../../expand/bounds.js";
-// The expander, loaded: conversion lowers function ops the target lacks (src/convert/lowering.ts).
-import "../../expand/lower-missing.js";
 import { OnnxError } from "../../errors.js";
 import type { Model } from "../../ir/types.js";
 import { saveModel } from "../../io/files.js";
-import { runPass } from "../../passes/manager.js";
-import { errorNotes, failureError, noteText, passContext, type Note } from "../../passes/pass.js";
+import { errorNotes, failureError, noteText, type Note } from "../../passes/pass.js";
 import { SchemaRegistry } from "../../schema/registry.js";
 import { EXIT_FAILED, EXIT_OK, action, inFile, loadModel, oneLine, writeListed } from "../util.js";
 import { groupDigits, parseByteSize } from "../util.js";
@@ -87,9 +83,7 @@ async function convertCommand(models: string[], opts: ConvertOpts): Promise<numb
   }
   if (models.length === 0) usage("give at least one model");
   if (opts.opset === undefined) usage("--opset N is required");
-  const target = parseCount(opts.opset, "--opset", 1);
-  const max = SchemaRegistry.default().maxOpset("");
-  if (target > max) usage(`--opset ${target} is beyond the newest ai.onnx opset known (${max})`);
+  const target = targetOpset(opts.opset, SchemaRegistry.default().maxOpset(""), "--opset");
   const options = loweringOptions(opts);
   if (opts.plan) return planCommand(models, target, Boolean(opts.json), options);
   if (opts.json) usage("--json goes with --plan or --list-adapters");
@@ -104,8 +98,13 @@ async function convertCommand(models: string[], opts: ConvertOpts): Promise<numb
   const file = models[0]!;
   const converted = convertOne(file, target, options);
   if (typeof converted === "number") return converted;
-  saveModel(converted, opts.output, { inputPath: file, force: opts.force });
+  save(converted, opts.output, file, Boolean(opts.force));
   return EXIT_OK;
+}
+
+/** Where a converted model is written, for one model (-o) and for many (--output-dir) alike. */
+function save(model: Model, out: string, inputPath: string, force: boolean): void {
+  saveModel(model, out, { inputPath, force });
 }
 
 /**
@@ -113,14 +112,10 @@ async function convertCommand(models: string[], opts: ConvertOpts): Promise<numb
  * the input model, its analysis and the pass's notes (100,000 on a 100,000-node chain) are
  * garbage while the output is written: less heap to grow and to mark.
  */
-function convertOne(file: string, target: number, options: PassConvertOptions): Model | number {
+function convertOne(file: string, target: number, options: ConvertRequest): Model | number {
   const result = inFile(file, () =>
     // The notes of a success are not printed: none are made.
-    runPass(
-      convertPipeline(target, { ...options, infoNotes: false }),
-      loadModel(file),
-      passContext(),
-    ),
+    convert(loadModel(file), target, { ...options, infoNotes: false }),
   );
   if (!result.ok) {
     // A model the converter cannot take at all (the checker finds it invalid): bad input.
@@ -134,9 +129,9 @@ function convertOne(file: string, target: number, options: PassConvertOptions): 
   return result.model;
 }
 
-/** --no-lower, --no-origin and the expansion's bound, as the converter takes them. */
-function loweringOptions(opts: ConvertOpts): PassConvertOptions {
-  const out: PassConvertOptions = {};
+/** --no-lower, --no-origin and the expansion's bound, as the app's convert takes them. */
+function loweringOptions(opts: ConvertOpts): ConvertRequest {
+  const out: ConvertRequest = {};
   if (opts.lower === false) out.lower = false;
   if (opts.origin === false) out.origin = false;
   if (opts.maxNodes !== undefined) out.maxNodes = parseCount(opts.maxNodes, "--max-nodes", 1);
@@ -159,7 +154,7 @@ function planCommand(
   models: string[],
   target: number,
   json: boolean,
-  options: PassConvertOptions,
+  options: ConvertRequest,
 ): number {
   let failed = 0;
   const plans: (ConversionPlan & { model: string })[] = [];
@@ -260,16 +255,16 @@ export function convertFile(
   out: string,
   target: number,
   force: boolean,
-  options: PassConvertOptions = {},
+  options: ConvertRequest = {},
 ): JobResult {
   try {
-    const result = runPass(convertPipeline(target, options), loadModel(file), passContext());
+    const result = convert(loadModel(file), target, options);
     if (!result.ok) {
       const notes = errorNotes(result.notes);
       const more = notes.length > 1 ? ` (and ${notes.length - 1} more)` : "";
       return { file, ok: false, message: `${noteText(notes[0]!)}${more}` };
     }
-    saveModel(result.model, out, { inputPath: file, force });
+    save(result.model, out, file, force);
     // One info note per node step adapted, and per node lowered.
     const lowered = result.notes.filter(
       (x) => x.level === "info" && /: lowered to its function body$/.test(x.message),
@@ -290,7 +285,7 @@ async function batch(
   dir: string,
   force: boolean,
   jobs: number,
-  options: PassConvertOptions,
+  options: ConvertRequest,
 ): Promise<number> {
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new OnnxError("E_IO", "output folder does not exist", dir);
@@ -353,7 +348,7 @@ export interface WorkerJob {
   out: string;
   target: number;
   force: boolean;
-  options: PassConvertOptions;
+  options: ConvertRequest;
 }
 
 /** Runs the jobs on `k` worker threads, reporting each result as it comes. */
