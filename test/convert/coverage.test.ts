@@ -4,6 +4,7 @@
 // written reason stands for a step that has a row (it could never be shown); and the data lists
 // name real steps between adjacent versions.
 
+import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   ADAPTER_ROWS,
@@ -13,6 +14,7 @@ import {
   breakingSteps,
   convertModel,
 } from "../../src/convert/index.js";
+import * as families from "../../src/convert/adapters/families.js";
 import { SchemaRegistry } from "../../src/schema/registry.js";
 import { parseModelText } from "../../src/text/parse.js";
 
@@ -62,5 +64,20 @@ describe("converter coverage", () => {
     expect(r.plan.blocked[0]!.message).toMatch(
       /LogCumSumExp does not exist before opset 29; it is a function op: expand it first \(`onnx-expand expand`\)/,
     );
+  });
+
+  it("every family of adapters has its test file, which names every op it has a row for", () => {
+    const missing: string[] = [];
+    for (const [family, rows] of Object.entries(families)) {
+      const file = new URL(`./adapters/${family}.test.ts`, import.meta.url);
+      if (!existsSync(file)) {
+        missing.push(`${family}: no test/convert/adapters/${family}.test.ts`);
+        continue;
+      }
+      const text = readFileSync(file, "utf8");
+      for (const op of new Set(rows.map((r) => r.op)))
+        if (!new RegExp(`\\b${op}\\b`).test(text)) missing.push(`${family}: ${op}`);
+    }
+    expect(missing).toEqual([]);
   });
 });

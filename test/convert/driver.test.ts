@@ -226,31 +226,4 @@ describe("convert: steps the diff cannot see", () => {
       "graph > node 'add' (Add): input 'a' is int8, which Add-13 does not accept",
     ]);
   });
-
-  it("Sum 8 -> 6 is allowed when every input has the same static shape", () => {
-    expectConverted(
-      `<ir_version: 3, opset_import: ["" : 8]> g (float[2] x, float[2] z) => (float[2] y) { y = Sum (x, z) }`,
-      6,
-      `<ir_version: 3, opset_import: ["" : 6]> g (float[2] x, float[2] z) => (float[2] y) { y = Sum (x, z) }`,
-    );
-    expect(
-      expectBlocked(
-        `<ir_version: 3, opset_import: ["" : 8]> g (float[2] x, float[1] z) => (float[2] y) { y = Sum (x, z) }`,
-        6,
-      )[0],
-    ).toMatch(/different shapes/);
-  });
-
-  it("Constant value_ints becomes a value tensor below 12; consumed_inputs goes above 5", () => {
-    expectConverted(
-      `<ir_version: 7, opset_import: ["" : 12]> g () => (int64[2] y) { y = Constant <value_ints: ints = [1, 2]> () }`,
-      11,
-      `<ir_version: 6, opset_import: ["" : 11]> g () => (int64[2] y) { y = Constant <value: tensor = int64[2] {1, 2}> () }`,
-    );
-    expectConverted(
-      `<ir_version: 3, opset_import: ["" : 5]> g (float[2] x) => (float[2] y) { y = Relu <consumed_inputs: ints = [0]> (x) }`,
-      6,
-      `<ir_version: 3, opset_import: ["" : 6]> g (float[2] x) => (float[2] y) { y = Relu (x) }`,
-    );
-  });
 });

@@ -199,18 +199,44 @@ export function typeRestriction(op: string, from: number, to: number): AdapterRo
 
 // ---- attributes ----
 
+/** A plain attribute value (what `attributeDropped` compares with). */
+type PlainValue = bigint | number | string;
+
+/**
+ * What an attribute's value must be for its absence to mean the same: a value, a list (equal
+ * element by element: a list attribute's default, say), or a test of the value (a list whose
+ * meaning does not depend on its length, every dilation 1).
+ */
+export type Meaningless =
+  PlainValue | readonly PlainValue[] | ((value: PlainValue | readonly PlainValue[]) => boolean);
+
+/** Whether an attribute's value is the meaningless one. */
+function isMeaningless(value: unknown, m: Meaningless): boolean {
+  if (typeof m === "function") return m(value as PlainValue | readonly PlainValue[]);
+  if (!Array.isArray(m)) return value === m;
+  if (!Array.isArray(value) || value.length !== m.length) return false;
+  for (let i = 0; i < m.length; i++) if (value[i] !== m[i]) return false;
+  return true;
+}
+
+/** An attribute value as a message shows it: 3, "DCR", [1, 1]. */
+function shownValue(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(shownValue).join(", ")}]`;
+  return typeof v === "string" ? JSON.stringify(v) : String(v);
+}
+
 /**
  * An attribute the version on the other side of the step does not have. Dropped when the node
- * does not set it or sets it to `meaningless` (a value that means what its absence means);
- * any other value blocks the step.
+ * does not set it or sets it to `meaningless` (the value, list or test under which it means
+ * what its absence means); any other value blocks the step.
  */
-export function attributeDropped(name: string, meaningless?: bigint | number | string): Adapter {
+export function attributeDropped(name: string, meaningless?: Meaningless): Adapter {
   return (c) => {
     const a = getAttr(c.node, name);
     if (!a) return undefined;
-    if (meaningless !== undefined && a.value !== meaningless)
+    if (meaningless !== undefined && !isMeaningless(a.value, meaningless))
       c.fail(
-        `attribute '${name}' = ${String(a.value)} has no equivalent in ${c.to.name}-${c.to.since}`,
+        `attribute '${name}' = ${Array.isArray(a.value) ? shownValue(a.value) : String(a.value)} has no equivalent in ${c.to.name}-${c.to.since}`,
       );
     return [{ ...c.node, attributes: withoutAttributes(c.node, name) }];
   };
