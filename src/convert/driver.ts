@@ -222,40 +222,31 @@ function countUses(u: Map<string, number>, n: Node, by: number): void {
 }
 
 /**
- * The record of an adapted node, its fields read from the node and the step (shared by the
+ * The record of an adapted node, its fields copied from the node and the step (shared by the
  * nodes that take it) and `where` built when read: a 100,000-node chain has as many records.
  */
 class LazyRecord implements StepRecord {
   private label: string | undefined;
+  readonly op: string;
+  readonly domain: string;
+  readonly from: number;
+  readonly to: number;
+  readonly opsetFrom: number;
+  readonly opsetTo: number;
+  readonly message: string;
   constructor(
     private readonly owner: GraphScope,
     private readonly node: Node,
     private readonly index: number,
-    private readonly step: AdaptedStep,
-  ) {}
+    step: AdaptedStep,
+  ) {
+    this.op = node.opType;
+    this.domain = node.domain;
+    ({ from: this.from, to: this.to, opsetFrom: this.opsetFrom, opsetTo: this.opsetTo } = step);
+    this.message = step.message;
+  }
   get where(): string {
     return (this.label ??= this.owner.nodeWhere(this.node, this.index));
-  }
-  get op(): string {
-    return this.node.opType;
-  }
-  get domain(): string {
-    return this.node.domain;
-  }
-  get from(): number {
-    return this.step.from;
-  }
-  get to(): number {
-    return this.step.to;
-  }
-  get opsetFrom(): number {
-    return this.step.opsetFrom;
-  }
-  get opsetTo(): number {
-    return this.step.opsetTo;
-  }
-  get message(): string {
-    return this.step.message;
   }
   toJSON(): StepRecord {
     const { where, op, domain, from, to, opsetFrom, opsetTo, message } = this;
@@ -714,21 +705,24 @@ class DriverContext implements AdapterContext {
   get where(): string {
     return this.state.scope.nodeWhere(this.node, this.site.index);
   }
-  inputType(i: number): Type | undefined {
-    const name = this.node.inputs[i];
+  /** A value's type (inference, outer scopes included) and element type, by name. */
+  private typeAt(name: string | undefined): Type | undefined {
     return name ? this.converter.typeOf(this.state, name) : undefined;
+  }
+  private elemTypeAt(name: string | undefined): number | undefined {
+    return name ? this.converter.elemTypeOf(this.state, name) : undefined;
+  }
+  inputType(i: number): Type | undefined {
+    return this.typeAt(this.node.inputs[i]);
   }
   outputType(i: number): Type | undefined {
-    const name = this.node.outputs[i];
-    return name ? this.converter.typeOf(this.state, name) : undefined;
+    return this.typeAt(this.node.outputs[i]);
   }
   inputElemType(i: number): number | undefined {
-    const name = this.node.inputs[i];
-    return name ? this.converter.elemTypeOf(this.state, name) : undefined;
+    return this.elemTypeAt(this.node.inputs[i]);
   }
   outputElemType(i: number): number | undefined {
-    const name = this.node.outputs[i];
-    return name ? this.converter.elemTypeOf(this.state, name) : undefined;
+    return this.elemTypeAt(this.node.outputs[i]);
   }
   constantInput(i: number): Tensor | undefined {
     const name = this.node.inputs[i];

@@ -450,7 +450,7 @@ export class Walker {
       const lowered = lowerByConversion(this.fit, node, d.later, unit, {
         // The op expanded at its later version is this call: its nodes are marked once, below.
         up: (m) => {
-          const r = this.sub(m, { only: [{ domain, op: d.op.name }], origin: false }, BOTH);
+          const r = this.sub(m, { only: [{ domain, op: d.op.name }], origin: false }, ALL_KINDS);
           const error = r.notes.find((n) => n.level === "error");
           if (error) throw new OnnxError("E_UNSUPPORTED", error.message);
           return r.model;
@@ -609,7 +609,10 @@ export class Walker {
   }
 }
 
-const BOTH: Kinds = { schema: true, older: true };
+/** Both kinds of call; schema function ops only; older versions only. */
+export const ALL_KINDS: Kinds = { schema: true, older: true };
+export const SCHEMA: Kinds = { schema: true, older: false };
+export const OLDER: Kinds = { schema: false, older: true };
 
 /**
  * A pass that walks the model replacing the calls of these kinds. Its precondition counts the

@@ -71,6 +71,20 @@ export interface Pass<P = unknown> {
   run(model: Model, ctx: PassContext<P>): PassResult;
 }
 
+/**
+ * A pass that is a function of the model (a model back, the same object when nothing changed):
+ * modified when it gave another model; no notes, no precondition.
+ */
+export function modelPass(name: string, f: (model: Model) => Model): Pass {
+  return {
+    name,
+    run(model) {
+      const out = f(model);
+      return { ok: true, model: out, modified: out !== model, notes: [] };
+    },
+  };
+}
+
 function underTest(): boolean {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
     ?.env;

@@ -6,7 +6,7 @@
 import { outerNamesUsedBy } from "../ir/graph.js";
 import type { Node } from "../ir/types.js";
 import { visitModel, type GraphScope } from "../ir/visit.js";
-import type { Pass } from "./pass.js";
+import { modelPass, type Pass } from "./pass.js";
 
 /**
  * The nodes of a scope that stay (its subgraphs already pruned by the walk); the same array
@@ -30,12 +30,5 @@ function prune(nodes: Node[], scope: GraphScope): Node[] {
   return changed ? keep.filter((n): n is Node => n !== undefined) : nodes;
 }
 
-export function removeDeadValues(): Pass {
-  return {
-    name: "remove-dead-values",
-    run(model) {
-      const out = visitModel(model, { nodes: prune }, undefined);
-      return { ok: true, model: out, modified: out !== model, notes: [] };
-    },
-  };
-}
+export const removeDeadValues = (): Pass =>
+  modelPass("remove-dead-values", (model) => visitModel(model, { nodes: prune }, undefined));

@@ -1,5 +1,5 @@
 // Every pass has its test file: a pass named `x` (a `name: "x"` beside its `run` or `requires`
-// in src/passes, src/expand or src/convert, or a walkerPass("x", ...)) is tested in
+// in src/passes, src/expand or src/convert, or a walkerPass("x", ...) or modelPass("x", ...)) is tested in
 // test/passes/x.test.ts; the converter's pass, named per target, in convert-opset.test.ts.
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -16,7 +16,8 @@ function passNames(): string[] {
       const text = readFileSync(join(SRC, layer, f), "utf8");
       for (const m of text.matchAll(/name: "([a-z][a-z-]*)",\s*\n\s*(?:requires|run|ensures)\b/g))
         names.add(m[1]!);
-      for (const m of text.matchAll(/walkerPass\(\s*"([a-z][a-z-]*)"/g)) names.add(m[1]!);
+      for (const m of text.matchAll(/(?:walkerPass|modelPass)\(\s*"([a-z][a-z-]*)"/g))
+        names.add(m[1]!);
       if (/name: `convert\(opset/.test(text)) names.add("convert-opset");
     }
   return [...names].sort();
