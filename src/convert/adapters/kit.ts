@@ -8,6 +8,7 @@
 import { typeString } from "../../check/types.js";
 import { attr, getAttr } from "../../ir/index.js";
 import { dtypeName } from "../../ir/dtype.js";
+import { isOnnxDomain } from "../../ir/opsets.js";
 import { Tensor } from "../../ir/tensor.js";
 import { DataType, type Attribute, type Node } from "../../ir/types.js";
 import { formalTypes } from "../../schema/facts.js";
@@ -88,14 +89,37 @@ export function row(
     return adapter(c);
   };
   const apply = (c: AdapterContext): RowOutcome => {
+    let nodes: Node[] | undefined;
     try {
-      return { nodes: checked(c) };
+      nodes = checked(c);
     } catch (e) {
       if (e instanceof StepFailure) return { blocked: e.reason };
       throw e;
     }
+    // What the row gives must be valid at the target: an attribute of the node the target
+    // version lacks (one the row does not handle) blocks rather than slip through.
+    const stray = strayAttribute(c, nodes ?? [c.node]);
+    if (stray)
+      return { blocked: `attribute '${stray}' does not exist in ${c.to.name}-${c.to.since}` };
+    return { nodes };
   };
   return { domain: "", op, from, to, summary, adapter: checked, apply } as AdapterRow;
+}
+
+// ---- the attribute check after a row ----
+
+const attributeNames = new WeakMap<OpVersion, Set<string>>();
+
+/** The first attribute of the step's op in `nodes` that the target version does not have. */
+function strayAttribute(c: AdapterContext, nodes: readonly Node[]): string | undefined {
+  const to = c.to;
+  let names = attributeNames.get(to);
+  if (!names) attributeNames.set(to, (names = new Set(to.attributes.map((a) => a.name))));
+  for (const n of nodes) {
+    if (n.opType !== to.name || !isOnnxDomain(n.domain)) continue;
+    for (const a of n.attributes) if (!names.has(a.name)) return a.name;
+  }
+  return undefined;
 }
 
 // ---- the type check ----

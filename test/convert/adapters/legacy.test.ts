@@ -237,6 +237,11 @@ describe("attributes dropped on the way down where they hold their default", () 
     expect(nodeLines(lp)).toEqual([
       "y = LpPool <kernel_shape: ints = [2, 2], strides: ints = [2, 2]> (x)",
     ]);
+    // The row drops ceil_mode; an attribute it does not handle blocks (it slipped through, and
+    // the result did not check, before the row's outcome was checked against MaxPool-8).
+    expect(expectBlocked(pool("MaxPool", 10, ", dilations: ints = [2, 2]"), 8)[0]).toMatch(
+      /attribute 'dilations' does not exist in MaxPool-8/,
+    );
     expect(
       expectBlocked(
         pool("MaxPool", 10, ", ceil_mode: int = 1").replace("[1,1,2,2] y", "[1,1,3,3] y"),
