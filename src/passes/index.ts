@@ -7,3 +7,4 @@ export { removeUnusedFunctions } from "./remove-unused-functions.js";
 export { trimOpsetImports, trimOpsetImportsPass } from "./trim-opset-imports.js";
 export { removeDeadValues } from "./remove-dead-values.js";
 export { inferValueInfo } from "./infer-value-info.js";
+export { nameNodes } from "./name-nodes.js";
