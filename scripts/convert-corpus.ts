@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { checkModel, formatProblem } from "../src/check/index.js";
-import { convertModel } from "../src/convert/index.js";
+import { convertModel } from "../src/app/transform.js";
 import {
   compareValues,
   DEFAULT_TOLERANCE,
@@ -178,6 +178,11 @@ export function runOnInterpreter(
 export interface ConvertAndRunOptions {
   /** How outputs are judged (default: ONNX's backend-test tolerances). */
   tolerance?: Tolerance;
+  /**
+   * Lower function ops the target lacks, as the CLI's `convert` does (default false: the
+   * converter alone, which refuses them).
+   */
+  lower?: boolean;
   /** Give the converted model back in the outcome. */
   keep?: boolean;
 }
@@ -195,7 +200,7 @@ export async function convertAndRun(
   const tol = opts.tolerance ?? DEFAULT_TOLERANCE;
   let converted: Model | undefined;
   try {
-    const r = convertModel(m.model, target);
+    const r = convertModel(m.model, target, { lower: opts.lower ?? false });
     if (!r.model) {
       const b = r.plan.blocked[0]!;
       return {

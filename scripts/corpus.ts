@@ -146,7 +146,7 @@ async function judge(m: CorpusModel, set: Row["set"]): Promise<Row> {
     steps.push(
       await withOnnxCheck(
         `convert ${t}`,
-        await convertAndRun(m, t, false, { tolerance: CORPUS_TOLERANCE, keep: true }),
+        await convertAndRun(m, t, false, { tolerance: CORPUS_TOLERANCE, keep: true, lower: true }),
       ),
     );
   steps.push(await withOnnxCheck("expand", await expandAndRun(m, false, CORPUS_TOLERANCE, true)));

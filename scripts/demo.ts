@@ -12,7 +12,7 @@
 import { mkdirSync } from "node:fs";
 import { relative } from "node:path";
 import * as ort from "onnxruntime-node";
-import { convertPass } from "../src/convert/index.js";
+import { convertPass } from "../src/app/transform.js";
 import { diffModels, formatDiff } from "../src/diff/index.js";
 import { expandPipeline } from "../src/expand/pipeline.js";
 import { fromFloat64, run, toFloat64, type RTensor } from "../src/interp/index.js";

@@ -22,7 +22,9 @@ export {
   type PassResult,
 } from "./passes/index.js";
 export * as convert from "./convert/index.js";
-export { convertModel, convertPass, convertPipeline } from "./convert/index.js";
+// The converter as the app layer runs it: function ops the target lacks lowered on the way
+// (unless `lower: false`), as the CLI and the page convert.
+export { convertModel, convertPass, convertPipeline } from "./app/transform.js";
 export * as expand from "./expand/index.js";
 export { expandPipeline } from "./expand/index.js";
 export * as diff from "./diff/index.js";

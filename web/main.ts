@@ -5,6 +5,7 @@
 // is disabled and Cancel stops the worker (and restores what it held); when idle, data-state is
 // "ready", or "error" when the last action failed, its message shown beside the action.
 
+import { targetOpset } from "../src/convert/target.js";
 import { Cancelled, WorkError, WorkerClient } from "./client.js";
 import { GraphCanvas } from "./graph/canvas.js";
 import type { Layout, LayoutItem } from "./graph/types.js";
@@ -605,12 +606,17 @@ $<HTMLFormElement>("convert-form").onsubmit = (e) => {
   e.preventDefault();
   const text = $<HTMLInputElement>("opset").value.trim();
   void act("conversion", $("convert-form"), async () => {
-    const n = Number(text);
-    if (maxOpset && (!/^\d+$/.test(text) || n < 1 || n > maxOpset))
-      throw new WorkError(
-        `target opset ${text === "" ? "(empty)" : `'${text}'`} is not one this tool knows (ai.onnx 1 to ${maxOpset})`,
-      );
-    await transform({ op: "convert", opset: text });
+    // Checked here by the check the worker and the CLI make (before the limits are known, the
+    // worker's own check answers).
+    let opset = Number(text);
+    if (maxOpset) {
+      try {
+        opset = targetOpset(text, maxOpset);
+      } catch (e) {
+        throw new WorkError((e as Error).message);
+      }
+    }
+    await transform({ op: "convert", opset });
   });
 };
 $<HTMLFormElement>("expand-form").onsubmit = (e) => {

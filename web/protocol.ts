@@ -132,7 +132,7 @@ export type Request =
   | { op: "layout"; side: SideName; view: string; options: LayoutOptions }
   | { op: "marks"; side: SideName; view: string }
   | { op: "details"; side: SideName; view: string; index: number }
-  | { op: "convert"; opset: string }
+  | { op: "convert"; opset: number }
   | { op: "expand"; mode: ExpandMode; ops: string }
   | { op: "check" }
   | { op: "limits" }

@@ -4,18 +4,13 @@
 // steps as the command line's), and what is here is presentation: views, layout, marks, details.
 
 import { RefusedError, formatNote } from "../src/app/notes.js";
-import { Session, type Loaded } from "../src/app/session.js";
-import type { ExpandOptions } from "../src/expand/context.js";
+import { Session, type Loaded, type Side as SessionSide } from "../src/app/session.js";
+import type { ExpandRequest } from "../src/app/transform.js";
+import { targetOpset } from "../src/convert/target.js";
 import { analyzeModel } from "../src/check/analyze.js";
 import { modelFunctions } from "../src/check/functions.js";
 import { formatProblem, type Problem } from "../src/check/report.js";
-import {
-  diffCounts,
-  diffModels,
-  functionKey,
-  type DiffCounts,
-  type GraphDiff,
-} from "../src/diff/index.js";
+import { diffCounts, diffModels, type DiffCounts, type GraphDiff } from "../src/diff/index.js";
 import { OnnxError } from "../src/errors.js";
 import { parseOpList } from "../src/expand/select.js";
 import { gemmArena } from "../src/interp/kernels/wasm/gemm.js";
@@ -32,8 +27,9 @@ import {
 import { isRangePiece, type Piece } from "../src/proto/writer.js";
 import { BlobSource } from "./blob-source.js";
 import { modelInfo, type ModelInfo } from "../src/ir/info.js";
-import { functionWhere } from "../src/ir/functions.js";
+import { functionLabel, functionWhere } from "../src/ir/functions.js";
 import { functionOpsets, opsetMap } from "../src/ir/opsets.js";
+import { visitModel } from "../src/ir/visit.js";
 import { attributeGraphs } from "../src/ir/traverse.js";
 import type { Attribute, Function, Graph, Model, Node, Type } from "../src/ir/types.js";
 import type { Note } from "../src/passes/pass.js";
@@ -65,24 +61,32 @@ interface View {
   opsets: Map<string, number>;
 }
 
-interface Side {
-  name: string;
-  model: Model;
+/** What the page is shown of one side's model, made when the session takes the side. */
+interface ModelView {
   info: ModelInfo;
   views: Map<string, View>;
   types: Map<Graph | Function, Map<string, Type>>;
   problems: string[];
   /** The checker's problems, with their places. */
   found: Problem[];
-  /** Diff marks per view: node index -> added / removed / changed. */
-  marks: Map<string, Map<number, string>>;
-  /** The diff's pairing per view: node index -> the other side's view and node index. */
-  pairs: Map<string, { view: string; map: Map<number, number> }>;
   /** Scenes built so far, by view. */
   scenes: Map<string, Scene>;
+  /** A result's (b's) diff against the model it was made from (a). */
+  diff?: Comparison;
 }
 
-const sides: Record<SideName, Side | undefined> = { a: undefined, b: undefined };
+/** The diff of b against a, as both drawings show it. */
+interface Comparison {
+  /** Per side, view and node index: added / removed / changed. */
+  marks: Record<SideName, Map<string, Map<number, string>>>;
+  /** Per side and view: node index -> the other side's view and node index. */
+  pairs: Record<SideName, Map<string, { view: string; map: Map<number, number> }>>;
+  counts: DiffCounts;
+}
+
+/** A side of the session: its name, model and view. */
+type Side = SessionSide<ModelView>;
+
 const registry = (): SchemaRegistry => SchemaRegistry.default();
 
 function post(reply: Reply): void {
@@ -93,7 +97,7 @@ function progress(text: string): void {
   post({ progress: text });
 }
 
-const session = new Session(progress);
+const session = new Session<ModelView>(progress, prepare);
 
 // The interpreter's helper threads (nested workers running helper.js, of this origin): started
 // now, so that they run by the time a model does; only where the page is cross-origin isolated
@@ -107,48 +111,58 @@ if (helperPlatform()) {
 function collectViews(model: Model): Map<string, View> {
   const views = new Map<string, View>();
   const opsets = opsetMap(model.opsetImports);
-  const visit = (owner: Graph | Function, id: string, title: string, o: Map<string, number>) => {
-    views.set(id, { id, title, owner, opsets: o });
-    owner.nodes.forEach((n, i) => {
-      for (const a of n.attributes)
-        attributeGraphs(a).forEach((g, k) => {
-          const many = a.type === "GRAPHS";
-          visit(
-            g,
-            `${id}/${i}.${a.name}${many ? `[${k}]` : ""}`,
-            `${title} › ${n.name || n.opType} (${n.opType}).${a.name}${many ? `[${k}]` : ""}`,
-            o,
-          );
-        });
-    });
-  };
-  visit(model.graph, "main", model.graph.name ? `graph ${model.graph.name}` : "main graph", opsets);
-  model.functions.forEach((f, i) =>
-    visit(
-      f,
-      `fn${i}`,
-      `function ${f.domain ? `${f.domain}.` : ""}${f.name}`,
-      functionOpsets(f, opsets),
-    ),
-  );
+  let fn = 0; // function bodies are entered in model order
+  visitModel<View>(model, {
+    enter(scope, parent) {
+      const owner = scope.owner;
+      let view: View;
+      if (parent && scope.site) {
+        const { node: n, index, attribute, k } = scope.site;
+        const at = `${attribute}${k === undefined ? "" : `[${k}]`}`;
+        view = {
+          id: `${parent.id}/${index}.${at}`,
+          title: `${parent.title} › ${n.name || n.opType} (${n.opType}).${at}`,
+          owner,
+          opsets: parent.opsets,
+        };
+      } else if (owner === model.graph)
+        view = {
+          id: "main",
+          title: owner.name ? `graph ${owner.name}` : "main graph",
+          owner,
+          opsets,
+        };
+      else {
+        const f = owner as Function;
+        view = {
+          id: `fn${fn++}`,
+          title: `function ${f.domain ? `${f.domain}.` : ""}${f.name}`,
+          owner,
+          opsets: functionOpsets(f, opsets),
+        };
+      }
+      views.set(view.id, view);
+      return view;
+    },
+  });
   return views;
 }
 
-function loadSide(name: string, model: Model): Side {
+/** What the session keeps with a side: its view, and for a result its diff against `from`. */
+function prepare(loaded: Loaded, from: Side | undefined): ModelView {
   progress("inferring types…");
+  const model = loaded.model;
   const analysis = analyzeModel(model, { registry: registry() });
-  return {
-    name,
-    model,
+  const view: ModelView = {
     info: modelInfo(model, 0),
     views: collectViews(model),
     types: analysis.types,
     problems: analysis.problems.map((p) => `${p.code}: ${formatProblem(p)}`),
     found: analysis.problems,
-    marks: new Map(),
-    pairs: new Map(),
     scenes: new Map(),
   };
+  if (from) view.diff = compare(from, { ...loaded, view });
+  return view;
 }
 
 /** The local function a node calls (an operator of the imported opset wins over one of its name). */
@@ -166,24 +180,24 @@ function opLabel(side: Side, view: View, n: Node): string {
 }
 
 function typeOf(side: Side, view: View, name: string): string {
-  const t = side.types.get(view.owner)?.get(name);
+  const t = side.view.types.get(view.owner)?.get(name);
   return t ? printType(t) : "?";
 }
 
 function viewOf(side: Side, viewId: string): View {
-  const view = side.views.get(viewId);
+  const view = side.view.views.get(viewId);
   if (!view) throw new OnnxError("E_USAGE", `no view '${viewId}'`);
   return view;
 }
 
 /** The scene of a view (its nodes grouped by origin), built once per loaded model. */
 function sceneOf(side: Side, viewId: string): Scene {
-  let scene = side.scenes.get(viewId);
+  let scene = side.view.scenes.get(viewId);
   if (scene) return scene;
   const view = viewOf(side, viewId);
   const owner = view.owner;
   const isGraph = "initializers" in owner;
-  const from = side === sides.b ? sides.a?.views.get(viewId)?.owner : undefined;
+  const from = side === session.b ? session.a?.view.views.get(viewId)?.owner : undefined;
   scene = buildScene({
     ...(from ? { callers: from.nodes } : {}),
     nodes: owner.nodes,
@@ -199,7 +213,7 @@ function sceneOf(side: Side, viewId: string): Scene {
     label: (i) => opLabel(side, view, owner.nodes[i]!),
     typeOf: (name) => typeOf(side, view, name),
   });
-  side.scenes.set(viewId, scene);
+  side.view.scenes.set(viewId, scene);
   return scene;
 }
 
@@ -207,25 +221,25 @@ function layout(side: Side, viewId: string, options: LayoutOptions): Layout {
   const t0 = performance.now();
   const view = viewOf(side, viewId);
   const scene = sceneOf(side, viewId);
-  const l = layoutScene(scene, options, side.marks.get(viewId), view);
+  const l = layoutScene(scene, options, marksOf(side, viewId), view);
   l.ms = performance.now() - t0;
   return l;
 }
 
 function details(side: Side, viewId: string, index: number): NodeDetails {
-  const view = side.views.get(viewId)!;
+  const view = viewOf(side, viewId);
   const n = view.owner.nodes[index]!;
   const d = normaliseDomain(n.domain);
   const local = localFunction(side.model, n);
   const opset = view.opsets.get(d);
   const schema = opset === undefined ? undefined : registry().tryResolve(d, n.opType, opset);
   const subviews: { id: string; title: string }[] = [];
-  for (const [id, v] of side.views)
+  for (const [id, v] of side.view.views)
     if (id.startsWith(`${viewId}/${index}.`) && !id.slice(viewId.length + 1).includes("/"))
       subviews.push({ id, title: v.title });
   const fnIndex = local ? side.model.functions.indexOf(local) : -1;
   if (fnIndex >= 0)
-    subviews.push({ id: `fn${fnIndex}`, title: side.views.get(`fn${fnIndex}`)!.title });
+    subviews.push({ id: `fn${fnIndex}`, title: side.view.views.get(`fn${fnIndex}`)!.title });
   return {
     op: n.opType,
     domain: domainLabel(d),
@@ -246,7 +260,7 @@ function details(side: Side, viewId: string, index: number): NodeDetails {
             since: null,
             function: false,
           },
-    mark: side.marks.get(viewId)?.get(index) ?? null,
+    mark: marksOf(side, viewId)?.get(index) ?? null,
     inputs: n.inputs.map((x) => ({ name: x, type: x ? typeOf(side, view, x) : "(omitted)" })),
     outputs: n.outputs.map((x) => ({ name: x, type: x ? typeOf(side, view, x) : "(omitted)" })),
     attributes: n.attributes.map((a) => {
@@ -269,67 +283,77 @@ function details(side: Side, viewId: string, index: number): NodeDetails {
 
 // ---- diff marks ----
 
-function markGraph(diff: GraphDiff, aView: string, bView: string): void {
-  const a = sides.a!;
-  const b = sides.b!;
-  const ma = a.marks.get(aView) ?? new Map<number, string>();
-  const mb = b.marks.get(bView) ?? new Map<number, string>();
-  a.marks.set(aView, ma);
-  b.marks.set(bView, mb);
-  const ga = a.views.get(aView)?.owner;
-  const gb = b.views.get(bView)?.owner;
-  if (ga && gb) {
-    const map = pairNodes(ga, gb, diff);
-    a.pairs.set(aView, { view: bView, map });
-    b.pairs.set(bView, { view: aView, map: new Map([...map].map(([i, j]) => [j, i])) });
-  }
-  for (const h of diff.hunks) {
-    for (const r of h.removed) ma.set(r.index, "removed");
-    for (const r of h.added) mb.set(r.index, "added");
-  }
-  for (const c of diff.changed) {
-    ma.set(c.a.index, "changed");
-    mb.set(c.b.index, "changed");
-    for (const s of c.subgraphs)
-      markGraph(
-        s.diff,
-        `${aView}/${c.a.index}.${s.attribute}`,
-        `${bView}/${c.b.index}.${s.attribute}`,
-      );
-  }
+/** Which side of the session a side is. */
+const nameOf = (side: Side): SideName => (side === session.b ? "b" : "a");
+
+/** The diff marks of a view of a side, from the result's comparison (none without a result). */
+function marksOf(side: Side, viewId: string): Map<number, string> | undefined {
+  return session.b?.view.diff?.marks[nameOf(side)].get(viewId);
 }
 
-function applyDiff(): DiffCounts {
+/** The diff of a result against the model it was made from, as marks and pairs of both. */
+function compare(a: Side, b: Side): Comparison {
   progress("comparing…");
-  const a = sides.a!;
-  const b = sides.b!;
-  a.marks.clear();
-  b.marks.clear();
-  a.pairs.clear();
-  b.pairs.clear();
+  const c: Comparison = {
+    marks: { a: new Map(), b: new Map() },
+    pairs: { a: new Map(), b: new Map() },
+    counts: undefined as unknown as DiffCounts,
+  };
+  const marks = (k: SideName, view: string): Map<number, string> => {
+    let m = c.marks[k].get(view);
+    if (!m) c.marks[k].set(view, (m = new Map()));
+    return m;
+  };
+  const markGraph = (diff: GraphDiff, aView: string, bView: string): void => {
+    const ma = marks("a", aView);
+    const mb = marks("b", bView);
+    const ga = a.view.views.get(aView)?.owner;
+    const gb = b.view.views.get(bView)?.owner;
+    if (ga && gb) {
+      const map = pairNodes(ga, gb, diff);
+      c.pairs.a.set(aView, { view: bView, map });
+      c.pairs.b.set(bView, { view: aView, map: new Map([...map].map(([i, j]) => [j, i])) });
+    }
+    for (const h of diff.hunks) {
+      for (const r of h.removed) ma.set(r.index, "removed");
+      for (const r of h.added) mb.set(r.index, "added");
+    }
+    for (const ch of diff.changed) {
+      ma.set(ch.a.index, "changed");
+      mb.set(ch.b.index, "changed");
+      for (const s of ch.subgraphs)
+        markGraph(
+          s.diff,
+          `${aView}/${ch.a.index}.${s.attribute}`,
+          `${bView}/${ch.b.index}.${s.attribute}`,
+        );
+    }
+  };
   const d = diffModels(a.model, b.model);
   markGraph(d.graph, "main", "main");
-  const fnIndex = (m: Model, name: string) => m.functions.findIndex((f) => functionKey(f) === name);
+  const fnIndex = (m: Model, name: string) =>
+    m.functions.findIndex((f) => functionLabel(f) === name);
   for (const f of d.functions) {
     const ia = fnIndex(a.model, f.name);
     const ib = fnIndex(b.model, f.name);
     if (f.diff && ia >= 0 && ib >= 0) markGraph(f.diff, `fn${ia}`, `fn${ib}`);
-    const all = (s: Side, i: number, mark: string) => {
+    const all = (k: SideName, m: Model, i: number, mark: string) => {
       if (i < 0) return;
-      s.marks.set(`fn${i}`, new Map(s.model.functions[i]!.nodes.map((_, k) => [k, mark] as const)));
+      c.marks[k].set(`fn${i}`, new Map(m.functions[i]!.nodes.map((_, j) => [j, mark] as const)));
     };
-    if (f.change === "removed") all(a, ia, "removed");
-    if (f.change === "added") all(b, ib, "added");
+    if (f.change === "removed") all("a", a.model, ia, "removed");
+    if (f.change === "added") all("b", b.model, ib, "added");
   }
-  return diffCounts(d);
+  c.counts = diffCounts(d);
+  return c;
 }
 
 function summary(side: Side): Summary {
   return {
     name: side.name,
-    info: side.info,
-    problems: side.problems,
-    views: [...side.views.values()].map((v) => ({
+    info: side.view.info,
+    problems: side.view.problems,
+    views: [...side.view.views.values()].map((v) => ({
       id: v.id,
       title: v.title,
       nodes: v.owner.nodes.length,
@@ -387,19 +411,13 @@ function downloadFiles(
   return [{ name, blob: new Blob(placed.pieces.map(part)) }, ...data(placed.layout)];
 }
 
-/** The new result as side b; anything failing on the way leaves the session as it was. */
-function transformed(step: () => { result: Loaded; notes: Note[] }): TransformAnswer {
-  const before = { b: session.b, side: sides.b };
-  try {
-    const r = step();
-    sides.b = loadSide(r.result.name, r.result.model);
-    return { summary: summary(sides.b), diff: applyDiff(), notes: r.notes.map(formatNote) };
-  } catch (e) {
-    session.b = before.b;
-    sides.b = before.side;
-    if (sides.b) applyDiff();
-    throw e;
-  }
+/** The new result, side b (a step that fails leaves the session as it was). */
+function transformed(r: { result: Side; notes: Note[] }): TransformAnswer {
+  return {
+    summary: summary(r.result),
+    diff: r.result.view.diff!.counts,
+    notes: r.notes.map(formatNote),
+  };
 }
 
 function stats(name: string, v: RValue): ValueStats {
@@ -429,12 +447,12 @@ function digest(v: RTensor): string | undefined {
 }
 
 function side(name: SideName): Side {
-  const s = sides[name];
+  const s = session[name];
   if (!s) throw new OnnxError("E_USAGE", "nothing loaded");
   return s;
 }
 
-const EXPAND_OPTIONS: Record<string, (ops: string) => ExpandOptions> = {
+const EXPAND_OPTIONS: Record<string, (ops: string) => ExpandRequest> = {
   all: () => ({}),
   only: (ops) => ({ only: parseOpList(ops, "only") }),
   keep: (ops) => ({ keep: parseOpList(ops, "keep") }),
@@ -442,63 +460,41 @@ const EXPAND_OPTIONS: Record<string, (ops: string) => ExpandOptions> = {
 
 /** One handler per request op, each typed by the protocol. */
 const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers[K]> } = {
+  // A load that fails leaves the session as it was.
   load(msg) {
-    // A load that fails leaves the session as it was.
-    const before = { a: session.a, b: session.b };
-    try {
-      const a = session.loadFiles(
-        msg.files.map((f) => ({ name: f.name, source: new BlobSource(f.blob, f.name) })),
-      );
-      const loaded = loadSide(a.name, a.model);
-      sides.a = loaded;
-      sides.b = undefined;
-      const notes = a.missing.map(
-        (loc) =>
-          `'${loc}' was not opened with the model: the values of the tensors it holds cannot be shown or run (pick the model and its data files together)`,
-      );
-      return { ...summary(loaded), ...(notes.length ? { notes } : {}) };
-    } catch (e) {
-      session.a = before.a;
-      session.b = before.b;
-      throw e;
-    }
+    const a = session.loadFiles(
+      msg.files.map((f) => ({ name: f.name, source: new BlobSource(f.blob, f.name) })),
+    );
+    const notes = a.missing.map(
+      (loc) =>
+        `'${loc}' was not opened with the model: the values of the tensors it holds cannot be shown or run (pick the model and its data files together)`,
+    );
+    return { ...summary(a), ...(notes.length ? { notes } : {}) };
   },
   limits: () => ({ maxOpset: registry().maxOpset("") }),
   find(msg) {
     const s = side(msg.side);
-    const view = s.views.get(msg.view);
-    if (!view) throw new OnnxError("E_USAGE", `no view '${msg.view}'`);
+    const view = viewOf(s, msg.view);
     const scene = sceneOf(s, msg.view);
     return findInView(view.owner, msg.query, (i) => enclosingGroups(scene, i));
   },
   groups: (msg) => enclosingGroups(sceneOf(side(msg.side), msg.view), msg.index),
   pair(msg) {
-    const p = sides[msg.side]?.pairs.get(msg.view);
+    const p = session.b?.view.diff?.pairs[msg.side].get(msg.view);
     const j = p?.map.get(msg.index);
     return p && j !== undefined ? { view: p.view, index: j } : null;
   },
   layout(msg) {
     const s = side(msg.side);
-    progress(`laying out ${s.views.get(msg.view)?.title ?? msg.view}…`);
+    progress(`laying out ${s.view.views.get(msg.view)?.title ?? msg.view}…`);
     return layout(s, msg.view, msg.options ?? { open: [], constantsAsNodes: false });
   },
-  marks: (msg) => [...(sides[msg.side]?.marks.get(msg.view)?.entries() ?? [])],
-  details: (msg) => details(side(msg.side), msg.view, msg.index),
-  convert(msg) {
-    const opset = Number(msg.opset);
-    const max = registry().maxOpset("");
-    if (Number.isInteger(opset) && (opset < 1 || opset > max))
-      throw new OnnxError(
-        "E_USAGE",
-        `target opset ${opset} is not one this tool knows (ai.onnx 1 to ${max})`,
-      );
-    if (!Number.isInteger(opset) || opset < 1)
-      throw new OnnxError(
-        "E_USAGE",
-        `the target opset must be a positive integer, not '${msg.opset}'`,
-      );
-    return transformed(() => session.convert(opset));
+  marks: (msg) => {
+    const s = session[msg.side];
+    return [...((s && marksOf(s, msg.view))?.entries() ?? [])];
   },
+  details: (msg) => details(side(msg.side), msg.view, msg.index),
+  convert: (msg) => transformed(session.convert(targetOpset(msg.opset, registry().maxOpset("")))),
   expand(msg) {
     if (msg.mode === "only" && parseOpList(msg.ops).length === 0)
       throw new OnnxError(
@@ -506,14 +502,14 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
         "expand only: name at least one op to expand (Gelu, or domain:Op:version)",
       );
     const options = (EXPAND_OPTIONS[msg.mode] ?? EXPAND_OPTIONS.all!)(msg.ops);
-    return transformed(() =>
+    return transformed(
       session.expand(options, `expanded${msg.mode !== "all" ? ` ${msg.mode} ${msg.ops}` : ""}`),
     );
   },
   check() {
     const out: Answers["check"] = {};
     for (const k of ["a", "b"] as const) {
-      const s = sides[k];
+      const s = session[k]?.view;
       if (!s) continue;
       const wheres = s.found.map((p) => p.where);
       const nodes: { view: string; index: number; line: number }[] = [];

@@ -15,8 +15,19 @@ export {
   type InputFile,
   type InputRequest,
 } from "./inputs.js";
-export { RUN_BLOCKERS, assertRunnable } from "./runnable.js";
-export { convert, expand, type TransformResult } from "./transform.js";
+export { RUN_BLOCKERS, assertRunnable, runModels } from "./runnable.js";
+export {
+  convert,
+  convertModel,
+  convertPass,
+  convertPipeline,
+  expand,
+  expandPipeline,
+  transform,
+  type ConvertRequest,
+  type ExpandRequest,
+  type TransformResult,
+} from "./transform.js";
 export {
   compareOutputs,
   largestDifference,
@@ -25,4 +36,4 @@ export {
   type OutputComparison,
 } from "./compare.js";
 export { RefusedError, formatNote, problemNotes } from "./notes.js";
-export { Session, type Loaded, type RunReport } from "./session.js";
+export { Session, type Loaded, type Prepare, type RunReport, type Side } from "./session.js";

@@ -1,30 +1,16 @@
-// A model from a file's name and bytes, decided the same way on the command line (io/files.ts
-// loadModel) and in the page: `.onnxtxt` is ONNX text, every other name (`.onnx`, `.txt`, ...) is
-// a binary ModelProto. No file system here, so the page can use it.
+// A model from a file's name and bytes, decided by the one rule of io/format.ts, as the command
+// line's loadModel (io/files.ts) decides on disk. No file system here, so the page can use it.
 
 import { OnnxError } from "../errors.js";
 import { decodeModel } from "../io/codec.js";
-import { isTextPath as isTextModelName, looksBinary } from "../io/format.js";
+import { isTextPath, modelFromBytes } from "../io/format.js";
 import { externalLocation, externalRange } from "../io/external-range.js";
 import { compactModel, LAZY_FROM, RANGED_FROM } from "../io/ranged.js";
 import type { ByteSource } from "../ir/tensor.js";
 import { walkTensors } from "../ir/traverse.js";
 import type { Model } from "../ir/types.js";
-import { parseModelText } from "../text/parse.js";
 
-export { isTextPath as isTextModelName, looksBinary } from "../io/format.js";
-
-/** Decodes a model file's bytes; errors name the file. `baseDir`: where external data lives. */
-export function modelFromBytes(bytes: Uint8Array, name: string, baseDir?: string): Model {
-  if (!isTextModelName(name)) return decodeModel(bytes, { where: name, baseDir });
-  if (looksBinary(bytes))
-    throw new OnnxError(
-      "E_PARSE",
-      "holds binary data, not ONNX text (a binary .onnx model is read by print, check and run)",
-      name,
-    );
-  return parseModelText(new TextDecoder().decode(bytes), name);
-}
+export { isTextPath as isTextModelName, looksBinary, modelFromBytes } from "../io/format.js";
 
 /** A file picked with a model (the page) or found beside it: its name and its bytes as a source. */
 export interface PickedFile {
@@ -58,7 +44,7 @@ export function modelFromFiles(files: PickedFile[]): OpenedModel {
     );
   const { name, source } = picked;
   let model: Model;
-  if (!isTextModelName(name) && source.size >= RANGED_FROM) {
+  if (!isTextPath(name) && source.size >= RANGED_FROM) {
     const compact = compactModel(source, LAZY_FROM, name);
     model = decodeModel(compact.bytes, { where: name, holes: compact.holes });
   } else model = modelFromBytes(source.read(0, source.size), name);

@@ -1,23 +1,35 @@
 // A session: the model loaded (a) and the result of the last transform (b), run side by side on the
-// same inputs and compared. The page's worker keeps one; each step is the function the command
-// line uses for the same thing.
+// same inputs and compared. It owns both sides, with what a caller keeps of each (the page's worker:
+// its views, types and the diff's marks, made by `prepare`); a step that fails anywhere, `prepare`
+// included, leaves the session as it was. Each step is the function the command line uses for the
+// same thing (load.ts, transform.ts, runnable.ts).
 
 import { OnnxError } from "../errors.js";
-import type { ExpandOptions } from "../expand/context.js";
 import type { Model } from "../ir/types.js";
-import { runValues, type RunOptions } from "../interp/executor.js";
+import type { RunOptions } from "../interp/executor.js";
 import type { RValue } from "../interp/types.js";
 import type { Note } from "../passes/pass.js";
 import { compareOutputs, type OutputComparison } from "./compare.js";
 import { requestedInputs, type InputRequest } from "./inputs.js";
 import { modelFromBytes, modelFromFiles, type PickedFile } from "./load.js";
 import { RefusedError } from "./notes.js";
-import { assertRunnable } from "./runnable.js";
-import { convert, expand, type TransformResult } from "./transform.js";
+import { runModels } from "./runnable.js";
+import {
+  convert,
+  expand,
+  type ConvertRequest,
+  type ExpandRequest,
+  type TransformResult,
+} from "./transform.js";
 
 export interface Loaded {
   name: string;
   model: Model;
+}
+
+/** A side of the session: its model, and what the caller made of it (Session's `prepare`). */
+export interface Side<X> extends Loaded {
+  view: X;
 }
 
 export interface RunReport {
@@ -26,70 +38,88 @@ export interface RunReport {
   outputs: OutputComparison[];
 }
 
-export class Session {
-  a?: Loaded;
-  b?: Loaded;
+/**
+ * What a caller keeps with a side, made when the side is: from the side, and for a result (b)
+ * the loaded side it was made from (a). Throwing refuses the side.
+ */
+export type Prepare<X> = (side: Loaded, from: Side<X> | undefined) => X;
 
-  constructor(private readonly progress: (text: string) => void = () => {}) {}
+export class Session<X = undefined> {
+  private sides: { a?: Side<X>; b?: Side<X> } = {};
+
+  constructor(
+    private readonly progress: (text: string) => void = () => {},
+    private readonly prepare: Prepare<X> = () => undefined as X,
+  ) {}
+
+  /** The model loaded. */
+  get a(): Side<X> | undefined {
+    return this.sides.a;
+  }
+
+  /** The result of the last transform of a. */
+  get b(): Side<X> | undefined {
+    return this.sides.b;
+  }
 
   /** Decodes a model file (see load.ts) as the new a; the result is dropped. */
-  load(name: string, bytes: Uint8Array): Loaded {
+  load(name: string, bytes: Uint8Array): Side<X> {
     this.progress(`decoding ${name}…`);
-    this.a = { name, model: modelFromBytes(bytes, name) };
-    this.b = undefined;
-    return this.a;
+    const a = this.side({ name, model: modelFromBytes(bytes, name) }, undefined);
+    this.sides = { a };
+    return a;
   }
 
   /**
    * Opens a model and its data files (see load.ts, modelFromFiles) as the new a; the result is
    * dropped. Data files the model names that were not given are listed in `missing`.
    */
-  loadFiles(files: PickedFile[]): Loaded & { missing: string[] } {
+  loadFiles(files: PickedFile[]): Side<X> & { missing: string[] } {
     const opened = modelFromFiles(files);
     this.progress(`decoding ${opened.name}…`);
-    this.a = { name: opened.name, model: opened.model };
-    this.b = undefined;
-    return { ...this.a, missing: opened.missing };
+    const a = this.side({ name: opened.name, model: opened.model }, undefined);
+    this.sides = { a };
+    return { ...a, missing: opened.missing };
   }
 
-  private loaded(): Loaded {
-    if (!this.a) throw new OnnxError("E_USAGE", "load a model first");
-    return this.a;
+  private loaded(): Side<X> {
+    if (!this.sides.a) throw new OnnxError("E_USAGE", "load a model first");
+    return this.sides.a;
   }
 
   /** a converted to an opset: the new b, with the notes; a refusal throws a RefusedError. */
-  convert(target: number): { result: Loaded; notes: Note[] } {
+  convert(target: number, req: ConvertRequest = {}): { result: Side<X>; notes: Note[] } {
     const a = this.loaded();
     this.progress("conversion…");
-    return this.keep(convert(a.model, target), `${a.name} (opset ${target})`);
+    return this.keep(convert(a.model, target, req), `${a.name} (opset ${target})`);
   }
 
   /** a expanded; `label` names the result. */
-  expand(options: ExpandOptions, label: string): { result: Loaded; notes: Note[] } {
+  expand(req: ExpandRequest, label: string): { result: Side<X>; notes: Note[] } {
     const a = this.loaded();
     this.progress("expansion…");
-    return this.keep(expand(a.model, options), `${a.name} (${label})`);
+    return this.keep(expand(a.model, req), `${a.name} (${label})`);
   }
 
-  private keep(r: TransformResult, name: string): { result: Loaded; notes: Note[] } {
+  private keep(r: TransformResult, name: string): { result: Side<X>; notes: Note[] } {
     if (!r.ok) throw new RefusedError(r.notes);
-    this.b = { name, model: r.model };
-    return { result: this.b, notes: r.notes };
+    const b = this.side({ name, model: r.model }, this.sides.a);
+    this.sides = { ...this.sides, b };
+    return { result: b, notes: r.notes };
+  }
+
+  private side(loaded: Loaded, from: Side<X> | undefined): Side<X> {
+    return { ...loaded, view: this.prepare(loaded, from) };
   }
 
   /**
    * Runs a, and b when there is one, on the same inputs, each refused first when the command
-   * line's run would refuse it, and compares their outputs.
+   * line's run would refuse it (both before either runs), and compares their outputs.
    */
   run(req: InputRequest, opts: RunOptions = {}): RunReport {
     const a = this.loaded();
-    const sides = this.b ? [a, this.b] : [a];
-    for (const s of sides) assertRunnable(s.model, s.name);
-    const inputs = requestedInputs(a.model, req);
-    const [ra, rb] = sides.map((s) => {
-      this.progress(`running ${s.name}…`);
-      return runValues(s.model, inputs, opts);
-    });
-    return { inputs, outputs: compareOutputs(ra!, rb) };
+    const sides = this.sides.b ? [a, this.sides.b] : [a];
+    const r = runModels(sides, () => requestedInputs(a.model, req), opts, this.progress);
+    return { inputs: r.inputs, outputs: compareOutputs(r.outputs[0]!, r.outputs[1]) };
   }
 }

@@ -1,28 +1,99 @@
-// The transforms the command line and the page offer: each builds the pipeline the CLI runs and
-// gives the pass manager's result (a model and notes, or a refusal with the notes that say why).
+// The transforms the command line and the page offer, the one place each is put together: a
+// pipeline of passes, run by the pass manager on a model, giving its result (a model and notes,
+// or a refusal with the notes that say why). The CLI's commands (and its batch workers) and the
+// page's worker (through Session) call these, never the passes' own constructors, so a command
+// means the same thing everywhere. A new command made of passes is one function here (a
+// pipeline, run by `transform`) and one file in cli/commands.
+//
+// The converter lowers function ops its target lacks with the expander's lowerMissing
+// (src/convert/lowering.ts): the layer that sees both passes it in, here, unless `lower` is false.
 
-import { convertPipeline, type PassConvertOptions } from "../convert/index.js";
+import {
+  convertModel as convertWith,
+  convertPass as convertPassWith,
+  convertPipeline as convertPipelineWith,
+  type ConversionResult,
+  type ConvertOptions,
+  type PassConvertOptions,
+} from "../convert/index.js";
 import type { ExpandOptions } from "../expand/context.js";
-import { expandPipeline } from "../expand/pipeline.js";
+import { lowerMissing } from "../expand/lower-missing.js";
+import { expandPipeline as expandOnly, placeOriginsPass } from "../expand/pipeline.js";
 import type { Model } from "../ir/types.js";
-import { runPass } from "../passes/manager.js";
-import { passContext, type PassResult } from "../passes/pass.js";
+import { pipeline, runPass } from "../passes/manager.js";
+import { passContext, type Pass, type PassContext, type PassResult } from "../passes/pass.js";
 
 export type TransformResult = PassResult;
 
-/**
- * The model converted to ai.onnx opset `target`; function ops the target lacks are lowered to
- * their bodies on the way unless `options.lower` is false (src/convert/lowering.ts).
- */
-export function convert(
-  model: Model,
-  target: number,
-  options: PassConvertOptions = {},
-): TransformResult {
-  return runPass(convertPipeline(target, options), model, passContext());
+/** A pass (a pipeline) run on a model by the manager: what every transform here is. */
+export function transform(model: Model, pass: Pass, ctx: PassContext = passContext()): PassResult {
+  return runPass(pass, model, ctx);
 }
 
-/** The model with function ops expanded as `options` select. */
-export function expand(model: Model, options: ExpandOptions = {}): TransformResult {
-  return runPass(expandPipeline(options), model, passContext());
+/** The converter's options as a command gives them: `lower: false` refuses what lowering takes. */
+export type ConvertRequest = Omit<PassConvertOptions, "lower"> & { lower?: boolean };
+
+/** The options with the lowering they ask for (on unless `lower` is false). */
+function withLowering<T extends { lower?: boolean }>(
+  req: T,
+): Omit<T, "lower"> & { lower?: ConvertOptions["lower"] } {
+  const { lower, ...rest } = req;
+  return lower === false ? rest : { ...rest, lower: lowerMissing };
+}
+
+/**
+ * The model converted to ai.onnx opset `target`, with the plan (what `convert --plan` prints);
+ * function ops the target lacks are lowered on the way unless `lower` is false.
+ */
+export function convertModel(
+  model: Model,
+  target: number,
+  req: ConvertRequest & Pick<ConvertOptions, "registry" | "progress"> = {},
+): ConversionResult {
+  return convertWith(model, target, withLowering(req));
+}
+
+/** The convert-opset pass, lowering as convertModel does. */
+export function convertPass(target: number, req: ConvertRequest = {}): Pass {
+  return convertPassWith(target, withLowering(req));
+}
+
+/** What `convert --opset N` runs: the model validated, then converted (lowering as above). */
+export function convertPipeline(target: number, req: ConvertRequest = {}): Pass {
+  return convertPipelineWith(target, withLowering(req));
+}
+
+/** The model converted to ai.onnx opset `target` (convertPipeline, run). */
+export function convert(model: Model, target: number, req: ConvertRequest = {}): TransformResult {
+  return transform(model, convertPipeline(target, req));
+}
+
+/** What `expand` takes: the expander's options, and an opset to convert the result to. */
+export interface ExpandRequest extends ExpandOptions {
+  opset?: number;
+}
+
+/**
+ * What `expand` runs: the expander; with `opset`, then the converter (lowering on), and the
+ * origins placed last, for the IR version of the converted model.
+ */
+export function expandPipeline(req: ExpandRequest = {}): Pass {
+  const { opset, ...options } = req;
+  if (opset === undefined) return expandOnly(options);
+  const { maxNodes, maxMemory, origin } = options;
+  const passes = [
+    expandOnly({ ...options, deferOrigins: true }),
+    convertPass(opset, {
+      ...(maxNodes !== undefined ? { maxNodes } : {}),
+      ...(maxMemory !== undefined ? { maxMemory } : {}),
+      ...(origin !== undefined ? { origin } : {}),
+    }),
+  ];
+  if (origin !== false) passes.push(placeOriginsPass());
+  return pipeline(`expand --opset ${opset}`, passes);
+}
+
+/** The model with function ops expanded as `req` selects (expandPipeline, run). */
+export function expand(model: Model, req: ExpandRequest = {}): TransformResult {
+  return transform(model, expandPipeline(req));
 }

@@ -38,6 +38,12 @@ export interface Analysis {
 export class Analyzer {
   readonly problems: Problem[] = [];
   readonly types = new Map<Graph | Function, Map<string, Type>>();
+  /**
+   * While a call's body is instantiated: each scope whose types it records, with its types
+   * before (see Instantiator.agree), so that the scopes it changed are known without a copy of
+   * every scope's types.
+   */
+  journal: Map<Graph | Function, Map<string, Type> | undefined> | undefined;
   readonly functions: FunctionTable;
   /** Analyses of nodes that reported nothing, by memo key (see MemoKeys.memoKey). */
   readonly memo = new Map<string, MemoEntry>();
@@ -63,6 +69,13 @@ export class Analyzer {
     this.analyzeGraph(m.graph, undefined, { where: "", opsets, sink: this.problems, record: true });
     const warnings = this.functions.shadowed.map(shadowedWarning);
     return { problems: this.problems, warnings, types: this.types };
+  }
+
+  /** Records the types of a scope (and, while a body is instantiated, what they were before). */
+  setTypes(owner: Graph | Function, types: Map<string, Type>): void {
+    const j = this.journal;
+    if (j && !j.has(owner)) j.set(owner, this.types.get(owner));
+    this.types.set(owner, types);
   }
 
   /** Checks a graph; returns the types of its outputs (see walk.ts). */

@@ -11,6 +11,13 @@ import { formatProblem, type Problem, type ProblemCode } from "./report.js";
 import { isTensor, joinTypes, mergeTypes } from "./types.js";
 import { problemKey, type Ctx } from "./scope.js";
 
+/**
+ * How deep calls of local functions are instantiated for their callers' types: a call nested
+ * deeper (a chain of calls, 64 levels below the graph or a function checked alone) is not, and
+ * its outputs stay untyped (docs/semantics.md, "Nesting").
+ */
+export const MAX_CALL_DEPTH = 64;
+
 export class Instantiator {
   private readonly instCache = new Map<
     string,
@@ -45,7 +52,10 @@ export class Instantiator {
     attr: (n: string) => Attribute | undefined,
     report: (code: ProblemCode, message: string) => void,
   ): (Type | undefined)[] {
-    if (this.stack.has(f)) return [];
+    // Recursion is refused by the checker (function-cycle); calls nested deeper than
+    // MAX_CALL_DEPTH are not instantiated: their outputs stay untyped, and the walk's stack
+    // stays bounded however long a chain of calls is.
+    if (this.stack.has(f) || this.stack.size >= MAX_CALL_DEPTH) return [];
     const env = new Map<string, Attribute>();
     for (const a of f.attributeProtos) env.set(a.name, a);
     for (const a of node.attributes) {
@@ -79,7 +89,9 @@ export class Instantiator {
       // A call typed by the model (in the main graph, or in a body instantiated for a call) types
       // the body; one in a function checked on its own, with no caller, does not.
       const typed = ctx.fn === undefined || ctx.env !== undefined;
-      const before = typed ? new Map(this.an.types) : undefined;
+      const outer = this.an.journal;
+      const changed = new Map<Graph | Function, Map<string, Type> | undefined>();
+      if (typed) this.an.journal = changed;
       const outs = this.an.analyzeBody(f, inputTypes, {
         where: functionWhere(f),
         opsets: functionOpsets(f, ctx.opsets),
@@ -89,7 +101,12 @@ export class Instantiator {
         record: typed,
       });
       this.stack.delete(f);
-      if (before) this.agree(before);
+      if (typed) {
+        this.an.journal = outer;
+        // What this instantiation changed is changed for the one around it too.
+        if (outer) for (const [o, was] of changed) if (!outer.has(o)) outer.set(o, was);
+        this.agree(changed);
+      }
       // What the body gets wrong only with this call's types and attributes is the call's problem.
       const own = this.standaloneProblems(f, ctx);
       const problems = sink.filter((p) => !own.has(problemKey(p)));
@@ -106,16 +123,17 @@ export class Instantiator {
   }
 
   /**
-   * After an instantiation recorded its scopes' types (over `before`): each scope keeps the types
+   * After an instantiation recorded its scopes' types (`changed`: each with its types before):
+   * each scope keeps the types
    * all its instantiations agree on. A tensor they disagree on only in its shape keeps its
    * element type and the dims they share (with what the body alone knows of it); any other
    * value they disagree on keeps its type of the body alone (the standalone analysis), if any.
    */
-  private agree(before: Map<Graph | Function, Map<string, Type>>): void {
+  private agree(changed: Map<Graph | Function, Map<string, Type> | undefined>): void {
     const types = this.an.types;
-    for (const [owner, now] of types) {
-      const was = before.get(owner);
-      if (now === was) continue;
+    for (const [owner, was] of changed) {
+      const now = types.get(owner);
+      if (now === was || now === undefined) continue;
       const seen = this.called.get(owner);
       if (!seen) {
         // The first instantiation: its types, over those of the body alone.

@@ -57,12 +57,12 @@ export function record(an: Analyzer, owner: Graph | Function, scope: Scope): voi
       break;
     }
   if (complete) {
-    an.types.set(owner, scope.types as Map<string, Type>);
+    an.setTypes(owner, scope.types as Map<string, Type>);
     return;
   }
   const m = new Map<string, Type>();
   for (const [k, v] of scope.types) if (v) m.set(k, v);
-  an.types.set(owner, m);
+  an.setTypes(owner, m);
 }
 
 /** Checks a graph; returns the types of its outputs. `provided`: input types a node passes to a subgraph. */

@@ -7,7 +7,8 @@ import { assertOpsetImports } from "../check/opsets.js";
 import { OnnxError } from "../errors.js";
 import { loadModel as loadModelFile, type LoadOptions, type SaveOptions } from "../io/files.js";
 import { walkGraphNodes } from "../ir/traverse.js";
-import type { Model } from "../ir/types.js";
+import { FunctionTable } from "../ir/functions.js";
+import type { Function, Model } from "../ir/types.js";
 
 import { EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, isVerbose } from "./exit.js";
 
@@ -86,44 +87,21 @@ export function loadModel(path: string, opts: LoadOptions = {}): Model {
  * with a million nodes in one graph nests 0 levels.
  */
 export function modelNesting(model: Model): number {
-  const key = (domain: string, name: string) => `${domain}\u0000${name}`;
-  const local = new Set(model.functions.map((f) => key(f.domain, f.name)));
-  const calls = new Map<string, Set<string>>();
   let graphs = 0;
-  for (const { depth } of walkGraphNodes(model.graph)) graphs = Math.max(graphs, depth);
-  for (const f of model.functions) {
-    const callees = new Set<string>();
-    for (const { node, depth } of walkGraphNodes(f)) {
-      graphs = Math.max(graphs, depth);
-      const callee = key(node.domain, node.opType);
-      if (local.has(callee)) callees.add(callee);
-    }
-    calls.set(key(f.domain, f.name), callees);
-  }
-  // Longest call chain from each function, depth-first with an explicit stack.
-  const longest = new Map<string, number>();
-  const onPath = new Set<string>();
+  for (const owner of [model.graph, ...model.functions])
+    for (const { depth } of walkGraphNodes(owner)) graphs = Math.max(graphs, depth);
+  // The longest chain of calls, callee-first over the function table (a call of a function is
+  // one level; each call it makes, one more).
+  const table = new FunctionTable(model.functions);
+  const order = table.order();
+  if (!order) return Infinity;
+  const longest = new Map<Function, number>();
   let chain = 0;
-  for (const start of calls.keys()) {
-    const stack: [string, string[]][] = [[start, [...calls.get(start)!]]];
-    onPath.add(start);
-    while (stack.length) {
-      const top = stack[stack.length - 1]!;
-      const next = top[1].pop();
-      if (next === undefined) {
-        // A call of this function is one level; each call it makes, one more.
-        let best = 1;
-        for (const c of calls.get(top[0])!) best = Math.max(best, 1 + (longest.get(c) ?? 0));
-        longest.set(top[0], best);
-        onPath.delete(top[0]);
-        stack.pop();
-      } else if (onPath.has(next)) return Infinity;
-      else if (!longest.has(next)) {
-        onPath.add(next);
-        stack.push([next, [...calls.get(next)!]]);
-      }
-    }
-    chain = Math.max(chain, longest.get(start)!);
+  for (const f of order) {
+    let best = 1;
+    for (const g of table.callees(f)) best = Math.max(best, 1 + longest.get(g)!);
+    longest.set(f, best);
+    chain = Math.max(chain, best);
   }
   return graphs + chain;
 }

@@ -51,9 +51,25 @@ export interface AdapterContext {
   withNode(node: Node): AdapterContext;
   /** A note for the plan and the pass's report; the step still happens. */
   warn(message: string): void;
-  /** Refuses the step for this node: the plan reports it as blocked with this reason. */
+  /**
+   * Refuses the step for this node: ends the adapter, and its row (AdapterRow.apply) gives the
+   * driver a blocked outcome with this reason.
+   */
   fail(reason: string): never;
 }
+
+/** How `fail` ends an adapter: caught by the row that ran it (AdapterRow.apply), nowhere else. */
+export class StepFailure extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/**
+ * What a row did with one node at its step, as a value: the nodes that replace it (undefined:
+ * the node stays as it is apart from its version), or why it cannot take the step.
+ */
+export type RowOutcome = { nodes: Node[] | undefined } | { blocked: string };
 
 /**
  * Rewrites `c.node` across one step. Returns the nodes that replace it (valid at `c.to`, in
@@ -74,8 +90,10 @@ export interface AdapterRow {
   to: number;
   /** What the step changes, one line (shown by `convert --list-adapters`). */
   summary: string;
-  /** The row's adapter, after the target version's type check. */
+  /** The row's adapter, after the target version's type check (it may end in `c.fail`). */
   adapter: Adapter;
+  /** The adapter applied to a node, its outcome a value (a `c.fail` becomes `{ blocked }`). */
+  apply(c: AdapterContext): RowOutcome;
   /** Rows come from `row`, so that every one is type-checked: no object literal is a row. */
   readonly [madeByRow]: true;
 }

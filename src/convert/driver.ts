@@ -20,8 +20,9 @@ import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import { GraphScope, visitSubgraphs } from "../ir/visit.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
-import type { AdapterContext, AdapterRow, Direction } from "./adapter.js";
+import { StepFailure, type AdapterContext, type AdapterRow, type Direction } from "./adapter.js";
 import { convertedIrVersion } from "./ir-version.js";
+import { targetOpset } from "./target.js";
 import { elemTypes } from "./elem-types.js";
 import {
   adapterRow,
@@ -33,7 +34,7 @@ import {
   type StepRecord,
 } from "./plan.js";
 import { constantOfNode } from "./values.js";
-import { defaultLowering, type Lowering } from "./lowering.js";
+import type { Lowering } from "./lowering.js";
 import { ORIGIN_KEY, originOf, placeOrigins } from "../inline/origin.js";
 
 export interface ConvertOptions {
@@ -41,11 +42,11 @@ export interface ConvertOptions {
   /** Called as nodes are visited (done of an estimated total). */
   progress?: (done: number, total: number) => void;
   /**
-   * Function ops the target opset lacks replaced by their bodies first (lowering.ts): true (the
-   * default) lowers them when the expander is loaded; false refuses them; a function lowers them
-   * with it.
+   * Function ops the target opset lacks replaced by their bodies first, by this lowering
+   * (lowering.ts; the expander's lowerMissing, which the app layer passes); without one they
+   * are refused.
    */
-  lower?: boolean | Lowering;
+  lower?: Lowering;
   /** The bound of that expansion (src/expand/bounds.ts: --max-nodes, --max-memory). */
   maxNodes?: number;
   maxMemory?: number;
@@ -57,12 +58,6 @@ export interface ConversionResult {
   plan: ConversionPlan;
   /** The converted model; undefined when a step is blocked (plan.blocked says which). */
   model?: Model;
-}
-
-class Blocked extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-  }
 }
 
 /** Types inferred for the input model, once, on the first request. */
@@ -227,40 +222,31 @@ function countUses(u: Map<string, number>, n: Node, by: number): void {
 }
 
 /**
- * The record of an adapted node, its fields read from the node and the step (shared by the
+ * The record of an adapted node, its fields copied from the node and the step (shared by the
  * nodes that take it) and `where` built when read: a 100,000-node chain has as many records.
  */
 class LazyRecord implements StepRecord {
   private label: string | undefined;
+  readonly op: string;
+  readonly domain: string;
+  readonly from: number;
+  readonly to: number;
+  readonly opsetFrom: number;
+  readonly opsetTo: number;
+  readonly message: string;
   constructor(
     private readonly owner: GraphScope,
     private readonly node: Node,
     private readonly index: number,
-    private readonly step: AdaptedStep,
-  ) {}
+    step: AdaptedStep,
+  ) {
+    this.op = node.opType;
+    this.domain = node.domain;
+    ({ from: this.from, to: this.to, opsetFrom: this.opsetFrom, opsetTo: this.opsetTo } = step);
+    this.message = step.message;
+  }
   get where(): string {
     return (this.label ??= this.owner.nodeWhere(this.node, this.index));
-  }
-  get op(): string {
-    return this.node.opType;
-  }
-  get domain(): string {
-    return this.node.domain;
-  }
-  get from(): number {
-    return this.step.from;
-  }
-  get to(): number {
-    return this.step.to;
-  }
-  get opsetFrom(): number {
-    return this.step.opsetFrom;
-  }
-  get opsetTo(): number {
-    return this.step.opsetTo;
-  }
-  get message(): string {
-    return this.step.message;
   }
   toJSON(): StepRecord {
     const { where, op, domain, from, to, opsetFrom, opsetTo, message } = this;
@@ -342,6 +328,34 @@ class VersionTable {
   }
 }
 
+/** One node at one opset step (k -> next) of the graph or function `state` converts. */
+interface Site {
+  state: OwnerState;
+  node: Node;
+  /** The node's place in the node list as the step found it. */
+  index: number;
+  k: number;
+  next: number;
+}
+
+/** What one node does at one opset step, as a value (Converter.decide). */
+type StepOutcome =
+  | { kind: "kept" }
+  | { kind: "free" }
+  /** Replaced by `nodes` (undefined: only its version changes), a record sharing `step`. */
+  | { kind: "adapted"; nodes: Node[] | undefined; step: AdaptedStep }
+  /** Left as it is, with the op's versions before and after (0: none) and the reason. */
+  | { kind: "blocked"; from: number; to: number; reason: string };
+
+const KEPT: StepOutcome = { kind: "kept" };
+const FREE: StepOutcome = { kind: "free" };
+const blocked = (from: number, to: number, reason: string): StepOutcome => ({
+  kind: "blocked",
+  from,
+  to,
+  reason,
+});
+
 export class Converter {
   readonly plan: ConversionPlan;
   private readonly registry: SchemaRegistry;
@@ -362,11 +376,7 @@ export class Converter {
   ) {
     this.registry = opts.registry ?? SchemaRegistry.default();
     const max = this.registry.maxOpset("");
-    if (!Number.isInteger(target) || target < 1 || target > max)
-      throw new OnnxError(
-        "E_USAGE",
-        `target opset ${target} is not one this tool knows (ai.onnx 1 to ${max})`,
-      );
+    targetOpset(target, max);
     // The source opsets too: the driver steps one opset at a time from each.
     const known = (where: string, v: number | undefined) => {
       if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > max))
@@ -506,7 +516,6 @@ export class Converter {
     const nodes = state.nodes;
     let out: Node[] | undefined;
     let dead: Set<string> | undefined;
-    const direction: Direction = next > k ? "up" : "down";
     const blocked = this.blockedNodes;
     const versions = this.versions;
     // The step of the previous node's op: long runs of one op look it up once.
@@ -530,21 +539,19 @@ export class Converter {
         info = lastInfo;
       }
       let repl: Node[] | undefined;
+      // The common cases, decided here: kept (another domain, no change) and free for every node.
       if (info === undefined || (info !== null && info.same)) {
         // kept
       } else if (info !== null && info.free) {
         this.plan.freeSteps++;
-      } else if (info === null) {
-        this.block(state, node, i, k, next, 0, 0, `unknown operator '${node.opType}'`);
-      } else if (info.a === undefined) {
-        const why = `${node.opType} does not exist at opset ${k}`;
-        this.block(state, node, i, k, next, 0, info.b!.since, why);
       } else {
-        try {
-          repl = this.applyStep(state, node, info, info.a, next, direction, i, k);
-        } catch (e) {
-          if (!(e instanceof Blocked)) throw e;
-          this.block(state, node, i, k, next, info.a.since, info.b?.since ?? 0, e.reason);
+        const site: Site = { state, node, index: i, k, next };
+        const outcome = this.decide(site, info);
+        if (outcome.kind === "free") this.plan.freeSteps++;
+        else if (outcome.kind === "blocked") this.block(site, outcome);
+        else if (outcome.kind === "adapted") {
+          this.plan.adapted.push(new LazyRecord(state.scope, node, i, outcome.step));
+          repl = outcome.nodes;
         }
       }
       if (!repl) {
@@ -580,87 +587,68 @@ export class Converter {
         for (const g of attributeGraphs(a)) if (!old.has(g)) this.createdAt.set(g, at);
   }
 
-  private block(
-    state: OwnerState,
-    node: Node,
-    index: number,
-    k: number,
-    next: number,
-    from: number,
-    to: number,
-    reason: string,
-  ): void {
+  private block(site: Site, b: Extract<StepOutcome, { kind: "blocked" }>): void {
+    const { state, node, index } = site;
     this.blockedNodes.add(node);
     this.plan.blocked.push({
       where: state.scope.nodeWhere(node, index),
       op: node.opType,
       domain: node.domain,
-      from,
-      to,
-      opsetFrom: k,
-      opsetTo: next,
-      message: reason,
+      from: b.from,
+      to: b.to,
+      opsetFrom: site.k,
+      opsetTo: site.next,
+      message: b.reason,
     });
   }
 
-  /** The nodes replacing `node` across the step, or undefined when it stays as it is. */
-  private applyStep(
-    state: OwnerState,
-    node: Node,
-    info: StepInfo,
-    a: OpVersion,
-    opset: number,
-    direction: Direction,
-    index: number,
-    k: number,
-  ): Node[] | undefined {
+  /**
+   * What a node does at an opset step that is neither kept nor free for every node of its op:
+   * free for this node, adapted by its row, or blocked (with the reason).
+   */
+  private decide(site: Site, info: StepInfo | null): StepOutcome {
+    const op = site.node.opType;
+    if (info === null) return blocked(0, 0, `unknown operator '${op}'`);
+    if (info.same) return KEPT;
+    const a = info.a;
     const b = info.b;
+    if (!a) return blocked(0, b!.since, `${op} does not exist at opset ${site.k}`);
     if (!b) {
-      const why = blockedStep("", node.opType, a.since, 0)?.reason;
-      if (why) throw new Blocked(why);
+      const listed = blockedStep("", op, a.since, 0)?.reason;
       const hint = a.function
         ? `; it is a function op: expand it first (\`onnx-expand expand\`), then convert`
         : "";
-      throw new Blocked(`${node.opType} does not exist before opset ${a.since}${hint}`);
+      return blocked(a.since, 0, listed ?? `${op} does not exist before opset ${a.since}${hint}`);
     }
-    const ctx = this.context(state, node, a, b, opset, direction, index, k);
+    const ctx = new DriverContext(site, a, b, this);
     const row = info.row;
     if (row) {
-      const r = row.adapter(ctx);
+      const r = row.apply(ctx);
+      if ("blocked" in r) return blocked(a.since, b.since, r.blocked);
       const step = (info.adapted ??= {
         from: a.since,
         to: b.since,
-        opsetFrom: k,
-        opsetTo: opset,
+        opsetFrom: site.k,
+        opsetTo: site.next,
         message: row.summary,
       });
-      this.plan.adapted.push(new LazyRecord(state.scope, node, index, step));
-      return r;
+      return { kind: "adapted", nodes: r.nodes, step };
     }
     if (info.behaviour)
-      throw new Blocked(
-        `no adapter for ${node.opType} ${a.since} -> ${b.since}: ${info.behaviour}`,
+      return blocked(
+        a.since,
+        b.since,
+        `no adapter for ${op} ${a.since} -> ${b.since}: ${info.behaviour}`,
       );
+    // What the schema diff says changed, as far as this node uses it.
     const reasons = nodeStepReasons(ctx, stepDiff(a, b));
-    if (reasons.length === 0) {
-      this.plan.freeSteps++;
-      return undefined;
-    }
-    const listed = blockedStep("", node.opType, a.since, b.since)?.reason;
-    throw new Blocked(listed ? `${listed} (${reasons.join("; ")})` : reasons.join("; "));
-  }
-
-  private context(
-    state: OwnerState,
-    node: Node,
-    from: OpVersion,
-    to: OpVersion,
-    opset: number,
-    direction: Direction,
-    index: number,
-    k: number,
-  ): AdapterContext {
-    return new DriverContext(node, from, to, direction, opset, state, this, k, index);
+    if (reasons.length === 0) return FREE;
+    const listed = blockedStep("", op, a.since, b.since)?.reason;
+    return blocked(
+      a.since,
+      b.since,
+      listed ? `${listed} (${reasons.join("; ")})` : reasons.join("; "),
+    );
   }
 
   shared<T>(key: string, make: () => T): T {
@@ -692,39 +680,49 @@ export class Converter {
  * adapted node, its methods on the prototype.
  */
 class DriverContext implements AdapterContext {
+  readonly node: Node;
+  readonly direction: Direction;
+  readonly opset: number;
+  readonly opsetFrom: number;
   constructor(
-    readonly node: Node,
+    readonly site: Site,
     readonly from: OpVersion,
     readonly to: OpVersion,
-    readonly direction: Direction,
-    readonly opset: number,
-    readonly state: OwnerState,
     readonly converter: Converter,
-    readonly opsetFrom: number,
-    readonly index: number,
-  ) {}
+  ) {
+    this.node = site.node;
+    this.opsetFrom = site.k;
+    this.opset = site.next;
+    this.direction = site.next > site.k ? "up" : "down";
+  }
+  private get state(): OwnerState {
+    return this.site.state;
+  }
   get target(): number {
     return this.converter.target;
   }
   /** Built only when asked: most adapted nodes never need their label. */
   get where(): string {
-    return this.state.scope.nodeWhere(this.node, this.index);
+    return this.state.scope.nodeWhere(this.node, this.site.index);
+  }
+  /** A value's type (inference, outer scopes included) and element type, by name. */
+  private typeAt(name: string | undefined): Type | undefined {
+    return name ? this.converter.typeOf(this.state, name) : undefined;
+  }
+  private elemTypeAt(name: string | undefined): number | undefined {
+    return name ? this.converter.elemTypeOf(this.state, name) : undefined;
   }
   inputType(i: number): Type | undefined {
-    const name = this.node.inputs[i];
-    return name ? this.converter.typeOf(this.state, name) : undefined;
+    return this.typeAt(this.node.inputs[i]);
   }
   outputType(i: number): Type | undefined {
-    const name = this.node.outputs[i];
-    return name ? this.converter.typeOf(this.state, name) : undefined;
+    return this.typeAt(this.node.outputs[i]);
   }
   inputElemType(i: number): number | undefined {
-    const name = this.node.inputs[i];
-    return name ? this.converter.elemTypeOf(this.state, name) : undefined;
+    return this.elemTypeAt(this.node.inputs[i]);
   }
   outputElemType(i: number): number | undefined {
-    const name = this.node.outputs[i];
-    return name ? this.converter.elemTypeOf(this.state, name) : undefined;
+    return this.elemTypeAt(this.node.outputs[i]);
   }
   constantInput(i: number): Tensor | undefined {
     const name = this.node.inputs[i];
@@ -737,17 +735,7 @@ class DriverContext implements AdapterContext {
     return this.converter.shared(key, make);
   }
   withNode(node: Node): AdapterContext {
-    return new DriverContext(
-      node,
-      this.from,
-      this.to,
-      this.direction,
-      this.opset,
-      this.state,
-      this.converter,
-      this.opsetFrom,
-      this.index,
-    );
+    return new DriverContext({ ...this.site, node }, this.from, this.to, this.converter);
   }
   warn(message: string): void {
     this.converter.plan.warnings.push({
@@ -762,7 +750,7 @@ class DriverContext implements AdapterContext {
     });
   }
   fail(reason: string): never {
-    throw new Blocked(reason);
+    throw new StepFailure(reason);
   }
 }
 
@@ -813,20 +801,14 @@ function lazyNames(owner: Graph | Function): () => NameScope {
 
 /**
  * Converts the model's ai.onnx opset (main graph, subgraphs, functions) to `target`, function
- * ops the target lacks lowered first (unless `opts.lower` is false).
+ * ops the target lacks lowered first by `opts.lower` when given.
  */
 export function convertModel(
   model: Model,
   target: number,
   opts: ConvertOptions = {},
 ): ConversionResult {
-  const lowering =
-    opts.lower === false
-      ? undefined
-      : typeof opts.lower === "function"
-        ? opts.lower
-        : defaultLowering();
-  const l = lowering?.(model, target, {
+  const l = opts.lower?.(model, target, {
     registry: opts.registry ?? SchemaRegistry.default(),
     ...(opts.maxNodes !== undefined ? { maxNodes: opts.maxNodes } : {}),
     ...(opts.maxMemory !== undefined ? { maxMemory: opts.maxMemory } : {}),

@@ -12,12 +12,15 @@ export { ADAPTER_ROWS, adapterTable, stepKey } from "./adapters/index.js";
 export * as patterns from "./adapters/kit.js";
 export { convertModel, Converter, type ConvertOptions, type ConversionResult } from "./driver.js";
 export { convertedIrVersion, minIrVersionForFeatures } from "./ir-version.js";
+export { targetOpset } from "./target.js";
 export {
   adapterRow,
   behaviourBreak,
   blockedStep,
   breaksBeyondTypes,
+  breakingSteps,
   stepDiff,
+  type BreakingStep,
   type ConversionPlan,
   type StepRecord,
 } from "./plan.js";
@@ -52,10 +55,4 @@ export function conversionError(result: ConversionResult): OnnxError {
 }
 
 export { convertPass, convertPipeline, type PassConvertOptions } from "./convert-opset.js";
-export {
-  defaultLowering,
-  useLowering,
-  type Lowered,
-  type Lowering,
-  type LowerRequest,
-} from "./lowering.js";
+export type { Lowered, Lowering, LowerRequest } from "./lowering.js";

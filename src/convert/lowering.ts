@@ -1,11 +1,11 @@
 // Function ops that do not exist at the target opset, lowered on the way: before converting, each
 // such node (an operator version with a function body, whose op the target opset lacks) is
 // replaced by its body, and the result converted. The lowering itself is the expander's
-// (src/expand/lower-missing.ts registers it: the expander sits above the converter, which it uses
-// to fit bodies). The library's entry point (src/index.ts), the CLI and the page load the expander,
-// so conversion lowers by default there; `lower: false` (--no-lower) refuses such nodes instead.
-// When the lowered model still cannot be converted (a body's op blocked at the target), the
-// model is refused as it is without lowering, naming its own nodes.
+// (src/expand/lower-missing.ts, lowerMissing: the expander sits above the converter, which it
+// uses to fit bodies), so it is passed in (ConvertOptions.lower): the app layer does, for the CLI,
+// the page and the library's entry point (src/index.ts), unless told not to (--no-lower); without
+// it such nodes are refused. When the lowered model still cannot be converted (a body's op
+// blocked at the target), the model is refused as it is without lowering, naming its own nodes.
 
 import type { Model } from "../ir/types.js";
 import type { Note } from "../passes/pass.js";
@@ -31,15 +31,3 @@ export type Lowered =
 
 /** Lowers the function ops of `model` the target opset lacks; undefined when there are none. */
 export type Lowering = (model: Model, target: number, request: LowerRequest) => Lowered | undefined;
-
-let registered: Lowering | undefined;
-
-/** Makes `f` the lowering conversions use by default (src/expand does this when loaded). */
-export function useLowering(f: Lowering): void {
-  registered = f;
-}
-
-/** The lowering conversions use by default, if the expander is loaded. */
-export function defaultLowering(): Lowering | undefined {
-  return registered;
-}

@@ -5,6 +5,7 @@
 import { getAttr } from "../ir/attributes.js";
 import type { Node } from "../ir/types.js";
 import { diffVersions, type SchemaDiff } from "../schema/diff.js";
+import { SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
 import type { AdapterContext, AdapterRow } from "./adapter.js";
 import { adapterTable, stepKey } from "./adapters/index.js";
@@ -82,9 +83,58 @@ export function stepDiff(a: OpVersion, b: OpVersion): SchemaDiff {
   return d;
 }
 
-/** Whether a step's diff breaks anything beyond element types (the coverage test's "breaking"). */
+/** What a step's diff breaks beyond element types. */
+function reasonsBeyondTypes(d: SchemaDiff): string[] {
+  return d.verdict.reasons.filter((r) => !r.includes("no longer accepts"));
+}
+
+/** Whether a step's diff breaks anything beyond element types (a "breaking" step). */
 export function breaksBeyondTypes(d: SchemaDiff): boolean {
-  return d.verdict.reasons.some((r) => !r.includes("no longer accepts"));
+  return reasonsBeyondTypes(d).length > 0;
+}
+
+/** A breaking step of an ai.onnx op: its diff breaks more than element types, or its meaning changed. */
+export interface BreakingStep {
+  op: string;
+  from: number;
+  to: number;
+  /** The adapter row that takes it, if any. */
+  row?: AdapterRow;
+  /** What blocks a node without a row: the written reason, the change of meaning, else the diff's. */
+  reason: string;
+  /** Where the reason comes from. */
+  source: "written" | "meaning" | "diff";
+}
+
+/**
+ * Every step between adjacent versions of every ai.onnx op that breaks (both ways), in the
+ * registry's order of ops: what `convert --list-adapters` lists and the coverage test checks.
+ */
+export function breakingSteps(registry: SchemaRegistry = SchemaRegistry.default()): BreakingStep[] {
+  const out: BreakingStep[] = [];
+  for (const op of registry.operators()) {
+    if (op.includes(".")) continue;
+    const vs = registry.versions("", op);
+    for (let i = 1; i < vs.length; i++)
+      for (const [a, b] of [
+        [vs[i - 1]!, vs[i]!],
+        [vs[i]!, vs[i - 1]!],
+      ] as const) {
+        const br = behaviourBreak("", op, a.since, b.since);
+        const diff = reasonsBeyondTypes(stepDiff(a, b));
+        if (!br && diff.length === 0) continue;
+        const row = adapterRow("", op, a.since, b.since);
+        const listed = blockedStep("", op, a.since, b.since)?.reason;
+        const step: BreakingStep = listed
+          ? { op, from: a.since, to: b.since, reason: listed, source: "written" }
+          : br
+            ? { op, from: a.since, to: b.since, reason: br.reason, source: "meaning" }
+            : { op, from: a.since, to: b.since, reason: diff.join("; "), source: "diff" };
+        if (row) step.row = row;
+        out.push(step);
+      }
+  }
+  return out;
 }
 
 const present = (names: readonly string[], i: number) => (names[i] ?? "") !== "";

@@ -2,17 +2,30 @@
 // functions by key, opset maps, and a unit (a graph with its subgraphs, or a function body: where
 // calls are replaced, with its names, types and constants).
 
-import { nodeLabel, OnnxError } from "../errors.js";
+import { OnnxError } from "../errors.js";
 import { conversionError, convertModel } from "../convert/index.js";
 import { NameScope } from "../ir/graph.js";
-import { attributeGraphs, hasGraphAttribute, someGraphNode } from "../ir/traverse.js";
-import type { Attribute, Function, Graph, Model, Node, Type } from "../ir/types.js";
+import { attributeGraphs, someGraphNode } from "../ir/traverse.js";
+import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import type { Note, PassContext } from "../passes/pass.js";
 import type { SchemaRegistry } from "../schema/registry.js";
 import { OpSet, type OpSelector } from "./select.js";
 
-/** Converts a model to an opset of ai.onnx (the converter's pass, as a function). */
-export type OpsetConverter = (model: Model, opset: number, ctx: PassContext) => Model;
+/**
+ * A model converted to an opset of ai.onnx (the converter's pass, as a function): the model, or,
+ * as a value, why a step is blocked.
+ */
+export type OpsetConverter = (model: Model, opset: number, ctx: PassContext) => Converted;
+
+export type Converted = { model: Model } | Blocked;
+
+/** A conversion the converter refused (a blocked step): what it says. */
+export interface Blocked {
+  blocked: string;
+}
+
+/** A call's replacement: nodes, or a conversion it needed that is blocked (nothing: kept). */
+export type Replacement = Node[] | Blocked | undefined;
 
 export interface ExpandOptions {
   /** Expand only these ops (function ops and local functions named here). */
@@ -52,15 +65,11 @@ export interface ExpandOptions {
   deferOrigins?: boolean;
 }
 
-/** A conversion the converter refused (a blocked step): the call cannot be expressed here. */
-export class BlockedConversion extends OnnxError {}
-
-/** The opset converter, all or nothing: a blocked step is an error naming the first node. */
+/** The opset converter, all or nothing: a blocked step names the first node, as a value. */
 export const convertOpset: OpsetConverter = (model, opset, ctx) => {
   // Bodies are converted as they are: nothing in them is lowered (the expander does that).
-  const r = convertModel(model, opset, { registry: ctx.registry, lower: false });
-  if (r.model) return r.model;
-  throw new BlockedConversion("E_UNSUPPORTED", conversionError(r).message);
+  const r = convertModel(model, opset, { registry: ctx.registry });
+  return r.model ? { model: r.model } : { blocked: conversionError(r).message };
 };
 
 /** Which ops the user asked to expand: --only, --keep, and what a target op list lacks. */
@@ -166,85 +175,32 @@ export function expandedNote(calls: number): Note {
 }
 
 /**
- * A node list with some nodes replaced, at any depth (If/Loop/Scan bodies included): `replace`
- * is asked about each node (its subgraphs already walked) with a label for notes, and gives the
- * nodes to put in its place, or undefined to keep it. Undefined when nothing changed; what did
- * not change is shared.
- */
-export function rewriteNodes(
-  nodes: Node[],
-  where: string,
-  replace: (node: Node, label: () => string) => Node[] | undefined,
-): Node[] | undefined {
-  let out: Node[] | undefined;
-  for (let i = 0; i < nodes.length; i++) {
-    const original = nodes[i]!;
-    // Labels are made only when something is reported (or a subgraph names its place).
-    let labelText: string | undefined;
-    const label = () => (labelText ??= `${where} > ${nodeLabel(original, i)}`);
-    const node = hasGraphAttribute(original)
-      ? rewriteSubgraphs(original, label(), replace)
-      : original;
-    const replacement = replace(node, label);
-    if (replacement) {
-      out ??= nodes.slice(0, i);
-      for (const r of replacement) out.push(r);
-    } else if (node !== original || out) {
-      out ??= nodes.slice(0, i);
-      out.push(node);
-    }
-  }
-  return out;
-}
-
-/** The node with nodes inside its subgraphs replaced (the node itself when none changed). */
-function rewriteSubgraphs(
-  node: Node,
-  label: string,
-  replace: (node: Node, label: () => string) => Node[] | undefined,
-): Node {
-  let attrs: Attribute[] | undefined;
-  node.attributes.forEach((a, i) => {
-    let b: Attribute = a;
-    if (a.type === "GRAPH" && a.value) {
-      const nodes = rewriteNodes(a.value.nodes, `${label} ${a.name}`, replace);
-      if (nodes) b = { ...a, value: { ...a.value, nodes } };
-    } else if (a.type === "GRAPHS" && a.value) {
-      const gs = a.value.map((g, k) => {
-        const nodes = rewriteNodes(g.nodes, `${label} ${a.name}[${k}]`, replace);
-        return nodes ? { ...g, nodes } : undefined;
-      });
-      if (gs.some((g) => g)) b = { ...a, value: gs.map((g, k) => g ?? a.value![k]!) };
-    }
-    if (b !== a) (attrs ??= node.attributes.slice())[i] = b;
-  });
-  return attrs ? { ...node, attributes: attrs } : node;
-}
-
-/**
- * A replacement that may fail: an OnnxError becomes a note on the node, and the node is kept. A
- * conversion the converter blocks is a warning ("left as it is") unless the user named the op
- * (--only); anything else is an error.
+ * A replacement that may fail: a conversion the converter blocks is a warning ("left as it is")
+ * unless the user named the op (--only), an OnnxError an error; either way a note on the node,
+ * and the node is kept.
  */
 export function noteFailures(
   notes: Notes,
   named: boolean,
-  f: () => Node[] | undefined,
+  f: () => Replacement,
   label: () => string,
 ): Node[] | undefined {
+  let r: Replacement;
   try {
-    return f();
+    r = f();
   } catch (e) {
     if (!(e instanceof OnnxError)) throw e;
-    // A body the converter cannot bring to this opset (it needs an op the opset lacks): the
-    // call is not expandable here; under --target-ops the target check then reports it if the
-    // backend lacks it.
-    const inexpressible = e instanceof BlockedConversion && !named;
-    notes.push({
-      level: inexpressible ? "warning" : "error",
-      where: label(),
-      message: inexpressible ? `left as it is: ${e.message}` : e.message,
-    });
+    notes.push({ level: "error", where: label(), message: e.message });
     return undefined;
   }
+  if (r === undefined || Array.isArray(r)) return r;
+  // A body the converter cannot bring to this opset (it needs an op the opset lacks): the call
+  // is not expandable here; under --target-ops the target check then reports it if the backend
+  // lacks it.
+  notes.push({
+    level: named ? "error" : "warning",
+    where: label(),
+    message: named ? r.blocked : `left as it is: ${r.blocked}`,
+  });
+  return undefined;
 }

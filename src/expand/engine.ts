@@ -9,11 +9,12 @@
 // of ops whose later version is a function (ReduceLogSum-13, through 18) in lower-older-versions,
 // and inside bodies in both. Local functions are not replaced here (inline-local-functions).
 
-import { nodeLabel, OnnxError } from "../errors.js";
+import { OnnxError } from "../errors.js";
 import { inferScopeTypes, modelFunctions } from "../check/index.js";
 import { graph } from "../ir/builder.js";
 import { attributeGraphs, someGraphNode } from "../ir/traverse.js";
 import type { Function, Graph, MetadataProps, Model, Node, Type, ValueInfo } from "../ir/types.js";
+import { GraphScope, rewriteNodes, visitModel } from "../ir/visit.js";
 import { callPrefix, inlineBody, type BodyNodes } from "../inline/inline.js";
 import { markRecord, originRecord, schemaFunctionName } from "../inline/origin.js";
 import type { Note, Pass, PassContext } from "../passes/pass.js";
@@ -31,11 +32,11 @@ import {
   Notes,
   noteFailures,
   opsetMap,
-  rewriteNodes,
   Selection,
   withImports,
   type ExpandOptions,
   type OpsetConverter,
+  type Replacement,
   type ScopeTypes,
   type Unit,
 } from "./context.js";
@@ -64,7 +65,9 @@ interface Expanded {
   added: Map<string, number>;
 }
 
-type Plan = { kind: "schema"; op: OpVersion } | { kind: "older"; op: OpVersion; later: OpVersion };
+/** What replaces a call of an op: its body (a schema function op), or a lowering through a later version. */
+type Decision =
+  { kind: "schema"; op: OpVersion } | { kind: "older"; op: OpVersion; later: OpVersion };
 
 /** Attribute types whose values make a cache key (no graphs or tensors). */
 const PLAIN_ATTRIBUTE = new Set(["INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS"]);
@@ -118,103 +121,58 @@ function bodyKey(
 }
 
 /**
- * Whether two calls of one op have the same body key (bodyKey): the same inputs and outputs
- * given, input types (those of `a` given: `aTypes`), and plain attributes with equal values.
- * False when unsure.
+ * What a walk works out once and reuses: the units, the bodies by key, the bodies with their
+ * calls expanded, sizes, the decision per op, the model's types, and the notes so far. The plan
+ * carries it from the count to the run.
  */
-function alike(
-  a: Node,
-  aTypes: (Type | undefined)[],
-  b: Node,
-  typeOf: (name: string) => Type | undefined,
-): boolean {
-  if (a.inputs.length !== b.inputs.length || a.outputs.length !== b.outputs.length) return false;
-  for (let i = 0; i < a.inputs.length; i++) {
-    const x = a.inputs[i]!;
-    const y = b.inputs[i]!;
-    if ((x === "") !== (y === "")) return false;
-    if (x === "" || x === y) continue;
-    const s = aTypes[i];
-    const t = typeOf(y);
-    if (s !== t && (s === undefined || t === undefined || typeKey(s) !== typeKey(t))) return false;
-  }
-  for (let i = 0; i < a.outputs.length; i++)
-    if ((a.outputs[i] === "") !== (b.outputs[i] === "")) return false;
-  const p = a.attributes;
-  const q = b.attributes;
-  if (p.length !== q.length) return false;
-  for (let i = 0; i < p.length; i++) {
-    const x = p[i]!;
-    const y = q[i]!;
-    // As bodyKey: a graph or tensor makes no key, so its call shares no body.
-    if (!PLAIN_ATTRIBUTE.has(x.type)) return false;
-    if (x === y) continue;
-    if (x.name !== y.name || x.type !== y.type || x.refAttrName !== y.refAttrName) return false;
-    const u = x.value;
-    const v = y.value;
-    if (u === v) continue;
-    if (!Array.isArray(u) || !Array.isArray(v) || u.length !== v.length) return false;
-    for (let k = 0; k < u.length; k++) if (u[k] !== v[k]) return false;
-  }
-  return true;
+interface WalkState {
+  /** The units of the main graph and the local functions. */
+  units: Map<Graph | Function, Unit>;
+  /** The checker's types of the model (inferred once, when a call first needs them). */
+  types: () => ScopeTypes;
+  /** Bodies by body key (bodyKey): calls that look alike share one. */
+  bodies: Map<string, FunctionBody>;
+  /** Bodies with the calls inside expanded, per body and opset map. */
+  expanded: Map<FunctionBody, Map<Map<string, number>, Expanded>>;
+  /** Nodes of each expanded body's list, subgraphs included. */
+  sizes: Map<Node[], number>;
+  /** Per opset map, domain and op type: the decision (schema ops are decided once each). */
+  decisions: Map<Map<string, number>, Map<string, Map<string, { decision?: Decision }>>>;
+  notes: Notes;
 }
 
-/** Replaces the calls of the given kinds in a model. Never mutates its input. */
+/**
+ * What count() found, for run() to apply: the nodes the result will have and the op whose calls
+ * make the most of them (the bound, bounds.ts), the calls to replace with the body instantiated
+ * for each schema call, and the state the count built.
+ */
+export interface ExpansionPlan {
+  total: number;
+  top?: Contributor;
+  /** Calls to replace at the top (the model's own nodes); none: the run has nothing to do. */
+  planned: number;
+  /** Each schema call the count instantiated a body for, with its unit. */
+  calls: Map<Node, { unit: Unit; body: FunctionBody }>;
+  state: WalkState;
+}
+
+/** Whether a call reads a constant of its unit (inference could use its value). */
+const readsConstant = (node: Node, unit: Unit): boolean =>
+  node.inputs.some((x) => x !== "" && unit.constant(x) !== undefined);
+
+/** Replaces the calls of the given kinds in a model: count() plans, run() applies. Never mutates its input. */
 export class Walker {
   private readonly registry: SchemaRegistry;
   private readonly selection: Selection;
   private readonly functions: FunctionTable;
   private readonly converter?: OpsetConverter;
   private readonly fit: FitContext;
-  private readonly notes = new Notes();
+  private readonly state: WalkState;
   private calls = 0;
-  private analysis: ScopeTypes | undefined;
-  /** The checker's types of the model (inferred once, when a call first needs them). */
-  private readonly types = (): ScopeTypes =>
-    (this.analysis ??= inferScopeTypes(this.model, { registry: this.registry }) as ScopeTypes);
-  /** The units of the main graph and the local functions, shared by count() and run(). */
-  private readonly units = new Map<Graph | Function, Unit>();
-  /** Nodes of each expanded body, subgraphs included (count()). */
-  private readonly sizes = new WeakMap<Node[], number>();
-  private readonly bodies = new Map<string, FunctionBody>();
-  /** The body expandCall last replaced a schema call by, in which unit, and what it found. */
-  private lastCall:
-    | { body: FunctionBody; unit: Unit; formal: BodyNodes; fits: boolean; done?: Expanded }
-    | undefined;
-  /** The call body() last made or found a body for. */
-  private last:
-    | {
-        op: OpVersion;
-        typeOf: Unit["typeOf"];
-        call: Node;
-        types: (Type | undefined)[];
-        body: FunctionBody;
-      }
-    | undefined;
-  /** count() found no call to replace: run() has nothing to do. */
-  private nonePlanned = false;
-  /** The size callSize() last found, and what it depends on. */
-  private lastSize:
-    { body: FunctionBody; unit: Unit; plan: Plan; constant: boolean; n: number } | undefined;
   /** How origins name each op's body (mark()). */
   private readonly originNames = new Map<OpVersion, { domain: string; name: string }>();
-  /** Per unit, one whose imports added are dropped (count() expands bodies without adding). */
-  private readonly scratch = new WeakMap<Unit, Unit>();
-  /**
-   * The calls count() found a body for, per unit, in the order it met them, and their bodies:
-   * run() meets the calls in the same order (subgraphs aside) and takes each one's body with no
-   * lookup; a call met out of that order finds its body again (body()).
-   */
-  private readonly counted = new WeakMap<
-    Unit,
-    { nodes: Node[]; bodies: FunctionBody[]; next: number }
-  >();
-  private readonly expanded = new WeakMap<FunctionBody, WeakMap<Map<string, number>, Expanded>>();
-  /** Per opset map, domain and op type: the plan (schema ops are decided once each). */
-  private readonly plans = new WeakMap<
-    Map<string, number>,
-    Map<string, Map<string, { plan: Plan | undefined }>>
-  >();
+  /** The plan run() applies (calls the count found a body for). */
+  private planned: ExpansionPlan["calls"] = new Map();
 
   constructor(
     private readonly model: Model,
@@ -222,6 +180,7 @@ export class Walker {
     private readonly ctx: PassContext,
     private readonly top: Kinds,
     private readonly nested: Kinds,
+    state?: WalkState,
   ) {
     this.registry = ctx.registry;
     this.selection = new Selection(options, this.registry);
@@ -233,194 +192,169 @@ export class Walker {
       irVersion: model.irVersion,
       ...(this.converter ? { converter: this.converter } : {}),
     };
+    let analysis: ScopeTypes | undefined;
+    this.state = state ?? {
+      units: new Map(),
+      types: () => (analysis ??= inferScopeTypes(model, { registry: this.registry }) as ScopeTypes),
+      bodies: new Map(),
+      expanded: new Map(),
+      sizes: new Map(),
+      decisions: new Map(),
+      notes: new Notes(),
+    };
   }
 
   /** The unit of the main graph or of a local function (made once). */
   private unitOf(owner: Graph | Function): Unit {
-    let unit = this.units.get(owner);
+    let unit = this.state.units.get(owner);
     if (!unit) {
-      const modelOpsets = opsetMap(this.model.opsetImports);
-      unit =
-        owner === this.model.graph
-          ? makeUnit("graph", owner, modelOpsets, this.types)
-          : makeUnit(
-              functionWhere(owner as Function),
-              owner,
-              functionOpsets(owner as Function, modelOpsets),
-              this.types,
-            );
-      this.units.set(owner, unit);
+      const opsets = functionOpsets(owner, opsetMap(this.model.opsetImports));
+      const where = owner === this.model.graph ? "graph" : functionWhere(owner as Function);
+      unit = makeUnit(where, owner, opsets, this.state.types);
+      this.state.units.set(owner, unit);
     }
     return unit;
   }
 
+  /** The unit of a scope of the model: its root's (a unit covers a graph with its subgraphs). */
+  private readonly enter = (scope: GraphScope, parent: Unit | undefined): Unit =>
+    parent ?? this.unitOf(scope.owner);
+
   /**
-   * The nodes the walk's result will have, counted before any call is replaced, and the op whose
-   * calls make the most of them (the bound, bounds.ts). A call counts as its body instantiated
-   * for its key (op version, input types, plain attributes), with the calls inside expanded as
-   * run() will (the expanded body is cached, so run() reuses it). Estimates: a call whose body
-   * needs converting or has constant inputs counts its body's own nodes; an older version counts
-   * the body of the version it is lowered through.
+   * The plan: the nodes the walk's result will have, counted before any call is replaced, and
+   * the op whose calls make the most of them (the bound, bounds.ts). A call counts as its body
+   * instantiated for its key (op version, input types, plain attributes), with the calls inside
+   * expanded as run() will (the expanded body is kept in the plan, so run() reuses it).
+   * Estimates: a call whose body needs converting or has constant inputs counts its body's own
+   * nodes; an older version counts the body of the version it is lowered through; a call whose
+   * body cannot be made counts as one node (the run reports why, on the node).
    */
-  count(): { total: number; top?: Contributor } {
-    // Per plan first (plans are shared by the calls of one op), then by the op's name.
-    const byPlan = new Map<Plan, { domain: string; calls: number; nodes: number }>();
+  count(): ExpansionPlan {
+    // Per decision first (decisions are shared by the calls of one op), then by the op's name.
+    const byDecision = new Map<Decision, { domain: string; calls: number; nodes: number }>();
+    const calls: ExpansionPlan["calls"] = new Map();
     let total = 0;
-    for (const owner of [this.model.graph, ...this.model.functions]) {
-      const unit = this.unitOf(owner);
-      someGraphNode(owner, (node, _, index) => {
-        const plan = this.plan(node, unit.opsets, this.top);
-        if (!plan) {
+    visitModel<Unit>(this.model, {
+      enter: this.enter,
+      node: (node, index, scope, unit) => {
+        const d = this.decide(node, unit.opsets, this.top);
+        if (!d) {
           total += 1;
-          return;
+          return node;
         }
-        const n = this.callSize(
-          node,
-          plan,
-          unit,
-          () => `${unit.where} > ${nodeLabel(node, index)}`,
-        );
+        const n = this.callSize(node, d, unit, calls, () => scope.nodeWhere(node, index));
         total += n;
-        const c = byPlan.get(plan);
+        const c = byDecision.get(d);
         if (c) {
           c.calls++;
           c.nodes += n;
-        } else byPlan.set(plan, { domain: normaliseDomain(node.domain), calls: 1, nodes: n });
-      });
-    }
+        } else byDecision.set(d, { domain: normaliseDomain(node.domain), calls: 1, nodes: n });
+        return node;
+      },
+    });
     const by = new Map<string, Contributor>();
-    this.nonePlanned = byPlan.size === 0;
-    for (const [plan, c] of byPlan)
-      tally(by, opName(c.domain, plan.op.name, plan.op.since), c.calls, c.nodes);
+    let planned = 0;
+    for (const [d, c] of byDecision) {
+      tally(by, opName(c.domain, d.op.name, d.op.since), c.calls, c.nodes);
+      planned += c.calls;
+    }
     const top = biggest(by.values());
-    return { total, ...(top ? { top } : {}) };
+    return { total, ...(top ? { top } : {}), planned, calls, state: this.state };
   }
 
-  /** How many nodes replacing one call puts in (count()). */
-  private callSize(node: Node, plan: Plan, unit: Unit, where: () => string): number {
-    const op = plan.kind === "schema" ? plan.op : plan.later;
+  /** How many nodes replacing one call puts in (count()); a schema call's body goes in `calls`. */
+  private callSize(
+    node: Node,
+    d: Decision,
+    unit: Unit,
+    calls: ExpansionPlan["calls"],
+    where: () => string,
+  ): number {
+    const op = d.kind === "schema" ? d.op : d.later;
     let nodes: Node[];
-    let same: { body: FunctionBody; unit: Unit; plan: Plan; constant: boolean } | undefined;
     try {
       const body = this.body(op, node, unit);
-      if (plan.kind === "schema") {
-        let known = this.counted.get(unit);
-        if (!known) this.counted.set(unit, (known = { nodes: [], bodies: [], next: 0 }));
-        known.nodes.push(node);
-        known.bodies.push(body);
-      }
-      const constant = node.inputs.some((x) => x !== "" && unit.constant(x));
-      // A call like the last one counted (a chain) has its size.
-      const last = this.lastSize;
-      if (
-        last &&
-        last.body === body &&
-        last.unit === unit &&
-        last.plan === plan &&
-        last.constant === constant
-      )
-        return last.n;
-      same = { body, unit, plan, constant };
-      const formal = bodyNodes(op, body);
-      nodes = formal.nodes;
-      if (plan.kind === "schema" && !constant && fitsAsIs(body.opsetImports, unit.opsets, true)) {
-        let scratch = this.scratch.get(unit);
-        if (!scratch) this.scratch.set(unit, (scratch = { ...unit, added: new Map() }));
-        nodes = this.expandedBody(formal, body, node, scratch, where).body.nodes;
+      nodes = bodyNodes(op, body).nodes;
+      if (d.kind === "schema") {
+        calls.set(node, { unit, body });
+        if (!readsConstant(node, unit) && fitsAsIs(body.opsetImports, unit.opsets, true))
+          // Counted without adding imports: the run adds them to the unit.
+          nodes = this.expandedBody(op, body, node, { ...unit, added: new Map() }, where).body
+            .nodes;
       }
     } catch (e) {
       // The run reports what fails here (on the node); as a count, the call stays one node.
-      if (e instanceof OnnxError || plan.kind === "older") return 1;
+      if (e instanceof OnnxError) return 1;
       throw e;
     }
-    let n = this.sizes.get(nodes);
+    let n = this.state.sizes.get(nodes);
     if (n === undefined) {
       n = 0;
       someGraphNode({ nodes } as Graph, () => void n!++);
-      this.sizes.set(nodes, n);
+      this.state.sizes.set(nodes, n);
     }
-    this.lastSize = { ...same, n };
     return n;
   }
 
-  run(): WalkResult {
+  /** The model with the calls replaced, as `plan` (count()) found them; without one, planned as it goes. */
+  run(plan?: ExpansionPlan): WalkResult {
     const model = this.model;
-    if (this.nonePlanned)
-      return { model, modified: false, notes: this.notes.list, calls: this.calls };
+    const notes = this.state.notes;
+    if (plan && plan.planned === 0)
+      return { model, modified: false, notes: notes.list, calls: this.calls };
+    if (plan) this.planned = plan.calls;
+    const out = visitModel<Unit>(model, {
+      enter: this.enter,
+      node: (node, index, scope, unit, original) =>
+        this.replace(node, unit, this.top, () => scope.nodeWhere(original, index)),
+    });
     const main = this.unitOf(model.graph);
-    const nodes = this.expandNodes(model.graph.nodes, main, "graph", this.top);
-    let functionsChanged = false;
-    const functions = model.functions.map((f) => {
-      const unit = this.unitOf(f);
-      const fnodes = this.expandNodes(f.nodes, unit, functionWhere(f), this.top);
-      if (!fnodes) return f;
-      functionsChanged = true;
-      const g = { ...f, nodes: fnodes };
-      if (unit.added.size)
-        g.opsetImports = withImports(
+    if (out === model && main.added.size === 0)
+      return { model, modified: false, notes: notes.list, calls: this.calls };
+    const functions = out.functions.map((f, i) => {
+      const unit = this.unitOf(model.functions[i]!);
+      if (f === model.functions[i] || !unit.added.size) return f;
+      return {
+        ...f,
+        opsetImports: withImports(
           f.opsetImports.length ? f.opsetImports : model.opsetImports,
           unit.added,
-        );
-      return g;
+        ),
+      };
     });
-    const modified = Boolean(nodes) || functionsChanged || main.added.size > 0;
-    const out: Model = modified
-      ? {
-          ...model,
-          graph: nodes ? { ...model.graph, nodes } : model.graph,
-          functions: functionsChanged ? functions : model.functions,
-          opsetImports: main.added.size
-            ? withImports(model.opsetImports, main.added)
-            : model.opsetImports,
-        }
-      : model;
-    return { model: out, modified, notes: this.notes.list, calls: this.calls };
+    const result: Model = {
+      ...out,
+      functions: out.functions === model.functions ? model.functions : functions,
+      opsetImports: main.added.size
+        ? withImports(model.opsetImports, main.added)
+        : model.opsetImports,
+    };
+    return { model: result, modified: true, notes: notes.list, calls: this.calls };
   }
 
   // ---- what to replace ----
 
-  private plan(node: Node, opsets: Map<string, number>, kinds: Kinds): Plan | undefined {
+  private decide(node: Node, opsets: Map<string, number>, kinds: Kinds): Decision | undefined {
     if (this.functions.size && this.functions.called(node)) return undefined;
-    // Runs of nodes of one op (a chain) decide once.
-    const last = this.lastPlan;
-    let p: Plan | undefined;
-    if (last.opsets === opsets && last.opType === node.opType && last.domain === node.domain)
-      p = last.plan;
-    else {
-      p = this.cachedPlan(node, opsets);
-      last.opsets = opsets;
-      last.opType = node.opType;
-      last.domain = node.domain;
-      last.plan = p;
-    }
-    return p && kinds[p.kind] ? p : undefined;
-  }
-  private readonly lastPlan: {
-    opsets: Map<string, number> | undefined;
-    domain: string;
-    opType: string;
-    plan: Plan | undefined;
-  } = { opsets: undefined, domain: "", opType: "", plan: undefined };
-
-  private cachedPlan(node: Node, opsets: Map<string, number>): Plan | undefined {
     // Schema ops: one decision per (domain, op, opset); lookups of strings the model holds.
-    let byDomain = this.plans.get(opsets);
-    if (!byDomain) this.plans.set(opsets, (byDomain = new Map()));
+    const decisions = this.state.decisions;
+    let byDomain = decisions.get(opsets);
+    if (!byDomain) decisions.set(opsets, (byDomain = new Map()));
     let byOp = byDomain.get(node.domain);
     if (!byOp) byDomain.set(node.domain, (byOp = new Map()));
-    let cached = byOp.get(node.opType);
-    if (cached === undefined) {
+    let known = byOp.get(node.opType);
+    if (known === undefined) {
       const domain = normaliseDomain(node.domain);
       const opset = opsets.get(domain);
-      cached = {
-        plan: opset === undefined ? undefined : this.schemaPlan(domain, node.opType, opset),
-      };
-      byOp.set(node.opType, cached);
+      const decision =
+        opset === undefined ? undefined : this.schemaDecision(domain, node.opType, opset);
+      byOp.set(node.opType, (known = decision ? { decision } : {}));
     }
-    return cached.plan;
+    const d = known.decision;
+    return d && kinds[d.kind] ? d : undefined;
   }
 
-  private schemaPlan(domain: string, opType: string, opset: number): Plan | undefined {
+  private schemaDecision(domain: string, opType: string, opset: number): Decision | undefined {
     const op = this.registry.tryResolve(domain, opType, opset);
     if (!op || !this.selection.has(domain, opType, op.since)) return undefined;
     if (hasFunctionBody(op)) return { kind: "schema", op };
@@ -434,7 +368,7 @@ export class Walker {
       this.selection.only === undefined &&
       this.selection.target === undefined
     )
-      this.notes.once(`nobody:${op.name}-${op.since}`, {
+      this.state.notes.once(`nobody:${op.name}-${op.since}`, {
         level: "warning",
         message: `${opName(domain, op.name, op.since)} is a function op, but no body for it is known yet: left as it is`,
       });
@@ -444,8 +378,8 @@ export class Walker {
   /** Whether any node (at any depth) of a list is to be replaced. */
   private anyPlanned(nodes: Node[], opsets: Map<string, number>, kinds: Kinds): boolean {
     for (const n of nodes) {
-      const p = this.plan(n, opsets, kinds);
-      if (p && (p.kind !== "older" || this.converter)) return true;
+      const d = this.decide(n, opsets, kinds);
+      if (d && (d.kind !== "older" || this.converter)) return true;
       for (const a of n.attributes)
         for (const g of attributeGraphs(a))
           if (this.anyPlanned(g.nodes, opsets, kinds)) return true;
@@ -455,43 +389,36 @@ export class Walker {
 
   // ---- walking ----
 
-  /** The nodes with their calls replaced; undefined when nothing changed. */
-  private expandNodes(nodes: Node[], unit: Unit, where: string, kinds: Kinds): Node[] | undefined {
-    return rewriteNodes(nodes, where, (node, label) => {
-      const plan = this.plan(node, unit.opsets, kinds);
-      if (!plan) return undefined;
-      const named = this.selection.only !== undefined;
-      return noteFailures(this.notes, named, () => this.expandCall(node, plan, unit, label), label);
-    });
+  /** A node as the walk leaves it: the node itself, or what replaces it. */
+  private replace(node: Node, unit: Unit, kinds: Kinds, where: () => string): Node | Node[] {
+    const d = this.decide(node, unit.opsets, kinds);
+    if (!d) return node;
+    const named = this.selection.only !== undefined;
+    const notes = this.state.notes;
+    return noteFailures(notes, named, () => this.expandCall(node, d, unit, where), where) ?? node;
+  }
+
+  /** The nodes of a list (a body, a replacement) with their calls replaced, labelled below `where`. */
+  private expandNodes(nodes: Node[], owner: Graph, unit: Unit, where: string): Node[] {
+    return rewriteNodes(nodes, new GraphScope(owner, where), (node, index, scope, original) =>
+      this.replace(node, unit, this.nested, () => scope.nodeWhere(original, index)),
+    );
   }
 
   // ---- one call ----
 
-  private expandCall(node: Node, plan: Plan, unit: Unit, where: () => string): Node[] | undefined {
+  private expandCall(node: Node, d: Decision, unit: Unit, where: () => string): Replacement {
     let nodes: Node[];
-    if (plan.kind === "schema") {
-      const op = plan.op;
-      // count() found it (in one unit, a node's plan is the same for count() and run()).
-      const known = this.counted.get(unit);
-      const body =
-        known && known.nodes[known.next] === node
-          ? known.bodies[known.next++]!
-          : this.body(op, node, unit);
-      // What depends only on the body and the unit, kept while calls in a row share them.
-      let same = this.lastCall;
-      if (!same || same.body !== body || same.unit !== unit) {
-        const formal = bodyNodes(op, body);
-        const fits = fitsAsIs(body.opsetImports, unit.opsets, true);
-        this.lastCall = same = { body, unit, formal, fits, done: undefined };
-      }
-      const formal = same.formal;
+    if (d.kind === "schema") {
+      const op = d.op;
+      const planned = this.planned.get(node);
+      const body = planned?.unit === unit ? planned.body : this.body(op, node, unit);
       // The common case: a body that needs no conversion, and a call without constant inputs
       // (whose values inference could use): the calls inside are expanded once per body, in
       // terms of its formals.
-      if (same.fits && !node.inputs.some((x) => x !== "" && unit.constant(x))) {
-        // Once per body and unit (expandedBody keeps it per body and opsets, and adds the
-        // imports it needs to the unit the first time).
-        const done = (same.done ??= this.expandedBody(formal, body, node, unit, where));
+      if (fitsAsIs(body.opsetImports, unit.opsets, true) && !readsConstant(node, unit)) {
+        // Once per body and opsets (the plan keeps it, and the unit gets the imports it needs).
+        const done = this.expandedBody(op, body, node, unit, where);
         this.calls += 1 + done.calls;
         // Nodes that carry no origin of their own are given the call's as they are made.
         const record = this.originRecord(node, op);
@@ -505,23 +432,25 @@ export class Walker {
         if (record) markRecord(out, record);
         return out;
       }
-      nodes = inlineBody(node, formal, unit.scope(), callPrefix(node, op.name));
+      nodes = inlineBody(node, bodyNodes(op, body), unit.scope(), callPrefix(node, op.name));
       this.mark(nodes, node, op);
-      nodes = fitOpsets(this.fit, node, nodes, body.opsetImports, unit, true);
+      const fitted = fitOpsets(this.fit, node, nodes, body.opsetImports, unit, true);
+      if (!Array.isArray(fitted)) return fitted;
+      nodes = fitted;
     } else {
       const domain = normaliseDomain(node.domain);
       if (!this.converter || domain !== "") {
-        this.notes.once(`older:${where()}`, {
+        this.state.notes.once(`older:${where()}`, {
           level: "warning",
           where: where(),
-          message: `${opName(domain, plan.op.name, plan.op.since)} is not a function; it expands through ${opName(domain, plan.later.name, plan.later.since)}, which needs the opset converter: left as it is`,
+          message: `${opName(domain, d.op.name, d.op.since)} is not a function; it expands through ${opName(domain, d.later.name, d.later.since)}, which needs the opset converter: left as it is`,
         });
         return undefined;
       }
-      nodes = lowerByConversion(this.fit, node, plan.later, unit, {
+      const lowered = lowerByConversion(this.fit, node, d.later, unit, {
         // The op expanded at its later version is this call: its nodes are marked once, below.
         up: (m) => {
-          const r = this.sub(m, { only: [{ domain, op: plan.op.name }], origin: false }, BOTH);
+          const r = this.sub(m, { only: [{ domain, op: d.op.name }], origin: false }, ALL_KINDS);
           const error = r.notes.find((n) => n.level === "error");
           if (error) throw new OnnxError("E_UNSUPPORTED", error.message);
           return r.model;
@@ -529,14 +458,15 @@ export class Walker {
         // What the lowered body holds is replaced as inside any body (the nested kinds).
         down: (m) => {
           const r = this.sub(m, this.options, this.nested);
-          for (const n of r.notes) this.notes.push(n);
+          for (const n of r.notes) this.state.notes.push(n);
           this.calls += r.calls;
           return { model: r.model, added: new Map() };
         },
       });
+      if (!Array.isArray(lowered)) return lowered;
       this.calls++;
-      this.mark(nodes, node, plan.op);
-      return nodes;
+      this.mark(lowered, node, d.op);
+      return lowered;
     }
     this.calls++;
     return this.expandInside(node, nodes, unit, where);
@@ -561,7 +491,7 @@ export class Walker {
     return originRecord(call, named.name);
   }
 
-  /** A walk of another model (a lowered node) with these options. */
+  /** A walk of another model (a lowered node) with these options, planned as it goes. */
   private sub(model: Model, options: ExpandOptions, kinds: Kinds): WalkResult {
     const opts: ExpandOptions = { ...options };
     if (this.options.origin === false) opts.origin = false;
@@ -594,25 +524,28 @@ export class Walker {
       typeOf: (name) => inner.typeOf(name) ?? unit.typeOf(name),
       constant: unit.constant,
     };
-    return this.expandNodes(nodes, body, where(), this.nested) ?? nodes;
+    return this.expandNodes(nodes, g, body, where());
   }
 
   /**
    * A schema body with the calls it holds expanded (callee-first), in terms of its formals: its
    * inputs typed as the call's, the rest inferred. Once per body (bodies are shared by calls
-   * with the same op, input types and plain attributes) and opset map.
+   * with the same op, input types and plain attributes) and opset map; the imports it needs are
+   * added to the unit.
    */
   private expandedBody(
-    formal: BodyNodes,
+    op: OpVersion,
     body: FunctionBody,
     call: Node,
     unit: Unit,
     where: () => string,
   ): Expanded {
-    let byOpsets = this.expanded.get(body);
-    if (!byOpsets) this.expanded.set(body, (byOpsets = new WeakMap()));
+    const expanded = this.state.expanded;
+    let byOpsets = expanded.get(body);
+    if (!byOpsets) expanded.set(body, (byOpsets = new Map()));
     let e = byOpsets.get(unit.opsets);
     if (!e) {
+      const formal = bodyNodes(op, body);
       if (!this.anyPlanned(formal.nodes, unit.opsets, this.nested))
         e = { body: formal, calls: 0, added: new Map() };
       else {
@@ -630,12 +563,8 @@ export class Walker {
         });
         const inner = makeUnit(unit.where, g, unit.opsets, () => this.typesOf(g, unit.opsets));
         const before = this.calls;
-        const nodes = this.expandNodes(formal.nodes, inner, where(), this.nested);
-        e = {
-          body: { ...formal, nodes: nodes ?? formal.nodes },
-          calls: this.calls - before,
-          added: inner.added,
-        };
+        const nodes = this.expandNodes(formal.nodes, g, inner, where());
+        e = { body: { ...formal, nodes }, calls: this.calls - before, added: inner.added };
         this.calls = before;
       }
       byOpsets.set(unit.opsets, e);
@@ -660,30 +589,13 @@ export class Walker {
 
   /**
    * The op's body for these input types and attributes. Bodies are parsed from text, so calls
-   * that look alike (the same op, types and plain attribute values) share one.
+   * that look alike (the same op, types and plain attribute values: the same body key) share one.
    */
   private body(op: OpVersion, call: Node, unit: Unit): FunctionBody {
-    // Calls in a row are often alike (a chain): the last call's body, when this call's key
-    // would be the same, without making the key.
-    const last = this.last;
-    if (
-      last &&
-      last.op === op &&
-      last.typeOf === unit.typeOf &&
-      alike(last.call, last.types, call, unit.typeOf)
-    )
-      return last.body;
-    const body = this.keyedBody(op, call, unit);
-    // The input types of the call (those alike() reads), looked up once for the calls after it.
-    const types = call.inputs.map((x) => (x === "" ? undefined : unit.typeOf(x)));
-    this.last = { op, typeOf: unit.typeOf, call, types, body };
-    return body;
-  }
-
-  private keyedBody(op: OpVersion, call: Node, unit: Unit): FunctionBody {
     const n = bodyArity(op, call);
     const key = bodyKey(op, call, unit.typeOf, n.inputs, n.outputs);
-    let body = key !== undefined ? this.bodies.get(key) : undefined;
+    const bodies = this.state.bodies;
+    let body = key !== undefined ? bodies.get(key) : undefined;
     if (!body) {
       body = callBody(
         op,
@@ -691,36 +603,38 @@ export class Walker {
         call.inputs.map((x) => (x === "" ? undefined : unit.typeOf(x))),
         this.options.preferLoops !== undefined ? { preferLoops: this.options.preferLoops } : {},
       );
-      if (key !== undefined) this.bodies.set(key, body);
+      if (key !== undefined) bodies.set(key, body);
     }
     return body;
   }
 }
 
-const BOTH: Kinds = { schema: true, older: true };
+/** Both kinds of call; schema function ops only; older versions only. */
+export const ALL_KINDS: Kinds = { schema: true, older: true };
+export const SCHEMA: Kinds = { schema: true, older: false };
+export const OLDER: Kinds = { schema: false, older: true };
 
 /**
  * A pass that walks the model replacing the calls of these kinds. Its precondition counts the
- * nodes the result will have and refuses a count over budget (bounds.ts); the walker that counted
- * (with the bodies it instantiated) then runs.
+ * nodes the result will have and refuses a count over budget (bounds.ts); the plan of that count
+ * (with the bodies it instantiated) is what the run applies (the manager hands it over in the
+ * pass context).
  */
-export function walkerPass(name: string, options: ExpandOptions, top: Kinds, nested: Kinds): Pass {
-  const counted = new WeakMap<Model, { ctx: PassContext; walker: Walker }>();
+export function walkerPass(
+  name: string,
+  options: ExpandOptions,
+  top: Kinds,
+  nested: Kinds,
+): Pass<ExpansionPlan> {
   return {
     name,
     requires(model, ctx) {
-      const walker = new Walker(model, options, ctx, top, nested);
-      const { total, top: biggest } = walker.count();
-      const notes = budgetNotes(total, biggest, options);
-      if (!notes.length) counted.set(model, { ctx, walker });
-      return notes;
+      const plan = new Walker(model, options, ctx, top, nested).count();
+      return { notes: budgetNotes(plan.total, plan.top, options), plan };
     },
     run(model, ctx) {
-      const known = counted.get(model);
-      counted.delete(model);
-      const walker =
-        known && known.ctx === ctx ? known.walker : new Walker(model, options, ctx, top, nested);
-      const r = walker.run();
+      const plan = ctx.plan ?? new Walker(model, options, ctx, top, nested).count();
+      const r = new Walker(model, options, ctx, top, nested, plan.state).run(plan);
       if (r.notes.some((n) => n.level === "error")) return { ok: false, notes: r.notes };
       const notes = r.calls ? [expandedNote(r.calls), ...r.notes] : r.notes;
       return { ok: true, model: r.model, modified: r.modified, notes };

@@ -7,13 +7,7 @@
 
 import type { Pass } from "../passes/pass.js";
 import type { ExpandOptions } from "./context.js";
-import { walkerPass } from "./engine.js";
+import { ALL_KINDS, SCHEMA, walkerPass } from "./engine.js";
 
-export function expandSchemaFunctions(options: ExpandOptions = {}): Pass {
-  return walkerPass(
-    "expand-schema-functions",
-    options,
-    { schema: true, older: false },
-    { schema: true, older: true },
-  );
-}
+export const expandSchemaFunctions = (options: ExpandOptions = {}): Pass =>
+  walkerPass("expand-schema-functions", options, SCHEMA, ALL_KINDS);

@@ -13,7 +13,13 @@ import { withoutOrigin } from "../inline/origin.js";
 import type { PassContext } from "../passes/pass.js";
 import { normaliseDomain } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
-import { opsetMap, type FunctionTable, type OpsetConverter, type Unit } from "./context.js";
+import {
+  opsetMap,
+  type Blocked,
+  type FunctionTable,
+  type OpsetConverter,
+  type Unit,
+} from "./context.js";
 
 export interface FitContext {
   ctx: PassContext;
@@ -50,7 +56,7 @@ export function fitOpsets(
   imports: OpsetId[],
   unit: Unit,
   schemaBody = false,
-): Node[] {
+): Node[] | Blocked {
   if (fitsAsIs(imports, unit.opsets, schemaBody)) return nodes;
   const registry = fit.ctx.registry;
   const body = opsetMap(imports);
@@ -87,7 +93,8 @@ export function fitOpsets(
   const sub = subModel(fit, call, unit, convertFrom);
   sub.model.graph.nodes = nodes;
   const down = fit.converter!(sub.model, unit.opsets.get("")!, fit.ctx);
-  return splice(call, down, sub.shared, unit, call.opType);
+  if ("blocked" in down) return down;
+  return splice(call, down.model, sub.shared, unit, call.opType);
 }
 
 /**
@@ -104,12 +111,14 @@ export function lowerByConversion(
     up: (model: Model) => Model;
     down: (model: Model) => { model: Model; added: Map<string, number> };
   },
-): Node[] {
+): Node[] | Blocked {
   const here = unit.opsets.get("")!;
   const sub = subModel(fit, node, unit, here);
   const up = fit.converter!(sub.model, later.since, fit.ctx);
-  const converted = fit.converter!(expand.up(up), here, fit.ctx);
-  const down = expand.down(converted);
+  if ("blocked" in up) return up;
+  const converted = fit.converter!(expand.up(up.model), here, fit.ctx);
+  if ("blocked" in converted) return converted;
+  const down = expand.down(converted.model);
   for (const [d, v] of down.added)
     if (!unit.opsets.has(d) && !unit.added.has(d)) unit.added.set(d, v);
   return splice(node, down.model, sub.shared, unit, later.name);

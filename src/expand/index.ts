@@ -3,13 +3,14 @@
 // structural diff of two models is its own layer: onnx-expand/diff.)
 
 export { expandPipeline, placeOriginsPass, targetCheck } from "./pipeline.js";
-export { inlineLocalFunctions, callGraph, type CallGraph } from "./inline-local-functions.js";
+export { inlineLocalFunctions, inlinePlan, type InlinePlan } from "./inline-local-functions.js";
 export { expandSchemaFunctions } from "./expand-schema-functions.js";
 export { lowerOlderVersions } from "./lower-older-versions.js";
 export { lowerMissing, missingFunctionOps } from "./lower-missing.js";
 export {
   convertOpset,
-  BlockedConversion,
+  type Blocked,
+  type Converted,
   type ExpandOptions,
   type OpsetConverter,
 } from "./context.js";

@@ -12,8 +12,8 @@ import { someGraphNode } from "../ir/traverse.js";
 import type { Function, Model, Node } from "../ir/types.js";
 import { boundNodes, callPrefix, inlineBody } from "../inline/inline.js";
 import { localFunctionName, markOrigin } from "../inline/origin.js";
-import type { Note, Pass, PassContext } from "../passes/pass.js";
-import { reachableFunctions } from "../passes/remove-unused-functions.js";
+import { GraphScope, rewriteNodes } from "../ir/visit.js";
+import { passContext, type Note, type Pass, type PassContext } from "../passes/pass.js";
 import {
   convertOpset,
   expandedNote,
@@ -23,7 +23,6 @@ import {
   noteFailures,
   Notes,
   opsetMap,
-  rewriteNodes,
   Selection,
   withImports,
   type ExpandOptions,
@@ -33,78 +32,25 @@ import {
 import { biggest, budgetNotes, tally, type Contributor } from "./bounds.js";
 import { fitOpsets, type FitContext } from "./fit.js";
 
-/** The model's local functions as a call graph. */
-export interface CallGraph {
+/**
+ * What the precondition works out for the run: the model's local functions, callee-first (none
+ * when calls form a cycle, which the precondition refuses).
+ */
+export interface InlinePlan {
   table: FunctionTable;
-  /** The functions, each after every function it calls (empty when there is a cycle). */
-  order: Function[];
-  /** The first cycle of calls (ir/functions' FunctionTable.cycles); absent when there is none. */
-  cycle?: Function[];
-  /**
-   * Nodes once every call is inlined: per function, and for the main graph (a call counts as its
-   * callee's size; Infinity on a cycle). What a later limit on inlining will be checked against.
-   */
-  sizes: Map<Function, number>;
-  graphSize: number;
+  order: Function[] | undefined;
 }
 
-const graphs = new WeakMap<Model, CallGraph>();
-
-/** The model's call graph of local functions (worked out once per model object). */
-export function callGraph(model: Model): CallGraph {
-  const known = graphs.get(model);
-  if (known) return known;
-  const table = modelFunctions(model);
-  const cycle = table.cycles()[0];
-  const sizes = new Map<Function, number>();
-  const sizeOf = (owner: Model["graph"] | Function): number => {
-    let n = 0;
-    someGraphNode(owner, (node) => {
-      const f = table.called(node);
-      n += f ? (sizes.get(f) ?? Infinity) : 1;
-    });
-    return n;
-  };
-  const order: Function[] = [];
-  if (!cycle) {
-    // Post-order, with an explicit stack: a chain of calls may be deeper than the call stack.
-    const done = new Set<Function>();
-    for (const root of table.functions) {
-      if (done.has(root)) continue;
-      done.add(root);
-      const work: { f: Function; next: number }[] = [{ f: root, next: 0 }];
-      while (work.length) {
-        const top = work[work.length - 1]!;
-        const callees = table.callees(top.f);
-        if (top.next < callees.length) {
-          const g = callees[top.next++]!;
-          if (!done.has(g)) {
-            done.add(g);
-            work.push({ f: g, next: 0 });
-          }
-        } else {
-          work.pop();
-          order.push(top.f);
-          sizes.set(top.f, sizeOf(top.f));
-        }
-      }
-    }
-  }
-  const result: CallGraph = {
-    table,
-    order,
-    sizes,
-    graphSize: cycle ? Infinity : sizeOf(model.graph),
-    ...(cycle ? { cycle } : {}),
-  };
-  graphs.set(model, result);
-  return result;
+/** The plan of a model: its function table and order (ir/functions). */
+export function inlinePlan(model: Model, ctx: PassContext): InlinePlan {
+  const table = modelFunctions(model, ctx.registry);
+  return { table, order: table.order() };
 }
 
 /** The precondition of inlining: no cycle of local function calls. */
-export function noCycle(model: Model): Note[] {
-  const { cycle } = callGraph(model);
-  if (!cycle) return [];
+function noCycle(plan: InlinePlan): Note[] {
+  if (plan.order) return [];
+  const cycle = plan.table.cycles()[0]!;
   return [
     {
       level: "error",
@@ -122,28 +68,24 @@ export function noCycle(model: Model): Note[] {
 export function inlinedCount(
   model: Model,
   selected: (f: Function) => boolean,
+  plan: InlinePlan = inlinePlan(model, passContext()),
 ): { total: number; top?: Contributor } {
-  const { table, order } = callGraph(model);
-  const sizes = new Map<Function, number>();
+  const { table } = plan;
+  const order = plan.order ?? [];
+  const sizes = table.inlinedSizes(selected);
   const inlines = new Set<Function>();
   /** Selected calls per owner: the callee and how many times. */
   const callsIn = new Map<Model["graph"] | Function, Map<Function, number>>();
-  const sizeOf = (owner: Model["graph"] | Function): number => {
-    let n = 0;
+  for (const owner of [model.graph, ...order]) {
     const calls = new Map<Function, number>();
     someGraphNode(owner, (node) => {
       const f = table.called(node);
-      if (f && selected(f)) {
-        n += sizes.get(f)!;
-        calls.set(f, (calls.get(f) ?? 0) + 1);
-      } else n += 1;
+      if (f && selected(f)) calls.set(f, (calls.get(f) ?? 0) + 1);
     });
     callsIn.set(owner, calls);
-    return n;
-  };
-  for (const f of order) sizes.set(f, sizeOf(f));
-  const graphSize = sizeOf(model.graph);
-  const reached = reachableFunctions(model);
+  }
+  const graphSize = table.inlinedSize(model.graph, sizes, selected);
+  const reached = table.reachable(model.graph);
   // How many times each function's body is put in, callers first: the graph once, and a kept
   // function once (it stays, with its own calls inlined).
   const instances = new Map<Function, number>();
@@ -165,26 +107,24 @@ export function inlinedCount(
   return { total, ...(top ? { top } : {}) };
 }
 
-/** The precondition's bound: the nodes inlining makes, within budget (bounds.ts). */
-export function inlineBudget(model: Model, options: ExpandOptions, ctx: PassContext): Note[] {
-  if (model.functions.length === 0) return [];
-  const selection = new Selection(options, ctx.registry);
-  const { total, top } = inlinedCount(model, (f) => selection.has(f.domain, f.name));
-  return budgetNotes(total, top, options);
-}
-
-export function inlineLocalFunctions(options: ExpandOptions = {}): Pass {
+export function inlineLocalFunctions(options: ExpandOptions = {}): Pass<InlinePlan> {
   return {
     name: "inline-local-functions",
     requires: (model, ctx) => {
-      const cycle = noCycle(model);
-      return cycle.length ? cycle : inlineBudget(model, options, ctx);
+      const plan = inlinePlan(model, ctx);
+      const cycle = noCycle(plan);
+      if (cycle.length || model.functions.length === 0) return { notes: cycle, plan };
+      // The bound: the nodes inlining makes, within budget (bounds.ts).
+      const selection = new Selection(options, ctx.registry);
+      const { total, top } = inlinedCount(model, (f) => selection.has(f.domain, f.name), plan);
+      return { notes: budgetNotes(total, top, options), plan };
     },
     run(model, ctx) {
-      const graph = callGraph(model);
-      if (graph.cycle) return { ok: false, notes: noCycle(model) };
+      const plan = ctx.plan ?? inlinePlan(model, ctx);
+      const order = plan.order;
+      if (!order) return { ok: false, notes: noCycle(plan) };
       const selection = new Selection(options, ctx.registry);
-      const table = graph.table;
+      const table = plan.table;
       const converter =
         options.converter === null ? undefined : (options.converter ?? convertOpset);
       const fit: FitContext = {
@@ -201,11 +141,12 @@ export function inlineLocalFunctions(options: ExpandOptions = {}): Pass {
       /** Each function with its calls inlined, and how many calls that took (nested included). */
       const done = new Map<Function, { fn: Function; calls: number }>();
 
-      const inlineIn = (nodes: Node[], unit: Unit, where: string) => {
+      const inlineIn = (nodes: Node[], unit: Unit, scope: GraphScope) => {
         let calls = 0;
-        const out = rewriteNodes(nodes, where, (node, label) => {
+        const out = rewriteNodes(nodes, scope, (node, index, s, original) => {
           const fn = table.called(node);
-          if (!fn || !selection.has(fn.domain, fn.name)) return undefined;
+          if (!fn || !selection.has(fn.domain, fn.name)) return node;
+          const label = () => s.nodeWhere(original, index);
           const callee = done.get(fn)!;
           const replaced = noteFailures(
             notes,
@@ -226,22 +167,23 @@ export function inlineLocalFunctions(options: ExpandOptions = {}): Pass {
             },
             label,
           );
-          if (replaced) calls += 1 + callee.calls;
+          if (!replaced) return node;
+          calls += 1 + callee.calls;
           return replaced;
         });
         return { nodes: out, calls };
       };
 
-      const reached = reachableFunctions(model);
-      for (const f of graph.order) {
+      const reached = table.reachable(model.graph);
+      for (const f of order) {
         if (!reached.has(f)) {
           done.set(f, { fn: f, calls: 0 });
           continue;
         }
         const unit = makeUnit(functionWhere(f), f, functionOpsets(f, modelOpsets), types);
-        const r = inlineIn(f.nodes, unit, functionWhere(f));
+        const r = inlineIn(f.nodes, unit, GraphScope.function(f));
         let g = f;
-        if (r.nodes) {
+        if (r.nodes !== f.nodes) {
           g = { ...f, nodes: r.nodes };
           if (unit.added.size)
             g.opsetImports = withImports(
@@ -252,16 +194,17 @@ export function inlineLocalFunctions(options: ExpandOptions = {}): Pass {
         done.set(f, { fn: g, calls: r.calls });
       }
       const main = makeUnit("graph", model.graph, modelOpsets, types);
-      const r = inlineIn(model.graph.nodes, main, "graph");
+      const r = inlineIn(model.graph.nodes, main, GraphScope.main(model));
       if (notes.list.some((n) => n.level === "error")) return { ok: false, notes: notes.list };
 
       const functions = model.functions.map((f) => done.get(f)!.fn);
       const functionsChanged = functions.some((g, i) => g !== model.functions[i]);
-      if (!r.nodes && !functionsChanged && main.added.size === 0)
+      const graphChanged = r.nodes !== model.graph.nodes;
+      if (!graphChanged && !functionsChanged && main.added.size === 0)
         return { ok: true, model, modified: false, notes: notes.list };
       const out: Model = {
         ...model,
-        graph: r.nodes ? { ...model.graph, nodes: r.nodes } : model.graph,
+        graph: graphChanged ? { ...model.graph, nodes: r.nodes } : model.graph,
         functions: functionsChanged ? functions : model.functions,
         opsetImports: main.added.size
           ? withImports(model.opsetImports, main.added)
@@ -269,7 +212,7 @@ export function inlineLocalFunctions(options: ExpandOptions = {}): Pass {
       };
       // Calls inlined: those in the graph, and those inside the functions the graph still calls.
       let calls = r.calls;
-      for (const f of reachableFunctions(out))
+      for (const f of modelFunctions(out).reachable(out.graph))
         calls += done.get(model.functions[out.functions.indexOf(f)]!)?.calls ?? 0;
       return {
         ok: true,

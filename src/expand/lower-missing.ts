@@ -4,21 +4,16 @@
 // the result to the target like any other model. Bodies holding function ops the target lacks
 // too are lowered in a further round. Where a function op inside a local function cannot be
 // lowered because the function's calls disagree on the types its body needs, the functions are
-// copied per call signature and lowered again (specialize-functions.ts). Registered as the converter's default lowering when this
-// module is loaded.
+// copied per call signature and lowered again (specialize-functions.ts). The app layer passes it to
+// the converter (ConvertOptions.lower).
 
-import {
-  defaultLowering,
-  useLowering,
-  type Lowered,
-  type LowerRequest,
-} from "../convert/lowering.js";
+import type { Lowered, LowerRequest } from "../convert/lowering.js";
 import type { StepRecord } from "../convert/plan.js";
 import { modelFunctions } from "../check/index.js";
 import { functionKey, functionWhere } from "../ir/functions.js";
 import { functionOpsets, opsetMap } from "../ir/opsets.js";
-import type { Function, Model, Node } from "../ir/types.js";
-import { GraphScope, rewriteGraph, rewriteNodes } from "../ir/visit.js";
+import type { Model, Node } from "../ir/types.js";
+import { visitModel, type GraphScope } from "../ir/visit.js";
 import { runPass } from "../passes/manager.js";
 import { errorNotes, noteText, passContext, type Note } from "../passes/pass.js";
 import { hasFunctionBody } from "../schema/body.js";
@@ -70,9 +65,10 @@ export function missingFunctionOps(
     };
   };
   const modelOpsets = opsetMap(model.opsetImports);
-  rewriteGraph(model.graph, GraphScope.main(model), look(modelOpsets));
-  for (const f of model.functions as Function[])
-    rewriteNodes(f.nodes, GraphScope.function(f), look(functionOpsets(f, modelOpsets)));
+  visitModel<ReturnType<typeof look>>(model, {
+    enter: (scope, parent) => parent ?? look(functionOpsets(scope.owner, modelOpsets)),
+    node: (node, index, scope, seen) => seen(node, index, scope),
+  });
   return { records, only: [...only.values()] };
 }
 
@@ -159,5 +155,3 @@ function failingFunctions(model: Model, notes: Note[]): { keys: Set<string>; whe
   }
   return { keys, wheres };
 }
-
-if (!defaultLowering()) useLowering(lowerMissing);

@@ -7,13 +7,7 @@
 
 import type { Pass } from "../passes/pass.js";
 import type { ExpandOptions } from "./context.js";
-import { walkerPass } from "./engine.js";
+import { OLDER, walkerPass } from "./engine.js";
 
-export function lowerOlderVersions(options: ExpandOptions = {}): Pass {
-  return walkerPass(
-    "lower-older-versions",
-    options,
-    { schema: false, older: true },
-    { schema: false, older: true },
-  );
-}
+export const lowerOlderVersions = (options: ExpandOptions = {}): Pass =>
+  walkerPass("lower-older-versions", options, OLDER, OLDER);

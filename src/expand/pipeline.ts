@@ -8,7 +8,7 @@ import { nodeLabel } from "../errors.js";
 import { walkGraphNodes } from "../ir/traverse.js";
 import type { Function, Graph, Model } from "../ir/types.js";
 import { pipeline } from "../passes/manager.js";
-import type { Note, Pass, PassContext } from "../passes/pass.js";
+import { modelPass, type Note, type Pass, type PassContext } from "../passes/pass.js";
 import { removeUnusedFunctions } from "../passes/remove-unused-functions.js";
 import { trimOpsetImports } from "../passes/trim-opset-imports.js";
 import { validateModel } from "../passes/validate-model.js";
@@ -78,15 +78,7 @@ export function expandPipeline(options: ExpandOptions = {}): Pass {
  * Origins left on the nodes (ExpandOptions.deferOrigins) placed for the model's IR version: a
  * pipeline's last pass when it converts after expanding.
  */
-export function placeOriginsPass(): Pass {
-  return {
-    name: "place-origins",
-    run(model) {
-      const out = placeOrigins(model);
-      return { ok: true, model: out, modified: out !== model, notes: [] };
-    },
-  };
-}
+export const placeOriginsPass = (): Pass => modelPass("place-origins", (m) => placeOrigins(m));
 
 /** With a target op list: an error note for each node left (per place and op) the backend lacks. */
 export function targetCheck(model: Model, target: OpSet, ctx: PassContext): Note[] {
@@ -124,7 +116,3 @@ export function targetCheck(model: Model, target: OpSet, ctx: PassContext): Note
   for (const f of model.functions) check(f, functionOpsets(f, modelOpsets), functionWhere(f));
   return notes;
 }
-
-export { convertPipeline } from "../convert/convert-opset.js";
-// Loading the expander makes conversion lower missing function ops by default.
-import "./lower-missing.js";

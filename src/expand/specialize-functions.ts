@@ -21,11 +21,9 @@ import { walkGraphNodes } from "../ir/traverse.js";
 import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import { mapNodeGraphs, rewriteModel } from "../ir/visit.js";
 import type { Note } from "../passes/pass.js";
-import { reachableFunctions } from "../passes/remove-unused-functions.js";
 import type { SchemaRegistry } from "../schema/registry.js";
 import { biggest, budgetNotes, tally, type Contributor } from "./bounds.js";
 import type { ExpandOptions } from "./context.js";
-import { callGraph } from "./inline-local-functions.js";
 
 /**
  * What specializing gave: the model (the input itself when nothing was split) and the copies
@@ -73,7 +71,7 @@ function splitRound(
   registry: SchemaRegistry,
 ): { model: Model; copies: string[]; added: Map<Function, [number, number]> } | undefined {
   const table = modelFunctions(model, registry);
-  const reached = reachableFunctions(model);
+  const reached = table.reachable(model.graph);
   const key = (f: Function) => functionKey(f.domain, f.name, f.overload);
 
   // The calls of each function reached: in the main graph, then in the functions reached.
@@ -94,7 +92,7 @@ function splitRound(
     }
   };
   collect(model.graph);
-  const order = callGraph(model).order.filter((f) => reached.has(f));
+  const order = (table.order() ?? []).filter((f) => reached.has(f));
   for (const f of order) collect(f);
 
   // The functions looked at: those wanted, and whatever calls them, at any depth.

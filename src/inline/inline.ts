@@ -105,7 +105,7 @@ function claimFor(plan: RenamePlan, bodyNodes: Node[], present: number): Claim |
   const nodes = bodyNodes.map((n, j) => {
     plan.nodes[j]!.inputs.forEach(visit);
     plan.nodes[j]!.outputs.forEach(visit);
-    return fresh(n.name || n.opType);
+    return fresh(bodyName(n.name || n.opType));
   });
   return all.every(isClaimSuffix) ? { slots, nodes, all } : null;
 }
@@ -154,11 +154,7 @@ function renamePlan(body: BodyNodes): RenamePlan | undefined {
     inputs: Int32Array.from(n.inputs, use),
     outputs: Int32Array.from(n.outputs, use),
   }));
-  const stripped = names.map((name) => {
-    let start = 0;
-    while (name.charCodeAt(start) === 95 /* _ */) start++;
-    return start ? name.slice(start) : name;
-  });
+  const stripped = names.map(bodyName);
   const plan: RenamePlan = {
     inputs: body.inputs.slice(),
     outputs: body.outputs.slice(),
@@ -171,6 +167,28 @@ function renamePlan(body: BodyNodes): RenamePlan | undefined {
   };
   plans.set(body.nodes, plan);
   return plan;
+}
+
+/**
+ * Body names longer than this are shortened before a prefix is put in front (bodyName): names
+ * grow by a prefix with each level of inlining, and a chain of 100,000 calls would otherwise
+ * give names of 300,000 characters.
+ */
+export const MAX_BODY_NAME = 256;
+
+/**
+ * The part of a body's name (a value's, or a node's name else its op) that follows `prefix__`
+ * in the name inlining gives it: without its leading underscores, and, past MAX_BODY_NAME
+ * characters (a name that carries the prefixes of many levels of inlining), only what follows
+ * its last `__`.
+ */
+export function bodyName(name: string): string {
+  let start = 0;
+  while (name.charCodeAt(start) === 95 /* _ */) start++;
+  const s = start ? name.slice(start) : name;
+  if (s.length <= MAX_BODY_NAME) return s;
+  const last = s.lastIndexOf("__");
+  return last >= 0 && last + 2 < s.length ? s.slice(last + 2) : s.slice(-MAX_BODY_NAME);
 }
 
 function applyPlan(
@@ -225,7 +243,9 @@ function applyPlan(
     }
     const name = claim
       ? head + claim.nodes[j]!
-      : scope.fresh(prefixed ? head + (n.name || n.opType) : n.name || `${head}${n.opType}`);
+      : scope.fresh(
+          prefixed ? head + bodyName(n.name || n.opType) : n.name || `${head}${n.opType}`,
+        );
     out[j] =
       (record && nodeWithRecord(n, inputs, outputs, name, record)) ||
       nodeWith(n, inputs, outputs, name);
@@ -271,9 +291,7 @@ class Renamer {
 
   private freshName(name: string): string {
     if (!this.prefixed) return this.scope.fresh(name);
-    let start = 0;
-    while (name.charCodeAt(start) === 95 /* _ */) start++;
-    return this.scope.fresh(`${this.prefix}__${start ? name.slice(start) : name}`);
+    return this.scope.fresh(`${this.prefix}__${bodyName(name)}`);
   }
 
   private lookup(names: Names, name: string): string {
@@ -302,7 +320,7 @@ class Renamer {
         break;
       }
     const base = this.prefixed
-      ? `${this.prefix}__${n.name || n.opType}`
+      ? `${this.prefix}__${bodyName(n.name || n.opType)}`
       : n.name || `${this.prefix}__${n.opType}`;
     return { ...n, inputs, outputs, attributes, name: this.scope.fresh(base) };
   }

@@ -14,7 +14,8 @@
 
 import type { FunctionId } from "../ir/functions.js";
 import { attributeGraphs, hasGraphAttribute, someGraphNode } from "../ir/traverse.js";
-import type { Attribute, Function, Graph, MetadataProps, Model, Node } from "../ir/types.js";
+import type { Function, Graph, MetadataProps, Model, Node } from "../ir/types.js";
+import { visitModel } from "../ir/visit.js";
 
 /** The key of a node's origin (NodeProto.metadata_props). */
 export const ORIGIN_KEY = "onnx-expand.origin";
@@ -136,41 +137,12 @@ interface Run {
  * subgraphs before the list; the model itself when f changes nothing.
  */
 function rewriteLists(model: Model, f: (nodes: Node[], prefix: string) => Node[]): Model {
-  const list = (nodes: Node[], prefix: string): Node[] => {
-    let own = nodes;
-    for (let i = 0; i < nodes.length; i++) {
-      const n = nodes[i]!;
-      if (!hasGraphAttribute(n)) continue;
-      const attributes = n.attributes.map((a): Attribute => {
-        if (a.type === "GRAPH" && a.value) {
-          const g = a.value;
-          const sub = list(g.nodes, prefix);
-          return sub === g.nodes ? a : { ...a, value: { ...g, nodes: sub } };
-        }
-        if (a.type === "GRAPHS" && a.value) {
-          const gs = a.value.map((g) => {
-            const sub = list(g.nodes, prefix);
-            return sub === g.nodes ? g : { ...g, nodes: sub };
-          });
-          return gs.every((g, k) => g === a.value![k]) ? a : { ...a, value: gs };
-        }
-        return a;
-      });
-      if (attributes.every((a, k) => a === n.attributes[k])) continue;
-      if (own === nodes) own = nodes.slice();
-      own[i] = { ...n, attributes };
-    }
-    return f(own, prefix);
-  };
-  const nodes = list(model.graph.nodes, "");
-  const graph = nodes === model.graph.nodes ? model.graph : { ...model.graph, nodes };
-  let functions: Model["functions"] | undefined;
-  model.functions.forEach((fn, i) => {
-    const nodes = list(fn.nodes, `${localFunctionName(fn)}::`);
-    if (nodes !== fn.nodes) (functions ??= model.functions.slice())[i] = { ...fn, nodes };
+  return visitModel<string>(model, {
+    enter: (scope, parent) =>
+      parent ??
+      (scope.owner === model.graph ? "" : `${localFunctionName(scope.owner as Function)}::`),
+    nodes: (nodes, _, prefix) => f(nodes, prefix),
   });
-  if (graph === model.graph && !functions) return model;
-  return { ...model, graph, functions: functions ?? model.functions };
 }
 
 /**

@@ -5,11 +5,10 @@ import { dirname, resolve } from "node:path";
 import { OnnxError } from "../errors.js";
 import type { Model } from "../ir/types.js";
 import { walkTensors } from "../ir/traverse.js";
-import { parseModelText } from "../text/parse.js";
 import { decodeModel, encodeModel } from "./codec.js";
 import { DataFiles, loadExternalData, resolveExternalData } from "./external.js";
 import { FileSource } from "./file-source.js";
-import { isTextPath, looksBinary } from "./format.js";
+import { isTextPath, modelFromBytes } from "./format.js";
 import { compactModel, LAZY_FROM, RANGED_FROM } from "./ranged.js";
 
 export { isTextPath } from "./format.js";
@@ -85,22 +84,16 @@ export function loadModel(path: string, opts: LoadOptions = {}): Model {
   // Decoding counts the tensors whose data is external; a model parsed from text is walked.
   const found = { external: -1 };
   let model: Model;
-  const ranged = !text && rangedFile(path, opts);
-  if (ranged) {
+  if (!text && rangedFile(path, opts)) {
     const source = new FileSource(path);
     const compact = compactModel(source, opts.lazyFrom ?? LAZY_FROM, path);
     model = decodeModel(compact.bytes, { baseDir, where: path, found, holes: compact.holes });
   } else {
     const buf = readInputFile(path, "model file", !opts.regularFileOnly);
-    if (text) {
-      if (looksBinary(buf))
-        throw new OnnxError(
-          "E_PARSE",
-          "holds binary data, not ONNX text (a binary .onnx model is read by print, check and run)",
-          path,
-        );
-      model = parseModelText(buf.toString("utf8"), path);
-    } else model = decodeModel(buf, { baseDir, where: path, found });
+    model = modelFromBytes(buf, path, {
+      ...(opts.format ? { format: opts.format } : {}),
+      decode: { baseDir, found },
+    });
   }
   if (found.external === 0) return model;
   const files = new DataFiles();

@@ -1,5 +1,7 @@
 // A model's local functions as a table: each function's key and label, the function a node
-// calls, the call graph among them, its cycles, and each function's size in nodes.
+// calls, the call graph among them (callees, a callee-first order, what the main graph reaches,
+// cycles), and each function's size in nodes, as it is and once its calls are inlined. Nothing
+// here recurses along calls: a chain of calls may be deeper than the call stack.
 
 import { normaliseDomain } from "./opsets.js";
 import { someGraphNode } from "./traverse.js";
@@ -16,9 +18,14 @@ export interface FunctionId {
 export const functionKey = (domain: string, name: string, overload?: string): string =>
   `${normaliseDomain(domain)}\u0000${name}\u0000${overload ?? ""}`;
 
-/** How a model-local function is named in messages: "domain.Name:overload". */
-export const functionLabel = (f: FunctionId): string =>
-  `${f.domain ? `${f.domain}.` : ""}${f.name}${f.overload ? `:${f.overload}` : ""}`;
+/**
+ * How a model-local function is named in messages and diffs: "domain.Name:overload" (ai.onnx,
+ * written "" or "ai.onnx", and an absent overload left out).
+ */
+export const functionLabel = (f: FunctionId): string => {
+  const d = normaliseDomain(f.domain);
+  return `${d ? `${d}.` : ""}${f.name}${f.overload ? `:${f.overload}` : ""}`;
+};
 
 /** Where a function is, for messages: "function 'domain.Name'". */
 export const functionWhere = (f: FunctionId): string => `function '${functionLabel(f)}'`;
@@ -113,35 +120,131 @@ export class FunctionTable {
   /**
    * Every cycle of calls, each once (whichever function it is found from), in the order a
    * depth-first walk from the functions in model order finds them. A cycle lists its functions
-   * from the one first entered; the call back to it is implied (see cyclePath).
+   * from the one first entered; the call back to it is implied (see cyclePath). The walk keeps
+   * its own stack: a chain of calls may be deeper than the call stack.
    */
   cycles(): Function[][] {
     const found: Function[][] = [];
-    const state = new Map<Function, 1 | 2>();
-    const stack: Function[] = [];
     const seen = new Set<string>();
-    const visit = (f: Function): void => {
-      state.set(f, 1);
-      stack.push(f);
-      for (const g of this.callees(f)) {
-        const s = state.get(g);
-        if (s === 1) {
-          const cycle = stack.slice(stack.indexOf(g));
-          const id = cycle
-            .map((x) => functionKey(x.domain, x.name, x.overload))
-            .sort()
-            .join("\u0001");
-          if (!seen.has(id)) {
-            seen.add(id);
-            found.push(cycle);
-          }
-        } else if (s === undefined) visit(g);
+    this.depthFirst((path, g) => {
+      const cycle = path.slice(path.indexOf(g));
+      const id = cycle
+        .map((x) => functionKey(x.domain, x.name, x.overload))
+        .sort()
+        .join("\u0001");
+      if (!seen.has(id)) {
+        seen.add(id);
+        found.push(cycle);
       }
-      stack.pop();
-      state.set(f, 2);
-    };
-    for (const f of this.functions) if (!state.has(f)) visit(f);
+    });
     return found;
+  }
+
+  /**
+   * The functions callee-first: each after every function it calls (a post-order of the walk
+   * from the functions in model order, callees in the order of their first call); undefined when
+   * calls form a cycle.
+   */
+  order(): Function[] | undefined {
+    if (this.ordered === undefined) {
+      const out: Function[] = [];
+      let cyclic = false;
+      this.depthFirst(
+        () => void (cyclic = true),
+        (f) => void out.push(f),
+      );
+      this.ordered = cyclic ? null : out;
+    }
+    return this.ordered ?? undefined;
+  }
+  private ordered: Function[] | null | undefined;
+
+  /**
+   * A depth-first walk of the call graph from each function in model order, with an explicit
+   * stack: `back(path, g)` for a call back to a function on the path (a cycle), `done(f)` when
+   * every function f calls has been walked.
+   */
+  private depthFirst(
+    back: (path: Function[], g: Function) => void,
+    done?: (f: Function) => void,
+  ): void {
+    const state = new Map<Function, 1 | 2>();
+    const path: Function[] = [];
+    const next: number[] = [];
+    for (const root of this.functions) {
+      if (state.has(root)) continue;
+      state.set(root, 1);
+      path.push(root);
+      next.push(0);
+      while (path.length) {
+        const top = path.length - 1;
+        const f = path[top]!;
+        const callees = this.callees(f);
+        if (next[top]! < callees.length) {
+          const g = callees[next[top]!++]!;
+          const s = state.get(g);
+          if (s === 1) back(path, g);
+          else if (s === undefined) {
+            state.set(g, 1);
+            path.push(g);
+            next.push(0);
+          }
+          continue;
+        }
+        path.pop();
+        next.pop();
+        state.set(f, 2);
+        done?.(f);
+      }
+    }
+  }
+
+  /**
+   * The local functions a graph calls, directly or through other functions (subgraphs
+   * included): for a model's main graph, the functions that are ever called.
+   */
+  reachable(from: Graph): Set<Function> {
+    const seen = new Set<Function>();
+    if (this.byKey.size === 0) return seen;
+    const queue: Function[] = [];
+    const add = (f: Function | undefined): void => {
+      if (f && !seen.has(f)) {
+        seen.add(f);
+        queue.push(f);
+      }
+    };
+    someGraphNode(from, (node) => add(this.called(node)));
+    while (queue.length) for (const g of this.callees(queue.pop()!)) add(g);
+    return seen;
+  }
+
+  /**
+   * Each function's node count once the calls `selected` picks are inlined, at any depth (such
+   * a call counts as its callee's count; any other node as one): callee-first over order().
+   * Empty when calls form a cycle.
+   */
+  inlinedSizes(selected: (f: Function) => boolean = () => true): Map<Function, number> {
+    const sizes = new Map<Function, number>();
+    for (const f of this.order() ?? []) sizes.set(f, this.inlinedSize(f, sizes, selected));
+    return sizes;
+  }
+
+  /**
+   * The node count of a graph or function body once the calls `selected` picks are inlined,
+   * given the callees' counts (`sizes`, see inlinedSizes; a callee without one counts as
+   * Infinity).
+   */
+  inlinedSize(
+    owner: Graph | Function,
+    sizes: ReadonlyMap<Function, number>,
+    selected: (f: Function) => boolean = () => true,
+  ): number {
+    let n = 0;
+    someGraphNode(owner, (node) => {
+      const f = this.called(node);
+      n += f && selected(f) ? (sizes.get(f) ?? Infinity) : 1;
+    });
+    return n;
   }
 
   /**

@@ -1,7 +1,7 @@
 // Opset imports: which version of each domain a model, function or graph is written for. Every
 // layer reads them through these functions, so "ai.onnx" and "" are always the same domain.
 
-import type { Function, OpsetId } from "./types.js";
+import type { Function, Graph, OpsetId } from "./types.js";
 
 /** The domain as registries and opset maps key it: "ai.onnx" is written "". */
 export function normaliseDomain(domain: string): string {
@@ -36,13 +36,14 @@ export function opsetMap(
 
 /**
  * The opsets a function's body is read at: its own imports, else (a function that imports
- * nothing) the opsets of the model, `outer`.
+ * nothing) the opsets of the model, `outer`. A graph (the main graph, or a subgraph of it) is
+ * read at the model's.
  */
 export function functionOpsets(
-  f: Pick<Function, "opsetImports">,
+  f: Pick<Function, "opsetImports"> | Graph,
   outer: Map<string, number>,
 ): Map<string, number> {
-  return f.opsetImports.length ? opsetMap(f.opsetImports) : outer;
+  return "opsetImports" in f && f.opsetImports.length ? opsetMap(f.opsetImports) : outer;
 }
 
 /** The imported ai.onnx opset, or undefined when ai.onnx is not imported. */

@@ -10,6 +10,14 @@ import type { Tensor } from "./tensor.js";
 import { hasGraphAttribute } from "./traverse.js";
 import type { Attribute, Function, Graph, Model, Node } from "./types.js";
 
+/** Where a subgraph sits: node `index` of the graph around it, its attribute, its place `k` in a GRAPHS list. */
+export interface SubgraphSite {
+  node: Node;
+  index: number;
+  attribute: string;
+  k?: number;
+}
+
 /**
  * A graph or function body being visited: where it is, and the graphs around it. Subgraphs see
  * the names of the graphs that enclose them (outer scope); a function body sees none.
@@ -24,6 +32,8 @@ export class GraphScope {
     readonly owner: Graph | Function,
     where: string | (() => string),
     readonly parent?: GraphScope,
+    /** For a subgraph: the node of the parent graph that holds it, and where (see child). */
+    readonly site?: SubgraphSite,
   ) {
     if (typeof where === "string") this.whereText = where;
     else this.whereOf = where;
@@ -70,6 +80,7 @@ export class GraphScope {
       g,
       () => `${this.nodeWhere(node, index)} ${attribute}${k === undefined ? "" : `[${k}]`}`,
       this,
+      k === undefined ? { node, index, attribute } : { node, index, attribute, k },
     );
   }
 
@@ -188,16 +199,83 @@ export type NodeRewrite = (
 ) => Node | readonly Node[];
 
 /**
+ * A walk over graphs that carries state per scope (the main graph, each local function's body,
+ * each subgraph at any depth), in the spirit of TypeScript's visitEachChild: what the walk asks
+ * of each scope, each node and each node list. Every part is optional.
+ */
+export interface ScopeVisitor<S> {
+  /**
+   * The state of a scope, made as the walk enters it: for a root scope (the main graph, a
+   * function body: `parent` undefined) and for each subgraph (from the state of the graph that
+   * holds it). Without it, every scope has the state the walk was given.
+   */
+  enter?(scope: GraphScope, parent: S | undefined): S;
+  /** Each node, its subgraphs already walked (see NodeRewrite), with its graph's state. */
+  node?(
+    node: Node,
+    index: number,
+    scope: GraphScope,
+    state: S,
+    original: Node,
+  ): Node | readonly Node[];
+  /** Each node list once its nodes are walked: the list to keep (the same list: unchanged). */
+  nodes?(nodes: Node[], scope: GraphScope, state: S): Node[];
+}
+
+/**
+ * A node list walked with a visitor: the subgraphs of each node first (each in its own scope,
+ * its state from `enter`), then the node, then the list. Nodes the visitor gives back are not
+ * looked into again. Shares what does not change (see mapNodes).
+ */
+export function visitNodes<S>(
+  nodes: Node[],
+  scope: GraphScope,
+  state: S,
+  v: ScopeVisitor<S>,
+): Node[] {
+  const out = mapNodes(nodes, (n, i) => {
+    const node = hasGraphAttribute(n)
+      ? visitSubgraphs(n, i, scope, (g, s) => {
+          const sub = visitNodes(g.nodes, s, v.enter ? v.enter(s, state) : state, v);
+          return sub === g.nodes ? g : { ...g, nodes: sub };
+        })
+      : n;
+    return v.node ? v.node(node, i, scope, state, n) : node;
+  });
+  return v.nodes ? v.nodes(out, scope, state) : out;
+}
+
+/**
+ * The model walked with a visitor (visitNodes): the main graph, then each local function in
+ * model order, each a root scope whose state `enter` makes. The model itself when nothing
+ * changed; a function whose nodes changed is copied with its new nodes (anything else about it
+ * is the caller's to change).
+ */
+export function visitModel<S>(model: Model, v: ScopeVisitor<S>, state?: S): Model {
+  const root = (scope: GraphScope): S => (v.enter ? v.enter(scope, undefined) : state!);
+  const main = GraphScope.main(model);
+  const nodes = visitNodes(model.graph.nodes, main, root(main), v);
+  let functions: Function[] | undefined;
+  model.functions.forEach((fn, i) => {
+    const scope = GraphScope.function(fn);
+    const fnodes = visitNodes(fn.nodes, scope, root(scope), v);
+    if (fnodes !== fn.nodes) (functions ??= model.functions.slice())[i] = { ...fn, nodes: fnodes };
+  });
+  if (nodes === model.graph.nodes && !functions) return model;
+  return {
+    ...model,
+    graph: nodes === model.graph.nodes ? model.graph : { ...model.graph, nodes },
+    functions: functions ?? model.functions,
+  };
+}
+
+/**
  * Every node of a list and of its subgraphs at any depth, rewritten: the subgraphs of a node
- * first (each in its own scope), then the node. Nodes that f gives back are not looked into
- * again. Shares what does not change (see mapNodes).
+ * first (each in its own scope), then the node (visitNodes with `f` alone).
  */
 export function rewriteNodes(nodes: Node[], scope: GraphScope, f: NodeRewrite): Node[] {
-  return mapNodes(nodes, (n, i) => {
-    const node = hasGraphAttribute(n)
-      ? visitSubgraphs(n, i, scope, (g, s) => rewriteGraph(g, s, f))
-      : n;
-    return f(node, i, scope, n);
+  return visitNodes(nodes, scope, undefined, {
+    node: (n, i, s, _, original) => f(n, i, s, original),
   });
 }
 
@@ -212,14 +290,7 @@ export function rewriteGraph(g: Graph, scope: GraphScope, f: NodeRewrite): Graph
  * rewriteNodes). The model itself when nothing changed.
  */
 export function rewriteModel(model: Model, f: NodeRewrite): Model {
-  const graph = rewriteGraph(model.graph, GraphScope.main(model), f);
-  let functions: Function[] | undefined;
-  model.functions.forEach((fn, i) => {
-    const nodes = rewriteNodes(fn.nodes, GraphScope.function(fn), f);
-    if (nodes !== fn.nodes) (functions ??= model.functions.slice())[i] = { ...fn, nodes };
-  });
-  if (graph === model.graph && !functions) return model;
-  return { ...model, graph, functions: functions ?? model.functions };
+  return visitModel(model, { node: (n, i, s, _, original) => f(n, i, s, original) }, undefined);
 }
 
 /** How to rename: every value name (also "" if it may stand there), and each non-empty node name. */

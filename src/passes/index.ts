@@ -3,7 +3,8 @@
 
 export * from "./pass.js";
 export { runPass, pipeline } from "./manager.js";
-export { removeUnusedFunctions, reachableFunctions } from "./remove-unused-functions.js";
+export { removeUnusedFunctions } from "./remove-unused-functions.js";
 export { trimOpsetImports, trimOpsetImportsPass } from "./trim-opset-imports.js";
 export { removeDeadValues } from "./remove-dead-values.js";
 export { inferValueInfo } from "./infer-value-info.js";
+export { nameNodes } from "./name-nodes.js";

@@ -25,6 +25,12 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
+function withoutPlan(ctx: PassContext): PassContext {
+  if (ctx.plan === undefined) return ctx;
+  const { plan: _, ...rest } = ctx;
+  return rest;
+}
+
 function failed(notes: Note[], pass: string, stage: PassStage): PassResult {
   return { ok: false, notes, pass, stage };
 }
@@ -36,9 +42,13 @@ function failed(notes: Note[], pass: string, stage: PassStage): PassResult {
  */
 export function runPass(pass: Pass, model: Model, ctx: PassContext = passContext()): PassResult {
   const before = ctx.testMode ? fingerprint(model) : undefined;
-  const pre = pass.requires?.(model, ctx) ?? [];
+  const required = pass.requires?.(model, ctx) ?? [];
+  const pre = Array.isArray(required) ? required : required.notes;
   if (errorNotes(pre).length) return failed(pre, pass.name, "requires");
-  const r = pass.run(model, ctx);
+  // A plan the precondition made goes to this run alone (not to the passes after it, nor, from
+  // an enclosing pass's context, to this one).
+  const plan = Array.isArray(required) ? undefined : required.plan;
+  const r = pass.run(model, plan === undefined ? withoutPlan(ctx) : { ...ctx, plan });
   if (before !== undefined && !sameBytes(fingerprint(model), before))
     throw new Error(`pass '${pass.name}' mutated the model it was given`);
   if (!r.ok)
@@ -55,7 +65,8 @@ export function runPass(pass: Pass, model: Model, ctx: PassContext = passContext
 
 /**
  * Passes one after another, as one pass: each takes the model the last one gave; the first
- * failure ends it (its notes after those gathered so far, named by the step that failed);
+ * failure ends it (its notes after those gathered so far, named by the pass that failed, inside
+ * a step that is a pipeline itself);
  * modified when any step modified the model.
  */
 export function pipeline(name: string, passes: Pass[]): Pass {
@@ -69,7 +80,8 @@ export function pipeline(name: string, passes: Pass[]): Pass {
         const r = runPass(p, current, ctx);
         // One by one: a pass may give hundreds of thousands of notes, more than call arguments.
         for (const n of r.notes) notes.push(n);
-        if (!r.ok) return { ok: false, notes, pass: p.name, stage: r.stage ?? "run" };
+        // Named by the pass that failed, however deep (a step may be a pipeline itself).
+        if (!r.ok) return { ok: false, notes, pass: r.pass ?? p.name, stage: r.stage ?? "run" };
         current = r.model;
         modified ||= r.modified;
       }

@@ -34,8 +34,13 @@ export type PassResult =
 export type PassSuccess = Extract<PassResult, { ok: true }>;
 export type PassFailure = Extract<PassResult, { ok: false }>;
 
-export interface PassContext {
+export interface PassContext<P = unknown> {
   registry: SchemaRegistry;
+  /**
+   * What the pass's precondition planned (a `requires` that returns a Requirement), given to its
+   * run by the manager; absent when run is called without it (the pass then plans itself).
+   */
+  plan?: P;
   /** Called as work advances (done of total units, the pass says which). */
   progress?: (done: number, total: number) => void;
   /**
@@ -45,13 +50,39 @@ export interface PassContext {
   testMode?: boolean;
 }
 
-export interface Pass {
+/**
+ * A precondition that planned the run: its notes, and the plan the manager gives the run in its
+ * context (`ctx.plan`), so that what the check worked out is not worked out again.
+ */
+export interface Requirement<P> {
+  notes: Note[];
+  plan?: P;
+}
+
+export interface Pass<P = unknown> {
   readonly name: string;
-  /** Error notes: the model is not one the pass can take; run is not called. */
-  requires?(model: Model, ctx: PassContext): Note[];
+  /**
+   * Error notes: the model is not one the pass can take; run is not called. A pass that plans
+   * its run while checking returns the plan with its notes (Requirement).
+   */
+  requires?(model: Model, ctx: PassContext): Note[] | Requirement<P>;
   /** Error notes: the pass broke its own promise (a postcondition failure). */
   ensures?(before: Model, after: Model, ctx: PassContext): Note[];
-  run(model: Model, ctx: PassContext): PassResult;
+  run(model: Model, ctx: PassContext<P>): PassResult;
+}
+
+/**
+ * A pass that is a function of the model (a model back, the same object when nothing changed):
+ * modified when it gave another model; no notes, no precondition.
+ */
+export function modelPass(name: string, f: (model: Model) => Model): Pass {
+  return {
+    name,
+    run(model) {
+      const out = f(model);
+      return { ok: true, model: out, modified: out !== model, notes: [] };
+    },
+  };
 }
 
 function underTest(): boolean {

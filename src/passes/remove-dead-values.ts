@@ -4,13 +4,17 @@
 // graph output. Nodes without outputs are kept.
 
 import { outerNamesUsedBy } from "../ir/graph.js";
-import { mapNodeGraphs } from "../ir/visit.js";
-import type { Graph, Model, Node } from "../ir/types.js";
-import type { Pass } from "./pass.js";
+import type { Node } from "../ir/types.js";
+import { visitModel, type GraphScope } from "../ir/visit.js";
+import { modelPass, type Pass } from "./pass.js";
 
-/** The nodes that stay, subgraphs pruned too; the same array when none is removed. */
-function prune(nodes: Node[], roots: Iterable<string>): Node[] {
-  const used = new Set(roots);
+/**
+ * The nodes of a scope that stay (its subgraphs already pruned by the walk); the same array
+ * when none is removed.
+ */
+function prune(nodes: Node[], scope: GraphScope): Node[] {
+  const o = scope.owner;
+  const used = new Set("initializers" in o ? o.outputs.map((v) => v.name) : o.outputs);
   const keep = new Array<Node | undefined>(nodes.length);
   let changed = false;
   for (let i = nodes.length - 1; i >= 0; i--) {
@@ -19,38 +23,12 @@ function prune(nodes: Node[], roots: Iterable<string>): Node[] {
       changed = true;
       continue;
     }
-    const m = mapNodeGraphs(n, pruneGraph);
-    if (m !== n) changed = true;
-    keep[i] = m;
-    for (const x of m.inputs) if (x !== "") used.add(x);
-    for (const x of outerNamesUsedBy(m)) used.add(x);
+    keep[i] = n;
+    for (const x of n.inputs) if (x !== "") used.add(x);
+    for (const x of outerNamesUsedBy(n)) used.add(x);
   }
   return changed ? keep.filter((n): n is Node => n !== undefined) : nodes;
 }
 
-function pruneGraph(g: Graph): Graph {
-  const nodes = prune(
-    g.nodes,
-    g.outputs.map((o) => o.name),
-  );
-  return nodes === g.nodes ? g : { ...g, nodes };
-}
-
-export function removeDeadValues(): Pass {
-  return {
-    name: "remove-dead-values",
-    run(model) {
-      const graph = pruneGraph(model.graph);
-      let changed = graph !== model.graph;
-      const functions = model.functions.map((f) => {
-        const nodes = prune(f.nodes, f.outputs);
-        if (nodes === f.nodes) return f;
-        changed = true;
-        return { ...f, nodes };
-      });
-      if (!changed) return { ok: true, model, modified: false, notes: [] };
-      const out: Model = { ...model, graph, functions };
-      return { ok: true, model: out, modified: true, notes: [] };
-    },
-  };
-}
+export const removeDeadValues = (): Pass =>
+  modelPass("remove-dead-values", (model) => visitModel(model, { nodes: prune }, undefined));

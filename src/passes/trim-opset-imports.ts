@@ -7,7 +7,7 @@
 import { someGraphNode } from "../ir/traverse.js";
 import type { Function, Graph, Model, OpsetId } from "../ir/types.js";
 import { normaliseDomain } from "../schema/registry.js";
-import type { Pass } from "./pass.js";
+import { modelPass, type Pass } from "./pass.js";
 
 function domainsUsed(owner: Graph | Function): Set<string> {
   const s = new Set<string>();
@@ -37,12 +37,4 @@ export function trimOpsetImports(model: Model): Model {
   return changed ? { ...model, opsetImports, functions } : model;
 }
 
-export function trimOpsetImportsPass(): Pass {
-  return {
-    name: "trim-opset-imports",
-    run(model) {
-      const out = trimOpsetImports(model);
-      return { ok: true, model: out, modified: out !== model, notes: [] };
-    },
-  };
-}
+export const trimOpsetImportsPass = (): Pass => modelPass("trim-opset-imports", trimOpsetImports);

@@ -3,7 +3,14 @@
 // `hasInput(v, "axes")`, not `version >= 13`; the checker's rules, the interpreter's kernels and
 // the converter's adapters all ask here, so a schema is the one place such a fact lives.
 
-import type { AttributeSchema, FormalSchema, MeaningChange, OpVersion } from "./types.js";
+import {
+  FACT_NAMES,
+  type AttributeSchema,
+  type FactName,
+  type FormalSchema,
+  type MeaningChange,
+  type OpVersion,
+} from "./types.js";
 import { SchemaRegistry, normaliseDomain } from "./registry.js";
 
 // ---- one version: its formals and attributes ----
@@ -133,6 +140,8 @@ export function meaningChanges(v: OpVersion): readonly MeaningChange[] {
   return v.changes ?? [];
 }
 
+const KNOWN_FACTS: ReadonlySet<string> = new Set(FACT_NAMES);
+
 // Per registry: "domain op fact" → the version that records it (null: none).
 const recorded = new WeakMap<VersionSource, Map<string, OpVersion | null>>();
 
@@ -142,9 +151,11 @@ const recorded = new WeakMap<VersionSource, Map<string, OpVersion | null>>();
  */
 export function versionRecording(
   v: OpVersion,
-  fact: string,
+  fact: FactName,
   registry: VersionSource = SchemaRegistry.default(),
 ): OpVersion | undefined {
+  // A name no schema can record would hold everywhere (no version records it): refused.
+  if (!KNOWN_FACTS.has(fact)) throw new Error(`unknown fact '${String(fact)}' (see FACT_NAMES)`);
   let cache = recorded.get(registry);
   if (!cache) recorded.set(registry, (cache = new Map()));
   const key = `${normaliseDomain(v.domain)}\u0000${v.name}\u0000${fact}`;
@@ -163,7 +174,7 @@ export function versionRecording(
  */
 export function hasMeaning(
   v: OpVersion,
-  fact: string,
+  fact: FactName,
   registry: VersionSource = SchemaRegistry.default(),
 ): boolean {
   const at = versionRecording(v, fact, registry);

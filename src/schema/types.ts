@@ -60,6 +60,23 @@ export const FunctionBodySchema = z.union([
 ]);
 
 /**
+ * The changes of meaning the schemas record, by the name `schema/facts.ts` asks them by: a new
+ * one is added here, and zod checks every schema file's `fact` against the list (a misspelt name
+ * in a file is an error at load, in code a type error).
+ */
+export const FACT_NAMES = [
+  "half-pixel-symmetric",
+  "heads-for-3d-only",
+  "linear-mode-names",
+  "multidirectional-broadcast",
+  "scale-per-channel",
+  "softmax-along-axis",
+  "wrap-mode",
+] as const;
+
+export type FactName = (typeof FACT_NAMES)[number];
+
+/**
  * A change of meaning recorded on the version that made it: what the version does differently
  * from the one before, which its signature does not show (GroupNormalization-21: scale and bias
  * per channel). `schema/facts.ts` answers questions by `fact`; the converter's plan reads
@@ -67,8 +84,8 @@ export const FunctionBodySchema = z.union([
  */
 export const MeaningChangeSchema = z.strictObject({
   kind: z.literal("meaning"),
-  /** The name facts.ts asks by, e.g. "scale-per-channel". */
-  fact: z.string().min(1),
+  /** The name facts.ts asks by, e.g. "scale-per-channel" (one of FACT_NAMES). */
+  fact: z.enum(FACT_NAMES),
   /** The change in words, as the converter's plan states it for a step up. */
   what: z.string().min(1),
   /** Steps across this version (from the version before: "up"; back to it: "down") that the

@@ -13,7 +13,7 @@ import { DataType, type Model } from "../../src/ir/types.js";
 import { printModel } from "../../src/text/print.js";
 import { expectGolden } from "../helpers/golden.js";
 import { expectSameOutputs } from "../helpers/pass.js";
-import { expectValid } from "./convert-helpers.js";
+import { expectValid } from "../helpers/convert.js";
 
 const file = (name: string) => fileURLToPath(new URL(`../golden/convert/${name}`, import.meta.url));
 

@@ -1,5 +1,5 @@
 // Function ops the target opset lacks, lowered on the way (src/convert/lowering.ts,
-// src/expand/lower-missing.ts): converted down, each model checks and gives the original's
+// src/expand/lower-missing.ts, passed in by the app layer's convertModel): converted down, each model checks and gives the original's
 // numbers in the interpreter and onnxruntime-node; only those ops are lowered; --no-lower
 // (lower: false) refuses them with the advice it gave before; the expansion's bound applies.
 // Inside model-local functions, a body that needs its call's types (CastLike's target) lowers
@@ -7,11 +7,10 @@
 // call signature (src/expand/specialize-functions.ts).
 
 import { describe, expect, it } from "vitest";
-import "../../src/expand/lower-missing.js";
-import { convertModel } from "../../src/convert/index.js";
+import { convertModel } from "../../src/app/transform.js";
 import { modelOrigins, ORIGINS_KEY } from "../../src/inline/origin.js";
 import { parseModelText } from "../../src/text/index.js";
-import { convertAndCompare, nodeLines, randomFeeds } from "../helpers/convert-check.js";
+import { convertAndCompare, nodeLines, randomFeeds } from "../helpers/convert.js";
 
 const tol = { rtol: 1e-5, atol: 1e-5 };
 
@@ -44,7 +43,7 @@ const compare = `
 describe("convert lowers function ops the target lacks", () => {
   for (const target of [13, 11])
     it(`LayerNormalization-17 to ${target}`, async () => {
-      const text = await convertAndCompare({ text: layerNorm(-1), target, tol });
+      const text = await convertAndCompare({ lower: true, text: layerNorm(-1), target, tol });
       expect(nodeLines(text).join("\n")).not.toContain("LayerNormalization");
       // Relu exists at the target: it keeps its identity.
       expect(nodeLines(text).filter((l) => l.includes("Relu"))).toEqual(["r = Relu (y)"]);
@@ -52,24 +51,24 @@ describe("convert lowers function ops the target lacks", () => {
 
   it("LayerNormalization-17 over two axes to 13", async () => {
     const text = layerNorm(1).replace("float[4] s, float[4] b", "float[3,4] s, float[3,4] b");
-    await convertAndCompare({ text, target: 13, tol });
+    await convertAndCompare({ lower: true, text, target: 13, tol });
   });
 
   for (const target of [18, 17])
     for (const approximate of ["none", "tanh"])
       it(`Gelu-20 (${approximate}) to ${target}`, async () => {
-        const text = await convertAndCompare({ text: gelu(approximate), target, tol });
+        const text = await convertAndCompare({ lower: true, text: gelu(approximate), target, tol });
         expect(nodeLines(text).join("\n")).not.toContain("Gelu");
       });
 
   it("HardSwish-14 to 13", async () => {
-    const text = await convertAndCompare({ text: hardSwish, target: 13, tol });
+    const text = await convertAndCompare({ lower: true, text: hardSwish, target: 13, tol });
     expect(nodeLines(text).join("\n")).not.toContain("HardSwish");
   });
 
   it("GreaterOrEqual-12 and LessOrEqual-12 to 11", async () => {
     const feeds = undefined;
-    const text = await convertAndCompare({ text: compare, target: 11, feeds });
+    const text = await convertAndCompare({ lower: true, text: compare, target: 11, feeds });
     expect(nodeLines(text).join("\n")).not.toMatch(/GreaterOrEqual|LessOrEqual/);
   });
 
@@ -151,7 +150,7 @@ describe("convert lowers function ops inside model-local functions", () => {
     ${scaleFn}`;
 
   it("a function called with float and with double: copied per signature, both lowered", async () => {
-    const text = await convertAndCompare({ text: twoTypes, target: 13 });
+    const text = await convertAndCompare({ lower: true, text: twoTypes, target: 13 });
     expect(text).not.toMatch(/= CastLike /);
     expect(nodeLines(text)).toEqual(["[cf] y = local.Scale (x)", "[cd] z = local.Scale__2 (d)"]);
     expect(text).toContain("Cast <to: int = 1>");
@@ -170,7 +169,7 @@ describe("convert lowers function ops inside model-local functions", () => {
         [cd] z = local.Scale (d)
       }
       ${scaleFn}`;
-    const out = await convertAndCompare({ text, target: 11 });
+    const out = await convertAndCompare({ lower: true, text, target: 11 });
     expect(out).not.toMatch(/= CastLike /);
     expect(fnNames(convertModel(parseModelText(text), 11).model!)).toEqual(["Scale"]);
   });
@@ -184,7 +183,7 @@ describe("convert lowers function ops inside model-local functions", () => {
       }
       ${scaleFn}
       ${outerFn}`;
-    const out = await convertAndCompare({ text, target: 13 });
+    const out = await convertAndCompare({ lower: true, text, target: 13 });
     expect(nodeLines(out)).toEqual([
       "[cf] y = local.Outer (x)",
       "[cd] z = local.Outer__2 (d)",
@@ -216,7 +215,7 @@ describe("convert lowers function ops inside model-local functions", () => {
     for (const c of [0, 1]) {
       const feeds = randomFeeds(parseModelText(text));
       feeds.c = { dtype: 9, shape: [1], data: Uint8Array.of(c) };
-      const out = await convertAndCompare({ text, target: 13, feeds });
+      const out = await convertAndCompare({ lower: true, text, target: 13, feeds });
       expect(out).toContain("Cast <to: int = 1>");
       expect(out).toContain("Cast <to: int = 11>");
     }
@@ -233,7 +232,7 @@ describe("convert lowers function ops inside model-local functions", () => {
       ${outerFn}
       < domain: "local", opset_import: ["" : 15] >
       Plain (a) => (b) { b = Relu (a) }`;
-    const out = await convertAndCompare({ text, target: 13 });
+    const out = await convertAndCompare({ lower: true, text, target: 13 });
     expect(out).not.toMatch(/= CastLike /);
     expect(fnNames(convertModel(parseModelText(text), 13).model!)).toEqual([
       "Scale",

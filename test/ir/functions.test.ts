@@ -94,3 +94,53 @@ describe("the function table", () => {
     expect(nodeCount(m.graph)).toBe(1);
   });
 });
+
+describe("the call graph without recursion", () => {
+  it("orders, reaches and counts along calls, callee-first", () => {
+    const table = new FunctionTable(m.functions.slice(3, 4));
+    expect(table.order()).toEqual([D]);
+    expect(new FunctionTable(m.functions).order()).toBeUndefined();
+    const n = parseModelText(`
+      <ir_version: 10, opset_import: ["" : 18, "local" : 1]>
+      main (float[4] x) => (float[4] y) { t = local.P (x)  y = local.Q (t) }
+      <domain: "local", opset_import: ["" : 18, "local" : 1]>
+      P (a) => (b) { c = local.Q (a)  b = local.Q (c) }
+      <domain: "local", opset_import: ["" : 18]>
+      Q (a) => (b) { c = Relu (a)  b = Abs (c) }
+      <domain: "local", opset_import: ["" : 18]>
+      R (a) => (b) { b = Relu (a) }`);
+    const [P, Q, R] = n.functions as [typeof D, typeof D, typeof D];
+    const t = new FunctionTable(n.functions);
+    expect(t.order()).toEqual([Q, P, R]);
+    expect(t.reachable(n.graph)).toEqual(new Set([P, Q]));
+    const sizes = t.inlinedSizes();
+    expect([sizes.get(Q), sizes.get(P), sizes.get(R)]).toEqual([2, 4, 1]);
+    expect(t.inlinedSize(n.graph, sizes)).toBe(6);
+    // Q kept: its calls count one node each.
+    const kept = t.inlinedSizes((f) => f !== Q);
+    expect(kept.get(P)).toBe(2);
+    expect(t.inlinedSize(n.graph, kept, (f) => f !== Q)).toBe(3);
+  });
+
+  it("walks a chain of 200,000 calls, and a cycle at its end", () => {
+    const fns = Array.from({ length: 200_000 }, (_, i) => ({
+      ...D,
+      name: `f${i}`,
+      nodes: [
+        { opType: `f${i + 1}`, domain: "local", inputs: ["p"], outputs: ["q"], attributes: [] },
+      ],
+    }));
+    const chain = new FunctionTable(fns);
+    expect(chain.order()![0]!.name).toBe("f199999");
+    expect(chain.cycles()).toEqual([]);
+    expect(
+      chain.reachable({ ...m.graph, nodes: [{ ...fns[0]!.nodes[0]!, opType: "f0" }] }).size,
+    ).toBe(200_000);
+    fns[199_999]!.nodes = [
+      { opType: "f199998", domain: "local", inputs: ["p"], outputs: ["q"], attributes: [] },
+    ];
+    const looped = new FunctionTable(fns);
+    expect(looped.order()).toBeUndefined();
+    expect(looped.cycles().map((c) => c.map((f) => f.name))).toEqual([["f199998", "f199999"]]);
+  });
+});

@@ -3,10 +3,13 @@
 
 import { describe, expect, it } from "vitest";
 import { expandPipeline } from "../../src/expand/pipeline.js";
-import { callGraph, inlineLocalFunctions } from "../../src/expand/inline-local-functions.js";
+import { inlineLocalFunctions } from "../../src/expand/inline-local-functions.js";
+import { modelFunctions } from "../../src/check/functions.js";
 import { runPass } from "../../src/passes/manager.js";
 import { passContext } from "../../src/passes/pass.js";
 import { parseModelText } from "../../src/text/parse.js";
+import { run } from "../../src/interp/executor.js";
+import { DataType } from "../../src/ir/types.js";
 import { opsOf } from "../helpers/expand.js";
 import { expectPass, expectSameOutputs } from "../helpers/pass.js";
 
@@ -113,11 +116,12 @@ describe("inline-local-functions", () => {
 
   it("counts the nodes each function and the graph would have once everything is inlined", () => {
     const m = parseModelText(chain(5));
-    const g = callGraph(m);
-    expect(g.order.map((f) => f.name)).toEqual(["F4", "F3", "F2", "F1", "F0"]);
-    expect(g.graphSize).toBe(2);
-    expect(g.sizes.get(m.functions[4]!)).toBe(2);
-    expect(g.sizes.get(m.functions[0]!)).toBe(2);
+    const table = modelFunctions(m);
+    expect(table.order()!.map((f) => f.name)).toEqual(["F4", "F3", "F2", "F1", "F0"]);
+    const sizes = table.inlinedSizes();
+    expect(table.inlinedSize(m.graph, sizes)).toBe(2);
+    expect(sizes.get(m.functions[4]!)).toBe(2);
+    expect(sizes.get(m.functions[0]!)).toBe(2);
   });
 
   // Issue 16: a chain deeper than any round limit expands (no constant limits depth).
@@ -132,6 +136,20 @@ describe("inline-local-functions", () => {
       expect(r.notes[0]!.message).toBe(`expanded ${n} calls`);
       expectSameOutputs(before, r.model);
     });
+
+  // Issue 28: nothing recurses along calls (the function table, the checker's typing of calls,
+  // the names inlining gives), so a chain far deeper than the call stack expands.
+  it("expands a chain of 100,000 local functions", () => {
+    const before = parseModelText(chain(100_000));
+    const r = runPass(expandPipeline(), before, passContext({ testMode: false }));
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(opsOf(r.model)).toEqual(["Constant", "Add"]);
+    expect(r.model.functions).toEqual([]);
+    expect(r.notes[0]!.message).toBe("expanded 100000 calls");
+    const x = { dtype: DataType.FLOAT, shape: [2], data: new Float32Array([1, -2]) };
+    expect(Array.from(run(r.model, { x }).y!.data as Float32Array)).toEqual([2, -1]);
+  }, 60_000);
 
   it("gives a schema function op in a nested local function its input types (CastLike)", () => {
     const before = parseModelText(`< ir_version: 8, opset_import: ["" : 18, "local" : 1] >

@@ -57,6 +57,19 @@ describe("runPass and pipeline", () => {
     expect(r.notes.map((n) => n.message)).toEqual(["a", "x"]);
   });
 
+  it("a failure inside a nested pipeline is named by the inner pass, with its stage", () => {
+    const picky: Pass = {
+      name: "picky",
+      requires: () => [{ level: "error", message: "no" }],
+      run: (model) => ({ ok: true, model, modified: false, notes: [] }),
+    };
+    const inner = pipeline("inner", [rename("a"), picky]);
+    const r = runPass(pipeline("outer", [rename("z"), inner, rename("c")]), m());
+    expect(r).toMatchObject({ ok: false, pass: "picky", stage: "requires" });
+    expect(r.notes.map((n) => n.message)).toEqual(["z", "a", "no"]);
+    expect(failureError(r as Extract<typeof r, { ok: false }>).message).toBe("no");
+  });
+
   it("a pipeline passes on a million notes of one pass (not as call arguments: no stack overflow)", () => {
     // What a conversion of a node with 582,000 inputs to opset 7 gives: a note per blocked node.
     const many: Pass = {

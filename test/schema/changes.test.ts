@@ -11,8 +11,8 @@ import {
   softmaxAlongAxis,
   versionRecording,
 } from "../../src/schema/facts.js";
-import { SchemaRegistry } from "../../src/schema/registry.js";
-import type { OpVersion } from "../../src/schema/types.js";
+import { parseOperatorFile, SchemaRegistry } from "../../src/schema/registry.js";
+import { FACT_NAMES, type OpVersion } from "../../src/schema/types.js";
 
 const registry = SchemaRegistry.default();
 const at = (op: string, since: number): OpVersion =>
@@ -45,6 +45,24 @@ describe("facts answer the recorded changes of meaning", () => {
   it("an op that records no such change has meant it from its first version", () => {
     expect(versionRecording(at("Where", 9), "multidirectional-broadcast")).toBeUndefined();
     expect(hasMeaning(at("Where", 9), "multidirectional-broadcast")).toBe(true);
+  });
+
+  it("fact names are a closed list: a schema file or a question with another is refused", () => {
+    const file = (fact: string) =>
+      JSON.stringify({
+        name: "Probe",
+        versions: { "1": { changes: [{ kind: "meaning", fact, what: "x", breaks: [] }] } },
+      });
+    expect(() => parseOperatorFile(file("scale-per-channell"), "Probe.json")).toThrow(
+      /Probe\.json/,
+    );
+    // @ts-expect-error -- not a FactName: a type error in code, and refused when run.
+    expect(() => hasMeaning(at("Where", 9), "multidirectional-broadcasts")).toThrow(
+      /unknown fact 'multidirectional-broadcasts'/,
+    );
+    for (const name of registry.operators())
+      for (const v of registry.versions("", name))
+        for (const c of meaningChanges(v)) expect(FACT_NAMES).toContain(c.fact);
   });
 
   it("every recorded change names steps to versions that exist", () => {

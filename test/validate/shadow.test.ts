@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkModel, modelFunctions } from "../../src/check/index.js";
-import { convertPipeline } from "../../src/convert/convert-opset.js";
+import { convertPipeline } from "../../src/app/transform.js";
 import { expandPipeline } from "../../src/expand/pipeline.js";
 import { run } from "../../src/interp/executor.js";
 import { modelOf } from "../../src/passes/pass.js";

@@ -6,27 +6,19 @@ import type { Command } from "commander";
 import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { Worker } from "node:worker_threads";
+import { convert, convertModel, type ConvertRequest } from "../../app/transform.js";
 import {
   ADAPTER_ROWS,
-  adapterRow,
-  behaviourBreak,
-  blockedStep,
-  breaksBeyondTypes,
-  convertModel,
-  convertPipeline,
-  stepDiff,
+  breakingSteps,
   stepLabel,
+  targetOpset,
   type ConversionPlan,
-  type PassConvertOptions,
 } from "../../convert/index.js";
 import { DEFAULT_MAX_NODES } from "../../expand/bounds.js";
-// The expander, loaded: conversion lowers function ops the target lacks (src/convert/lowering.ts).
-import "../../expand/lower-missing.js";
 import { OnnxError } from "../../errors.js";
 import type { Model } from "../../ir/types.js";
 import { saveModel, type SaveOptions } from "../../io/files.js";
-import { runPass } from "../../passes/manager.js";
-import { errorNotes, failureError, noteText, passContext, type Note } from "../../passes/pass.js";
+import { errorNotes, failureError, noteText, type Note } from "../../passes/pass.js";
 import { SchemaRegistry } from "../../schema/registry.js";
 import {
   EXIT_FAILED,
@@ -104,18 +96,16 @@ async function convertCommand(models: string[], opts: ConvertOpts): Promise<numb
   }
   if (models.length === 0) usage("give at least one model");
   if (opts.opset === undefined) usage("--opset N is required");
-  const target = parseCount(opts.opset, "--opset", 1);
-  const max = SchemaRegistry.default().maxOpset("");
-  if (target > max) usage(`--opset ${target} is beyond the newest ai.onnx opset known (${max})`);
+  const target = targetOpset(opts.opset, SchemaRegistry.default().maxOpset(""), "--opset");
   const options = loweringOptions(opts);
   if (opts.plan) return planCommand(models, target, Boolean(opts.json), options);
   if (opts.json) usage("--json goes with --plan or --list-adapters");
   if (opts.output && opts.outputDir) usage("give -o or --output-dir, not both");
   if (models.length > 1 && !opts.outputDir)
     usage("several models need --output-dir DIR (-o names one output)");
-  const save = dataOptions(opts);
+  const data = dataOptions(opts);
   if (opts.outputDir) {
-    if (save.externalData && models.length > 1)
+    if (data.externalData && models.length > 1)
       usage(
         "--external-data names one file: with several models each output's data goes to <output>.data",
       );
@@ -124,7 +114,7 @@ async function convertCommand(models: string[], opts: ConvertOpts): Promise<numb
       models,
       target,
       opts.outputDir,
-      { force: Boolean(opts.force), ...save },
+      { force: Boolean(opts.force), ...data },
       jobs,
       options,
     );
@@ -133,8 +123,14 @@ async function convertCommand(models: string[], opts: ConvertOpts): Promise<numb
   const file = models[0]!;
   const converted = convertOne(file, target, options);
   if (typeof converted === "number") return converted;
-  saveModel(converted, opts.output, { inputPath: file, force: opts.force, ...save });
+  save(converted, opts.output, file, { force: Boolean(opts.force), ...data });
   return EXIT_OK;
+}
+
+/** Where a converted model is written, for one model (-o) and for many (--output-dir) alike. */
+/** Where every command of this file writes a model: the data rules are the save options'. */
+function save(model: Model, out: string, inputPath: string, opts: SaveOptions): void {
+  saveModel(model, out, { ...opts, inputPath });
 }
 
 /**
@@ -142,14 +138,10 @@ async function convertCommand(models: string[], opts: ConvertOpts): Promise<numb
  * the input model, its analysis and the pass's notes (100,000 on a 100,000-node chain) are
  * garbage while the output is written: less heap to grow and to mark.
  */
-function convertOne(file: string, target: number, options: PassConvertOptions): Model | number {
+function convertOne(file: string, target: number, options: ConvertRequest): Model | number {
   const result = inFile(file, () =>
     // The notes of a success are not printed: none are made.
-    runPass(
-      convertPipeline(target, { ...options, infoNotes: false }),
-      loadModel(file),
-      passContext(),
-    ),
+    convert(loadModel(file), target, { ...options, infoNotes: false }),
   );
   if (!result.ok) {
     // A model the converter cannot take at all (the checker finds it invalid): bad input.
@@ -163,9 +155,9 @@ function convertOne(file: string, target: number, options: PassConvertOptions): 
   return result.model;
 }
 
-/** --no-lower, --no-origin and the expansion's bound, as the converter takes them. */
-function loweringOptions(opts: ConvertOpts): PassConvertOptions {
-  const out: PassConvertOptions = {};
+/** --no-lower, --no-origin and the expansion's bound, as the app's convert takes them. */
+function loweringOptions(opts: ConvertOpts): ConvertRequest {
+  const out: ConvertRequest = {};
   if (opts.lower === false) out.lower = false;
   if (opts.origin === false) out.origin = false;
   if (opts.maxNodes !== undefined) out.maxNodes = parseCount(opts.maxNodes, "--max-nodes", 1);
@@ -188,7 +180,7 @@ function planCommand(
   models: string[],
   target: number,
   json: boolean,
-  options: PassConvertOptions,
+  options: ConvertRequest,
 ): number {
   let failed = 0;
   const plans: (ConversionPlan & { model: string })[] = [];
@@ -245,7 +237,10 @@ function listAdapters(json: boolean): string {
   const rows = [...ADAPTER_ROWS].sort(
     (a, b) => a.op.localeCompare(b.op) || a.from - b.from || a.to - b.to,
   );
-  const missing = breakingStepsWithoutAdapter();
+  // The breaking steps without a row: a node that uses the change is blocked.
+  const missing = breakingSteps()
+    .filter((s) => !s.row)
+    .map(({ op, from, to, reason }) => ({ op, from, to, reason }));
   if (json)
     return (
       JSON.stringify(
@@ -272,48 +267,6 @@ function listAdapters(json: boolean): string {
   return out.join("\n") + "\n";
 }
 
-export interface MissingStep {
-  op: string;
-  from: number;
-  to: number;
-  reason: string;
-}
-
-/**
- * Steps between adjacent versions of every ai.onnx op whose diff breaks more than element types,
- * or whose meaning changed (the behaviour list), and that have no adapter row.
- */
-export function breakingStepsWithoutAdapter(
-  registry: SchemaRegistry = SchemaRegistry.default(),
-): MissingStep[] {
-  const out: MissingStep[] = [];
-  for (const name of registry.operators()) {
-    if (name.includes(".")) continue;
-    const vs = registry.versions("", name);
-    for (let i = 1; i < vs.length; i++)
-      for (const [a, b] of [
-        [vs[i - 1]!, vs[i]!],
-        [vs[i]!, vs[i - 1]!],
-      ] as const) {
-        if (adapterRow("", name, a.since, b.since)) continue;
-        const br = behaviourBreak("", name, a.since, b.since);
-        const d = stepDiff(a, b);
-        if (!br && !breaksBeyondTypes(d)) continue;
-        const listed = blockedStep("", name, a.since, b.since);
-        out.push({
-          op: name,
-          from: a.since,
-          to: b.since,
-          reason:
-            listed?.reason ??
-            br?.reason ??
-            d.verdict.reasons.filter((r) => !r.includes("no longer accepts")).join("; "),
-        });
-      }
-  }
-  return out;
-}
-
 // ---- many models ----
 
 interface JobResult {
@@ -327,17 +280,17 @@ export function convertFile(
   file: string,
   out: string,
   target: number,
-  save: SaveOptions,
-  options: PassConvertOptions = {},
+  saveOpts: SaveOptions,
+  options: ConvertRequest = {},
 ): JobResult {
   try {
-    const result = runPass(convertPipeline(target, options), loadModel(file), passContext());
+    const result = convert(loadModel(file), target, options);
     if (!result.ok) {
       const notes = errorNotes(result.notes);
       const more = notes.length > 1 ? ` (and ${notes.length - 1} more)` : "";
       return { file, ok: false, message: `${noteText(notes[0]!)}${more}` };
     }
-    saveModel(result.model, out, { ...save, inputPath: file });
+    save(result.model, out, file, saveOpts);
     // One info note per node step adapted, and per node lowered.
     const lowered = result.notes.filter(
       (x) => x.level === "info" && /: lowered to its function body$/.test(x.message),
@@ -356,9 +309,9 @@ async function batch(
   models: string[],
   target: number,
   dir: string,
-  save: SaveOptions,
+  saveOpts: SaveOptions,
   jobs: number,
-  options: PassConvertOptions,
+  options: ConvertRequest,
 ): Promise<number> {
   if (!existsSync(dir) || !statSync(dir).isDirectory())
     throw new OnnxError("E_IO", "output folder does not exist", dir);
@@ -396,7 +349,7 @@ async function batch(
   };
   const outOf = (f: string) => join(dir, basename(f));
   if (jobs <= 1 || files.length <= 1) {
-    for (const f of files) report(convertFile(f, outOf(f), target, save, options));
+    for (const f of files) report(convertFile(f, outOf(f), target, saveOpts, options));
   } else {
     await inWorkers(
       files,
@@ -405,7 +358,7 @@ async function batch(
         file: f,
         out: outOf(f),
         target,
-        save,
+        save: saveOpts,
         options,
       }),
       report,
@@ -421,7 +374,7 @@ export interface WorkerJob {
   out: string;
   target: number;
   save: SaveOptions;
-  options: PassConvertOptions;
+  options: ConvertRequest;
 }
 
 /** Runs the jobs on `k` worker threads, reporting each result as it comes. */

@@ -3,16 +3,16 @@
 
 import type { Command } from "commander";
 import { readFileSync } from "node:fs";
+import { formatNote } from "../../app/notes.js";
+import { expand, type ExpandRequest } from "../../app/transform.js";
 import { OnnxError } from "../../errors.js";
-import { convertPass } from "../../convert/index.js";
+import { targetOpset } from "../../convert/index.js";
 import { diffModels, formatDiff } from "../../diff/index.js";
 import { DEFAULT_MAX_NODES } from "../../expand/bounds.js";
-import type { ExpandOptions } from "../../expand/context.js";
-import { expandPipeline, placeOriginsPass } from "../../expand/pipeline.js";
 import { parseOpList, parseTargetOps } from "../../expand/select.js";
 import { saveModel } from "../../io/files.js";
-import { pipeline, runPass } from "../../passes/manager.js";
-import { errorNotes, failureError, passContext, type Note, type Pass } from "../../passes/pass.js";
+import { errorNotes, failureError, type Note } from "../../passes/pass.js";
+import { SchemaRegistry } from "../../schema/registry.js";
 import { printModel } from "../../text/print.js";
 import {
   EXIT_FAILED,
@@ -45,7 +45,7 @@ interface ExpandCliOptions extends DataFlags {
 }
 
 function noteLine(n: Note): string {
-  return oneLine(`${n.level}: ${n.where ? `${n.where}: ` : ""}${n.message}`);
+  return oneLine(formatNote(n));
 }
 
 export function registerExpandCommands(program: Command): void {
@@ -82,13 +82,9 @@ export function registerExpandCommands(program: Command): void {
         throw new OnnxError("E_USAGE", "expand needs -o OUT or --print (or both)");
       if (opts.only && opts.keep)
         throw new OnnxError("E_USAGE", "--only and --keep cannot be used together");
-      let opset: number | undefined;
-      if (opts.opset !== undefined) {
-        if (!/^\d+$/.test(opts.opset) || Number(opts.opset) < 1)
-          throw new OnnxError("E_USAGE", `--opset must be a positive integer, not '${opts.opset}'`);
-        opset = Number(opts.opset);
-      }
-      const options: ExpandOptions = {};
+      const options: ExpandRequest = {};
+      if (opts.opset !== undefined)
+        options.opset = targetOpset(opts.opset, SchemaRegistry.default().maxOpset(""), "--opset");
       if (opts.only) options.only = parseOpList(opts.only, "--only");
       if (opts.keep) options.keep = parseOpList(opts.keep, "--keep");
       if (opts.targetOps) {
@@ -117,22 +113,7 @@ export function registerExpandCommands(program: Command): void {
         options.maxMemory = parseByteSize(opts.maxMemory, "--max-memory");
       if (opts.origin === false) options.origin = false;
       const model = loadModel(file);
-      const passes: Pass[] = [];
-      if (opset === undefined) passes.push(expandPipeline(options));
-      else {
-        // Origins are placed last, for the IR version of the converted model.
-        const { maxNodes, maxMemory, origin } = options;
-        passes.push(
-          expandPipeline({ ...options, deferOrigins: true }),
-          convertPass(opset, {
-            ...(maxNodes !== undefined ? { maxNodes } : {}),
-            ...(maxMemory !== undefined ? { maxMemory } : {}),
-            ...(origin !== undefined ? { origin } : {}),
-          }),
-        );
-        if (origin !== false) passes.push(placeOriginsPass());
-      }
-      const r = inFile(file, () => runPass(pipeline("expand", passes), model, passContext()));
+      const r = inFile(file, () => expand(model, options));
       if (!r.ok) {
         // A model the expander cannot take at all (a cycle of calls, an expansion over its
         // bound): bad input.

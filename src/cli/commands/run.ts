@@ -4,7 +4,7 @@ import { Presets, SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { assertRunnable, bindInputs, type InputArg, type InputFile } from "../../app/index.js";
+import { bindInputs, runModels, type InputArg, type InputFile } from "../../app/index.js";
 import { OnnxError } from "../../errors.js";
 import { readInputFile, writeFilesAtomic } from "../../io/files.js";
 import { dtypeName } from "../../ir/dtype.js";
@@ -18,7 +18,7 @@ import {
 } from "../../interp/backend-test.js";
 import { TENSOR_FILE_HEAD, encodeTensorFiles, tensorFileBuffer } from "../../interp/value-proto.js";
 import { formatProfile, type RunProfile } from "../../interp/profile.js";
-import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS, runValues } from "../../interp/executor.js";
+import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS } from "../../interp/executor.js";
 import type { RTensor, RValue } from "../../interp/types.js";
 import { summarizeTensor } from "../format.js";
 import {
@@ -201,15 +201,15 @@ export function registerRunCommands(program: Command): void {
           const maxIterations = parsePositiveInt(opts.maxIterations, "--max-iterations");
           const shown = parsePositiveInt(opts.values, "--values");
           const model = loadModel(file);
-          assertRunnable(model, file);
-          const inputs = bindInputs(model, inputArgs(model, given), readTensorFile);
           const profile: RunProfile | undefined = opts.profile ? {} : undefined;
-          const outputs = runValues(model, inputs, {
+          const bind = () => bindInputs(model, inputArgs(model, given), readTensorFile);
+          const run = runModels([{ name: file, model }], bind, {
             maxElements,
             maxIterations,
             maxMemory,
             profile,
           });
+          const outputs = run.outputs[0]!;
           if (opts.outputDir) {
             for (const o of model.graph.outputs)
               if (!("dtype" in outputs[o.name]!))

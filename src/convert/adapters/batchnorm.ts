@@ -36,12 +36,12 @@ const down9: Adapter = (c: AdapterContext) => {
 
 const op = "BatchNormalization";
 
+/** Why a node in training mode (with its statistics outputs used) cannot take the step to 7. */
+const TRAINING =
+  "is_test=0 with statistics outputs is training, which BatchNormalization-7 leaves to the runtime";
+
 export const rows: AdapterRow[] = [
-  ...isTestRows(
-    op,
-    "statistics outputs",
-    "is_test=0 with statistics outputs is training, which BatchNormalization-7 leaves to the runtime",
-  ),
+  ...isTestRows(op, "statistics outputs", TRAINING),
   row(op, 7, 9, "spatial dropped (spatial=0 blocks)", up9),
   row(op, 9, 14, "inference only: the training outputs must be unused", up14),
   row(op, 14, 9, "training_mode dropped (training blocks)", down9),

@@ -70,12 +70,12 @@ const down10: Adapter = (c: AdapterContext) => {
 
 const op = "Dropout";
 
+/** Why a node in training mode (with its mask used) cannot take the step to 7. */
+const TRAINING =
+  "is_test=0 with a mask output is training; from Dropout-7 training is the runtime's choice";
+
 export const rows: AdapterRow[] = [
-  ...isTestRows(
-    op,
-    "a mask output",
-    "is_test=0 with a mask output is training; from Dropout-7 training is the runtime's choice",
-  ),
+  ...isTestRows(op, "a mask output", TRAINING),
   row(op, 7, 10, "the bool mask is cast to the data's type", up10),
   row(op, 10, 7, "the mask (of the data's type) is cast to bool", down7),
   row(op, 10, 12, "ratio attribute -> constant input", up12),

@@ -19,3 +19,4 @@ export { rows as split } from "./split.js";
 export { rows as squeeze } from "./squeeze.js";
 export { rows as widen } from "./widen.js";
 export { rows as shape } from "./shape.js";
+export { rows as pool } from "./pool.js";

@@ -8,11 +8,18 @@
 import { typeString } from "../../check/types.js";
 import { attr, getAttr } from "../../ir/index.js";
 import { dtypeName } from "../../ir/dtype.js";
+import { isOnnxDomain } from "../../ir/opsets.js";
 import { Tensor } from "../../ir/tensor.js";
 import { DataType, type Attribute, type Node } from "../../ir/types.js";
 import { formalTypes } from "../../schema/facts.js";
 import type { FormalSchema, OpVersion } from "../../schema/types.js";
-import type { Adapter, AdapterContext, AdapterRow } from "../adapter.js";
+import {
+  StepFailure,
+  type Adapter,
+  type AdapterContext,
+  type AdapterRow,
+  type RowOutcome,
+} from "../adapter.js";
 import {
   constantIntsInput,
   constantValues,
@@ -81,7 +88,38 @@ export function row(
     }
     return adapter(c);
   };
-  return { domain: "", op, from, to, summary, adapter: checked } as AdapterRow;
+  const apply = (c: AdapterContext): RowOutcome => {
+    let nodes: Node[] | undefined;
+    try {
+      nodes = checked(c);
+    } catch (e) {
+      if (e instanceof StepFailure) return { blocked: e.reason };
+      throw e;
+    }
+    // What the row gives must be valid at the target: an attribute of the node the target
+    // version lacks (one the row does not handle) blocks rather than slip through.
+    const stray = strayAttribute(c, nodes ?? [c.node]);
+    if (stray)
+      return { blocked: `attribute '${stray}' does not exist in ${c.to.name}-${c.to.since}` };
+    return { nodes };
+  };
+  return { domain: "", op, from, to, summary, adapter: checked, apply } as AdapterRow;
+}
+
+// ---- the attribute check after a row ----
+
+const attributeNames = new WeakMap<OpVersion, Set<string>>();
+
+/** The first attribute of the step's op in `nodes` that the target version does not have. */
+function strayAttribute(c: AdapterContext, nodes: readonly Node[]): string | undefined {
+  const to = c.to;
+  let names = attributeNames.get(to);
+  if (!names) attributeNames.set(to, (names = new Set(to.attributes.map((a) => a.name))));
+  for (const n of nodes) {
+    if (n.opType !== to.name || !isOnnxDomain(n.domain)) continue;
+    for (const a of n.attributes) if (!names.has(a.name)) return a.name;
+  }
+  return undefined;
 }
 
 // ---- the type check ----
@@ -185,18 +223,44 @@ export function typeRestriction(op: string, from: number, to: number): AdapterRo
 
 // ---- attributes ----
 
+/** A plain attribute value (what `attributeDropped` compares with). */
+type PlainValue = bigint | number | string;
+
+/**
+ * What an attribute's value must be for its absence to mean the same: a value, a list (equal
+ * element by element: a list attribute's default, say), or a test of the value (a list whose
+ * meaning does not depend on its length, every dilation 1).
+ */
+export type Meaningless =
+  PlainValue | readonly PlainValue[] | ((value: PlainValue | readonly PlainValue[]) => boolean);
+
+/** Whether an attribute's value is the meaningless one. */
+function isMeaningless(value: unknown, m: Meaningless): boolean {
+  if (typeof m === "function") return m(value as PlainValue | readonly PlainValue[]);
+  if (!Array.isArray(m)) return value === m;
+  if (!Array.isArray(value) || value.length !== m.length) return false;
+  for (let i = 0; i < m.length; i++) if (value[i] !== m[i]) return false;
+  return true;
+}
+
+/** An attribute value as a message shows it: 3, "DCR", [1, 1]. */
+function shownValue(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(shownValue).join(", ")}]`;
+  return typeof v === "string" ? JSON.stringify(v) : String(v);
+}
+
 /**
  * An attribute the version on the other side of the step does not have. Dropped when the node
- * does not set it or sets it to `meaningless` (a value that means what its absence means);
- * any other value blocks the step.
+ * does not set it or sets it to `meaningless` (the value, list or test under which it means
+ * what its absence means); any other value blocks the step.
  */
-export function attributeDropped(name: string, meaningless?: bigint | number | string): Adapter {
+export function attributeDropped(name: string, meaningless?: Meaningless): Adapter {
   return (c) => {
     const a = getAttr(c.node, name);
     if (!a) return undefined;
-    if (meaningless !== undefined && a.value !== meaningless)
+    if (meaningless !== undefined && !isMeaningless(a.value, meaningless))
       c.fail(
-        `attribute '${name}' = ${String(a.value)} has no equivalent in ${c.to.name}-${c.to.since}`,
+        `attribute '${name}' = ${Array.isArray(a.value) ? shownValue(a.value) : String(a.value)} has no equivalent in ${c.to.name}-${c.to.since}`,
       );
     return [{ ...c.node, attributes: withoutAttributes(c.node, name) }];
   };

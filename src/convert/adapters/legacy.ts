@@ -71,14 +71,24 @@ const CONSUMED_INPUTS_OPS = [
   "Tanh",
 ];
 
-/** Dropped on the way down when unset or set to the value that means what absence means. */
-const dropDefault = (
-  op: string,
-  from: number,
-  to: number,
-  name: string,
-  value: bigint | string,
-): AdapterRow =>
+/**
+ * Attributes dropped on the way down when unset or set to the value that means what absence
+ * means: op, from, to, attribute, that value.
+ */
+const DROPPED_DEFAULTS: [string, number, number, string, bigint | string][] = [
+  ["AveragePool", 7, 1, "count_include_pad", 0n],
+  ["AveragePool", 10, 7, "ceil_mode", 0n],
+  ["LpPool", 18, 11, "ceil_mode", 0n],
+  ["MaxPool", 10, 8, "ceil_mode", 0n],
+  ["DepthToSpace", 11, 1, "mode", "DCR"],
+  ["ScatterElements", 16, 13, "reduction", "none"],
+  ["ScatterND", 16, 13, "reduction", "none"],
+  ["RNN", 14, 7, "layout", 0n],
+  ["GRU", 14, 7, "layout", 0n],
+  ["LSTM", 14, 7, "layout", 0n],
+];
+
+const droppedDefault = ([op, from, to, name, value]: (typeof DROPPED_DEFAULTS)[number]) =>
   row(
     op,
     from,
@@ -137,10 +147,7 @@ export const rows: AdapterRow[] = [
       sameShapeInputs,
     ),
   ),
-  dropDefault("AveragePool", 7, 1, "count_include_pad", 0n),
-  dropDefault("AveragePool", 10, 7, "ceil_mode", 0n),
-  dropDefault("LpPool", 18, 11, "ceil_mode", 0n),
-  dropDefault("MaxPool", 10, 8, "ceil_mode", 0n),
+  ...DROPPED_DEFAULTS.map(droppedDefault),
   row(
     "Reshape",
     14,
@@ -148,12 +155,6 @@ export const rows: AdapterRow[] = [
     "attribute 'allowzero' dropped (blocked unless 0, or 1 with a constant shape whose every 0 stands where the input's dim is statically 0)",
     reshapeAllowZero,
   ),
-  dropDefault("DepthToSpace", 11, 1, "mode", "DCR"),
-  dropDefault("ScatterElements", 16, 13, "reduction", "none"),
-  dropDefault("ScatterND", 16, 13, "reduction", "none"),
-  dropDefault("RNN", 14, 7, "layout", 0n),
-  dropDefault("GRU", 14, 7, "layout", 0n),
-  dropDefault("LSTM", 14, 7, "layout", 0n),
   row(
     "TopK",
     11,

@@ -2,7 +2,7 @@
 // same start and end (Slice clamps negative and out-of-range bounds the way Shape-15 does).
 
 import { describe, expect, it } from "vitest";
-import { convertAndCompare, nodeLines } from "../helpers/convert-check.js";
+import { convertAndCompare, nodeLines } from "../../helpers/convert.js";
 
 const model = (attrs: string) => `
   < ir_version: 8, opset_import: ["" : 15] >

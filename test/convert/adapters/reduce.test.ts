@@ -1,7 +1,7 @@
 // The Reduce adapters, text in and text out (SEMANTICS.md "Opset conversion").
 
 import { describe, expect, it } from "vitest";
-import { expectBlocked, expectConverted } from "./convert-helpers.js";
+import { expectBlocked, expectConverted } from "../../helpers/convert.js";
 
 const head = (opset: number, ir = 8) => `<ir_version: ${ir}, opset_import: ["" : ${opset}]>`;
 

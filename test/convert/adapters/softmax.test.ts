@@ -1,7 +1,7 @@
 // Softmax / LogSoftmax / Hardmax 11 <-> 13: the axis meaning changed (2-D coercion -> one axis).
 
 import { describe, expect, it } from "vitest";
-import { convertAndCompare, convertText, nodeLines } from "../helpers/convert-check.js";
+import { convertAndCompare, convertText, nodeLines } from "../../helpers/convert.js";
 
 const model = (opset: number, op: string, attrs: string, shape = "2,3,4") => `<
   ir_version: 7,
