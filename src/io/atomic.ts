@@ -195,13 +195,22 @@ export function writeFileAtomic(path: string, write: (fd: number) => void): void
  * removed and no target is touched. Temporary names are short (a name near the 255-byte limit
  * still has room).
  */
-export function writeFilesAtomic(files: { path: string; write: (fd: number) => void }[]): void {
-  for (const { path } of files) checkOutputPath(path);
+export function writeFilesAtomic(
+  files: {
+    path: string;
+    /** Writes the file; `false`: there is nothing to write after all (the file is not made). */
+    write: (fd: number) => void | false;
+    /** A file that may turn out not to be written: its path is checked only if it is. */
+    optional?: boolean;
+  }[],
+): void {
+  for (const { path, optional } of files) if (!optional) checkOutputPath(path);
   for (const { path } of files) sweepOnce(dirname(resolve(path)));
   const tmps: string[] = [];
   let current = files[0]?.path;
   try {
-    for (const { path, write } of files) {
+    const discard = new Set<string>();
+    for (const { path, write, optional } of files) {
       current = path;
       const tmp = join(
         dirname(resolve(path)),
@@ -216,16 +225,21 @@ export function writeFilesAtomic(files: { path: string; write: (fd: number) => v
         throw e;
       }
       tmps.push(tmp);
+      let written: void | false;
       try {
-        write(fd);
+        written = write(fd);
       } finally {
         closeSync(fd);
       }
+      if (written === false) discard.add(tmp);
+      else if (optional) checkOutputPath(path);
     }
     files.forEach(({ path }, i) => {
       current = path;
-      renameSync(tmps[i]!, path);
-      tellJanitor("-", tmps[i]!);
+      const tmp = tmps[i]!;
+      if (discard.has(tmp)) unlinkSync(tmp);
+      else renameSync(tmp, path);
+      tellJanitor("-", tmp);
     });
   } catch (e) {
     for (const tmp of tmps) {

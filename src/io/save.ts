@@ -17,6 +17,7 @@ import {
   textLayout,
   type Layout,
   type PlaceOptions,
+  type Placed,
 } from "./placement.js";
 import { externalFile } from "./external.js";
 import { FileSource } from "./file-source.js";
@@ -127,18 +128,27 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): S
       ...(layout ? { tensorHook: layout.hook } : {}),
     });
     writeFilesAtomic([
-      ...dataFile(dataPath, layout),
+      { path: dataPath, optional: true, write: (fd) => writeData(fd, layout) },
       { path, write: (fd) => writeAll(fd, Buffer.from(text, "utf8")) },
     ]);
     return report(layout, dataPath, Buffer.byteLength(text, "utf8"));
   }
 
-  const placed = placeModel(model, place, path);
+  // Encoded while the data file's temporary file is open (made whether or not a tensor goes to
+  // it): an error or Ctrl-C during the encoding then removes it, and nothing else was touched.
+  let placed: Placed | undefined;
   writeFilesAtomic([
-    ...dataFile(dataPath, placed.layout),
-    { path, write: (fd) => writePieces(fd, placed.pieces) },
+    {
+      path: dataPath,
+      optional: true,
+      write: (fd) => {
+        placed = placeModel(model, place, path);
+        return writeData(fd, placed.layout);
+      },
+    },
+    { path, write: (fd) => writePieces(fd, placed!.pieces) },
   ]);
-  return report(placed.layout, dataPath, placed.size);
+  return report(placed!.layout, dataPath, placed!.size);
 }
 
 function report(layout: Layout | undefined, dataPath: string, modelBytes: number): SaveReport {
@@ -152,25 +162,15 @@ function report(layout: Layout | undefined, dataPath: string, modelBytes: number
   };
 }
 
-/** The data file to write, when any tensor goes to it. */
-function dataFile(
-  dataPath: string,
-  layout: Layout | undefined,
-): { path: string; write: (fd: number) => void }[] {
-  if (!layout || layout.items.length === 0) return [];
-  return [
-    {
-      path: dataPath,
-      write: (fd) => {
-        const out = new Sink(fd);
-        for (const item of layout.items) {
-          out.skip(item.at - out.pos); // alignment padding: a hole, read as zeros
-          out.piece(item.bytes);
-        }
-        out.end();
-      },
-    },
-  ];
+/** Writes the data file of a layout; false when no tensor goes to it. */
+function writeData(fd: number, layout: Layout | undefined): false | void {
+  if (!layout || layout.items.length === 0) return false;
+  const out = new Sink(fd);
+  for (const item of layout.items) {
+    out.skip(item.at - out.pos); // alignment padding: a hole, read as zeros
+    out.piece(item.bytes);
+  }
+  out.end();
 }
 
 export function writeAll(fd: number, c: Uint8Array): void {

@@ -210,7 +210,11 @@ describe("judgeRequest", () => {
     expect(judge("/")).toEqual({ kind: "file", name: "index.html" });
     expect(judge("/?x=1")).toEqual({ kind: "file", name: "index.html" });
     expect(judge("/main.js")).toEqual({ kind: "file", name: "main.js" });
-    expect(judge("/preload")).toEqual({ kind: "preload" });
+    expect(judge("/preload")).toEqual({ kind: "preload", index: 0 });
+    // The preloaded model's data files, by number.
+    expect(judge("/preload/2")).toEqual({ kind: "preload", index: 2 });
+    expect(judge("/preload/0")).toMatchObject({ kind: "refuse", status: 404 });
+    expect(judge("/preload/x")).toMatchObject({ kind: "refuse", status: 404 });
     expect(judge("/%")).toMatchObject({ kind: "refuse", status: 400 });
     expect(judge("/%2f")).toMatchObject({ kind: "refuse", status: 404 });
     expect(judge("/a/b.js")).toMatchObject({ kind: "refuse", status: 404 });
