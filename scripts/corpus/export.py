@@ -218,8 +218,8 @@ def fill_weights(model: torch.nn.Module, gen: torch.Generator) -> None:
     """Fills every parameter with its own non-zero pattern, fast: one period of uniform random
     values, each tensor a different rotation of it times its own scale (std 0.02, as Llama's
     initializer; norm weights 1 +- 0.1). For the large size (3.1 GiB) torch's own initialisation
-    took 14.7-19.3 s on this 2-core machine, this 7.7-8.1 s in the same run, most of it the first
-    writes to fresh memory."""
+    took 7.0-12.2 s on this 2-core machine when quiet, this 3.5-3.6 s in the same run, most of it
+    the first writes to fresh memory."""
     base = torch.rand(FILL_PERIOD, generator=gen) * 2 - 1
     base[base.abs() < 1e-6] = 0.5
     twice = torch.cat([base, base])  # each rotation a slice of it
