@@ -1,10 +1,11 @@
 """Exports the project's corpus of real model architectures, with random weights.
 
 Driven by scripts/corpus/export.ts (`npm run corpus:export`); nothing is loaded from a hub.
-Each model goes to OUT/<name>/ in the ONNX backend-test layout: model.onnx and
-test_data_set_0/input_<i>.pb, output_<i>.pb, the outputs being onnxruntime's for those inputs.
+Each model goes to OUT/<name>/ in the ONNX backend-test layout: model.onnx (and model.onnx.data
+for the LLM's weights) and test_data_set_0/input_<i>.pb, output_<i>.pb, the outputs being
+onnxruntime's for those inputs; export.json says how it was made (sizes, op counts, times).
 
-    python export.py --out DIR [--only SUBSTRING] [--list]
+    python export.py --out DIR [--only SUBSTRING] [--list] [--llm-size tiny|small|large]
 """
 
 import argparse
@@ -188,6 +189,162 @@ def gpt2(gen: torch.Generator):
     )
 
 
+# Llama-style decoders (RMSNorm, rotary embeddings, grouped-query attention), built from a config in
+# code. "tiny" is the committed test fixture (test/data/llm), "small" the corpus' (tens of MB of
+# weights), "large" the benchmark's (3.1 GiB of float32 weights; TinyLlama's shape with 16 layers).
+LLM_SIZES = {
+    "tiny": dict(vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                 num_attention_heads=4, num_key_value_heads=2),
+    "small": dict(vocab_size=8192, hidden_size=256, intermediate_size=688, num_hidden_layers=4,
+                  num_attention_heads=8, num_key_value_heads=2),
+    "large": dict(vocab_size=32000, hidden_size=2048, intermediate_size=5632, num_hidden_layers=16,
+                  num_attention_heads=32, num_key_value_heads=4),
+}
+# The exports of each size: torch's default opset (attention, RMSNorm and rotary embedding in
+# primitive ops), opset 23 (its Attention, RMSNormalization and RotaryEmbedding function ops), and
+# opset 23 with past keys and values as inputs and the present ones as outputs (one decoding step
+# after a prefix).
+LLM_VARIANTS = {
+    "dynamo": {"kind": "llm", "opset": None, "past": False},
+    "dynamo_op23": {"kind": "llm", "opset": 23, "past": False},
+    "kv_dynamo_op23": {"kind": "llm", "opset": 23, "past": True},
+}
+# The period of the weights' pattern: a prime, so that no tensor's rows repeat and no offset that
+# is a multiple of a page finds the same bytes.
+FILL_PERIOD = 1_048_573
+
+
+def fill_weights(model: torch.nn.Module, gen: torch.Generator) -> None:
+    """Fills every parameter with its own non-zero pattern, fast: one period of uniform random
+    values, each tensor a different rotation of it times its own scale (std 0.02, as Llama's
+    initializer; norm weights 1 +- 0.1). For the large size (3.1 GiB) torch's own initialisation
+    took 7.0-12.2 s on this 2-core machine when quiet, this 3.5-3.6 s in the same run, most of it
+    the first writes to fresh memory."""
+    base = torch.rand(FILL_PERIOD, generator=gen) * 2 - 1
+    base[base.abs() < 1e-6] = 0.5
+    twice = torch.cat([base, base])  # each rotation a slice of it
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            off = int(torch.randint(FILL_PERIOD, (1,), generator=gen))
+            scale = float(torch.empty(1).uniform_(0.9, 1.1, generator=gen))
+            norm = p.dim() == 1 and name.endswith("norm.weight")
+            pattern = twice[off : off + FILL_PERIOD] * (0.1 * scale if norm else 0.02 * 3**0.5 * scale)
+            if norm:
+                pattern += 1
+            # Whole periods in one copy from a broadcast view (a copy per period is 20x slower).
+            flat = p.view(-1)
+            periods = flat.numel() // FILL_PERIOD
+            if periods:
+                whole = flat[: periods * FILL_PERIOD].view(periods, FILL_PERIOD)
+                whole.copy_(pattern.expand(periods, FILL_PERIOD))
+            flat[periods * FILL_PERIOD :].copy_(pattern[: flat.numel() - periods * FILL_PERIOD])
+
+
+def llama_model(size: str, gen: torch.Generator) -> torch.nn.Module:
+    """A LlamaForCausalLM of the size's config, its weights filled by fill_weights: made on the meta
+    device (no memory, no initialisation), then given memory and filled; the rotary embedding's
+    inverse frequencies, which are computed rather than learned, are made again on the CPU."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    cfg = LlamaConfig(**LLM_SIZES[size], max_position_embeddings=4096, tie_word_embeddings=False,
+                      attn_implementation="sdpa")
+    with torch.device("meta"):
+        model = LlamaForCausalLM(cfg)
+    model = model.to_empty(device="cpu")
+    model.model.rotary_emb = type(model.model.rotary_emb)(cfg)
+    for name, b in model.named_buffers():
+        if b.is_meta or not name.startswith("model.rotary_emb."):
+            raise RuntimeError(f"buffer {name} is not remade")
+    fill_weights(model, gen)
+    return model.eval()
+
+
+class Prefill(torch.nn.Module):
+    """A causal LM's prompt step: token ids, mask and positions in, logits out, no cache. (Without
+    positions torch 2.13 writes RotaryEmbedding-23 with cos/sin caches of batch 1 for inputs of
+    batch 2, which onnxruntime refuses: "Inputs 'cos_cache' and 'sin_cache' are expected to have
+    the same shape as input 'x'".)"""
+
+    def __init__(self, inner: torch.nn.Module):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, input_ids, attention_mask, position_ids):
+        return self.inner(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
+                          use_cache=False, return_dict=False)[0]
+
+
+class DecodeWithPast(torch.nn.Module):
+    """A causal LM's step after a prefix: the past keys and values of each layer as inputs, the
+    logits and the present keys and values (past and new) as outputs."""
+
+    def __init__(self, inner: torch.nn.Module):
+        super().__init__()
+        self.inner = inner
+        self.layers = inner.config.num_hidden_layers
+
+    def forward(self, input_ids, attention_mask, position_ids, past):
+        from transformers import DynamicCache
+
+        cache = DynamicCache(ddp_cache_data=[(past[2 * i], past[2 * i + 1]) for i in range(self.layers)],
+                             config=self.inner.config)
+        out = self.inner(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,
+                         past_key_values=cache, use_cache=True, return_dict=True)
+        return (out.logits, *[t for layer in out.past_key_values.layers for t in (layer.keys, layer.values)])
+
+
+def export_llm(size: str, variant: dict, path: str) -> tuple[list, dict]:
+    """Exports a Llama of the size by the dynamo exporter with its weights in model.onnx.data;
+    gives the inputs (2 sequences: a prompt of 16 tokens, the second's last 4 padding; or 4 tokens
+    after 8 whose keys and values are random) and the times taken."""
+    gen = torch.Generator().manual_seed(SEED)
+    times = {}
+    t = time.time()
+    model = llama_model(size, gen)
+    times["init"] = round(time.time() - t, 1)
+    cfg = model.config
+    vocab, layers = cfg.vocab_size, cfg.num_hidden_layers
+    kv_heads, head_dim = cfg.num_key_value_heads, cfg.hidden_size // cfg.num_attention_heads
+    batch, past_len = 2, 8
+    seq = 4 if variant["past"] else 16
+    # Named dimensions, not dynamic_axes: from those torch 2.13 names the mask's length
+    # "sequence" in the decoding step, where it is past + new.
+    dim = {n: torch.export.Dim(n) for n in ("batch", "sequence", "past_sequence", "total_sequence")}
+    step = {0: dim["batch"], 1: dim["sequence"]}
+    ids = torch.randint(0, vocab, (batch, seq), generator=gen)
+    if variant["past"]:
+        mask = torch.ones(batch, past_len + seq, dtype=torch.int64)
+        pos = torch.arange(past_len, past_len + seq).unsqueeze(0).expand(batch, seq).contiguous()
+        past = tuple(torch.randn(batch, kv_heads, past_len, head_dim, generator=gen) for _ in range(2 * layers))
+        pasts = [f"past_key_values.{i}.{kv}" for i in range(layers) for kv in ("key", "value")]
+        presents = [f"present.{i}.{kv}" for i in range(layers) for kv in ("key", "value")]
+        args = (ids, mask, pos, past)
+        flat = [ids, mask, pos, *past]
+        in_names = ["input_ids", "attention_mask", "position_ids", *pasts]
+        out_names = ["logits", *presents]
+        shapes = (step, {0: dim["batch"], 1: dim["total_sequence"]}, step,
+                  tuple({0: dim["batch"], 2: dim["past_sequence"]} for _ in past))
+        wrapped = DecodeWithPast(model).eval()
+    else:
+        mask = torch.ones(batch, seq, dtype=torch.int64)
+        mask[1, seq - 4 :] = 0
+        pos = torch.arange(seq).unsqueeze(0).expand(batch, seq).contiguous()
+        args = (ids, mask, pos)
+        flat = [ids, mask, pos]
+        in_names, out_names = ["input_ids", "attention_mask", "position_ids"], ["logits"]
+        shapes = (step, step, step)
+        wrapped = Prefill(model).eval()
+    t = time.time()
+    torch.onnx.export(
+        wrapped, args, path, dynamo=True, opset_version=variant["opset"], input_names=in_names,
+        output_names=out_names, dynamic_shapes=shapes, external_data=True, verbose=False,
+    )
+    times["export"] = round(time.time() - t, 1)
+    params = sum(p.numel() for p in model.parameters())
+    config = {**LLM_SIZES[size], "parameters": params, "attn_implementation": "sdpa"}
+    return [a.numpy() for a in flat], {"config": config, "times": times}
+
+
 ARCHS = {
     "resnet18": lambda g: torchvision_model("resnet18", g),
     "mobilenet_v3_small": lambda g: torchvision_model("mobilenet_v3_small", g),
@@ -197,12 +354,14 @@ ARCHS = {
 }
 
 
-def variants():
+def variants(llm_size: str):
     for arch in ARCHS:
         for opset in LEGACY_OPSETS:
             yield arch, f"{arch}_legacy_op{opset}", {"kind": "legacy", "opset": opset}
         yield arch, f"{arch}_dynamo", {"kind": "dynamo"}
         yield arch, f"{arch}_functions_op{FUNCTIONS_OPSET}", {"kind": "functions", "opset": FUNCTIONS_OPSET}
+    for suffix, v in LLM_VARIANTS.items():
+        yield f"llama_{llm_size}", f"llama_{llm_size}_{suffix}", {**v, "size": llm_size}
 
 
 def keep_plain_module_attributes():
@@ -229,7 +388,9 @@ def keep_plain_module_attributes():
     return restore
 
 
-def export_one(arch: str, variant: dict, path: str):
+def export_one(arch: str, variant: dict, path: str) -> tuple[list, dict]:
+    if variant["kind"] == "llm":
+        return export_llm(variant["size"], variant, path)
     gen = torch.Generator().manual_seed(SEED)
     model, args, in_names, out_names, axes = ARCHS[arch](gen)
     if variant["kind"] == "dynamo":
@@ -264,7 +425,7 @@ def export_one(arch: str, variant: dict, path: str):
         finally:
             if restore:
                 restore()
-    return [a.numpy() for a in args]
+    return [a.numpy() for a in args], {}
 
 
 def write_references(folder: str, inputs: list) -> dict:
@@ -285,14 +446,30 @@ def write_references(folder: str, inputs: list) -> dict:
     return {n: {"shape": list(np.shape(v)), "rms": float(np.sqrt(np.mean(np.square(v.astype(np.float64)))))} for n, v in zip(out_names, outs)}
 
 
+def sizes(folder: str, m: onnx.ModelProto) -> dict:
+    """The bytes of the model file and its data files, and the count of each op."""
+    from onnx.external_data_helper import uses_external_data
+
+    data = sorted({e.value for t in m.graph.initializer if uses_external_data(t)
+                   for e in t.external_data if e.key == "location"})
+    ops: dict = {}
+    for n in m.graph.node:
+        ops[n.op_type] = ops.get(n.op_type, 0) + 1
+    return {"model_bytes": os.path.getsize(os.path.join(folder, "model.onnx")),
+            "data_bytes": {d: os.path.getsize(os.path.join(folder, d)) for d in data},
+            "ops": dict(sorted(ops.items(), key=lambda kv: (-kv[1], kv[0])))}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--only", default=None)
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--llm-size", default="small", choices=list(LLM_SIZES),
+                    help="the size of the llama_* exports (tiny: the test fixture, large: 3.1 GiB)")
     a = ap.parse_args()
     import_torchvision()  # before transformers, which imports it too
-    todo = [v for v in variants() if a.only is None or a.only in v[1]]
+    todo = [v for v in variants(a.llm_size) if a.only is None or a.only in v[1]]
     if a.list:
         for _, name, _ in todo:
             print(name)
@@ -306,19 +483,28 @@ def main() -> int:
             os.remove(os.path.join(folder, "FAILED"))
         t0 = time.time()
         try:
-            inputs = export_one(arch, variant, os.path.join(folder, "model.onnx"))
-            m = onnx.load(os.path.join(folder, "model.onnx"), load_external_data=False)
-            onnx.checker.check_model(m, full_check=True)
+            path = os.path.join(folder, "model.onnx")
+            inputs, extra = export_one(arch, variant, path)
+            m = onnx.load(path, load_external_data=False)
+            # By path: the checker then finds external data beside the model.
+            t = time.time()
+            onnx.checker.check_model(path, full_check=True)
+            checked = time.time() - t
+            t = time.time()
             outputs = write_references(folder, inputs)
+            if "times" in extra:
+                extra["times"].update(check=round(checked, 1), reference=round(time.time() - t, 1))
             opset = next(o.version for o in m.opset_import if o.domain in ("", "ai.onnx"))
             info = {"name": name, "arch": arch, **variant, "opset": opset, "ir": m.ir_version,
-                    "nodes": len(m.graph.node), "functions": len(m.functions), "outputs": outputs,
-                    "torch": torch.__version__, "seconds": round(time.time() - t0, 1)}
+                    "nodes": len(m.graph.node), "functions": len(m.functions), **sizes(folder, m),
+                    **extra, "outputs": outputs, "torch": torch.__version__,
+                    "seconds": round(time.time() - t0, 1)}
             with open(os.path.join(folder, "export.json"), "w") as f:
                 json.dump(info, f, indent=1)
             print(f"{name}: opset {opset}, IR {m.ir_version}, {len(m.graph.node)} nodes, "
                   f"{len(m.functions)} functions, output rms "
                   + ", ".join(f"{k} {v['rms']:.3g}" for k, v in outputs.items())
+                  + (f", data {sum(info['data_bytes'].values()):,} bytes" if info["data_bytes"] else "")
                   + f" ({info['seconds']} s)", flush=True)
         except Exception as e:
             failures += 1

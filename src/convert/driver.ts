@@ -824,8 +824,18 @@ export function convertModel(
   }
   const r = new Converter(l.model, target, opts).run();
   // Lowered, the model still cannot be converted: refused as it is refused without lowering
-  // (the nodes it names are the model's own).
-  if (!r.model) return new Converter(model, target, opts).run();
+  // (the nodes it names are the model's own), each function op saying what blocked the lowered
+  // model (a node of a body first), not to expand it first.
+  if (!r.model) {
+    const plain = new Converter(model, target, opts).run();
+    const own = new Set(plain.plan.blocked.map((b) => b.where));
+    const why = r.plan.blocked.find((b) => !own.has(b.where)) ?? r.plan.blocked[0];
+    const lowered = new Set(l.lowered.map((x) => x.where));
+    for (const b of plain.plan.blocked)
+      if (why && lowered.has(b.where))
+        b.message = `${b.message.split(";")[0]}; lowered, the model is still blocked: ${why.where}: ${why.message}`;
+    return plain;
+  }
   r.plan.lowered = l.lowered;
   if (r.model) r.model = placeOrigins(r.model);
   return r;

@@ -109,6 +109,27 @@ describe("convert lowers function ops the target lacks", () => {
     expect(r.model!.metadataProps).toBeUndefined();
   });
 
+  it("lowered but still blocked elsewhere: each function op names what blocks, not to expand", () => {
+    // Reshape-14's allowzero = 1 with a shape computed at run time cannot go below 14.
+    const text = `< ir_version: 8, opset_import: ["" : 17] >
+      g (float[2,3,4] x, float[4] s, float[4] b) => (float[6,4] y) {
+        [ln] n = LayerNormalization <axis: int = -1> (x, s, b)
+        sh = Shape <start: int = 2> (x)
+        m1 = Constant <value: tensor = int64[1] {-1}> ()
+        shape = Concat <axis: int = 0> (m1, sh)
+        [rs] y = Reshape <allowzero: int = 1> (n, shape)
+      }`;
+    const r = convertModel(parseModelText(text), 13);
+    expect(r.model).toBeUndefined();
+    const reshape = `graph > node 'rs' (Reshape): allowzero = 1 with shape 'shape' computed at run time`;
+    expect(r.plan.blocked.map((b) => `${b.where}: ${b.message}`)).toEqual([
+      expect.stringContaining(
+        `graph > node 'ln' (LayerNormalization): LayerNormalization does not exist before opset 17; lowered, the model is still blocked: ${reshape}`,
+      ),
+      expect.stringMatching(/^graph > node 'rs' \(Reshape\): allowzero = 1 with shape 'shape'/),
+    ]);
+  });
+
   it("the expansion's bound applies", () => {
     const r = convertModel(parseModelText(layerNorm(-1)), 13, { maxNodes: 5 });
     expect(r.model).toBeUndefined();

@@ -10,19 +10,38 @@ import { run } from "../../src/interp/executor.js";
 import { fromFloat64 } from "../../src/interp/tensor.js";
 import type { RTensor } from "../../src/interp/types.js";
 import { encodeModel } from "../../src/io/files.js";
+import { walkTensors } from "../../src/ir/traverse.js";
 import type { Graph, Model } from "../../src/ir/types.js";
 import { DataType, node } from "./interp.js";
 
 export { FROM_ORT, ORT_TYPE, fromOrt, toOrt } from "./ort-tensors.js";
 import { fromOrt, toOrt } from "./ort-tensors.js";
 
+/**
+ * The folder of the model's external data files (undefined when it has none): onnxruntime reads
+ * them from there although the model itself is given as bytes.
+ */
+function externalDataFolder(m: Model): string | undefined {
+  const dirs = new Set<string>();
+  for (const t of walkTensors(m)) if (t.data.kind === "external") dirs.add(t.data.baseDir ?? ".");
+  if (dirs.size > 1)
+    throw new Error(`external data in ${dirs.size} folders: ${[...dirs].join(", ")}`);
+  return [...dirs][0];
+}
+
 /** Runs a model on onnxruntime-node; returns the graph outputs by name. */
 export async function runOrt(
   m: Model,
   feeds: Record<string, RTensor>,
 ): Promise<Record<string, RTensor>> {
-  // Warnings (the transpose optimizer on old opsets, ...) are not results: errors only.
-  const session = await ort.InferenceSession.create(encodeModel(m), { logSeverityLevel: 3 });
+  const folder = externalDataFolder(m);
+  const session = await ort.InferenceSession.create(encodeModel(m), {
+    // Warnings (the transpose optimizer on old opsets, ...) are not results: errors only.
+    logSeverityLevel: 3,
+    ...(folder
+      ? { extra: { session: { model_external_initializers_file_folder_path: folder } } }
+      : {}),
+  });
   try {
     const out = await session.run(
       Object.fromEntries(Object.entries(feeds).map(([k, v]) => [k, toOrt(v)])),

@@ -16,6 +16,7 @@ import {
   trimInputs,
   withAttributes,
   nodeWithoutAttributes,
+  nodeSequence,
 } from "./nodes.js";
 import { row } from "./kit.js";
 import type { Node } from "../../ir/types.js";
@@ -55,24 +56,43 @@ const down2: Adapter = (c: AdapterContext) => {
   return [n];
 };
 
-/** 18 -> 13: pads given for some axes are spread over all of them (zeros elsewhere). */
+/**
+ * 18 -> 13: pads given for some axes are spread over all of them (zeros elsewhere); pads computed
+ * at run time (as in Attention-23's body) are spread by a Gather from them and an appended 0.
+ */
 const down13: Adapter = (c: AdapterContext) => {
   if ((c.node.inputs[3] ?? "") === "") return undefined;
   const axes = constantValues(c, 3, "'axes'")!;
-  const pads = constantValues(c, 1, "'pads'")!;
   const rank = rankOf(c, 0);
   if (rank === undefined)
     c.fail("the axes input needs the data's rank to be spread over every axis");
-  const full = new Array<number>(2 * rank).fill(0);
+  // Where each of the full pads comes from: pads[i], or the 0 after the last (2 * axes.length).
+  const from = new Array<number>(2 * rank).fill(2 * axes.length);
   axes.forEach((a, i) => {
     const ax = normAxis(a, rank);
-    full[ax] = pads[i]!;
-    full[ax + rank] = pads[i + axes.length]!;
+    from[ax] = i;
+    from[ax + rank] = i + axes.length;
   });
-  const [k, name] = int64Constant(c, `${c.node.outputs[0] || "pad"}_pads`, full);
   const n = withAttributes(c.node, {});
-  n.inputs = trimInputs([c.node.inputs[0]!, name, c.node.inputs[2] ?? ""]);
-  return [k, n];
+  const base = c.node.outputs[0] || "pad";
+  const given = c.constantInput(1);
+  if (given) {
+    const pads = [...given.values().map((v) => Number(v)), 0];
+    const [k, name] = int64Constant(
+      c,
+      `${base}_pads`,
+      from.map((i) => pads[i]!),
+    );
+    n.inputs = trimInputs([c.node.inputs[0]!, name, c.node.inputs[2] ?? ""]);
+    return [k, n];
+  }
+  const seq = nodeSequence(c, base);
+  const padded = seq.op("Concat", [c.node.inputs[1]!, seq.ints("zero", [0])], "pads_0", {
+    axis: 0,
+  });
+  const full = seq.op("Gather", [padded, seq.ints("pads_from", from)], "pads", { axis: 0 });
+  n.inputs = trimInputs([c.node.inputs[0]!, full, c.node.inputs[2] ?? ""]);
+  return [...seq.nodes, n];
 };
 
 const down18: Adapter = (c: AdapterContext) => {
