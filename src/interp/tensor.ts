@@ -202,6 +202,20 @@ export function fromFloat64(dtype: number, shape: number[], values: Float64Array
   return { dtype, shape, data };
 }
 
+/**
+ * fromFloat64 for the sums of a matrix product or a convolution: a NaN among float16 and bfloat16
+ * results is written as the quiet NaN 0x7e00 / 0x7fc0 (sign 0, no payload). Which of two NaNs
+ * an addition passes on (and so a NaN sum's sign) is the choice of the engine's compiled code,
+ * which may order an addition's operands either way; a fixed NaN keeps the results of every
+ * path (TypeScript loops, WebAssembly, any number of threads) the same bits. The values are
+ * overwritten.
+ */
+export function fromProductSums(dtype: number, shape: number[], values: Float64Array): RTensor {
+  if (isHalfType(dtype))
+    for (let i = 0; i < values.length; i++) if (values[i] !== values[i]) values[i] = NaN;
+  return fromFloat64(dtype, shape, values);
+}
+
 /** Bytes per element of a dtype's storage (0 for string). */
 export function storageElementSize(dtype: number): number {
   if (dtype === DataType.STRING) return 0;

@@ -5,7 +5,7 @@
 
 import { attrInts } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64, toFloat64, scratch } from "../tensor.js";
+import { fromFloat64, fromProductSums, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { intAttr, stringAttr } from "./attrs.js";
 import { convDepthwise, convGemm, gemmFor } from "./gemm-ops.js";
@@ -145,7 +145,7 @@ const Conv: Kernel = (ctx, inputs) => {
   const outShape = [n, m, ...w.outSpatial];
   checkedCount(ctx, outShape);
   const mg = m / group;
-  const ar = mg >= 2 ? gemmFor(x, wT, bT) : undefined;
+  const ar = gemmFor(x, wT, bT);
   if (ar) {
     const table = () => windowTable(inSpatial, w);
     const win2d =
@@ -177,7 +177,7 @@ const Conv: Kernel = (ctx, inputs) => {
         out[base + o] = s;
       }
     }
-  return [fromFloat64(x.dtype, outShape, out)];
+  return [fromProductSums(x.dtype, outShape, out)];
 };
 
 function pool(kind: "max" | "avg"): Kernel {

@@ -6,13 +6,21 @@
 
 import { attrInts } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
-import { allocStorage, fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
+import {
+  allocStorage,
+  fromFloat64,
+  fromProductSums,
+  isFloatType,
+  toFloat64,
+  scratch,
+} from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { checkedCount, fail, input, intValues, optInput, strides } from "./util.js";
 import { hasInput, inputIndex } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
 import { floatAttr, intAttr, stringAttr } from "./attrs.js";
-import { gemmFor, product } from "./gemm-ops.js";
+import { gemmFor, product, srcOf } from "./gemm-ops.js";
+import type { Src } from "./wasm/gemm.js";
 
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
 
@@ -419,45 +427,37 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
     }
   }
   const ar = group === 1 && disjointTaps(kernel, st, dil) ? gemmFor(x, wT, bT) : undefined;
-  if (ar && allFinite(wT.data as Float32Array)) {
+  const ws = ar && srcOf(wT);
+  if (ar && ws && allFinite(ws)) {
     // Each output receives at most one tap: the loop below gives it (0 + Σ) + bias, rounded
-    // once, and an output without a tap 0 + bias. Filled with the bias, then each tap's sum.
-    const out = allocStorage(DataType.FLOAT, prod(outShape)) as Float32Array;
-    const bv = bT?.data as Float32Array | undefined;
+    // once, and an output without a tap 0 + bias. Filled with the bias, then each tap's sum
+    // (float16 and bfloat16: in float64, rounded once at the end).
+    const half = ws.half !== 0;
+    const out = half
+      ? scratch(Float64Array, prod(outShape))
+      : (allocStorage(DataType.FLOAT, prod(outShape)) as Float32Array);
+    const bv = bT && toFloat64(bT);
     if (bv)
       for (let i = 0; i < n * m; i++) out.fill(bv[i % m]! + 0, i * outSize, (i + 1) * outSize);
     for (let b = 0; b < n; b++) {
       // Per input position p, the products over input channels for every (oc, q): the same sums,
       // in the same channel order, as the loop below (no tap of another position shares an output).
       const N = mg * nK;
-      product(
-        ar,
-        x.data as Float32Array,
-        b * c * inSize,
-        1,
-        inSize,
-        wT.data as Float32Array,
-        0,
-        N,
-        1,
-        inSize,
-        N,
-        c,
-        (res) => {
-          for (let oc = 0; oc < mg; oc++) {
-            const oBase = (b * m + oc) * outSize;
-            const bias = bv ? bv[oc]! : 0;
-            for (let p = 0; p < inSize; p++) {
-              const r = p * N + oc * nK;
-              for (let q = 0; q < nK; q++) {
-                const off = table[p * nK + q]!;
-                if (off >= 0) out[oBase + off] = res[r + q]! + bias;
-              }
+      product(ar, srcOf(x), b * c * inSize, 1, inSize, ws, 0, N, 1, inSize, N, c, (res) => {
+        for (let oc = 0; oc < mg; oc++) {
+          const oBase = (b * m + oc) * outSize;
+          const bias = bv ? bv[oc]! : 0;
+          for (let p = 0; p < inSize; p++) {
+            const r = p * N + oc * nK;
+            for (let q = 0; q < nK; q++) {
+              const off = table[p * nK + q]!;
+              if (off >= 0) out[oBase + off] = res[r + q]! + bias;
             }
           }
-        },
-      );
+        }
+      });
     }
+    if (out instanceof Float64Array) return [fromProductSums(x.dtype, outShape, out)];
     return [{ dtype: DataType.FLOAT, shape: outShape, data: out }];
   }
   const out = scratch(Float64Array, prod(outShape));
@@ -488,7 +488,7 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
       for (let oc = 0; oc < m; oc++)
         for (let p = 0; p < outSize; p++) out[(b * m + oc) * outSize + p]! += bv[oc]!;
   }
-  return [fromFloat64(x.dtype, outShape, out)];
+  return [fromProductSums(x.dtype, outShape, out)];
 };
 
 /** Whether no two taps of one input position, nor of two positions, reach one output. */
@@ -500,8 +500,15 @@ function disjointTaps(kernel: number[], st: number[], dil: number[]): boolean {
  * Whether every weight is finite: the loop skips zero inputs, the product does not, and 0 · ±Inf
  * or 0 · NaN would add a NaN that the loop never sees.
  */
-function allFinite(w: Float32Array): boolean {
-  for (let i = 0; i < w.length; i++) if (!Number.isFinite(w[i]!)) return false;
+function allFinite(w: Src): boolean {
+  const d = w.data;
+  if (w.half === 0) {
+    for (let i = 0; i < d.length; i++) if (!Number.isFinite(d[i]!)) return false;
+    return true;
+  }
+  // float16: exponent bits 0x7c00 all set; bfloat16: 0x7f80.
+  const e = w.half === 1 ? 0x7c00 : 0x7f80;
+  for (let i = 0; i < d.length; i++) if ((d[i]! & e) === e) return false;
   return true;
 }
 

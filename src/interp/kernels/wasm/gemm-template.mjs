@@ -120,13 +120,13 @@ function packFn(name, R, wide) {
       (br $ol))))`;
 }
 
-// im2col(x, C, H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW, N, dst): a 2-D convolution's columns as
-// float32 panels of NR output positions, row t = (ic·KH + kh)·KW + kw, 0 where a tap is in the
-// padding.
+// im2col(x, C, H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW, j0, N, dst): a 2-D convolution's columns
+// for output positions j0 ≤ j < N (j0 a multiple of NR) as float32 panels of NR positions, row
+// t = (ic·KH + kh)·KW + kw, 0 where a tap is in the padding or past N.
 const im2col = `
   (func (export "im2col") (param $x i32) (param $C i32) (param $H i32) (param $W i32) (param $KH i32) (param $KW i32)
-    (param $sh i32) (param $sw i32) (param $dh i32) (param $dw i32) (param $ph i32) (param $pw i32) (param $OW i32) (param $N i32) (param $dst i32)
-    (local $j0 i32) (local $c i32) (local $ic i32) (local $kh i32) (local $kw i32) (local $j i32)
+    (param $sh i32) (param $sw i32) (param $dh i32) (param $dw i32) (param $ph i32) (param $pw i32) (param $OW i32) (param $j0 i32) (param $N i32) (param $dst i32)
+    (local $c i32) (local $ic i32) (local $kh i32) (local $kw i32) (local $j i32)
     (local $ih i32) (local $iw i32) (local $plane i32) (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32) (local $q0 i32) (local $q1 i32) (local $q2 i32) (local $q3 i32)
     (local $hw i32) (local $run i32)
     (local.set $hw (i32.mul (local.get $H) (local.get $W)))
@@ -343,14 +343,90 @@ const hsig = `
       (f32.store (local.get $dst) (f32.demote_f64 (f64.max (f64.const 0) (f64.min (f64.const 1)
         (f64.add (f64.mul (local.get $a) (f64.promote_f32 (f32.load (local.get $src)))) (local.get $b)))))))))`;
 
-/** The elementwise module (ew, erf32, hsig) over the product's memory. */
+// h2f(src, dst, n, bf): n float16 (bf 0) or bfloat16 (bf 1) bit patterns (u16 at src) widened to
+// float32 at dst, four at a time (n is rounded up to 4: the caller leaves room). Exact; every
+// float16 NaN becomes 0x7fc00000, the value float16Table (../../../ir/dtype.ts) holds for it, and a
+// bfloat16 keeps its bits.
+const h2f = `
+  (func (export "h2f") (param $src i32) (param $dst i32) (param $n i32) (param $bf i32)
+    (local $end i32) (local $v v128) (local $em v128) (local $r v128)
+    (local.set $end (i32.add (local.get $src) (i32.shl (local.get $n) (i32.const 1))))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $src) (local.get $end)))
+      (local.set $v (v128.load16x4_u align=2 (local.get $src)))
+      (if (local.get $bf)
+        (then (local.set $r (i32x4.shl (local.get $v) (i32.const 16))))
+        (else
+          (local.set $em (v128.and (local.get $v) (v128.const i32x4 0x7fff 0x7fff 0x7fff 0x7fff)))
+          (local.set $r (v128.bitselect
+            (f32x4.mul (f32x4.convert_i32x4_s (local.get $em)) (f32x4.splat (f32.const 0x1p-24)))
+            (i32x4.add (i32x4.shl (local.get $em) (i32.const 13)) (i32x4.splat (i32.const 0x38000000)))
+            (i32x4.lt_s (local.get $em) (i32x4.splat (i32.const 0x400)))))
+          (local.set $r (v128.bitselect (i32x4.splat (i32.const 0x7f800000)) (local.get $r)
+            (i32x4.eq (local.get $em) (i32x4.splat (i32.const 0x7c00)))))
+          (local.set $r (v128.or (local.get $r) (i32x4.shl (v128.and (local.get $v) (i32x4.splat (i32.const 0x8000))) (i32.const 16))))
+          (local.set $r (v128.bitselect (i32x4.splat (i32.const 0x7fc00000)) (local.get $r)
+            (i32x4.gt_s (local.get $em) (i32x4.splat (i32.const 0x7c00)))))))
+      (v128.store align=4 (local.get $dst) (local.get $r))
+      (local.set $src (i32.add (local.get $src) (i32.const 8)))
+      (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+      (br $l))))`;
+
+// f2h(src, dst, n, bf): n float64 values at src rounded to float16 (bf 0) or bfloat16 (bf 1) bits
+// at dst (u16), as numberToFloat16Bits / numberToBfloat16Bits (../../../ir/dtype.ts) round them
+// (float16 to nearest even from the float64 value, bfloat16 from the float32 nearest to it),
+// except that every NaN becomes the quiet NaN 0x7e00 / 0x7fc0, as fromProductSums
+// (../../tensor.ts) writes a product's NaN.
+const f2h = `
+  (func (export "f2h") (param $src i32) (param $dst i32) (param $n i32) (param $bf i32)
+    (local $end i32) (local $x f64) (local $hi i32) (local $lo i32) (local $s i32) (local $e i32) (local $m i32) (local $u i32) (local $r i32)
+    (local.set $end (i32.add (local.get $src) (i32.shl (local.get $n) (i32.const 3))))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $src) (local.get $end)))
+      (local.set $x (f64.load (local.get $src)))
+      (if (local.get $bf)
+        (then
+          (local.set $u (i32.reinterpret_f32 (f32.demote_f64 (local.get $x))))
+          (local.set $r (if (result i32) (i32.gt_u (i32.and (local.get $u) (i32.const 0x7fffffff)) (i32.const 0x7f800000))
+            (then (i32.or (i32.shr_u (local.get $u) (i32.const 16)) (i32.const 0x40)))
+            (else (i32.shr_u (i32.add (local.get $u) (i32.add (i32.const 0x7fff) (i32.and (i32.shr_u (local.get $u) (i32.const 16)) (i32.const 1)))) (i32.const 16))))))
+        (else
+          (local.set $hi (i32.wrap_i64 (i64.shr_u (i64.reinterpret_f64 (local.get $x)) (i64.const 32))))
+          (local.set $lo (i32.wrap_i64 (i64.reinterpret_f64 (local.get $x))))
+          (local.set $s (i32.and (i32.shr_u (local.get $hi) (i32.const 16)) (i32.const 0x8000)))
+          (local.set $e (i32.sub (i32.and (i32.shr_u (local.get $hi) (i32.const 20)) (i32.const 0x7ff)) (i32.const 1023)))
+          (local.set $r (if (result i32) (i32.eq (local.get $e) (i32.const 1024))
+            (then (select (i32.const 0x7e00) (i32.const 0x7c00) (i32.or (i32.and (local.get $hi) (i32.const 0xfffff)) (local.get $lo))))
+            (else (if (result i32) (i32.gt_s (local.get $e) (i32.const 15))
+              (then (i32.const 0x7c00))
+              (else (if (result i32) (i32.ge_s (local.get $e) (i32.const -14))
+                (then
+                  (local.set $m (i32.and (local.get $hi) (i32.const 0x3ff)))
+                  (i32.add (i32.or (i32.shl (i32.add (local.get $e) (i32.const 15)) (i32.const 10)) (i32.and (i32.shr_u (local.get $hi) (i32.const 10)) (i32.const 0x3ff)))
+                    (i32.or (i32.gt_u (local.get $m) (i32.const 0x200))
+                      (i32.and (i32.eq (local.get $m) (i32.const 0x200))
+                        (i32.or (i32.ne (local.get $lo) (i32.const 0)) (i32.and (i32.shr_u (local.get $hi) (i32.const 10)) (i32.const 1)))))))
+                (else (if (result i32) (i32.lt_s (local.get $e) (i32.const -26))
+                  (then (i32.const 0))
+                  (else (i32.trunc_f64_u (f64.nearest (f64.mul (f64.abs (local.get $x)) (f64.const 0x1p24)))))))))))))
+          (local.set $r (i32.or (local.get $r) (local.get $s)))))
+      (if (f64.ne (local.get $x) (local.get $x))
+        (then (local.set $r (select (i32.const 0x7fc0) (i32.const 0x7e00) (local.get $bf)))))
+      (i32.store16 (local.get $dst) (local.get $r))
+      (local.set $src (i32.add (local.get $src) (i32.const 8)))
+      (local.set $dst (i32.add (local.get $dst) (i32.const 2)))
+      (br $l))))`;
+
+/** The elementwise module (ew, erf32, hsig, h2f, f2h) over the product's memory. */
 export function ewWat(memory) {
   return `;; GENERATED by assemble.mjs (gemm-template.mjs): float32 elementwise arithmetic and Erf.
 (module
   ${memory}
 ${ew}
 ${erf32}
-${hsig})
+${hsig}
+${h2f}
+${f2h})
 `;
 }
 

@@ -180,8 +180,8 @@
       (br $ol))))
 
   (func (export "im2col") (param $x i32) (param $C i32) (param $H i32) (param $W i32) (param $KH i32) (param $KW i32)
-    (param $sh i32) (param $sw i32) (param $dh i32) (param $dw i32) (param $ph i32) (param $pw i32) (param $OW i32) (param $N i32) (param $dst i32)
-    (local $j0 i32) (local $c i32) (local $ic i32) (local $kh i32) (local $kw i32) (local $j i32)
+    (param $sh i32) (param $sw i32) (param $dh i32) (param $dw i32) (param $ph i32) (param $pw i32) (param $OW i32) (param $j0 i32) (param $N i32) (param $dst i32)
+    (local $c i32) (local $ic i32) (local $kh i32) (local $kw i32) (local $j i32)
     (local $ih i32) (local $iw i32) (local $plane i32) (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32) (local $q0 i32) (local $q1 i32) (local $q2 i32) (local $q3 i32)
     (local $hw i32) (local $run i32)
     (local.set $hw (i32.mul (local.get $H) (local.get $W)))
