@@ -3,11 +3,20 @@
 
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64, toFloat64, scratch } from "../tensor.js";
+import { allocStorage, fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
-import { convPoolKernels } from "./conv-pool.js";
+import { convPlan, convPoolKernels } from "./conv-pool.js";
 import { nnKernels } from "./nn.js";
-import { fail, input, normAxis, optInput } from "./util.js";
+import {
+  dynamicQuantizeWasm,
+  qconv,
+  qgemmFor,
+  qproduct,
+  type Int8Data,
+  type ZeroPoints,
+} from "./qgemm-ops.js";
+import { checkedCount, fail, input, normAxis, optInput } from "./util.js";
+import { isConstant } from "./wasm/gemm.js";
 import { intAttr } from "./attrs.js";
 
 const RANGE: Record<number, [number, number]> = {
@@ -89,8 +98,23 @@ const DequantizeLinear: Kernel = (ctx, inputs) => {
   return [fromFloat64(s.dtype, [...x.shape], v)];
 };
 
+/** DynamicQuantizeLinear's scale and zero point for the range [min, max] (min ≤ 0 ≤ max). */
+function dynamicParams(min: number, max: number): { scale: number; zero: number } {
+  const scale = Math.fround((max - min) / 255);
+  const zero = scale === 0 ? 0 : Math.min(255, Math.max(0, roundEven(-min / scale)));
+  return { scale, zero };
+}
+
 const DynamicQuantizeLinear: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
+  const fast =
+    x.dtype === DataType.FLOAT && dynamicQuantizeWasm(x.data as Float32Array, dynamicParams);
+  if (fast)
+    return [
+      { dtype: DataType.UINT8, shape: [...x.shape], data: fast.y },
+      fromFloat64(DataType.FLOAT, [], Float64Array.of(fast.scale)),
+      fromFloat64(DataType.UINT8, [], Float64Array.of(fast.zero)),
+    ];
   const v = toFloat64(x);
   let min = 0;
   let max = 0;
@@ -98,8 +122,7 @@ const DynamicQuantizeLinear: Kernel = (ctx, inputs) => {
     if (e < min) min = e;
     if (e > max) max = e;
   }
-  const scale = Math.fround((max - min) / 255);
-  const zp = scale === 0 ? 0 : Math.min(255, Math.max(0, roundEven(-min / scale)));
+  const { scale, zero: zp } = dynamicParams(min, max);
   const y = quantize(
     ctx,
     v,
@@ -130,16 +153,81 @@ function centered(t: RTensor, zp: RTensor | undefined, axis: number): RTensor {
   return { dtype: DataType.DOUBLE, shape: [...t.shape], data: v };
 }
 
+/**
+ * A zero point's values for the integer product: absent → 0; one value → that number; `n`
+ * values (one per row or column) → the array; any other count → undefined (the reference loop).
+ */
+function zeroOf(z: RTensor | undefined, n: number): ZeroPoints | undefined {
+  if (!z || z.data.length === 0) return 0;
+  if (z.dtype !== DataType.INT8 && z.dtype !== DataType.UINT8) return undefined;
+  const d = z.data as Int8Array | Uint8Array;
+  if (d.length === 1) return d[0]!;
+  return d.length === n ? d : undefined;
+}
+
+const constantZero = (z: RTensor | undefined) => !z || isConstant(z.data);
+
 const MatMulInteger: Kernel = (ctx, inputs) => {
-  const a = centered(input(ctx, inputs, 0), optInput(ctx, inputs, 2), -2);
-  const b = centered(input(ctx, inputs, 1), optInput(ctx, inputs, 3), -1);
+  const A = input(ctx, inputs, 0);
+  const B = input(ctx, inputs, 1);
+  const [za, zb] = [optInput(ctx, inputs, 2), optInput(ctx, inputs, 3)];
+  const ar = qgemmFor(A.dtype, B.dtype);
+  if (ar && A.shape.length >= 2 && B.shape.length === 2 && A.shape.at(-1) === B.shape[0]) {
+    // B (K × N) for every row of A: one product of all of A's rows, its zero points per row
+    // (a_zero_point's M values repeated for each batch entry) and per column.
+    const [M, K] = [A.shape.at(-2)!, A.shape.at(-1)!];
+    const N = B.shape[1]!;
+    const rows = A.data.length / K;
+    const zA = zeroOf(za, M);
+    const zB = zeroOf(zb, N);
+    if (zA !== undefined && zB !== undefined) {
+      const shape = [...A.shape.slice(0, -1), N];
+      checkedCount(ctx, shape);
+      const zeroA =
+        typeof zA === "number" ? zA : Array.from({ length: rows }, (_, i) => zA[i % M]!);
+      const out = allocStorage(DataType.INT32, rows * N) as Int32Array;
+      qproduct(
+        ar,
+        { data: A.data as Int8Data, off: 0, rs: K, cs: 1, zero: zeroA },
+        {
+          data: B.data as Int8Data,
+          off: 0,
+          rs: N,
+          cs: 1,
+          zero: zB,
+          zeroConstant: constantZero(zb),
+        },
+        rows,
+        N,
+        K,
+        out,
+        0,
+      );
+      return [{ dtype: DataType.INT32, shape, data: out }];
+    }
+  }
+  const a = centered(A, za, -2);
+  const b = centered(B, zb, -1);
   const y = nnKernels.MatMul!(ctx, [a, b])[0] as RTensor;
   return [fromFloat64(DataType.INT32, y.shape, y.data as Float64Array)];
 };
 
 const ConvInteger: Kernel = (ctx, inputs) => {
-  const x = centered(input(ctx, inputs, 0), optInput(ctx, inputs, 2), 1);
-  const w = centered(input(ctx, inputs, 1), optInput(ctx, inputs, 3), 0);
+  const X = input(ctx, inputs, 0);
+  const W = input(ctx, inputs, 1);
+  const [xz, wz] = [optInput(ctx, inputs, 2), optInput(ctx, inputs, 3)];
+  const ar = qgemmFor(X.dtype, W.dtype);
+  if (ar && X.shape.length === 4) {
+    const p = convPlan(ctx, X, W);
+    const zx = zeroOf(xz, 1);
+    const zw = zeroOf(wz, p.m);
+    if (p.win2d && typeof zx === "number" && zw !== undefined) {
+      const data = qconv(ar, X.data as Int8Data, zx, W.data as Int8Data, zw, constantZero(wz), p);
+      return [{ dtype: DataType.INT32, shape: p.outShape, data }];
+    }
+  }
+  const x = centered(X, xz, 1);
+  const w = centered(W, wz, 0);
   const y = convPoolKernels.Conv!(ctx, [x, w])[0] as RTensor;
   return [fromFloat64(DataType.INT32, y.shape, y.data as Float64Array)];
 };

@@ -13,6 +13,9 @@ import { JOB, runPanels } from "./gemm-threads.js";
 /** Rows of a tile (A's block height) and columns (B's panel width), as in gemm-template.mjs. */
 export const MR = 6;
 export const NR = 4;
+/** The integer product's tile (qgemm-template.mjs): QMR rows × QNR columns. */
+export const QMR = 4;
+export const QNR = 8;
 
 /** gemm(a, b, c, bias, M, N, K, jb0, jb1, out64, ldb, pstride) of gemm.wat (gemm-template.mjs). */
 export type GemmFn = (...args: number[]) => void;

@@ -255,8 +255,9 @@ const im2col16 = `
 // up to 4; the caller leaves room): the float32 quotient x / scale (f32x4.div: correctly rounded,
 // as the reference's float64 quotient rounded to float32), rounded half to even, plus zp,
 // clamped to [0, 255] in float32 (NaN stays NaN) and truncated with NaN as 0: the reference's
-// Math.min/Math.max/Math.trunc into a Uint8Array. minmax(src, n, out): the least and greatest of
-// 0 and n float32 values (NaN ignored, as the reference's < and > comparisons do), at out.
+// Math.min/Math.max/Math.trunc into a Uint8Array. minmax(src, n, out): the least and greatest so
+// far (four lanes of each at out, out + 16) and n float32 values (NaN ignored, as the
+// reference's < and > comparisons do), back at out.
 const dql = `
   (func (export "dql") (param $src i32) (param $n i32) (param $dst i32) (param $scale f32) (param $zp f32)
     (local $end i32) (local $s v128) (local $z v128) (local $q v128)
@@ -275,6 +276,8 @@ const dql = `
   (func (export "minmax") (param $src i32) (param $n i32) (param $out i32)
     (local $end i32) (local $lo v128) (local $hi v128) (local $v v128)
     (local.set $end (i32.add (local.get $src) (i32.shl (local.get $n) (i32.const 2))))
+    (local.set $lo (v128.load (local.get $out)))
+    (local.set $hi (v128.load offset=16 (local.get $out)))
     (block $d (loop $l
       (br_if $d (i32.ge_u (local.get $src) (local.get $end)))
       (local.set $v (v128.load (local.get $src)))

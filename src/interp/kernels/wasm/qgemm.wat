@@ -229,6 +229,8 @@
   (func (export "minmax") (param $src i32) (param $n i32) (param $out i32)
     (local $end i32) (local $lo v128) (local $hi v128) (local $v v128)
     (local.set $end (i32.add (local.get $src) (i32.shl (local.get $n) (i32.const 2))))
+    (local.set $lo (v128.load (local.get $out)))
+    (local.set $hi (v128.load offset=16 (local.get $out)))
     (block $d (loop $l
       (br_if $d (i32.ge_u (local.get $src) (local.get $end)))
       (local.set $v (v128.load (local.get $src)))
