@@ -5,7 +5,7 @@
 
 import { attrInts } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64, fromProductSums, toFloat64, scratch } from "../tensor.js";
+import { fromFloat64, fromProductSums, isHalfType, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { intAttr, stringAttr } from "./attrs.js";
 import { convDepthwise, convGemm, gemmFor } from "./gemm-ops.js";
@@ -128,8 +128,9 @@ export interface ConvPlan {
   nK: number;
   inSize: number;
   outShape: number[];
-  /** 2-D windows: [H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW] (im2col in WebAssembly). */
+  /** 2-D windows: [H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW] (im2col in WebAssembly), OH. */
   win2d?: number[];
+  OH?: number;
   /** For each (output position, kernel position): the input offset read, -1 in padding. */
   table: () => Int32Array;
 }
@@ -167,6 +168,7 @@ export function convPlan(ctx: KernelContext, x: RTensor, wT: RTensor): ConvPlan 
     inSize: prod(inSpatial),
     outShape,
     win2d,
+    OH: w.outSpatial[0],
     table: () => windowTable(inSpatial, w),
   };
 }
@@ -234,7 +236,7 @@ function pool(kind: "max" | "avg"): Kernel {
       kind === "max" &&
       !wantIndices &&
       inSpatial.length === 2 &&
-      x.dtype === DataType.FLOAT &&
+      (x.dtype === DataType.FLOAT || isHalfType(x.dtype)) &&
       gemmEnabled()
     ) {
       const outShape = [x.shape[0]!, x.shape[1]!, ...w.outSpatial];

@@ -24,7 +24,15 @@ import { broadcastsMultidirectionally } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
 import { intAttr } from "./attrs.js";
 import { erf, erfFloat32 } from "./erf.js";
-import { arithWasm, erfWasm } from "./ew-wasm.js";
+import { gemmEnabled } from "./wasm/gemm.js";
+import {
+  arithRowsWasm,
+  arithWasm,
+  erfWasm,
+  narrowHalfWasm,
+  reluWasm,
+  widenHalfWasm,
+} from "./ew-wasm.js";
 
 type Num = (x: number) => number;
 type Big = (x: bigint) => bigint;
@@ -45,8 +53,14 @@ function domainOf(dtype: number): Domain | undefined {
 
 /** The values to compute with: float16/bfloat16 decoded to float32, other storage as is. */
 function computeView(t: RTensor): Storage {
-  return isHalfType(t.dtype) ? toFloat32(t) : t.data;
+  if (!isHalfType(t.dtype)) return t.data;
+  const n = t.data.length;
+  const out = scratch(Float32Array, n);
+  if (widenHalfWasm(t.data as Uint16Array, halfKind(t.dtype), out)) return out;
+  return toFloat32(t);
 }
+
+const halfKind = (dtype: number) => (dtype === DataType.FLOAT16 ? 1 : 2);
 
 /** Output storage for computing: float32 for the half types (encoded afterwards). */
 function computeStorage(dtype: number, n: number): Storage {
@@ -54,8 +68,15 @@ function computeStorage(dtype: number, n: number): Storage {
 }
 
 function finish(dtype: number, shape: number[], data: Storage): RTensor {
-  if (isHalfType(dtype)) return { dtype, shape, data: encodeHalf(dtype, data as Float32Array) };
+  if (isHalfType(dtype)) return { dtype, shape, data: narrowed(dtype, data as Float32Array) };
   return { dtype, shape, data };
+}
+
+/** float32 values rounded to float16 / bfloat16 bits (encodeHalf's). */
+function narrowed(dtype: number, v: Float32Array): Uint16Array {
+  const out = allocStorage(dtype, v.length) as Uint16Array;
+  if (narrowHalfWasm(v, halfKind(dtype), out)) return out;
+  return encodeHalf(dtype, v);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -99,11 +120,46 @@ export function unary(op: string, spec: UnarySpec): Kernel {
       spec.f32(x.data as Float32Array, out);
       return [{ dtype: x.dtype, shape: [...x.shape], data: out }];
     }
-    const src = computeView(x) as Float64Array;
-    const out = computeStorage(x.dtype, n) as Float64Array;
-    for (let i = 0; i < n; i++) out[i] = f(src[i]!);
-    return [finish(x.dtype, [...x.shape], out)];
+    // (Off with the other fast paths, setGemmDisabled, so that tests compare the two.)
+    if (isHalfType(x.dtype) && n >= HALF_TABLE_MIN && gemmEnabled()) {
+      const table = halfTable(f, x.dtype);
+      const src = x.data as Uint16Array;
+      const out = allocStorage(x.dtype, n) as Uint16Array;
+      for (let i = 0; i < n; i++) out[i] = table[src[i]!]!;
+      return [{ dtype: x.dtype, shape: [...x.shape], data: out }];
+    }
+    return [unaryFloat(f, x)];
   };
+}
+
+/** The unary loop over numbers: float16/bfloat16 decoded to float32, computed, rounded back. */
+function unaryFloat(f: Num, x: RTensor): RTensor {
+  const n = x.data.length;
+  const src = computeView(x) as Float64Array;
+  const out = computeStorage(x.dtype, n) as Float64Array;
+  for (let i = 0; i < n; i++) out[i] = f(src[i]!);
+  return finish(x.dtype, [...x.shape], out);
+}
+
+/** float16/bfloat16 inputs of at least this many elements go through a table of all 2^16 values. */
+const HALF_TABLE_MIN = 1 << 18;
+const halfTables = new WeakMap<Num, Map<number, Uint16Array>>();
+
+/**
+ * f's results for every float16 / bfloat16 bit pattern, computed by the same loop (unaryFloat)
+ * as any tensor of that type: a tensor's results are then its elements' entries.
+ */
+function halfTable(f: Num, dtype: number): Uint16Array {
+  let byType = halfTables.get(f);
+  if (!byType) halfTables.set(f, (byType = new Map()));
+  let t = byType.get(dtype);
+  if (!t) {
+    const all = new Uint16Array(65536);
+    for (let i = 0; i < 65536; i++) all[i] = i;
+    t = unaryFloat(f, { dtype, shape: [65536], data: all }).data as Uint16Array;
+    byType.set(dtype, t);
+  }
+  return t;
 }
 
 const absBig: Big = (x) => (x < 0n ? -x : x);
@@ -153,6 +209,7 @@ export const unaryKernels: Record<string, Kernel> = {
   }),
   Relu: unary("Relu", {
     f32: (src, out) => {
+      if (reluWasm(src, out)) return;
       for (let i = 0; i < src.length; i++) {
         const x = src[i]!;
         out[i] = x < 0 ? 0 : x;
@@ -263,11 +320,13 @@ export function binaryCompute(
   const sa = unitStep(a.shape, shape);
   const sb = unitStep(b.shape, shape);
   if (dom === "float" && spec.fast) {
+    // float32 values (float16 widened, every NaN the same) on WebAssembly where shapes allow.
+    const wasm = dtype === DataType.FLOAT || dtype === DataType.FLOAT16;
     if (sa >= 0 && sb >= 0) {
       const f32 = (x: Storage) => x as Float32Array;
-      if (!(dtype === DataType.FLOAT && arithWasm(spec.fast, f32(av), sa, f32(bv), sb, f32(out))))
+      if (!(wasm && arithWasm(spec.fast, f32(av), sa, f32(bv), sb, f32(out))))
         fastFloat(spec.fast, av, sa, bv, sb, out);
-    } else blockedFloat(spec.fast, av, a.shape, bv, b.shape, shape, out);
+    } else blockedFloat(spec.fast, av, a.shape, bv, b.shape, shape, out, wasm);
   } else broadcast2(av, ia, bv, ib, out, f);
   return finish(dtype, shape, out);
 }
@@ -353,6 +412,7 @@ function blockedFloat(
   bShape: readonly number[],
   shape: readonly number[],
   out: Float64Array,
+  f32 = false,
 ): void {
   if (out.length === 0) return;
   const dims: number[] = [];
@@ -395,8 +455,14 @@ function blockedFloat(
   const counter = new Array<number>(last).fill(0);
   let ja = 0;
   let kb = 0;
-  for (let o = 0; o < out.length; o += len) {
-    rowOp(op, a, ja, da, b, kb, db, out, o, len);
+  // Each row's first operand indices; long float32 rows go to WebAssembly (arithRowsWasm).
+  const rows = out.length / len;
+  const starts = f32 && len >= 4096 ? scratch(Int32Array, 2 * rows) : undefined;
+  for (let o = 0, r = 0; o < out.length; o += len, r++) {
+    if (starts) {
+      starts[2 * r] = ja;
+      starts[2 * r + 1] = kb;
+    } else rowOp(op, a, ja, da, b, kb, db, out, o, len);
     for (let ax = last - 1; ax >= 0; ax--) {
       ja += sa[ax]!;
       kb += sb[ax]!;
@@ -406,6 +472,12 @@ function blockedFloat(
       counter[ax] = 0;
     }
   }
+  if (!starts) return;
+  const f = (x: Float64Array) => x as unknown as Float32Array;
+  const at = (k: number) => (r: number) => starts[2 * r + k]!;
+  if (!arithRowsWasm(op, f(a), at(0), da, f(b), at(1), db, f(out), len))
+    for (let r = 0; r < rows; r++)
+      rowOp(op, a, starts[2 * r]!, da, b, starts[2 * r + 1]!, db, out, r * len, len);
 }
 
 /** One row of `blockedFloat`: out[o + i] = a[ja + i·da] op b[kb + i·db]. */
@@ -754,16 +826,19 @@ export function castTensor(ctx: KernelContext, x: RTensor, to: number): RTensor 
     return castTensor(ctx, { dtype: DataType.DOUBLE, shape, data: vals }, to);
   }
   // From numbers (float, small int, bool; half types decoded exactly).
-  const v = (isHalfType(x.dtype) ? toFloat32(x) : src) as Float64Array;
+  const v = (isHalfType(x.dtype) ? computeView(x) : src) as Float64Array;
   if (to === DataType.FLOAT16 || to === DataType.BFLOAT16) {
     const out = scratch(Uint16Array, n);
+    if (v instanceof Float32Array && narrowHalfWasm(v, halfKind(to), out))
+      return { dtype: to, shape, data: out };
     const enc = to === DataType.FLOAT16 ? numberToFloat16Bits : numberToBfloat16Bits;
     for (let i = 0; i < n; i++) out[i] = enc(v[i]!);
     return { dtype: to, shape, data: out };
   }
   if (to === DataType.FLOAT || to === DataType.DOUBLE) {
+    // The typed arrays' own conversion: each element as the loop would store it.
     const out = allocStorage(to, n) as Float64Array;
-    for (let i = 0; i < n; i++) out[i] = v[i]!;
+    out.set(v);
     return { dtype: to, shape, data: out };
   }
   if (to === DataType.BOOL) {

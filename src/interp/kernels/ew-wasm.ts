@@ -139,3 +139,101 @@ export function hardSigmoidWasm(
   const ar = gemmArena();
   return mapChunks(src, out, (xAt, yAt, len) => ar!.ex.hsig!(xAt, yAt, len, a, b));
 }
+
+/** float32 Relu (ewmem.wat's relu): x < 0 ? 0 : x, NaN and −0 unchanged. */
+export function reluWasm(src: Float32Array, out: Float32Array): boolean {
+  const ar = gemmArena();
+  return mapChunks(src, out, (xAt, yAt, len) => ar!.ex.relu!(xAt, yAt, len));
+}
+
+/**
+ * float16 / bfloat16 bits (`half` 1 / 2) as float32 (ewmem.wat's h2f: toFloat32's values, every
+ * float16 NaN as 0x7fc00000), in windows of the arena. False where the platform does not allow it.
+ */
+export function widenHalfWasm(src: Uint16Array, half: 1 | 2, out: Float32Array): boolean {
+  const n = src.length;
+  if (n < MIN || !gemmEnabled()) return false;
+  const ar = gemmArena()!;
+  try {
+    const yAt = scratchAlloc(ar, CHUNK * 4, "a result window");
+    const bits = yAt + CHUNK * 2; // widened downwards in place, as stage does
+    const [bv, yv] = [new Uint16Array(ar.memory.buffer, bits, CHUNK), f32At(ar, yAt, CHUNK)];
+    for (let s = 0; s < n; s += CHUNK) {
+      const len = Math.min(CHUNK, n - s);
+      bv.set(src.subarray(s, s + len));
+      ar.ex.h2f!(bits, yAt, (len + 3) & ~3, half - 1);
+      out.set(len === CHUNK ? yv : yv.subarray(0, len), s);
+    }
+  } finally {
+    scratchRelease(ar);
+  }
+  return true;
+}
+
+/**
+ * float32 values rounded to float16 / bfloat16 bits (`half` 1 / 2) as encodeHalf rounds them
+ * (ewmem.wat's f2h from float32, NaN kept), in windows of the arena. False where the platform
+ * does not allow it.
+ */
+export function narrowHalfWasm(src: Float32Array, half: 1 | 2, out: Uint16Array): boolean {
+  const n = src.length;
+  if (n < MIN || !gemmEnabled()) return false;
+  const ar = gemmArena()!;
+  try {
+    const xAt = scratchAlloc(ar, CHUNK * 4, "an operand window");
+    const [xv, yv] = [f32At(ar, xAt, CHUNK), new Uint16Array(ar.memory.buffer, xAt, CHUNK)];
+    for (let s = 0; s < n; s += CHUNK) {
+      const len = Math.min(CHUNK, n - s);
+      xv.set(src.subarray(s, s + len));
+      ar.ex.f2h!(xAt, xAt, len, (half - 1) | 2 | 4);
+      out.set(len === CHUNK ? yv : yv.subarray(0, len), s);
+    }
+  } finally {
+    scratchRelease(ar);
+  }
+  return true;
+}
+
+/**
+ * float32 arithmetic over rows (a broadcast merged to its last axis, as elementwise.ts's
+ * blockedFloat does): for each row r of `len` outputs at r·len, out = a op b with a's values from
+ * `aAt(r)` stepping `da` (1, or 0: one value for the row), b's likewise. Rows of at least
+ * `CHUNK / 4` values only (else false, nothing written).
+ */
+export function arithRowsWasm(
+  op: keyof typeof OPS,
+  a: Float32Array,
+  aAt: (r: number) => number,
+  da: number,
+  b: Float32Array,
+  bAt: (r: number) => number,
+  db: number,
+  out: Float32Array,
+  len: number,
+): boolean {
+  const n = out.length;
+  if (len < CHUNK / 4 || n < MIN || !gemmEnabled()) return false;
+  const ar = gemmArena()!;
+  try {
+    const xAt = scratchAlloc(ar, CHUNK * 4, "an operand window");
+    const yAt = scratchAlloc(ar, CHUNK * 4, "an operand window");
+    const oAt = scratchAlloc(ar, CHUNK * 4, "a result window");
+    const [xv, yv, ov] = [f32At(ar, xAt, CHUNK), f32At(ar, yAt, CHUNK), f32At(ar, oAt, CHUNK)];
+    const rows = n / len;
+    for (let r = 0; r < rows; r++) {
+      const [ja, kb] = [aAt(r), bAt(r)];
+      for (let s = 0; s < len; s += CHUNK) {
+        const m = Math.min(CHUNK, len - s);
+        if (da) xv.set(a.subarray(ja + s, ja + s + m));
+        else xv.fill(a[ja]!, 0, m);
+        if (db) yv.set(b.subarray(kb + s, kb + s + m));
+        else yv.fill(b[kb]!, 0, m);
+        ar.ex.ew!(OPS[op], xAt, 0, yAt, 0, oAt, 1, m);
+        out.set(m === CHUNK ? ov : ov.subarray(0, m), r * len + s);
+      }
+    }
+  } finally {
+    scratchRelease(ar);
+  }
+  return true;
+}

@@ -30,7 +30,7 @@ import {
   type Arena,
   type Src,
 } from "./wasm/gemm.js";
-import { JOB, runPanels } from "./wasm/gemm-threads.js";
+import { JOB, JOB_THREADS, runPanels } from "./wasm/gemm-threads.js";
 
 /**
  * Whether the WebAssembly product can take these operands: float32, float16 or bfloat16, all of
@@ -107,6 +107,8 @@ export interface ConvGeometry {
   table: () => Int32Array;
   /** 2-D windows: [H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW] (im2col in WebAssembly). */
   win2d?: number[];
+  /** 2-D windows: the output rows. */
+  OH?: number;
 }
 
 /** Bytes of a convolution's columns (B) made at a time: a chunk of output positions. */
@@ -123,6 +125,53 @@ export function chunkColumns(nOut: number, bpc: number, m: number, esz: number, 
   const cols = Math.min(COLS_BYTES / bpc, RES_BYTES / (m * esz));
   return Math.min(nOut, Math.max(nr, Math.floor(cols / nr) * nr));
 }
+
+/** A 2-D convolution's input planes padded with zeros to its windows' reach, and its taps. */
+export interface PaddedPlanes {
+  Hp: number;
+  Wp: number;
+  /** Values a plane. */
+  plane: number;
+  /** Per tap t = (ic·KH + kh)·KW + kw, its value's byte offset from a window's origin. */
+  taps: number;
+}
+
+/**
+ * The padded planes' geometry for 2-D windows (`win2d`, OH output rows) of `cg` input planes and
+ * `nK` kernel positions, and the taps' offsets (elements of `esz` bytes) in scratch: `count` of
+ * them, those past cg·nK reading the plane after the input's (the caller keeps it zero).
+ */
+export function paddedPlanes(
+  ar: Arena,
+  win2d: number[],
+  OH: number,
+  cg: number,
+  nK: number,
+  esz: number,
+  count: number,
+): PaddedPlanes {
+  const [H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW] = win2d as [number, ...number[]];
+  const Hp = Math.max(H + ph!, (OH - 1) * sh! + (KH! - 1) * dh! + 1);
+  const Wp = Math.max(W! + pw!, (OW! - 1) * sw! + (KW! - 1) * dw! + 1);
+  const plane = Hp * Wp;
+  const taps = scratchAlloc(ar, count * 4, "taps");
+  const tv = new Int32Array(ar.memory.buffer, taps, count);
+  const K = cg * nK;
+  for (let t = 0; t < count; t++) {
+    if (t >= K) {
+      tv[t] = esz * cg * plane;
+      continue;
+    }
+    const ic = Math.floor(t / nK);
+    const q = t - ic * nK;
+    const kh = Math.floor(q / KW!);
+    tv[t] = esz * (ic * plane + kh * dh! * Wp + (q - kh * KW!) * dw!);
+  }
+  return { Hp, Wp, plane, taps };
+}
+
+/** Bytes of the windows' rows of positions, per thread of a job (im2col16/im2col32's rq). */
+export const POSITIONS_BYTES = 64 * JOB_THREADS;
 
 /**
  * Conv as one product per (image, group): packed weights (mg × cg·nK) times the packed columns
@@ -156,26 +205,34 @@ export function convGemm(
       if (bv) f64At(ar, bias, mg).set(bv.subarray(gi * mg, (gi + 1) * mg));
       const colsAt = scratchAlloc(ar, packedBBytes(K, cols), "convolution columns");
       const res = scratchAlloc(ar, mg * cols * esz, "convolution result");
+      const pp = g.win2d && paddedPlanes(ar, g.win2d, g.OH!, cg, nK, 4, K);
+      const rq = scratchAlloc(ar, POSITIONS_BYTES, "positions");
       for (let bi = 0; bi < n; bi++) {
         const x0 = (bi * c + gi * cg) * inSize;
-        const xAt = g.win2d ? stage(ar, xs, x0, cg * inSize) : -1;
-        const tab = g.win2d ? undefined : table();
+        const top = ar.top;
+        let xAt = -1;
+        if (pp) {
+          // The image's planes as float32, padded.
+          xAt = scratchAlloc(ar, (pp.plane * cg + 4) * 4, "a padded input");
+          const staged = stage(ar, xs, x0, cg * inSize);
+          const [H, W, , , , , , , ph, pw] = g.win2d!;
+          ar.ex.pad32!(staged, cg, H!, W!, xAt, pp.Hp, pp.Wp, ph!, pw!);
+          ar.top = staged;
+        }
+        const tab = pp ? undefined : table();
         for (let j0 = 0; j0 < nOut; j0 += cols) {
           const nc = Math.min(cols, nOut - j0);
           const panels = Math.ceil(nc / NR);
-          if (g.win2d)
-            runPanels(
-              ar,
-              [JOB.colsFloat, xAt, colsAt, nc, NR * 4 * K, j0, cg, ...g.win2d],
-              panels,
-              K * NR,
-            );
-          else im2col(f32At(ar, colsAt, panels * NR * K), xs, x0, inSize, cg, nK, j0, nc, tab!);
+          if (pp) {
+            const [, , , , sh, sw, , , , , OW] = g.win2d!;
+            const args = [JOB.colsFloat, xAt, colsAt, nc, NR * 4 * K, j0, pp.taps, K, pp.Wp];
+            runPanels(ar, [...args, sh!, sw!, OW!, rq], panels, K * NR);
+          } else im2col(f32At(ar, colsAt, panels * NR * K), xs, x0, inSize, cg, nK, j0, nc, tab!);
           gemm(ar, a, panelsAt(colsAt, K), res, bias, mg, nc, K, esz === 8);
           for (let r = 0; r < mg; r++)
             store(ar, res + r * nc * esz, nc, dst, (bi * m + gi * mg + r) * nOut + j0);
         }
-        if (xAt >= 0) ar.top = xAt;
+        ar.top = top;
       }
       scratchRelease(ar);
     }

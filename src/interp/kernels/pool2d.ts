@@ -1,9 +1,10 @@
-// float32 MaxPool over two spatial axes without the indices output: the general loop's rule (the
+// float32 (and float16, bfloat16) MaxPool over two spatial axes without the indices output: the general loop's rule (the
 // largest value of the window's taps inside the input, taken in kernel order; any NaN gives NaN)
 // with the window's bounds worked out per row instead of through a table.
 
 import { DataType } from "../../ir/types.js";
-import { allocStorage } from "../tensor.js";
+import { allocStorage, encodeHalf, scratch, toFloat32 } from "../tensor.js";
+import { narrowHalfWasm, widenHalfWasm } from "./ew-wasm.js";
 import type { RTensor } from "../types.js";
 
 /** The window geometry of a 2-D convolution or pooling. */
@@ -23,11 +24,21 @@ export function flat2d(w: Window2d): number[] {
   );
 }
 
+/**
+ * float32 MaxPool, and float16 / bfloat16 through float32 (widened exactly; the largest value
+ * is one of the inputs, so rounding it back gives its bits, a NaN as the reference writes it).
+ */
 export function maxPool2d(x: RTensor, w: Window2d, outShape: number[]): RTensor {
   const [H, W, OH, OW, KH, KW, sh, sw, dh, dw, ph, pw] = flat2d(w);
   const planes = x.shape[0]! * x.shape[1]!;
-  const xv = x.data as Float32Array;
-  const out = allocStorage(DataType.FLOAT, planes * OH * OW) as Float32Array;
+  const half = x.dtype === DataType.FLOAT16 ? 1 : x.dtype === DataType.BFLOAT16 ? 2 : 0;
+  let xv = x.data as Float32Array;
+  if (half) {
+    xv = scratch(Float32Array, x.data.length);
+    if (!widenHalfWasm(x.data as Uint16Array, half, xv)) xv = toFloat32(x) as Float32Array;
+  }
+  const n = planes * OH * OW;
+  const out = half ? scratch(Float32Array, n) : (allocStorage(DataType.FLOAT, n) as Float32Array);
   let o = 0;
   for (let p = 0; p < planes; p++) {
     const x0 = p * H * W;
@@ -53,5 +64,8 @@ export function maxPool2d(x: RTensor, w: Window2d, outShape: number[]): RTensor 
       }
     }
   }
-  return { dtype: DataType.FLOAT, shape: outShape, data: out };
+  if (!half) return { dtype: DataType.FLOAT, shape: outShape, data: out };
+  const bits = allocStorage(x.dtype, n) as Uint16Array;
+  if (!narrowHalfWasm(out, half, bits)) bits.set(encodeHalf(x.dtype, out));
+  return { dtype: x.dtype, shape: outShape, data: bits };
 }

@@ -21,8 +21,8 @@ import {
   scratchRelease,
   type Arena,
 } from "./wasm/gemm.js";
-import { JOB, JOB_THREADS, runPanels } from "./wasm/gemm-threads.js";
-import { chunkColumns } from "./gemm-ops.js";
+import { JOB, runPanels } from "./wasm/gemm-threads.js";
+import { POSITIONS_BYTES, chunkColumns, paddedPlanes } from "./gemm-ops.js";
 
 /** 8-bit integer values (int8 or uint8 storage). */
 export type Int8Data = Int8Array | Uint8Array;
@@ -206,7 +206,8 @@ export function qconv(
   bias?: ArrayLike<number>,
 ): Int32Array {
   const { n, c, m, cg, group, mg, inSize, nOut, nK } = p;
-  const [H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW] = p.win2d!;
+  const [H, W, , , sh, sw, , , ph, pw, OW] = p.win2d!;
+  const OH = p.OH!;
   const K = cg * nK;
   const KP = pairs(K);
   const out = allocStorage(DataType.INT32, n * m * nOut) as Int32Array;
@@ -222,34 +223,27 @@ export function qconv(
       scratchRelease(ar);
       const a = qpacked(ar, "a", w, gi * mg * K, K, 1, mg, K, wz, wZeroConstant);
       const bi = biasRows(ar, mg, bias, gi * mg);
-      // Per tap t = (ic·KH + kh)·KW + kw: its plane's byte offset and its offset from a
-      // window's origin.
-      const taps = scratchAlloc(ar, (K + 1) * 16, "taps");
-      const tv = new Int32Array(ar.memory.buffer, taps, (K + 1) * 4).fill(0);
-      for (let t = 0; t < K; t++) {
-        const ic = Math.floor(t / nK);
-        const q = t - ic * nK;
-        const kh = Math.floor(q / KW!);
-        tv[4 * t] = ic * inSize * 2;
-        tv[4 * t + 1] = kh * dh! - ph!;
-        tv[4 * t + 2] = (q - kh * KW!) * dw! - pw!;
-      }
-      const rq = scratchAlloc(ar, 64 * JOB_THREADS, "positions");
+      // The input's planes centred and padded with zeros (the zero point, centred), and a plane
+      // of zeros after them for the missing tap of an odd K.
+      const pp = paddedPlanes(ar, p.win2d!, OH, cg, nK, 2, 2 * KP);
+      const { Hp, Wp, plane } = pp;
+      const rq = scratchAlloc(ar, POSITIONS_BYTES, "positions");
       const colsAt = scratchAlloc(ar, packedQBBytes(K, cols), "convolution columns");
       const res = scratchAlloc(ar, mg * cols * 4, "convolution result");
       for (let b = 0; b < n; b++) {
         const x0 = (b * c + gi * cg) * inSize;
         const top = ar.top;
         const raw = stage8(ar, x, x0, cg * inSize);
-        const xAt = scratchAlloc(ar, align8(cg * inSize) * 2, "a centred input");
-        ar.ex.centre!(raw, cg * inSize, xZero, signed, xAt);
+        const xAt = scratchAlloc(ar, ((cg + 1) * plane + 8) * 2, "a centred input");
+        ar.ex.centre!(raw, cg, H!, W!, xZero, signed, xAt, Hp, Wp, ph!, pw!);
+        new Int16Array(ar.memory.buffer, xAt + 2 * cg * plane, plane + 8).fill(0);
         for (let j0 = 0; j0 < nOut; j0 += cols) {
           const nc = Math.min(cols, nOut - j0);
           const panels = Math.ceil(nc / QNR);
           const pstride = QNR * 4 * KP;
           runPanels(
             ar,
-            [JOB.colsInt, xAt, colsAt, nc, pstride, j0, taps, K, H!, W!, sh!, sw!, OW!, rq],
+            [JOB.colsInt, xAt, colsAt, nc, pstride, j0, pp.taps, 2 * KP, Wp, sh!, sw!, OW!, rq],
             panels,
             K * QNR,
           );

@@ -120,72 +120,6 @@ function packFn(name, R, wide) {
       (br $ol))))`;
 }
 
-// im2col(x, C, H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW, j0, N, dst): a 2-D convolution's columns
-// for output positions j0 ≤ j < N (j0 a multiple of NR) as float32 panels of NR positions, row
-// t = (ic·KH + kh)·KW + kw, 0 where a tap is in the padding or past N.
-const im2col = `
-  (func (export "im2col") (param $x i32) (param $C i32) (param $H i32) (param $W i32) (param $KH i32) (param $KW i32)
-    (param $sh i32) (param $sw i32) (param $dh i32) (param $dw i32) (param $ph i32) (param $pw i32) (param $OW i32) (param $j0 i32) (param $N i32) (param $dst i32)
-    (local $c i32) (local $ic i32) (local $kh i32) (local $kw i32) (local $j i32)
-    (local $ih i32) (local $iw i32) (local $plane i32) (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32) (local $q0 i32) (local $q1 i32) (local $q2 i32) (local $q3 i32)
-    (local $hw i32) (local $run i32)
-    (local.set $hw (i32.mul (local.get $H) (local.get $W)))
-    (block $jd (loop $jl
-      (br_if $jd (i32.ge_u (local.get $j0) (local.get $N)))
-      ${range(NR)
-        .map(
-          (c) => `(local.set $j (i32.add (local.get $j0) (i32.const ${c})))
-      (if (i32.lt_u (local.get $j) (local.get $N))
-        (then
-          (local.set $r${c} (i32.sub (i32.mul (i32.div_u (local.get $j) (local.get $OW)) (local.get $sh)) (local.get $ph)))
-          (local.set $q${c} (i32.sub (i32.mul (i32.rem_u (local.get $j) (local.get $OW)) (local.get $sw)) (local.get $pw))))
-        (else (local.set $r${c} (i32.const -1000000000)) (local.set $q${c} (i32.const -1000000000))))`,
-        )
-        .join("\n      ")}
-      ;; $run: the panel's NR positions are consecutive in one output row at stride 1, so a tap
-      ;; inside the image reads NR consecutive input values (one v128).
-      (local.set $run (i32.and (i32.eq (local.get $sw) (i32.const 1))
-        (i32.and (i32.lt_u (i32.add (local.get $j0) (i32.const ${NR - 1})) (local.get $N))
-          (i32.lt_u (i32.add (i32.rem_u (local.get $j0) (local.get $OW)) (i32.const ${NR - 1})) (local.get $OW)))))
-      (local.set $plane (local.get $x))
-      (local.set $ic (i32.const 0))
-      (block $cd (loop $cl
-        (br_if $cd (i32.ge_u (local.get $ic) (local.get $C)))
-        (local.set $kh (i32.const 0))
-        (block $hd (loop $hl
-          (br_if $hd (i32.ge_u (local.get $kh) (local.get $KH)))
-          (local.set $kw (i32.const 0))
-          (block $wd (loop $wl
-            (br_if $wd (i32.ge_u (local.get $kw) (local.get $KW)))
-            (local.set $ih (i32.add (local.get $r0) (i32.mul (local.get $kh) (local.get $dh))))
-            (local.set $iw (i32.add (local.get $q0) (i32.mul (local.get $kw) (local.get $dw))))
-            (if (i32.and (i32.and (local.get $run) (i32.lt_u (local.get $ih) (local.get $H)))
-                  (i32.and (i32.lt_u (local.get $iw) (local.get $W)) (i32.lt_u (i32.add (local.get $iw) (i32.const ${NR - 1})) (local.get $W))))
-              (then (v128.store (local.get $dst) (v128.load align=4 (i32.add (local.get $plane) (i32.shl (i32.add (i32.mul (local.get $ih) (local.get $W)) (local.get $iw)) (i32.const 2))))))
-              (else
-            ${range(NR)
-              .map(
-                (
-                  c,
-                ) => `(local.set $ih (i32.add (local.get $r${c}) (i32.mul (local.get $kh) (local.get $dh))))
-            (local.set $iw (i32.add (local.get $q${c}) (i32.mul (local.get $kw) (local.get $dw))))
-            (f32.store offset=${4 * c} (local.get $dst)
-              (if (result f32) (i32.and (i32.lt_u (local.get $ih) (local.get $H)) (i32.lt_u (local.get $iw) (local.get $W)))
-                (then (f32.load (i32.add (local.get $plane) (i32.shl (i32.add (i32.mul (local.get $ih) (local.get $W)) (local.get $iw)) (i32.const 2)))))
-                (else (f32.const 0))))`,
-              )
-              .join("\n            ")}))
-            (local.set $dst (i32.add (local.get $dst) (i32.const ${4 * NR})))
-            (local.set $kw (i32.add (local.get $kw) (i32.const 1)))
-            (br $wl)))
-          (local.set $kh (i32.add (local.get $kh) (i32.const 1)))
-          (br $hl)))
-        (local.set $plane (i32.add (local.get $plane) (i32.shl (local.get $hw) (i32.const 2))))
-        (local.set $ic (i32.add (local.get $ic) (i32.const 1)))
-        (br $cl)))
-      (local.set $j0 (i32.add (local.get $j0) (i32.const ${NR})))
-      (br $jl))))`;
-
 // dw2d(plane, PW, wq, offs, nK, OH, OW, sh, sw, bias, out): one channel of a depthwise 2-D
 // convolution over a zero-padded float64 plane PW wide; output (oh, ow) = bias + Σ_q
 // plane[oh·sh·PW + ow·sw + offs[q]] · wq[q] in order of q, two outputs (f64x2 lanes) at a time,
@@ -372,18 +306,24 @@ const h2f = `
       (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
       (br $l))))`;
 
-// f2h(src, dst, n, bf): n float64 values at src rounded to float16 (bf 0) or bfloat16 (bf 1) bits
-// at dst (u16), as numberToFloat16Bits / numberToBfloat16Bits (../../../ir/dtype.ts) round them
-// (float16 to nearest even from the float64 value, bfloat16 from the float32 nearest to it),
-// except that every NaN becomes the quiet NaN 0x7e00 / 0x7fc0, as fromProductSums
-// (../../tensor.ts) writes a product's NaN.
+// f2h(src, dst, n, mode): n float64 (float32 with mode & 2) values at src rounded to float16
+// (mode & 1 = 0) or bfloat16 (mode & 1) bits at dst (u16), as numberToFloat16Bits /
+// numberToBfloat16Bits (../../../ir/dtype.ts) round them (float16 to nearest even from the
+// value, bfloat16 from the float32 nearest to it); every NaN becomes the quiet NaN 0x7e00 /
+// 0x7fc0, as fromProductSums (../../tensor.ts) writes a product's NaN, unless mode & 4 (a NaN then
+// keeps its sign, and a bfloat16 its top payload bits, quieted, as those functions do).
 const f2h = `
-  (func (export "f2h") (param $src i32) (param $dst i32) (param $n i32) (param $bf i32)
+  (func (export "f2h") (param $src i32) (param $dst i32) (param $n i32) (param $mode i32)
     (local $end i32) (local $x f64) (local $hi i32) (local $lo i32) (local $s i32) (local $e i32) (local $m i32) (local $u i32) (local $r i32)
-    (local.set $end (i32.add (local.get $src) (i32.shl (local.get $n) (i32.const 3))))
+    (local $bf i32) (local $w i32)
+    (local.set $bf (i32.and (local.get $mode) (i32.const 1)))
+    (local.set $w (select (i32.const 4) (i32.const 8) (i32.and (local.get $mode) (i32.const 2))))
+    (local.set $end (i32.add (local.get $src) (i32.mul (local.get $n) (local.get $w))))
     (block $d (loop $l
       (br_if $d (i32.ge_u (local.get $src) (local.get $end)))
-      (local.set $x (f64.load (local.get $src)))
+      (local.set $x (if (result f64) (i32.and (local.get $mode) (i32.const 2))
+        (then (f64.promote_f32 (f32.load (local.get $src))))
+        (else (f64.load (local.get $src)))))
       (if (local.get $bf)
         (then
           (local.set $u (i32.reinterpret_f32 (f32.demote_f64 (local.get $x))))
@@ -410,14 +350,28 @@ const f2h = `
                   (then (i32.const 0))
                   (else (i32.trunc_f64_u (f64.nearest (f64.mul (f64.abs (local.get $x)) (f64.const 0x1p24)))))))))))))
           (local.set $r (i32.or (local.get $r) (local.get $s)))))
-      (if (f64.ne (local.get $x) (local.get $x))
+      (if (i32.and (f64.ne (local.get $x) (local.get $x)) (i32.eqz (i32.and (local.get $mode) (i32.const 4))))
         (then (local.set $r (select (i32.const 0x7fc0) (i32.const 0x7e00) (local.get $bf)))))
       (i32.store16 (local.get $dst) (local.get $r))
-      (local.set $src (i32.add (local.get $src) (i32.const 8)))
+      (local.set $src (i32.add (local.get $src) (local.get $w)))
       (local.set $dst (i32.add (local.get $dst) (i32.const 2)))
       (br $l))))`;
 
-/** The elementwise module (ew, erf32, hsig, h2f, f2h) over the product's memory. */
+// relu(src, dst, n): float32 Relu, x < 0 ? 0 : x (NaN and −0 pass unchanged), four at a time
+// (n rounded up to 4).
+const relu = `
+  (func (export "relu") (param $src i32) (param $dst i32) (param $n i32)
+    (local $end i32) (local $v v128)
+    (local.set $end (i32.add (local.get $src) (i32.shl (local.get $n) (i32.const 2))))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $src) (local.get $end)))
+      (local.set $v (v128.load align=4 (local.get $src)))
+      (v128.store align=4 (local.get $dst) (v128.andnot (local.get $v) (f32x4.lt (local.get $v) (f32x4.splat (f32.const 0)))))
+      (local.set $src (i32.add (local.get $src) (i32.const 16)))
+      (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+      (br $l))))`;
+
+/** The elementwise module (ew, erf32, hsig, h2f, f2h, relu) over the product's memory. */
 export function ewWat(memory) {
   return `;; GENERATED by assemble.mjs (gemm-template.mjs): float32 elementwise arithmetic and Erf.
 (module
@@ -426,7 +380,8 @@ ${ew}
 ${erf32}
 ${hsig}
 ${h2f}
-${f2h})
+${f2h}
+${relu})
 `;
 }
 
@@ -481,7 +436,6 @@ export function gemmWat(memory) {
       (br $jl))))
 ${packFn("pack_a", MR, true)}
 ${packFn("pack_b", NR, false)}
-${im2col}
 ${dw2d})
 `;
 }

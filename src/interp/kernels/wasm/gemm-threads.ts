@@ -22,8 +22,8 @@ const C = {
   NPC: 9, // panel chunks per row chunk
   RB: 10, // row blocks per row chunk
   ARGS: 11, // the job's arguments (runTask's g)
-  NARGS: 18,
-  HELPED: 29, // HELPED + i: tasks helper i has run (statistics)
+  NARGS: 13,
+  HELPED: 24, // HELPED + i: tasks helper i has run (statistics)
 } as const;
 /** At most this many threads in all (so MAX_THREADS - 1 helpers). */
 const MAX_THREADS = 4;
@@ -47,10 +47,9 @@ const MRS = [6, 4, 1, 1];
  * also the helper's (toString), so that all threads compute a task the same way.
  *
  * g, a product: kind, a, b, c, bias, M, N, K, out64, ldb, pstride (K in steps of the summed
- * index: pairs for the integer product). Columns: kind, x, b, N, pstride, col0, then im2col's
- * (float: C, H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW; integer: taps, K, H, W, sh, sw, OW, and a
- * 64-byte window per thread: rq + 64·tid): the panels of output positions col0 + j, j < N, at
- * b + panel·pstride.
+ * index: pairs for the integer product). Columns: kind, x, b, N, pstride, col0, then im2col32's
+ * or im2col16's taps, K, Wp, sh, sw, OW, and a 64-byte window per thread (rq + 64·tid): the
+ * panels of output positions col0 + j, j < N, at b + panel·pstride.
  */
 function runTask(
   ex: Record<string, (...args: number[]) => void>,
@@ -71,23 +70,9 @@ function runTask(
     const nr = int ? 8 : 4;
     const [j0, j1] = [g[5]! + jb0 * nr, g[5]! + Math.min(g[3]!, jb1 * nr)];
     const dst = g[2]! + jb0 * g[4]!;
-    const c = g.slice(6, 18);
-    if (int)
-      ex.im2col16!(
-        g[1]!,
-        c[0]!,
-        c[1]!,
-        c[2]!,
-        c[3]!,
-        c[4]!,
-        c[5]!,
-        c[6]!,
-        j0,
-        j1,
-        c[7]! + 64 * tid,
-        dst,
-      );
-    else ex.im2col!(g[1]!, ...c, j0, j1, dst);
+    const c = g.slice(6, 13);
+    const im2col = int ? ex.im2col16! : ex.im2col32!;
+    im2col(g[1]!, c[0]!, c[1]!, c[2]!, c[3]!, c[4]!, c[5]!, j0, j1, c[6]! + 64 * tid, dst);
     return;
   }
   const r0 = rc * rb * (int ? 4 : 6);

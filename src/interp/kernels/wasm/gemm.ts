@@ -35,7 +35,7 @@ export interface Arena {
   modules: object[];
   gemm: GemmFn;
   /**
-   * pack_a / pack_b (src, s1, s2, n1, n2, dst), im2col, dw2d of gemm.wat; ew, erf32, hsig, h2f,
+   * pack_a / pack_b (src, s1, s2, n1, n2, dst), dw2d of gemm.wat; ew, erf32, hsig, h2f,
    * f2h of ewmem.wat; igemm, ipack, centre, im2col16, dql, minmax of qgemm.wat.
    */
   ex: Record<string, (...args: number[]) => void>;

@@ -151,104 +151,185 @@ const ipack = `
       (local.set $o0 (i32.add (local.get $o0) (local.get $R)))
       (br $ol))))`;
 
-// centre(src, n, zp, sgn, dst): dst[i] = src[i] − zp as i16, 8-bit src; eight at a time (n is
-// rounded up to 8: the caller leaves room).
+// centre(src, C, H, W, zp, sgn, dst, Hp, Wp, top, left): C planes of H × W 8-bit values minus zp
+// as i16 into planes of Hp × Wp at dst (each value at row top + h, column left + w), whose
+// border is 0 (the zero point, centred: a convolution's padding); eight at a time along a row.
 const centre = `
-  (func (export "centre") (param $src i32) (param $n i32) (param $zp i32) (param $sgn i32) (param $dst i32)
-    (local $end i32) (local $z v128)
+  (func (export "centre") (param $src i32) (param $C i32) (param $H i32) (param $W i32) (param $zp i32) (param $sgn i32)
+    (param $dst i32) (param $Hp i32) (param $Wp i32) (param $top i32) (param $left i32)
+    (local $c i32) (local $h i32) (local $w i32) (local $d i32) (local $z v128) (local $w8 i32)
+    (memory.fill (local.get $dst) (i32.const 0) (i32.shl (i32.mul (local.get $C) (i32.mul (local.get $Hp) (local.get $Wp))) (i32.const 1)))
     (local.set $z (i16x8.splat (local.get $zp)))
-    (local.set $end (i32.add (local.get $src) (local.get $n)))
-    (block $d (loop $l
-      (br_if $d (i32.ge_u (local.get $src) (local.get $end)))
-      (v128.store (local.get $dst) (i16x8.sub
-        (if (result v128) (local.get $sgn)
-          (then (i16x8.extend_low_i8x16_s (v128.load64_zero (local.get $src))))
-          (else (i16x8.extend_low_i8x16_u (v128.load64_zero (local.get $src)))))
-        (local.get $z)))
-      (local.set $src (i32.add (local.get $src) (i32.const 8)))
-      (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
-      (br $l))))`;
+    (local.set $w8 (i32.and (local.get $W) (i32.const -8)))
+    (block $cd (loop $cl
+      (br_if $cd (i32.ge_u (local.get $c) (local.get $C)))
+      (local.set $h (i32.const 0))
+      (block $hd (loop $hl
+        (br_if $hd (i32.ge_u (local.get $h) (local.get $H)))
+        (local.set $d (i32.add (local.get $dst) (i32.shl (i32.add (i32.mul (i32.add (i32.mul (local.get $c) (local.get $Hp)) (i32.add (local.get $top) (local.get $h))) (local.get $Wp)) (local.get $left)) (i32.const 1))))
+        (local.set $w (i32.const 0))
+        (block $vd (loop $vl
+          (br_if $vd (i32.ge_u (local.get $w) (local.get $w8)))
+          (v128.store align=2 (local.get $d) (i16x8.sub
+            (if (result v128) (local.get $sgn)
+              (then (i16x8.extend_low_i8x16_s (v128.load64_zero align=1 (local.get $src))))
+              (else (i16x8.extend_low_i8x16_u (v128.load64_zero align=1 (local.get $src)))))
+            (local.get $z)))
+          (local.set $src (i32.add (local.get $src) (i32.const 8)))
+          (local.set $d (i32.add (local.get $d) (i32.const 16)))
+          (local.set $w (i32.add (local.get $w) (i32.const 8)))
+          (br $vl)))
+        (block $sd (loop $sl
+          (br_if $sd (i32.ge_u (local.get $w) (local.get $W)))
+          (i32.store16 (local.get $d) ${centred("(local.get $src)", "(local.get $zp)")})
+          (local.set $src (i32.add (local.get $src) (i32.const 1)))
+          (local.set $d (i32.add (local.get $d) (i32.const 2)))
+          (local.set $w (i32.add (local.get $w) (i32.const 1)))
+          (br $sl)))
+        (local.set $h (i32.add (local.get $h) (i32.const 1)))
+        (br $hl)))
+      (local.set $c (i32.add (local.get $c) (i32.const 1)))
+      (br $cl))))`;
 
-// im2col16(x, taps, K, H, W, sh, OW, j0, N, rq, dst): a convolution's columns for output positions
-// j0 ≤ j < N (rounded up to panels of QNR) in ipack's B layout, from centred i16 planes at x.
-// taps: per summed index t, 16 bytes: the plane's byte offset, dy, dx (the tap's offset from an
-// output position's window origin, padding and dilation included). Position j's origin is
-// ((j / OW)·sh, (j mod OW)·sw); a tap outside the image reads 0 (the zero point, centred). When
-// the panel's QNR positions are consecutive in one output row at stride 1 and both taps of a pair
-// read inside the image, each tap is one v128 load and the two are interleaved; otherwise value
-// by value, with the positions' origins kept at rq (QNR × 8 bytes).
+// im2col16(x, taps, K, Wp, sh, sw, OW, j0, N, rq, dst): a convolution's columns for output
+// positions j0 ≤ j < N (rounded up to panels of QNR) in ipack's B layout, from centred, padded
+// i16 planes at x (centre's, Wp wide). taps: per summed index t (K of them, K even: an odd K's
+// last pair gets a tap reading zeros), the byte offset of its value from the window origin of a
+// position (plane, row and column in the window, padding included); position (oh, ow)'s origin is
+// x + 2·(oh·sh·Wp + ow·sw). When the panel's QNR positions are consecutive in one output row at
+// stride 1, a tap is one v128 load and a pair's two are interleaved; otherwise value by value,
+// the positions' origins kept at rq (QNR i32; -1 past N).
 const im2col16 = `
-  (func (export "im2col16") (param $x i32) (param $taps i32) (param $K i32) (param $H i32) (param $W i32)
+  (func (export "im2col16") (param $x i32) (param $taps i32) (param $K i32) (param $Wp i32)
     (param $sh i32) (param $sw i32) (param $OW i32) (param $j0 i32) (param $N i32) (param $rq i32) (param $dst i32)
-    (local $c i32) (local $j i32) (local $t i32) (local $h i32) (local $run i32) (local $ih i32) (local $iw i32)
-    (local $tp i32) (local $va v128) (local $vb v128) (local $ok i32) (local $v i32)
+    (local $c i32) (local $j i32) (local $base i32) (local $tp i32) (local $end i32) (local $v i32)
+    (local.set $end (i32.add (local.get $taps) (i32.shl (local.get $K) (i32.const 2))))
     (block $jd (loop $jl
       (br_if $jd (i32.ge_u (local.get $j0) (local.get $N)))
       (local.set $c (i32.const 0))
       (block $cd (loop $cl
         (br_if $cd (i32.ge_u (local.get $c) (i32.const ${QNR})))
         (local.set $j (i32.add (local.get $j0) (local.get $c)))
-        (if (i32.lt_u (local.get $j) (local.get $N))
-          (then
-            (i32.store (i32.add (local.get $rq) (i32.shl (local.get $c) (i32.const 3))) (i32.mul (i32.div_u (local.get $j) (local.get $OW)) (local.get $sh)))
-            (i32.store offset=4 (i32.add (local.get $rq) (i32.shl (local.get $c) (i32.const 3))) (i32.mul (i32.rem_u (local.get $j) (local.get $OW)) (local.get $sw))))
-          (else
-            (i32.store (i32.add (local.get $rq) (i32.shl (local.get $c) (i32.const 3))) (i32.const -1000000000))
-            (i32.store offset=4 (i32.add (local.get $rq) (i32.shl (local.get $c) (i32.const 3))) (i32.const -1000000000))))
+        (i32.store (i32.add (local.get $rq) (i32.shl (local.get $c) (i32.const 2)))
+          (if (result i32) (i32.lt_u (local.get $j) (local.get $N))
+            (then (i32.add (local.get $x) (i32.shl (i32.add
+              (i32.mul (i32.mul (i32.div_u (local.get $j) (local.get $OW)) (local.get $sh)) (local.get $Wp))
+              (i32.mul (i32.rem_u (local.get $j) (local.get $OW)) (local.get $sw))) (i32.const 1))))
+            (else (i32.const -1))))
         (local.set $c (i32.add (local.get $c) (i32.const 1)))
         (br $cl)))
-      (local.set $run (i32.and (i32.eq (local.get $sw) (i32.const 1))
-        (i32.and (i32.le_u (i32.add (local.get $j0) (i32.const ${QNR})) (local.get $N))
-          (i32.le_u (i32.add (i32.rem_u (local.get $j0) (local.get $OW)) (i32.const ${QNR})) (local.get $OW)))))
-      (local.set $t (i32.const 0))
-      (block $td (loop $tl
-        (br_if $td (i32.ge_u (local.get $t) (local.get $K)))
-        ;; both taps of the pair as whole vectors?
-        (local.set $ok (local.get $run))
-        (local.set $h (i32.const 0))
-        (block $hd (loop $hl
-          (br_if $hd (i32.ge_u (local.get $h) (i32.const 2)))
-          (local.set $tp (i32.add (local.get $taps) (i32.shl (i32.add (local.get $t) (local.get $h)) (i32.const 4))))
-          (local.set $ih (i32.add (i32.load (local.get $rq)) (i32.load offset=4 (local.get $tp))))
-          (local.set $iw (i32.add (i32.load offset=4 (local.get $rq)) (i32.load offset=8 (local.get $tp))))
-          (if (i32.lt_u (i32.add (local.get $t) (local.get $h)) (local.get $K))
-            (then (local.set $ok (i32.and (local.get $ok) (i32.and (i32.lt_u (local.get $ih) (local.get $H))
-              (i32.and (i32.ge_s (local.get $iw) (i32.const 0)) (i32.le_s (i32.add (local.get $iw) (i32.const ${QNR})) (local.get $W))))))))
-          (local.set $h (i32.add (local.get $h) (i32.const 1)))
-          (br $hl)))
-        (if (local.get $ok)
-          (then
-            (local.set $tp (i32.add (local.get $taps) (i32.shl (local.get $t) (i32.const 4))))
-            (local.set $va (v128.load align=2 (i32.add (i32.add (local.get $x) (i32.load (local.get $tp)))
-              (i32.shl (i32.add (i32.mul (i32.add (i32.load (local.get $rq)) (i32.load offset=4 (local.get $tp))) (local.get $W))
-                (i32.add (i32.load offset=4 (local.get $rq)) (i32.load offset=8 (local.get $tp)))) (i32.const 1)))))
-            (local.set $vb (v128.const i32x4 0 0 0 0))
-            (if (i32.lt_u (i32.add (local.get $t) (i32.const 1)) (local.get $K)) (then
-              (local.set $vb (v128.load align=2 (i32.add (i32.add (local.get $x) (i32.load offset=16 (local.get $tp)))
-                (i32.shl (i32.add (i32.mul (i32.add (i32.load (local.get $rq)) (i32.load offset=20 (local.get $tp))) (local.get $W))
-                  (i32.add (i32.load offset=4 (local.get $rq)) (i32.load offset=24 (local.get $tp)))) (i32.const 1)))))))
-            (v128.store (local.get $dst) (i8x16.shuffle 0 1 16 17 2 3 18 19 4 5 20 21 6 7 22 23 (local.get $va) (local.get $vb)))
-            (v128.store offset=16 (local.get $dst) (i8x16.shuffle 8 9 24 25 10 11 26 27 12 13 28 29 14 15 30 31 (local.get $va) (local.get $vb))))
-          (else
+      (local.set $tp (local.get $taps))
+      (if (i32.and (i32.eq (local.get $sw) (i32.const 1))
+            (i32.and (i32.le_u (i32.add (local.get $j0) (i32.const ${QNR})) (local.get $N))
+              (i32.le_u (i32.add (i32.rem_u (local.get $j0) (local.get $OW)) (i32.const ${QNR})) (local.get $OW))))
+        (then
+          (local.set $base (i32.load (local.get $rq)))
+          (block $td (loop $tl
+            (br_if $td (i32.ge_u (local.get $tp) (local.get $end)))
+            (v128.store (local.get $dst) (i8x16.shuffle 0 1 16 17 2 3 18 19 4 5 20 21 6 7 22 23
+              (v128.load align=2 (i32.add (local.get $base) (i32.load (local.get $tp))))
+              (v128.load align=2 (i32.add (local.get $base) (i32.load offset=4 (local.get $tp))))))
+            (v128.store offset=16 (local.get $dst) (i8x16.shuffle 8 9 24 25 10 11 26 27 12 13 28 29 14 15 30 31
+              (v128.load align=2 (i32.add (local.get $base) (i32.load (local.get $tp))))
+              (v128.load align=2 (i32.add (local.get $base) (i32.load offset=4 (local.get $tp))))))
+            (local.set $dst (i32.add (local.get $dst) (i32.const ${4 * QNR})))
+            (local.set $tp (i32.add (local.get $tp) (i32.const 8)))
+            (br $tl))))
+        (else
+          (block $td (loop $tl
+            (br_if $td (i32.ge_u (local.get $tp) (local.get $end)))
             (local.set $c (i32.const 0))
             (block $vd (loop $vl
               (br_if $vd (i32.ge_u (local.get $c) (i32.const ${2 * QNR})))
               ;; value c: column c >> 1, tap t + (c & 1)
-              (local.set $tp (i32.add (local.get $taps) (i32.shl (i32.add (local.get $t) (i32.and (local.get $c) (i32.const 1))) (i32.const 4))))
-              (local.set $ih (i32.add (i32.load (i32.add (local.get $rq) (i32.shl (i32.shr_u (local.get $c) (i32.const 1)) (i32.const 3)))) (i32.load offset=4 (local.get $tp))))
-              (local.set $iw (i32.add (i32.load offset=4 (i32.add (local.get $rq) (i32.shl (i32.shr_u (local.get $c) (i32.const 1)) (i32.const 3)))) (i32.load offset=8 (local.get $tp))))
+              (local.set $base (i32.load (i32.add (local.get $rq) (i32.shl (i32.shr_u (local.get $c) (i32.const 1)) (i32.const 2)))))
               (local.set $v (i32.const 0))
-              (if (i32.and (i32.lt_u (i32.add (local.get $t) (i32.and (local.get $c) (i32.const 1))) (local.get $K))
-                    (i32.and (i32.lt_u (local.get $ih) (local.get $H)) (i32.lt_u (local.get $iw) (local.get $W))))
-                (then (local.set $v (i32.load16_s (i32.add (i32.add (local.get $x) (i32.load (local.get $tp)))
-                  (i32.shl (i32.add (i32.mul (local.get $ih) (local.get $W)) (local.get $iw)) (i32.const 1)))))))
+              (if (i32.ne (local.get $base) (i32.const -1)) (then
+                (local.set $v (i32.load16_s (i32.add (local.get $base)
+                  (i32.load (i32.add (local.get $tp) (i32.shl (i32.and (local.get $c) (i32.const 1)) (i32.const 2)))))))))
               (i32.store16 (i32.add (local.get $dst) (i32.shl (local.get $c) (i32.const 1))) (local.get $v))
               (local.set $c (i32.add (local.get $c) (i32.const 1)))
-              (br $vl)))))
-        (local.set $dst (i32.add (local.get $dst) (i32.const ${4 * QNR})))
-        (local.set $t (i32.add (local.get $t) (i32.const 2)))
-        (br $tl)))
+              (br $vl)))
+            (local.set $dst (i32.add (local.get $dst) (i32.const ${4 * QNR})))
+            (local.set $tp (i32.add (local.get $tp) (i32.const 8)))
+            (br $tl)))))
       (local.set $j0 (i32.add (local.get $j0) (i32.const ${QNR})))
+      (br $jl))))`;
+
+// pad32(src, C, H, W, dst, Hp, Wp, top, left): C planes of H × W float32 into planes of Hp × Wp
+// at dst (each value at row top + h, column left + w) whose border is 0: a convolution's padding.
+const pad32 = `
+  (func (export "pad32") (param $src i32) (param $C i32) (param $H i32) (param $W i32)
+    (param $dst i32) (param $Hp i32) (param $Wp i32) (param $top i32) (param $left i32)
+    (local $c i32) (local $h i32) (local $row i32)
+    (memory.fill (local.get $dst) (i32.const 0) (i32.shl (i32.mul (local.get $C) (i32.mul (local.get $Hp) (local.get $Wp))) (i32.const 2)))
+    (local.set $row (i32.shl (local.get $W) (i32.const 2)))
+    (block $cd (loop $cl
+      (br_if $cd (i32.ge_u (local.get $c) (local.get $C)))
+      (local.set $h (i32.const 0))
+      (block $hd (loop $hl
+        (br_if $hd (i32.ge_u (local.get $h) (local.get $H)))
+        (memory.copy
+          (i32.add (local.get $dst) (i32.shl (i32.add (i32.mul (i32.add (i32.mul (local.get $c) (local.get $Hp)) (i32.add (local.get $top) (local.get $h))) (local.get $Wp)) (local.get $left)) (i32.const 2)))
+          (local.get $src) (local.get $row))
+        (local.set $src (i32.add (local.get $src) (local.get $row)))
+        (local.set $h (i32.add (local.get $h) (i32.const 1)))
+        (br $hl)))
+      (local.set $c (i32.add (local.get $c) (i32.const 1)))
+      (br $cl))))`;
+
+// im2col32(x, taps, K, Wp, sh, sw, OW, j0, N, rq, dst): im2col16's columns for the float64
+// product: panels of NR = 4 output positions, per step t the four float32 values (0 past N), from
+// padded float32 planes (pad32's); taps are byte offsets as there. A panel of four consecutive
+// positions in one output row at stride 1 copies one v128 per tap; otherwise value by value.
+const im2col32 = `
+  (func (export "im2col32") (param $x i32) (param $taps i32) (param $K i32) (param $Wp i32)
+    (param $sh i32) (param $sw i32) (param $OW i32) (param $j0 i32) (param $N i32) (param $rq i32) (param $dst i32)
+    (local $c i32) (local $j i32) (local $base i32) (local $tp i32) (local $end i32)
+    (local.set $end (i32.add (local.get $taps) (i32.shl (local.get $K) (i32.const 2))))
+    (block $jd (loop $jl
+      (br_if $jd (i32.ge_u (local.get $j0) (local.get $N)))
+      (local.set $c (i32.const 0))
+      (block $cd (loop $cl
+        (br_if $cd (i32.ge_u (local.get $c) (i32.const 4)))
+        (local.set $j (i32.add (local.get $j0) (local.get $c)))
+        (i32.store (i32.add (local.get $rq) (i32.shl (local.get $c) (i32.const 2)))
+          (if (result i32) (i32.lt_u (local.get $j) (local.get $N))
+            (then (i32.add (local.get $x) (i32.shl (i32.add
+              (i32.mul (i32.mul (i32.div_u (local.get $j) (local.get $OW)) (local.get $sh)) (local.get $Wp))
+              (i32.mul (i32.rem_u (local.get $j) (local.get $OW)) (local.get $sw))) (i32.const 2))))
+            (else (i32.const -1))))
+        (local.set $c (i32.add (local.get $c) (i32.const 1)))
+        (br $cl)))
+      (local.set $tp (local.get $taps))
+      (if (i32.and (i32.eq (local.get $sw) (i32.const 1))
+            (i32.and (i32.le_u (i32.add (local.get $j0) (i32.const 4)) (local.get $N))
+              (i32.le_u (i32.add (i32.rem_u (local.get $j0) (local.get $OW)) (i32.const 4)) (local.get $OW))))
+        (then
+          (local.set $base (i32.load (local.get $rq)))
+          (block $td (loop $tl
+            (br_if $td (i32.ge_u (local.get $tp) (local.get $end)))
+            (v128.store (local.get $dst) (v128.load align=4 (i32.add (local.get $base) (i32.load (local.get $tp)))))
+            (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+            (local.set $tp (i32.add (local.get $tp) (i32.const 4)))
+            (br $tl))))
+        (else
+          (block $td (loop $tl
+            (br_if $td (i32.ge_u (local.get $tp) (local.get $end)))
+            (local.set $c (i32.const 0))
+            (block $vd (loop $vl
+              (br_if $vd (i32.ge_u (local.get $c) (i32.const 4)))
+              (local.set $base (i32.load (i32.add (local.get $rq) (i32.shl (local.get $c) (i32.const 2)))))
+              (f32.store (i32.add (local.get $dst) (i32.shl (local.get $c) (i32.const 2)))
+                (if (result f32) (i32.ne (local.get $base) (i32.const -1))
+                  (then (f32.load (i32.add (local.get $base) (i32.load (local.get $tp)))))
+                  (else (f32.const 0))))
+              (local.set $c (i32.add (local.get $c) (i32.const 1)))
+              (br $vl)))
+            (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+            (local.set $tp (i32.add (local.get $tp) (i32.const 4)))
+            (br $tl)))))
+      (local.set $j0 (i32.add (local.get $j0) (i32.const 4)))
       (br $jl))))`;
 
 // dql(src, n, dst, scale, zp): DynamicQuantizeLinear's quantization of n float32 values (n rounded
@@ -289,13 +370,15 @@ const dql = `
     (v128.store offset=16 (local.get $out) (local.get $hi)))`;
 
 export function qgemmWat(memory) {
-  return `;; GENERATED by assemble.mjs (qgemm-template.mjs): i32-accumulating integer matrix product, ${QMR}x${QNR} tiles.
+  return `;; GENERATED by assemble.mjs (qgemm-template.mjs): i32-accumulating integer matrix product, ${QMR}x${QNR} tiles; convolutions' columns.
 (module
   ${memory}
 ${igemm()}
 ${ipack}
 ${centre}
 ${im2col16}
+${pad32}
+${im2col32}
 ${dql})
 `;
 }
