@@ -127,3 +127,39 @@ describe("float32 fast paths of the quantized model", () => {
     });
   });
 });
+
+describe("float32 linear and cubic Resize over the last two axes on WebAssembly", () => {
+  const f = (v: number[]): RTensor => ({
+    dtype: DataType.FLOAT,
+    shape: [v.length],
+    data: Float32Array.from(v),
+  });
+  const i = (v: number[]): RTensor => ({
+    dtype: DataType.INT64,
+    shape: [v.length],
+    data: BigInt64Array.from(v.map(BigInt)),
+  });
+  for (const mode of ["linear", "cubic"])
+    for (const coord of ["half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel"])
+      it(`${mode}, ${coord}: up, down, one axis kept`, () => {
+        const x = floats([2, 3, 9, 13], 14);
+        for (const sizes of [
+          [2, 3, 18, 26],
+          [2, 3, 5, 7],
+          [2, 3, 9, 20],
+          [2, 3, 16, 13],
+          [2, 3, 9, 13],
+        ])
+          expectSameBits({
+            op: "Resize",
+            inputs: [x, f([]), f([]), i(sizes)],
+            attrs: { mode, coordinate_transformation_mode: coord },
+          });
+        expectSameBits({
+          op: "Resize",
+          inputs: [x, f([1, 1, 2.5, 0.75])],
+          names: ["x0", "", "x2"],
+          attrs: { mode, coordinate_transformation_mode: coord, exclude_outside: 1 },
+        });
+      });
+});

@@ -2,7 +2,8 @@
 // results bit for bit: ConvInteger and MatMulInteger on int8 and uint8 operands with their
 // extremes (sums of ±255·255 products, and sums past the int32 range, which wrap), scalar and
 // per-channel zero points, padding, strides, dilations, groups, an odd summed length, on one
-// thread and two; DynamicQuantizeLinear's quantization with NaN, ±Inf, −0 and subnormals.
+// thread and two; QLinearConv and QLinearMatMul (their integer sums requantized), also against
+// onnxruntime; DynamicQuantizeLinear's quantization with NaN, ±Inf, −0 and subnormals.
 
 import { afterEach, describe, expect, it } from "vitest";
 import { graph, model, node, valueInfo } from "../../src/ir/builder.js";
@@ -11,7 +12,14 @@ import { run } from "../../src/interp/executor.js";
 import { gemmArena, setGemmDisabled } from "../../src/interp/kernels/wasm/gemm.js";
 import { gemmHelpersReady, setGemmThreads } from "../../src/interp/kernels/wasm/gemm-threads.js";
 import type { RTensor } from "../../src/interp/types.js";
-import { DataType, fastAndGeneral, type OneNodeSpec } from "../helpers/interp.js";
+import {
+  DataType,
+  fastAndGeneral,
+  oneNodeModel,
+  runOne,
+  type OneNodeSpec,
+} from "../helpers/interp.js";
+import { runOrt } from "../helpers/ort.js";
 
 function ints(dtype: number, shape: number[], seed: number, extremes = 0.1): RTensor {
   const n = shape.reduce((a, b) => a * b, 1);
@@ -221,3 +229,75 @@ function runOneOut(spec: OneNodeSpec, i: number): RTensor {
   const out = run(m, { x: spec.inputs[0]! });
   return out[["y", "s", "z"][i]!]!;
 }
+
+describe("QLinearConv and QLinearMatMul: integer sums, requantized", () => {
+  const f32 = (v: number): RTensor => ({
+    dtype: DataType.FLOAT,
+    shape: [],
+    data: Float32Array.of(v),
+  });
+  const convInputs = (seed: number, xt: number, wt: number, perChannel: boolean): RTensor[] => [
+    ints(xt, [1, 8, 20, 21], seed),
+    f32(0.02 + seed * 0.001),
+    scalar(xt, xt === U8 ? 100 + seed : seed - 5),
+    ints(wt, [16, 8, 3, 3], seed + 100),
+    perChannel
+      ? {
+          dtype: DataType.FLOAT,
+          shape: [16],
+          data: Float32Array.from({ length: 16 }, (_, i) => 0.001 + i * 3e-4),
+        }
+      : f32(0.003 + seed * 0.0002),
+    perChannel ? ints(wt, [16], seed + 7, 0.3) : scalar(wt, wt === U8 ? 128 : 0),
+    f32(0.7 + seed * 0.05),
+    scalar(U8, 128),
+    {
+      dtype: DataType.INT32,
+      shape: [16],
+      data: Int32Array.from({ length: 16 }, (_, i) => ((i * 7919 * seed) % 20000) - 10000),
+    },
+  ];
+
+  it("QLinearConv: the same bits as the reference loop, and as onnxruntime", async () => {
+    for (const [xt, wt, perChannel] of [
+      [U8, I8, false],
+      [U8, U8, true],
+      [I8, I8, true],
+    ] as [number, number, boolean][]) {
+      const spec: OneNodeSpec = {
+        op: "QLinearConv",
+        inputs: convInputs(3, xt, wt, perChannel),
+        attrs: { pads: [1, 1, 1, 1] },
+      };
+      spec.inputs[7] = scalar(xt, xt === U8 ? 128 : 0);
+      expectSame(spec);
+      const ours = runOne(spec)[0]!;
+      const feeds = Object.fromEntries(spec.inputs.map((t, i) => [`x${i}`, t]));
+      const theirs = (await runOrt(oneNodeModel(spec), feeds)).y0!;
+      expect(Array.from(ours.data as Uint8Array)).toEqual(Array.from(theirs.data as Uint8Array));
+    }
+  });
+
+  it("QLinearMatMul: the same bits as the reference loop, and as onnxruntime", async () => {
+    for (const seed of [1, 2, 3]) {
+      const spec: OneNodeSpec = {
+        op: "QLinearMatMul",
+        inputs: [
+          ints(U8, [2, 16, 300], seed),
+          f32(0.001 + seed * 3.7e-4),
+          scalar(U8, 120 + seed),
+          ints(U8, [300, 40], seed + 100),
+          f32(0.0021 + seed * 1.1e-4),
+          scalar(U8, 130 - seed),
+          f32(0.9 + seed * 0.013),
+          scalar(U8, 128),
+        ],
+      };
+      expectSame(spec);
+      const ours = runOne(spec)[0]!;
+      const feeds = Object.fromEntries(spec.inputs.map((t, i) => [`x${i}`, t]));
+      const theirs = (await runOrt(oneNodeModel(spec), feeds)).y0!;
+      expect(Array.from(ours.data as Uint8Array)).toEqual(Array.from(theirs.data as Uint8Array));
+    }
+  });
+});

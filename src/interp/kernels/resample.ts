@@ -20,7 +20,15 @@ import { hasInput, inputIndex } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
 import { floatAttr, intAttr, stringAttr } from "./attrs.js";
 import { gemmFor, product, srcOf } from "./gemm-ops.js";
-import type { Src } from "./wasm/gemm.js";
+import {
+  f32At,
+  f64At,
+  gemmArena,
+  gemmEnabled,
+  scratchAlloc,
+  scratchRelease,
+  type Src,
+} from "./wasm/gemm.js";
 
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
 
@@ -222,6 +230,19 @@ function resize(
   const extrapolation = floatAttr(ctx, "extrapolation_value", { without: 0 });
   if (x.dtype === DataType.FLOAT && o.mode === "nearest" && o.coord !== "tf_crop_and_resize")
     return nearest32(x, outShape, sc, roi, o);
+  const kept = (axis: number) => x.shape[axis] === outShape[axis] && sc[axis] === 1;
+  if (
+    x.dtype === DataType.FLOAT &&
+    r >= 2 &&
+    o.coord !== "tf_crop_and_resize" &&
+    x.shape.slice(0, -2).every((_, axis) => kept(axis)) &&
+    gemmEnabled()
+  ) {
+    const plans = [r - 2, r - 1].map((axis) =>
+      kept(axis) ? undefined : planAxis(o, x.shape[axis]!, outShape[axis]!, sc[axis]!, 0, 1),
+    );
+    return resize2d(x, outShape, plans[0], plans[1]);
+  }
   let v = toFloat64(x);
   let shape = [...x.shape];
   for (let axis = 0; axis < r; axis++) {
@@ -236,6 +257,56 @@ function resize(
     shape[axis] = outLen;
   }
   return fromFloat64(x.dtype, outShape, v);
+}
+
+/**
+ * Resizing of float32 over its last two axes (the others kept) on WebAssembly (ewmem.wat's rszh
+ * and rszw), plane by plane: the same float64 operations as resampleAxis, in the same order
+ * (the second-last axis first, its float64 results kept for the last), rounded to float32 once.
+ * An axis without a plan is kept (skipped, as the general path skips it).
+ */
+function resize2d(
+  x: RTensor,
+  outShape: number[],
+  ph: AxisPlan | undefined,
+  pw: AxisPlan | undefined,
+): RTensor {
+  const r = x.shape.length;
+  const [H, W] = [x.shape[r - 2]!, x.shape[r - 1]!];
+  const [OH, OW] = [outShape[r - 2]!, outShape[r - 1]!];
+  const planes = prod(x.shape.slice(0, -2));
+  const src = x.data as Float32Array;
+  const out = allocStorage(DataType.FLOAT, planes * OH * OW) as Float32Array;
+  const ar = gemmArena()!;
+  try {
+    const table = (p: AxisPlan | undefined, len: number): [number, number] => {
+      if (!p) return [0, 0];
+      const idx = scratchAlloc(ar, len * p.taps * 4, "resize indices");
+      const wts = scratchAlloc(ar, len * p.taps * 8, "resize weights");
+      new Int32Array(ar.memory.buffer, idx, len * p.taps).set(p.index);
+      f64At(ar, wts, len * p.taps).set(p.weight);
+      return [idx, wts];
+    };
+    const [ih, wh] = table(ph, OH);
+    const [iw, ww] = table(pw, OW);
+    const inAt = scratchAlloc(ar, H * W * 4 + 16, "a plane");
+    const midAt = scratchAlloc(ar, OH * W * 8 + 16, "a resized plane");
+    const outAt = scratchAlloc(ar, OH * OW * 4, "a resized plane");
+    for (let p = 0; p < planes; p++) {
+      const plane = src.subarray(p * H * W, (p + 1) * H * W);
+      if (ph) {
+        f32At(ar, inAt, H * W).set(plane);
+        ar.ex.rszh!(inAt, W, OH, ph.taps, ih, wh, midAt);
+      } else f64At(ar, midAt, H * W).set(plane);
+      if (pw) {
+        ar.ex.rszw!(midAt, OH, W, OW, pw.taps, iw, ww, outAt);
+        out.set(f32At(ar, outAt, OH * OW), p * OH * OW);
+      } else out.set(f64At(ar, midAt, OH * W), p * OH * OW);
+    }
+  } finally {
+    scratchRelease(ar);
+  }
+  return { dtype: DataType.FLOAT, shape: outShape, data: out };
 }
 
 /**
