@@ -17,7 +17,7 @@ import {
   numberToFloat16Bits,
 } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { allocStorage, encodeHalf, isHalfType, toFloat32 } from "../tensor.js";
+import { allocStorage, encodeHalf, isHalfType, kernelView, toFloat32 } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue, Storage } from "../types.js";
 import { broadcastIndex, broadcastShapes, checkedCount, fail, input } from "./util.js";
 import { broadcastsMultidirectionally } from "../../schema/facts.js";
@@ -26,8 +26,11 @@ import { intAttr } from "./attrs.js";
 import { erf, erfFloat32 } from "./erf.js";
 import { gemmEnabled } from "./wasm/gemm.js";
 import {
+  arithInPlace,
   arithRowsWasm,
   arithWasm,
+  intToFloatInPlace,
+  reluInPlace,
   erfWasm,
   narrowHalfWasm,
   reluWasm,
@@ -88,6 +91,8 @@ export interface UnarySpec {
    * the same call for every op): the same values as `float` gives, rounded the same way.
    */
   f32?: (src: Float32Array, out: Float32Array) => void;
+  /** float32 computed over a donated input where it lies (false: it cannot be), as `f32` would. */
+  inPlace?: (data: Float32Array) => boolean;
   float?: Num;
   int?: Num;
   big?: Big;
@@ -115,6 +120,10 @@ export function unary(op: string, spec: UnarySpec): Kernel {
       return [{ dtype: x.dtype, shape: [...x.shape], data: out }];
     }
     if (!f) fail(ctx, `${op} does not accept ${dtypeName(x.dtype)} input`);
+    if (spec.inPlace && x.dtype === DataType.FLOAT && ctx.donated?.(0)) {
+      const data = x.data as Float32Array;
+      if (spec.inPlace(data)) return [{ dtype: x.dtype, shape: [...x.shape], data }];
+    }
     if (spec.f32 && x.dtype === DataType.FLOAT) {
       const out = allocStorage(x.dtype, n) as Float32Array;
       spec.f32(x.data as Float32Array, out);
@@ -208,6 +217,7 @@ export const unaryKernels: Record<string, Kernel> = {
     big: (x) => (x > 0n ? 1n : x < 0n ? -1n : 0n),
   }),
   Relu: unary("Relu", {
+    inPlace: reluInPlace,
     f32: (src, out) => {
       if (reluWasm(src, out)) return;
       for (let i = 0; i < src.length; i++) {
@@ -511,9 +521,63 @@ function rowOp(
 }
 
 function binary(op: string, spec: BinarySpec): Kernel {
-  return (ctx, inputs) => [
-    binaryCompute(ctx, op, spec, input(ctx, inputs, 0), legacyBroadcast(ctx, inputs)),
-  ];
+  return (ctx, inputs) => {
+    const a = input(ctx, inputs, 0);
+    const b = legacyBroadcast(ctx, inputs);
+    const inPlace = spec.fast && arithDonated(ctx, spec.fast, a, b, b === inputs[1]);
+    return [inPlace || binaryCompute(ctx, op, spec, a, b)];
+  };
+}
+
+/**
+ * float32 arithmetic written over a donated operand as large as the result (ctx.donated), the
+ * other one value or one per channel (a block of the result's axes followed by 1s): in the
+ * operand's own memory, each element the same single float32 operation as on the other paths.
+ * Undefined where that does not apply.
+ */
+function arithDonated(
+  ctx: KernelContext,
+  op: FastOp,
+  a: RTensor,
+  b: RTensor,
+  bIsInput: boolean,
+): RTensor | undefined {
+  if (!ctx.donated || a.dtype !== DataType.FLOAT || b.dtype !== DataType.FLOAT) return undefined;
+  const shape = broadcastShapes(ctx, [a.shape, b.shape]);
+  const full = (t: RTensor) => t.data.length === shape.reduce((p, d) => p * d, 1);
+  for (const [big, small, k, left] of [
+    [a, b, 0, false],
+    [b, a, 1, true],
+  ] as [RTensor, RTensor, number, boolean][]) {
+    if (!full(big) || big.shape.length !== shape.length || (k === 1 && !bIsInput)) continue;
+    const inner = channelInner(small.shape, shape);
+    if (inner === undefined || !ctx.donated(k)) continue;
+    const data = big.data as Float32Array;
+    if (arithInPlace(op, data, small.data as Float32Array, inner, left))
+      return { dtype: DataType.FLOAT, shape, data };
+  }
+  return undefined;
+}
+
+/**
+ * For an operand of one value, or one per index of a block of consecutive axes of the result
+ * (its other axes 1): the result elements per value (the block's trailing axes' size); else
+ * undefined.
+ */
+function channelInner(small: readonly number[], out: readonly number[]): number | undefined {
+  const n = out.reduce((p, d) => p * d, 1);
+  if (small.reduce((p, d) => p * d, 1) === 1) return n;
+  const off = out.length - small.length;
+  if (off < 0) return undefined;
+  const dims = small.map((d, i) => [d, out[off + i]!] as const);
+  const first = dims.findIndex(([d]) => d !== 1);
+  let last = first;
+  while (last + 1 < dims.length && dims[last + 1]![0] !== 1) last++;
+  for (let i = 0; i < dims.length; i++) {
+    const [d, o] = dims[i]!;
+    if (i >= first && i <= last ? d !== o : d !== 1) return undefined;
+  }
+  return out.slice(off + last + 1).reduce((p, d) => p * d, 1);
 }
 
 /**
@@ -880,6 +944,11 @@ const Cast: Kernel = (ctx, inputs) => {
   const to = named ? dtypeByName(named.toLowerCase())?.id : attrInt(ctx.node, "to");
   if (to === undefined)
     fail(ctx, named ? `unknown type '${named}' in attribute 'to'` : "attribute 'to' is required");
+  if (x.dtype === DataType.INT32 && to === DataType.FLOAT && ctx.donated?.(0)) {
+    // The values converted where they are (a donated int32 tensor in a memory of its own).
+    const data = intToFloatInPlace(x.data as Int32Array);
+    if (data) return [{ dtype: to, shape: [...x.shape], data: kernelView(x.data, data) }];
+  }
   return [castTensor(ctx, x, to)];
 };
 

@@ -17,6 +17,7 @@ import {
 } from "./qgemm-ops.js";
 import { checkedCount, fail, input, normAxis, optInput } from "./util.js";
 import { isConstant } from "./wasm/gemm.js";
+import { dynamicQuantizeInPlace } from "./ew-wasm.js";
 import { intAttr } from "./attrs.js";
 
 const RANGE: Record<number, [number, number]> = {
@@ -107,8 +108,11 @@ function dynamicParams(min: number, max: number): { scale: number; zero: number 
 
 const DynamicQuantizeLinear: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
+  const out = () => allocStorage(DataType.UINT8, x.data.length) as Uint8Array;
   const fast =
-    x.dtype === DataType.FLOAT && dynamicQuantizeWasm(x.data as Float32Array, dynamicParams);
+    x.dtype === DataType.FLOAT &&
+    (dynamicQuantizeInPlace(x.data as Float32Array, dynamicParams, out) ??
+      dynamicQuantizeWasm(x.data as Float32Array, dynamicParams));
   if (fast)
     return [
       { dtype: DataType.UINT8, shape: [...x.shape], data: fast.y },
