@@ -112,6 +112,16 @@ describe("float32 fast paths of the quantized model", () => {
     }
   });
 
+  it("MaxPool 2-D with a signalling NaN (quieted, as the general loop's float64 values do)", () => {
+    const x = floats([1, 2, 9, 10], 15);
+    new Uint32Array((x.data as Float32Array).buffer).set([0x7f800001, 0xffa00000], 30);
+    for (const attrs of [
+      { kernel_shape: [2, 2], strides: [2, 2], ceil_mode: 1 },
+      { kernel_shape: [3, 3], pads: [1, 1, 1, 1], dilations: [2, 1] },
+    ])
+      expectSameBits({ op: "MaxPool", inputs: [x], attrs });
+  });
+
   it("Cast int32 → float32 and float32 → int32", () => {
     const n = 300_000;
     const next = lcg(13);

@@ -23,7 +23,6 @@ import {
   packedBBytes,
   packedConstant,
   panelsAt,
-  roundHalf,
   scratchAlloc,
   scratchRelease,
   stage,
@@ -88,9 +87,9 @@ export interface Dest {
   half: 0 | 1 | 2;
 }
 
-/** Copies n results at `res` (float32, or float64 to round to half) to dst.data[at...]. */
+/** Copies n results at `res` (float32, or half-type bits the product rounded) to dst.data[at...]. */
 function store(ar: Arena, res: number, n: number, dst: Dest, at: number): void {
-  if (dst.half) roundHalf(ar, res, n, dst.half, dst.data as Uint16Array, at);
+  if (dst.half) (dst.data as Uint16Array).set(new Uint16Array(ar.memory.buffer, res, n), at);
   else (dst.data as Float32Array).set(f32At(ar, res, n), at);
 }
 
@@ -205,6 +204,7 @@ export function convGemm(
       if (bv) f64At(ar, bias, mg).set(bv.subarray(gi * mg, (gi + 1) * mg));
       const colsAt = scratchAlloc(ar, packedBBytes(K, cols), "convolution columns");
       const res = scratchAlloc(ar, mg * cols * esz, "convolution result");
+      const res16 = xs.half ? scratchAlloc(ar, mg * cols * 2, "convolution result") : 0;
       const pp = g.win2d && paddedPlanes(ar, g.win2d, g.OH!, cg, nK, 4, K);
       const rq = scratchAlloc(ar, POSITIONS_BYTES, "positions");
       for (let bi = 0; bi < n; bi++) {
@@ -228,9 +228,11 @@ export function convGemm(
             const args = [JOB.colsFloat, xAt, colsAt, nc, NR * 4 * K, j0, pp.taps, K, pp.Wp];
             runPanels(ar, [...args, sh!, sw!, OW!, rq], panels, K * NR);
           } else im2col(f32At(ar, colsAt, panels * NR * K), xs, x0, inSize, cg, nK, j0, nc, tab!);
-          gemm(ar, a, panelsAt(colsAt, K), res, bias, mg, nc, K, esz === 8);
+          const half = xs.half ? { at: res16, half: xs.half } : undefined;
+          gemm(ar, a, panelsAt(colsAt, K), res, bias, mg, nc, K, false, half);
+          const [at, rsz] = half ? [res16, 2] : [res, 4];
           for (let r = 0; r < mg; r++)
-            store(ar, res + r * nc * esz, nc, dst, (bi * m + gi * mg + r) * nOut + j0);
+            store(ar, at + r * nc * rsz, nc, dst, (bi * m + gi * mg + r) * nOut + j0);
         }
         ar.top = top;
       }
@@ -317,13 +319,17 @@ export function product(
     const bias = zeroBias(ar, M);
     const wide = !out || typeof out === "function" || out.half !== 0;
     const res = scratchAlloc(ar, M * N * (wide ? 8 : 4), "product result");
-    gemm(ar, pa, pb, res, bias, M, N, K, wide);
+    const half =
+      out && typeof out !== "function" && out.half
+        ? { at: scratchAlloc(ar, M * N * 2, "product result"), half: out.half }
+        : undefined;
+    gemm(ar, pa, pb, res, bias, M, N, K, wide, half);
     if (typeof out === "function") {
       out(f64At(ar, res, M * N));
       return undefined;
     }
     if (out) {
-      store(ar, res, M * N, out, out.at);
+      store(ar, half ? half.at : res, M * N, out, out.at);
       return undefined;
     }
     return f64At(ar, res, M * N).slice();

@@ -221,23 +221,6 @@ export function stage(ar: Arena, src: Src | Float32Array, off: number, n: number
 }
 
 /**
- * Rounds n float64 values at `at` into float16 / bfloat16 bits (`half` 1 / 2) at dst[dOff...], as
- * numberToFloat16Bits / numberToBfloat16Bits do (ewmem.wat's f2h, in place: the bits overwrite the
- * float64 values they come from).
- */
-export function roundHalf(
-  ar: Arena,
-  at: number,
-  n: number,
-  half: 1 | 2,
-  dst: Uint16Array,
-  dOff: number,
-): void {
-  ar.ex.f2h!(at, at, n, half - 1);
-  dst.set(new Uint16Array(ar.memory.buffer, at, n), dOff);
-}
-
-/**
  * Packs an operand at `at`: "a", A (M × K, element (i, t) at src[off + i*rs + t*cs]) in float64
  * row blocks of MR (rows past M are 0); "b", B (K × N, element (t, j) at src[off + t*rs + j*cs])
  * in float32 column panels of NR.
@@ -262,7 +245,9 @@ export function pack(
 /**
  * C (M × N at c, row-major: float32 rounded once, or float64 with `out64`) = bias (M float64 at
  * `bias`, M rounded up to MR) + packed A · B, each sum in order of the summed index, on this
- * thread and the helper threads (split by column panels).
+ * thread and the helper threads (split by column panels). With `half`, the float64 sums are also
+ * rounded to float16 / bfloat16 (`half.half` 1 / 2: ewmem.wat's f2h) into M × N at `half.at`, by the
+ * thread that computed them.
  */
 export function gemm(
   ar: Arena,
@@ -274,8 +259,10 @@ export function gemm(
   N: number,
   K: number,
   out64 = false,
+  half?: { at: number; half: 1 | 2 },
 ): void {
   const panels = Math.ceil(N / NR);
-  const args = [JOB.float, a, b.at, c, bias, M, N, K, out64 ? 1 : 0, b.ldb, b.pstride];
+  const args = [JOB.float, a, b.at, c, bias, M, N, K, out64 || half ? 1 : 0, b.ldb, b.pstride];
+  if (half) args.push(half.at, half.half - 1);
   runPanels(ar, args, panels, M * K * NR);
 }
