@@ -191,71 +191,6 @@ const centre = `
       (local.set $c (i32.add (local.get $c) (i32.const 1)))
       (br $cl))))`;
 
-// im2col16(x, taps, K, Wp, sh, sw, OW, j0, N, rq, dst): a convolution's columns for output
-// positions j0 ≤ j < N (rounded up to panels of QNR) in ipack's B layout, from centred, padded
-// i16 planes at x (centre's, Wp wide). taps: per summed index t (K of them, K even: an odd K's
-// last pair gets a tap reading zeros), the byte offset of its value from the window origin of a
-// position (plane, row and column in the window, padding included); position (oh, ow)'s origin is
-// x + 2·(oh·sh·Wp + ow·sw). When the panel's QNR positions are consecutive in one output row at
-// stride 1, a tap is one v128 load and a pair's two are interleaved; otherwise value by value,
-// the positions' origins kept at rq (QNR i32; -1 past N).
-const im2col16 = `
-  (func (export "im2col16") (param $x i32) (param $taps i32) (param $K i32) (param $Wp i32)
-    (param $sh i32) (param $sw i32) (param $OW i32) (param $j0 i32) (param $N i32) (param $rq i32) (param $dst i32)
-    (local $c i32) (local $j i32) (local $base i32) (local $tp i32) (local $end i32) (local $v i32)
-    (local.set $end (i32.add (local.get $taps) (i32.shl (local.get $K) (i32.const 2))))
-    (block $jd (loop $jl
-      (br_if $jd (i32.ge_u (local.get $j0) (local.get $N)))
-      (local.set $c (i32.const 0))
-      (block $cd (loop $cl
-        (br_if $cd (i32.ge_u (local.get $c) (i32.const ${QNR})))
-        (local.set $j (i32.add (local.get $j0) (local.get $c)))
-        (i32.store (i32.add (local.get $rq) (i32.shl (local.get $c) (i32.const 2)))
-          (if (result i32) (i32.lt_u (local.get $j) (local.get $N))
-            (then (i32.add (local.get $x) (i32.shl (i32.add
-              (i32.mul (i32.mul (i32.div_u (local.get $j) (local.get $OW)) (local.get $sh)) (local.get $Wp))
-              (i32.mul (i32.rem_u (local.get $j) (local.get $OW)) (local.get $sw))) (i32.const 1))))
-            (else (i32.const -1))))
-        (local.set $c (i32.add (local.get $c) (i32.const 1)))
-        (br $cl)))
-      (local.set $tp (local.get $taps))
-      (if (i32.and (i32.eq (local.get $sw) (i32.const 1))
-            (i32.and (i32.le_u (i32.add (local.get $j0) (i32.const ${QNR})) (local.get $N))
-              (i32.le_u (i32.add (i32.rem_u (local.get $j0) (local.get $OW)) (i32.const ${QNR})) (local.get $OW))))
-        (then
-          (local.set $base (i32.load (local.get $rq)))
-          (block $td (loop $tl
-            (br_if $td (i32.ge_u (local.get $tp) (local.get $end)))
-            (v128.store (local.get $dst) (i8x16.shuffle 0 1 16 17 2 3 18 19 4 5 20 21 6 7 22 23
-              (v128.load align=2 (i32.add (local.get $base) (i32.load (local.get $tp))))
-              (v128.load align=2 (i32.add (local.get $base) (i32.load offset=4 (local.get $tp))))))
-            (v128.store offset=16 (local.get $dst) (i8x16.shuffle 8 9 24 25 10 11 26 27 12 13 28 29 14 15 30 31
-              (v128.load align=2 (i32.add (local.get $base) (i32.load (local.get $tp))))
-              (v128.load align=2 (i32.add (local.get $base) (i32.load offset=4 (local.get $tp))))))
-            (local.set $dst (i32.add (local.get $dst) (i32.const ${4 * QNR})))
-            (local.set $tp (i32.add (local.get $tp) (i32.const 8)))
-            (br $tl))))
-        (else
-          (block $td (loop $tl
-            (br_if $td (i32.ge_u (local.get $tp) (local.get $end)))
-            (local.set $c (i32.const 0))
-            (block $vd (loop $vl
-              (br_if $vd (i32.ge_u (local.get $c) (i32.const ${2 * QNR})))
-              ;; value c: column c >> 1, tap t + (c & 1)
-              (local.set $base (i32.load (i32.add (local.get $rq) (i32.shl (i32.shr_u (local.get $c) (i32.const 1)) (i32.const 2)))))
-              (local.set $v (i32.const 0))
-              (if (i32.ne (local.get $base) (i32.const -1)) (then
-                (local.set $v (i32.load16_s (i32.add (local.get $base)
-                  (i32.load (i32.add (local.get $tp) (i32.shl (i32.and (local.get $c) (i32.const 1)) (i32.const 2)))))))))
-              (i32.store16 (i32.add (local.get $dst) (i32.shl (local.get $c) (i32.const 1))) (local.get $v))
-              (local.set $c (i32.add (local.get $c) (i32.const 1)))
-              (br $vl)))
-            (local.set $dst (i32.add (local.get $dst) (i32.const ${4 * QNR})))
-            (local.set $tp (i32.add (local.get $tp) (i32.const 8)))
-            (br $tl)))))
-      (local.set $j0 (i32.add (local.get $j0) (i32.const ${QNR})))
-      (br $jl))))`;
-
 // pad32(src, C, H, W, dst, Hp, Wp, top, left): C planes of H × W float32 into planes of Hp × Wp
 // at dst (each value at row top + h, column left + w) whose border is 0: a convolution's padding.
 const pad32 = `
@@ -278,45 +213,94 @@ const pad32 = `
       (local.set $c (i32.add (local.get $c) (i32.const 1)))
       (br $cl))))`;
 
-// im2col32(x, taps, K, Wp, sh, sw, OW, j0, N, rq, dst): im2col16's columns for the float64
-// product: panels of NR = 4 output positions, per step t the four float32 values (0 past N), from
-// padded float32 planes (pad32's); taps are byte offsets as there. A panel of four consecutive
-// positions in one output row at stride 1 copies one v128 per tap; otherwise value by value.
-const im2col32 = `
-  (func (export "im2col32") (param $x i32) (param $taps i32) (param $K i32) (param $Wp i32)
+// A convolution's columns, im2col16 and im2col32 (x, taps, K, Wp, sh, sw, OW, j0, N, rq, dst):
+// for output positions j0 ≤ j < N (rounded up to panels of `nr`), from padded planes at x of
+// `esz`-byte values (centre's or pad32's, Wp wide). taps: per summed index t, the byte offset of
+// its value from a position's window origin (plane, row and column in the window, padding
+// included); position (oh, ow)'s origin is x + esz·(oh·sh·Wp + ow·sw). The panel's origins are
+// kept at rq (nr i32; -1 past N). When the panel's positions are consecutive in one output row at
+// stride 1, `whole` makes a step's values from one v128 load per tap; otherwise `each` value by
+// value. Both advance $tp over the taps and $dst over the panel.
+function columns(name, nr, esz, whole, each) {
+  const shift = Math.log2(esz);
+  return `
+  (func (export "${name}") (param $x i32) (param $taps i32) (param $K i32) (param $Wp i32)
     (param $sh i32) (param $sw i32) (param $OW i32) (param $j0 i32) (param $N i32) (param $rq i32) (param $dst i32)
-    (local $c i32) (local $j i32) (local $base i32) (local $tp i32) (local $end i32)
+    (local $c i32) (local $j i32) (local $base i32) (local $tp i32) (local $end i32) (local $v i32)
     (local.set $end (i32.add (local.get $taps) (i32.shl (local.get $K) (i32.const 2))))
     (block $jd (loop $jl
       (br_if $jd (i32.ge_u (local.get $j0) (local.get $N)))
       (local.set $c (i32.const 0))
       (block $cd (loop $cl
-        (br_if $cd (i32.ge_u (local.get $c) (i32.const 4)))
+        (br_if $cd (i32.ge_u (local.get $c) (i32.const ${nr})))
         (local.set $j (i32.add (local.get $j0) (local.get $c)))
         (i32.store (i32.add (local.get $rq) (i32.shl (local.get $c) (i32.const 2)))
           (if (result i32) (i32.lt_u (local.get $j) (local.get $N))
             (then (i32.add (local.get $x) (i32.shl (i32.add
               (i32.mul (i32.mul (i32.div_u (local.get $j) (local.get $OW)) (local.get $sh)) (local.get $Wp))
-              (i32.mul (i32.rem_u (local.get $j) (local.get $OW)) (local.get $sw))) (i32.const 2))))
+              (i32.mul (i32.rem_u (local.get $j) (local.get $OW)) (local.get $sw))) (i32.const ${shift}))))
             (else (i32.const -1))))
         (local.set $c (i32.add (local.get $c) (i32.const 1)))
         (br $cl)))
       (local.set $tp (local.get $taps))
       (if (i32.and (i32.eq (local.get $sw) (i32.const 1))
-            (i32.and (i32.le_u (i32.add (local.get $j0) (i32.const 4)) (local.get $N))
-              (i32.le_u (i32.add (i32.rem_u (local.get $j0) (local.get $OW)) (i32.const 4)) (local.get $OW))))
+            (i32.and (i32.le_u (i32.add (local.get $j0) (i32.const ${nr})) (local.get $N))
+              (i32.le_u (i32.add (i32.rem_u (local.get $j0) (local.get $OW)) (i32.const ${nr})) (local.get $OW))))
         (then
           (local.set $base (i32.load (local.get $rq)))
           (block $td (loop $tl
             (br_if $td (i32.ge_u (local.get $tp) (local.get $end)))
-            (v128.store (local.get $dst) (v128.load align=4 (i32.add (local.get $base) (i32.load (local.get $tp)))))
-            (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
-            (local.set $tp (i32.add (local.get $tp) (i32.const 4)))
+            ${whole}
             (br $tl))))
         (else
           (block $td (loop $tl
             (br_if $td (i32.ge_u (local.get $tp) (local.get $end)))
-            (local.set $c (i32.const 0))
+            ${each}
+            (br $tl)))))
+      (local.set $j0 (i32.add (local.get $j0) (i32.const ${nr})))
+      (br $jl))))`;
+}
+
+// im2col16: the integer product's B layout (ipack's), i16 values from centre's planes, K even
+// (an odd K's last pair gets a tap reading the plane of zeros after the input's): a pair's two
+// taps as two v128 loads interleaved, or value c (column c >> 1, tap t + (c & 1)) by value.
+const im2col16 = columns(
+  "im2col16",
+  QNR,
+  2,
+  `(v128.store (local.get $dst) (i8x16.shuffle 0 1 16 17 2 3 18 19 4 5 20 21 6 7 22 23
+              (v128.load align=2 (i32.add (local.get $base) (i32.load (local.get $tp))))
+              (v128.load align=2 (i32.add (local.get $base) (i32.load offset=4 (local.get $tp))))))
+            (v128.store offset=16 (local.get $dst) (i8x16.shuffle 8 9 24 25 10 11 26 27 12 13 28 29 14 15 30 31
+              (v128.load align=2 (i32.add (local.get $base) (i32.load (local.get $tp))))
+              (v128.load align=2 (i32.add (local.get $base) (i32.load offset=4 (local.get $tp))))))
+            (local.set $dst (i32.add (local.get $dst) (i32.const ${4 * QNR})))
+            (local.set $tp (i32.add (local.get $tp) (i32.const 8)))`,
+  `(local.set $c (i32.const 0))
+            (block $vd (loop $vl
+              (br_if $vd (i32.ge_u (local.get $c) (i32.const ${2 * QNR})))
+              (local.set $base (i32.load (i32.add (local.get $rq) (i32.shl (i32.shr_u (local.get $c) (i32.const 1)) (i32.const 2)))))
+              (local.set $v (i32.const 0))
+              (if (i32.ne (local.get $base) (i32.const -1)) (then
+                (local.set $v (i32.load16_s (i32.add (local.get $base)
+                  (i32.load (i32.add (local.get $tp) (i32.shl (i32.and (local.get $c) (i32.const 1)) (i32.const 2)))))))))
+              (i32.store16 (i32.add (local.get $dst) (i32.shl (local.get $c) (i32.const 1))) (local.get $v))
+              (local.set $c (i32.add (local.get $c) (i32.const 1)))
+              (br $vl)))
+            (local.set $dst (i32.add (local.get $dst) (i32.const ${4 * QNR})))
+            (local.set $tp (i32.add (local.get $tp) (i32.const 8)))`,
+);
+
+// im2col32: the float64 product's B panels (NR = 4 float32 per step) from pad32's planes: one
+// v128 per tap, or value by value (0 past N).
+const im2col32 = columns(
+  "im2col32",
+  4,
+  4,
+  `(v128.store (local.get $dst) (v128.load align=4 (i32.add (local.get $base) (i32.load (local.get $tp)))))
+            (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+            (local.set $tp (i32.add (local.get $tp) (i32.const 4)))`,
+  `(local.set $c (i32.const 0))
             (block $vd (loop $vl
               (br_if $vd (i32.ge_u (local.get $c) (i32.const 4)))
               (local.set $base (i32.load (i32.add (local.get $rq) (i32.shl (local.get $c) (i32.const 2)))))
@@ -327,10 +311,8 @@ const im2col32 = `
               (local.set $c (i32.add (local.get $c) (i32.const 1)))
               (br $vl)))
             (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
-            (local.set $tp (i32.add (local.get $tp) (i32.const 4)))
-            (br $tl)))))
-      (local.set $j0 (i32.add (local.get $j0) (i32.const 4)))
-      (br $jl))))`;
+            (local.set $tp (i32.add (local.get $tp) (i32.const 4)))`,
+);
 
 // dql(src, n, dst, scale, zp): DynamicQuantizeLinear's quantization of n float32 values (n rounded
 // up to 4; the caller leaves room): the float32 quotient x / scale (f32x4.div: correctly rounded,

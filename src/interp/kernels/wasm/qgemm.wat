@@ -201,7 +201,6 @@
             (local.set $c (i32.const 0))
             (block $vd (loop $vl
               (br_if $vd (i32.ge_u (local.get $c) (i32.const 16)))
-              ;; value c: column c >> 1, tap t + (c & 1)
               (local.set $base (i32.load (i32.add (local.get $rq) (i32.shl (i32.shr_u (local.get $c) (i32.const 1)) (i32.const 2)))))
               (local.set $v (i32.const 0))
               (if (i32.ne (local.get $base) (i32.const -1)) (then
@@ -237,7 +236,7 @@
 
   (func (export "im2col32") (param $x i32) (param $taps i32) (param $K i32) (param $Wp i32)
     (param $sh i32) (param $sw i32) (param $OW i32) (param $j0 i32) (param $N i32) (param $rq i32) (param $dst i32)
-    (local $c i32) (local $j i32) (local $base i32) (local $tp i32) (local $end i32)
+    (local $c i32) (local $j i32) (local $base i32) (local $tp i32) (local $end i32) (local $v i32)
     (local.set $end (i32.add (local.get $taps) (i32.shl (local.get $K) (i32.const 2))))
     (block $jd (loop $jl
       (br_if $jd (i32.ge_u (local.get $j0) (local.get $N)))
