@@ -7,10 +7,12 @@
 // The models are made at bench time, never committed: exported with torch when a Python with
 // torch, torchvision and onnx is at hand (INTERP_PYTHON, default python3; bench/interp-export.py),
 // else generated with the IR builder with the same layer shapes (bench/interp-nets.ts). They are
-// kept in INTERP_MODELS (default: a folder under the system's temporary folder).
+// kept in INTERP_MODELS (default: a folder under the system's temporary folder). The deployed
+// forms isnet_fp16 and isnet_quint8 (IS-Net at 1024×1024, float16 and dynamically quantized, as
+// npm's @imgly/background-removal-data ships them) are fetched by bench/isnet.ts.
 //
 //   npx tsx bench/interp-models.ts [resnet18] [convnext_tiny] [ocr_det] [swin_t] [bert]
-//   (dist/ must be built)
+//     [isnet_fp16] [isnet_quint8]       (dist/ must be built; INTERP_WEB=0 leaves out the web anchor)
 
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -19,17 +21,27 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { decodeTensorProto } from "../src/interp/value-proto.js";
 import { generateNet } from "./interp-nets.js";
+import { ISNET_MODELS, ensureIsnet } from "./isnet.js";
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const dir = process.env.INTERP_MODELS ?? join(tmpdir(), "onnx-expand-interp-models");
 const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));
-const models = names.length ? names : ["resnet18", "convnext_tiny", "ocr_det", "swin_t", "bert"];
+const models = names.length
+  ? names
+  : ["resnet18", "convnext_tiny", "ocr_det", "swin_t", "bert", ...Object.keys(ISNET_MODELS)];
 const RUNS = Number(process.env.INTERP_RUNS ?? 3);
 /** onnxruntime-web's WebAssembly backend as an anchor (INTERP_WEB=0 leaves it out). */
 const WEB = process.env.INTERP_WEB !== "0";
 
 function ensureModels(): void {
   mkdirSync(dir, { recursive: true });
+  for (const m of models.filter((m) => m in ISNET_MODELS))
+    try {
+      ensureIsnet(dir, m);
+    } catch (e) {
+      console.log(`(${m}: ${(e as Error).message.split("\n")[0]}; left out)`);
+      models.splice(models.indexOf(m), 1);
+    }
   const missing = models.filter((m) => !existsSync(join(dir, `${m}.onnx`)));
   if (!missing.length) return;
   const py = process.env.INTERP_PYTHON ?? "python3";

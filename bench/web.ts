@@ -5,8 +5,9 @@
 // processes' RSS (from /proc, found through the DevTools protocol). "Expand all" on the 5,000
 // chain is timed from the click. Arguments: names of cases to run (substrings); default all.
 // Then the interpreter's runs in the page, cross-origin isolated (helper threads) against not
-// (one thread), side by side (web-run.ts; case names "run products", and "run resnet18" when
-// INTERP_MODELS names the folder of the real models).
+// (one thread), side by side (web-run.ts; case names "run products", and "run resnet18",
+// "run isnet_quint8", "run isnet_fp16" when INTERP_MODELS names the folder of the real models;
+// WEB_RUNS runs of each, default 5).
 // Each action is traced too (Chromium's "toplevel" category): its longest main-thread task by the
 // clock and that task's time on the CPU. On a loaded machine the two differ widely: a task's clock
 // time counts the time the renderer waited for a core (and for the GPU process), its CPU time only
@@ -274,9 +275,12 @@ async function main(): Promise<void> {
   const products = join(dir, "products.onnxtxt");
   writeFileSync(products, PRODUCTS_MODEL);
   const runCases: RunCase[] = [{ name: "run products", file: products }];
-  const resnet = join(process.env.INTERP_MODELS ?? "", "resnet18.onnx");
-  if (process.env.INTERP_MODELS && existsSync(resnet))
-    runCases.push({ name: "run resnet18", file: resnet });
+  // Real models from INTERP_MODELS (bench/interp-models.ts makes them): ResNet-18, and the
+  // deployed IS-Net forms (float16, quantized) at 1024×1024.
+  for (const m of ["resnet18", "isnet_quint8", "isnet_fp16"]) {
+    const file = join(process.env.INTERP_MODELS ?? "", `${m}.onnx`);
+    if (process.env.INTERP_MODELS && existsSync(file)) runCases.push({ name: `run ${m}`, file });
+  }
   const only = process.argv.slice(2);
   const wanted = (name: string) => !only.length || only.some((o) => name.includes(o));
   const srv = await serveInspector();
@@ -302,7 +306,9 @@ async function main(): Promise<void> {
       );
     }
     const runs = runCases.filter((c) => wanted(c.name));
-    if (runs.length) results.push(...(await benchRuns(browser, srv.url, plain.url, runs)));
+    const repeats = Number(process.env.WEB_RUNS ?? 5);
+    if (runs.length)
+      results.push(...(await benchRuns(browser, srv.url, plain.url, runs, repeats, 900_000)));
   } finally {
     await browser.close();
     srv.server.close();

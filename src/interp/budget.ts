@@ -49,6 +49,8 @@ export class MemoryBudget {
   private liveHeap = 0;
   /** Storage → how many scope entries hold it (views share one storage). */
   private readonly holders = new Map<Storage, { count: number; bytes: number }>();
+  /** Shared buffer → how many scope entries hold a storage over it (any view). */
+  private readonly sharedHolders = new Map<ArrayBufferLike, number>();
   /** Bytes allocated by the kernels running now (outermost first), not yet in a scope. */
   private transient = 0;
   private transientHeap = 0;
@@ -110,7 +112,14 @@ export class MemoryBudget {
     else if (v.kind === "sequence") for (const t of v.items) this.releaseStorage(t.data);
   }
 
+  /** Whether exactly one scope entry holds a storage over d's (shared) buffer. */
+  soleHolder(d: Storage): boolean {
+    return !Array.isArray(d) && this.sharedHolders.get(d.buffer) === 1;
+  }
+
   private holdStorage(d: Storage): void {
+    if (!Array.isArray(d) && isShared(d.buffer))
+      this.sharedHolders.set(d.buffer, (this.sharedHolders.get(d.buffer) ?? 0) + 1);
     const h = this.holders.get(d);
     if (h) {
       h.count++;
@@ -126,6 +135,11 @@ export class MemoryBudget {
   private releaseStorage(d: Storage): void {
     const h = this.holders.get(d);
     if (!h) return;
+    if (!Array.isArray(d) && isShared(d.buffer)) {
+      const left = (this.sharedHolders.get(d.buffer) ?? 1) - 1;
+      if (left > 0) this.sharedHolders.set(d.buffer, left);
+      else this.sharedHolders.delete(d.buffer);
+    }
     if (--h.count > 0) return;
     this.holders.delete(d);
     this.live -= h.bytes;
@@ -143,6 +157,9 @@ export class MemoryBudget {
     this.transientHeap = mark[1];
   }
 }
+
+const isShared = (b: ArrayBufferLike) =>
+  typeof SharedArrayBuffer === "function" && b instanceof SharedArrayBuffer;
 
 let active: MemoryBudget | undefined;
 

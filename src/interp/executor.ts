@@ -17,6 +17,7 @@ import { fromIRTensor, sparseToDense } from "./ir-tensors.js";
 import { kernelFor } from "./kernels/index.js";
 import { markConstant } from "./kernels/wasm/gemm.js";
 import { nodeWithDefaults } from "./defaults.js";
+import { asKernel, kernelMade } from "./tensor.js";
 import { finishProfile, outputBytes, type NodeProfile, type RunProfile } from "./profile.js";
 import type { KernelContext, RTensor, RValue } from "./types.js";
 
@@ -77,6 +78,21 @@ function planFor(owner: Graph | Function, planCache: Map<Graph | Function, Plan>
   plan = { order, reads, uses };
   planCache.set(owner, plan);
   return plan;
+}
+
+/** The op type of the node of `owner` that produces `name` (undefined: none does). */
+function producerOp(
+  owner: Graph | Function,
+  name: string,
+  cache: Map<Graph | Function, Map<string, string>>,
+): string | undefined {
+  let m = cache.get(owner);
+  if (!m) {
+    m = new Map();
+    for (const n of owner.nodes) for (const o of n.outputs) if (o) m.set(o, n.opType);
+    cache.set(owner, m);
+  }
+  return m.get(name);
 }
 
 function initializerValue(t: Tensor, initializerCache: Map<Tensor, RTensor>): RTensor {
@@ -250,6 +266,8 @@ class Executor {
   readonly budget: MemoryBudget;
   private readonly plans = new Map<Graph | Function, Plan>();
   private readonly initializers = new Map<Tensor, RTensor>();
+  /** Per graph: the op type that produces each of its values. */
+  private readonly producers = new Map<Graph | Function, Map<string, string>>();
   /** Functions being called right now, outermost first: a repeat is recursion, which never ends. */
   private readonly calling: Function[] = [];
 
@@ -293,9 +311,14 @@ class Executor {
           );
         return v;
       });
-      const timed = this.timings && scope.parent === undefined && owner === this.model.graph;
+      const top = scope.parent === undefined && owner === this.model.graph;
+      const timed = this.timings && top;
       const t0 = timed ? performance.now() : 0;
-      const outs = this.runNode(node, ins, scope, opsets, label);
+      const donated =
+        top && keep !== "all"
+          ? (k: number) => this.donatable(node, k, ins[k], scope, keep, remaining, owner)
+          : undefined;
+      const outs = this.runNode(node, ins, scope, opsets, label, donated);
       if (timed)
         this.timings!.push({
           label,
@@ -324,12 +347,36 @@ class Executor {
     }
   }
 
+  /**
+   * Whether a main-graph node may overwrite input k (KernelContext.donated): its value is this
+   * scope's own, read by no later node and not kept, read once by this node, made by a kernel of
+   * this run (a node's output other than a Constant's, never a graph input or an initializer),
+   * and no other value in any scope holds a storage over its memory.
+   */
+  private donatable(
+    node: Node,
+    k: number,
+    v: RValue | undefined,
+    scope: Scope,
+    keep: Set<string>,
+    remaining: Map<string, number>,
+    owner: Graph | Function,
+  ): boolean {
+    const name = node.inputs[k];
+    if (!name || !v || !("dtype" in v) || keep.has(name)) return false;
+    if (node.inputs.indexOf(name) !== node.inputs.lastIndexOf(name)) return false;
+    if (remaining.get(name) !== 1 || scope.values.get(name) !== v) return false;
+    if (producerOp(owner, name, this.producers) === "Constant") return false;
+    return kernelMade(v.data) && this.budget.soleHolder(v.data);
+  }
+
   runNode(
     node: Node,
     ins: (RValue | undefined)[],
     scope: Scope,
     opsets: Map<string, number>,
     label: string,
+    donated?: (k: number) => boolean,
   ): RValue[] {
     const fn = this.functions.called(node);
     if (fn) return this.callFunction(fn, node, ins, opsets, label);
@@ -345,11 +392,12 @@ class Executor {
       maxElements: this.maxElements,
       maxIterations: this.maxIterations,
       runSubgraph: (g, inputs) => this.runSubgraph(g, inputs, scope, opsets, label),
+      donated,
     };
     let outs: RValue[];
     const mark = this.budget.enter();
     try {
-      outs = kernel(ctx, ins);
+      outs = asKernel(() => kernel(ctx, ins));
     } catch (e) {
       if (e instanceof OnnxError) {
         if (e.where) throw e;

@@ -20,9 +20,9 @@ export function elementCount(shape: readonly number[]): number {
 }
 
 /**
- * float32 storage of at least this many elements lives in a shared WebAssembly memory of its own
- * where there is one (kernels/wasm/memory.ts), so that WebAssembly kernels and their helper
- * thread read it in place. It is still a plain Float32Array (over a SharedArrayBuffer).
+ * float32 and int32 storage of at least this many elements lives in a shared WebAssembly memory
+ * of its own where there is one (kernels/wasm/memory.ts), so that WebAssembly kernels and their
+ * helper thread read it in place. It is still a plain typed array (over a SharedArrayBuffer).
  */
 export const WASM_BACKED_MIN_ELEMENTS = 1 << 20;
 
@@ -103,11 +103,44 @@ function unsupported(dtype: number): OnnxError {
   );
 }
 
+/** Storages made by kernels in their own WebAssembly memory (kernelMade). */
+const made = new WeakSet<object>();
+let making = 0;
+
+/**
+ * Runs a kernel (`fn`): the storages allocStorage makes in WebAssembly memory meanwhile are
+ * known as the kernel's own (the executor may let a later kernel overwrite them: ctx.donated).
+ */
+export function asKernel<T>(fn: () => T): T {
+  making++;
+  try {
+    return fn();
+  } finally {
+    making--;
+  }
+}
+
+/** Whether a kernel made this storage, in a WebAssembly memory of its own (asKernel). */
+export function kernelMade(data: object): boolean {
+  return made.has(data);
+}
+
+/** `view`, a new view of a kernel-made storage's memory (`data`), is the kernel's as well. */
+export function kernelView<T extends object>(data: object, view: T): T {
+  if (made.has(data)) made.add(view);
+  return view;
+}
+
 /** Zero-filled storage, unchecked. */
 function makeStorage(dtype: number, n: number): Storage {
-  if (dtype === DataType.FLOAT && n >= WASM_BACKED_MIN_ELEMENTS) {
+  if ((dtype === DataType.FLOAT || dtype === DataType.INT32) && n >= WASM_BACKED_MIN_ELEMENTS) {
     const shared = allocWasmBacked(n * 4);
-    if (shared) return new Float32Array(shared, 0, n);
+    if (shared) {
+      const data =
+        dtype === DataType.FLOAT ? new Float32Array(shared, 0, n) : new Int32Array(shared, 0, n);
+      if (making) made.add(data);
+      return data;
+    }
   }
   if (dtype === DataType.STRING) return new Array<string>(n).fill("");
   const ctor = STORAGE.get(dtype);
@@ -200,6 +233,20 @@ export function fromFloat64(dtype: number, shape: number[], values: Float64Array
     for (let i = 0; i < n; i++) (data as Int32Array)[i] = Math.trunc(values[i]!);
   }
   return { dtype, shape, data };
+}
+
+/**
+ * fromFloat64 for the sums of a matrix product or a convolution: a NaN among float16 and bfloat16
+ * results is written as the quiet NaN 0x7e00 / 0x7fc0 (sign 0, no payload). Which of two NaNs
+ * an addition passes on (and so a NaN sum's sign) is the choice of the engine's compiled code,
+ * which may order an addition's operands either way; a fixed NaN keeps the results of every
+ * path (TypeScript loops, WebAssembly, any number of threads) the same bits. The values are
+ * overwritten.
+ */
+export function fromProductSums(dtype: number, shape: number[], values: Float64Array): RTensor {
+  if (isHalfType(dtype))
+    for (let i = 0; i < values.length; i++) if (values[i] !== values[i]) values[i] = NaN;
+  return fromFloat64(dtype, shape, values);
 }
 
 /** Bytes per element of a dtype's storage (0 for string). */

@@ -45,6 +45,12 @@ export interface KernelContext {
   maxIterations?: number;
   /** Runs a subgraph (If/Loop/Scan body) with the given inputs; outer-scope values are visible. */
   runSubgraph(g: Graph, inputs: RValue[]): RValue[];
+  /**
+   * Whether input i's storage may be overwritten and returned as an output: no value but this
+   * input holds it, nothing reads it after this node, and a kernel of this run made it (never a
+   * graph input's or an initializer's). Absent: never.
+   */
+  donated?(i: number): boolean;
 }
 
 /** A kernel computes a node's outputs from its inputs (undefined for an omitted optional input). */

@@ -5,7 +5,7 @@
 
 import { attrInts } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64, toFloat64, scratch } from "../tensor.js";
+import { fromFloat64, fromProductSums, isHalfType, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { intAttr, stringAttr } from "./attrs.js";
 import { convDepthwise, convGemm, gemmFor } from "./gemm-ops.js";
@@ -111,11 +111,32 @@ function windowTable(inSpatial: number[], w: Window): Int32Array {
   return table;
 }
 
-const Conv: Kernel = (ctx, inputs) => {
-  const x = input(ctx, inputs, 0);
-  const wT = input(ctx, inputs, 1);
-  const bT = optInput(ctx, inputs, 2);
-  requireFloat(ctx, x);
+/** A convolution's geometry, worked out once per node (Conv, ConvInteger, QLinearConv). */
+export interface ConvPlan {
+  n: number;
+  c: number;
+  m: number;
+  /** Input channels per group, groups, output channels per group. */
+  cg: number;
+  group: number;
+  mg: number;
+  inSpatial: number[];
+  kernel: number[];
+  w: Window;
+  /** Output positions, kernel positions, input positions (per image and channel). */
+  nOut: number;
+  nK: number;
+  inSize: number;
+  outShape: number[];
+  /** 2-D windows: [H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW] (im2col in WebAssembly), OH. */
+  win2d?: number[];
+  OH?: number;
+  /** For each (output position, kernel position): the input offset read, -1 in padding. */
+  table: () => Int32Array;
+}
+
+/** The geometry of a convolution of x by weights wT (shapes checked; errors name the node). */
+export function convPlan(ctx: KernelContext, x: RTensor, wT: RTensor): ConvPlan {
   if (x.shape.length < 3) fail(ctx, "input must have rank at least 3 (N, C, spatial...)");
   const [n, c] = x.shape as [number, number];
   const inSpatial = x.shape.slice(2);
@@ -126,6 +147,39 @@ const Conv: Kernel = (ctx, inputs) => {
     fail(ctx, `weights expect ${cg * group} input channels, the input has ${c}`);
   if (m % group !== 0) fail(ctx, `output channels ${m} are not divisible by group ${group}`);
   const w = windowGeometry(ctx, inSpatial, kernel);
+  const outShape = [n, m, ...w.outSpatial];
+  checkedCount(ctx, outShape);
+  const win2d =
+    inSpatial.length === 2
+      ? [...inSpatial, ...kernel, ...w.strides, ...w.dilations, ...w.padBegin, w.outSpatial[1]!]
+      : undefined;
+  return {
+    n,
+    c,
+    m,
+    cg,
+    group,
+    mg: m / group,
+    inSpatial,
+    kernel,
+    w,
+    nOut: prod(w.outSpatial),
+    nK: prod(kernel),
+    inSize: prod(inSpatial),
+    outShape,
+    win2d,
+    OH: w.outSpatial[0],
+    table: () => windowTable(inSpatial, w),
+  };
+}
+
+const Conv: Kernel = (ctx, inputs) => {
+  const x = input(ctx, inputs, 0);
+  const wT = input(ctx, inputs, 1);
+  const bT = optInput(ctx, inputs, 2);
+  requireFloat(ctx, x);
+  const p = convPlan(ctx, x, wT);
+  const { n, c, m, cg, group, mg, inSpatial, w, nOut, nK, inSize, outShape } = p;
   if (
     cg === 1 &&
     group === c &&
@@ -134,26 +188,10 @@ const Conv: Kernel = (ctx, inputs) => {
     x.dtype === DataType.FLOAT &&
     wT.dtype === DataType.FLOAT &&
     (!bT || bT.dtype === DataType.FLOAT)
-  ) {
-    const outShape = [n, m, ...w.outSpatial];
-    checkedCount(ctx, outShape);
+  )
     return [convDepthwise(x, wT, bT, { n, c, m, inSpatial, ...w }, outShape)];
-  }
-  const nOut = prod(w.outSpatial);
-  const nK = prod(kernel);
-  const inSize = prod(inSpatial);
-  const outShape = [n, m, ...w.outSpatial];
-  checkedCount(ctx, outShape);
-  const mg = m / group;
-  const ar = mg >= 2 ? gemmFor(x, wT, bT) : undefined;
-  if (ar) {
-    const table = () => windowTable(inSpatial, w);
-    const win2d =
-      inSpatial.length === 2
-        ? [...inSpatial, ...kernel, ...w.strides, ...w.dilations, ...w.padBegin, w.outSpatial[1]!]
-        : undefined;
-    return [convGemm(ar, x, wT, bT, { n, c, m, group, inSize, nOut, nK, table, win2d }, outShape)];
-  }
+  const ar = gemmFor(x, wT, bT);
+  if (ar) return [convGemm(ar, x, wT, bT, p, outShape)];
   const table = windowTable(inSpatial, w);
   const xv = toFloat64(x);
   const wv = toFloat64(wT);
@@ -177,7 +215,7 @@ const Conv: Kernel = (ctx, inputs) => {
         out[base + o] = s;
       }
     }
-  return [fromFloat64(x.dtype, outShape, out)];
+  return [fromProductSums(x.dtype, outShape, out)];
 };
 
 function pool(kind: "max" | "avg"): Kernel {
@@ -198,7 +236,7 @@ function pool(kind: "max" | "avg"): Kernel {
       kind === "max" &&
       !wantIndices &&
       inSpatial.length === 2 &&
-      x.dtype === DataType.FLOAT &&
+      (x.dtype === DataType.FLOAT || isHalfType(x.dtype)) &&
       gemmEnabled()
     ) {
       const outShape = [x.shape[0]!, x.shape[1]!, ...w.outSpatial];

@@ -17,14 +17,25 @@ import {
   numberToFloat16Bits,
 } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { allocStorage, encodeHalf, isHalfType, toFloat32 } from "../tensor.js";
+import { allocStorage, encodeHalf, isHalfType, kernelView, toFloat32 } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue, Storage } from "../types.js";
 import { broadcastIndex, broadcastShapes, checkedCount, fail, input } from "./util.js";
 import { broadcastsMultidirectionally } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
 import { intAttr } from "./attrs.js";
 import { erf, erfFloat32 } from "./erf.js";
-import { arithWasm, erfWasm } from "./ew-wasm.js";
+import { gemmEnabled } from "./wasm/gemm.js";
+import {
+  arithInPlace,
+  arithRowsWasm,
+  arithWasm,
+  intToFloatInPlace,
+  reluInPlace,
+  erfWasm,
+  narrowHalfWasm,
+  reluWasm,
+  widenHalfWasm,
+} from "./ew-wasm.js";
 
 type Num = (x: number) => number;
 type Big = (x: bigint) => bigint;
@@ -45,8 +56,14 @@ function domainOf(dtype: number): Domain | undefined {
 
 /** The values to compute with: float16/bfloat16 decoded to float32, other storage as is. */
 function computeView(t: RTensor): Storage {
-  return isHalfType(t.dtype) ? toFloat32(t) : t.data;
+  if (!isHalfType(t.dtype)) return t.data;
+  const n = t.data.length;
+  const out = scratch(Float32Array, n);
+  if (widenHalfWasm(t.data as Uint16Array, halfKind(t.dtype), out)) return out;
+  return toFloat32(t);
 }
+
+const halfKind = (dtype: number) => (dtype === DataType.FLOAT16 ? 1 : 2);
 
 /** Output storage for computing: float32 for the half types (encoded afterwards). */
 function computeStorage(dtype: number, n: number): Storage {
@@ -54,8 +71,15 @@ function computeStorage(dtype: number, n: number): Storage {
 }
 
 function finish(dtype: number, shape: number[], data: Storage): RTensor {
-  if (isHalfType(dtype)) return { dtype, shape, data: encodeHalf(dtype, data as Float32Array) };
+  if (isHalfType(dtype)) return { dtype, shape, data: narrowed(dtype, data as Float32Array) };
   return { dtype, shape, data };
+}
+
+/** float32 values rounded to float16 / bfloat16 bits (encodeHalf's). */
+function narrowed(dtype: number, v: Float32Array): Uint16Array {
+  const out = allocStorage(dtype, v.length) as Uint16Array;
+  if (narrowHalfWasm(v, halfKind(dtype), out)) return out;
+  return encodeHalf(dtype, v);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -67,6 +91,8 @@ export interface UnarySpec {
    * the same call for every op): the same values as `float` gives, rounded the same way.
    */
   f32?: (src: Float32Array, out: Float32Array) => void;
+  /** float32 computed over a donated input where it lies (false: it cannot be), as `f32` would. */
+  inPlace?: (data: Float32Array) => boolean;
   float?: Num;
   int?: Num;
   big?: Big;
@@ -94,16 +120,55 @@ export function unary(op: string, spec: UnarySpec): Kernel {
       return [{ dtype: x.dtype, shape: [...x.shape], data: out }];
     }
     if (!f) fail(ctx, `${op} does not accept ${dtypeName(x.dtype)} input`);
+    if (spec.inPlace && x.dtype === DataType.FLOAT && ctx.donated?.(0)) {
+      const data = x.data as Float32Array;
+      if (spec.inPlace(data)) return [{ dtype: x.dtype, shape: [...x.shape], data }];
+    }
     if (spec.f32 && x.dtype === DataType.FLOAT) {
       const out = allocStorage(x.dtype, n) as Float32Array;
       spec.f32(x.data as Float32Array, out);
       return [{ dtype: x.dtype, shape: [...x.shape], data: out }];
     }
-    const src = computeView(x) as Float64Array;
-    const out = computeStorage(x.dtype, n) as Float64Array;
-    for (let i = 0; i < n; i++) out[i] = f(src[i]!);
-    return [finish(x.dtype, [...x.shape], out)];
+    // (Off with the other fast paths, setGemmDisabled, so that tests compare the two.)
+    if (isHalfType(x.dtype) && n >= HALF_TABLE_MIN && gemmEnabled()) {
+      const table = halfTable(f, x.dtype);
+      const src = x.data as Uint16Array;
+      const out = allocStorage(x.dtype, n) as Uint16Array;
+      for (let i = 0; i < n; i++) out[i] = table[src[i]!]!;
+      return [{ dtype: x.dtype, shape: [...x.shape], data: out }];
+    }
+    return [unaryFloat(f, x)];
   };
+}
+
+/** The unary loop over numbers: float16/bfloat16 decoded to float32, computed, rounded back. */
+function unaryFloat(f: Num, x: RTensor): RTensor {
+  const n = x.data.length;
+  const src = computeView(x) as Float64Array;
+  const out = computeStorage(x.dtype, n) as Float64Array;
+  for (let i = 0; i < n; i++) out[i] = f(src[i]!);
+  return finish(x.dtype, [...x.shape], out);
+}
+
+/** float16/bfloat16 inputs of at least this many elements go through a table of all 2^16 values. */
+const HALF_TABLE_MIN = 1 << 18;
+const halfTables = new WeakMap<Num, Map<number, Uint16Array>>();
+
+/**
+ * f's results for every float16 / bfloat16 bit pattern, computed by the same loop (unaryFloat)
+ * as any tensor of that type: a tensor's results are then its elements' entries.
+ */
+function halfTable(f: Num, dtype: number): Uint16Array {
+  let byType = halfTables.get(f);
+  if (!byType) halfTables.set(f, (byType = new Map()));
+  let t = byType.get(dtype);
+  if (!t) {
+    const all = new Uint16Array(65536);
+    for (let i = 0; i < 65536; i++) all[i] = i;
+    t = unaryFloat(f, { dtype, shape: [65536], data: all }).data as Uint16Array;
+    byType.set(dtype, t);
+  }
+  return t;
 }
 
 const absBig: Big = (x) => (x < 0n ? -x : x);
@@ -152,7 +217,9 @@ export const unaryKernels: Record<string, Kernel> = {
     big: (x) => (x > 0n ? 1n : x < 0n ? -1n : 0n),
   }),
   Relu: unary("Relu", {
+    inPlace: reluInPlace,
     f32: (src, out) => {
+      if (reluWasm(src, out)) return;
       for (let i = 0; i < src.length; i++) {
         const x = src[i]!;
         out[i] = x < 0 ? 0 : x;
@@ -263,11 +330,13 @@ export function binaryCompute(
   const sa = unitStep(a.shape, shape);
   const sb = unitStep(b.shape, shape);
   if (dom === "float" && spec.fast) {
+    // float32 values (float16 widened, every NaN the same) on WebAssembly where shapes allow.
+    const wasm = dtype === DataType.FLOAT || dtype === DataType.FLOAT16;
     if (sa >= 0 && sb >= 0) {
       const f32 = (x: Storage) => x as Float32Array;
-      if (!(dtype === DataType.FLOAT && arithWasm(spec.fast, f32(av), sa, f32(bv), sb, f32(out))))
+      if (!(wasm && arithWasm(spec.fast, f32(av), sa, f32(bv), sb, f32(out))))
         fastFloat(spec.fast, av, sa, bv, sb, out);
-    } else blockedFloat(spec.fast, av, a.shape, bv, b.shape, shape, out);
+    } else blockedFloat(spec.fast, av, a.shape, bv, b.shape, shape, out, wasm);
   } else broadcast2(av, ia, bv, ib, out, f);
   return finish(dtype, shape, out);
 }
@@ -353,6 +422,7 @@ function blockedFloat(
   bShape: readonly number[],
   shape: readonly number[],
   out: Float64Array,
+  f32 = false,
 ): void {
   if (out.length === 0) return;
   const dims: number[] = [];
@@ -395,8 +465,14 @@ function blockedFloat(
   const counter = new Array<number>(last).fill(0);
   let ja = 0;
   let kb = 0;
-  for (let o = 0; o < out.length; o += len) {
-    rowOp(op, a, ja, da, b, kb, db, out, o, len);
+  // Each row's first operand indices; long float32 rows go to WebAssembly (arithRowsWasm).
+  const rows = out.length / len;
+  const starts = f32 && len >= 4096 ? scratch(Int32Array, 2 * rows) : undefined;
+  for (let o = 0, r = 0; o < out.length; o += len, r++) {
+    if (starts) {
+      starts[2 * r] = ja;
+      starts[2 * r + 1] = kb;
+    } else rowOp(op, a, ja, da, b, kb, db, out, o, len);
     for (let ax = last - 1; ax >= 0; ax--) {
       ja += sa[ax]!;
       kb += sb[ax]!;
@@ -406,6 +482,12 @@ function blockedFloat(
       counter[ax] = 0;
     }
   }
+  if (!starts) return;
+  const f = (x: Float64Array) => x as unknown as Float32Array;
+  const at = (k: number) => (r: number) => starts[2 * r + k]!;
+  if (!arithRowsWasm(op, f(a), at(0), da, f(b), at(1), db, f(out), len))
+    for (let r = 0; r < rows; r++)
+      rowOp(op, a, starts[2 * r]!, da, b, starts[2 * r + 1]!, db, out, r * len, len);
 }
 
 /** One row of `blockedFloat`: out[o + i] = a[ja + i·da] op b[kb + i·db]. */
@@ -439,9 +521,63 @@ function rowOp(
 }
 
 function binary(op: string, spec: BinarySpec): Kernel {
-  return (ctx, inputs) => [
-    binaryCompute(ctx, op, spec, input(ctx, inputs, 0), legacyBroadcast(ctx, inputs)),
-  ];
+  return (ctx, inputs) => {
+    const a = input(ctx, inputs, 0);
+    const b = legacyBroadcast(ctx, inputs);
+    const inPlace = spec.fast && arithDonated(ctx, spec.fast, a, b, b === inputs[1]);
+    return [inPlace || binaryCompute(ctx, op, spec, a, b)];
+  };
+}
+
+/**
+ * float32 arithmetic written over a donated operand as large as the result (ctx.donated), the
+ * other one value or one per channel (a block of the result's axes followed by 1s): in the
+ * operand's own memory, each element the same single float32 operation as on the other paths.
+ * Undefined where that does not apply.
+ */
+function arithDonated(
+  ctx: KernelContext,
+  op: FastOp,
+  a: RTensor,
+  b: RTensor,
+  bIsInput: boolean,
+): RTensor | undefined {
+  if (!ctx.donated || a.dtype !== DataType.FLOAT || b.dtype !== DataType.FLOAT) return undefined;
+  const shape = broadcastShapes(ctx, [a.shape, b.shape]);
+  const full = (t: RTensor) => t.data.length === shape.reduce((p, d) => p * d, 1);
+  for (const [big, small, k, left] of [
+    [a, b, 0, false],
+    [b, a, 1, true],
+  ] as [RTensor, RTensor, number, boolean][]) {
+    if (!full(big) || big.shape.length !== shape.length || (k === 1 && !bIsInput)) continue;
+    const inner = channelInner(small.shape, shape);
+    if (inner === undefined || !ctx.donated(k)) continue;
+    const data = big.data as Float32Array;
+    if (arithInPlace(op, data, small.data as Float32Array, inner, left))
+      return { dtype: DataType.FLOAT, shape, data };
+  }
+  return undefined;
+}
+
+/**
+ * For an operand of one value, or one per index of a block of consecutive axes of the result
+ * (its other axes 1): the result elements per value (the block's trailing axes' size); else
+ * undefined.
+ */
+function channelInner(small: readonly number[], out: readonly number[]): number | undefined {
+  const n = out.reduce((p, d) => p * d, 1);
+  if (small.reduce((p, d) => p * d, 1) === 1) return n;
+  const off = out.length - small.length;
+  if (off < 0) return undefined;
+  const dims = small.map((d, i) => [d, out[off + i]!] as const);
+  const first = dims.findIndex(([d]) => d !== 1);
+  let last = first;
+  while (last + 1 < dims.length && dims[last + 1]![0] !== 1) last++;
+  for (let i = 0; i < dims.length; i++) {
+    const [d, o] = dims[i]!;
+    if (i >= first && i <= last ? d !== o : d !== 1) return undefined;
+  }
+  return out.slice(off + last + 1).reduce((p, d) => p * d, 1);
 }
 
 /**
@@ -754,16 +890,19 @@ export function castTensor(ctx: KernelContext, x: RTensor, to: number): RTensor 
     return castTensor(ctx, { dtype: DataType.DOUBLE, shape, data: vals }, to);
   }
   // From numbers (float, small int, bool; half types decoded exactly).
-  const v = (isHalfType(x.dtype) ? toFloat32(x) : src) as Float64Array;
+  const v = (isHalfType(x.dtype) ? computeView(x) : src) as Float64Array;
   if (to === DataType.FLOAT16 || to === DataType.BFLOAT16) {
     const out = scratch(Uint16Array, n);
+    if (v instanceof Float32Array && narrowHalfWasm(v, halfKind(to), out))
+      return { dtype: to, shape, data: out };
     const enc = to === DataType.FLOAT16 ? numberToFloat16Bits : numberToBfloat16Bits;
     for (let i = 0; i < n; i++) out[i] = enc(v[i]!);
     return { dtype: to, shape, data: out };
   }
   if (to === DataType.FLOAT || to === DataType.DOUBLE) {
+    // The typed arrays' own conversion: each element as the loop would store it.
     const out = allocStorage(to, n) as Float64Array;
-    for (let i = 0; i < n; i++) out[i] = v[i]!;
+    out.set(v);
     return { dtype: to, shape, data: out };
   }
   if (to === DataType.BOOL) {
@@ -805,6 +944,11 @@ const Cast: Kernel = (ctx, inputs) => {
   const to = named ? dtypeByName(named.toLowerCase())?.id : attrInt(ctx.node, "to");
   if (to === undefined)
     fail(ctx, named ? `unknown type '${named}' in attribute 'to'` : "attribute 'to' is required");
+  if (x.dtype === DataType.INT32 && to === DataType.FLOAT && ctx.donated?.(0)) {
+    // The values converted where they are (a donated int32 tensor in a memory of its own).
+    const data = intToFloatInPlace(x.data as Int32Array);
+    if (data) return [{ dtype: to, shape: [...x.shape], data: kernelView(x.data, data) }];
+  }
   return [castTensor(ctx, x, to)];
 };
 

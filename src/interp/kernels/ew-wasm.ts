@@ -5,6 +5,7 @@
 // the correctly rounded float32 result for these four), so the results are identical.
 
 import { erf, erfTable } from "./erf.js";
+import { wasmMemoryOf } from "./wasm/memory.js";
 import {
   f32At,
   f64At,
@@ -139,3 +140,211 @@ export function hardSigmoidWasm(
   const ar = gemmArena();
   return mapChunks(src, out, (xAt, yAt, len) => ar!.ex.hsig!(xAt, yAt, len, a, b));
 }
+
+/** float32 Relu (ewmem.wat's relu): x < 0 ? 0 : x, NaN and −0 unchanged. */
+export function reluWasm(src: Float32Array, out: Float32Array): boolean {
+  const ar = gemmArena();
+  return mapChunks(src, out, (xAt, yAt, len) => ar!.ex.relu!(xAt, yAt, len));
+}
+
+/**
+ * float16 / bfloat16 bits (`half` 1 / 2) as float32 (ewmem.wat's h2f: toFloat32's values, every
+ * float16 NaN as 0x7fc00000), in windows of the arena. False where the platform does not allow it.
+ */
+export function widenHalfWasm(src: Uint16Array, half: 1 | 2, out: Float32Array): boolean {
+  const n = src.length;
+  if (n < MIN || !gemmEnabled()) return false;
+  const ar = gemmArena()!;
+  try {
+    const yAt = scratchAlloc(ar, CHUNK * 4, "a result window");
+    const bits = yAt + CHUNK * 2; // widened downwards in place, as stage does
+    const [bv, yv] = [new Uint16Array(ar.memory.buffer, bits, CHUNK), f32At(ar, yAt, CHUNK)];
+    for (let s = 0; s < n; s += CHUNK) {
+      const len = Math.min(CHUNK, n - s);
+      bv.set(src.subarray(s, s + len));
+      ar.ex.h2f!(bits, yAt, (len + 3) & ~3, half - 1);
+      out.set(len === CHUNK ? yv : yv.subarray(0, len), s);
+    }
+  } finally {
+    scratchRelease(ar);
+  }
+  return true;
+}
+
+/**
+ * float32 values rounded to float16 / bfloat16 bits (`half` 1 / 2) as encodeHalf rounds them
+ * (ewmem.wat's f2h from float32, NaN kept), in windows of the arena. False where the platform
+ * does not allow it.
+ */
+export function narrowHalfWasm(src: Float32Array, half: 1 | 2, out: Uint16Array): boolean {
+  const n = src.length;
+  if (n < MIN || !gemmEnabled()) return false;
+  const ar = gemmArena()!;
+  try {
+    const xAt = scratchAlloc(ar, CHUNK * 4, "an operand window");
+    const [xv, yv] = [f32At(ar, xAt, CHUNK), new Uint16Array(ar.memory.buffer, xAt, CHUNK)];
+    for (let s = 0; s < n; s += CHUNK) {
+      const len = Math.min(CHUNK, n - s);
+      xv.set(src.subarray(s, s + len));
+      ar.ex.f2h!(xAt, xAt, len, (half - 1) | 2 | 4);
+      out.set(len === CHUNK ? yv : yv.subarray(0, len), s);
+    }
+  } finally {
+    scratchRelease(ar);
+  }
+  return true;
+}
+
+/**
+ * float32 arithmetic over rows (a broadcast merged to its last axis, as elementwise.ts's
+ * blockedFloat does): for each row r of `len` outputs at r·len, out = a op b with a's values from
+ * `aAt(r)` stepping `da` (1, or 0: one value for the row), b's likewise. Rows of at least
+ * `CHUNK / 4` values only (else false, nothing written).
+ */
+export function arithRowsWasm(
+  op: keyof typeof OPS,
+  a: Float32Array,
+  aAt: (r: number) => number,
+  da: number,
+  b: Float32Array,
+  bAt: (r: number) => number,
+  db: number,
+  out: Float32Array,
+  len: number,
+): boolean {
+  const n = out.length;
+  if (len < CHUNK / 4 || n < MIN || !gemmEnabled()) return false;
+  const ar = gemmArena()!;
+  try {
+    const xAt = scratchAlloc(ar, CHUNK * 4, "an operand window");
+    const yAt = scratchAlloc(ar, CHUNK * 4, "an operand window");
+    const oAt = scratchAlloc(ar, CHUNK * 4, "a result window");
+    const [xv, yv, ov] = [f32At(ar, xAt, CHUNK), f32At(ar, yAt, CHUNK), f32At(ar, oAt, CHUNK)];
+    const rows = n / len;
+    for (let r = 0; r < rows; r++) {
+      const [ja, kb] = [aAt(r), bAt(r)];
+      for (let s = 0; s < len; s += CHUNK) {
+        const m = Math.min(CHUNK, len - s);
+        if (da) xv.set(a.subarray(ja + s, ja + s + m));
+        else xv.fill(a[ja]!, 0, m);
+        if (db) yv.set(b.subarray(kb + s, kb + s + m));
+        else yv.fill(b[kb]!, 0, m);
+        ar.ex.ew!(OPS[op], xAt, 0, yAt, 0, oAt, 1, m);
+        out.set(m === CHUNK ? ov : ov.subarray(0, m), r * len + s);
+      }
+    }
+  } finally {
+    scratchRelease(ar);
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// In a tensor's own memory: a float32 or int32 tensor of 2^20 elements or more lives in a shared
+// WebAssembly memory of its own (../tensor.ts); an instance of the arena's modules over that
+// memory reads it where it is, and overwrites it where the executor lets the kernel
+// (ctx.donated), with no copy at all.
+
+interface WasmInstanceCtor {
+  Instance: new (m: object, imports: object) => { exports: Record<string, unknown> };
+}
+const tensorInstances = new WeakMap<object, Record<string, (...args: number[]) => number>>();
+
+/** The arena's modules over the memory of `data` (undefined: not in a memory of its own). */
+function inMemory(
+  data: Float32Array | Int32Array,
+): { ex: Record<string, (...args: number[]) => number>; at: number; scratch: number } | undefined {
+  const m = wasmMemoryOf(data.buffer);
+  if (!m || !gemmEnabled()) return undefined;
+  const ar = gemmArena()!;
+  if (!ar.shared) return undefined;
+  let ex = tensorInstances.get(m.memory);
+  if (!ex) {
+    const wa = (globalThis as unknown as { WebAssembly: WasmInstanceCtor }).WebAssembly;
+    ex = {};
+    for (const mod of ar.modules)
+      Object.assign(ex, new wa.Instance(mod, { env: { memory: m.memory } }).exports);
+    tensorInstances.set(m.memory, ex);
+  }
+  return { ex, at: data.byteOffset, scratch: m.scratch };
+}
+
+/** float32 Relu in place (relu over the tensor's own memory). False: not there. */
+export function reluInPlace(data: Float32Array): boolean {
+  const m = inMemory(data);
+  if (!m) return false;
+  m.ex.relu!(m.at, m.at, (data.length + 3) & ~3);
+  return true;
+}
+
+/**
+ * data = data op s (or s op data with `left`), in place, where s is one value for every
+ * `inner` consecutive elements, the next of `values` for the next (cycling through them: a
+ * scalar, or a per-channel operand). False: not in a memory of its own.
+ */
+export function arithInPlace(
+  op: keyof typeof OPS,
+  data: Float32Array,
+  values: ArrayLike<number>,
+  inner: number,
+  left: boolean,
+): boolean {
+  const m = inMemory(data);
+  if (!m) return false;
+  const n = data.length;
+  if (values.length === 1) {
+    m.ex.ews!(OPS[op], m.at, (n + 3) & ~3, values[0]!, left ? 1 : 0);
+    return true;
+  }
+  if (inner % 4 !== 0) return false; // rows must be whole vectors
+  for (let r = 0, o = 0; o < n; r++, o += inner)
+    m.ex.ews!(OPS[op], m.at + 4 * o, inner, values[r % values.length]!, left ? 1 : 0);
+  return true;
+}
+
+/** int32 values become float32 in place (as a Float32Array stores them); the float32 view. */
+export function intToFloatInPlace(data: Int32Array): Float32Array | undefined {
+  const m = inMemory(data);
+  if (!m) return undefined;
+  m.ex.i2f!(m.at, (data.length + 3) & ~3);
+  return new Float32Array(data.buffer, data.byteOffset, data.length);
+}
+
+/**
+ * DynamicQuantizeLinear's passes (qgemm.wat's minmax and dql) reading float32 values in their
+ * own memory, the results through its scratch: the least and greatest of 0 and the values, then,
+ * given the scale and zero point they make, the quantized values. Undefined: not there.
+ */
+export function dynamicQuantizeInPlace(
+  x: Float32Array,
+  params: (min: number, max: number) => { scale: number; zero: number },
+  out: () => Uint8Array,
+): { y: Uint8Array; scale: number; zero: number } | undefined {
+  const m = inMemory(x);
+  if (!m) return undefined;
+  const n = x.length;
+  const lanes = new Float32Array(x.buffer, m.scratch, 8).fill(0);
+  m.ex.minmax!(m.at, n & ~3, m.scratch);
+  let min = 0;
+  let max = 0;
+  for (let l = 0; l < 4; l++) {
+    if (lanes[l]! < min) min = lanes[l]!;
+    if (lanes[4 + l]! > max) max = lanes[4 + l]!;
+  }
+  for (let i = n & ~3; i < n; i++) {
+    if (x[i]! < min) min = x[i]!;
+    if (x[i]! > max) max = x[i]!;
+  }
+  const { scale, zero } = params(min, max);
+  const y = out();
+  const win = new Uint8Array(x.buffer, m.scratch, SCRATCH_WINDOW);
+  const div = Math.fround(scale === 0 ? 1 : scale);
+  for (let s = 0; s < n; s += SCRATCH_WINDOW) {
+    const len = Math.min(SCRATCH_WINDOW, n - s);
+    m.ex.dql!(m.at + 4 * s, (len + 3) & ~3, m.scratch, div, zero);
+    y.set(len === SCRATCH_WINDOW ? win : win.subarray(0, len), s);
+  }
+  return { y, scale, zero };
+}
+/** Values quantized at a time into a tensor memory's scratch. */
+const SCRATCH_WINDOW = 1 << 15;

@@ -1,14 +1,17 @@
-// float32 Conv, MatMul and Gemm on the WebAssembly matrix product (wasm/gemm.ts): the same sums
-// as the TypeScript loops of conv-pool.ts and nn.ts — every product in float64, added in order of
-// the summed index from the same start (the bias, or 0) — so the results are identical; only the
-// order of the outputs computed differs. Constant weights are packed once per run.
+// float32, float16 and bfloat16 Conv, MatMul and Gemm on the WebAssembly matrix product
+// (wasm/gemm.ts): the same sums as the TypeScript loops of conv-pool.ts and nn.ts — every product
+// in float64, added in order of the summed index from the same start (the bias, or 0), rounded
+// once to the result's type — so the results are identical; only the order of the outputs
+// computed differs. float16 and bfloat16 operands are widened to float32 (exact) as they are
+// staged. Constant weights are packed once per run.
 
 import { DataType } from "../../ir/types.js";
-import { allocStorage } from "../tensor.js";
+import { allocStorage, isHalfType, toFloat32, toFloat64 } from "../tensor.js";
 import { flat2d, type Window2d } from "./pool2d.js";
 import type { RTensor } from "../types.js";
 import {
   MR,
+  NR,
   f32At,
   f64At,
   gemm,
@@ -24,24 +27,37 @@ import {
   scratchRelease,
   stage,
   type Arena,
+  type Src,
 } from "./wasm/gemm.js";
-import { NR } from "./wasm/gemm.js";
+import { JOB, JOB_THREADS, runPanels } from "./wasm/gemm-threads.js";
 
-/** Whether the WebAssembly product can take these float32 operands. */
+/**
+ * Whether the WebAssembly product can take these operands: float32, float16 or bfloat16, all of
+ * one type (float16 and bfloat16 are widened to float32 exactly, and the float64 sums rounded
+ * to their type once, as the TypeScript loops round them).
+ */
 export function gemmFor(...ts: (RTensor | undefined)[]): Arena | undefined {
   if (!gemmEnabled()) return undefined;
-  for (const t of ts) if (t && t.dtype !== DataType.FLOAT) return undefined;
+  const dtype = ts[0]!.dtype;
+  if (dtype !== DataType.FLOAT && !isHalfType(dtype)) return undefined;
+  for (const t of ts) if (t && t.dtype !== dtype) return undefined;
   return gemmArena();
 }
 
+/** A tensor's values as the product reads them (float32, or float16 / bfloat16 bits). */
+export function srcOf(t: RTensor): Src {
+  const half = t.dtype === DataType.FLOAT16 ? 1 : t.dtype === DataType.BFLOAT16 ? 2 : 0;
+  return { data: t.data as Float32Array | Uint16Array, half };
+}
+
 /**
- * An operand's packed address (pack in wasm/gemm.ts): kept for the run when `data` is a
+ * An operand's packed address (pack in wasm/gemm.ts): kept for the run when its storage is a
  * constant, else in this call's scratch.
  */
 function packed(
   ar: Arena,
   which: "a" | "b",
-  data: Float32Array,
+  src: Src,
   off: number,
   rs: number,
   cs: number,
@@ -49,9 +65,9 @@ function packed(
   cols: number,
 ): number {
   const bytes = which === "a" ? packedABytes(rows, cols) : packedBBytes(rows, cols);
-  const fill = (at: number) => pack(ar, which, at, data, off, rs, cs, rows, cols);
-  if (isConstant(data))
-    return packedConstant(ar, data, `${which}:${off}:${rs}:${cs}:${rows}:${cols}`, bytes, fill);
+  const fill = (at: number) => pack(ar, which, at, src, off, rs, cs, rows, cols);
+  if (isConstant(src.data))
+    return packedConstant(ar, src.data, `${which}:${off}:${rs}:${cs}:${rows}:${cols}`, bytes, fill);
   const at = scratchAlloc(ar, bytes, "packed operand");
   fill(at);
   return at;
@@ -62,6 +78,19 @@ function zeroBias(ar: Arena, M: number): number {
   const at = scratchAlloc(ar, n * 8, "bias");
   f64At(ar, at, n).fill(0);
   return at;
+}
+
+/** Where a product's rounded results go: float32, or float16 / bfloat16 bits (`half` 1 / 2). */
+export interface Dest {
+  data: Float32Array | Uint16Array;
+  at: number;
+  half: 0 | 1 | 2;
+}
+
+/** Copies n results at `res` (float32, or half-type bits the product rounded) to dst.data[at...]. */
+function store(ar: Arena, res: number, n: number, dst: Dest, at: number): void {
+  if (dst.half) (dst.data as Uint16Array).set(new Uint16Array(ar.memory.buffer, res, n), at);
+  else (dst.data as Float32Array).set(f32At(ar, res, n), at);
 }
 
 export interface ConvGeometry {
@@ -77,11 +106,77 @@ export interface ConvGeometry {
   table: () => Int32Array;
   /** 2-D windows: [H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW] (im2col in WebAssembly). */
   win2d?: number[];
+  /** 2-D windows: the output rows. */
+  OH?: number;
+}
+
+/** Bytes of a convolution's columns (B) made at a time: a chunk of output positions. */
+const COLS_BYTES = 1 << 22;
+/** Bytes of results of a chunk of output positions (copied out, or rounded to half, per chunk). */
+const RES_BYTES = 1 << 23;
+
+/**
+ * Output positions per chunk of a convolution's product: B (`bpc` bytes a position) within
+ * COLS_BYTES and the m results a position (`esz` bytes each) within RES_BYTES, a multiple of the
+ * panel width `nr` (at least one panel).
+ */
+export function chunkColumns(nOut: number, bpc: number, m: number, esz: number, nr: number) {
+  const cols = Math.min(COLS_BYTES / bpc, RES_BYTES / (m * esz));
+  return Math.min(nOut, Math.max(nr, Math.floor(cols / nr) * nr));
+}
+
+/** A 2-D convolution's input planes padded with zeros to its windows' reach, and its taps. */
+export interface PaddedPlanes {
+  Hp: number;
+  Wp: number;
+  /** Values a plane. */
+  plane: number;
+  /** Per tap t = (ic·KH + kh)·KW + kw, its value's byte offset from a window's origin. */
+  taps: number;
 }
 
 /**
+ * The padded planes' geometry for 2-D windows (`win2d`, OH output rows) of `cg` input planes and
+ * `nK` kernel positions, and the taps' offsets (elements of `esz` bytes) in scratch: `count` of
+ * them, those past cg·nK reading the plane after the input's (the caller keeps it zero).
+ */
+export function paddedPlanes(
+  ar: Arena,
+  win2d: number[],
+  OH: number,
+  cg: number,
+  nK: number,
+  esz: number,
+  count: number,
+): PaddedPlanes {
+  const [H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW] = win2d as [number, ...number[]];
+  const Hp = Math.max(H + ph!, (OH - 1) * sh! + (KH! - 1) * dh! + 1);
+  const Wp = Math.max(W! + pw!, (OW! - 1) * sw! + (KW! - 1) * dw! + 1);
+  const plane = Hp * Wp;
+  const taps = scratchAlloc(ar, count * 4, "taps");
+  const tv = new Int32Array(ar.memory.buffer, taps, count);
+  const K = cg * nK;
+  for (let t = 0; t < count; t++) {
+    if (t >= K) {
+      tv[t] = esz * cg * plane;
+      continue;
+    }
+    const ic = Math.floor(t / nK);
+    const q = t - ic * nK;
+    const kh = Math.floor(q / KW!);
+    tv[t] = esz * (ic * plane + kh * dh! * Wp + (q - kh * KW!) * dw!);
+  }
+  return { Hp, Wp, plane, taps };
+}
+
+/** Bytes of the windows' rows of positions, per thread of a job (im2col16/im2col32's rq). */
+export const POSITIONS_BYTES = 64 * JOB_THREADS;
+
+/**
  * Conv as one product per (image, group): packed weights (mg × cg·nK) times the packed columns
- * (cg·nK × output positions), from the bias (or 0).
+ * (cg·nK × output positions), from the bias (or 0), in chunks of output positions whose columns
+ * the threads make (2-D windows: im2col in WebAssembly) and then multiply. float16 and bfloat16
+ * take the float64 sums and round them once, as the TypeScript loop does.
  */
 export function convGemm(
   ar: Arena,
@@ -92,57 +187,87 @@ export function convGemm(
   outShape: number[],
 ): RTensor {
   const { n, c, m, group, inSize, nOut, nK, table } = g;
-  const xv = x.data as Float32Array;
-  const wv = w.data as Float32Array;
+  const xs = srcOf(x);
+  const ws = srcOf(w);
+  const bv = b && toFloat64(b);
   const cg = c / group;
   const mg = m / group;
   const K = cg * nK;
-  const out = allocStorage(DataType.FLOAT, n * m * nOut) as Float32Array;
+  const out = allocStorage(x.dtype, n * m * nOut) as Float32Array | Uint16Array;
+  const dst: Dest = { data: out, at: 0, half: xs.half };
+  const esz = xs.half ? 8 : 4;
+  const cols = chunkColumns(nOut, K * 4, mg, esz, NR);
   try {
     for (let gi = 0; gi < group; gi++) {
-      const a = packed(ar, "a", wv, gi * mg * K, K, 1, mg, K);
+      const a = packed(ar, "a", ws, gi * mg * K, K, 1, mg, K);
       const bias = zeroBias(ar, mg);
-      if (b) f64At(ar, bias, mg).set((b.data as Float32Array).subarray(gi * mg, (gi + 1) * mg));
-      const cols = scratchAlloc(ar, packedBBytes(K, nOut), "convolution columns");
-      const res = scratchAlloc(ar, mg * nOut * 4, "convolution result");
+      if (bv) f64At(ar, bias, mg).set(bv.subarray(gi * mg, (gi + 1) * mg));
+      const colsAt = scratchAlloc(ar, packedBBytes(K, cols), "convolution columns");
+      const res = scratchAlloc(ar, mg * cols * esz, "convolution result");
+      const res16 = xs.half ? scratchAlloc(ar, mg * cols * 2, "convolution result") : 0;
+      const pp = g.win2d && paddedPlanes(ar, g.win2d, g.OH!, cg, nK, 4, K);
+      const rq = scratchAlloc(ar, POSITIONS_BYTES, "positions");
       for (let bi = 0; bi < n; bi++) {
         const x0 = (bi * c + gi * cg) * inSize;
-        if (g.win2d) {
-          const tmp = stage(ar, xv, x0, cg * inSize);
-          ar.ex.im2col!(tmp, cg, ...g.win2d, nOut, cols);
-          ar.top = tmp;
-        } else
-          im2col(f32At(ar, cols, packedBBytes(K, nOut) / 4), xv, x0, inSize, cg, nK, nOut, table());
-        gemm(ar, a, panelsAt(cols, K), res, bias, mg, nOut, K);
-        out.set(f32At(ar, res, mg * nOut), (bi * m + gi * mg) * nOut);
+        const top = ar.top;
+        let xAt = -1;
+        if (pp) {
+          // The image's planes as float32, padded.
+          xAt = scratchAlloc(ar, (pp.plane * cg + 4) * 4, "a padded input");
+          const staged = stage(ar, xs, x0, cg * inSize);
+          const [H, W, , , , , , , ph, pw] = g.win2d!;
+          ar.ex.pad32!(staged, cg, H!, W!, xAt, pp.Hp, pp.Wp, ph!, pw!);
+          ar.top = staged;
+        }
+        const tab = pp ? undefined : table();
+        for (let j0 = 0; j0 < nOut; j0 += cols) {
+          const nc = Math.min(cols, nOut - j0);
+          const panels = Math.ceil(nc / NR);
+          if (pp) {
+            const [, , , , sh, sw, , , , , OW] = g.win2d!;
+            const args = [JOB.colsFloat, xAt, colsAt, nc, NR * 4 * K, j0, pp.taps, K, pp.Wp];
+            runPanels(ar, [...args, sh!, sw!, OW!, rq], panels, K * NR);
+          } else im2col(f32At(ar, colsAt, panels * NR * K), xs, x0, inSize, cg, nK, j0, nc, tab!);
+          const half = xs.half ? { at: res16, half: xs.half } : undefined;
+          gemm(ar, a, panelsAt(colsAt, K), res, bias, mg, nc, K, false, half);
+          const [at, rsz] = half ? [res16, 2] : [res, 4];
+          for (let r = 0; r < mg; r++)
+            store(ar, at + r * nc * rsz, nc, dst, (bi * m + gi * mg + r) * nOut + j0);
+        }
+        ar.top = top;
       }
       scratchRelease(ar);
     }
   } finally {
     scratchRelease(ar);
   }
-  return { dtype: DataType.FLOAT, shape: outShape, data: out };
+  return { dtype: x.dtype, shape: outShape, data: out };
 }
 
-/** The columns of a convolution in panels of NR output positions: row t = ic·nK + q. */
+/**
+ * The columns of a convolution in panels of NR output positions (j0 ≤ position < j0 + nc):
+ * row t = ic·nK + q.
+ */
 function im2col(
   dst: Float32Array,
-  xv: Float32Array,
+  xs: Src,
   x0: number,
   inSize: number,
   cg: number,
   nK: number,
-  nOut: number,
+  j0: number,
+  nc: number,
   table: Int32Array,
 ): void {
+  const xv = xs.half ? decodedHalf(xs) : (xs.data as Float32Array);
   let d = 0;
-  for (let j0 = 0; j0 < nOut; j0 += NR) {
-    const cols = Math.min(NR, nOut - j0);
+  for (let p0 = 0; p0 < nc; p0 += NR) {
+    const cols = Math.min(NR, nc - p0);
     for (let ic = 0; ic < cg; ic++) {
       const xb = x0 + ic * inSize;
       for (let q = 0; q < nK; q++) {
         for (let cc = 0; cc < cols; cc++) {
-          const off = table[(j0 + cc) * nK + q]!;
+          const off = table[(j0 + p0 + cc) * nK + q]!;
           dst[d + cc] = off >= 0 ? xv[xb + off]! : 0;
         }
         for (let cc = cols; cc < NR; cc++) dst[d + cc] = 0;
@@ -152,42 +277,59 @@ function im2col(
   }
 }
 
+const decoded = new WeakMap<object, Float32Array>();
+/** float16 / bfloat16 storage as float32 (toFloat32's values), made once per storage. */
+function decodedHalf(xs: Src): Float32Array {
+  let v = decoded.get(xs.data);
+  if (!v) {
+    const dtype = xs.half === 1 ? DataType.FLOAT16 : DataType.BFLOAT16;
+    v = toFloat32({ dtype, shape: [xs.data.length], data: xs.data }) as Float32Array;
+    decoded.set(xs.data, v);
+  }
+  return v;
+}
+
 /**
  * One matrix product of a batched MatMul or a Gemm: C (M × N) = A · B from 0, A's element (i, t)
- * at a[aOff + i*ars + t*acs], B's (t, j) at b[bOff + t*brs + j*bcs]. float32 results go to
- * `out32` at `at` (rounded once); float64 results (unrounded) are returned, or, with `out32` a
- * function, handed to it in place (the view is valid only during the call).
+ * at a[aOff + i*ars + t*acs], B's (t, j) at b[bOff + t*brs + j*bcs]. With `out`, the results
+ * rounded once to its type (float32, float16, bfloat16) at out.data[out.at...], or, with `out` a
+ * function, the float64 sums handed to it in place (the view is valid only during the call);
+ * without, the float64 sums are returned.
  */
 export function product(
   ar: Arena,
-  a: Float32Array,
+  a: Src,
   aOff: number,
   ars: number,
   acs: number,
-  b: Float32Array,
+  b: Src,
   bOff: number,
   brs: number,
   bcs: number,
   M: number,
   N: number,
   K: number,
-  out32?: { data: Float32Array; at: number } | ((res: Float64Array) => void),
+  out?: Dest | ((res: Float64Array) => void),
 ): Float64Array | undefined {
   try {
     // Constants first: their packed forms go below the scratch.
-    const pb0 = isConstant(b) ? packed(ar, "b", b, bOff, brs, bcs, K, N) : -1;
+    const pb0 = isConstant(b.data) ? packed(ar, "b", b, bOff, brs, bcs, K, N) : -1;
     const pa = packed(ar, "a", a, aOff, ars, acs, M, K);
     const pb = panelsAt(pb0 >= 0 ? pb0 : packed(ar, "b", b, bOff, brs, bcs, K, N), K);
     const bias = zeroBias(ar, M);
-    const wide = !out32 || typeof out32 === "function";
+    const wide = !out || typeof out === "function" || out.half !== 0;
     const res = scratchAlloc(ar, M * N * (wide ? 8 : 4), "product result");
-    gemm(ar, pa, pb, res, bias, M, N, K, wide);
-    if (typeof out32 === "function") {
-      out32(f64At(ar, res, M * N));
+    const half =
+      out && typeof out !== "function" && out.half
+        ? { at: scratchAlloc(ar, M * N * 2, "product result"), half: out.half }
+        : undefined;
+    gemm(ar, pa, pb, res, bias, M, N, K, wide, half);
+    if (typeof out === "function") {
+      out(f64At(ar, res, M * N));
       return undefined;
     }
-    if (out32) {
-      out32.data.set(f32At(ar, res, M * N), out32.at);
+    if (out) {
+      store(ar, half ? half.at : res, M * N, out, out.at);
       return undefined;
     }
     return f64At(ar, res, M * N).slice();

@@ -7,7 +7,14 @@
 import { attrInt, attrString } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { allocStorage, fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
+import {
+  allocStorage,
+  fromFloat64,
+  fromProductSums,
+  isFloatType,
+  toFloat64,
+  scratch,
+} from "../tensor.js";
 import { chargeBytes } from "../budget.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { binaryCompute, unary } from "./elementwise.js";
@@ -27,7 +34,7 @@ import {
 import { hasInput, inputIndex, outputTypes, softmaxAlongAxis } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
 import { floatAttr, intAttr, stringAttr } from "./attrs.js";
-import { gemmFor, product } from "./gemm-ops.js";
+import { gemmFor, product, srcOf } from "./gemm-ops.js";
 import { hardSigmoidWasm } from "./ew-wasm.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -327,13 +334,14 @@ const MatMul: Kernel = (ctx, inputs) => {
   if (b.shape.length === 1) shape = shape.slice(0, -1);
   const ar = gemmFor(a, b);
   if (ar) {
-    const data = allocStorage(DataType.FLOAT, prod(outShape)) as Float32Array;
-    const [ad, bd] = [a.data as Float32Array, b.data as Float32Array];
+    const data = allocStorage(a.dtype, prod(outShape)) as Float32Array | Uint16Array;
+    const [ad, bd] = [srcOf(a), srcOf(b)];
+    const half = ad.half;
     if (prod(bBatch) === 1 && prod(aBatch) === nb) {
       // One B for every batch entry, A's rows consecutive: one product of nb·n rows (each
       // output's sum is the same, in the same order).
-      product(ar, ad, 0, k, 1, bd, 0, m, 1, nb * n, m, k, { data, at: 0 });
-      return [{ dtype: DataType.FLOAT, shape, data }];
+      product(ar, ad, 0, k, 1, bd, 0, m, 1, nb * n, m, k, { data, at: 0, half });
+      return [{ dtype: a.dtype, shape, data }];
     }
     for (let p = 0; p < nb; p++)
       product(
@@ -349,9 +357,9 @@ const MatMul: Kernel = (ctx, inputs) => {
         n,
         m,
         k,
-        { data, at: p * n * m },
+        { data, at: p * n * m, half },
       );
-    return [{ dtype: DataType.FLOAT, shape, data }];
+    return [{ dtype: a.dtype, shape, data }];
   }
   const av = toFloat64(a);
   const bv = toFloat64(b);
@@ -372,7 +380,7 @@ const MatMul: Kernel = (ctx, inputs) => {
       out.set(row, oo + i * m);
     }
   }
-  return [fromFloat64(a.dtype, shape, out)];
+  return [fromProductSums(a.dtype, shape, out)];
 };
 
 const Gemm: Kernel = (ctx, inputs) => {
@@ -394,11 +402,11 @@ const Gemm: Kernel = (ctx, inputs) => {
     chargeBytes(m * n * 8, false, "a float64 product");
     out = product(
       ar,
-      a.data as Float32Array,
+      srcOf(a),
       0,
       ta ? 1 : k,
       ta ? m : 1,
-      b.data as Float32Array,
+      srcOf(b),
       0,
       tb ? 1 : n,
       tb ? k : 1,
@@ -429,7 +437,7 @@ const Gemm: Kernel = (ctx, inputs) => {
       for (let j = 0; j < n; j++)
         out[i * n + j]! += beta * cv[(cr === 1 ? 0 : i) * cc + (cc === 1 ? 0 : j)]!;
   }
-  return [fromFloat64(a.dtype, [m, n], out)];
+  return [fromProductSums(a.dtype, [m, n], out)];
 };
 
 const Trilu: Kernel = (ctx, inputs) => {

@@ -3,11 +3,21 @@
 
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
-import { fromFloat64, toFloat64, scratch } from "../tensor.js";
+import { allocStorage, fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
-import { convPoolKernels } from "./conv-pool.js";
+import { convPlan, convPoolKernels } from "./conv-pool.js";
 import { nnKernels } from "./nn.js";
-import { fail, input, normAxis, optInput } from "./util.js";
+import {
+  dynamicQuantizeWasm,
+  qconv,
+  qgemmFor,
+  qproduct,
+  type Int8Data,
+  type ZeroPoints,
+} from "./qgemm-ops.js";
+import { checkedCount, fail, input, normAxis, optInput } from "./util.js";
+import { isConstant } from "./wasm/gemm.js";
+import { dynamicQuantizeInPlace } from "./ew-wasm.js";
 import { intAttr } from "./attrs.js";
 
 const RANGE: Record<number, [number, number]> = {
@@ -89,8 +99,26 @@ const DequantizeLinear: Kernel = (ctx, inputs) => {
   return [fromFloat64(s.dtype, [...x.shape], v)];
 };
 
+/** DynamicQuantizeLinear's scale and zero point for the range [min, max] (min ≤ 0 ≤ max). */
+function dynamicParams(min: number, max: number): { scale: number; zero: number } {
+  const scale = Math.fround((max - min) / 255);
+  const zero = scale === 0 ? 0 : Math.min(255, Math.max(0, roundEven(-min / scale)));
+  return { scale, zero };
+}
+
 const DynamicQuantizeLinear: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
+  const out = () => allocStorage(DataType.UINT8, x.data.length) as Uint8Array;
+  const fast =
+    x.dtype === DataType.FLOAT &&
+    (dynamicQuantizeInPlace(x.data as Float32Array, dynamicParams, out) ??
+      dynamicQuantizeWasm(x.data as Float32Array, dynamicParams));
+  if (fast)
+    return [
+      { dtype: DataType.UINT8, shape: [...x.shape], data: fast.y },
+      fromFloat64(DataType.FLOAT, [], Float64Array.of(fast.scale)),
+      fromFloat64(DataType.UINT8, [], Float64Array.of(fast.zero)),
+    ];
   const v = toFloat64(x);
   let min = 0;
   let max = 0;
@@ -98,8 +126,7 @@ const DynamicQuantizeLinear: Kernel = (ctx, inputs) => {
     if (e < min) min = e;
     if (e > max) max = e;
   }
-  const scale = Math.fround((max - min) / 255);
-  const zp = scale === 0 ? 0 : Math.min(255, Math.max(0, roundEven(-min / scale)));
+  const { scale, zero: zp } = dynamicParams(min, max);
   const y = quantize(
     ctx,
     v,
@@ -130,32 +157,132 @@ function centered(t: RTensor, zp: RTensor | undefined, axis: number): RTensor {
   return { dtype: DataType.DOUBLE, shape: [...t.shape], data: v };
 }
 
+/**
+ * A zero point's values for the integer product: absent → 0; one value → that number; `n`
+ * values (one per row or column) → the array; any other count → undefined (the reference loop).
+ */
+function zeroOf(z: RTensor | undefined, n: number): ZeroPoints | undefined {
+  if (!z || z.data.length === 0) return 0;
+  if (z.dtype !== DataType.INT8 && z.dtype !== DataType.UINT8) return undefined;
+  const d = z.data as Int8Array | Uint8Array;
+  if (d.length === 1) return d[0]!;
+  return d.length === n ? d : undefined;
+}
+
+const constantZero = (z: RTensor | undefined) => !z || isConstant(z.data);
+
+/**
+ * Σ_t (a[i, t] − a_zero_point) · (b[t, j] − b_zero_point) for a B of two axes (every row of A
+ * against it) on the integer product, wrapping to int32; undefined where it cannot take them.
+ */
+function matmulSums(
+  ctx: KernelContext,
+  A: RTensor,
+  za: RTensor | undefined,
+  B: RTensor,
+  zb: RTensor | undefined,
+): { sums: Int32Array; shape: number[] } | undefined {
+  const ar = qgemmFor(A.dtype, B.dtype);
+  if (!ar || A.shape.length < 2 || B.shape.length !== 2 || A.shape.at(-1) !== B.shape[0])
+    return undefined;
+  // B (K × N) for every row of A: one product of all of A's rows, its zero points per row
+  // (a_zero_point's M values repeated for each batch entry) and per column.
+  const [M, K] = [A.shape.at(-2)!, A.shape.at(-1)!];
+  const N = B.shape[1]!;
+  const zA = zeroOf(za, M);
+  const zB = zeroOf(zb, N);
+  if (zA === undefined || zB === undefined) return undefined;
+  const shape = [...A.shape.slice(0, -1), N];
+  checkedCount(ctx, shape);
+  const rows = A.data.length / K;
+  const zeroA = typeof zA === "number" ? zA : Array.from({ length: rows }, (_, i) => zA[i % M]!);
+  const sums = allocStorage(DataType.INT32, rows * N) as Int32Array;
+  const a = { data: A.data as Int8Data, off: 0, rs: K, cs: 1, zero: zeroA };
+  const b = {
+    data: B.data as Int8Data,
+    off: 0,
+    rs: N,
+    cs: 1,
+    zero: zB,
+    zeroConstant: constantZero(zb),
+  };
+  qproduct(ar, a, b, rows, N, K, sums, 0);
+  return { sums, shape };
+}
+
 const MatMulInteger: Kernel = (ctx, inputs) => {
-  const a = centered(input(ctx, inputs, 0), optInput(ctx, inputs, 2), -2);
-  const b = centered(input(ctx, inputs, 1), optInput(ctx, inputs, 3), -1);
+  const A = input(ctx, inputs, 0);
+  const B = input(ctx, inputs, 1);
+  const [za, zb] = [optInput(ctx, inputs, 2), optInput(ctx, inputs, 3)];
+  const fast = matmulSums(ctx, A, za, B, zb);
+  if (fast) return [{ dtype: DataType.INT32, shape: fast.shape, data: fast.sums }];
+  const a = centered(A, za, -2);
+  const b = centered(B, zb, -1);
   const y = nnKernels.MatMul!(ctx, [a, b])[0] as RTensor;
   return [fromFloat64(DataType.INT32, y.shape, y.data as Float64Array)];
 };
 
 const ConvInteger: Kernel = (ctx, inputs) => {
-  const x = centered(input(ctx, inputs, 0), optInput(ctx, inputs, 2), 1);
-  const w = centered(input(ctx, inputs, 1), optInput(ctx, inputs, 3), 0);
+  const X = input(ctx, inputs, 0);
+  const W = input(ctx, inputs, 1);
+  const [xz, wz] = [optInput(ctx, inputs, 2), optInput(ctx, inputs, 3)];
+  const ar = qgemmFor(X.dtype, W.dtype);
+  if (ar && X.shape.length === 4) {
+    const p = convPlan(ctx, X, W);
+    const zx = zeroOf(xz, 1);
+    const zw = zeroOf(wz, p.m);
+    if (p.win2d && typeof zx === "number" && zw !== undefined) {
+      const data = qconv(ar, X.data as Int8Data, zx, W.data as Int8Data, zw, constantZero(wz), p);
+      return [{ dtype: DataType.INT32, shape: p.outShape, data }];
+    }
+  }
+  const x = centered(X, xz, 1);
+  const w = centered(W, wz, 0);
   const y = convPoolKernels.Conv!(ctx, [x, w])[0] as RTensor;
   return [fromFloat64(DataType.INT32, y.shape, y.data as Float64Array)];
 };
 
-function dequantized(
+/**
+ * A quantized product's result from its exact integer sums S (int32, wrapped as the reference
+ * and onnxruntime accumulate): S · (scale_a · scale_b) in float64 (the scales' product is exact,
+ * so one rounding), then quantized by y_scale and y_zero_point.
+ */
+function requantized(
   ctx: KernelContext,
-  q: RTensor,
-  s: RTensor,
-  z: RTensor | undefined,
+  sums: Int32Array,
+  shape: number[],
+  scale: (i: number) => number,
+  ys: RTensor,
+  yz: RTensor | undefined,
   axis: number,
+  outType: number,
 ): RTensor {
-  const v = toFloat64(q);
-  const scale = perAxis(ctx, q, s, axis, 1);
-  const zp = perAxis(ctx, q, z, axis, 0);
-  for (let i = 0; i < v.length; i++) v[i] = (v[i]! - zp(i)) * scale(i);
-  return { dtype: DataType.DOUBLE, shape: [...q.shape], data: v };
+  const y = scratch(Float64Array, sums.length);
+  for (let i = 0; i < y.length; i++) y[i] = sums[i]! * scale(i);
+  const like: RTensor = { dtype: DataType.DOUBLE, shape, data: y };
+  return quantize(
+    ctx,
+    y,
+    like,
+    perAxis(ctx, like, ys, axis, 1),
+    perAxis(ctx, like, yz, axis, 0),
+    outType,
+  );
+}
+
+/** Exact sums of centred integers (float64, below 2^53) wrapped to int32. */
+function wrapped(v: Float64Array): Int32Array {
+  const out = scratch(Int32Array, v.length);
+  for (let i = 0; i < v.length; i++) out[i] = v[i]! | 0;
+  return out;
+}
+
+/** Scales as float64 values: one, or one per entry along the axis's n. */
+function scalesOf(ctx: KernelContext, s: RTensor, n: number, what: string): Float64Array {
+  const v = toFloat64(s);
+  if (v.length !== 1 && v.length !== n)
+    fail(ctx, `${what} has ${v.length} entries, expected 1 or ${n}`);
+  return v;
 }
 
 const QLinearMatMul: Kernel = (ctx, inputs) => {
@@ -164,19 +291,24 @@ const QLinearMatMul: Kernel = (ctx, inputs) => {
   );
   if (!a || !as || !b || !bs || !ys || !yz)
     fail(ctx, "a, a_scale, b, b_scale, y_scale and y_zero_point are required");
-  const A = dequantized(ctx, a, as, az, -2);
-  const B = dequantized(ctx, b, bs, bz, -1);
-  const y = nnKernels.MatMul!(ctx, [A, B])[0] as RTensor;
-  return [
-    quantize(
-      ctx,
-      y.data as Float64Array,
-      y,
-      perAxis(ctx, y, ys, -1, 1),
-      perAxis(ctx, y, yz, -1, 0),
-      yz.dtype,
-    ),
-  ];
+  // The sums Σ (a − a_zero_point) (b − b_zero_point), per row of a and column of b.
+  const fast = matmulSums(ctx, a, az, b, bz);
+  let sums = fast?.sums;
+  let shape = fast?.shape;
+  if (!sums) {
+    const y = nnKernels.MatMul!(ctx, [centered(a, az, -2), centered(b, bz, -1)])[0] as RTensor;
+    sums = wrapped(y.data as Float64Array);
+    shape = y.shape;
+  }
+  // Scales: a per row (its second-last axis), b per column (its last).
+  const M = a.shape.length >= 2 ? a.shape.at(-2)! : 1;
+  const N = b.shape.length >= 2 ? b.shape.at(-1)! : 1;
+  const sa = scalesOf(ctx, as, M, "a_scale");
+  const sb = scalesOf(ctx, bs, N, "b_scale");
+  const scale = (i: number) =>
+    (sa.length === 1 ? sa[0]! : sa[Math.floor(i / N) % M]!) *
+    (sb.length === 1 ? sb[0]! : sb[i % N]!);
+  return [requantized(ctx, sums, shape!, scale, ys, yz, -1, yz.dtype)];
 };
 
 const QLinearConv: Kernel = (ctx, inputs) => {
@@ -184,29 +316,39 @@ const QLinearConv: Kernel = (ctx, inputs) => {
     optInput(ctx, inputs, i),
   );
   if (!x || !xs || !w || !ws || !ys) fail(ctx, "x, x_scale, w, w_scale and y_scale are required");
-  const X = dequantized(ctx, x, xs, xz, 1);
-  const W = dequantized(ctx, w, ws, wz, 0);
-  const wsv = toFloat64(ws);
-  const xsv = toFloat64(xs)[0]!;
-  let B: RTensor | undefined;
-  if (bias) {
-    // The int32 bias is in units of x_scale × w_scale (per output channel).
-    const bv = toFloat64(bias);
-    for (let i = 0; i < bv.length; i++) bv[i]! *= xsv * (wsv.length === 1 ? wsv[0]! : wsv[i]!);
-    B = { dtype: DataType.DOUBLE, shape: [bv.length], data: bv };
+  // The sums bias + Σ (x − x_zero_point)(w − w_zero_point), the bias in units of
+  // x_scale · w_scale (per output channel).
+  const bv = bias && (bias.data as Int32Array);
+  let sums: Int32Array | undefined;
+  let shape: number[] | undefined;
+  const ar = qgemmFor(x.dtype, w.dtype);
+  if (ar && x.shape.length === 4) {
+    const p = convPlan(ctx, x, w);
+    const zx = zeroOf(xz, 1);
+    const zw = zeroOf(wz, p.m);
+    if (p.win2d && typeof zx === "number" && zw !== undefined) {
+      sums = qconv(ar, x.data as Int8Data, zx, w.data as Int8Data, zw, constantZero(wz), p, bv);
+      shape = p.outShape;
+    }
   }
-  const y = convPoolKernels.Conv!(ctx, B ? [X, W, B] : [X, W])[0] as RTensor;
-  const outType = yz ? yz.dtype : DataType.UINT8;
-  return [
-    quantize(
-      ctx,
-      y.data as Float64Array,
-      y,
-      perAxis(ctx, y, ys, 1, 1),
-      perAxis(ctx, y, yz, 1, 0),
-      outType,
-    ),
-  ];
+  if (!sums) {
+    const B: RTensor | undefined = bias && {
+      dtype: DataType.DOUBLE,
+      shape: [...bias.shape],
+      data: toFloat64(bias),
+    };
+    const X = centered(x, xz, 1);
+    const W = centered(w, wz, 0);
+    const y = convPoolKernels.Conv!(ctx, B ? [X, W, B] : [X, W])[0] as RTensor;
+    sums = wrapped(y.data as Float64Array);
+    shape = y.shape;
+  }
+  const M = shape![1]!;
+  const inner = shape!.slice(2).reduce((p, d) => p * d, 1);
+  const sx = toFloat64(xs)[0]!;
+  const sw = scalesOf(ctx, ws, M, "w_scale");
+  const scale = (i: number) => sx * (sw.length === 1 ? sw[0]! : sw[Math.floor(i / inner) % M]!);
+  return [requantized(ctx, sums, shape!, scale, ys, yz, 1, yz ? yz.dtype : DataType.UINT8)];
 };
 
 export const quantKernels: Record<string, Kernel> = {

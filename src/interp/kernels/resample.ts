@@ -6,13 +6,29 @@
 
 import { attrInts } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
-import { allocStorage, fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
+import {
+  allocStorage,
+  fromFloat64,
+  fromProductSums,
+  isFloatType,
+  toFloat64,
+  scratch,
+} from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
 import { checkedCount, fail, input, intValues, optInput, strides } from "./util.js";
 import { hasInput, inputIndex } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
 import { floatAttr, intAttr, stringAttr } from "./attrs.js";
-import { gemmFor, product } from "./gemm-ops.js";
+import { gemmFor, product, srcOf } from "./gemm-ops.js";
+import {
+  f32At,
+  f64At,
+  gemmArena,
+  gemmEnabled,
+  scratchAlloc,
+  scratchRelease,
+  type Src,
+} from "./wasm/gemm.js";
 
 const prod = (xs: readonly number[]) => xs.reduce((p, d) => p * d, 1);
 
@@ -214,6 +230,19 @@ function resize(
   const extrapolation = floatAttr(ctx, "extrapolation_value", { without: 0 });
   if (x.dtype === DataType.FLOAT && o.mode === "nearest" && o.coord !== "tf_crop_and_resize")
     return nearest32(x, outShape, sc, roi, o);
+  const kept = (axis: number) => x.shape[axis] === outShape[axis] && sc[axis] === 1;
+  if (
+    x.dtype === DataType.FLOAT &&
+    r >= 2 &&
+    o.coord !== "tf_crop_and_resize" &&
+    x.shape.slice(0, -2).every((_, axis) => kept(axis)) &&
+    gemmEnabled()
+  ) {
+    const plans = [r - 2, r - 1].map((axis) =>
+      kept(axis) ? undefined : planAxis(o, x.shape[axis]!, outShape[axis]!, sc[axis]!, 0, 1),
+    );
+    return resize2d(x, outShape, plans[0], plans[1]);
+  }
   let v = toFloat64(x);
   let shape = [...x.shape];
   for (let axis = 0; axis < r; axis++) {
@@ -228,6 +257,56 @@ function resize(
     shape[axis] = outLen;
   }
   return fromFloat64(x.dtype, outShape, v);
+}
+
+/**
+ * Resizing of float32 over its last two axes (the others kept) on WebAssembly (ewmem.wat's rszh
+ * and rszw), plane by plane: the same float64 operations as resampleAxis, in the same order
+ * (the second-last axis first, its float64 results kept for the last), rounded to float32 once.
+ * An axis without a plan is kept (skipped, as the general path skips it).
+ */
+function resize2d(
+  x: RTensor,
+  outShape: number[],
+  ph: AxisPlan | undefined,
+  pw: AxisPlan | undefined,
+): RTensor {
+  const r = x.shape.length;
+  const [H, W] = [x.shape[r - 2]!, x.shape[r - 1]!];
+  const [OH, OW] = [outShape[r - 2]!, outShape[r - 1]!];
+  const planes = prod(x.shape.slice(0, -2));
+  const src = x.data as Float32Array;
+  const out = allocStorage(DataType.FLOAT, planes * OH * OW) as Float32Array;
+  const ar = gemmArena()!;
+  try {
+    const table = (p: AxisPlan | undefined, len: number): [number, number] => {
+      if (!p) return [0, 0];
+      const idx = scratchAlloc(ar, len * p.taps * 4, "resize indices");
+      const wts = scratchAlloc(ar, len * p.taps * 8, "resize weights");
+      new Int32Array(ar.memory.buffer, idx, len * p.taps).set(p.index);
+      f64At(ar, wts, len * p.taps).set(p.weight);
+      return [idx, wts];
+    };
+    const [ih, wh] = table(ph, OH);
+    const [iw, ww] = table(pw, OW);
+    const inAt = scratchAlloc(ar, H * W * 4 + 16, "a plane");
+    const midAt = scratchAlloc(ar, OH * W * 8 + 16, "a resized plane");
+    const outAt = scratchAlloc(ar, OH * OW * 4, "a resized plane");
+    for (let p = 0; p < planes; p++) {
+      const plane = src.subarray(p * H * W, (p + 1) * H * W);
+      if (ph) {
+        f32At(ar, inAt, H * W).set(plane);
+        ar.ex.rszh!(inAt, W, OH, ph.taps, ih, wh, midAt);
+      } else f64At(ar, midAt, H * W).set(plane);
+      if (pw) {
+        ar.ex.rszw!(midAt, OH, W, OW, pw.taps, iw, ww, outAt);
+        out.set(f32At(ar, outAt, OH * OW), p * OH * OW);
+      } else out.set(f64At(ar, midAt, OH * W), p * OH * OW);
+    }
+  } finally {
+    scratchRelease(ar);
+  }
+  return { dtype: DataType.FLOAT, shape: outShape, data: out };
 }
 
 /**
@@ -419,45 +498,37 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
     }
   }
   const ar = group === 1 && disjointTaps(kernel, st, dil) ? gemmFor(x, wT, bT) : undefined;
-  if (ar && allFinite(wT.data as Float32Array)) {
+  const ws = ar && srcOf(wT);
+  if (ar && ws && allFinite(ws)) {
     // Each output receives at most one tap: the loop below gives it (0 + Σ) + bias, rounded
-    // once, and an output without a tap 0 + bias. Filled with the bias, then each tap's sum.
-    const out = allocStorage(DataType.FLOAT, prod(outShape)) as Float32Array;
-    const bv = bT?.data as Float32Array | undefined;
+    // once, and an output without a tap 0 + bias. Filled with the bias, then each tap's sum
+    // (float16 and bfloat16: in float64, rounded once at the end).
+    const half = ws.half !== 0;
+    const out = half
+      ? scratch(Float64Array, prod(outShape))
+      : (allocStorage(DataType.FLOAT, prod(outShape)) as Float32Array);
+    const bv = bT && toFloat64(bT);
     if (bv)
       for (let i = 0; i < n * m; i++) out.fill(bv[i % m]! + 0, i * outSize, (i + 1) * outSize);
     for (let b = 0; b < n; b++) {
       // Per input position p, the products over input channels for every (oc, q): the same sums,
       // in the same channel order, as the loop below (no tap of another position shares an output).
       const N = mg * nK;
-      product(
-        ar,
-        x.data as Float32Array,
-        b * c * inSize,
-        1,
-        inSize,
-        wT.data as Float32Array,
-        0,
-        N,
-        1,
-        inSize,
-        N,
-        c,
-        (res) => {
-          for (let oc = 0; oc < mg; oc++) {
-            const oBase = (b * m + oc) * outSize;
-            const bias = bv ? bv[oc]! : 0;
-            for (let p = 0; p < inSize; p++) {
-              const r = p * N + oc * nK;
-              for (let q = 0; q < nK; q++) {
-                const off = table[p * nK + q]!;
-                if (off >= 0) out[oBase + off] = res[r + q]! + bias;
-              }
+      product(ar, srcOf(x), b * c * inSize, 1, inSize, ws, 0, N, 1, inSize, N, c, (res) => {
+        for (let oc = 0; oc < mg; oc++) {
+          const oBase = (b * m + oc) * outSize;
+          const bias = bv ? bv[oc]! : 0;
+          for (let p = 0; p < inSize; p++) {
+            const r = p * N + oc * nK;
+            for (let q = 0; q < nK; q++) {
+              const off = table[p * nK + q]!;
+              if (off >= 0) out[oBase + off] = res[r + q]! + bias;
             }
           }
-        },
-      );
+        }
+      });
     }
+    if (out instanceof Float64Array) return [fromProductSums(x.dtype, outShape, out)];
     return [{ dtype: DataType.FLOAT, shape: outShape, data: out }];
   }
   const out = scratch(Float64Array, prod(outShape));
@@ -488,7 +559,7 @@ const ConvTranspose: Kernel = (ctx, inputs) => {
       for (let oc = 0; oc < m; oc++)
         for (let p = 0; p < outSize; p++) out[(b * m + oc) * outSize + p]! += bv[oc]!;
   }
-  return [fromFloat64(x.dtype, outShape, out)];
+  return [fromProductSums(x.dtype, outShape, out)];
 };
 
 /** Whether no two taps of one input position, nor of two positions, reach one output. */
@@ -500,8 +571,15 @@ function disjointTaps(kernel: number[], st: number[], dil: number[]): boolean {
  * Whether every weight is finite: the loop skips zero inputs, the product does not, and 0 · ±Inf
  * or 0 · NaN would add a NaN that the loop never sees.
  */
-function allFinite(w: Float32Array): boolean {
-  for (let i = 0; i < w.length; i++) if (!Number.isFinite(w[i]!)) return false;
+function allFinite(w: Src): boolean {
+  const d = w.data;
+  if (w.half === 0) {
+    for (let i = 0; i < d.length; i++) if (!Number.isFinite(d[i]!)) return false;
+    return true;
+  }
+  // float16: exponent bits 0x7c00 all set; bfloat16: 0x7f80.
+  const e = w.half === 1 ? 0x7c00 : 0x7f80;
+  for (let i = 0; i < d.length; i++) if ((d[i]! & e) === e) return false;
   return true;
 }
 

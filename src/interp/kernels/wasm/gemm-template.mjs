@@ -120,72 +120,6 @@ function packFn(name, R, wide) {
       (br $ol))))`;
 }
 
-// im2col(x, C, H, W, KH, KW, sh, sw, dh, dw, ph, pw, OW, N, dst): a 2-D convolution's columns as
-// float32 panels of NR output positions, row t = (ic·KH + kh)·KW + kw, 0 where a tap is in the
-// padding.
-const im2col = `
-  (func (export "im2col") (param $x i32) (param $C i32) (param $H i32) (param $W i32) (param $KH i32) (param $KW i32)
-    (param $sh i32) (param $sw i32) (param $dh i32) (param $dw i32) (param $ph i32) (param $pw i32) (param $OW i32) (param $N i32) (param $dst i32)
-    (local $j0 i32) (local $c i32) (local $ic i32) (local $kh i32) (local $kw i32) (local $j i32)
-    (local $ih i32) (local $iw i32) (local $plane i32) (local $r0 i32) (local $r1 i32) (local $r2 i32) (local $r3 i32) (local $q0 i32) (local $q1 i32) (local $q2 i32) (local $q3 i32)
-    (local $hw i32) (local $run i32)
-    (local.set $hw (i32.mul (local.get $H) (local.get $W)))
-    (block $jd (loop $jl
-      (br_if $jd (i32.ge_u (local.get $j0) (local.get $N)))
-      ${range(NR)
-        .map(
-          (c) => `(local.set $j (i32.add (local.get $j0) (i32.const ${c})))
-      (if (i32.lt_u (local.get $j) (local.get $N))
-        (then
-          (local.set $r${c} (i32.sub (i32.mul (i32.div_u (local.get $j) (local.get $OW)) (local.get $sh)) (local.get $ph)))
-          (local.set $q${c} (i32.sub (i32.mul (i32.rem_u (local.get $j) (local.get $OW)) (local.get $sw)) (local.get $pw))))
-        (else (local.set $r${c} (i32.const -1000000000)) (local.set $q${c} (i32.const -1000000000))))`,
-        )
-        .join("\n      ")}
-      ;; $run: the panel's NR positions are consecutive in one output row at stride 1, so a tap
-      ;; inside the image reads NR consecutive input values (one v128).
-      (local.set $run (i32.and (i32.eq (local.get $sw) (i32.const 1))
-        (i32.and (i32.lt_u (i32.add (local.get $j0) (i32.const ${NR - 1})) (local.get $N))
-          (i32.lt_u (i32.add (i32.rem_u (local.get $j0) (local.get $OW)) (i32.const ${NR - 1})) (local.get $OW)))))
-      (local.set $plane (local.get $x))
-      (local.set $ic (i32.const 0))
-      (block $cd (loop $cl
-        (br_if $cd (i32.ge_u (local.get $ic) (local.get $C)))
-        (local.set $kh (i32.const 0))
-        (block $hd (loop $hl
-          (br_if $hd (i32.ge_u (local.get $kh) (local.get $KH)))
-          (local.set $kw (i32.const 0))
-          (block $wd (loop $wl
-            (br_if $wd (i32.ge_u (local.get $kw) (local.get $KW)))
-            (local.set $ih (i32.add (local.get $r0) (i32.mul (local.get $kh) (local.get $dh))))
-            (local.set $iw (i32.add (local.get $q0) (i32.mul (local.get $kw) (local.get $dw))))
-            (if (i32.and (i32.and (local.get $run) (i32.lt_u (local.get $ih) (local.get $H)))
-                  (i32.and (i32.lt_u (local.get $iw) (local.get $W)) (i32.lt_u (i32.add (local.get $iw) (i32.const ${NR - 1})) (local.get $W))))
-              (then (v128.store (local.get $dst) (v128.load align=4 (i32.add (local.get $plane) (i32.shl (i32.add (i32.mul (local.get $ih) (local.get $W)) (local.get $iw)) (i32.const 2))))))
-              (else
-            ${range(NR)
-              .map(
-                (
-                  c,
-                ) => `(local.set $ih (i32.add (local.get $r${c}) (i32.mul (local.get $kh) (local.get $dh))))
-            (local.set $iw (i32.add (local.get $q${c}) (i32.mul (local.get $kw) (local.get $dw))))
-            (f32.store offset=${4 * c} (local.get $dst)
-              (if (result f32) (i32.and (i32.lt_u (local.get $ih) (local.get $H)) (i32.lt_u (local.get $iw) (local.get $W)))
-                (then (f32.load (i32.add (local.get $plane) (i32.shl (i32.add (i32.mul (local.get $ih) (local.get $W)) (local.get $iw)) (i32.const 2)))))
-                (else (f32.const 0))))`,
-              )
-              .join("\n            ")}))
-            (local.set $dst (i32.add (local.get $dst) (i32.const ${4 * NR})))
-            (local.set $kw (i32.add (local.get $kw) (i32.const 1)))
-            (br $wl)))
-          (local.set $kh (i32.add (local.get $kh) (i32.const 1)))
-          (br $hl)))
-        (local.set $plane (i32.add (local.get $plane) (i32.shl (local.get $hw) (i32.const 2))))
-        (local.set $ic (i32.add (local.get $ic) (i32.const 1)))
-        (br $cl)))
-      (local.set $j0 (i32.add (local.get $j0) (i32.const ${NR})))
-      (br $jl))))`;
-
 // dw2d(plane, PW, wq, offs, nK, OH, OW, sh, sw, bias, out): one channel of a depthwise 2-D
 // convolution over a zero-padded float64 plane PW wide; output (oh, ow) = bias + Σ_q
 // plane[oh·sh·PW + ow·sw + offs[q]] · wq[q] in order of q, two outputs (f64x2 lanes) at a time,
@@ -343,14 +277,246 @@ const hsig = `
       (f32.store (local.get $dst) (f32.demote_f64 (f64.max (f64.const 0) (f64.min (f64.const 1)
         (f64.add (f64.mul (local.get $a) (f64.promote_f32 (f32.load (local.get $src)))) (local.get $b)))))))))`;
 
-/** The elementwise module (ew, erf32, hsig) over the product's memory. */
+// h2f(src, dst, n, bf): n float16 (bf 0) or bfloat16 (bf 1) bit patterns (u16 at src) widened to
+// float32 at dst, four at a time (n is rounded up to 4: the caller leaves room). Exact; every
+// float16 NaN becomes 0x7fc00000, the value float16Table (../../../ir/dtype.ts) holds for it, and a
+// bfloat16 keeps its bits.
+const h2f = `
+  (func (export "h2f") (param $src i32) (param $dst i32) (param $n i32) (param $bf i32)
+    (local $end i32) (local $v v128) (local $em v128) (local $r v128)
+    (local.set $end (i32.add (local.get $src) (i32.shl (local.get $n) (i32.const 1))))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $src) (local.get $end)))
+      (local.set $v (v128.load16x4_u align=2 (local.get $src)))
+      (if (local.get $bf)
+        (then (local.set $r (i32x4.shl (local.get $v) (i32.const 16))))
+        (else
+          (local.set $em (v128.and (local.get $v) (v128.const i32x4 0x7fff 0x7fff 0x7fff 0x7fff)))
+          (local.set $r (v128.bitselect
+            (f32x4.mul (f32x4.convert_i32x4_s (local.get $em)) (f32x4.splat (f32.const 0x1p-24)))
+            (i32x4.add (i32x4.shl (local.get $em) (i32.const 13)) (i32x4.splat (i32.const 0x38000000)))
+            (i32x4.lt_s (local.get $em) (i32x4.splat (i32.const 0x400)))))
+          (local.set $r (v128.bitselect (i32x4.splat (i32.const 0x7f800000)) (local.get $r)
+            (i32x4.eq (local.get $em) (i32x4.splat (i32.const 0x7c00)))))
+          (local.set $r (v128.or (local.get $r) (i32x4.shl (v128.and (local.get $v) (i32x4.splat (i32.const 0x8000))) (i32.const 16))))
+          (local.set $r (v128.bitselect (i32x4.splat (i32.const 0x7fc00000)) (local.get $r)
+            (i32x4.gt_s (local.get $em) (i32x4.splat (i32.const 0x7c00)))))))
+      (v128.store align=4 (local.get $dst) (local.get $r))
+      (local.set $src (i32.add (local.get $src) (i32.const 8)))
+      (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+      (br $l))))`;
+
+// f2h(src, dst, n, mode): n float64 (float32 with mode & 2) values at src rounded to float16
+// (mode & 1 = 0) or bfloat16 (mode & 1) bits at dst (u16), as numberToFloat16Bits /
+// numberToBfloat16Bits (../../../ir/dtype.ts) round them (float16 to nearest even from the
+// value, bfloat16 from the float32 nearest to it); every NaN becomes the quiet NaN 0x7e00 /
+// 0x7fc0, as fromProductSums (../../tensor.ts) writes a product's NaN, unless mode & 4 (a NaN then
+// keeps its sign, and a bfloat16 its top payload bits, quieted, as those functions do).
+const f2h = `
+  (func (export "f2h") (param $src i32) (param $dst i32) (param $n i32) (param $mode i32)
+    (local $end i32) (local $x f64) (local $hi i32) (local $lo i32) (local $s i32) (local $e i32) (local $m i32) (local $u i32) (local $r i32)
+    (local $bf i32) (local $w i32)
+    (local.set $bf (i32.and (local.get $mode) (i32.const 1)))
+    (local.set $w (select (i32.const 4) (i32.const 8) (i32.and (local.get $mode) (i32.const 2))))
+    (local.set $end (i32.add (local.get $src) (i32.mul (local.get $n) (local.get $w))))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $src) (local.get $end)))
+      (local.set $x (if (result f64) (i32.and (local.get $mode) (i32.const 2))
+        (then (f64.promote_f32 (f32.load (local.get $src))))
+        (else (f64.load (local.get $src)))))
+      (if (local.get $bf)
+        (then
+          (local.set $u (i32.reinterpret_f32 (f32.demote_f64 (local.get $x))))
+          (local.set $r (if (result i32) (i32.gt_u (i32.and (local.get $u) (i32.const 0x7fffffff)) (i32.const 0x7f800000))
+            (then (i32.or (i32.shr_u (local.get $u) (i32.const 16)) (i32.const 0x40)))
+            (else (i32.shr_u (i32.add (local.get $u) (i32.add (i32.const 0x7fff) (i32.and (i32.shr_u (local.get $u) (i32.const 16)) (i32.const 1)))) (i32.const 16))))))
+        (else
+          (local.set $hi (i32.wrap_i64 (i64.shr_u (i64.reinterpret_f64 (local.get $x)) (i64.const 32))))
+          (local.set $lo (i32.wrap_i64 (i64.reinterpret_f64 (local.get $x))))
+          (local.set $s (i32.and (i32.shr_u (local.get $hi) (i32.const 16)) (i32.const 0x8000)))
+          (local.set $e (i32.sub (i32.and (i32.shr_u (local.get $hi) (i32.const 20)) (i32.const 0x7ff)) (i32.const 1023)))
+          (local.set $r (if (result i32) (i32.eq (local.get $e) (i32.const 1024))
+            (then (select (i32.const 0x7e00) (i32.const 0x7c00) (i32.or (i32.and (local.get $hi) (i32.const 0xfffff)) (local.get $lo))))
+            (else (if (result i32) (i32.gt_s (local.get $e) (i32.const 15))
+              (then (i32.const 0x7c00))
+              (else (if (result i32) (i32.ge_s (local.get $e) (i32.const -14))
+                (then
+                  (local.set $m (i32.and (local.get $hi) (i32.const 0x3ff)))
+                  (i32.add (i32.or (i32.shl (i32.add (local.get $e) (i32.const 15)) (i32.const 10)) (i32.and (i32.shr_u (local.get $hi) (i32.const 10)) (i32.const 0x3ff)))
+                    (i32.or (i32.gt_u (local.get $m) (i32.const 0x200))
+                      (i32.and (i32.eq (local.get $m) (i32.const 0x200))
+                        (i32.or (i32.ne (local.get $lo) (i32.const 0)) (i32.and (i32.shr_u (local.get $hi) (i32.const 10)) (i32.const 1)))))))
+                (else (if (result i32) (i32.lt_s (local.get $e) (i32.const -26))
+                  (then (i32.const 0))
+                  (else (i32.trunc_f64_u (f64.nearest (f64.mul (f64.abs (local.get $x)) (f64.const 0x1p24)))))))))))))
+          (local.set $r (i32.or (local.get $r) (local.get $s)))))
+      (if (i32.and (f64.ne (local.get $x) (local.get $x)) (i32.eqz (i32.and (local.get $mode) (i32.const 4))))
+        (then (local.set $r (select (i32.const 0x7fc0) (i32.const 0x7e00) (local.get $bf)))))
+      (i32.store16 (local.get $dst) (local.get $r))
+      (local.set $src (i32.add (local.get $src) (local.get $w)))
+      (local.set $dst (i32.add (local.get $dst) (i32.const 2)))
+      (br $l))))`;
+
+// relu(src, dst, n): float32 Relu, x < 0 ? 0 : x (NaN and −0 pass unchanged), four at a time
+// (n rounded up to 4).
+const relu = `
+  (func (export "relu") (param $src i32) (param $dst i32) (param $n i32)
+    (local $end i32) (local $v v128)
+    (local.set $end (i32.add (local.get $src) (i32.shl (local.get $n) (i32.const 2))))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $src) (local.get $end)))
+      (local.set $v (v128.load align=4 (local.get $src)))
+      (v128.store align=4 (local.get $dst) (v128.andnot (local.get $v) (f32x4.lt (local.get $v) (f32x4.splat (f32.const 0)))))
+      (local.set $src (i32.add (local.get $src) (i32.const 16)))
+      (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+      (br $l))))`;
+
+// Resize's separable passes, as resample.ts's resampleAxis computes them in float64.
+// rszh(src, W, OH, taps, idx, wts, dst): an axis with W values after it (rows of W): output row
+// x = 0 + Σ_k w_k · row(idx_k) over the taps with w_k ≠ 0, in order, two values at a time; src
+// float32 rows (widened, exact), dst float64. rszw(src, rows, W, OW, taps, idx, wts, dst): the
+// last axis of rows of W float64 values: output x = 0 + Σ_k w_k · v[idx_k] (w_k ≠ 0), rounded
+// to float32 once. idx: i32 per (output, tap); wts: f64.
+const rsz = `
+  (func (export "rszh") (param $src i32) (param $W i32) (param $OH i32) (param $taps i32) (param $idx i32) (param $wts i32) (param $dst i32)
+    (local $x i32) (local $j i32) (local $k i32) (local $w f64) (local $acc v128) (local $s f64) (local $row i32) (local $kk i32)
+    (block $xd (loop $xl
+      (br_if $xd (i32.ge_u (local.get $x) (local.get $OH)))
+      (local.set $j (i32.const 0))
+      (block $jd (loop $jl
+        (br_if $jd (i32.ge_u (local.get $j) (local.get $W)))
+        (local.set $acc (v128.const i64x2 0 0))
+        (local.set $s (f64.const 0))
+        (local.set $k (i32.const 0))
+        (block $kd (loop $kl
+          (br_if $kd (i32.ge_u (local.get $k) (local.get $taps)))
+          (local.set $kk (i32.add (i32.mul (local.get $x) (local.get $taps)) (local.get $k)))
+          (local.set $w (f64.load (i32.add (local.get $wts) (i32.shl (local.get $kk) (i32.const 3)))))
+          (if (f64.ne (local.get $w) (f64.const 0)) (then
+            (local.set $row (i32.add (local.get $src) (i32.shl (i32.add (i32.mul (i32.load (i32.add (local.get $idx) (i32.shl (local.get $kk) (i32.const 2)))) (local.get $W)) (local.get $j)) (i32.const 2))))
+            (if (i32.lt_u (i32.add (local.get $j) (i32.const 1)) (local.get $W))
+              (then (local.set $acc (f64x2.add (local.get $acc) (f64x2.mul (f64x2.splat (local.get $w))
+                (f64x2.promote_low_f32x4 (v128.load64_zero align=4 (local.get $row)))))))
+              (else (local.set $s (f64.add (local.get $s) (f64.mul (local.get $w) (f64.promote_f32 (f32.load (local.get $row))))))))))
+          (local.set $k (i32.add (local.get $k) (i32.const 1)))
+          (br $kl)))
+        (if (i32.lt_u (i32.add (local.get $j) (i32.const 1)) (local.get $W))
+          (then (v128.store (local.get $dst) (local.get $acc)) (local.set $dst (i32.add (local.get $dst) (i32.const 16))))
+          (else (f64.store (local.get $dst) (local.get $s)) (local.set $dst (i32.add (local.get $dst) (i32.const 8)))))
+        (local.set $j (i32.add (local.get $j) (i32.const 2)))
+        (br $jl)))
+      (local.set $x (i32.add (local.get $x) (i32.const 1)))
+      (br $xl))))
+  (func (export "rszw") (param $src i32) (param $rows i32) (param $W i32) (param $OW i32) (param $taps i32) (param $idx i32) (param $wts i32) (param $dst i32)
+    (local $r i32) (local $x i32) (local $k i32) (local $kk i32) (local $w f64) (local $s f64)
+    (block $rd (loop $rl
+      (br_if $rd (i32.ge_u (local.get $r) (local.get $rows)))
+      (local.set $x (i32.const 0))
+      (block $xd (loop $xl
+        (br_if $xd (i32.ge_u (local.get $x) (local.get $OW)))
+        (local.set $s (f64.const 0))
+        (local.set $kk (i32.mul (local.get $x) (local.get $taps)))
+        (local.set $k (i32.const 0))
+        (block $kd (loop $kl
+          (br_if $kd (i32.ge_u (local.get $k) (local.get $taps)))
+          (local.set $w (f64.load (i32.add (local.get $wts) (i32.shl (local.get $kk) (i32.const 3)))))
+          (if (f64.ne (local.get $w) (f64.const 0)) (then
+            (local.set $s (f64.add (local.get $s) (f64.mul (local.get $w)
+              (f64.load (i32.add (local.get $src) (i32.shl (i32.load (i32.add (local.get $idx) (i32.shl (local.get $kk) (i32.const 2)))) (i32.const 3)))))))))
+          (local.set $kk (i32.add (local.get $kk) (i32.const 1)))
+          (local.set $k (i32.add (local.get $k) (i32.const 1)))
+          (br $kl)))
+        (f32.store (local.get $dst) (f32.demote_f64 (local.get $s)))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+        (local.set $x (i32.add (local.get $x) (i32.const 1)))
+        (br $xl)))
+      (local.set $src (i32.add (local.get $src) (i32.shl (local.get $W) (i32.const 3))))
+      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (br $rl))))`;
+
+// In place, over a tensor's own memory (../ew-wasm.ts): ews(op, p, n, s, left): n float32 at p
+// become p op s (left 0) or s op p (left 1), op as ew's, four at a time (n rounded up to 4: the
+// memory holds whole vectors). i2f(p, n): n int32 at p become float32 (rounded to nearest even,
+// as a Float32Array stores a number).
+const inPlace = `
+  (func (export "ews") (param $op i32) (param $p i32) (param $n i32) (param $s f32) (param $left i32)
+    (local $end i32) (local $x v128) (local $y v128) (local $t v128)
+    (local.set $end (i32.add (local.get $p) (i32.shl (local.get $n) (i32.const 2))))
+    (local.set $y (f32x4.splat (local.get $s)))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $p) (local.get $end)))
+      (local.set $x (v128.load align=4 (local.get $p)))
+      (if (local.get $left) (then (local.set $t (local.get $x)) (local.set $x (local.get $y)) (local.set $y (local.get $t))))
+      (v128.store align=4 (local.get $p) ${ewPick("f32x4")})
+      (if (local.get $left) (then (local.set $y (local.get $x))))
+      (local.set $p (i32.add (local.get $p) (i32.const 16)))
+      (br $l))))
+  (func (export "i2f") (param $p i32) (param $n i32)
+    (local $end i32)
+    (local.set $end (i32.add (local.get $p) (i32.shl (local.get $n) (i32.const 2))))
+    (block $d (loop $l
+      (br_if $d (i32.ge_u (local.get $p) (local.get $end)))
+      (v128.store align=4 (local.get $p) (f32x4.convert_i32x4_s (v128.load align=4 (local.get $p))))
+      (local.set $p (i32.add (local.get $p) (i32.const 16)))
+      (br $l))))`;
+
+// mp2d(src, H, W, OH, OW, KH, KW, sh, sw, dh, dw, ph, pw, dst): 2-D MaxPool of a float32 plane
+// without indices, ../pool2d.ts's rule: the window's taps inside the plane in kernel order, a
+// tap taken when greater, when it is the first, or when it is NaN and the value so far is not.
+const mp2d = `
+  (func (export "mp2d") (param $src i32) (param $H i32) (param $W i32) (param $OH i32) (param $OW i32)
+    (param $KH i32) (param $KW i32) (param $sh i32) (param $sw i32) (param $dh i32) (param $dw i32)
+    (param $ph i32) (param $pw i32) (param $dst i32)
+    (local $oh i32) (local $ow i32) (local $kh i32) (local $kw i32) (local $ih i32) (local $iw i32)
+    (local $acc f32) (local $v f32) (local $seen i32)
+    (block $hd (loop $hl
+      (br_if $hd (i32.ge_u (local.get $oh) (local.get $OH)))
+      (local.set $ow (i32.const 0))
+      (block $wd (loop $wl
+        (br_if $wd (i32.ge_u (local.get $ow) (local.get $OW)))
+        (local.set $acc (f32.const -inf))
+        (local.set $seen (i32.const 0))
+        (local.set $kh (i32.const 0))
+        (block $khd (loop $khl
+          (br_if $khd (i32.ge_u (local.get $kh) (local.get $KH)))
+          (local.set $ih (i32.add (i32.sub (i32.mul (local.get $oh) (local.get $sh)) (local.get $ph)) (i32.mul (local.get $kh) (local.get $dh))))
+          (if (i32.lt_u (local.get $ih) (local.get $H)) (then
+            (local.set $kw (i32.const 0))
+            (block $kwd (loop $kwl
+              (br_if $kwd (i32.ge_u (local.get $kw) (local.get $KW)))
+              (local.set $iw (i32.add (i32.sub (i32.mul (local.get $ow) (local.get $sw)) (local.get $pw)) (i32.mul (local.get $kw) (local.get $dw))))
+              (if (i32.lt_u (local.get $iw) (local.get $W)) (then
+                (local.set $v (f32.load (i32.add (local.get $src) (i32.shl (i32.add (i32.mul (local.get $ih) (local.get $W)) (local.get $iw)) (i32.const 2)))))
+                (if (i32.or (i32.or (f32.gt (local.get $v) (local.get $acc)) (i32.eqz (local.get $seen)))
+                      (i32.and (f32.ne (local.get $v) (local.get $v)) (f32.eq (local.get $acc) (local.get $acc))))
+                  (then (local.set $acc (local.get $v))))
+                (local.set $seen (i32.const 1))))
+              (local.set $kw (i32.add (local.get $kw) (i32.const 1)))
+              (br $kwl)))))
+          (local.set $kh (i32.add (local.get $kh) (i32.const 1)))
+          (br $khl)))
+        ;; (through float64 and back, as the JavaScript loop's value goes: a signalling NaN quieted)
+        (f32.store (local.get $dst) (f32.demote_f64 (f64.promote_f32 (local.get $acc))))
+        (local.set $dst (i32.add (local.get $dst) (i32.const 4)))
+        (local.set $ow (i32.add (local.get $ow) (i32.const 1)))
+        (br $wl)))
+      (local.set $oh (i32.add (local.get $oh) (i32.const 1)))
+      (br $hl))))`;
+
+/** The elementwise module (ew, erf32, hsig, h2f, f2h, relu, rszh, rszw, ews, i2f, mp2d) over a memory. */
 export function ewWat(memory) {
   return `;; GENERATED by assemble.mjs (gemm-template.mjs): float32 elementwise arithmetic and Erf.
 (module
   ${memory}
 ${ew}
 ${erf32}
-${hsig})
+${hsig}
+${h2f}
+${f2h}
+${relu}
+${rsz}
+${inPlace}
+${mp2d})
 `;
 }
 
@@ -405,7 +571,6 @@ export function gemmWat(memory) {
       (br $jl))))
 ${packFn("pack_a", MR, true)}
 ${packFn("pack_b", NR, false)}
-${im2col}
 ${dw2d})
 `;
 }

@@ -19,11 +19,11 @@ const C = {
   NT: 6, // its tasks
   PER: 7, // panels per task
   PANELS: 8, // panels in all
-  ARGS: 9, // a, b, c, bias, M, N, K, out64, ldb, pstride
-  NARGS: 10,
-  NPC: 19, // (ARGS + NARGS) panel chunks per row chunk
-  RB: 20, // row blocks per row chunk
-  HELPED: 21, // HELPED + i: tasks helper i has run (statistics)
+  NPC: 9, // panel chunks per row chunk
+  RB: 10, // row blocks per row chunk
+  ARGS: 11, // the job's arguments (runTask's g)
+  NARGS: 13,
+  HELPED: 24, // HELPED + i: tasks helper i has run (statistics)
 } as const;
 /** At most this many threads in all (so MAX_THREADS - 1 helpers). */
 const MAX_THREADS = 4;
@@ -32,49 +32,98 @@ const { SEQ, NEXT, DONE, READY, FAILED, FIRST, NT, PER, PANELS, ARGS, NARGS, NPC
 
 /** Bytes of packed A a row chunk may take, so that it stays in the core's cache across panels. */
 const CHUNK_BYTES = 1 << 18;
-const MR_BYTES = 6 * 8; // a row block's float64 per step of the summed index (MR = 6)
 
 /**
- * Task t of a product: row chunk ⌊t / npc⌋ (rb row blocks) × panel chunk t mod npc (`per`
- * panels). Runs on every thread; its source is also the helper's (toString), so that all threads
- * compute a task the same way.
+ * A job's kind (its first argument): a product (float64-accumulating, or the integer one), or a
+ * convolution's columns (im2col) for one.
+ */
+export const JOB = { float: 0, int: 1, colsFloat: 2, colsInt: 3 } as const;
+/** Rows of a row block, per kind. */
+const MRS = [6, 4, 1, 1];
+
+/**
+ * Task t of a job: of a product, row chunk ⌊t / npc⌋ (rb row blocks) × panel chunk t mod npc
+ * (`per` panels); of a convolution's columns, panel chunk t. Runs on every thread; its source is
+ * also the helper's (toString), so that all threads compute a task the same way.
+ *
+ * g, a product: kind, a, b, c, bias, M, N, K, out64, ldb, pstride (K in steps of the summed
+ * index: pairs for the integer product), and for float64 sums to round to float16 or bfloat16,
+ * where the rounded rows go and f2h's mode. Columns: kind, x, b, N, pstride, col0, then im2col32's
+ * or im2col16's taps, K, Wp, sh, sw, OW, and a 64-byte window per thread (rq + 64·tid): the
+ * panels of output positions col0 + j, j < N, at b + panel·pstride.
  */
 function runTask(
-  gemm: (...args: number[]) => void,
+  ex: Record<string, (...args: number[]) => void>,
   g: number[],
   t: number,
   per: number,
   panels: number,
   npc: number,
   rb: number,
+  tid: number,
 ): void {
+  const kind = g[0]!;
+  const int = kind & 1;
   const rc = Math.floor(t / npc);
   const jb0 = (t - rc * npc) * per;
-  const r0 = rc * rb * 6;
-  const rows = Math.min(g[4]! - r0, rb * 6);
-  const esz = g[7] ? 8 : 4;
-  gemm(
-    g[0]! + r0 * g[6]! * 8,
-    g[1]!,
-    g[2]! + r0 * g[5]! * esz,
-    g[3]! + r0 * 8,
-    rows,
-    g[5]!,
-    g[6]!,
-    jb0,
-    Math.min(panels, jb0 + per),
-    g[7]!,
-    g[8]!,
-    g[9]!,
-  );
+  const jb1 = Math.min(panels, jb0 + per);
+  if (kind >= 2) {
+    const nr = int ? 8 : 4;
+    const [j0, j1] = [g[5]! + jb0 * nr, g[5]! + Math.min(g[3]!, jb1 * nr)];
+    const dst = g[2]! + jb0 * g[4]!;
+    const c = g.slice(6, 13);
+    const im2col = int ? ex.im2col16! : ex.im2col32!;
+    im2col(g[1]!, c[0]!, c[1]!, c[2]!, c[3]!, c[4]!, c[5]!, j0, j1, c[6]! + 64 * tid, dst);
+    return;
+  }
+  const r0 = rc * rb * (int ? 4 : 6);
+  const rows = Math.min(g[5]! - r0, rb * (int ? 4 : 6));
+  if (int)
+    ex.igemm!(
+      g[1]! + r0 * g[7]! * 4,
+      g[2]!,
+      g[3]! + r0 * g[6]! * 4,
+      g[4]! + r0 * 4,
+      rows,
+      g[6]!,
+      g[7]!,
+      jb0,
+      jb1,
+      g[9]!,
+      g[10]!,
+      g[6]! * 4,
+    );
+  else {
+    ex.gemm!(
+      g[1]! + r0 * g[7]! * 8,
+      g[2]!,
+      g[3]! + r0 * g[6]! * (g[8] ? 8 : 4),
+      g[4]! + r0 * 8,
+      rows,
+      g[6]!,
+      g[7]!,
+      jb0,
+      jb1,
+      g[8]!,
+      g[9]!,
+      g[10]!,
+    );
+    // float16 / bfloat16 results: the task's float64 sums rounded into the half-type rows at g[11].
+    if (g[11]) {
+      const N = g[6]!;
+      const [c0, c1] = [jb0 * 4, Math.min(N, jb1 * 4)];
+      for (let r = r0; r < r0 + rows; r++)
+        ex.f2h!(g[3]! + (r * N + c0) * 8, g[11] + (r * N + c0) * 2, c1 - c0, g[12]!);
+    }
+  }
 }
 
-/** What a helper is handed: the control words, the arena's memory and its compiled module. */
+/** What a helper is handed: the control words, the arena's memory and its compiled modules. */
 export interface GemmHelperData {
   ctrl: Int32Array;
   memory: object;
-  module: object;
-  /** This helper's number (its statistics word). */
+  modules: object[];
+  /** This helper's number (its statistics word; its thread number in a job is index + 1). */
   index: number;
 }
 
@@ -86,15 +135,16 @@ interface WasmInstanceApi {
 }
 
 /**
- * A helper thread's whole life: instantiates the product over the shared memory, then waits for
+ * A helper thread's whole life: instantiates the modules over the shared memory, then waits for
  * jobs and claims their tasks until it is ended. Its source is also the Node helper's
  * (toString), and the browser's helper script (web/helper.ts) calls it, so it refers to nothing
  * outside its parameters.
  */
 export function gemmHelperMain(data: GemmHelperData, task: typeof runTask, W: typeof C): void {
-  const { ctrl, memory, module, index } = data;
+  const { ctrl, memory, modules, index } = data;
   const wa = (globalThis as unknown as { WebAssembly: WasmInstanceApi }).WebAssembly;
-  const gemm = new wa.Instance(module, { env: { memory } }).exports.gemm!;
+  const ex: Record<string, (...args: number[]) => void> = {};
+  for (const m of modules) Object.assign(ex, new wa.Instance(m, { env: { memory } }).exports);
   Atomics.add(ctrl, W.READY, 1);
   let seen = 0;
   for (;;) {
@@ -119,7 +169,7 @@ export function gemmHelperMain(data: GemmHelperData, task: typeof runTask, W: ty
       if (t < 0 || t >= n) break;
       if (Atomics.compareExchange(ctrl, W.NEXT, cur, (cur + 1) | 0) !== cur) continue;
       try {
-        task(gemm, a, t, per, panels, npc, rb);
+        task(ex, a, t, per, panels, npc, rb, index + 1);
       } catch {
         Atomics.store(ctrl, W.FAILED, 1);
       }
@@ -170,7 +220,7 @@ function helpers(ar: Arena): Helpers | undefined {
       const t = startHelper({
         kind: "gemm",
         nodeSource: NODE_SOURCE,
-        data: { ctrl, memory: ar.memory, module: ar.module, index },
+        data: { ctrl, memory: ar.memory, modules: ar.modules, index },
         onFail: () => disable(),
       });
       if (t) threads.push(t);
@@ -222,27 +272,35 @@ export async function gemmHelpersReady(ar: Arena, timeoutMs = 10_000): Promise<b
   return false;
 }
 
+/** The most threads a job may run on (this one and the helpers), for per-thread windows. */
+export const JOB_THREADS = MAX_THREADS;
+
 /**
- * Computes a product (args: a, b, c, bias, M, N, K, out64, ldb, pstride) of `panels` column panels: in row
- * chunks whose packed A stays in cache, each over all panels, on this thread and the helpers.
+ * Runs a job (args: runTask's g) of `panels` column panels on this thread and the helpers: a
+ * product in row chunks whose packed A stays in cache, each over all panels; a convolution's
+ * columns in chunks of panels.
  */
 export function runPanels(ar: Arena, args: number[], panels: number, workPerPanel: number): void {
-  const [M, K] = [args[4]!, args[6]!];
-  const mb = Math.ceil(M / 6);
-  const rb = Math.max(1, Math.min(mb, Math.floor(CHUNK_BYTES / (K * MR_BYTES))));
+  const kind = args[0]!;
+  // A product's row chunks; a convolution's columns are one "row".
+  const [M, K] = kind < 2 ? [args[5]!, args[7]!] : [1, 1];
+  const mb = Math.ceil(M / MRS[kind]!);
+  const blockBytes = K * MRS[kind]! * (kind & 1 ? 4 : 8);
+  const rb = Math.max(1, Math.min(mb, Math.floor(CHUNK_BYTES / blockBytes)));
   const nrc = Math.ceil(mb / rb);
   const h = workPerPanel * panels >= minWork ? helpers(ar) : undefined;
-  const alone = (): void => {
-    for (let rc = 0; rc < nrc; rc++) runTask(ar.gemm, args, rc, panels, panels, 1, rb);
-  };
+  const ex = ar.ex;
   // Helpers that are not running yet (a browser worker starts late) take no task: never waited for.
   const ready = h ? Atomics.load(h.ctrl, READY) : 0;
-  if (!h || ready === 0 || h.arena !== ar) return alone();
-  const { ctrl } = h;
-  const threads = ready + 1;
+  const threads = !h || ready === 0 || h.arena !== ar ? 1 : ready + 1;
   const per = Math.max(1, Math.ceil((panels * nrc) / (threads * 6) / nrc));
   const npc = Math.ceil(panels / per);
   const n = nrc * npc;
+  const alone = (): void => {
+    for (let t = 0; t < n; t++) runTask(ex, args, t, per, panels, npc, rb, 0);
+  };
+  if (threads === 1) return alone();
+  const { ctrl } = h!;
   const first = Atomics.load(ctrl, NEXT); // === DONE: no job is open
   Atomics.add(ctrl, SEQ, 1);
   ctrl[FIRST] = first;
@@ -251,7 +309,7 @@ export function runPanels(ar: Arena, args: number[], panels: number, workPerPane
   ctrl[PANELS] = panels;
   ctrl[NPC] = npc;
   ctrl[RB] = rb;
-  for (let i = 0; i < NARGS; i++) ctrl[ARGS + i] = args[i]!;
+  for (let i = 0; i < NARGS; i++) ctrl[ARGS + i] = args[i] ?? 0;
   Atomics.add(ctrl, SEQ, 1);
   Atomics.notify(ctrl, SEQ);
   for (;;) {
@@ -259,7 +317,7 @@ export function runPanels(ar: Arena, args: number[], panels: number, workPerPane
     const t = (cur - first) | 0;
     if (t >= n) break;
     if (Atomics.compareExchange(ctrl, NEXT, cur, (cur + 1) | 0) !== cur) continue;
-    runTask(ar.gemm, args, t, per, panels, npc, rb);
+    runTask(ex, args, t, per, panels, npc, rb, 0);
     Atomics.add(ctrl, DONE, 1);
   }
   // Wait for the helpers' last tasks; one that makes no progress for 5 s is given up, and the

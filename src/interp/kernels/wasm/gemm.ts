@@ -6,13 +6,16 @@
 // the column panels in place.
 
 import { activeBudget, chargeBytes } from "../../budget.js";
-import { EWMEM_WASM_BASE64, GEMMMEM_WASM_BASE64 } from "./wasm-bytes.js";
+import { EWMEM_WASM_BASE64, GEMMMEM_WASM_BASE64, QGEMM_WASM_BASE64 } from "./wasm-bytes.js";
 import { decodeBase64, unsharedMemory, type WasmApi } from "./loader.js";
-import { runPanels } from "./gemm-threads.js";
+import { JOB, runPanels } from "./gemm-threads.js";
 
 /** Rows of a tile (A's block height) and columns (B's panel width), as in gemm-template.mjs. */
 export const MR = 6;
 export const NR = 4;
+/** The integer product's tile (qgemm-template.mjs): QMR rows × QNR columns. */
+export const QMR = 4;
+export const QNR = 8;
 
 /** gemm(a, b, c, bias, M, N, K, jb0, jb1, out64, ldb, pstride) of gemm.wat (gemm-template.mjs). */
 export type GemmFn = (...args: number[]) => void;
@@ -28,10 +31,13 @@ interface MemoryCtor {
 export interface Arena {
   memory: Memory;
   shared: boolean;
-  /** The compiled module (helper threads instantiate it over the same memory). */
-  module: object;
+  /** The compiled modules (helper threads instantiate them over the same memory). */
+  modules: object[];
   gemm: GemmFn;
-  /** pack_a / pack_b (src, s1, s2, n1, n2, dst), im2col, dw2d of gemm.wat; ew, erf32 of ew.wat. */
+  /**
+   * pack_a / pack_b (src, s1, s2, n1, n2, dst), dw2d of gemm.wat; ew, erf32, hsig, h2f,
+   * f2h of ewmem.wat; igemm, ipack, centre, im2col16, dql, minmax of qgemm.wat.
+   */
   ex: Record<string, (...args: number[]) => void>;
   /** End of the packed constants; scratch starts here. */
   pinnedTop: number;
@@ -66,16 +72,15 @@ function makeArena(shared: boolean): Arena | undefined {
       const bytes = decodeBase64(b64);
       return new wa.Module(shared ? bytes : unsharedMemory(bytes));
     };
-    const module = load(GEMMMEM_WASM_BASE64);
-    const ew = load(EWMEM_WASM_BASE64);
-    const ex = {
-      ...new wa.Instance(module, { env: { memory } }).exports,
-      ...new wa.Instance(ew, { env: { memory } }).exports,
-    };
+    const modules = [GEMMMEM_WASM_BASE64, EWMEM_WASM_BASE64, QGEMM_WASM_BASE64].map(load);
+    const ex = Object.assign(
+      {},
+      ...modules.map((m) => new wa.Instance(m, { env: { memory } }).exports),
+    ) as Record<string, unknown>;
     return {
       memory,
       shared,
-      module,
+      modules,
       gemm: ex.gemm as GemmFn,
       ex: ex as Arena["ex"],
       pinnedTop: BASE,
@@ -186,10 +191,32 @@ export const panelsAt = (at: number, K: number): BLayout => ({
   pstride: NR * 4 * K,
 });
 
-/** Copies src[off, off + n) into scratch; returns its address (release with `ar.top = at`). */
-export function stage(ar: Arena, src: Float32Array, off: number, n: number): number {
-  const at = scratchAlloc(ar, n * 4, "a copy of an operand");
-  f32At(ar, at, n).set(src.subarray(off, off + n));
+/**
+ * An operand's values: float32, or float16 / bfloat16 bits (`half` 1 / 2), which the product
+ * widens to float32 (exactly) as it stages them.
+ */
+export interface Src {
+  data: Float32Array | Uint16Array;
+  half: 0 | 1 | 2;
+}
+
+/**
+ * Copies src[off, off + n) into scratch as float32 (float16 and bfloat16 widened by ewmem.wat's
+ * h2f); returns its address (release with `ar.top = at`).
+ */
+export function stage(ar: Arena, src: Src | Float32Array, off: number, n: number): number {
+  const s = src instanceof Float32Array ? { data: src, half: 0 } : src;
+  const n4 = (n + 3) & ~3;
+  const at = scratchAlloc(ar, n4 * 4, "a copy of an operand");
+  if (!s.half) {
+    f32At(ar, at, n).set((s.data as Float32Array).subarray(off, off + n));
+    return at;
+  }
+  // The bits in the upper half of the float32 window, widened downwards in place: h2f reads 8
+  // bytes ahead of the 16 it writes.
+  const bits = at + n4 * 2;
+  new Uint16Array(ar.memory.buffer, bits, n).set((s.data as Uint16Array).subarray(off, off + n));
+  ar.ex.h2f!(bits, at, n4, s.half - 1);
   return at;
 }
 
@@ -202,7 +229,7 @@ export function pack(
   ar: Arena,
   which: "a" | "b",
   at: number,
-  src: Float32Array,
+  src: Src,
   off: number,
   rs: number,
   cs: number,
@@ -218,7 +245,9 @@ export function pack(
 /**
  * C (M × N at c, row-major: float32 rounded once, or float64 with `out64`) = bias (M float64 at
  * `bias`, M rounded up to MR) + packed A · B, each sum in order of the summed index, on this
- * thread and the helper threads (split by column panels).
+ * thread and the helper threads (split by column panels). With `half`, the float64 sums are also
+ * rounded to float16 / bfloat16 (`half.half` 1 / 2: ewmem.wat's f2h) into M × N at `half.at`, by the
+ * thread that computed them.
  */
 export function gemm(
   ar: Arena,
@@ -230,8 +259,10 @@ export function gemm(
   N: number,
   K: number,
   out64 = false,
+  half?: { at: number; half: 1 | 2 },
 ): void {
   const panels = Math.ceil(N / NR);
-  const args = [a, b.at, c, bias, M, N, K, out64 ? 1 : 0, b.ldb, b.pstride];
+  const args = [JOB.float, a, b.at, c, bias, M, N, K, out64 || half ? 1 : 0, b.ldb, b.pstride];
+  if (half) args.push(half.at, half.half - 1);
   runPanels(ar, args, panels, M * K * NR);
 }
