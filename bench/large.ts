@@ -153,8 +153,9 @@ for (const [name, o] of Object.entries(MODELS)) {
         spawnSync("sync");
         theirs.push(time(irPy, [join(dir, "ir_save.py"), model, join(irDir, "model.onnx")]));
       }
-      if (k === "convert 18" && o.fill !== "sparse") {
-        // The disk's own rate: cp of the model's files into a new folder, interleaved too.
+      if (o.fill !== "sparse") {
+        // The disk's own rate: cp of the model's files into a new folder, interleaved with every
+        // job (the rate falls as a run's writes pile up in the page cache).
         rmSync(irDir, { recursive: true, force: true });
         mkdirSync(irDir);
         spawnSync("sync");
@@ -171,7 +172,7 @@ for (const [name, o] of Object.entries(MODELS)) {
     let line = `  ${k}, new folder: ${fmt(r)}, ${GB(dataBytes)} written, ${GB(rate)}/s ${o.fill === "sparse" ? "(sparse: holes read and skipped)" : verdict(rate >= 1e9) + " (target >= 1 GB/s)"} ${verdict(r.rssMB <= 400)} (RSS)`;
     if (copies.length) {
       const c = median(copies.map((x) => x.ms));
-      line += `; cp of the files ${(c / 1000).toFixed(2)} s (${GB(bytes / (c / 1000))}/s: the disk's own rate now)`;
+      line += `; cp of the files ${(c / 1000).toFixed(2)} s (${GB(bytes / (c / 1000))}/s: the disk's own rate now; ours/cp ${(r.ms / c).toFixed(2)})`;
     }
     if (theirs.length) {
       const t = summary(theirs);
