@@ -150,9 +150,20 @@ class ClassicBert(torch.nn.Module):
         return x
 
 
+def randomize_norms(model: torch.nn.Module) -> None:
+    """LayerNorm weights and biases away from their initial 1 and 0, as a trained model's are (the
+    optimizer would otherwise share one initializer among all of them)."""
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, torch.nn.LayerNorm):
+                m.weight.copy_(1 + 0.2 * torch.randn(m.weight.shape))
+                m.bias.copy_(0.1 * torch.randn(m.bias.shape))
+
+
 def export_bert(path: str, opset: int = 14, tanh: bool = False):
     torch.manual_seed(SEED)
     model = ClassicBert(tanh=tanh).eval()
+    randomize_norms(model)
     seq = 16
     rs = seeded(2)
     ids = rs.randint(1, 128, (2, seq)).astype(np.int64)
@@ -175,6 +186,7 @@ def export_gpt2(path: str):
     cfg = GPT2Config(vocab_size=128, n_embd=HIDDEN, n_layer=2, n_head=4, n_positions=32, use_cache=False,
                      attn_implementation="eager")
     model = TupleOutputs(GPT2Model(cfg).eval(), ["input_ids", "attention_mask"], 1).eval()
+    randomize_norms(model)
     rs = seeded(3)
     ids = rs.randint(0, 128, (1, 16)).astype(np.int64)
     mask = np.ones((1, 16), np.int64)
@@ -193,6 +205,7 @@ def export_clip_text(path: str):
                          num_attention_heads=4, max_position_embeddings=32, hidden_act="quick_gelu",
                          attn_implementation="eager")
     model = TupleOutputs(CLIPTextModel(cfg).eval(), ["input_ids"], 1).eval()
+    randomize_norms(model)
     ids = seeded(4).randint(0, 128, (1, 16)).astype(np.int64)
     torch.onnx.export(model, (torch.from_numpy(ids),), path, dynamo=False, opset_version=14,
                       input_names=["input_ids"], output_names=["last_hidden_state"])
@@ -613,11 +626,15 @@ def write_folder(folder: str, feeds: dict) -> dict:
     for i, (n, v) in enumerate(feeds.items()):
         with open(os.path.join(data, f"input_{i}.pb"), "wb") as f:
             f.write(numpy_helper.from_array(v, n).SerializeToString())
+    plain_dir = os.path.join(folder, "ort_disable_all")
+    os.makedirs(plain_dir, exist_ok=True)
     spread = {}
     for i, (o, v, w) in enumerate(zip(full.get_outputs(), outs, outs_plain)):
         v = np.asarray(v)
         with open(os.path.join(data, f"output_{i}.pb"), "wb") as f:
             f.write(numpy_helper.from_array(v, o.name).SerializeToString())
+        with open(os.path.join(plain_dir, f"output_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(np.asarray(w), o.name).SerializeToString())
         a, b = v.astype(np.float64), np.asarray(w).astype(np.float64)
         d = np.abs(a - b)
         spread[o.name] = {

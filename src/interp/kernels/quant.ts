@@ -9,6 +9,7 @@ import { convPoolKernels } from "./conv-pool.js";
 import { nnKernels } from "./nn.js";
 import { fail, input, normAxis, optInput } from "./util.js";
 import { intAttr } from "./attrs.js";
+import { dequantizeLinear, needsGeneralQuant, quantizeLinear } from "./quant-linear.js";
 
 const RANGE: Record<number, [number, number]> = {
   [DataType.UINT8]: [0, 255],
@@ -67,6 +68,7 @@ function quantize(
 }
 
 const QuantizeLinear: Kernel = (ctx, inputs) => {
+  if (needsGeneralQuant(ctx, inputs)) return quantizeLinear(ctx, inputs);
   const x = input(ctx, inputs, 0);
   const s = input(ctx, inputs, 1);
   const z = optInput(ctx, inputs, 2);
@@ -78,6 +80,7 @@ const QuantizeLinear: Kernel = (ctx, inputs) => {
 };
 
 const DequantizeLinear: Kernel = (ctx, inputs) => {
+  if (needsGeneralQuant(ctx, inputs)) return dequantizeLinear(ctx, inputs);
   const x = input(ctx, inputs, 0);
   const s = input(ctx, inputs, 1);
   const z = optInput(ctx, inputs, 2);
@@ -98,8 +101,10 @@ const DynamicQuantizeLinear: Kernel = (ctx, inputs) => {
     if (e < min) min = e;
     if (e > max) max = e;
   }
-  const scale = Math.fround((max - min) / 255);
-  const zp = scale === 0 ? 0 : Math.min(255, Math.max(0, roundEven(-min / scale)));
+  // As the function body computes, in float32: Sub, then Div; the zero point Sub(0, Div(min,
+  // scale)), Clip to [0, 255], Round (half to even).
+  const scale = Math.fround(Math.fround(max - min) / 255);
+  const zp = scale === 0 ? 0 : roundEven(Math.min(255, Math.max(0, -Math.fround(min / scale))));
   const y = quantize(
     ctx,
     v,
