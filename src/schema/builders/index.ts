@@ -3,6 +3,7 @@
 import { activationBuilders } from "./activations.js";
 import { attentionBuilder } from "./attention.js";
 import type { BodyBuilder } from "./context.js";
+import { contribBuilders } from "./contrib.js";
 import { generatorBuilders } from "./generators.js";
 import { logCumSumExpBuilder } from "./logcumsumexp.js";
 import { linearAttentionBuilder } from "./linear-attention.js";
@@ -19,6 +20,7 @@ export const BODY_BUILDERS: Readonly<Record<string, BodyBuilder>> = {
   ...lossBuilders,
   ...generatorBuilders,
   ...spatialBuilders,
+  ...contribBuilders,
   log_cum_sum_exp: logCumSumExpBuilder,
   attention: attentionBuilder,
   linear_attention: linearAttentionBuilder,

@@ -124,13 +124,11 @@ const FusedConv: Kernel = (ctx, inputs) => {
   return [fromFloat64(y.dtype, y.shape, v)];
 };
 
-/** A tensor's last two axes swapped (transBatch: the first and the rest rotated instead). */
-function transposed(t: RTensor, batch: boolean): RTensor {
+/** A tensor's last two axes swapped, in float64. */
+function transposed(t: RTensor): RTensor {
   const r = t.shape.length;
   const v = toFloat64(t);
-  let perm: number[];
-  if (batch) perm = [...Array.from({ length: r - 2 }, (_, i) => i + 1), 0, r - 1];
-  else perm = [...Array.from({ length: r - 2 }, (_, i) => i), r - 1, r - 2];
+  const perm = [...Array.from({ length: r - 2 }, (_, i) => i), r - 1, r - 2];
   const shape = perm.map((p) => t.shape[p]!);
   const inStr = t.shape.map((_, i) => prod(t.shape.slice(i + 1)));
   const out = scratch(Float64Array, v.length);
@@ -149,21 +147,21 @@ function transposed(t: RTensor, batch: boolean): RTensor {
 
 /** FusedMatMul: alpha · MatMul(A', B'), A' and B' transposed as transA/transB (transBatch*) say. */
 const FusedMatMul: Kernel = (ctx, inputs) => {
-  let a = floatInput(ctx, inputs, 0, "A");
-  let b = floatInput(ctx, inputs, 1, "B");
+  const a = floatInput(ctx, inputs, 0, "A");
+  const b = floatInput(ctx, inputs, 1, "B");
   const dtype = a.dtype;
   const alpha = floatAttr(ctx, "alpha");
   const tA = intAttr(ctx, "transA") === 1;
   const tB = intAttr(ctx, "transB") === 1;
-  if (intAttr(ctx, "transBatchA") === 1) a = transposed(a, true);
-  if (intAttr(ctx, "transBatchB") === 1) b = transposed(b, true);
+  if (intAttr(ctx, "transBatchA") === 1 || intAttr(ctx, "transBatchB") === 1)
+    fail(ctx, "transBatchA / transBatchB are not supported");
   const A =
     tA && a.shape.length >= 2
-      ? transposed(a, false)
+      ? transposed(a)
       : { ...a, dtype: DataType.DOUBLE, data: toFloat64(a) };
   const B =
     tB && b.shape.length >= 2
-      ? transposed(b, false)
+      ? transposed(b)
       : { ...b, dtype: DataType.DOUBLE, data: toFloat64(b) };
   const y = nnKernels.MatMul!(ctx, [A, B])[0] as RTensor;
   const v = y.data as Float64Array;
