@@ -34,7 +34,7 @@ const typeOf = (elem: number | undefined): Type | undefined =>
   elem === undefined ? undefined : { kind: "tensor", elemType: elem, shape: undefined };
 
 /** A body being written: a TextWriter, and the opset its parts need. */
-class Body {
+export class Body {
   readonly w: TextWriter;
   opset: number;
   private embeds = 0;
