@@ -647,6 +647,44 @@ def write_folder(folder: str, feeds: dict) -> dict:
     return spread
 
 
+def write_fp16_references(folder: str) -> dict:
+    """For a float16 model: the float64 reference rounded at each op boundary (fp16_reference/)
+    and ONNX's reference evaluator's outputs (onnx_reference/), with onnxruntime's norm-wise error
+    against the first (fp16_reference.py)."""
+    from fp16_reference import is_float16_model, references
+
+    path = os.path.join(folder, "model.onnx")
+    if not is_float16_model(path):
+        return {}
+    m = onnx.load(path)
+    data = os.path.join(folder, "test_data_set_0")
+    feeds = {}
+    for i, inp in enumerate(m.graph.input):
+        t = onnx.TensorProto()
+        with open(os.path.join(data, f"input_{i}.pb"), "rb") as f:
+            t.ParseFromString(f.read())
+        feeds[inp.name] = numpy_helper.to_array(t)
+    r64, native = references(path, feeds)
+    info = {}
+    for sub, values in (("fp16_reference", r64), ("onnx_reference", native)):
+        os.makedirs(os.path.join(folder, sub), exist_ok=True)
+        for i, (o, v) in enumerate(zip(m.graph.output, values)):
+            with open(os.path.join(folder, sub, f"output_{i}.pb"), "wb") as f:
+                f.write(numpy_helper.from_array(np.asarray(v), o.name).SerializeToString())
+    for i, o in enumerate(m.graph.output):
+        t = onnx.TensorProto()
+        with open(os.path.join(data, f"output_{i}.pb"), "rb") as f:
+            t.ParseFromString(f.read())
+        ort_out = numpy_helper.to_array(t).astype(np.float64)
+        ref = r64[i].astype(np.float64)
+        nat = native[i].astype(np.float64)
+        info[o.name] = {
+            "ort_vs_reference": float(np.linalg.norm(ort_out - ref) / np.linalg.norm(ref)),
+            "onnx_reference_vs_reference": float(np.linalg.norm(nat - ref) / np.linalg.norm(ref)),
+        }
+    return info
+
+
 def op_histogram(m: onnx.ModelProto) -> dict:
     h = collections.Counter()
 
@@ -719,11 +757,13 @@ def main() -> int:
             path, inputs = make(name, rec, folder)
             m = onnx.load(path)
             spread = write_folder(folder, inputs)
+            fp16 = write_fp16_references(folder)
             opsets = {(o.domain or "ai.onnx"): o.version for o in m.opset_import}
             info = {"name": name, "tool": rec["tool"], "base": rec["base"], **rec["info"],
                     "opsets": opsets, "ir": m.ir_version, "nodes": len(m.graph.node),
                     "bytes": os.path.getsize(path), "ops": op_histogram(m),
-                    "ort_optimization_spread": spread, "seconds": round(time.time() - t0, 1)}
+                    "ort_optimization_spread": spread, **({"float16": fp16} if fp16 else {}),
+                    "seconds": round(time.time() - t0, 1)}
             with open(os.path.join(folder, "recipe.json"), "w") as f:
                 json.dump(info, f, indent=1)
             manifest["models"][name] = {k: info[k] for k in ("tool", "opsets", "bytes", "ops")}

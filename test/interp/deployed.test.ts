@@ -1,7 +1,8 @@
 // The interpreter on the deployed corpus (test/data/deployed: models quantized, converted to
 // float16 or fused by onnxruntime's own tools): every model runs, and its outputs match
 // onnxruntime's by the corpus rule (scripts/corpus/deployed-judge.ts): within 1e-4 norm-wise of
-// onnxruntime with or without its graph optimizations, or within the spread between the two.
+// onnxruntime with or without its graph optimizations, or within the spread between the two;
+// float16 models within 2^-10 of the float64 reference rounded to float16 at each op boundary.
 
 import { describe, expect, it } from "vitest";
 import { runValues } from "../../src/interp/executor.js";
@@ -19,11 +20,6 @@ const APPROXIMATE: Record<string, { norm: number; why: string }> = {
       "(DynamicQuantizeLinear): onnxruntime's float32 tanh/logistic differ from ours in the last bit, " +
       "which moves 26 of 1,280 values by one quantum there",
   },
-  // float16 models: judged by the float16 rule in test/corpus (a float64 reference rounded at each
-  // op boundary); here bounded against onnxruntime, which runs parts of them in float32.
-  bert_optimized_fp16: { norm: 1e-3, why: "float16" },
-  cnn_fp16: { norm: 1e-3, why: "float16" },
-  cnn_fp16_io32: { norm: 1e-3, why: "float16" },
 };
 
 describe("the interpreter on the deployed corpus", () => {
