@@ -21,6 +21,16 @@
 // OpVersionSchema in src/schema/types.ts); an overlay file whose operator the spec does not have
 // adds a new operator. Usage: node scripts/gen-schemas.mjs [--spec PATH] [--out DIR] [--check]
 // (--check writes nothing and exits 1 when a generated file differs from the one on disk).
+//
+// onnxruntime's operators come from schemas/_contrib/onnxruntime.json (dumped from onnxruntime's
+// own schemas by scripts/gen-contrib-facts.py; each version records the release as `source`):
+// the com.microsoft ops become schemas/com.microsoft.<Op>.json, and the ops onnxruntime registers
+// in the ONNX domain at versions ONNX lacks (LayerNormalization-1, SimplifiedLayerNormalization-1)
+// schemas/onnxruntime.<Op>.json, marked `"registered_by": "onnxruntime"` (the registry resolves
+// them only where ONNX has no version of the op). Their overlays are _overlay/com.microsoft.<Op>.json
+// and _overlay/onnxruntime.<Op>.json; besides the keys above, an overlay version may give
+// `defaults` (attribute -> value) for attributes whose default onnxruntime documents and applies
+// but its schema does not state, and `function: true` with a `body`.
 
 import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -36,9 +46,11 @@ const specPath = opt("--spec", join(root, "../shared/onnx-spec/operators.json"))
 const outDir = opt("--out", join(root, "schemas"));
 const overlayDir = join(root, "schemas/_overlay");
 const checkOnly = args.includes("--check");
+const contribPath = join(root, "schemas/_contrib/onnxruntime.json");
 
 const VERSION_KEYS = [
   "since",
+  "source",
   "description",
   "deprecated",
   "experimental",
@@ -55,7 +67,7 @@ const VERSION_KEYS = [
   "changes",
 ];
 const REQUIRED_KEYS = VERSION_KEYS.filter(
-  (k) => !["description", "deprecated", "experimental", "body", "changes"].includes(k),
+  (k) => !["source", "description", "deprecated", "experimental", "body", "changes"].includes(k),
 );
 
 function fail(msg) {
@@ -124,11 +136,20 @@ function applyPatch(where, version, patch) {
     "inputs",
     "outputs",
     "type_constraints",
+    "defaults",
+    "function",
   ];
   for (const k of Object.keys(patch))
     if (!known.includes(k)) fail(`${where}: unknown overlay key '${k}'`);
   if (patch.description !== undefined) version.description = patch.description;
   if (patch.body !== undefined) version.body = patch.body;
+  if (patch.function !== undefined) version.function = patch.function;
+  for (const [name, value] of Object.entries(patch.defaults ?? {})) {
+    const a = version.attributes.find((x) => x.name === name);
+    if (!a) fail(`${where}: overlay gives a default for '${name}', which this version does not have`);
+    if (a.default !== undefined) fail(`${where}: '${name}' has a default in the facts already`);
+    a.default = value;
+  }
   if (patch.changes !== undefined) version.changes = patch.changes.map(normaliseChange);
   describeList(where, version.attributes, patch.attributes, "attribute");
   describeList(where, version.inputs, patch.inputs, "input");
@@ -142,13 +163,16 @@ if (existsSync(overlayDir)) {
   for (const f of readdirSync(overlayDir).sort()) {
     if (!f.endsWith(".json")) continue;
     const ov = readJson(join(overlayDir, f));
-    if (typeof ov.name !== "string" || f !== `${ov.name}.json`)
-      fail(`${f}: overlay 'name' must match the file name`);
-    overlays.set(ov.name, ov);
+    const prefix = ov.domain === "com.microsoft" ? "com.microsoft." : ov.registered_by ? "onnxruntime." : "";
+    if (typeof ov.name !== "string" || f !== `${prefix}${ov.name}.json`)
+      fail(`${f}: overlay 'name' (and 'domain' or 'registered_by') must match the file name`);
+    overlays.set(`${prefix}${ov.name}`, ov);
   }
 }
 
-const names = [...new Set([...Object.keys(spec), ...overlays.keys()])].sort();
+const names = [
+  ...new Set([...Object.keys(spec), ...[...overlays.keys()].filter((k) => !k.includes("."))]),
+].sort();
 let written = 0;
 let differing = 0;
 if (!checkOnly) mkdirSync(outDir, { recursive: true });
@@ -168,9 +192,37 @@ for (const name of names) {
     }
   }
   versions.sort((a, b) => a.since - b.since);
-  const file = { domain: "", name, versions: versions.map(normaliseVersion) };
+  emit(`${name}.json`, { domain: "", name, versions: versions.map(normaliseVersion) });
+}
+
+// onnxruntime's operators: facts from onnxruntime's schemas, overlays as above.
+const contrib = existsSync(contribPath) ? readJson(contribPath) : { operators: [] };
+for (const op of contrib.operators) {
+  const prefix = op.domain === "com.microsoft" ? "com.microsoft." : "onnxruntime.";
+  if (op.domain !== "com.microsoft" && op.domain !== "") fail(`${contribPath}: domain '${op.domain}'`);
+  const versions = op.versions.map((v) => ({
+    ...structuredClone(v),
+    source: `onnxruntime ${contrib.onnxruntime}`,
+    function: false,
+  }));
+  const ov = overlays.get(`${prefix}${op.name}`);
+  for (const [key, patch] of Object.entries(ov?.versions ?? {})) {
+    const where = `_overlay/${prefix}${op.name}.json: version ${key}`;
+    const existing = versions.find((v) => v.since === Number(key));
+    if (!existing) fail(`${where}: onnxruntime has no such version`);
+    applyPatch(where, existing, patch);
+  }
+  emit(`${prefix}${op.name}.json`, {
+    domain: op.domain,
+    name: op.name,
+    ...(op.domain === "" ? { registered_by: "onnxruntime" } : {}),
+    versions: versions.map(normaliseVersion),
+  });
+}
+
+function emit(fileName, file) {
   const text = `${JSON.stringify(file, null, 1)}\n`;
-  const path = join(outDir, `${name}.json`);
+  const path = join(outDir, fileName);
   if (checkOnly) {
     if (!existsSync(path) || readFileSync(path, "utf8") !== text) {
       process.stderr.write(`gen-schemas: ${path} is out of date\n`);

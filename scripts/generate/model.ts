@@ -599,16 +599,19 @@ export function generateModel(seed: number, opts: GenOptions = {}): Generated {
   const needsIr8 = b.functions.length > 0;
   const opsets = [{ domain: "", version: opset }];
   if (needsIr8) opsets.push({ domain: "local.gen", version: 1 });
+  const ir = Math.max(minIrVersionForOpset(opset), needsIr8 ? 8 : 3);
+  // IR 3 requires every initializer to be a graph input too.
+  const initInputs = ir < 4 ? b.inits.map((t) => valueInfo(t.name, t.dataType, [...t.dims])) : [];
   const m = model(
     graph({
       name: `generated_${seed}`,
       nodes: b.nodes,
-      inputs: b.inputs.map((v) => valueInfo(v.name, v.dtype, v.shape)),
+      inputs: [...b.inputs.map((v) => valueInfo(v.name, v.dtype, v.shape)), ...initInputs],
       outputs: outputs.map((v) => valueInfo(v.name, v.dtype, v.shape)),
       initializers: b.inits,
     }),
     opsets,
-    Math.max(minIrVersionForOpset(opset), needsIr8 ? 8 : 3),
+    ir,
   );
   m.functions = b.functions;
   return { seed, opset, model: m, feeds: b.feeds, steps: b.steps };

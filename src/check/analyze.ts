@@ -50,6 +50,8 @@ export class Analyzer {
   readonly keys = new MemoKeys();
   readonly inst = new Instantiator(this);
   readonly registry: OpRegistry;
+  /** A warning per op that resolved to a runtime's own registration (runtimeOpWarning). */
+  readonly runtimeOps = new Map<string, CheckWarning>();
 
   constructor(
     readonly model: Model,
@@ -62,12 +64,17 @@ export class Analyzer {
   run(): Analysis {
     const m = this.model;
     const opsets = checkedOpsets(m.opsetImports, "model", this.registry, this.problems);
-    checkIrVersion(m, opsets, this.problems);
+    const irWarnings: CheckWarning[] = [];
+    checkIrVersion(m, opsets, this.problems, irWarnings);
     checkDuplicateFunctions(this.functions, this.problems);
     checkFunctionCycles(this.functions, this.problems);
     for (const f of m.functions) analyzeFunction(this, f, opsets);
     this.analyzeGraph(m.graph, undefined, { where: "", opsets, sink: this.problems, record: true });
-    const warnings = this.functions.shadowed.map(shadowedWarning);
+    const warnings = [
+      ...irWarnings,
+      ...this.functions.shadowed.map(shadowedWarning),
+      ...this.runtimeOps.values(),
+    ];
     return { problems: this.problems, warnings, types: this.types };
   }
 

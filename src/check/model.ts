@@ -12,7 +12,7 @@ import {
 } from "../schema/ir-versions.js";
 import { domainLabel } from "../schema/registry.js";
 import type { Analyzer } from "./analyze.js";
-import type { OpRegistry, Problem } from "./report.js";
+import type { CheckWarning, OpRegistry, Problem } from "./report.js";
 
 /**
  * The opset map of imports (see opsetMap), each import checked: a domain imported twice, an
@@ -61,6 +61,7 @@ export function checkIrVersion(
   model: Model,
   opsets: Map<string, number>,
   problems: Problem[],
+  warnings: CheckWarning[] = [],
 ): void {
   const ir = model.irVersion;
   if (!ir || ir < 3) {
@@ -81,13 +82,25 @@ export function checkIrVersion(
   const onnx = opsets.get("");
   if (onnx !== undefined) {
     const need = minIrVersionForOpset(onnx);
+    // onnxruntime's quantizer writes opset 21 into IR 7 and 8 models; ONNX's checker and
+    // onnxruntime accept them, so this is said, not refused (converting writes the IR needed).
     if (ir < need) {
-      problems.push({
-        code: "ir-version",
+      warnings.push({
         where: "model",
-        message: `IR version ${ir} is too old for ai.onnx opset ${onnx}, which needs IR version ${need} or later`,
+        message: `IR version ${ir} is too old for ai.onnx opset ${onnx}, which needs IR version ${need} or later (ONNX's checker and onnxruntime accept it; convert and expand write IR ${need})`,
       });
     }
+  }
+  if (ir < 4) {
+    // IR 3 requires every initializer to be a graph input (IR 4 made them constants of their own).
+    const inputs = new Set(model.graph.inputs.map((i) => i.name));
+    for (const t of model.graph.initializers)
+      if (!inputs.has(t.name))
+        problems.push({
+          code: "ir-version",
+          where: "model",
+          message: `initializer '${t.name}' is not a graph input, which IR version ${ir} requires (IR 4 and later allow it)`,
+        });
   }
   if (model.functions.length > 0 && ir < MIN_IR_VERSION_FOR_FUNCTIONS) {
     problems.push({

@@ -14,8 +14,8 @@ import { checkAttributes } from "./attributes.js";
 import type { ConstVal } from "./consts.js";
 import type { MemoEntry } from "./memo.js";
 import type { Report } from "./report.js";
-import { resolveSchema } from "./resolve.js";
-import { RULES } from "./rules/index.js";
+import { noteRuntimeOp, resolveSchema } from "./resolve.js";
+import { ruleFor } from "./rules/index.js";
 import { define, type Ctx, type Scope } from "./scope.js";
 import { isTensor, mergeTypes, parseTypeString } from "./types.js";
 
@@ -58,6 +58,7 @@ export function analyzeNode(
   const schema = fn
     ? undefined
     : resolveSchema(an.registry, node, ctx.opsets, ctx.fn ? "function" : "model", report);
+  if (schema?.registeredBy) noteRuntimeOp(an, schema, ctx.opsets);
   const opv = schema ? `${node.opType}-${schema.since}` : node.opType;
   const callee: Callee = { schema, fn, opv };
   checkAttributes(node, { schema, opv, callee: fn, within: ctx.fn }, report);
@@ -173,7 +174,7 @@ function inferOutputs(
   const out: Inferred = { outputs: [], outConsts: [], outSyms: [] };
   const visited: string[] = [];
   const childWhere = (name: string) => `${at.where()} ${name}`;
-  const rule = schema && normaliseDomain(node.domain) === "" && arityOk && RULES.get(node.opType);
+  const rule = schema && arityOk && ruleFor(normaliseDomain(node.domain), node.opType);
   if (schema && rule) {
     rule({
       node,

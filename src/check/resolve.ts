@@ -4,7 +4,7 @@
 import type { Node } from "../ir/types.js";
 import { domainLabel, normaliseDomain } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
-import type { OpRegistry, Report } from "./report.js";
+import type { CheckWarning, OpRegistry, Report } from "./report.js";
 
 /**
  * The schema version a node (that calls no model-local function) resolves to at the opsets
@@ -52,4 +52,32 @@ export function resolveSchema(
     );
   }
   return schema;
+}
+
+/**
+ * Records, once per op and opset, that a node's op resolved to a runtime's own registration in a
+ * standard domain (onnxruntime's LayerNormalization-1 at ai.onnx opset 14): valid for that runtime,
+ * checked against its schema, and said so, since other runtimes do not know it.
+ */
+export function noteRuntimeOp(
+  an: { registry: OpRegistry; runtimeOps: Map<string, CheckWarning> },
+  schema: OpVersion,
+  opsets: ReadonlyMap<string, number>,
+): void {
+  const domain = normaliseDomain(schema.domain);
+  const opset = opsets.get(domain) ?? 0;
+  const key = `${domain}\u0000${schema.name}\u0000${opset}`;
+  if (an.runtimeOps.has(key)) return;
+  const first = an.registry.versions(domain, schema.name)[0]?.since;
+  const standard =
+    first !== undefined
+      ? `${domainLabel(domain)} has it from opset ${first} (convert --opset ${first} makes it that op)`
+      : `${domainLabel(domain)} has no such operator`;
+  an.runtimeOps.set(key, {
+    where: "",
+    message:
+      `${schema.name} at ${domainLabel(domain)} opset ${opset} is ${schema.registeredBy}'s own ` +
+      `${schema.name}-${schema.since} (${schema.source ?? schema.registeredBy}), which ${schema.registeredBy} ` +
+      `registers in ${domainLabel(domain)}; ${standard}; expand lowers it to standard ops`,
+  });
 }

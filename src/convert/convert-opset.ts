@@ -1,6 +1,7 @@
 // The convert-opset pass: the opset converter (driver.ts) as a pass, and the pipeline the
 // `convert` command runs.
 
+import { minIrVersionForFeatures } from "./ir-version.js";
 import { pipeline } from "../passes/manager.js";
 import type { Note, Pass } from "../passes/pass.js";
 import { validateModel } from "../passes/validate-model.js";
@@ -35,7 +36,10 @@ export function convertPass(targetOpset: number, options: PassConvertOptions = {
         for (const a of p.adapted) notes.push(new StepNote("info", a));
       }
       for (const w of p.warnings) notes.push(new StepNote("warning", w));
-      const m = result.model;
+      // A model the conversion left at an IR version its features do not allow (IR 3 with an
+      // initializer that is not a graph input, when nothing had to change) gets the one they need.
+      const need = minIrVersionForFeatures(result.model);
+      const m = need > result.model.irVersion ? { ...result.model, irVersion: need } : result.model;
       const modified =
         m.graph !== model.graph ||
         m.functions !== model.functions ||

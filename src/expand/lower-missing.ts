@@ -46,7 +46,9 @@ export function missingFunctionOps(
       let op = missing.get(node.opType);
       if (op === undefined) {
         const v = registry.tryResolve("", node.opType, opset);
-        op = v && !registry.tryResolve("", node.opType, target) && hasFunctionBody(v) ? v : null;
+        // A runtime's own registration (onnxruntime's LayerNormalization-1) is lowered at any target.
+        const lacks = v?.registeredBy || !registry.tryResolveStandard("", node.opType, target);
+        op = v && lacks && hasFunctionBody(v) ? v : null;
         missing.set(node.opType, op);
       }
       if (op === null) return node;
@@ -59,7 +61,9 @@ export function missingFunctionOps(
         to: 0,
         opsetFrom: opset,
         opsetTo: target,
-        message: `${node.opType} does not exist at opset ${target}: lowered to its function body`,
+        message: op.registeredBy
+          ? `${node.opType} is ${op.registeredBy}'s own ${op.name}-${op.since}: lowered to its function body`
+          : `${node.opType} does not exist at opset ${target}: lowered to its function body`,
       });
       return node;
     };

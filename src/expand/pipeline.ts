@@ -25,6 +25,8 @@ import { expandSchemaFunctions } from "./expand-schema-functions.js";
 import { inlineLocalFunctions } from "./inline-local-functions.js";
 import { lowerOlderVersions } from "./lower-older-versions.js";
 import { OpSet, opName } from "./select.js";
+import { minIrVersionForFeatures } from "../convert/ir-version.js";
+import { minIrVersionForOpset } from "../schema/ir-versions.js";
 
 /** The notes of several expansion passes with their "expanded N calls" added up, first. */
 function sumExpanded(notes: Note[]): Note[] {
@@ -36,6 +38,20 @@ function sumExpanded(notes: Note[]): Note[] {
     else rest.push(n);
   }
   return calls ? [expandedNote(calls), ...rest] : rest;
+}
+
+/**
+ * The model with its IR version raised to what its features and its ai.onnx opset need (an IR-3
+ * model whose initializers are not graph inputs needs 4; onnxruntime's quantizer writes opset 21
+ * into IR 7 models), so that what expand writes is valid; the model itself when it needs nothing.
+ */
+function withIrVersionNeeded(model: Model): Model {
+  const opset = opsetMap(model.opsetImports).get("");
+  const need = Math.max(
+    minIrVersionForFeatures(model),
+    opset !== undefined ? minIrVersionForOpset(opset) : 0,
+  );
+  return need > model.irVersion ? { ...model, irVersion: need } : model;
 }
 
 /**
@@ -60,10 +76,19 @@ export function expandPipeline(options: ExpandOptions = {}): Pass {
       const ownRecords = origin && !options.deferOrigins && !hasNodeOrigins(model);
       const r = steps.run(origin ? originsFromTable(model) : model, ctx);
       if (!r.ok) return { ...r, notes: sumExpanded(r.notes) };
-      if (!r.modified) return { ok: true, model, modified: false, notes: sumExpanded(r.notes) };
+      if (!r.modified) {
+        // Nothing expanded; an IR version too old for what the model holds is still raised.
+        const raised = withIrVersionNeeded(model);
+        return { ok: true, model: raised, modified: raised !== model, notes: sumExpanded(r.notes) };
+      }
       let out = trimOpsetImports(r.model);
       if (origin && !options.deferOrigins) out = placeOrigins(out, ownRecords);
-      return { ok: true, model: out, modified: true, notes: sumExpanded(r.notes) };
+      return {
+        ok: true,
+        model: withIrVersionNeeded(out),
+        modified: true,
+        notes: sumExpanded(r.notes),
+      };
     },
     ...(targetOps
       ? {

@@ -208,7 +208,7 @@ export function unsupportedOps(model: Model): string[] {
           visitedFns.add(f);
           visit(f.nodes);
         }
-      } else if (!isDefaultDomain(n.domain) || !kernelFor(n.opType)) {
+      } else if (!kernelFor(n.opType, n.domain)) {
         missing.add(isDefaultDomain(n.domain) ? n.opType : `${n.domain}.${n.opType}`);
       }
       for (const a of n.attributes) for (const g of attributeGraphs(a)) visit(g.nodes);
@@ -380,10 +380,10 @@ class Executor {
   ): RValue[] {
     const fn = this.functions.called(node);
     if (fn) return this.callFunction(fn, node, ins, opsets, label);
-    const kernel = isDefaultDomain(node.domain) ? kernelFor(node.opType) : undefined;
+    const kernel = kernelFor(node.opType, node.domain);
     if (!kernel)
       throw new OnnxError("E_UNSUPPORTED", "the interpreter has no kernel for this op", label);
-    const opset = opsets.get("") ?? 1;
+    const opset = opsets.get(isDefaultDomain(node.domain) ? "" : node.domain) ?? 1;
     const ctx: KernelContext = {
       // the schema's attribute defaults bound in, once per node (interp/defaults.ts)
       node: nodeWithDefaults(node, opset),

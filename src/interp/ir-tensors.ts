@@ -1,7 +1,12 @@
 // IR tensors (initializers, attribute values, sparse tensors) as runtime tensors and back.
 
 import { OnnxError } from "../errors.js";
-import { dtypeName, numberToBfloat16Bits, numberToFloat16Bits } from "../ir/dtype.js";
+import {
+  dtypeName,
+  numberToBfloat16Bits,
+  numberToFloat16Bits,
+  packedBits,
+} from "../ir/dtype.js";
 import { Tensor } from "../ir/tensor.js";
 import { DataType, type SparseTensor } from "../ir/types.js";
 import { readExternalData } from "./external.node.js";
@@ -77,6 +82,9 @@ export function fromIRTensor(t: Tensor, where?: string): RTensor {
       return { dtype, shape, data: numbersToStorage(dtype, d.values) };
     }
     case "int32": {
+      // int4/uint4, int2/uint2, float4e2m1: each int32 holds one byte of packed elements.
+      if (packedBits(dtype))
+        return { dtype, shape, data: storageFromBytes(dtype, Uint8Array.from(d.values), n) };
       if (d.values.length !== n) throw wrong(d.values.length);
       if (dtype === DataType.INT32) return { dtype, shape, data: d.values };
       const data = allocStorage(dtype, n);

@@ -5,8 +5,12 @@ import {
   bfloat16BitsToNumber,
   dtypeName,
   float16Table,
+  isMiniFloat,
+  miniFloatTable,
   numberToBfloat16Bits,
   numberToFloat16Bits,
+  numberToMiniFloatBits,
+  packedBits,
 } from "../ir/dtype.js";
 import { DataType } from "../ir/types.js";
 import { chargeBytes } from "./budget.js";
@@ -78,14 +82,32 @@ interface StorageCtor {
   readonly BYTES_PER_ELEMENT: number;
 }
 
-/** Each typed array and the numeric dtypes held in it (float16 and bfloat16 as their bits). */
+/**
+ * Each typed array and the numeric dtypes held in it (float16 and bfloat16 as their bits; float8
+ * and float4e2m1 as their bits, one element a byte; int4/uint4 and int2/uint2 one element a
+ * byte, packed only in raw data).
+ */
 const STORAGE = new Map<number, StorageCtor>(
   (
     [
       [Float32Array, [DataType.FLOAT]],
       [Float64Array, [DataType.DOUBLE]],
-      [Int8Array, [DataType.INT8]],
-      [Uint8Array, [DataType.UINT8, DataType.BOOL]],
+      [Int8Array, [DataType.INT8, DataType.INT4, DataType.INT2]],
+      [
+        Uint8Array,
+        [
+          DataType.UINT8,
+          DataType.BOOL,
+          DataType.UINT4,
+          DataType.UINT2,
+          DataType.FLOAT8E4M3FN,
+          DataType.FLOAT8E4M3FNUZ,
+          DataType.FLOAT8E5M2,
+          DataType.FLOAT8E5M2FNUZ,
+          DataType.FLOAT8E8M0,
+          DataType.FLOAT4E2M1,
+        ],
+      ],
       [Int16Array, [DataType.INT16]],
       [Uint16Array, [DataType.UINT16, DataType.FLOAT16, DataType.BFLOAT16]],
       [Int32Array, [DataType.INT32]],
@@ -193,6 +215,10 @@ export function toFloat64(t: RTensor): Float64Array {
   } else if (t.dtype === DataType.BFLOAT16) {
     const src = d as Uint16Array;
     for (let i = 0; i < n; i++) out[i] = bfloat16BitsToNumber(src[i]!);
+  } else if (isMiniFloat(t.dtype)) {
+    const table = miniFloatTable(t.dtype);
+    const src = d as Uint8Array;
+    for (let i = 0; i < n; i++) out[i] = table[src[i]!]!;
   } else if (d instanceof BigInt64Array || d instanceof BigUint64Array) {
     for (let i = 0; i < n; i++) out[i] = Number(d[i]!);
   } else if (Array.isArray(d)) {
@@ -205,12 +231,18 @@ export function toFloat64(t: RTensor): Float64Array {
 
 /**
  * Builds a tensor of `dtype` from float64 values: floats round to the type (float16/bfloat16
- * round to nearest even), integers truncate toward zero and wrap modulo 2^bits, bool is x != 0.
+ * round to nearest even; float8/float4 saturate, as Cast does by default), integers truncate
+ * toward zero and wrap modulo 2^bits (int4/int2 too), bool is x != 0.
  */
 export function fromFloat64(dtype: number, shape: number[], values: Float64Array): RTensor {
   const n = values.length;
   const data = allocStorage(dtype, n);
-  if (dtype === DataType.FLOAT16) {
+  if (isMiniFloat(dtype)) {
+    const dst = data as Uint8Array;
+    for (let i = 0; i < n; i++) dst[i] = numberToMiniFloatBits(dtype, values[i]!);
+  } else if (packedBits(dtype)) {
+    wrapSubByte(dtype, data as Int8Array | Uint8Array, values);
+  } else if (dtype === DataType.FLOAT16) {
     const dst = data as Uint16Array;
     for (let i = 0; i < n; i++) dst[i] = numberToFloat16Bits(values[i]!);
   } else if (dtype === DataType.BFLOAT16) {
@@ -249,6 +281,26 @@ export function fromProductSums(dtype: number, shape: number[], values: Float64A
   return fromFloat64(dtype, shape, values);
 }
 
+/**
+ * Sub-byte integers (int4/uint4, int2/uint2) from float64 values: truncated toward zero and wrapped
+ * modulo 2^bits, as Cast stores them (NaN and ±inf give 0).
+ */
+export function wrapSubByte(
+  dtype: number,
+  dst: Int8Array | Uint8Array,
+  values: ArrayLike<number>,
+): void {
+  const bits = packedBits(dtype);
+  const mod = 1 << bits;
+  const signed = dtype === DataType.INT4 || dtype === DataType.INT2;
+  for (let i = 0; i < values.length; i++) {
+    const t = Math.trunc(values[i]!);
+    let w = Number.isFinite(t) ? ((t % mod) + mod) % mod : 0;
+    if (signed && w >= mod / 2) w -= mod;
+    dst[i] = w;
+  }
+}
+
 /** Bytes per element of a dtype's storage (0 for string). */
 export function storageElementSize(dtype: number): number {
   if (dtype === DataType.STRING) return 0;
@@ -262,8 +314,10 @@ export function isSupportedDtype(dtype: number): boolean {
   return dtype === DataType.STRING || STORAGE.has(dtype);
 }
 
-/** Storage of a dtype viewing `bytes` (little-endian host): no copy when aligned, else a copy. */
+/** Storage of a dtype viewing `bytes` (little-endian host): no copy when aligned, else a copy;
+ * int4/uint4, int2/uint2 and float4e2m1 are unpacked (low bits first) into one element a byte. */
 export function storageFromBytes(dtype: number, bytes: Uint8Array, n: number): Storage {
+  if (packedBits(dtype)) return unpackBits(dtype, bytes, n);
   const size = storageElementSize(dtype);
   if (size === 0) throw new OnnxError("E_RUNTIME", "string tensors have no raw byte form");
   if (bytes.byteLength < n * size)
@@ -283,11 +337,44 @@ export function storageFromBytes(dtype: number, bytes: Uint8Array, n: number): S
   return new (STORAGE.get(dtype)!)(buf, off, n);
 }
 
-/** The little-endian bytes of a numeric tensor's storage (a view, no copy). */
+/** The little-endian bytes of a numeric tensor's storage (a view, no copy; packed types are
+ * packed, low bits first, into a new array). */
 export function storageBytes(t: RTensor): Uint8Array {
   const d = t.data;
   if (Array.isArray(d)) throw new OnnxError("E_RUNTIME", "string tensors have no raw byte form");
+  const bits = packedBits(t.dtype);
+  if (bits) {
+    const per = 8 / bits;
+    const mask = (1 << bits) - 1;
+    const out = new Uint8Array(Math.ceil(d.length / per));
+    const src = d as Int8Array | Uint8Array;
+    for (let i = 0; i < src.length; i++)
+      out[(i / per) | 0] |= (src[i]! & mask) << ((i % per) * bits);
+    return out;
+  }
   return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+}
+
+/** n elements of a packed type from its bytes (low bits first), sign-extended where signed. */
+function unpackBits(dtype: number, bytes: Uint8Array, n: number): Storage {
+  const bits = packedBits(dtype);
+  const per = 8 / bits;
+  const need = Math.ceil(n / per);
+  if (bytes.byteLength < need)
+    throw new OnnxError(
+      "E_RUNTIME",
+      `tensor data holds ${bytes.byteLength} bytes, ${need} are needed`,
+    );
+  const out = allocStorage(dtype, n) as Int8Array | Uint8Array;
+  const mask = (1 << bits) - 1;
+  const signed = dtype === DataType.INT4 || dtype === DataType.INT2;
+  const half = 1 << (bits - 1);
+  for (let i = 0; i < n; i++) {
+    let v = (bytes[(i / per) | 0]! >> ((i % per) * bits)) & mask;
+    if (signed && v >= half) v -= 1 << bits;
+    out[i] = v;
+  }
+  return out;
 }
 
 /** Decodes float16/bfloat16 bits into float32 values; other float types are returned as they are. */
@@ -346,6 +433,7 @@ export function elementString(t: RTensor, i: number): string {
   if (t.dtype === DataType.FLOAT16) return formatNumber(float16Table()[(d as Uint16Array)[i]!]!);
   if (t.dtype === DataType.BFLOAT16)
     return formatNumber(bfloat16BitsToNumber((d as Uint16Array)[i]!));
+  if (isMiniFloat(t.dtype)) return formatNumber(miniFloatTable(t.dtype)[(d as Uint8Array)[i]!]!);
   const v = d[i]!;
   if (typeof v === "bigint") return v.toString();
   if (t.dtype === DataType.FLOAT) return formatNumber(Math.fround(v));

@@ -141,3 +141,159 @@ export function numberToBfloat16Bits(x: number): number {
   if ((u & 0x7f800000) === 0x7f800000 && (u & 0x7fffff) !== 0) return ((u >>> 16) | 0x40) & 0xffff;
   return ((u + 0x7fff + ((u >>> 16) & 1)) >>> 16) & 0xffff;
 }
+
+// ---- 8-, 4- and 2-bit types ----------------------------------------------------------------
+//
+// float8 (e4m3fn, e4m3fnuz, e5m2, e5m2fnuz, e8m0) and float4e2m1 are decoded from their bits by
+// a table and encoded by rounding to nearest even (e8m0: by its round mode); int4/uint4 and
+// int2/uint2 are integers packed two (four) to a byte in raw data, low bits first.
+
+/** Bits per element of the packed integer and float4 types (4 or 2); 0 for others. */
+export function packedBits(id: number): number {
+  if (id === DataType.INT4 || id === DataType.UINT4 || id === DataType.FLOAT4E2M1) return 4;
+  if (id === DataType.INT2 || id === DataType.UINT2) return 2;
+  return 0;
+}
+
+/** The range of a sub-byte integer type ([min, max]); undefined for others. */
+export function subByteIntRange(id: number): [number, number] | undefined {
+  switch (id) {
+    case DataType.INT4:
+      return [-8, 7];
+    case DataType.UINT4:
+      return [0, 15];
+    case DataType.INT2:
+      return [-2, 1];
+    case DataType.UINT2:
+      return [0, 3];
+  }
+  return undefined;
+}
+
+/** The minifloat formats: exponent and mantissa bits, bias, and how they spend their codes. */
+interface MiniFloat {
+  exp: number;
+  man: number;
+  bias: number;
+  /** "ieee": all-ones exponent is inf/NaN; "fn": only S.1111.111 is NaN, no inf; "fnuz": only
+   * 0x80 (negative zero) is NaN, no inf, no -0; "none": no inf, no NaN (float4e2m1). */
+  special: "ieee" | "fn" | "fnuz" | "none";
+  bits: number;
+}
+
+const MINIFLOATS = new Map<number, MiniFloat>([
+  [DataType.FLOAT8E4M3FN, { exp: 4, man: 3, bias: 7, special: "fn", bits: 8 }],
+  [DataType.FLOAT8E4M3FNUZ, { exp: 4, man: 3, bias: 8, special: "fnuz", bits: 8 }],
+  [DataType.FLOAT8E5M2, { exp: 5, man: 2, bias: 15, special: "ieee", bits: 8 }],
+  [DataType.FLOAT8E5M2FNUZ, { exp: 5, man: 2, bias: 16, special: "fnuz", bits: 8 }],
+  [DataType.FLOAT4E2M1, { exp: 2, man: 1, bias: 1, special: "none", bits: 4 }],
+]);
+
+/** Whether the type is a float8 or float4 type (held as its bits, one element per byte). */
+export function isMiniFloat(id: number): boolean {
+  return MINIFLOATS.has(id) || id === DataType.FLOAT8E8M0;
+}
+
+function decodeMini(f: MiniFloat, code: number): number {
+  const signBit = 1 << (f.bits - 1);
+  const sign = code & signBit ? -1 : 1;
+  const e = (code >> f.man) & ((1 << f.exp) - 1);
+  const m = code & ((1 << f.man) - 1);
+  const eMax = (1 << f.exp) - 1;
+  if (f.special === "fnuz" && code === signBit) return NaN;
+  if (f.special === "fn" && e === eMax && m === (1 << f.man) - 1) return NaN;
+  if (f.special === "ieee" && e === eMax) return m ? NaN : sign * Infinity;
+  const v = e === 0 ? m * 2 ** (1 - f.bias - f.man) : (1 + m / (1 << f.man)) * 2 ** (e - f.bias);
+  return sign * v;
+}
+
+const miniTables = new Map<number, Float64Array>();
+
+/** The value of each code of a float8/float4 type (256 or 16 entries). */
+export function miniFloatTable(id: number): Float64Array {
+  let t = miniTables.get(id);
+  if (!t) {
+    if (id === DataType.FLOAT8E8M0) {
+      t = new Float64Array(256);
+      for (let c = 0; c < 256; c++) t[c] = c === 255 ? NaN : 2 ** (c - 127);
+    } else {
+      const f = MINIFLOATS.get(id);
+      if (!f) throw new Error(`${dtypeName(id)} is not a minifloat type`);
+      t = new Float64Array(1 << f.bits);
+      for (let c = 0; c < t.length; c++) t[c] = decodeMini(f, c);
+    }
+    miniTables.set(id, t);
+  }
+  return t;
+}
+
+/** The largest finite value of a float8/float4 type. */
+function maxFinite(id: number): number {
+  let max = 0;
+  for (const v of miniFloatTable(id)) if (Number.isFinite(v) && v > max) max = v;
+  return max;
+}
+const maxFinites = new Map<number, number>();
+
+/**
+ * number → the bits of a float8/float4 type, rounded to nearest even, as ONNX's Cast does. With
+ * `saturate` (Cast's default, QuantizeLinear's), values beyond the largest finite one and ±inf
+ * become ±that value; without, they become ±inf (e5m2) or NaN. NaN is the type's NaN
+ * (float4e2m1 has none: 0). float8e8m0 (no sign, no zero) takes float32's exponent, rounded as
+ * `round` says ("up": any mantissa bit goes to the next power of two; "nearest": half or more);
+ * inf and NaN give its NaN.
+ */
+export function numberToMiniFloatBits(
+  id: number,
+  x: number,
+  saturate = true,
+  round: "up" | "down" | "nearest" = "up",
+): number {
+  if (id === DataType.FLOAT8E8M0) return toE8M0(x, saturate, round);
+  const f = MINIFLOATS.get(id);
+  if (!f) throw new Error(`${dtypeName(id)} is not a minifloat type`);
+  let max = maxFinites.get(id);
+  if (max === undefined) maxFinites.set(id, (max = maxFinite(id)));
+  const signBit = 1 << (f.bits - 1);
+  const neg = x < 0 || Object.is(x, -0);
+  // NaN: S.1111.111 (fn), 0x80 (fnuz), a quiet NaN 0x7e (e5m2); float4e2m1 has none.
+  const nanCode =
+    f.special === "fn" ? 0x7f : f.special === "fnuz" ? 0x80 : f.special === "ieee" ? 0x7e : 0;
+  const signed = (code: number) =>
+    neg && !(f.special === "fnuz" && (code === 0 || code === 0x80)) ? code | signBit : code;
+  if (Number.isNaN(x)) return nanCode;
+  const table = miniFloatTable(id);
+  const top = table.indexOf(max); // the positive code of the largest finite value
+  const a = Math.abs(x);
+  if (a > max) {
+    // Beyond the largest value: it, when saturating (or when rounding would come back to it).
+    const step = max - table[top - 1]!;
+    const roundsToMax = a < max + step / 2 || (a === max + step / 2 && (top & 1) === 0);
+    if (saturate || f.special === "none" || (roundsToMax && a !== Infinity)) return signed(top);
+    if (f.special === "ieee") return signed(((1 << f.exp) - 1) << f.man);
+    return f.special === "fn" ? signed(nanCode) : nanCode;
+  }
+  // Codes 0..top are increasing: the nearest, ties to the even code.
+  let lo = 0;
+  let hi = top;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (table[mid]! <= a) lo = mid;
+    else hi = mid;
+  }
+  const dl = a - table[lo]!;
+  const dh = table[hi]! - a;
+  return signed(dl < dh || (dl === dh && (lo & 1) === 0) ? lo : hi);
+}
+
+function toE8M0(x: number, saturate: boolean, round: "up" | "down" | "nearest"): number {
+  f32[0] = x;
+  const u = u32[0]!;
+  const e = (u >>> 23) & 0xff;
+  const m = u & 0x7fffff;
+  if (e === 0xff) return 0xff; // inf and NaN
+  let c = e;
+  if (round === "up" ? m !== 0 : round === "nearest" ? m >= 0x400000 : false) c++;
+  if (c > 254) return saturate ? 254 : 255;
+  return c;
+}

@@ -84,7 +84,8 @@ export function writeValidatedSchemas(
     const start = at;
     at += texts[i]!.length;
     const newest = o.versions[o.versions.length - 1]!.since;
-    return { domain: o.domain, name: o.name, newest, start, end: at };
+    const registeredBy = o.registered_by ? { registeredBy: o.registered_by } : {};
+    return { domain: o.domain, name: o.name, ...registeredBy, newest, start, end: at };
   });
   const head: ValidatedSchemas = { stamp, operators: index };
   writeFileSync(file, Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`), ...texts]));
@@ -132,10 +133,11 @@ export function readValidatedSchemas(
     if (s.mtimeMs !== want[i]!.mtimeMs) sameTimes = false;
   }
   if (!sameTimes && hashTexts(readSchemaDir(dir)) !== saved.stamp.sha256) return undefined;
-  return ops.map(({ domain, name, newest, start, end }, i) => ({
+  return ops.map(({ domain, name, registeredBy, newest, start, end }, i) => ({
     path: join(dir, names[i]!),
     domain,
     name,
+    ...(registeredBy ? { registeredBy } : {}),
     newest,
     text: () => body.toString("utf8", start, end),
   }));

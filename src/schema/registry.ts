@@ -42,8 +42,13 @@ function duplicate(name: string, where: string): OnnxError {
   );
 }
 
+/** The key of a runtime's own registration in a standard domain (kept apart from the standard's). */
+const RUNTIME = "\u0001";
+
 export class SchemaRegistry {
   private static cached: SchemaRegistry | undefined;
+  /** Operators by `domain\0name`; a runtime's registrations in a standard domain by
+   * `\u0001domain\0name` (resolved only where the domain has no version of the op). */
   private readonly byKey = new Map<string, OpVersion[]>();
   /** Operators validated at build time and not looked up yet: their file's JSON text. */
   private readonly pending = new Map<string, { text: () => string; where: string }>();
@@ -68,10 +73,11 @@ export class SchemaRegistry {
     if (validated) {
       for (const f of validated) {
         const domain = normaliseDomain(f.domain);
-        const key = `${domain}\u0000${f.name}`;
+        const key = `${f.registeredBy ? RUNTIME : ""}${domain}\u0000${f.name}`;
         if (this.pending.has(key)) throw duplicate(f.name, f.path);
         this.pending.set(key, { text: f.text, where: f.path });
-        this.maxByDomain.set(domain, Math.max(this.maxByDomain.get(domain) ?? 0, f.newest));
+        if (!f.registeredBy)
+          this.maxByDomain.set(domain, Math.max(this.maxByDomain.get(domain) ?? 0, f.newest));
       }
       return;
     }
@@ -92,12 +98,19 @@ export class SchemaRegistry {
 
   private add(file: OperatorFile, where: string): void {
     const domain = normaliseDomain(file.domain);
-    const key = `${domain}\u0000${file.name}`;
+    const runtime = file.registered_by;
+    const key = `${runtime ? RUNTIME : ""}${domain}\u0000${file.name}`;
     if (this.byKey.has(key) || this.pending.has(key)) throw duplicate(file.name, where);
     const versions = file.versions.map((v): OpVersion =>
-      Object.freeze({ ...v, domain, name: file.name }),
+      Object.freeze({
+        ...v,
+        domain,
+        name: file.name,
+        ...(runtime ? { registeredBy: runtime } : {}),
+      }),
     );
     this.byKey.set(key, versions);
+    if (runtime) return;
     const last = versions[versions.length - 1]!.since;
     this.maxByDomain.set(domain, Math.max(this.maxByDomain.get(domain) ?? 0, last));
   }
@@ -118,26 +131,36 @@ export class SchemaRegistry {
     return [...(this.list(`${normaliseDomain(domain)}\u0000${op}`) ?? [])];
   }
 
+  /** Whether the domain has the operator (in its standard, or as a runtime's registration). */
   has(domain: string, op: string): boolean {
     const key = `${normaliseDomain(domain)}\u0000${op}`;
-    return this.byKey.has(key) || this.pending.has(key);
+    return (
+      this.byKey.has(key) ||
+      this.pending.has(key) ||
+      this.byKey.has(RUNTIME + key) ||
+      this.pending.has(RUNTIME + key)
+    );
   }
 
-  /** The version in force at `opset`: the greatest `since` <= opset, or undefined. */
+  /**
+   * The version in force at `opset`: the greatest `since` <= opset, or undefined. Where the
+   * domain itself has no version of the op at the opset, a runtime's own registration of it there
+   * (onnxruntime's LayerNormalization-1 at ai.onnx opset 14; its `registeredBy` says whose).
+   */
   tryResolve(domain: string, op: string, opset: number): OpVersion | undefined {
-    const list = this.list(`${normaliseDomain(domain)}\u0000${op}`);
-    if (!list) return undefined;
-    let found: OpVersion | undefined;
-    for (const v of list) {
-      if (v.since > opset) break;
-      found = v;
-    }
-    return found;
+    const key = `${normaliseDomain(domain)}\u0000${op}`;
+    return inForce(this.list(key), opset) ?? inForce(this.list(RUNTIME + key), opset);
+  }
+
+  /** Like tryResolve, without runtimes' registrations: the version the standard itself has. */
+  tryResolveStandard(domain: string, op: string, opset: number): OpVersion | undefined {
+    return inForce(this.list(`${normaliseDomain(domain)}\u0000${op}`), opset);
   }
 
   /** Like tryResolve, but an unknown operator or an opset before its first version is an E_SCHEMA error. */
   resolve(domain: string, op: string, opset: number): OpVersion {
-    const list = this.list(`${normaliseDomain(domain)}\u0000${op}`);
+    const key = `${normaliseDomain(domain)}\u0000${op}`;
+    const list = this.list(key) ?? this.list(RUNTIME + key);
     if (!list)
       throw new OnnxError(
         "E_SCHEMA",
@@ -152,9 +175,11 @@ export class SchemaRegistry {
     return v;
   }
 
-  /** Operator names, sorted; ai.onnx ones bare, others as "domain.Op". */
+  /** Operator names, sorted; ai.onnx ones bare, others as "domain.Op" (runtimes' own
+   * registrations in a standard domain are not listed: see runtimeRegistrations). */
   operators(): string[] {
     return [...this.byKey.keys(), ...this.pending.keys()]
+      .filter((k) => !k.startsWith(RUNTIME))
       .map((k) => {
         const [d, n] = k.split("\u0000") as [string, string];
         return d === "" ? n : `${d}.${n}`;
@@ -162,8 +187,27 @@ export class SchemaRegistry {
       .sort();
   }
 
+  /** A runtime's own registrations in standard domains: [domain, op] pairs, sorted. */
+  runtimeRegistrations(): [string, string][] {
+    return [...this.byKey.keys(), ...this.pending.keys()]
+      .filter((k) => k.startsWith(RUNTIME))
+      .map((k) => k.slice(1).split("\u0000") as [string, string])
+      .sort((a, b) => (a.join() < b.join() ? -1 : 1));
+  }
+
   /** The newest opset any operator of the domain is defined at (0 when the domain is unknown). */
   maxOpset(domain: string): number {
     return this.maxByDomain.get(normaliseDomain(domain)) ?? 0;
   }
+}
+
+/** The version of `list` in force at `opset`. */
+function inForce(list: OpVersion[] | undefined, opset: number): OpVersion | undefined {
+  if (!list) return undefined;
+  let found: OpVersion | undefined;
+  for (const v of list) {
+    if (v.since > opset) break;
+    found = v;
+  }
+  return found;
 }

@@ -27,6 +27,8 @@ export interface ValidatedSchemas {
 export interface ValidatedOperator {
   domain: string;
   name: string;
+  /** A runtime's own registration in a standard domain (OperatorFile.registered_by). */
+  registeredBy?: string;
   /** The `since` of its newest version. */
   newest: number;
   start: number;
@@ -38,6 +40,7 @@ export interface ValidatedFile {
   path: string;
   domain: string;
   name: string;
+  registeredBy?: string;
   newest: number;
   /** The validated OperatorFile as JSON text (decoded on call). */
   text(): string;

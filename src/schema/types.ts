@@ -99,10 +99,14 @@ export { Unbounded } from "./unbounded.js";
 
 export const OpVersionSchema = z.strictObject({
   since: z.number().int().positive(),
+  /** Where the facts come from when not ONNX: the runtime release ("onnxruntime 1.30.0"), since
+   * onnxruntime edits its ops in place without new versions. */
+  source: z.string().min(1).optional(),
   description: z.string().optional(),
   deprecated: z.boolean().optional(),
   experimental: z.boolean().optional(),
-  /** True when ONNX defines the version as a function. */
+  /** True when ONNX defines the version as a function (for onnxruntime's ops: when a body in
+   * standard ops computes the same function, given here). */
   function: z.boolean(),
   attributes: z.array(AttributeSchema),
   inputs: z.array(FormalSchema),
@@ -121,6 +125,12 @@ export const OperatorFileSchema = z.strictObject({
   /** "" is ai.onnx. */
   domain: z.string(),
   name: z.string().min(1),
+  /**
+   * A runtime's own registration in a standard domain at versions the standard lacks
+   * (onnxruntime's LayerNormalization-1 and SimplifiedLayerNormalization-1 in ai.onnx): resolved
+   * only where the domain has no version of the op at the opset, and named as the runtime's.
+   */
+  registered_by: z.literal("onnxruntime").optional(),
   versions: z.array(OpVersionSchema).min(1),
 });
 
@@ -136,4 +146,6 @@ export type OperatorFile = z.infer<typeof OperatorFileSchema>;
 export interface OpVersion extends OpVersionSchema {
   domain: string;
   name: string;
+  /** Set on a runtime's own registration in a standard domain (OperatorFile.registered_by). */
+  registeredBy?: string;
 }

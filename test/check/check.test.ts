@@ -140,13 +140,26 @@ describe("versions and operators", () => {
     expect(problems(m)).toEqual([]);
   });
 
-  it("IR version too old for the opset", () => {
-    expectOne(
-      oneNode("Relu", {}, 18, 7),
-      "ir-version",
-      "IR version 7 is too old for ai.onnx opset 18",
-      "IR version 8",
-    );
+  it("IR version too old for the opset: a warning (ONNX's checker and onnxruntime accept it)", () => {
+    const r = checkModel(oneNode("Relu", {}, 18, 7));
+    expect(r.problems).toEqual([]);
+    expect(r.warnings.map((w) => w.message)).toEqual([
+      expect.stringContaining(
+        "IR version 7 is too old for ai.onnx opset 18, which needs IR version 8",
+      ),
+    ]);
+  });
+
+  it("IR 3: an initializer that is not a graph input (IR 4 allows it)", () => {
+    const m = oneNode("Relu", {}, 7, 3);
+    m.graph.nodes[0]!.inputs = ["w"];
+    m.graph.inputs = [];
+    m.graph.initializers = [
+      new Tensor(DataType.FLOAT, [1], { kind: "float", values: Float32Array.of(1) }, "w"),
+    ];
+    expectOne(m, "ir-version", "initializer 'w' is not a graph input, which IR version 3 requires");
+    m.irVersion = 4;
+    expect(problems(m)).toEqual([]);
   });
 
   it("an opset newer than any the registry knows", () => {
@@ -740,7 +753,6 @@ describe("many problems at once", () => {
       .sort();
     expect(codes).toEqual(
       [
-        "ir-version",
         "unknown-op",
         "type-not-allowed",
         "unknown-attribute",

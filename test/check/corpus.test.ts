@@ -9,12 +9,11 @@ import { loadModel } from "../../src/io/files.js";
 const ROOT = "/usr/share/libonnx-testdata/data/";
 const present = existsSync(ROOT);
 
-/** Models whose problems are real: IR 5 with opset 11, and int64 Constants at opset 6 (Constant-1 allows floats only). */
+/**
+ * Models whose problems are real: int64 Constants at opset 6 (Constant-1 allows floats only). (Four
+ * models with IR 5 at opset 11 get a warning: ONNX's checker and onnxruntime accept them.)
+ */
 const KNOWN: Record<string, string[]> = {
-  "node/test_depthtospace_crd_mode": ["ir-version"],
-  "node/test_depthtospace_dcr_mode": ["ir-version"],
-  "node/test_resize_downsample_sizes_nearest_tf_half_pixel_for_nn": ["ir-version"],
-  "node/test_unsqueeze_axis_3": ["ir-version"],
   "pytorch-converted/test_PixelShuffle": ["type-not-allowed", "type-not-allowed"],
   "pytorch-operator/test_operator_repeat": ["type-not-allowed"],
   "pytorch-operator/test_operator_repeat_dim_overflow": ["type-not-allowed", "type-not-allowed"],

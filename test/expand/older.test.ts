@@ -57,7 +57,7 @@ describe("expand: older versions through the converter", () => {
     });
 
   it("leaves a call whose body the model's opset cannot express, with a warning; refuses it under --only", () => {
-    const text = `< ir_version: 3, opset_import: ["" : 9] >
+    const text = `< ir_version: 4, opset_import: ["" : 9] >
         g (float[2,3] x) => (float[2] y) { y = ReduceLogSumExp <axes: ints = [1], keepdims: int = 0> (x) }`;
     const r = expand(text);
     expect(opsOf(r.model)).toEqual(["ReduceLogSumExp"]);

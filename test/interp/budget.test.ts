@@ -54,7 +54,11 @@ describe("memory budget", () => {
     const unchecked: string[] = [];
     const re =
       /new (?:Float32|Float64|Int8|Uint8|Int16|Uint16|Int32|Uint32|BigInt64|BigUint64)Array\(([^(),]*(?:\([^()]*\))?[^(),]*)\)/g;
-    for (const f of readdirSync(kernels).filter((n) => n.endsWith(".ts"))) {
+    const files = [
+      ...readdirSync(kernels).filter((n) => n.endsWith(".ts")),
+      ...readdirSync(join(kernels, "contrib")).map((n) => `contrib/${n}`),
+    ];
+    for (const f of files) {
       for (const m of readFileSync(join(kernels, f), "utf8").matchAll(re)) {
         const arg = m[1]!.trim();
         // Literal sizes, copies of small literal lists, and views of existing buffers are fine.

@@ -7,6 +7,7 @@ import { freshActive, mintFresh } from "../fresh-dims.js";
 import { attentionRules } from "./attention.js";
 import { castRules } from "./cast.js";
 import type { Rule } from "./common.js";
+import { contribRules, simplifiedLayerNorm } from "./contrib.js";
 import { controlRules } from "./control.js";
 import { convRules } from "./conv.js";
 import { elementwiseRules } from "./elementwise.js";
@@ -33,7 +34,17 @@ const FAMILIES: Readonly<Record<string, Rule>>[] = [
   geometryRules,
   convRules,
   miscRules,
+  // onnxruntime's own registration in the ONNX domain (no ai.onnx op has this name)
+  { SimplifiedLayerNormalization: simplifiedLayerNorm },
 ];
+
+/** A rule that also names the dimensions it leaves unknown, when that is asked for. */
+function withFreshDims(rule: Rule): Rule {
+  return (c) => {
+    rule(c);
+    if (freshActive()) mintFresh(c);
+  };
+}
 
 /** ai.onnx op type → its rule (each op in one family only). */
 export const RULES: ReadonlyMap<string, Rule> = (() => {
@@ -41,13 +52,22 @@ export const RULES: ReadonlyMap<string, Rule> = (() => {
   for (const family of FAMILIES)
     for (const [op, rule] of Object.entries(family)) {
       if (all.has(op)) throw new Error(`check rules: ${op} has a rule in two families`);
-      all.set(op, (c) => {
-        rule(c);
-        if (freshActive()) mintFresh(c);
-      });
+      all.set(op, withFreshDims(rule));
     }
   return all;
 })();
+
+/** onnxruntime's com.microsoft ops: op type → rule. */
+const CONTRIB: ReadonlyMap<string, Rule> = new Map(
+  Object.entries(contribRules).map(([op, rule]) => [op, withFreshDims(rule)]),
+);
+
+/** The rule of an op of a domain ("" is ai.onnx), if the checker has one. */
+export function ruleFor(domain: string, op: string): Rule | undefined {
+  if (domain === "") return RULES.get(op);
+  if (domain === "com.microsoft") return CONTRIB.get(op);
+  return undefined;
+}
 
 /** The ai.onnx ops whose outputs the checker infers from its own rules. */
 export function hasRule(op: string): boolean {

@@ -10,6 +10,7 @@ export { rows as groupnorm } from "./groupnorm.js";
 export { rows as legacy } from "./legacy.js";
 export { rows as misc } from "./misc.js";
 export { rows as pad } from "./pad.js";
+export { rows as quant } from "./quant.js";
 export { rows as reduce } from "./reduce.js";
 export { rows as resize } from "./resize.js";
 export { rows as scan } from "./scan.js";

@@ -23,6 +23,7 @@ import { broadcastIndex, broadcastShapes, checkedCount, fail, input } from "./ut
 import { broadcastsMultidirectionally } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
 import { intAttr } from "./attrs.js";
+import { castLowPrecision, isLowPrecision } from "./low-precision.js";
 import { erf, erfFloat32 } from "./erf.js";
 import { gemmEnabled } from "./wasm/gemm.js";
 import {
@@ -829,6 +830,8 @@ function parseNumber(s: string): number {
  * in ONNX); to float16/bfloat16 rounds to nearest even; to bool is x != 0.
  */
 export function castTensor(ctx: KernelContext, x: RTensor, to: number): RTensor {
+  if (isLowPrecision(x.dtype) || isLowPrecision(to))
+    return castLowPrecision(ctx, x, to, (t, d) => castTensor(ctx, t, d));
   const shape = [...x.shape];
   const n = x.data.length;
   if (domainOf(to) === undefined) fail(ctx, `casting to ${dtypeName(to)} is not supported`);

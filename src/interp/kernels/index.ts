@@ -25,6 +25,7 @@ import { sequenceKernels } from "./sequence.js";
 import { shapeKernels } from "./shape.js";
 import { signalKernels } from "./signal.js";
 import { stringKernels } from "./strings.js";
+import { contribKernels, onnxDomainRuntimeKernels } from "./contrib/index.js";
 
 export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...elementwiseKernels,
@@ -50,9 +51,20 @@ export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...convStateKernels,
   ...bernoulliKernels,
   ...randomKernels,
+  // onnxruntime's own registrations in the ONNX domain (SimplifiedLayerNormalization)
+  ...onnxDomainRuntimeKernels,
 });
 
-/** The kernel for an ai.onnx op type, if the interpreter has one. */
-export function kernelFor(opType: string): Kernel | undefined {
-  return Object.prototype.hasOwnProperty.call(kernels, opType) ? kernels[opType] : undefined;
+/** Kernels of other domains, by domain. */
+const domainKernels: Readonly<Record<string, Readonly<Record<string, Kernel>>>> = Object.freeze({
+  "com.microsoft": contribKernels,
+});
+
+/**
+ * The kernel for an op type of a domain (ai.onnx by default; com.microsoft: onnxruntime's ops,
+ * contrib/), if the interpreter has one.
+ */
+export function kernelFor(opType: string, domain = ""): Kernel | undefined {
+  const table = domain === "" || domain === "ai.onnx" ? kernels : domainKernels[domain];
+  return table && Object.prototype.hasOwnProperty.call(table, opType) ? table[opType] : undefined;
 }

@@ -19,6 +19,7 @@ import { checkedCount, fail, input, normAxis, optInput } from "./util.js";
 import { isConstant } from "./wasm/gemm.js";
 import { dynamicQuantizeInPlace } from "./ew-wasm.js";
 import { intAttr } from "./attrs.js";
+import { dequantizeLinear, needsGeneralQuant, quantizeLinear } from "./quant-linear.js";
 
 const RANGE: Record<number, [number, number]> = {
   [DataType.UINT8]: [0, 255],
@@ -77,6 +78,7 @@ function quantize(
 }
 
 const QuantizeLinear: Kernel = (ctx, inputs) => {
+  if (needsGeneralQuant(ctx, inputs)) return quantizeLinear(ctx, inputs);
   const x = input(ctx, inputs, 0);
   const s = input(ctx, inputs, 1);
   const z = optInput(ctx, inputs, 2);
@@ -88,6 +90,7 @@ const QuantizeLinear: Kernel = (ctx, inputs) => {
 };
 
 const DequantizeLinear: Kernel = (ctx, inputs) => {
+  if (needsGeneralQuant(ctx, inputs)) return dequantizeLinear(ctx, inputs);
   const x = input(ctx, inputs, 0);
   const s = input(ctx, inputs, 1);
   const z = optInput(ctx, inputs, 2);
@@ -99,10 +102,14 @@ const DequantizeLinear: Kernel = (ctx, inputs) => {
   return [fromFloat64(s.dtype, [...x.shape], v)];
 };
 
-/** DynamicQuantizeLinear's scale and zero point for the range [min, max] (min ≤ 0 ≤ max). */
+/**
+ * DynamicQuantizeLinear's scale and zero point for the range [min, max] (min ≤ 0 ≤ max), as the
+ * function body computes them, in float32: Sub, then Div; the zero point Sub(0, Div(min, scale)),
+ * Clip to [0, 255], Round (half to even).
+ */
 function dynamicParams(min: number, max: number): { scale: number; zero: number } {
-  const scale = Math.fround((max - min) / 255);
-  const zero = scale === 0 ? 0 : Math.min(255, Math.max(0, roundEven(-min / scale)));
+  const scale = Math.fround(Math.fround(max - min) / 255);
+  const zero = scale === 0 ? 0 : roundEven(Math.min(255, Math.max(0, -Math.fround(min / scale))));
   return { scale, zero };
 }
 

@@ -3,6 +3,8 @@
 import { activationBuilders } from "./activations.js";
 import { attentionBuilder } from "./attention.js";
 import type { BodyBuilder } from "./context.js";
+import { contribBuilders } from "./contrib.js";
+import { contribAttentionBuilders } from "./contrib-attention.js";
 import { generatorBuilders } from "./generators.js";
 import { logCumSumExpBuilder } from "./logcumsumexp.js";
 import { linearAttentionBuilder } from "./linear-attention.js";
@@ -19,6 +21,8 @@ export const BODY_BUILDERS: Readonly<Record<string, BodyBuilder>> = {
   ...lossBuilders,
   ...generatorBuilders,
   ...spatialBuilders,
+  ...contribBuilders,
+  ...contribAttentionBuilders,
   log_cum_sum_exp: logCumSumExpBuilder,
   attention: attentionBuilder,
   linear_attention: linearAttentionBuilder,

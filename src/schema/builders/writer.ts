@@ -38,6 +38,11 @@ export class TextWriter {
     return outputs;
   }
 
+  /** A statement written elsewhere (a printed node), added as it is. */
+  raw(line: string): void {
+    this.lines.push(line);
+  }
+
   /** A Constant whose value is a tensor literal such as `int64[2] {3, 0}` or `double {-inf}`. */
   constant(literal: string, hint = "c"): string {
     return this.op("Constant", [], `value = ${literal}`, this.fresh(hint));
