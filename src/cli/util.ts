@@ -1,11 +1,10 @@
 // Shared CLI plumbing: exit codes and error printing.
 
-import type { Command } from "commander";
 import { statSync } from "node:fs";
 import { totalmem } from "node:os";
 import { assertOpsetImports } from "../check/opsets.js";
 import { OnnxError } from "../errors.js";
-import { loadModel as loadModelFile, type LoadOptions, type SaveOptions } from "../io/files.js";
+import { loadModel as loadModelFile, type LoadOptions } from "../io/files.js";
 import { walkGraphNodes } from "../ir/traverse.js";
 import { FunctionTable } from "../ir/functions.js";
 import type { Function, Model } from "../ir/types.js";
@@ -190,6 +189,27 @@ export function parseByteSize(text: string, what: string): number {
   return n;
 }
 
+/**
+ * --max-nodes and --max-memory (expand, and convert's lowering): the bounds of an expansion,
+ * parsed; each is left out when not given.
+ */
+export function expansionBounds(opts: { maxNodes?: string; maxMemory?: string }): {
+  maxNodes?: number;
+  maxMemory?: number;
+} {
+  const out: { maxNodes?: number; maxMemory?: number } = {};
+  if (opts.maxNodes !== undefined) {
+    if (!/^\d+$/.test(opts.maxNodes) || !(Number(opts.maxNodes) >= 1))
+      throw new OnnxError(
+        "E_USAGE",
+        `--max-nodes must be a positive integer, not '${opts.maxNodes}'`,
+      );
+    out.maxNodes = Number(opts.maxNodes);
+  }
+  if (opts.maxMemory !== undefined) out.maxMemory = parseByteSize(opts.maxMemory, "--max-memory");
+  return out;
+}
+
 /** The default memory budget of a run: half of the machine's physical memory. */
 export function defaultMaxMemory(): number {
   return Math.floor(totalmem() / 2);
@@ -204,51 +224,4 @@ export function writeListed(lines: string[], rest: (more: number) => string): vo
   let out = shown.map((l) => `${l}\n`).join("");
   if (lines.length > shown.length) out += `${rest(lines.length - shown.length)}\n`;
   process.stderr.write(out);
-}
-
-/** The options of every command that writes a model: where its tensor data goes. */
-export interface DataFlags {
-  externalData?: string;
-  sizeThreshold?: string;
-  inlineData?: boolean;
-}
-
-/** Adds --external-data, --size-threshold and --inline-data to a command that writes a model. */
-export function withDataOptions(cmd: Command): Command {
-  return cmd
-    .option(
-      "--external-data <file>",
-      "put every tensor of --size-threshold bytes or more into this file beside the output",
-    )
-    .option(
-      "--size-threshold <bytes>",
-      "the smallest tensor a data file takes (default 1024, as ONNX's)",
-    )
-    .option("--inline-data", "every tensor inline (refused where the model would pass 2 GiB)");
-}
-
-/** The save options the data flags give. */
-export function dataOptions(
-  opts: DataFlags,
-): Pick<SaveOptions, "externalData" | "inlineData" | "sizeThreshold"> {
-  if (opts.inlineData && opts.externalData)
-    throw new OnnxError("E_USAGE", "give --inline-data or --external-data, not both");
-  const threshold =
-    opts.sizeThreshold !== undefined
-      ? opts.sizeThreshold.trim() === "0"
-        ? 0
-        : parseByteSize(opts.sizeThreshold, "--size-threshold")
-      : undefined;
-  return {
-    ...(opts.externalData
-      ? {
-          externalData: {
-            location: opts.externalData,
-            ...(threshold !== undefined ? { threshold } : {}),
-          },
-        }
-      : {}),
-    ...(opts.inlineData ? { inlineData: true } : {}),
-    ...(threshold !== undefined ? { sizeThreshold: threshold } : {}),
-  };
 }

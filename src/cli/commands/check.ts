@@ -9,17 +9,8 @@ import {
 } from "../../check/index.js";
 import { formatBytes } from "../../interp/budget.js";
 import { saveModel } from "../../io/files.js";
-import {
-  EXIT_FAILED,
-  EXIT_OK,
-  action,
-  dataOptions,
-  errorLine,
-  loadModel,
-  parseByteSize,
-  withDataOptions,
-  type DataFlags,
-} from "../util.js";
+import { EXIT_FAILED, EXIT_OK, action, errorLine, loadModel, parseByteSize } from "../util.js";
+import { dataOptions, withDataOptions, type DataFlags } from "../data-options.js";
 
 interface CheckCliOptions extends DataFlags {
   json?: boolean;

@@ -24,16 +24,14 @@ import {
   EXIT_FAILED,
   EXIT_OK,
   action,
-  dataOptions,
+  expansionBounds,
   groupDigits,
   inFile,
   loadModel,
   oneLine,
-  parseByteSize,
-  withDataOptions,
   writeListed,
-  type DataFlags,
 } from "../util.js";
+import { dataOptions, withDataOptions, type DataFlags } from "../data-options.js";
 
 interface ConvertOpts extends DataFlags {
   opset?: string;
@@ -160,9 +158,7 @@ function loweringOptions(opts: ConvertOpts): ConvertRequest {
   const out: ConvertRequest = {};
   if (opts.lower === false) out.lower = false;
   if (opts.origin === false) out.origin = false;
-  if (opts.maxNodes !== undefined) out.maxNodes = parseCount(opts.maxNodes, "--max-nodes", 1);
-  if (opts.maxMemory !== undefined) out.maxMemory = parseByteSize(opts.maxMemory, "--max-memory");
-  return out;
+  return { ...out, ...expansionBounds(opts) };
 }
 
 function printBlocked(file: string, target: number, blocked: Note[]): void {

@@ -18,16 +18,14 @@ import {
   EXIT_FAILED,
   EXIT_OK,
   action,
-  dataOptions,
+  expansionBounds,
   groupDigits,
   inFile,
   loadModel,
   oneLine,
-  parseByteSize,
-  withDataOptions,
   writeListed,
-  type DataFlags,
 } from "../util.js";
+import { dataOptions, withDataOptions, type DataFlags } from "../data-options.js";
 
 interface ExpandCliOptions extends DataFlags {
   output?: string;
@@ -101,16 +99,7 @@ export function registerExpandCommands(program: Command): void {
         options.targetOps = parseTargetOps(text, opts.targetOps);
       }
       if (opts.preferLoops) options.preferLoops = true;
-      if (opts.maxNodes !== undefined) {
-        if (!/^\d+$/.test(opts.maxNodes) || !(Number(opts.maxNodes) >= 1))
-          throw new OnnxError(
-            "E_USAGE",
-            `--max-nodes must be a positive integer, not '${opts.maxNodes}'`,
-          );
-        options.maxNodes = Number(opts.maxNodes);
-      }
-      if (opts.maxMemory !== undefined)
-        options.maxMemory = parseByteSize(opts.maxMemory, "--max-memory");
+      Object.assign(options, expansionBounds(opts));
       if (opts.origin === false) options.origin = false;
       const model = loadModel(file);
       const r = inFile(file, () => expand(model, options));

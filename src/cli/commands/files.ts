@@ -6,14 +6,8 @@ import { OnnxError } from "../../errors.js";
 import { saveModel } from "../../io/files.js";
 import { modelInfo, type ModelInfo } from "../../ir/info.js";
 import { printModel } from "../../text/print.js";
-import {
-  action,
-  dataOptions,
-  loadModel,
-  oneLine,
-  withDataOptions,
-  type DataFlags,
-} from "../util.js";
+import { action, loadModel, oneLine } from "../util.js";
+import { dataOptions, withDataOptions, type DataFlags } from "../data-options.js";
 
 export { modelInfo, type ModelInfo };
 

@@ -14,6 +14,7 @@ import {
   packedConstant,
   scratchAlloc,
   scratchRelease,
+  type Arena,
 } from "./wasm/gemm.js";
 
 const OPS = { add: 0, sub: 1, mul: 2, div: 3 } as const;
@@ -152,23 +153,15 @@ export function reluWasm(src: Float32Array, out: Float32Array): boolean {
  * float16 NaN as 0x7fc00000), in windows of the arena. False where the platform does not allow it.
  */
 export function widenHalfWasm(src: Uint16Array, half: 1 | 2, out: Float32Array): boolean {
-  const n = src.length;
-  if (n < MIN || !gemmEnabled()) return false;
-  const ar = gemmArena()!;
-  try {
-    const yAt = scratchAlloc(ar, CHUNK * 4, "a result window");
-    const bits = yAt + CHUNK * 2; // widened downwards in place, as stage does
-    const [bv, yv] = [new Uint16Array(ar.memory.buffer, bits, CHUNK), f32At(ar, yAt, CHUNK)];
-    for (let s = 0; s < n; s += CHUNK) {
-      const len = Math.min(CHUNK, n - s);
+  return inWindows(src.length, "a result window", (ar, at) => {
+    const bits = at + CHUNK * 2; // widened downwards in place, as stage does
+    const [bv, yv] = [new Uint16Array(ar.memory.buffer, bits, CHUNK), f32At(ar, at, CHUNK)];
+    return (s, len) => {
       bv.set(src.subarray(s, s + len));
-      ar.ex.h2f!(bits, yAt, (len + 3) & ~3, half - 1);
+      ar.ex.h2f!(bits, at, (len + 3) & ~3, half - 1);
       out.set(len === CHUNK ? yv : yv.subarray(0, len), s);
-    }
-  } finally {
-    scratchRelease(ar);
-  }
-  return true;
+    };
+  });
 }
 
 /**
@@ -177,18 +170,31 @@ export function widenHalfWasm(src: Uint16Array, half: 1 | 2, out: Float32Array):
  * does not allow it.
  */
 export function narrowHalfWasm(src: Float32Array, half: 1 | 2, out: Uint16Array): boolean {
-  const n = src.length;
+  return inWindows(src.length, "an operand window", (ar, at) => {
+    const [xv, yv] = [f32At(ar, at, CHUNK), new Uint16Array(ar.memory.buffer, at, CHUNK)];
+    return (s, len) => {
+      xv.set(src.subarray(s, s + len));
+      ar.ex.f2h!(at, at, len, (half - 1) | 2 | 4);
+      out.set(len === CHUNK ? yv : yv.subarray(0, len), s);
+    };
+  });
+}
+
+/**
+ * Runs `n` elements through one window of CHUNK float32s of the arena (`what` names it in a
+ * budget error): `setup` gets the window's address and gives the step for each [s, s + len).
+ * False (nothing done) below MIN elements or where the platform does not allow WebAssembly.
+ */
+function inWindows(
+  n: number,
+  what: string,
+  setup: (ar: Arena, at: number) => (s: number, len: number) => void,
+): boolean {
   if (n < MIN || !gemmEnabled()) return false;
   const ar = gemmArena()!;
   try {
-    const xAt = scratchAlloc(ar, CHUNK * 4, "an operand window");
-    const [xv, yv] = [f32At(ar, xAt, CHUNK), new Uint16Array(ar.memory.buffer, xAt, CHUNK)];
-    for (let s = 0; s < n; s += CHUNK) {
-      const len = Math.min(CHUNK, n - s);
-      xv.set(src.subarray(s, s + len));
-      ar.ex.f2h!(xAt, xAt, len, (half - 1) | 2 | 4);
-      out.set(len === CHUNK ? yv : yv.subarray(0, len), s);
-    }
+    const step = setup(ar, scratchAlloc(ar, CHUNK * 4, what));
+    for (let s = 0; s < n; s += CHUNK) step(s, Math.min(CHUNK, n - s));
   } finally {
     scratchRelease(ar);
   }

@@ -18,16 +18,17 @@ import {
   gemmArena,
   gemmEnabled,
   isConstant,
-  pack,
   packedABytes,
   packedBBytes,
-  packedConstant,
+  packedOperand,
   panelsAt,
   scratchAlloc,
   scratchRelease,
   stage,
+  stridedSpan,
   type Arena,
   type Src,
+  type Strided,
 } from "./wasm/gemm.js";
 import { JOB, JOB_THREADS, runPanels } from "./wasm/gemm-threads.js";
 
@@ -51,26 +52,22 @@ export function srcOf(t: RTensor): Src {
 }
 
 /**
- * An operand's packed address (pack in wasm/gemm.ts): kept for the run when its storage is a
+ * An operand packed (wasm/gemm.ts's pack_a / pack_b): kept for the run when its storage is a
  * constant, else in this call's scratch.
  */
-function packed(
-  ar: Arena,
-  which: "a" | "b",
-  src: Src,
-  off: number,
-  rs: number,
-  cs: number,
-  rows: number,
-  cols: number,
-): number {
+function packed(ar: Arena, which: "a" | "b", src: Src, v: Strided): number {
+  const { off, rs, cs, rows, cols } = v;
   const bytes = which === "a" ? packedABytes(rows, cols) : packedBBytes(rows, cols);
-  const fill = (at: number) => pack(ar, which, at, src, off, rs, cs, rows, cols);
-  if (isConstant(src.data))
-    return packedConstant(ar, src.data, `${which}:${off}:${rs}:${cs}:${rows}:${cols}`, bytes, fill);
-  const at = scratchAlloc(ar, bytes, "packed operand");
-  fill(at);
-  return at;
+  // A in float64 row blocks of MR (rows past M are 0), B in float32 column panels of NR, from
+  // the operand staged in the arena.
+  const fill = (at: number) => {
+    const tmp = stage(ar, src, off, stridedSpan(v));
+    if (which === "a") ar.ex.pack_a!(tmp, rs, cs, rows, cols, at);
+    else ar.ex.pack_b!(tmp, cs, rs, cols, rows, at);
+    ar.top = tmp;
+  };
+  const tag = `${which}:${off}:${rs}:${cs}:${rows}:${cols}`;
+  return packedOperand(ar, src.data, isConstant(src.data), tag, bytes, fill);
 }
 
 function zeroBias(ar: Arena, M: number): number {
@@ -199,7 +196,7 @@ export function convGemm(
   const cols = chunkColumns(nOut, K * 4, mg, esz, NR);
   try {
     for (let gi = 0; gi < group; gi++) {
-      const a = packed(ar, "a", ws, gi * mg * K, K, 1, mg, K);
+      const a = packed(ar, "a", ws, { off: gi * mg * K, rs: K, cs: 1, rows: mg, cols: K });
       const bias = zeroBias(ar, mg);
       if (bv) f64At(ar, bias, mg).set(bv.subarray(gi * mg, (gi + 1) * mg));
       const colsAt = scratchAlloc(ar, packedBBytes(K, cols), "convolution columns");
@@ -313,9 +310,14 @@ export function product(
 ): Float64Array | undefined {
   try {
     // Constants first: their packed forms go below the scratch.
-    const pb0 = isConstant(b.data) ? packed(ar, "b", b, bOff, brs, bcs, K, N) : -1;
-    const pa = packed(ar, "a", a, aOff, ars, acs, M, K);
-    const pb = panelsAt(pb0 >= 0 ? pb0 : packed(ar, "b", b, bOff, brs, bcs, K, N), K);
+    const pb0 = isConstant(b.data)
+      ? packed(ar, "b", b, { off: bOff, rs: brs, cs: bcs, rows: K, cols: N })
+      : -1;
+    const pa = packed(ar, "a", a, { off: aOff, rs: ars, cs: acs, rows: M, cols: K });
+    const pb = panelsAt(
+      pb0 >= 0 ? pb0 : packed(ar, "b", b, { off: bOff, rs: brs, cs: bcs, rows: K, cols: N }),
+      K,
+    );
     const bias = zeroBias(ar, M);
     const wide = !out || typeof out === "function" || out.half !== 0;
     const res = scratchAlloc(ar, M * N * (wide ? 8 : 4), "product result");

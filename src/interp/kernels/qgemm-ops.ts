@@ -16,10 +16,12 @@ import {
   gemmArena,
   gemmEnabled,
   isConstant,
-  packedConstant,
+  packedOperand,
   scratchAlloc,
   scratchRelease,
+  stridedSpan,
   type Arena,
+  type Strided,
 } from "./wasm/gemm.js";
 import { JOB, runPanels } from "./wasm/gemm-threads.js";
 import { POSITIONS_BYTES, chunkColumns, paddedPlanes } from "./gemm-ops.js";
@@ -64,60 +66,38 @@ function stage8(ar: Arena, src: Int8Data, off: number, n: number): number {
 }
 
 /**
- * Packs an operand at `at` (qgemm.wat's ipack): "a", A (M × K, element (i, t) at
- * src[off + i*rs + t*cs]) in row blocks of QMR; "b", B (K × N, element (t, j) at
- * src[off + t*rs + j*cs]) in panels of QNR columns; each minus its zero point (per row of A,
- * per column of B).
+ * An operand packed (qgemm.wat's ipack) for the run (a constant, with constant zero points) or in
+ * this call's scratch: "a", A (M × K, element (i, t) at src[off + i*rs + t*cs]) in row blocks of
+ * QMR; "b", B (K × N, element (t, j) at src[off + t*rs + j*cs]) in panels of QNR columns; each
+ * minus its zero point (per row of A, per column of B).
  */
-function qpack(
-  ar: Arena,
-  which: "a" | "b",
-  at: number,
-  src: Int8Data,
-  off: number,
-  rs: number,
-  cs: number,
-  rows: number,
-  cols: number,
-  z: ZeroPoints,
-): void {
-  const top = ar.top;
-  const span = (rows - 1) * rs + (cols - 1) * cs + 1;
-  const tmp = stage8(ar, src, off, span);
-  const signed = src instanceof Int8Array ? 1 : 0;
-  if (which === "a") {
-    const [zp, zs] = zeroPoints(ar, z, rows);
-    ar.ex.ipack!(tmp, rs, cs, rows, cols, zp, zs, signed, at, QMR);
-  } else {
-    const [zp, zs] = zeroPoints(ar, z, cols);
-    ar.ex.ipack!(tmp, cs, rs, cols, rows, zp, zs, signed, at, QNR);
-  }
-  ar.top = top;
-}
-
-/** An operand packed for the run (a constant, with constant zero points) or in this call's scratch. */
 function qpacked(
   ar: Arena,
   which: "a" | "b",
   src: Int8Data,
-  off: number,
-  rs: number,
-  cs: number,
-  rows: number,
-  cols: number,
+  v: Strided,
   z: ZeroPoints,
   zConstant: boolean,
 ): number {
+  const { off, rs, cs, rows, cols } = v;
   const bytes = which === "a" ? packedQABytes(rows, cols) : packedQBBytes(rows, cols);
-  const fill = (at: number) => qpack(ar, which, at, src, off, rs, cs, rows, cols, z);
-  if (isConstant(src) && zConstant) {
-    const zt = typeof z === "number" ? String(z) : Array.from(z).join(",");
-    const tag = `q${which}:${off}:${rs}:${cs}:${rows}:${cols}:${zt}`;
-    return packedConstant(ar, src, tag, bytes, fill);
-  }
-  const at = scratchAlloc(ar, bytes, "packed operand");
-  fill(at);
-  return at;
+  // From the operand staged in the arena.
+  const fill = (at: number) => {
+    const top = ar.top;
+    const tmp = stage8(ar, src, off, stridedSpan(v));
+    const signed = src instanceof Int8Array ? 1 : 0;
+    if (which === "a") {
+      const [zp, zs] = zeroPoints(ar, z, rows);
+      ar.ex.ipack!(tmp, rs, cs, rows, cols, zp, zs, signed, at, QMR);
+    } else {
+      const [zp, zs] = zeroPoints(ar, z, cols);
+      ar.ex.ipack!(tmp, cs, rs, cols, rows, zp, zs, signed, at, QNR);
+    }
+    ar.top = top;
+  };
+  const zt = typeof z === "number" ? String(z) : Array.from(z).join(",");
+  const tag = `q${which}:${off}:${rs}:${cs}:${rows}:${cols}:${zt}`;
+  return packedOperand(ar, src, isConstant(src) && zConstant, tag, bytes, fill);
 }
 
 /** M (rounded up to QMR) i32 starting values: the bias, or 0. */
@@ -175,7 +155,14 @@ export function qproduct(
   try {
     // Constants first: their packed forms go below the scratch.
     const pb0 = isConstant(B.data) && B.zeroConstant ? packB(ar, B, K, N) : -1;
-    const pa = qpacked(ar, "a", A.data, A.off, A.rs, A.cs, M, K, A.zero, !!A.zeroConstant);
+    const pa = qpacked(
+      ar,
+      "a",
+      A.data,
+      { off: A.off, rs: A.rs, cs: A.cs, rows: M, cols: K },
+      A.zero,
+      !!A.zeroConstant,
+    );
     const pb = pb0 >= 0 ? pb0 : packB(ar, B, K, N);
     const bi = biasRows(ar, M, bias);
     const res = scratchAlloc(ar, M * N * 4, "product result");
@@ -187,7 +174,14 @@ export function qproduct(
 }
 
 const packB = (ar: Arena, B: QOperand, K: number, N: number) =>
-  qpacked(ar, "b", B.data, B.off, B.rs, B.cs, K, N, B.zero, !!B.zeroConstant);
+  qpacked(
+    ar,
+    "b",
+    B.data,
+    { off: B.off, rs: B.rs, cs: B.cs, rows: K, cols: N },
+    B.zero,
+    !!B.zeroConstant,
+  );
 
 /**
  * ConvInteger's sums (and QLinearConv's before requantization) on the integer product: per
@@ -221,7 +215,14 @@ export function qconv(
           : Array.from({ length: mg }, (_, i) => (wZero as ArrayLike<number>)[gi * mg + i]!);
       // The weights first (a constant's packed form goes below the scratch).
       scratchRelease(ar);
-      const a = qpacked(ar, "a", w, gi * mg * K, K, 1, mg, K, wz, wZeroConstant);
+      const a = qpacked(
+        ar,
+        "a",
+        w,
+        { off: gi * mg * K, rs: K, cs: 1, rows: mg, cols: K },
+        wz,
+        wZeroConstant,
+      );
       const bi = biasRows(ar, mg, bias, gi * mg);
       // The input's planes centred and padded with zeros (the zero point, centred), and a plane
       // of zeros after them for the missing tap of an odd K.

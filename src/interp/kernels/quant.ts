@@ -217,37 +217,57 @@ function matmulSums(
   return { sums, shape };
 }
 
-const MatMulInteger: Kernel = (ctx, inputs) => {
-  const A = input(ctx, inputs, 0);
-  const B = input(ctx, inputs, 1);
-  const [za, zb] = [optInput(ctx, inputs, 2), optInput(ctx, inputs, 3)];
-  const fast = matmulSums(ctx, A, za, B, zb);
-  if (fast) return [{ dtype: DataType.INT32, shape: fast.shape, data: fast.sums }];
-  const a = centered(A, za, -2);
-  const b = centered(B, zb, -1);
-  const y = nnKernels.MatMul!(ctx, [a, b])[0] as RTensor;
-  return [fromFloat64(DataType.INT32, y.shape, y.data as Float64Array)];
-};
+type IntegerSums = (
+  ctx: KernelContext,
+  a: RTensor,
+  za: RTensor | undefined,
+  b: RTensor,
+  zb: RTensor | undefined,
+) => { sums: Int32Array; shape: number[] } | undefined;
 
-const ConvInteger: Kernel = (ctx, inputs) => {
-  const X = input(ctx, inputs, 0);
-  const W = input(ctx, inputs, 1);
-  const [xz, wz] = [optInput(ctx, inputs, 2), optInput(ctx, inputs, 3)];
-  const ar = qgemmFor(X.dtype, W.dtype);
-  if (ar && X.shape.length === 4) {
-    const p = convPlan(ctx, X, W);
-    const zx = zeroOf(xz, 1);
-    const zw = zeroOf(wz, p.m);
-    if (p.win2d && typeof zx === "number" && zw !== undefined) {
-      const data = qconv(ar, X.data as Int8Data, zx, W.data as Int8Data, zw, constantZero(wz), p);
-      return [{ dtype: DataType.INT32, shape: p.outShape, data }];
-    }
-  }
-  const x = centered(X, xz, 1);
-  const w = centered(W, wz, 0);
-  const y = convPoolKernels.Conv!(ctx, [x, w])[0] as RTensor;
-  return [fromFloat64(DataType.INT32, y.shape, y.data as Float64Array)];
-};
+/**
+ * MatMulInteger and ConvInteger: a, b and their optional zero points; the exact int32 sums of the
+ * fast path, else `op` (MatMul, Conv) in float64 on the operands minus their zero points (a per
+ * `axes[0]`, b per `axes[1]`), whose sums are exact below 2^53.
+ */
+function integerKernel(fast: IntegerSums, axes: [number, number], op: () => Kernel): Kernel {
+  return (ctx, inputs) => {
+    const A = input(ctx, inputs, 0);
+    const B = input(ctx, inputs, 1);
+    const [za, zb] = [optInput(ctx, inputs, 2), optInput(ctx, inputs, 3)];
+    const f = fast(ctx, A, za, B, zb);
+    if (f) return [{ dtype: DataType.INT32, shape: f.shape, data: f.sums }];
+    const y = op()(ctx, [centered(A, za, axes[0]), centered(B, zb, axes[1])])[0] as RTensor;
+    return [fromFloat64(DataType.INT32, y.shape, y.data as Float64Array)];
+  };
+}
+
+const MatMulInteger = integerKernel(matmulSums, [-2, -1], () => nnKernels.MatMul!);
+
+/**
+ * A 2-D integer convolution's exact int32 sums (bias + Σ (x − zx)(w − zw)) on the WebAssembly
+ * integer product, or undefined where it does not apply (then the kernels compute them in
+ * float64 through Conv).
+ */
+function fastConv(
+  ctx: KernelContext,
+  x: RTensor,
+  xz: RTensor | undefined,
+  w: RTensor,
+  wz: RTensor | undefined,
+  bias?: Int32Array,
+): { sums: Int32Array; shape: number[] } | undefined {
+  const ar = qgemmFor(x.dtype, w.dtype);
+  if (!ar || x.shape.length !== 4) return undefined;
+  const p = convPlan(ctx, x, w);
+  const zx = zeroOf(xz, 1);
+  const zw = zeroOf(wz, p.m);
+  if (!p.win2d || typeof zx !== "number" || zw === undefined) return undefined;
+  const sums = qconv(ar, x.data as Int8Data, zx, w.data as Int8Data, zw, constantZero(wz), p, bias);
+  return { sums, shape: p.outShape };
+}
+
+const ConvInteger = integerKernel(fastConv, [1, 0], () => convPoolKernels.Conv!);
 
 /**
  * A quantized product's result from its exact integer sums S (int32, wrapped as the reference
@@ -326,18 +346,9 @@ const QLinearConv: Kernel = (ctx, inputs) => {
   // The sums bias + Σ (x − x_zero_point)(w − w_zero_point), the bias in units of
   // x_scale · w_scale (per output channel).
   const bv = bias && (bias.data as Int32Array);
-  let sums: Int32Array | undefined;
-  let shape: number[] | undefined;
-  const ar = qgemmFor(x.dtype, w.dtype);
-  if (ar && x.shape.length === 4) {
-    const p = convPlan(ctx, x, w);
-    const zx = zeroOf(xz, 1);
-    const zw = zeroOf(wz, p.m);
-    if (p.win2d && typeof zx === "number" && zw !== undefined) {
-      sums = qconv(ar, x.data as Int8Data, zx, w.data as Int8Data, zw, constantZero(wz), p, bv);
-      shape = p.outShape;
-    }
-  }
+  const fast = fastConv(ctx, x, xz, w, wz, bv);
+  let sums = fast?.sums;
+  let shape = fast?.shape;
   if (!sums) {
     const B: RTensor | undefined = bias && {
       dtype: DataType.DOUBLE,

@@ -509,6 +509,19 @@ function foldSegments<T>(
   });
 }
 
+/** Max and Min of integers: each output starts at the type's bound (`lo`, `hi`), then folds. */
+function extremum<T extends number | bigint, A extends { fill(v: T): unknown }>(
+  op: "Max" | "Min",
+  out: A,
+  lo: T,
+  hi: T,
+  fold: (acc: A, f: (a: T, v: T) => T) => void,
+): A {
+  out.fill(op === "Max" ? lo : hi);
+  fold(out, op === "Max" ? (a, v) => (v > a ? v : a) : (a, v) => (v < a ? v : a));
+  return out;
+}
+
 /** 8/16/32-bit integers and bool: results land in a typed array of the type, which wraps on store. */
 function reduceSmallInt(ctx: KernelContext, op: ReduceOp, t: RTensor, plan: Plan): RTensor["data"] {
   const x = t.data as Int32Array;
@@ -518,6 +531,7 @@ function reduceSmallInt(ctx: KernelContext, op: ReduceOp, t: RTensor, plan: Plan
   const empty = x.length === 0;
   const fold = (acc: { [i: number]: number }, f: (a: number, v: number) => number) =>
     foldSegments(plan, x, acc, f);
+  if (op === "Max" || op === "Min") return extremum(op, out, lo, hi, fold);
   switch (op) {
     // Wrapped to 32 bits at every step (a long reduced run is held in a JS number before it is
     // stored); 2^bits divides 2^32, so the store's own wrap then gives the type's result.
@@ -533,14 +547,6 @@ function reduceSmallInt(ctx: KernelContext, op: ReduceOp, t: RTensor, plan: Plan
     case "Prod":
       out.fill(1);
       fold(out, (a, v) => Math.imul(a, v));
-      return out;
-    case "Max":
-      out.fill(lo);
-      fold(out, (a, v) => (v > a ? v : a));
-      return out;
-    case "Min":
-      out.fill(hi);
-      fold(out, (a, v) => (v < a ? v : a));
       return out;
     default:
       break;
@@ -588,6 +594,7 @@ function reduceBigInt(ctx: KernelContext, op: ReduceOp, t: RTensor, plan: Plan):
     foldSegments(plan, x, acc, f);
   const lo = signed ? -(1n << 63n) : 0n;
   const hi = signed ? (1n << 63n) - 1n : (1n << 64n) - 1n;
+  if (op === "Max" || op === "Min") return extremum(op, out, lo, hi, fold);
   switch (op) {
     case "Sum":
       fold(out, (a, v) => a + v);
@@ -601,14 +608,6 @@ function reduceBigInt(ctx: KernelContext, op: ReduceOp, t: RTensor, plan: Plan):
     case "Prod":
       out.fill(1n);
       fold(out, (a, v) => BigInt.asUintN(64, a * v)); // wrap as it goes: products grow fast
-      return out;
-    case "Max":
-      out.fill(lo);
-      fold(out, (a, v) => (v > a ? v : a));
-      return out;
-    case "Min":
-      out.fill(hi);
-      fold(out, (a, v) => (v < a ? v : a));
       return out;
     default:
       break;

@@ -1,10 +1,11 @@
 // The text of gemm.wat: a float64-accumulating matrix product over packed operands (see
 // README.md, "Matrix products"). Imported by assemble.mjs.
 
+import { acc, initAccumulators, panelLoops, range } from "./panels.mjs";
+
 export const MR = 6; // rows of a tile (of A)
 export const NR = 4; // columns of a tile (of B): NR / 2 f64x2 vectors
 
-const range = (n) => Array.from({ length: n }, (_, i) => i);
 const V = NR / 2;
 
 // One tile: C[ib*MR + r][jb*NR + c] = bias[ib*MR + r] + Σ_t A[r][t]·B[t][c], t in order, each
@@ -14,15 +15,11 @@ const V = NR / 2;
 // 16K; B as it is, row-major: ldb 4N, pstride 16 — columns past N are read but never stored, so
 // the memory must hold 16 bytes past B's last row). Only rows and columns inside M × N are stored.
 function tile() {
-  const acc = (r, v) => `$c${r}_${v}`;
-  const init = range(MR)
-    .map((r) => {
-      const s = `(f64x2.splat (f64.load offset=${8 * r} (local.get $bi)))`;
-      return range(V)
-        .map((v) => `(local.set ${acc(r, v)} ${s})`)
-        .join(" ");
-    })
-    .join("\n        ");
+  const init = initAccumulators(
+    MR,
+    V,
+    (r) => `(f64x2.splat (f64.load offset=${8 * r} (local.get $bi)))`,
+  );
   // B's NR float32 values of this step, widened to NR / 2 f64x2 (exact).
   const loads = range(V)
     .map(
@@ -538,37 +535,18 @@ export function gemmWat(memory) {
     (local $bi i32) (local $po i32) (local $rows i32) (local $cols i32) (local $ldc i32)
     (local $av v128) ${bLocals} ${accLocals}
     (local.set $ldc (i32.shl (local.get $N) (i32.add (i32.const 2) (local.get $out64))))
-    (local.set $mb (i32.div_u (i32.add (local.get $M) (i32.const ${MR - 1})) (i32.const ${MR})))
-    (local.set $jb (local.get $jb0))
-    (block $jdone (loop $jl
-      (br_if $jdone (i32.ge_u (local.get $jb) (local.get $jb1)))
-      (local.set $cols (i32.sub (local.get $N) (i32.mul (local.get $jb) (i32.const ${NR}))))
-      (if (i32.gt_u (local.get $cols) (i32.const ${NR})) (then (local.set $cols (i32.const ${NR}))))
-      (local.set $ib (i32.const 0))
-      (block $idone (loop $il
-        (br_if $idone (i32.ge_u (local.get $ib) (local.get $mb)))
-        (local.set $pa (i32.add (local.get $a) (i32.mul (local.get $ib) (i32.mul (local.get $K) (i32.const ${8 * MR})))))
-        (local.set $pb (i32.add (local.get $b) (i32.mul (local.get $jb) (local.get $pstride))))
-        (local.set $end (i32.add (local.get $pa) (i32.mul (local.get $K) (i32.const ${8 * MR}))))
-        (local.set $bi (i32.add (local.get $bias) (i32.mul (local.get $ib) (i32.const ${8 * MR}))))
-        ${t.init}
-        (block $tdone (loop $tl
-          (br_if $tdone (i32.ge_u (local.get $pa) (local.get $end)))
-          ${t.loads}
-          ${t.macs}
-          (local.set $pa (i32.add (local.get $pa) (i32.const ${8 * MR})))
-          (local.set $pb (i32.add (local.get $pb) (local.get $ldb)))
-          (br $tl)))
-        (local.set $rows (i32.sub (local.get $M) (i32.mul (local.get $ib) (i32.const ${MR}))))
-        (local.set $po (i32.add (local.get $c) (i32.shl (i32.add (i32.mul (i32.mul (local.get $ib) (i32.const ${MR})) (local.get $N)) (i32.mul (local.get $jb) (i32.const ${NR}))) (i32.add (i32.const 2) (local.get $out64)))))
-        (if (local.get $out64) (then
+    ${panelLoops({
+      MR,
+      NR,
+      K: "$K",
+      aStep: 8 * MR,
+      tile: t,
+      po: `(i32.add (local.get $c) (i32.shl (i32.add (i32.mul (i32.mul (local.get $ib) (i32.const ${MR})) (local.get $N)) (i32.mul (local.get $jb) (i32.const ${NR}))) (i32.add (i32.const 2) (local.get $out64))))`,
+      stores: `(if (local.get $out64) (then
         ${t.stores64})
         (else
-        ${t.stores}))
-        (local.set $ib (i32.add (local.get $ib) (i32.const 1)))
-        (br $il)))
-      (local.set $jb (i32.add (local.get $jb) (i32.const 1)))
-      (br $jl))))
+        ${t.stores}))`,
+    })}
 ${packFn("pack_a", MR, true)}
 ${packFn("pack_b", NR, false)}
 ${dw2d})

@@ -135,6 +135,40 @@ export function scratchRelease(ar: Arena): void {
 }
 
 /**
+ * An operand as a rows × cols view of its storage: element (i, t) at off + i*rs + t*cs.
+ */
+export interface Strided {
+  off: number;
+  rs: number;
+  cs: number;
+  rows: number;
+  cols: number;
+}
+
+/** Elements from a view's first to its last, inclusive. */
+export function stridedSpan(v: Strided): number {
+  return (v.rows - 1) * v.rs + (v.cols - 1) * v.cs + 1;
+}
+
+/**
+ * An operand's packed form: kept for the run when `constant` (its storage `key`; `tag` says which
+ * packing), else packed into this call's scratch.
+ */
+export function packedOperand(
+  ar: Arena,
+  key: object,
+  constant: boolean,
+  tag: string,
+  bytes: number,
+  fill: (at: number) => void,
+): number {
+  if (constant) return packedConstant(ar, key, tag, bytes, fill);
+  const at = scratchAlloc(ar, bytes, "packed operand");
+  fill(at);
+  return at;
+}
+
+/**
  * The address of a constant's packed form (`key`: the constant's storage, `tag`: which packing),
  * packing it with `fill` on first use in this run. The bytes are held by the run until it ends.
  */
@@ -218,28 +252,6 @@ export function stage(ar: Arena, src: Src | Float32Array, off: number, n: number
   new Uint16Array(ar.memory.buffer, bits, n).set((s.data as Uint16Array).subarray(off, off + n));
   ar.ex.h2f!(bits, at, n4, s.half - 1);
   return at;
-}
-
-/**
- * Packs an operand at `at`: "a", A (M × K, element (i, t) at src[off + i*rs + t*cs]) in float64
- * row blocks of MR (rows past M are 0); "b", B (K × N, element (t, j) at src[off + t*rs + j*cs])
- * in float32 column panels of NR.
- */
-export function pack(
-  ar: Arena,
-  which: "a" | "b",
-  at: number,
-  src: Src,
-  off: number,
-  rs: number,
-  cs: number,
-  rows: number,
-  cols: number,
-): void {
-  const tmp = stage(ar, src, off, (rows - 1) * rs + (cols - 1) * cs + 1);
-  if (which === "a") ar.ex.pack_a!(tmp, rs, cs, rows, cols, at);
-  else ar.ex.pack_b!(tmp, cs, rs, cols, rows, at);
-  ar.top = tmp;
 }
 
 /**

@@ -2,10 +2,11 @@
 // MatMulInteger, QLinearConv, QLinearMatMul), i8/u8 operands with their zero points subtracted,
 // products accumulated in i32 (see README.md, "Integer products"). Imported by assemble.mjs.
 
+import { acc, initAccumulators, panelLoops, range } from "./panels.mjs";
+
 export const QMR = 4; // rows of a tile (of A)
 export const QNR = 8; // columns of a tile (of B): QNR / 4 i32x4 accumulators a row
 
-const range = (n) => Array.from({ length: n }, (_, i) => i);
 const V = QNR / 4;
 
 // Operands are 16-bit: an 8-bit value minus its zero point lies in [-255, 255], so each product is
@@ -15,15 +16,11 @@ const V = QNR / 4;
 // that one dot gives four columns' two products added. Sums wrap modulo 2^32 as i32 does, which
 // is the exact sum reduced to int32 (the reference kernels' result).
 function tile() {
-  const acc = (r, v) => `$c${r}_${v}`;
-  const init = range(QMR)
-    .map((r) => {
-      const s = `(i32x4.splat (i32.load offset=${4 * r} (local.get $bi)))`;
-      return range(V)
-        .map((v) => `(local.set ${acc(r, v)} ${s})`)
-        .join(" ");
-    })
-    .join("\n        ");
+  const init = initAccumulators(
+    QMR,
+    V,
+    (r) => `(i32x4.splat (i32.load offset=${4 * r} (local.get $bi)))`,
+  );
   const loads = range(V)
     .map((v) => `(local.set $b${v} (v128.load offset=${16 * v} (local.get $pb)))`)
     .join(" ");
@@ -78,34 +75,15 @@ function igemm() {
     (local $av v128) ${range(V)
       .map((v) => `(local $b${v} v128)`)
       .join(" ")} ${accLocals}
-    (local.set $mb (i32.div_u (i32.add (local.get $M) (i32.const ${QMR - 1})) (i32.const ${QMR})))
-    (local.set $jb (local.get $jb0))
-    (block $jdone (loop $jl
-      (br_if $jdone (i32.ge_u (local.get $jb) (local.get $jb1)))
-      (local.set $cols (i32.sub (local.get $N) (i32.mul (local.get $jb) (i32.const ${QNR}))))
-      (if (i32.gt_u (local.get $cols) (i32.const ${QNR})) (then (local.set $cols (i32.const ${QNR}))))
-      (local.set $ib (i32.const 0))
-      (block $idone (loop $il
-        (br_if $idone (i32.ge_u (local.get $ib) (local.get $mb)))
-        (local.set $pa (i32.add (local.get $a) (i32.mul (local.get $ib) (i32.mul (local.get $KP) (i32.const ${4 * QMR})))))
-        (local.set $pb (i32.add (local.get $b) (i32.mul (local.get $jb) (local.get $pstride))))
-        (local.set $end (i32.add (local.get $pa) (i32.mul (local.get $KP) (i32.const ${4 * QMR}))))
-        (local.set $bi (i32.add (local.get $bias) (i32.mul (local.get $ib) (i32.const ${4 * QMR}))))
-        ${t.init}
-        (block $tdone (loop $tl
-          (br_if $tdone (i32.ge_u (local.get $pa) (local.get $end)))
-          ${t.loads}
-          ${t.macs}
-          (local.set $pa (i32.add (local.get $pa) (i32.const ${4 * QMR})))
-          (local.set $pb (i32.add (local.get $pb) (local.get $ldb)))
-          (br $tl)))
-        (local.set $rows (i32.sub (local.get $M) (i32.mul (local.get $ib) (i32.const ${QMR}))))
-        (local.set $po (i32.add (local.get $c) (i32.add (i32.mul (i32.mul (local.get $ib) (i32.const ${QMR})) (local.get $ldc)) (i32.shl (i32.mul (local.get $jb) (i32.const ${QNR})) (i32.const 2)))))
-        ${t.stores}
-        (local.set $ib (i32.add (local.get $ib) (i32.const 1)))
-        (br $il)))
-      (local.set $jb (i32.add (local.get $jb) (i32.const 1)))
-      (br $jl))))`;
+    ${panelLoops({
+      MR: QMR,
+      NR: QNR,
+      K: "$KP",
+      aStep: 4 * QMR,
+      tile: t,
+      po: `(i32.add (local.get $c) (i32.add (i32.mul (i32.mul (local.get $ib) (i32.const ${QMR})) (local.get $ldc)) (i32.shl (i32.mul (local.get $jb) (i32.const ${QNR})) (i32.const 2))))`,
+      stores: t.stores,
+    })}`;
 }
 
 // One 8-bit value minus its zero point: (load8 p) − zp, signed or unsigned by $sgn.
