@@ -146,7 +146,8 @@ function applyPatch(where, version, patch) {
   if (patch.function !== undefined) version.function = patch.function;
   for (const [name, value] of Object.entries(patch.defaults ?? {})) {
     const a = version.attributes.find((x) => x.name === name);
-    if (!a) fail(`${where}: overlay gives a default for '${name}', which this version does not have`);
+    if (!a)
+      fail(`${where}: overlay gives a default for '${name}', which this version does not have`);
     if (a.default !== undefined) fail(`${where}: '${name}' has a default in the facts already`);
     a.default = value;
   }
@@ -163,7 +164,8 @@ if (existsSync(overlayDir)) {
   for (const f of readdirSync(overlayDir).sort()) {
     if (!f.endsWith(".json")) continue;
     const ov = readJson(join(overlayDir, f));
-    const prefix = ov.domain === "com.microsoft" ? "com.microsoft." : ov.registered_by ? "onnxruntime." : "";
+    const prefix =
+      ov.domain === "com.microsoft" ? "com.microsoft." : ov.registered_by ? "onnxruntime." : "";
     if (typeof ov.name !== "string" || f !== `${prefix}${ov.name}.json`)
       fail(`${f}: overlay 'name' (and 'domain' or 'registered_by') must match the file name`);
     overlays.set(`${prefix}${ov.name}`, ov);
@@ -199,7 +201,8 @@ for (const name of names) {
 const contrib = existsSync(contribPath) ? readJson(contribPath) : { operators: [] };
 for (const op of contrib.operators) {
   const prefix = op.domain === "com.microsoft" ? "com.microsoft." : "onnxruntime.";
-  if (op.domain !== "com.microsoft" && op.domain !== "") fail(`${contribPath}: domain '${op.domain}'`);
+  if (op.domain !== "com.microsoft" && op.domain !== "")
+    fail(`${contribPath}: domain '${op.domain}'`);
   const versions = op.versions.map((v) => ({
     ...structuredClone(v),
     source: `onnxruntime ${contrib.onnxruntime}`,

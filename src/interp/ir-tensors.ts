@@ -1,12 +1,7 @@
 // IR tensors (initializers, attribute values, sparse tensors) as runtime tensors and back.
 
 import { OnnxError } from "../errors.js";
-import {
-  dtypeName,
-  numberToBfloat16Bits,
-  numberToFloat16Bits,
-  packedBits,
-} from "../ir/dtype.js";
+import { dtypeName, numberToBfloat16Bits, numberToFloat16Bits, packedBits } from "../ir/dtype.js";
 import { Tensor } from "../ir/tensor.js";
 import { DataType, type SparseTensor } from "../ir/types.js";
 import { readExternalData } from "./external.node.js";

@@ -150,8 +150,7 @@ function arithmetic(c: AdapterContext, quantize: boolean, outType?: number): Nod
   const sF = c.inputElemType(1) === F ? scale : s.op("Cast", [scale], "scale_f", { to: F });
   if (!quantize) {
     let v = s.op("Cast", [x], "xf", { to: F });
-    if (hasZp)
-      v = s.op("Sub", [v, s.op("Cast", [param(zp)], "zpf", { to: F })], "centred");
+    if (hasZp) v = s.op("Sub", [v, s.op("Cast", [param(zp)], "zpf", { to: F })], "centred");
     const to = outType ?? c.inputElemType(1) ?? F;
     if (to === F) s.nodes.push(opNode(c, "Mul", [v, sF], [n.outputs[0]!]));
     else s.nodes.push(opNode(c, "Cast", [s.op("Mul", [v, sF], "y")], [n.outputs[0]!], { to }));
