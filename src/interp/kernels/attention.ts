@@ -7,7 +7,7 @@ import { attrInt, getAttr } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { hasAttribute, hasInput, hasMeaning } from "../../schema/facts.js";
-import { fromFloat64, toFloat64, scratch } from "../tensor.js";
+import { fromFloat64, isFloatType, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { checkedCount, fail, floatInput, input, intValues, optInput, strides } from "./util.js";
 import { opVersion } from "./version.js";
@@ -77,13 +77,6 @@ function concatSeq(
   }
   return out;
 }
-
-const SOFTMAX_PRECISIONS = new Set<number>([
-  DataType.FLOAT,
-  DataType.FLOAT16,
-  DataType.DOUBLE,
-  DataType.BFLOAT16,
-]);
 
 /**
  * Attention: softmax(Q·Kᵀ·scale [softcapped] + bias)·V over (batch, head) pairs, with grouped
@@ -197,7 +190,7 @@ const Attention: Kernel = (ctx, inputs) => {
   const mode = intAttr(ctx, "qk_matmul_output_mode");
   if (mode < 0 || mode > 3) fail(ctx, `qk_matmul_output_mode must be 0, 1, 2 or 3, got ${mode}`);
   const precision = attrInt(ctx.node, "softmax_precision");
-  if (precision !== undefined && !SOFTMAX_PRECISIONS.has(precision))
+  if (precision !== undefined && !isFloatType(precision))
     fail(ctx, `softmax_precision must be 1, 10, 11 or 16, got ${precision}`);
   // The window attributes exist from version 25 on; before, a stray one is not applied.
   const windows = hasAttribute(version, "left_window_size");
