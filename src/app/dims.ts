@@ -16,12 +16,16 @@ export function parseDims(...texts: string[]): Map<string, number> {
       const name = eq < 0 ? "" : item.slice(0, eq).trim();
       const value = eq < 0 ? "" : item.slice(eq + 1).trim();
       if (name === "" || !/^\d+$/.test(value))
-        throw new OnnxError(`dim '${item}' is not name=value with a non-negative integer value`);
+        throw new OnnxError(
+          "E_USAGE",
+          `dim '${item}' is not name=value with a non-negative integer value`,
+        );
       const v = Number(value);
-      if (!Number.isSafeInteger(v)) throw new OnnxError(`dim '${item}': ${value} is too large`);
+      if (!Number.isSafeInteger(v))
+        throw new OnnxError("E_USAGE", `dim '${item}': ${value} is too large`);
       const before = dims.get(name);
       if (before !== undefined && before !== v)
-        throw new OnnxError(`dim '${name}' is given twice, as ${before} and ${v}`);
+        throw new OnnxError("E_USAGE", `dim '${name}' is given twice, as ${before} and ${v}`);
       dims.set(name, v);
     }
   }
