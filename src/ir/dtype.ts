@@ -148,6 +148,26 @@ export function numberToBfloat16Bits(x: number): number {
 // a table and encoded by rounding to nearest even (e8m0: by its round mode); int4/uint4 and
 // int2/uint2 are integers packed two (four) to a byte in raw data, low bits first.
 
+/**
+ * The range of a quantized integer type: 8- and 16-bit, int32, and the 4- and 2-bit ones; undefined
+ * for others.
+ */
+export function quantizedRange(id: number): [number, number] | undefined {
+  switch (id) {
+    case DataType.UINT8:
+      return [0, 255];
+    case DataType.INT8:
+      return [-128, 127];
+    case DataType.UINT16:
+      return [0, 65535];
+    case DataType.INT16:
+      return [-32768, 32767];
+    case DataType.INT32:
+      return [-2147483648, 2147483647];
+  }
+  return subByteIntRange(id);
+}
+
 /** Bits per element of the packed integer and float4 types (4 or 2); 0 for others. */
 export function packedBits(id: number): number {
   if (id === DataType.INT4 || id === DataType.UINT4 || id === DataType.FLOAT4E2M1) return 4;

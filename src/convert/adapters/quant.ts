@@ -10,7 +10,7 @@
 // a 4-bit output has no equivalent), output_dtype below 21/23. MaxPool 12 -> 11 on int8/uint8
 // pools in float (a max of small integers is exact there) and casts back.
 
-import { dtypeName, subByteIntRange } from "../../ir/dtype.js";
+import { dtypeName, quantizedRange } from "../../ir/dtype.js";
 import { Tensor } from "../../ir/tensor.js";
 import { DataType, type Node } from "../../ir/types.js";
 import { fromIRTensor, toIRTensor } from "../../interp/ir-tensors.js";
@@ -31,23 +31,6 @@ import {
 } from "./nodes.js";
 
 const F = DataType.FLOAT;
-
-/** The integer range of a quantized type (8/16-bit, int32, 4- and 2-bit); undefined otherwise. */
-function rangeOf(t: number): [number, number] | undefined {
-  switch (t) {
-    case DataType.UINT8:
-      return [0, 255];
-    case DataType.INT8:
-      return [-128, 127];
-    case DataType.UINT16:
-      return [0, 65535];
-    case DataType.INT16:
-      return [-32768, 32767];
-    case DataType.INT32:
-      return [-2147483648, 2147483647];
-  }
-  return subByteIntRange(t);
-}
 
 const isSubByte = (t: number) =>
   t === DataType.INT4 || t === DataType.UINT4 || t === DataType.INT2 || t === DataType.UINT2;
@@ -160,17 +143,8 @@ function arithmetic(c: AdapterContext, quantize: boolean, outType?: number): Nod
   if (to !== undefined && isSubByte(to))
     return c.fail(`a ${dtypeName(to)} output does not exist at opset ${c.opset}`);
   if (to === undefined) c.fail("the quantized type is unknown");
-  const r = rangeOf(to);
-  if (!r) c.fail(`quantizing to ${to} has no arithmetic equivalent`);
-  if (
-    to === DataType.INT4 ||
-    to === DataType.UINT4 ||
-    to === DataType.INT2 ||
-    to === DataType.UINT2
-  )
-    c.fail(
-      `a ${subByteIntRange(to)![0] < 0 ? "signed" : "unsigned"} 4/2-bit output does not exist at opset ${c.opset}`,
-    );
+  const r = quantizedRange(to);
+  if (!r) c.fail(`quantizing to ${dtypeName(to)} has no arithmetic equivalent`);
   const xf = c.inputElemType(0) === F ? x : s.op("Cast", [x], "xf", { to: F });
   const ratio = s.op("Div", [xf, sF], "ratio");
   let q = roundHalfEven(c, s, ratio);

@@ -4,7 +4,13 @@
 // (the same, before ONNX had 16- and 4-bit types). Arithmetic as onnxruntime does it: x / scale in
 // float32 for float32 inputs, rounded to nearest even; (x - zero point) * scale in float32.
 
-import { dtypeName, isMiniFloat, numberToMiniFloatBits, subByteIntRange } from "../../ir/dtype.js";
+import {
+  dtypeName,
+  isMiniFloat,
+  numberToMiniFloatBits,
+  quantizedRange,
+  subByteIntRange,
+} from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { allocStorage, fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
@@ -12,21 +18,7 @@ import { intAttr } from "./attrs.js";
 import { fail, input, normAxis, optInput } from "./util.js";
 
 /** The integer range of a quantized integer type; undefined for the float types. */
-export function quantRange(dtype: number): [number, number] | undefined {
-  switch (dtype) {
-    case DataType.UINT8:
-      return [0, 255];
-    case DataType.INT8:
-      return [-128, 127];
-    case DataType.UINT16:
-      return [0, 65535];
-    case DataType.INT16:
-      return [-32768, 32767];
-    case DataType.INT32:
-      return [-2147483648, 2147483647];
-  }
-  return subByteIntRange(dtype);
-}
+export const quantRange = quantizedRange;
 
 /** Round half to even. */
 export function roundEven(x: number): number {

@@ -11,7 +11,7 @@
 // computes.
 
 import { OnnxError } from "../../errors.js";
-import { dtypeName } from "../../ir/dtype.js";
+import { dtypeName, quantizedRange } from "../../ir/dtype.js";
 import { attr } from "../../ir/builder.js";
 import { DataType, type Attribute, type Node, type Type } from "../../ir/types.js";
 import { printNode } from "../../text/print.js";
@@ -366,19 +366,6 @@ const embedLayerNorm: BodyBuilder = (args) => {
 
 // ---- quantized ops ------------------------------------------------------------------------------
 
-const range = (t: number | undefined): [number, number] | undefined =>
-  t === DataType.UINT8
-    ? [0, 255]
-    : t === DataType.INT8
-      ? [-128, 127]
-      : t === DataType.UINT16
-        ? [0, 65535]
-        : t === DataType.INT16
-          ? [-32768, 32767]
-          : t === DataType.INT32
-            ? [-2147483648, 2147483647]
-            : undefined;
-
 /**
  * A per-axis parameter (1-D, along `axis` of a tensor of rank `rank`) reshaped to broadcast, or the
  * parameter itself when it is a scalar or the axis is the last one.
@@ -410,7 +397,7 @@ function quantizeText(
   to: number,
   perAxis: { rank?: number; axis: number } | undefined,
 ): string {
-  const r = range(to);
+  const r = quantizedRange(to);
   if (!r) throw new OnnxError("E_UNSUPPORTED", `quantizing to ${dtypeName(to)} has no body here`);
   const s = perAxis ? alongAxis(w, scale, perAxis.rank, perAxis.axis, true) : scale;
   let q = w.op("Round", [w.op("Div", [w.cast(x, F), s])]);

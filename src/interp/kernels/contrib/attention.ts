@@ -41,6 +41,31 @@ function splitHeads(
   return { v, B, N, L, H };
 }
 
+/**
+ * Part j of m packed in [B, L, N, m, H] (onnxruntime's packed QKV and KV) as heads [B, N, L, H],
+ * plus the bias entries from `biasAt` on ([N, H]) when given.
+ */
+function packedPart(
+  x: Float64Array,
+  B: number,
+  L: number,
+  N: number,
+  H: number,
+  m: number,
+  j: number,
+  bias: Float64Array | undefined,
+  biasAt: number,
+): Heads {
+  const v = scratch(Float64Array, B * N * L * H);
+  for (let b = 0; b < B; b++)
+    for (let l = 0; l < L; l++)
+      for (let n = 0; n < N; n++)
+        for (let h = 0; h < H; h++)
+          v[((b * N + n) * L + l) * H + h] =
+            x[(((b * L + l) * N + n) * m + j) * H + h]! + (bias ? bias[biasAt + n * H + h]! : 0);
+  return { v, B, N, L, H };
+}
+
 /** Heads [B, N, L, H] concatenated after `past` [B, N, P, H] along L. */
 function concatPast(past: Heads | undefined, x: Heads): Heads {
   if (!past || past.L === 0) return x;
@@ -306,17 +331,7 @@ const MultiHeadAttention: Kernel = (ctx, inputs) => {
     // packed QKV [B, S, N, 3, H]
     const H = query.shape[4]!;
     if (key || value) fail(ctx, "packed QKV takes no key or value");
-    const pick = (j: number) => {
-      const o = scratch(Float64Array, B * N * S * H);
-      for (let b = 0; b < B; b++)
-        for (let s = 0; s < S; s++)
-          for (let n = 0; n < N; n++)
-            for (let h = 0; h < H; h++)
-              o[((b * N + n) * S + s) * H + h] =
-                qv[(((b * S + s) * N + n) * 3 + j) * H + h]! +
-                (bv ? bv[j * N * H + n * H + h]! : 0);
-      return { v: o, B, N, L: S, H };
-    };
+    const pick = (j: number) => packedPart(qv, B, S, N, H, 3, j, bv, j * N * H);
     q = pick(0);
     k = pick(1);
     v = pick(2);
@@ -336,17 +351,7 @@ const MultiHeadAttention: Kernel = (ctx, inputs) => {
     if (key.shape.length === 5) {
       // packed KV [B, L, N, 2, H]
       const L = key.shape[1]!;
-      const pick = (j: number) => {
-        const o = scratch(Float64Array, B * N * L * H);
-        for (let b = 0; b < B; b++)
-          for (let l = 0; l < L; l++)
-            for (let n = 0; n < N; n++)
-              for (let h = 0; h < H; h++)
-                o[((b * N + n) * L + l) * H + h] =
-                  kv[(((b * L + l) * N + n) * 2 + j) * H + h]! +
-                  (bv ? bv[(1 + j) * D + n * H + h]! : 0);
-        return { v: o, B, N, L, H };
-      };
+      const pick = (j: number) => packedPart(kv, B, L, N, H, 2, j, bv, (1 + j) * D);
       k = pick(0);
       v = pick(1);
     } else if (key.shape.length === 4) {
