@@ -643,6 +643,7 @@ $("check").onclick = () =>
 $<HTMLSelectElement>("run-mode").onchange = () => {
   const m = $<HTMLSelectElement>("run-mode").value;
   $("seed").hidden = m !== "random";
+  $("dims").hidden = m !== "random";
   $("run-json").hidden = m !== "json";
   $("run-files").hidden = m !== "files";
 };
@@ -664,7 +665,11 @@ $<HTMLFormElement>("run-form").onsubmit = (e) => {
                 })),
               ),
             }
-          : { mode: "random", seed: Number($<HTMLInputElement>("seed").value) || 0 },
+          : {
+              mode: "random",
+              seed: Number($<HTMLInputElement>("seed").value) || 0,
+              dims: $<HTMLInputElement>("dims").value,
+            },
     );
     renderRun(r, panes.a.summary!.name, panes.b.summary?.name);
     status(runSummary(r, !!panes.b.summary));

@@ -8,13 +8,14 @@ export {
   declaredDtype,
   decodeInputFile,
   jsonInputArgs,
-  randomInputs,
   requestedInputs,
   requiredInputs,
   type InputArg,
   type InputFile,
   type InputRequest,
 } from "./inputs.js";
+export { randomInputs } from "./random-inputs.js";
+export { formatDims, parseDims } from "./dims.js";
 export { RUN_BLOCKERS, assertRunnable, runModels } from "./runnable.js";
 export {
   convert,

@@ -8,9 +8,10 @@ import type { Model, Type, ValueInfo } from "../ir/types.js";
 import { DataType } from "../ir/types.js";
 import { parseJsonTensor } from "../interp/json-tensor.js";
 import { decodeNpy } from "../interp/npy.js";
-import { deriveSeed, randomTensor, seededRandom } from "../interp/random.js";
 import type { RValue } from "../interp/types.js";
 import { decodeValueProto } from "../interp/value-proto.js";
+import { parseDims } from "./dims.js";
+import { randomInputs } from "./random-inputs.js";
 
 /** One given input: a JSON literal or a file, for a named input or the next one in order. */
 export type InputArg = { name?: string } & ({ json: string } | { file: string });
@@ -23,7 +24,7 @@ export interface InputFile {
 
 /** How the page asks for inputs: seeded random, a JSON object by input name, or files. */
 export type InputRequest =
-  | { mode: "random"; seed?: number }
+  | { mode: "random"; seed?: number; dims?: string }
   | { mode: "json"; json: string }
   | { mode: "files"; files: { name: string; bytes: Uint8Array }[] };
 
@@ -88,25 +89,6 @@ export function bindInputs(
   return out;
 }
 
-/**
- * Seeded random tensors for every input without a default: the i-th such input draws from
- * deriveSeed(seed, i), symbolic dimensions are 1. Inputs that are not tensors are refused.
- */
-export function randomInputs(model: Model, seed: number): Record<string, RValue> {
-  const out: Record<string, RValue> = {};
-  requiredInputs(model).forEach((v, i) => {
-    const t = v.type;
-    if (!t || t.kind !== "tensor")
-      throw new OnnxError(
-        "E_USAGE",
-        `input '${v.name}' is not a tensor: give it as JSON or a file`,
-      );
-    const shape = (t.shape ?? []).map((d) => (typeof d === "number" ? d : 1));
-    out[v.name] = randomTensor(declaredDtype(t), shape, seededRandom(deriveSeed(seed, i)));
-  });
-  return out;
-}
-
 /** A JSON object of input name → literal, as InputArgs. */
 export function jsonInputArgs(text: string): InputArg[] {
   let obj: unknown;
@@ -127,7 +109,7 @@ export function jsonInputArgs(text: string): InputArg[] {
  */
 export function requestedInputs(model: Model, req: InputRequest): Record<string, RValue> {
   let out: Record<string, RValue>;
-  if (req.mode === "random") out = randomInputs(model, req.seed ?? 0);
+  if (req.mode === "random") out = randomInputs(model, req.seed ?? 0, parseDims(req.dims ?? ""));
   else if (req.mode === "json") out = bindInputs(model, jsonInputArgs(req.json), noFiles);
   else {
     const names = new Set(model.graph.inputs.map((v) => v.name));

@@ -4,7 +4,14 @@ import { Presets, SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync, writeSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { bindInputs, runModels, type InputArg, type InputFile } from "../../app/index.js";
+import {
+  bindInputs,
+  parseDims,
+  randomInputs,
+  runModels,
+  type InputArg,
+  type InputFile,
+} from "../../app/index.js";
 import { OnnxError } from "../../errors.js";
 import { readInputFile, writeFilesAtomic } from "../../io/files.js";
 import { dtypeName } from "../../ir/dtype.js";
@@ -179,6 +186,17 @@ export function registerRunCommands(program: Command): void {
     .option("--max-memory <bytes>", MAX_MEMORY_HELP)
     .option("--values <n>", "how many leading values to print per output", "8")
     .option("--profile", "print time, share and output bytes per op type and the slowest nodes")
+    .option(
+      "--random",
+      "seeded random values for every input not given (ids within the table they index, compared constants where the model compares)",
+    )
+    .option("--seed <n>", "seed of --random", "0")
+    .option(
+      "--dim <name=v,...>",
+      "with --random: values of symbolic input dims (others are 1); repeatable",
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
     .action(
       action(
         (
@@ -191,6 +209,9 @@ export function registerRunCommands(program: Command): void {
             maxMemory?: string;
             values: string;
             profile?: boolean;
+            random?: boolean;
+            seed: string;
+            dim: string[];
           },
         ) => {
           const maxElements = parsePositiveInt(opts.maxElements, "--max-elements");
@@ -202,7 +223,20 @@ export function registerRunCommands(program: Command): void {
           const shown = parsePositiveInt(opts.values, "--values");
           const model = loadModel(file);
           const profile: RunProfile | undefined = opts.profile ? {} : undefined;
-          const bind = () => bindInputs(model, inputArgs(model, given), readTensorFile);
+          if (!opts.random && opts.dim.length)
+            throw new OnnxError(
+              "E_USAGE",
+              "--dim sets the shapes of --random inputs: add --random",
+            );
+          const seed = Number(opts.seed);
+          if (!Number.isSafeInteger(seed))
+            throw new OnnxError("E_USAGE", `--seed must be an integer, not '${opts.seed}'`);
+          const dims = parseDims(...opts.dim);
+          const bind = () => {
+            const bound = bindInputs(model, inputArgs(model, given), readTensorFile);
+            if (!opts.random) return bound;
+            return { ...randomInputs(model, seed, dims, Object.keys(bound)), ...bound };
+          };
           const run = runModels([{ name: file, model }], bind, {
             maxElements,
             maxIterations,
