@@ -115,6 +115,8 @@ async function act(
     running = undefined;
     lock(false);
     setState();
+    // An action that said nothing of its own leaves no "…" behind.
+    if ($("status").textContent === `${what}…`) status("");
   }
 }
 
@@ -248,7 +250,8 @@ async function show(p: PaneState, view: string, keepView = false): Promise<void>
   const t0 = performance.now();
   const layout = await requestLayout(p, view);
   const [marks] = await Promise.all([client.ask("marks", { side: p.side, view })]);
-  if (p.view !== view) p.selected = null;
+  const sameView = p.view === view;
+  if (!sameView) p.selected = null;
   p.view = view;
   p.layout = layout;
   p.marks = new Map(marks);
@@ -267,7 +270,12 @@ async function show(p: PaneState, view: string, keepView = false): Promise<void>
   for (const m of ["added", "removed", "changed"]) pane.dataset[m] = String(count(m));
   applyProblems(p);
   if (p.selected) p.canvas!.select(p.selected);
-  if (p.side === active) clearFind();
+  // A group opened or closed (by a click, or to reveal a hit) keeps the search and its place;
+  // another view or a new drawing starts afresh.
+  if (p.side === active) {
+    if (keepView && sameView) p.canvas!.highlight(hits.map((h) => h.key));
+    else clearFind();
+  }
   status(`Drew ${layout.title}: ${layout.total} nodes in ${Math.round(ms)} ms.`);
 }
 
@@ -343,11 +351,15 @@ function select(p: PaneState, key: string | null, reveal: boolean): void {
 let hits: FindHit[] = [];
 let hitAt = -1;
 let changeAt = -1;
+/** The changes in the order stepping visits them, fixed at the first step (opening groups moves boxes). */
+let changeList: string[] | undefined;
 
 function clearFind(): void {
   hits = [];
   hitAt = -1;
   changeAt = -1;
+  changeList = undefined;
+  renderHitList();
   for (const p of [panes.a, panes.b]) {
     p.canvas?.highlight([]);
     delete paneEl(p).dataset.hits;
@@ -361,6 +373,7 @@ async function find(query: string): Promise<void> {
   if (!p.canvas || !query.trim()) return;
   hits = await client.ask("find", { side: p.side, view: p.view, query });
   p.canvas.highlight(hits.map((x) => x.key));
+  renderHitList();
   paneEl(p).dataset.hits = String(hits.length);
   if (!hits.length) {
     $("find-count").textContent = `no match in the ${p.side === "a" ? "original" : "result"}`;
@@ -374,9 +387,35 @@ async function jumpHit(k: number): Promise<void> {
   if (!hits.length || !p.layout) return;
   hitAt = (k + hits.length) % hits.length;
   const hit = hits[hitAt]!;
+  const at = hitAt;
+  await reveal(p, hit.key, hit.groups);
+  hitAt = at;
   $("find-count").textContent =
     `${hitAt + 1} of ${hits.length}: ${hit.label} (${hit.match}) in the ${p.side === "a" ? "original" : "result"}`;
-  await reveal(p, hit.key, hit.groups);
+  markListed(hitAt);
+}
+
+/** The hits as a list under the find bar: any one a click away, the current one marked. */
+function renderHitList(): void {
+  const box = $("hit-list");
+  box.replaceChildren();
+  box.hidden = hits.length === 0;
+  hits.forEach((h, k) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = `${k + 1}. ${h.label} (${h.match})`;
+    b.dataset.hit = String(k);
+    b.onclick = () => void act("search", $("find-form"), () => jumpHit(k));
+    box.append(b);
+  });
+}
+
+function markListed(k: number): void {
+  for (const b of $("hit-list").querySelectorAll<HTMLButtonElement>("button")) {
+    const on = Number(b.dataset.hit) === k;
+    b.classList.toggle("current", on);
+    if (on) b.scrollIntoView({ block: "nearest" });
+  }
 }
 
 /** Opens the groups that hold a box (laying out again), then selects it and brings it into view. */
@@ -424,7 +463,7 @@ function changeKeys(p: PaneState): string[] {
 
 async function jumpChange(step: number): Promise<void> {
   const p = panes[active];
-  const keys = changeKeys(p);
+  const keys = (changeList ??= changeKeys(p));
   if (!keys.length) {
     $("find-count").textContent = "no changes marked in this view";
     return;
@@ -433,10 +472,12 @@ async function jumpChange(step: number): Promise<void> {
     changeAt < 0 && step < 0 ? keys.length - 1 : (changeAt + step + keys.length) % keys.length;
   if (changeAt < 0) changeAt = 0;
   const key = keys[changeAt]!;
-  $("find-count").textContent =
-    `change ${changeAt + 1} of ${keys.length} (${p.marks.get(Number(key.slice(1)))})`;
+  const at = changeAt;
   const index = Number(key.slice(1));
   await reveal(p, key, await client.ask("groups", { side: p.side, view: p.view, index }));
+  changeAt = at;
+  changeList = keys;
+  $("find-count").textContent = `change ${changeAt + 1} of ${keys.length} (${p.marks.get(index)})`;
 }
 
 const findInput = $<HTMLInputElement>("find");
@@ -445,8 +486,18 @@ $<HTMLFormElement>("find-form").onsubmit = (e) => {
   const q = findInput.value;
   const same = hits.length && findInput.dataset.query === q;
   findInput.dataset.query = q;
-  void act("search", $("find-form"), () => (same ? jumpHit(hitAt + 1) : find(q)));
+  // The box keeps focus, so Enter steps on (act disables the controls while it works).
+  void act("search", $("find-form"), () => (same ? jumpHit(hitAt + 1) : find(q))).then(() =>
+    findInput.focus(),
+  );
 };
+findInput.addEventListener("keydown", (e) => {
+  if (e.key !== "Enter" || !e.shiftKey) return;
+  // Shift+Enter: back to the previous hit, not a new search.
+  e.preventDefault();
+  if (hits.length && findInput.dataset.query === findInput.value)
+    void act("search", $("find-form"), () => jumpHit(hitAt - 1)).then(() => findInput.focus());
+});
 $("find-prev").onclick = () => void act("search", $("find-form"), () => jumpHit(hitAt - 1));
 $("change-next").onclick = () => void act("next change", $("find-form"), () => jumpChange(1));
 $("change-prev").onclick = () => void act("previous change", $("find-form"), () => jumpChange(-1));
@@ -594,6 +645,7 @@ async function transform(req: Request & { op: "convert" | "expand" }): Promise<v
   await show(p, "main");
   // The original's drawing carries the new diff's marks.
   await show(panes.a, panes.a.view, true);
+  clearFind();
   fitBoth();
   status(
     `${r.summary.name}: ${r.diff.removed} removed, ${r.diff.added} added, ${r.diff.changed} changed.`,
@@ -714,7 +766,7 @@ document.addEventListener("drop", (e) => {
 });
 
 // The opset box is bounded by what the tool knows; `onnx-expand inspect MODEL` serves the model
-// as ./preload (a static server answers 404).
+// as ./preload (without a model it answers 204; a static server 404).
 const startup = act(
   "starting",
   $("open-label"),
@@ -729,7 +781,7 @@ const startup = act(
     } catch {
       r = new Response(null, { status: 404 });
     }
-    if (!r.ok) {
+    if (!r.ok || r.status === 204) {
       status("Drop a .onnx or .onnxtxt file anywhere on the page.");
       return;
     }

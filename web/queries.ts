@@ -203,7 +203,11 @@ export function findInView(
   names(owner.outputs).forEach((name, k) => {
     if (has(name)) hits.push({ key: `o${k}`, index: -1, label: name, match: "output", groups: [] });
   });
-  return hits;
+  // What the user most likely means first: ops, then node names, graph inputs and outputs, and
+  // value names last (a Constant whose value is named "…conv…" is not a Conv); in graph order
+  // within each (the sort is stable).
+  const rank: Record<string, number> = { op: 0, "node name": 1, input: 2, output: 2 };
+  return hits.sort((x, y) => (rank[x.match] ?? 3) - (rank[y.match] ?? 3));
 }
 
 /**

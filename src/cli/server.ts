@@ -220,6 +220,12 @@ function answer(
     return;
   }
   if (verdict.kind === "preload") {
+    // No model given: 204, an empty answer the page expects (a 404 would be logged in its
+    // console as an error on every start).
+    if (!preload && verdict.index === 0) {
+      res.writeHead(204, { ...PAGE_HEADERS, "cache-control": "no-store" }).end();
+      return;
+    }
     const f = preload?.[verdict.index];
     if (!f) {
       send(res, 404, preload ? "no such data file" : "no model given");

@@ -8,7 +8,7 @@ import { request } from "node:http";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PAGE_HEADERS, judgeRequest } from "../../src/cli/server.js";
+import { PAGE_HEADERS, judgeRequest, serveInspector } from "../../src/cli/server.js";
 import { runRequestCampaign, sendRaw, startInspect } from "../../scripts/fuzz/requests.js";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -144,6 +144,19 @@ describe("inspect server: what it serves, and to whom", () => {
     expect(PAGE_HEADERS["x-content-type-options"]).toBe("nosniff");
     expect(PAGE_HEADERS["cross-origin-opener-policy"]).toBe("same-origin");
     expect(PAGE_HEADERS["cross-origin-embedder-policy"]).toBe("require-corp");
+  });
+
+  it("without a model, /preload is an empty 204 (no error in the page's console)", async () => {
+    const bare = await serveInspector();
+    try {
+      const r = await fetch(new URL("preload", bare.url));
+      expect(r.status).toBe(204);
+      expect((await r.arrayBuffer()).byteLength).toBe(0);
+      expect(r.headers.get("cross-origin-embedder-policy")).toBe("require-corp");
+      expect((await fetch(new URL("preload/1", bare.url))).status).toBe(404);
+    } finally {
+      bare.server.close();
+    }
   });
 
   it("answers only its own Host: 127.0.0.1, localhost or [::1] with its port", async () => {
