@@ -334,8 +334,23 @@ async function selectItem(p: PaneState, item: LayoutItem | null, reveal: boolean
   const q = other(p);
   if (!q.canvas) return;
   const pair = await client.ask("pair", { side: p.side, view: p.view, index: item.index });
-  if (pair && pair.view === q.view) select(q, `n${pair.index}`, true);
-  else select(q, null, false);
+  if (pair && pair.view === q.view) {
+    // The match may lie in a collapsed group of the other pane: open what hides it.
+    const groups = await client.ask("groups", { side: q.side, view: q.view, index: pair.index });
+    await openGroups(q, groups);
+    select(q, `n${pair.index}`, true);
+  } else select(q, null, false);
+}
+
+/** Opens the groups given (and lays the pane out again) when any of them is shut. */
+async function openGroups(p: PaneState, groups: string[]): Promise<void> {
+  const shut = new Set(p.layout!.items.filter((i) => i.kind === "group").map((i) => i.key));
+  if (!groups.some((g) => shut.has(g) || p.closed.has(g))) return;
+  for (const g of groups) {
+    p.open.add(g);
+    p.closed.delete(g);
+  }
+  await show(p, p.view, true);
 }
 
 function select(p: PaneState, key: string | null, reveal: boolean): void {
@@ -420,14 +435,7 @@ function markListed(k: number): void {
 
 /** Opens the groups that hold a box (laying out again), then selects it and brings it into view. */
 async function reveal(p: PaneState, key: string, groups: string[]): Promise<void> {
-  const shut = new Set(p.layout!.items.filter((i) => i.kind === "group").map((i) => i.key));
-  if (groups.some((g) => shut.has(g) || p.closed.has(g))) {
-    for (const g of groups) {
-      p.open.add(g);
-      p.closed.delete(g);
-    }
-    await show(p, p.view, true);
-  }
+  await openGroups(p, groups);
   const item = p.layout!.items.find((i) => i.key === key) ?? null;
   if (item) await selectItem(p, item, true);
   else if (/^n\d+$/.test(key)) {

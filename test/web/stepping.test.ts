@@ -114,6 +114,28 @@ describe.skipIf(!chromium)(
       expect(await attr(page, "#hit-list button.current", "data-hit")).toBe("2");
     }, 120_000);
 
+    it("selecting a node shows its match in the other pane, opening the group that hides it", async () => {
+      await openInPage(page, session!.srv.url, file);
+      await page.click("#expand-form button");
+      await settled(page);
+      const items = (side: "a" | "b") =>
+        page.evaluate(
+          (side) =>
+            (
+              window as unknown as {
+                __inspector: { panes: Record<string, { items(): { key: string }[] }> };
+              }
+            ).__inspector.panes[side]!.items().map((i) => i.key),
+          side,
+        );
+      await page.fill("#find", "Abs_25");
+      await page.keyboard.press("Enter");
+      await settled(page);
+      const b = await attr(page, "#pane-b", "data-selected");
+      expect(b).toMatch(/^n\d+$/);
+      expect(await items("b")).toContain(b);
+    }, 120_000);
+
     it("after Expand, n visits every change once, whatever groups it opens", async () => {
       await openInPage(page, session!.srv.url, file);
       await page.click("#expand-form button");
