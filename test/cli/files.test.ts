@@ -61,6 +61,9 @@ describe("bad input gets one line and exit code 2", () => {
     "truncated.onnx": real.subarray(0, real.length - 20),
     "wiretype.onnx": Uint8Array.from([0x0f, 0x01]),
     "pastend.onnx": Uint8Array.from([0x3a, 0xff, 0xff, 0xff, 0x0f]),
+    "text.txt": new TextEncoder().encode(
+      '<ir_version: 8, opset_import: ["" : 18]>\ng (float[2] x) => (float[2] y) { y = Relu (x) }\n',
+    ),
   };
   for (const [name, bytes] of Object.entries(files)) writeFileSync(join(dir, name), bytes);
   mkdirSync(join(dir, "folder.onnx"));
@@ -75,6 +78,11 @@ describe("bad input gets one line and exit code 2", () => {
     ],
     ["a wrong wire type", "wiretype.onnx", /invalid wire type/],
     ["a length prefix past the end", "pastend.onnx", /truncated or corrupt/],
+    [
+      "ONNX text under another name: the hint to name it .onnxtxt",
+      "text.txt",
+      /text\.txt: not a valid ModelProto: .* \(the file holds ONNX text: name it \.onnxtxt\)$/,
+    ],
     ["a directory", "folder.onnx", /is a directory/],
     ["a missing file", "missing.onnx", /missing\.onnx: no such file/],
   ];

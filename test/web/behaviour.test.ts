@@ -426,6 +426,10 @@ describe.skipIf(!chromium)(
       const text = readFileSync((await svg.path())!, "utf8");
       expect(text).toMatch(/^<svg/);
       expect(text).toContain("Gelu");
+      // Each box's text is clipped to its box (a long constant never runs over a neighbour).
+      const boxes = text.match(/<g class="node /g)!.length;
+      expect(text.match(/<clipPath id="clip-\d+">/g)).toHaveLength(boxes);
+      expect(text.match(/<g clip-path="url\(#clip-\d+\)">/g)).toHaveLength(boxes);
       const [png] = await Promise.all([
         page.waitForEvent("download"),
         page.click("#pane-a .export-png"),

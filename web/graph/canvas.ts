@@ -480,7 +480,8 @@ export class GraphCanvas implements GraphCanvasApi {
     if (it.sub) {
       ctx.fillStyle = "#555";
       ctx.font = "10px ui-monospace, monospace";
-      ctx.fillText(clip(it.sub, chars + 4), cx, it.y + 29);
+      // A name's end tells boxes apart ('/encoder/layer.3/attention/Softmax'): keep it.
+      ctx.fillText(clipStart(it.sub, chars + 4), cx, it.y + 29);
     }
     if (it.folded?.length) {
       ctx.textAlign = "left";
@@ -705,6 +706,12 @@ function clamp(x: number, lo: number, hi: number): number {
 function clip(text: string, chars: number): string {
   if (chars < 2) return "";
   return text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
+}
+
+/** `text` cut to `chars` characters at its start: "…" and the end. */
+function clipStart(text: string, chars: number): string {
+  if (chars < 2) return "";
+  return text.length > chars ? `…${text.slice(text.length - chars + 1)}` : text;
 }
 
 function button(ctx: CanvasRenderingContext2D, x: number, y: number, sign: string): void {

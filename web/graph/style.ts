@@ -94,6 +94,7 @@ export function layoutSvg(
     out.push(`<path d="${d}" marker-end="url(#arrow)"><title>${esc(e.title)}</title></path>`);
   }
   out.push("</g>");
+  let n = 0;
   for (const it of l.items) {
     const st = styleOf(it);
     const ring =
@@ -105,9 +106,14 @@ export function layoutSvg(
             ? STYLE.hit
             : "";
     const cx = num(it.x + it.w / 2);
+    // The box's text is clipped to the box (a long name or constant would run over its
+    // neighbours), by a clip path of its own.
+    const clipId = `clip-${n++}`;
     out.push(
       `<g class="node ${it.kind}${it.mark ? ` ${it.mark}` : ""}" data-key="${esc(it.key)}">`,
+      `<clipPath id="${clipId}"><rect x="${num(it.x)}" y="${num(it.y)}" width="${num(it.w)}" height="${num(it.h)}"/></clipPath>`,
       `<rect x="${num(it.x)}" y="${num(it.y)}" width="${num(it.w)}" height="${num(it.h)}" rx="${st.radius}" fill="${st.fill}" stroke="${ring || st.stroke}" stroke-width="${ring ? 3 : st.width}"${st.dash ? ` stroke-dasharray="${st.dash.join(" ")}"` : ""}/>`,
+      `<g clip-path="url(#${clipId})">`,
       `<text x="${cx}" y="${num(it.y + 17)}" text-anchor="middle" font-size="12" fill="#111">${esc(it.label)}</text>`,
     );
     if (it.sub)
@@ -119,7 +125,7 @@ export function layoutSvg(
         `<text x="${num(it.x + 6)}" y="${num(it.y + (it.sub ? 38 : 26) + 10 + k * 13)}" font-size="10" fill="${f.mark ? STYLE.marks[f.mark].stroke : "#666"}">${esc(k === 3 && it.folded!.length > 4 ? `+${it.folded!.length - 3} more` : `${f.name}: ${f.text}`)}</text>`,
       );
     });
-    out.push("</g>");
+    out.push("</g></g>");
   }
   out.push("</svg>");
   return out.join("\n");
