@@ -24,6 +24,18 @@ export class OnnxError extends Error {
   }
 }
 
+/**
+ * A function op's body cannot be built because a type it depends on is unknown (a value computed
+ * by an op of a domain this tool does not know, or nothing declared): the call is valid, and is
+ * kept as it is unless the user asked for it by name.
+ */
+export class UnknownTypeError extends OnnxError {
+  constructor(message: string, where?: string) {
+    super("E_UNSUPPORTED", message, where);
+    this.name = "UnknownTypeError";
+  }
+}
+
 export function isOnnxError(e: unknown): e is OnnxError {
   return e instanceof OnnxError;
 }

@@ -2,7 +2,7 @@
 // functions by key, opset maps, and a unit (a graph with its subgraphs, or a function body: where
 // calls are replaced, with its names, types and constants).
 
-import { OnnxError } from "../errors.js";
+import { OnnxError, UnknownTypeError } from "../errors.js";
 import { conversionError, convertModel } from "../convert/index.js";
 import { NameScope } from "../ir/graph.js";
 import { attributeGraphs, someGraphNode } from "../ir/traverse.js";
@@ -190,7 +190,15 @@ export function noteFailures(
     r = f();
   } catch (e) {
     if (!(e instanceof OnnxError)) throw e;
-    notes.push({ level: "error", where: label(), message: e.message });
+    // A body that needs a type nobody knows (a value from an op of an unknown domain, say): the
+    // call is valid ONNX as it stands, so it is kept, with the cause, unless asked for by name.
+    if (e instanceof UnknownTypeError && !named)
+      notes.push({
+        level: "warning",
+        where: label(),
+        message: `left as it is: ${e.message}, which is unknown here (computed by an op this tool does not know, or not declared: give it a type in value_info to expand it)`,
+      });
+    else notes.push({ level: "error", where: label(), message: e.message });
     return undefined;
   }
   if (r === undefined || Array.isArray(r)) return r;

@@ -91,3 +91,37 @@ describe("nested model-local functions", () => {
     expect(modelFunctions(expand(text).model).size).toBe(0);
   });
 });
+
+describe("a body that needs a type nobody knows (issue 32, item 7)", () => {
+  // Gelu-20's body casts its constants like its input; here that input comes from an op of a
+  // domain this tool does not know, so CastLike's body cannot be built.
+  const text = `<ir_version: 9, opset_import: ["" : 20, "com.example" : 1]>
+    g (float[2,3] x) => (float[2,3] y) {
+      t = com.example.Mystery (x)
+      y = Gelu (t)
+    }`;
+
+  it("expand all keeps the CastLike calls, saying why, and writes a valid model", () => {
+    const r = expandResult(text);
+    expect(r.ok).toBe(true);
+    const ops = opsOf(r.model!);
+    expect(ops).not.toContain("Gelu");
+    expect(ops).toContain("CastLike");
+    const warnings = r.notes.filter((n) => n.level === "warning").map(noteText);
+    expect(warnings.length).toBe(3);
+    for (const w of warnings)
+      expect(w).toMatch(
+        /\(CastLike\): left as it is: the body of CastLike-19 needs the element type of 'target_type', which is unknown here \(computed by an op this tool does not know/,
+      );
+  });
+
+  it("asked for by name (--only CastLike), it is an error", () => {
+    const r = expandResult(text, {
+      only: [
+        { domain: "", op: "Gelu" },
+        { domain: "", op: "CastLike" },
+      ],
+    });
+    expect(r.ok).toBe(false);
+  });
+});

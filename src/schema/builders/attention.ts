@@ -11,7 +11,7 @@
 // with the bias (2) or the probabilities (3). Computed in float for float16/bfloat16 (V cast to
 // Q's compute type), and cast back once. Needs Q's rank and attn_mask's element type.
 
-import { OnnxError } from "../../errors.js";
+import { OnnxError, UnknownTypeError } from "../../errors.js";
 import { DataType } from "../../ir/types.js";
 import { hasAttribute, hasInput } from "../facts.js";
 import { TextWriter } from "./writer.js";
@@ -28,7 +28,7 @@ export const attentionBuilder: BodyBuilder = (args) => {
     throw new OnnxError("E_UNSUPPORTED", `the body of ${args.label} needs Q of known rank 3 or 4`);
   const c = new Compute(w, args, "Q");
   if (c.type === undefined)
-    throw new OnnxError("E_UNSUPPORTED", `the body of ${args.label} needs the type of Q`);
+    throw new UnknownTypeError(`the body of ${args.label} needs the type of Q`);
   const t = c.type;
   const hasMask = args.hasInput(3);
   const hasPast = args.hasInput(4) && args.hasInput(5);
@@ -36,7 +36,7 @@ export const attentionBuilder: BodyBuilder = (args) => {
     hasInput(args.op, "nonpad_kv_seqlen") && args.hasInput(6) ? "nonpad_kv_seqlen" : undefined;
   const maskType = hasMask ? args.elemType(3) : undefined;
   if (hasMask && maskType === undefined)
-    throw new OnnxError("E_UNSUPPORTED", `the body of ${args.label} needs the type of attn_mask`);
+    throw new UnknownTypeError(`the body of ${args.label} needs the type of attn_mask`);
 
   const slice = (shape: string, from: number, to: number) =>
     w.op("Slice", [shape, w.ints([from], "from"), w.ints([to], "to")]);

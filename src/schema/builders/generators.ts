@@ -1,7 +1,7 @@
 // Bodies of Range (11, 27), the window functions (HannWindow, HammingWindow, BlackmanWindow-17),
 // CastLike (15-25) and Bernoulli (15, 22).
 
-import { OnnxError } from "../../errors.js";
+import { OnnxError, UnknownTypeError } from "../../errors.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { TextWriter } from "./writer.js";
@@ -19,7 +19,7 @@ const range: BodyBuilder = (args) => {
   const w = new TextWriter("_range_");
   const elem = args.elemType(0);
   if (elem === undefined)
-    throw new OnnxError("E_UNSUPPORTED", `the body of ${args.label} needs the type of 'start'`);
+    throw new UnknownTypeError(`the body of ${args.label} needs the type of 'start'`);
   let t = elem;
   if (isHalf(elem)) {
     t = args.intValue("stash_type") ?? DataType.FLOAT;
@@ -100,9 +100,7 @@ const castLike: BodyBuilder = (args) => {
   const w = new TextWriter("_castlike_");
   const to = args.elemType(1);
   if (to === undefined)
-    throw new OnnxError(
-      "E_UNSUPPORTED",
-      `the body of ${args.label} needs the element type of 'target_type'`,
+    throw new UnknownTypeError(`the body of ${args.label} needs the element type of 'target_type'`,
     );
   const attrs = [`to: int = ${to}`];
   if (args.op.attributes.some((a) => a.name === "saturate"))
@@ -122,7 +120,7 @@ const bernoulli: BodyBuilder = (args) => {
   const w = new TextWriter("_bernoulli_");
   const elem = args.elemType(0);
   if (elem === undefined)
-    throw new OnnxError("E_UNSUPPORTED", `the body of ${args.label} needs the type of 'input'`);
+    throw new UnknownTypeError(`the body of ${args.label} needs the type of 'input'`);
   const t = isHalf(elem) ? DataType.FLOAT : elem;
   const p = t === elem ? "input" : w.cast("input", t);
   const sample = w.op(

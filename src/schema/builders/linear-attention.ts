@@ -8,7 +8,7 @@
 // Inputs are packed (B, T, H*D); the output is (B, T, Hq*d_v) and present_state the last S, in
 // past_state's type (the query's without it). scale 0 means 1/sqrt(d_k).
 
-import { OnnxError } from "../../errors.js";
+import { OnnxError, UnknownTypeError } from "../../errors.js";
 import { DataType } from "../../ir/types.js";
 import { TextWriter } from "./writer.js";
 import { finish } from "./activations.js";
@@ -32,7 +32,7 @@ export const linearAttentionBuilder: BodyBuilder = (args) => {
     );
   const elem = args.elemType(0);
   if (elem === undefined)
-    throw new OnnxError("E_UNSUPPORTED", `the body of ${args.label} needs the type of query`);
+    throw new UnknownTypeError(`the body of ${args.label} needs the type of query`);
   const toF = (x: string, e: number | undefined) => (e === F ? x : w.cast(x, F));
   const group = hq / hkv;
 

@@ -7,7 +7,7 @@
 // tensor, input_sequence aside) and the body outputs' element types; a body graph that reads names of the caller's
 // scope is not inlined (its references would be renamed).
 
-import { OnnxError } from "../../errors.js";
+import { OnnxError, UnknownTypeError } from "../../errors.js";
 import type { Graph, Node, ValueInfo } from "../../ir/types.js";
 import { TextWriter } from "./writer.js";
 import type { BodyBuilder } from "./context.js";
@@ -73,18 +73,14 @@ export const sequenceMapBuilder: BodyBuilder = (args) => {
   const isSeq = args.ctx.inputTypes.map((t, i) => {
     if (i === 0) return true;
     if (!t || (t.kind !== "sequence" && t.kind !== "tensor"))
-      throw new OnnxError(
-        "E_UNSUPPORTED",
-        `the body of ${args.label} needs the type of input ${i}`,
+      throw new UnknownTypeError(`the body of ${args.label} needs the type of input ${i}`,
       );
     return t.kind === "sequence";
   });
   const elems = g.outputs.map((o) => {
     const t = o.type;
     if (!t || t.kind !== "tensor" || !t.elemType)
-      throw new OnnxError(
-        "E_UNSUPPORTED",
-        `the body of ${args.label} needs the element type of body output '${o.name}'`,
+      throw new UnknownTypeError(`the body of ${args.label} needs the element type of body output '${o.name}'`,
       );
     return t.elemType;
   });

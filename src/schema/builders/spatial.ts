@@ -1,6 +1,6 @@
 // Bodies of AffineGrid-20, CenterCropPad-18, RotaryEmbedding-23 and CausalConvWithState-27.
 
-import { OnnxError } from "../../errors.js";
+import { OnnxError, UnknownTypeError } from "../../errors.js";
 import { DataType } from "../../ir/types.js";
 import { TextWriter } from "./writer.js";
 import { Compute } from "./compute.js";
@@ -24,7 +24,7 @@ const affineGrid: BodyBuilder = (args) => {
     );
   const c = new Compute(w, args, "theta");
   if (c.type === undefined)
-    throw new OnnxError("E_UNSUPPORTED", `the body of ${args.label} needs the type of 'theta'`);
+    throw new UnknownTypeError(`the body of ${args.label} needs the type of 'theta'`);
   const t = c.type;
   const align = (args.intValue("align_corners") ?? 0) !== 0;
   const k = len - 2; // spatial rank
