@@ -65,6 +65,8 @@ export function tensorKey(t: Tensor): string {
  * reading; other data in files is compared a chunk at a time.
  */
 export function sameTensor(a: Tensor, b: Tensor): boolean {
+  // A transform shares the tensors it does not change: the same object is the same contents.
+  if (a === b) return true;
   if (a.dataType !== b.dataType || a.dims.length !== b.dims.length) return false;
   if (a.dims.some((d, i) => d !== b.dims[i])) return false;
   const ra = a.range;
