@@ -62,6 +62,7 @@ function lock(on: boolean): void {
 
 function status(text: string): void {
   $("status").textContent = text;
+  $("status").title = text;
 }
 
 function showError(message: string, notes: string[], near: HTMLElement): void {
@@ -488,6 +489,11 @@ async function jumpChange(step: number): Promise<void> {
   $("find-count").textContent = `change ${changeAt + 1} of ${keys.length} (${p.marks.get(index)})`;
 }
 
+$("side-toggle").onclick = () => {
+  const closed = document.body.classList.toggle("side-closed");
+  $("side-toggle").textContent = closed ? "Reports ◂" : "Reports ▸";
+};
+
 const findInput = $<HTMLInputElement>("find");
 $<HTMLFormElement>("find-form").onsubmit = (e) => {
   e.preventDefault();
@@ -514,7 +520,7 @@ $("change-prev").onclick = () => void act("previous change", $("find-form"), () 
 
 document.addEventListener("keydown", (e) => {
   if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "f") {
-    if ($("find-bar").hidden) return;
+    if ($("find-form").hidden) return;
     e.preventDefault();
     findInput.focus();
     findInput.select();
@@ -576,6 +582,12 @@ function jumpProblem(side: SideName, line: number): void {
 
 // ---- actions ----
 
+/** The controls that act on a model: the actions, the find form, the side panel. */
+function showModelControls(on: boolean): void {
+  for (const id of ["actions", "find-form", "side"]) $(id).hidden = !on;
+  for (const el of document.querySelectorAll<HTMLElement>(".model-only")) el.hidden = !on;
+}
+
 /** Everything of a model gone: the page as it opened. */
 function clearAll(): void {
   loadedA = undefined;
@@ -583,8 +595,7 @@ function clearAll(): void {
   closePane(panes.a);
   clearResult();
   $("summary").replaceChildren();
-  $("actions").hidden = true;
-  $("find-bar").hidden = true;
+  showModelControls(false);
 }
 
 /** What belonged to the result (and to a run or check that saw it). */
@@ -613,8 +624,7 @@ async function loadFiles(files: PickedFiles): Promise<string> {
   const p = panes.a;
   p.summary = s;
   renderSummary(s);
-  $("actions").hidden = false;
-  $("find-bar").hidden = false;
+  showModelControls(true);
   setupPane(p, s.name);
   await show(p, "main");
   return s.notes?.length ? ` ${s.notes.join(" ")}` : "";
