@@ -2,8 +2,8 @@
 // panned by dragging and zoomed by the wheel about the cursor. Only what is in view is drawn (a
 // spatial grid of boxes and edges), in batches of one path per style; at small scale boxes are
 // plain rectangles and edges straight lines, without text. Redraws are coalesced into one per
-// animation frame. A minimap in the corner shows the whole layout and the view; click or drag it
-// to move. Export: the whole layout as SVG, the current view as PNG.
+// animation frame. A minimap in the bottom-right corner (the first view starts at the top, so it
+// covers none of it) shows the whole layout and the view; click or drag it to move. Export: the whole layout as SVG, the current view as PNG.
 
 import { minimapTarget, MINI_H, MINI_W, paintMinimap, renderMinimap } from "./minimap.js";
 import { Raster } from "./raster.js";
@@ -135,7 +135,7 @@ export class GraphCanvas implements GraphCanvasApi {
     this.canvas.style.cssText = "position:absolute;inset:0;width:100%;height:100%;cursor:grab";
     this.mini = document.createElement("canvas");
     this.mini.className = "minimap";
-    this.mini.style.cssText = `position:absolute;right:6px;top:6px;width:${MINI_W}px;height:${MINI_H}px;border:1px solid #99a;background:#fffd;cursor:pointer`;
+    this.mini.style.cssText = `position:absolute;right:6px;bottom:6px;width:${MINI_W}px;height:${MINI_H}px;border:1px solid #99a;background:#fffd;cursor:pointer`;
     this.element.append(this.canvas, this.mini);
     host.append(this.element);
     this.ctx = this.canvas.getContext("2d")!;

@@ -173,23 +173,95 @@ export function nodePath(
   tableKey?: string,
   callerScope?: (name: string) => string[] | undefined,
 ): string[] {
+  const { scope, calls } = nodeOrigin(node, table, tableKey, callerScope);
+  return [...scope, ...calls];
+}
+
+/**
+ * Where a node came from: its module scope (torch's, or its call's), possibly empty, and the
+ * expander's calls that made it.
+ */
+function nodeOrigin(
+  node: Node,
+  table?: Map<string, string>,
+  tableKey?: string,
+  callerScope?: (name: string) => string[] | undefined,
+): { scope: string[]; calls: string[]; known: boolean } {
   const scope = dynamoScope(node.metadataProps);
   const key = tableKey ?? node.name;
   const origin = meta(node.metadataProps, ORIGIN_KEY) ?? (key ? table?.get(key) : undefined);
   if (origin) {
     const calls = originSegments(origin);
-    if (scope) return [...scope, ...calls];
+    if (scope) return { scope, calls, known: true };
     // The expander records only the call; the call's node carries torch's scope.
     const first = calls[0] ?? "";
     const bar = first.lastIndexOf("|");
     const inherited = callerScope?.(bar < 0 ? first : first.slice(0, bar));
-    if (inherited?.length) return [...inherited, ...calls];
+    if (inherited?.length) return { scope: inherited, calls, known: true };
     // A call named the legacy way lends its scope to what it became.
     const caller = legacyScope(calls[0]?.split("|")[0]);
     if (caller.length) calls[0] = calls[0]!.slice(`/${caller.join("/")}/`.length);
-    return [...caller, ...calls];
+    return { scope: caller, calls, known: caller.length > 0 };
   }
-  return scope ?? legacyScope(node.name);
+  // torch names every node it places "/module/…/Op" (a top-level one "/Op"); other names, and
+  // no metadata, say nothing of where the node belongs.
+  if (scope) return { scope, calls: [], known: true };
+  return { scope: legacyScope(node.name), calls: [], known: !!node.name?.startsWith("/") };
+}
+
+/** The longest common start of paths. */
+function commonStart(paths: string[][]): string[] {
+  if (!paths.length) return [];
+  let n = paths[0]!.length;
+  for (const p of paths)
+    for (let k = 0; k < n; k++)
+      if (p[k] !== paths[0]![k]) {
+        n = k;
+        break;
+      }
+  return paths[0]!.slice(0, n);
+}
+
+/**
+ * Module scopes for the nodes whose origin says nothing of one (exporters leave shape arithmetic,
+ * weight copies and the like unscoped; a lowered model opened alone has lost its calls' scopes).
+ * From the last node back (consumers come after producers): the common scope of its consumers,
+ * when all of them have one (shape arithmetic belongs to the module that uses it). Then forward,
+ * for what is left: the common scope of its producers, or for an expansion (`calls`) that scope's
+ * parent (the call was a module of its own, beside the one it follows). A node stays at the top
+ * level only when nothing around it has a scope.
+ */
+function inheritScopes(
+  scopes: string[][],
+  known: boolean[],
+  calls: boolean[],
+  nodeInputs: string[][],
+  producer: Map<string, number>,
+): void {
+  const n = scopes.length;
+  const has = known.slice();
+  const consumers: number[][] = Array.from({ length: n }, () => []);
+  const producers: number[][] = Array.from({ length: n }, () => []);
+  for (let i = 0; i < n; i++)
+    for (const x of nodeInputs[i]!) {
+      const j = producer.get(x);
+      if (j === undefined || j < 0 || j === i) continue;
+      consumers[j]!.push(i);
+      producers[i]!.push(j);
+    }
+  for (let i = n - 1; i >= 0; i--) {
+    const cs = consumers[i]!;
+    if (has[i] || !cs.length || !cs.every((c) => has[c])) continue;
+    scopes[i] = commonStart(cs.map((c) => scopes[c]!));
+    has[i] = true;
+  }
+  for (let i = 0; i < n; i++) {
+    const ps = producers[i]!;
+    if (has[i] || !ps.length || !ps.every((j) => has[j])) continue;
+    const common = commonStart(ps.map((j) => scopes[j]!));
+    scopes[i] = calls[i] ? common.slice(0, -1) : common;
+    has[i] = true;
+  }
 }
 
 const escapeSegment = (s: string) => s.replace(/%/g, "%25").replace(/\//g, "%2F");
@@ -238,6 +310,31 @@ export function buildScene(src: SceneSource): Scene {
   for (const name of src.initializers) constants.set(name, src.typeOf(name));
   const outputs = new Set(src.outputs);
 
+  // Where each node came from; unscoped nodes then take their neighbours' scope.
+  const origins = src.nodes.map((node) =>
+    nodeOrigin(
+      node,
+      table,
+      src.tablePrefix !== undefined ? `${src.tablePrefix}::${node.name ?? ""}` : undefined,
+      callerScope,
+    ),
+  );
+  const scopes = origins.map((o) => o.scope);
+  {
+    const inputsOf = src.nodes.map((node) => node.inputs.filter((x) => x !== ""));
+    const made = new Map<string, number>();
+    src.nodes.forEach((node, i) => {
+      for (const o of node.outputs) if (o !== "") made.set(o, i);
+    });
+    inheritScopes(
+      scopes,
+      origins.map((o) => o.known),
+      origins.map((o) => o.calls.length > 0),
+      inputsOf,
+      made,
+    );
+  }
+
   for (let i = 0; i < n; i++) {
     const node = src.nodes[i]!;
     labels[i] = src.label(i);
@@ -254,12 +351,7 @@ export function buildScene(src: SceneSource): Scene {
       for (const o of node.outputs) if (o !== "") constants.set(o, src.typeOf(o));
     }
     // the group: find or make each level of the path
-    const path = nodePath(
-      node,
-      table,
-      src.tablePrefix !== undefined ? `${src.tablePrefix}::${node.name ?? ""}` : undefined,
-      callerScope,
-    );
+    const path = [...scopes[i]!, ...origins[i]!.calls];
     let g = 0;
     let key = "";
     for (const seg of path) {

@@ -38,6 +38,31 @@ describe("scene grouping", () => {
     expect(legacyScope("Relu_3")).toEqual([]);
   });
 
+  it("places unscoped nodes in their consumers' scope, else their producers' (issue 32, item 4)", () => {
+    const s = scene(
+      [
+        // torch leaves shape arithmetic and weight copies unscoped
+        node("Identity", ["w0"], ["w"], "Identity_2655"),
+        node("Shape", ["x"], ["sh"], "Shape_12"),
+        node("Reshape", ["x", "sh"], ["r"], "/enc/layer.0/Reshape"),
+        node("MatMul", ["r", "w"], ["a"], "/enc/layer.0/MatMul"),
+        node("MatMul", ["a", "w"], ["b"], "/enc/layer.1/MatMul"),
+        node("Relu", ["b"], ["c"], "/Relu"),
+        node("Neg", ["c"], ["y"], "Neg_99"),
+      ],
+      ["x", "w0"],
+      ["y"],
+    );
+    const at = (i: number) => enclosingGroups(s, i).at(-1) ?? "top";
+    // the Shape feeds only layer.0's Reshape: it is layer.0's
+    expect(at(1)).toBe("genc/layer.0");
+    // the weight copy feeds both layers: their common module
+    expect(at(0)).toBe("genc");
+    // torch put Relu at the top ("/Relu"): it stays there, and so does what follows it
+    expect(at(5)).toBe("top");
+    expect(at(6)).toBe("top");
+  });
+
   it("reads the dynamo exporter's name scopes and namespace", () => {
     expect(
       dynamoScope([["pkg.torch.onnx.name_scopes", "['', 'network', 'network.0', 'linear']"]]),
@@ -151,9 +176,10 @@ describe("scene grouping", () => {
     const s = scene(after, ["x", "w"], ["y"], { callers: before });
     for (const i of [1, 2]) expect(inner(s, i)).toBe(path);
     expect(inner(s, 0)).toBe("genc/enc.lin");
-    // without it, the call's own name is all there is: the call at the top level
+    // without it (a lowered model opened alone), the call's box goes beside the module it
+    // follows, inside that module's parent: not at the top level
     const t = scene(after, ["x", "w"], ["y"]);
-    expect(inner(t, 1)).toBe(`g${call}|ai.onnx:LayerNormalization:17`);
+    expect(inner(t, 1)).toBe(`genc/${call}|ai.onnx:LayerNormalization:17`);
     // a call still in the graph (a partial expansion) lends its scope too
     const u = scene([...after, before[1]!], ["x", "w"], ["y"]);
     expect(inner(u, 1)).toBe(path);
