@@ -100,8 +100,7 @@ const castLike: BodyBuilder = (args) => {
   const w = new TextWriter("_castlike_");
   const to = args.elemType(1);
   if (to === undefined)
-    throw new UnknownTypeError(`the body of ${args.label} needs the element type of 'target_type'`,
-    );
+    throw new UnknownTypeError(`the body of ${args.label} needs the element type of 'target_type'`);
   const attrs = [`to: int = ${to}`];
   if (args.op.attributes.some((a) => a.name === "saturate"))
     attrs.push("saturate: int = @saturate");

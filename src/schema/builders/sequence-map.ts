@@ -73,14 +73,14 @@ export const sequenceMapBuilder: BodyBuilder = (args) => {
   const isSeq = args.ctx.inputTypes.map((t, i) => {
     if (i === 0) return true;
     if (!t || (t.kind !== "sequence" && t.kind !== "tensor"))
-      throw new UnknownTypeError(`the body of ${args.label} needs the type of input ${i}`,
-      );
+      throw new UnknownTypeError(`the body of ${args.label} needs the type of input ${i}`);
     return t.kind === "sequence";
   });
   const elems = g.outputs.map((o) => {
     const t = o.type;
     if (!t || t.kind !== "tensor" || !t.elemType)
-      throw new UnknownTypeError(`the body of ${args.label} needs the element type of body output '${o.name}'`,
+      throw new UnknownTypeError(
+        `the body of ${args.label} needs the element type of body output '${o.name}'`,
       );
     return t.elemType;
   });
