@@ -8,7 +8,7 @@
 import { targetOpset } from "../src/convert/target.js";
 import { Cancelled, WorkError, WorkerClient } from "./client.js";
 import { GraphCanvas } from "./graph/canvas.js";
-import type { Layout, LayoutItem } from "./graph/types.js";
+import type { Layout, LayoutItem, Paint } from "./graph/types.js";
 import {
   $,
   h,
@@ -159,6 +159,8 @@ interface PaneState {
   /** Diff marks of the shown view: node index -> mark. */
   marks: Map<number, string>;
   selected: string | null;
+  /** Numbers painted on the main view's boxes after a run (see paintRun). */
+  painted?: Map<string, Paint>;
 }
 
 const fresh = (side: SideName): PaneState => ({
@@ -257,6 +259,7 @@ async function show(p: PaneState, view: string, keepView = false): Promise<void>
   p.layout = layout;
   p.marks = new Map(marks);
   p.canvas!.setLayout(layout, keepView);
+  p.canvas!.paint(view === "main" && p.painted ? p.painted : new Map());
   const pane = paneEl(p);
   (pane.querySelector("select.views") as HTMLSelectElement).value = view;
   const ms = performance.now() - t0;
@@ -602,6 +605,10 @@ function clearAll(): void {
 function clearResult(): void {
   closePane(panes.b);
   checked = undefined;
+  // A run's numbers belong to the models it ran.
+  lastPaint = undefined;
+  panes.a.painted = undefined;
+  panes.a.canvas?.paint(new Map());
   applyProblems(panes.a);
   for (const id of ["diff", "check-report", "run-report", "details", "downloads"])
     $(id).hidden = true;
@@ -742,9 +749,139 @@ $<HTMLFormElement>("run-form").onsubmit = (e) => {
             },
     );
     renderRun(r, panes.a.summary!.name, panes.b.summary?.name);
+    lastPaint = r.paint;
+    renderPaintControls(r);
+    applyPaint();
     status(runSummary(r, !!panes.b.summary));
   });
 };
+
+// ---- numbers on the graph ----
+
+let lastPaint: RunAnswer["paint"];
+type PaintMode = "diff" | "time" | "none";
+
+/** A colour from green (t = 0) through amber to red (t = 1). */
+const ramp = (t: number) => `hsl(${Math.round(120 * (1 - Math.min(1, Math.max(0, t))))} 75% 48%)`;
+const NO_MATCH = "#9aa3ad";
+const sci = (x: number) => (x === 0 ? "0" : x.toExponential(1));
+
+/**
+ * The painted boxes of one side for a mode: differences on a log scale from 1e-9 (green) to 1
+ * (red), no match grey and never zero; times on a log scale over three decades below the slowest.
+ */
+function paintFor(side: SideName, mode: PaintMode): Map<string, Paint> {
+  const out = new Map<string, Paint>();
+  if (!lastPaint || mode === "none") return out;
+  if (mode === "diff") {
+    if (side !== "b" || !lastPaint.diff) return out;
+    for (const [k, d] of Object.entries(lastPaint.diff)) {
+      if (!d) out.set(k, { color: NO_MATCH, text: "no match" });
+      else {
+        const t = d[0] === 0 ? 0 : (Math.log10(d[0]) + 9) / 9;
+        out.set(k, { color: ramp(t), text: `Δ${sci(d[0])} (${sci(d[1])} rel)` });
+      }
+    }
+    return out;
+  }
+  const ms = lastPaint.ms[side];
+  if (!ms) return out;
+  const max = Math.max(
+    ...Object.entries(ms)
+      .filter(([k]) => k.startsWith("n"))
+      .map(([, v]) => v),
+    1e-3,
+  );
+  for (const [k, v] of Object.entries(ms)) {
+    const t = v <= 0 ? 0 : 1 + Math.log10(Math.min(1, v / max)) / 3;
+    out.set(k, { color: ramp(t), text: `${v < 10 ? v.toFixed(2) : Math.round(v)} ms` });
+  }
+  return out;
+}
+
+function paintMode(): PaintMode {
+  return (
+    ((document.getElementById("paint-mode") as HTMLSelectElement | null)?.value as PaintMode) ??
+    "none"
+  );
+}
+
+function applyPaint(): void {
+  const mode = paintMode();
+  for (const p of [panes.a, panes.b]) {
+    p.painted = paintFor(p.side, mode);
+    if (p.view === "main") p.canvas?.paint(p.painted);
+  }
+  document.body.dataset.paint = mode;
+}
+
+/** The paint selector, its legend and "go to the worst", at the top of the run report. */
+function renderPaintControls(r: RunAnswer): void {
+  const box = $("run-report");
+  if (!r.paint) {
+    if (r.paintNote)
+      box.prepend(Object.assign(document.createElement("p"), { textContent: r.paintNote }));
+    return;
+  }
+  const bar = document.createElement("div");
+  bar.id = "paint-bar";
+  const select = document.createElement("select");
+  select.id = "paint-mode";
+  const modes: [PaintMode, string][] = [
+    ...(r.paint.diff ? ([["diff", "differences from the original"]] as [PaintMode, string][]) : []),
+    ["time", "time per node"],
+    ["none", "nothing"],
+  ];
+  for (const [v, label] of modes) select.append(new Option(label, v));
+  select.onchange = () => {
+    applyPaint();
+    legend.textContent = legendText(paintMode());
+  };
+  const worst = document.createElement("button");
+  worst.id = "paint-worst";
+  worst.textContent = "go to the worst";
+  worst.onclick = () => void act("go to the worst", bar, () => goToWorst());
+  const legend = document.createElement("span");
+  legend.className = "paint-legend";
+  legend.textContent = legendText(modes[0]![0]);
+  bar.append("Paint: ", select, " ", worst, " ", legend);
+  // For tests and scripts: how many boxes have no match, and the largest difference.
+  const diffs = Object.entries(r.paint.diff ?? {}).filter(([k]) => k.startsWith("n"));
+  bar.dataset.noMatch = String(diffs.filter(([, d]) => !d).length);
+  bar.dataset.matched = String(diffs.filter(([, d]) => d).length);
+  bar.dataset.worst = String(diffs.reduce((m, [, d]) => Math.max(m, d?.[0] ?? 0), 0));
+  box.prepend(bar);
+}
+
+function legendText(mode: PaintMode): string {
+  if (mode === "diff")
+    return "green 0 … 1e-9 · amber 1e-5 · red ≥ 1 (log scale, absolute); grey: no match";
+  if (mode === "time")
+    return "red: the slowest node · green: 1/1000 of it (log scale); groups: their sum";
+  return "";
+}
+
+/** Selects the node with the largest difference (or time) in its pane, opening its groups. */
+async function goToWorst(): Promise<void> {
+  const mode = paintMode();
+  if (!lastPaint || mode === "none") return;
+  const side: SideName = mode === "diff" || panes.b.summary ? "b" : "a";
+  const values: [string, number][] =
+    mode === "diff"
+      ? Object.entries(lastPaint.diff ?? {})
+          .filter(([k, d]) => k.startsWith("n") && d)
+          .map(([k, d]) => [k, d![0]])
+      : Object.entries(lastPaint.ms[side] ?? {}).filter(([k]) => k.startsWith("n"));
+  if (!values.length) return;
+  const [key, v] = values.reduce((m, x) => (x[1] > m[1] ? x : m));
+  const p = panes[side];
+  if (p.view !== "main") await show(p, "main");
+  const index = Number(key.slice(1));
+  await reveal(p, key, await client.ask("groups", { side, view: "main", index }));
+  status(
+    `The ${mode === "diff" ? "largest difference" : "slowest node"}: ${mode === "diff" ? sci(v) : `${v.toFixed(2)} ms`}.`,
+  );
+}
 
 async function download(format: "binary" | "text"): Promise<void> {
   const base = (panes.b.summary?.name ?? "model")

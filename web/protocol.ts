@@ -122,6 +122,18 @@ export interface RunAnswer {
   ms: number;
   inputs: ValueStats[];
   outputs: RunRow[];
+  /**
+   * Numbers to paint on the main views, by box key (`n<i>` nodes, `g…` groups): per side each
+   * node's time (ms; a group's is its nodes' sum), and for the result each node's largest
+   * absolute and relative difference from the original's value of the same name, null where it
+   * has no match (a group: its largest). Absent when the run could not keep every value.
+   */
+  paint?: {
+    ms: Partial<Record<SideName, Record<string, number>>>;
+    diff?: Record<string, [number, number] | null>;
+  };
+  /** Why there is nothing to paint. */
+  paintNote?: string;
 }
 
 export type ExpandMode = "all" | "only" | "keep";

@@ -529,7 +529,7 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
   run(msg) {
     const before = gemmThreadStats().tasks;
     const t0 = performance.now();
-    const r = session.run(msg, { maxMemory: PAGE_BUDGET, budgetName: PAGE_BUDGET_NAME });
+    const r = session.run(msg, { maxMemory: PAGE_BUDGET, budgetName: PAGE_BUDGET_NAME }, true);
     const ms = performance.now() - t0;
     const after = gemmThreadStats().tasks;
     const helped = after.filter((n, i) => n > (before[i] ?? 0)).length;
@@ -544,9 +544,46 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
         ...(o.difference ?? {}),
         ...(o.note ? { note: o.note } : {}),
       })),
+      ...(r.nodes ? { paint: paintOf(r.nodes) } : {}),
+      ...(r.perNodeNote ? { paintNote: r.perNodeNote } : {}),
     };
   },
 };
+
+/** Per-node numbers as the boxes of each side's main view carry them (groups summed or maxed). */
+function paintOf(
+  nodes: NonNullable<ReturnType<typeof session.run>["nodes"]>,
+): Answers["run"]["paint"] {
+  const sides: [SideName, Side | undefined][] = [
+    ["a", session.a],
+    ["b", session.b],
+  ];
+  const ms: Partial<Record<SideName, Record<string, number>>> = {};
+  sides.forEach(([name, s], k) => {
+    const times = nodes.ms[k];
+    if (!s || !times) return;
+    const scene = sceneOf(s, "main");
+    const out: Record<string, number> = {};
+    times.forEach((t, i) => {
+      out[`n${i}`] = t;
+      for (const g of enclosingGroups(scene, i)) out[g] = (out[g] ?? 0) + t;
+    });
+    ms[name] = out;
+  });
+  if (!nodes.diff || !session.b) return { ms };
+  const scene = sceneOf(session.b, "main");
+  const diff: Record<string, [number, number] | null> = {};
+  nodes.diff.forEach((d, i) => {
+    diff[`n${i}`] = d ? [d.abs, d.rel] : null;
+    for (const g of enclosingGroups(scene, i)) {
+      const had = diff[g];
+      if (!d) {
+        if (had === undefined) diff[g] = null;
+      } else diff[g] = had ? [Math.max(had[0], d.abs), Math.max(had[1], d.rel)] : [d.abs, d.rel];
+    }
+  });
+  return { ms, diff };
+}
 
 function handle(msg: Request): Answers[Op] | Promise<Answers[Op]> {
   const h = handlers[msg.op] as (m: Request) => Answers[Op] | Promise<Answers[Op]>;

@@ -4,6 +4,7 @@
 
 import { elementString, toFloat64 } from "../interp/tensor.js";
 import type { RTensor, RValue } from "../interp/types.js";
+import type { Model } from "../ir/types.js";
 
 export interface Difference {
   /** Largest |x - y|. */
@@ -73,4 +74,28 @@ export function compareOutputs(
 /** The largest absolute difference over all compared outputs (0 when none differ). */
 export function largestDifference(rows: OutputComparison[]): number {
   return rows.reduce((m, r) => Math.max(m, r.difference?.abs ?? 0), 0);
+}
+
+/**
+ * Each node of `b`'s main graph against the run of `a`: the largest difference over its outputs
+ * that `a` computed too (a value of the same name: what a conversion or an expansion keeps), or
+ * null when none of its outputs has a match there ("no match", never a zero error). `va`/`vb`:
+ * every value of each run (RunOptions.keepIntermediates).
+ */
+export function nodeDifferences(
+  b: Model,
+  va: Record<string, RValue>,
+  vb: Record<string, RValue>,
+): (Difference | null)[] {
+  return b.graph.nodes.map((n) => {
+    let d: Difference | null = null;
+    for (const o of n.outputs) {
+      const x = va[o];
+      const y = vb[o];
+      if (!o || !x || !y || !("dtype" in x) || !("dtype" in y)) continue;
+      const e = tensorDifference(x, y);
+      d = d ? { abs: Math.max(d.abs, e.abs), rel: Math.max(d.rel, e.rel) } : e;
+    }
+    return d;
+  });
 }

@@ -29,14 +29,14 @@ export function assertRunnable(model: Model, where: string): void {
 export function runModels(
   models: { name: string; model: Model }[],
   bind: () => Record<string, RValue>,
-  opts: RunOptions = {},
+  opts: RunOptions | ((index: number) => RunOptions) = {},
   progress: (text: string) => void = () => {},
 ): { inputs: Record<string, RValue>; outputs: Record<string, RValue>[] } {
   for (const m of models) assertRunnable(m.model, m.name);
   const inputs = bind();
-  const outputs = models.map((m) => {
+  const outputs = models.map((m, i) => {
     progress(`running ${m.name}…`);
-    return runValues(m.model, inputs, opts);
+    return runValues(m.model, inputs, typeof opts === "function" ? opts(i) : opts);
   });
   return { inputs, outputs };
 }

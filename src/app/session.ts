@@ -7,9 +7,15 @@
 import { OnnxError } from "../errors.js";
 import type { Model } from "../ir/types.js";
 import type { RunOptions } from "../interp/executor.js";
+import type { RunProfile } from "../interp/profile.js";
 import type { RValue } from "../interp/types.js";
 import type { Note } from "../passes/pass.js";
-import { compareOutputs, type OutputComparison } from "./compare.js";
+import {
+  compareOutputs,
+  nodeDifferences,
+  type Difference,
+  type OutputComparison,
+} from "./compare.js";
 import { requestedInputs, type InputRequest } from "./inputs.js";
 import { modelFromBytes, modelFromFiles, type PickedFile } from "./load.js";
 import { RefusedError } from "./notes.js";
@@ -36,6 +42,13 @@ export interface RunReport {
   inputs: Record<string, RValue>;
   /** Each output of a, compared with b's when there is a result. */
   outputs: OutputComparison[];
+  /**
+   * With `perNode`: each side's main-graph node times (ms, by node index), and for a result each
+   * of b's nodes against a's value of the same name (nodeDifferences; null: no match). Absent
+   * when keeping every value did not fit the run's memory budget (`perNodeNote` says so).
+   */
+  nodes?: { ms: number[][]; diff?: (Difference | null)[] };
+  perNodeNote?: string;
 }
 
 /**
@@ -116,10 +129,47 @@ export class Session<X = undefined> {
    * Runs a, and b when there is one, on the same inputs, each refused first when the command
    * line's run would refuse it (both before either runs), and compares their outputs.
    */
-  run(req: InputRequest, opts: RunOptions = {}): RunReport {
+  run(req: InputRequest, opts: RunOptions = {}, perNode = false): RunReport {
     const a = this.loaded();
     const sides = this.sides.b ? [a, this.sides.b] : [a];
-    const r = runModels(sides, () => requestedInputs(a.model, req), opts, this.progress);
+    const bind = () => requestedInputs(a.model, req);
+    if (perNode) {
+      // Every value kept, and every node timed, to paint the graph; if that does not fit the
+      // budget, the plain run below still answers.
+      const profiles = sides.map((): RunProfile => ({}));
+      try {
+        const r = runModels(
+          sides,
+          bind,
+          (i) => ({ ...opts, keepIntermediates: true, profile: profiles[i] }),
+          this.progress,
+        );
+        const outputsOf = (i: number) =>
+          Object.fromEntries(
+            sides[i]!.model.graph.outputs.map((o) => [o.name, r.outputs[i]![o.name]!]),
+          );
+        const ms = sides.map((s, i) => {
+          const t = new Array<number>(s.model.graph.nodes.length).fill(0);
+          for (const n of profiles[i]!.nodes ?? []) t[n.index] = n.ms;
+          return t;
+        });
+        return {
+          inputs: r.inputs,
+          outputs: compareOutputs(outputsOf(0), sides.length > 1 ? outputsOf(1) : undefined),
+          nodes: {
+            ms,
+            ...(sides.length > 1
+              ? { diff: nodeDifferences(sides[1]!.model, r.outputs[0]!, r.outputs[1]!) }
+              : {}),
+          },
+        };
+      } catch (e) {
+        if (!(e instanceof OnnxError) || !/budget|memory/i.test(e.message)) throw e;
+        const plain = this.run(req, opts);
+        return { ...plain, perNodeNote: `values per node not kept: ${e.message}` };
+      }
+    }
+    const r = runModels(sides, bind, opts, this.progress);
     return { inputs: r.inputs, outputs: compareOutputs(r.outputs[0]!, r.outputs[1]) };
   }
 }

@@ -321,6 +321,7 @@ class Executor {
       const outs = this.runNode(node, ins, scope, opsets, label, donated);
       if (timed)
         this.timings!.push({
+          index: i,
           label,
           opType: node.opType,
           ms: performance.now() - t0,

@@ -6,6 +6,8 @@ import type { RValue } from "./types.js";
 import { storageByteSize } from "./budget.js";
 
 export interface NodeProfile {
+  /** The node's index in the main graph's node list. */
+  index: number;
   /** The node's label, as errors name it ("node 3 (Conv 'conv1')"). */
   label: string;
   opType: string;

@@ -14,6 +14,7 @@ import type {
   Layout,
   LayoutFrame,
   LayoutItem,
+  Paint,
 } from "./types.js";
 
 /** Below this scale no text is drawn and edges are straight. */
@@ -110,6 +111,8 @@ export class GraphCanvas implements GraphCanvasApi {
   private selected: string | null = null;
   private hits = new Set<string>();
   private marked = new Set<string>();
+  /** Numbers painted on boxes (a run's differences or times): a band's colour and its text. */
+  private painted = new Map<string, Paint>();
   private pending = 0;
   private visible: number[] = [];
   private miniCache: HTMLCanvasElement | undefined;
@@ -253,6 +256,12 @@ export class GraphCanvas implements GraphCanvasApi {
     this.invalidate();
   }
 
+  paint(values: Map<string, Paint>): void {
+    this.painted = values;
+    this.element.dataset.painted = String(values.size);
+    this.invalidate();
+  }
+
   exportSvg(): string {
     return this.layout ? layoutSvg(this.layout, this.selected, this.hits, this.marked) : "";
   }
@@ -377,6 +386,7 @@ export class GraphCanvas implements GraphCanvasApi {
       this.raster.paint(ctx, frames, items, { scale: s, tx: this.tx, ty: this.ty, dpr });
       ctx.setTransform(dpr * s, 0, 0, dpr * s, dpr * this.tx, dpr * this.ty);
       this.drawEdges(edges, false, px);
+      this.drawPaint(items, false);
       this.drawMarks(items, false, px);
       this.finish(t0, w, h);
       return;
@@ -411,8 +421,31 @@ export class GraphCanvas implements GraphCanvasApi {
       }
     }
     if (detail) for (const it of items) this.drawText(it);
+    this.drawPaint(items, detail);
     this.drawMarks(items, detail, px);
     this.finish(t0, w, h);
+  }
+
+  /** A band along each painted box's bottom edge in its colour, and its number when readable. */
+  private drawPaint(items: LayoutItem[], detail: boolean): void {
+    if (!this.painted.size) return;
+    const ctx = this.ctx;
+    for (const it of items) {
+      const p = this.painted.get(it.key);
+      if (!p) continue;
+      ctx.fillStyle = p.color;
+      const band = detail ? 6 : Math.max(6, it.h / 3);
+      ctx.fillRect(it.x, it.y + it.h - band, it.w, band);
+      if (!detail) continue;
+      ctx.font = "bold 10px ui-monospace, monospace";
+      ctx.textAlign = "right";
+      ctx.textBaseline = "bottom";
+      const tw = ctx.measureText(p.text).width + 6;
+      ctx.fillStyle = "#fffe";
+      ctx.fillRect(it.x + it.w - tw - 2, it.y + it.h - band - 13, tw, 13);
+      ctx.fillStyle = "#222";
+      ctx.fillText(p.text, it.x + it.w - 5, it.y + it.h - band);
+    }
   }
 
   /** The minimap, and the frame's time and scale for tests. */

@@ -110,10 +110,18 @@ export interface GraphCanvasApi {
   highlight(keys: string[]): void;
   /** Boxes to mark as having a Check problem. */
   problems(keys: string[]): void;
+  /** Numbers painted on boxes by key (a run's differences or times); an empty map clears. */
+  paint(values: Map<string, Paint>): void;
   /** The view as an SVG document, and as a PNG. */
   exportSvg(): string;
   exportPng(): Promise<Blob>;
   /** Milliseconds the last frame took to draw. */
   readonly lastFrameMs: number;
   destroy(): void;
+}
+
+/** A number painted on a box: the band's colour and the text shown with it. */
+export interface Paint {
+  color: string;
+  text: string;
 }
