@@ -7,7 +7,8 @@
 // Then the interpreter's runs in the page, cross-origin isolated (helper threads) against not
 // (one thread), side by side (web-run.ts; case names "run products", and "run resnet18",
 // "run isnet_quint8", "run isnet_fp16" when INTERP_MODELS names the folder of the real models;
-// WEB_RUNS runs of each, default 5).
+// WEB_RUNS runs of each, default 5). With INTERP_MODELS, also page Expand and Convert beside the
+// CLI's expand/convert + diff (web-transform.ts; case name "transform").
 // Each action is traced too (Chromium's "toplevel" category): its longest main-thread task by the
 // clock and that task's time on the CPU. On a loaded machine the two differ widely: a task's clock
 // time counts the time the renderer waited for a core (and for the GPU process), its CPU time only
@@ -316,6 +317,19 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(`\n${JSON.stringify(results)}`);
+  // Page Expand/Convert beside the CLI's (bench/web-transform.ts), on INTERP_MODELS' swin_t and
+  // convnext_tiny when they are there.
+  if (process.env.INTERP_MODELS && wanted("transform"))
+    execFileSync(
+      process.execPath,
+      [
+        "--import",
+        new URL("../node_modules/tsx/dist/loader.mjs", import.meta.url).href,
+        join(root, "bench", "web-transform.ts"),
+        process.env.INTERP_MODELS,
+      ],
+      { stdio: "inherit" },
+    );
 }
 
 await main();
