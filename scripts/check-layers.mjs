@@ -15,6 +15,7 @@ export const LAYERS = [
   "io",
   "schema",
   "check",
+  "targets",
   "interp",
   "passes",
   "inline",

@@ -30,7 +30,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     load: async () => (await import("./commands/schema.js")).registerSchemaCommands,
   },
   {
-    commands: ["check"],
+    commands: ["check", "targets"],
     load: async () => (await import("./commands/check.js")).registerCheckCommands,
   },
   {

@@ -8,12 +8,15 @@ import {
   withInferredValueInfo,
 } from "../../check/index.js";
 import { formatBytes } from "../../interp/budget.js";
+import { classifyModel, formatTargetReport, fullySupported } from "../../targets/classify.js";
+import { listProfiles, loadProfile } from "../../targets/profile.js";
 import { saveModel } from "../../io/files.js";
 import { EXIT_FAILED, EXIT_OK, action, errorLine, loadModel, parseByteSize } from "../util.js";
 import { dataOptions, withDataOptions, type DataFlags } from "../data-options.js";
 
 interface CheckCliOptions extends DataFlags {
   json?: boolean;
+  target?: string;
   writeValueInfo?: string;
   /** false with --no-fresh-dims. */
   freshDims: boolean;
@@ -31,6 +34,10 @@ export function registerCheckCommands(program: Command): void {
       .argument("<model>", "model file (.onnx or .onnxtxt)")
       .option("--json", "machine-readable output")
       .option(
+        "--target <name>",
+        "also classify every node for a backend: a profile name (onnx-expand targets), name@version, ai.onnx-<N>, or a profile file; exit 1 when anything is not supported",
+      )
+      .option(
         "--write-value-info <file>",
         "if the model checks clean, write a copy whose value_info holds the inferred types",
       )
@@ -47,8 +54,11 @@ export function registerCheckCommands(program: Command): void {
     action((file: string, opts: CheckCliOptions) => {
       const maxMemory =
         opts.maxMemory === undefined ? undefined : parseByteSize(opts.maxMemory, "--max-memory");
+      const profile = opts.target === undefined ? undefined : loadProfile(opts.target);
       const model = loadModel(file);
       const report = checkModel(model);
+      const target = profile ? classifyModel(model, profile) : undefined;
+      const ok = report.ok && (!target || fullySupported(target));
       const warnings = maxMemory === undefined ? [] : memoryWarnings(model, maxMemory);
       let written: string | undefined;
       if (opts.writeValueInfo && report.ok) {
@@ -67,15 +77,22 @@ export function registerCheckCommands(program: Command): void {
           ...(report.warnings.length ? { modelWarnings: report.warnings } : {}),
           ...(maxMemory === undefined ? {} : { warnings }),
           ...(written ? { written } : {}),
+          ...(target ? { target } : {}),
         };
         process.stdout.write(JSON.stringify(out, null, 2) + "\n");
-        return report.ok ? EXIT_OK : EXIT_FAILED;
+        return ok ? EXIT_OK : EXIT_FAILED;
       }
       for (const w of report.warnings)
         process.stdout.write(`${file}: warning: ${errorLine(`${w.where}: ${w.message}`)}\n`);
       for (const w of warnings)
         process.stdout.write(
           `${file}: warning: ${errorLine(`${w.where}: output '${w.value}'`)} is ${w.type}, ${formatBytes(w.bytes)}, over --max-memory ${formatBytes(maxMemory!)}\n`,
+        );
+      if (target)
+        process.stdout.write(
+          formatTargetReport(target)
+            .map((l) => `${file}: ${l}\n`)
+            .join(""),
         );
       if (report.ok) {
         process.stdout.write(`ok: ${file}\n`);
@@ -89,7 +106,35 @@ export function registerCheckCommands(program: Command): void {
         if (opts.writeValueInfo) lines.push(`not written: ${opts.writeValueInfo}\n`);
         process.stdout.write(lines.join(""));
       }
-      return report.ok ? EXIT_OK : EXIT_FAILED;
+      return ok ? EXIT_OK : EXIT_FAILED;
     }),
   );
+
+  program
+    .command("targets")
+    .description("list the backend profiles check --target knows, with their sources")
+    .option("--json", "machine-readable output")
+    .action(
+      action((opts: { json?: boolean }) => {
+        const rows = listProfiles().map((p) => ({
+          target: `${p.name}@${p.version}`,
+          backend: `${p.backend} ${p.backendVersion}`,
+          opset: `${p.opset.min}-${p.opset.max}`,
+          ops: Object.keys(p.ops).length,
+          source: p.source.url,
+          date: p.source.date,
+        }));
+        if (opts.json) process.stdout.write(JSON.stringify(rows, null, 2) + "\n");
+        else {
+          for (const r of rows)
+            process.stdout.write(
+              `${r.target}: ${r.backend}, ai.onnx ${r.opset}, ${r.ops} ops (${r.source}, read ${r.date})\n`,
+            );
+          process.stdout.write(
+            "ai.onnx-<N>: plain ONNX opset N without function ops (from the schemas)\n",
+          );
+        }
+        return EXIT_OK;
+      }),
+    );
 }

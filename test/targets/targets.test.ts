@@ -1,0 +1,179 @@
+// Target profiles and check --target (issue 31, items 1 and 2): every shipped profile validates;
+// webnn's and webgpu's rows hold the facts of onnxruntime-web's own tables (the dev dependency's
+// docs/), and no op those tables limit is recorded as fully supported; nodes are classified
+// supported / partial (with the failing constraint) / unsupported (op, version, type) in the
+// graph, its subgraphs and its functions; the CLI's exit codes and JSON.
+
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { classifyModel, fullySupported } from "../../src/targets/classify.js";
+import { listProfiles, loadProfile, parseProfile } from "../../src/targets/profile.js";
+import { parseModelText } from "../../src/text/parse.js";
+import { runCli } from "../helpers/cli.js";
+
+const root = join(import.meta.dirname, "..", "..");
+const docs = join(root, "node_modules", "onnxruntime-web", "docs");
+
+/** The source table's rows: op → comment, for the domains a profile records. */
+function sourceRows(file: string, comment: number): Map<string, string> {
+  const rows = new Map<string, string>();
+  for (const line of readFileSync(join(docs, file), "utf8").split("\n")) {
+    const c = line.split("|").map((x) => x.trim());
+    if (c.length < 4 || !/^[A-Z]\w*$/.test(c[1] ?? "")) continue;
+    for (const m of c[2]!.matchAll(/(ai\.onnx|com\.microsoft)\(/g))
+      rows.set(m[1] === "ai.onnx" ? c[1]! : `com.microsoft.${c[1]}`, c[comment] ?? "");
+  }
+  return rows;
+}
+
+describe("profiles as data", () => {
+  it("every shipped profile validates, and names its source and date", () => {
+    const all = listProfiles();
+    expect(all.map((p) => p.name).sort()).toEqual(expect.arrayContaining(["webgpu", "webnn"]));
+    for (const p of all) {
+      expect(p.source.url).toMatch(/^https:\/\//);
+      expect(p.source.date).toMatch(/^\d{4}-\d\d-\d\d$/);
+    }
+  });
+
+  for (const [name, file, comment] of [
+    ["webnn", "webnn-operators.md", 4],
+    ["webgpu", "webgpu-operators.md", 3],
+  ] as const)
+    it(`${name}: one row per op of onnxruntime-web's table; every limited op keeps its limit`, () => {
+      const p = loadProfile(name);
+      const src = sourceRows(file, comment);
+      expect(Object.keys(p.ops).sort()).toEqual([...src.keys()].sort());
+      for (const [op, text] of src) {
+        const row = p.ops[op]!;
+        if (text && !/^need perf optimization;?$/.test(text))
+          expect(row.constraints.length > 0 || row.partial !== undefined, op).toBe(true);
+      }
+    });
+
+  it("webnn's facts: counts and rows read from the source", () => {
+    const p = loadProfile("webnn");
+    const rows = Object.values(p.ops);
+    expect(rows.length).toBe(111);
+    expect(rows.reduce((n, r) => n + r.constraints.length, 0)).toBe(45);
+    expect(rows.filter((r) => r.partial).length).toBe(14);
+    expect(p.ops.Abs!.versions).toEqual([{ from: 7, to: 12 }, { from: 13 }]);
+    expect(p.ops.Conv!.constraints).toEqual([{ kind: "rank", input: 0, min: 3, max: 4 }]);
+    expect(p.ops.Expand!.constraints).toEqual([
+      { kind: "constant-input", input: 1, name: "shape" },
+    ]);
+    expect(p.ops.Reshape!.partial).toMatch(/0 dimension value in 'shape' is not supported/);
+    expect(p.ops.BatchNormalization!.constraints).toContainEqual({
+      kind: "attribute",
+      name: "training_mode",
+      in: [0],
+    });
+  });
+
+  it("names: name@version, a file of one's own, ai.onnx-N; bad ones said in one line", () => {
+    expect(loadProfile("webnn@1").name).toBe("webnn");
+    expect(() => loadProfile("webnn@7")).toThrow(/no target 'webnn@7'/);
+    expect(() => loadProfile("tpu")).toThrow(/no target 'tpu' \(targets: .*webnn.*ai\.onnx-<N>/);
+    const p = loadProfile("ai.onnx-13");
+    expect(p.ops.Abs!.versions).toEqual([{ from: 13, to: 13 }]);
+    expect(p.ops.Range).toBeUndefined(); // a function op at 13
+    const dir = mkdtempSync(join(tmpdir(), "profile-"));
+    try {
+      const own = join(dir, "npu.json");
+      writeFileSync(
+        own,
+        JSON.stringify({
+          name: "npu",
+          version: 2,
+          backend: "an NPU SDK",
+          backendVersion: "3.1",
+          source: { url: "https://example.invalid/ops", date: "2026-12-05" },
+          opset: { min: 13, max: 17 },
+          ops: { Relu: { versions: [{ from: 6 }], types: ["float16"] } },
+        }),
+      );
+      expect(loadProfile(own).ops.Relu!.types).toEqual(["float16"]);
+      expect(() =>
+        parseProfile(JSON.stringify({ name: "x", version: 1, ops: {} }), "bad.json"),
+      ).toThrow(/^bad\.json: backend: /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("nodes classified against a profile", () => {
+  const m = parseModelText(`<ir_version: 9, opset_import: ["" : 18]>
+g (float[1,2,3,4,5] x, int64[3] s, float[2,3] v, bool c) => (float[6] y, float[2,3] z, float[2,3] w) {
+  k = Conv <kernel_shape: ints = [1, 1, 1]> (x, wt)
+  y = Reshape (v, s)
+  z = Abs (v)
+  w = If (c) <then_branch = t () => (float[2,3] a) { a = Neg (v) },
+              else_branch = e () => (float[2,3] b) { b = Celu (v) }>
+  wt = Constant <value: tensor = float[1,2,1,1,1] {1, 1}> ()
+}`);
+
+  it("webnn: partial with the failing constraint, unsupported with the op, in subgraphs too", () => {
+    const r = classifyModel(m, loadProfile("webnn"));
+    const by = (op: string) => r.nodes.find((n) => n.op === op)!;
+    expect(by("Conv").verdict).toBe("partial");
+    expect(by("Conv").reasons).toContain("input 0 has rank 5, the target takes 3 to 4");
+    expect(by("Reshape").verdict).toBe("partial");
+    expect(by("Reshape").reasons[0]).toBe("input 'shape' is computed, not constant");
+    expect(by("Abs").verdict).toBe("supported");
+    expect(by("Constant").verdict).toBe("supported");
+    expect(by("Celu").verdict).toBe("unsupported");
+    expect(by("Celu").where).toMatch(/Celu/);
+    expect(by("Neg").verdict).toBe("supported");
+    expect(fullySupported(r)).toBe(false);
+    expect(r.coverage.nodes).toBe(7);
+  });
+
+  it("ai.onnx-N: the opset outside the range, and function ops named as such", () => {
+    const r = classifyModel(m, loadProfile("ai.onnx-17"));
+    expect(r.model).toEqual(["ai.onnx opset 18 is outside ai.onnx-17's range 17 to 17"]);
+    const celu = r.nodes.find((n) => n.op === "Celu")!;
+    expect(celu.reasons[0]).toMatch(/Celu-12 is a function op, not in ai\.onnx-17: expand it/);
+  });
+});
+
+describe("the command line", () => {
+  const dir = mkdtempSync(join(tmpdir(), "targets-cli-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, text: string) => {
+    const p = join(dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+
+  it("targets lists the profiles with their sources", () => {
+    const r = runCli(["targets"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^webnn@1: onnxruntime-web, WebNN execution provider .*\(https:/m);
+    expect(r.stdout).toMatch(/^ai\.onnx-<N>: /m);
+  });
+
+  it("check --target: exit 0 when all is supported, 1 otherwise; --json carries the report", () => {
+    const ok = file(
+      "abs.onnxtxt",
+      `<ir_version: 9, opset_import: ["" : 18]> g (float[2] x) => (float[2] y) { y = Abs (x) }`,
+    );
+    const good = runCli(["check", ok, "--target", "webnn"]);
+    expect(good.code).toBe(0);
+    expect(good.stdout).toMatch(/target webnn@1: 1 of 1 nodes supported \(100\.0%\)/);
+    const bad = file(
+      "celu.onnxtxt",
+      `<ir_version: 9, opset_import: ["" : 18]> g (float[2] x) => (float[2] y) { y = Celu (x) }`,
+    );
+    const r = runCli(["check", bad, "--target", "webnn", "--json"]);
+    expect(r.code).toBe(1);
+    const j = JSON.parse(r.stdout) as { ok: boolean; target: { nodes: { verdict: string }[] } };
+    expect(j.ok).toBe(true);
+    expect(j.target.nodes[0]!.verdict).toBe("unsupported");
+    const unknown = runCli(["check", ok, "--target", "tpu"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no target 'tpu'/);
+  });
+});
