@@ -90,6 +90,12 @@ function profileFrom(file: string, name: string, backend: string, webnn: boolean
     for (const m of cells[2]!.matchAll(/(ai\.onnx|com\.microsoft)\(([^)]*)\)/g)) {
       const domain = m[1] === "ai.onnx" ? "" : "com.microsoft";
       const row: OpRow = { domain, versions: ranges(m[2]!), constraints: [] };
+      // WebNN's table starts at 7, onnxruntime's floor for ai.onnx models ("only guarantees
+      // support for models stamped with opset version 7 or above"), not at the op's version:
+      // "Not 7+" is Not-1 in models of opset 7 and up. The floor is the profile's opset range.
+      const first = registry.versions(domain, op)[0]?.since;
+      if (webnn && domain === "" && row.versions[0]?.from === 7 && first !== undefined && first < 7)
+        row.versions[0] = { ...row.versions[0], from: first };
       if (comment && !(!webnn && /^need perf optimization;?$/.test(comment))) {
         const { constraints, rest } = read(domain, op, comment);
         row.constraints = constraints;

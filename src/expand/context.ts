@@ -37,6 +37,11 @@ export interface ExpandOptions {
    * something it lacks cannot be expanded.
    */
   targetOps?: OpSelector[];
+  /**
+   * What is left that the target lacks and cannot be expanded: an error (the default, as
+   * `--target-ops` promises), or a warning naming it (`--target`: `check --target` reports it).
+   */
+  targetResidue?: "error" | "warning";
   /** Allow loops (Scan) where a body has a loop-free form (see BodyContext.preferLoops). */
   preferLoops?: boolean;
   /**

@@ -93,7 +93,12 @@ export function expandPipeline(options: ExpandOptions = {}): Pass {
     ...(targetOps
       ? {
           ensures: (_: Model, after: Model, ctx: PassContext) =>
-            targetCheck(after, new OpSet(targetOps, ctx.registry), ctx),
+            targetCheck(
+              after,
+              new OpSet(targetOps, ctx.registry),
+              ctx,
+              options.targetResidue ?? "error",
+            ),
         }
       : {}),
   };
@@ -106,7 +111,12 @@ export function expandPipeline(options: ExpandOptions = {}): Pass {
 export const placeOriginsPass = (): Pass => modelPass("place-origins", (m) => placeOrigins(m));
 
 /** With a target op list: an error note for each node left (per place and op) the backend lacks. */
-export function targetCheck(model: Model, target: OpSet, ctx: PassContext): Note[] {
+export function targetCheck(
+  model: Model,
+  target: OpSet,
+  ctx: PassContext,
+  level: "error" | "warning" = "error",
+): Note[] {
   const table = modelFunctions(model, ctx.registry);
   const notes: Note[] = [];
   const seen = new Set<string>();
@@ -130,9 +140,9 @@ export function targetCheck(model: Model, target: OpSet, ctx: PassContext): Note
             ? "not a function op"
             : "an op unknown at this opset";
       notes.push({
-        level: "error",
+        level,
         where: `${where}${o === owner ? "" : " (in a subgraph)"} > ${nodeLabel(node, index)}`,
-        message: `${name} is not in the target op list and cannot be lowered to it (${why})`,
+        message: `${level === "warning" ? "left: " : ""}${name} is not in the target op list and cannot be lowered to it (${why})`,
       });
     }
   };

@@ -161,3 +161,25 @@ export function rowFor(p: Profile, domain: string, op: string): OpRow | undefine
 export function versionSupported(row: OpRow, since: number): boolean {
   return row.versions.some((r) => since >= r.from && (r.to === undefined || since <= r.to));
 }
+
+/**
+ * The ops and versions a profile supports, as `--target-ops` selectors (`{ domain, op, version }`
+ * with version an opset at which that version is in force): what `expand --target` keeps; the
+ * function ops the target lacks are expanded. Constraints are not a reason to expand (a body
+ * does not lift them).
+ */
+export function profileOps(
+  p: Profile,
+  registry = SchemaRegistry.default(),
+): { domain: string; op: string; version: number }[] {
+  // Constant is data: every backend takes it (as an initializer).
+  const out: { domain: string; op: string; version: number }[] = registry
+    .versions("", "Constant")
+    .map((v) => ({ domain: "", op: "Constant", version: v.since }));
+  for (const [key, row] of Object.entries(p.ops)) {
+    const op = row.domain ? key.slice(row.domain.length + 1) : key;
+    for (const v of registry.versions(row.domain, op))
+      if (versionSupported(row, v.since)) out.push({ domain: row.domain, op, version: v.since });
+  }
+  return out;
+}

@@ -59,7 +59,9 @@ describe("profiles as data", () => {
     expect(rows.length).toBe(111);
     expect(rows.reduce((n, r) => n + r.constraints.length, 0)).toBe(45);
     expect(rows.filter((r) => r.partial).length).toBe(14);
-    expect(p.ops.Abs!.versions).toEqual([{ from: 7, to: 12 }, { from: 13 }]);
+    // "7-12, 13+": 7 is onnxruntime's opset floor (the profile's opset.min), not Abs's version
+    expect(p.ops.Abs!.versions).toEqual([{ from: 1, to: 12 }, { from: 13 }]);
+    expect(p.opset.min).toBe(7);
     expect(p.ops.Conv!.constraints).toEqual([{ kind: "rank", input: 0, min: 3, max: 4 }]);
     expect(p.ops.Expand!.constraints).toEqual([
       { kind: "constant-input", input: 1, name: "shape" },
@@ -175,5 +177,41 @@ describe("the command line", () => {
     const unknown = runCli(["check", ok, "--target", "tpu"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no target 'tpu'/);
+  });
+});
+
+describe("expand --target", () => {
+  const dir = mkdtempSync(join(tmpdir(), "targets-expand-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const bert = join(root, "test", "data", "deployed", "bert_fp32", "model.onnx");
+
+  it("expands the function ops ai.onnx-14 lacks; the result is fully supported and runs as before", async () => {
+    const out = join(dir, "bert14.onnx");
+    const r = runCli(["expand", bert, "--target", "ai.onnx-14", "-o", out]);
+    expect(r.code).toBe(0);
+    expect(runCli(["check", out, "--target", "ai.onnx-14"]).code).toBe(0);
+    const { loadModel } = await import("../../src/io/files.js");
+    const { randomInputs, parseDims } = await import("../../src/app/index.js");
+    const { runOrt } = await import("../helpers/ort.js");
+    const { compareTensors } = await import("../../src/interp/backend-test.js");
+    const a = loadModel(bert);
+    const b = loadModel(out);
+    const inputs = randomInputs(a, 1, parseDims("batch=2,sequence=5")) as Record<
+      string,
+      import("../../src/interp/types.js").RTensor
+    >;
+    const [x, y] = [await runOrt(a, inputs), await runOrt(b, inputs)];
+    for (const k of Object.keys(x))
+      expect(compareTensors(y[k]!, x[k]!, { rtol: 1e-5, atol: 1e-6 }), k).toBeUndefined();
+  });
+
+  it("webnn: what it lacks and cannot be expanded is left with a warning, and check names it", () => {
+    const out = join(dir, "bertw.onnx");
+    const r = runCli(["expand", bert, "--target", "webnn", "-o", out]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warning: .*\(Loop\): left: Loop-\d+ is not in the target op list/);
+    const c = runCli(["check", out, "--target", "webnn"]);
+    expect(c.code).toBe(1);
+    expect(c.stdout).toMatch(/unsupported: graph > node .*\(Loop\): Loop is not in webnn/);
   });
 });

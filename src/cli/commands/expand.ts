@@ -7,6 +7,7 @@ import { formatNote } from "../../app/notes.js";
 import { expand, type ExpandRequest } from "../../app/transform.js";
 import { OnnxError } from "../../errors.js";
 import { targetOpset } from "../../convert/index.js";
+import { loadProfile, profileOps } from "../../targets/profile.js";
 import { diffModels, formatDiff } from "../../diff/index.js";
 import { DEFAULT_MAX_NODES } from "../../expand/bounds.js";
 import { parseOpList, parseTargetOps } from "../../expand/select.js";
@@ -34,6 +35,7 @@ interface ExpandCliOptions extends DataFlags {
   only?: string;
   keep?: string;
   targetOps?: string;
+  target?: string;
   opset?: string;
   preferLoops?: boolean;
   maxNodes?: string;
@@ -62,6 +64,10 @@ export function registerExpandCommands(program: Command): void {
       .option(
         "--target-ops <file>",
         "a backend's op list (one [domain:]Op[:version] a line): expand exactly what it lacks",
+      )
+      .option(
+        "--target <name>",
+        "a backend profile (onnx-expand targets, name@version, ai.onnx-<N> or a file): expand the function ops it lacks",
       )
       .option("--opset <n>", "then convert the result to this ai.onnx opset")
       .option("--prefer-loops", "use loop forms (Scan) where a body also has a loop-free form")
@@ -97,6 +103,12 @@ export function registerExpandCommands(program: Command): void {
           );
         }
         options.targetOps = parseTargetOps(text, opts.targetOps);
+      }
+      if (opts.target) {
+        if (opts.targetOps)
+          throw new OnnxError("E_USAGE", "--target and --target-ops cannot be used together");
+        options.targetOps = profileOps(loadProfile(opts.target));
+        options.targetResidue = "warning";
       }
       if (opts.preferLoops) options.preferLoops = true;
       Object.assign(options, expansionBounds(opts));
