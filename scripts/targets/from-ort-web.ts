@@ -8,6 +8,7 @@
 //   npx tsx scripts/targets/from-ort-web.ts        (then review `git diff targets/`)
 
 import { readFileSync, writeFileSync } from "node:fs";
+import { format, resolveConfig } from "prettier";
 import { join } from "node:path";
 import { SchemaRegistry } from "../../src/schema/registry.js";
 import type { Constraint, OpRow, Profile } from "../../src/targets/profile.js";
@@ -126,7 +127,10 @@ for (const [file, name, backend, webnn] of [
   ["webgpu-operators.md", "webgpu", "onnxruntime-web, WebGPU execution provider", false],
 ] as const) {
   const p = profileFrom(file, name, backend, webnn);
-  writeFileSync(join(root, "targets", `${name}.json`), `${JSON.stringify(p, null, 1)}\n`);
+  // As the repository's formatter writes JSON, so that `npm test`'s format check holds.
+  const out = join(root, "targets", `${name}.json`);
+  const config = (await resolveConfig(out)) ?? {};
+  writeFileSync(out, await format(JSON.stringify(p), { ...config, filepath: out }));
   const rows = Object.values(p.ops);
   console.log(
     `${name}: ${rows.length} ops, ${rows.reduce((n, r) => n + r.constraints.length, 0)} constraints, ${rows.filter((r) => r.partial).length} partial`,
