@@ -24,6 +24,7 @@ export {
   convertPipeline,
   expand,
   expandPipeline,
+  simplify,
   transform,
   type ConvertRequest,
   type ExpandRequest,

@@ -17,6 +17,7 @@ import {
   type PassConvertOptions,
 } from "../convert/index.js";
 import type { ExpandOptions } from "../expand/context.js";
+import { simplifyPipeline, type SimplifyOptions } from "../passes/simplify.js";
 import { lowerMissing } from "../expand/lower-missing.js";
 import { expandPipeline as expandOnly, placeOriginsPass } from "../expand/pipeline.js";
 import type { Model } from "../ir/types.js";
@@ -96,4 +97,9 @@ export function expandPipeline(req: ExpandRequest = {}): Pass {
 /** The model with function ops expanded as `req` selects (expandPipeline, run). */
 export function expand(model: Model, req: ExpandRequest = {}): TransformResult {
   return transform(model, expandPipeline(req));
+}
+
+/** What `simplify` runs: fix-dims, fold-constants, eliminate-identity, remove-dead-values. */
+export function simplify(model: Model, req: SimplifyOptions = {}): TransformResult {
+  return transform(model, simplifyPipeline(req));
 }

@@ -8,3 +8,7 @@ export { trimOpsetImports, trimOpsetImportsPass } from "./trim-opset-imports.js"
 export { removeDeadValues } from "./remove-dead-values.js";
 export { inferValueInfo } from "./infer-value-info.js";
 export { nameNodes } from "./name-nodes.js";
+export { foldConstants, DEFAULT_FOLD_LIMIT, type FoldOptions } from "./fold-constants.js";
+export { fixDims } from "./fix-dims.js";
+export { eliminateIdentity } from "./eliminate-identity.js";
+export { simplifyPipeline, type SimplifyOptions } from "./simplify.js";

@@ -4,7 +4,8 @@
 import type { Command } from "commander";
 import { readFileSync } from "node:fs";
 import { formatNote } from "../../app/notes.js";
-import { expand, type ExpandRequest } from "../../app/transform.js";
+import { parseDims } from "../../app/dims.js";
+import { expand, simplify, type ExpandRequest } from "../../app/transform.js";
 import { OnnxError } from "../../errors.js";
 import { targetOpset } from "../../convert/index.js";
 import { loadProfile, profileOps } from "../../targets/profile.js";
@@ -25,6 +26,7 @@ import {
   loadModel,
   oneLine,
   writeListed,
+  parseByteSize,
 } from "../util.js";
 import { dataOptions, withDataOptions, type DataFlags } from "../data-options.js";
 
@@ -152,6 +154,55 @@ export function registerExpandCommands(program: Command): void {
       }
       return EXIT_OK;
     }),
+  );
+
+  withDataOptions(
+    program
+      .command("simplify")
+      .description(
+        "fix symbolic dims, fold constants (shape chains included), remove Identity and dead nodes",
+      )
+      .argument("<model>", "model file (.onnx or .onnxtxt)")
+      .requiredOption("-o, --output <file>", "output model (.onnx, or .onnxtxt for text)")
+      .option("--force", "allow the output to replace the input")
+      .option(
+        "--dim <name=v,...>",
+        "values of symbolic input dims (name=v, or input[axis]=v); repeatable",
+        (v: string, prev: string[]) => [...prev, v],
+        [] as string[],
+      )
+      .option("--fold-limit <bytes>", "largest folded tensor (default 1M)"),
+  ).action(
+    action(
+      (
+        file: string,
+        opts: DataFlags & { output: string; force?: boolean; dim: string[]; foldLimit?: string },
+      ) => {
+        const dims = parseDims(...opts.dim);
+        const foldLimit =
+          opts.foldLimit === undefined ? undefined : parseByteSize(opts.foldLimit, "--fold-limit");
+        const model = loadModel(file);
+        const r = inFile(file, () => simplify(model, { dims, foldLimit }));
+        if (!r.ok)
+          return inFile(file, () => {
+            throw failureError(r);
+          });
+        writeListed(
+          r.notes.filter((n) => n.level !== "info").map((n) => `onnx-expand: ${noteLine(n)}`),
+          (more) => `onnx-expand: … and ${more} more warnings`,
+        );
+        saveModel(r.model, opts.output, {
+          inputPath: file,
+          force: opts.force,
+          ...dataOptions(opts),
+        });
+        const info = r.notes.filter((n) => n.level === "info").map((n) => n.message);
+        process.stdout.write(
+          `wrote ${opts.output} (${model.graph.nodes.length} -> ${r.model.graph.nodes.length} nodes${info.length ? `; ${info.join("; ")}` : ""})\n`,
+        );
+        return EXIT_OK;
+      },
+    ),
   );
 
   program

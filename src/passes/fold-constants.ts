@@ -1,0 +1,218 @@
+// fold-constants: a node of the main graph whose inputs are all constants (initializers that are
+// not graph inputs, Constant nodes, values folded before it) is run once by the interpreter and
+// becomes an initializer; Shape and Size of a value whose shape inference knows fold too, so that
+// the Shape → Gather → Concat → Reshape chains exporters write become constant shapes. Never
+// folded: ops with randomness (Random*, Bernoulli, Multinomial, Dropout in training), ops with
+// subgraphs, ops of other domains, and a result over the byte cap (`limit`, default 1 MiB: a
+// folded tensor is stored in the model; what it replaces usually is not). Folded values a graph
+// output names stay as Constant nodes. Nodes and initializers left unused are removed.
+
+import { analysisOf } from "../check/infer.js";
+import { fromIRTensor, toIRTensor } from "../interp/ir-tensors.js";
+import { run } from "../interp/executor.js";
+import type { RTensor } from "../interp/types.js";
+import { storageByteSize } from "../interp/budget.js";
+import { Tensor } from "../ir/tensor.js";
+import { hasGraphAttribute } from "../ir/traverse.js";
+import { DataType, type Model, type Node, type Type } from "../ir/types.js";
+import type { Note, Pass } from "./pass.js";
+
+export interface FoldOptions {
+  /** Largest folded tensor, in bytes (default 1 MiB). */
+  limit?: number;
+}
+
+export const DEFAULT_FOLD_LIMIT = 1 << 20;
+
+const RANDOM = new Set([
+  "RandomNormal",
+  "RandomNormalLike",
+  "RandomUniform",
+  "RandomUniformLike",
+  "Bernoulli",
+  "Multinomial",
+  "Dropout",
+]);
+
+function staticShape(t: Type | undefined): number[] | undefined {
+  if (!t || t.kind !== "tensor" || !t.shape) return undefined;
+  return t.shape.every((d) => typeof d === "number") ? (t.shape as number[]) : undefined;
+}
+
+/** Runs one node on constant inputs: its outputs by name. */
+function evaluate(model: Model, node: Node, values: Map<string, RTensor>): Record<string, RTensor> {
+  const inputs = [...new Set(node.inputs.filter((x) => x !== ""))];
+  const mini: Model = {
+    ...model,
+    functions: model.functions,
+    graph: {
+      name: "fold",
+      nodes: [node],
+      inputs: inputs.map((name) => ({
+        name,
+        type: { kind: "tensor", elemType: values.get(name)!.dtype, shape: values.get(name)!.shape },
+      })),
+      outputs: node.outputs.filter((o) => o !== "").map((name) => ({ name })),
+      initializers: [],
+      sparseInitializers: [],
+      valueInfo: [],
+    },
+  };
+  return run(mini, Object.fromEntries(inputs.map((n) => [n, values.get(n)!])));
+}
+
+export function foldConstants(options: FoldOptions = {}): Pass {
+  const limit = options.limit ?? DEFAULT_FOLD_LIMIT;
+  return {
+    name: "fold-constants",
+    run(model) {
+      const g = model.graph;
+      const inputNames = new Set(g.inputs.map((v) => v.name));
+      const outputNames = new Set(g.outputs.map((v) => v.name));
+      const values = new Map<string, RTensor>();
+      const lazy = new Map<string, Tensor>();
+      for (const t of g.initializers) if (!inputNames.has(t.name)) lazy.set(t.name, t);
+      const valueOf = (name: string): RTensor | undefined => {
+        let v = values.get(name);
+        if (!v) {
+          const t = lazy.get(name);
+          if (!t || t.byteLength > limit) return undefined;
+          v = fromIRTensor(t);
+          values.set(name, v);
+        }
+        return v;
+      };
+      let types: Map<string, Type> | undefined;
+      try {
+        types = analysisOf(model).types.get(g);
+      } catch {
+        // inference could not follow the model: fold what needs no shapes
+      }
+      const added: Tensor[] = [];
+      const nodes: Node[] = [];
+      const notes: Note[] = [];
+      let folded = 0;
+      for (const n of g.nodes) {
+        const domain = n.domain === "ai.onnx" ? "" : (n.domain ?? "");
+        const plain = domain === "" && !RANDOM.has(n.opType) && !hasGraphAttribute(n);
+        let outs: Record<string, RTensor> | undefined;
+        if (plain && n.opType === "Constant") {
+          const a = n.attributes[0];
+          if (
+            a &&
+            a.type === "TENSOR" &&
+            a.value &&
+            n.outputs[0] &&
+            !outputNames.has(n.outputs[0])
+          ) {
+            if (a.value.byteLength <= limit) values.set(n.outputs[0], fromIRTensor(a.value));
+            lazy.set(
+              n.outputs[0],
+              new Tensor(a.value.dataType, a.value.dims, a.value.data, n.outputs[0]),
+            );
+            // kept as it is: Constant nodes become initializers only when something folds from them
+          }
+          nodes.push(n);
+          continue;
+        }
+        if (plain && (n.opType === "Shape" || n.opType === "Size") && n.inputs[0]) {
+          const s = staticShape(types?.get(n.inputs[0])) ?? valueOf(n.inputs[0])?.shape;
+          if (s) {
+            const start = Number(n.attributes.find((a) => a.name === "start")?.value ?? 0);
+            const endAttr = n.attributes.find((a) => a.name === "end");
+            const norm = (k: number) => Math.min(s.length, Math.max(0, k < 0 ? k + s.length : k));
+            const dims =
+              n.opType === "Shape"
+                ? s.slice(norm(start), endAttr ? norm(Number(endAttr.value)) : s.length)
+                : [s.reduce((p, d) => p * d, 1)];
+            const t = Tensor.from(
+              DataType.INT64,
+              n.opType === "Shape" ? [dims.length] : [],
+              dims.map(BigInt),
+            );
+            outs = { [n.outputs[0]!]: fromIRTensor(t) };
+          }
+        } else if (
+          plain &&
+          n.inputs.length > 0 &&
+          n.inputs.every((x) => x === "" || valueOf(x) !== undefined)
+        ) {
+          try {
+            outs = evaluate(model, n, values);
+          } catch (e) {
+            notes.push({
+              level: "warning",
+              where: `graph > node '${n.name ?? n.opType}' (${n.opType})`,
+              message: `not folded: ${(e as Error).message}`,
+            });
+          }
+        }
+        const fits =
+          outs &&
+          n.outputs.every(
+            (o) => o === "" || (outs![o] && storageByteSize(outs![o]!.data) <= limit),
+          ) &&
+          !n.outputs.some((o) => outputNames.has(o));
+        if (!outs || !fits) {
+          nodes.push(n);
+          continue;
+        }
+        folded++;
+        for (const o of n.outputs) {
+          if (o === "") continue;
+          values.set(o, outs[o]!);
+          const t = toIRTensor(outs[o]!, o);
+          lazy.set(o, t);
+          added.push(t);
+        }
+      }
+      if (!folded) return { ok: true, model, modified: false, notes };
+      // What the remaining nodes (and subgraphs, through their outer names) still read.
+      const used = new Set<string>(g.outputs.map((v) => v.name));
+      const keep: Node[] = [];
+      for (let i = nodes.length - 1; i >= 0; i--) {
+        const n = nodes[i]!;
+        if (n.outputs.length && !n.outputs.some((o) => o !== "" && used.has(o))) continue;
+        keep.push(n);
+        for (const x of n.inputs) if (x) used.add(x);
+        for (const a of n.attributes)
+          for (const sub of a.type === "GRAPH" && a.value
+            ? [a.value]
+            : a.type === "GRAPHS" && a.value
+              ? a.value
+              : [])
+            for (const name of outerReads(sub)) used.add(name);
+      }
+      keep.reverse();
+      const initializers = [...g.initializers, ...added].filter(
+        (t) => used.has(t.name) || inputNames.has(t.name),
+      );
+      notes.push({
+        level: "info",
+        message: `folded ${folded} node${folded === 1 ? "" : "s"} into constants (${g.nodes.length} -> ${keep.length} nodes)`,
+      });
+      return {
+        ok: true,
+        model: { ...model, graph: { ...g, nodes: keep, initializers } },
+        modified: true,
+        notes,
+      };
+    },
+  };
+}
+
+/** Every name a subgraph reads (a superset of what it reads from outside: enough to keep). */
+function outerReads(g: import("../ir/types.js").Graph): string[] {
+  const out: string[] = [];
+  for (const n of g.nodes) {
+    out.push(...n.inputs.filter((x) => x !== ""));
+    for (const a of n.attributes)
+      for (const sub of a.type === "GRAPH" && a.value
+        ? [a.value]
+        : a.type === "GRAPHS" && a.value
+          ? a.value
+          : [])
+        out.push(...outerReads(sub));
+  }
+  return out;
+}

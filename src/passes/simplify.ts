@@ -1,0 +1,24 @@
+// The simplification pipeline (`onnx-expand simplify`, and a step of lowering for a target):
+// fix-dims, then fold-constants, eliminate-identity and remove-dead-values.
+
+import { eliminateIdentity } from "./eliminate-identity.js";
+import { fixDims } from "./fix-dims.js";
+import { foldConstants } from "./fold-constants.js";
+import { pipeline } from "./manager.js";
+import type { Pass } from "./pass.js";
+import { removeDeadValues } from "./remove-dead-values.js";
+
+export interface SimplifyOptions {
+  dims?: ReadonlyMap<string, number>;
+  /** Largest folded tensor in bytes (default 1 MiB). */
+  foldLimit?: number;
+}
+
+export function simplifyPipeline(options: SimplifyOptions = {}): Pass {
+  return pipeline("simplify", [
+    fixDims(options.dims ?? new Map()),
+    foldConstants({ limit: options.foldLimit }),
+    eliminateIdentity(),
+    removeDeadValues(),
+  ]);
+}
