@@ -6,11 +6,13 @@
 // worker log, CSP violations included.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 import { serveInspector, type InspectServer } from "../../src/cli/commands/inspect.js";
 
 const CANDIDATES = [
@@ -145,4 +147,22 @@ export async function openInPage(page: Page, url: string, files: string | string
   await page.waitForFunction(() => document.body.dataset.state !== "busy", undefined, {
     timeout: 120_000,
   });
+}
+
+/**
+ * Inside a describe: one page session and one scratch folder for the suite, opened before its
+ * tests and closed after them (the set-up of the page's browser tests).
+ */
+export function pageSuite(prefix: string): { session: () => PageSession; work: () => string } {
+  let session: PageSession | undefined;
+  let work = "";
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), prefix));
+    session = await startPageSession(findChromium()!);
+  }, 120_000);
+  afterAll(async () => {
+    await session?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+  return { session: () => session!, work: () => work };
 }

@@ -3,18 +3,10 @@
 // and the CLI's own result (removed and changed nodes of the original's main graph, added and
 // changed of the result's). Skipped, saying why, when no Chromium is installed.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  findChromium,
-  NO_CHROMIUM,
-  openInPage,
-  startPageSession,
-  type PageSession,
-} from "../helpers/browser.js";
+import { describe, expect, it } from "vitest";
+import { findChromium, NO_CHROMIUM, openInPage, pageSuite } from "../helpers/browser.js";
 import { runCli } from "../helpers/cli.js";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -56,16 +48,7 @@ async function pageCounts(page: Page): Promise<Counts> {
 describe.skipIf(!chromium)(
   `the page's diff is the CLI's${chromium ? "" : ` (${NO_CHROMIUM})`}`,
   () => {
-    let session: PageSession | undefined;
-    let work: string;
-    beforeAll(async () => {
-      work = mkdtempSync(join(tmpdir(), "page-diff-"));
-      session = await startPageSession(chromium!);
-    }, 120_000);
-    afterAll(async () => {
-      await session?.close();
-      if (work) rmSync(work, { recursive: true, force: true });
-    });
+    const suite = pageSuite("page-diff-");
 
     const cases: { name: string; model: string; action: "expand" | "convert"; opset?: number }[] = [
       { name: "BERT expanded", model: "test/data/deployed/bert_fp32/model.onnx", action: "expand" },
@@ -85,9 +68,9 @@ describe.skipIf(!chromium)(
       it(
         c.name,
         async () => {
-          const page = session!.page;
+          const page = suite.session().page;
           const src = join(root, c.model);
-          const out = join(work, `${c.name.replace(/\W+/g, "_")}.onnx`);
+          const out = join(suite.work(), `${c.name.replace(/\W+/g, "_")}.onnx`);
           const args =
             c.action === "expand"
               ? ["expand", src, "-o", out]
@@ -95,7 +78,7 @@ describe.skipIf(!chromium)(
           expect(runCli(args).code).toBe(0);
           const want = cliCounts(src, out);
           expect(want.removed + want.added + want.changedA).toBeGreaterThan(0);
-          await openInPage(page, session!.srv.url, src);
+          await openInPage(page, suite.session().srv.url, src);
           if (c.opset) await page.fill("#opset", String(c.opset));
           await page.click(`#${c.action}-form button`);
           await page.locator("#pane-b[data-drawn]").waitFor({ timeout: 120_000 });

@@ -4,18 +4,11 @@
 // the node with the largest difference; the time per node paints both panes. Skipped, saying
 // why, when no Chromium is installed.
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  findChromium,
-  NO_CHROMIUM,
-  openInPage,
-  startPageSession,
-  type PageSession,
-} from "../helpers/browser.js";
+import { describe, expect, it } from "vitest";
+import { findChromium, NO_CHROMIUM, openInPage, pageSuite } from "../helpers/browser.js";
 
 const chromium = findChromium();
 
@@ -33,22 +26,13 @@ async function settled(page: Page): Promise<void> {
 }
 
 describe.skipIf(!chromium)(`numbers on the graph${chromium ? "" : ` (${NO_CHROMIUM})`}`, () => {
-  let session: PageSession | undefined;
-  let work: string;
-  beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), "page-paint-"));
-    session = await startPageSession(chromium!);
-  }, 120_000);
-  afterAll(async () => {
-    await session?.close();
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
+  const suite = pageSuite("page-paint-");
 
   it("differences painted per node, no match shown as such, the worst one a click away", async () => {
-    const page = session!.page;
-    const file = join(work, "gelu.onnxtxt");
+    const page = suite.session().page;
+    const file = join(suite.work(), "gelu.onnxtxt");
     writeFileSync(file, GELU);
-    await openInPage(page, session!.srv.url, file);
+    await openInPage(page, suite.session().srv.url, file);
     await page.click("#expand-form button");
     await page.locator("#pane-b[data-drawn]").waitFor({ timeout: 60_000 });
     await settled(page);
