@@ -18,6 +18,8 @@ import {
 } from "../convert/index.js";
 import type { ExpandOptions } from "../expand/context.js";
 import { simplifyPipeline, type SimplifyOptions } from "../passes/simplify.js";
+import { classifyModel, type TargetReport } from "../targets/classify.js";
+import { profileOps, type Profile } from "../targets/profile.js";
 import { lowerMissing } from "../expand/lower-missing.js";
 import { expandPipeline as expandOnly, placeOriginsPass } from "../expand/pipeline.js";
 import type { Model } from "../ir/types.js";
@@ -102,4 +104,39 @@ export function expand(model: Model, req: ExpandRequest = {}): TransformResult {
 /** What `simplify` runs: fix-dims, fold-constants, eliminate-identity, remove-dead-values. */
 export function simplify(model: Model, req: SimplifyOptions = {}): TransformResult {
   return transform(model, simplifyPipeline(req));
+}
+
+/** What `lower --target` takes: the profile, and the simplification's options. */
+export interface LowerRequest extends SimplifyOptions {
+  profile: Profile;
+}
+
+/** A lowered model, and what the target still lacks in it (check --target's report). */
+export type LowerResult =
+  | (Extract<TransformResult, { ok: true }> & { report: TargetReport })
+  | Extract<TransformResult, { ok: false }>;
+
+/**
+ * What `lower --target X` runs, as one pipeline: simplify (fixed dims, folded constants, no
+ * Identity, no dead values), convert into the target's opset range (when the model is outside
+ * it), expand the function and onnxruntime ops the target lacks (what cannot be expanded is left,
+ * with a warning), simplify again; then the result is classified against the profile.
+ */
+export function lowerPipeline(model: Model, req: LowerRequest): Pass {
+  const p = req.profile;
+  const onnx = model.opsetImports.find((o) => o.domain === "" || o.domain === "ai.onnx")?.version;
+  // Folding first: what folds (a Range over fixed dims) need not be expanded into what the
+  // target may lack (Range's body is a Loop); then again after the expansion.
+  const passes: Pass[] = [simplifyPipeline(req)];
+  if (onnx !== undefined && (onnx < p.opset.min || onnx > p.opset.max))
+    passes.push(convertPass(Math.min(p.opset.max, Math.max(p.opset.min, onnx))));
+  passes.push(expandOnly({ targetOps: profileOps(p), targetResidue: "warning" }));
+  passes.push(simplifyPipeline({ foldLimit: req.foldLimit }));
+  return pipeline(`lower --target ${p.name}`, passes);
+}
+
+export function lower(model: Model, req: LowerRequest): LowerResult {
+  const r = transform(model, lowerPipeline(model, req));
+  if (!r.ok) return r;
+  return { ...r, report: classifyModel(r.model, req.profile) };
 }

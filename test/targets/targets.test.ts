@@ -215,3 +215,52 @@ describe("expand --target", () => {
     expect(c.stdout).toMatch(/unsupported: graph > node .*\(Loop\): Loop is not in webnn/);
   });
 });
+
+describe("lower --target", () => {
+  const dir = mkdtempSync(join(tmpdir(), "targets-lower-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const bert = join(root, "test", "data", "deployed", "bert_fp32", "model.onnx");
+
+  it("BERT for webnn with fixed dims: shape chains fold, nothing is unsupported, same numbers", async () => {
+    const { loadModel } = await import("../../src/io/files.js");
+    const { lower, parseDims, randomInputs } = await import("../../src/app/index.js");
+    const { runOrt } = await import("../helpers/ort.js");
+    const { compareTensors } = await import("../../src/interp/backend-test.js");
+    const m = loadModel(bert);
+    const dims = parseDims("batch=1,sequence=8");
+    const r = lower(m, { profile: loadProfile("webnn"), dims });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const left = r.report.nodes.filter((n) => n.verdict !== "supported");
+    // what remains: Reshape, whose shapes are now constant, but which the source says is limited
+    expect(new Set(left.map((n) => n.op))).toEqual(new Set(["Reshape"]));
+    for (const n of left) expect(n.reasons).toEqual([expect.stringMatching(/^limited: /)]);
+    const inputs = randomInputs(m, 2, dims) as Record<
+      string,
+      import("../../src/interp/types.js").RTensor
+    >;
+    const [a, b] = [await runOrt(m, inputs), await runOrt(r.model, inputs)];
+    for (const k of Object.keys(a))
+      expect(compareTensors(b[k]!, a[k]!, { rtol: 1e-5, atol: 1e-6 }), k).toBeUndefined();
+  });
+
+  it("the command: ai.onnx-13 fully supported (exit 0 with --strict); webnn --strict exits 1", () => {
+    const out = join(dir, "b13.onnx");
+    const r = runCli([
+      "lower",
+      bert,
+      "--target",
+      "ai.onnx-13",
+      "--dim",
+      "batch=1,sequence=8",
+      "--strict",
+      "-o",
+      out,
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/target ai\.onnx-13@1: (\d+) of \1 nodes supported \(100\.0%\)/);
+    const w = runCli(["lower", bert, "--target", "webnn", "--strict", "-o", join(dir, "w.onnx")]);
+    expect(w.code).toBe(1);
+    expect(w.stdout).toMatch(/partial: .*\(Reshape\)/);
+  });
+});

@@ -5,7 +5,8 @@ import type { Command } from "commander";
 import { readFileSync } from "node:fs";
 import { formatNote } from "../../app/notes.js";
 import { parseDims } from "../../app/dims.js";
-import { expand, simplify, type ExpandRequest } from "../../app/transform.js";
+import { expand, lower, simplify, type ExpandRequest } from "../../app/transform.js";
+import { formatTargetReport, fullySupported } from "../../targets/classify.js";
 import { OnnxError } from "../../errors.js";
 import { targetOpset } from "../../convert/index.js";
 import { loadProfile, profileOps } from "../../targets/profile.js";
@@ -201,6 +202,77 @@ export function registerExpandCommands(program: Command): void {
           `wrote ${opts.output} (${model.graph.nodes.length} -> ${r.model.graph.nodes.length} nodes${info.length ? `; ${info.join("; ")}` : ""})\n`,
         );
         return EXIT_OK;
+      },
+    ),
+  );
+
+  withDataOptions(
+    program
+      .command("lower")
+      .description(
+        "make a model run on a backend: convert into its opset range, expand what it lacks, fix dims and fold constants, then say what remains unsupported",
+      )
+      .argument("<model>", "model file (.onnx or .onnxtxt)")
+      .requiredOption(
+        "--target <name>",
+        "the backend profile (onnx-expand targets, name@version, ai.onnx-<N> or a file)",
+      )
+      .requiredOption("-o, --output <file>", "output model (.onnx, or .onnxtxt for text)")
+      .option("--force", "allow the output to replace the input")
+      .option(
+        "--dim <name=v,...>",
+        "values of symbolic input dims (name=v, or input[axis]=v); repeatable",
+        (v: string, prev: string[]) => [...prev, v],
+        [] as string[],
+      )
+      .option("--fold-limit <bytes>", "largest folded tensor (default 1M)")
+      .option("--strict", "exit 1 when anything remains unsupported")
+      .option("--json", "the target report as JSON on stdout"),
+  ).action(
+    action(
+      (
+        file: string,
+        opts: DataFlags & {
+          target: string;
+          output: string;
+          force?: boolean;
+          dim: string[];
+          foldLimit?: string;
+          strict?: boolean;
+          json?: boolean;
+        },
+      ) => {
+        const profile = loadProfile(opts.target);
+        const dims = parseDims(...opts.dim);
+        const foldLimit =
+          opts.foldLimit === undefined ? undefined : parseByteSize(opts.foldLimit, "--fold-limit");
+        const model = loadModel(file);
+        const r = inFile(file, () => lower(model, { profile, dims, foldLimit }));
+        if (!r.ok)
+          return inFile(file, () => {
+            throw failureError(r);
+          });
+        writeListed(
+          r.notes.filter((n) => n.level !== "info").map((n) => `onnx-expand: ${noteLine(n)}`),
+          (more) => `onnx-expand: … and ${more} more warnings`,
+        );
+        saveModel(r.model, opts.output, {
+          inputPath: file,
+          force: opts.force,
+          ...dataOptions(opts),
+        });
+        if (opts.json) process.stdout.write(JSON.stringify(r.report, null, 2) + "\n");
+        else {
+          process.stdout.write(
+            `wrote ${opts.output} (${model.graph.nodes.length} -> ${r.model.graph.nodes.length} nodes)\n`,
+          );
+          process.stdout.write(
+            formatTargetReport(r.report)
+              .map((l) => `${l}\n`)
+              .join(""),
+          );
+        }
+        return opts.strict && !fullySupported(r.report) ? EXIT_FAILED : EXIT_OK;
       },
     ),
   );
