@@ -12,3 +12,4 @@ export { foldConstants, DEFAULT_FOLD_LIMIT, type FoldOptions } from "./fold-cons
 export { fixDims } from "./fix-dims.js";
 export { eliminateIdentity } from "./eliminate-identity.js";
 export { simplifyPipeline, type SimplifyOptions } from "./simplify.js";
+export { commonSubexpressions } from "./common-subexpressions.js";

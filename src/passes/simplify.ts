@@ -1,6 +1,8 @@
 // The simplification pipeline (`onnx-expand simplify`, and a step of lowering for a target):
-// fix-dims, then fold-constants, eliminate-identity and remove-dead-values.
+// fix-dims, then fold-constants, eliminate-identity, common-subexpressions, fold-constants again
+// and remove-dead-values.
 
+import { commonSubexpressions } from "./common-subexpressions.js";
 import { eliminateIdentity } from "./eliminate-identity.js";
 import { fixDims } from "./fix-dims.js";
 import { foldConstants } from "./fold-constants.js";
@@ -19,6 +21,9 @@ export function simplifyPipeline(options: SimplifyOptions = {}): Pass {
     fixDims(options.dims ?? new Map()),
     foldConstants({ limit: options.foldLimit }),
     eliminateIdentity(),
+    commonSubexpressions(),
+    // merged nodes can make more constants (two Shapes of one value, one Gather of them)
+    foldConstants({ limit: options.foldLimit }),
     removeDeadValues(),
   ]);
 }

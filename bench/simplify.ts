@@ -1,0 +1,78 @@
+// `npm run bench:simplify -- [DIR]`: onnx-expand's `simplify` beside onnxscript's optimizer
+// (`onnxscript.optimizer.optimize` with its defaults, in the corpus venv), whole processes, side by
+// side, on the real models in DIR (INTERP_MODELS; `npm run corpus:export` writes them): nodes
+// after, time, and whether onnxruntime gives the original's outputs for ours (seeded random
+// inputs, norm-wise within 1e-5). Symbolic dims are left as they are on both sides.
+
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomInputs } from "../src/app/index.js";
+import { compareTensors } from "../src/interp/backend-test.js";
+import type { RTensor } from "../src/interp/types.js";
+import { loadModel } from "../src/io/files.js";
+import { runOrt } from "../test/helpers/ort.js";
+
+const root = join(import.meta.dirname, "..");
+const dir = process.argv[2] ?? process.env.INTERP_MODELS ?? join(root, "corpus", "exported");
+const python = process.env.ONNX_VENV
+  ? join(process.env.ONNX_VENV, "bin", "python")
+  : "/work/venv-corpus/bin/python";
+const cli = join(root, "dist", "cli", "bin.js");
+const work = mkdtempSync(join(tmpdir(), "bench-simplify-"));
+const script = join(work, "optimize.py");
+writeFileSync(
+  script,
+  [
+    "import sys, onnx, onnxscript.optimizer",
+    "m = onnxscript.optimizer.optimize(onnx.load(sys.argv[1]))",
+    "onnx.save(m, sys.argv[2])",
+    "print(len(m.graph.node))",
+  ].join("\n"),
+);
+const timed = (f: () => string): [number, string] => {
+  const t = performance.now();
+  const out = f();
+  return [(performance.now() - t) / 1000, out];
+};
+const rows: string[] = [];
+try {
+  for (const name of ["swin_t", "convnext_tiny", "resnet18", "ocr_det", "bert"]) {
+    const file = join(dir, `${name}.onnx`);
+    if (!existsSync(file)) continue;
+    const ours = join(work, `${name}.ours.onnx`);
+    const theirs = join(work, `${name}.onnxscript.onnx`);
+    const [t1, out1] = timed(() =>
+      execFileSync(process.execPath, [cli, "simplify", file, "-o", ours], { encoding: "utf8" }),
+    );
+    const [t2, out2] = timed(() =>
+      execFileSync(python, [script, file, theirs], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }),
+    );
+    const before = loadModel(file);
+    const after = loadModel(ours);
+    let same = "yes";
+    try {
+      const inputs = randomInputs(before, 1) as Record<string, RTensor>;
+      const [a, b] = [await runOrt(before, inputs), await runOrt(after, inputs)];
+      for (const k of Object.keys(a))
+        if (compareTensors(b[k]!, a[k]!, { rtol: 1e-5, atol: 1e-6 })) same = `no (${k})`;
+    } catch (e) {
+      same = `not run: ${(e as Error).message.split("\n")[0]}`;
+    }
+    const n = /-> (\d+) nodes/.exec(out1)?.[1] ?? "?";
+    rows.push(
+      `| ${name} | ${before.graph.nodes.length} | ${n}, ${t1.toFixed(2)} s | ${out2.trim()}, ${t2.toFixed(2)} s | ${same} |`,
+    );
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+console.log(
+  "| model | nodes | ours: nodes, time | onnxscript: nodes, time | ours on onnxruntime = original |",
+);
+console.log("|---|---|---|---|---|");
+for (const r of rows) console.log(r);

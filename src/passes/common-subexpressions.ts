@@ -1,0 +1,67 @@
+// common-subexpressions: nodes of the main graph that compute the same thing — the same op and
+// domain, the same inputs, the same attributes — become one: what read a later one's outputs
+// reads the first's. Never for ops with randomness, ops with subgraphs, or nodes without outputs;
+// a node writing a graph output is kept (its name is the model's interface). Constant nodes are
+// compared by their values when small (64 elements at most).
+
+import { printAttribute } from "../text/print.js";
+import { hasGraphAttribute } from "../ir/traverse.js";
+import type { Node } from "../ir/types.js";
+import { renameNode } from "../ir/visit.js";
+import type { Pass } from "./pass.js";
+
+const RANDOM = /^(Random|Bernoulli|Multinomial|Dropout)/;
+
+/** The node's computation as text, or undefined when it is not to be merged. */
+function keyOf(n: Node): string | undefined {
+  if (!n.outputs.length || RANDOM.test(n.opType) || hasGraphAttribute(n)) return undefined;
+  const attrs: string[] = [];
+  for (const a of n.attributes) {
+    if (a.type === "TENSOR" && a.value && a.value.dims.reduce((p, d) => p * d, 1) > 64)
+      return undefined;
+    try {
+      attrs.push(printAttribute(a));
+    } catch {
+      return undefined;
+    }
+  }
+  return `${n.domain ?? ""}\u0000${n.opType}\u0000${n.overload ?? ""}\u0000${n.inputs.join("\u0001")}\u0000${attrs.sort().join("\u0001")}\u0000${n.outputs.length}`;
+}
+
+export function commonSubexpressions(): Pass {
+  return {
+    name: "common-subexpressions",
+    run(model) {
+      const g = model.graph;
+      const outputs = new Set(g.outputs.map((v) => v.name));
+      const first = new Map<string, Node>();
+      const alias = new Map<string, string>();
+      const to = (x: string) => alias.get(x) ?? x;
+      const nodes: Node[] = [];
+      let merged = 0;
+      for (const n0 of g.nodes) {
+        const n = alias.size ? renameNode(n0, { value: to, node: (s) => s }) : n0;
+        const key = keyOf(n);
+        const seen = key === undefined ? undefined : first.get(key);
+        if (seen && !n.outputs.some((o) => outputs.has(o))) {
+          n.outputs.forEach((o, k) => {
+            if (o) alias.set(o, seen.outputs[k]!);
+          });
+          merged++;
+          continue;
+        }
+        if (key !== undefined && !seen) first.set(key, n);
+        nodes.push(n);
+      }
+      if (!merged) return { ok: true, model, modified: false, notes: [] };
+      return {
+        ok: true,
+        model: { ...model, graph: { ...g, nodes } },
+        modified: true,
+        notes: [
+          { level: "info", message: `merged ${merged} repeated node${merged === 1 ? "" : "s"}` },
+        ],
+      };
+    },
+  };
+}
