@@ -90,6 +90,8 @@ function profileFrom(file: string, name: string, backend: string, webnn: boolean
     const comment = (webnn ? cells[4] : cells[3]) ?? "";
     for (const m of cells[2]!.matchAll(/(ai\.onnx|com\.microsoft)\(([^)]*)\)/g)) {
       const domain = m[1] === "ai.onnx" ? "" : "com.microsoft";
+      // onnxruntime's internal ops listed under ai.onnx (MemcpyFromHost, …) are no ONNX ops.
+      if (domain === "" && !registry.has("", op)) continue;
       const row: OpRow = { domain, versions: ranges(m[2]!), constraints: [] };
       // WebNN's table starts at 7, onnxruntime's floor for ai.onnx models ("only guarantees
       // support for models stamped with opset version 7 or above"), not at the op's version:

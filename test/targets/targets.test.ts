@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { classifyModel, fullySupported } from "../../src/targets/classify.js";
 import { listProfiles, loadProfile, parseProfile } from "../../src/targets/profile.js";
+import { SchemaRegistry } from "../../src/schema/registry.js";
 import { parseModelText } from "../../src/text/parse.js";
 import { runCli } from "../helpers/cli.js";
 
@@ -22,8 +23,11 @@ function sourceRows(file: string, comment: number): Map<string, string> {
   for (const line of readFileSync(join(docs, file), "utf8").split("\n")) {
     const c = line.split("|").map((x) => x.trim());
     if (c.length < 4 || !/^[A-Z]\w*$/.test(c[1] ?? "")) continue;
-    for (const m of c[2]!.matchAll(/(ai\.onnx|com\.microsoft)\(/g))
+    for (const m of c[2]!.matchAll(/(ai\.onnx|com\.microsoft)\(/g)) {
+      // onnxruntime's internal ops listed under ai.onnx (MemcpyFromHost, …) are left out
+      if (m[1] === "ai.onnx" && !SchemaRegistry.default().has("", c[1]!)) continue;
       rows.set(m[1] === "ai.onnx" ? c[1]! : `com.microsoft.${c[1]}`, c[comment] ?? "");
+    }
   }
   return rows;
 }
@@ -72,6 +76,29 @@ describe("profiles as data", () => {
       name: "training_mode",
       in: [0],
     });
+  });
+
+  it("tensorrt's facts (onnx-tensorrt's operator matrix at its commit): counts and rows", () => {
+    const p = loadProfile("tensorrt");
+    expect(p.backendVersion).toBe("10.0");
+    expect(p.opset).toEqual({ min: 9, max: 20 });
+    expect(p.source.commit).toMatch(/^[0-9a-f]{40}$/);
+    const rows = Object.values(p.ops);
+    expect(rows.length).toBe(147);
+    expect(rows.reduce((n, r) => n + r.constraints.length, 0)).toBe(20);
+    expect(rows.filter((r) => r.partial).length).toBe(22);
+    expect(p.ops.Slice!.constraints).toEqual([{ kind: "constant-input", input: 3, name: "axes" }]);
+    expect(p.ops.MaxPool!.constraints).toEqual([{ kind: "rank", input: 0, min: 4, max: 5 }]);
+    expect(p.ops.MaxPool!.partial).toMatch(/`Indices` output tensor unsupported/);
+    expect(p.ops.Abs!.types).toEqual(["float", "float16", "bfloat16", "int32", "int64"]);
+    expect(p.ops.AffineGrid).toBeUndefined(); // "N" in the matrix
+  });
+
+  it("every profile's ai.onnx rows name ops the schemas know", async () => {
+    const reg = SchemaRegistry.default();
+    for (const p of listProfiles())
+      for (const [key, row] of Object.entries(p.ops))
+        if (row.domain === "") expect(reg.has("", key), `${p.name}: ${key}`).toBe(true);
   });
 
   it("names: name@version, a file of one's own, ai.onnx-N; bad ones said in one line", () => {
