@@ -5,6 +5,8 @@ import type { Command } from "commander";
 import { readFileSync } from "node:fs";
 import { formatNote } from "../../app/notes.js";
 import { parseDims } from "../../app/dims.js";
+import type { Model } from "../../ir/types.js";
+import type { SimplifyOptions } from "../../passes/simplify.js";
 import { expand, lower, simplify, type ExpandRequest } from "../../app/transform.js";
 import { formatTargetReport, fullySupported } from "../../targets/classify.js";
 import { OnnxError } from "../../errors.js";
@@ -158,109 +160,51 @@ export function registerExpandCommands(program: Command): void {
   );
 
   withDataOptions(
-    program
-      .command("simplify")
-      .description(
-        "fix symbolic dims, fold constants (shape chains included), remove Identity and dead nodes",
-      )
-      .argument("<model>", "model file (.onnx or .onnxtxt)")
-      .requiredOption("-o, --output <file>", "output model (.onnx, or .onnxtxt for text)")
-      .option("--force", "allow the output to replace the input")
-      .option(
-        "--dim <name=v,...>",
-        "values of symbolic input dims (name=v, or input[axis]=v); repeatable",
-        (v: string, prev: string[]) => [...prev, v],
-        [] as string[],
-      )
-      .option("--fold-limit <bytes>", "largest folded tensor (default 1M)"),
-  ).action(
-    action(
-      (
-        file: string,
-        opts: DataFlags & { output: string; force?: boolean; dim: string[]; foldLimit?: string },
-      ) => {
-        const dims = parseDims(...opts.dim);
-        const foldLimit =
-          opts.foldLimit === undefined ? undefined : parseByteSize(opts.foldLimit, "--fold-limit");
-        const model = loadModel(file);
-        const r = inFile(file, () => simplify(model, { dims, foldLimit }));
-        if (!r.ok)
-          return inFile(file, () => {
-            throw failureError(r);
-          });
-        writeListed(
-          r.notes.filter((n) => n.level !== "info").map((n) => `onnx-expand: ${noteLine(n)}`),
-          (more) => `onnx-expand: … and ${more} more warnings`,
-        );
-        saveModel(r.model, opts.output, {
-          inputPath: file,
-          force: opts.force,
-          ...dataOptions(opts),
-        });
-        const info = r.notes.filter((n) => n.level === "info").map((n) => n.message);
-        process.stdout.write(
-          `wrote ${opts.output} (${model.graph.nodes.length} -> ${r.model.graph.nodes.length} nodes${info.length ? `; ${info.join("; ")}` : ""})\n`,
-        );
-        return EXIT_OK;
-      },
+    withSimplifyOptions(program.command("simplify")).description(
+      "fix symbolic dims, fold constants (shape chains included), remove Identity and dead nodes",
     ),
+  ).action(
+    action((file: string, opts: SimplifyFlags) => {
+      const model = loadModel(file);
+      const r = inFile(file, () => simplify(model, simplifyRequest(opts)));
+      if (!r.ok)
+        return inFile(file, () => {
+          throw failureError(r);
+        });
+      saveSimplified(file, r, opts);
+      const info = r.notes.filter((n) => n.level === "info").map((n) => n.message);
+      process.stdout.write(
+        `wrote ${opts.output} (${model.graph.nodes.length} -> ${r.model.graph.nodes.length} nodes${info.length ? `; ${info.join("; ")}` : ""})\n`,
+      );
+      return EXIT_OK;
+    }),
   );
 
   withDataOptions(
-    program
-      .command("lower")
+    withSimplifyOptions(program.command("lower"))
       .description(
         "make a model run on a backend: convert into its opset range, expand what it lacks, fix dims and fold constants, then say what remains unsupported",
       )
-      .argument("<model>", "model file (.onnx or .onnxtxt)")
       .requiredOption(
         "--target <name>",
         "the backend profile (onnx-expand targets, name@version, ai.onnx-<N> or a file)",
       )
-      .requiredOption("-o, --output <file>", "output model (.onnx, or .onnxtxt for text)")
-      .option("--force", "allow the output to replace the input")
-      .option(
-        "--dim <name=v,...>",
-        "values of symbolic input dims (name=v, or input[axis]=v); repeatable",
-        (v: string, prev: string[]) => [...prev, v],
-        [] as string[],
-      )
-      .option("--fold-limit <bytes>", "largest folded tensor (default 1M)")
       .option("--strict", "exit 1 when anything remains unsupported")
       .option("--json", "the target report as JSON on stdout"),
   ).action(
     action(
       (
         file: string,
-        opts: DataFlags & {
-          target: string;
-          output: string;
-          force?: boolean;
-          dim: string[];
-          foldLimit?: string;
-          strict?: boolean;
-          json?: boolean;
-        },
+        opts: SimplifyFlags & { target: string; strict?: boolean; json?: boolean },
       ) => {
         const profile = loadProfile(opts.target);
-        const dims = parseDims(...opts.dim);
-        const foldLimit =
-          opts.foldLimit === undefined ? undefined : parseByteSize(opts.foldLimit, "--fold-limit");
         const model = loadModel(file);
-        const r = inFile(file, () => lower(model, { profile, dims, foldLimit }));
+        const r = inFile(file, () => lower(model, { profile, ...simplifyRequest(opts) }));
         if (!r.ok)
           return inFile(file, () => {
             throw failureError(r);
           });
-        writeListed(
-          r.notes.filter((n) => n.level !== "info").map((n) => `onnx-expand: ${noteLine(n)}`),
-          (more) => `onnx-expand: … and ${more} more warnings`,
-        );
-        saveModel(r.model, opts.output, {
-          inputPath: file,
-          force: opts.force,
-          ...dataOptions(opts),
-        });
+        saveSimplified(file, r, opts);
         if (opts.json) process.stdout.write(JSON.stringify(r.report, null, 2) + "\n");
         else {
           process.stdout.write(
@@ -293,4 +237,44 @@ export function registerExpandCommands(program: Command): void {
         return EXIT_OK;
       }),
     );
+}
+
+/** The output and simplification options `simplify` and `lower` share. */
+type SimplifyFlags = DataFlags & {
+  output: string;
+  force?: boolean;
+  dim: string[];
+  foldLimit?: string;
+};
+
+function withSimplifyOptions(cmd: Command): Command {
+  return cmd
+    .argument("<model>", "model file (.onnx or .onnxtxt)")
+    .requiredOption("-o, --output <file>", "output model (.onnx, or .onnxtxt for text)")
+    .option("--force", "allow the output to replace the input")
+    .option(
+      "--dim <name=v,...>",
+      "values of symbolic input dims (name=v, or input[axis]=v); repeatable",
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
+    .option("--fold-limit <bytes>", "largest folded tensor (default 1M)");
+}
+
+function simplifyRequest(opts: SimplifyFlags): SimplifyOptions {
+  return {
+    dims: parseDims(...opts.dim),
+    ...(opts.foldLimit === undefined
+      ? {}
+      : { foldLimit: parseByteSize(opts.foldLimit, "--fold-limit") }),
+  };
+}
+
+/** Warnings to stderr, then the model written as the options say. */
+function saveSimplified(file: string, r: { model: Model; notes: Note[] }, opts: SimplifyFlags) {
+  writeListed(
+    r.notes.filter((n) => n.level !== "info").map((n) => `onnx-expand: ${noteLine(n)}`),
+    (more) => `onnx-expand: … and ${more} more warnings`,
+  );
+  saveModel(r.model, opts.output, { inputPath: file, force: opts.force, ...dataOptions(opts) });
 }
