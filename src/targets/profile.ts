@@ -5,13 +5,9 @@
 // dims). What a source marks partial and that this vocabulary cannot say is kept as `partial`,
 // the source's words, so that such an op is never counted as fully supported.
 //
-// A profile is named by its file (`webnn`), an older version of it by `name@version` (a file
-// `targets/<name>@<version>.json`), a user's own by a path (`./npu.json`); `ai.onnx-<N>` is made
-// from the schemas (every op of ai.onnx at opset N that is not a function, any type).
+// `ai.onnx-<N>` is made from the schemas (every op of ai.onnx at opset N that is not a function,
+// any type). Finding profiles on disk by name is load.ts's (this module runs in the page too).
 
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { OnnxError } from "../errors.js";
 import { SchemaRegistry } from "../schema/registry.js";
@@ -64,16 +60,6 @@ const ProfileFile = z
   .strict();
 export type Profile = z.infer<typeof ProfileFile>;
 
-/** The folder of the shipped profiles: targets/ at the package's root. */
-export function targetsDir(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    if (existsSync(join(dir, "targets", "README.md"))) return join(dir, "targets");
-    dir = dirname(dir);
-  }
-  throw new OnnxError("E_IO", "the targets/ folder of profiles is missing from this install");
-}
-
 /** A profile from JSON text; errors name the file and the field. */
 export function parseProfile(text: string, where: string): Profile {
   let json: unknown;
@@ -114,42 +100,6 @@ export function plainOpsetProfile(n: number, registry = SchemaRegistry.default()
     opset: { min: n, max: n },
     ops,
   };
-}
-
-/**
- * The profile a `--target` names: `ai.onnx-N`, a shipped name (its newest version), `name@V`
- * (an older one), or a path to a profile file (anything with a slash or ending in .json).
- */
-export function loadProfile(spec: string): Profile {
-  const plain = /^ai\.onnx-(\d+)$/.exec(spec);
-  if (plain) return plainOpsetProfile(Number(plain[1]));
-  if (spec.includes("/") || spec.endsWith(".json")) {
-    if (!existsSync(spec)) throw new OnnxError("E_IO", "no such profile file", spec);
-    return parseProfile(readFileSync(spec, "utf8"), spec);
-  }
-  const [name, version] = spec.split("@") as [string, string | undefined];
-  const dir = targetsDir();
-  // name@V: the current file when it is version V, else an older one kept as name@V.json.
-  for (const f of version ? [`${name}.json`, `${name}@${version}.json`] : [`${name}.json`]) {
-    const file = join(dir, f);
-    if (!existsSync(file)) continue;
-    const p = parseProfile(readFileSync(file, "utf8"), file);
-    if (!version || String(p.version) === version) return p;
-  }
-  const known = listProfiles().map((p) => p.name);
-  throw new OnnxError(
-    "E_USAGE",
-    `no target '${spec}' (targets: ${[...new Set(known)].join(", ")}, ai.onnx-<N>, or a profile file)`,
-  );
-}
-
-/** The shipped profiles, each file once (older versions too), by name then version. */
-export function listProfiles(): Profile[] {
-  const dir = targetsDir();
-  return readdirSync(dir)
-    .filter((f) => f.endsWith(".json"))
-    .sort()
-    .map((f) => parseProfile(readFileSync(join(dir, f), "utf8"), join(dir, f)));
 }
 
 /** The profile's row for an op, and whether `since` (the version in force) is supported. */

@@ -9,7 +9,7 @@ import {
 } from "../../check/index.js";
 import { formatBytes } from "../../interp/budget.js";
 import { classifyModel, formatTargetReport, fullySupported } from "../../targets/classify.js";
-import { listProfiles, loadProfile } from "../../targets/profile.js";
+import { listProfiles, loadProfile } from "../../targets/load.js";
 import { saveModel } from "../../io/files.js";
 import { EXIT_FAILED, EXIT_OK, action, errorLine, loadModel, parseByteSize } from "../util.js";
 import { dataOptions, withDataOptions, type DataFlags } from "../data-options.js";

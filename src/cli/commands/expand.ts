@@ -11,7 +11,8 @@ import { expand, lower, simplify, type ExpandRequest } from "../../app/transform
 import { formatTargetReport, fullySupported } from "../../targets/classify.js";
 import { OnnxError } from "../../errors.js";
 import { targetOpset } from "../../convert/index.js";
-import { loadProfile, profileOps } from "../../targets/profile.js";
+import { loadProfile } from "../../targets/load.js";
+import { profileOps } from "../../targets/profile.js";
 import { diffModels, formatDiff } from "../../diff/index.js";
 import { DEFAULT_MAX_NODES } from "../../expand/bounds.js";
 import { parseOpList, parseTargetOps } from "../../expand/select.js";
