@@ -645,7 +645,8 @@ function openFiles(list: File[]): void {
   if (list.length === 0) return;
   const files = list.map((f) => ({ name: f.webkitRelativePath || f.name, blob: f }));
   const what = files.length === 1 ? files[0]!.name : `${files.length} files`;
-  if (running) {
+  // (While the page itself is starting, the file waits for it: startup.then below.)
+  if (running && running !== "starting") {
     // Said where it is seen, not dropped without a word.
     showError(
       `cannot open ${what} now: busy with ${running} (wait for it, or press Cancel, then drop it again)`,
