@@ -38,7 +38,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     load: async () => (await import("./commands/run.js")).registerRunCommands,
   },
   {
-    commands: ["expand", "diff", "simplify", "lower"],
+    commands: ["expand", "simplify", "lower", "diff"],
     load: async () => (await import("./commands/expand.js")).registerExpandCommands,
   },
   {
