@@ -197,6 +197,9 @@ const Conv: Kernel = (ctx, inputs) => {
   const wv = toFloat64(wT);
   const bv = bT ? toFloat64(bT) : undefined;
   const out = scratch(Float64Array, prod(outShape));
+  // float16 / bfloat16 sum in float32 (each product and each sum rounded to float32), float32 and
+  // float64 in float64.
+  const f32 = isHalfType(x.dtype);
   for (let b = 0; b < n; b++)
     for (let oc = 0; oc < m; oc++) {
       const g = Math.floor(oc / mg);
@@ -209,7 +212,8 @@ const Conv: Kernel = (ctx, inputs) => {
           for (let q = 0; q < nK; q++) {
             const off = table[o * nK + q]!;
             // A padded tap multiplies 0 by its weight: an Inf or NaN weight there gives NaN.
-            s += (off >= 0 ? xv[xBase + off]! : 0) * wv[wBase + q]!;
+            const p = (off >= 0 ? xv[xBase + off]! : 0) * wv[wBase + q]!;
+            s = f32 ? Math.fround(s + Math.fround(p)) : s + p;
           }
         }
         out[base + o] = s;

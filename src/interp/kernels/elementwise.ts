@@ -325,11 +325,17 @@ export function binaryCompute(
       (dtype === DataType.INT32 || dtype === DataType.UINT32) && spec.int32 ? spec.int32 : spec.int;
   else if (dom === "bool") f = spec.bool;
   if (!f) fail(ctx, `${op} does not accept ${dtypeName(dtype)} inputs`);
+  const sa = unitStep(a.shape, shape);
+  const sb = unitStep(b.shape, shape);
+  if (dom === "float" && spec.fast && dtype === DataType.FLOAT16 && sa >= 0 && sb >= 0) {
+    // float16 bits straight through the arena (widened, computed, rounded there).
+    const out16 = allocStorage(dtype, n) as Uint16Array;
+    const [a16, b16] = [a.data as Uint16Array, b.data as Uint16Array];
+    if (arithWasm(spec.fast, a16, sa, b16, sb, out16, 1)) return { dtype, shape, data: out16 };
+  }
   const out = computeStorage(dtype, n) as Float64Array;
   const av = computeView(a) as Float64Array;
   const bv = computeView(b) as Float64Array;
-  const sa = unitStep(a.shape, shape);
-  const sb = unitStep(b.shape, shape);
   if (dom === "float" && spec.fast) {
     // float32 values (float16 widened, every NaN the same) on WebAssembly where shapes allow.
     const wasm = dtype === DataType.FLOAT || dtype === DataType.FLOAT16;

@@ -26,15 +26,19 @@ const MIN = 1 << 12;
 /**
  * out[i] = a[i mod pa] op b[i mod pb], where each period is out's length (an operand as large as
  * the output), 1 (one value) or a common P dividing it (an operand repeated along leading axes).
- * False (nothing written) where the shapes or the platform do not allow it.
+ * float32 arrays, or with `half` 1 float16 bits in and out: widened as widenHalfWasm widens, the
+ * same float32 operation, rounded as narrowHalfWasm rounds (so the bits of the widen, compute,
+ * narrow path), with no float32 copy of the operands or the result outside the arena. False
+ * (nothing written) where the shapes or the platform do not allow it.
  */
 export function arithWasm(
   op: keyof typeof OPS,
-  a: Float32Array,
+  a: Float32Array | Uint16Array,
   pa: number,
-  b: Float32Array,
+  b: Float32Array | Uint16Array,
   pb: number,
-  out: Float32Array,
+  out: Float32Array | Uint16Array,
+  half: 0 | 1 = 0,
 ): boolean {
   const n = out.length;
   if (n < MIN || !gemmEnabled()) return false;
@@ -44,24 +48,39 @@ export function arithWasm(
   const ar = gemmArena()!;
   try {
     const chunk = P ? Math.floor(CHUNK / P) * P : CHUNK;
-    const aAt = scratchAlloc(ar, chunk * 4, "an operand window");
-    const bAt = scratchAlloc(ar, chunk * 4, "an operand window");
-    const oAt = scratchAlloc(ar, chunk * 4, "a result window");
-    const [av, bv, ov] = [f32At(ar, aAt, chunk), f32At(ar, bAt, chunk), f32At(ar, oAt, chunk)];
+    // 16 bytes spare a window: h2f widens whole vectors of four.
+    const aAt = scratchAlloc(ar, chunk * 4 + 16, "an operand window");
+    const bAt = scratchAlloc(ar, chunk * 4 + 16, "an operand window");
+    const oAt = scratchAlloc(ar, chunk * 4 + 16, "a result window");
+    const buf = ar.memory.buffer;
+    // An operand's values [s, s + len) into its window as float32 (half bits widened downwards
+    // in place, from the window's upper half).
+    const put = (at: number, src: Float32Array | Uint16Array, s: number, len: number) => {
+      if (!half) return f32At(ar, at, len).set((src as Float32Array).subarray(s, s + len));
+      const bits = at + chunk * 2;
+      new Uint16Array(buf, bits, len).set((src as Uint16Array).subarray(s, s + len));
+      ar.ex.h2f!(bits, at, (len + 3) & ~3, 0);
+    };
     // An operand smaller than the output is staged once: one value as a whole window of it,
     // a period as one row of P values.
-    if (pa === 1) av.fill(a[0]!);
-    else if (pa !== n) av.set(a.subarray(0, P));
-    if (pb === 1) bv.fill(b[0]!);
-    else if (pb !== n) bv.set(b.subarray(0, P));
+    for (const [at, src, p] of [
+      [aAt, a, pa],
+      [bAt, b, pb],
+    ] as const)
+      if (p === 1) {
+        put(at, src, 0, 1);
+        f32At(ar, at, chunk).fill(f32At(ar, at, 1)[0]!);
+      } else if (p !== n) put(at, src, 0, P);
+    const ov = half ? new Uint16Array(buf, oAt, chunk) : f32At(ar, oAt, chunk);
     for (let s = 0; s < n; s += chunk) {
       const len = Math.min(chunk, n - s);
-      if (pa === n) av.set(a.subarray(s, s + len));
-      if (pb === n) bv.set(b.subarray(s, s + len));
+      if (pa === n) put(aAt, a, s, len);
+      if (pb === n) put(bAt, b, s, len);
       const [rows, width] = P ? [len / P, P] : [1, len];
       const as = pa === n ? width * 4 : 0;
       const bs = pb === n ? width * 4 : 0;
       ar.ex.ew!(OPS[op], aAt, as, bAt, bs, oAt, rows, width);
+      if (half) ar.ex.f2h!(oAt, oAt, len, 2 | 4);
       out.set(len === chunk ? ov : ov.subarray(0, len), s);
     }
   } finally {

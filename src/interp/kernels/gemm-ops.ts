@@ -15,9 +15,11 @@ import {
   f32At,
   f64At,
   gemm,
+  gemm32,
   gemmArena,
   gemmEnabled,
   isConstant,
+  packedA32Bytes,
   packedABytes,
   packedBBytes,
   packedOperand,
@@ -55,25 +57,31 @@ export function srcOf(t: RTensor): Src {
  * An operand packed (wasm/gemm.ts's pack_a / pack_b): kept for the run when its storage is a
  * constant, else in this call's scratch.
  */
-function packed(ar: Arena, which: "a" | "b", src: Src, v: Strided): number {
+function packed(ar: Arena, which: "a" | "a32" | "b", src: Src, v: Strided): number {
   const { off, rs, cs, rows, cols } = v;
-  const bytes = which === "a" ? packedABytes(rows, cols) : packedBBytes(rows, cols);
-  // A in float64 row blocks of MR (rows past M are 0), B in float32 column panels of NR, from
-  // the operand staged in the arena.
+  const bytes =
+    which === "a"
+      ? packedABytes(rows, cols)
+      : which === "a32"
+        ? packedA32Bytes(rows, cols)
+        : packedBBytes(rows, cols);
+  // A in float64 row blocks of MR (rows past M are 0; a32: float32, for gemm32), B in float32
+  // column panels of NR, from the operand staged in the arena.
   const fill = (at: number) => {
     const tmp = stage(ar, src, off, stridedSpan(v));
-    if (which === "a") ar.ex.pack_a!(tmp, rs, cs, rows, cols, at);
-    else ar.ex.pack_b!(tmp, cs, rs, cols, rows, at);
+    if (which === "b") ar.ex.pack_b!(tmp, cs, rs, cols, rows, at);
+    else ar.ex[which === "a" ? "pack_a" : "pack_a32"]!(tmp, rs, cs, rows, cols, at);
     ar.top = tmp;
   };
   const tag = `${which}:${off}:${rs}:${cs}:${rows}:${cols}`;
   return packedOperand(ar, src.data, isConstant(src.data), tag, bytes, fill);
 }
 
-function zeroBias(ar: Arena, M: number): number {
+/** A bias of M rows (rounded up to MR) of zeros: float64, or float32 (`f32`, for gemm32). */
+function zeroBias(ar: Arena, M: number, f32 = false): number {
   const n = Math.ceil(M / MR) * MR;
-  const at = scratchAlloc(ar, n * 8, "bias");
-  f64At(ar, at, n).fill(0);
+  const at = scratchAlloc(ar, n * (f32 ? 4 : 8), "bias");
+  (f32 ? f32At(ar, at, n) : f64At(ar, at, n)).fill(0);
   return at;
 }
 
@@ -192,13 +200,18 @@ export function convGemm(
   const K = cg * nK;
   const out = allocStorage(x.dtype, n * m * nOut) as Float32Array | Uint16Array;
   const dst: Dest = { data: out, at: 0, half: xs.half };
-  const esz = xs.half ? 8 : 4;
+  // float16 / bfloat16: float32 sums (gemm32), rounded to the type per chunk.
+  const esz = 4;
   const cols = chunkColumns(nOut, K * 4, mg, esz, NR);
   try {
     for (let gi = 0; gi < group; gi++) {
-      const a = packed(ar, "a", ws, { off: gi * mg * K, rs: K, cs: 1, rows: mg, cols: K });
-      const bias = zeroBias(ar, mg);
-      if (bv) f64At(ar, bias, mg).set(bv.subarray(gi * mg, (gi + 1) * mg));
+      const wv = { off: gi * mg * K, rs: K, cs: 1, rows: mg, cols: K };
+      const a = packed(ar, xs.half ? "a32" : "a", ws, wv);
+      const bias = zeroBias(ar, mg, xs.half !== 0);
+      if (bv)
+        (xs.half ? f32At(ar, bias, mg) : f64At(ar, bias, mg)).set(
+          bv.subarray(gi * mg, (gi + 1) * mg),
+        );
       const colsAt = scratchAlloc(ar, packedBBytes(K, cols), "convolution columns");
       const res = scratchAlloc(ar, mg * cols * esz, "convolution result");
       const res16 = xs.half ? scratchAlloc(ar, mg * cols * 2, "convolution result") : 0;
@@ -226,7 +239,8 @@ export function convGemm(
             runPanels(ar, [...args, sh!, sw!, OW!, rq], panels, K * NR);
           } else im2col(f32At(ar, colsAt, panels * NR * K), xs, x0, inSize, cg, nK, j0, nc, tab!);
           const half = xs.half ? { at: res16, half: xs.half } : undefined;
-          gemm(ar, a, panelsAt(colsAt, K), res, bias, mg, nc, K, false, half);
+          if (half) gemm32(ar, a, panelsAt(colsAt, K), res, bias, mg, nc, K, half);
+          else gemm(ar, a, panelsAt(colsAt, K), res, bias, mg, nc, K);
           const [at, rsz] = half ? [res16, 2] : [res, 4];
           for (let r = 0; r < mg; r++)
             store(ar, at + r * nc * rsz, nc, dst, (bi * m + gi * mg + r) * nOut + j0);
@@ -310,28 +324,33 @@ export function product(
 ): Float64Array | undefined {
   try {
     // Constants first: their packed forms go below the scratch.
+    // Rounded float16 / bfloat16 results: float32 sums (gemm32); float64 sums otherwise.
+    const h = out && typeof out !== "function" && out.half ? out.half : 0;
     const pb0 = isConstant(b.data)
       ? packed(ar, "b", b, { off: bOff, rs: brs, cs: bcs, rows: K, cols: N })
       : -1;
-    const pa = packed(ar, "a", a, { off: aOff, rs: ars, cs: acs, rows: M, cols: K });
+    const pa = packed(ar, h ? "a32" : "a", a, { off: aOff, rs: ars, cs: acs, rows: M, cols: K });
     const pb = panelsAt(
       pb0 >= 0 ? pb0 : packed(ar, "b", b, { off: bOff, rs: brs, cs: bcs, rows: K, cols: N }),
       K,
     );
-    const bias = zeroBias(ar, M);
-    const wide = !out || typeof out === "function" || out.half !== 0;
+    const bias = zeroBias(ar, M, h !== 0);
+    if (h) {
+      const res = scratchAlloc(ar, M * N * 4, "product result");
+      const half = { at: scratchAlloc(ar, M * N * 2, "product result"), half: h };
+      gemm32(ar, pa, pb, res, bias, M, N, K, half);
+      store(ar, half.at, M * N, out as Dest, (out as Dest).at);
+      return undefined;
+    }
+    const wide = !out || typeof out === "function";
     const res = scratchAlloc(ar, M * N * (wide ? 8 : 4), "product result");
-    const half =
-      out && typeof out !== "function" && out.half
-        ? { at: scratchAlloc(ar, M * N * 2, "product result"), half: out.half }
-        : undefined;
-    gemm(ar, pa, pb, res, bias, M, N, K, wide, half);
+    gemm(ar, pa, pb, res, bias, M, N, K, wide);
     if (typeof out === "function") {
       out(f64At(ar, res, M * N));
       return undefined;
     }
     if (out) {
-      store(ar, half ? half.at : res, M * N, out, out.at);
+      store(ar, res, M * N, out, out.at);
       return undefined;
     }
     return f64At(ar, res, M * N).slice();

@@ -12,6 +12,7 @@ import {
   fromFloat64,
   fromProductSums,
   isFloatType,
+  isHalfType,
   toFloat64,
   scratch,
 } from "../tensor.js";
@@ -365,6 +366,8 @@ const MatMul: Kernel = (ctx, inputs) => {
   const bv = toFloat64(b);
   const out = scratch(Float64Array, prod(outShape));
   const row = scratch(Float64Array, m);
+  // float16 / bfloat16 sum in float32 (each product and each sum rounded to float32), as Conv.
+  const f32 = isHalfType(a.dtype);
   for (let p = 0; p < nb; p++) {
     const ao = batchIndex(aBatch, p) * n * k;
     const bo = batchIndex(bBatch, p) * k * m;
@@ -375,7 +378,10 @@ const MatMul: Kernel = (ctx, inputs) => {
         // No skipping of zero terms: 0 × Inf and 0 × NaN are NaN and must reach the sum.
         const x = av[ao + i * k + t]!;
         const bRow = bo + t * m;
-        for (let j = 0; j < m; j++) row[j]! += x * bv[bRow + j]!;
+        if (f32)
+          for (let j = 0; j < m; j++)
+            row[j] = Math.fround(row[j]! + Math.fround(x * bv[bRow + j]!));
+        else for (let j = 0; j < m; j++) row[j]! += x * bv[bRow + j]!;
       }
       out.set(row, oo + i * m);
     }

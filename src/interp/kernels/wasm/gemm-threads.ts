@@ -48,7 +48,8 @@ const MRS = [6, 4, 1, 1];
  *
  * g, a product: kind, a, b, c, bias, M, N, K, out64, ldb, pstride (K in steps of the summed
  * index: pairs for the integer product), and for float64 sums to round to float16 or bfloat16,
- * where the rounded rows go and f2h's mode. Columns: kind, x, b, N, pstride, col0, then im2col32's
+ * where the rounded rows go and f2h's mode; out64 2: float32 sums of half-type operands (gemm32),
+ * rounded by f2h from float32. Columns: kind, x, b, N, pstride, col0, then im2col32's
  * or im2col16's taps, K, Wp, sh, sw, OW, and a 64-byte window per thread (rq + 64·tid): the
  * panels of output positions col0 + j, j < N, at b + panel·pstride.
  */
@@ -93,7 +94,26 @@ function runTask(
       g[10]!,
       g[6]! * 4,
     );
-  else {
+  else if (g[8] === 2) {
+    // float32 sums of half-type operands (gemm32), rounded to the half type (f2h from float32).
+    ex.gemm32!(
+      g[1]! + r0 * g[7]! * 4,
+      g[2]!,
+      g[3]! + r0 * g[6]! * 4,
+      g[4]! + r0 * 4,
+      rows,
+      g[6]!,
+      g[7]!,
+      jb0,
+      jb1,
+      g[9]!,
+      g[10]!,
+    );
+    const N = g[6]!;
+    const [c0, c1] = [jb0 * 4, Math.min(N, jb1 * 4)];
+    for (let r = r0; r < r0 + rows; r++)
+      ex.f2h!(g[3]! + (r * N + c0) * 4, g[11]! + (r * N + c0) * 2, c1 - c0, g[12]!);
+  } else {
     ex.gemm!(
       g[1]! + r0 * g[7]! * 8,
       g[2]!,
@@ -285,7 +305,9 @@ export function runPanels(ar: Arena, args: number[], panels: number, workPerPane
   // A product's row chunks; a convolution's columns are one "row".
   const [M, K] = kind < 2 ? [args[5]!, args[7]!] : [1, 1];
   const mb = Math.ceil(M / MRS[kind]!);
-  const blockBytes = K * MRS[kind]! * (kind & 1 ? 4 : 8);
+  // float32 sums (args[8] 2: gemm32) pack A in float32, and take column panels in pairs.
+  const f32 = kind === JOB.float && args[8] === 2;
+  const blockBytes = K * MRS[kind]! * (kind & 1 || f32 ? 4 : 8);
   const rb = Math.max(1, Math.min(mb, Math.floor(CHUNK_BYTES / blockBytes)));
   const nrc = Math.ceil(mb / rb);
   const h = workPerPanel * panels >= minWork ? helpers(ar) : undefined;
@@ -293,7 +315,8 @@ export function runPanels(ar: Arena, args: number[], panels: number, workPerPane
   // Helpers that are not running yet (a browser worker starts late) take no task: never waited for.
   const ready = h ? Atomics.load(h.ctrl, READY) : 0;
   const threads = !h || ready === 0 || h.arena !== ar ? 1 : ready + 1;
-  const per = Math.max(1, Math.ceil((panels * nrc) / (threads * 6) / nrc));
+  let per = Math.max(1, Math.ceil((panels * nrc) / (threads * 6) / nrc));
+  if (f32) per += per & 1;
   const npc = Math.ceil(panels / per);
   const n = nrc * npc;
   const alone = (): void => {

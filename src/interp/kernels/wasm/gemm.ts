@@ -6,7 +6,12 @@
 // the column panels in place.
 
 import { activeBudget, chargeBytes } from "../../budget.js";
-import { EWMEM_WASM_BASE64, GEMMMEM_WASM_BASE64, QGEMM_WASM_BASE64 } from "./wasm-bytes.js";
+import {
+  EWMEM_WASM_BASE64,
+  GEMMMEM_WASM_BASE64,
+  HGEMM_WASM_BASE64,
+  QGEMM_WASM_BASE64,
+} from "./wasm-bytes.js";
 import { decodeBase64, unsharedMemory, type WasmApi } from "./loader.js";
 import { JOB, runPanels } from "./gemm-threads.js";
 
@@ -72,7 +77,12 @@ function makeArena(shared: boolean): Arena | undefined {
       const bytes = decodeBase64(b64);
       return new wa.Module(shared ? bytes : unsharedMemory(bytes));
     };
-    const modules = [GEMMMEM_WASM_BASE64, EWMEM_WASM_BASE64, QGEMM_WASM_BASE64].map(load);
+    const modules = [
+      GEMMMEM_WASM_BASE64,
+      EWMEM_WASM_BASE64,
+      HGEMM_WASM_BASE64,
+      QGEMM_WASM_BASE64,
+    ].map(load);
     const ex = Object.assign(
       {},
       ...modules.map((m) => new wa.Instance(m, { env: { memory } }).exports),
@@ -207,6 +217,8 @@ export const f32At = (ar: Arena, at: number, n: number) =>
 
 /** Bytes of A packed in float64 row blocks (M rounded up to MR) and of B in float32 panels. */
 export const packedABytes = (M: number, K: number) => Math.ceil(M / MR) * MR * K * 8;
+/** Bytes of A packed in float32 row blocks (pack_a32, for gemm32). */
+export const packedA32Bytes = (M: number, K: number) => Math.ceil(M / MR) * MR * K * 4;
 export const packedBBytes = (K: number, N: number) => Math.ceil(N / NR) * NR * K * 4;
 
 /**
@@ -276,5 +288,28 @@ export function gemm(
   const panels = Math.ceil(N / NR);
   const args = [JOB.float, a, b.at, c, bias, M, N, K, out64 || half ? 1 : 0, b.ldb, b.pstride];
   if (half) args.push(half.at, half.half - 1);
+  runPanels(ar, args, panels, M * K * NR);
+}
+
+/**
+ * The product of float16 or bfloat16 operands (widened to float32 as they are staged): C = bias
+ * (M float32 at `bias`, M rounded up to MR) + A (pack_a32) · B, each sum in float32 in order of the
+ * summed index (hgemm.wat's gemm32: each product rounded to float32, as float32 multiplication
+ * rounds it, then added), and rounded once to float16 / bfloat16 (`half` 1 / 2) into M × N at
+ * `half.at`; `c` (M × N float32) holds the float32 sums. Threads as gemm's.
+ */
+export function gemm32(
+  ar: Arena,
+  a: number,
+  b: BLayout,
+  c: number,
+  bias: number,
+  M: number,
+  N: number,
+  K: number,
+  half: { at: number; half: 1 | 2 },
+): void {
+  const panels = Math.ceil(N / NR);
+  const args = [JOB.float, a, b.at, c, bias, M, N, K, 2, b.ldb, b.pstride, half.at, half.half + 1];
   runPanels(ar, args, panels, M * K * NR);
 }

@@ -14,6 +14,7 @@
       (br_if $jdone (i32.ge_u (local.get $jb) (local.get $jb1)))
       (local.set $cols (i32.sub (local.get $N) (i32.mul (local.get $jb) (i32.const 4))))
       (if (i32.gt_u (local.get $cols) (i32.const 4)) (then (local.set $cols (i32.const 4))))
+      
       (local.set $ib (i32.const 0))
       (block $idone (loop $il
         (br_if $idone (i32.ge_u (local.get $ib) (local.get $mb)))

@@ -7,15 +7,19 @@
  * The loops' text. `MR`, `NR`: the tile; `K`: the local holding the count of summed steps;
  * `aStep`: bytes of A's row block per step (and of the bias per row block); `tile`: { init,
  * loads, macs } WAT; `po`: the WAT expression of the tile's first result address; `stores`: WAT
- * storing the tile there (only the rows and columns inside M × N).
+ * storing the tile there (only the rows and columns inside M × N); `panelStep`: panels a tile spans
+ * (NR columns in all); `beforeRows`: WAT run per tile column, once `$cols` is known.
  */
-export function panelLoops({ MR, NR, K, aStep, tile, po, stores }) {
+export function panelLoops({ MR, NR, K, aStep, tile, po, stores, panelStep = 1, beforeRows = "" }) {
+  // A tile spans panelStep panels of NR / panelStep columns each.
+  const pc = NR / panelStep;
   return `(local.set $mb (i32.div_u (i32.add (local.get $M) (i32.const ${MR - 1})) (i32.const ${MR})))
     (local.set $jb (local.get $jb0))
     (block $jdone (loop $jl
       (br_if $jdone (i32.ge_u (local.get $jb) (local.get $jb1)))
-      (local.set $cols (i32.sub (local.get $N) (i32.mul (local.get $jb) (i32.const ${NR}))))
+      (local.set $cols (i32.sub (local.get $N) (i32.mul (local.get $jb) (i32.const ${pc}))))
       (if (i32.gt_u (local.get $cols) (i32.const ${NR})) (then (local.set $cols (i32.const ${NR}))))
+      ${beforeRows}
       (local.set $ib (i32.const 0))
       (block $idone (loop $il
         (br_if $idone (i32.ge_u (local.get $ib) (local.get $mb)))
@@ -36,7 +40,7 @@ export function panelLoops({ MR, NR, K, aStep, tile, po, stores }) {
         ${stores}
         (local.set $ib (i32.add (local.get $ib) (i32.const 1)))
         (br $il)))
-      (local.set $jb (i32.add (local.get $jb) (i32.const 1)))
+      (local.set $jb (i32.add (local.get $jb) (i32.const ${panelStep})))
       (br $jl))))`;
 }
 
