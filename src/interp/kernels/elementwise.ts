@@ -899,6 +899,11 @@ export function castTensor(ctx: KernelContext, x: RTensor, to: number): RTensor 
     return castTensor(ctx, { dtype: DataType.DOUBLE, shape, data: vals }, to);
   }
   // From numbers (float, small int, bool; half types decoded exactly).
+  if (isHalfType(x.dtype) && to === DataType.FLOAT) {
+    const out = allocStorage(to, n) as Float32Array;
+    if (widenHalfWasm(src as Uint16Array, halfKind(x.dtype), out))
+      return { dtype: to, shape, data: out };
+  }
   const v = (isHalfType(x.dtype) ? computeView(x) : src) as Float64Array;
   if (to === DataType.FLOAT16 || to === DataType.BFLOAT16) {
     const out = scratch(Uint16Array, n);
