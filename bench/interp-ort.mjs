@@ -24,7 +24,7 @@ function varint(b, p) {
   }
 }
 
-/** The dims, type and raw data of a float32 or int64 TensorProto (what the export script writes). */
+/** The dims, type and raw data of a TensorProto with raw data (what the export scripts write). */
 function readTensor(bytes) {
   const p = { at: 0 };
   const dims = [];
@@ -49,11 +49,23 @@ function readTensor(bytes) {
     } else if (wire === 5) p.at += 4;
     else if (wire === 1) p.at += 8;
   }
-  const copy = new Uint8Array(raw.byteLength);
-  copy.set(raw);
-  if (type === 7) return new ort.Tensor("int64", new BigInt64Array(copy.buffer), dims);
-  return new ort.Tensor("float32", new Float32Array(copy.buffer), dims);
+  const copy = new Uint8Array(raw?.byteLength ?? 0);
+  if (raw) copy.set(raw);
+  const [name, Ctor] = TYPES[type] ?? TYPES[1];
+  return new ort.Tensor(name, type === 9 ? copy : new Ctor(copy.buffer), dims);
 }
+
+/** ONNX element types (raw data) as onnxruntime's tensor type names and typed arrays. */
+const TYPES = {
+  1: ["float32", Float32Array],
+  2: ["uint8", Uint8Array],
+  3: ["int8", Int8Array],
+  6: ["int32", Int32Array],
+  7: ["int64", BigInt64Array],
+  9: ["bool", Uint8Array],
+  10: ["float16", Uint16Array],
+  11: ["float64", Float64Array],
+};
 
 const [model, outDir, ...inputs] = args;
 const session = await ort.InferenceSession.create(model);

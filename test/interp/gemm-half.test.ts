@@ -1,7 +1,9 @@
-// float16 and bfloat16 Conv, ConvTranspose, MatMul and Gemm on the WebAssembly product (widened
-// to float32, summed in float64, rounded once to their type) give the TypeScript loops' bits, on
-// random inputs holding NaN, ±Inf, −0 and subnormals, on one thread and on two, with the weights
-// as graph inputs and as initializers (packed once per run).
+// float16 and bfloat16 Conv, ConvTranspose, MatMul and Gemm on the WebAssembly product give the
+// TypeScript loops' bits, on random inputs holding NaN, ±Inf, −0 and subnormals, on one thread and
+// on two, with the weights as graph inputs and as initializers (packed once per run). Conv and
+// MatMul sum in float32 (each product and each partial sum rounded to float32, in order of the
+// summed index, from the bias), rounded once to the type: checked here against a loop written
+// in the test; Gemm and ConvTranspose sum in float64.
 
 import { afterEach, describe, expect, it } from "vitest";
 import { graph, model, node, valueInfo } from "../../src/ir/builder.js";
@@ -176,6 +178,78 @@ describe.each(HALVES)("%s products on the WebAssembly product", (_name, dt) => {
     setGemmDisabled(false);
     for (const f of fast)
       expect(Array.from(f.data as Uint16Array)).toEqual(Array.from(slow.data as Uint16Array));
+  });
+});
+
+/** A half tensor's values (NaN as NaN). */
+function values(t: RTensor): number[] {
+  const d = t.data as Uint16Array;
+  return Array.from(d, (h) =>
+    t.dtype === DataType.FLOAT16
+      ? f16Value(h)
+      : new Float32Array(new Uint32Array([h << 16]).buffer)[0]!,
+  );
+}
+
+describe.each(HALVES)("%s Conv and MatMul sum in float32", (_name, dt) => {
+  const enc = dt === DataType.FLOAT16 ? numberToFloat16Bits : numberToBfloat16Bits;
+  /** The sum of products in order from `start`, each product and partial sum rounded to float32. */
+  const sum32 = (start: number, terms: [number, number][]) =>
+    terms.reduce((s, [a, b]) => Math.fround(s + Math.fround(a * b)), start);
+  const expectBits = (got: RTensor, want: number[]) =>
+    expect(Array.from(got.data as Uint16Array)).toEqual(
+      want.map((v) => (Number.isNaN(v) ? (dt === DataType.FLOAT16 ? 0x7e00 : 0x7fc0) : enc(v))),
+    );
+
+  it("MatMul: the float32 sums rounded once (not the float64 sums), wasm and loop alike", () => {
+    // Finite values only (a NaN's bits are fixed by the kernels), K long enough for the float32
+    // sums to differ from the float64 ones in some outputs.
+    const [M, K, N] = [24, 300, 20];
+    const a = rand(dt, [M, K], 31, 0);
+    const b = rand(dt, [K, N], 32, 0);
+    const [av, bv] = [values(a), values(b)];
+    const want: number[] = [];
+    let differ = 0;
+    for (let i = 0; i < M; i++)
+      for (let j = 0; j < N; j++) {
+        const terms = Array.from(
+          { length: K },
+          (_, t) => [av[i * K + t]!, bv[t * N + j]!] as [number, number],
+        );
+        const s = sum32(0, terms);
+        want.push(s);
+        if (enc(s) !== enc(terms.reduce((x, [p, q]) => x + p * q, 0))) differ++;
+      }
+    // float16 (11 bits): some outputs round differently from the float64 sums, so the test
+    // tells the two apart; bfloat16's 8 bits hide the difference at this size.
+    if (dt === DataType.FLOAT16) expect(differ).toBeGreaterThan(0);
+    const [fast, general] = fastAndGeneral({ op: "MatMul", inputs: [a, b] });
+    expectBits(fast, want);
+    expectBits(general, want);
+  });
+
+  it("Conv: from the bias, channels then taps in order", () => {
+    const x = rand(dt, [1, 3, 5, 5], 33, 0);
+    const w = rand(dt, [4, 3, 3, 3], 34, 0);
+    const bias = rand(dt, [4], 35, 0);
+    const [xv, wv, bb] = [values(x), values(w), values(bias)];
+    const want: number[] = [];
+    for (let oc = 0; oc < 4; oc++)
+      for (let oh = 0; oh < 3; oh++)
+        for (let ow = 0; ow < 3; ow++) {
+          const terms: [number, number][] = [];
+          for (let ic = 0; ic < 3; ic++)
+            for (let kh = 0; kh < 3; kh++)
+              for (let kw = 0; kw < 3; kw++)
+                terms.push([
+                  xv[(ic * 5 + oh + kh) * 5 + ow + kw]!,
+                  wv[((oc * 3 + ic) * 3 + kh) * 3 + kw]!,
+                ]);
+          want.push(sum32(bb[oc]!, terms));
+        }
+    const [fast, general] = fastAndGeneral({ op: "Conv", inputs: [x, w, bias] });
+    expectBits(fast, want);
+    expectBits(general, want);
   });
 });
 

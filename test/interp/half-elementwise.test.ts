@@ -100,6 +100,27 @@ describe.each(HALVES)("%s elementwise fast paths", (_name, dt) => {
   });
 });
 
+describe("float32 → float16 rounding four at a time", () => {
+  it("gives numberToFloat16Bits's bits around every boundary (subnormal, normal, overflow, NaN)", () => {
+    // Every float32 pattern within 2^12 of each boundary, both signs: the smallest subnormal's
+    // half, the subnormal/normal edge, the largest finite float16 and the overflow to Inf, Inf
+    // and the NaNs; lengths not a multiple of four leave a scalar tail.
+    const bases = [
+      0x33000000, 0x387fe000, 0x38800000, 0x477fe000, 0x477ff000, 0x7f800000, 0x7fc00000,
+    ];
+    const u = new Uint32Array(bases.length * 8192 * 2 + 3);
+    let k = 0;
+    for (const sign of [0, 0x80000000])
+      for (const b of bases) for (let d = -4096; d < 4096; d++) u[k++] = ((b + d) | sign) >>> 0;
+    const data = new Float32Array(u.buffer);
+    expectSameBits({
+      op: "Cast",
+      inputs: [{ dtype: DataType.FLOAT, shape: [data.length], data }],
+      attrs: { to: DataType.FLOAT16 },
+    });
+  });
+});
+
 describe("float32 fast paths of the quantized model", () => {
   it("Relu on WebAssembly", () => {
     expectSameBits({ op: "Relu", inputs: [floats(BIG, 8, true)] });
