@@ -92,21 +92,25 @@ function tile32() {
     2,
     (r) => `(f32x4.splat (f32.load offset=${4 * r} (local.get $bi)))`,
   );
-  const loads =
-    `(local.set $b0 (v128.load align=4 (local.get $pb)))\n          ` +
-    `(local.set $b1 (v128.load align=4 (i32.add (local.get $pb) (local.get $p2))))`;
-  const macs = range(MR)
-    .map(
-      (r) =>
-        `(local.set $av (v128.load32_splat offset=${4 * r} (local.get $pa)))\n          ` +
-        range(2)
-          .map(
-            (v) =>
-              `(local.set ${acc(r, v)} (f32x4.add (local.get ${acc(r, v)}) (f32x4.mul (local.get $av) (local.get $b${v}))))`,
-          )
-          .join(" "),
-    )
-    .join("\n          ");
+  // Step k (0 or 1) of the two at once: B's panels are packed (16 bytes a step).
+  const loadsAt = (k) =>
+    `(local.set $b0 (v128.load offset=${16 * k} align=4 (local.get $pb)))\n          ` +
+    `(local.set $b1 (v128.load offset=${16 * k} align=4 (i32.add (local.get $pb) (local.get $p2))))`;
+  const macsAt = (k) =>
+    range(MR)
+      .map(
+        (r) =>
+          `(local.set $av (v128.load32_splat offset=${4 * (r + MR * k)} (local.get $pa)))\n          ` +
+          range(2)
+            .map(
+              (v) =>
+                `(local.set ${acc(r, v)} (f32x4.add (local.get ${acc(r, v)}) (f32x4.mul (local.get $av) (local.get $b${v}))))`,
+            )
+            .join(" "),
+      )
+      .join("\n          ");
+  const [loads, macs] = [loadsAt(0), macsAt(0)];
+  const body2 = [loadsAt(0), macsAt(0), loadsAt(1), macsAt(1)].join("\n          ");
   const lanes = (r) =>
     range(2 * NR)
       .map(
@@ -123,7 +127,7 @@ function tile32() {
           (local.set $po (i32.add (local.get $po) (local.get $ldc)))))`,
     )
     .join("\n        ");
-  return { init, loads, macs, stores };
+  return { init, loads, macs, body2, stores };
 }
 
 // gemm(a, b, c, bias, M, N, K, jb0, jb1, out64, ldb, pstride): the tiles of column panels jb0 ≤ jb < jb1, all

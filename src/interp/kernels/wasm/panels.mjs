@@ -6,7 +6,7 @@
 /**
  * The loops' text. `MR`, `NR`: the tile; `K`: the local holding the count of summed steps;
  * `aStep`: bytes of A's row block per step (and of the bias per row block); `tile`: { init,
- * loads, macs } WAT; `po`: the WAT expression of the tile's first result address; `stores`: WAT
+ * loads, macs, body2? } WAT (body2: two steps at once, for all but a last odd step); `po`: the WAT expression of the tile's first result address; `stores`: WAT
  * storing the tile there (only the rows and columns inside M × N); `panelStep`: panels a tile spans
  * (NR columns in all); `beforeRows`: WAT run per tile column, once `$cols` is known.
  */
@@ -27,7 +27,17 @@ export function panelLoops({ MR, NR, K, aStep, tile, po, stores, panelStep = 1, 
         (local.set $pb (i32.add (local.get $b) (i32.mul (local.get $jb) (local.get $pstride))))
         (local.set $end (i32.add (local.get $pa) (i32.mul (local.get ${K}) (i32.const ${aStep}))))
         (local.set $bi (i32.add (local.get $bias) (i32.mul (local.get $ib) (i32.const ${aStep}))))
-        ${tile.init}
+        ${tile.init}${
+          tile.body2
+            ? `
+        (block $t2done (loop $t2l
+          (br_if $t2done (i32.gt_u (i32.add (local.get $pa) (i32.const ${2 * aStep})) (local.get $end)))
+          ${tile.body2}
+          (local.set $pa (i32.add (local.get $pa) (i32.const ${2 * aStep})))
+          (local.set $pb (i32.add (local.get $pb) (i32.shl (local.get $ldb) (i32.const 1))))
+          (br $t2l)))`
+            : ""
+        }
         (block $tdone (loop $tl
           (br_if $tdone (i32.ge_u (local.get $pa) (local.get $end)))
           ${tile.loads}
