@@ -1,9 +1,11 @@
 // float32, float16 and bfloat16 Conv, MatMul and Gemm on the WebAssembly matrix product
-// (wasm/gemm.ts): the same sums as the TypeScript loops of conv-pool.ts and nn.ts — every product
-// in float64, added in order of the summed index from the same start (the bias, or 0), rounded
-// once to the result's type — so the results are identical; only the order of the outputs
-// computed differs. float16 and bfloat16 operands are widened to float32 (exact) as they are
-// staged. Constant weights are packed once per run.
+// (wasm/gemm.ts): the same sums as the TypeScript loops of conv-pool.ts and nn.ts, added in order
+// of the summed index from the same start (the bias, or 0) and rounded once to the result's type,
+// so the results are identical; only the order of the outputs computed differs. float32 (and
+// Gemm's and ConvTranspose's half types) sum in float64, every product exact; float16 and bfloat16
+// Conv and MatMul sum in float32 (wasm/gemm.ts's gemm32), each product and partial sum rounded to
+// float32, as the loops do with Math.fround. float16 and bfloat16 operands are widened to float32
+// (exact) as they are staged. Constant weights are packed once per run.
 
 import { DataType } from "../../ir/types.js";
 import { allocStorage, isHalfType, toFloat32, toFloat64 } from "../tensor.js";
@@ -36,8 +38,8 @@ import { JOB, JOB_THREADS, runPanels } from "./wasm/gemm-threads.js";
 
 /**
  * Whether the WebAssembly product can take these operands: float32, float16 or bfloat16, all of
- * one type (float16 and bfloat16 are widened to float32 exactly, and the float64 sums rounded
- * to their type once, as the TypeScript loops round them).
+ * one type (float16 and bfloat16 are widened to float32 exactly, and their sums rounded to
+ * their type once, as the TypeScript loops round them).
  */
 export function gemmFor(...ts: (RTensor | undefined)[]): Arena | undefined {
   if (!gemmEnabled()) return undefined;
@@ -181,7 +183,7 @@ export const POSITIONS_BYTES = 64 * JOB_THREADS;
  * Conv as one product per (image, group): packed weights (mg × cg·nK) times the packed columns
  * (cg·nK × output positions), from the bias (or 0), in chunks of output positions whose columns
  * the threads make (2-D windows: im2col in WebAssembly) and then multiply. float16 and bfloat16
- * take the float64 sums and round them once, as the TypeScript loop does.
+ * sum in float32 (gemm32) and round once, as the TypeScript loop does.
  */
 export function convGemm(
   ar: Arena,
