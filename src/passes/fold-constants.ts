@@ -15,6 +15,7 @@ import { storageByteSize } from "../interp/budget.js";
 import { Tensor } from "../ir/tensor.js";
 import { hasGraphAttribute } from "../ir/traverse.js";
 import { DataType, type Model, type Node, type Type } from "../ir/types.js";
+import { constantTensor } from "./lift-constants.js";
 import type { Note, Pass } from "./pass.js";
 
 export interface FoldOptions {
@@ -97,20 +98,13 @@ export function foldConstants(options: FoldOptions = {}): Pass {
         const plain = domain === "" && !RANDOM.has(n.opType) && !hasGraphAttribute(n);
         let outs: Record<string, RTensor> | undefined;
         if (plain && n.opType === "Constant") {
-          const a = n.attributes[0];
-          if (
-            a &&
-            a.type === "TENSOR" &&
-            a.value &&
-            n.outputs[0] &&
-            !outputNames.has(n.outputs[0])
-          ) {
-            if (a.value.byteLength <= limit) values.set(n.outputs[0], fromIRTensor(a.value));
-            lazy.set(
-              n.outputs[0],
-              new Tensor(a.value.dataType, a.value.dims, a.value.data, n.outputs[0]),
-            );
-            // kept as it is: Constant nodes become initializers only when something folds from them
+          // Any form of value (a tensor, value_float(s), value_int(s), value_string(s)); kept
+          // as it is: lift-constants makes Constant nodes initializers.
+          const out = n.outputs[0];
+          const t = out && !outputNames.has(out) ? constantTensor(n, out) : undefined;
+          if (out && t) {
+            if (t.byteLength <= limit) values.set(out, fromIRTensor(t));
+            lazy.set(out, t);
           }
           nodes.push(n);
           continue;

@@ -13,3 +13,5 @@ export { fixDims } from "./fix-dims.js";
 export { eliminateIdentity } from "./eliminate-identity.js";
 export { simplifyPipeline, type SimplifyOptions } from "./simplify.js";
 export { commonSubexpressions } from "./common-subexpressions.js";
+export { liftConstants, constantTensor } from "./lift-constants.js";
+export { fuseConvBatchNorm } from "./fuse-conv-batchnorm.js";

@@ -1,11 +1,13 @@
 // The simplification pipeline (`onnx-expand simplify`, and a step of lowering for a target):
-// fix-dims, then fold-constants, eliminate-identity, common-subexpressions, fold-constants again
-// and remove-dead-values.
+// fix-dims, then fold-constants, eliminate-identity, common-subexpressions, fold-constants again,
+// fuse-conv-batchnorm, lift-constants and remove-dead-values.
 
 import { commonSubexpressions } from "./common-subexpressions.js";
 import { eliminateIdentity } from "./eliminate-identity.js";
 import { fixDims } from "./fix-dims.js";
 import { foldConstants } from "./fold-constants.js";
+import { fuseConvBatchNorm } from "./fuse-conv-batchnorm.js";
+import { liftConstants } from "./lift-constants.js";
 import { pipeline } from "./manager.js";
 import type { Pass } from "./pass.js";
 import { removeDeadValues } from "./remove-dead-values.js";
@@ -24,6 +26,8 @@ export function simplifyPipeline(options: SimplifyOptions = {}): Pass {
     commonSubexpressions(),
     // merged nodes can make more constants (two Shapes of one value, one Gather of them)
     foldConstants({ limit: options.foldLimit }),
+    fuseConvBatchNorm(),
+    liftConstants(),
     removeDeadValues(),
   ]);
 }
