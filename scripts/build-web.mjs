@@ -98,6 +98,19 @@ const webSwap = {
         }));
       return { contents: `export default ${JSON.stringify(files)};`, loader: "js" };
     });
+    // The shipped target profiles (targets/*.json), for src/targets/shipped.web.ts.
+    b.onResolve({ filter: /^onnx-expand:targets$/ }, () => ({
+      path: "targets",
+      namespace: "targets",
+    }));
+    b.onLoad({ filter: /.*/, namespace: "targets" }, () => {
+      const dir = join(root, "targets");
+      const files = readdirSync(dir)
+        .filter((f) => f.endsWith(".json"))
+        .sort()
+        .map((f) => ({ path: `targets/${f}`, text: readFileSync(join(dir, f), "utf8") }));
+      return { contents: `export default ${JSON.stringify(files)};`, loader: "js" };
+    });
     b.onResolve({ filter: /^node:/ }, (args) => ({
       errors: [{ text: `${args.path} imported by ${args.importer}: not available in a browser` }],
     }));

@@ -564,10 +564,10 @@ document.addEventListener("keydown", (e) => {
 let checked: Partial<Record<SideName, CheckSide>> | undefined;
 
 function applyProblems(p: PaneState): void {
-  const keys = (checked?.[p.side]?.nodes ?? [])
-    .filter((n) => n.view === p.view)
-    .map((n) => `n${n.index}`);
-  p.canvas?.problems(keys);
+  const nodes = (checked?.[p.side]?.nodes ?? []).filter((n) => n.view === p.view);
+  const keys = nodes.map((n) => `n${n.index}`);
+  // The groups holding them are marked too, so a closed group shows what it hides.
+  p.canvas?.problems([...keys, ...nodes.flatMap((n) => n.groups)]);
   paneEl(p).dataset.problems = String(new Set(keys).size);
 }
 
@@ -668,7 +668,7 @@ function openFiles(list: File[]): void {
   );
 }
 
-async function transform(req: Request & { op: "convert" | "expand" }): Promise<void> {
+async function transform(req: Request & { op: "convert" | "expand" | "lower" }): Promise<void> {
   const r: Answers["convert"] = await client.ask(req.op as "convert", req as never);
   resultRequest = req;
   clearResult();
@@ -716,8 +716,40 @@ $<HTMLFormElement>("expand-form").onsubmit = (e) => {
     }),
   );
 };
+const targetSelect = $<HTMLSelectElement>("target");
+$<HTMLFormElement>("target-form").onsubmit = (e) => {
+  e.preventDefault();
+  const target = targetSelect.value;
+  void act(`lowering for ${target || "a target"}`, $("target-form"), async () => {
+    if (!target) throw new WorkError("Lower: pick a target in the list first");
+    await transform({ op: "lower", target, dims: $<HTMLInputElement>("dims").value });
+    // What the result still lacks, marked on it.
+    await checkAgainst(target);
+  });
+};
+
+/** Check both sides (against a target's profile, or the checker), marking what it finds. */
+async function checkAgainst(target: string): Promise<void> {
+  checked = await client.ask("check", target ? { target } : {});
+  renderCheck(checked, { a: panes.a.summary?.name, b: panes.b.summary?.name }, (side, line) =>
+    jumpProblem(side, line),
+  );
+  for (const p of [panes.a, panes.b]) applyProblems(p);
+}
+
 $("check").onclick = () =>
   void act("check", $("check"), async () => {
+    const target = targetSelect.value;
+    if (target) {
+      await checkAgainst(target);
+      const n = (checked?.a?.nodes.length ?? 0) + (checked?.b?.nodes.length ?? 0);
+      status(
+        n
+          ? `${target}: ${n} node(s) not fully supported, marked on the graph.`
+          : `${target}: every node supported.`,
+      );
+      return;
+    }
     checked = await client.ask("check", {});
     renderCheck(checked, { a: panes.a.summary?.name, b: panes.b.summary?.name }, (side, line) =>
       jumpProblem(side, line),
@@ -938,6 +970,13 @@ const startup = act(
   async () => {
     const limits = await client.ask("limits", {});
     maxOpset = limits.maxOpset;
+    for (const t of limits.targets) {
+      const o = document.createElement("option");
+      o.value = t.id;
+      o.textContent = t.id;
+      o.title = `${t.backend}, read ${t.date}`;
+      targetSelect.append(o);
+    }
     $<HTMLInputElement>("opset").max = String(maxOpset);
     $("opset").title = `ai.onnx opset 1 to ${maxOpset}`;
     let r: Response;

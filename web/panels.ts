@@ -110,7 +110,7 @@ export function renderCheck(
     const c = r[side];
     if (!c) continue;
     const head = heading(
-      `Check ${side === "a" ? "original" : "result"}: ${c.lines.length ? `${c.lines.length} problem(s)` : "valid"}`,
+      `Check ${side === "a" ? "original" : "result"}: ${c.title ?? (c.lines.length ? `${c.lines.length} problem(s)` : "valid")}`,
       names[side] ?? "",
     );
     head.dataset.problems = String(c.lines.length);

@@ -84,8 +84,20 @@ export interface FindHit {
 
 /** The checker's problems of one side: the lines, and the boxes each one marks. */
 export interface CheckSide {
+  /** The report's heading, when it is not the checker's ("N problem(s)" / "valid"). */
+  title?: string;
   lines: string[];
-  nodes: { view: string; index: number; line: number }[];
+  /** The nodes lines name, with the groups that hold them (outermost first). */
+  nodes: { view: string; index: number; line: number; groups: string[] }[];
+}
+
+/** A shipped target profile, as the target selector lists it. */
+export interface TargetChoice {
+  /** name@version: what `check` and `lower` take. */
+  id: string;
+  name: string;
+  backend: string;
+  date: string;
 }
 
 export interface TransformAnswer {
@@ -146,7 +158,10 @@ export type Request =
   | { op: "details"; side: SideName; view: string; index: number }
   | { op: "convert"; opset: number }
   | { op: "expand"; mode: ExpandMode; ops: string }
-  | { op: "check" }
+  /** The ONNX checker, or with `target` (a TargetChoice id) every node against that profile. */
+  | { op: "check"; target?: string }
+  /** `lower --target`: the target's id, and fixed dims (`batch=1,sequence=128`). */
+  | { op: "lower"; target: string; dims: string }
   | { op: "limits" }
   | { op: "find"; side: SideName; view: string; query: string }
   | { op: "pair"; side: SideName; view: string; index: number }
@@ -164,7 +179,8 @@ export interface Answers {
   convert: TransformAnswer;
   expand: TransformAnswer;
   check: Partial<Record<SideName, CheckSide>>;
-  limits: { maxOpset: number };
+  limits: { maxOpset: number; targets: TargetChoice[] };
+  lower: TransformAnswer;
   find: FindHit[];
   /** The node of the other side the diff matched with this one, if any. */
   pair: { view: string; index: number } | null;

@@ -6,6 +6,10 @@
 import { RefusedError, formatNote } from "../src/app/notes.js";
 import { Session, type Loaded, type Side as SessionSide } from "../src/app/session.js";
 import type { ExpandRequest } from "../src/app/transform.js";
+import { parseDims } from "../src/app/dims.js";
+import { classifyModel } from "../src/targets/classify.js";
+import type { Profile } from "../src/targets/profile.js";
+import { shippedProfiles } from "../src/targets/shipped.node.js";
 import { targetOpset } from "../src/convert/target.js";
 import { analyzeModel } from "../src/check/analyze.js";
 import { modelFunctions } from "../src/check/functions.js";
@@ -40,6 +44,7 @@ import { layoutScene } from "./graph/layout.js";
 import type { Layout, LayoutOptions } from "./graph/types.js";
 import type {
   Answers,
+  CheckSide,
   Envelope,
   NodeDetails,
   Op,
@@ -412,6 +417,13 @@ function downloadFiles(
 }
 
 /** The new result, side b (a step that fails leaves the session as it was). */
+/** A shipped profile by its id (name@version). */
+function targetProfile(id: string): Profile {
+  const p = shippedProfiles().find((x) => `${x.name}@${x.version}` === id);
+  if (!p) throw new OnnxError("E_USAGE", `no target '${id}' in the page`);
+  return p;
+}
+
 function transformed(r: { result: Side; notes: Note[] }): TransformAnswer {
   return {
     summary: summary(r.result),
@@ -471,7 +483,15 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
     );
     return { ...summary(a), ...(notes.length ? { notes } : {}) };
   },
-  limits: () => ({ maxOpset: registry().maxOpset("") }),
+  limits: () => ({
+    maxOpset: registry().maxOpset(""),
+    targets: shippedProfiles().map((p) => ({
+      id: `${p.name}@${p.version}`,
+      name: p.name,
+      backend: `${p.backend} ${p.backendVersion}`,
+      date: p.source.date,
+    })),
+  }),
   find(msg) {
     const s = side(msg.side);
     const view = viewOf(s, msg.view);
@@ -506,22 +526,64 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
       session.expand(options, `expanded${msg.mode !== "all" ? ` ${msg.mode} ${msg.ops}` : ""}`),
     );
   },
-  check() {
+  check(msg) {
     const out: Answers["check"] = {};
+    const profile = msg.target ? targetProfile(msg.target) : undefined;
     for (const k of ["a", "b"] as const) {
-      const s = session[k]?.view;
-      if (!s) continue;
+      const sd = session[k];
+      if (!sd) continue;
+      const s = sd.view;
+      const at = (view: string, index: number, line: number) => ({
+        view,
+        index,
+        line,
+        groups: enclosingGroups(sceneOf(sd, view), index),
+      });
+      if (profile) {
+        // Every node against the target: a line for the model's opset and each node not fully
+        // supported, its node marked.
+        const r = classifyModel(sd.model, profile);
+        const lines = [...r.model.map((m) => `model: ${m}`)];
+        const nodes: CheckSide["nodes"] = [];
+        for (const n of r.nodes) {
+          if (n.verdict === "supported") continue;
+          const view = n.at.fn < 0 ? "main" : `fn${n.at.fn}`;
+          if (s.views.has(view)) nodes.push(at(view, n.at.index, lines.length));
+          lines.push(`${n.verdict}: ${n.where}: ${n.reasons.join("; ")}`);
+        }
+        const { nodes: total, supported } = r.coverage;
+        out[k] = {
+          title: `${r.target}: ${total - supported} of ${total} node(s) not supported`,
+          lines,
+          nodes,
+        };
+        continue;
+      }
       const wheres = s.found.map((p) => p.where);
-      const nodes: { view: string; index: number; line: number }[] = [];
+      const nodes: CheckSide["nodes"] = [];
       for (const [id, v] of s.views) {
         if (id.includes("/")) continue;
         const prefix = "initializers" in v.owner ? "" : functionWhere(v.owner);
         for (const [line, index] of problemNodes(v.owner, prefix, wheres))
-          nodes.push({ view: id, index, line });
+          nodes.push(at(id, index, line));
       }
       out[k] = { lines: s.problems, nodes };
     }
     return out;
+  },
+  lower(msg) {
+    const r = session.lower({ profile: targetProfile(msg.target), dims: parseDims(msg.dims) });
+    const residue = r.report.nodes.filter((n) => n.verdict !== "supported").length;
+    return {
+      ...transformed(r),
+      notes: [
+        ...r.notes.map(formatNote),
+        ...r.report.model.map((m) => `model: ${m}`),
+        residue
+          ? `${residue} node(s) still not supported by ${r.report.target}: Check lists them`
+          : `every node is supported by ${r.report.target}`,
+      ],
+    };
   },
   download(msg) {
     return downloadFiles(side(msg.side).model, msg.name, msg.format);

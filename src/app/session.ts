@@ -20,11 +20,14 @@ import { requestedInputs, type InputRequest } from "./inputs.js";
 import { modelFromBytes, modelFromFiles, type PickedFile } from "./load.js";
 import { RefusedError } from "./notes.js";
 import { runModels } from "./runnable.js";
+import type { TargetReport } from "../targets/classify.js";
 import {
   convert,
   expand,
+  lower,
   type ConvertRequest,
   type ExpandRequest,
+  type LowerRequest,
   type TransformResult,
 } from "./transform.js";
 
@@ -112,6 +115,15 @@ export class Session<X = undefined> {
     const a = this.loaded();
     this.progress("expansion…");
     return this.keep(expand(a.model, req), `${a.name} (${label})`);
+  }
+
+  /** a lowered for a target (`lower --target`): the new b, the notes, and what b still lacks. */
+  lower(req: LowerRequest): { result: Side<X>; notes: Note[]; report: TargetReport } {
+    const a = this.loaded();
+    this.progress(`lowering for ${req.profile.name}…`);
+    const r = lower(a.model, req);
+    const kept = this.keep(r, `${a.name} (lowered for ${req.profile.name})`);
+    return { ...kept, report: (r as Extract<typeof r, { ok: true }>).report };
   }
 
   private keep(r: TransformResult, name: string): { result: Side<X>; notes: Note[] } {

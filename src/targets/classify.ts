@@ -23,6 +23,12 @@ export interface NodeVerdict {
   reasons: string[];
   /** Multiply-adds where the shapes are known (Conv, ConvTranspose, MatMul, Gemm). */
   macs?: number;
+  /**
+   * Where it is: `fn` the function's index in the model (-1: the main graph) and `index` the
+   * node of that graph or function that is it or holds it (a node of an If/Loop/Scan body is at
+   * the index of the node the body belongs to), for a page to mark.
+   */
+  at: { fn: number; index: number };
 }
 
 export interface TargetReport {
@@ -148,16 +154,19 @@ export function classifyModel(model: Model, profile: Profile): TargetReport {
   let macsTotal = 0;
   let macsSupported = 0;
   let macsKnown = false;
-  const owners: { g: Graph | Function; label: string }[] = [
-    { g: model.graph, label: "graph" },
-    ...model.functions.map((f) => ({
+  const owners: { g: Graph | Function; label: string; fn: number }[] = [
+    { g: model.graph, label: "graph", fn: -1 },
+    ...model.functions.map((f, fn) => ({
       g: f as Graph | Function,
       label: `function ${f.domain}.${f.name}`,
+      fn,
     })),
   ];
-  for (const { g, label } of owners) {
+  for (const { g, label, fn } of owners) {
     const constants = constantsOf(g);
-    for (const { node: n, owner } of walkGraphNodes(g)) {
+    let top = 0;
+    for (const { node: n, owner, index, depth } of walkGraphNodes(g)) {
+      if (depth === 0) top = index;
       const scopeTypes = types?.get(owner) ?? types?.get(model.graph);
       const localConstants = owner === g ? constants : constantsOf(owner);
       const domain = n.domain === "ai.onnx" ? "" : (n.domain ?? "");
@@ -220,7 +229,14 @@ export function classifyModel(model: Model, profile: Profile): TargetReport {
         macsTotal += macs;
         if (verdict === "supported") macsSupported += macs;
       }
-      report.nodes.push({ where, op, verdict, reasons, ...(macs !== undefined ? { macs } : {}) });
+      report.nodes.push({
+        where,
+        op,
+        verdict,
+        reasons,
+        ...(macs !== undefined ? { macs } : {}),
+        at: { fn, index: top },
+      });
       const counts = (report.byOp[op] ??= { supported: 0, partial: 0, unsupported: 0 });
       counts[verdict]++;
       report.coverage.nodes++;
