@@ -1,5 +1,5 @@
-// fuse-conv-batchnorm: a BatchNormalization in inference form that reads a Conv's output, and
-// nothing else reads it, is folded into the Conv's weights and bias (y = s·(conv(x, W) + B − mean)
+// fuse-conv-batchnorm: a BatchNormalization in inference form that reads a Conv's (or a group-1
+// ConvTranspose's) output, and nothing else reads it, is folded into the Conv's weights and bias (y = s·(conv(x, W) + B − mean)
 // + beta with s = scale / sqrt(var + epsilon), per output channel: W' = s·W, B' = s·(B − mean) +
 // beta), so one Conv remains. Only where W, B and the four BatchNormalization tensors are
 // initializers (not graph inputs) of a float type, in the main graph, and BatchNormalization has
@@ -58,26 +58,31 @@ export function fuseConvBatchNorm(): Pass {
         const ci = producer.get(y);
         if (ci === undefined || uses.get(y) !== 1 || replace.has(ci)) return;
         const conv = g.nodes[ci]!;
-        if (conv.opType !== "Conv" || (conv.domain ?? "") !== "") return;
+        // ConvTranspose's weights are [C_in, C_out / group, ...]: its output channels are axis 1
+        // (group 1 only here).
+        const transposed = conv.opType === "ConvTranspose";
+        if ((conv.opType !== "Conv" && !transposed) || (conv.domain ?? "") !== "") return;
+        if (transposed && Number(attr(conv, "group") ?? 1n) !== 1) return;
         const w = inits.get(conv.inputs[1] ?? "");
         const b = conv.inputs[2] ? inits.get(conv.inputs[2]) : undefined;
         if (!w || (conv.inputs[2] && !b) || !isFloatType(w.dataType) || w.dims.length < 3) return;
         const p = bn.inputs.slice(1).map((x) => inits.get(x));
         if (p.some((t) => !t || t.dataType !== w.dataType)) return;
-        const m = w.dims[0]!;
+        const m = w.dims[transposed ? 1 : 0]!;
         if (p.some((t) => t!.elementCount !== m) || (b && b.elementCount !== m)) return;
         const [scale, beta, mean, v] = p.map((t) => toFloat64(fromIRTensor(t!)));
         const eps = Number(attr(bn, "epsilon") ?? 1e-5);
         const wv = toFloat64(fromIRTensor(w));
         const bv = b ? toFloat64(fromIRTensor(b)) : new Float64Array(m);
-        const per = wv.length / m;
-        const w2 = new Float64Array(wv.length);
-        const b2 = new Float64Array(m);
-        for (let c = 0; c < m; c++) {
-          const s = scale![c]! / Math.sqrt(v![c]! + eps);
-          for (let k = 0; k < per; k++) w2[c * per + k] = wv[c * per + k]! * s;
-          b2[c] = (bv[c]! - mean![c]!) * s + beta![c]!;
-        }
+        // Weight element i belongs to output channel (i / inner) mod m: inner is the kernel's
+        // size (ConvTranspose) or everything after axis 0 (Conv, where the mod does nothing).
+        const inner = wv.length / (transposed ? w.dims[0]! * m : m);
+        const s = Float64Array.from({ length: m }, (_, c) => scale![c]! / Math.sqrt(v![c]! + eps));
+        const w2 = wv.map((x, i) => x * s[Math.floor(i / inner) % m]!);
+        const b2 = Float64Array.from(
+          { length: m },
+          (_, c) => (bv[c]! - mean![c]!) * s[c]! + beta![c]!,
+        );
         const wName = fresh(`${w.name}_bn`);
         const bName = fresh(`${b?.name ?? `${w.name}_bias`}_bn`);
         added.push(Tensor.from(w.dataType, w.dims, w2, wName));

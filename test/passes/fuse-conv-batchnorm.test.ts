@@ -87,6 +87,22 @@ describe("fuse-conv-batchnorm", () => {
       await sameOnOrt(m, r.model);
     });
 
+  it("fuses a ConvTranspose (output channels on the weights' axis 1)", async () => {
+    const m = net({ bias: true });
+    const g = m.graph;
+    const t = model(
+      {
+        ...g,
+        nodes: [node("ConvTranspose", ["x", "w", "b"], ["c"], { strides: [2, 2] }), g.nodes[1]!],
+        initializers: [init("w", [4, 6, 3, 3], 1), ...g.initializers.filter((x) => x.name !== "w")],
+      },
+      15,
+    );
+    const r = runPass(fuseConvBatchNorm(), t);
+    expect(r.ok && r.model.graph.nodes.map((n) => n.opType)).toEqual(["ConvTranspose"]);
+    if (r.ok) await sameOnOrt(t, r.model);
+  });
+
   it("leaves a Conv whose output is read elsewhere, and statistics that are graph inputs", () => {
     const shared = net({ extra: [node("Relu", ["c"], ["z"])], outputs: ["y", "z"] });
     expect(
