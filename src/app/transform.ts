@@ -22,6 +22,7 @@ import { classifyModel, type TargetReport } from "../targets/classify.js";
 import { profileOps, type Profile } from "../targets/profile.js";
 import { lowerMissing } from "../expand/lower-missing.js";
 import { expandPipeline as expandOnly, placeOriginsPass } from "../expand/pipeline.js";
+import { opsWorthKeeping } from "../targets/keep.js";
 import type { Model } from "../ir/types.js";
 import { pipeline, runPass } from "../passes/manager.js";
 import { passContext, type Pass, type PassContext, type PassResult } from "../passes/pass.js";
@@ -128,9 +129,18 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
   // Folding first: what folds (a Range over fixed dims) need not be expanded into what the
   // target may lack (Range's body is a Loop); then again after the expansion.
   const passes: Pass[] = [simplifyPipeline(req)];
-  if (onnx !== undefined && (onnx < p.opset.min || onnx > p.opset.max))
-    passes.push(convertPass(Math.min(p.opset.max, Math.max(p.opset.min, onnx))));
-  passes.push(expandOnly({ targetOps: profileOps(p), targetResidue: "warning" }));
+  const opset =
+    onnx === undefined ? p.opset.max : Math.min(p.opset.max, Math.max(p.opset.min, onnx));
+  if (onnx !== undefined && opset !== onnx) passes.push(convertPass(opset));
+  // A function op whose body still needs what the target lacks stays as it is.
+  const keep = opsWorthKeeping(model, p, opset);
+  passes.push(
+    expandOnly({
+      targetOps: profileOps(p),
+      targetResidue: "warning",
+      ...(keep.length ? { keep } : {}),
+    }),
+  );
   passes.push(simplifyPipeline({ foldLimit: req.foldLimit }));
   return pipeline(`lower --target ${p.name}`, passes);
 }

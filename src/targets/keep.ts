@@ -1,0 +1,70 @@
+// Which function ops lowering for a target should keep rather than expand: those whose body, all
+// the way down, still holds an op the target lacks. Expanding one of them swaps one unsupported
+// node for several (Range's body is a Loop, which WebNN lacks as well), and the reason to give is
+// the op's own. A body built from the call's types (a builder) is built for each call, with the
+// types inference gives; one that cannot be built here is expanded as before.
+
+import { analysisOf } from "../check/infer.js";
+import { opsetMap } from "../ir/opsets.js";
+import { walkNodes } from "../ir/traverse.js";
+import type { Model, Node, Type } from "../ir/types.js";
+import { functionBody, hasFunctionBody } from "../schema/body.js";
+import { SchemaRegistry } from "../schema/registry.js";
+import { rowFor, versionSupported, type Profile } from "./profile.js";
+
+/** Ops of `model` (at ai.onnx opset `opset`) the target lacks and cannot get by expansion. */
+export function opsWorthKeeping(
+  model: Model,
+  profile: Profile,
+  opset: number,
+  registry = SchemaRegistry.default(),
+): { domain: string; op: string }[] {
+  const opsets = opsetMap(model.opsetImports);
+  const at = (domain: string) => (domain === "" ? opset : (opsets.get(domain) ?? 1));
+  let types: Map<string, Type> | undefined;
+  try {
+    types = analysisOf(model).types.get(model.graph);
+  } catch {
+    // without types, builder bodies are built from what the calls say
+  }
+  const norm = (d: string | undefined) => (d === "ai.onnx" ? "" : (d ?? ""));
+  const supported = (domain: string, op: string, since: number) => {
+    // Constant is data: every backend takes it (as an initializer), as profileOps says.
+    if (domain === "" && op === "Constant") return true;
+    const row = rowFor(profile, domain, op);
+    return row !== undefined && versionSupported(row, since);
+  };
+  /** Whether expanding node n as far as it goes still leaves an op the target lacks. */
+  const lacks = (n: Node, depth: number): boolean => {
+    const domain = norm(n.domain);
+    const v = registry.tryResolve(domain, n.opType, at(domain));
+    if (!v) return true;
+    if (supported(domain, n.opType, v.since)) return false;
+    if (!v.function || !hasFunctionBody(v)) return true;
+    if (depth > 8) return false;
+    let body: Node[];
+    try {
+      body = functionBody(v, {
+        inputTypes: n.inputs.map((x) => (x ? types?.get(x) : undefined)),
+        attributes: n.attributes,
+        inputPresent: n.inputs.map((x) => x !== ""),
+      }).nodes;
+    } catch {
+      return false; // not buildable here: the expander will say
+    }
+    return body.some((b) => lacks(b, depth + 1));
+  };
+  const keep = new Map<string, { domain: string; op: string }>();
+  const judged = new Set<string>();
+  for (const { node: n } of walkNodes(model)) {
+    const domain = norm(n.domain);
+    // Judged on its first call (a later call's body differs only in what it is built for).
+    const key = `${domain}:${n.opType}`;
+    if (judged.has(key)) continue;
+    judged.add(key);
+    const v = registry.tryResolve(domain, n.opType, at(domain));
+    if (!v?.function || supported(domain, n.opType, v.since)) continue;
+    if (lacks(n, 0)) keep.set(key, { domain, op: n.opType });
+  }
+  return [...keep.values()];
+}
