@@ -83,34 +83,25 @@ const webSwap = {
     b.onResolve({ filter: /\.node\.js$/ }, (args) => ({
       path: resolve(args.resolveDir, args.path.replace(/\.node\.js$/, ".web.ts")),
     }));
-    b.onResolve({ filter: /^onnx-expand:schemas$/ }, () => ({
-      path: "schemas",
-      namespace: "schemas",
-    }));
-    b.onLoad({ filter: /.*/, namespace: "schemas" }, () => {
-      const dir = join(root, "schemas");
-      const files = readdirSync(dir)
-        .filter((f) => f.endsWith(".json"))
-        .sort()
-        .map((f) => ({
-          path: `schemas/${f}`,
-          text: JSON.stringify(JSON.parse(readFileSync(join(dir, f), "utf8"))),
-        }));
-      return { contents: `export default ${JSON.stringify(files)};`, loader: "js" };
-    });
-    // The shipped target profiles (targets/*.json), for src/targets/shipped.web.ts.
-    b.onResolve({ filter: /^onnx-expand:targets$/ }, () => ({
-      path: "targets",
-      namespace: "targets",
-    }));
-    b.onLoad({ filter: /.*/, namespace: "targets" }, () => {
-      const dir = join(root, "targets");
-      const files = readdirSync(dir)
-        .filter((f) => f.endsWith(".json"))
-        .sort()
-        .map((f) => ({ path: `targets/${f}`, text: readFileSync(join(dir, f), "utf8") }));
-      return { contents: `export default ${JSON.stringify(files)};`, loader: "js" };
-    });
+    // The JSON files of schemas/ (for src/schema/files.web.ts) and of targets/ (the shipped
+    // profiles, for src/targets/shipped.web.ts), as the virtual modules onnx-expand:<folder>.
+    for (const folder of ["schemas", "targets"]) {
+      b.onResolve({ filter: new RegExp(`^onnx-expand:${folder}$`) }, () => ({
+        path: folder,
+        namespace: folder,
+      }));
+      b.onLoad({ filter: /.*/, namespace: folder }, () => {
+        const dir = join(root, folder);
+        const files = readdirSync(dir)
+          .filter((f) => f.endsWith(".json"))
+          .sort()
+          .map((f) => ({
+            path: `${folder}/${f}`,
+            text: JSON.stringify(JSON.parse(readFileSync(join(dir, f), "utf8"))),
+          }));
+        return { contents: `export default ${JSON.stringify(files)};`, loader: "js" };
+      });
+    }
     b.onResolve({ filter: /^node:/ }, (args) => ({
       errors: [{ text: `${args.path} imported by ${args.importer}: not available in a browser` }],
     }));
