@@ -23,6 +23,7 @@ import { profileOps, type Profile } from "../targets/profile.js";
 import { lowerMissing } from "../expand/lower-missing.js";
 import { expandPipeline as expandOnly, placeOriginsPass } from "../expand/pipeline.js";
 import { opsWorthKeeping } from "../targets/keep.js";
+import { legalizeFloat64 } from "../passes/legalize-float64.js";
 import type { Model } from "../ir/types.js";
 import { pipeline, runPass } from "../passes/manager.js";
 import { passContext, type Pass, type PassContext, type PassResult } from "../passes/pass.js";
@@ -129,6 +130,11 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
   // Folding first: what folds (a Range over fixed dims) need not be expanded into what the
   // target may lack (Range's body is a Loop); then again after the expansion.
   const passes: Pass[] = [simplifyPipeline(req)];
+  // float64 the target refuses: made float32 (the values fit, or the pass refuses).
+  if (
+    classifyModel(model, p).nodes.some((n) => n.reasons.some((r) => /element type double/.test(r)))
+  )
+    passes.push(legalizeFloat64());
   const opset =
     onnx === undefined ? p.opset.max : Math.min(p.opset.max, Math.max(p.opset.min, onnx));
   if (onnx !== undefined && opset !== onnx) passes.push(convertPass(opset));

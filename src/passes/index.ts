@@ -15,3 +15,4 @@ export { simplifyPipeline, type SimplifyOptions } from "./simplify.js";
 export { commonSubexpressions } from "./common-subexpressions.js";
 export { liftConstants, constantTensor } from "./lift-constants.js";
 export { fuseConvBatchNorm } from "./fuse-conv-batchnorm.js";
+export { legalizeFloat64 } from "./legalize-float64.js";
