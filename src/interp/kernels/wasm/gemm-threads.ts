@@ -47,9 +47,8 @@ const MRS = [6, 4, 1, 1];
  * also the helper's (toString), so that all threads compute a task the same way.
  *
  * g, a product: kind, a, b, c, bias, M, N, K, out64, ldb, pstride (K in steps of the summed
- * index: pairs for the integer product), and for float64 sums to round to float16 or bfloat16,
- * where the rounded rows go and f2h's mode; out64 2: float32 sums of half-type operands (gemm32),
- * rounded by f2h from float32. Columns: kind, x, b, N, pstride, col0, then im2col32's
+ * index: pairs for the integer product); out64 2: float32 sums of half-type operands (gemm32),
+ * then where their float16 / bfloat16 rounding goes and f2h's mode. Columns: kind, x, b, N, pstride, col0, then im2col32's
  * or im2col16's taps, K, Wp, sh, sw, OW, and a 64-byte window per thread (rq + 64·tid): the
  * panels of output positions col0 + j, j < N, at b + panel·pstride.
  */
@@ -128,13 +127,6 @@ function runTask(
       g[9]!,
       g[10]!,
     );
-    // float16 / bfloat16 results: the task's float64 sums rounded into the half-type rows at g[11].
-    if (g[11]) {
-      const N = g[6]!;
-      const [c0, c1] = [jb0 * 4, Math.min(N, jb1 * 4)];
-      for (let r = r0; r < r0 + rows; r++)
-        ex.f2h!(g[3]! + (r * N + c0) * 8, g[11] + (r * N + c0) * 2, c1 - c0, g[12]!);
-    }
   }
 }
 

@@ -269,9 +269,7 @@ export function stage(ar: Arena, src: Src | Float32Array, off: number, n: number
 /**
  * C (M × N at c, row-major: float32 rounded once, or float64 with `out64`) = bias (M float64 at
  * `bias`, M rounded up to MR) + packed A · B, each sum in order of the summed index, on this
- * thread and the helper threads (split by column panels). With `half`, the float64 sums are also
- * rounded to float16 / bfloat16 (`half.half` 1 / 2: ewmem.wat's f2h) into M × N at `half.at`, by the
- * thread that computed them.
+ * thread and the helper threads (split by column panels).
  */
 export function gemm(
   ar: Arena,
@@ -283,11 +281,9 @@ export function gemm(
   N: number,
   K: number,
   out64 = false,
-  half?: { at: number; half: 1 | 2 },
 ): void {
   const panels = Math.ceil(N / NR);
-  const args = [JOB.float, a, b.at, c, bias, M, N, K, out64 || half ? 1 : 0, b.ldb, b.pstride];
-  if (half) args.push(half.at, half.half - 1);
+  const args = [JOB.float, a, b.at, c, bias, M, N, K, out64 ? 1 : 0, b.ldb, b.pstride];
   runPanels(ar, args, panels, M * K * NR);
 }
 
