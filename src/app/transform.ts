@@ -19,11 +19,13 @@ import {
 import type { ExpandOptions } from "../expand/context.js";
 import { simplifyPipeline, type SimplifyOptions } from "../passes/simplify.js";
 import { classifyModel, type TargetReport } from "../targets/classify.js";
-import { profileOps, type Profile } from "../targets/profile.js";
+import { profileOps, rowFor, type Profile } from "../targets/profile.js";
 import { lowerMissing } from "../expand/lower-missing.js";
 import { expandPipeline as expandOnly, placeOriginsPass } from "../expand/pipeline.js";
 import { opsWorthKeeping } from "../targets/keep.js";
 import { legalizeFloat64 } from "../passes/legalize-float64.js";
+import { legalizeInt64 } from "../passes/legalize-int64.js";
+import { removeDeadValues } from "../passes/remove-dead-values.js";
 import type { Model } from "../ir/types.js";
 import { pipeline, runPass } from "../passes/manager.js";
 import { passContext, type Pass, type PassContext, type PassResult } from "../passes/pass.js";
@@ -148,6 +150,17 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
     }),
   );
   passes.push(simplifyPipeline({ foldLimit: req.foldLimit }));
+  // int64 the target refuses at some ops: computed in int32 there, where the values fit.
+  if (Object.values(p.ops).some((r) => r.types && !r.types.includes("int64")))
+    passes.push(
+      legalizeInt64({
+        accepts: (n) => {
+          const types = rowFor(p, n.domain ?? "", n.opType)?.types;
+          return !types || types.includes("int64");
+        },
+      }),
+      removeDeadValues(),
+    );
   return pipeline(`lower --target ${p.name}`, passes);
 }
 

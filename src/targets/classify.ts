@@ -4,12 +4,14 @@
 // summary by op and the coverage in nodes and, where shapes are known, in multiply-adds of the
 // ops that dominate (Conv, ConvTranspose, MatMul, Gemm).
 
+import { formalAt } from "../check/arity.js";
 import { analysisOf } from "../check/infer.js";
 import { dtypeName } from "../ir/dtype.js";
 import { walkGraphNodes } from "../ir/traverse.js";
 import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import { opsetMap } from "../ir/opsets.js";
 import { SchemaRegistry } from "../schema/registry.js";
+import type { OpVersion } from "../schema/types.js";
 import { rowFor, versionSupported, type Constraint, type Profile } from "./profile.js";
 
 export type Verdict = "supported" | "partial" | "unsupported";
@@ -49,6 +51,18 @@ function constantsOf(g: Graph | Function): Set<string> {
   const out = new Set<string>("initializers" in g ? g.initializers.map((t) => t.name) : []);
   for (const n of g.nodes) if (isConstantNode(n)) for (const o of n.outputs) out.add(o);
   return out;
+}
+
+/**
+ * Whether the signature gives the i-th input (or output) one type only (a concrete type, or a
+ * type variable of one allowed type: Shape's output): the element types a source lists for an op
+ * are those of its type variables.
+ */
+function fixedType(v: OpVersion | undefined, out: boolean, i: number): boolean {
+  const f = v && formalAt(out ? v.outputs : v.inputs, i);
+  if (!f) return false;
+  const tc = v.type_constraints.find((c) => c.name === f.type);
+  return !tc || tc.allowed.length === 1;
 }
 
 function attrValue(n: Node, name: string): number | string | undefined {
@@ -202,7 +216,12 @@ export function classifyModel(model: Model, profile: Profile): TargetReport {
         );
       } else {
         if (row.types) {
-          for (const x of [...n.inputs, ...n.outputs]) {
+          for (const [x, fixed] of [
+            ...n.inputs.map((x, i) => [x, fixedType(version, false, i)] as const),
+            ...n.outputs.map((x, i) => [x, fixedType(version, true, i)] as const),
+          ]) {
+            // A type the op's signature fixes (Reshape's shape is int64) comes with the op.
+            if (fixed) continue;
             const t = scopeTypes?.get(x);
             if (!x || !t || t.kind !== "tensor" || !t.elemType) continue;
             const name = dtypeName(t.elemType);
