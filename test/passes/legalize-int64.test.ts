@@ -4,6 +4,9 @@
 // warning; `lower --target` runs it where the profile refuses int64 (CoreML's Range, TensorRT's
 // ConstantOfShape).
 
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 import { lower } from "../../src/app/transform.js";
@@ -16,6 +19,11 @@ import { legalizeInt64, runPass } from "../../src/passes/index.js";
 import { classifyModel } from "../../src/targets/classify.js";
 import { loadProfile } from "../../src/targets/load.js";
 import { parseModelText } from "../../src/text/parse.js";
+import { loadModel } from "../../src/io/files.js";
+import { parseDims, randomInputs } from "../../src/app/index.js";
+import { DTYPES } from "../../src/ir/dtype.js";
+import { plainOpsetProfile } from "../../src/targets/profile.js";
+import { runCli } from "../helpers/cli.js";
 import { random, runOrt } from "../helpers/ort.js";
 
 const I64 = DataType.INT64;
@@ -157,5 +165,54 @@ g (int64[2] s, int64[2,3] y, int64[2] s2) => (int64[2,3] z, float[?,?] f) {
       y: ints([2, 3], [1, -2, 3, 2 ** 40, 5, 6]),
       s2: ints([2], [1, 4]),
     });
+  });
+
+  it("the command, with a profile of one's own without int64: BERT's embeddings index in int32", async () => {
+    // A made-up NPU: plain opset 17, every element type but int64.
+    const plain = plainOpsetProfile(17);
+    const types = DTYPES.map((d) => d.name).filter((n) => n !== "int64");
+    const npu = {
+      ...plain,
+      name: "npu",
+      backend: "an NPU without int64",
+      source: { url: "https://example.invalid/npu-ops", date: "2026-12-05" },
+      ops: Object.fromEntries(Object.entries(plain.ops).map(([k, r]) => [k, { ...r, types }])),
+    };
+    const dir = mkdtempSync(join(tmpdir(), "legalize-int64-"));
+    try {
+      writeFileSync(join(dir, "npu.json"), JSON.stringify(npu));
+      const bert = join(import.meta.dirname, "..", "data", "deployed", "bert_fp32", "model.onnx");
+      const out = join(dir, "b.onnx");
+      const r = runCli([
+        "lower",
+        bert,
+        "--target",
+        join(dir, "npu.json"),
+        "--dim",
+        "batch=1,sequence=8",
+        "-o",
+        out,
+      ]);
+      expect(r.code).toBe(0);
+      const said = r.stdout + r.stderr;
+      // Word and token-type embeddings (the positions' folded away with the dims): their
+      // indices are bounded by the tables.
+      expect(said).toMatch(/int64 made int32 in 2 node\(s\) \(Gather 2\)/);
+      // The mask is an input of the model (Unsqueezed, then cast to float): nothing bounds it.
+      expect(said).toMatch(/int64 kept \(T\): 'attention_mask' has no bound known to fit int32/);
+      const [a, b] = [loadModel(bert), loadModel(out)];
+      const left = classifyModel(b, npu).nodes.filter((n) =>
+        n.reasons.some((x) => /element type int64/.test(x)),
+      );
+      // What stays int64: the inputs' Casts, and the mask's way to its Cast to float.
+      expect(left.map((n) => n.op)).toEqual(["Cast", "Cast", "Unsqueeze", "Unsqueeze", "Cast"]);
+      const dims = parseDims("batch=1,sequence=8");
+      const feeds = randomInputs(a, 4, dims) as Record<string, RTensor>;
+      const [x, y] = [await runOrt(a, feeds), await runOrt(b, feeds)];
+      for (const k of Object.keys(x))
+        expect(compareTensors(y[k]!, x[k]!, { rtol: 1e-5, atol: 1e-6 }), k).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

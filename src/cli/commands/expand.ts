@@ -211,6 +211,8 @@ export function registerExpandCommands(program: Command): void {
           process.stdout.write(
             `wrote ${opts.output} (${model.graph.nodes.length} -> ${r.model.graph.nodes.length} nodes)\n`,
           );
+          // What each step did (folded, expanded, the element types changed), a line each.
+          for (const n of r.notes) if (n.level === "info") process.stdout.write(`  ${n.message}\n`);
           process.stdout.write(
             formatTargetReport(r.report)
               .map((l) => `${l}\n`)
