@@ -145,7 +145,7 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
   passes.push(
     expandOnly({
       targetOps: profileOps(p),
-      targetResidue: "warning",
+      targetResidue: "none",
       ...(keep.length ? { keep } : {}),
     }),
   );

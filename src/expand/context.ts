@@ -39,9 +39,11 @@ export interface ExpandOptions {
   targetOps?: OpSelector[];
   /**
    * What is left that the target lacks and cannot be expanded: an error (the default, as
-   * `--target-ops` promises), or a warning naming it (`--target`: `check --target` reports it).
+   * `--target-ops` promises), a warning naming it (`expand --target`: `check --target` reports
+   * it), or nothing (`lower`: its final report names what remains after the last folding, where
+   * a warning here would name ops that fold away).
    */
-  targetResidue?: "error" | "warning";
+  targetResidue?: "error" | "warning" | "none";
   /** Allow loops (Scan) where a body has a loop-free form (see BodyContext.preferLoops). */
   preferLoops?: boolean;
   /**

@@ -90,14 +90,14 @@ export function expandPipeline(options: ExpandOptions = {}): Pass {
         notes: sumExpanded(r.notes),
       };
     },
-    ...(targetOps
+    ...(targetOps && options.targetResidue !== "none"
       ? {
           ensures: (_: Model, after: Model, ctx: PassContext) =>
             targetCheck(
               after,
               new OpSet(targetOps, ctx.registry),
               ctx,
-              options.targetResidue ?? "error",
+              options.targetResidue === "warning" ? "warning" : "error",
             ),
         }
       : {}),

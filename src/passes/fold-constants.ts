@@ -62,137 +62,152 @@ function evaluate(model: Model, node: Node, values: Map<string, RTensor>): Recor
   return run(mini, Object.fromEntries(inputs.map((n) => [n, values.get(n)!])));
 }
 
+/** Rounds of folding at most: each round's types are inferred on the last round's model. */
+const MAX_ROUNDS = 16;
+
 export function foldConstants(options: FoldOptions = {}): Pass {
   const limit = options.limit ?? DEFAULT_FOLD_LIMIT;
   return {
     name: "fold-constants",
     run(model) {
-      const g = model.graph;
-      const inputNames = new Set(g.inputs.map((v) => v.name));
-      const outputNames = new Set(g.outputs.map((v) => v.name));
-      const values = new Map<string, RTensor>();
-      const lazy = new Map<string, Tensor>();
-      for (const t of g.initializers) if (!inputNames.has(t.name)) lazy.set(t.name, t);
-      const valueOf = (name: string): RTensor | undefined => {
-        let v = values.get(name);
-        if (!v) {
-          const t = lazy.get(name);
-          if (!t || t.byteLength > limit) return undefined;
-          v = fromIRTensor(t);
-          values.set(name, v);
-        }
-        return v;
-      };
-      let types: Map<string, Type> | undefined;
-      try {
-        types = analysisOf(model).types.get(g);
-      } catch {
-        // inference could not follow the model: fold what needs no shapes
-      }
-      const added: Tensor[] = [];
-      const nodes: Node[] = [];
+      // A fold can make a shape known that inference could not see before (a Pad whose pads
+      // were computed), and so a Shape of it foldable: fold again until nothing folds.
+      const start = model.graph.nodes.length;
       const notes: Note[] = [];
-      let folded = 0;
-      for (const n of g.nodes) {
-        const domain = n.domain === "ai.onnx" ? "" : (n.domain ?? "");
-        const plain = domain === "" && !RANDOM.has(n.opType) && !hasGraphAttribute(n);
-        let outs: Record<string, RTensor> | undefined;
-        if (plain && n.opType === "Constant") {
-          // Any form of value (a tensor, value_float(s), value_int(s), value_string(s)); kept
-          // as it is: lift-constants makes Constant nodes initializers.
-          const out = n.outputs[0];
-          const t = out && !outputNames.has(out) ? constantTensor(n, out) : undefined;
-          if (out && t) {
-            if (t.byteLength <= limit) values.set(out, fromIRTensor(t));
-            lazy.set(out, t);
-          }
-          nodes.push(n);
-          continue;
-        }
-        if (plain && (n.opType === "Shape" || n.opType === "Size") && n.inputs[0]) {
-          const s = staticShape(types?.get(n.inputs[0])) ?? valueOf(n.inputs[0])?.shape;
-          if (s) {
-            const start = Number(n.attributes.find((a) => a.name === "start")?.value ?? 0);
-            const endAttr = n.attributes.find((a) => a.name === "end");
-            const norm = (k: number) => Math.min(s.length, Math.max(0, k < 0 ? k + s.length : k));
-            const dims =
-              n.opType === "Shape"
-                ? s.slice(norm(start), endAttr ? norm(Number(endAttr.value)) : s.length)
-                : [s.reduce((p, d) => p * d, 1)];
-            const t = Tensor.from(
-              DataType.INT64,
-              n.opType === "Shape" ? [dims.length] : [],
-              dims.map(BigInt),
-            );
-            outs = { [n.outputs[0]!]: fromIRTensor(t) };
-          }
-        } else if (
-          plain &&
-          n.inputs.length > 0 &&
-          n.inputs.every((x) => x === "" || valueOf(x) !== undefined)
-        ) {
-          try {
-            outs = evaluate(model, n, values);
-          } catch (e) {
-            notes.push({
-              level: "warning",
-              where: `graph > node '${n.name ?? n.opType}' (${n.opType})`,
-              message: `not folded: ${(e as Error).message}`,
-            });
-          }
-        }
-        const fits =
-          outs &&
-          n.outputs.every(
-            (o) => o === "" || (outs![o] && storageByteSize(outs![o]!.data) <= limit),
-          ) &&
-          !n.outputs.some((o) => outputNames.has(o));
-        if (!outs || !fits) {
-          nodes.push(n);
-          continue;
-        }
-        folded++;
-        for (const o of n.outputs) {
-          if (o === "") continue;
-          values.set(o, outs[o]!);
-          const t = toIRTensor(outs[o]!, o);
-          lazy.set(o, t);
-          added.push(t);
-        }
+      let total = 0;
+      let current = model;
+      for (let round = 0; round < MAX_ROUNDS; round++) {
+        const r = foldOnce(current, limit);
+        notes.push(...r.notes);
+        if (!r.folded) break;
+        total += r.folded;
+        current = r.model;
       }
-      if (!folded) return { ok: true, model, modified: false, notes };
-      // What the remaining nodes (and subgraphs, through their outer names) still read.
-      const used = new Set<string>(g.outputs.map((v) => v.name));
-      const keep: Node[] = [];
-      for (let i = nodes.length - 1; i >= 0; i--) {
-        const n = nodes[i]!;
-        if (n.outputs.length && !n.outputs.some((o) => o !== "" && used.has(o))) continue;
-        keep.push(n);
-        for (const x of n.inputs) if (x) used.add(x);
-        for (const a of n.attributes)
-          for (const sub of a.type === "GRAPH" && a.value
-            ? [a.value]
-            : a.type === "GRAPHS" && a.value
-              ? a.value
-              : [])
-            for (const name of outerReads(sub)) used.add(name);
-      }
-      keep.reverse();
-      const initializers = [...g.initializers, ...added].filter(
-        (t) => used.has(t.name) || inputNames.has(t.name),
-      );
+      if (!total) return { ok: true, model, modified: false, notes };
       notes.push({
         level: "info",
-        message: `folded ${folded} node${folded === 1 ? "" : "s"} into constants (${g.nodes.length} -> ${keep.length} nodes)`,
+        message: `folded ${total} node${total === 1 ? "" : "s"} into constants (${start} -> ${current.graph.nodes.length} nodes)`,
       });
-      return {
-        ok: true,
-        model: { ...model, graph: { ...g, nodes: keep, initializers } },
-        modified: true,
-        notes,
-      };
+      return { ok: true, model: current, modified: true, notes };
     },
   };
+}
+
+/** One round: every node whose inputs are constant (or whose shape is known, for Shape/Size). */
+function foldOnce(model: Model, limit: number): { model: Model; folded: number; notes: Note[] } {
+  const g = model.graph;
+  const inputNames = new Set(g.inputs.map((v) => v.name));
+  const outputNames = new Set(g.outputs.map((v) => v.name));
+  const values = new Map<string, RTensor>();
+  const lazy = new Map<string, Tensor>();
+  for (const t of g.initializers) if (!inputNames.has(t.name)) lazy.set(t.name, t);
+  const valueOf = (name: string): RTensor | undefined => {
+    let v = values.get(name);
+    if (!v) {
+      const t = lazy.get(name);
+      if (!t || t.byteLength > limit) return undefined;
+      v = fromIRTensor(t);
+      values.set(name, v);
+    }
+    return v;
+  };
+  let types: Map<string, Type> | undefined;
+  try {
+    types = analysisOf(model).types.get(g);
+  } catch {
+    // inference could not follow the model: fold what needs no shapes
+  }
+  const added: Tensor[] = [];
+  const nodes: Node[] = [];
+  const notes: Note[] = [];
+  let folded = 0;
+  for (const n of g.nodes) {
+    const domain = n.domain === "ai.onnx" ? "" : (n.domain ?? "");
+    const plain = domain === "" && !RANDOM.has(n.opType) && !hasGraphAttribute(n);
+    let outs: Record<string, RTensor> | undefined;
+    if (plain && n.opType === "Constant") {
+      // Any form of value (a tensor, value_float(s), value_int(s), value_string(s)); kept
+      // as it is: lift-constants makes Constant nodes initializers.
+      const out = n.outputs[0];
+      const t = out && !outputNames.has(out) ? constantTensor(n, out) : undefined;
+      if (out && t) {
+        if (t.byteLength <= limit) values.set(out, fromIRTensor(t));
+        lazy.set(out, t);
+      }
+      nodes.push(n);
+      continue;
+    }
+    if (plain && (n.opType === "Shape" || n.opType === "Size") && n.inputs[0]) {
+      const s = staticShape(types?.get(n.inputs[0])) ?? valueOf(n.inputs[0])?.shape;
+      if (s) {
+        const start = Number(n.attributes.find((a) => a.name === "start")?.value ?? 0);
+        const endAttr = n.attributes.find((a) => a.name === "end");
+        const norm = (k: number) => Math.min(s.length, Math.max(0, k < 0 ? k + s.length : k));
+        const dims =
+          n.opType === "Shape"
+            ? s.slice(norm(start), endAttr ? norm(Number(endAttr.value)) : s.length)
+            : [s.reduce((p, d) => p * d, 1)];
+        const t = Tensor.from(
+          DataType.INT64,
+          n.opType === "Shape" ? [dims.length] : [],
+          dims.map(BigInt),
+        );
+        outs = { [n.outputs[0]!]: fromIRTensor(t) };
+      }
+    } else if (
+      plain &&
+      n.inputs.length > 0 &&
+      n.inputs.every((x) => x === "" || valueOf(x) !== undefined)
+    ) {
+      try {
+        outs = evaluate(model, n, values);
+      } catch (e) {
+        notes.push({
+          level: "warning",
+          where: `graph > node '${n.name ?? n.opType}' (${n.opType})`,
+          message: `not folded: ${(e as Error).message}`,
+        });
+      }
+    }
+    const fits =
+      outs &&
+      n.outputs.every((o) => o === "" || (outs![o] && storageByteSize(outs![o]!.data) <= limit)) &&
+      !n.outputs.some((o) => outputNames.has(o));
+    if (!outs || !fits) {
+      nodes.push(n);
+      continue;
+    }
+    folded++;
+    for (const o of n.outputs) {
+      if (o === "") continue;
+      values.set(o, outs[o]!);
+      const t = toIRTensor(outs[o]!, o);
+      lazy.set(o, t);
+      added.push(t);
+    }
+  }
+  if (!folded) return { model, folded, notes };
+  // What the remaining nodes (and subgraphs, through their outer names) still read.
+  const used = new Set<string>(g.outputs.map((v) => v.name));
+  const keep: Node[] = [];
+  for (let i = nodes.length - 1; i >= 0; i--) {
+    const n = nodes[i]!;
+    if (n.outputs.length && !n.outputs.some((o) => o !== "" && used.has(o))) continue;
+    keep.push(n);
+    for (const x of n.inputs) if (x) used.add(x);
+    for (const a of n.attributes)
+      for (const sub of a.type === "GRAPH" && a.value
+        ? [a.value]
+        : a.type === "GRAPHS" && a.value
+          ? a.value
+          : [])
+        for (const name of outerReads(sub)) used.add(name);
+  }
+  keep.reverse();
+  const initializers = [...g.initializers, ...added].filter(
+    (t) => used.has(t.name) || inputNames.has(t.name),
+  );
+  return { model: { ...model, graph: { ...g, nodes: keep, initializers } }, folded, notes };
 }
 
 /** Every name a subgraph reads (a superset of what it reads from outside: enough to keep). */

@@ -51,7 +51,9 @@ interface Unit {
 }
 
 const describe = (r: Interval | undefined) =>
-  r ? `may reach ${r[0] < -(2 ** 31) ? r[0] : r[1]}` : "has no bound known to fit int32";
+  r
+    ? `may reach ${r[0] < -(2 ** 31) ? r[0] : r[1]}`
+    : "has no bound known to fit int32 (bounds come from constants, static dims and indices: --dim fixes dims)";
 
 export function legalizeInt64(options: LegalizeInt64Options = {}): Pass {
   return {
