@@ -42,6 +42,24 @@ describe("fold-constants", () => {
     expect(compareTensors(after.y!, before.y!, { rtol: 0, atol: 0 })).toBeUndefined();
   });
 
+  it("folds again what a fold made known: Shape of a Pad whose pads were computed", () => {
+    // Inference sees Pad's shape only once its pads are constant, which the first round makes.
+    const m = parseModelText(`<ir_version: 9, opset_import: ["" : 18]>
+g (float[2,3] x) => (float[?,?] y, float[?,?] p) <int64[4] a = {0, -1, -1, 0}> {
+  pads = Abs (a)
+  p = Pad (x, pads)
+  s = Shape (p)
+  y = ConstantOfShape <value: tensor = float[1] {7}> (s)
+}`);
+    const r = runPass(foldConstants(), m);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.model.graph.nodes.map((n) => n.opType)).toEqual(["Pad", "ConstantOfShape"]);
+    const x = { dtype: 1, shape: [2, 3], data: Float32Array.from([1, 2, 3, 4, 5, 6]) };
+    const [before, after] = [run(m, { x }), run(r.model, { x })];
+    for (const k of ["y", "p"]) expect(compareTensors(after[k]!, before[k]!), k).toBeUndefined();
+  });
+
   it("never folds randomness, and keeps a result over the byte cap", () => {
     const m = parseModelText(`<ir_version: 9, opset_import: ["" : 18]>
 g (float[2] x) => (float[2] y, float[1000] z) {
