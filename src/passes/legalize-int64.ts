@@ -20,7 +20,7 @@ import { fitsInt32, integerBounds, type Interval } from "../check/int-ranges.js"
 import { node as makeNode } from "../ir/builder.js";
 import { opsetMap } from "../ir/opsets.js";
 import { Tensor } from "../ir/tensor.js";
-import { DataType, type Attribute, type Model, type Node } from "../ir/types.js";
+import { DataType, type Attribute, type Dim, type Model, type Node } from "../ir/types.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import { constantTensor } from "./lift-constants.js";
 import type { Note, Pass } from "./pass.js";
@@ -50,6 +50,8 @@ interface Unit {
   blocked?: string;
 }
 
+const clamp32 = (x: number) => Math.min(2 ** 31 - 1, Math.max(-(2 ** 31), x));
+
 const describe = (r: Interval | undefined) =>
   r
     ? `may reach ${r[0] < -(2 ** 31) ? r[0] : r[1]}`
@@ -67,6 +69,9 @@ export function legalizeInt64(options: LegalizeInt64Options = {}): Pass {
         const t = types.get(x);
         return t?.kind === "tensor" && t.elemType === I64;
       };
+      const inits = new Map(g.initializers.map((t) => [t.name, t] as const));
+      const producer = new Map<string, number>();
+      g.nodes.forEach((n, i) => n.outputs.forEach((o) => o && producer.set(o, i)));
       const constants = new Map<string, Tensor>();
       for (const n of g.nodes)
         if (n.opType === "Constant" && (n.domain ?? "") === "" && n.outputs[0]) {
@@ -74,6 +79,31 @@ export function legalizeInt64(options: LegalizeInt64Options = {}): Pass {
           if (t) constants.set(n.outputs[0], t);
         }
       const bounds = integerBounds(g, types, constants);
+      // Slice's starts and ends clamp to the axis: an initializer read only there, over a tensor
+      // of static dims, may be clamped into int32 (INT64_MAX, "to the end", as 2^31 - 1).
+      const graphInputs = new Set(g.inputs.map((v) => v.name));
+      const clamped = new Set<string>();
+      {
+        const reads = new Map<string, boolean>(); // value -> read only as such a starts/ends
+        for (const n of g.nodes)
+          n.inputs.forEach((x, pos) => {
+            if (!x) return;
+            const t = types.get(n.inputs[0] ?? "");
+            const ok =
+              n.opType === "Slice" &&
+              (n.domain ?? "") === "" &&
+              (pos === 1 || pos === 2) &&
+              t?.kind === "tensor" &&
+              !!t.shape?.every((d: Dim) => typeof d === "number");
+            reads.set(x, (reads.get(x) ?? true) && ok);
+          });
+        for (const [x, only] of reads)
+          if (only && !graphInputs.has(x) && inits.has(x) && !producer.has(x)) clamped.add(x);
+      }
+      const boundOf = (x: string): Interval | undefined => {
+        const b = bounds.get(x);
+        return b && clamped.has(x) ? [clamp32(b[0]), clamp32(b[1])] : b;
+      };
 
       // The units: per node, per type variable that allows int32 and binds int64 here.
       const units: Unit[] = [];
@@ -106,7 +136,7 @@ export function legalizeInt64(options: LegalizeInt64Options = {}): Pass {
         for (const u of mine.values()) {
           if (dtypeAttr) u.blocked = `${n.opType}'s dtype attribute`;
           for (const s of u.slots) {
-            const b = bounds.get(s.value);
+            const b = boundOf(s.value);
             if (!u.blocked && !fitsInt32(b)) u.blocked = `'${s.value}' ${describe(b)}`;
           }
           const k = units.push(u) - 1;
@@ -182,22 +212,22 @@ export function legalizeInt64(options: LegalizeInt64Options = {}): Pass {
         });
       });
       const initializers = [...g.initializers];
-      const inits = new Map(g.initializers.map((t) => [t.name, t] as const));
       const castsIn = new Map<number, Node[]>(); // after node i (-1: first)
       const after = (i: number, n: Node) => {
         const l = castsIn.get(i);
         if (l) l.push(n);
         else castsIn.set(i, [n]);
       };
-      const producer = new Map<string, number>();
-      g.nodes.forEach((n, i) => n.outputs.forEach((o) => o && producer.set(o, i)));
       let copies = 0;
       let casts = 0;
       for (const v of wantNarrow) {
         if (producedNarrow.has(v)) continue;
         const t = inits.get(v) ?? constants.get(v);
         if (t && !producer.has(v) && t.readable) {
-          initializers.push(Tensor.from(I32, [...t.dims], t.numbers(), name32(v)));
+          const values = t.numbers();
+          initializers.push(
+            Tensor.from(I32, [...t.dims], clamped.has(v) ? values.map(clamp32) : values, name32(v)),
+          );
           copies++;
           continue;
         }

@@ -126,6 +126,28 @@ g (float[2,7] x) => (int64[?] r) <int64 zero = {0}, int64 one = {1}> {
       await sameOnOrt(m, r.model, { x: random(DataType.FLOAT, [2, 7], seed) });
   });
 
+  it("clamps Slice's 'to the end' (INT64_MAX) into int32 over static dims", async () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,5] x, float[?,5] d) => (float[2,?] y, float[?,?] z) <int64[1] s = {1}, int64[1] e = {9223372036854775807}, int64[1] ax = {1}, int64[1] e2 = {9223372036854775807}> {
+  y = Slice (x, s, e, ax)
+  z = Slice (d, s, e2, ax)
+}`);
+    const r = runPass(legalizeInt64(), m);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const slices = r.model.graph.nodes.filter((n) => n.opType === "Slice");
+    // Over x (static dims) the ends are clamped; over d (a dim not static) they stay int64.
+    expect(slices.map((n) => n.inputs[2])).toEqual(["e_i32", "e2"]);
+    expect(r.model.graph.initializers.find((t) => t.name === "e_i32")!.numbers()).toEqual([
+      2 ** 31 - 1,
+    ]);
+    expect(r.notes.find((n) => n.level === "warning")!.message).toMatch(/'e2' may reach 9223/);
+    await sameOnOrt(m, r.model, {
+      x: random(DataType.FLOAT, [2, 5], 1),
+      d: random(DataType.FLOAT, [3, 5], 2),
+    });
+  });
+
   it("leaves int64 with no bound as it is, and says which value", () => {
     const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
 g (int64 n) => (int64[?] r) <int64 zero = {0}, int64 one = {1}> {
