@@ -566,9 +566,15 @@ let checked: Partial<Record<SideName, CheckSide>> | undefined;
 function applyProblems(p: PaneState): void {
   const nodes = (checked?.[p.side]?.nodes ?? []).filter((n) => n.view === p.view);
   const keys = nodes.map((n) => `n${n.index}`);
-  // The groups holding them are marked too, so a closed group shows what it hides.
-  p.canvas?.problems([...keys, ...nodes.flatMap((n) => n.groups)]);
+  // The groups holding them are marked too, so a closed group shows what it hides; partial
+  // nodes (and groups holding only such) in a colour of their own.
+  const [partial, full] = [nodes.filter((n) => n.partial), nodes.filter((n) => !n.partial)];
+  p.canvas?.problems(
+    [...full.map((n) => `n${n.index}`), ...full.flatMap((n) => n.groups)],
+    [...partial.map((n) => `n${n.index}`), ...partial.flatMap((n) => n.groups)],
+  );
   paneEl(p).dataset.problems = String(new Set(keys).size);
+  paneEl(p).dataset.partial = String(new Set(partial.map((n) => n.index)).size);
 }
 
 function jumpProblem(side: SideName, line: number): void {
@@ -742,10 +748,11 @@ $("check").onclick = () =>
     const target = targetSelect.value;
     if (target) {
       await checkAgainst(target);
-      const n = (checked?.a?.nodes.length ?? 0) + (checked?.b?.nodes.length ?? 0);
+      const all = [...(checked?.a?.nodes ?? []), ...(checked?.b?.nodes ?? [])];
+      const partial = all.filter((x) => x.partial).length;
       status(
-        n
-          ? `${target}: ${n} node(s) not fully supported, marked on the graph.`
+        all.length
+          ? `${target}: ${all.length} node(s) not fully supported, marked on the graph (red: unsupported ${all.length - partial}, orange: partial ${partial}).`
           : `${target}: every node supported.`,
       );
       return;

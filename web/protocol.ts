@@ -88,7 +88,14 @@ export interface CheckSide {
   title?: string;
   lines: string[];
   /** The nodes lines name, with the groups that hold them (outermost first). */
-  nodes: { view: string; index: number; line: number; groups: string[] }[];
+  nodes: {
+    view: string;
+    index: number;
+    line: number;
+    groups: string[];
+    /** A node the target takes in part (check --target's "partial"), marked in its own colour. */
+    partial?: boolean;
+  }[];
 }
 
 /** A shipped target profile, as the target selector lists it. */

@@ -548,7 +548,11 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
         for (const n of r.nodes) {
           if (n.verdict === "supported") continue;
           const view = n.at.fn < 0 ? "main" : `fn${n.at.fn}`;
-          if (s.views.has(view)) nodes.push(at(view, n.at.index, lines.length));
+          if (s.views.has(view))
+            nodes.push({
+              ...at(view, n.at.index, lines.length),
+              ...(n.verdict === "partial" ? { partial: true } : {}),
+            });
           lines.push(`${n.verdict}: ${n.where}: ${n.reasons.join("; ")}`);
         }
         const { nodes: total, supported } = r.coverage;

@@ -57,6 +57,8 @@ describe.skipIf(!chromium)(`targets in the page${chromium ? "" : ` (${NO_CHROMIU
         /webgpu@1: 25 of 252 node\(s\) not supported/,
       );
       expect(await page.locator("#pane-a").getAttribute("data-problems")).toBe("25");
+      // All 25 are partial (limited by the source), marked in the partial colour.
+      expect(await page.locator("#pane-a").getAttribute("data-partial")).toBe("25");
       expect(await report.innerText()).toMatch(
         /partial: graph > node '\/Shape' \(Shape\): limited/,
       );
@@ -80,6 +82,13 @@ describe.skipIf(!chromium)(`targets in the page${chromium ? "" : ` (${NO_CHROMIU
       expect(Number(await page.locator("#pane-b").getAttribute("data-problems"))).toBe(
         Number(m![1]),
       );
+
+      // Against WebNN: Range is unsupported (red), the 8 Reshapes partial (their own colour).
+      await page.selectOption("#target", "webnn@1");
+      await page.click("#check");
+      expect(await settled(page)).toBe("");
+      expect(await page.locator("#pane-a").getAttribute("data-problems")).toBe("9");
+      expect(await page.locator("#pane-a").getAttribute("data-partial")).toBe("8");
     } finally {
       await page.close();
     }

@@ -111,6 +111,7 @@ export class GraphCanvas implements GraphCanvasApi {
   private selected: string | null = null;
   private hits = new Set<string>();
   private marked = new Set<string>();
+  private partial = new Set<string>();
   /** Numbers painted on boxes (a run's differences or times): a band's colour and its text. */
   private painted = new Map<string, Paint>();
   private pending = 0;
@@ -251,8 +252,9 @@ export class GraphCanvas implements GraphCanvasApi {
     this.invalidate();
   }
 
-  problems(keys: string[]): void {
+  problems(keys: string[], partial: string[] = []): void {
     this.marked = new Set(keys);
+    this.partial = new Set(partial.filter((k) => !this.marked.has(k)));
     this.invalidate();
   }
 
@@ -263,7 +265,9 @@ export class GraphCanvas implements GraphCanvasApi {
   }
 
   exportSvg(): string {
-    return this.layout ? layoutSvg(this.layout, this.selected, this.hits, this.marked) : "";
+    return this.layout
+      ? layoutSvg(this.layout, this.selected, this.hits, this.marked, this.partial)
+      : "";
   }
 
   exportPng(): Promise<Blob> {
@@ -558,6 +562,13 @@ export class GraphCanvas implements GraphCanvasApi {
       ring(
         items.filter((it) => this.marked.has(it.key)),
         STYLE.problem,
+        outline,
+        0,
+      );
+    if (this.partial.size)
+      ring(
+        items.filter((it) => this.partial.has(it.key)),
+        STYLE.partial,
         outline,
         0,
       );

@@ -31,6 +31,8 @@ export const STYLE = {
   selected: "#0066ff",
   hit: "#f0b000",
   problem: "#dd0000",
+  /** A node the target takes only in part (a constraint fails, or the source limits the op). */
+  partial: "#e07000",
 };
 
 const marked = new Map<string, BoxStyle>();
@@ -68,6 +70,7 @@ export function layoutSvg(
   selected: string | null,
   hits: ReadonlySet<string>,
   problems: ReadonlySet<string>,
+  partial: ReadonlySet<string> = new Set(),
 ): string {
   const out: string[] = [];
   const W = l.width + 20;
@@ -102,9 +105,11 @@ export function layoutSvg(
         ? STYLE.selected
         : problems.has(it.key)
           ? STYLE.problem
-          : hits.has(it.key)
-            ? STYLE.hit
-            : "";
+          : partial.has(it.key)
+            ? STYLE.partial
+            : hits.has(it.key)
+              ? STYLE.hit
+              : "";
     const cx = num(it.x + it.w / 2);
     // The box's text is clipped to the box (a long name or constant would run over its
     // neighbours), by a clip path of its own.

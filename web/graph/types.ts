@@ -108,8 +108,11 @@ export interface GraphCanvasApi {
   select(key: string | null, reveal?: boolean): void;
   /** Boxes to highlight as search hits. */
   highlight(keys: string[]): void;
-  /** Boxes to mark as having a Check problem. */
-  problems(keys: string[]): void;
+  /**
+   * Boxes to mark as having a Check problem; `partial`: boxes the target takes only in part
+   * (another colour; a box in both lists is marked as a problem).
+   */
+  problems(keys: string[], partial?: string[]): void;
   /** Numbers painted on boxes by key (a run's differences or times); an empty map clears. */
   paint(values: Map<string, Paint>): void;
   /** The view as an SVG document, and as a PNG. */
