@@ -6,7 +6,7 @@
 // simplifications.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomInputs } from "../src/app/index.js";
@@ -22,6 +22,19 @@ const python = process.env.ONNX_VENV
   ? join(process.env.ONNX_VENV, "bin", "python")
   : "/work/venv-corpus/bin/python";
 const cli = join(root, "dist", "cli", "bin.js");
+// The built command is what a user runs: a build older than the sources would time old code.
+{
+  const newest = (d: string): number =>
+    readdirSync(d, { withFileTypes: true }).reduce(
+      (t, e) =>
+        Math.max(t, e.isDirectory() ? newest(join(d, e.name)) : statSync(join(d, e.name)).mtimeMs),
+      0,
+    );
+  if (!existsSync(cli) || statSync(cli).mtimeMs < newest(join(root, "src"))) {
+    console.error("bench:simplify: dist/ is older than src/: run `npm run build` first");
+    process.exit(2);
+  }
+}
 const work = mkdtempSync(join(tmpdir(), "bench-simplify-"));
 const script = join(work, "optimize.py");
 writeFileSync(
