@@ -17,3 +17,4 @@ export { liftConstants, constantTensor } from "./lift-constants.js";
 export { fuseConvBatchNorm } from "./fuse-conv-batchnorm.js";
 export { legalizeFloat64 } from "./legalize-float64.js";
 export { legalizeInt64, type LegalizeInt64Options } from "./legalize-int64.js";
+export { sortNodes } from "./sort-nodes.js";

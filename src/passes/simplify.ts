@@ -1,5 +1,5 @@
 // The simplification pipeline (`onnx-expand simplify`, and a step of lowering for a target):
-// fix-dims, then fold-constants, eliminate-identity, common-subexpressions, fold-constants again,
+// sort-nodes, fix-dims, then fold-constants, eliminate-identity, common-subexpressions, fold-constants again,
 // fuse-conv-batchnorm, lift-constants and remove-dead-values.
 
 import { commonSubexpressions } from "./common-subexpressions.js";
@@ -11,6 +11,7 @@ import { liftConstants } from "./lift-constants.js";
 import { pipeline } from "./manager.js";
 import type { Pass } from "./pass.js";
 import { removeDeadValues } from "./remove-dead-values.js";
+import { sortNodes } from "./sort-nodes.js";
 
 export interface SimplifyOptions {
   dims?: ReadonlyMap<string, number>;
@@ -20,6 +21,7 @@ export interface SimplifyOptions {
 
 export function simplifyPipeline(options: SimplifyOptions = {}): Pass {
   return pipeline("simplify", [
+    sortNodes(),
     fixDims(options.dims ?? new Map()),
     foldConstants({ limit: options.foldLimit }),
     eliminateIdentity(),
