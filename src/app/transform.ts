@@ -146,6 +146,7 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
     expandOnly({
       targetOps: profileOps(p),
       targetResidue: "none",
+      leaveUnbuilt: true,
       ...(keep.length ? { keep } : {}),
     }),
   );

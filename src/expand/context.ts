@@ -44,6 +44,12 @@ export interface ExpandOptions {
    * a warning here would name ops that fold away).
    */
   targetResidue?: "error" | "warning" | "none";
+  /**
+   * A call whose body cannot be built for it (a builder's "no body here": GroupQueryAttention
+   * with a per-row cache) is left as it is with a warning, not an error (`lower`: the target
+   * report then names it).
+   */
+  leaveUnbuilt?: boolean;
   /** Allow loops (Scan) where a body has a loop-free form (see BodyContext.preferLoops). */
   preferLoops?: boolean;
   /**
@@ -191,6 +197,7 @@ export function noteFailures(
   named: boolean,
   f: () => Replacement,
   label: () => string,
+  leaveUnbuilt = false,
 ): Node[] | undefined {
   let r: Replacement;
   try {
@@ -205,6 +212,8 @@ export function noteFailures(
         where: label(),
         message: `left as it is: ${e.message}, which is unknown here (computed by an op this tool does not know, or not declared: give it a type in value_info to expand it)`,
       });
+    else if (leaveUnbuilt && e.code === "E_UNSUPPORTED")
+      notes.push({ level: "warning", where: label(), message: `left as it is: ${e.message}` });
     else notes.push({ level: "error", where: label(), message: e.message });
     return undefined;
   }

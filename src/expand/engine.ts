@@ -395,7 +395,15 @@ export class Walker {
     if (!d) return node;
     const named = this.selection.only !== undefined;
     const notes = this.state.notes;
-    return noteFailures(notes, named, () => this.expandCall(node, d, unit, where), where) ?? node;
+    return (
+      noteFailures(
+        notes,
+        named,
+        () => this.expandCall(node, d, unit, where),
+        where,
+        !!this.options.leaveUnbuilt,
+      ) ?? node
+    );
   }
 
   /** The nodes of a list (a body, a replacement) with their calls replaced, labelled below `where`. */

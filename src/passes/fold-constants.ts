@@ -2,9 +2,9 @@
 // not graph inputs, Constant nodes, values folded before it) is run once by the interpreter and
 // becomes an initializer; Shape and Size of a value whose shape inference knows fold too, so that
 // the Shape → Gather → Concat → Reshape chains exporters write become constant shapes. Never
-// folded: ops with randomness (Random*, Bernoulli, Multinomial, Dropout in training), ops with
-// subgraphs, ops of other domains, and a result over the byte cap (`limit`, default 1 MiB: a
-// folded tensor is stored in the model; what it replaces usually is not). Folded values a graph
+// folded: ops with randomness (Random*, Bernoulli, Multinomial, Dropout in training), the
+// quantization ops (a quantized model's QDQ pairs stay), ops with subgraphs, ops of other
+// domains, and a result over the byte cap (`limit`, default 1 MiB: a folded tensor is stored in the model; what it replaces usually is not). Folded values a graph
 // output names stay as Constant nodes. Nodes and initializers left unused are removed.
 
 import { analysisOf } from "../check/infer.js";
@@ -24,6 +24,14 @@ export interface FoldOptions {
 }
 
 export const DEFAULT_FOLD_LIMIT = 1 << 20;
+
+/**
+ * Kept as they are: a quantized model's QuantizeLinear / DequantizeLinear pairs are how backends
+ * (onnxruntime's QDQ fusions, TensorRT, QNN, NNAPI) know to run in int8; a dequantized weight
+ * folded into float would be four times the bytes and run in float (onnxscript's optimizer keeps
+ * them too).
+ */
+const QUANT = new Set(["QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear"]);
 
 const RANDOM = new Set([
   "RandomNormal",
@@ -123,7 +131,8 @@ function foldOnce(model: Model, limit: number): { model: Model; folded: number; 
   let folded = 0;
   for (const n of g.nodes) {
     const domain = n.domain === "ai.onnx" ? "" : (n.domain ?? "");
-    const plain = domain === "" && !RANDOM.has(n.opType) && !hasGraphAttribute(n);
+    const plain =
+      domain === "" && !RANDOM.has(n.opType) && !QUANT.has(n.opType) && !hasGraphAttribute(n);
     let outs: Record<string, RTensor> | undefined;
     if (plain && n.opType === "Constant") {
       // Any form of value (a tensor, value_float(s), value_int(s), value_string(s)); kept

@@ -60,6 +60,18 @@ g (float[2,3] x) => (float[?,?] y, float[?,?] p) <int64[4] a = {0, -1, -1, 0}> {
     for (const k of ["y", "p"]) expect(compareTensors(after[k]!, before[k]!), k).toBeUndefined();
   });
 
+  it("keeps a quantized model's QDQ pairs: a weight's DequantizeLinear is not folded", () => {
+    const m = parseModelText(`<ir_version: 9, opset_import: ["" : 21]>
+g (float[1,2] x) => (float[1,2] y) <int8[2,2] wq = {10, -20, 30, 40}, float s = {0.05}, int8 z = {0}> {
+  w = DequantizeLinear (wq, s, z)
+  xq = QuantizeLinear (x, s, z)
+  xd = DequantizeLinear (xq, s, z)
+  y = MatMul (xd, w)
+}`);
+    const r = runPass(foldConstants(), m);
+    expect(r.ok && r.modified).toBe(false);
+  });
+
   it("never folds randomness, and keeps a result over the byte cap", () => {
     const m = parseModelText(`<ir_version: 9, opset_import: ["" : 18]>
 g (float[2] x) => (float[2] y, float[1000] z) {

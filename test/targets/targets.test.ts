@@ -295,4 +295,13 @@ describe("lower --target", () => {
     expect(w.stderr).not.toMatch(/left: /);
     expect(w.stdout).toMatch(/unsupported: .*\(Range\)/);
   });
+
+  it("an op with no body for its call is left, with a warning, and reported", () => {
+    // GroupQueryAttention with a per-row cache: `expand` refuses it, `lower` keeps it.
+    const gqa = join(root, "test", "data", "deployed", "gqa_decode", "model.onnx");
+    const r = runCli(["lower", gqa, "--target", "coreml", "-o", join(dir, "gqa.onnx")]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warning: .*GroupQueryAttention.*left as it is: .*no body here/);
+    expect(r.stdout).toMatch(/unsupported: .*\(com\.microsoft\.GroupQueryAttention\)/);
+  });
 });
