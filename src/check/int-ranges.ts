@@ -104,7 +104,8 @@ const READ_CAP = 1 << 22;
 
 function tensorInterval(t: Tensor): Interval | undefined {
   const by = dtypeInterval(t.dataType);
-  if (!by || !t.readable || t.elementCount > READ_CAP) return by;
+  // 4-bit values are bounded by their type already (and are not read element-wise here).
+  if (!by || by[1] - by[0] <= 15 || !t.readable || t.elementCount > READ_CAP) return by;
   if (t.elementCount === 0) return by;
   let lo = Infinity;
   let hi = -Infinity;

@@ -79,6 +79,10 @@ g (float[N,3] x) => (int64[2] s, int64[2] t) { s = Shape (x) t = Shape (s) }`);
     const bd = integerBounds(d.graph, analysisOf(d).types.get(d.graph)!);
     expect(bd.get("s")).toBeUndefined();
     expect(bd.get("t")).toEqual([0, 2]);
+    // A 4-bit initializer (a quantized LLM's weights) is bounded by its type, not read.
+    const q = parseModelText(`<ir_version: 10, opset_import: ["" : 21]>
+g (float[2] x) => (float[2] y) <int4[2] w = {3, -5}, float s = {0.5}> { d = DequantizeLinear (w, s) y = Mul (x, d) }`);
+    expect(integerBounds(q.graph, analysisOf(q).types.get(q.graph)!).get("w")).toEqual([-8, 7]);
   });
 
   it("computes in int32 what fits, keeps the interface and the numbers (onnxruntime)", async () => {
