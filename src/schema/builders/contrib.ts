@@ -348,9 +348,10 @@ const embedLayerNorm: BodyBuilder = (args) => {
   );
   if (args.hasOutput(1)) {
     if (args.hasInput(7)) {
-      const zero = w.constant("int64 {0}", "z");
-      const nonzero = w.op("Not", [w.op("Equal", [w.cast("mask", I64), zero])]);
-      const kept = w.op("Cast", [nonzero], `to: int = ${DataType.INT32}`);
+      // The entries equal to 1, as onnxruntime counts them (not every non-zero one).
+      const one = w.constant("int64 {1}", "one");
+      const ones = w.op("Equal", [w.cast("mask", I64), one]);
+      const kept = w.op("Cast", [ones], `to: int = ${DataType.INT32}`);
       w.op("ReduceSum", [kept, w.ints([1], "axis1")], "keepdims: int = 0", "mask_index");
     } else {
       const batch = w.op("Slice", [

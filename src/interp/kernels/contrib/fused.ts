@@ -269,8 +269,9 @@ const SimplifiedLayerNormalization: Kernel = (ctx, inputs) => {
 
 /**
  * EmbedLayerNormalization: word (+ position, by position_ids or 0..S-1) (+ segment) embeddings,
- * summed and layer-normalised; mask_index the count of non-zero mask entries per row (zeros
- * without a mask).
+ * summed and layer-normalised; mask_index the count of mask entries equal to 1 per row, as
+ * onnxruntime counts them (a 2 or a -1 is not counted: measured on onnxruntime 1.24, rows
+ * [2,2,2,0,...] give 0); zeros without a mask.
  */
 const EmbedLayerNormalization: Kernel = (ctx, inputs) => {
   const ids = input(ctx, inputs, 0);
@@ -320,7 +321,7 @@ const EmbedLayerNormalization: Kernel = (ctx, inputs) => {
     const mv = toFloat64(mask);
     for (let b = 0; b < B; b++) {
       let c = 0;
-      for (let s = 0; s < S; s++) if (mv[b * S + s] !== 0) c++;
+      for (let s = 0; s < S; s++) if (mv[b * S + s] === 1) c++;
       maskIndex[b] = c;
     }
   }
