@@ -10,6 +10,7 @@
 //   vocabulary of 2): random ids from -3 to 3 would index out of range.
 // - Integer inputs compared with constants (Equal, and the If-selecting comparisons Greater, Less,
 //   ...; silero-vad's sample rate against 16000 and 8000) take one of those constants.
+// - An integer input named as a mask (attention_mask) holds 0 and 1.
 // - Everything else as before: floats uniform in [-3, 3), integers rounded from it, bools at
 //   random; the i-th input draws from deriveSeed(seed, i), so adding a rule for one input never
 //   moves another's values.
@@ -197,6 +198,10 @@ export function randomInputs(
     } else if (use?.bound !== undefined)
       // Integers are rounded from [lo, hi): [-0.5, n - 0.5) rounds to 0 … n - 1.
       out[v.name] = randomTensor(dtype, shape, rng, -0.5, use.bound - 0.5 - 1e-9);
+    else if (INTEGERS.has(dtype) && /mask/i.test(v.name))
+      // An attention (or padding) mask holds 0 and 1: other values mean other things to other
+      // runtimes (onnxruntime's fused attention counts only the 1s).
+      out[v.name] = randomTensor(dtype, shape, rng, -0.5, 1.5 - 1e-9);
     else out[v.name] = randomTensor(dtype, shape, rng);
   });
   return out;

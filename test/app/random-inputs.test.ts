@@ -49,6 +49,15 @@ g (int64[batch, seq] ids, int32[batch, seq] types, int64 sr, float[batch, seq] x
     expect(Math.max(...x)).toBeGreaterThan(2);
   });
 
+  it("an integer input named as a mask holds 0 and 1", () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 18]>
+g (int64[4,50] attention_mask, int64[4,50] other) => (int64[4,50] y) { y = Add (attention_mask, other) }`);
+    const r = randomInputs(m, 3);
+    const mask = values(r.attention_mask);
+    expect(new Set(mask)).toEqual(new Set([0, 1]));
+    expect(values(r.other).some((v) => v < 0 || v > 1)).toBe(true);
+  });
+
   it("is seeded: the same seed gives the same values, another seed others", () => {
     const a = randomInputs(m, 5, parseDims("batch=2,seq=8"));
     const b = randomInputs(m, 5, parseDims("batch=2,seq=8"));
