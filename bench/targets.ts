@@ -18,8 +18,8 @@ import { loadModel, saveModel } from "../src/io/files.js";
 import type { Model } from "../src/ir/types.js";
 import { classifyModel, type TargetReport } from "../src/targets/classify.js";
 import { listProfiles } from "../src/targets/load.js";
-import { plainOpsetProfile, type Profile } from "../src/targets/profile.js";
-import { DTYPES } from "../src/ir/dtype.js";
+import { plainOpsetProfile } from "../src/targets/profile.js";
+import { noInt64Profile } from "./no-int64.js";
 import { runOrt } from "../test/helpers/ort.js";
 
 const root = join(import.meta.dirname, "..");
@@ -30,20 +30,7 @@ const python = process.env.ONNX_VENV
 const models = ["resnet18", "convnext_tiny", "swin_t", "ocr_det", "bert"].filter((m) =>
   existsSync(join(dir, `${m}.onnx`)),
 );
-// A backend without int64 (made up: plain opset 17, every element type but int64), for what
-// legalize-int64 does on real models; its residue names what stays int64 and why.
-const plain17 = plainOpsetProfile(17);
-const noInt64: Profile = {
-  ...plain17,
-  name: "no-int64",
-  ops: Object.fromEntries(
-    Object.entries(plain17.ops).map(([k, r]) => [
-      k,
-      { ...r, types: DTYPES.map((d) => d.name).filter((n) => n !== "int64") },
-    ]),
-  ),
-};
-const profiles = [...listProfiles(), plainOpsetProfile(13), noInt64];
+const profiles = [...listProfiles(), plainOpsetProfile(13), noInt64Profile()];
 const work = mkdtempSync(join(tmpdir(), "bench-targets-"));
 
 function dimsOf(m: Model): Map<string, number> {
