@@ -12,6 +12,7 @@
 // (any bound beyond 2^53 is far outside int32, where the answer is "does not fit" either way).
 
 import { attrInt, getAttr } from "../ir/attributes.js";
+import { quantizedRange } from "../ir/dtype.js";
 import type { Tensor } from "../ir/tensor.js";
 import { DataType, type Graph, type Node, type Type } from "../ir/types.js";
 
@@ -22,32 +23,12 @@ export const INT32_RANGE: Interval = [-(2 ** 31), 2 ** 31 - 1];
 
 /** The values an integer element type can hold; undefined for the others. */
 export function dtypeInterval(dt: number | undefined): Interval | undefined {
-  switch (dt) {
-    case DataType.BOOL:
-      return [0, 1];
-    case DataType.INT8:
-      return [-128, 127];
-    case DataType.UINT8:
-      return [0, 255];
-    case DataType.INT16:
-      return [-32768, 32767];
-    case DataType.UINT16:
-      return [0, 65535];
-    case DataType.INT32:
-      return INT32_RANGE;
-    case DataType.UINT32:
-      return [0, 2 ** 32 - 1];
-    case DataType.INT64:
-    case DataType.UINT64:
-      // No bound worth the name: what narrows an int64 value is what is known of it.
-      return UNBOUNDED;
-    case DataType.INT4:
-      return [-8, 7];
-    case DataType.UINT4:
-      return [0, 15];
-    default:
-      return undefined;
-  }
+  if (dt === undefined) return undefined;
+  if (dt === DataType.BOOL) return [0, 1];
+  if (dt === DataType.UINT32) return [0, 2 ** 32 - 1];
+  // No bound worth the name: what narrows an int64 value is what is known of it.
+  if (dt === DataType.INT64 || dt === DataType.UINT64) return UNBOUNDED;
+  return quantizedRange(dt);
 }
 
 export const fitsInt32 = (r: Interval | undefined): r is Interval =>
