@@ -19,7 +19,9 @@ import {
 import type { ExpandOptions } from "../expand/context.js";
 import { simplifyPipeline, type SimplifyOptions } from "../passes/simplify.js";
 import { classifyModel, type TargetReport } from "../targets/classify.js";
-import { profileOps, rowFor, type Profile } from "../targets/profile.js";
+import { profileOps, rowFor, versionSupported, type Profile } from "../targets/profile.js";
+import { flattenToReshape } from "../passes/flatten-to-reshape.js";
+import { SchemaRegistry } from "../schema/registry.js";
 import { lowerMissing } from "../expand/lower-missing.js";
 import { expandPipeline as expandOnly, placeOriginsPass } from "../expand/pipeline.js";
 import { opsWorthKeeping } from "../targets/keep.js";
@@ -150,6 +152,11 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
       ...(keep.length ? { keep } : {}),
     }),
   );
+  // Flatten the target lacks, where it has Reshape: a Reshape to the same two dims.
+  const flat = rowFor(p, "", "Flatten");
+  const reshape = rowFor(p, "", "Reshape");
+  if (reshape && (!flat || !versionSupported(flat, flattenSince(opset))))
+    passes.push(flattenToReshape());
   passes.push(simplifyPipeline({ foldLimit: req.foldLimit }));
   // int64 the target refuses at some ops: computed in int32 there, where the values fit.
   if (Object.values(p.ops).some((r) => r.types && !r.types.includes("int64")))
@@ -164,6 +171,10 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
     );
   return pipeline(`lower --target ${p.name}`, passes);
 }
+
+/** The version of Flatten in force at an ai.onnx opset. */
+const flattenSince = (opset: number) =>
+  SchemaRegistry.default().tryResolve("", "Flatten", opset)?.since ?? 1;
 
 export function lower(model: Model, req: LowerRequest): LowerResult {
   const r = transform(model, lowerPipeline(model, req));

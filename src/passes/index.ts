@@ -18,3 +18,4 @@ export { fuseConvBatchNorm } from "./fuse-conv-batchnorm.js";
 export { legalizeFloat64 } from "./legalize-float64.js";
 export { legalizeInt64, type LegalizeInt64Options } from "./legalize-int64.js";
 export { sortNodes } from "./sort-nodes.js";
+export { flattenToReshape } from "./flatten-to-reshape.js";
