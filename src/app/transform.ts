@@ -142,10 +142,19 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
   const opset =
     onnx === undefined ? p.opset.max : Math.min(p.opset.max, Math.max(p.opset.min, onnx));
   if (onnx !== undefined && opset !== onnx) passes.push(convertPass(opset));
+  // onnxruntime's Quantize/DequantizeLinear become ai.onnx's where the target has those (the
+  // model keeps its QDQ pairs), else float arithmetic.
+  const hasOp = (op: string) => {
+    const row = rowFor(p, "", op);
+    const v = SchemaRegistry.default().tryResolve("", op, opset);
+    return !!row && !!v && versionSupported(row, v.since);
+  };
+  const standardQuantOps = hasOp("QuantizeLinear") && hasOp("DequantizeLinear");
   // A function op whose body still needs what the target lacks stays as it is.
-  const keep = opsWorthKeeping(model, p, opset);
+  const keep = opsWorthKeeping(model, p, opset, undefined, standardQuantOps);
   passes.push(
     expandOnly({
+      standardQuantOps,
       targetOps: profileOps(p),
       targetResidue: "none",
       leaveUnbuilt: true,
@@ -153,10 +162,7 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
     }),
   );
   // Flatten the target lacks, where it has Reshape: a Reshape to the same two dims.
-  const flat = rowFor(p, "", "Flatten");
-  const reshape = rowFor(p, "", "Reshape");
-  if (reshape && (!flat || !versionSupported(flat, flattenSince(opset))))
-    passes.push(flattenToReshape());
+  if (hasOp("Reshape") && !hasOp("Flatten")) passes.push(flattenToReshape());
   passes.push(simplifyPipeline({ foldLimit: req.foldLimit }));
   // int64 the target refuses at some ops: computed in int32 there, where the values fit.
   if (Object.values(p.ops).some((r) => r.types && !r.types.includes("int64")))
@@ -171,10 +177,6 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
     );
   return pipeline(`lower --target ${p.name}`, passes);
 }
-
-/** The version of Flatten in force at an ai.onnx opset. */
-const flattenSince = (opset: number) =>
-  SchemaRegistry.default().tryResolve("", "Flatten", opset)?.since ?? 1;
 
 export function lower(model: Model, req: LowerRequest): LowerResult {
   const r = transform(model, lowerPipeline(model, req));

@@ -52,6 +52,8 @@ export interface ExpandOptions {
   leaveUnbuilt?: boolean;
   /** Allow loops (Scan) where a body has a loop-free form (see BodyContext.preferLoops). */
   preferLoops?: boolean;
+  /** See BodyContext.standardQuantOps (default true). */
+  standardQuantOps?: boolean;
   /**
    * Lowers older versions and bodies written for other opsets (default: the opset converter,
    * src/convert; null: none, and such nodes are reported and left as they are).

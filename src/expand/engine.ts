@@ -504,6 +504,8 @@ export class Walker {
     const opts: ExpandOptions = { ...options };
     if (this.options.origin === false) opts.origin = false;
     if (this.options.preferLoops !== undefined) opts.preferLoops = this.options.preferLoops;
+    if (this.options.standardQuantOps !== undefined)
+      opts.standardQuantOps = this.options.standardQuantOps;
     if (this.options.converter !== undefined) opts.converter = this.options.converter;
     return new Walker(model, opts, this.ctx, kinds, kinds).run();
   }
@@ -609,7 +611,14 @@ export class Walker {
         op,
         call,
         call.inputs.map((x) => (x === "" ? undefined : unit.typeOf(x))),
-        this.options.preferLoops !== undefined ? { preferLoops: this.options.preferLoops } : {},
+        {
+          ...(this.options.preferLoops !== undefined
+            ? { preferLoops: this.options.preferLoops }
+            : {}),
+          ...(this.options.standardQuantOps !== undefined
+            ? { standardQuantOps: this.options.standardQuantOps }
+            : {}),
+        },
       );
       if (key !== undefined) bodies.set(key, body);
     }

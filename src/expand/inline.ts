@@ -21,6 +21,8 @@ export interface InlineResult {
 export interface InlineOptions {
   /** Allow a loop (Scan) where a loop-free body exists (see BodyContext.preferLoops). */
   preferLoops?: boolean;
+  /** See BodyContext.standardQuantOps. */
+  standardQuantOps?: boolean;
 }
 
 /**
@@ -85,6 +87,7 @@ export function callBody(
     inputPresent: present(n.inputs, call.inputs),
     outputPresent: present(n.outputs, call.outputs),
     ...(opts.preferLoops !== undefined ? { preferLoops: opts.preferLoops } : {}),
+    ...(opts.standardQuantOps !== undefined ? { standardQuantOps: opts.standardQuantOps } : {}),
   });
 }
 

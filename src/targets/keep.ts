@@ -18,6 +18,7 @@ export function opsWorthKeeping(
   profile: Profile,
   opset: number,
   registry = SchemaRegistry.default(),
+  standardQuantOps = true,
 ): { domain: string; op: string }[] {
   const opsets = opsetMap(model.opsetImports);
   const at = (domain: string) => (domain === "" ? opset : (opsets.get(domain) ?? 1));
@@ -48,6 +49,7 @@ export function opsWorthKeeping(
         inputTypes: n.inputs.map((x) => (x ? types?.get(x) : undefined)),
         attributes: n.attributes,
         inputPresent: n.inputs.map((x) => x !== ""),
+        standardQuantOps,
       }).nodes;
     } catch {
       return false; // not buildable here: the expander will say

@@ -296,6 +296,39 @@ describe("lower --target", () => {
     expect(w.stdout).toMatch(/unsupported: .*\(Range\)/);
   });
 
+  it("a quantized model stays quantized where the target has QuantizeLinear/DequantizeLinear", async () => {
+    const { loadModel } = await import("../../src/io/files.js");
+    const { lower, randomInputs } = await import("../../src/app/index.js");
+    const { runOrt } = await import("../helpers/ort.js");
+    const { compareTensors } = await import("../../src/interp/backend-test.js");
+    // onnxruntime's own QuantizeLinear/DequantizeLinear (com.microsoft), int8 weights.
+    const m = loadModel(
+      join(root, "test", "data", "deployed", "cnn_qdq_s8s8_contrib", "model.onnx"),
+    );
+    const ops = (x: typeof m) =>
+      x.graph.nodes.map((n) => `${n.domain ? `${n.domain}.` : ""}${n.opType}`);
+    const dims = new Map([["batch", 1]]);
+    const inputs = randomInputs(m, 2, dims) as Record<
+      string,
+      import("../../src/interp/types.js").RTensor
+    >;
+    const before = await runOrt(m, inputs);
+    const dq = ops(m).filter((o) => o === "com.microsoft.DequantizeLinear").length;
+    const t = lower(m, { profile: loadProfile("tensorrt"), dims });
+    expect(t.ok).toBe(true);
+    if (!t.ok) return;
+    // The pairs in ai.onnx (repeated ones merged): the int8 weights are not folded into float.
+    expect(ops(t.model).filter((o) => o === "DequantizeLinear").length).toBeGreaterThan(dq / 2);
+    const int8 = (x: typeof m) => x.graph.initializers.filter((i) => i.dataType === 3).length;
+    expect(int8(t.model)).toBe(int8(m));
+    const after = await runOrt(t.model, inputs);
+    for (const k of Object.keys(before))
+      expect(compareTensors(after[k]!, before[k]!, { rtol: 0, atol: 0 }), k).toBeUndefined();
+    // CoreML has neither: float arithmetic, and nothing left unsupported for it.
+    const c = lower(m, { profile: loadProfile("coreml"), dims });
+    expect(c.ok && ops(c.model).some((o) => /QuantizeLinear/.test(o))).toBe(false);
+  });
+
   it("an op with no body for its call is left, with a warning, and reported", () => {
     // GroupQueryAttention with a per-row cache: `expand` refuses it, `lower` keeps it.
     const gqa = join(root, "test", "data", "deployed", "gqa_decode", "model.onnx");

@@ -19,6 +19,13 @@ export interface BodyContext {
    */
   preferLoops?: boolean;
   /**
+   * Whether onnxruntime's QuantizeLinear / DequantizeLinear may be written as ai.onnx's (opset 13)
+   * where those compute the same (8-bit, float32 scale, per tensor or per axis): a quantized model
+   * then keeps its QDQ pairs (backends run them in int8; folding leaves them). False: as float32
+   * arithmetic, for a backend without them (CoreML). Default true.
+   */
+  standardQuantOps?: boolean;
+  /**
    * Which of the call's inputs are given, by position (an optional input may be omitted, by an
    * empty name or by ending the list early). Default: input i is given when i < inputTypes.length.
    */

@@ -429,12 +429,34 @@ function dequantizeText(
   return w.op("Mul", [v, s]);
 }
 
+/**
+ * Whether onnxruntime's Quantize/DequantizeLinear call can be ai.onnx's at opset 13, computing the
+ * same: an 8-bit quantized type, float32 scale (and values), the scale a scalar (per tensor) or
+ * per axis (1-D of more than one; ai.onnx would read a 1-D scale of one as per axis), the zero
+ * point of the scale's shape; and the caller allows it (BodyContext.standardQuantOps).
+ */
+function standardQuant(args: BuildArgs, quantized: number | undefined, float: number | undefined) {
+  if (args.ctx.standardQuantOps === false) return false;
+  if (quantized !== DataType.INT8 && quantized !== DataType.UINT8) return false;
+  if (float !== F || args.elemType(1) !== F) return false;
+  const s = args.shape(1);
+  if (!s || !(s.length === 0 || perAxisOf(args, 1))) return false;
+  if (!args.hasInput(2)) return true;
+  const z = args.shape(2);
+  return !!z && z.length === s.length && z.every((d, i) => d === s[i]);
+}
+
 /** com.microsoft QuantizeLinear: per tensor, or per axis when the scale is 1-D of more than one. */
 const msQuantize: BodyBuilder = (args) => {
   const w = new TextWriter("_ms_q_");
   const to = args.hasInput(2) ? args.elemType(2) : DataType.UINT8;
   if (to === undefined) unsupported(args, "the zero point's type is unknown");
   const axis = args.intValue("axis") ?? 1;
+  if (standardQuant(args, to, args.elemType(0))) {
+    const ins = args.hasInput(2) ? ["x", "y_scale", "y_zero_point"] : ["x", "y_scale"];
+    w.op("QuantizeLinear", ins, `axis: int = ${axis}`, "y");
+    return finish(w, args, 13);
+  }
   const per = perAxisOf(args, 1) ? { rank: args.shape(0)?.length, axis } : undefined;
   w.op(
     "Identity",
@@ -448,6 +470,11 @@ const msQuantize: BodyBuilder = (args) => {
 const msDequantize: BodyBuilder = (args) => {
   const w = new TextWriter("_ms_dq_");
   const axis = args.intValue("axis") ?? 1;
+  if (standardQuant(args, args.elemType(0), args.elemType(1) ?? F)) {
+    const ins = args.hasInput(2) ? ["x", "x_scale", "x_zero_point"] : ["x", "x_scale"];
+    w.op("DequantizeLinear", ins, `axis: int = ${axis}`, "y");
+    return finish(w, args, 13);
+  }
   const per = perAxisOf(args, 1) ? { rank: args.shape(0)?.length, axis } : undefined;
   const v = dequantizeText(w, "x", "x_scale", args.hasInput(2) ? "x_zero_point" : undefined, per);
   const out = args.elemType(1) ?? F;
