@@ -18,6 +18,7 @@ import { formalAt } from "../check/arity.js";
 import { analysisOf } from "../check/infer.js";
 import { fitsInt32, integerBounds, type Interval } from "../check/int-ranges.js";
 import { node as makeNode } from "../ir/builder.js";
+import { outerNamesUsedBy } from "../ir/graph.js";
 import { opsetMap } from "../ir/opsets.js";
 import { Tensor } from "../ir/tensor.js";
 import { DataType, type Attribute, type Dim, type Model, type Node } from "../ir/types.js";
@@ -210,6 +211,8 @@ export function legalizeInt64(options: LegalizeInt64Options = {}): Pass {
           if (inChanged(i, false, pos)) wantNarrow.add(v);
           else wantWide.add(v);
         });
+        // A subgraph reads the outer value by its name, as it is.
+        for (const v of outerNamesUsedBy(n)) wantWide.add(v);
       });
       const initializers = [...g.initializers];
       const castsIn = new Map<number, Node[]>(); // after node i (-1: first)

@@ -130,6 +130,26 @@ g (float[2,7] x) => (int64[?] r) <int64 zero = {0}, int64 one = {1}> {
       await sameOnOrt(m, r.model, { x: random(DataType.FLOAT, [2, 7], seed) });
   });
 
+  it("keeps the int64 value a subgraph reads from outside", async () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,7] x, bool c) => (int64 r, int64 s) <int64 one = {1}> {
+  am = ArgMax <axis = 1, keepdims = 0> (x)
+  top = ReduceMax <keepdims = 0> (am)
+  r = Add (top, one)
+  s = If (c) <then_branch = t () => (int64 y) { y = Identity (top) }, else_branch = e () => (int64 z) { z = Identity (one) }>
+}`);
+    const r = runPass(legalizeInt64(), m);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    // ReduceMax computes in int32; its int64 result is still made for the If's branch.
+    expect(r.model.graph.nodes.some((n) => n.outputs.includes("top"))).toBe(true);
+    for (const c of [true, false])
+      await sameOnOrt(m, r.model, {
+        x: random(DataType.FLOAT, [2, 7], 4),
+        c: { dtype: DataType.BOOL, shape: [], data: Uint8Array.of(c ? 1 : 0) },
+      });
+  });
+
   it("clamps Slice's 'to the end' (INT64_MAX) into int32 over static dims", async () => {
     const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
 g (float[2,5] x, float[?,5] d) => (float[2,?] y, float[?,?] z) <int64[1] s = {1}, int64[1] e = {9223372036854775807}, int64[1] ax = {1}, int64[1] e2 = {9223372036854775807}> {
