@@ -20,6 +20,18 @@ import { dtypeByName } from "./dtype.js";
 export type AttrInput =
   number | bigint | string | number[] | bigint[] | string[] | Tensor | Graph | boolean;
 
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+
+/**
+ * An integer as int64. A number read from an int64 (Number(INT64_MAX) is 2^63, rounded up) is
+ * clamped into the range rather than wrapped: "to the end" stays the largest int64.
+ */
+function int64(x: number): bigint {
+  const b = BigInt(x);
+  return b > INT64_MAX ? INT64_MAX : b < INT64_MIN ? INT64_MIN : b;
+}
+
 /** Makes an attribute from a JS value: integers become INT(S), other numbers FLOAT(S). */
 export function attr(name: string, value: AttrInput, type?: AttrType): Attribute {
   if (value instanceof Tensor) return { name, type: "TENSOR", value };
@@ -28,7 +40,7 @@ export function attr(name: string, value: AttrInput, type?: AttrType): Attribute
   if (typeof value === "number") {
     if (type === "FLOAT" || (type === undefined && !Number.isInteger(value)))
       return { name, type: "FLOAT", value: Math.fround(value) };
-    return { name, type: "INT", value: BigInt(value) };
+    return { name, type: "INT", value: int64(value) };
   }
   if (typeof value === "string") return { name, type: "STRING", value };
   if (Array.isArray(value)) {
@@ -40,7 +52,11 @@ export function attr(name: string, value: AttrInput, type?: AttrType): Attribute
       (type === undefined && v.some((x) => typeof x === "number" && !Number.isInteger(x)))
     )
       return { name, type: "FLOATS", value: (v as number[]).map((x) => Math.fround(x)) };
-    return { name, type: "INTS", value: v.map((x) => BigInt(x as number)) };
+    return {
+      name,
+      type: "INTS",
+      value: v.map((x) => (typeof x === "bigint" ? x : int64(x as number))),
+    };
   }
   return { name, type: "GRAPH", value };
 }
