@@ -12,7 +12,7 @@ import {
   renamedTo,
   row,
 } from "./kit.js";
-import { rankOf, stringAttr, withAttributes } from "./nodes.js";
+import { intAttr, normAxis, rankOf, stringAttr, withAttributes } from "./nodes.js";
 
 const GRID_UP: Record<string, string> = {
   bilinear: "linear",
@@ -38,6 +38,15 @@ const gridMode =
     return [withAttributes(c.node, { mode: attr("mode", renamed) })];
   };
 
+/** Flatten 11 -> 9: a negative axis (new in 11) counted from the front with the input's rank. */
+const flattenAxisFromFront: Adapter = (c: AdapterContext) => {
+  const axis = intAttr(c, "axis") ?? 1;
+  if (axis >= 0) return [c.node];
+  const rank = rankOf(c, 0);
+  if (rank === undefined) c.fail(`axis ${axis} counts from the back of an input of unknown rank`);
+  return [withAttributes(c.node, { axis: attr("axis", normAxis(axis, rank)) })];
+};
+
 export const rows: AdapterRow[] = [
   row("GridSample", 16, 20, "mode 'bilinear' -> 'linear', 'bicubic' -> 'cubic'", gridMode(GRID_UP)),
   row(
@@ -47,6 +56,7 @@ export const rows: AdapterRow[] = [
     "mode 'linear' -> 'bilinear', 'cubic' -> 'bicubic'; 4-D only",
     gridMode(GRID_DOWN),
   ),
+  row("Flatten", 11, 9, "a negative axis counted from the front (the rank)", flattenAxisFromFront),
   row("DFT", 17, 20, "axis attribute -> constant input", axisAttributeToInput({ index: 2 })),
   row(
     "DFT",

@@ -69,3 +69,18 @@ g (float[3,3] x, int64[1,2] i, float[1,2] u) => (float[3,3] y) { y = Scatter<axi
     expect(nodeLines(t)).toEqual(["y = ScatterElements <axis: int = 1> (x, i, u)"]);
   });
 });
+
+describe("Flatten 11 -> 9", () => {
+  const m11 = (axis: number) => `${head(11, 7)}
+g (float[2,3,4] x) => (float[?,?] y) { y = Flatten <axis = ${axis}> (x) }`;
+  it("a negative axis is counted from the front; the numbers stay", async () => {
+    for (const [axis, front] of [
+      [-1, 2],
+      [-3, 0],
+      [2, 2],
+    ] as const) {
+      const t9 = await convertAndCompare({ text: m11(axis), target: 9 });
+      expect(nodeLines(t9)).toEqual([`y = Flatten <axis: int = ${front}> (x)`]);
+    }
+  });
+});
