@@ -4,8 +4,9 @@
 // the Shape → Gather → Concat → Reshape chains exporters write become constant shapes. Never
 // folded: ops with randomness (Random*, Bernoulli, Multinomial, Dropout in training), the
 // quantization ops (a quantized model's QDQ pairs stay), ops with subgraphs, ops of other
-// domains, and a result over the byte cap (`limit`, default 1 MiB: a folded tensor is stored in the model; what it replaces usually is not). Folded values a graph
-// output names stay as Constant nodes. Nodes and initializers left unused are removed.
+// domains, and a result over the byte cap (`limit`, default 1 MiB: a folded tensor is stored in
+// the model; what it replaces usually is not). Folded values a graph output names stay as
+// Constant nodes. Nodes and initializers left unused are removed.
 
 import { analysisOf } from "../check/infer.js";
 import { fromIRTensor, toIRTensor } from "../interp/ir-tensors.js";
@@ -86,7 +87,9 @@ export function foldConstants(options: FoldOptions = {}): Pass {
       let current = model;
       for (let round = 0; round < MAX_ROUNDS; round++) {
         const r = foldOnce(current, limit);
-        notes.push(...r.notes);
+        // A node that could not be folded is tried again each round: said once.
+        for (const n of r.notes)
+          if (!notes.some((m) => m.where === n.where && m.message === n.message)) notes.push(n);
         if (!r.folded) break;
         total += r.folded;
         current = r.model;

@@ -60,6 +60,23 @@ g (float[2,3] x) => (float[?,?] y, float[?,?] p) <int64[4] a = {0, -1, -1, 0}> {
     for (const k of ["y", "p"]) expect(compareTensors(after[k]!, before[k]!), k).toBeUndefined();
   });
 
+  it("says once what it could not fold, however many rounds it takes", () => {
+    const m = parseModelText(`<ir_version: 9, opset_import: ["" : 18]>
+g (float[2,3] x) => (float[?,?] y, float[?] bad) <int64[4] a = {0, -1, -1, 0}, float[6] c = {1, 2, 3, 4, 5, 6}, int64[1] four = {4}> {
+  pads = Abs (a)
+  p = Pad (x, pads)
+  s = Shape (p)
+  y = ConstantOfShape <value: tensor = float[1] {7}> (s)
+  bad = Reshape (c, four)
+}`);
+    const r = runPass(foldConstants(), m);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    // Two rounds folded (Abs, then Shape); the Reshape that cannot run is named once.
+    expect(r.model.graph.nodes.map((n) => n.opType)).toEqual(["ConstantOfShape", "Reshape"]);
+    expect(r.notes.filter((n) => /not folded/.test(n.message))).toHaveLength(1);
+  });
+
   it("keeps a quantized model's QDQ pairs: a weight's DequantizeLinear is not folded", () => {
     const m = parseModelText(`<ir_version: 9, opset_import: ["" : 21]>
 g (float[1,2] x) => (float[1,2] y) <int8[2,2] wq = {10, -20, 30, 40}, float s = {0.05}, int8 z = {0}> {
