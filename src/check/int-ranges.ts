@@ -14,7 +14,7 @@
 import { attrInt, getAttr } from "../ir/attributes.js";
 import { quantizedRange } from "../ir/dtype.js";
 import type { Tensor } from "../ir/tensor.js";
-import { DataType, type Graph, type Node, type Type } from "../ir/types.js";
+import { DataType, staticShape, type Graph, type Node, type Type } from "../ir/types.js";
 
 export type Interval = readonly [lo: number, hi: number];
 
@@ -62,12 +62,6 @@ function times(a: Interval, b: Interval): Interval {
 
 const bounded = (r: Interval | undefined): r is Interval =>
   !!r && Number.isFinite(r[0]) && Number.isFinite(r[1]);
-
-/** The dims of a tensor type when all are static. */
-function staticDims(t: Type | undefined): number[] | undefined {
-  if (!t || t.kind !== "tensor" || !t.shape) return undefined;
-  return t.shape.every((d) => typeof d === "number") ? (t.shape as number[]) : undefined;
-}
 
 /** The size of the axis `axis` (negative counts from the end) when static. */
 function axisDim(t: Type | undefined, axis: number): number | undefined {
@@ -163,7 +157,7 @@ function rule(
 ): Interval | undefined {
   const inType = (i: number) => typeOf(n.inputs[i] ?? "");
   const maxDim = (t: Type | undefined) => {
-    const d = staticDims(t);
+    const d = staticShape(t);
     return d ? Math.max(0, ...d) : undefined;
   };
   switch (n.opType) {
@@ -269,7 +263,7 @@ function rule(
       return d === undefined ? undefined : [0, d];
     }
     case "Size": {
-      const d = staticDims(inType(0));
+      const d = staticShape(inType(0));
       if (!d) return undefined;
       const s = d.reduce((a, b) => a * b, 1);
       return [s, s];
@@ -295,7 +289,7 @@ function rule(
     case "ReduceSum": {
       // At most as many terms as the input has elements.
       const a = r(0);
-      const d = staticDims(inType(0));
+      const d = staticShape(inType(0));
       if (!a || !d) return undefined;
       const k = d.reduce((x, y) => x * y, 1);
       return [Math.min(a[0], a[0] * k, 0), Math.max(a[1], a[1] * k, 0)];

@@ -207,3 +207,9 @@ export interface Model {
   /** Kept as decoded (DeviceConfigurationProto messages). */
   configuration?: unknown[];
 }
+
+/** The dims of a tensor type when every one is static; undefined otherwise. */
+export function staticShape(t: Type | undefined): number[] | undefined {
+  if (!t || t.kind !== "tensor" || !t.shape) return undefined;
+  return t.shape.every((d) => typeof d === "number") ? (t.shape as number[]) : undefined;
+}

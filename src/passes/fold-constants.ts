@@ -15,7 +15,7 @@ import type { RTensor } from "../interp/types.js";
 import { storageByteSize } from "../interp/budget.js";
 import { Tensor } from "../ir/tensor.js";
 import { hasGraphAttribute } from "../ir/traverse.js";
-import { DataType, type Model, type Node, type Type } from "../ir/types.js";
+import { DataType, staticShape, type Model, type Node, type Type } from "../ir/types.js";
 import { constantTensor } from "./lift-constants.js";
 import type { Note, Pass } from "./pass.js";
 
@@ -43,11 +43,6 @@ const RANDOM = new Set([
   "Multinomial",
   "Dropout",
 ]);
-
-function staticShape(t: Type | undefined): number[] | undefined {
-  if (!t || t.kind !== "tensor" || !t.shape) return undefined;
-  return t.shape.every((d) => typeof d === "number") ? (t.shape as number[]) : undefined;
-}
 
 /** Runs one node on constant inputs: its outputs by name. */
 function evaluate(model: Model, node: Node, values: Map<string, RTensor>): Record<string, RTensor> {
