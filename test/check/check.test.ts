@@ -23,7 +23,7 @@ import {
 } from "../../src/ir/types.js";
 import { NEWEST_OPSET } from "../helpers/registry.js";
 
-const NODE_TESTS = new URL("../../../shared/onnx-node-tests/", import.meta.url).pathname;
+const NODE_TESTS = new URL("../data/onnx-node-tests/", import.meta.url).pathname;
 
 function problems(m: Model): Problem[] {
   return checkModel(m).problems;

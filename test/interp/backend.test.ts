@@ -1,4 +1,4 @@
-// Every ONNX backend node test in ../shared/onnx-node-tests runs through the same engine as
+// Every ONNX backend node test in test/data/onnx-node-tests runs through the same engine as
 // `onnx-expand test` and must match the expected outputs.
 
 import { existsSync, readdirSync } from "node:fs";
@@ -9,7 +9,7 @@ import { runBackendTest } from "../../src/interp/backend-test.js";
 import { reduceKernels } from "../../src/interp/kernels/reduce.js";
 import { logCumSumExpKernels } from "../../src/interp/kernels/logcumsumexp.js";
 
-const ROOT = fileURLToPath(new URL("../../../shared/onnx-node-tests", import.meta.url));
+const ROOT = fileURLToPath(new URL("../data/onnx-node-tests", import.meta.url));
 const dirs = existsSync(ROOT) ? readdirSync(ROOT).sort() : [];
 
 /** A failure is tolerated only while the op it needs belongs to the parallel kernel work. */

@@ -27,7 +27,7 @@ import { Tensor } from "../../src/ir/tensor.js";
 import { DataType, type Model } from "../../src/ir/types.js";
 import { messageType } from "../../src/proto/wire.js";
 
-const NODE_TESTS = new URL("../../../shared/onnx-node-tests/", import.meta.url).pathname;
+const NODE_TESTS = new URL("../data/onnx-node-tests/", import.meta.url).pathname;
 const ModelProto = messageType("ModelProto");
 
 /** Decoded message as a plain object, defaults filled in so absent and default compare equal. */

@@ -12,7 +12,7 @@ import { encodeModel, loadModel } from "../../src/io/files.js";
 import { DataType, type Model, type Node } from "../../src/ir/types.js";
 import { SchemaRegistry, functionBody, hasFunctionBody } from "../../src/schema/index.js";
 
-const root = fileURLToPath(new URL("../../../shared/onnx-node-tests/", import.meta.url));
+const root = fileURLToPath(new URL("../data/onnx-node-tests/", import.meta.url));
 const reg = SchemaRegistry.default();
 const pattern = /^test_reduce_(log_sum|log_sum_exp|l1|l2|sum_square)_/;
 const dirs = existsSync(root)
