@@ -79,7 +79,10 @@ const ref = (name: string, type: Attribute["type"], refAttrName: string): Attrib
   ({ name, type, value: undefined, refAttrName }) as Attribute;
 
 describe("backend test models", () => {
-  const dirs = readdirSync(NODE_TESTS).sort();
+  const dirs = readdirSync(NODE_TESTS, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   it("finds the 184 models", () => {
     expect(dirs.length).toBe(184);
   });
