@@ -131,6 +131,9 @@ const outputNames = new Set(g.outputs.map((o) => o.name));
 for (let start = 0; start < order.length && found.length < show; start += window) {
   const nodes = new Set(order.slice(start, start + window));
   const names = [...nodes].flatMap((i) => g.nodes[i]!.outputs.filter((o) => o !== ""));
+  process.stderr.write(
+    `nodes ${start + 1}-${Math.min(start + window, order.length)} of ${order.length}...\n`,
+  );
   const ours = run(model, feeds, { keepIntermediates: names });
   const got = await session.run(ortFeeds, names);
   const theirs: Record<string, RTensor> = {};
