@@ -112,9 +112,9 @@ const activations: Record<string, Kernel> = {
     floatAttr(ctx, "alpha"),
     floatAttr(ctx, "beta"),
   ]),
-  // HardSwish's function body: HardSigmoid with alpha = 1/6 (a float attribute: float32's 1/6,
-  // also for double) and beta = 0.5, times x.
-  HardSwish: hardSigmoid("HardSwish", () => [Math.fround(1 / 6), 0.5], true),
+  // HardSwish: HardSigmoid with alpha = 1/6 in the element type (float32's 1/6, as the function
+  // body's float attribute gives it; double's own for double) and beta = 0.5, times x.
+  HardSwish: hardSigmoid("HardSwish", () => [1 / 6, 0.5], true),
   ThresholdedRelu: activation("ThresholdedRelu", (ctx) => {
     const a = floatAttr(ctx, "alpha");
     return (x) => (x > a ? x : 0);
