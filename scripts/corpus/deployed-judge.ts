@@ -110,7 +110,7 @@ function quantumOf(m: DeployedModel, output: string): number | undefined {
  */
 export const APPROXIMATE_OPS: Readonly<Record<string, string>> = {
   "com.microsoft.DynamicQuantizeLSTM":
-    "DynamicQuantizeLSTM's body dequantizes the weights; onnxruntime also quantizes the activations at each step",
+    "DynamicQuantizeLSTM's body with sequence_lens, peepholes, clip, input_forget or other activations dequantizes the weights; onnxruntime also quantizes the activations at each step",
 };
 export const APPROXIMATE_NORM = 2e-2;
 

@@ -250,6 +250,41 @@ def export_recurrent(path: str, kind: str):
     return {"x": x}
 
 
+def export_mobilenet(path: str, size: int = 64, width: float = 0.5, classes: int = 10):
+    """mobilenet_v3_small from torchvision with random weights, its BatchNorm statistics taken
+    from images, exported at opset 17 (HardSwish and HardSigmoid as ONNX ops). The defaults keep
+    the corpus small; `size=224, width=1.0, classes=1000` is the full model."""
+    from export import image_batch, recalibrate_batchnorm
+    from torchvision.models import mobilenet_v3_small
+
+    torch.manual_seed(SEED)
+    gen = torch.Generator().manual_seed(SEED)
+    m = mobilenet_v3_small(weights=None, width_mult=width, num_classes=classes)
+    recalibrate_batchnorm(m, gen, size)
+    x = image_batch(gen, 1, size).numpy().astype(np.float32)
+    torch.onnx.export(m, (torch.from_numpy(x),), path, dynamo=False, opset_version=17,
+                      input_names=["input"], output_names=["logits"])
+    # The exporter shares equal biases through Identity nodes; the quantizer wants each Conv's
+    # bias to be an initializer of its own.
+    g = onnx.load(path)
+    inits = {t.name: t for t in g.graph.initializer}
+    for n in [n for n in g.graph.node if n.op_type == "Identity" and n.input[0] in inits]:
+        t = onnx.TensorProto()
+        t.CopyFrom(inits[n.input[0]])
+        t.name = n.output[0]
+        g.graph.initializer.append(t)
+        g.graph.node.remove(n)
+    onnx.save(g, path)
+    return {"input": x}
+
+
+def mobilenet_calibration(size: int = 64):
+    from export import image_batch
+
+    gen = torch.Generator().manual_seed(SEED + 300)
+    return [{"input": image_batch(gen, 1, size).numpy().astype(np.float32)} for _ in range(6)]
+
+
 # ---- the tools ----------------------------------------------------------------------------------
 
 
@@ -267,10 +302,10 @@ def cnn_calibration():
     return [{"input": image(seeded(200 + i), 1)} for i in range(6)]
 
 
-def quant_static(src: str, dst: str, **kw):
+def quant_static(src: str, dst: str, calibration=cnn_calibration, **kw):
     from onnxruntime.quantization import quantize_static
 
-    quantize_static(src, dst, Reader(cnn_calibration()), **kw)
+    quantize_static(src, dst, Reader(calibration()), **kw)
 
 
 def optimized_by_session(src: str, dst: str, level):
@@ -498,6 +533,10 @@ def recipes():
         lambda s, d: quant_static(s, d, quant_format=QuantFormat.QDQ, per_channel=True, activation_type=U16,
                                   weight_type=S8),
         quant_format="qdq", per_channel=True, activation_type="uint16", weight_type="int8")
+    add("mobilenet_qop_per_channel", "mobilenet", "quantize_static (mobilenet_v3_small, half width)",
+        lambda s, d: quant_static(s, d, calibration=mobilenet_calibration, quant_format=QuantFormat.QOperator,
+                                  per_channel=True, activation_type=U8, weight_type=S8),
+        quant_format="qop", per_channel=True, activation_type="uint8", weight_type="int8")
     add("cnn_fp16", "cnn", "onnxruntime.transformers.float16.convert_float_to_float16",
         lambda s, d: to_float16(s, d, keep_io_types=False), keep_io_types=False)
     add("cnn_fp16_io32", "cnn", "onnxruntime.transformers.float16.convert_float_to_float16",
@@ -577,6 +616,7 @@ BASES = {
     "llama": export_llama,
     "lstm": lambda p: export_recurrent(p, "lstm"),
     "gru": lambda p: export_recurrent(p, "gru"),
+    "mobilenet": export_mobilenet,
 }
 
 

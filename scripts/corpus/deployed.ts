@@ -7,7 +7,7 @@
 //
 //   npx tsx scripts/corpus/deployed.ts [--out DIR] [--only SUBSTRING] [--list]
 //
-// DIR defaults to test/data/deployed: the corpus is small (3.6 MB) and committed, so that the
+// DIR defaults to test/data/deployed: the corpus is small (4.7 MB) and committed, so that the
 // tests need no Python; run this again after changing the recipes, and commit the result.
 
 import { spawnSync } from "node:child_process";

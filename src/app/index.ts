@@ -41,5 +41,12 @@ export {
   type Difference,
   type OutputComparison,
 } from "./compare.js";
+export {
+  firstDivergences,
+  valueDivergence,
+  type DivergenceOptions,
+  type NodeDivergence,
+  type ValueDivergence,
+} from "./divergence.js";
 export { RefusedError, formatNote, problemNotes } from "./notes.js";
 export { Session, type Loaded, type Prepare, type RunReport, type Side } from "./session.js";

@@ -27,12 +27,6 @@ const EXPECTED: Record<
       detail: /GroupQueryAttention-1 has no body here: past_key \/ past_value/,
     },
   },
-  lstm_dynamic: {
-    expand: {
-      outcome: "approximate",
-      detail: /DynamicQuantizeLSTM's body dequantizes the weights/,
-    },
-  },
 };
 
 describe("the deployed corpus through check, expand and convert", () => {

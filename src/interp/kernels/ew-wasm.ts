@@ -150,15 +150,19 @@ export function erfWasm(src: Float32Array, out: Float32Array): boolean {
   );
 }
 
-/** HardSigmoid of float32 values (ewmem.wat's hsig): max(0, min(1, a·x + b)) in float64. */
+/**
+ * HardSigmoid of float32 values in float32 steps (ewmem.wat's hsig): fl(fl(a·x) + b) clamped to
+ * [0, 1], NaN passed on; `swish`: times x (HardSwish).
+ */
 export function hardSigmoidWasm(
   src: Float32Array,
   out: Float32Array,
   a: number,
   b: number,
+  swish = false,
 ): boolean {
   const ar = gemmArena();
-  return mapChunks(src, out, (xAt, yAt, len) => ar!.ex.hsig!(xAt, yAt, len, a, b));
+  return mapChunks(src, out, (xAt, yAt, len) => ar!.ex.hsig!(xAt, yAt, len, a, b, swish ? 1 : 0));
 }
 
 /** float32 Relu (ewmem.wat's relu): x < 0 ? 0 : x, NaN and −0 unchanged. */

@@ -52,6 +52,44 @@ function activation(
   };
 }
 
+/**
+ * HardSigmoid, max(0, min(1, alpha·x + beta)), in the element type's steps as onnxruntime (x86-64)
+ * and ONNX's reference evaluator compute it: in float64 for double, else in float32 with alpha
+ * and beta as float32, fl(fl(alpha·x) + beta), two roundings (float16 and bfloat16 then round
+ * once more on store). A NaN passes, −0 stays. `swish`: times x (HardSwish), one more rounding.
+ */
+function hardSigmoidOf(
+  alpha: number,
+  beta: number,
+  swish: boolean,
+  f64: boolean,
+): (x: number) => number {
+  const [a, b] = f64 ? [alpha, beta] : [Math.fround(alpha), Math.fround(beta)];
+  const r = f64 ? (v: number) => v : Math.fround;
+  return (x) => {
+    const v = r(r(a * x) + b);
+    const h = v < 0 ? 0 : v > 1 ? 1 : v;
+    return swish ? r(x * h) : h;
+  };
+}
+
+function hardSigmoid(
+  op: string,
+  params: (ctx: KernelContext) => [number, number],
+  swish = false,
+): Kernel {
+  return (ctx, inputs) => {
+    const [a, b] = params(ctx);
+    const f64 = input(ctx, inputs, 0).dtype === DataType.DOUBLE;
+    const f = hardSigmoidOf(a, b, swish, f64);
+    const f32 = (src: Float32Array, out: Float32Array) => {
+      if (!hardSigmoidWasm(src, out, a, b, swish))
+        for (let i = 0; i < src.length; i++) out[i] = f(src[i]!);
+    };
+    return unary(op, { float: f, f32 })(ctx, inputs);
+  };
+}
+
 const activations: Record<string, Kernel> = {
   Elu: activation("Elu", (ctx) => {
     const a = floatAttr(ctx, "alpha");
@@ -70,21 +108,13 @@ const activations: Record<string, Kernel> = {
     const g = floatAttr(ctx, "gamma");
     return (x) => (x > 0 ? g * x : g * a * Math.expm1(x));
   }),
-  HardSigmoid: (ctx, inputs) => {
-    const a = floatAttr(ctx, "alpha");
-    const b = floatAttr(ctx, "beta");
-    const x = input(ctx, inputs, 0);
-    if (x.dtype === DataType.FLOAT) {
-      // float32: the same expression in a loop of its own (no call per element).
-      const src = x.data as Float32Array;
-      const out = allocStorage(DataType.FLOAT, src.length) as Float32Array;
-      if (!hardSigmoidWasm(src, out, a, b))
-        for (let i = 0; i < src.length; i++) out[i] = Math.max(0, Math.min(1, a * src[i]! + b));
-      return [{ dtype: DataType.FLOAT, shape: [...x.shape], data: out }];
-    }
-    return unary("HardSigmoid", { float: (v) => Math.max(0, Math.min(1, a * v + b)) })(ctx, inputs);
-  },
-  HardSwish: activation("HardSwish", () => (x) => x * Math.max(0, Math.min(1, x / 6 + 0.5))),
+  HardSigmoid: hardSigmoid("HardSigmoid", (ctx) => [
+    floatAttr(ctx, "alpha"),
+    floatAttr(ctx, "beta"),
+  ]),
+  // HardSwish: HardSigmoid with alpha = 1/6 in the element type (float32's 1/6, as the function
+  // body's float attribute gives it; double's own for double) and beta = 0.5, times x.
+  HardSwish: hardSigmoid("HardSwish", () => [1 / 6, 0.5], true),
   ThresholdedRelu: activation("ThresholdedRelu", (ctx) => {
     const a = floatAttr(ctx, "alpha");
     return (x) => (x > a ? x : 0);

@@ -19,6 +19,7 @@ import { functionBody } from "../body.js";
 import { SchemaRegistry } from "../registry.js";
 import { finish } from "./activations.js";
 import { Compute } from "./compute.js";
+import { dynamicQuantizeLstm } from "./contrib-lstm.js";
 import type { BodyBuilder, BuildArgs, FunctionBody } from "./context.js";
 import { floatLiteral, TextWriter } from "./writer.js";
 
@@ -733,41 +734,6 @@ const matMulNBits: BodyBuilder = (args) => {
   else w.op("Cast", [y], `to: int = ${t}`, "Y");
   // ReduceMax with an axes input: opset 18
   return finish(w, args, args.intValue("accuracy_level") === 4 ? 18 : 13);
-};
-
-/**
- * DynamicQuantizeLSTM: the weights dequantized (per direction, or per direction and column) and
- * transposed to LSTM's layout, then LSTM. Approximate: onnxruntime also quantizes the activations.
- */
-const dynamicQuantizeLstm: BodyBuilder = (args) => {
-  const w = new TextWriter("_ms_dqlstm_");
-  const deq = (x: string, s: string, z: string, i: number) => {
-    const sShape = args.shape(i);
-    if (!sShape) unsupported(args, `${s}'s shape is unknown`);
-    const shape = sShape.length === 2 ? [0, 1, -1] : [-1, 1, 1]; // [dirs, 4H] -> [dirs, 1, 4H]; [dirs] -> [dirs, 1, 1]
-    const r = (p: string) => w.op("Reshape", [p, w.ints(shape, "pshape")]);
-    const v = w.op("Mul", [w.op("Sub", [w.cast(x, F), w.cast(r(z), F)]), r(s)]);
-    return w.op("Transpose", [v], "perm: ints = [0, 2, 1]");
-  };
-  const W = deq("W", "W_scale", "W_zero_point", 8);
-  const R = deq("R", "R_scale", "R_zero_point", 10);
-  const opt = ["B", "sequence_lens", "initial_h", "initial_c", "P"].map((n, k) =>
-    args.hasInput(3 + k) ? n : "",
-  );
-  while (opt.length && opt[opt.length - 1] === "") opt.pop();
-  const refs = [
-    "activation_alpha: floats = @activation_alpha",
-    "activation_beta: floats = @activation_beta",
-  ];
-  refs.push(
-    "activations: strings = @activations",
-    "clip: float = @clip",
-    "direction: string = @direction",
-  );
-  refs.push("hidden_size: int = @hidden_size", "input_forget: int = @input_forget");
-  const outs = ["Y", "Y_h", "Y_c"].map((n, k) => (args.hasOutput(k) ? n : ""));
-  w.opN("LSTM", ["X", W, R, ...opt], outs, refs.join(", "));
-  return finish(w, args, 14);
 };
 
 export const contribBuilders: Record<string, BodyBuilder> = {

@@ -303,26 +303,27 @@ const erf32 = `
       (br $l)))
     (local.get $cnt))`;
 
-// hsig(src, dst, n, alpha, beta): HardSigmoid of n float32 values, max(0, min(1, alpha·x + beta))
-// in float64 (min and max order −0 below +0 and pass NaN on, as Math.min and Math.max do), two at
-// a time, rounded to float32.
+// hsig(src, dst, n, alpha, beta, swish): HardSigmoid of n float32 values in float32 steps, as
+// onnxruntime computes it: v = fl(fl(alpha·x) + beta), 0 where v < 0 and 1 where v > 1 (NaN and
+// −0 pass unchanged, as kernels/nn.ts's loop leaves them); swish 1: times x (HardSwish). Four at a
+// time (n rounded up to 4).
 const hsig = `
-  (func (export "hsig") (param $src i32) (param $dst i32) (param $n i32) (param $a f64) (param $b f64)
-    (local $end i32) (local $va v128) (local $vb v128) (local $v v128)
-    (local.set $va (f64x2.splat (local.get $a)))
-    (local.set $vb (f64x2.splat (local.get $b)))
-    (local.set $end (i32.add (local.get $src) (i32.shl (i32.and (local.get $n) (i32.const -2)) (i32.const 2))))
+  (func (export "hsig") (param $src i32) (param $dst i32) (param $n i32) (param $a f32) (param $b f32) (param $sw i32)
+    (local $end i32) (local $va v128) (local $vb v128) (local $x v128) (local $v v128)
+    (local.set $va (f32x4.splat (local.get $a)))
+    (local.set $vb (f32x4.splat (local.get $b)))
+    (local.set $end (i32.add (local.get $src) (i32.shl (local.get $n) (i32.const 2))))
     (block $d (loop $l
       (br_if $d (i32.ge_u (local.get $src) (local.get $end)))
-      (local.set $v (f64x2.max (f64x2.splat (f64.const 0)) (f64x2.min (f64x2.splat (f64.const 1))
-        (f64x2.add (f64x2.mul (local.get $va) (f64x2.promote_low_f32x4 (v128.load64_zero align=4 (local.get $src)))) (local.get $vb)))))
-      (v128.store64_lane align=4 0 (local.get $dst) (f32x4.demote_f64x2_zero (local.get $v)))
-      (local.set $src (i32.add (local.get $src) (i32.const 8)))
-      (local.set $dst (i32.add (local.get $dst) (i32.const 8)))
-      (br $l)))
-    (if (i32.and (local.get $n) (i32.const 1)) (then
-      (f32.store (local.get $dst) (f32.demote_f64 (f64.max (f64.const 0) (f64.min (f64.const 1)
-        (f64.add (f64.mul (local.get $a) (f64.promote_f32 (f32.load (local.get $src)))) (local.get $b)))))))))`;
+      (local.set $x (v128.load align=4 (local.get $src)))
+      (local.set $v (f32x4.add (f32x4.mul (local.get $va) (local.get $x)) (local.get $vb)))
+      (local.set $v (v128.andnot (local.get $v) (f32x4.lt (local.get $v) (f32x4.splat (f32.const 0)))))
+      (local.set $v (v128.bitselect (f32x4.splat (f32.const 1)) (local.get $v) (f32x4.gt (local.get $v) (f32x4.splat (f32.const 1)))))
+      (if (local.get $sw) (then (local.set $v (f32x4.mul (local.get $x) (local.get $v)))))
+      (v128.store align=4 (local.get $dst) (local.get $v))
+      (local.set $src (i32.add (local.get $src) (i32.const 16)))
+      (local.set $dst (i32.add (local.get $dst) (i32.const 16)))
+      (br $l))))`;
 
 // h2f(src, dst, n, bf): n float16 (bf 0) or bfloat16 (bf 1) bit patterns (u16 at src) widened to
 // float32 at dst, four at a time (n is rounded up to 4: the caller leaves room). Exact; every
