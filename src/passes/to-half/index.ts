@@ -5,6 +5,7 @@
 
 import { analysisOf } from "../../check/infer.js";
 import { run } from "../../interp/executor.js";
+import { fromFloat64, toFloat64 } from "../../interp/tensor.js";
 import type { RValue } from "../../interp/types.js";
 import { DataType, type Model, type Type } from "../../ir/types.js";
 import { SchemaRegistry } from "../../schema/registry.js";
@@ -133,6 +134,18 @@ function make(
   return { ...r, plans };
 }
 
+/** The float32 run's inputs, each in the type the half model declares (a half input, rounded). */
+function asDeclared(m: Model, inputs: Record<string, RValue>): Record<string, RValue> {
+  const out = { ...inputs };
+  for (const v of m.graph.inputs) {
+    const x = inputs[v.name];
+    const t = v.type?.kind === "tensor" ? v.type.elemType : undefined;
+    if (x && "dtype" in x && t !== undefined && x.dtype === F32 && t !== F32)
+      out[v.name] = fromFloat64(t, x.shape, toFloat64(x));
+  }
+  return out;
+}
+
 /** The model made half, with its report and notes (or error notes). */
 export function lowerPrecision(
   model: Model,
@@ -196,7 +209,7 @@ export function lowerPrecision(
     made = make(model, types, opts, forced);
     const measure = (m: Model) => {
       try {
-        return outputsError(run(m, inputs), ref);
+        return outputsError(run(m, asDeclared(m, inputs)), ref);
       } catch {
         return Infinity;
       }

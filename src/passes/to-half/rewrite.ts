@@ -273,9 +273,21 @@ function mergeCastPairs(
   const dropped = new Set<Node>();
   const replaced = new Map<Node, Node>();
   const renamed = new Map<string, string>();
+  // A Cast from half to the same half (the model's float32-to-float32 Cast, retyped): none.
+  // (onnxruntime's CPU cast insertion trips on one when the graph is not optimized first.)
+  for (const n of nodes) {
+    const x = n.inputs[0];
+    const t = castTo(n);
+    if (!isCast(n) || !x || t === undefined || !HALVES.has(t) || home.get(x) !== t) continue;
+    const o = n.outputs[0]!;
+    if (graphOutputs.has(o) || (readers.get(o) ?? 0) > 0 && nodes.some((m) => outerNamesUsedBy(m).has(o)))
+      continue;
+    dropped.add(n);
+    renamed.set(o, renamed.get(x) ?? x);
+  }
   for (const second of nodes) {
-    if (!isCast(second)) continue;
-    const mid = second.inputs[0]!;
+    if (!isCast(second) || dropped.has(second)) continue;
+    const mid = renamed.get(second.inputs[0]!) ?? second.inputs[0]!;
     const first = producer.get(mid);
     if (!first || !isCast(first) || dropped.has(first)) continue;
     if (!ours.has(first) && !ours.has(second)) continue;
