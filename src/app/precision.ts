@@ -10,7 +10,10 @@ import {
   type PrecisionReport,
   type ToHalfOptions,
 } from "../passes/to-half/index.js";
-import type { Pass, PassResult } from "../passes/pass.js";
+import type { Note, Pass, PassResult } from "../passes/pass.js";
+import { runPass as transformWith } from "../passes/manager.js";
+import { passContext } from "../passes/pass.js";
+import { expandPipeline as expandOnly } from "../expand/pipeline.js";
 import type { Profile } from "../targets/profile.js";
 import { randomInputs } from "./random-inputs.js";
 
@@ -76,7 +79,23 @@ export function precision(
 ):
   | (Extract<PassResult, { ok: true }> & { report: PrecisionReport })
   | Extract<PassResult, { ok: false }> {
+  // Model-local functions inlined first (an exporter's modules as functions): the pass makes the
+  // main graph half, and a call stays float32.
+  const notes: Note[] = [];
+  if (model.functions.length) {
+    const only = model.functions.map((f) => ({ domain: f.domain, op: f.name }));
+    const e = transformWith(expandOnly({ only, origin: false }), model, passContext());
+    if (!e.ok) return e;
+    model = e.model;
+    notes.push({ level: "info", message: `inlined ${only.length} model-local function(s) first` });
+  }
   const r = lowerPrecision(model, options(req));
   if (!r.ok) return r;
-  return { ok: true, model: r.model, modified: true, notes: r.notes, report: r.report };
+  return {
+    ok: true,
+    model: r.model,
+    modified: true,
+    notes: [...notes, ...r.notes],
+    report: r.report,
+  };
 }

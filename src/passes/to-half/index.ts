@@ -215,19 +215,20 @@ export function lowerPrecision(
       }
     };
     error = measure(made.model);
-    if (error > maxError) {
+    const aim = maxError;
+    if (error > aim) {
       const ranked = ownErrors(model, made.plans, types, values, opts).filter(
         (r) => !forced.has(r.index),
       );
       let moved = 0;
-      while (error > maxError && ranked.length) {
+      while (error > aim && ranked.length) {
         // One at a time at first; then in growing steps, so that a model needing many is not
         // run once per node (each still named, with its own error).
         const step = moved < 16 ? 1 : Math.ceil(moved / 4);
         for (const r of ranked.splice(0, step)) {
           forced.set(
             r.index,
-            `its own error ${formatError(r.error)} was the largest left while the outputs' error was ${formatError(error)} (over ${formatError(maxError)})`,
+            `its own error ${formatError(r.error)} was the largest left while the outputs' error was ${formatError(error)} (over the bound ${formatError(aim)})`,
           );
           moved++;
         }
