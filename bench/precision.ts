@@ -12,7 +12,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { precision, randomInputs } from "../src/app/index.js";
+import { precision, randomInputs, type PrecisionRequest } from "../src/app/index.js";
 import { encodeTensorProto } from "../src/interp/value-proto.js";
 import type { RTensor } from "../src/interp/types.js";
 import { loadModel, saveModel } from "../src/io/files.js";
@@ -37,6 +37,7 @@ function models(args: string[]): string[] {
       for (const e of readdirSync(p).sort()) {
         const f = join(p, e, "model.onnx");
         if (existsSync(f)) out.push(f);
+        else if (e.endsWith(".onnx")) out.push(join(p, e));
       }
   };
   if (args.length) args.forEach(add);
@@ -73,7 +74,8 @@ const work = mkdtempSync(join(tmpdir(), "bench-precision-"));
 const rows: string[] = [];
 try {
   for (const file of models(process.argv.slice(2))) {
-    const name = basename(dirname(file)) || basename(file);
+    const name =
+      basename(file) === "model.onnx" ? basename(dirname(file)) : basename(file, ".onnx");
     const dir = join(work, name);
     mkdirSync(dir);
     const model = loadModel(file);
@@ -84,11 +86,19 @@ try {
         encodeTensorProto(inputs[v.name] as RTensor, v.name),
       ),
     );
-    const t = performance.now();
-    const r = precision(model, { to: "float16" });
-    const time = (performance.now() - t) / 1000;
-    const ours = join(dir, "ours.onnx");
-    if (r.ok) saveModel(r.model, ours);
+    const variants: [string, Partial<PrecisionRequest>][] = [
+      ["ours", {}],
+      ["ours_clamp", { clamp: true }],
+      ["ours_clamp_noio", { clamp: true, keepIo: false }],
+    ];
+    const own = variants.map(([tag, extra]) => {
+      const t = performance.now();
+      const r = precision(model, { to: "float16", ...extra });
+      const time = (performance.now() - t) / 1000;
+      const path = join(dir, `${tag}.onnx`);
+      if (r.ok) saveModel(r.model, path);
+      return { path, r, time };
+    });
     const anchorDefault = join(dir, "anchor.onnx");
     const anchorKeep = join(dir, "anchor_keep_io.onnx");
     const made = JSON.parse(
@@ -98,7 +108,7 @@ try {
       }),
     ) as { default: string | null; keep_io: string | null };
     const paths = [
-      r.ok ? ours : "",
+      ...own.map((o) => (o.r.ok ? o.path : "")),
       made.default ? "" : anchorDefault,
       made.keep_io ? "" : anchorKeep,
     ];
@@ -111,11 +121,13 @@ try {
       .split("\n")
       .map((l) => JSON.parse(l) as Judged);
     const by = (p: string) => judged.find((j) => j.model === p);
-    const own = r.ok
-      ? `${cell(by(ours))}; interpreter ${r.report.error?.toExponential(1)}, ${r.report.kept.length} kept, ${time.toFixed(1)} s`
-      : `refused: ${r.notes[0]?.message.slice(0, 80)}`;
+    const ours = own.map(({ path, r, time }) =>
+      r.ok
+        ? `${cell(by(path))}; interpreter ${r.report.error?.toExponential(1)}, ${r.report.kept.length} kept, ${time.toFixed(1)} s`
+        : `refused: ${r.notes[0]?.message.slice(0, 80)}`,
+    );
     rows.push(
-      `| ${name} | ${own} | ${cell(by(anchorDefault), made.default)} | ${cell(by(anchorKeep), made.keep_io)} |`,
+      `| ${name} | ${ours.join(" | ")} | ${cell(by(anchorDefault), made.default)} | ${cell(by(anchorKeep), made.keep_io)} |`,
     );
     console.error(rows[rows.length - 1]);
   }
@@ -123,7 +135,7 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 console.log(
-  "| model | ours (`precision --to float16`) | onnxruntime float16, defaults | onnxruntime float16, keep_io_types=True |",
+  "| model | ours (`precision --to float16`) | ours, `--clamp` | ours, `--clamp --no-keep-io-types` | onnxruntime's converter, defaults | onnxruntime's converter, keep_io_types=True |",
 );
-console.log("|---|---|---|---|");
+console.log("|---|---|---|---|---|---|");
 for (const r of rows) console.log(r);

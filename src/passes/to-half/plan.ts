@@ -78,6 +78,11 @@ export function halfMax(to: number): number {
   return to === DataType.FLOAT16 ? FLOAT16_MAX : BFLOAT16_MAX;
 }
 
+/** The smallest magnitude that rounds to infinity in the half type (its largest plus half an ulp). */
+export function halfLimit(to: number): number {
+  return to === DataType.FLOAT16 ? FLOAT16_MAX + 16 : BFLOAT16_MAX + 2 ** 119;
+}
+
 /** The element type of a tensor value, or undefined. */
 export function elemOf(t: Type | undefined): number | undefined {
   return t && t.kind === "tensor" ? t.elemType : undefined;

@@ -16,7 +16,7 @@ import { outerNamesUsedBy } from "../../ir/graph.js";
 import { Tensor } from "../../ir/tensor.js";
 import type { Attribute, Graph, Model, Node, Type } from "../../ir/types.js";
 import { DataType } from "../../ir/types.js";
-import { F32, elemOf, halfMax, type HalfOptions, type NodePlan } from "./plan.js";
+import { F32, elemOf, halfLimit, halfMax, type HalfOptions, type NodePlan } from "./plan.js";
 
 /** Tensors made half before (the verification rewrites the model again and again). */
 const made = new WeakMap<Tensor, Map<string, Tensor | null>>();
@@ -33,9 +33,10 @@ export function halfTensor(t: Tensor, to: number, clamp: boolean): Tensor | unde
 function makeHalf(t: Tensor, to: number, clamp: boolean): Tensor | undefined {
   const v = toFloat64(fromIRTensor(t));
   const max = halfMax(to);
+  const limit = halfLimit(to);
   for (let i = 0; i < v.length; i++) {
     const x = v[i]!;
-    if (Number.isFinite(x) && Math.abs(x) > max) {
+    if (Number.isFinite(x) && Math.abs(x) >= limit) {
       if (!clamp) return undefined;
       v[i] = Math.sign(x) * max;
     }
@@ -280,7 +281,10 @@ function mergeCastPairs(
     const t = castTo(n);
     if (!isCast(n) || !x || t === undefined || !HALVES.has(t) || home.get(x) !== t) continue;
     const o = n.outputs[0]!;
-    if (graphOutputs.has(o) || (readers.get(o) ?? 0) > 0 && nodes.some((m) => outerNamesUsedBy(m).has(o)))
+    if (
+      graphOutputs.has(o) ||
+      ((readers.get(o) ?? 0) > 0 && nodes.some((m) => outerNamesUsedBy(m).has(o)))
+    )
       continue;
     dropped.add(n);
     renamed.set(o, renamed.get(x) ?? x);

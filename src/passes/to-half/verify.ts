@@ -12,6 +12,7 @@ import type { Graph, Model, Type } from "../../ir/types.js";
 import {
   F32,
   elemOf,
+  halfLimit,
   halfMax,
   halfName,
   nodeLabel,
@@ -80,11 +81,12 @@ export function overflowKeeps(
   to: number,
 ): Map<number, string> {
   const max = halfMax(to);
+  const limit = halfLimit(to);
   const big = new Map<string, number>();
   for (const [name, v] of Object.entries(values))
     if ("dtype" in v && v.dtype === F32) {
       const m = magnitude(v);
-      if (m > max) big.set(name, m);
+      if (m >= limit) big.set(name, m);
     }
   const out = new Map<number, string>();
   g.nodes.forEach((n, i) => {
