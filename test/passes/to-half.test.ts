@@ -243,3 +243,32 @@ describe("to-half on the deployed corpus's float32 models", () => {
       expect(outputsError(b, a)).toBeLessThanOrEqual(name === "llama_fp32" ? 2e-2 : 1e-2);
     });
 });
+
+describe("to-half around subgraphs", () => {
+  it("keeps an If float32 and the values its branches read, and onnxruntime runs the result", async () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x, bool c) => (float[4] y) <float[4] w = {0.5, -1, 2, 0.25}> {
+  a = Mul (x, w)
+  b = Relu (a)
+  r = If (c) <then_branch = t () => (float[4] o) { o = Add (b, a) }, else_branch = e () => (float[4] o2) { o2 = Sub (b, a) }>
+  y = Mul (r, w)
+}`);
+    const r = half(m, { keepIo: false });
+    const reasons = r.report.kept.map((k) => `${k.node}: ${k.reason}`);
+    expect(reasons).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/\(If\): it holds a subgraph/),
+        expect.stringMatching(/\(Mul\): its output 'a' is read inside a subgraph/),
+        expect.stringMatching(/\(Relu\): its output 'b' is read inside a subgraph/),
+      ]),
+    );
+    wellFormed(r.model);
+    const x = random(F16, [4], 2);
+    const xf = random(DataType.FLOAT, [4], 2);
+    for (const cv of [0, 1]) {
+      const c = { dtype: DataType.BOOL, shape: [], data: Uint8Array.of(cv) };
+      const [a, b] = [await runOrt(m, { x: xf, c }), await runOrt(r.model, { x, c })];
+      expect(normError(b.y!, a.y!)).toBeLessThan(2e-3);
+    }
+  });
+});

@@ -12,6 +12,7 @@
 import type { Graph, Model, Node, Type } from "../../ir/types.js";
 import { DataType } from "../../ir/types.js";
 import { attributeGraphs } from "../../ir/traverse.js";
+import { outerNamesUsedBy } from "../../ir/graph.js";
 import { dtypeName } from "../../ir/dtype.js";
 import type { FormalSchema, OpVersion } from "../../schema/types.js";
 import type { SchemaRegistry } from "../../schema/registry.js";
@@ -185,6 +186,10 @@ export function planNodes(ctx: PlanContext): NodePlan[] {
   const { model, registry, options } = ctx;
   const g: Graph = model.graph;
   const half = halfName(options.to);
+  // Values a subgraph reads from outside keep their type: their producers stay float32.
+  const readInside = new Set<string>();
+  for (const n of g.nodes)
+    if (hasSubgraph(n)) for (const x of outerNamesUsedBy(n)) readInside.add(x);
   return g.nodes.map((n, i) => {
     const kept = (why: string): NodePlan => ({ ...keepAll(n), kept: why });
     const floaty =
@@ -197,6 +202,8 @@ export function planNodes(ctx: PlanContext): NodePlan[] {
     if (options.keepOps && opListed(n, options.keepOps))
       return kept("its op is named by --keep-ops");
     if (hasSubgraph(n)) return kept("it holds a subgraph (If, Loop and Scan bodies stay float32)");
+    const inside = n.outputs.find((o) => readInside.has(o));
+    if (inside) return kept(`its output '${inside}' is read inside a subgraph`);
     const opset = opsetOf(model, n.domain);
     const v = opset === undefined ? undefined : registry.tryResolve(n.domain, n.opType, opset);
     if (!v)

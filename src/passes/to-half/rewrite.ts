@@ -102,6 +102,8 @@ export function rewriteHalf(
   // Who reads each float32 value, and as what: half, float32, or either.
   type Want = "half" | "f32" | "any";
   const wants = new Map<string, Want[]>();
+  // Read by a subgraph, by name: keeps its float32 type.
+  const readInside = new Set<string>();
   const want = (name: string, w: Want) => {
     if (!name || !isF32(name)) return;
     let l = wants.get(name);
@@ -111,14 +113,18 @@ export function rewriteHalf(
   g.nodes.forEach((n, i) => {
     const p = plans[i]!;
     n.inputs.forEach((x, s) => want(x, p.inHalf[s] ? "half" : p.inFlex[s] ? "any" : "f32"));
-    for (const x of outerNamesUsedBy(n)) want(x, "f32");
+    for (const x of outerNamesUsedBy(n)) {
+      want(x, "f32");
+      readInside.add(x);
+    }
   });
   for (const o of g.outputs) want(o.name, keepsIo(opts, o.name) ? "f32" : "half");
 
   // Home types.
   const home = new Map<string, number>();
   for (const v of g.inputs)
-    if (isF32(v.name) && !initNames.has(v.name)) home.set(v.name, keepsIo(opts, v.name) ? F32 : to);
+    if (isF32(v.name) && !initNames.has(v.name))
+      home.set(v.name, keepsIo(opts, v.name) || readInside.has(v.name) ? F32 : to);
   const storedHalf = (name: string) => {
     const w = wants.get(name) ?? [];
     return w.includes("half") && w.every((x) => x !== "f32");
