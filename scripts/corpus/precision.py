@@ -7,7 +7,11 @@
       for each MODEL: ONNX's full checker, a run on onnxruntime (CPU) with the inputs (TensorProto
       files input_<i>.pb, cast to the type each model's input declares), the outputs' norm-wise
       error against FLOAT32_MODEL's run, the Cast count and the share of stored float bytes in half.
-      Prints one JSON object per MODEL, a line each."""
+      Prints one JSON object per MODEL, a line each.
+  precision.py reference MODEL INPUTS_DIR OUT_DIR
+      the reference of a float16 or bfloat16 model (docs/semantics.md, "float16 models"): every op
+      computed in float64 by ONNX's reference evaluator, each output the model writes in the half
+      type rounded to it before the next op reads it; writes output_<i>.pb (as float64)."""
 
 import glob
 import json
@@ -119,9 +123,73 @@ def judge(ref_path, inputs_dir, paths):
         print(json.dumps(row), flush=True)
 
 
+def rounded_float64(m, half):
+    """The model in float64 with a rounding to `half` after every op that writes it."""
+    import copy
+
+    from onnx import helper, shape_inference
+
+    inferred = shape_inference.infer_shapes(m).graph
+    types = {v.name: v.type.tensor_type.elem_type for v in list(inferred.input) + list(inferred.output) + list(inferred.value_info)}
+    types.update({t.name: t.data_type for t in inferred.initializer})
+    m = copy.deepcopy(m)
+    g = m.graph
+    to64 = lambda t: numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float64), t.name)
+    for i, t in enumerate(g.initializer):
+        if t.data_type == half:
+            g.initializer[i].CopyFrom(to64(t))
+    for v in list(g.input) + list(g.output) + list(g.value_info):
+        if v.type.tensor_type.elem_type == half:
+            v.type.tensor_type.elem_type = onnx.TensorProto.DOUBLE
+    nodes = []
+    for n in g.node:
+        for a in n.attribute:
+            if a.name == "to" and a.i == half:
+                a.i = onnx.TensorProto.DOUBLE
+            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == half:
+                a.t.CopyFrom(to64(a.t))
+        rounded = []
+        for i, o in enumerate(n.output):
+            if o and types.get(o) == half:
+                n.output[i] = o + "__f64"
+                rounded += [helper.make_node("Cast", [o + "__f64"], [o + "__half"], to=half),
+                            helper.make_node("Cast", [o + "__half"], [o], to=onnx.TensorProto.DOUBLE)]
+        nodes.append(n)
+        nodes += rounded
+    del g.node[:]
+    g.node.extend(nodes)
+    del g.value_info[:]
+    return m
+
+
+def reference(path, inputs_dir, out_dir):
+    from onnx.reference import ReferenceEvaluator
+
+    m = onnx.load(path)
+    half = onnx.TensorProto.BFLOAT16 if any(
+        t.data_type == onnx.TensorProto.BFLOAT16 for t in m.graph.initializer
+    ) else onnx.TensorProto.FLOAT16
+    init = {t.name for t in m.graph.initializer}
+    names = [i.name for i in m.graph.input if i.name not in init]
+    feeds = {}
+    for i, name in enumerate(names):
+        t = onnx.TensorProto()
+        with open(os.path.join(inputs_dir, f"input_{i}.pb"), "rb") as f:
+            t.ParseFromString(f.read())
+        a = numpy_helper.to_array(t)
+        feeds[name] = a.astype(np.float64) if a.dtype.kind == "f" and a.dtype != np.float32 else a
+    outs = ReferenceEvaluator(rounded_float64(m, half)).run(None, feeds)
+    for i, (a, o) in enumerate(zip(outs, m.graph.output)):
+        t = numpy_helper.from_array(np.asarray(a, dtype=np.float64), o.name)
+        with open(os.path.join(out_dir, f"output_{i}.pb"), "wb") as f:
+            f.write(t.SerializeToString())
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "anchor":
         anchor(*sys.argv[2:5])
+    elif sys.argv[1] == "reference":
+        reference(*sys.argv[2:5])
     elif sys.argv[1] == "judge":
         judge(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:

@@ -4,12 +4,18 @@
 // and in the interpreter, and passed through ONNX's full checker where the Python venv is there.
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 
-import { precision, randomInputs, type PrecisionRequest } from "../../src/app/index.js";
+import {
+  precision,
+  randomInputs,
+  requiredInputs,
+  type PrecisionRequest,
+} from "../../src/app/index.js";
+import { decodeTensorProto, encodeTensorProto } from "../../src/interp/value-proto.js";
 import { lower } from "../../src/app/transform.js";
 import { run } from "../../src/interp/executor.js";
 import type { RTensor } from "../../src/interp/types.js";
@@ -271,4 +277,34 @@ g (float[4] x, bool c) => (float[4] y) <float[4] w = {0.5, -1, 2, 0.25}> {
       expect(normError(b.y!, a.y!)).toBeLessThan(2e-3);
     }
   });
+});
+
+describe.skipIf(!python)("bfloat16 against the float64 reference (ONNX's evaluator)", () => {
+  for (const name of ["bert_fp32", "cnn_fp32", "lstm_fp32"])
+    it(`${name}: valid, and the interpreter gives the reference within two units of bfloat16`, () => {
+      const m = loadModel(join(__dirname, "../data/deployed", name, "model.onnx"));
+      const r = precision(m, { to: "bfloat16" });
+      if (!r.ok) throw new Error(r.notes[0]!.message);
+      wellFormed(r.model);
+      const dir = mkdtempSync(join(work, "ref-"));
+      const file = join(dir, "model.onnx");
+      writeFileSync(file, encodeModel(r.model));
+      const inputs = randomInputs(m, 0) as Record<string, RTensor>;
+      requiredInputs(m).forEach((v, i) =>
+        writeFileSync(join(dir, `input_${i}.pb`), encodeTensorProto(inputs[v.name]!, v.name)),
+      );
+      const py = spawnSync(
+        python!,
+        [join(__dirname, "../../scripts/corpus/precision.py"), "reference", file, dir, dir],
+        {
+          encoding: "utf8",
+        },
+      );
+      expect(py.status, py.stderr).toBe(0);
+      const got = run(r.model, inputs);
+      r.model.graph.outputs.forEach((o, i) => {
+        const ref = decodeTensorProto(readFileSync(join(dir, `output_${i}.pb`))).tensor;
+        expect(normError(got[o.name]!, ref), o.name).toBeLessThanOrEqual(2 ** -7);
+      });
+    });
 });
