@@ -91,16 +91,21 @@ def norm_error(a, b):
     return nd / nb if nb > 0 else nd
 
 
-def judge(ref_path, inputs_dir, paths):
-    ref_model = onnx.load(ref_path, load_external_data=False)
-    init = {t.name for t in ref_model.graph.initializer}
-    names = [i.name for i in ref_model.graph.input if i.name not in init]
+def read_inputs(m, inputs_dir):
+    """The model's inputs (those without an initializer) from input_<i>.pb, by name."""
+    init = {t.name for t in m.graph.initializer}
+    names = [i.name for i in m.graph.input if i.name not in init]
     feeds = {}
     for i, name in enumerate(names):
         t = onnx.TensorProto()
         with open(os.path.join(inputs_dir, f"input_{i}.pb"), "rb") as f:
             t.ParseFromString(f.read())
         feeds[name] = numpy_helper.to_array(t)
+    return feeds
+
+
+def judge(ref_path, inputs_dir, paths):
+    feeds = read_inputs(onnx.load(ref_path, load_external_data=False), inputs_dir)
     ref = ort_run(ref_path, feeds)
     for path in paths:
         row = {"model": path}
@@ -123,45 +128,6 @@ def judge(ref_path, inputs_dir, paths):
         print(json.dumps(row), flush=True)
 
 
-def rounded_float64(m, half):
-    """The model in float64 with a rounding to `half` after every op that writes it."""
-    import copy
-
-    from onnx import helper, shape_inference
-
-    inferred = shape_inference.infer_shapes(m).graph
-    types = {v.name: v.type.tensor_type.elem_type for v in list(inferred.input) + list(inferred.output) + list(inferred.value_info)}
-    types.update({t.name: t.data_type for t in inferred.initializer})
-    m = copy.deepcopy(m)
-    g = m.graph
-    to64 = lambda t: numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float64), t.name)
-    for i, t in enumerate(g.initializer):
-        if t.data_type == half:
-            g.initializer[i].CopyFrom(to64(t))
-    for v in list(g.input) + list(g.output) + list(g.value_info):
-        if v.type.tensor_type.elem_type == half:
-            v.type.tensor_type.elem_type = onnx.TensorProto.DOUBLE
-    nodes = []
-    for n in g.node:
-        for a in n.attribute:
-            if a.name == "to" and a.i == half:
-                a.i = onnx.TensorProto.DOUBLE
-            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == half:
-                a.t.CopyFrom(to64(a.t))
-        rounded = []
-        for i, o in enumerate(n.output):
-            if o and types.get(o) == half:
-                n.output[i] = o + "__f64"
-                rounded += [helper.make_node("Cast", [o + "__f64"], [o + "__half"], to=half),
-                            helper.make_node("Cast", [o + "__half"], [o], to=onnx.TensorProto.DOUBLE)]
-        nodes.append(n)
-        nodes += rounded
-    del g.node[:]
-    g.node.extend(nodes)
-    del g.value_info[:]
-    return m
-
-
 def reference(path, inputs_dir, out_dir):
     from onnx.reference import ReferenceEvaluator
 
@@ -169,16 +135,14 @@ def reference(path, inputs_dir, out_dir):
     half = onnx.TensorProto.BFLOAT16 if any(
         t.data_type == onnx.TensorProto.BFLOAT16 for t in m.graph.initializer
     ) else onnx.TensorProto.FLOAT16
-    init = {t.name for t in m.graph.initializer}
-    names = [i.name for i in m.graph.input if i.name not in init]
-    feeds = {}
-    for i, name in enumerate(names):
-        t = onnx.TensorProto()
-        with open(os.path.join(inputs_dir, f"input_{i}.pb"), "rb") as f:
-            t.ParseFromString(f.read())
-        a = numpy_helper.to_array(t)
-        feeds[name] = a.astype(np.float64) if a.dtype.kind == "f" and a.dtype != np.float32 else a
-    outs = ReferenceEvaluator(rounded_float64(m, half)).run(None, feeds)
+    feeds = {
+        k: a.astype(np.float64) if a.dtype.kind == "f" and a.dtype != np.float32 else a
+        for k, a in read_inputs(m, inputs_dir).items()
+    }
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from fp16_reference import rounded_float64_model
+
+    outs = ReferenceEvaluator(rounded_float64_model(m, half)).run(None, feeds)
     for i, (a, o) in enumerate(zip(outs, m.graph.output)):
         t = numpy_helper.from_array(np.asarray(a, dtype=np.float64), o.name)
         with open(os.path.join(out_dir, f"output_{i}.pb"), "wb") as f:

@@ -76,49 +76,13 @@ describe("precision (CLI)", () => {
   });
 
   it("refuses bad usage in one line, writing nothing", () => {
-    expectOneLineError(
-      runCli(["precision", bert, "--to", "float8", "-o", join(work, "x.onnx")]),
-      /float16 or bfloat16, not 'float8'/,
-    );
-    expectOneLineError(
-      runCli([
-        "precision",
-        bert,
-        "--to",
-        "float16",
-        "-o",
-        join(work, "x.onnx"),
-        "--keep-nodes",
-        "nope",
-      ]),
-      /no node is named 'nope'/,
-    );
-    expectOneLineError(
-      runCli([
-        "precision",
-        bert,
-        "--to",
-        "float16",
-        "-o",
-        join(work, "x.onnx"),
-        "--max-error",
-        "-1",
-      ]),
-      /--max-error must be a non-negative number/,
-    );
-    expectOneLineError(
-      runCli([
-        "lower",
-        bert,
-        "--target",
-        "coreml",
-        "-o",
-        join(work, "x.onnx"),
-        "--keep-ops",
-        "Add",
-      ]),
-      /need --precision/,
-    );
+    const out = join(work, "x.onnx");
+    const refused = (args: string[], why: RegExp, cmd = ["precision", bert, "--to"]) =>
+      expectOneLineError(runCli([...cmd, ...args, "-o", out]), why);
+    refused(["float8"], /float16 or bfloat16, not 'float8'/);
+    refused(["float16", "--keep-nodes", "nope"], /no node is named 'nope'/);
+    refused(["float16", "--max-error", "-1"], /--max-error must be a non-negative number/);
+    refused(["coreml", "--keep-ops", "Add"], /need --precision/, ["lower", bert, "--target"]);
     expect(runCli(["info", join(work, "x.onnx")]).code).not.toBe(0);
   });
 });
