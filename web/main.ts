@@ -723,12 +723,14 @@ $<HTMLFormElement>("expand-form").onsubmit = (e) => {
   );
 };
 const targetSelect = $<HTMLSelectElement>("target");
+const precisionSelect = $<HTMLSelectElement>("precision");
 $<HTMLFormElement>("target-form").onsubmit = (e) => {
   e.preventDefault();
   const target = targetSelect.value;
   void act(`lowering for ${target || "a target"}`, $("target-form"), async () => {
     if (!target) throw new WorkError("Lower: pick a target in the list first");
-    await transform({ op: "lower", target, dims: $<HTMLInputElement>("dims").value });
+    const dims = $<HTMLInputElement>("dims").value;
+    await transform({ op: "lower", target, dims, precision: precisionSelect.value });
     // What the result still lacks, marked on it.
     await checkAgainst(target);
   });

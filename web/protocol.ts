@@ -167,8 +167,11 @@ export type Request =
   | { op: "expand"; mode: ExpandMode; ops: string }
   /** The ONNX checker, or with `target` (a TargetChoice id) every node against that profile. */
   | { op: "check"; target?: string }
-  /** `lower --target`: the target's id, and fixed dims (`batch=1,sequence=128`). */
-  | { op: "lower"; target: string; dims: string }
+  /**
+   * `lower --target`: the target's id, fixed dims (`batch=1,sequence=128`), and a half precision
+   * to compute in afterwards (`--precision float16 --clamp`; "" or absent: float32).
+   */
+  | { op: "lower"; target: string; dims: string; precision?: string }
   | { op: "limits" }
   | { op: "find"; side: SideName; view: string; query: string }
   | { op: "pair"; side: SideName; view: string; index: number }

@@ -576,7 +576,12 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
     return out;
   },
   lower(msg) {
-    const r = session.lower({ profile: targetProfile(msg.target), dims: parseDims(msg.dims) });
+    const half = msg.precision === "float16" || msg.precision === "bfloat16" ? msg.precision : "";
+    const r = session.lower({
+      profile: targetProfile(msg.target),
+      dims: parseDims(msg.dims),
+      ...(half ? { precision: { to: half, clamp: true } } : {}),
+    });
     const residue = r.report.nodes.filter((n) => n.verdict !== "supported").length;
     return {
       ...transformed(r),

@@ -136,29 +136,30 @@ def _f16_to_f64_tensor(t: onnx.TensorProto) -> onnx.TensorProto:
     return numpy_helper.from_array(a, t.name)
 
 
-def rounded_float64_model(m: onnx.ModelProto) -> onnx.ModelProto:
-    """The model computed in float64 with a float16 rounding after every op that writes float16."""
+def rounded_float64_model(m: onnx.ModelProto, half: int = F16) -> onnx.ModelProto:
+    """The model computed in float64 with a rounding to `half` (float16, or bfloat16 for
+    precision.py's reference) after every op that writes it."""
     types = _types(m)
     m = copy.deepcopy(m)
     g = m.graph
     for i, t in enumerate(g.initializer):
-        if t.data_type == F16:
+        if t.data_type == half:
             g.initializer[i].CopyFrom(_f16_to_f64_tensor(t))
     for v in list(g.input) + list(g.output) + list(g.value_info):
-        if v.type.tensor_type.elem_type == F16:
+        if v.type.tensor_type.elem_type == half:
             v.type.tensor_type.elem_type = F64
     nodes = []
     for n in g.node:
         for a in n.attribute:
-            if a.name == "to" and a.i == F16:
+            if a.name == "to" and a.i == half:
                 a.i = F64
-            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == F16:
+            if a.type == onnx.AttributeProto.TENSOR and a.t.data_type == half:
                 a.t.CopyFrom(_f16_to_f64_tensor(a.t))
         rounded = []
         for i, o in enumerate(n.output):
-            if o and types.get(o) == F16:
+            if o and types.get(o) == half:
                 n.output[i] = o + "__f64"
-                rounded += [helper.make_node("Cast", [o + "__f64"], [o + "__f16"], to=F16),
+                rounded += [helper.make_node("Cast", [o + "__f64"], [o + "__f16"], to=half),
                             helper.make_node("Cast", [o + "__f16"], [o], to=F64)]
         nodes.append(n)
         nodes += rounded

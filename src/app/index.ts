@@ -35,6 +35,13 @@ export {
   type TransformResult,
 } from "./transform.js";
 export {
+  precision,
+  precisionPass,
+  precisionType,
+  type PrecisionReport,
+  type PrecisionRequest,
+} from "./precision.js";
+export {
   compareOutputs,
   largestDifference,
   tensorDifference,

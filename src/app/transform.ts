@@ -28,6 +28,7 @@ import { opsWorthKeeping } from "../targets/keep.js";
 import { legalizeFloat64 } from "../passes/legalize-float64.js";
 import { legalizeInt64 } from "../passes/legalize-int64.js";
 import { removeDeadValues } from "../passes/remove-dead-values.js";
+import { precisionPass, type PrecisionRequest } from "./precision.js";
 import type { Model } from "../ir/types.js";
 import { pipeline, runPass } from "../passes/manager.js";
 import { passContext, type Pass, type PassContext, type PassResult } from "../passes/pass.js";
@@ -115,6 +116,8 @@ export function simplify(model: Model, req: SimplifyOptions = {}): TransformResu
 /** What `lower --target` takes: the profile, and the simplification's options. */
 export interface LowerRequest extends SimplifyOptions {
   profile: Profile;
+  /** Then made half (float16 or bfloat16), verified: the to-half pass with the target's types. */
+  precision?: PrecisionRequest;
 }
 
 /** A lowered model, and what the target still lacks in it (check --target's report). */
@@ -175,6 +178,8 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
       }),
       removeDeadValues(),
     );
+  // Half precision last, on the model as the target gets it (dims fixed: no --dim left to draw).
+  if (req.precision) passes.push(precisionPass({ ...req.precision, dims: new Map() }, p));
   return pipeline(`lower --target ${p.name}`, passes);
 }
 

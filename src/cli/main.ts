@@ -9,6 +9,7 @@ import { registerFileCommands } from "./commands/files.js";
 import { registerSchemaCommands } from "./commands/schema.js";
 import { registerCheckCommands } from "./commands/check.js";
 import { registerRunCommands } from "./commands/run.js";
+import { registerPrecisionCommands } from "./commands/precision.js";
 import { registerExpandCommands } from "./commands/expand.js";
 import { registerConvertCommands } from "./commands/convert.js";
 import { registerInspectCommands } from "./commands/inspect.js";
@@ -21,6 +22,7 @@ export function buildProgram(): Command {
   registerCheckCommands(program);
   registerRunCommands(program);
   registerExpandCommands(program);
+  registerPrecisionCommands(program);
   registerConvertCommands(program);
   registerInspectCommands(program);
   return program;

@@ -42,6 +42,10 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     load: async () => (await import("./commands/expand.js")).registerExpandCommands,
   },
   {
+    commands: ["precision"],
+    load: async () => (await import("./commands/precision.js")).registerPrecisionCommands,
+  },
+  {
     commands: ["convert"],
     load: async () => (await import("./commands/convert.js")).registerConvertCommands,
   },

@@ -2,7 +2,8 @@
 // against one marks every node it does not fully support (and the groups holding them) and lists
 // each with its reason and a way to the node; Lower makes the result for the target (with the
 // dims box's dims) and checks it again. On the deployed BERT for WebGPU: 25 of 252 nodes not fully
-// supported before (Shape and Reshape have no GPU kernel there), the Reshapes alone after.
+// supported before (Shape and Reshape have no GPU kernel there), the Reshapes alone after. Lower
+// with a precision (float16) says what became float16 and the interpreter's output error.
 // Skipped, saying why, when no Chromium is installed.
 
 import { execFileSync } from "node:child_process";
@@ -89,6 +90,32 @@ describe.skipIf(!chromium)(`targets in the page${chromium ? "" : ` (${NO_CHROMIU
       expect(await settled(page)).toBe("");
       expect(await page.locator("#pane-a").getAttribute("data-problems")).toBe("9");
       expect(await page.locator("#pane-a").getAttribute("data-partial")).toBe("8");
+    } finally {
+      await page.close();
+    }
+  }, 300_000);
+
+  it("Lower for WebGPU in float16 says what became float16 and the error", async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(srv.url);
+      await page.setInputFiles("#file", BERT);
+      await page.locator("#pane-a[data-drawn]").waitFor({ timeout: 120_000 });
+      expect(await settled(page)).toBe("");
+      await page.selectOption("#target", "webgpu@1");
+      await page.selectOption("#precision", "float16");
+      await page.fill("#dims", "batch=1,sequence=8");
+      await page.click("#lower");
+      expect(await settled(page)).toBe("");
+      await page.locator("#pane-b[data-drawn]").waitFor({ timeout: 120_000 });
+      const notes = await page.locator("#diff").innerText();
+      const m =
+        /float16: (\d+) node\(s\) made float16, \d+ kept float32, \d+ Cast\(s\) inserted, [\d.]+% of weight bytes in float16, output error ([\d.e+-]+)/.exec(
+          notes,
+        );
+      expect(m, notes).not.toBeNull();
+      expect(Number(m![1])).toBeGreaterThan(50);
+      expect(Number(m![2])).toBeLessThan(1e-2);
     } finally {
       await page.close();
     }

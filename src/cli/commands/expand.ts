@@ -33,6 +33,7 @@ import {
   parseByteSize,
 } from "../util.js";
 import { dataOptions, withDataOptions, type DataFlags } from "../data-options.js";
+import { precisionRequest, withPrecisionOptions, type PrecisionFlags } from "./precision.js";
 
 interface ExpandCliOptions extends DataFlags {
   output?: string;
@@ -182,7 +183,7 @@ export function registerExpandCommands(program: Command): void {
   );
 
   withDataOptions(
-    withSimplifyOptions(program.command("lower"))
+    withPrecisionOptions(withSimplifyOptions(program.command("lower")))
       .description(
         "make a model run on a backend: convert into its opset range, expand what it lacks, fix dims and fold constants, then say what remains unsupported",
       )
@@ -191,16 +192,34 @@ export function registerExpandCommands(program: Command): void {
         "the backend profile (onnx-expand targets, name@version, ai.onnx-<N> or a file)",
       )
       .option("--strict", "exit 1 when anything remains unsupported")
-      .option("--json", "the target report as JSON on stdout"),
+      .option("--json", "the target report as JSON on stdout")
+      .option(
+        "--precision <type>",
+        "then compute in float16 or bfloat16 where the target's types allow, verified (see `precision`)",
+      ),
   ).action(
     action(
       (
         file: string,
-        opts: SimplifyFlags & { target: string; strict?: boolean; json?: boolean },
+        opts: SimplifyFlags &
+          PrecisionFlags & { target: string; strict?: boolean; json?: boolean; precision?: string },
       ) => {
         const profile = loadProfile(opts.target);
+        if (
+          opts.precision === undefined &&
+          (opts.keepOps ||
+            opts.keepNodes ||
+            opts.clamp ||
+            opts.keepIoTypes !== undefined ||
+            opts.verify === false)
+        )
+          throw new OnnxError("E_USAGE", "the precision options need --precision float16|bfloat16");
+        const precision =
+          opts.precision === undefined ? undefined : precisionRequest(opts.precision, opts);
         const model = loadModel(file);
-        const r = inFile(file, () => lower(model, { profile, ...simplifyRequest(opts) }));
+        const r = inFile(file, () =>
+          lower(model, { profile, ...simplifyRequest(opts), ...(precision ? { precision } : {}) }),
+        );
         if (!r.ok)
           return inFile(file, () => {
             throw failureError(r);

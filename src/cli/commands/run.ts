@@ -61,7 +61,7 @@ function parseNonNegative(text: string, what: string): number {
  * bare FILE taken in graph-input order. `name=...` names an input when the model has that input or
  * no file of the whole name exists.
  */
-function inputArgs(model: Model, args: string[]): InputArg[] {
+export function inputArgs(model: Model, args: string[]): InputArg[] {
   const names = new Set(model.graph.inputs.map((v) => v.name));
   return args.map((arg) => {
     const eq = arg.indexOf("=");
@@ -105,7 +105,7 @@ function readLargeTensorFile(path: string): Uint8Array | undefined {
 }
 
 /** A tensor file's bytes, and its folder for a TensorProto's external data. */
-function readTensorFile(path: string): InputFile {
+export function readTensorFile(path: string): InputFile {
   const bytes = readLargeTensorFile(path) ?? readInputFile(path, "tensor file", true);
   return { bytes, baseDir: dirname(resolve(path)) };
 }

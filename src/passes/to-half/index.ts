@@ -1,0 +1,331 @@
+// to-half: a float32 model's computation made float16 or bfloat16 (one pass, the type a
+// parameter), planned by the ops' schemas (plan.ts), rewritten with one Cast at each boundary
+// (rewrite.ts) and, unless asked not to, verified by running both in the interpreter (verify.ts).
+// docs/semantics.md ("Precision lowering") states the rules.
+
+import { analysisOf } from "../../check/infer.js";
+import { run } from "../../interp/executor.js";
+import { fromFloat64, toFloat64 } from "../../interp/tensor.js";
+import { fromIRTensor, toIRTensor } from "../../interp/ir-tensors.js";
+import type { Tensor } from "../../ir/tensor.js";
+import type { RValue } from "../../interp/types.js";
+import { DataType, type Model, type Type } from "../../ir/types.js";
+import { SchemaRegistry } from "../../schema/registry.js";
+import type { Note, Pass, PassResult } from "../pass.js";
+import {
+  F32,
+  halfLimit,
+  halfMax,
+  halfName,
+  nodeLabel,
+  planNodes,
+  type HalfOptions,
+  type NodePlan,
+} from "./plan.js";
+import { constantValue, largestMagnitude, rewriteHalf } from "./rewrite.js";
+import { formatError, outputsError, overflowKeeps, ownErrors } from "./verify.js";
+
+export { type HalfOptions } from "./plan.js";
+export { normError, outputsError } from "./verify.js";
+
+export const DEFAULT_MAX_ERROR = 1e-2;
+
+export interface ToHalfOptions extends HalfOptions {
+  /** Run both models and bound the error (absent: no verification). */
+  verify?: {
+    /** The inputs of the float32 run (the user's, or seeded random ones), for the model given. */
+    inputs: (model: Model) => Record<string, RValue>;
+    /** Largest norm-wise error of any output against the float32 run (default 1e-2). */
+    maxError?: number;
+  };
+}
+
+/** What the pass did. */
+export interface PrecisionReport {
+  to: string;
+  /** Nodes that compute in half. */
+  half: number;
+  /** Nodes that stay float32, and why (the node, the reason). */
+  kept: { node: string; reason: string }[];
+  /** Cast nodes added. */
+  casts: number;
+  /** Stored tensors (initializers, Constants) made half. */
+  halfTensors: number;
+  /** Share of the stored float bytes (float32 and half) held in half. */
+  halfWeightShare: number;
+  /** The largest output's norm-wise error against the float32 run (verified only). */
+  error?: number;
+  maxError?: number;
+}
+
+function typesOf(model: Model): Map<string, Type> {
+  return analysisOf(model).types.get(model.graph) ?? new Map();
+}
+
+/** Share of stored float bytes held in half, in a model's main graph. */
+export function halfWeightShare(model: Model): number {
+  let half = 0;
+  let all = 0;
+  const count = (dataType: number, n: number) => {
+    if (dataType === DataType.FLOAT16 || dataType === DataType.BFLOAT16) {
+      half += 2 * n;
+      all += 2 * n;
+    } else if (dataType === F32) all += 4 * n;
+  };
+  for (const t of model.graph.initializers) count(t.dataType, t.elementCount);
+  for (const n of model.graph.nodes) {
+    const a = n.opType === "Constant" ? n.attributes[0] : undefined;
+    if (a?.type === "TENSOR" && a.value) count(a.value.dataType, a.value.elementCount);
+  }
+  return all ? half / all : 1;
+}
+
+/** Readers of stored float32 tensors beyond half's range (unless clamped): kept, named. */
+function storedOverflow(model: Model, opts: HalfOptions): Map<number, string> {
+  const out = new Map<number, string>();
+  if (opts.clamp) return out;
+  const max = halfLimit(opts.to);
+  const big = new Map<string, number>();
+  for (const t of model.graph.initializers)
+    if (t.dataType === F32) {
+      const m = largestMagnitude(t);
+      if (m >= max) big.set(t.name, m);
+    }
+  for (const n of model.graph.nodes) {
+    const c = constantValue(n);
+    if (c && n.outputs[0]) {
+      const m = largestMagnitude(c);
+      if (m >= max) big.set(n.outputs[0], m);
+    }
+  }
+  model.graph.nodes.forEach((n, i) => {
+    for (const x of n.inputs) {
+      const m = big.get(x);
+      if (m !== undefined) {
+        out.set(
+          i,
+          `it reads '${x}', which holds ${m.toExponential(3)}, beyond ${halfName(opts.to)}'s range (--clamp clamps it)`,
+        );
+        return;
+      }
+    }
+  });
+  return out;
+}
+
+interface Made {
+  model: Model;
+  plans: NodePlan[];
+  casts: number;
+  halfTensors: number;
+}
+
+function make(
+  model: Model,
+  types: Map<string, Type>,
+  opts: HalfOptions,
+  forced: Map<number, string>,
+): Made {
+  const plans = planNodes({
+    model,
+    registry: SchemaRegistry.default(),
+    types,
+    options: opts,
+    forced,
+  });
+  const r = rewriteHalf(model, plans, types, opts);
+  return { ...r, plans };
+}
+
+/** The model with its float32 initializers and Constants clamped to the half type's range. */
+function clampedFloat32(model: Model, to: number): Model {
+  const max = halfMax(to);
+  const clamp = (t: Tensor): Tensor => {
+    if (largestMagnitude(t) <= max) return t;
+    const v = toFloat64(fromIRTensor(t)).map((x) =>
+      Number.isFinite(x) ? Math.max(-max, Math.min(max, x)) : x,
+    );
+    return toIRTensor(fromFloat64(F32, [...t.dims], v), t.name);
+  };
+  const g = model.graph;
+  return {
+    ...model,
+    graph: {
+      ...g,
+      initializers: g.initializers.map((t) => (t.dataType === F32 ? clamp(t) : t)),
+      nodes: g.nodes.map((n) => {
+        const c = constantValue(n);
+        return c ? { ...n, attributes: [{ name: "value", type: "TENSOR", value: clamp(c) }] } : n;
+      }),
+    },
+  };
+}
+
+/** The float32 run's inputs, each in the type the half model declares (a half input, rounded). */
+function asDeclared(m: Model, inputs: Record<string, RValue>): Record<string, RValue> {
+  const out = { ...inputs };
+  for (const v of m.graph.inputs) {
+    const x = inputs[v.name];
+    const t = v.type?.kind === "tensor" ? v.type.elemType : undefined;
+    if (x && "dtype" in x && t !== undefined && x.dtype === F32 && t !== F32)
+      out[v.name] = fromFloat64(t, x.shape, toFloat64(x));
+  }
+  return out;
+}
+
+/** The model made half, with its report and notes (or error notes). */
+export function lowerPrecision(
+  model: Model,
+  opts: ToHalfOptions,
+):
+  | { ok: true; model: Model; report: PrecisionReport; notes: Note[] }
+  | { ok: false; notes: Note[] } {
+  if (opts.to !== DataType.FLOAT16 && opts.to !== DataType.BFLOAT16)
+    return {
+      ok: false,
+      notes: [
+        { level: "error", message: "precision: the target type must be float16 or bfloat16" },
+      ],
+    };
+  const g = model.graph;
+  const types = typesOf(model);
+  for (const name of opts.keepNodes ?? [])
+    if (!g.nodes.some((n) => n.name === name))
+      return {
+        ok: false,
+        notes: [{ level: "error", message: `--keep-nodes: no node is named '${name}'` }],
+      };
+  if (Array.isArray(opts.keepIo))
+    for (const name of opts.keepIo as string[])
+      if (!g.inputs.some((v) => v.name === name) && !g.outputs.some((v) => v.name === name))
+        return {
+          ok: false,
+          notes: [
+            {
+              level: "error",
+              message: `--keep-io-types: '${name}' is not a graph input or output`,
+            },
+          ],
+        };
+  const notes: Note[] = [];
+  const forced = storedOverflow(model, opts);
+  let made = make(model, types, opts, forced);
+  let error: number | undefined;
+  const maxError = opts.verify?.maxError ?? DEFAULT_MAX_ERROR;
+  if (opts.verify) {
+    let values: Record<string, RValue>;
+    let inputs: Record<string, RValue>;
+    const notRun = (e: unknown) => ({
+      ok: false as const,
+      notes: [
+        {
+          level: "error" as const,
+          message: `precision: the float32 model does not run in the interpreter, so the result cannot be verified (${(e as Error).message}); --no-verify skips the verification`,
+        },
+      ],
+    });
+    try {
+      inputs = opts.verify.inputs(model);
+      values = run(model, inputs, { keepIntermediates: true });
+    } catch (e) {
+      return notRun(e);
+    }
+    const ref: Record<string, RValue> = {};
+    for (const o of g.outputs) if (values[o.name]) ref[o.name] = values[o.name]!;
+    // With --clamp, the ranges are those of the model with its stored values clamped (a mask of
+    // -3.4e38 becomes -65,504, and what it is added to stays in range); the error is still
+    // measured against the model as given.
+    if (opts.clamp)
+      try {
+        values = run(clampedFloat32(model, opts.to), inputs, { keepIntermediates: true });
+      } catch (e) {
+        return notRun(e);
+      }
+    for (const [i, why] of overflowKeeps(g, values, opts.to))
+      if (!forced.has(i)) forced.set(i, why);
+    made = make(model, types, opts, forced);
+    const measure = (m: Model) => {
+      try {
+        return outputsError(run(m, asDeclared(m, inputs)), ref);
+      } catch {
+        return Infinity;
+      }
+    };
+    error = measure(made.model);
+    const aim = maxError;
+    if (error > aim) {
+      const ranked = ownErrors(model, made.plans, types, values, opts).filter(
+        (r) => !forced.has(r.index),
+      );
+      let moved = 0;
+      while (error > aim && ranked.length) {
+        // One at a time at first; then in growing steps, so that a model needing many is not
+        // run once per node (each still named, with its own error).
+        const step = moved < 16 ? 1 : Math.ceil(moved / 4);
+        for (const r of ranked.splice(0, step)) {
+          forced.set(
+            r.index,
+            `its own error ${formatError(r.error)} was the largest left while the outputs' error was ${formatError(error)} (over the bound ${formatError(aim)})`,
+          );
+          moved++;
+        }
+        made = make(model, types, opts, forced);
+        error = measure(made.model);
+      }
+    }
+    if (error > maxError)
+      notes.push({
+        level: "warning",
+        message: `the outputs' error ${formatError(error)} is over the bound ${formatError(maxError)}`,
+      });
+  }
+  const kept: PrecisionReport["kept"] = [];
+  let half = 0;
+  made.plans.forEach((p, i) => {
+    const n = g.nodes[i]!;
+    if (p.kept) kept.push({ node: nodeLabel(n, i), reason: p.kept });
+    else if (p.outHalf.some(Boolean) && n.opType !== "Constant") half++;
+  });
+  const report: PrecisionReport = {
+    to: halfName(opts.to),
+    half,
+    kept,
+    casts: made.casts,
+    halfTensors: made.halfTensors,
+    halfWeightShare: halfWeightShare(made.model),
+    ...(error !== undefined ? { error, maxError } : {}),
+  };
+  notes.push(...reportNotes(report));
+  return { ok: true, model: made.model, report, notes };
+}
+
+/** The report as info notes: a summary line, then a line per node kept float32. */
+export function reportNotes(r: PrecisionReport): Note[] {
+  const share = `${(100 * r.halfWeightShare).toFixed(1)}% of weight bytes`;
+  const err =
+    r.error === undefined
+      ? "not verified"
+      : `output error ${formatError(r.error)} (bound ${formatError(r.maxError!)})`;
+  return [
+    {
+      level: "info",
+      message: `${r.to}: ${r.half} node(s) made ${r.to}, ${r.kept.length} kept float32, ${r.casts} Cast(s) inserted, ${share} in ${r.to}, ${err}`,
+    },
+    ...r.kept.map((k): Note => ({
+      level: "info",
+      message: `${k.node} kept float32: ${k.reason}`,
+    })),
+  ];
+}
+
+/** The pass: `precision --to` and `lower --precision`. */
+export function toHalf(opts: ToHalfOptions): Pass {
+  return {
+    name: `to-${halfName(opts.to)}`,
+    run(model): PassResult {
+      const r = lowerPrecision(model, opts);
+      if (!r.ok) return r;
+      return { ok: true, model: r.model, modified: true, notes: r.notes };
+    },
+  };
+}
