@@ -1,7 +1,7 @@
 // `npm run bench:precision -- [MODEL.onnx | DIR ...]`: `precision --to float16` beside onnxruntime's
 // copy of onnxconverter-common's converter (`onnxruntime.transformers.float16.
 // convert_float_to_float16`, with its defaults and with keep_io_types=True, in the corpus venv),
-// on the real models: the exported corpus (/work/corpus-exported or $INTERP_MODELS, one folder a
+// on the real models: the exported corpus ($INTERP_MODELS, else corpus/exported, one folder a
 // model with its model.onnx) when it is there, else the deployed corpus's float32 models. Each
 // output judged the same way in Python (scripts/corpus/precision.py): ONNX's full checker, a run
 // on onnxruntime, the outputs' norm-wise error against the float32 model on onnxruntime (seeded
@@ -42,8 +42,8 @@ function models(args: string[]): string[] {
   };
   if (args.length) args.forEach(add);
   else {
-    const exported = process.env.INTERP_MODELS ?? "/work/corpus-exported";
-    if (existsSync(`${exported}.DONE`) || process.env.INTERP_MODELS) add(exported);
+    const exported = process.env.INTERP_MODELS ?? join(root, "corpus", "exported");
+    if (existsSync(exported)) add(exported);
     else
       for (const e of readdirSync(join(root, "test", "data", "deployed")).sort())
         if (/fp32/.test(e)) out.push(join(root, "test", "data", "deployed", e, "model.onnx"));
