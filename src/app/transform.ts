@@ -27,6 +27,7 @@ import { expandPipeline as expandOnly, placeOriginsPass } from "../expand/pipeli
 import { opsWorthKeeping } from "../targets/keep.js";
 import { legalizeFloat64 } from "../passes/legalize-float64.js";
 import { legalizeInt64 } from "../passes/legalize-int64.js";
+import { legalizeForTarget, type Approximation } from "../passes/legalize.js";
 import { removeDeadValues } from "../passes/remove-dead-values.js";
 import type { Model } from "../ir/types.js";
 import { pipeline, runPass } from "../passes/manager.js";
@@ -115,6 +116,8 @@ export function simplify(model: Model, req: SimplifyOptions = {}): TransformResu
 /** What `lower --target` takes: the profile, and the simplification's options. */
 export interface LowerRequest extends SimplifyOptions {
   profile: Profile;
+  /** Ops the target lacks that may be approximated (by name; docs/semantics.md states the bounds). */
+  approximate?: readonly Approximation[];
 }
 
 /** A lowered model, and what the target still lacks in it (check --target's report). */
@@ -164,6 +167,14 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
   // Flatten the target lacks, where it has Reshape: a Reshape to the same two dims.
   if (hasOp("Reshape") && !hasOp("Flatten")) passes.push(flattenToReshape());
   passes.push(simplifyPipeline({ foldLimit: req.foldLimit }));
+  // Ops the target lacks rewritten into ops it has (Gather as GatherND, Pad as Concat, …).
+  passes.push(
+    legalizeForTarget({
+      has: hasOp,
+      foldLimit: req.foldLimit,
+      ...(req.approximate ? { approximate: req.approximate } : {}),
+    }),
+  );
   // int64 the target refuses at some ops: computed in int32 there, where the values fit.
   if (Object.values(p.ops).some((r) => r.types && !r.types.includes("int64")))
     passes.push(
