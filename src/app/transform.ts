@@ -31,7 +31,13 @@ import { legalizeForTarget, type Approximation } from "../passes/legalize.js";
 import { removeDeadValues } from "../passes/remove-dead-values.js";
 import type { Model } from "../ir/types.js";
 import { pipeline, runPass } from "../passes/manager.js";
-import { passContext, type Pass, type PassContext, type PassResult } from "../passes/pass.js";
+import {
+  modelOf,
+  passContext,
+  type Pass,
+  type PassContext,
+  type PassResult,
+} from "../passes/pass.js";
 
 export type TransformResult = PassResult;
 
@@ -153,8 +159,17 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
     return !!row && !!v && versionSupported(row, v.since);
   };
   const standardQuantOps = hasOp("QuantizeLinear") && hasOp("DequantizeLinear");
-  // A function op whose body still needs what the target lacks stays as it is.
-  const keep = opsWorthKeeping(model, p, opset, undefined, standardQuantOps);
+  // Ops the target lacks rewritten into ops it has (Gather as GatherND, Pad as Concat, …).
+  const legalize = legalizeForTarget({
+    has: hasOp,
+    foldLimit: req.foldLimit,
+    ...(req.approximate ? { approximate: req.approximate } : {}),
+  });
+  // A function op whose body still needs what the target lacks, once folded and legalized as
+  // lowering will, stays as it is.
+  const keep = opsWorthKeeping(model, p, opset, undefined, standardQuantOps, (body) =>
+    modelOf(transform(body, pipeline("settle", [simplifyPipeline({ foldLimit: req.foldLimit }), legalize]))),
+  );
   passes.push(
     expandOnly({
       standardQuantOps,
@@ -167,14 +182,7 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
   // Flatten the target lacks, where it has Reshape: a Reshape to the same two dims.
   if (hasOp("Reshape") && !hasOp("Flatten")) passes.push(flattenToReshape());
   passes.push(simplifyPipeline({ foldLimit: req.foldLimit }));
-  // Ops the target lacks rewritten into ops it has (Gather as GatherND, Pad as Concat, …).
-  passes.push(
-    legalizeForTarget({
-      has: hasOp,
-      foldLimit: req.foldLimit,
-      ...(req.approximate ? { approximate: req.approximate } : {}),
-    }),
-  );
+  passes.push(legalize);
   // int64 the target refuses at some ops: computed in int32 there, where the values fit.
   if (Object.values(p.ops).some((r) => r.types && !r.types.includes("int64")))
     passes.push(
