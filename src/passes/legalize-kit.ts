@@ -29,6 +29,8 @@ export interface Site {
   shape(x: string): number[] | undefined;
   /** The element type, when inferred. */
   elem(x: string): number | undefined;
+  /** The node that computes a value (undefined for inputs and initializers). */
+  producer(x: string): Node | undefined;
   /** A small constant's values (an initializer or a Constant's). */
   value(x: string): ConstVal | undefined;
   /** A new initializer; its name. */
@@ -93,6 +95,8 @@ export function legalizePass(
         names.add(s);
         return s;
       };
+      const producers = new Map<string, Node>();
+      for (const n of g.nodes) for (const o of n.outputs) if (o) producers.set(o, n);
       const added: Tensor[] = [];
       const nodes: Node[] = [];
       let changed = 0;
@@ -115,6 +119,7 @@ export function legalizePass(
             const t = types.get(x);
             return t?.kind === "tensor" ? t.elemType : undefined;
           },
+          producer: (x) => producers.get(x),
           value: (x) => {
             const t = inits.get(x) ?? consts.get(x);
             return t ? constFromTensor(t) : undefined;

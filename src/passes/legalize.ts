@@ -12,6 +12,7 @@ import { legalizeNeg } from "./legalize-neg.js";
 import { legalizePad } from "./legalize-pad.js";
 import { legalizeReciprocal } from "./legalize-reciprocal.js";
 import { runPass } from "./manager.js";
+import { reduceTransposeRank } from "./reduce-transpose-rank.js";
 import type { Note, Pass } from "./pass.js";
 import { simplifyPipeline } from "./simplify.js";
 
@@ -36,6 +37,7 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeExpand(options),
     legalizeNeg(options),
     legalizeReciprocal(options),
+    reduceTransposeRank(options),
   ];
   if (o.approximate?.includes("erf")) passes.push(approximateErf(options));
   return passes;

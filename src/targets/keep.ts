@@ -66,7 +66,12 @@ export function opsWorthKeeping(
   };
   /** The body as lowering leaves it: run through `settle` as a model of the call's types. */
   const settled = (
-    built: { nodes: Node[]; opsetImports: Model["opsetImports"]; inputs?: string[]; outputs?: string[] },
+    built: {
+      nodes: Node[];
+      opsetImports: Model["opsetImports"];
+      inputs?: string[];
+      outputs?: string[];
+    },
     v: NonNullable<ReturnType<typeof registry.tryResolve>>,
     n: Node,
     inputTypes: (Type | undefined)[],
@@ -81,16 +86,22 @@ export function opsWorthKeeping(
       if (!t) return undefined;
       inputs.push({ name: ins[k]!, type: t });
     }
-    const outputs: ValueInfo[] = outs
-      .filter((_, k) => !!n.outputs[k])
-      .map((name) => ({ name }));
+    const outputs: ValueInfo[] = outs.filter((_, k) => !!n.outputs[k]).map((name) => ({ name }));
     const domains = new Map(model.opsetImports.map((o) => [o.domain, o.version] as const));
     for (const o of built.opsetImports) domains.set(o.domain, o.version);
     const m: Model = {
       ...model,
       functions: [],
       opsetImports: [...domains].map(([domain, version]) => ({ domain, version })),
-      graph: { ...model.graph, nodes: built.nodes, inputs, outputs, initializers: [], sparseInitializers: [], valueInfo: [] },
+      graph: {
+        ...model.graph,
+        nodes: built.nodes,
+        inputs,
+        outputs,
+        initializers: [],
+        sparseInitializers: [],
+        valueInfo: [],
+      },
     };
     return settle!(m).graph.nodes;
   };
