@@ -8,6 +8,7 @@ import { approximateErf } from "./approximate-erf.js";
 import type { HasOp } from "./legalize-kit.js";
 import { legalizeExpand } from "./legalize-expand.js";
 import { legalizeGather } from "./legalize-gather.js";
+import { legalizeMask } from "./legalize-mask.js";
 import { legalizeNeg } from "./legalize-neg.js";
 import { legalizePad } from "./legalize-pad.js";
 import { legalizeReciprocal } from "./legalize-reciprocal.js";
@@ -38,6 +39,7 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeNeg(options),
     legalizeReciprocal(options),
     reduceTransposeRank(options),
+    legalizeMask(options),
   ];
   if (o.approximate?.includes("erf")) passes.push(approximateErf(options));
   return passes;

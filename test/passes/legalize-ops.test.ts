@@ -3,7 +3,7 @@
 // numbers bit for bit (the Erf approximation: within its stated bound, measured here).
 
 import { describe, expect, it } from "vitest";
-import { lower } from "../../src/app/transform.js";
+import { lower, simplify } from "../../src/app/transform.js";
 import { compareTensors } from "../../src/interp/backend-test.js";
 import { toFloat64 } from "../../src/interp/tensor.js";
 import type { RTensor } from "../../src/interp/types.js";
@@ -142,6 +142,82 @@ g (float[6] x, int32[3] i) => (float[6] a, int32[3] b, float[6] c) {
     expect(ops.sort()).toEqual(["Div", "Mul", "Mul"]);
     const out = await runOrt(model, { x, i });
     expect(Object.is(toFloat64(out.a!)[0], -0)).toBe(true);
+  });
+});
+
+describe("legalize-mask", () => {
+  it("Where over And/Not of masks, with finite constants, as arithmetic; same numbers", async () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (int64[1,6] mask, float[1,6,6] s) => (float[1,6,6] y, float[1,6,6] z)
+  <bool[6,1] causal = {1, 1, 0, 1, 1, 0}, float zero = {0}, float low = {-3.4028235e38}, float two = {2.5}>
+{
+  b = Cast <to = 9> (mask)
+  a = And (causal, b)
+  w = Where (a, zero, low)
+  y = Add (s, w)
+  n = Not (a)
+  w2 = Where (n, two, low)
+  z = Add (s, w2)
+}`);
+    const mask = {
+      dtype: DataType.INT64,
+      shape: [1, 6],
+      data: new BigInt64Array([1n, 1n, 0n, 1n, 0n, 1n]),
+    } as RTensor;
+    const { ops } = await same(m, legalizeForTarget({ has: without("Where", "And", "Not") }), {
+      mask,
+      s: random(DataType.FLOAT, [1, 6, 6], 8),
+    });
+    for (const op of ["Where", "And", "Not"]) expect(ops).not.toContain(op);
+  });
+  it("leaves a Where whose branches are not shown finite", () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (bool[4] c, float[4] x) => (float[4] y) <float inf = {-inf}> { y = Where (c, x, inf) }`);
+    const r = runPass(legalizeForTarget({ has: without("Where") }), m);
+    expect(r.ok && r.model.graph.nodes.map((n) => n.opType)).toEqual(["Where"]);
+  });
+});
+
+describe("remove-no-ops (simplify) and reduce-transpose-rank", () => {
+  it("no-op Cast/Expand/Pad/Reshape removed, Reshape chains merged, 0 and -1 made explicit", async () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,3,4] x) => (float[6,4] y, float[4,6] z)
+  <int64[3] same = {2, 3, 4}, int64[2] mid = {0, -1}, int64[2] last = {-1, 4}, int64[6] zeros = {0, 0, 0, 0, 0, 0},
+   int64[2] fin = {4, 6}>
+{
+  c = Cast <to = 1> (x)
+  e = Expand (c, same)
+  p = Pad (e, zeros)
+  r1 = Reshape (p, mid)
+  y = Reshape (r1, last)
+  z = Reshape (r1, fin)
+}`);
+    const r = simplify(m);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const g = r.model.graph;
+    expect(g.nodes.map((n) => [n.opType, n.inputs[0]])).toEqual([
+      ["Reshape", "x"],
+      ["Reshape", "x"],
+    ]);
+    for (const n of g.nodes)
+      expect(g.initializers.find((t) => t.name === n.inputs[1])!.numbers()).not.toContain(-1);
+    await same(m, { name: "simplify", run: () => r }, { x: random(DataType.FLOAT, [2, 3, 4], 9) });
+  });
+  it("a 6-dim window Transpose as a 4-dim one; same numbers", async () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (float[1,14,14,8] x) => (float[1,4,49,8] y)
+  <int64[6] win = {1, 2, 7, 2, 7, 8}, int64[4] out = {1, 4, 49, 8}>
+{
+  w = Reshape (x, win)
+  t = Transpose <perm = [0, 1, 3, 2, 4, 5]> (w)
+  y = Reshape (t, out)
+}`);
+    const { model } = await same(m, legalizeForTarget({ has: () => true }), {
+      x: random(DataType.FLOAT, [1, 14, 14, 8], 10),
+    });
+    const t = model.graph.nodes.find((n) => n.opType === "Transpose")!;
+    expect(t.attributes[0]!.value).toEqual([0n, 2n, 1n, 3n]);
   });
 });
 
