@@ -169,7 +169,12 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
   // A function op whose body still needs what the target lacks, once folded and legalized as
   // lowering will, stays as it is: judged on the model as it reaches this step (dims fixed,
   // constants folded, converted).
-  const settle = pipeline("settle", [simplifyPipeline({ foldLimit: req.foldLimit }), legalize]);
+  const flatten = hasOp("Reshape") && !hasOp("Flatten") ? [flattenToReshape()] : [];
+  const settle = pipeline("settle", [
+    simplifyPipeline({ foldLimit: req.foldLimit }),
+    ...flatten,
+    legalize,
+  ]);
   passes.push({
     name: "expand",
     run(m, ctx) {
@@ -190,7 +195,7 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
     },
   });
   // Flatten the target lacks, where it has Reshape: a Reshape to the same two dims.
-  if (hasOp("Reshape") && !hasOp("Flatten")) passes.push(flattenToReshape());
+  passes.push(...flatten);
   passes.push(simplifyPipeline({ foldLimit: req.foldLimit }));
   passes.push(legalize);
   // int64 the target refuses at some ops: computed in int32 there, where the values fit.

@@ -1,7 +1,7 @@
 // The simplification pipeline (`onnx-expand simplify`, and a step of lowering for a target):
 // sort-nodes, fix-dims, then fold-constants, remove-no-ops, eliminate-identity,
 // common-subexpressions, fold-constants again, fuse-conv-batchnorm, lift-constants and
-// remove-dead-values.
+// remove-dead-values, and the outputs' declared shapes refreshed (refresh-output-types).
 
 import { commonSubexpressions } from "./common-subexpressions.js";
 import { eliminateIdentity } from "./eliminate-identity.js";
@@ -13,6 +13,7 @@ import { pipeline } from "./manager.js";
 import type { Pass } from "./pass.js";
 import { removeDeadValues } from "./remove-dead-values.js";
 import { removeNoOps } from "./remove-no-ops.js";
+import { refreshOutputTypes } from "./refresh-output-types.js";
 import { sortNodes } from "./sort-nodes.js";
 
 export interface SimplifyOptions {
@@ -34,5 +35,6 @@ export function simplifyPipeline(options: SimplifyOptions = {}): Pass {
     fuseConvBatchNorm(),
     liftConstants(),
     removeDeadValues(),
+    refreshOutputTypes(),
   ]);
 }
