@@ -8,6 +8,7 @@ import { approximateErf } from "./approximate-erf.js";
 import type { HasOp } from "./legalize-kit.js";
 import { legalizeExpand } from "./legalize-expand.js";
 import { legalizeGather } from "./legalize-gather.js";
+import { legalizeGatherND } from "./legalize-gathernd.js";
 import { legalizeMask } from "./legalize-mask.js";
 import { legalizeNeg } from "./legalize-neg.js";
 import { legalizePad } from "./legalize-pad.js";
@@ -34,6 +35,7 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
   const options = { has: o.has };
   const passes = [
     legalizeGather(options),
+    legalizeGatherND(options),
     legalizePad(options),
     legalizeExpand(options),
     legalizeNeg(options),

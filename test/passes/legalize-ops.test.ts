@@ -75,6 +75,22 @@ g (float[10,4,6] x, int64[2,3] i) => (float[2,3,4,6] a, float[10,2,3,6] b, float
   });
 });
 
+describe("legalize-gathernd", () => {
+  it("GatherND with constant indices as a Gather of the flattened data; same numbers", async () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (float[3,4,5] x) => (float[2,5] a, float[1,2,2,3,4,5] b)
+  <int64[2,2] i = {2, -1, 0, 1}, int64[1,2,2,1] j = {1, -1, 0, 2}>
+{
+  a = GatherND (x, i)
+  b = GatherND (x, j)
+}`);
+    const { ops } = await same(m, legalizeForTarget({ has: without("GatherND") }), {
+      x: random(DataType.FLOAT, [3, 4, 5], 11),
+    });
+    expect(ops).not.toContain("GatherND");
+  });
+});
+
 describe("legalize-pad", () => {
   const m = parseModelText(`<ir_version: 8, opset_import: ["" : 18]>
 g (float[2,3,5,6] x) => (float[2,3,8,7] a, float[2,3,9,9] b, float[2,3,8,10] c, float[2,3,4,6] d, float[2,3,5,6] e, float[2,3,5,8] f)
