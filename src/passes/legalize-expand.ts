@@ -5,23 +5,11 @@
 // included, and Mul broadcasts as Expand does. Where the target lacks Mul, or for bool and other
 // non-numbers, a Tile (after a Reshape adding the leading dims Expand adds): copies, exactly.
 
+import { FLOAT_TYPES, INTEGER_TYPES } from "../ir/dtype.js";
 import { DataType } from "../ir/types.js";
 import { ints, legalizePass, type LegalizeOptions, type Site } from "./legalize-kit.js";
 
-const NUMBERS: readonly number[] = [
-  DataType.FLOAT,
-  DataType.DOUBLE,
-  DataType.FLOAT16,
-  DataType.BFLOAT16,
-  DataType.INT8,
-  DataType.INT16,
-  DataType.INT32,
-  DataType.INT64,
-  DataType.UINT8,
-  DataType.UINT16,
-  DataType.UINT32,
-  DataType.UINT64,
-];
+const NUMBERS: readonly number[] = [...FLOAT_TYPES, ...INTEGER_TYPES];
 
 function expand(site: Site): boolean {
   const [x, s] = site.node.inputs;

@@ -2,20 +2,13 @@
 // division rounds 1/x correctly, as Reciprocal's 1/x does (0 gives ±inf by the sign of the zero,
 // NaN stays NaN). (CoreML's Reciprocal adds an epsilon; where it has Reciprocal it is left.)
 
-import { DataType } from "../ir/types.js";
+import { FLOAT_TYPES } from "../ir/dtype.js";
 import { legalizePass, type LegalizeOptions, type Site } from "./legalize-kit.js";
-
-const FLOATS: readonly number[] = [
-  DataType.FLOAT,
-  DataType.DOUBLE,
-  DataType.FLOAT16,
-  DataType.BFLOAT16,
-];
 
 function reciprocal(site: Site): boolean {
   const x = site.node.inputs[0];
   const dt = x ? site.elem(x) : undefined;
-  if (!x || dt === undefined || !FLOATS.includes(dt) || !site.has("Div")) return false;
+  if (!x || dt === undefined || !FLOAT_TYPES.includes(dt) || !site.has("Div")) return false;
   site.add("Div", [site.constant("one", dt, [], [1]), x], {}, [...site.out]);
   return true;
 }
