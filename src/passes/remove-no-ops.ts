@@ -4,7 +4,8 @@
 // eliminate-identity then removes). A Reshape whose output's dims are all static gets them as
 // its shape, its 0 and -1 made explicit (a backend that takes a constant shape with no 0 and at
 // most one -1 then takes it); a Reshape of a Reshape reshapes the first one's input (the first
-// is then dead unless something else reads it). Each gives the same values as before.
+// is then dead unless something else reads it). A Concat drops its inputs that are empty along
+// its axis. Each gives the same values as before.
 
 import { attrInt } from "../ir/attributes.js";
 import { ints, legalizePass, type Site } from "./legalize-kit.js";
@@ -22,6 +23,19 @@ function noOp(site: Site): boolean {
     return true;
   };
   switch (n.opType) {
+    case "Concat": {
+      // inputs empty along the axis add nothing (a rotary embedding's "keep" part when every
+      // dim rotates); a backend's checker may count such a value as not of fixed size
+      const shape = site.shape(y);
+      const axis = attrInt(n, "axis");
+      if (!shape || axis === undefined) return false;
+      const a = axis < 0 ? axis + shape.length : axis;
+      const kept = n.inputs.filter((i) => !(i && site.shape(i)?.[a] === 0));
+      if (kept.length === n.inputs.length || kept.length === 0) return false;
+      if (kept.length === 1) site.add("Identity", [kept[0]!], {}, [y]);
+      else site.add("Concat", kept, { axis }, [y]);
+      return true;
+    }
     case "Cast": {
       const to = attrInt(n, "to");
       return to !== undefined && site.elem(x) === to && identity();
@@ -54,8 +68,8 @@ function noOp(site: Site): boolean {
 export function removeNoOps() {
   return legalizePass(
     "remove-no-ops",
-    ["Cast", "Expand", "Pad", "Reshape"],
-    "no-op or chained Cast/Expand/Pad/Reshape made plain",
+    ["Cast", "Concat", "Expand", "Pad", "Reshape"],
+    "no-op or chained Cast/Concat/Expand/Pad/Reshape made plain",
     noOp,
     { has: () => true },
     () => true,

@@ -220,6 +220,17 @@ g (float[2,3,4] x) => (float[6,4] y, float[4,6] z)
       expect(g.initializers.find((t) => t.name === n.inputs[1])!.numbers()).not.toContain(-1);
     await same(m, { name: "simplify", run: () => r }, { x: random(DataType.FLOAT, [2, 3, 4], 9) });
   });
+  it("a Concat drops inputs empty along its axis (a rotary embedding's keep part)", async () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 18]>
+g (float[2,8] x) => (float[2,8] y) <int64[2] parts = {8, 0}> {
+  r, k = Split <axis = -1> (x, parts)
+  n = Neg (r)
+  y = Concat <axis = -1> (n, k)
+}`);
+    const r = simplify(m);
+    expect(r.ok && r.model.graph.nodes.map((n) => n.opType)).toEqual(["Split", "Neg", "Identity"]);
+    await same(m, { name: "simplify", run: () => r }, { x: random(DataType.FLOAT, [2, 8], 12) });
+  });
   it("a 6-dim window Transpose as a 4-dim one; same numbers", async () => {
     const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
 g (float[1,14,14,8] x) => (float[1,4,49,8] y)
