@@ -9,7 +9,7 @@
 import { DataType } from "../ir/types.js";
 import { legalizePass, type LegalizeOptions, type Site } from "./legalize-kit.js";
 
-/** The largest absolute difference from erf measured in float32 (test/passes/legalize-ops.test.ts). */
+/** The largest absolute difference from erf measured in float32 (test/passes/legalize.test.ts). */
 export const ERF_MAX_ERROR = 5e-7;
 
 const P = 0.3275911;
