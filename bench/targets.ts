@@ -4,7 +4,11 @@
 // after `lower --target` (symbolic dims fixed: 1 for a batch, 64 otherwise), what remains by op,
 // whether onnxruntime-node gives the original's numbers for the lowered model (norm-wise, seeded
 // random inputs; the interpreter where onnxruntime refuses the original) and whether ONNX's full
-// checker passes it (the corpus Python). Prints a Markdown table for the README and notes.
+// checker passes it (the corpus Python). For coreml and nnapi, onnxruntime's own usability
+// checker too (scripts/targets/ort-usability.ts): the partitions its CoreML ML Program and NNAPI
+// execution providers would form and the nodes they cover, for the exported model with its dims
+// fixed and for the lowered one. `--approximate erf` lowers with that approximation. Prints a
+// Markdown table for the README and notes.
 
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -22,15 +26,36 @@ import { plainOpsetProfile } from "../src/targets/profile.js";
 import { noInt64Profile } from "./no-int64.js";
 import { findPython } from "../scripts/corpus/python.js";
 import { runOrt } from "../test/helpers/ort.js";
+import { fixDims } from "../src/passes/fix-dims.js";
+import { modelOf } from "../src/passes/pass.js";
+import type { Approximation } from "../src/passes/legalize.js";
+import { transform } from "../src/app/transform.js";
+import {
+  estimateCell,
+  usability,
+  usabilityPython,
+  NO_USABILITY_PYTHON,
+} from "../scripts/targets/ort-usability.js";
 
 const root = join(import.meta.dirname, "..");
-const dir = process.argv[2] ?? process.env.INTERP_MODELS ?? join(root, "corpus", "exported");
+const args = process.argv.slice(2);
+const approxAt = args.indexOf("--approximate");
+const approximate =
+  approxAt >= 0 ? (args.splice(approxAt, 2)[1]!.split(",") as Approximation[]) : undefined;
+const dir = args[0] ?? process.env.INTERP_MODELS ?? join(root, "corpus", "exported");
 const python = process.env.ONNX_VENV
   ? join(process.env.ONNX_VENV, "bin", "python")
   : (findPython() ?? "python3");
-const models = ["resnet18", "convnext_tiny", "swin_t", "ocr_det", "bert"].filter((m) =>
-  existsSync(join(dir, `${m}.onnx`)),
-);
+const models = [
+  "resnet18",
+  "mobilenet_v3_small",
+  "convnext_tiny",
+  "vit",
+  "swin_t",
+  "whisper_encoder",
+  "ocr_det",
+  "bert",
+].filter((m) => existsSync(join(dir, `${m}.onnx`)));
 const profiles = [...listProfiles(), plainOpsetProfile(13), noInt64Profile()];
 const work = mkdtempSync(join(tmpdir(), "bench-targets-"));
 
@@ -81,19 +106,38 @@ async function sameNumbers(a: Model, b: Model, dims: Map<string, number>): Promi
   return `${worst.toExponential(0)}${how}`;
 }
 
+const ortPython = usabilityPython();
+if (!ortPython)
+  console.error(`bench:targets: no onnxruntime checker column: ${NO_USABILITY_PYTHON}`);
+/** The EP of onnxruntime's usability checker that judges a profile (coreml, nnapi). */
+const epOf = (p: string) => (p === "coreml" ? "coreml" : p === "nnapi" ? "nnapi" : undefined);
+/** "before → after" by onnxruntime's checker: partitions, nodes covered (ops left). */
+function ortCell(target: string, before: string, after: string): string {
+  const ep = epOf(target);
+  if (!ep || !ortPython) return "";
+  try {
+    const [b, a] = usability(ortPython, [before, after]);
+    return `${estimateCell(b?.[ep])} → ${estimateCell(a?.[ep])}`;
+  } catch (e) {
+    return `not run: ${(e as Error).message.slice(0, 60)}`;
+  }
+}
+
 const rows: string[] = [
-  "| model | target | supported before | after lower | remaining (u: unsupported, p: partial) | numbers (norm-wise) | full checker |",
-  "|---|---|---|---|---|---|---|",
+  "| model | target | supported before | after lower | remaining (u: unsupported, p: partial) | numbers (norm-wise) | full checker | onnxruntime's checker: partitions, nodes (before → after) |",
+  "|---|---|---|---|---|---|---|---|",
 ];
 try {
   for (const name of models) {
     const m = loadModel(join(dir, `${name}.onnx`));
     const dims = dimsOf(m);
+    const fixed = join(work, `${name}.fixed.onnx`);
+    saveModel(modelOf(transform(m, fixDims(dims))), fixed);
     for (const p of profiles) {
       const before = classifyModel(m, p);
-      const r = lower(m, { profile: p, dims });
+      const r = lower(m, { profile: p, dims, ...(approximate ? { approximate } : {}) });
       if (!r.ok) {
-        rows.push(`| ${name} | ${p.name} | ${count(before)} | refused | | | |`);
+        rows.push(`| ${name} | ${p.name} | ${count(before)} | refused | | | | |`);
         continue;
       }
       const file = join(work, `${name}.${p.name}.onnx`);
@@ -115,8 +159,9 @@ try {
       const numbers = await sameNumbers(m, r.model, dims).catch(
         (e) => `not run: ${(e as Error).message.slice(0, 60)}`,
       );
+      const ortChecker = ortCell(p.name, fixed, file);
       rows.push(
-        `| ${name} | ${p.name} | ${count(before)} | ${count(r.report)} | ${residue(r.report)} | ${numbers} | ${checker} |`,
+        `| ${name} | ${p.name} | ${count(before)} | ${count(r.report)} | ${residue(r.report)} | ${numbers} | ${checker} | ${ortChecker} |`,
       );
       console.error(rows[rows.length - 1]);
     }

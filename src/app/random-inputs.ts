@@ -20,20 +20,12 @@ import { analysisOf } from "../check/infer.js";
 import { deriveSeed, randomTensor, seededRandom } from "../interp/random.js";
 import { fromFloat64 } from "../interp/tensor.js";
 import type { RValue } from "../interp/types.js";
+import { INTEGER_TYPES } from "../ir/dtype.js";
 import { walkNodes } from "../ir/traverse.js";
 import { DataType, type Model, type Node, type Type, type ValueInfo } from "../ir/types.js";
 import { declaredDtype, requiredInputs } from "./inputs.js";
 
-const INTEGERS = new Set<number>([
-  DataType.INT8,
-  DataType.INT16,
-  DataType.INT32,
-  DataType.INT64,
-  DataType.UINT8,
-  DataType.UINT16,
-  DataType.UINT32,
-  DataType.UINT64,
-]);
+const INTEGERS = new Set<number>(INTEGER_TYPES);
 
 /** Ops that pass an integer input's values on unchanged (for where they end up). */
 const PASS_THROUGH = new Set(["Cast", "Reshape", "Unsqueeze", "Squeeze", "Flatten", "Identity"]);

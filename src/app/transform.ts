@@ -27,11 +27,18 @@ import { expandPipeline as expandOnly, placeOriginsPass } from "../expand/pipeli
 import { opsWorthKeeping } from "../targets/keep.js";
 import { legalizeFloat64 } from "../passes/legalize-float64.js";
 import { legalizeInt64 } from "../passes/legalize-int64.js";
+import { legalizeForTarget, type Approximation } from "../passes/legalize.js";
 import { removeDeadValues } from "../passes/remove-dead-values.js";
 import { precisionPass, type PrecisionRequest } from "./precision.js";
 import type { Model } from "../ir/types.js";
 import { pipeline, runPass } from "../passes/manager.js";
-import { passContext, type Pass, type PassContext, type PassResult } from "../passes/pass.js";
+import {
+  modelOf,
+  passContext,
+  type Pass,
+  type PassContext,
+  type PassResult,
+} from "../passes/pass.js";
 
 export type TransformResult = PassResult;
 
@@ -118,6 +125,10 @@ export interface LowerRequest extends SimplifyOptions {
   profile: Profile;
   /** Then made half (float16 or bfloat16), verified: the to-half pass with the target's types. */
   precision?: PrecisionRequest;
+  /** Ops the target lacks that may be approximated (by name; docs/semantics.md states the bounds). */
+  approximate?: readonly Approximation[];
+  /** The ai.onnx opset to lower to (default: the model's, moved into the profile's range). */
+  opset?: number;
 }
 
 /** A lowered model, and what the target still lacks in it (check --target's report). */
@@ -142,8 +153,7 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
     classifyModel(model, p).nodes.some((n) => n.reasons.some((r) => /element type double/.test(r)))
   )
     passes.push(legalizeFloat64());
-  const opset =
-    onnx === undefined ? p.opset.max : Math.min(p.opset.max, Math.max(p.opset.min, onnx));
+  const opset = req.opset ?? nearestOpset(model, p);
   if (onnx !== undefined && opset !== onnx) passes.push(convertPass(opset));
   // onnxruntime's Quantize/DequantizeLinear become ai.onnx's where the target has those (the
   // model keeps its QDQ pairs), else float arithmetic.
@@ -153,20 +163,44 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
     return !!row && !!v && versionSupported(row, v.since);
   };
   const standardQuantOps = hasOp("QuantizeLinear") && hasOp("DequantizeLinear");
-  // A function op whose body still needs what the target lacks stays as it is.
-  const keep = opsWorthKeeping(model, p, opset, undefined, standardQuantOps);
-  passes.push(
-    expandOnly({
-      standardQuantOps,
-      targetOps: profileOps(p),
-      targetResidue: "none",
-      leaveUnbuilt: true,
-      ...(keep.length ? { keep } : {}),
-    }),
-  );
+  // Ops the target lacks rewritten into ops it has (Gather as GatherND, Pad as Concat, …).
+  const legalize = legalizeForTarget({
+    has: hasOp,
+    foldLimit: req.foldLimit,
+    ...(req.approximate ? { approximate: req.approximate } : {}),
+  });
+  // A function op whose body still needs what the target lacks, once folded and legalized as
+  // lowering will, stays as it is: judged on the model as it reaches this step (dims fixed,
+  // constants folded, converted).
+  const flatten = hasOp("Reshape") && !hasOp("Flatten") ? [flattenToReshape()] : [];
+  const settle = pipeline("settle", [
+    simplifyPipeline({ foldLimit: req.foldLimit }),
+    ...flatten,
+    legalize,
+  ]);
+  passes.push({
+    name: "expand",
+    run(m, ctx) {
+      const keep = opsWorthKeeping(m, p, opset, ctx.registry, standardQuantOps, (body) =>
+        modelOf(transform(body, settle, ctx)),
+      );
+      return runPass(
+        expandOnly({
+          standardQuantOps,
+          targetOps: profileOps(p),
+          targetResidue: "none",
+          leaveUnbuilt: true,
+          ...(keep.length ? { keep } : {}),
+        }),
+        m,
+        ctx,
+      );
+    },
+  });
   // Flatten the target lacks, where it has Reshape: a Reshape to the same two dims.
-  if (hasOp("Reshape") && !hasOp("Flatten")) passes.push(flattenToReshape());
+  passes.push(...flatten);
   passes.push(simplifyPipeline({ foldLimit: req.foldLimit }));
+  passes.push(legalize);
   // int64 the target refuses at some ops: computed in int32 there, where the values fit.
   if (Object.values(p.ops).some((r) => r.types && !r.types.includes("int64")))
     passes.push(
@@ -183,8 +217,33 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
   return pipeline(`lower --target ${p.name}`, passes);
 }
 
+/** The model's ai.onnx opset moved into the profile's range (the range's top when it has none). */
+function nearestOpset(model: Model, p: Profile): number {
+  const onnx = model.opsetImports.find((o) => o.domain === "" || o.domain === "ai.onnx")?.version;
+  return onnx === undefined ? p.opset.max : Math.min(p.opset.max, Math.max(p.opset.min, onnx));
+}
+
+/**
+ * The model lowered (lowerPipeline, run) and classified. Without a given opset: at the model's
+ * own (moved into the profile's range), and where that leaves nodes unsupported, also at the top
+ * of the range (a function op's body may need a later opset: SkipLayerNormalization's needs
+ * LayerNormalization-17); the one leaving fewer unsupported nodes is kept, the first on a tie.
+ */
 export function lower(model: Model, req: LowerRequest): LowerResult {
-  const r = transform(model, lowerPipeline(model, req));
-  if (!r.ok) return r;
-  return { ...r, report: classifyModel(r.model, req.profile) };
+  const first = nearestOpset(model, req.profile);
+  const opsets = req.opset !== undefined ? [req.opset] : [first, req.profile.opset.max];
+  let best: LowerResult | undefined;
+  let bestLeft = Infinity;
+  for (const opset of [...new Set(opsets)]) {
+    const r = transform(model, lowerPipeline(model, { ...req, opset }));
+    if (!r.ok) {
+      best ??= r;
+      continue;
+    }
+    const report = classifyModel(r.model, req.profile);
+    const left = report.nodes.filter((n) => n.verdict === "unsupported").length;
+    if (left < bestLeft) [best, bestLeft] = [{ ...r, report }, left];
+    if (left === 0) break;
+  }
+  return best!;
 }

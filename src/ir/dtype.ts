@@ -48,6 +48,26 @@ export const DTYPES: readonly DTypeInfo[] = [
   info(DataType.INT2, "int2", 0.25, "int32_data"),
 ];
 
+/** The integer element types of 8 to 64 bits, signed and unsigned. */
+export const INTEGER_TYPES: readonly number[] = [
+  DataType.INT8,
+  DataType.INT16,
+  DataType.INT32,
+  DataType.INT64,
+  DataType.UINT8,
+  DataType.UINT16,
+  DataType.UINT32,
+  DataType.UINT64,
+];
+
+/** The IEEE-style float element types arithmetic ops take (float8 and float4 excluded). */
+export const FLOAT_TYPES: readonly number[] = [
+  DataType.FLOAT,
+  DataType.DOUBLE,
+  DataType.FLOAT16,
+  DataType.BFLOAT16,
+];
+
 const byId = new Map(DTYPES.map((d) => [d.id, d]));
 const byName = new Map(DTYPES.map((d) => [d.name, d]));
 

@@ -1,6 +1,7 @@
 // The simplification pipeline (`onnx-expand simplify`, and a step of lowering for a target):
-// sort-nodes, fix-dims, then fold-constants, eliminate-identity, common-subexpressions, fold-constants again,
-// fuse-conv-batchnorm, lift-constants and remove-dead-values.
+// sort-nodes, fix-dims, then fold-constants, remove-no-ops, eliminate-identity,
+// common-subexpressions, fold-constants again, fuse-conv-batchnorm, lift-constants and
+// remove-dead-values, and the outputs' declared shapes refreshed (refresh-output-types).
 
 import { commonSubexpressions } from "./common-subexpressions.js";
 import { eliminateIdentity } from "./eliminate-identity.js";
@@ -11,6 +12,8 @@ import { liftConstants } from "./lift-constants.js";
 import { pipeline } from "./manager.js";
 import type { Pass } from "./pass.js";
 import { removeDeadValues } from "./remove-dead-values.js";
+import { removeNoOps } from "./remove-no-ops.js";
+import { refreshOutputTypes } from "./refresh-output-types.js";
 import { sortNodes } from "./sort-nodes.js";
 
 export interface SimplifyOptions {
@@ -24,6 +27,7 @@ export function simplifyPipeline(options: SimplifyOptions = {}): Pass {
     sortNodes(),
     fixDims(options.dims ?? new Map()),
     foldConstants({ limit: options.foldLimit }),
+    removeNoOps(),
     eliminateIdentity(),
     commonSubexpressions(),
     // merged nodes can make more constants (two Shapes of one value, one Gather of them)
@@ -31,5 +35,6 @@ export function simplifyPipeline(options: SimplifyOptions = {}): Pass {
     fuseConvBatchNorm(),
     liftConstants(),
     removeDeadValues(),
+    refreshOutputTypes(),
   ]);
 }

@@ -2,12 +2,16 @@
 // the way down, still holds an op the target lacks. Expanding one of them swaps one unsupported
 // node for several (Range's body is a Loop, which WebNN lacks as well), and the reason to give is
 // the op's own. A body built from the call's types (a builder) is built for each call, with the
-// types inference gives; one that cannot be built here is expanded as before.
+// types inference gives; one that cannot be built here is expanded as before. A body is judged
+// as lowering leaves it: with `settle` (lower gives fold-constants and remove-dead-values), run
+// on the body as a model of the call's types, so what folds once the dims are fixed (the Shape
+// and CastLike of LayerNormalization's body) and the outputs the call does not use (its
+// InvStdDev's Reciprocal) do not count.
 
 import { analysisOf } from "../check/infer.js";
 import { opsetMap } from "../ir/opsets.js";
 import { walkNodes } from "../ir/traverse.js";
-import type { Model, Node, Type } from "../ir/types.js";
+import type { Model, Node, Type, ValueInfo } from "../ir/types.js";
 import { functionBody, hasFunctionBody } from "../schema/body.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import { rowFor, versionSupported, type Profile } from "./profile.js";
@@ -19,6 +23,7 @@ export function opsWorthKeeping(
   opset: number,
   registry = SchemaRegistry.default(),
   standardQuantOps = true,
+  settle?: (body: Model) => Model,
 ): { domain: string; op: string }[] {
   const opsets = opsetMap(model.opsetImports);
   const at = (domain: string) => (domain === "" ? opset : (opsets.get(domain) ?? 1));
@@ -45,16 +50,60 @@ export function opsWorthKeeping(
     if (depth > 8) return false;
     let body: Node[];
     try {
-      body = functionBody(v, {
-        inputTypes: n.inputs.map((x) => (x ? types?.get(x) : undefined)),
+      const inputTypes = n.inputs.map((x) => (x ? types?.get(x) : undefined));
+      const built = functionBody(v, {
+        inputTypes,
         attributes: n.attributes,
         inputPresent: n.inputs.map((x) => x !== ""),
         standardQuantOps,
-      }).nodes;
+      });
+      body = built.nodes;
+      if (settle && depth === 0) body = settled(built, v, n, inputTypes) ?? body;
     } catch {
       return false; // not buildable here: the expander will say
     }
     return body.some((b) => lacks(b, depth + 1));
+  };
+  /** The body as lowering leaves it: run through `settle` as a model of the call's types. */
+  const settled = (
+    built: {
+      nodes: Node[];
+      opsetImports: Model["opsetImports"];
+      inputs?: string[];
+      outputs?: string[];
+    },
+    v: NonNullable<ReturnType<typeof registry.tryResolve>>,
+    n: Node,
+    inputTypes: (Type | undefined)[],
+  ): Node[] | undefined => {
+    const ins = built.inputs ?? v.inputs.map((f) => f.name);
+    const outs = built.outputs ?? v.outputs.map((f) => f.name);
+    if (ins.length < n.inputs.length || outs.length < n.outputs.length) return undefined;
+    const inputs: ValueInfo[] = [];
+    for (let k = 0; k < n.inputs.length; k++) {
+      if (!n.inputs[k]) continue;
+      const t = inputTypes[k];
+      if (!t) return undefined;
+      inputs.push({ name: ins[k]!, type: t });
+    }
+    const outputs: ValueInfo[] = outs.filter((_, k) => !!n.outputs[k]).map((name) => ({ name }));
+    const domains = new Map(model.opsetImports.map((o) => [o.domain, o.version] as const));
+    for (const o of built.opsetImports) domains.set(o.domain, o.version);
+    const m: Model = {
+      ...model,
+      functions: [],
+      opsetImports: [...domains].map(([domain, version]) => ({ domain, version })),
+      graph: {
+        ...model.graph,
+        nodes: built.nodes,
+        inputs,
+        outputs,
+        initializers: [],
+        sparseInitializers: [],
+        valueInfo: [],
+      },
+    };
+    return settle!(m).graph.nodes;
   };
   const keep = new Map<string, { domain: string; op: string }>();
   const judged = new Set<string>();

@@ -7,6 +7,7 @@ import { formatNote } from "../../app/notes.js";
 import { parseDims } from "../../app/dims.js";
 import type { Model } from "../../ir/types.js";
 import type { SimplifyOptions } from "../../passes/simplify.js";
+import { APPROXIMATIONS, type Approximation } from "../../passes/legalize.js";
 import { expand, lower, simplify, type ExpandRequest } from "../../app/transform.js";
 import { formatTargetReport, fullySupported } from "../../targets/classify.js";
 import { OnnxError } from "../../errors.js";
@@ -191,6 +192,10 @@ export function registerExpandCommands(program: Command): void {
         "--target <name>",
         "the backend profile (onnx-expand targets, name@version, ai.onnx-<N> or a file)",
       )
+      .option(
+        "--approximate <ops>",
+        `approximate these ops where the target lacks them (${APPROXIMATIONS.join(", ")}; bounds in docs/semantics.md)`,
+      )
       .option("--strict", "exit 1 when anything remains unsupported")
       .option("--json", "the target report as JSON on stdout")
       .option(
@@ -202,7 +207,13 @@ export function registerExpandCommands(program: Command): void {
       (
         file: string,
         opts: SimplifyFlags &
-          PrecisionFlags & { target: string; strict?: boolean; json?: boolean; precision?: string },
+          PrecisionFlags & {
+            target: string;
+            strict?: boolean;
+            json?: boolean;
+            precision?: string;
+            approximate?: string;
+          },
       ) => {
         const profile = loadProfile(opts.target);
         if (
@@ -216,9 +227,15 @@ export function registerExpandCommands(program: Command): void {
           throw new OnnxError("E_USAGE", "the precision options need --precision float16|bfloat16");
         const precision =
           opts.precision === undefined ? undefined : precisionRequest(opts.precision, opts);
+        const approximate = parseApproximations(opts.approximate);
         const model = loadModel(file);
         const r = inFile(file, () =>
-          lower(model, { profile, ...simplifyRequest(opts), ...(precision ? { precision } : {}) }),
+          lower(model, {
+            profile,
+            ...simplifyRequest(opts),
+            ...(precision ? { precision } : {}),
+            ...(approximate ? { approximate } : {}),
+          }),
         );
         if (!r.ok)
           return inFile(file, () => {
@@ -259,6 +276,23 @@ export function registerExpandCommands(program: Command): void {
         return EXIT_OK;
       }),
     );
+}
+
+/** `--approximate erf,…`: names of the approximations lower knows; any other is a usage error. */
+function parseApproximations(text: string | undefined): Approximation[] | undefined {
+  if (text === undefined) return undefined;
+  const names = text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const known = APPROXIMATIONS as readonly string[];
+  const bad = names.find((n) => !known.includes(n));
+  if (bad !== undefined || !names.length)
+    throw new OnnxError(
+      "E_USAGE",
+      `--approximate: '${bad ?? text}' is not an approximation lower knows (${APPROXIMATIONS.join(", ")})`,
+    );
+  return names as Approximation[];
 }
 
 /** The output and simplification options `simplify` and `lower` share. */

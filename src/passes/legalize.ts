@@ -1,0 +1,76 @@
+// The op legalizations `lower --target` runs (one a file, legalize-kit.ts says what they share):
+// each rewrites the nodes of an op the target lacks into ops it has, exactly, and the lot runs
+// with a simplification between rounds (what one rewrite makes constant, or makes another op's
+// input static, another can use) until nothing changes. Approximations run only when asked for
+// by name (`--approximate erf`).
+
+import { approximateErf } from "./approximate-erf.js";
+import type { HasOp } from "./legalize-kit.js";
+import { legalizeExpand } from "./legalize-expand.js";
+import { legalizeGather } from "./legalize-gather.js";
+import { legalizeGatherND } from "./legalize-gathernd.js";
+import { legalizeMask } from "./legalize-mask.js";
+import { legalizeNeg } from "./legalize-neg.js";
+import { legalizePad } from "./legalize-pad.js";
+import { legalizeReciprocal } from "./legalize-reciprocal.js";
+import { runPass } from "./manager.js";
+import { reduceTransposeRank } from "./reduce-transpose-rank.js";
+import type { Note, Pass } from "./pass.js";
+import { simplifyPipeline } from "./simplify.js";
+
+/** What may be approximated when asked (by name). */
+export const APPROXIMATIONS = ["erf"] as const;
+export type Approximation = (typeof APPROXIMATIONS)[number];
+
+export interface LegalizeForTargetOptions {
+  has: HasOp;
+  approximate?: readonly Approximation[];
+  foldLimit?: number;
+  /** Most rounds (default 8). */
+  rounds?: number;
+}
+
+/** The legalizations, in the order one round runs them. */
+export function legalizations(o: LegalizeForTargetOptions): Pass[] {
+  const options = { has: o.has };
+  const passes = [
+    legalizeGather(options),
+    legalizeGatherND(options),
+    legalizePad(options),
+    legalizeExpand(options),
+    legalizeNeg(options),
+    legalizeReciprocal(options),
+    reduceTransposeRank(options),
+    legalizeMask(options),
+  ];
+  if (o.approximate?.includes("erf")) passes.push(approximateErf(options));
+  return passes;
+}
+
+export function legalizeForTarget(o: LegalizeForTargetOptions): Pass {
+  const passes = legalizations(o);
+  const tidy = simplifyPipeline({ foldLimit: o.foldLimit });
+  return {
+    name: "legalize",
+    run(model, ctx) {
+      let current = model;
+      let modified = false;
+      const notes: Note[] = [];
+      for (let round = 0; round < (o.rounds ?? 8); round++) {
+        let changed = false;
+        for (const p of passes) {
+          const r = runPass(p, current, ctx);
+          if (!r.ok) return r;
+          for (const n of r.notes) notes.push(n);
+          if (r.modified) [current, changed] = [r.model, true];
+        }
+        if (!changed) break;
+        modified = true;
+        const s = runPass(tidy, current, ctx);
+        if (!s.ok) return s;
+        current = s.model;
+      }
+      return { ok: true, model: current, modified, notes };
+    },
+  };
+}
