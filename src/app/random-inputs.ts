@@ -4,7 +4,7 @@
 // - Shapes: a fixed dim as declared; a symbolic dim (dim_param) from the given dims
 //   ("batch=1,sequence=128", app/dims.ts), an unnamed one as "input[axis]=v", else 1. A given
 //   name no input declares is an error (a typo would otherwise pass unseen).
-// - Integer inputs used as indices (Gather, GatherElements, onnxruntime's EmbedLayerNormalization
+// - Integer inputs used as indices (Gather, GatherElements, GatherND, onnxruntime's EmbedLayerNormalization
 //   ids, through Cast/Reshape/Unsqueeze/Squeeze/Flatten/Identity) draw from [0, n) where n is the
 //   smallest size they index along whose size is known (an embedding table's rows, a type
 //   vocabulary of 2): random ids from -3 to 3 would index out of range.
@@ -116,6 +116,14 @@ function uses(model: Model, inputs: ValueInfo[]): Map<string, Use> {
             const axis = intAttr(node, "axis", 0);
             narrow(data[axis < 0 ? axis + data.length : axis]);
           }
+        } else if (domain === "" && op === "GatherND" && slot === 1) {
+          // The last axis of the indices holds k indices into data's axes b .. b+k-1 (b the
+          // batch_dims); one bound for all of them, k taken as the rest of data's axes when the
+          // indices' shape is not known.
+          const data = shapeOf(node.inputs[0]!);
+          const b = intAttr(node, "batch_dims", 0);
+          const k = shapeOf(value)?.at(-1) ?? (data ? data.length - b : 0);
+          if (data) for (let i = b; i < Math.min(data.length, b + k); i++) narrow(data[i]);
         } else if (domain === "com.microsoft" && op === "EmbedLayerNormalization") {
           // input_ids (0) index word_embedding (2), segment_ids (1) segment_embedding (4).
           const table = slot === 0 ? 2 : slot === 1 ? 4 : -1;
