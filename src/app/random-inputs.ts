@@ -184,7 +184,7 @@ export function randomInputs(
         `dim '${name}' is not a symbolic dim of the model's inputs (they have: ${[...named].join(", ") || "none"})`,
       );
   const known = uses(model, inputs);
-  const out: Record<string, RValue> = {};
+  const out: Record<string, RValue> = Object.create(null);
   inputs.forEach((v, i) => {
     if (skip.has(v.name)) return;
     const shape = shapeFor(v, dims);

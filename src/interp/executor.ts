@@ -530,7 +530,8 @@ class Executor {
       return i === undefined ? "" : ` (read by ${nodeLabel(g.nodes[i]!, i)})`;
     };
     for (const vi of g.inputs) {
-      const v = inputs[vi.name];
+      // The caller's object may have a prototype: only its own keys are inputs.
+      const v = Object.hasOwn(inputs, vi.name) ? inputs[vi.name] : undefined;
       if (v === undefined && scope.defines(vi.name)) continue; // initializer default
       const where = `graph input '${vi.name}'${firstReader(vi.name)}`;
       if (v === undefined) {
@@ -544,7 +545,8 @@ class Executor {
       keepOpt === true ? "all" : new Set([...g.outputs.map((o) => o.name), ...(keepOpt || [])]);
     this.runNodes(g, g.nodes, scope, opsetMap(this.model.opsetImports), keep, "");
     if (opts.profile && this.timings) finishProfile(opts.profile, this.timings);
-    const result: Record<string, RValue> = {};
+    // Keyed by the model's names (an output `__proto__` is a name like any other).
+    const result: Record<string, RValue> = Object.create(null);
     const take = (name: string) => {
       const v = scope.get(name);
       if (v === undefined) throw new OnnxError("E_RUNTIME", `graph output '${name}' has no value`);
@@ -552,8 +554,8 @@ class Executor {
     };
     for (const o of g.outputs) take(o.name);
     if (keepOpt === true) {
-      for (const [name, v] of scope.values) if (!(name in result)) result[name] = v;
-    } else if (keepOpt) for (const name of keepOpt) if (!(name in result)) take(name);
+      for (const [name, v] of scope.values) if (!Object.hasOwn(result, name)) result[name] = v;
+    } else if (keepOpt) for (const name of keepOpt) if (!Object.hasOwn(result, name)) take(name);
     return result;
   }
 }

@@ -2,6 +2,7 @@
 // sort-nodes, fix-dims, then fold-constants, eliminate-identity, common-subexpressions, fold-constants again,
 // fuse-conv-batchnorm, lift-constants and remove-dead-values.
 
+import { modelTensorDataProblem } from "../ir/tensor-data.js";
 import { commonSubexpressions } from "./common-subexpressions.js";
 import { eliminateIdentity } from "./eliminate-identity.js";
 import { fixDims } from "./fix-dims.js";
@@ -20,7 +21,7 @@ export interface SimplifyOptions {
 }
 
 export function simplifyPipeline(options: SimplifyOptions = {}): Pass {
-  return pipeline("simplify", [
+  const passes = pipeline("simplify", [
     sortNodes(),
     fixDims(options.dims ?? new Map()),
     foldConstants({ limit: options.foldLimit }),
@@ -32,4 +33,12 @@ export function simplifyPipeline(options: SimplifyOptions = {}): Pass {
     liftConstants(),
     removeDeadValues(),
   ]);
+  // A tensor whose data does not fit its type and shape would be folded, or kept, as if it did.
+  return {
+    ...passes,
+    requires(model) {
+      const bad = modelTensorDataProblem(model);
+      return bad ? [{ level: "error", message: bad }] : [];
+    },
+  };
 }

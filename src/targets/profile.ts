@@ -84,7 +84,7 @@ export function plainOpsetProfile(n: number, registry = SchemaRegistry.default()
       "E_USAGE",
       `ai.onnx-${n}: opset ${n} is not one this tool knows (1 to ${max})`,
     );
-  const ops: Record<string, OpRow> = {};
+  const ops: Record<string, OpRow> = Object.create(null);
   for (const name of registry.operators()) {
     if (name.includes(".")) continue;
     const v = registry.tryResolveStandard("", name, n);
@@ -105,7 +105,9 @@ export function plainOpsetProfile(n: number, registry = SchemaRegistry.default()
 /** The profile's row for an op, and whether `since` (the version in force) is supported. */
 export function rowFor(p: Profile, domain: string, op: string): OpRow | undefined {
   const d = domain === "ai.onnx" ? "" : domain;
-  return p.ops[d ? `${d}.${op}` : op];
+  const key = d ? `${d}.${op}` : op;
+  // The key is the model's: an op named `constructor` has no row.
+  return Object.hasOwn(p.ops, key) ? p.ops[key] : undefined;
 }
 
 export function versionSupported(row: OpRow, since: number): boolean {
