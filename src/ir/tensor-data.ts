@@ -57,7 +57,7 @@ export function tensorDataProblem(t: Tensor): string | undefined {
       // Complex numbers take two entries; packed types one byte of elements an int32 entry.
       const need = info.name.startsWith("complex")
         ? 2 * n
-        : info.size < 1
+        : info.size > 0 && info.size < 1
           ? rawByteLength(t.dataType, n)
           : n;
       const have = d.values.length;

@@ -57,7 +57,15 @@ const ProfileFile = z
     /** Keyed by op name ("Op" for ai.onnx, "domain.Op" otherwise). */
     ops: z.record(z.string(), OpRow),
   })
-  .strict();
+  .strict()
+  .superRefine((p, ctx) => {
+    if (p.opset.min > p.opset.max)
+      ctx.addIssue({
+        code: "custom",
+        path: ["opset"],
+        message: `min ${p.opset.min} is above max ${p.opset.max}: the range is empty`,
+      });
+  });
 export type Profile = z.infer<typeof ProfileFile>;
 
 /** A profile from JSON text; errors name the file and the field. */

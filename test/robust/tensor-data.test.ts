@@ -12,6 +12,7 @@ import { checkModel } from "../../src/check/index.js";
 import { run } from "../../src/interp/executor.js";
 import { saveModel } from "../../src/io/files.js";
 import { Tensor, type TensorData } from "../../src/ir/tensor.js";
+import { tensorDataProblem } from "../../src/ir/tensor-data.js";
 import { DataType, type Model } from "../../src/ir/types.js";
 import { shippedProfiles } from "../../src/targets/shipped.node.js";
 import { parseModelText } from "../../src/text/parse.js";
@@ -68,6 +69,18 @@ const MALFORMED: [string, Model, RegExp][] = [
 ];
 
 describe("malformed tensor data", () => {
+  it("well-formed tensors pass: strings, packed types, complex numbers", () => {
+    const utf8 = (s: string) => new TextEncoder().encode(s);
+    for (const t of [
+      new Tensor(DataType.STRING, [2], { kind: "string", values: [utf8("a"), utf8("bc")] }),
+      new Tensor(DataType.INT4, [3], raw(2)),
+      new Tensor(DataType.UINT2, [5], { kind: "int32", values: new Int32Array(2) }),
+      new Tensor(DataType.COMPLEX64, [2], { kind: "float", values: new Float32Array(4) }),
+      new Tensor(DataType.FLOAT, [0], { kind: "none" }),
+    ])
+      expect(tensorDataProblem(t)).toBeUndefined();
+  });
+
   const webnn = shippedProfiles().find((p) => p.name === "webnn")!;
   const x = { x: { dtype: DataType.FLOAT, shape: [3], data: new Float32Array([1, 2, 3]) } };
   for (const [what, model, why] of MALFORMED)

@@ -2,7 +2,6 @@
 // diff: what changed between two models, matched by structure.
 
 import type { Command } from "commander";
-import { readFileSync } from "node:fs";
 import { formatNote } from "../../app/notes.js";
 import { parseDims } from "../../app/dims.js";
 import type { Model } from "../../ir/types.js";
@@ -16,7 +15,7 @@ import { profileOps } from "../../targets/profile.js";
 import { diffModels, formatDiff } from "../../diff/index.js";
 import { DEFAULT_MAX_NODES } from "../../expand/bounds.js";
 import { parseOpList, parseTargetOps } from "../../expand/select.js";
-import { saveModel } from "../../io/files.js";
+import { readSmallTextFile, saveModel } from "../../io/files.js";
 import { errorNotes, failureError, type Note } from "../../passes/pass.js";
 import { SchemaRegistry } from "../../schema/registry.js";
 import { printModel } from "../../text/print.js";
@@ -98,16 +97,7 @@ export function registerExpandCommands(program: Command): void {
       if (opts.only) options.only = parseOpList(opts.only, "--only");
       if (opts.keep) options.keep = parseOpList(opts.keep, "--keep");
       if (opts.targetOps) {
-        let text: string;
-        try {
-          text = readFileSync(opts.targetOps, "utf8");
-        } catch (e) {
-          throw new OnnxError(
-            "E_IO",
-            `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-            opts.targetOps,
-          );
-        }
+        const text = readSmallTextFile(opts.targetOps, "file of ops");
         options.targetOps = parseTargetOps(text, opts.targetOps);
       }
       if (opts.target) {
