@@ -13,6 +13,7 @@ import { bindRefs } from "../ir/rewrite.js";
 import { attributeGraphs } from "../ir/traverse.js";
 import type { Attribute, Function, Graph, Model, Node } from "../ir/types.js";
 import { MemoryBudget, withBudget } from "./budget.js";
+import { assertNodeBudget } from "./call-count.js";
 import { fromIRTensor, sparseToDense } from "./ir-tensors.js";
 import { kernelFor } from "./kernels/index.js";
 import { markConstant } from "./kernels/wasm/gemm.js";
@@ -34,6 +35,8 @@ export interface RunOptions {
   maxMemory?: number;
   /** What sets maxMemory, as the error names it (default "--max-memory"). */
   budgetName?: string;
+  /** Most nodes the run may execute, calls counted out, checked before it starts (call-count.ts). */
+  maxNodes?: number;
   /** Also return these intermediate values (true: every value of the main graph). */
   keepIntermediates?: string[] | boolean;
   /** Filled in while running: the most values held at once in the main graph's scope. */
@@ -583,6 +586,7 @@ export function runValues(
   opts: RunOptions = {},
 ): Record<string, RValue> {
   assertSupported(model);
+  assertNodeBudget(model, modelFunctions(model), opts.maxNodes);
   const ex = new Executor(model, opts);
   return withBudget(ex.budget, () => ex.run(inputs, opts));
 }
