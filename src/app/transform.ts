@@ -163,7 +163,12 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
   );
   // Flatten the target lacks, where it has Reshape: a Reshape to the same two dims.
   if (hasOp("Reshape") && !hasOp("Flatten")) passes.push(flattenToReshape());
-  passes.push(simplifyPipeline({ foldLimit: req.foldLimit }));
+  passes.push(
+    simplifyPipeline({
+      ...(req.foldLimit !== undefined ? { foldLimit: req.foldLimit } : {}),
+      ...(req.maxMemory !== undefined ? { maxMemory: req.maxMemory } : {}),
+    }),
+  );
   // int64 the target refuses at some ops: computed in int32 there, where the values fit.
   if (Object.values(p.ops).some((r) => r.types && !r.types.includes("int64")))
     passes.push(

@@ -18,17 +18,19 @@ export interface SimplifyOptions {
   dims?: ReadonlyMap<string, number>;
   /** Largest folded tensor in bytes (default 1 MiB). */
   foldLimit?: number;
+  /** Most bytes the folded constants may take (--max-memory; default: no limit). */
+  maxMemory?: number;
 }
 
 export function simplifyPipeline(options: SimplifyOptions = {}): Pass {
   const passes = pipeline("simplify", [
     sortNodes(),
     fixDims(options.dims ?? new Map()),
-    foldConstants({ limit: options.foldLimit }),
+    foldConstants({ limit: options.foldLimit, maxMemory: options.maxMemory }),
     eliminateIdentity(),
     commonSubexpressions(),
     // merged nodes can make more constants (two Shapes of one value, one Gather of them)
-    foldConstants({ limit: options.foldLimit }),
+    foldConstants({ limit: options.foldLimit, maxMemory: options.maxMemory }),
     fuseConvBatchNorm(),
     liftConstants(),
     removeDeadValues(),

@@ -23,6 +23,7 @@ import {
   EXIT_FAILED,
   EXIT_OK,
   action,
+  defaultMaxMemory,
   expansionBounds,
   groupDigits,
   inFile,
@@ -238,6 +239,7 @@ type SimplifyFlags = DataFlags & {
   force?: boolean;
   dim: string[];
   foldLimit?: string;
+  maxMemory?: string;
 };
 
 function withSimplifyOptions(cmd: Command): Command {
@@ -251,12 +253,20 @@ function withSimplifyOptions(cmd: Command): Command {
       (v: string, prev: string[]) => [...prev, v],
       [] as string[],
     )
-    .option("--fold-limit <bytes>", "largest folded tensor (default 1M)");
+    .option("--fold-limit <bytes>", "largest folded tensor (default 1M)")
+    .option(
+      "--max-memory <bytes>",
+      "most bytes the folded constants may take in all (default: half the physical memory)",
+    );
 }
 
 function simplifyRequest(opts: SimplifyFlags): SimplifyOptions {
   return {
     dims: parseDims(...opts.dim),
+    maxMemory:
+      opts.maxMemory === undefined
+        ? defaultMaxMemory()
+        : parseByteSize(opts.maxMemory, "--max-memory"),
     ...(opts.foldLimit === undefined
       ? {}
       : { foldLimit: parseByteSize(opts.foldLimit, "--fold-limit") }),
