@@ -26,6 +26,7 @@ export const RUN_BLOCKERS: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
   "ref-attribute",
   "function-cycle",
   "tensor-data",
+  "kernel-attribute",
 ]);
 
 /**
