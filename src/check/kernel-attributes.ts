@@ -6,6 +6,7 @@
 import { clampToNumber } from "../ir/attributes.js";
 import type { Attribute, Node, Type } from "../ir/types.js";
 import { KERNEL_ATTRIBUTE_RULES, type KernelAttributeRule } from "../schema/contrib-attributes.js";
+import type { ConstVal } from "./consts.js";
 import type { Report } from "./report.js";
 
 const key = (n: Node) =>
@@ -21,6 +22,7 @@ export function checkKernelAttributes(
   node: Node,
   attr: (name: string) => Attribute | undefined,
   inputs: readonly (Type | undefined)[],
+  consts: readonly (ConstVal | undefined)[],
   report: Report,
 ): void {
   const rules = Object.hasOwn(KERNEL_ATTRIBUTE_RULES, key(node))
@@ -99,6 +101,12 @@ export function checkKernelAttributes(
           say(
             `input ${r.input} holds ${n} values; it must hold 1 or ${d} (dim ${r.axis} of input ${r.other})`,
           );
+        return;
+      }
+      case "non-negative-input": {
+        const v = node.inputs[r.input] ? consts[r.input]?.values : undefined;
+        const i = v ? v.findIndex((x) => x < 0) : -1;
+        if (v && i >= 0) say(`${r.name}[${i}] is ${v[i]}; a length must be 0 or more`);
         return;
       }
       case "nbits-zero-points": {

@@ -20,6 +20,8 @@ export type KernelAttributeRule =
   | { kind: "dim-multiple"; input: number; axis: number; factor: number; unless?: string }
   /** Input `input` holds 1 element or as many as dim `axis` of input `other` (when static). */
   | { kind: "count-one-or-dim"; input: number; other: number; axis: number }
+  /** Input `input`'s values are 0 or more (when it is a constant). */
+  | { kind: "non-negative-input"; input: number; name: string }
   /** MatMulNBits' zero points: N × ceil(blocks × bits / 8) packed bytes, or N × blocks values. */
   | { kind: "nbits-zero-points"; input: number };
 
@@ -39,6 +41,8 @@ export const KERNEL_ATTRIBUTE_RULES: Readonly<Record<string, readonly KernelAttr
         { kind: "positive", attribute: "num_heads" },
         { kind: "positive", attribute: "kv_num_heads" },
         { kind: "divides-attribute", attribute: "kv_num_heads", of: "num_heads" },
+        // group_query_attention_helper.h: a length is 0 or more (also checked when it runs)
+        { kind: "non-negative-input", input: 5, name: "seqlens_k" },
       ],
       // deep_cpu_lstm / dynamic_quantize_lstm.cc: hidden_size > 0, a known direction
       "com.microsoft.DynamicQuantizeLSTM": [

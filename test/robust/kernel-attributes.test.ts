@@ -124,7 +124,7 @@ describe("attributes onnxruntime's kernels refuse", () => {
       }
     });
 
-  it("a negative seqlens_k is refused by the kernel as by onnxruntime", async () => {
+  it("a negative seqlens_k: check, expand and the kernel refuse it, as onnxruntime does", async () => {
     const model = parseModelText(`${H}
 g (float[1,2,8] q, float[1,2,8] k, float[1,2,8] v) => (float[?,?,?] y) {
   s = Constant <value = int32[1] {-7}> ()
@@ -134,6 +134,23 @@ g (float[1,2,8] q, float[1,2,8] k, float[1,2,8] v) => (float[?,?,?] y) {
     const feeds = randomInputs(model, 1) as Record<string, RTensor>;
     await expect(runOrt(model, feeds)).rejects.toThrow();
     expect(() => runModels([{ name: "m", model }], () => feeds)).toThrow(
+      /seqlens_k\[0\] is -7; a length must be 0 or more/,
+    );
+    expect(
+      checkModel(model)
+        .problems.map((p) => p.message)
+        .join("\n"),
+    ).toMatch(/seqlens_k\[0\] is -7/);
+    const e = expand(model);
+    expect(e.ok).toBe(false);
+    // Given at run time (a graph input), the kernel refuses it.
+    const given = parseModelText(`${H}
+g (float[1,2,8] q, float[1,2,8] k, float[1,2,8] v, int32[1] s) => (float[?,?,?] y) {
+  t = Constant <value = int32 {2}> ()
+  y, pk, pv = com.microsoft.GroupQueryAttention <num_heads = 2, kv_num_heads = 2> (q, k, v, , , s, t)
+}`);
+    const withS = { ...feeds, s: { dtype: 6, shape: [1], data: Int32Array.of(-7) } };
+    expect(() => runModels([{ name: "m", model: given }], () => withS)).toThrow(
       /seqlens_k\[0\] is -7; a length must be 0 or more/,
     );
   });
