@@ -8,6 +8,10 @@
 //
 // `--generator functions`: models with a malformed local function (scripts/fuzz/functions.ts)
 // instead of mutated ones; exit 2 then counts as refused.
+// `--generator tensors|profiles|names|calls|contrib`: the hostile-input families of
+// scripts/fuzz/hostile.ts (malformed tensors and bool bytes, profile and op-list files, names of
+// Object.prototype's members, call-count bombs for run, contrib attributes); each case picks its
+// own command line, --command is only its label.
 // Options: --case I (run case I only), --from I / --to J (cases I..J-1 of the --count, so a long
 // campaign runs in parts whose counts add up; without a terminal a progress line every 100 cases
 // and each finding as it comes go to stderr), --jobs K (worker processes, default 2), --timeout MS (per
@@ -18,6 +22,7 @@
 import { Command, Option } from "commander";
 import { SingleBar, Presets } from "cli-progress";
 import { COMMANDS, runCampaign, type FuzzCommand } from "./fuzz/campaign.js";
+import { HOSTILE_FAMILIES, type HostileFamily } from "./fuzz/hostile.js";
 import { runRequestCampaign } from "./fuzz/requests.js";
 
 const program = new Command()
@@ -31,7 +36,7 @@ const program = new Command()
       "--generator <g>",
       "inputs: mutated corpus models, function-call bombs (expand), or malformed local functions",
     )
-      .choices(["mutate", "bombs", "functions"])
+      .choices(["mutate", "bombs", "functions", ...HOSTILE_FAMILIES])
       .default("mutate"),
   )
   .option("--count <n>", "number of mutated inputs", "1000")
@@ -99,7 +104,7 @@ async function fuzzCommand(): Promise<void> {
     from,
     to,
     jobs: Number(o.jobs),
-    generator: o.generator as "mutate" | "bombs" | "functions",
+    generator: o.generator as "mutate" | "bombs" | "functions" | HostileFamily,
     timeoutMs: Number(o.timeout ?? 10000),
     rssLimit: Number(o.rssMb) * 2 ** 20,
     onCase: (done, total, s, finding) => {

@@ -25,6 +25,7 @@ import { loadModel } from "../../src/io/files.js";
 import { printModel } from "../../src/text/print.js";
 import { bombOptions, bombText, randomBomb } from "./bombs.js";
 import { malformedFunctionModel } from "./functions.js";
+import { hostileCase, HOSTILE_FAMILIES, type HostileFamily } from "./hostile.js";
 import { BINARY_MUTATIONS, mutateBinary, mutateText } from "./mutate.js";
 import { judgeOutput, pickOutputKind, prepareOutput, type OutputKind } from "./paths.js";
 
@@ -52,7 +53,7 @@ export interface CampaignOptions {
    * (bombs.ts: local functions that multiply nodes when inlined, with random limits), or models
    * with a malformed local function (functions.ts).
    */
-  generator?: "mutate" | "bombs" | "functions";
+  generator?: "mutate" | "bombs" | "functions" | HostileFamily;
   /** Where failing cases are copied (default: a folder under the system temp dir). */
   keepDir?: string;
   onCase?: (done: number, total: number, summary: CampaignSummary, finding?: Finding) => void;
@@ -353,7 +354,14 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
       let mutation: string;
       let file: string;
       let extra: string[] = [];
-      if (opts.generator === "bombs") {
+      let own: string[] | undefined;
+      if (HOSTILE_FAMILIES.includes(opts.generator as HostileFamily)) {
+        // The family chooses the command line too (run, check, lower, ... as the case needs).
+        const c = hostileCase(opts.generator as HostileFamily, rng, dir);
+        mutation = c.kind;
+        file = c.file;
+        own = c.args;
+      } else if (opts.generator === "bombs") {
         const shape = randomBomb(rng);
         extra = bombOptions(rng, shape);
         mutation = `bomb ${JSON.stringify(shape)}${extra.length ? ` ${extra.join(" ")}` : ""}`;
@@ -377,7 +385,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
         file = join(dir, "case.onnx");
         writeFileSync(file, mutateBinary(src.binary, other.binary, kind, rng));
       }
-      const args = [
+      const args = own ?? [
         ...commandArgs(opts.command, file, src, rng, hasMaxMemory, runBudget),
         ...extra,
       ];

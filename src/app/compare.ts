@@ -62,7 +62,7 @@ export function compareOutputs(
   return Object.entries(a).map(([name, x]) => {
     const row: OutputComparison = { name, a: x };
     if (!b) return row;
-    const y = b[name];
+    const y = Object.hasOwn(b, name) ? b[name] : undefined;
     if (y === undefined) return { ...row, note: "not an output of the result" };
     row.b = y;
     if ("dtype" in x && "dtype" in y) row.difference = tensorDifference(x, y);
@@ -90,8 +90,8 @@ export function nodeDifferences(
   return b.graph.nodes.map((n) => {
     let d: Difference | null = null;
     for (const o of n.outputs) {
-      const x = va[o];
-      const y = vb[o];
+      const x = Object.hasOwn(va, o) ? va[o] : undefined;
+      const y = Object.hasOwn(vb, o) ? vb[o] : undefined;
       if (!o || !x || !y || !("dtype" in x) || !("dtype" in y)) continue;
       const e = tensorDifference(x, y);
       d = d ? { abs: Math.max(d.abs, e.abs), rel: Math.max(d.rel, e.rel) } : e;

@@ -59,7 +59,8 @@ export function bindInputs(
   const g = model.graph;
   const byName = new Map(g.inputs.map((v) => [v.name, v]));
   const positional = requiredInputs(model);
-  const out: Record<string, RValue> = {};
+  // Keyed by the model's input names: an input `__proto__` is a name like any other.
+  const out: Record<string, RValue> = Object.create(null);
   let next = 0;
   for (const arg of args) {
     let vi: ValueInfo | undefined;
@@ -70,9 +71,10 @@ export function bindInputs(
           "E_USAGE",
           `the model has no input named '${arg.name}' (inputs: ${g.inputs.map((v) => v.name).join(", ") || "none"})`,
         );
-      if (arg.name in out) throw new OnnxError("E_USAGE", `input '${arg.name}' is given twice`);
+      if (Object.hasOwn(out, arg.name))
+        throw new OnnxError("E_USAGE", `input '${arg.name}' is given twice`);
     } else {
-      while (next < positional.length && positional[next]!.name in out) next++;
+      while (next < positional.length && Object.hasOwn(out, positional[next]!.name)) next++;
       vi = positional[next++];
       if (!vi)
         throw new OnnxError(
@@ -121,7 +123,8 @@ export function requestedInputs(model: Model, req: InputRequest): Record<string,
     out = bindInputs(model, args, (name) => ({ bytes: bytes.get(name)! }));
   }
   for (const v of requiredInputs(model))
-    if (!(v.name in out)) throw new OnnxError("E_USAGE", `input '${v.name}' is not given`);
+    if (!Object.hasOwn(out, v.name))
+      throw new OnnxError("E_USAGE", `input '${v.name}' is not given`);
   return out;
 }
 

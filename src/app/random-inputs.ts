@@ -18,8 +18,9 @@
 import { OnnxError } from "../errors.js";
 import { analysisOf } from "../check/infer.js";
 import { deriveSeed, randomTensor, seededRandom } from "../interp/random.js";
-import { fromFloat64 } from "../interp/tensor.js";
-import type { RValue } from "../interp/types.js";
+import { activeBudget, storageByteSize } from "../interp/budget.js";
+import { fromFloat64, scratch } from "../interp/tensor.js";
+import type { RTensor, RValue } from "../interp/types.js";
 import { INTEGER_TYPES } from "../ir/dtype.js";
 import { walkNodes } from "../ir/traverse.js";
 import { DataType, type Model, type Node, type Type, type ValueInfo } from "../ir/types.js";
@@ -184,25 +185,42 @@ export function randomInputs(
         `dim '${name}' is not a symbolic dim of the model's inputs (they have: ${[...named].join(", ") || "none"})`,
       );
   const known = uses(model, inputs);
-  const out: Record<string, RValue> = {};
+  const out: Record<string, RValue> = Object.create(null);
+  // Inputs count against the memory budget in force (runModels binds inputs under the run's
+  // --max-memory): each tensor, not the float64 values it is rounded from.
+  const budget = activeBudget();
   inputs.forEach((v, i) => {
     if (skip.has(v.name)) return;
     const shape = shapeFor(v, dims);
     const dtype = declaredDtype(v.type);
     const rng = seededRandom(deriveSeed(seed, i));
     const use = known.get(v.name);
-    if (use?.compared.length) {
-      const n = shape.reduce((p, d) => p * d, 1);
-      const values = Float64Array.from({ length: n }, () => rng.pick(use.compared));
-      out[v.name] = fromFloat64(dtype, shape, values);
-    } else if (use?.bound !== undefined)
-      // Integers are rounded from [lo, hi): [-0.5, n - 0.5) rounds to 0 … n - 1.
-      out[v.name] = randomTensor(dtype, shape, rng, -0.5, use.bound - 0.5 - 1e-9);
-    else if (INTEGERS.has(dtype) && /mask/i.test(v.name))
-      // An attention (or padding) mask holds 0 and 1: other values mean other things to other
-      // runtimes (onnxruntime's fused attention counts only the 1s).
-      out[v.name] = randomTensor(dtype, shape, rng, -0.5, 1.5 - 1e-9);
-    else out[v.name] = randomTensor(dtype, shape, rng);
+    const mark = budget?.enter();
+    let t: RTensor;
+    try {
+      if (use?.compared.length) {
+        const n = shape.reduce((p, d) => p * d, 1);
+        const values = scratch(Float64Array, n);
+        for (let k = 0; k < n; k++) values[k] = rng.pick(use.compared);
+        t = fromFloat64(dtype, shape, values);
+      } else if (use?.bound !== undefined)
+        // Integers are rounded from [lo, hi): [-0.5, n - 0.5) rounds to 0 … n - 1.
+        t = randomTensor(dtype, shape, rng, -0.5, use.bound - 0.5 - 1e-9);
+      else if (INTEGERS.has(dtype) && /mask/i.test(v.name))
+        // An attention (or padding) mask holds 0 and 1: other values mean other things to other
+        // runtimes (onnxruntime's fused attention counts only the 1s).
+        t = randomTensor(dtype, shape, rng, -0.5, 1.5 - 1e-9);
+      else t = randomTensor(dtype, shape, rng);
+    } catch (e) {
+      if (e instanceof OnnxError && e.where === undefined)
+        throw new OnnxError(e.code, e.message, `random input '${v.name}' [${shape.join(",")}]`);
+      throw e;
+    }
+    if (budget && mark) {
+      budget.leave(mark);
+      budget.charge(storageByteSize(t.data), false, `random input '${v.name}'`);
+    }
+    out[v.name] = t;
   });
   return out;
 }

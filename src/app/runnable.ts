@@ -7,6 +7,7 @@
 import { checkModel } from "../check/index.js";
 import { blockersMessage, RUN_BLOCKERS } from "../check/validate.js";
 import { OnnxError } from "../errors.js";
+import { MemoryBudget, withBudget } from "../interp/budget.js";
 import { runValues, type RunOptions } from "../interp/executor.js";
 import type { RValue } from "../interp/types.js";
 import type { Model } from "../ir/types.js";
@@ -33,7 +34,13 @@ export function runModels(
   progress: (text: string) => void = () => {},
 ): { inputs: Record<string, RValue>; outputs: Record<string, RValue>[] } {
   for (const m of models) assertRunnable(m.model, m.name);
-  const inputs = bind();
+  // Inputs (random ones, decoded files) are made under the run's memory budget: one that would
+  // not fit is refused before it is made.
+  const first = typeof opts === "function" ? opts(0) : opts;
+  const inputs =
+    first.maxMemory === undefined
+      ? bind()
+      : withBudget(new MemoryBudget(first.maxMemory, undefined, first.budgetName), bind);
   const outputs = models.map((m, i) => {
     progress(`running ${m.name}…`);
     return runValues(m.model, inputs, typeof opts === "function" ? opts(i) : opts);

@@ -174,7 +174,10 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
   // constants folded, converted).
   const flatten = hasOp("Reshape") && !hasOp("Flatten") ? [flattenToReshape()] : [];
   const settle = pipeline("settle", [
-    simplifyPipeline({ foldLimit: req.foldLimit }),
+    simplifyPipeline({
+      ...(req.foldLimit !== undefined ? { foldLimit: req.foldLimit } : {}),
+      ...(req.maxMemory !== undefined ? { maxMemory: req.maxMemory } : {}),
+    }),
     ...flatten,
     legalize,
   ]);
@@ -199,7 +202,12 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
   });
   // Flatten the target lacks, where it has Reshape: a Reshape to the same two dims.
   passes.push(...flatten);
-  passes.push(simplifyPipeline({ foldLimit: req.foldLimit }));
+  passes.push(
+    simplifyPipeline({
+      ...(req.foldLimit !== undefined ? { foldLimit: req.foldLimit } : {}),
+      ...(req.maxMemory !== undefined ? { maxMemory: req.maxMemory } : {}),
+    }),
+  );
   passes.push(legalize);
   // int64 the target refuses at some ops: computed in int32 there, where the values fit.
   if (Object.values(p.ops).some((r) => r.types && !r.types.includes("int64")))

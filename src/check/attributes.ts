@@ -6,7 +6,7 @@ import type { Function, Node } from "../ir/types.js";
 import type { OpVersion } from "../schema/types.js";
 import type { Report } from "./report.js";
 import { functionLabel } from "../ir/functions.js";
-import { tensorDataProblem } from "./tensor-data.js";
+import { tensorDataProblem } from "../ir/tensor-data.js";
 
 const declaredCache = new WeakMap<Function, Map<string, string | undefined>>();
 

@@ -15,6 +15,7 @@ import type { ConstVal } from "./consts.js";
 import type { MemoEntry } from "./memo.js";
 import type { Report } from "./report.js";
 import { noteRuntimeOp, resolveSchema } from "./resolve.js";
+import { checkKernelAttributes, hasKernelRules } from "./kernel-attributes.js";
 import { ruleFor } from "./rules/index.js";
 import { define, type Ctx, type Scope } from "./scope.js";
 import { isTensor, mergeTypes, parseTypeString } from "./types.js";
@@ -197,6 +198,8 @@ function inferOutputs(
       .instantiate(fn, node, inputs.types, ctx, attrOf, report)
       .slice(0, node.outputs.length);
   }
+  // What onnxruntime's kernels refuse of the op's attributes (schema/contrib-attributes.ts).
+  if (schema && hasKernelRules(node)) checkKernelAttributes(node, attrOf, inputs.types, inputs.consts, report);
   for (const a of node.attributes) {
     if (visited.includes(a.name)) continue;
     for (const g of attributeGraphs(a))

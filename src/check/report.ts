@@ -30,7 +30,8 @@ export type ProblemCode =
   | "function-cycle" // a model-local function calls itself, directly or indirectly
   | "function" // a model-local function is malformed (duplicate, bad signature)
   | "bad-subgraph" // an If/Loop/Scan body does not fit the node
-  | "tensor-data"; // an initializer's stored data does not fit its shape and type
+  | "tensor-data" // an initializer's stored data does not fit its shape and type
+  | "kernel-attribute"; // an attribute (or a shape it describes) onnxruntime's kernel refuses
 
 export interface Problem {
   code: ProblemCode;

@@ -25,6 +25,8 @@ export const RUN_BLOCKERS: ReadonlySet<ProblemCode> = new Set<ProblemCode>([
   "output-count",
   "ref-attribute",
   "function-cycle",
+  "tensor-data",
+  "kernel-attribute",
 ]);
 
 /**

@@ -10,7 +10,7 @@ import type { Analyzer } from "./analyze.js";
 import { constFromTensor } from "./consts.js";
 import { analyzeNode } from "./node.js";
 import { define, Scope, type Ctx } from "./scope.js";
-import { tensorDataProblem } from "./tensor-data.js";
+import { tensorDataProblem } from "../ir/tensor-data.js";
 import { isTensor, mergeTypes, tensorOf } from "./types.js";
 
 /** Checks a function body; returns the types of its outputs. */

@@ -46,10 +46,11 @@ export const MAX_ERROR_LINE = 1000;
  * MAX_ERROR_LINE, so that a 1 MB identifier does not make a 1 MB error line.
  */
 export function errorLine(text: string): string {
+  // Quotes are taken in pairs from the left (a short quoted name is skipped whole, so the text
+  // after its closing quote is not read as a quote of its own).
   let line = oneLine(
-    text.replace(
-      new RegExp(`'([^']{${MAX_ECHO + 1},})('|$)`, "g"),
-      (_m, body: string, end: string) => `'${body.slice(0, MAX_ECHO)}…${end}`,
+    text.replace(/'([^']*)('|$)/g, (m, body: string, end: string) =>
+      body.length > MAX_ECHO ? `'${body.slice(0, MAX_ECHO)}…${end}` : m,
     ),
   );
   if (line.length > MAX_ERROR_LINE) line = line.slice(0, MAX_ERROR_LINE) + "…";

@@ -291,7 +291,7 @@ export function runBackendTest(
           ops,
         };
       for (const [name, value] of set.expected) {
-        const got = outputs[name]!;
+        const got = outputs[name]!; // (outputs: the run's, a null-prototype record)
         const e = "dtype" in got && "dtype" in value ? floatErrors(got, value) : undefined;
         if (e) errors.push({ set: set.name, output: name, errors: e });
         const diff = compareValues(got, value, tol);
@@ -329,7 +329,7 @@ export function readDataSets(dir: string, model: Model): DataSet[] {
   const feedable = model.graph.inputs.filter((v) => !initializerNames.has(v.name));
   return sets.map((set) => {
     const sdir = join(dir, set);
-    const inputs: Record<string, RValue> = {};
+    const inputs: Record<string, RValue> = Object.create(null);
     numbered(sdir, "input_").forEach((f, i) => {
       const target = feedable[i];
       const file = join(sdir, f);
@@ -337,7 +337,7 @@ export function readDataSets(dir: string, model: Model): DataSet[] {
       const { name, value } = decodeValueProto(bytes, target?.type, file, dirname(resolve(file)));
       const vi = model.graph.inputs.find((v) => v.name === name) ?? target;
       if (!vi) throw new OnnxError("E_RUNTIME", `${f} has no matching graph input`);
-      if (vi.name in inputs)
+      if (Object.hasOwn(inputs, vi.name))
         throw new OnnxError(
           "E_RUNTIME",
           `${f} gives input '${vi.name}' again (an earlier input file already did)`,

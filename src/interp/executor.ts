@@ -13,6 +13,7 @@ import { bindRefs } from "../ir/rewrite.js";
 import { attributeGraphs } from "../ir/traverse.js";
 import type { Attribute, Function, Graph, Model, Node } from "../ir/types.js";
 import { MemoryBudget, withBudget } from "./budget.js";
+import { assertNodeBudget } from "./call-count.js";
 import { fromIRTensor, sparseToDense } from "./ir-tensors.js";
 import { kernelFor } from "./kernels/index.js";
 import { markConstant } from "./kernels/wasm/gemm.js";
@@ -34,6 +35,8 @@ export interface RunOptions {
   maxMemory?: number;
   /** What sets maxMemory, as the error names it (default "--max-memory"). */
   budgetName?: string;
+  /** Most nodes the run may execute, calls counted out, checked before it starts (call-count.ts). */
+  maxNodes?: number;
   /** Also return these intermediate values (true: every value of the main graph). */
   keepIntermediates?: string[] | boolean;
   /** Filled in while running: the most values held at once in the main graph's scope. */
@@ -530,7 +533,8 @@ class Executor {
       return i === undefined ? "" : ` (read by ${nodeLabel(g.nodes[i]!, i)})`;
     };
     for (const vi of g.inputs) {
-      const v = inputs[vi.name];
+      // The caller's object may have a prototype: only its own keys are inputs.
+      const v = Object.hasOwn(inputs, vi.name) ? inputs[vi.name] : undefined;
       if (v === undefined && scope.defines(vi.name)) continue; // initializer default
       const where = `graph input '${vi.name}'${firstReader(vi.name)}`;
       if (v === undefined) {
@@ -544,7 +548,8 @@ class Executor {
       keepOpt === true ? "all" : new Set([...g.outputs.map((o) => o.name), ...(keepOpt || [])]);
     this.runNodes(g, g.nodes, scope, opsetMap(this.model.opsetImports), keep, "");
     if (opts.profile && this.timings) finishProfile(opts.profile, this.timings);
-    const result: Record<string, RValue> = {};
+    // Keyed by the model's names (an output `__proto__` is a name like any other).
+    const result: Record<string, RValue> = Object.create(null);
     const take = (name: string) => {
       const v = scope.get(name);
       if (v === undefined) throw new OnnxError("E_RUNTIME", `graph output '${name}' has no value`);
@@ -552,8 +557,8 @@ class Executor {
     };
     for (const o of g.outputs) take(o.name);
     if (keepOpt === true) {
-      for (const [name, v] of scope.values) if (!(name in result)) result[name] = v;
-    } else if (keepOpt) for (const name of keepOpt) if (!(name in result)) take(name);
+      for (const [name, v] of scope.values) if (!Object.hasOwn(result, name)) result[name] = v;
+    } else if (keepOpt) for (const name of keepOpt) if (!Object.hasOwn(result, name)) take(name);
     return result;
   }
 }
@@ -581,6 +586,7 @@ export function runValues(
   opts: RunOptions = {},
 ): Record<string, RValue> {
   assertSupported(model);
+  assertNodeBudget(model, modelFunctions(model), opts.maxNodes);
   const ex = new Executor(model, opts);
   return withBudget(ex.budget, () => ex.run(inputs, opts));
 }

@@ -3,6 +3,7 @@
 import { OnnxError } from "../errors.js";
 import { dtypeName, numberToBfloat16Bits, numberToFloat16Bits, packedBits } from "../ir/dtype.js";
 import { Tensor } from "../ir/tensor.js";
+import { tensorDataProblem } from "../ir/tensor-data.js";
 import { DataType, type SparseTensor } from "../ir/types.js";
 import { readExternalData } from "./external.node.js";
 import {
@@ -26,8 +27,8 @@ export function fromIRTensor(t: Tensor, where?: string): RTensor {
   const dtype = t.dataType;
   const shape = [...t.dims];
   const label = where ?? (t.name ? `tensor '${t.name}'` : undefined);
-  if (shape.some((d) => !Number.isSafeInteger(d) || d < 0))
-    throw new OnnxError("E_MODEL", `tensor has an invalid shape [${shape.join(",")}]`, label);
+  const bad = tensorDataProblem(t);
+  if (bad) throw new OnnxError("E_MODEL", `tensor ${bad}`, label);
   const n = elementCount(shape);
   try {
     storageElementSize(dtype);

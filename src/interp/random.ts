@@ -2,7 +2,7 @@
 // so a random input, a fuzz case or a generated model can be named by its seed and reproduced.
 
 import { DataType } from "../ir/types.js";
-import { fromFloat64 } from "./tensor.js";
+import { fromFloat64, scratch } from "./tensor.js";
 import type { RTensor } from "./types.js";
 
 export interface Random {
@@ -64,7 +64,8 @@ export function randomTensor(
   hi = 3,
 ): RTensor {
   const n = shape.reduce((p, d) => p * d, 1);
-  const v = new Float64Array(n);
+  // Counted against the budget in force, as a kernel's working array is.
+  const v = scratch(Float64Array, n);
   if (dtype === DataType.BOOL) for (let i = 0; i < n; i++) v[i] = rng.int(2);
   else if (FLOATS.has(dtype)) for (let i = 0; i < n; i++) v[i] = lo + (hi - lo) * rng.next();
   else for (let i = 0; i < n; i++) v[i] = Math.round(lo + (hi - lo) * rng.next());

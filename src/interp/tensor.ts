@@ -325,6 +325,9 @@ export function storageFromBytes(dtype: number, bytes: Uint8Array, n: number): S
       "E_RUNTIME",
       `tensor data holds ${bytes.byteLength} bytes, ${n * size} are needed`,
     );
+  // A bool byte other than 0 is true (as onnxruntime reads it): such bytes are made 1 in a copy.
+  if (dtype === DataType.BOOL && bytes.subarray(0, n).some((b) => b > 1))
+    return Uint8Array.from(bytes.subarray(0, n), (b) => (b !== 0 ? 1 : 0));
   let buf = bytes.buffer as ArrayBuffer;
   let off = bytes.byteOffset;
   if (off % size !== 0) {

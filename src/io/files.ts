@@ -1,6 +1,6 @@
 // Models on disk: .onnx (protobuf) and .onnxtxt (ONNX text syntax), external data, atomic writes.
 
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { OnnxError } from "../errors.js";
 import type { Model } from "../ir/types.js";
@@ -60,6 +60,55 @@ export function readInputFile(path: string, what = "file", fifoOk = false): Buff
 /** readInputFile refusing FIFOs too: for files found by listing a folder. */
 export function readRegularFile(path: string, what = "file"): Buffer {
   return readInputFile(path, what, false);
+}
+
+/** The most bytes a small input file (a profile, an op list) may hold. */
+export const SMALL_FILE_LIMIT = 16 << 20;
+
+/**
+ * A small text file (a target profile, an op list): a regular file only (a FIFO may never be
+ * written to, /dev/zero never ends, a folder is no file) of at most `limit` bytes, the opened
+ * descriptor checked again, and no more read than its size (a file that grows meanwhile is refused).
+ */
+export function readSmallTextFile(path: string, what: string, limit = SMALL_FILE_LIMIT): string {
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new OnnxError("E_IO", `no such ${what}`, path);
+  }
+  if (st.isDirectory()) throw new OnnxError("E_IO", `is a directory, not a ${what}`, path);
+  if (!st.isFile())
+    throw new OnnxError(
+      "E_IO",
+      `is a ${st.isFIFO() ? "FIFO (named pipe)" : "device or socket"}, not a regular ${what}`,
+      path,
+    );
+  const tooLarge = () =>
+    new OnnxError("E_IO", `is larger than ${limit} bytes, too large for a ${what}`, path);
+  if (st.size > limit) throw tooLarge();
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    // The path may have been replaced since: the opened file must be a regular file too.
+    if (!fstatSync(fd).isFile()) throw new OnnxError("E_IO", `is not a regular ${what}`, path);
+    // One byte more than its size: a file that grew since is refused rather than cut.
+    const buf = Buffer.alloc(st.size + 1);
+    let off = 0;
+    for (let n; off < buf.length && (n = readSync(fd, buf, off, buf.length - off, null)) > 0;)
+      off += n;
+    if (off > st.size) throw new OnnxError("E_IO", `grew while it was read`, path);
+    return buf.toString("utf8", 0, off);
+  } catch (e) {
+    if (e instanceof OnnxError) throw e;
+    throw new OnnxError(
+      "E_IO",
+      `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      path,
+    );
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 export interface LoadOptions {

@@ -175,8 +175,11 @@ function writeData(fd: number, layout: Layout | undefined): false | void {
 
 export function writeAll(fd: number, c: Uint8Array): void {
   let off = 0;
-  while (off < c.length) off += writeSync(fd, c, off, c.length - off);
+  while (off < c.length) off += writeSync(fd, c, off, Math.min(c.length - off, MAX_WRITE));
 }
+
+/** The most bytes one write is given: Node refuses a length of 2 GiB or more (ERR_OUT_OF_RANGE). */
+const MAX_WRITE = 1 << 30;
 
 /**
  * Writes a model's pieces to `fd`, one write each (not writev: measured here, one writevSync of
@@ -209,7 +212,8 @@ class Sink {
 
   write(b: Uint8Array): void {
     let off = 0;
-    while (off < b.length) off += writeSync(this.fd, b, off, b.length - off, this.pos + off);
+    while (off < b.length)
+      off += writeSync(this.fd, b, off, Math.min(b.length - off, MAX_WRITE), this.pos + off);
     this.pos += b.length;
     if (b.length) this.holeAtEnd = false;
   }

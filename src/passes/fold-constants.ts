@@ -12,7 +12,7 @@ import { analysisOf } from "../check/infer.js";
 import { fromIRTensor, toIRTensor } from "../interp/ir-tensors.js";
 import { run } from "../interp/executor.js";
 import type { RTensor } from "../interp/types.js";
-import { storageByteSize } from "../interp/budget.js";
+import { formatBytes, storageByteSize } from "../interp/budget.js";
 import { Tensor } from "../ir/tensor.js";
 import { hasGraphAttribute } from "../ir/traverse.js";
 import { DataType, staticShape, type Model, type Node, type Type } from "../ir/types.js";
@@ -22,6 +22,11 @@ import type { Note, Pass } from "./pass.js";
 export interface FoldOptions {
   /** Largest folded tensor, in bytes (default 1 MiB). */
   limit?: number;
+  /**
+   * Most bytes the folded constants may take in all (and each node's run, less what is already
+   * folded): a node that would go over is left unfolded, with a warning (default: no limit).
+   */
+  maxMemory?: number;
 }
 
 export const DEFAULT_FOLD_LIMIT = 1 << 20;
@@ -45,7 +50,13 @@ const RANDOM = new Set([
 ]);
 
 /** Runs one node on constant inputs: its outputs by name. */
-function evaluate(model: Model, node: Node, values: Map<string, RTensor>): Record<string, RTensor> {
+function evaluate(
+  model: Model,
+  node: Node,
+  values: Map<string, RTensor>,
+  maxMemory?: number,
+  budgetName?: string,
+): Record<string, RTensor> {
   const inputs = [...new Set(node.inputs.filter((x) => x !== ""))];
   const mini: Model = {
     ...model,
@@ -63,7 +74,11 @@ function evaluate(model: Model, node: Node, values: Map<string, RTensor>): Recor
       valueInfo: [],
     },
   };
-  return run(mini, Object.fromEntries(inputs.map((n) => [n, values.get(n)!])));
+  return run(
+    mini,
+    Object.fromEntries(inputs.map((n) => [n, values.get(n)!])),
+    maxMemory === undefined ? {} : { maxMemory, ...(budgetName ? { budgetName } : {}) },
+  );
 }
 
 /** Rounds of folding at most: each round's types are inferred on the last round's model. */
@@ -77,11 +92,13 @@ export function foldConstants(options: FoldOptions = {}): Pass {
       // A fold can make a shape known that inference could not see before (a Pad whose pads
       // were computed), and so a Shape of it foldable: fold again until nothing folds.
       const start = model.graph.nodes.length;
+      // What the constants folded in every round take, held to maxMemory.
+      const memory = { max: options.maxMemory ?? Infinity, held: 0 };
       const notes: Note[] = [];
       let total = 0;
       let current = model;
       for (let round = 0; round < MAX_ROUNDS; round++) {
-        const r = foldOnce(current, limit);
+        const r = foldOnce(current, limit, memory);
         // A node that could not be folded is tried again each round: said once.
         for (const n of r.notes)
           if (!notes.some((m) => m.where === n.where && m.message === n.message)) notes.push(n);
@@ -100,7 +117,11 @@ export function foldConstants(options: FoldOptions = {}): Pass {
 }
 
 /** One round: every node whose inputs are constant (or whose shape is known, for Shape/Size). */
-function foldOnce(model: Model, limit: number): { model: Model; folded: number; notes: Note[] } {
+function foldOnce(
+  model: Model,
+  limit: number,
+  memory: { max: number; held: number },
+): { model: Model; folded: number; notes: Note[] } {
   const g = model.graph;
   const inputNames = new Set(g.inputs.map((v) => v.name));
   const outputNames = new Set(g.outputs.map((v) => v.name));
@@ -167,7 +188,17 @@ function foldOnce(model: Model, limit: number): { model: Model; folded: number; 
       n.inputs.every((x) => x === "" || valueOf(x) !== undefined)
     ) {
       try {
-        outs = evaluate(model, n, values);
+        // The node's run may take what the constants folded so far leave of the budget.
+        const left = memory.max - memory.held;
+        outs = evaluate(
+          model,
+          n,
+          values,
+          Number.isFinite(memory.max) ? Math.max(0, left) : undefined,
+          memory.held
+            ? `what --max-memory leaves after ${formatBytes(memory.held)} of folded constants`
+            : "--max-memory",
+        );
       } catch (e) {
         notes.push({
           level: "warning",
@@ -187,6 +218,7 @@ function foldOnce(model: Model, limit: number): { model: Model; folded: number; 
     folded++;
     for (const o of n.outputs) {
       if (o === "") continue;
+      memory.held += storageByteSize(outs[o]!.data);
       values.set(o, outs[o]!);
       const t = toIRTensor(outs[o]!, o);
       lazy.set(o, t);

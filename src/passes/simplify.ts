@@ -3,6 +3,7 @@
 // common-subexpressions, fold-constants again, fuse-conv-batchnorm, lift-constants and
 // remove-dead-values, and the outputs' declared shapes refreshed (refresh-output-types).
 
+import { modelTensorDataProblem } from "../ir/tensor-data.js";
 import { commonSubexpressions } from "./common-subexpressions.js";
 import { eliminateIdentity } from "./eliminate-identity.js";
 import { fixDims } from "./fix-dims.js";
@@ -20,21 +21,31 @@ export interface SimplifyOptions {
   dims?: ReadonlyMap<string, number>;
   /** Largest folded tensor in bytes (default 1 MiB). */
   foldLimit?: number;
+  /** Most bytes the folded constants may take (--max-memory; default: no limit). */
+  maxMemory?: number;
 }
 
 export function simplifyPipeline(options: SimplifyOptions = {}): Pass {
-  return pipeline("simplify", [
+  const passes = pipeline("simplify", [
     sortNodes(),
     fixDims(options.dims ?? new Map()),
-    foldConstants({ limit: options.foldLimit }),
+    foldConstants({ limit: options.foldLimit, maxMemory: options.maxMemory }),
     removeNoOps(),
     eliminateIdentity(),
     commonSubexpressions(),
     // merged nodes can make more constants (two Shapes of one value, one Gather of them)
-    foldConstants({ limit: options.foldLimit }),
+    foldConstants({ limit: options.foldLimit, maxMemory: options.maxMemory }),
     fuseConvBatchNorm(),
     liftConstants(),
     removeDeadValues(),
     refreshOutputTypes(),
   ]);
+  // A tensor whose data does not fit its type and shape would be folded, or kept, as if it did.
+  return {
+    ...passes,
+    requires(model) {
+      const bad = modelTensorDataProblem(model);
+      return bad ? [{ level: "error", message: bad }] : [];
+    },
+  };
 }

@@ -151,7 +151,7 @@ export function classifyModel(model: Model, profile: Profile): TargetReport {
     target: `${profile.name}@${profile.version}`,
     model: [],
     nodes: [],
-    byOp: {},
+    byOp: Object.create(null),
     coverage: { nodes: 0, supported: 0 },
   };
   const onnx = opsets.get("");

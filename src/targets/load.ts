@@ -2,10 +2,11 @@
 // version by `name@version` (the current file when it is that version, else a file
 // `targets/<name>@<version>.json`), a user's own by a path (`./npu.json`), and `ai.onnx-<N>`.
 
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { OnnxError } from "../errors.js";
+import { readSmallTextFile } from "../io/files.js";
 import { parseProfile, plainOpsetProfile, type Profile } from "./profile.js";
 
 /** The folder of the shipped profiles: targets/ at the package's root. */
@@ -26,8 +27,7 @@ export function loadProfile(spec: string): Profile {
   const plain = /^ai\.onnx-(\d+)$/.exec(spec);
   if (plain) return plainOpsetProfile(Number(plain[1]));
   if (spec.includes("/") || spec.endsWith(".json")) {
-    if (!existsSync(spec)) throw new OnnxError("E_IO", "no such profile file", spec);
-    return parseProfile(readFileSync(spec, "utf8"), spec);
+    return parseProfile(readSmallTextFile(spec, "profile file"), spec);
   }
   const [name, version] = spec.split("@") as [string, string | undefined];
   const dir = targetsDir();
@@ -35,7 +35,7 @@ export function loadProfile(spec: string): Profile {
   for (const f of version ? [`${name}.json`, `${name}@${version}.json`] : [`${name}.json`]) {
     const file = join(dir, f);
     if (!existsSync(file)) continue;
-    const p = parseProfile(readFileSync(file, "utf8"), file);
+    const p = parseProfile(readSmallTextFile(file, "profile file"), file);
     if (!version || String(p.version) === version) return p;
   }
   const known = listProfiles().map((p) => p.name);
@@ -51,5 +51,5 @@ export function listProfiles(): Profile[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith(".json"))
     .sort()
-    .map((f) => parseProfile(readFileSync(join(dir, f), "utf8"), join(dir, f)));
+    .map((f) => parseProfile(readSmallTextFile(join(dir, f), "profile file"), join(dir, f)));
 }

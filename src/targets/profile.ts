@@ -57,7 +57,15 @@ const ProfileFile = z
     /** Keyed by op name ("Op" for ai.onnx, "domain.Op" otherwise). */
     ops: z.record(z.string(), OpRow),
   })
-  .strict();
+  .strict()
+  .superRefine((p, ctx) => {
+    if (p.opset.min > p.opset.max)
+      ctx.addIssue({
+        code: "custom",
+        path: ["opset"],
+        message: `min ${p.opset.min} is above max ${p.opset.max}: the range is empty`,
+      });
+  });
 export type Profile = z.infer<typeof ProfileFile>;
 
 /** A profile from JSON text; errors name the file and the field. */
@@ -84,7 +92,7 @@ export function plainOpsetProfile(n: number, registry = SchemaRegistry.default()
       "E_USAGE",
       `ai.onnx-${n}: opset ${n} is not one this tool knows (1 to ${max})`,
     );
-  const ops: Record<string, OpRow> = {};
+  const ops: Record<string, OpRow> = Object.create(null);
   for (const name of registry.operators()) {
     if (name.includes(".")) continue;
     const v = registry.tryResolveStandard("", name, n);
@@ -105,7 +113,9 @@ export function plainOpsetProfile(n: number, registry = SchemaRegistry.default()
 /** The profile's row for an op, and whether `since` (the version in force) is supported. */
 export function rowFor(p: Profile, domain: string, op: string): OpRow | undefined {
   const d = domain === "ai.onnx" ? "" : domain;
-  return p.ops[d ? `${d}.${op}` : op];
+  const key = d ? `${d}.${op}` : op;
+  // The key is the model's: an op named `constructor` has no row.
+  return Object.hasOwn(p.ops, key) ? p.ops[key] : undefined;
 }
 
 export function versionSupported(row: OpRow, since: number): boolean {

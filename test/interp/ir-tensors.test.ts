@@ -80,7 +80,7 @@ describe("IR tensor → runtime tensor", () => {
       "w",
     );
     expect(() => fromIRTensor(t)).toThrow(
-      /tensor 'w': tensor of shape \[2,2\] holds 3 values, 4 expected/,
+      /tensor 'w': tensor holds 3 values in float_data; shape \[2,2\] needs 4/,
     );
   });
 });

@@ -80,6 +80,6 @@ describe("packed raw data", () => {
 
   it("an odd count that does not fit its bytes is refused", () => {
     const t = new Tensor(DataType.INT4, [5], { kind: "raw", bytes: Uint8Array.of(1, 2) });
-    expect(() => fromIRTensor(t)).toThrow(/holds 2 bytes, 3 are needed/);
+    expect(() => fromIRTensor(t)).toThrow(/holds 2 bytes of raw data; shape \[5\] needs 3/);
   });
 });

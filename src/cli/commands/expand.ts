@@ -2,7 +2,6 @@
 // diff: what changed between two models, matched by structure.
 
 import type { Command } from "commander";
-import { readFileSync } from "node:fs";
 import { formatNote } from "../../app/notes.js";
 import { parseDims } from "../../app/dims.js";
 import type { Model } from "../../ir/types.js";
@@ -17,7 +16,7 @@ import { profileOps } from "../../targets/profile.js";
 import { diffModels, formatDiff } from "../../diff/index.js";
 import { DEFAULT_MAX_NODES } from "../../expand/bounds.js";
 import { parseOpList, parseTargetOps } from "../../expand/select.js";
-import { saveModel } from "../../io/files.js";
+import { readSmallTextFile, saveModel } from "../../io/files.js";
 import { errorNotes, failureError, type Note } from "../../passes/pass.js";
 import { SchemaRegistry } from "../../schema/registry.js";
 import { printModel } from "../../text/print.js";
@@ -25,6 +24,7 @@ import {
   EXIT_FAILED,
   EXIT_OK,
   action,
+  defaultMaxMemory,
   expansionBounds,
   groupDigits,
   inFile,
@@ -100,16 +100,7 @@ export function registerExpandCommands(program: Command): void {
       if (opts.only) options.only = parseOpList(opts.only, "--only");
       if (opts.keep) options.keep = parseOpList(opts.keep, "--keep");
       if (opts.targetOps) {
-        let text: string;
-        try {
-          text = readFileSync(opts.targetOps, "utf8");
-        } catch (e) {
-          throw new OnnxError(
-            "E_IO",
-            `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-            opts.targetOps,
-          );
-        }
+        const text = readSmallTextFile(opts.targetOps, "file of ops");
         options.targetOps = parseTargetOps(text, opts.targetOps);
       }
       if (opts.target) {
@@ -301,6 +292,7 @@ type SimplifyFlags = DataFlags & {
   force?: boolean;
   dim: string[];
   foldLimit?: string;
+  maxMemory?: string;
 };
 
 function withSimplifyOptions(cmd: Command): Command {
@@ -314,12 +306,20 @@ function withSimplifyOptions(cmd: Command): Command {
       (v: string, prev: string[]) => [...prev, v],
       [] as string[],
     )
-    .option("--fold-limit <bytes>", "largest folded tensor (default 1M)");
+    .option("--fold-limit <bytes>", "largest folded tensor (default 1M)")
+    .option(
+      "--max-memory <bytes>",
+      "most bytes the folded constants may take in all (default: half the physical memory)",
+    );
 }
 
 function simplifyRequest(opts: SimplifyFlags): SimplifyOptions {
   return {
     dims: parseDims(...opts.dim),
+    maxMemory:
+      opts.maxMemory === undefined
+        ? defaultMaxMemory()
+        : parseByteSize(opts.maxMemory, "--max-memory"),
     ...(opts.foldLimit === undefined
       ? {}
       : { foldLimit: parseByteSize(opts.foldLimit, "--fold-limit") }),

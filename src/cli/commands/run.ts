@@ -25,6 +25,8 @@ import {
 } from "../../interp/backend-test.js";
 import { TENSOR_FILE_HEAD, encodeTensorFiles, tensorFileBuffer } from "../../interp/value-proto.js";
 import { formatProfile, type RunProfile } from "../../interp/profile.js";
+import { chargeBytes } from "../../interp/budget.js";
+import { DEFAULT_MAX_RUN_NODES } from "../../interp/call-count.js";
 import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS } from "../../interp/executor.js";
 import type { RTensor, RValue } from "../../interp/types.js";
 import { summarizeTensor } from "../format.js";
@@ -106,6 +108,20 @@ function readLargeTensorFile(path: string): Uint8Array | undefined {
 
 /** A tensor file's bytes, and its folder for a TensorProto's external data. */
 export function readTensorFile(path: string): InputFile {
+  // Its bytes count against the run's memory budget (inputs are bound under it), before reading.
+  let size = 0;
+  try {
+    const st = statSync(path);
+    if (st.isFile()) size = st.size;
+  } catch {
+    // readInputFile names what is wrong with it
+  }
+  try {
+    chargeBytes(size, false, `the input file`);
+  } catch (e) {
+    if (e instanceof OnnxError) throw new OnnxError(e.code, e.message, path);
+    throw e;
+  }
   const bytes = readLargeTensorFile(path) ?? readInputFile(path, "tensor file", true);
   return { bytes, baseDir: dirname(resolve(path)) };
 }
@@ -183,6 +199,11 @@ export function registerRunCommands(program: Command): void {
       "most iterations a Loop may run",
       String(DEFAULT_MAX_ITERATIONS),
     )
+    .option(
+      "--max-nodes <n>",
+      "most nodes the run may execute, calls of local functions counted out before it starts",
+      String(DEFAULT_MAX_RUN_NODES),
+    )
     .option("--max-memory <bytes>", MAX_MEMORY_HELP)
     .option("--values <n>", "how many leading values to print per output", "8")
     .option("--profile", "print time, share and output bytes per op type and the slowest nodes")
@@ -206,6 +227,7 @@ export function registerRunCommands(program: Command): void {
             outputDir?: string;
             maxElements: string;
             maxIterations: string;
+            maxNodes: string;
             maxMemory?: string;
             values: string;
             profile?: boolean;
@@ -220,6 +242,7 @@ export function registerRunCommands(program: Command): void {
               ? defaultMaxMemory()
               : parseByteSize(opts.maxMemory, "--max-memory");
           const maxIterations = parsePositiveInt(opts.maxIterations, "--max-iterations");
+          const maxNodes = parsePositiveInt(opts.maxNodes, "--max-nodes");
           const shown = parsePositiveInt(opts.values, "--values");
           const model = loadModel(file);
           const profile: RunProfile | undefined = opts.profile ? {} : undefined;
@@ -240,6 +263,7 @@ export function registerRunCommands(program: Command): void {
           const run = runModels([{ name: file, model }], bind, {
             maxElements,
             maxIterations,
+            maxNodes,
             maxMemory,
             profile,
           });

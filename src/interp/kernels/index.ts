@@ -65,6 +65,13 @@ const domainKernels: Readonly<Record<string, Readonly<Record<string, Kernel>>>> 
  * contrib/), if the interpreter has one.
  */
 export function kernelFor(opType: string, domain = ""): Kernel | undefined {
-  const table = domain === "" || domain === "ai.onnx" ? kernels : domainKernels[domain];
-  return table && Object.prototype.hasOwnProperty.call(table, opType) ? table[opType] : undefined;
+  // Names come from the model: only the tables' own keys (an op `toString` of domain `__proto__`
+  // is no kernel).
+  const table =
+    domain === "" || domain === "ai.onnx"
+      ? kernels
+      : Object.hasOwn(domainKernels, domain)
+        ? domainKernels[domain]
+        : undefined;
+  return table && Object.hasOwn(table, opType) ? table[opType] : undefined;
 }

@@ -476,6 +476,10 @@ const GroupQueryAttention: Kernel = (ctx, inputs) => {
   const pastK = optInput(ctx, inputs, 3);
   const pastV = optInput(ctx, inputs, 4);
   const seqlens = toFloat64(input(ctx, inputs, 5));
+  // onnxruntime refuses a negative length (group_query_attention_helper.h); so does the body.
+  const negative = seqlens.findIndex((v) => v < 0);
+  if (negative >= 0)
+    fail(ctx, `seqlens_k[${negative}] is ${seqlens[negative]}; a length must be 0 or more`);
   const total = toFloat64(input(ctx, inputs, 6))[0]!;
   const cos = optInput(ctx, inputs, 7);
   const sin = optInput(ctx, inputs, 8);
