@@ -1,6 +1,6 @@
 // Where each tensor of a model goes when it is written (no file system here: the command line's
 // saveModel and the page's download share it): kept as a reference to the data file it is in,
-// inline, or into the output's data file at a 4 KiB aligned offset; then the model encoded with
+// inline, or into the output's data file (at a 4 KiB aligned offset when of 1 MiB or more); then the model encoded with
 // that placement, its protobuf held under 2 GiB. The rules are docs/semantics.md's "Models of
 // any size"; io/save.ts writes the result.
 
@@ -15,7 +15,10 @@ import { encodeModelPieces } from "./encode.js";
 export const PROTOBUF_LIMIT = 2147483647;
 /** ONNX's default threshold for tensors written to external data. */
 export const DEFAULT_THRESHOLD = 1024;
+/** Tensors of ALIGN_FROM bytes or more start at a multiple of ALIGN (a page: mapped in place). */
 const ALIGN = 4096;
+/** Smaller ones are packed one after the other: aligning them would pad a byte to 4 KiB. */
+export const ALIGN_FROM = 1 << 20;
 
 export interface PlaceOptions {
   /** The output's data file (a plain name beside it). */
@@ -88,7 +91,7 @@ export class Layout {
             "E_IO",
             `tensor '${t.name}' has external data that was never found, so it cannot be copied`,
           );
-        const at = Math.ceil(this.size / ALIGN) * ALIGN;
+        const at = bytes.length >= ALIGN_FROM ? Math.ceil(this.size / ALIGN) * ALIGN : this.size;
         this.items.push({ at, bytes });
         this.size = at + bytes.length;
         return withData(t, {

@@ -9,6 +9,7 @@ import { OnnxError } from "../errors.js";
 import { Tensor, type ByteRange } from "../ir/tensor.js";
 import type { Model } from "../ir/types.js";
 import { isRangePiece, type Piece } from "../proto/writer.js";
+import { walkTensors } from "../ir/traverse.js";
 import { printModel } from "../text/print.js";
 import { writeFilesAtomic } from "./atomic.js";
 import {
@@ -82,6 +83,8 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): S
   const outDir = dirname(resolve(path));
   const explicit = opts.externalData;
   const dataName = explicit?.location ?? `${basename(path)}.data`;
+  if (dataName.trim() === "")
+    throw new OnnxError("E_USAGE", "the external data file needs a name, not ''", path);
   if (dataName.includes("/") || dataName.includes(sep) || dataName === ".." || dataName === ".")
     throw new OnnxError(
       "E_USAGE",
@@ -101,22 +104,25 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): S
       `external data file '${dataName}' would overwrite the input (use --force to allow)`,
       path,
     );
-  // A data file already there that tensors refer to is never written over in place: those
-  // tensors are copied into the new one (their file stays open, so they read what was there).
-  const rewrites = (t: Tensor) => {
+  // A data file that tensors are read from is never written (io/tensor-files.ts): those the
+  // loaders opened are noted; the output's own external tensors that none opened are added here.
+  const readFrom: string[] = [];
+  for (const t of walkTensors(model)) {
+    if (t.data.kind !== "external") continue;
     try {
-      return samePath(externalFile(t), dataPath);
+      readFrom.push(
+        t.data.range?.source instanceof FileSource ? t.data.range.source.path : externalFile(t),
+      );
     } catch {
-      return false;
+      /* a location refused: the placement names it */
     }
-  };
+  }
   const place: PlaceOptions = {
     dataName,
     ...(explicit ? { external: true } : {}),
     ...(opts.inlineData ? { inline: true } : {}),
     threshold: explicit?.threshold ?? opts.sizeThreshold ?? DEFAULT_THRESHOLD,
-    keeps: (t) =>
-      t.data.kind === "external" && resolve(t.data.baseDir ?? outDir) === outDir && !rewrites(t),
+    keeps: (t) => t.data.kind === "external" && resolve(t.data.baseDir ?? outDir) === outDir,
     ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
   };
 
@@ -127,27 +133,33 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): S
       initializers: opts.initializers ?? true,
       ...(layout ? { tensorHook: layout.hook } : {}),
     });
-    writeFilesAtomic([
-      { path: dataPath, optional: true, write: (fd) => writeData(fd, layout) },
-      { path, write: (fd) => writeAll(fd, Buffer.from(text, "utf8")) },
-    ]);
+    writeFilesAtomic(
+      [
+        { path: dataPath, optional: true, write: (fd) => writeData(fd, layout) },
+        { path, write: (fd) => writeAll(fd, Buffer.from(text, "utf8")) },
+      ],
+      readFrom,
+    );
     return report(layout, dataPath, Buffer.byteLength(text, "utf8"));
   }
 
   // Encoded while the data file's temporary file is open (made whether or not a tensor goes to
   // it): an error or Ctrl-C during the encoding then removes it, and nothing else was touched.
   let placed: Placed | undefined;
-  writeFilesAtomic([
-    {
-      path: dataPath,
-      optional: true,
-      write: (fd) => {
-        placed = placeModel(model, place, path);
-        return writeData(fd, placed.layout);
+  writeFilesAtomic(
+    [
+      {
+        path: dataPath,
+        optional: true,
+        write: (fd) => {
+          placed = placeModel(model, place, path);
+          return writeData(fd, placed.layout);
+        },
       },
-    },
-    { path, write: (fd) => writePieces(fd, placed!.pieces) },
-  ]);
+      { path, write: (fd) => writePieces(fd, placed!.pieces) },
+    ],
+    readFrom,
+  );
   return report(placed!.layout, dataPath, placed!.size);
 }
 
