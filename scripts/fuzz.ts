@@ -8,6 +8,10 @@
 //
 // `--generator functions`: models with a malformed local function (scripts/fuzz/functions.ts)
 // instead of mutated ones; exit 2 then counts as refused.
+// `--generator collisions|swaps|tiny`: data-file cases (scripts/fuzz/datafiles.ts), each with the
+// command it runs (any --command): outputs named after a data file, data files swapped for links,
+// FIFOs or folders, thousands of tiny external tensors; a file changed besides the named outputs,
+// the file outside the folder reaching an output, or a padded data file is a crash.
 // Options: --case I (run case I only), --from I / --to J (cases I..J-1 of the --count, so a long
 // campaign runs in parts whose counts add up; without a terminal a progress line every 100 cases
 // and each finding as it comes go to stderr), --jobs K (worker processes, default 2), --timeout MS (per
@@ -31,7 +35,7 @@ const program = new Command()
       "--generator <g>",
       "inputs: mutated corpus models, function-call bombs (expand), or malformed local functions",
     )
-      .choices(["mutate", "bombs", "functions"])
+      .choices(["mutate", "bombs", "functions", "collisions", "swaps", "tiny"])
       .default("mutate"),
   )
   .option("--count <n>", "number of mutated inputs", "1000")
@@ -99,7 +103,7 @@ async function fuzzCommand(): Promise<void> {
     from,
     to,
     jobs: Number(o.jobs),
-    generator: o.generator as "mutate" | "bombs" | "functions",
+    generator: o.generator as "mutate" | "bombs" | "functions" | "collisions" | "swaps" | "tiny",
     timeoutMs: Number(o.timeout ?? 10000),
     rssLimit: Number(o.rssMb) * 2 ** 20,
     onCase: (done, total, s, finding) => {

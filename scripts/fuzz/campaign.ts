@@ -25,6 +25,7 @@ import { loadModel } from "../../src/io/files.js";
 import { printModel } from "../../src/text/print.js";
 import { bombOptions, bombText, randomBomb } from "./bombs.js";
 import { malformedFunctionModel } from "./functions.js";
+import { DATA_FAMILIES, dataFileCase, type DataCase, type DataFamily } from "./datafiles.js";
 import { BINARY_MUTATIONS, mutateBinary, mutateText } from "./mutate.js";
 import { judgeOutput, pickOutputKind, prepareOutput, type OutputKind } from "./paths.js";
 
@@ -52,7 +53,7 @@ export interface CampaignOptions {
    * (bombs.ts: local functions that multiply nodes when inlined, with random limits), or models
    * with a malformed local function (functions.ts).
    */
-  generator?: "mutate" | "bombs" | "functions";
+  generator?: "mutate" | "bombs" | "functions" | DataFamily;
   /** Where failing cases are copied (default: a folder under the system temp dir). */
   keepDir?: string;
   onCase?: (done: number, total: number, summary: CampaignSummary, finding?: Finding) => void;
@@ -353,7 +354,17 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
       let mutation: string;
       let file: string;
       let extra: string[] = [];
-      if (opts.generator === "bombs") {
+      let dataCase: DataCase | undefined;
+      if (DATA_FAMILIES.includes(opts.generator as DataFamily)) {
+        dataCase = await dataFileCase(
+          opts.generator as DataFamily,
+          rng,
+          join(dir, "case"),
+          join(dir, "outside"),
+        );
+        mutation = dataCase.mutation;
+        file = dataCase.file;
+      } else if (opts.generator === "bombs") {
         const shape = randomBomb(rng);
         extra = bombOptions(rng, shape);
         mutation = `bomb ${JSON.stringify(shape)}${extra.length ? ` ${extra.join(" ")}` : ""}`;
@@ -377,13 +388,12 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
         file = join(dir, "case.onnx");
         writeFileSync(file, mutateBinary(src.binary, other.binary, kind, rng));
       }
-      const args = [
-        ...commandArgs(opts.command, file, src, rng, hasMaxMemory, runBudget),
-        ...extra,
-      ];
+      const args = dataCase
+        ? dataCase.args
+        : [...commandArgs(opts.command, file, src, rng, hasMaxMemory, runBudget), ...extra];
       // Commands that write a model meet, one time in three, something special at the output.
       const outPath = join(dir, "out.onnx");
-      const writes = args.includes("-o");
+      const writes = args.includes("-o") && !dataCase;
       let outKind: OutputKind = "none";
       if (writes) {
         outKind = prepareOutput(dir, outPath, pickOutputKind(rng));
@@ -398,6 +408,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
         summary.exitCodes[r.reply.code] = (summary.exitCodes[r.reply.code] ?? 0) + 1;
         const bad =
           judge(r.reply) ??
+          dataCase?.judge(r.reply.code) ??
           (writes ? judgeOutput(dir, outPath, outKind, r.reply.code) : undefined) ??
           (opts.generator === "functions" && r.reply.code === 0 && outKind === "none"
             ? invalidOutput(outPath)

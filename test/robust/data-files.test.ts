@@ -9,14 +9,17 @@ import {
   mkdtempSync,
   readFileSync,
   readdirSync,
+  renameSync,
   statSync,
   symlinkSync,
+  unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { serveInspector } from "../../src/cli/server.js";
 import { loadModel, saveModel } from "../../src/io/files.js";
 import { Tensor } from "../../src/ir/tensor.js";
 import { DataType, type Model } from "../../src/ir/types.js";
@@ -283,4 +286,38 @@ describe("data-file flags and locations", () => {
       /--external-data needs a file name beside the output, not ''/,
     );
   }, 120_000);
+});
+
+describe("inspect serves the files it checked, never a swap", () => {
+  it("a data file replaced by a symbolic link to a file outside while it runs is refused", async () => {
+    const d = tmp();
+    const outside = tmp();
+    const file = modelWithData(d);
+    writeFileSync(join(outside, "secret.txt"), "secret\n");
+    const { server, url } = await serveInspector({ model: file });
+    try {
+      const get = (p: string) =>
+        fetch(new URL(p, url), { headers: { "sec-fetch-site": "same-origin" } });
+      const first = await get("preload/1");
+      expect(first.status).toBe(200);
+      expect(Buffer.from(await first.arrayBuffer())).toEqual(readFileSync(join(d, "data.bin")));
+      // Swapped for a link out of the folder: refused, and the secret never sent.
+      renameSync(join(d, "data.bin"), join(d, "old.bin"));
+      symlinkSync(join(outside, "secret.txt"), join(d, "data.bin"));
+      const swapped = await get("preload/1");
+      expect(swapped.status).toBe(410);
+      expect(await swapped.text()).not.toContain("secret");
+      // Swapped for another regular file: refused too (not the file checked at start).
+      unlinkSync(join(d, "data.bin"));
+      writeFileSync(join(d, "data.bin"), "other");
+      expect((await get("preload/1")).status).toBe(410);
+      // The model itself replaced by a link: refused.
+      renameSync(file, join(d, "model.old"));
+      symlinkSync(join(outside, "secret.txt"), file);
+      expect((await get("preload")).status).toBe(410);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  }, 60_000);
 });
