@@ -19,6 +19,7 @@ import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { checkModel } from "../../src/check/index.js";
 import { serveInspector } from "../../src/cli/server.js";
 import { loadModel, saveModel } from "../../src/io/files.js";
 import { Tensor } from "../../src/ir/tensor.js";
@@ -253,6 +254,18 @@ describe("data-file flags and locations", () => {
     expect(() => loadModel(file)).toThrow(
       /is 100000000000000000000000 bytes long, but float\[1024\] takes 4096$/,
     );
+  });
+
+  it("an axis past 2^53 is named by its own value, not a rounded or saturated one", () => {
+    for (const axis of ["9007199254740993", "-9223372036854775807"]) {
+      const m = parseModelText(`<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3] x) => (float[2,3] y) {
+  y = Softmax <axis = ${axis}> (x)
+}
+`);
+      const r = checkModel(m);
+      expect(r.problems.map((p) => p.message).join("\n")).toContain(`axis ${axis} is out of range`);
+    }
   });
 
   it("more data files than the descriptor limit: the cause is named", () => {
