@@ -12,6 +12,7 @@ import {
   renameSync,
   statSync,
   symlinkSync,
+  truncateSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -334,3 +335,99 @@ describe("inspect serves the files it checked, never a swap", () => {
     }
   }, 60_000);
 });
+
+describe("copying data files into a new folder", () => {
+  /** model.onnx in `dir` with float tensors of `sizes` elements at consecutive offsets of data.bin. */
+  function modelOver(dir: string, sizes: number[], fill: (i: number) => number): string {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 13]>
+g (float[1] x) => (float[1] y) {
+  y = Identity (x)
+}
+`);
+    let offset = 0;
+    const parts: Uint8Array[] = [];
+    sizes.forEach((n, k) => {
+      const f = new Float32Array(n).map((_, i) => fill(i + k));
+      parts.push(new Uint8Array(f.buffer));
+      m.graph.initializers.push(
+        new Tensor(
+          DataType.FLOAT,
+          [n],
+          {
+            kind: "external",
+            entries: [
+              ["location", "data.bin"],
+              ["offset", String(offset)],
+              ["length", String(n * 4)],
+            ],
+          },
+          `w${k}`,
+        ),
+      );
+      offset += n * 4;
+    });
+    writeFileSync(join(dir, "data.bin"), Buffer.concat(parts));
+    const file = join(dir, "model.onnx");
+    saveModel(m, file);
+    return file;
+  }
+
+  const offsets = (m: Model) =>
+    m.graph.initializers.map((t) =>
+      t.data.kind === "external" ? new Map(t.data.entries).get("offset") : undefined,
+    );
+
+  it("a data file whose tensors all go along is copied whole, each tensor at its own offset", () => {
+    const d = tmp();
+    const out = tmp();
+    // 3,000 bytes, then 1 MiB + 4 bytes: a copy by tensors would align the second to 4 KiB.
+    const file = modelOver(d, [750, (1 << 18) + 1], (i) => Math.sin(i) + 2);
+    const input = loadModel(file);
+    saveModel(input, join(out, "m.onnx"));
+    // (Buffer.compare: toEqual walks a megabyte element by element.)
+    const same = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0;
+    expect(same(readFileSync(join(out, "m.onnx.data")), readFileSync(join(d, "data.bin")))).toBe(
+      true,
+    );
+    const copy = loadModel(join(out, "m.onnx"));
+    expect(offsets(copy)).toEqual(["0", "3000"]);
+    for (const [i, t] of copy.graph.initializers.entries())
+      expect(same(t.rawBytes(), input.graph.initializers[i]!.rawBytes())).toBe(true);
+  });
+
+  it("a file the output keeps less than 90% of is copied by tensors; a sparse one keeps its holes", () => {
+    const d = tmp();
+    const out = tmp();
+    const file = modelOver(d, [1 << 18, 1 << 18], (i) => i + 1);
+    const input = loadModel(file);
+    // Only w1 goes along (w0 dropped): 50% of the file.
+    input.graph.initializers.shift();
+    saveModel(input, join(out, "m.onnx"));
+    expect(statSync(join(out, "m.onnx.data")).size).toBe(1 << 20);
+    expect(offsets(loadModel(join(out, "m.onnx")))).toEqual(["0"]);
+    // A sparse data file of 64 MiB of zeros: copied a chunk at a time, holes skipped.
+    const e = tmp();
+    const f2 = modelOver(e, [1], () => 0);
+    const m2 = loadModel(f2);
+    truncateSync(join(e, "data.bin"), 64 << 20);
+    const big = new Tensor(
+      DataType.FLOAT,
+      [16 << 20],
+      { kind: "external", entries: [["location", "data.bin"]] },
+      "big",
+    );
+    big.data = { ...big.data, baseDir: e } as typeof big.data;
+    m2.graph.initializers = [big];
+    const o2 = tmp();
+    saveModel(loadModel(saveAndPath(m2, e)), join(o2, "m.onnx"));
+    const st = statSync(join(o2, "m.onnx.data"));
+    expect(st.size).toBe(64 << 20);
+    expect(st.blocks * 512).toBeLessThan(1 << 20);
+  });
+});
+
+function saveAndPath(m: Model, dir: string): string {
+  const p = join(dir, "sparse.onnx");
+  saveModel(m, p);
+  return p;
+}
