@@ -1,6 +1,8 @@
 // Models of any size, whole process, side by side with onnx_ir 1.x (memory-mapped load + save)
 // in one run. Three decoder-like opset-13 models (scripts/large-models.ts):
 //
+//   real-1G    1 GiB of float32 weights of real random bytes in one external data file (copied
+//              whole by the kernel into a new folder: io/save.ts);
 //   real-3G    3 GiB of float32 weights of real random bytes in 3 external data files;
 //   sparse-20G 20 GiB of weights in 3 sparse files (holes: zeros that cost no disk; copied, the
 //              output stays sparse, so this one measures memory, not speed);
@@ -13,11 +15,12 @@
 // and `onnx.checker.check_model(path)`), and for real-3G run on onnxruntime-node beside the
 // original on the same input (largest difference printed).
 //
-//   npx tsx bench/large.ts [--repeat N] [--only real-3G,sparse-20G,inline-1.9G] [--dir DIR]
+//   npx tsx bench/large.ts [--repeat N] [--only real-1G,real-3G,sparse-20G,inline-1.9G] [--dir DIR]
 //
 // DIR (default: a folder under the system's temp folder) must have ~15 GB free. The targets
 // (issue 27): peak RSS <= 400 MB everywhere, 3 -> 20 GiB adding <= 10%; into the model's own
-// folder <= 1 s; into a new folder <= 1.5x onnx_ir's load + save and >= 1 GB/s of tensor data.
+// folder <= 1 s; into a new folder >= 1 GB/s of tensor data and (issue 40) at most onnx_ir's
+// load + save.
 
 import { spawnSync } from "node:child_process";
 import {
@@ -82,6 +85,7 @@ console.log(
 console.log(`folder ${dir}; file system: ${fsInfo}`);
 
 const MODELS: Record<string, LargeModelOptions> = {
+  "real-1G": { hidden: 4096, layers: 16, files: 1, fill: "random" },
   "real-3G": { hidden: 4096, layers: 48, files: 3, fill: "random" },
   "sparse-20G": { hidden: 8192, layers: 80, files: 3, fill: "sparse" },
   "inline-1.9G": { hidden: 4096, layers: 28, files: 0, fill: "random" },
@@ -177,7 +181,7 @@ for (const [name, o] of Object.entries(MODELS)) {
     if (theirs.length) {
       const t = summary(theirs);
       const ratio = r.ms / t.ms;
-      line += `; onnx_ir load + save ${fmt(t)}; ours/onnx_ir ${ratio.toFixed(2)} ${o.fill === "sparse" ? "(memory case: one run each)" : `${verdict(ratio <= 1.5)} (target <= 1.5)`}`;
+      line += `; onnx_ir load + save ${fmt(t)}; ours/onnx_ir ${ratio.toFixed(2)} ${o.fill === "sparse" ? "(memory case: one run each)" : `${verdict(ratio <= 1.0)} (target <= 1.0)`}`;
     }
     console.log(line);
     // Kept for the checks below, under a name of its own.
@@ -196,7 +200,7 @@ for (const [name, o] of Object.entries(MODELS)) {
       `  ONNX ${py.version} loads and checks ${n} of ${outs.length} outputs by path${c.status === 0 ? "" : `: ${c.stderr.trim().split("\n").pop()}`}`,
     );
   }
-  if (name === "real-3G") onnxruntimeSame(o.hidden, model, outs);
+  if (name.startsWith("real-")) onnxruntimeSame(o.hidden, model, outs);
   for (const f of readdirSync(dir))
     if (f.startsWith(`${name}-`)) rmSync(join(dir, f), { recursive: true, force: true });
   rmSync(mdir, { recursive: true, force: true });

@@ -12,6 +12,10 @@
 // scripts/fuzz/hostile.ts (malformed tensors and bool bytes, profile and op-list files, names of
 // Object.prototype's members, call-count bombs for run, contrib attributes); each case picks its
 // own command line, --command is only its label.
+// `--generator collisions|swaps|tiny`: data-file cases (scripts/fuzz/datafiles.ts), each with the
+// command it runs (any --command): outputs named after a data file, data files swapped for links,
+// FIFOs or folders, thousands of tiny external tensors; a file changed besides the named outputs,
+// the file outside the folder reaching an output, or a padded data file is a crash.
 // Options: --case I (run case I only), --from I / --to J (cases I..J-1 of the --count, so a long
 // campaign runs in parts whose counts add up; without a terminal a progress line every 100 cases
 // and each finding as it comes go to stderr), --jobs K (worker processes, default 2), --timeout MS (per
@@ -22,6 +26,7 @@
 import { Command, Option } from "commander";
 import { SingleBar, Presets } from "cli-progress";
 import { COMMANDS, runCampaign, type FuzzCommand } from "./fuzz/campaign.js";
+import { DATA_FAMILIES, type DataFamily } from "./fuzz/datafiles.js";
 import { HOSTILE_FAMILIES, type HostileFamily } from "./fuzz/hostile.js";
 import { runRequestCampaign } from "./fuzz/requests.js";
 
@@ -36,7 +41,7 @@ const program = new Command()
       "--generator <g>",
       "inputs: mutated corpus models, function-call bombs (expand), or malformed local functions",
     )
-      .choices(["mutate", "bombs", "functions", ...HOSTILE_FAMILIES])
+      .choices(["mutate", "bombs", "functions", ...HOSTILE_FAMILIES, ...DATA_FAMILIES])
       .default("mutate"),
   )
   .option("--count <n>", "number of mutated inputs", "1000")
@@ -104,7 +109,7 @@ async function fuzzCommand(): Promise<void> {
     from,
     to,
     jobs: Number(o.jobs),
-    generator: o.generator as "mutate" | "bombs" | "functions" | HostileFamily,
+    generator: o.generator as "mutate" | "bombs" | "functions" | HostileFamily | DataFamily,
     timeoutMs: Number(o.timeout ?? 10000),
     rssLimit: Number(o.rssMb) * 2 ** 20,
     onCase: (done, total, s, finding) => {

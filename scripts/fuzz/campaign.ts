@@ -26,6 +26,7 @@ import { printModel } from "../../src/text/print.js";
 import { bombOptions, bombText, randomBomb } from "./bombs.js";
 import { malformedFunctionModel } from "./functions.js";
 import { hostileCase, HOSTILE_FAMILIES, type HostileFamily } from "./hostile.js";
+import { DATA_FAMILIES, dataFileCase, type DataCase, type DataFamily } from "./datafiles.js";
 import { BINARY_MUTATIONS, mutateBinary, mutateText } from "./mutate.js";
 import { judgeOutput, pickOutputKind, prepareOutput, type OutputKind } from "./paths.js";
 
@@ -53,7 +54,7 @@ export interface CampaignOptions {
    * (bombs.ts: local functions that multiply nodes when inlined, with random limits), or models
    * with a malformed local function (functions.ts).
    */
-  generator?: "mutate" | "bombs" | "functions" | HostileFamily;
+  generator?: "mutate" | "bombs" | "functions" | HostileFamily | DataFamily;
   /** Where failing cases are copied (default: a folder under the system temp dir). */
   keepDir?: string;
   onCase?: (done: number, total: number, summary: CampaignSummary, finding?: Finding) => void;
@@ -355,12 +356,22 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
       let file: string;
       let extra: string[] = [];
       let own: string[] | undefined;
+      let dataCase: DataCase | undefined;
       if (HOSTILE_FAMILIES.includes(opts.generator as HostileFamily)) {
         // The family chooses the command line too (run, check, lower, ... as the case needs).
         const c = hostileCase(opts.generator as HostileFamily, rng, dir);
         mutation = c.kind;
         file = c.file;
         own = c.args;
+      } else if (DATA_FAMILIES.includes(opts.generator as DataFamily)) {
+        dataCase = await dataFileCase(
+          opts.generator as DataFamily,
+          rng,
+          join(dir, "case"),
+          join(dir, "outside"),
+        );
+        mutation = dataCase.mutation;
+        file = dataCase.file;
       } else if (opts.generator === "bombs") {
         const shape = randomBomb(rng);
         extra = bombOptions(rng, shape);
@@ -385,13 +396,14 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
         file = join(dir, "case.onnx");
         writeFileSync(file, mutateBinary(src.binary, other.binary, kind, rng));
       }
-      const args = own ?? [
-        ...commandArgs(opts.command, file, src, rng, hasMaxMemory, runBudget),
-        ...extra,
-      ];
+      const args =
+        own ??
+        (dataCase
+          ? dataCase.args
+          : [...commandArgs(opts.command, file, src, rng, hasMaxMemory, runBudget), ...extra]);
       // Commands that write a model meet, one time in three, something special at the output.
       const outPath = join(dir, "out.onnx");
-      const writes = args.includes("-o");
+      const writes = args.includes("-o") && !dataCase;
       let outKind: OutputKind = "none";
       if (writes) {
         outKind = prepareOutput(dir, outPath, pickOutputKind(rng));
@@ -406,6 +418,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
         summary.exitCodes[r.reply.code] = (summary.exitCodes[r.reply.code] ?? 0) + 1;
         const bad =
           judge(r.reply) ??
+          dataCase?.judge(r.reply.code) ??
           (writes ? judgeOutput(dir, outPath, outKind, r.reply.code) : undefined) ??
           (opts.generator === "functions" && r.reply.code === 0 && outKind === "none"
             ? invalidOutput(outPath)

@@ -31,6 +31,11 @@ export function withDataOptions(cmd: Command): Command {
 export function dataOptions(
   opts: DataFlags,
 ): Pick<SaveOptions, "externalData" | "inlineData" | "sizeThreshold"> {
+  if (opts.externalData !== undefined && opts.externalData.trim() === "")
+    throw new OnnxError(
+      "E_USAGE",
+      `--external-data needs a file name beside the output, not '${opts.externalData}'`,
+    );
   if (opts.inlineData && opts.externalData)
     throw new OnnxError("E_USAGE", "give --inline-data or --external-data, not both");
   const threshold =

@@ -4,7 +4,18 @@
 // Origin or Sec-Fetch-Site, a method other than GET/HEAD, a path that is not one of the page's
 // files) is refused with a 4xx status and a one-line text body; no request can end the server.
 
-import { createReadStream, existsSync, readFileSync, statSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { basename, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -145,6 +156,9 @@ export function serveInspector(
       else res.destroy();
     }
   });
+  server.on("close", () => {
+    if (preload) closeServed(preload);
+  });
   // Slow or silent clients are cut off rather than held.
   server.headersTimeout = 10_000;
   server.requestTimeout = 15_000;
@@ -189,22 +203,68 @@ function send(
 
 /**
  * The preloaded model and the data files its external tensors name (checked as any command
- * checks them: inside the model's folder, regular files), served as /preload and /preload/<i>,
- * each streamed from disk when asked for.
+ * checks them: inside the model's folder, regular files), served as /preload and /preload/<i>.
+ * Each is opened once, at start, and served from that descriptor; each request first checks that
+ * the path still names that same regular file (lstat: no symbolic link swapped in, the same device
+ * and inode) and refuses it otherwise, so a file replaced while the server runs is never served,
+ * whatever it now points to.
  */
-type Preload = { name: string; path: string }[];
+interface Served {
+  name: string;
+  path: string;
+  fd: number;
+  dev: number;
+  ino: number;
+}
+type Preload = Served[];
+
+function openServed(name: string, path: string): Served {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const st = fstatSync(fd);
+  if (!st.isFile()) {
+    closeSync(fd);
+    throw new OnnxError("E_IO", "not a regular file", path);
+  }
+  return { name, path, fd, dev: st.dev, ino: st.ino };
+}
 
 function preloadFiles(model: string): Preload {
-  const files: Preload = [{ name: basename(model), path: model }];
-  const seen = new Set<string>();
-  for (const t of walkTensors(loadModel(model))) {
-    if (t.data.kind !== "external") continue;
-    const loc = externalEntry(t, "location") ?? "";
-    if (seen.has(loc)) continue;
-    seen.add(loc);
-    files.push({ name: loc, path: externalFile(t, model) });
+  const files: Preload = [];
+  try {
+    files.push(openServed(basename(model), realpathSync.native(model)));
+    const seen = new Set<string>();
+    for (const t of walkTensors(loadModel(model))) {
+      if (t.data.kind !== "external") continue;
+      const loc = externalEntry(t, "location") ?? "";
+      if (seen.has(loc)) continue;
+      seen.add(loc);
+      files.push(openServed(loc, externalFile(t, model)));
+    }
+  } catch (e) {
+    closeServed(files);
+    throw e;
   }
   return files;
+}
+
+function closeServed(files: Preload): void {
+  for (const f of files)
+    try {
+      closeSync(f.fd);
+    } catch {
+      /* closed already */
+    }
+}
+
+/** The size of a served file if its path still names the file opened at start, else undefined. */
+function stillServed(f: Served): number | undefined {
+  try {
+    const l = lstatSync(f.path);
+    if (!l.isFile() || l.dev !== f.dev || l.ino !== f.ino) return undefined;
+    return fstatSync(f.fd).size;
+  } catch {
+    return undefined;
+  }
 }
 
 function answer(
@@ -231,12 +291,11 @@ function answer(
       send(res, 404, preload ? "no such data file" : "no model given");
       return;
     }
-    // Streamed from disk: a model of gigabytes is never held by the server.
-    let size: number;
-    try {
-      size = statSync(f.path).size;
-    } catch {
-      send(res, 404, "the file is gone");
+    // Streamed from disk (a model of gigabytes is never held by the server), from the descriptor
+    // opened at start, and only while the path still names that file.
+    const size = stillServed(f);
+    if (size === undefined) {
+      send(res, 410, "refused: the file changed on disk since the server started");
       return;
     }
     res.writeHead(200, {
@@ -253,9 +312,9 @@ function answer(
           }
         : {}),
     });
-    if (req.method === "HEAD") res.end();
+    if (req.method === "HEAD" || size === 0) res.end();
     else
-      createReadStream(f.path)
+      createReadStream("", { fd: f.fd, start: 0, end: size - 1, autoClose: false })
         .on("error", () => res.destroy())
         .pipe(res);
     return;

@@ -23,6 +23,7 @@ import {
 } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { OnnxError } from "../errors.js";
+import { tensorFileAt } from "./tensor-files.js";
 
 /** The name of a temporary file, and the pid that owns it. */
 const TEMP_NAME = /^\.oe(\d+)\.[0-9a-z]+\.tmp$/;
@@ -184,6 +185,20 @@ function checkOutputPath(path: string): void {
   }
 }
 
+/**
+ * Refuses to write `path` where it is a file that tensors are read from (io/tensor-files.ts):
+ * named with both files, whatever `--force` says.
+ */
+function checkNotTensorFile(path: string, readFrom: string[]): void {
+  const file = tensorFileAt(path, readFrom);
+  if (file === undefined) return;
+  throw new OnnxError(
+    "E_USAGE",
+    `would write over '${file}', a data file that tensors of the input are read from: refused (choose another output name; --force does not apply)`,
+    path,
+  );
+}
+
 /** Writes through a temporary file in the same folder, renamed into place only when complete. */
 export function writeFileAtomic(path: string, write: (fd: number) => void): void {
   writeFilesAtomic([{ path, write }]);
@@ -203,8 +218,14 @@ export function writeFilesAtomic(
     /** A file that may turn out not to be written: its path is checked only if it is. */
     optional?: boolean;
   }[],
+  /** More files tensors are read from, besides those the loaders noted. */
+  readFrom: string[] = [],
 ): void {
-  for (const { path, optional } of files) if (!optional) checkOutputPath(path);
+  for (const { path, optional } of files)
+    if (!optional) {
+      checkOutputPath(path);
+      checkNotTensorFile(path, readFrom);
+    }
   for (const { path } of files) sweepOnce(dirname(resolve(path)));
   const tmps: string[] = [];
   let current = files[0]?.path;
@@ -232,7 +253,10 @@ export function writeFilesAtomic(
         closeSync(fd);
       }
       if (written === false) discard.add(tmp);
-      else if (optional) checkOutputPath(path);
+      else if (optional) {
+        checkOutputPath(path);
+        checkNotTensorFile(path, readFrom);
+      }
     }
     files.forEach(({ path }, i) => {
       current = path;

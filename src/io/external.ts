@@ -4,19 +4,25 @@
 // it. A loaded model's external tensors are given their range of the data file, opened once per
 // file (io/file-source.ts): their bytes are read only when something needs the values.
 
-import { existsSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { lstatSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { OnnxError } from "../errors.js";
 import type { ByteRange, Tensor } from "../ir/tensor.js";
 import { externalLocation, externalRange } from "./external-range.js";
 import { FileSource } from "./file-source.js";
+import { noteTensorFile } from "./tensor-files.js";
 
 export { externalEntry } from "./external-range.js";
 
-/** The absolute path of a tensor's external data file, refusing locations outside the model's folder. */
+/**
+ * The path of a tensor's external data file, refusing locations outside the model's folder. The
+ * location is appended to the folder as it is written and resolved by the file system (a trailing
+ * '/' or an 'a/../' is what opening the file would make of it, not what a lexical resolve would);
+ * an existing file is named by its real path, the one that is opened.
+ */
 export function externalFile(t: Tensor, where?: string): string {
   if (t.data.kind !== "external") throw new Error("not an external tensor");
-  const loc = externalLocation(t);
+  const loc = externalLocation(t, where);
   const base = t.data.baseDir ?? process.cwd();
   if (loc === "")
     throw new OnnxError(
@@ -24,8 +30,7 @@ export function externalFile(t: Tensor, where?: string): string {
       `tensor '${t.name}' has external data without a location`,
       where,
     );
-  const full = resolve(base, loc);
-  const rel = relative(base, full);
+  const rel = relative(base, resolve(base, loc));
   const escapes = () =>
     new OnnxError(
       "E_MODEL",
@@ -33,16 +38,44 @@ export function externalFile(t: Tensor, where?: string): string {
       where,
     );
   if (isAbsolute(loc) || rel.startsWith("..") || isAbsolute(rel)) throw escapes();
-  if (existsSync(full)) {
-    const realRel = relative(realpathSync(base), realpathSync(full));
-    if (realRel.startsWith("..") || isAbsolute(realRel)) throw escapes();
+  const raw = base.endsWith(sep) ? base + loc : base + sep + loc;
+  let real: string;
+  try {
+    real = realpathSync.native(raw);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return raw; // named "does not exist" by whoever opens it
+    throw new OnnxError(
+      "E_IO",
+      `external data file '${loc}' of tensor '${t.name}' cannot be opened: ${code ?? (e as Error).message}`,
+      where,
+    );
   }
-  return full;
+  const realRel = relative(realpathSync.native(base), real);
+  if (realRel.startsWith("..") || isAbsolute(realRel)) throw escapes();
+  return real;
+}
+
+function sameRegularFile(path: string, s: FileSource): boolean {
+  try {
+    const l = lstatSync(path);
+    return l.isFile() && l.dev === s.dev && l.ino === s.ino;
+  } catch {
+    return false;
+  }
+}
+
+/** Why a data file could not be opened, with the cause's own words for the usual ones. */
+function openFailure(code: string | undefined): string {
+  if (code === "EMFILE" || code === "ENFILE")
+    return `${code}: too many open files (the model names more data files than the process's descriptor limit allows; raise it with ulimit -n)`;
+  return code ?? "unknown cause";
 }
 
 /**
  * The data files of one model, each opened once: a location is checked (inside the folder, a
- * regular file) the first time a tensor names it.
+ * regular file) the first time a tensor names it. Every file opened is noted as one that tensors
+ * are read from (io/tensor-files.ts), so that no write replaces it.
  */
 export class DataFiles {
   private readonly sources = new Map<string, FileSource>();
@@ -50,7 +83,7 @@ export class DataFiles {
   /** The file of a tensor's external data, opened. */
   source(t: Tensor, where?: string): FileSource {
     if (t.data.kind !== "external") throw new Error("not an external tensor");
-    const key = `${t.data.baseDir ?? ""}\0${externalLocation(t)}`;
+    const key = `${t.data.baseDir ?? ""}\0${externalLocation(t, where)}`;
     let s = this.sources.get(key);
     if (s) return s;
     const file = externalFile(t, where);
@@ -73,13 +106,24 @@ export class DataFiles {
       );
     try {
       s = new FileSource(file, loc);
-    } catch {
+    } catch (e) {
+      const cause = e instanceof OnnxError ? /cannot open: (\w+)/.exec(e.message)?.[1] : undefined;
       throw new OnnxError(
         "E_IO",
-        `external data file '${loc}' of tensor '${t.name}' cannot be opened`,
+        `external data file '${loc}' of tensor '${t.name}' cannot be opened: ${openFailure(cause)}`,
         where,
       );
     }
+    // What was opened is what was checked: a regular file at its real path, no link swapped in.
+    if (!sameRegularFile(file, s)) {
+      s.close();
+      throw new OnnxError(
+        "E_IO",
+        `external data file '${loc}' of tensor '${t.name}' was replaced while it was opened`,
+        where,
+      );
+    }
+    noteTensorFile(file, s.dev, s.ino);
     this.sources.set(key, s);
     return s;
   }

@@ -22,6 +22,9 @@ export const fileReads = { count: 0, bytes: 0 };
 export class FileSource implements ByteSource {
   readonly size: number;
   readonly key: string;
+  /** The file's device and inode (which file it is, whatever its path names later). */
+  readonly dev: number;
+  readonly ino: number;
   private fd: number | undefined;
   private readonly token = {};
 
@@ -47,6 +50,8 @@ export class FileSource implements ByteSource {
     }
     this.fd = fd;
     this.size = st.size;
+    this.dev = st.dev;
+    this.ino = st.ino;
     this.key = `file:${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
     closer.register(this, fd, this.token);
   }

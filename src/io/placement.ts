@@ -1,11 +1,11 @@
 // Where each tensor of a model goes when it is written (no file system here: the command line's
 // saveModel and the page's download share it): kept as a reference to the data file it is in,
-// inline, or into the output's data file at a 4 KiB aligned offset; then the model encoded with
+// inline, or into the output's data file (at a 4 KiB aligned offset when of 1 MiB or more); then the model encoded with
 // that placement, its protobuf held under 2 GiB. The rules are docs/semantics.md's "Models of
 // any size"; io/save.ts writes the result.
 
 import { OnnxError } from "../errors.js";
-import { Tensor, type ByteRange } from "../ir/tensor.js";
+import { Tensor, type ByteRange, type ByteSource } from "../ir/tensor.js";
 import { walkTensors } from "../ir/traverse.js";
 import type { Model } from "../ir/types.js";
 import type { Piece } from "../proto/writer.js";
@@ -15,7 +15,10 @@ import { encodeModelPieces } from "./encode.js";
 export const PROTOBUF_LIMIT = 2147483647;
 /** ONNX's default threshold for tensors written to external data. */
 export const DEFAULT_THRESHOLD = 1024;
+/** Tensors of ALIGN_FROM bytes or more start at a multiple of ALIGN (a page: mapped in place). */
 const ALIGN = 4096;
+/** Smaller ones are packed one after the other: aligning them would pad a byte to 4 KiB. */
+export const ALIGN_FROM = 1 << 20;
 
 export interface PlaceOptions {
   /** The output's data file (a plain name beside it). */
@@ -30,12 +33,27 @@ export interface PlaceOptions {
   keeps: (t: Tensor) => boolean;
   /** The size limit of one protobuf (default: protobuf's). */
   limit?: number;
+  /**
+   * Whether a source can be copied whole into the data file by the writer (the kernel copies a
+   * file faster than any loop of reads and writes); absent: never.
+   */
+  copiesWhole?: (s: ByteSource) => boolean;
 }
+
+/**
+ * A source copied whole to the start of the data file, its tensors at their own offsets: one
+ * whose tensors going to the data file cover at least this share of it (so that the data file
+ * holds little that no tensor needs) and at least COPY_WHOLE_FROM bytes.
+ */
+const COPY_WHOLE_SHARE = 0.9;
+const COPY_WHOLE_FROM = 1 << 20;
 
 /** An item of the data file: bytes in memory or a range, at an offset. */
 export interface DataItem {
   at: number;
   bytes: Uint8Array | ByteRange;
+  /** The item is a whole source (at 0), copied by the kernel. */
+  whole?: boolean;
 }
 
 type Placement = "keep" | "inline" | "data";
@@ -50,7 +68,17 @@ export class Layout {
   constructor(
     private readonly dataName: string,
     private readonly place: (t: Tensor) => Placement,
-  ) {}
+    private readonly whole?: ByteSource,
+  ) {
+    if (whole) {
+      this.items.push({
+        at: 0,
+        bytes: { source: whole, offset: 0, length: whole.size },
+        whole: true,
+      });
+      this.size = whole.size;
+    }
+  }
 
   get dataBytes(): number {
     return this.size;
@@ -88,9 +116,14 @@ export class Layout {
             "E_IO",
             `tensor '${t.name}' has external data that was never found, so it cannot be copied`,
           );
-        const at = Math.ceil(this.size / ALIGN) * ALIGN;
-        this.items.push({ at, bytes });
-        this.size = at + bytes.length;
+        let at: number;
+        if (this.whole && !(bytes instanceof Uint8Array) && bytes.source === this.whole) {
+          at = bytes.offset; // in the copy of its whole file, where it was
+        } else {
+          at = bytes.length >= ALIGN_FROM ? Math.ceil(this.size / ALIGN) * ALIGN : this.size;
+          this.items.push({ at, bytes });
+          this.size = at + bytes.length;
+        }
         return withData(t, {
           kind: "external",
           entries: [
@@ -160,7 +193,11 @@ export function placeModel(model: Model, o: PlaceOptions, where?: string): Place
   const limit = o.limit ?? PROTOBUF_LIMIT;
   // A model whose tensors are all inline and in memory is encoded as before, with no hook.
   const plain = !hasExternal && !hasStored && !o.external;
-  let layout = new Layout(o.dataName, rule(o, hasExternal));
+  let layout = new Layout(
+    o.dataName,
+    rule(o, hasExternal),
+    wholeSource(tensors, o, rule(o, hasExternal)),
+  );
   let pieces = encodeModelPieces(model, plain ? {} : { tensorHook: layout.hook });
   let size = totalLength(pieces);
   if (size > limit && !o.external) {
@@ -171,7 +208,7 @@ export function placeModel(model: Model, o: PlaceOptions, where?: string): Place
         where,
       );
     // Past the limit: every large tensor not kept goes to the data file.
-    layout = new Layout(o.dataName, rule(o, true));
+    layout = new Layout(o.dataName, rule(o, true), wholeSource(tensors, o, rule(o, true)));
     pieces = encodeModelPieces(model, { tensorHook: layout.hook });
     size = totalLength(pieces);
   }
@@ -182,6 +219,45 @@ export function placeModel(model: Model, o: PlaceOptions, where?: string): Place
       where,
     );
   return { pieces, size, layout };
+}
+
+/**
+ * The source to copy whole into the data file, if any: the one whose ranges going there cover
+ * the most of it, when they cover at least COPY_WHOLE_SHARE of a source the writer can copy.
+ */
+function wholeSource(
+  tensors: Tensor[],
+  o: PlaceOptions,
+  place: (t: Tensor) => Placement,
+): ByteSource | undefined {
+  if (!o.copiesWhole) return undefined;
+  const ranges = new Map<ByteSource, [number, number][]>();
+  for (const t of tensors) {
+    const d = t.data;
+    const r = d.kind === "lazy" || d.kind === "external" ? d.range : undefined;
+    if (!r || r.length === 0 || place(t) !== "data") continue;
+    let list = ranges.get(r.source);
+    if (!list) ranges.set(r.source, (list = []));
+    list.push([r.offset, r.offset + r.length]);
+  }
+  let best: ByteSource | undefined;
+  let bestCovered = 0;
+  for (const [source, list] of ranges) {
+    if (source.size < COPY_WHOLE_FROM || !o.copiesWhole(source)) continue;
+    list.sort((a, b) => a[0] - b[0]);
+    let covered = 0;
+    let end = 0;
+    for (const [a, b] of list) {
+      if (b <= end) continue;
+      covered += b - Math.max(a, end);
+      end = b;
+    }
+    if (covered >= COPY_WHOLE_SHARE * source.size && covered > bestCovered) {
+      best = source;
+      bestCovered = covered;
+    }
+  }
+  return best;
 }
 
 function totalLength(pieces: Piece[]): number {

@@ -3,12 +3,22 @@
 // and its data file written together, atomically, with tensor bytes streamed from wherever they
 // are (memory, a range of the input file, a data file) to the output in chunks.
 
-import { ftruncateSync, statSync, writeSync } from "node:fs";
+import {
+  constants,
+  copyFileSync,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  ftruncateSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { OnnxError } from "../errors.js";
-import { Tensor, type ByteRange } from "../ir/tensor.js";
+import { Tensor, type ByteRange, type ByteSource } from "../ir/tensor.js";
 import type { Model } from "../ir/types.js";
 import { isRangePiece, type Piece } from "../proto/writer.js";
+import { walkTensors } from "../ir/traverse.js";
 import { printModel } from "../text/print.js";
 import { writeFilesAtomic } from "./atomic.js";
 import {
@@ -82,6 +92,8 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): S
   const outDir = dirname(resolve(path));
   const explicit = opts.externalData;
   const dataName = explicit?.location ?? `${basename(path)}.data`;
+  if (dataName.trim() === "")
+    throw new OnnxError("E_USAGE", "the external data file needs a name, not ''", path);
   if (dataName.includes("/") || dataName.includes(sep) || dataName === ".." || dataName === ".")
     throw new OnnxError(
       "E_USAGE",
@@ -101,23 +113,27 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): S
       `external data file '${dataName}' would overwrite the input (use --force to allow)`,
       path,
     );
-  // A data file already there that tensors refer to is never written over in place: those
-  // tensors are copied into the new one (their file stays open, so they read what was there).
-  const rewrites = (t: Tensor) => {
+  // A data file that tensors are read from is never written (io/tensor-files.ts): those the
+  // loaders opened are noted; the output's own external tensors that none opened are added here.
+  const readFrom: string[] = [];
+  for (const t of walkTensors(model)) {
+    if (t.data.kind !== "external") continue;
     try {
-      return samePath(externalFile(t), dataPath);
+      readFrom.push(
+        t.data.range?.source instanceof FileSource ? t.data.range.source.path : externalFile(t),
+      );
     } catch {
-      return false;
+      /* a location refused: the placement names it */
     }
-  };
+  }
   const place: PlaceOptions = {
     dataName,
     ...(explicit ? { external: true } : {}),
     ...(opts.inlineData ? { inline: true } : {}),
     threshold: explicit?.threshold ?? opts.sizeThreshold ?? DEFAULT_THRESHOLD,
-    keeps: (t) =>
-      t.data.kind === "external" && resolve(t.data.baseDir ?? outDir) === outDir && !rewrites(t),
+    keeps: (t) => t.data.kind === "external" && resolve(t.data.baseDir ?? outDir) === outDir,
     ...(opts.limit !== undefined ? { limit: opts.limit } : {}),
+    copiesWhole,
   };
 
   if (isTextPath(path)) {
@@ -127,27 +143,33 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): S
       initializers: opts.initializers ?? true,
       ...(layout ? { tensorHook: layout.hook } : {}),
     });
-    writeFilesAtomic([
-      { path: dataPath, optional: true, write: (fd) => writeData(fd, layout) },
-      { path, write: (fd) => writeAll(fd, Buffer.from(text, "utf8")) },
-    ]);
+    writeFilesAtomic(
+      [
+        { path: dataPath, optional: true, write: (fd) => writeData(fd, layout) },
+        { path, write: (fd) => writeAll(fd, Buffer.from(text, "utf8")) },
+      ],
+      readFrom,
+    );
     return report(layout, dataPath, Buffer.byteLength(text, "utf8"));
   }
 
   // Encoded while the data file's temporary file is open (made whether or not a tensor goes to
   // it): an error or Ctrl-C during the encoding then removes it, and nothing else was touched.
   let placed: Placed | undefined;
-  writeFilesAtomic([
-    {
-      path: dataPath,
-      optional: true,
-      write: (fd) => {
-        placed = placeModel(model, place, path);
-        return writeData(fd, placed.layout);
+  writeFilesAtomic(
+    [
+      {
+        path: dataPath,
+        optional: true,
+        write: (fd) => {
+          placed = placeModel(model, place, path);
+          return writeData(fd, placed.layout);
+        },
       },
-    },
-    { path, write: (fd) => writePieces(fd, placed!.pieces) },
-  ]);
+      { path, write: (fd) => writePieces(fd, placed!.pieces) },
+    ],
+    readFrom,
+  );
   return report(placed!.layout, dataPath, placed!.size);
 }
 
@@ -167,6 +189,10 @@ function writeData(fd: number, layout: Layout | undefined): false | void {
   if (!layout || layout.items.length === 0) return false;
   const out = new Sink(fd);
   for (const item of layout.items) {
+    if (item.whole) {
+      out.whole((item.bytes as ByteRange).source as FileSource);
+      continue;
+    }
     out.skip(item.at - out.pos); // alignment padding: a hole, read as zeros
     out.piece(item.bytes);
   }
@@ -242,10 +268,54 @@ class Sink {
     }
   }
 
+  /**
+   * A whole file copied to the start of this one by the kernel (a reflink where the file system
+   * has them, else copy_file_range or sendfile: no byte passes through this process), through the
+   * two open descriptors, so that the file copied is the one the model was loaded from.
+   */
+  whole(source: FileSource): void {
+    const mode = fstatSync(this.fd).mode & 0o7777;
+    copyFileSync(
+      `/proc/self/fd/${source.descriptor()}`,
+      `/proc/self/fd/${this.fd}`,
+      constants.COPYFILE_FICLONE,
+    );
+    fchmodSync(this.fd, mode); // the copy took the source's permissions
+    const size = fstatSync(this.fd).size;
+    if (size < source.size)
+      throw new OnnxError(
+        "E_IO",
+        `'${source.name}' ended early: ${size} bytes where ${source.size} were expected (it changed while being read)`,
+      );
+    if (size > source.size) ftruncateSync(this.fd, source.size);
+    this.pos = source.size;
+    this.holeAtEnd = false;
+  }
+
   /** Gives the file its full length when it ends in a hole. */
   end(): void {
     if (this.holeAtEnd) ftruncateSync(this.fd, this.pos);
   }
+}
+
+/**
+ * Whether the writer copies a source whole with the kernel: a data file on Linux (the copy goes
+ * through /proc/self/fd) that is not sparse (a sparse file is copied a chunk at a time, its holes
+ * skipped, so that its copy stays sparse).
+ */
+function copiesWhole(s: ByteSource): boolean {
+  if (!(s instanceof FileSource) || !procFd()) return false;
+  try {
+    const st = fstatSync(s.descriptor());
+    return st.blocks * 512 >= 0.9 * st.size;
+  } catch {
+    return false;
+  }
+}
+
+let procFdOk: boolean | undefined;
+function procFd(): boolean {
+  return (procFdOk ??= process.platform === "linux" && existsSync("/proc/self/fd"));
 }
 
 let zeros: Uint8Array | undefined;

@@ -296,7 +296,7 @@ describe("library layers behind those commands", () => {
     expect(() => encodeModel(tooDeep)).toThrow(/nest more than 100 levels deep/);
   });
 
-  it("re-saving beside the external data file the model reads keeps the data intact", () => {
+  it("re-saving into the external data file the model reads is refused; the data stays intact", () => {
     const dir = tmp();
     const values = Array.from({ length: 600 }, (_, i) => i * 0.5);
     const w = Tensor.from(DataType.FLOAT, [600], values, "w");
@@ -309,19 +309,25 @@ describe("library layers behind those commands", () => {
     saveModel(model(g, 13), join(dir, "a.onnx"), { externalData: { location: "w.bin" } });
     const loaded = loadModel(join(dir, "a.onnx"));
     expect(loaded.graph.initializers[0]!.data.kind).toBe("external");
-    // Same folder, same data file name, but a different tensor layout (a smaller tensor first).
+    // Same folder, same data file name, but a different tensor layout (a smaller tensor first):
+    // writing it would leave a.onnx reading other bytes, so it is refused.
     loaded.graph.initializers.unshift(
       Tensor.from(DataType.FLOAT, [300], values.slice(0, 300), "v"),
     );
-    saveModel(loaded, join(dir, "b.onnx"), { externalData: { location: "w.bin" } });
-    const again = loadModel(join(dir, "b.onnx"), { loadExternal: true });
-    const wAgain = again.graph.initializers.find((t) => t.name === "w")!;
-    expect(wAgain.data.kind).toBe("raw");
-    const bytes = (wAgain.data as { bytes: Uint8Array }).bytes;
-    const f = new Float32Array(
-      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length),
-    );
-    expect([...f]).toEqual(values);
+    expect(() =>
+      saveModel(loaded, join(dir, "b.onnx"), { externalData: { location: "w.bin" } }),
+    ).toThrow(/would write over '.*w\.bin', a data file that tensors of the input are read from/);
+    saveModel(loaded, join(dir, "b.onnx"), { externalData: { location: "b.bin" } });
+    for (const file of ["a.onnx", "b.onnx"]) {
+      const again = loadModel(join(dir, file), { loadExternal: true });
+      const wAgain = again.graph.initializers.find((t) => t.name === "w")!;
+      expect(wAgain.data.kind).toBe("raw");
+      const bytes = (wAgain.data as { bytes: Uint8Array }).bytes;
+      const f = new Float32Array(
+        bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length),
+      );
+      expect([...f]).toEqual(values);
+    }
   });
 });
 

@@ -137,7 +137,7 @@ const convert18 = (out: string, extra: string[] = [], model = src) =>
   runCli(["convert", model, "--opset", "18", "-o", out, ...extra]);
 
 describe("external data into another folder", () => {
-  it("convert copies every tensor into <output>.data, 4 KiB aligned, byte for byte", async () => {
+  it("convert copies every tensor into <output>.data, byte for byte, small ones packed", async () => {
     const out = folder();
     const r = runCli(["convert", src, "--opset", "18", "-o", join(out, "m.onnx")]);
     expect(r.stderr).toBe("");
@@ -149,10 +149,13 @@ describe("external data into another folder", () => {
     expect(entries.map((e) => e.name).sort()).toEqual(
       [...srcWeights.keys()].filter((n) => n.startsWith("w_") || n.startsWith("gamma_")).sort(),
     );
+    // Tensors under 1 MiB are packed one after the other (no 4 KiB padding between them).
+    let bytes = 0;
     for (const e of entries) {
       expect(e.location).toBe("m.onnx.data");
-      expect(e.offset % 4096).toBe(0);
+      bytes += m.graph.initializers.find((t) => t.name === e.name)!.byteLength;
     }
+    expect(statSync(join(out, "m.onnx.data")).size).toBe(bytes);
     expectClose(await ortOutputs(join(out, "m.onnx")), reference);
   });
 
@@ -259,19 +262,23 @@ describe("external data into the model's own folder", () => {
     expect(statSync(join(dir, "out.onnx.data")).size).toBe(2048);
   });
 
-  it("a data file the output would replace is written anew, not over what the model reads", async () => {
+  it("a data file the input reads from is never written: refused with one line, --force or not", () => {
     const dir = copyOfSource("replace");
-    // Every tensor of 1 KiB or more into weights_0.bin, which the input itself reads from.
-    const r = convert18(
-      join(dir, "m18.onnx"),
-      ["--external-data", "weights_0.bin"],
-      join(dir, "model.onnx"),
-    );
-    expect(r.code, r.stderr).toBe(0);
-    const m = expectSameWeights(join(dir, "m18.onnx"));
-    const locations = new Set(externalEntries(m).map((e) => e.location));
-    expect([...locations]).toEqual(["weights_0.bin"]);
-    expectClose(await ortOutputs(join(dir, "m18.onnx")), reference);
+    const before = readFileSync(join(dir, "weights_0.bin"));
+    for (const force of [[], ["--force"]]) {
+      // Every tensor of 1 KiB or more into weights_0.bin, which the input itself reads from.
+      const r = convert18(
+        join(dir, "m18.onnx"),
+        ["--external-data", "weights_0.bin", ...force],
+        join(dir, "model.onnx"),
+      );
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(
+        /^onnx-expand: error: .*weights_0\.bin: would write over '.*weights_0\.bin', a data file that tensors of the input are read from: refused/,
+      );
+    }
+    expect(readFileSync(join(dir, "weights_0.bin"))).toEqual(before);
+    expect(existsSync(join(dir, "m18.onnx"))).toBe(false);
   });
 });
 

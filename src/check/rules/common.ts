@@ -1,7 +1,7 @@
 // What every rule shares: the context a rule reads and fills, typed access to attributes and
 // inputs, axis normalisation, and the rule of ops whose output is their first input's type.
 
-import { clampToNumber } from "../../ir/attributes.js";
+import { clampToNumber, getAttr } from "../../ir/attributes.js";
 import { type Attribute, type Dim, type Node, type Type } from "../../ir/types.js";
 import { type OpVersion } from "../../schema/types.js";
 import { isIntegerType, MAX_CONST_ELEMENTS, type ConstVal } from "../consts.js";
@@ -111,9 +111,12 @@ export function normAxis(
   if (axis < -rank || axis >= rank) {
     const range =
       rank === 0 ? "a rank-0 input has no axes" : `valid range is [${-rank}, ${rank - 1}]`;
+    // An attribute past 2^53 was saturated to a number: its own value is printed.
+    const a = Math.abs(axis) >= Number.MAX_SAFE_INTEGER ? getAttr(c.node, what) : undefined;
+    const shown = a?.type === "INT" && a.value !== undefined ? String(a.value) : String(axis);
     c.error(
       "axis-out-of-range",
-      `${opName(c)}: ${what} ${axis} is out of range for input '${inName(c, 0)}' of rank ${rank} (${range})`,
+      `${opName(c)}: ${what} ${shown} is out of range for input '${inName(c, 0)}' of rank ${rank} (${range})`,
     );
     return undefined;
   }
