@@ -34,15 +34,14 @@ function models(p: string): string[] {
     .filter((f) => f.endsWith(".onnx"));
 }
 
-/** Every symbolic dim of the inputs fixed: 1 for a batch, 64 otherwise. */
-function dimsOf(m: Model): Map<string, number> {
-  const dims = new Map<string, number>();
-  for (const v of m.graph.inputs)
-    if (v.type?.kind === "tensor")
-      for (const d of v.type.shape ?? [])
-        if (typeof d === "string") dims.set(d, /batch/i.test(d) ? 1 : 64);
-  return dims;
-}
+/** Every symbolic dim of the inputs fixed (as bench:targets fixes them). */
+const dimsOf = (m: Model) =>
+  new Map(
+    m.graph.inputs
+      .flatMap((v) => (v.type?.kind === "tensor" ? (v.type.shape ?? []) : []))
+      .filter((d): d is string => typeof d === "string")
+      .map((d) => [d, /batch/i.test(d) ? 1 : 64] as const),
+  );
 
 interface Judged {
   partitions?: number;
