@@ -74,7 +74,10 @@ for (const file of roots.flatMap(models)) {
         const r = lower(model, { profile: loadProfile(target), dims: dimsOf(model) });
         if (!r.ok) throw new Error(JSON.stringify(r).slice(0, 120));
         mkdirSync(lowerAt, { recursive: true });
-        path = join(lowerAt, `${name.replace(/[\\/]/g, "_")}.${target}.onnx`);
+        path = join(
+          lowerAt,
+          `${name.replace(/^(\.\.[\\/])+/, "").replace(/[\\/]/g, "_")}.${target}.onnx`,
+        );
         saveModel(r.model, path, { force: true });
         model = r.model;
       }
