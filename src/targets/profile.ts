@@ -190,6 +190,15 @@ export function parseProfile(text: string, where: string): Profile {
   } catch (e) {
     throw new OnnxError("E_USAGE", `not JSON: ${(e as Error).message}`, where);
   }
+  // The old blanket `partial` marked every node of an op: say what takes its place.
+  const ops = (json as { ops?: Record<string, unknown> } | null)?.ops;
+  for (const [op, row] of Object.entries(ops && typeof ops === "object" ? ops : {}))
+    if (row && typeof row === "object" && "partial" in row)
+      throw new OnnxError(
+        "E_USAGE",
+        `ops.${op}.partial: no longer read; write the limit as constraints, or as a 'caveat' where nothing can check it (targets/README.md)`,
+        where,
+      );
   const r = ProfileFile.safeParse(json);
   if (!r.success) {
     const i = r.error.issues[0]!;
