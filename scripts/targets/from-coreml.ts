@@ -11,8 +11,9 @@
 // opsets 7 to 19; an op listed whose only versions are newer (Gelu-20) keeps its first version,
 // since the table says it runs. com.microsoft ops take their versions from the schemas.
 //
-// The checker also requires every input of a node to have a fixed shape and a rank of at most 5
-// (its max_rank for CoreML): the profile's `everyNode` says so.
+// The checker also requires every input of a node to have a fixed shape (every dim above 0: an
+// empty tensor counts as not fixed) and a rank of at most 5 (its max_rank for CoreML): the
+// profile's `everyNode` says so.
 //
 // Each note is read by hand into the NOTES below (constraints in this tool's vocabulary; what
 // nothing can check as a caveat in short words of our own), keyed by a digest of the note: a
@@ -137,6 +138,9 @@ await writeProfile({
     date,
   },
   opset: OPSET,
-  everyNode: [{ kind: "static-dims" }, { kind: "rank", min: 0, max: 5 }],
+  everyNode: [
+    { kind: "static-dims", nonEmpty: true },
+    { kind: "rank", min: 0, max: 5 },
+  ],
   ops,
 });

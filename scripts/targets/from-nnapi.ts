@@ -8,7 +8,7 @@
 // opset floor (7) and, conservatively, 19 as the ceiling (the same as the CoreML profile's; the
 // NNAPI builders state no lower one): each op covers its versions in force at opsets 7 to 19, a
 // com.microsoft op its versions in the schemas. The checker requires every input of a node to
-// have a fixed shape: the profile's `everyNode` says so.
+// have a fixed shape (every dim above 0): the profile's `everyNode` says so.
 //
 // Each note is read by hand into the NOTES below (constraints in this tool's vocabulary; what
 // nothing can check as a caveat), keyed by a digest of the note: a rerun against a table whose
@@ -153,6 +153,6 @@ await writeProfile({
     date,
   },
   opset: OPSET,
-  everyNode: [{ kind: "static-dims" }],
+  everyNode: [{ kind: "static-dims", nonEmpty: true }],
   ops: ortOps(readFileSync(file, "utf8"), NOTES, OPSET.max),
 });

@@ -174,6 +174,8 @@ export function failing(c: Constraint, n: Node, s: ConstraintScope): string | un
         }
         if (!dims || dims.some((d) => typeof d !== "number"))
           return `${what} '${x}' has ${c.axisFrom ? `its '${c.axisFrom}' dim` : "dims"} not known before running (the target needs them static)`;
+        if (c.nonEmpty && dims.includes(0))
+          return `${what} '${x}' is empty (a dim of 0), which the target does not take`;
       }
       return undefined;
     }

@@ -33,7 +33,7 @@ export type Constraint =
       absent?: true;
     }
   | { kind: "given-input"; input: number; name: string }
-  | { kind: "static-dims"; input?: number; output?: number; axisFrom?: string }
+  | { kind: "static-dims"; input?: number; output?: number; axisFrom?: string; nonEmpty?: true }
   | { kind: "input-types"; input: number; name: string; types: string[] }
   | {
       kind: "input-values";
@@ -93,13 +93,14 @@ const Constraint: z.ZodType<Constraint> = z.lazy(() =>
     // input k must be given (an optional input the backend needs)
     z.object({ kind: z.literal("given-input"), ...Input }).strict(),
     // the dims of input k (or output k; without either: of every input) known before running;
-    // with `axisFrom`, only the dim at the axis that attribute names
+    // with `axisFrom`, only the dim at the axis that attribute names; `nonEmpty`: none of them 0
     z
       .object({
         kind: z.literal("static-dims"),
         input: z.number().int().min(0).optional(),
         output: z.number().int().min(0).optional(),
         axisFrom: z.string().optional(),
+        nonEmpty: z.literal(true).optional(),
       })
       .strict(),
     // input k's element type among these (ONNX names)

@@ -36,7 +36,7 @@ describe("profiles from the release that judges them", () => {
       const key = (d: string, op: string) => (d ? `${d}.${op}` : op === "Argmax" ? "ArgMax" : op);
       expect(Object.keys(p.ops).sort()).toEqual(rows.map((r) => key(r.domain, r.op)).sort());
       // the checker's own requirement on every node: fixed input shapes
-      expect(p.everyNode).toContainEqual({ kind: "static-dims" });
+      expect(p.everyNode).toContainEqual({ kind: "static-dims", nonEmpty: true });
     });
 
   it("the facts the issue named: coreml has And and Where, not Range; nnapi has LeakyRelu", () => {
@@ -103,7 +103,7 @@ function said(c: Constraint): string {
       return `values of ${name} ${JSON.stringify(rest)}`;
     }
     case "static-dims":
-      return `static dims${c.input !== undefined ? ` of input ${c.input}` : ""}${c.output !== undefined ? ` of output ${c.output}` : ""}${c.axisFrom ? ` at '${c.axisFrom}'` : ""}`;
+      return `static dims${c.input !== undefined ? ` of input ${c.input}` : ""}${c.output !== undefined ? ` of output ${c.output}` : ""}${c.axisFrom ? ` at '${c.axisFrom}'` : ""}${c.nonEmpty ? ", none 0" : ""}`;
     case "absent-output":
       return `absent-output ${c.name}`;
     case "constant-input":
@@ -194,6 +194,14 @@ g (float[2,3] x) => (float[2,3] y) { y = Reciprocal (x) }`);
     expect(r.nodes[0]!.verdict).toBe("supported");
     expect(r.nodes[0]!.caveat).toMatch(/epsilon/);
     expect(r.caveats).toEqual([{ op: "Reciprocal", caveat: r.nodes[0]!.caveat, nodes: 1 }]);
+  });
+
+  it("coreml: an empty input (a dim of 0) fails, as the checker counts it not fixed", () => {
+    const m = parseModelText(`<ir_version: 9, opset_import: ["" : 17]>
+g (float[2,0] x, float[2,3] z) => (float[2,0] y, float[2,3] w) { y = Relu (x)  w = Relu (z) }`);
+    const [y, w] = classifyModel(m, loadProfile("coreml")).nodes;
+    expect(y!.reasons).toEqual(["input 'x' is empty (a dim of 0), which the target does not take"]);
+    expect(w!.verdict).toBe("supported");
   });
 
   it("nnapi: dims not known before running fail the checker's rule; Gather's indices int32 or constant", () => {
