@@ -6,6 +6,7 @@
 // "ready", or "error" when the last action failed, its message shown beside the action.
 
 import { targetOpset } from "../src/convert/target.js";
+import { partitionPaint } from "./partitions.js";
 import { Cancelled, WorkError, WorkerClient } from "./client.js";
 import { GraphCanvas } from "./graph/canvas.js";
 import type { Layout, LayoutItem, Paint } from "./graph/types.js";
@@ -742,7 +743,13 @@ async function checkAgainst(target: string): Promise<void> {
   renderCheck(checked, { a: panes.a.summary?.name, b: panes.b.summary?.name }, (side, line) =>
     jumpProblem(side, line),
   );
-  for (const p of [panes.a, panes.b]) applyProblems(p);
+  for (const p of [panes.a, panes.b]) {
+    applyProblems(p);
+    // the partitions coloured on the main view, until a run paints it
+    p.painted = partitionPaint(checked[p.side]);
+    paneEl(p).dataset.partitions = String(checked[p.side]?.partitions?.count ?? "");
+    if (p.view === "main") p.canvas?.paint(p.painted);
+  }
 }
 
 $("check").onclick = () =>
@@ -752,10 +759,15 @@ $("check").onclick = () =>
       await checkAgainst(target);
       const all = [...(checked?.a?.nodes ?? []), ...(checked?.b?.nodes ?? [])];
       const partial = all.filter((x) => x.partial).length;
+      const parts = [checked?.a, checked?.b]
+        .map((c) => c?.partitions?.count)
+        .filter((c) => c !== undefined)
+        .join(" and ");
       status(
-        all.length
+        (all.length
           ? `${target}: ${all.length} node(s) not fully supported, marked on the graph (red: unsupported ${all.length - partial}, orange: partial ${partial}).`
-          : `${target}: every node supported.`,
+          : `${target}: every node supported.`) +
+          ` ${parts} partition(s), coloured on the graph; the report lists the nodes that split them.`,
       );
       return;
     }

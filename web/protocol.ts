@@ -96,6 +96,11 @@ export interface CheckSide {
     /** A node the target takes in part (check --target's "partial"), marked in its own colour. */
     partial?: boolean;
   }[];
+  /**
+   * Against a target: the partitions the backend would form (check --target's), each node of
+   * the main view with its partition's number (from 0), for the page to colour.
+   */
+  partitions?: { count: number; summary: string; nodes: { index: number; partition: number }[] };
 }
 
 /** A shipped target profile, as the target selector lists it. */

@@ -7,7 +7,12 @@ import { RefusedError, formatNote } from "../src/app/notes.js";
 import { Session, type Loaded, type Side as SessionSide } from "../src/app/session.js";
 import type { ExpandRequest } from "../src/app/transform.js";
 import { parseDims } from "../src/app/dims.js";
-import { classifyModel } from "../src/targets/classify.js";
+import {
+  classifyModel,
+  formatPartitions,
+  targetSummary,
+  type NodeVerdict,
+} from "../src/targets/classify.js";
 import type { Profile } from "../src/targets/profile.js";
 import { shippedProfiles } from "../src/targets/shipped.node.js";
 import { targetOpset } from "../src/convert/target.js";
@@ -542,24 +547,47 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
       if (profile) {
         // Every node against the target: a line for the model's opset and each node not fully
         // supported, its node marked.
+        // The partitions first, then the nodes that split them (each goes to its node), then
+        // every other node not supported.
         const r = classifyModel(sd.model, profile);
-        const lines = [...r.model.map((m) => `model: ${m}`)];
+        const lines = [`partitions: ${formatPartitions(r.partitions)}`];
+        lines.push(...r.model.map((m) => `model: ${m}`));
         const nodes: CheckSide["nodes"] = [];
-        for (const n of r.nodes) {
-          if (n.verdict === "supported") continue;
+        const list = (n: NodeVerdict, text: string) => {
           const view = n.at.fn < 0 ? "main" : `fn${n.at.fn}`;
           if (s.views.has(view))
             nodes.push({
               ...at(view, n.at.index, lines.length),
               ...(n.verdict === "partial" ? { partial: true } : {}),
             });
-          lines.push(`${n.verdict}: ${n.where}: ${n.reasons.join("; ")}`);
+          lines.push(text);
+        };
+        for (const i of r.partitions.splitters) {
+          const n = r.nodes[i]!;
+          list(n, `splits partitions: ${n.where}: ${n.reasons.join("; ")}`);
         }
+        for (const n of r.nodes)
+          if (n.verdict !== "supported" && !n.splits)
+            list(n, `${n.verdict}: ${n.where}: ${n.reasons.join("; ")}`);
+        for (const c of r.caveats) lines.push(`caveat: ${c.op} (${c.nodes}): ${c.caveat}`);
+        // each main-graph node in a partition (its own verdict comes before its subgraphs')
+        const painted = new Map<number, number>();
+        for (const n of r.nodes)
+          if (n.at.fn < 0 && !painted.has(n.at.index) && n.partition !== undefined)
+            painted.set(n.at.index, n.partition);
+          else if (n.at.fn < 0 && !painted.has(n.at.index)) painted.set(n.at.index, -1);
         const { nodes: total, supported } = r.coverage;
         out[k] = {
-          title: `${r.target}: ${total - supported} of ${total} node(s) not supported`,
+          title: `${r.target}: ${total - supported} of ${total} node(s) not supported, ${r.partitions.count} partition(s)`,
           lines,
           nodes,
+          partitions: {
+            count: r.partitions.count,
+            summary: targetSummary(r),
+            nodes: [...painted]
+              .filter(([, partition]) => partition >= 0)
+              .map(([index, partition]) => ({ index, partition })),
+          },
         };
         continue;
       }

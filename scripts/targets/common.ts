@@ -35,18 +35,47 @@ export function schemaName(domain: string, op: string): string | undefined {
   return hit?.slice(prefix.length);
 }
 
+/** The position of an input (or output) as the op's newest version names it. */
+export function position(domain: string, op: string, name: string, output = false): number {
+  const v = registry.versions(domain, op).at(-1);
+  const k = (output ? v?.outputs : v?.inputs)?.findIndex((i) => i.name === name) ?? -1;
+  if (k < 0)
+    throw new Error(`${domain || "ai.onnx"}.${op} has no ${output ? "output" : "input"} '${name}'`);
+  return k;
+}
+
 /** Constant-input constraints for inputs named as the op's newest version names them. */
 export function constantInputs(domain: string, op: string, names: string[]): Constraint[] {
-  const inputs =
-    registry
-      .versions(domain, op)
-      .at(-1)
-      ?.inputs.map((i) => i.name) ?? [];
-  return names.map((name) => {
-    const input = inputs.indexOf(name);
-    if (input < 0) throw new Error(`${domain || "ai.onnx"}.${op} has no input '${name}'`);
-    return { kind: "constant-input", input, name };
-  });
+  return names.map((name) => ({ kind: "constant-input", input: position(domain, op, name), name }));
+}
+
+/** Absent-input constraints (optional inputs the backend does not take), by name. */
+export function absentInputs(domain: string, op: string, names: string[]): Constraint[] {
+  return names.map((name) => ({ kind: "absent-input", input: position(domain, op, name), name }));
+}
+
+/** Absent-output constraints (optional outputs the backend does not produce), by name. */
+export function absentOutputs(domain: string, op: string, names: string[]): Constraint[] {
+  return names.map((name) => ({
+    kind: "absent-output",
+    output: position(domain, op, name, true),
+    name,
+  }));
+}
+
+/** The element types of inputs, by name. */
+export function inputTypes(
+  domain: string,
+  op: string,
+  names: string[],
+  types: string[],
+): Constraint[] {
+  return names.map((name) => ({
+    kind: "input-types",
+    input: position(domain, op, name),
+    name,
+    types,
+  }));
 }
 
 /** The tensor element types the op's type constraints allow at an opset (every constraint). */
@@ -66,14 +95,14 @@ export function tensorTypes(domain: string, op: string, opset: number): string[]
 export function row(
   domain: string,
   versions: OpRow["versions"],
-  limits: { types?: string[]; constraints?: Constraint[]; partial?: string } = {},
+  limits: { types?: string[]; constraints?: Constraint[]; caveat?: string } = {},
 ): OpRow {
   return {
     domain,
     versions,
     ...(limits.types ? { types: limits.types } : {}),
     constraints: limits.constraints ?? [],
-    ...(limits.partial ? { partial: limits.partial } : {}),
+    ...(limits.caveat ? { caveat: limits.caveat } : {}),
   };
 }
 
@@ -87,7 +116,7 @@ export async function writeProfile(profile: Profile): Promise<void> {
     `${profile.name}: opset ${profile.opset.min}-${profile.opset.max}, ${rows.length} ops, ` +
       `${rows.filter((r) => r.types).length} with types, ` +
       `${rows.reduce((n, r) => n + r.constraints.length, 0)} constraints, ` +
-      `${rows.filter((r) => r.partial).length} partial`,
+      `${rows.filter((r) => r.caveat).length} with a caveat`,
   );
 }
 
@@ -108,8 +137,11 @@ export interface Limits {
   note: string;
   types?: string[];
   constraints?: Constraint[];
-  /** What the vocabulary cannot say, in short words of our own. */
-  partial?: string;
+  /**
+   * What nothing can check (a numeric difference, rules too many to state), in short words of
+   * our own: the node counts as supported, with this caveat beside it.
+   */
+  caveat?: string;
   /** The note describes, it does not limit (how onnxruntime produces the op, say). */
   informative?: true;
 }

@@ -1,6 +1,9 @@
-// Writes targets/coreml.json from onnxruntime's table of the ops its CoreML execution provider
-// runs as an ML Program (tools/ci_build/github/apple/coreml_supported_mlprogram_ops.md of the
-// microsoft/onnxruntime repository at a commit, given as a file).
+// Writes targets/coreml.json from the table of the ops onnxruntime's CoreML execution provider
+// runs as an ML Program, as the release that judges models ships it: the Python wheel's
+// onnxruntime/tools/mobile_helpers/coreml_supported_mlprogram_ops.md, which onnxruntime's own
+// usability checker (`python -m onnxruntime.tools.check_onnx_model_mobile_usability`) reads. A
+// copy of the release's table is kept in test/data/targets/onnxruntime-<version>/, and a test
+// holds the profile to it.
 //
 // The table lists ops and notes, no versions and no opset range. The profile takes onnxruntime's
 // opset floor (7) and, conservatively, 19 as the ceiling: the EP's op builders accept a node whose
@@ -8,25 +11,37 @@
 // opsets 7 to 19; an op listed whose only versions are newer (Gelu-20) keeps its first version,
 // since the table says it runs. com.microsoft ops take their versions from the schemas.
 //
-// Each note is read by hand into the NOTES below (constraints in this tool's vocabulary, and the
-// rest as `partial` in short words of our own), keyed by a digest of the note: a rerun against a
-// table whose notes changed stops and names the op, to be read again.
+// The checker also requires every input of a node to have a fixed shape (every dim above 0: an
+// empty tensor counts as not fixed) and a rank of at most 5 (its max_rank for CoreML): the
+// profile's `everyNode` says so.
 //
-//   git -C <onnxruntime clone> show <commit>:tools/ci_build/github/apple/coreml_supported_mlprogram_ops.md > /tmp/coreml.md
-//   npx tsx scripts/targets/from-coreml.ts /tmp/coreml.md <commit> <date read, yyyy-mm-dd>
+// Each note is read by hand into the NOTES below (constraints in this tool's vocabulary; what
+// nothing can check as a caveat in short words of our own), keyed by a digest of the note: a
+// rerun against a table whose notes changed stops and names the op, to be read again.
+//
+//   npx tsx scripts/targets/from-coreml.ts \
+//     test/data/targets/onnxruntime-1.30.0/coreml_supported_mlprogram_ops.md 1.30.0 <date read>
 
 import { readFileSync } from "node:fs";
-import { constantInputs, ortOps, writeProfile, type Limits } from "./common.js";
+import type { Constraint } from "../../src/targets/profile.js";
+import { constantInputs, inputTypes, ortOps, writeProfile, type Limits } from "./common.js";
 
-const [file, commit, date] = process.argv.slice(2);
-if (!file || !commit || !date)
+const [file, release, date] = process.argv.slice(2);
+if (!file || !release || !date)
   throw new Error(
-    "usage: from-coreml.ts coreml_supported_mlprogram_ops.md COMMIT DATE(yyyy-mm-dd)",
+    "usage: from-coreml.ts coreml_supported_mlprogram_ops.md RELEASE(1.30.0) DATE(yyyy-mm-dd)",
   );
 const OPSET = { min: 7, max: 19 };
+const attr = (name: string, values: (string | number)[]): Constraint => ({
+  kind: "attribute",
+  name,
+  in: values,
+});
 
 const pool2d: Omit<Limits, "note"> = { constraints: [{ kind: "rank", input: 0, min: 4, max: 4 }] };
 const NOTES: Record<string, Limits> = {
+  // "Both inputs must be bool": And's signature says as much; held all the same
+  And: { note: "f9ed49f4", constraints: inputTypes("", "And", ["A", "B"], ["bool"]) },
   AveragePool: { note: "bcbc67a0", ...pool2d },
   GlobalAveragePool: { note: "bcbc67a0", ...pool2d },
   GlobalMaxPool: { note: "bcbc67a0", ...pool2d },
@@ -35,41 +50,61 @@ const NOTES: Record<string, Limits> = {
     note: "90313e3f",
     constraints: [{ kind: "rank", input: 0, min: 3, max: 4 }, ...constantInputs("", "Conv", ["B"])],
   },
+  // as the EP's builder reads it: kernel_shape, when given, must match the weight's dims
   ConvTranspose: {
     note: "c5eaccf7",
     constraints: [
       ...constantInputs("", "ConvTranspose", ["W", "B"]),
-      { kind: "attribute", name: "auto_pad", in: ["NOTSET", "VALID"] },
+      { kind: "attribute", name: "auto_pad", notIn: ["SAME_UPPER", "SAME_LOWER"] },
+      { kind: "kernel-matches-weight" },
+      { kind: "attribute", name: "output_shape", absent: true },
+      attr("output_padding", [0]),
     ],
-    partial: "kernel_shape and output_padding left at their defaults; no output_shape",
   },
-  DepthToSpace: { note: "50e45dee", partial: "CRD mode needs an input of fixed shape" },
-  GatherND: { note: "bfbd25d4", constraints: [{ kind: "attribute", name: "batch_dims", in: [0] }] },
+  DepthToSpace: {
+    note: "50e45dee",
+    constraints: [
+      { kind: "any", of: [[attr("mode", ["DCR"])], [{ kind: "static-dims", input: 0 }]] },
+    ],
+  },
+  GatherND: { note: "bfbd25d4", constraints: [attr("batch_dims", [0])] },
   Gemm: { note: "bcb01879", constraints: constantInputs("", "Gemm", ["B"]) },
+  // the builder: mode given as 'linear' or 'zeros' (absent, it reads 'linear'), and not linear
+  // with reflection padding and align_corners 0
   GridSample: {
     note: "8b5533bd",
-    constraints: [{ kind: "rank", input: 0, min: 4, max: 4 }],
-    partial:
-      "only the linear mode with zeros padding as the note reads; linear with reflection padding and align_corners=0 fails",
+    constraints: [
+      { kind: "rank", input: 0, min: 4, max: 4 },
+      {
+        kind: "any",
+        of: [
+          [{ kind: "attribute", name: "mode", absent: true }],
+          [attr("mode", ["linear", "zeros"])],
+        ],
+      },
+      {
+        kind: "any",
+        of: [
+          [attr("mode", ["zeros"])],
+          [{ kind: "attribute", name: "padding_mode", notIn: ["reflection"] }],
+          [attr("align_corners", [1])],
+        ],
+      },
+    ],
   },
+  // the note is Gemm's: MatMul has none of these attributes, so every MatMul meets it
   MatMul: {
     note: "6ab52f46",
-    partial:
-      "the note limits Gemm-style attributes (transA 0, alpha 1, beta 1), not stated for MatMul",
+    constraints: [attr("transA", [0]), attr("alpha", [1]), attr("beta", [1])],
   },
-  Pow: { note: "fdcbf41a", types: ["float"], partial: "both inputs float32" },
-  Range: {
-    note: "2189b593",
-    types: ["float", "float16", "int32"],
-    partial: "int32, float16, float32",
-  },
+  Pow: { note: "fdcbf41a", constraints: inputTypes("", "Pow", ["X", "Y"], ["float"]) },
   Reciprocal: {
     note: "220900a5",
-    partial: "computed with an epsilon (1e-4 by default) ONNX has not",
+    caveat: "computed with an epsilon (1e-4 by default) that ONNX's Reciprocal has not",
   },
   Resize: {
     note: "a1815f0d",
-    partial: "many combinations unsupported; the EP's resize builder decides",
+    caveat: "the EP's resize builder takes some combinations of modes and inputs only",
   },
   Slice: {
     note: "3517cf31",
@@ -77,15 +112,15 @@ const NOTES: Record<string, Limits> = {
   },
   Split: { note: "6362e86d", constraints: constantInputs("", "Split", ["split"]) },
   Tile: { note: "3f23dce3", constraints: [{ kind: "rank", input: 0, min: 0, max: 5 }] },
+  Where: {
+    note: "8640ff59",
+    constraints: inputTypes("", "Where", ["X", "Y"], ["float", "float16"]),
+  },
   "com.microsoft.QuickGelu": { note: "70d6a2b1", informative: true },
   "com.microsoft.FusedConv": {
     note: "2c10dcb1",
     constraints: [
-      {
-        kind: "attribute",
-        name: "activation",
-        in: ["Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip", "HardSigmoid"],
-      },
+      attr("activation", ["Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip", "HardSigmoid"]),
     ],
   },
 };
@@ -94,14 +129,18 @@ const ops = ortOps(readFileSync(file, "utf8"), NOTES, OPSET.max);
 
 await writeProfile({
   name: "coreml",
-  version: 1,
+  version: 2,
   backend: "Apple CoreML through onnxruntime's CoreML execution provider (ML Program)",
-  backendVersion: `onnxruntime main, table read ${date}`,
+  backendVersion: `onnxruntime ${release}`,
   source: {
-    url: `https://github.com/microsoft/onnxruntime/blob/${commit}/tools/ci_build/github/apple/coreml_supported_mlprogram_ops.md`,
-    commit,
+    url: `https://github.com/microsoft/onnxruntime/blob/v${release}/tools/ci_build/github/apple/coreml_supported_mlprogram_ops.md`,
+    commit: `v${release} (the Python wheel onnxruntime==${release}, onnxruntime/tools/mobile_helpers/coreml_supported_mlprogram_ops.md)`,
     date,
   },
   opset: OPSET,
+  everyNode: [
+    { kind: "static-dims", nonEmpty: true },
+    { kind: "rank", min: 0, max: 5 },
+  ],
   ops,
 });

@@ -1,26 +1,29 @@
-// Writes targets/nnapi.json from onnxruntime's table of the ops its NNAPI execution provider
-// (Android) runs (tools/ci_build/github/android/nnapi_supported_ops.md of the
-// microsoft/onnxruntime repository at a commit, given as a file).
+// Writes targets/nnapi.json from the table of the ops onnxruntime's NNAPI execution provider
+// (Android) runs, as the release that judges models ships it: the Python wheel's
+// onnxruntime/tools/mobile_helpers/nnapi_supported_ops.md, which onnxruntime's own usability
+// checker reads. A copy of the release's table is kept in test/data/targets/onnxruntime-<version>/,
+// and a test holds the profile to it.
 //
 // The table lists ops and notes, no versions and no opset range. The profile takes onnxruntime's
 // opset floor (7) and, conservatively, 19 as the ceiling (the same as the CoreML profile's; the
 // NNAPI builders state no lower one): each op covers its versions in force at opsets 7 to 19, a
-// com.microsoft op its versions in the schemas.
+// com.microsoft op its versions in the schemas. The checker requires every input of a node to
+// have a fixed shape (every dim above 0): the profile's `everyNode` says so.
 //
-// Each note is read by hand into the NOTES below (constraints in this tool's vocabulary, and the
-// rest as `partial` in short words of our own), keyed by a digest of the note: a rerun against a
-// table whose notes changed stops and names the op, to be read again.
+// Each note is read by hand into the NOTES below (constraints in this tool's vocabulary; what
+// nothing can check as a caveat), keyed by a digest of the note: a rerun against a table whose
+// notes changed stops and names the op, to be read again.
 //
-//   git -C <onnxruntime clone> show <commit>:tools/ci_build/github/android/nnapi_supported_ops.md > /tmp/nnapi.md
-//   npx tsx scripts/targets/from-nnapi.ts /tmp/nnapi.md <commit> <date read, yyyy-mm-dd>
+//   npx tsx scripts/targets/from-nnapi.ts \
+//     test/data/targets/onnxruntime-1.30.0/nnapi_supported_ops.md 1.30.0 <date read>
 
 import { readFileSync } from "node:fs";
 import type { Constraint } from "../../src/targets/profile.js";
-import { constantInputs, ortOps, writeProfile, type Limits } from "./common.js";
+import { constantInputs, inputTypes, ortOps, writeProfile, type Limits } from "./common.js";
 
-const [file, commit, date] = process.argv.slice(2);
-if (!file || !commit || !date)
-  throw new Error("usage: from-nnapi.ts nnapi_supported_ops.md COMMIT DATE(yyyy-mm-dd)");
+const [file, release, date] = process.argv.slice(2);
+if (!file || !release || !date)
+  throw new Error("usage: from-nnapi.ts nnapi_supported_ops.md RELEASE(1.30.0) DATE(yyyy-mm-dd)");
 const OPSET = { min: 7, max: 19 };
 
 const rank4: Constraint = { kind: "rank", input: 0, min: 4, max: 4 };
@@ -39,15 +42,34 @@ const NOTES: Record<string, Limits> = {
     note: "f63880b3",
     constraints: constantInputs("", "DequantizeLinear", ["x_scale", "x_zero_point"]),
   },
-  Gather: { note: "ab6c3c54", partial: "indices must be constant unless they are int32" },
-  Gemm: { note: "7f4aad19", partial: "a computed B needs transB = 1" },
+  Gather: {
+    note: "ab6c3c54",
+    constraints: [
+      {
+        kind: "any",
+        of: [
+          constantInputs("", "Gather", ["indices"]),
+          inputTypes("", "Gather", ["indices"], ["int32"]),
+        ],
+      },
+    ],
+  },
+  Gemm: {
+    note: "7f4aad19",
+    constraints: [
+      {
+        kind: "any",
+        of: [constantInputs("", "Gemm", ["B"]), [{ kind: "attribute", name: "transB", in: [1] }]],
+      },
+    ],
+  },
   Pad: {
     note: "e5b2aa03",
     constraints: [
       { kind: "attribute", name: "mode", in: ["constant"] },
       ...constantInputs("", "Pad", ["pads", "constant_value"]),
+      { kind: "input-values", input: 1, name: "pads", min: 0 },
     ],
-    partial: "pads must not be negative",
   },
   QLinearConv: {
     note: "a267fc66",
@@ -82,8 +104,7 @@ const NOTES: Record<string, Limits> = {
   Resize: { note: "4e24e8c1", constraints: [rank4] },
   Split: {
     note: "329414c6",
-    constraints: constantInputs("", "Split", ["split"]),
-    partial: "without split sizes, the outputs must divide the axis evenly",
+    constraints: [...constantInputs("", "Split", ["split"]), { kind: "even-split" }],
   },
   Squeeze: { note: "18fd54b8", constraints: constantInputs("", "Squeeze", ["axes"]) },
   Unsqueeze: { note: "18fd54b8", constraints: constantInputs("", "Unsqueeze", ["axes"]) },
@@ -123,14 +144,15 @@ const NOTES: Record<string, Limits> = {
 
 await writeProfile({
   name: "nnapi",
-  version: 1,
+  version: 2,
   backend: "Android NNAPI through onnxruntime's NNAPI execution provider",
-  backendVersion: `onnxruntime main, table read ${date}`,
+  backendVersion: `onnxruntime ${release}`,
   source: {
-    url: `https://github.com/microsoft/onnxruntime/blob/${commit}/tools/ci_build/github/android/nnapi_supported_ops.md`,
-    commit,
+    url: `https://github.com/microsoft/onnxruntime/blob/v${release}/tools/ci_build/github/android/nnapi_supported_ops.md`,
+    commit: `v${release} (the Python wheel onnxruntime==${release}, onnxruntime/tools/mobile_helpers/nnapi_supported_ops.md)`,
     date,
   },
   opset: OPSET,
+  everyNode: [{ kind: "static-dims", nonEmpty: true }],
   ops: ortOps(readFileSync(file, "utf8"), NOTES, OPSET.max),
 });

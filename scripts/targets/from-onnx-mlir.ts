@@ -9,8 +9,8 @@
 //
 // Each row's Limitations and Notes are read by hand into the NOTES below: element types (the
 // op's types in the schemas at opset N without those the source excludes, or the ones it names),
-// constraints in this tool's vocabulary, and the rest as `partial` in short words of our own;
-// every limited op keeps a constraint or a partial, even where `types` says it all. A reading is
+// constraints in this tool's vocabulary, and what nothing can check as a `caveat` in short words
+// of our own; where `types` says it all, the reading is the types. A reading is
 // keyed by a digest of the row's text: a rerun against a changed row stops and names the op.
 //
 //   git -C <onnx-mlir clone> show <commit>:docs/SupportedONNXOps-cpu.md > /tmp/onnx-mlir.md
@@ -53,27 +53,46 @@ const keepdims: Constraint = { kind: "attribute", name: "keepdims", in: [1] };
 const constant = (op: string, ...names: string[]) => constantInputs("", op, names);
 
 const NOTES: Record<string, Reading> = {
-  Add: { note: "0b369d2c", without: SHORT, partial: "no 8- or 16-bit integers" },
+  Add: { note: "0b369d2c", without: SHORT },
   BatchNormalization: {
     note: "e12820ec",
     constraints: [{ kind: "attribute", name: "training_mode", in: [0] }],
   },
-  Cast: { note: "998dcd80", types: ["double", "float", "float16"], partial: F16 },
-  CastLike: { note: "a2d7d903", types: ["double", "float", "float16"], partial: F16 },
-  Clip: { note: "0b369d2c", without: SHORT, partial: "no 8- or 16-bit integers" },
-  Constant: { note: "9b8effd6", without: INT4, partial: "no int4/uint4" },
-  ConstantOfShape: { note: "9b8effd6", without: INT4, partial: "no int4/uint4" },
+  Cast: { note: "998dcd80", types: ["double", "float", "float16"], caveat: F16 },
+  CastLike: { note: "a2d7d903", types: ["double", "float", "float16"], caveat: F16 },
+  Clip: { note: "0b369d2c", without: SHORT },
+  Constant: { note: "9b8effd6", without: INT4 },
+  ConstantOfShape: { note: "9b8effd6", without: INT4 },
   ConvTranspose: {
     note: "4ba3c63a",
-    constraints: constant("ConvTranspose", "W"),
-    partial: "W's dims static; with output_shape, X's shape static too",
+    constraints: [
+      ...constant("ConvTranspose", "W"),
+      { kind: "static-dims", input: 1 },
+      {
+        kind: "any",
+        of: [
+          [{ kind: "attribute", name: "output_shape", absent: true }],
+          [{ kind: "static-dims", input: 0 }],
+        ],
+      },
+    ],
   },
-  DequantizeLinear: { note: "da0ddbfa", without: INT4, partial: "per-tensor only, not per-axis" },
-  Div: { note: "0b369d2c", without: SHORT, partial: "no 8- or 16-bit integers" },
-  Dropout: { note: "a96d095d", partial: "no mask output, no training" },
+  DequantizeLinear: {
+    note: "da0ddbfa",
+    without: INT4,
+    constraints: [{ kind: "rank", input: 1, min: 0, max: 0 }], // a scalar scale: per tensor
+  },
+  Div: { note: "0b369d2c", without: SHORT },
+  Dropout: {
+    note: "a96d095d",
+    constraints: [
+      { kind: "absent-output", output: 1, name: "mask" },
+      { kind: "input-values", input: 2, name: "training_mode", notIn: [1] },
+    ],
+  },
   Einsum: { note: "4b8528bf", without: SHORT, constraints: [{ kind: "static-dims" }] },
-  Expand: { note: "0d9c14c2", partial: "the shape input's length must be static" },
-  Flatten: { note: "9b8effd6", without: INT4, partial: "no int4/uint4" },
+  Expand: { note: "0d9c14c2", constraints: [{ kind: "static-dims", input: 1 }] },
+  Flatten: { note: "9b8effd6", without: INT4 },
   GRU: { note: "1779f6ad", constraints: constant("GRU", "W", "R", "B") },
   LSTM: { note: "1779f6ad", constraints: constant("LSTM", "W", "R", "B") },
   RNN: { note: "1779f6ad", constraints: constant("RNN", "W", "R", "B") },
@@ -84,28 +103,43 @@ const NOTES: Record<string, Reading> = {
       { kind: "attribute", name: "padding_mode", in: ["zeros", "border"] },
     ],
   },
-  Identity: { note: "16ca4af5", without: INT4, partial: "no sequence input" },
-  If: { note: "642d6180", without: INT4, partial: "no sequence or optional outputs" },
-  IsInf: { note: "d81cb64e", types: ["bool", "double", "float"], partial: "float32/64 input only" },
-  LogSoftmax: { note: "220f7b86", partial: "axis 0, 1 and the default axis not taken" },
+  Identity: { note: "16ca4af5", without: INT4, caveat: "no sequence input" },
+  If: { note: "642d6180", without: INT4, caveat: "no sequence or optional outputs" },
+  IsInf: {
+    note: "d81cb64e",
+    types: ["bool", "double", "float"],
+    constraints: [{ kind: "input-types", input: 0, name: "X", types: ["float", "double"] }],
+  },
+  LogSoftmax: {
+    note: "220f7b86",
+    // the default axis (-1 from opset 13, 1 before) is one it does not take either
+    constraints: [{ kind: "attribute", name: "axis", notIn: [0, 1, -1] }],
+  },
   Loop: { note: "199815a5", without: INT4, constraints: [{ kind: "static-dims" }] },
-  Max: { note: "9baf6a47", without: UNSIGNED, partial: F16 },
-  MaxPool: { note: "175293e7", without: SHORT, partial: "single output: no Indices" },
-  Min: { note: "5f108824", without: UNSIGNED, partial: F16 },
-  Mod: { note: "bd519608", types: ["double", "float", "float16"], partial: F16 },
-  Mul: { note: "e94a2e67", without: SHORT, partial: "no 8- or 16-bit integers" },
-  Sub: { note: "e94a2e67", without: SHORT, partial: "no 8- or 16-bit integers" },
-  Pad: { note: "87b9cd1b", without: INT4, partial: "no axes input" },
-  Pow: { note: "6d34dbe0", without: INTEGERS, partial: "no integer types" },
+  Max: { note: "9baf6a47", without: UNSIGNED, caveat: F16 },
+  MaxPool: {
+    note: "175293e7",
+    without: SHORT,
+    constraints: [{ kind: "absent-output", output: 1, name: "Indices" }],
+  },
+  Min: { note: "5f108824", without: UNSIGNED, caveat: F16 },
+  Mod: { note: "bd519608", types: ["double", "float", "float16"], caveat: F16 },
+  Mul: { note: "e94a2e67", without: SHORT },
+  Sub: { note: "e94a2e67", without: SHORT },
+  Pad: {
+    note: "87b9cd1b",
+    without: INT4,
+    constraints: [{ kind: "absent-input", input: 3, name: "axes" }],
+  },
+  Pow: { note: "6d34dbe0", without: INTEGERS },
   QLinearMatMul: {
     note: "4678af56",
     types: ["float", "int8", "uint8"],
-    partial: "int8, uint8 and float32 only",
   },
   QuantizeLinear: {
     note: "cf28bdda",
     without: ["int8", ...INT4],
-    partial: "per-tensor only, not per-axis; no int8 output",
+    constraints: [{ kind: "rank", input: 1, min: 0, max: 0 }], // a scalar scale: per tensor
   },
   ReduceL1: { note: "d61ab943", constraints: [keepdims] },
   ReduceL2: { note: "d61ab943", constraints: [keepdims] },
@@ -115,13 +149,21 @@ const NOTES: Record<string, Reading> = {
   ReduceMax: { note: "3a0bea26", constraints: [keepdims] },
   ReduceMean: { note: "3a0bea26", constraints: [keepdims] },
   ReduceMin: { note: "3a0bea26", constraints: [keepdims] },
-  ReduceSum: { note: "e669be89", constraints: [keepdims], partial: "axes must be given" },
-  ReduceSumSquare: { note: "11feedc6", constraints: [keepdims], partial: "axes must be given" },
+  ReduceSum: {
+    note: "e669be89",
+    constraints: [keepdims, { kind: "given-input", input: 1, name: "axes" }],
+  },
+  ReduceSumSquare: {
+    note: "11feedc6",
+    constraints: [keepdims, { kind: "given-input", input: 1, name: "axes" }],
+  },
   Reshape: {
     note: "62746903",
     without: INT4,
-    constraints: [{ kind: "attribute", name: "allowzero", in: [0] }],
-    partial: "the shape input's length must be static",
+    constraints: [
+      { kind: "attribute", name: "allowzero", in: [0] },
+      { kind: "static-dims", input: 1 },
+    ],
   },
   Resize: {
     note: "65aeda54",
@@ -145,34 +187,54 @@ const NOTES: Record<string, Reading> = {
       },
       { kind: "attribute", name: "antialias", in: [0] },
       { kind: "attribute", name: "keep_aspect_ratio_policy", in: ["stretch"] },
+      { kind: "attribute", name: "axes", absent: true },
+      { kind: "static-dims", input: 2 },
+      { kind: "static-dims", input: 3 },
     ],
-    partial: "no axes attribute; scales and sizes need a static length",
   },
   Scan: {
     note: "03db86dc",
     without: INT4,
     constraints: [{ kind: "static-dims" }],
-    partial: "may be imprecise at newer opsets",
+    caveat: "may be imprecise at newer opsets",
   },
-  ScatterElements: { note: "079ffebb", partial: "duplicate indices not handled" },
+  ScatterElements: { note: "079ffebb", caveat: "duplicate indices not handled" },
   ScatterND: {
     note: "d02aa57c",
     constraints: [{ kind: "attribute", name: "reduction", in: ["none", "max", "min"] }],
   },
-  SequenceInsert: { note: "daa4d51c", partial: "no unranked sequence elements" },
-  Shape: { note: "525466b6", without: INT4, partial: "no start or end attributes" },
-  Size: { note: "9b8effd6", without: INT4, partial: "no int4/uint4" },
+  SequenceInsert: { note: "daa4d51c", caveat: "no unranked sequence elements" },
+  Shape: {
+    note: "525466b6",
+    without: INT4,
+    constraints: [
+      { kind: "attribute", name: "start", absent: true },
+      { kind: "attribute", name: "end", absent: true },
+    ],
+  },
+  Size: { note: "9b8effd6", without: INT4 },
   Slice: { note: "f7384e5d", constraints: constant("Slice", "axes") },
-  SpaceToDepth: { note: "dcea988a", partial: "imprecise in one of the source's examples" },
-  Split: { note: "8f042b6a", partial: "limits on static and dynamic shapes; no zero-size splits" },
-  Squeeze: { note: "4fd98555", without: INT4, partial: "limits on static and dynamic shapes" },
-  Unsqueeze: { note: "4fd98555", without: INT4, partial: "limits on static and dynamic shapes" },
-  TopK: { note: "608442cc", partial: "K's shape must be static" },
-  Transpose: { note: "9b8effd6", without: INT4, partial: "no int4/uint4" },
+  SpaceToDepth: { note: "dcea988a", caveat: "imprecise in one of the source's examples" },
+  Split: {
+    note: "8f042b6a",
+    constraints: [{ kind: "input-values", input: 1, name: "split", min: 1 }],
+    caveat: "limits on static and dynamic shapes the source does not state",
+  },
+  Squeeze: {
+    note: "4fd98555",
+    without: INT4,
+    caveat: "limits on static and dynamic shapes the source does not state",
+  },
+  Unsqueeze: {
+    note: "4fd98555",
+    without: INT4,
+    caveat: "limits on static and dynamic shapes the source does not state",
+  },
+  TopK: { note: "608442cc", constraints: [{ kind: "static-dims", input: 1 }] },
+  Transpose: { note: "9b8effd6", without: INT4 },
   Upsample: {
     note: "10bc79ae",
-    constraints: [{ kind: "static-dims" }],
-    partial: "the output's shape must be static too",
+    constraints: [{ kind: "static-dims" }, { kind: "static-dims", output: 0 }],
   },
 };
 
@@ -214,7 +276,7 @@ console.log(`left out (not in the schemas): ${skipped.join(", ")}`);
 
 await writeProfile({
   name: "onnx-mlir",
-  version: 1,
+  version: 2,
   backend: "onnx-mlir, cpu target",
   backendVersion: `main at ${commitDate} (ops up to opset ${MAX})`,
   source: {

@@ -7,7 +7,8 @@
 // next one listed, the last up to the newest version in "Defined Version" (the ONNX the table was
 // made with; nothing newer is claimed). The profile's opset range is 1 to the newest defined
 // version of an ai.onnx op, the table stating none. The only limitation the table states
-// ("only in certain patterns", on the Sequence ops) is kept as `partial` in our own words; any
+// ("only in certain patterns", on the Sequence ops) is a caveat in our own words (which graph
+// patterns it translates is the frontend's code, not a rule to check); any
 // other stops the script, to be read. ai.onnx rows the schemas do not know (ATen, Affine,
 // ConstantFill, Crop, ImageScaler, IsFinite: experimental or removed ops) are left out and listed;
 // other domains' rows are kept as the table has them.
@@ -64,19 +65,18 @@ for (const line of readFileSync(file, "utf8").split("\n")) {
   }
   const top = d.at(-1)!;
   const versions = s.map((from, i) => ({ from, to: i + 1 < s.length ? s[i + 1]! - 1 : top }));
-  let partial: string | undefined;
+  let caveat: string | undefined;
   if (limitation) {
-    partial = LIMITATIONS[digest(limitation)];
-    if (!partial)
-      throw new Error(`${op}: a limitation not read yet (digest ${digest(limitation)})`);
+    caveat = LIMITATIONS[digest(limitation)];
+    if (!caveat) throw new Error(`${op}: a limitation not read yet (digest ${digest(limitation)})`);
   }
-  ops[domain ? `${domain}.${op}` : op] = row(domain!, versions, { partial });
+  ops[domain ? `${domain}.${op}` : op] = row(domain!, versions, { caveat });
 }
 console.log(`left out (no ONNX definition the schemas know): ${skipped.join(", ")}`);
 
 await writeProfile({
   name: "openvino",
-  version: 1,
+  version: 2,
   backend: "Intel OpenVINO, through its ONNX frontend",
   backendVersion: `master, table read ${date}`,
   source: {

@@ -1,9 +1,10 @@
 // Writes targets/webnn.json and targets/webgpu.json from the operator tables onnxruntime-web
-// ships (node_modules/onnxruntime-web/docs/webnn-operators.md and webgpu-operators.md, the dev
-// dependency's version): per op its version ranges in ai.onnx and com.microsoft, and from the
-// Comments column the constraints this tool's vocabulary can say (an input that must be a
-// constant, "Only supports 4-D input", "'attr' == v"); a comment with anything more is kept
-// whole as `partial`, so that no op the source limits is recorded as fully supported.
+// ships (node_modules/onnxruntime-web/docs/webnn-operators.md and webgpu-operators.md, of the
+// release package.json pins as a dev dependency): per op its version ranges in ai.onnx and
+// com.microsoft, and from the Comments column the constraints this tool's vocabulary says. A
+// comment of the simple forms (an input that must be a constant, "Only supports 4-D input",
+// "'attr' == v") is read here; every other is read by hand into NOTES below, keyed by a digest
+// of the comment, so that a rerun on a changed table stops at the comment to read again.
 //
 //   npx tsx scripts/targets/from-ort-web.ts        (then review `git diff targets/`)
 
@@ -12,6 +13,7 @@ import { format, resolveConfig } from "prettier";
 import { join } from "node:path";
 import { SchemaRegistry } from "../../src/schema/registry.js";
 import type { Constraint, OpRow, Profile } from "../../src/targets/profile.js";
+import { absentInputs, absentOutputs, constantInputs, digest, type Limits } from "./common.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const pkg = join(root, "node_modules", "onnxruntime-web");
@@ -80,8 +82,144 @@ function read(
   return { constraints, rest: left };
 }
 
+const attr = (name: string, values: (string | number)[]): Constraint => ({
+  kind: "attribute",
+  name,
+  in: values,
+});
+const rank4: Constraint = { kind: "rank", input: 0, min: 4, max: 4 };
+const MS = "com.microsoft";
+const activations = attr("activations", ["Relu", "Tanh", "Sigmoid"]);
+const recurrent = (op: string): Constraint[] => [
+  attr("layout", [0]),
+  { kind: "attribute", name: "clip", absent: true },
+  activations,
+  { kind: "same-activations" },
+  ...constantInputs("", op, ["sequence_lens"]),
+  { kind: "input-values", input: 4, name: "sequence_lens", equalsDim: { input: 0, axis: 0 } },
+];
+
+/** The comments read by hand, by profile and op (`domain.Op` for other domains). */
+const NOTES: Record<string, Record<string, Limits>> = {
+  webnn: {
+    AveragePool: { note: "e3a2f373", constraints: [rank4] }, // a 4-D input has a 2-D kernel
+    BatchNormalization: {
+      note: "91362978",
+      constraints: [attr("training_mode", [0]), { kind: "max-outputs", max: 1 }],
+    },
+    Dropout: {
+      note: "ad9caa60",
+      constraints: [{ kind: "input-values", input: 2, name: "training_mode", notIn: [1] }],
+    },
+    [`${MS}.GroupQueryAttention`]: {
+      note: "8fe63944",
+      constraints: [
+        ...constantInputs(MS, "GroupQueryAttention", ["total_sequence_length"]),
+        { kind: "dims-equal", input: 3, output: 1, axis: 2 },
+        ...absentInputs(MS, "GroupQueryAttention", ["cos_cache", "sin_cache"]),
+      ],
+    },
+    // X is [seq_length, batch_size, input_size] (layout 0): sequence_lens holds its first dim
+    GRU: { note: "1587cfea", constraints: recurrent("GRU") },
+    LSTM: { note: "f6ec459a", constraints: [...recurrent("LSTM"), attr("input_forget", [0])] },
+    LpPool: { note: "bd96e91a", constraints: [rank4, attr("p", [2])] },
+    [`${MS}.MatMulNBits`]: {
+      note: "b52780ef",
+      constraints: [
+        ...constantInputs(MS, "MatMulNBits", ["B", "zero_points"]),
+        ...absentInputs(MS, "MatMulNBits", ["g_idx"]),
+        attr("bits", [4]),
+      ],
+    },
+    MaxPool: {
+      note: "4f446cd8",
+      constraints: [
+        rank4,
+        { kind: "attribute", name: "storage_order", notIn: [1] },
+        { kind: "max-outputs", max: 1 },
+      ],
+    },
+    [`${MS}.MultiHeadAttention`]: {
+      note: "986f2d71",
+      constraints: [
+        ...absentInputs(MS, "MultiHeadAttention", [
+          "bias",
+          "key_padding_mask",
+          "past_sequence_length",
+          "cache_indirection",
+        ]),
+        ...absentOutputs(MS, "MultiHeadAttention", ["qk"]),
+      ],
+    },
+    Pad: { note: "8b122526", constraints: [{ kind: "attribute", name: "mode", notIn: ["wrap"] }] },
+    Reshape: {
+      note: "169a81a6",
+      constraints: [
+        ...constantInputs("", "Reshape", ["shape"]),
+        { kind: "input-values", input: 1, name: "shape", notIn: [0] },
+      ],
+    },
+    Resize: {
+      note: "472e34ff",
+      constraints: [
+        rank4,
+        attr("antialias", [0]),
+        attr("exclude_outside", [0]),
+        attr("keep_aspect_ratio_policy", ["stretch"]),
+        attr("mode", ["linear", "nearest"]),
+        ...constantInputs("", "Resize", ["scales", "sizes"]),
+      ],
+    },
+    Trilu: { note: "614a557d", constraints: constantInputs("", "Trilu", ["k"]) },
+  },
+  webgpu: {
+    [`${MS}.Attention`]: {
+      note: "89c3edfb",
+      constraints: [
+        ...absentInputs(MS, "Attention", ["mask_index", "past"]),
+        ...absentOutputs(MS, "Attention", ["present"]),
+      ],
+    },
+    // "activation" is that of onnxruntime's fused internal ops; these ops have none
+    AveragePool: { note: "4a842c82", informative: true },
+    MaxPool: { note: "4a842c82", informative: true },
+    Conv: { note: "94e5ddeb", constraints: [{ kind: "rank", input: 0, min: 3, max: 4 }] },
+    ConvTranspose: { note: "9794b01f", constraints: [{ kind: "rank", input: 0, min: 3, max: 4 }] },
+    [`${MS}.MultiHeadAttention`]: {
+      note: "89c3edfb",
+      constraints: [
+        ...absentInputs(MS, "MultiHeadAttention", ["key_padding_mask", "past_key", "past_value"]),
+        ...absentOutputs(MS, "MultiHeadAttention", ["present_key", "present_value"]),
+      ],
+    },
+    // the op runs in the EP on the shapes alone: no kernel, and no node left to the CPU
+    Reshape: { note: "3a58405f", informative: true },
+    Shape: { note: "a6c48866", informative: true },
+    Resize: {
+      note: "e1b967fd",
+      constraints: [
+        {
+          kind: "any",
+          of: [
+            [
+              {
+                kind: "attribute",
+                name: "coordinate_transformation_mode",
+                notIn: ["align_corners"],
+              },
+            ],
+            [{ kind: "not-downsampling" }],
+          ],
+        },
+      ],
+    },
+    Transpose: { note: "966ee567", informative: true },
+  },
+};
+
 function profileFrom(file: string, name: string, backend: string, webnn: boolean): Profile {
   const ops: Record<string, OpRow> = {};
+  const used = new Set<string>();
   const lines = readFileSync(join(pkg, "docs", file), "utf8").split("\n");
   for (const line of lines) {
     const cells = line.split("|").map((c) => c.trim());
@@ -99,18 +237,33 @@ function profileFrom(file: string, name: string, backend: string, webnn: boolean
       const first = registry.versions(domain, op)[0]?.since;
       if (webnn && domain === "" && row.versions[0]?.from === 7 && first !== undefined && first < 7)
         row.versions[0] = { ...row.versions[0], from: first };
-      if (comment && !(!webnn && /^need perf optimization;?$/.test(comment))) {
+      const key = domain ? `${domain}.${op}` : op;
+      const hand = NOTES[name]![key];
+      if (hand) {
+        if (hand.note !== digest(comment))
+          throw new Error(
+            `${name} ${key}: the comment is new or changed (digest ${digest(comment)}): read it`,
+          );
+        used.add(key);
+        if (hand.constraints) row.constraints = hand.constraints;
+        if (hand.caveat) row.caveat = hand.caveat;
+      } else if (comment) {
         const { constraints, rest } = read(domain, op, comment);
+        if (rest)
+          throw new Error(
+            `${name} ${key}: '${comment}' is not of a form read here: read it into NOTES`,
+          );
         row.constraints = constraints;
-        if (rest) row.partial = comment;
       }
-      ops[domain ? `${domain}.${op}` : op] = row;
+      ops[key] = row;
     }
   }
+  for (const key of Object.keys(NOTES[name]!))
+    if (!used.has(key)) throw new Error(`${name} ${key}: read in NOTES, not in the table`);
   const ai = Object.values(ops).filter((r) => r.domain === "");
   return {
     name,
-    version: 1,
+    version: 2,
     backend,
     backendVersion: version,
     source: {
@@ -135,6 +288,6 @@ for (const [file, name, backend, webnn] of [
   writeFileSync(out, await format(JSON.stringify(p), { ...config, filepath: out }));
   const rows = Object.values(p.ops);
   console.log(
-    `${name}: ${rows.length} ops, ${rows.reduce((n, r) => n + r.constraints.length, 0)} constraints, ${rows.filter((r) => r.partial).length} partial`,
+    `${name}: ${rows.length} ops, ${rows.reduce((n, r) => n + r.constraints.length, 0)} constraints, ${rows.filter((r) => r.caveat).length} with a caveat`,
   );
 }

@@ -2,8 +2,10 @@
 // onnx/onnx-tensorrt repository at a commit, given as a file): the opset range it states, per
 // supported op its types and, from the Restrictions column, the constraints this tool's
 // vocabulary can say (an input that must be an initializer or a build-time constant, "2D or 3D"
-// pooling/convolution as input rank 4-5, "4D input", static dimensions); a restriction with more
-// is kept whole as `partial`. "Y [EXPERIMENTAL]" is partial too.
+// pooling/convolution as input rank 4-5, "4D input", static dimensions); what is left of a
+// restriction is read by hand into NOTES (keyed by a digest of it: a rerun on a changed
+// restriction stops and names the op), as constraints, or as a caveat where nothing can check
+// it. "Y [EXPERIMENTAL]" is a caveat too.
 //
 //   git -C <onnx-tensorrt clone> show <commit>:docs/operators.md > /tmp/trt.md
 //   npx tsx scripts/targets/from-tensorrt.ts /tmp/trt.md <commit> <commit date>
@@ -13,6 +15,7 @@ import { join } from "node:path";
 import { format, resolveConfig } from "prettier";
 import { SchemaRegistry } from "../../src/schema/registry.js";
 import type { Constraint, OpRow, Profile } from "../../src/targets/profile.js";
+import { digest, type Limits } from "./common.js";
 
 const [file, commit, date] = process.argv.slice(2);
 if (!file || !commit || !date)
@@ -74,6 +77,105 @@ function constraintsOf(op: string, text: string): { constraints: Constraint[]; r
   return { constraints, rest: rest.replace(/<br \/>/g, " ").trim() };
 }
 
+const attr = (name: string, values: (string | number)[]): Constraint => ({
+  kind: "attribute",
+  name,
+  in: values,
+});
+const noDilation = attr("dilations", [1]);
+const RANDOM: Limits = { note: "270ab39c", caveat: "the seed is ignored" };
+
+/** The restrictions left after the forms read above, read by hand (keyed by a digest). */
+const NOTES: Record<string, Limits> = {
+  AveragePool: { note: "da25cb3e", constraints: [noDilation] },
+  Constant: {
+    note: "b192b427",
+    constraints: ["sparse_value", "value_string", "value_strings"].map((name) => ({
+      kind: "attribute",
+      name,
+      absent: true,
+    })),
+  },
+  DeformConv: {
+    note: "70d9341f",
+    constraints: [{ kind: "rank", input: 0, min: 3, max: 4 }, { kind: "symmetric-pads" }],
+  },
+  DequantizeLinear: {
+    note: "2a5f3628",
+    constraints: [{ kind: "input-values", input: 2, name: "x_zero_point", min: 0, max: 0 }],
+  },
+  Dropout: {
+    note: "d5dbf54e",
+    constraints: [
+      { kind: "constant-input", input: 2, name: "training_mode" },
+      { kind: "input-values", input: 2, name: "training_mode", notIn: [1] },
+    ],
+  },
+  GRU: { note: "5ebe5885", constraints: [{ kind: "same-activations" }] },
+  RNN: { note: "7ee88da8", constraints: [{ kind: "same-activations" }] },
+  LSTM: {
+    note: "15458ae8",
+    constraints: [{ kind: "same-activations" }, attr("input_forget", [0]), attr("layout", [0])],
+  },
+  Hardmax: { note: "eb5abac7", constraints: [{ kind: "static-dims", input: 0, axisFrom: "axis" }] },
+  If: { note: "d25ef168", constraints: [{ kind: "branches-agree" }] },
+  LayerNormalization: {
+    note: "3a32a335",
+    constraints: [
+      { kind: "absent-output", output: 1, name: "Mean" },
+      { kind: "absent-output", output: 2, name: "InvStdDev" },
+    ],
+  },
+  // the carried values' shapes across iterations are known only when it runs
+  Loop: {
+    note: "c768dc6a",
+    caveat: "scan outputs of a static length, carried values of one shape across iterations",
+  },
+  LpPool: { note: "da25cb3e", constraints: [noDilation] },
+  MaxPool: {
+    note: "a4a031a8",
+    constraints: [{ kind: "absent-output", output: 1, name: "Indices" }, noDilation],
+  },
+  QuantizeLinear: {
+    note: "95c3d6aa",
+    constraints: [{ kind: "input-values", input: 2, name: "y_zero_point", min: 0, max: 0 }],
+  },
+  RandomNormal: RANDOM,
+  RandomNormalLike: RANDOM,
+  RandomUniform: RANDOM,
+  RandomUniformLike: RANDOM,
+  // with `scales` given, `axes` (when set) must be every axis in order: required absent here,
+  // which the exporters write
+  Resize: {
+    note: "47a08635",
+    constraints: [
+      attr("coordinate_transformation_mode", [
+        "half_pixel",
+        "pytorch_half_pixel",
+        "tf_half_pixel_for_nn",
+        "asymmetric",
+        "align_corners",
+      ]),
+      attr("mode", ["nearest", "linear"]),
+      attr("nearest_mode", ["floor", "ceil", "round_prefer_floor", "round_prefer_ceil"]),
+      attr("keep_aspect_ratio_policy", ["stretch"]),
+      {
+        kind: "any",
+        of: [
+          [{ kind: "absent-input", input: 2, name: "scales" }],
+          [{ kind: "attribute", name: "axes", absent: true }],
+        ],
+      },
+      attr("antialias", [0]),
+    ],
+  },
+  ScatterND: { note: "04fa79ab", constraints: [attr("reduction", ["none"])] },
+  TopK: {
+    note: "55c54b24",
+    constraints: [attr("sorted", [1]), { kind: "input-values", input: 1, name: "K", max: 3839 }],
+  },
+};
+
 const ops: Record<string, OpRow> = {};
 for (const line of text.split("\n")) {
   const c = line.split("|").map((x) => x.trim());
@@ -83,21 +185,25 @@ for (const line of text.split("\n")) {
   if (!atMax) continue; // an op the schemas do not have (ImageScaler, ParametricSoftplus, …)
   const types = [...new Set((c[3] ?? "").split(",").flatMap((t) => TYPES[t.trim()] ?? []))];
   const { constraints, rest } = constraintsOf(op, c[4] ?? "");
-  const partial = [c[2]!.includes("EXPERIMENTAL") ? "experimental" : "", rest]
+  const reading = NOTES[op];
+  if (rest && reading?.note !== digest(rest))
+    throw new Error(`${op}: '${rest}' is new or changed (digest ${digest(rest)}): read it`);
+  if (!rest && reading) throw new Error(`${op}: the restriction is gone: drop its reading`);
+  const caveat = [c[2]!.includes("EXPERIMENTAL") ? "experimental" : "", reading?.caveat ?? ""]
     .filter(Boolean)
     .join("; ");
   ops[op] = {
     domain: "",
     versions: [{ from: 1, to: atMax.since }],
     ...(types.length ? { types } : {}),
-    constraints,
-    ...(partial ? { partial } : {}),
+    constraints: [...constraints, ...(reading?.constraints ?? [])],
+    ...(caveat ? { caveat } : {}),
   };
 }
 
 const profile: Profile = {
   name: "tensorrt",
-  version: 1,
+  version: 2,
   backend: "NVIDIA TensorRT, through onnx-tensorrt",
   backendVersion: version,
   source: {
@@ -113,5 +219,5 @@ const config = (await resolveConfig(out)) ?? {};
 writeFileSync(out, await format(JSON.stringify(profile), { ...config, filepath: out }));
 const rows = Object.values(ops);
 console.log(
-  `tensorrt ${version}: opset ${min}-${max}, ${rows.length} ops, ${rows.reduce((n, r) => n + r.constraints.length, 0)} constraints, ${rows.filter((r) => r.partial).length} partial`,
+  `tensorrt ${version}: opset ${min}-${max}, ${rows.length} ops, ${rows.reduce((n, r) => n + r.constraints.length, 0)} constraints, ${rows.filter((r) => r.caveat).length} with a caveat`,
 );

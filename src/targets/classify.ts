@@ -1,8 +1,9 @@
 // "Will my model run on backend X?", answered per node: each node of the graph, its subgraphs and
-// its local functions is supported, partial (a constraint fails, or the source says the op is
-// limited: which, and why) or unsupported (the op, its version or an element type), with a
-// summary by op and the coverage in nodes and, where shapes are known, in multiply-adds of the
-// ops that dominate (Conv, ConvTranspose, MatMul, Gemm).
+// its local functions is supported (perhaps with a caveat of the source that nothing here can
+// check), partial (the op is the target's, but the node fails one of its constraints: which, and
+// why) or unsupported (the op, its version or an element type), with a summary by op, the
+// coverage in nodes and, where shapes are known, in multiply-adds of the ops that dominate (Conv,
+// ConvTranspose, MatMul, Gemm), and the partitions the backend would form (partition.ts).
 
 import { formalAt } from "../check/arity.js";
 import { analysisOf } from "../check/infer.js";
@@ -12,7 +13,9 @@ import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import { opsetMap } from "../ir/opsets.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
-import { rowFor, versionSupported, type Constraint, type Profile } from "./profile.js";
+import { constantsOf, failing, shapeOf, type ConstraintScope } from "./constraints.js";
+import { partitionGraph } from "./partition.js";
+import { rowFor, versionSupported, type Profile } from "./profile.js";
 
 export type Verdict = "supported" | "partial" | "unsupported";
 
@@ -23,6 +26,8 @@ export interface NodeVerdict {
   verdict: Verdict;
   /** Why it is not supported, one reason a constraint or limit. */
   reasons: string[];
+  /** A supported node's caveat: what the source says and nothing here can check. */
+  caveat?: string;
   /** Multiply-adds where the shapes are known (Conv, ConvTranspose, MatMul, Gemm). */
   macs?: number;
   /**
@@ -31,6 +36,25 @@ export interface NodeVerdict {
    * the index of the node the body belongs to), for a page to mark.
    */
   at: { fn: number; index: number };
+  /** The partition it is in (an index of `partitions.groups`); none for a function's nodes. */
+  partition?: number;
+  /** An unsupported node on a partition's border: one of the nodes that split the model. */
+  splits?: true;
+}
+
+export interface Partitions {
+  /** The number of partitions (of the main graph and its subgraphs, as onnxruntime forms them). */
+  count: number;
+  /** Each partition: its node count, the multiply-adds it holds, its first node. */
+  groups: { nodes: number; macs: number; first: string }[];
+  /** Nodes partitioned (every graph but the functions', Constant nodes left out: they are data). */
+  nodes: number;
+  /** Of those, how many are in a partition. */
+  supported: number;
+  /** Multiply-adds where known: in all, and in partitions. */
+  macs?: { total: number; supported: number };
+  /** The nodes that split the model (indices into `nodes` of the report). */
+  splitters: number[];
 }
 
 export interface TargetReport {
@@ -41,17 +65,13 @@ export interface TargetReport {
   /** Per op: counts by verdict. */
   byOp: Record<string, Record<Verdict, number>>;
   coverage: { nodes: number; supported: number; macs?: { total: number; supported: number } };
+  /** The caveats of the ops the model uses (as the source words them), with how many nodes. */
+  caveats: { op: string; caveat: string; nodes: number }[];
+  partitions: Partitions;
 }
 
 const isConstantNode = (n: Node) =>
   n.opType === "Constant" && (n.domain ?? "") === "" && n.inputs.length === 0;
-
-/** The names that hold constants in a graph: initializers and Constant nodes' outputs. */
-function constantsOf(g: Graph | Function): Set<string> {
-  const out = new Set<string>("initializers" in g ? g.initializers.map((t) => t.name) : []);
-  for (const n of g.nodes) if (isConstantNode(n)) for (const o of n.outputs) out.add(o);
-  return out;
-}
 
 /**
  * Whether the signature gives the i-th input (or output) one type only (a concrete type, or a
@@ -71,48 +91,6 @@ function attrValue(n: Node, name: string): number | string | undefined {
   if (a.type === "INT" || a.type === "FLOAT") return Number(a.value);
   if (a.type === "STRING") return String(a.value);
   return undefined;
-}
-
-function shapeOf(t: Type | undefined): (number | string | null)[] | undefined {
-  return t && t.kind === "tensor" ? t.shape : undefined;
-}
-
-/** Why a constraint fails for a node (undefined: it holds). */
-function failing(
-  c: Constraint,
-  n: Node,
-  types: Map<string, Type> | undefined,
-  constants: Set<string>,
-): string | undefined {
-  switch (c.kind) {
-    case "constant-input": {
-      const x = n.inputs[c.input];
-      if (!x) return undefined;
-      return constants.has(x) ? undefined : `input '${c.name}' is computed, not constant`;
-    }
-    case "rank": {
-      const s = shapeOf(types?.get(n.inputs[c.input] ?? ""));
-      if (!s) return `input ${c.input}'s rank is unknown (needs ${c.min}-${c.max})`;
-      return s.length >= c.min && s.length <= c.max
-        ? undefined
-        : `input ${c.input} has rank ${s.length}, the target takes ${c.min === c.max ? c.min : `${c.min} to ${c.max}`}`;
-    }
-    case "attribute": {
-      const v = attrValue(n, c.name);
-      if (v === undefined) return undefined;
-      return c.in.includes(v)
-        ? undefined
-        : `attribute '${c.name}' = ${v}, the target takes ${c.in.join(" or ")}`;
-    }
-    case "static-dims": {
-      for (const x of n.inputs) {
-        const s = shapeOf(types?.get(x));
-        if (x && (!s || s.some((d) => typeof d !== "number")))
-          return `input '${x}' has dims not known before running (the target needs them static)`;
-      }
-      return undefined;
-    }
-  }
 }
 
 /** Multiply-adds of a product node whose shapes inference knows. */
@@ -153,6 +131,8 @@ export function classifyModel(model: Model, profile: Profile): TargetReport {
     nodes: [],
     byOp: Object.create(null),
     coverage: { nodes: 0, supported: 0 },
+    caveats: [],
+    partitions: { count: 0, groups: [], nodes: 0, supported: 0, splitters: [] },
   };
   const onnx = opsets.get("");
   if (onnx !== undefined && (onnx < profile.opset.min || onnx > profile.opset.max))
@@ -168,6 +148,9 @@ export function classifyModel(model: Model, profile: Profile): TargetReport {
   let macsTotal = 0;
   let macsSupported = 0;
   let macsKnown = false;
+  const caveats = new Map<string, { op: string; caveat: string; nodes: number }>();
+  /** Per graph of the main graph's tree: its nodes' places in report.nodes. */
+  const graphs = new Map<Graph | Function, number[]>();
   const owners: { g: Graph | Function; label: string; fn: number }[] = [
     { g: model.graph, label: "graph", fn: -1 },
     ...model.functions.map((f, fn) => ({
@@ -181,78 +164,40 @@ export function classifyModel(model: Model, profile: Profile): TargetReport {
     let top = 0;
     for (const { node: n, owner, index, depth } of walkGraphNodes(g)) {
       if (depth === 0) top = index;
-      const scopeTypes = types?.get(owner) ?? types?.get(model.graph);
-      const localConstants = owner === g ? constants : constantsOf(owner);
       const domain = n.domain === "ai.onnx" ? "" : (n.domain ?? "");
       const op = domain ? `${domain}.${n.opType}` : n.opType;
-      const reasons: string[] = [];
-      let verdict: Verdict = "supported";
-      // A Constant node is data: a runtime takes it as an initializer whatever its backend runs.
-      const row = isConstantNode(n)
-        ? { domain: "", versions: [{ from: 1 }], constraints: [] }
-        : rowFor(profile, domain, n.opType);
       const version = opsets.has(domain)
         ? registry.tryResolve(domain, n.opType, opsets.get(domain)!)
         : undefined;
-      if (!row) {
-        verdict = "unsupported";
-        reasons.push(
-          version?.function
-            ? `${op}-${version.since} is a function op, not in ${profile.name}: expand it (onnx-expand expand)`
-            : `${op} is not in ${profile.name}`,
-        );
-      } else if (version && !versionSupported(row, version.since)) {
-        verdict = "unsupported";
-        reasons.push(
-          `${op}-${version.since} is not supported (${profile.name} has ${row.versions
-            .map((r) =>
-              r.to === undefined
-                ? `${r.from}+`
-                : r.from === r.to
-                  ? `${r.from}`
-                  : `${r.from}-${r.to}`,
-            )
-            .join(", ")})`,
-        );
-      } else {
-        if (row.types) {
-          for (const [x, fixed] of [
-            ...n.inputs.map((x, i) => [x, fixedType(version, false, i)] as const),
-            ...n.outputs.map((x, i) => [x, fixedType(version, true, i)] as const),
-          ]) {
-            // A type the op's signature fixes (Reshape's shape is int64) comes with the op.
-            if (fixed) continue;
-            const t = scopeTypes?.get(x);
-            if (!x || !t || t.kind !== "tensor" || !t.elemType) continue;
-            const name = dtypeName(t.elemType);
-            if (!row.types.includes(name)) {
-              verdict = "unsupported";
-              reasons.push(`element type ${name} ('${x}') is not supported`);
-              break;
-            }
-          }
-        }
-        if (verdict === "supported") {
-          for (const c of row.constraints) {
-            const why = failing(c, n, scopeTypes, localConstants);
-            if (why) reasons.push(why);
-          }
-          if (row.partial) reasons.push(`limited: ${row.partial}`);
-          if (reasons.length) verdict = "partial";
-        }
+      const scope: ConstraintScope = {
+        types: types?.get(owner) ?? types?.get(model.graph),
+        constants: owner === g ? constants : constantsOf(owner),
+        version,
+      };
+      const { verdict, reasons, caveat } = judge(n, op, domain, version, profile, scope);
+      if (caveat) {
+        const c = caveats.get(op) ?? { op, caveat, nodes: 0 };
+        c.nodes++;
+        caveats.set(op, c);
       }
       const where = `${label} > ${n.name ? `node '${n.name}'` : "node"} (${op})`;
-      const macs = owner === model.graph ? macsOf(n, scopeTypes) : undefined;
+      const macs = owner === model.graph ? macsOf(n, scope.types) : undefined;
       if (macs !== undefined) {
         macsKnown = true;
         macsTotal += macs;
         if (verdict === "supported") macsSupported += macs;
+      }
+      if (fn === -1) {
+        const list = graphs.get(owner) ?? [];
+        list[index] = report.nodes.length;
+        graphs.set(owner, list);
       }
       report.nodes.push({
         where,
         op,
         verdict,
         reasons,
+        ...(caveat ? { caveat } : {}),
         ...(macs !== undefined ? { macs } : {}),
         at: { fn, index: top },
       });
@@ -263,7 +208,105 @@ export function classifyModel(model: Model, profile: Profile): TargetReport {
     }
   }
   if (macsKnown) report.coverage.macs = { total: macsTotal, supported: macsSupported };
+  report.caveats = [...caveats.values()].sort((a, b) => a.op.localeCompare(b.op));
+  report.partitions = partitionsOf(report, graphs, macsKnown);
   return report;
+}
+
+/** A node's verdict against the profile. */
+function judge(
+  n: Node,
+  op: string,
+  domain: string,
+  version: OpVersion | undefined,
+  profile: Profile,
+  scope: ConstraintScope,
+): { verdict: Verdict; reasons: string[]; caveat?: string } {
+  // A Constant node is data: a runtime takes it as an initializer whatever its backend runs.
+  if (isConstantNode(n)) return { verdict: "supported", reasons: [] };
+  const row = rowFor(profile, domain, n.opType);
+  if (!row)
+    return {
+      verdict: "unsupported",
+      reasons: [
+        version?.function
+          ? `${op}-${version.since} is a function op, not in ${profile.name}: expand it (onnx-expand expand)`
+          : `${op} is not in ${profile.name}`,
+      ],
+    };
+  if (version && !versionSupported(row, version.since)) {
+    const ranges = row.versions
+      .map((r) =>
+        r.to === undefined ? `${r.from}+` : r.from === r.to ? `${r.from}` : `${r.from}-${r.to}`,
+      )
+      .join(", ");
+    return {
+      verdict: "unsupported",
+      reasons: [`${op}-${version.since} is not supported (${profile.name} has ${ranges})`],
+    };
+  }
+  if (row.types) {
+    for (const [x, fixed] of [
+      ...n.inputs.map((x, i) => [x, fixedType(version, false, i)] as const),
+      ...n.outputs.map((x, i) => [x, fixedType(version, true, i)] as const),
+    ]) {
+      // A type the op's signature fixes (Reshape's shape is int64) comes with the op.
+      if (fixed) continue;
+      const t = scope.types?.get(x);
+      if (!x || !t || t.kind !== "tensor" || !t.elemType) continue;
+      const name = dtypeName(t.elemType);
+      if (!row.types.includes(name))
+        return {
+          verdict: "unsupported",
+          reasons: [`element type ${name} ('${x}') is not supported`],
+        };
+    }
+  }
+  const reasons: string[] = [];
+  for (const c of [...(profile.everyNode ?? []), ...row.constraints]) {
+    const why = failing(c, n, scope);
+    if (why) reasons.push(why);
+  }
+  if (reasons.length) return { verdict: "partial", reasons };
+  return { verdict: "supported", reasons, ...(row.caveat ? { caveat: row.caveat } : {}) };
+}
+
+/** The partitions of the main graph and its subgraphs, from the nodes' verdicts. */
+function partitionsOf(
+  report: TargetReport,
+  graphs: Map<Graph | Function, number[]>,
+  macsKnown: boolean,
+): Partitions {
+  const out: Partitions = { count: 0, groups: [], nodes: 0, supported: 0, splitters: [] };
+  let total = 0;
+  let inside = 0;
+  for (const [g, places] of graphs) {
+    const v = (i: number) => report.nodes[places[i]!]!;
+    const { groups, splitters } = partitionGraph(g, (i) => v(i).verdict === "supported");
+    for (const [i, n] of g.nodes.entries()) {
+      if (isConstantNode(n)) continue;
+      out.nodes++;
+      total += v(i).macs ?? 0;
+    }
+    for (const group of groups) {
+      const k = out.groups.length;
+      let macs = 0;
+      for (const i of group) {
+        v(i).partition = k;
+        macs += v(i).macs ?? 0;
+      }
+      out.supported += group.length;
+      inside += macs;
+      out.groups.push({ nodes: group.length, macs, first: v(group[0]!).where });
+    }
+    for (const i of splitters) {
+      v(i).splits = true;
+      out.splitters.push(places[i]!);
+    }
+  }
+  out.count = out.groups.length;
+  if (macsKnown) out.macs = { total, supported: inside };
+  return out;
 }
 
 /** Whether everything is supported (the model's opset too). */
@@ -271,16 +314,52 @@ export function fullySupported(r: TargetReport): boolean {
   return r.model.length === 0 && r.nodes.every((n) => n.verdict === "supported");
 }
 
-/** The report as lines for a terminal: a summary by op, then each node not supported. */
+const pct = (a: number, b: number) => (b === 0 ? "100" : ((100 * a) / b).toFixed(1));
+
+/** One line on the partitions: how many, their sizes, their share of nodes and multiply-adds. */
+export function formatPartitions(p: Partitions): string {
+  const sizes = p.groups.map((g) => g.nodes);
+  const shown = sizes.length > 12 ? `${sizes.slice(0, 12).join(", ")}, …` : sizes.join(", ");
+  return (
+    `${p.count} partition${p.count === 1 ? "" : "s"}` +
+    (p.count ? ` (nodes ${shown})` : "") +
+    ` covering ${p.supported} of ${p.nodes} nodes (${pct(p.supported, p.nodes)}%)` +
+    (p.macs && p.macs.total
+      ? ` and ${pct(p.macs.supported, p.macs.total)}% of the multiply-adds`
+      : "") +
+    (p.splitters.length ? `, split by ${p.splitters.length} node(s)` : "")
+  );
+}
+
+/** The target's verdict in one phrase, for a command's closing line. */
+export function targetSummary(r: TargetReport): string {
+  const c = r.coverage;
+  const p = r.partitions;
+  const parts = `${p.count} partition${p.count === 1 ? "" : "s"}`;
+  if (fullySupported(r)) return `target ${r.target}: every node supported, ${parts}`;
+  const partial = r.nodes.filter((n) => n.verdict === "partial").length;
+  const off = c.nodes - c.supported;
+  return (
+    `target ${r.target}: ${off} of ${c.nodes} nodes not supported` +
+    ` (${off - partial} unsupported, ${partial} partial)` +
+    (r.model.length ? `, ${r.model.length} model-level finding(s)` : "") +
+    `, ${parts}`
+  );
+}
+
+/**
+ * The report as lines for a terminal: coverage, partitions, a summary by op, the caveats, each
+ * node not supported (the nodes that split partitions marked).
+ */
 export function formatTargetReport(r: TargetReport): string[] {
   const lines: string[] = [];
-  const pct = (a: number, b: number) => (b === 0 ? "100" : ((100 * a) / b).toFixed(1));
   lines.push(
     `target ${r.target}: ${r.coverage.supported} of ${r.coverage.nodes} nodes supported (${pct(r.coverage.supported, r.coverage.nodes)}%)` +
       (r.coverage.macs
         ? `, ${pct(r.coverage.macs.supported, r.coverage.macs.total)}% of ${r.coverage.macs.total.toExponential(2)} multiply-adds`
         : ""),
   );
+  lines.push(`partitions: ${formatPartitions(r.partitions)}`);
   for (const m of r.model) lines.push(`model: ${m}`);
   const ops = Object.entries(r.byOp).filter(([, c]) => c.partial || c.unsupported);
   if (ops.length) {
@@ -290,7 +369,12 @@ export function formatTargetReport(r: TargetReport): string[] {
     ))
       lines.push(`  ${op}: ${c.supported} / ${c.partial} / ${c.unsupported}`);
   }
+  for (const c of r.caveats)
+    lines.push(`caveat: ${c.op} (${c.nodes} node${c.nodes === 1 ? "" : "s"}): ${c.caveat}`);
   for (const n of r.nodes)
-    if (n.verdict !== "supported") lines.push(`${n.verdict}: ${n.where}: ${n.reasons.join("; ")}`);
+    if (n.verdict !== "supported")
+      lines.push(
+        `${n.verdict}: ${n.where}: ${n.reasons.join("; ")}${n.splits ? " [splits a partition]" : ""}`,
+      );
   return lines;
 }

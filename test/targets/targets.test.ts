@@ -53,8 +53,9 @@ describe("profiles as data", () => {
       expect(Object.keys(p.ops).sort()).toEqual([...src.keys()].sort());
       for (const [op, text] of src) {
         const row = p.ops[op]!;
-        if (text && !/^need perf optimization;?$/.test(text))
-          expect(row.constraints.length > 0 || row.partial !== undefined, op).toBe(true);
+        // a comment that only describes (performance, how the EP runs it) limits nothing
+        if (text && !/^need perf optimization|no GPU kernel/.test(text))
+          expect(row.constraints.length > 0 || row.caveat !== undefined, op).toBe(true);
       }
     });
 
@@ -62,8 +63,8 @@ describe("profiles as data", () => {
     const p = loadProfile("webnn");
     const rows = Object.values(p.ops);
     expect(rows.length).toBe(111);
-    expect(rows.reduce((n, r) => n + r.constraints.length, 0)).toBe(45);
-    expect(rows.filter((r) => r.partial).length).toBe(14);
+    expect(rows.reduce((n, r) => n + r.constraints.length, 0)).toBe(75);
+    expect(rows.filter((r) => r.caveat).length).toBe(0);
     // "7-12, 13+": 7 is onnxruntime's opset floor (the profile's opset.min), not Abs's version
     expect(p.ops.Abs!.versions).toEqual([{ from: 1, to: 12 }, { from: 13 }]);
     expect(p.opset.min).toBe(7);
@@ -71,7 +72,12 @@ describe("profiles as data", () => {
     expect(p.ops.Expand!.constraints).toEqual([
       { kind: "constant-input", input: 1, name: "shape" },
     ]);
-    expect(p.ops.Reshape!.partial).toMatch(/0 dimension value in 'shape' is not supported/);
+    expect(p.ops.Reshape!.constraints).toContainEqual({
+      kind: "input-values",
+      input: 1,
+      name: "shape",
+      notIn: [0],
+    });
     expect(p.ops.BatchNormalization!.constraints).toContainEqual({
       kind: "attribute",
       name: "training_mode",
@@ -86,11 +92,14 @@ describe("profiles as data", () => {
     expect(p.source.commit).toMatch(/^[0-9a-f]{40}$/);
     const rows = Object.values(p.ops);
     expect(rows.length).toBe(147);
-    expect(rows.reduce((n, r) => n + r.constraints.length, 0)).toBe(20);
-    expect(rows.filter((r) => r.partial).length).toBe(22);
+    expect(rows.reduce((n, r) => n + r.constraints.length, 0)).toBe(51);
+    expect(rows.filter((r) => r.caveat).length).toBe(5);
     expect(p.ops.Slice!.constraints).toEqual([{ kind: "constant-input", input: 3, name: "axes" }]);
-    expect(p.ops.MaxPool!.constraints).toEqual([{ kind: "rank", input: 0, min: 4, max: 5 }]);
-    expect(p.ops.MaxPool!.partial).toMatch(/`Indices` output tensor unsupported/);
+    expect(p.ops.MaxPool!.constraints).toEqual([
+      { kind: "rank", input: 0, min: 4, max: 5 },
+      { kind: "absent-output", output: 1, name: "Indices" },
+      { kind: "attribute", name: "dilations", in: [1] },
+    ]);
     expect(p.ops.Abs!.types).toEqual(["float", "float16", "bfloat16", "int32", "int64"]);
     expect(p.ops.AffineGrid).toBeUndefined(); // "N" in the matrix
   });
@@ -103,7 +112,7 @@ describe("profiles as data", () => {
   });
 
   it("names: name@version, a file of one's own, ai.onnx-N; bad ones said in one line", () => {
-    expect(loadProfile("webnn@1").name).toBe("webnn");
+    expect(loadProfile("webnn@2").name).toBe("webnn");
     expect(() => loadProfile("webnn@7")).toThrow(/no target 'webnn@7'/);
     expect(() => loadProfile("tpu")).toThrow(/no target 'tpu' \(targets: .*webnn.*ai\.onnx-<N>/);
     const p = loadProfile("ai.onnx-13");
@@ -181,7 +190,7 @@ describe("the command line", () => {
   it("targets lists the profiles with their sources", () => {
     const r = runCli(["targets"]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^webnn@1: onnxruntime-web, WebNN execution provider .*\(https:/m);
+    expect(r.stdout).toMatch(/^webnn@2: onnxruntime-web, WebNN execution provider .*\(https:/m);
     expect(r.stdout).toMatch(/^ai\.onnx-<N>: /m);
   });
 
@@ -192,7 +201,7 @@ describe("the command line", () => {
     );
     const good = runCli(["check", ok, "--target", "webnn"]);
     expect(good.code).toBe(0);
-    expect(good.stdout).toMatch(/target webnn@1: 1 of 1 nodes supported \(100\.0%\)/);
+    expect(good.stdout).toMatch(/target webnn@2: 1 of 1 nodes supported \(100\.0%\)/);
     const bad = file(
       "celu.onnxtxt",
       `<ir_version: 9, opset_import: ["" : 18]> g (float[2] x) => (float[2] y) { y = Celu (x) }`,
@@ -260,9 +269,8 @@ describe("lower --target", () => {
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     const left = r.report.nodes.filter((n) => n.verdict !== "supported");
-    // what remains: Reshape, whose shapes are now constant, but which the source says is limited
-    expect(new Set(left.map((n) => n.op))).toEqual(new Set(["Reshape"]));
-    for (const n of left) expect(n.reasons).toEqual([expect.stringMatching(/^limited: /)]);
+    // nothing remains: the Reshapes' shapes are constants with no 0, as webnn asks
+    expect(left).toEqual([]);
     const inputs = randomInputs(m, 2, dims) as Record<
       string,
       import("../../src/interp/types.js").RTensor

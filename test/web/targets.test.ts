@@ -1,9 +1,10 @@
-// Targets in the page (issue 31, item 5): the target selector lists the shipped profiles; Check
-// against one marks every node it does not fully support (and the groups holding them) and lists
-// each with its reason and a way to the node; Lower makes the result for the target (with the
-// dims box's dims) and checks it again. On the deployed BERT for WebGPU: 25 of 252 nodes not fully
-// supported before (Shape and Reshape have no GPU kernel there), the Reshapes alone after. Lower
-// with a precision (float16) says what became float16 and the interpreter's output error.
+// Targets in the page (issue 31, item 5; issue 39, item 2): the target selector lists the shipped
+// profiles; Check against one marks every node it does not fully support (and the groups holding
+// them), colours the partitions the backend would form and lists the nodes that split them first,
+// each line with its reason and a way to the node; Lower makes the result for the target (with
+// the dims box's dims) and checks it again. On the deployed BERT: WebGPU takes every node; WebNN
+// splits it into 6 partitions, one after lowering with fixed dims. Lower with a precision
+// (float16) says what became float16 and the interpreter's output error.
 // Skipped, saying why, when no Chromium is installed.
 
 import { execFileSync } from "node:child_process";
@@ -35,7 +36,7 @@ describe.skipIf(!chromium)(`targets in the page${chromium ? "" : ` (${NO_CHROMIU
     srv?.server.close();
   });
 
-  it("Check against WebGPU marks what it lacks; Lower leaves only the Reshapes", async () => {
+  it("Check colours the partitions and lists the nodes that split them; Lower leaves one", async () => {
     const page = await browser.newPage();
     try {
       await page.goto(srv.url);
@@ -45,51 +46,54 @@ describe.skipIf(!chromium)(`targets in the page${chromium ? "" : ` (${NO_CHROMIU
       const options = await page
         .locator("#target option")
         .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
-      expect(options).toEqual(expect.arrayContaining(["", "webnn@1", "webgpu@1", "tensorrt@1"]));
+      expect(options).toEqual(expect.arrayContaining(["", "webnn@2", "webgpu@2", "tensorrt@2"]));
       // Lower with no target picked says so.
       await page.click("#lower");
       expect(await settled(page)).toMatch(/pick a target/);
 
-      await page.selectOption("#target", "webgpu@1");
+      // WebGPU takes every node (Shape and Reshape run without a kernel of their own there, in
+      // the EP): one partition.
+      await page.selectOption("#target", "webgpu@2");
       await page.click("#check");
       expect(await settled(page)).toBe("");
       const report = page.locator("#check-report");
       expect(await report.locator("h3").first().innerText()).toMatch(
-        /webgpu@1: 25 of 252 node\(s\) not supported/,
+        /webgpu@2: 0 of 252 node\(s\) not supported, 1 partition\(s\)/,
       );
-      expect(await page.locator("#pane-a").getAttribute("data-problems")).toBe("25");
-      // All 25 are partial (limited by the source), marked in the partial colour.
-      expect(await page.locator("#pane-a").getAttribute("data-partial")).toBe("25");
-      expect(await report.innerText()).toMatch(
-        /partial: graph > node '\/Shape' \(Shape\): limited/,
-      );
-      // A line leads to its node.
+      expect(await page.locator("#pane-a").getAttribute("data-problems")).toBe("0");
+      expect(await page.locator("#pane-a").getAttribute("data-partitions")).toBe("1");
+
+      // WebNN: Range is unsupported (red), the 8 Reshapes of computed shapes partial (their own
+      // colour); 6 partitions, coloured, the nodes that split them listed first, each leading
+      // to its node.
+      await page.selectOption("#target", "webnn@2");
+      await page.click("#check");
+      expect(await settled(page)).toBe("");
+      expect(await page.locator("#pane-a").getAttribute("data-problems")).toBe("9");
+      expect(await page.locator("#pane-a").getAttribute("data-partial")).toBe("8");
+      expect(await page.locator("#pane-a").getAttribute("data-partitions")).toBe("6");
+      // every node of a partition painted (the main view's 180 nodes but Constants, less 9)
+      const painted = await page
+        .locator("#pane-a [data-painted]")
+        .first()
+        .getAttribute("data-painted");
+      expect(Number(painted)).toBe(171);
+      const text = await report.innerText();
+      expect(text).toMatch(/partitions: 6 partitions \(nodes 10, 40, 16, 58, 16, 31\)/);
+      expect(text).toMatch(/splits partitions: graph > node '[^']+' \((Reshape|Range)\)/);
       await report.locator("button.problem").first().click();
       expect(await settled(page)).toBe("");
-      expect(await page.locator("#details h3").textContent()).toMatch(/Shape/);
+      expect(await page.locator("#details h3").textContent()).toMatch(/Reshape|Range/);
 
       await page.fill("#dims", "batch=1,sequence=8");
       await page.click("#lower");
       expect(await settled(page)).toBe("");
       await page.locator("#pane-b[data-drawn]").waitFor({ timeout: 120_000 });
-      expect(await page.locator("#diff").innerText()).toMatch(/still not supported by webgpu@1/);
-      const result = report.locator("h3[data-side=b]");
-      const m = /webgpu@1: (\d+) of (\d+) node\(s\) not supported/.exec(await result.innerText());
-      expect(m).not.toBeNull();
-      expect(Number(m![1])).toBeLessThan(25);
-      const left = await report.locator("h3[data-side=b] + ol").innerText();
-      expect(left).toMatch(/\(Reshape\): limited/);
-      expect(left).not.toMatch(/\(Shape\): limited/);
-      expect(Number(await page.locator("#pane-b").getAttribute("data-problems"))).toBe(
-        Number(m![1]),
+      expect(await page.locator("#diff").innerText()).toMatch(/every node is supported by webnn@2/);
+      expect(await report.locator("h3[data-side=b]").innerText()).toMatch(
+        /webnn@2: 0 of \d+ node\(s\) not supported, 1 partition\(s\)/,
       );
-
-      // Against WebNN: Range is unsupported (red), the 8 Reshapes partial (their own colour).
-      await page.selectOption("#target", "webnn@1");
-      await page.click("#check");
-      expect(await settled(page)).toBe("");
-      expect(await page.locator("#pane-a").getAttribute("data-problems")).toBe("9");
-      expect(await page.locator("#pane-a").getAttribute("data-partial")).toBe("8");
+      expect(await page.locator("#pane-b").getAttribute("data-partitions")).toBe("1");
     } finally {
       await page.close();
     }

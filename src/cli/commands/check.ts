@@ -8,7 +8,12 @@ import {
   withInferredValueInfo,
 } from "../../check/index.js";
 import { formatBytes } from "../../interp/budget.js";
-import { classifyModel, formatTargetReport, fullySupported } from "../../targets/classify.js";
+import {
+  classifyModel,
+  formatTargetReport,
+  fullySupported,
+  targetSummary,
+} from "../../targets/classify.js";
 import { listProfiles, loadProfile } from "../../targets/load.js";
 import { saveModel } from "../../io/files.js";
 import { EXIT_FAILED, EXIT_OK, action, errorLine, loadModel, parseByteSize } from "../util.js";
@@ -69,10 +74,21 @@ export function registerCheckCommands(program: Command): void {
         );
         written = opts.writeValueInfo;
       }
+      const n = report.problems.length;
+      // One closing line that agrees with the exit code: the checker's verdict, then the target's.
+      const summary = !report.ok
+        ? `${n} problem${n === 1 ? "" : "s"} in ${file}` +
+          (target ? `; ${targetSummary(target)}` : "")
+        : target && !fullySupported(target)
+          ? `not supported: ${file}: ${targetSummary(target)}`
+          : `ok: ${file}` + (target ? ` (${targetSummary(target)})` : "");
       if (opts.json) {
         const out = {
           file,
+          /** The checker's verdict (the target's is in `target`; both in `summary`). */
           ok: report.ok,
+          summary,
+          exitCode: ok ? EXIT_OK : EXIT_FAILED,
           problems: report.problems,
           ...(report.warnings.length ? { modelWarnings: report.warnings } : {}),
           ...(maxMemory === undefined ? {} : { warnings }),
@@ -94,18 +110,13 @@ export function registerCheckCommands(program: Command): void {
             .map((l) => `${file}: ${l}\n`)
             .join(""),
         );
-      if (report.ok) {
-        process.stdout.write(`ok: ${file}\n`);
-        if (written) process.stdout.write(`wrote ${written} (inferred value_info)\n`);
-      } else {
-        const lines = report.problems.map(
-          (p) => `${file}: ${errorLine(formatProblem(p))} [${p.code}]\n`,
-        );
-        const n = report.problems.length;
-        lines.push(`${n} problem${n === 1 ? "" : "s"} in ${file}\n`);
-        if (opts.writeValueInfo) lines.push(`not written: ${opts.writeValueInfo}\n`);
-        process.stdout.write(lines.join(""));
-      }
+      const lines = report.problems.map(
+        (p) => `${file}: ${errorLine(formatProblem(p))} [${p.code}]\n`,
+      );
+      if (written) lines.push(`wrote ${written} (inferred value_info)\n`);
+      if (opts.writeValueInfo && !report.ok) lines.push(`not written: ${opts.writeValueInfo}\n`);
+      lines.push(`${summary}\n`);
+      process.stdout.write(lines.join(""));
       return ok ? EXIT_OK : EXIT_FAILED;
     }),
   );

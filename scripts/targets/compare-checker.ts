@@ -1,0 +1,113 @@
+// Our partition counts (check --target coreml / nnapi) beside onnxruntime's own usability
+// checker's (scripts/targets/ort-partitions.py, through the corpus scripts' Python), on every
+// .onnx file under the folders given: a table on stdout, and the exit code 1 where the counts
+// differ on the model as it is. With --lower DIR, each model is first lowered for the target
+// (`lower --target`, every symbolic dim of the inputs fixed: 1 for a batch, 64 otherwise), written
+// into DIR, and the lowered model is compared.
+//
+//   npx tsx scripts/targets/compare-checker.ts test/data/deployed [more folders or files]
+//   npx tsx scripts/targets/compare-checker.ts --lower /tmp/lowered corpus/resnet18.onnx …
+
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { lower } from "../../src/app/transform.js";
+import { loadModel } from "../../src/io/files.js";
+import { saveModel } from "../../src/io/save.js";
+import type { Model } from "../../src/ir/types.js";
+import { classifyModel } from "../../src/targets/classify.js";
+import { loadProfile } from "../../src/targets/load.js";
+import { findPython } from "../corpus/python.js";
+
+const args = process.argv.slice(2);
+const lowerAt = args[0] === "--lower" ? args[1] : undefined;
+const roots = lowerAt ? args.slice(2) : args;
+if (!roots.length) throw new Error("usage: compare-checker.ts [--lower DIR] FOLDER|MODEL [...]");
+const py = findPython(["onnx", "onnxruntime"]);
+if (!py) throw new Error("no Python with onnx and onnxruntime (set CORPUS_PYTHON)");
+
+function models(p: string): string[] {
+  if (!statSync(p).isDirectory()) return [p];
+  return readdirSync(p)
+    .sort()
+    .flatMap((f) => models(join(p, f)))
+    .filter((f) => f.endsWith(".onnx"));
+}
+
+/** Every symbolic dim of the inputs fixed (as bench:targets fixes them). */
+const dimsOf = (m: Model) =>
+  new Map(
+    m.graph.inputs
+      .flatMap((v) => (v.type?.kind === "tensor" ? (v.type.shape ?? []) : []))
+      .filter((d): d is string => typeof d === "string")
+      .map((d) => [d, /batch/i.test(d) ? 1 : 64] as const),
+  );
+
+interface Judged {
+  partitions?: number;
+  sizes?: number[];
+  error?: string;
+}
+type Row = { raw: Record<string, Judged>; optimized: Record<string, Judged> | { error: string } };
+
+const show = (j: Judged | undefined) =>
+  !j
+    ? "—"
+    : j.error
+      ? `error: ${j.error.slice(0, 40)}`
+      : `${j.partitions} (${j.sizes!.join(", ")})`;
+const script = join(import.meta.dirname, "ort-partitions.py");
+let differ = 0;
+let pairs = 0;
+console.log(
+  "| model | target | nodes in partitions | ours | onnxruntime (as is) | onnxruntime (optimized) |",
+);
+console.log("|---|---|---|---|---|---|");
+for (const file of roots.flatMap(models)) {
+  const name = relative(process.cwd(), file);
+  for (const target of ["coreml", "nnapi"]) {
+    let path = file;
+    let model: Model;
+    try {
+      model = loadModel(file);
+      if (lowerAt) {
+        const r = lower(model, { profile: loadProfile(target), dims: dimsOf(model) });
+        if (!r.ok) throw new Error(JSON.stringify(r).slice(0, 120));
+        mkdirSync(lowerAt, { recursive: true });
+        path = join(
+          lowerAt,
+          `${name.replace(/^(\.\.[\\/])+/, "").replace(/[\\/]/g, "_")}.${target}.onnx`,
+        );
+        saveModel(r.model, path, { force: true });
+        model = r.model;
+      }
+    } catch (e) {
+      console.log(
+        `| ${name} | ${target} | | not loaded or lowered: ${(e as Error).message.slice(0, 80)} | | |`,
+      );
+      continue;
+    }
+    const r = spawnSync(py, [script, path], { encoding: "utf8", maxBuffer: 1 << 26 });
+    let ort: Row;
+    try {
+      ort = JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "") as Row;
+    } catch {
+      const why = (r.stderr.trim().split("\n").at(-1) ?? "").slice(0, 80);
+      console.log(`| ${name} | ${target} | | | checker failed: ${why} | |`);
+      continue;
+    }
+    const ours = classifyModel(model, loadProfile(target)).partitions;
+    const raw = ort.raw[target]!;
+    const opt = "error" in ort.optimized ? undefined : ort.optimized[target];
+    const same = raw.partitions === ours.count;
+    pairs++;
+    if (!same) differ++;
+    console.log(
+      `| ${name} | ${target} | ${ours.supported}/${ours.nodes} | ${ours.count} (${ours.groups.map((g) => g.nodes).join(", ")}) | ${show(raw)}${same ? "" : " **differs**"} | ${show(opt)} |`,
+    );
+  }
+}
+console.log(
+  `\n${pairs} model/target pairs; ${differ} count(s) differ from the checker's on the model as it is`,
+);
+process.exitCode = differ ? 1 : 0;
