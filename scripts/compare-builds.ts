@@ -25,7 +25,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { walkNodes } from "../src/ir/traverse.js";
+import { walkNodes } from "../src/ir/visit.js";
 import { loadModel } from "../src/io/files.js";
 import { hasFunctionBody } from "../src/schema/body.js";
 import { SchemaRegistry } from "../src/schema/registry.js";

@@ -20,7 +20,7 @@ import { analysisOf } from "../check/infer.js";
 import { deriveSeed, randomTensor, seededRandom } from "../interp/random.js";
 import { fromFloat64 } from "../interp/tensor.js";
 import type { RValue } from "../interp/types.js";
-import { walkNodes } from "../ir/traverse.js";
+import { walkNodes } from "../ir/visit.js";
 import { DataType, type Model, type Node, type Type, type ValueInfo } from "../ir/types.js";
 import { declaredDtype, requiredInputs } from "./inputs.js";
 

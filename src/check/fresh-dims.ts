@@ -6,7 +6,7 @@
 // bodies mint none (their instantiations are shared by alike calls).
 
 import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
-import { attributeGraphs } from "../ir/traverse.js";
+import { attributeGraphs } from "../ir/visit.js";
 import type { RuleCtx } from "./rules/common.js";
 
 interface FreshState {

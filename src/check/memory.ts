@@ -3,7 +3,7 @@
 
 import { nodeLabel } from "../errors.js";
 import { dtypeInfo } from "../ir/dtype.js";
-import { attributeGraphs } from "../ir/traverse.js";
+import { attributeGraphs } from "../ir/visit.js";
 import type { Function, Graph, Model, Type } from "../ir/types.js";
 import { inferScopeTypes, type InferOptions } from "./infer.js";
 

@@ -4,7 +4,7 @@
 
 import { OnnxError } from "../errors.js";
 import { outerNamesUsedBy, topologicalOrder } from "../ir/graph.js";
-import { hasGraphAttribute } from "../ir/traverse.js";
+import { hasGraphAttribute } from "../ir/visit.js";
 import type { Function, Graph, Type } from "../ir/types.js";
 import type { Analyzer } from "./analyze.js";
 import { constFromTensor } from "./consts.js";

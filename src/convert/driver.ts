@@ -14,7 +14,7 @@ import { OnnxError } from "../errors.js";
 import { functionWhere } from "../ir/functions.js";
 import { outerNamesUsedBy, NameScope } from "../ir/graph.js";
 import { isOnnxDomain as isOnnx, onnxOpset, withOnnxOpset } from "../ir/opsets.js";
-import { attributeGraphs, hasGraphAttribute } from "../ir/traverse.js";
+import { attributeGraphs, hasGraphAttribute } from "../ir/visit.js";
 import type { Tensor } from "../ir/tensor.js";
 import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import { GraphScope, visitSubgraphs } from "../ir/visit.js";

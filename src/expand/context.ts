@@ -5,7 +5,7 @@
 import { OnnxError, UnknownTypeError } from "../errors.js";
 import { conversionError, convertModel } from "../convert/index.js";
 import { NameScope } from "../ir/graph.js";
-import { attributeGraphs, someGraphNode } from "../ir/traverse.js";
+import { attributeGraphs, someGraphNode } from "../ir/visit.js";
 import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import type { Note, PassContext } from "../passes/pass.js";
 import type { SchemaRegistry } from "../schema/registry.js";

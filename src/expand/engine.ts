@@ -12,7 +12,7 @@
 import { OnnxError } from "../errors.js";
 import { inferScopeTypes, modelFunctions } from "../check/index.js";
 import { graph } from "../ir/builder.js";
-import { attributeGraphs, someGraphNode } from "../ir/traverse.js";
+import { attributeGraphs, someGraphNode } from "../ir/visit.js";
 import type { Function, Graph, MetadataProps, Model, Node, Type, ValueInfo } from "../ir/types.js";
 import { GraphScope, rewriteNodes, visitModel } from "../ir/visit.js";
 import { callPrefix, inlineBody, type BodyNodes } from "../inline/inline.js";

@@ -13,7 +13,7 @@
 // the function has one).
 
 import type { FunctionId } from "../ir/functions.js";
-import { attributeGraphs, hasGraphAttribute, someGraphNode } from "../ir/traverse.js";
+import { attributeGraphs, hasGraphAttribute, someGraphNode } from "../ir/visit.js";
 import type { Function, Graph, MetadataProps, Model, Node } from "../ir/types.js";
 import { visitModel } from "../ir/visit.js";
 

@@ -2,7 +2,7 @@
 // topological order, and fresh names.
 
 import { OnnxError, nodeLabel } from "../errors.js";
-import { attributeGraphs } from "./traverse.js";
+import { attributeGraphs } from "./visit.js";
 import type { Function, Graph, Node } from "./types.js";
 
 export interface Use {

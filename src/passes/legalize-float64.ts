@@ -11,7 +11,7 @@ import { fromIRTensor, toIRTensor } from "../interp/ir-tensors.js";
 import { toFloat64 } from "../interp/tensor.js";
 import { node as makeNode } from "../ir/builder.js";
 import { Tensor } from "../ir/tensor.js";
-import { attributeGraphs } from "../ir/traverse.js";
+import { attributeGraphs } from "../ir/visit.js";
 import {
   DataType,
   type Attribute,
