@@ -33,7 +33,7 @@ import {
 } from "../ir/types.js";
 import { constantTensor } from "./lift-constants.js";
 import type { Note, Pass } from "./pass.js";
-import { eachScope, type PassScope } from "./scopes.js";
+import { eachScope, shapesKnown, type PassScope } from "./scopes.js";
 
 export interface FoldOptions {
   /** Largest folded tensor, in bytes (default 1 MiB). */
@@ -145,16 +145,6 @@ function foldOnce(model: Model, limit: number): { model: Model; folded: number; 
     return r.graph;
   });
   return { model: folded ? out : model, folded, notes };
-}
-
-/**
- * Whether the checker's shapes hold for every run of the graph: the main graph, and branches of
- * Ifs in it (not a Loop or Scan body, which runs again on values whose shapes may change from
- * one run to the next, nor a function's body, whose shapes are those of one call).
- */
-function shapesKnown(scope: PassScope): boolean {
-  if (scope.kind === "function") return false;
-  return scope.sites.every((n) => n.opType === "If" && (n.domain ?? "") === "");
 }
 
 /** One round in one graph: every node whose inputs are constant (or whose shape is known, for Shape/Size). */

@@ -22,6 +22,8 @@ export interface PassScope {
   outer: ReadonlySet<string>;
   /** The nodes that hold the graph, the innermost first (none for the main graph and functions). */
   sites: readonly Node[];
+  /** The graph or function, then each graph around it outward (as the model holds them). */
+  owners: readonly (Graph | Function)[];
   /** A name used nowhere in the graph's root (the main graph with its subgraphs, or the function). */
   fresh(base: string): string;
 }
@@ -61,6 +63,11 @@ export function eachScope(
       owner: scope.owner,
       get outer() {
         return kind === "subgraph" ? freeNames(g) : NO_NAMES;
+      },
+      get owners() {
+        const out: (Graph | Function)[] = [];
+        for (let s: GraphScope | undefined = scope; s; s = s.parent) out.push(s.owner);
+        return out;
       },
       get sites() {
         const out: Node[] = [];
@@ -112,4 +119,14 @@ export function eachScope(
     });
   if (graph === model.graph && !functions) return model;
   return { ...model, graph, functions: functions ?? model.functions };
+}
+
+/**
+ * Whether the checker's shapes hold for every run of the graph: the main graph, and branches of
+ * Ifs in it (not a Loop or Scan body, which runs again on values whose shapes may change from
+ * one run to the next, nor a function's body, whose shapes are those of one call).
+ */
+export function shapesKnown(scope: PassScope): boolean {
+  if (scope.kind === "function") return false;
+  return scope.sites.every((n) => n.opType === "If" && (n.domain ?? "") === "");
 }
