@@ -9,6 +9,7 @@
 // make deeper than the call stack.
 
 import { nodeLabel } from "../errors.js";
+import { graph } from "./builder.js";
 import { functionWhere } from "./functions.js";
 import type { Tensor } from "./tensor.js";
 import type { Attribute, Function, Graph, Model, Node } from "./types.js";
@@ -266,15 +267,7 @@ export class GraphScope {
 
   /** The scope of a bare node list, outside any graph ("nodes"): for walks over a list alone. */
   static nodes(nodes: Node[]): GraphScope {
-    const g: Graph = {
-      nodes,
-      inputs: [],
-      outputs: [],
-      initializers: [],
-      sparseInitializers: [],
-      valueInfo: [],
-    };
-    return new GraphScope(g, "nodes");
+    return new GraphScope(graph({ nodes }), "nodes");
   }
 
   /** The scope of a local function's body ("function 'domain.Name'"). */

@@ -85,7 +85,13 @@ type Legalized =
 /** One graph made float32: the main graph keeps its float64 interface (casts at its edges). */
 function legalizeGraph(g: Graph, scope: PassScope): Legalized {
   const main = scope.kind === "main";
-  const at = (what: string) => (main ? what : `${scope.where} > ${what}`);
+  const refused = (what: string, why: string): Legalized => ({
+    error: {
+      level: "error",
+      where: main ? what : `${scope.where} > ${what}`,
+      message: `not made float32: ${why}`,
+    },
+  });
   let changed = 0;
   const initializers: Tensor[] = [];
   for (const t of g.initializers) {
@@ -94,14 +100,7 @@ function legalizeGraph(g: Graph, scope: PassScope): Legalized {
       continue;
     }
     const f = float32Tensor(t);
-    if (typeof f === "string")
-      return {
-        error: {
-          level: "error",
-          where: at(`initializer '${t.name}'`),
-          message: `not made float32: ${f}`,
-        },
-      };
+    if (typeof f === "string") return refused(`initializer '${t.name}'`, f);
     initializers.push(f);
     changed++;
   }
@@ -121,14 +120,7 @@ function legalizeGraph(g: Graph, scope: PassScope): Legalized {
     for (let i = 0; i < n.attributes.length; i++) {
       const a = n.attributes[i]!;
       const f = fixAttr(n, a);
-      if (typeof f === "string")
-        return {
-          error: {
-            level: "error",
-            where: at(`node '${n.name ?? n.opType}'`),
-            message: `not made float32: ${f}`,
-          },
-        };
+      if (typeof f === "string") return refused(`node '${n.name ?? n.opType}'`, f);
       if (f !== a) {
         changed++;
         (attributes ??= n.attributes.slice())[i] = f;

@@ -11,7 +11,8 @@ import { describe, expect, it } from "vitest";
 import type { RTensor } from "../../src/interp/types.js";
 import { nodeCount } from "../../src/ir/functions.js";
 import { freeNames } from "../../src/ir/graph.js";
-import { DataType, type Graph, type Model, type Node } from "../../src/ir/types.js";
+import { graph } from "../../src/ir/builder.js";
+import { DataType, type Graph, type Model } from "../../src/ir/types.js";
 import {
   countSubgraphs,
   GraphScope,
@@ -227,25 +228,21 @@ g (double[2] x, bool c) => (double[2] y) <double[2] w = {0.5, -1.25}> {
 
 /** A main graph whose one node holds a graph whose one node holds a graph ... `depth` deep. */
 function nested(depth: number): Graph {
-  const graph = (nodes: Node[]): Graph => ({
-    nodes,
-    inputs: [],
-    outputs: [],
-    initializers: [],
-    sparseInitializers: [],
-    valueInfo: [],
+  let g = graph({
+    nodes: [{ opType: "Neg", domain: "", inputs: ["x"], outputs: ["y0"], attributes: [] }],
   });
-  let g = graph([{ opType: "Neg", domain: "", inputs: ["x"], outputs: ["y0"], attributes: [] }]);
   for (let k = 1; k <= depth; k++)
-    g = graph([
-      {
-        opType: "Wrap",
-        domain: "",
-        inputs: [],
-        outputs: [`y${k}`],
-        attributes: [{ name: "body", type: "GRAPH", value: g }],
-      },
-    ]);
+    g = graph({
+      nodes: [
+        {
+          opType: "Wrap",
+          domain: "",
+          inputs: [],
+          outputs: [`y${k}`],
+          attributes: [{ name: "body", type: "GRAPH", value: g }],
+        },
+      ],
+    });
   return g;
 }
 
