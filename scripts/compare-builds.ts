@@ -310,6 +310,10 @@ async function compareCommand(label: string, argv: (input: string, out: string) 
       );
       continue;
     }
+    if (a!.said === b!.said && (!wrote[0] || readFileSync(a!.out).equals(readFileSync(b!.out)))) {
+      same++;
+      continue;
+    }
     const [ma, mb] = wrote[0] ? [loadModel(a!.out), loadModel(b!.out)] : [undefined, undefined];
     const printed =
       ma && mb ? [ma, mb].map((x) => printModel(canonicalNames(withoutOrigins(x)))) : [];
