@@ -1,10 +1,9 @@
 // The Python with ONNX that the benchmarks compare against: $ONNX_PYTHON when set (taken as it
-// is), else the virtual environment $ONNX_VENV (default /work/venv-onnx123, or a folder in
-// ~/.cache where there is no /work), made with `pip install onnx==1.23.1` when it is missing.
+// is), else the virtual environment $ONNX_VENV (default corpus/venv-onnx in the repository, which
+// git ignores), made with `pip install onnx==1.23.1` when it is missing.
 
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
 
 export const ONNX_VERSION = "1.23.1";
@@ -30,10 +29,7 @@ export function onnxPython(): OnnxPython | undefined {
     return undefined;
   }
   const venv =
-    process.env.ONNX_VENV ??
-    (existsSync("/work")
-      ? "/work/venv-onnx123"
-      : join(homedir(), ".cache", "onnx-expand", `venv-onnx-${ONNX_VERSION}`));
+    process.env.ONNX_VENV ?? join(import.meta.dirname, "..", "corpus", `venv-onnx-${ONNX_VERSION}`);
   const bin = join(venv, "bin", "python");
   let version = existsSync(bin) ? probe(bin) : undefined;
   if (version !== ONNX_VERSION) {

@@ -14,13 +14,14 @@ import { compareTensors } from "../src/interp/backend-test.js";
 import type { RTensor } from "../src/interp/types.js";
 import { run } from "../src/interp/executor.js";
 import { loadModel } from "../src/io/files.js";
+import { findPython } from "../scripts/corpus/python.js";
 import { runOrt } from "../test/helpers/ort.js";
 
 const root = join(import.meta.dirname, "..");
 const dir = process.argv[2] ?? process.env.INTERP_MODELS ?? join(root, "corpus", "exported");
 const python = process.env.ONNX_VENV
   ? join(process.env.ONNX_VENV, "bin", "python")
-  : "/work/venv-corpus/bin/python";
+  : (findPython() ?? "python3");
 const cli = join(root, "dist", "cli", "bin.js");
 // The built command is what a user runs: a build older than the sources would time old code.
 {

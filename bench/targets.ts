@@ -20,13 +20,14 @@ import { classifyModel, type TargetReport } from "../src/targets/classify.js";
 import { listProfiles } from "../src/targets/load.js";
 import { plainOpsetProfile } from "../src/targets/profile.js";
 import { noInt64Profile } from "./no-int64.js";
+import { findPython } from "../scripts/corpus/python.js";
 import { runOrt } from "../test/helpers/ort.js";
 
 const root = join(import.meta.dirname, "..");
 const dir = process.argv[2] ?? process.env.INTERP_MODELS ?? join(root, "corpus", "exported");
 const python = process.env.ONNX_VENV
   ? join(process.env.ONNX_VENV, "bin", "python")
-  : "/work/venv-corpus/bin/python";
+  : (findPython() ?? "python3");
 const models = ["resnet18", "convnext_tiny", "swin_t", "ocr_det", "bert"].filter((m) =>
   existsSync(join(dir, `${m}.onnx`)),
 );

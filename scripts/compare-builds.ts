@@ -84,7 +84,7 @@ function models(): Case[] {
   };
   if (existsSync("/usr/share/libonnx-testdata/data"))
     walk("/usr/share/libonnx-testdata/data", "libonnx_");
-  const shared = resolve("../shared/onnx-node-tests");
+  const shared = resolve("test/data/onnx-node-tests");
   if (existsSync(shared)) walk(shared, "node_");
   for (const e of readdirSync("examples"))
     if (e.endsWith(".onnx"))

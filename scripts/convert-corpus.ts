@@ -22,9 +22,11 @@ import { runValues } from "../src/interp/executor.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
 import { loadModel } from "../src/io/files.js";
 import type { Model } from "../src/ir/types.js";
+import { LIBONNX_TESTDATA } from "../test/helpers/data.js";
 import { runOrt } from "../test/helpers/ort.js";
 
-export const LIBONNX_ROOT = "/usr/share/libonnx-testdata/data";
+/** Debian's libonnx-testdata, where its package puts it (or $LIBONNX_TESTDATA). */
+export const LIBONNX_ROOT = LIBONNX_TESTDATA;
 /** The highest ai.onnx opset and IR version onnxruntime-node 1.30 accepts. */
 export const ORT_MAX_OPSET = 26;
 export const ORT_MAX_IR = 13;

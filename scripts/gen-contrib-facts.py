@@ -7,7 +7,7 @@ optimizations write, and of the ops onnxruntime registers itself in the ONNX dom
 (`get_all_operator_schema`), go to schemas/_contrib/onnxruntime.json with the release they come
 from. scripts/gen-schemas.mjs turns them, with the hand-written overlays, into schemas/ files.
 
-    /work/venv-corpus/bin/python scripts/gen-contrib-facts.py [--out PATH]
+    corpus/venv/bin/python scripts/gen-contrib-facts.py [--out PATH]
 """
 
 import argparse

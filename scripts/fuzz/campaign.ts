@@ -89,7 +89,7 @@ interface Source {
 }
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const NODE_TESTS = join(ROOT, "..", "shared", "onnx-node-tests");
+const NODE_TESTS = join(ROOT, "test", "data", "onnx-node-tests");
 
 function loadCorpus(): Source[] {
   const out: Source[] = [];
@@ -316,7 +316,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
   if (opts.generator === "bombs" && opts.command !== "expand")
     throw new Error("the bombs generator is for --command expand");
   if (corpus.length === 0)
-    throw new Error("no models to mutate (../shared/onnx-node-tests missing?)");
+    throw new Error("no models to mutate (test/data/onnx-node-tests missing?)");
   const jobs = Math.max(1, opts.jobs ?? 2);
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const rssLimit = opts.rssLimit ?? 2 * 2 ** 30;

@@ -2,7 +2,7 @@
 test/interp/low-precision.test.ts: float32 values → the bits of each type, saturate 1 and 0, and
 each type's codes → float32. Writes test/data/lowprec-casts.json.
 
-    /work/venv-corpus/bin/python scripts/generate/lowprec-casts.py
+    corpus/venv/bin/python scripts/generate/lowprec-casts.py
 """
 
 import json

@@ -9,7 +9,7 @@ import { encodeModel, loadModel } from "../../src/io/files.js";
 import { graph, model, node, valueInfo } from "../../src/ir/builder.js";
 import { runCli } from "../helpers/cli.js";
 
-const NODE_TESTS = new URL("../../../shared/onnx-node-tests/", import.meta.url).pathname;
+const NODE_TESTS = new URL("../data/onnx-node-tests/", import.meta.url).pathname;
 
 describe("onnx-expand check", () => {
   let dir: string;

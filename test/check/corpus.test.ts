@@ -5,9 +5,10 @@ import { existsSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { checkModel, formatProblem } from "../../src/check/index.js";
 import { loadModel } from "../../src/io/files.js";
+import { LIBONNX_TESTDATA, libonnxPresent } from "../helpers/data.js";
 
-const ROOT = "/usr/share/libonnx-testdata/data/";
-const present = existsSync(ROOT);
+const ROOT = `${LIBONNX_TESTDATA}/`;
+const present = libonnxPresent("check on the libonnx-testdata corpus");
 
 /**
  * Models whose problems are real: int64 Constants at opset 6 (Constant-1 allows floats only). (Four

@@ -32,7 +32,7 @@ import { assertRunnable } from "../../src/app/index.js";
 import { runCli } from "../helpers/cli.js";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "onnx-expand-robust-"));
-const ADD_TEST = "/work/shared/onnx-node-tests/test_add";
+const ADD_TEST = fileURLToPath(new URL("../data/onnx-node-tests/test_add", import.meta.url));
 const REDUCE = "examples/reduce-13.onnx";
 
 function expectOneLineError(r: { code: number; stderr: string }, pattern: RegExp): void {

@@ -5,9 +5,9 @@
 // down to 11. Each must give its stored outputs on onnxruntime-node and in the interpreter, or be
 // refused with a reason; never a wrong output. The full run: npx tsx scripts/convert-report.ts.
 
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { libonnxPresent } from "../helpers/data.js";
 import {
   convertAndRun,
   LIBONNX_ROOT,
@@ -59,11 +59,7 @@ const REFUSED_AT_11: Record<string, RegExp> = {
   "node/test_nllloss_NC": /does not exist before opset 12/,
 };
 
-const present = existsSync(LIBONNX_ROOT);
-if (!present)
-  console.warn(
-    `corpus sample skipped: ${LIBONNX_ROOT} is absent (apt-get install libonnx-testdata)`,
-  );
+const present = libonnxPresent("the converter's sample of libonnx-testdata");
 
 describe.skipIf(!present)("converter on a sample of libonnx-testdata", () => {
   for (const test of SAMPLE)

@@ -11,7 +11,7 @@ import { compareTensors } from "../../src/interp/backend-test.js";
 import { runCli } from "../helpers/cli.js";
 import { f32, graph, model, node, valueInfo } from "../helpers/interp.js";
 
-const TESTS = fileURLToPath(new URL("../../../shared/onnx-node-tests", import.meta.url));
+const TESTS = fileURLToPath(new URL("../data/onnx-node-tests", import.meta.url));
 const ADD = join(TESTS, "test_add");
 const tmp = () => mkdtempSync(join(tmpdir(), "onnx-expand-run-"));
 

@@ -16,7 +16,7 @@ import { decodeTensorProto, encodeTensorProto } from "../../src/interp/value-pro
 import { runCli } from "../helpers/cli.js";
 import { f32 } from "../helpers/interp.js";
 
-const ADD = fileURLToPath(new URL("../../../shared/onnx-node-tests/test_add", import.meta.url));
+const ADD = fileURLToPath(new URL("../data/onnx-node-tests/test_add", import.meta.url));
 
 describe("floatErrors", () => {
   it("gives the largest absolute and relative errors with their indices, and the norm-wise error", () => {

@@ -332,7 +332,7 @@ describe("the 2 GiB rule", () => {
 });
 
 describe("files read in ranges", () => {
-  const tests = fileURLToPath(new URL("../../../shared/onnx-node-tests/", import.meta.url));
+  const tests = fileURLToPath(new URL("../data/onnx-node-tests/", import.meta.url));
   it("decode the same model as a whole read, on every backend test model", () => {
     let n = 0;
     for (const d of readdirSync(tests)) {

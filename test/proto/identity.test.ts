@@ -4,15 +4,16 @@
 // what the decoder shares between nodes (repeated attributes, attribute lists) reads back as
 // values equal to their own.
 
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeModel, encodeModel } from "../../src/io/codec.js";
 import { graph, model, node, valueInfo } from "../../src/ir/builder.js";
+import { LIBONNX_TESTDATA, libonnxPresent } from "../helpers/data.js";
 
 const ROOTS = [
-  "/usr/share/libonnx-testdata/data",
-  new URL("../../../shared/onnx-node-tests/", import.meta.url).pathname,
+  LIBONNX_TESTDATA,
+  new URL("../data/onnx-node-tests/", import.meta.url).pathname,
   new URL("../../examples/", import.meta.url).pathname,
 ];
 
@@ -26,7 +27,9 @@ function* onnxFiles(dir: string): Generator<string> {
 
 describe("byte identity of decode → encode", () => {
   for (const root of ROOTS)
-    it.skipIf(!existsSync(root))(`re-encodes every model under ${root} to its bytes`, () => {
+    it.skipIf(
+      root === LIBONNX_TESTDATA ? !libonnxPresent("byte identity on libonnx-testdata") : false,
+    )(`re-encodes every model under ${root} to its bytes`, () => {
       const changed: string[] = [];
       let n = 0;
       for (const f of onnxFiles(root)) {

@@ -63,7 +63,7 @@ describe("schema files", () => {
   it("holds every ai.onnx version of the spec, plus LogCumSumExp-29", () => {
     const spec = JSON.parse(
       readFileSync(
-        fileURLToPath(new URL("../../../shared/onnx-spec/operators.json", import.meta.url)),
+        fileURLToPath(new URL("../../scripts/spec/operators.json", import.meta.url)),
         "utf8",
       ),
     ).operators as Record<string, { since: number }[]>;

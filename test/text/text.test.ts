@@ -13,7 +13,7 @@ import { parseModelText } from "../../src/text/parse.js";
 import { ELIDE_LIMIT, printModel } from "../../src/text/print.js";
 import { canonModel } from "../helpers/text-compare.js";
 
-const NODE_TESTS = new URL("../../../shared/onnx-node-tests/", import.meta.url).pathname;
+const NODE_TESTS = new URL("../data/onnx-node-tests/", import.meta.url).pathname;
 const dirs = readdirSync(NODE_TESTS)
   .filter((d) => d.startsWith("test_"))
   .sort();

@@ -30,7 +30,7 @@ import type { DiffCounts } from "../../src/diff/index.js";
 const root = join(import.meta.dirname, "..", "..");
 const shots = join(root, "test", "web", "screenshots");
 const chromium = findChromium();
-const NODE_TESTS = "/work/shared/onnx-node-tests";
+const NODE_TESTS = join(root, "test", "data", "onnx-node-tests");
 
 const examples = readdirSync(join(root, "examples"))
   .filter((f) => f.endsWith(".onnx"))
