@@ -281,10 +281,18 @@ export class GraphScope {
    */
   get where(): string {
     if (this.whereText === undefined) {
-      this.whereText = this.whereOf!();
-      this.whereOf = undefined;
+      // The enclosing scopes' labels first, outermost first: a subgraph's label is made from its
+      // parent's, and a deep nesting must not recurse through them.
+      const pending: GraphScope[] = [];
+      for (let s: GraphScope | undefined = this; s && s.whereText === undefined; s = s.parent)
+        pending.push(s);
+      for (let i = pending.length - 1; i >= 0; i--) {
+        const s = pending[i]!;
+        s.whereText = s.whereOf!();
+        s.whereOf = undefined;
+      }
     }
-    return this.whereText;
+    return this.whereText!;
   }
 
   /** The outermost scope: the main graph's or the function body's that this graph is inside. */

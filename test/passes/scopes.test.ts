@@ -259,9 +259,13 @@ describe("walks deeper than the call stack", () => {
     const renamed = replaceUses(g.nodes, new Map([["x", "z"]]));
     const inner = subgraphsOf({ nodes: renamed }).at(-1)!;
     expect(inner.nodes[0]!.inputs).toEqual(["z"]);
-    const rewritten = rewriteNodes(g.nodes, GraphScope.main({ graph: g }), (n) =>
-      n.opType === "Neg" ? { ...n, opType: "Abs" } : n,
-    );
+    let where = "";
+    const rewritten = rewriteNodes(g.nodes, GraphScope.main({ graph: g }), (n, _i, scope) => {
+      if (n.opType !== "Neg") return n;
+      where = scope.where;
+      return { ...n, opType: "Abs" };
+    });
+    expect(where.split(" body").length).toBe(depth + 1);
     expect(subgraphsOf({ nodes: rewritten }).at(-1)!.nodes[0]!.opType).toBe("Abs");
   });
 });
