@@ -33,6 +33,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  statSync,
   symlinkSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -314,6 +315,18 @@ async function compareCommand(label: string, argv: (input: string, out: string) 
       continue;
     }
     if (a!.said === b!.said && (!wrote[0] || readFileSync(a!.out).equals(readFileSync(b!.out)))) {
+      same++;
+      continue;
+    }
+    // A small model is compared as printed (bytes may differ where a pass now keeps a node it
+    // did not change, with what the file said of it: an explicit empty domain).
+    if (
+      a!.said === b!.said &&
+      wrote[0] &&
+      statSync(a!.out).size < 1 << 22 &&
+      printModel(canonicalNames(loadModel(a!.out))) ===
+        printModel(canonicalNames(loadModel(b!.out)))
+    ) {
       same++;
       continue;
     }
