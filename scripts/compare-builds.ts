@@ -79,11 +79,21 @@ interface Case {
 
 function models(): Case[] {
   const found: Case[] = [];
+  // A model's own test inputs where it has them (a sequence input cannot be made at random).
+  const setInputs = (d: string) =>
+    existsSync(join(d, "test_data_set_0"))
+      ? async () => {
+          const set = loadCorpusModel(d)?.sets[0];
+          if (!set) throw new Error("no test_data_set_0");
+          return set.inputs as Record<string, RTensor>;
+        }
+      : undefined;
   const walk = (dir: string, label: string): void => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
       if (e.isDirectory()) walk(p, `${label}${e.name}_`);
-      else if (e.name === "model.onnx") found.push({ name: label.replace(/_$/, ""), path: p });
+      else if (e.name === "model.onnx")
+        found.push({ name: label.replace(/_$/, ""), path: p, inputs: setInputs(dir) });
     }
   };
   if (existsSync("/usr/share/libonnx-testdata/data"))
