@@ -14,7 +14,7 @@ import { graph, model, node, valueInfo } from "../src/ir/builder.js";
 import { NameScope } from "../src/ir/graph.js";
 import { SchemaRegistry } from "../src/schema/index.js";
 import { callInputTypes, inlineCall } from "../src/expand/inline.js";
-import { walkGraphNodes } from "../src/ir/traverse.js";
+import { walkGraphNodes } from "../src/ir/visit.js";
 import type { Model } from "../src/ir/types.js";
 import { DataType } from "../src/ir/types.js";
 import { run } from "../src/interp/executor.js";

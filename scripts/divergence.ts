@@ -30,7 +30,7 @@ import type { RTensor, RValue } from "../src/interp/types.js";
 import { decodeTensorProto } from "../src/interp/value-proto.js";
 import { encodeModel, loadModel } from "../src/io/files.js";
 import { topologicalOrder } from "../src/ir/graph.js";
-import { walkTensors } from "../src/ir/traverse.js";
+import { walkTensors } from "../src/ir/visit.js";
 import type { Model } from "../src/ir/types.js";
 import { fromOrt, toOrt } from "../test/helpers/ort-tensors.js";
 

@@ -39,7 +39,7 @@ import { modelInfo, type ModelInfo } from "../src/ir/info.js";
 import { functionLabel, functionWhere } from "../src/ir/functions.js";
 import { functionOpsets, opsetMap } from "../src/ir/opsets.js";
 import { visitModel } from "../src/ir/visit.js";
-import { attributeGraphs } from "../src/ir/traverse.js";
+import { attributeGraphs } from "../src/ir/visit.js";
 import type { Attribute, Function, Graph, Model, Node, Type } from "../src/ir/types.js";
 import type { Note } from "../src/passes/pass.js";
 import { SchemaRegistry, domainLabel, normaliseDomain } from "../src/schema/registry.js";

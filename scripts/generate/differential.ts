@@ -20,7 +20,7 @@ import { expandPipeline } from "../../src/expand/index.js";
 import { runPass } from "../../src/passes/manager.js";
 import { failureError, passContext } from "../../src/passes/pass.js";
 import { hasFunctionBody } from "../../src/schema/index.js";
-import { walkNodes } from "../../src/ir/traverse.js";
+import { walkNodes } from "../../src/ir/visit.js";
 import type { Node } from "../../src/ir/types.js";
 
 export type Outcome =

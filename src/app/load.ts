@@ -7,7 +7,7 @@ import { isTextPath, modelFromBytes } from "../io/format.js";
 import { externalLocation, externalRange } from "../io/external-range.js";
 import { compactModel, LAZY_FROM, RANGED_FROM } from "../io/ranged.js";
 import type { ByteSource } from "../ir/tensor.js";
-import { walkTensors } from "../ir/traverse.js";
+import { walkTensors } from "../ir/visit.js";
 import type { Model } from "../ir/types.js";
 
 export { isTextPath as isTextModelName, looksBinary, modelFromBytes } from "../io/format.js";

@@ -22,7 +22,7 @@ import { activeBudget, storageByteSize } from "../interp/budget.js";
 import { fromFloat64, scratch } from "../interp/tensor.js";
 import type { RTensor, RValue } from "../interp/types.js";
 import { INTEGER_TYPES } from "../ir/dtype.js";
-import { walkNodes } from "../ir/traverse.js";
+import { walkNodes } from "../ir/visit.js";
 import { DataType, type Model, type Node, type Type, type ValueInfo } from "../ir/types.js";
 import { declaredDtype, requiredInputs } from "./inputs.js";
 

@@ -6,7 +6,7 @@
 // bodies mint none (their instantiations are shared by alike calls).
 
 import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
-import { attributeGraphs } from "../ir/traverse.js";
+import { someGraphNode, subgraphsOf } from "../ir/visit.js";
 import type { RuleCtx } from "./rules/common.js";
 
 interface FreshState {
@@ -30,17 +30,15 @@ function namesOf(t: Type | undefined, out: Set<string>): void {
   else if (t.kind === "map") namesOf(t.value, out);
 }
 
-function visitGraph(g: Graph, taken: Set<string>, nodes?: WeakSet<Node>): void {
-  for (const v of [...g.inputs, ...g.outputs, ...g.valueInfo]) namesOf(v.type, taken);
-  visitNodes(g.nodes, taken, nodes);
-}
-
-function visitNodes(list: Node[], taken: Set<string>, nodes?: WeakSet<Node>): void {
-  for (const n of list) {
-    nodes?.add(n);
-    for (const a of n.attributes)
-      for (const sub of attributeGraphs(a)) visitGraph(sub, taken, nodes);
-  }
+/** The dim names of a graph's or body's interface and value_info and of its subgraphs'; its nodes into `nodes`. */
+function visitGraph(g: Graph | Function, taken: Set<string>, nodes?: WeakSet<Node>): void {
+  const own = (x: Graph) => {
+    for (const v of [...x.inputs, ...x.outputs, ...x.valueInfo]) namesOf(v.type, taken);
+  };
+  if ("initializers" in g) own(g);
+  else for (const v of g.valueInfo) namesOf(v.type, taken);
+  for (const sub of subgraphsOf(g)) own(sub);
+  if (nodes) someGraphNode(g, (n) => void nodes.add(n));
 }
 
 /** Runs `f` (an analysis of `model`) with fresh symbols minted for unknown dimensions. */
@@ -48,10 +46,7 @@ export function withFreshDims<T>(model: Model, f: () => T): T {
   const taken = new Set<string>();
   const inFunctions = new WeakSet<Node>();
   visitGraph(model.graph, taken);
-  for (const fn of model.functions as Function[]) {
-    for (const v of fn.valueInfo) namesOf(v.type, taken);
-    visitNodes(fn.nodes, taken, inFunctions);
-  }
+  for (const fn of model.functions as Function[]) visitGraph(fn, taken, inFunctions);
   const outer = state;
   state = { next: 0, taken, inFunctions };
   try {

@@ -3,7 +3,7 @@
 
 import { nodeLabel } from "../errors.js";
 import { dtypeInfo } from "../ir/dtype.js";
-import { attributeGraphs } from "../ir/traverse.js";
+import { hasGraphAttribute, nodeGraphs, someGraphNode } from "../ir/visit.js";
 import type { Function, Graph, Model, Type } from "../ir/types.js";
 import { inferScopeTypes, type InferOptions } from "./infer.js";
 
@@ -37,18 +37,21 @@ export function memoryWarnings(
 ): MemoryWarning[] {
   const types = inferScopeTypes(model, opts);
   const out: MemoryWarning[] = [];
-  const visit = (owner: Graph | Function, context: string) => {
-    const known = types.get(owner);
-    owner.nodes.forEach((n, i) => {
-      const label = nodeLabel(n, i) + context;
+  const visit = (root: Graph | Function, context: string) => {
+    // A subgraph's nodes are labelled by the node of the root's list that holds them.
+    const outer = new Map<Graph | Function, string>([[root, context]]);
+    someGraphNode(root, (n, owner, i) => {
+      const here = outer.get(owner)!;
+      const label = nodeLabel(n, i) + here;
+      const known = types.get(owner);
       for (const name of n.outputs) {
         if (name === "") continue;
         const s = staticBytes(known?.get(name));
         if (s && s.bytes > maxBytes)
           out.push({ where: label, value: name, type: s.type, bytes: s.bytes });
       }
-      for (const a of n.attributes)
-        for (const g of attributeGraphs(a)) visit(g, ` in a subgraph of ${label}`);
+      if (hasGraphAttribute(n))
+        for (const g of nodeGraphs(n)) outer.set(g, ` in a subgraph of ${label}`);
     });
   };
   visit(model.graph, "");

@@ -4,7 +4,7 @@
 
 import { nodeLabel } from "../errors.js";
 import { resolveRef } from "../ir/rewrite.js";
-import { attributeGraphs } from "../ir/traverse.js";
+import { attributeGraphs } from "../ir/visit.js";
 import type { Attribute, Dim, Function, Node, Type } from "../ir/types.js";
 import { normaliseDomain } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";

@@ -1,10 +1,13 @@
 // Walking graphs and function bodies: their inputs, initializers and declared types defined in
 // a scope (the enclosing graph's visible to subgraphs), their nodes analysed in dependency order
 // (the stored order while it is one), their outputs checked, and the types found recorded.
+// A walk of its own rather than the shared visitor's (ir/visit.ts): nodes go in dependency order,
+// not stored order, each scope carries the values defined so far, and a subgraph is analysed
+// when its node is, with the types its node gives it.
 
 import { OnnxError } from "../errors.js";
 import { outerNamesUsedBy, topologicalOrder } from "../ir/graph.js";
-import { hasGraphAttribute } from "../ir/traverse.js";
+import { hasGraphAttribute } from "../ir/visit.js";
 import type { Function, Graph, Type } from "../ir/types.js";
 import type { Analyzer } from "./analyze.js";
 import { constFromTensor } from "./consts.js";

@@ -21,7 +21,7 @@ import { basename, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { OnnxError } from "../errors.js";
 import { externalEntry, externalFile, loadModel } from "../io/files.js";
-import { walkTensors } from "../ir/traverse.js";
+import { walkTensors } from "../ir/visit.js";
 
 /**
  * The page's header set, sent with every response of the server (and used by the browser tests):

@@ -5,7 +5,7 @@ import { totalmem } from "node:os";
 import { assertOpsetImports } from "../check/opsets.js";
 import { OnnxError } from "../errors.js";
 import { loadModel as loadModelFile, type LoadOptions } from "../io/files.js";
-import { walkGraphNodes } from "../ir/traverse.js";
+import { walkGraphNodes } from "../ir/visit.js";
 import { FunctionTable } from "../ir/functions.js";
 import type { Function, Model } from "../ir/types.js";
 

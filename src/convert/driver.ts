@@ -14,7 +14,7 @@ import { OnnxError } from "../errors.js";
 import { functionWhere } from "../ir/functions.js";
 import { outerNamesUsedBy, NameScope } from "../ir/graph.js";
 import { isOnnxDomain as isOnnx, onnxOpset, withOnnxOpset } from "../ir/opsets.js";
-import { attributeGraphs, hasGraphAttribute } from "../ir/traverse.js";
+import { attributeGraphs, hasGraphAttribute } from "../ir/visit.js";
 import type { Tensor } from "../ir/tensor.js";
 import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import { GraphScope, visitSubgraphs } from "../ir/visit.js";
@@ -442,7 +442,9 @@ export class Converter {
   /**
    * Converts a graph (and, after its own nodes, the subgraphs of its nodes). `origin` is the
    * opset of the graphs of the input model in this tree; a graph an adapter made is at the
-   * opset of its step (createdAt).
+   * opset of its step (createdAt). A walk of its own rather than the shared visitor's
+   * (ir/visit.ts): it steps a whole node list one opset at a time, each step seeing the nodes
+   * the step before made, where the visitor rewrites each node once.
    */
   private convertGraph(
     g: Graph,

@@ -3,7 +3,7 @@
 // carries what the model uses. Never a reason to refuse.
 
 import { MIN_IR_VERSION_FOR_FUNCTIONS, minIrVersionForOpset } from "../schema/ir-versions.js";
-import { attributeGraphs, walkGraphs, walkNodes } from "../ir/traverse.js";
+import { attributeGraphs, walkGraphs, walkNodes } from "../ir/visit.js";
 import type { Model, Type } from "../ir/types.js";
 
 /** Element types by the IR version that introduced them (float8: 9, 4-bit: 10, ...). */

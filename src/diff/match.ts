@@ -283,6 +283,8 @@ function compareNodes(
   const removed = la.filter((x) => !lb.includes(x));
   const added = lb.filter((x) => !la.includes(x));
   const subgraphs: NodeChange["subgraphs"] = [];
+  // Two trees walked side by side, each pair of subgraphs seeded with the values matched so far:
+  // a walk of its own, which no one-tree walker of ir/visit.ts gives.
   for (const x of a.attributes) {
     const y = b.attributes.find((t) => t.name === x.name);
     if (!y) continue;

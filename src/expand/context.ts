@@ -5,7 +5,7 @@
 import { OnnxError, UnknownTypeError } from "../errors.js";
 import { conversionError, convertModel } from "../convert/index.js";
 import { NameScope } from "../ir/graph.js";
-import { attributeGraphs, someGraphNode } from "../ir/traverse.js";
+import { subgraphsOf } from "../ir/visit.js";
 import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import type { Note, PassContext } from "../passes/pass.js";
 import type { SchemaRegistry } from "../schema/registry.js";
@@ -141,14 +141,11 @@ export function makeUnit(
     // Subgraphs' values join the owner's (names are unique across them); without subgraphs
     // the owner's map is used as it is.
     let copy: Map<string, Type> | undefined;
-    someGraphNode(owner, (node) => {
-      for (const a of node.attributes)
-        for (const g of attributeGraphs(a))
-          for (const [k, v] of all.get(g) ?? []) {
-            copy ??= new Map(own);
-            if (!copy.has(k)) copy.set(k, v);
-          }
-    });
+    for (const g of subgraphsOf(owner))
+      for (const [k, v] of all.get(g) ?? []) {
+        copy ??= new Map(own);
+        if (!copy.has(k)) copy.set(k, v);
+      }
     merged = copy ?? own;
     return merged;
   };

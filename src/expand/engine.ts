@@ -12,9 +12,8 @@
 import { OnnxError } from "../errors.js";
 import { inferScopeTypes, modelFunctions } from "../check/index.js";
 import { graph } from "../ir/builder.js";
-import { attributeGraphs, someGraphNode } from "../ir/traverse.js";
 import type { Function, Graph, MetadataProps, Model, Node, Type, ValueInfo } from "../ir/types.js";
-import { GraphScope, rewriteNodes, visitModel } from "../ir/visit.js";
+import { GraphScope, rewriteNodes, someGraphNode, visitModel } from "../ir/visit.js";
 import { callPrefix, inlineBody, type BodyNodes } from "../inline/inline.js";
 import { markRecord, originRecord, schemaFunctionName } from "../inline/origin.js";
 import type { Note, Pass, PassContext } from "../passes/pass.js";
@@ -377,14 +376,10 @@ export class Walker {
 
   /** Whether any node (at any depth) of a list is to be replaced. */
   private anyPlanned(nodes: Node[], opsets: Map<string, number>, kinds: Kinds): boolean {
-    for (const n of nodes) {
+    return someGraphNode({ nodes }, (n) => {
       const d = this.decide(n, opsets, kinds);
-      if (d && (d.kind !== "older" || this.converter)) return true;
-      for (const a of n.attributes)
-        for (const g of attributeGraphs(a))
-          if (this.anyPlanned(g.nodes, opsets, kinds)) return true;
-    }
-    return false;
+      return d !== undefined && (d.kind !== "older" || this.converter !== undefined);
+    });
   }
 
   // ---- walking ----

@@ -6,7 +6,7 @@
 
 import { OnnxError } from "../errors.js";
 import { graph } from "../ir/builder.js";
-import { walkGraphNodes } from "../ir/traverse.js";
+import { walkGraphNodes } from "../ir/visit.js";
 import type { Graph, Model, Node, OpsetId, ValueInfo } from "../ir/types.js";
 import { callPrefix, inlineBody } from "../inline/inline.js";
 import { withoutOrigin } from "../inline/origin.js";

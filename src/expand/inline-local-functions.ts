@@ -8,7 +8,7 @@
 
 import { inferScopeTypes, modelFunctions } from "../check/index.js";
 import { cyclePath, type FunctionTable } from "../ir/functions.js";
-import { someGraphNode } from "../ir/traverse.js";
+import { someGraphNode } from "../ir/visit.js";
 import type { Function, Model, Node } from "../ir/types.js";
 import { boundNodes, callPrefix, inlineBody } from "../inline/inline.js";
 import { localFunctionName, markOrigin } from "../inline/origin.js";

@@ -5,7 +5,7 @@
 
 import { modelFunctions } from "../check/index.js";
 import { nodeLabel } from "../errors.js";
-import { walkGraphNodes } from "../ir/traverse.js";
+import { walkGraphNodes } from "../ir/visit.js";
 import type { Function, Graph, Model } from "../ir/types.js";
 import { pipeline } from "../passes/manager.js";
 import { modelPass, type Note, type Pass, type PassContext } from "../passes/pass.js";

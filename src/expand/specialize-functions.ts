@@ -17,7 +17,7 @@
 
 import { inferScopeTypes, modelFunctions } from "../check/index.js";
 import { functionKey, functionLabel, functionWhere, nodeCount } from "../ir/functions.js";
-import { walkGraphNodes } from "../ir/traverse.js";
+import { walkGraphNodes } from "../ir/visit.js";
 import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import { mapNodeGraphs, rewriteModel } from "../ir/visit.js";
 import type { Note } from "../passes/pass.js";

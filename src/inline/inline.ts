@@ -10,8 +10,8 @@ import { nodeWith, nodeWithRecord } from "../ir/builder.js";
 import { isClaimSuffix, NameScope } from "../ir/graph.js";
 import { functionLabel } from "../ir/functions.js";
 import { bindRefs } from "../ir/rewrite.js";
-import type { Tensor } from "../ir/tensor.js";
-import type { Attribute, Function, Graph, MetadataProps, Node } from "../ir/types.js";
+import type { Attribute, Function, MetadataProps, Node } from "../ir/types.js";
+import { renameNodes } from "../ir/visit.js";
 
 /** A body in terms of its formal names: what inlineBody renames. */
 export interface BodyNodes {
@@ -44,7 +44,7 @@ export function inlineBody(
   const prefixed = opts.prefixed ?? true;
   const plan = renamePlan(body);
   if (plan) return applyPlan(plan, call, body.nodes, scope, prefix, prefixed, opts.record);
-  return new Renamer(call, body, scope, prefix, prefixed).run(body.nodes);
+  return renameBody(call, body, scope, prefix, prefixed);
 }
 
 /**
@@ -253,114 +253,46 @@ function applyPlan(
   return out;
 }
 
-/** Names defined by one subgraph of the body, over those of the enclosing ones. */
-interface Names {
-  map: Map<string, string>;
-  parent?: Names;
-}
-
-// A class rather than closures: inlining runs once per call, and this is its whole cost.
-class Renamer {
-  private readonly top = new Map<string, string>();
-  private readonly root: Names;
-
-  constructor(
-    call: Node,
-    body: BodyNodes,
-    private readonly scope: NameScope,
-    private readonly prefix: string,
-    private readonly prefixed: boolean,
-  ) {
-    const top = this.top;
-    for (let i = 0; i < body.inputs.length; i++) {
-      const f = body.inputs[i]!;
-      if (f !== "") top.set(f, call.inputs[i] ?? "");
-    }
-    for (let i = 0; i < body.outputs.length; i++) {
-      const f = body.outputs[i]!;
-      if (f !== "" && !top.has(f)) top.set(f, call.outputs[i] || this.freshName(f));
-    }
-    this.root = { map: top };
+/**
+ * The body renamed by the IR's renamer (renameNodes), for bodies with subgraphs: formal names
+ * to the call's, every other name of the body fresh in `scope` (a name first met in a subgraph
+ * that the subgraph does not define is the body's: fresh once, shared), names a subgraph defines
+ * fresh per subgraph, every node named fresh.
+ */
+function renameBody(
+  call: Node,
+  body: BodyNodes,
+  scope: NameScope,
+  prefix: string,
+  prefixed: boolean,
+): Node[] {
+  const freshName = (name: string): string =>
+    prefixed ? scope.fresh(`${prefix}__${bodyName(name)}`) : scope.fresh(name);
+  const top = new Map<string, string>();
+  for (let i = 0; i < body.inputs.length; i++) {
+    const f = body.inputs[i]!;
+    if (f !== "") top.set(f, call.inputs[i] ?? "");
   }
-
-  run(nodes: Node[]): Node[] {
-    const out = new Array<Node>(nodes.length);
-    for (let i = 0; i < nodes.length; i++) out[i] = this.renameNode(nodes[i]!, this.root);
-    return out;
+  for (let i = 0; i < body.outputs.length; i++) {
+    const f = body.outputs[i]!;
+    if (f !== "" && !top.has(f)) top.set(f, call.outputs[i] || freshName(f));
   }
-
-  private freshName(name: string): string {
-    if (!this.prefixed) return this.scope.fresh(name);
-    return this.scope.fresh(`${this.prefix}__${bodyName(name)}`);
-  }
-
-  private lookup(names: Names, name: string): string {
-    if (name === "") return "";
-    for (let s: Names | undefined = names; s; s = s.parent) {
-      const v = s.map.get(name);
-      if (v !== undefined) return v;
-    }
-    // Not defined in any enclosing subgraph: a value of the body itself (perhaps defined later).
-    const out = this.freshName(name);
-    this.top.set(name, out);
-    return out;
-  }
-
-  private renameNode(n: Node, names: Names): Node {
-    const inputs = new Array<string>(n.inputs.length);
-    for (let i = 0; i < inputs.length; i++) inputs[i] = this.lookup(names, n.inputs[i]!);
-    // An omitted optional input at the end is left out rather than written as "".
-    while (inputs.length && inputs[inputs.length - 1] === "") inputs.pop();
-    const outputs = new Array<string>(n.outputs.length);
-    for (let i = 0; i < outputs.length; i++) outputs[i] = this.lookup(names, n.outputs[i]!);
-    let attributes = n.attributes;
-    for (const a of n.attributes)
-      if (a.type === "GRAPH" || a.type === "GRAPHS") {
-        attributes = n.attributes.map((b) => this.renameAttribute(b, names));
-        break;
-      }
-    const base = this.prefixed
-      ? `${this.prefix}__${bodyName(n.name || n.opType)}`
-      : n.name || `${this.prefix}__${n.opType}`;
-    return { ...n, inputs, outputs, attributes, name: this.scope.fresh(base) };
-  }
-
-  private renameGraph(g: Graph, parent: Names): Graph {
-    const names: Names = { map: new Map(), parent };
-    const define = (name: string) => {
-      if (name !== "" && !names.map.has(name)) names.map.set(name, this.freshName(name));
-    };
-    g.inputs.forEach((v) => define(v.name));
-    g.initializers.forEach((t) => define(t.name));
-    g.sparseInitializers.forEach((s) => define(s.values.name));
-    for (const n of g.nodes) n.outputs.forEach(define);
-    const renameTensor = (t: Tensor): Tensor => {
-      const c = Object.assign(Object.create(Object.getPrototypeOf(t)), t) as Tensor;
-      c.name = this.lookup(names, t.name);
-      return c;
-    };
-    return {
-      ...g,
-      inputs: g.inputs.map((v) => ({ ...v, name: this.lookup(names, v.name) })),
-      outputs: g.outputs.map((v) => ({ ...v, name: this.lookup(names, v.name) })),
-      valueInfo: g.valueInfo
-        .filter((v) => names.map.has(v.name))
-        .map((v) => ({ ...v, name: this.lookup(names, v.name) })),
-      initializers: g.initializers.map(renameTensor),
-      sparseInitializers: g.sparseInitializers.map((s) => ({
-        ...s,
-        values: renameTensor(s.values),
-      })),
-      nodes: g.nodes.map((n) => this.renameNode(n, names)),
-    };
-  }
-
-  private renameAttribute(a: Attribute, names: Names): Attribute {
-    if (a.type === "GRAPH" && a.value) return { ...a, value: this.renameGraph(a.value, names) };
-    if (a.type === "GRAPHS" && a.value)
-      return { ...a, value: a.value.map((g) => this.renameGraph(g, names)) };
-    return a;
-  }
+  return renameNodes(body.nodes, {
+    value(name) {
+      let v = top.get(name);
+      if (v === undefined) top.set(name, (v = freshName(name)));
+      return v;
+    },
+    local: freshName,
+    node: (n) =>
+      scope.fresh(
+        prefixed
+          ? `${prefix}__${bodyName(n.name || n.opType)}`
+          : n.name || `${prefix}__${n.opType}`,
+      ),
+    trimInputs: true,
+    ownValueInfo: true,
+  });
 }
 
 /**

@@ -13,9 +13,8 @@
 // the function has one).
 
 import type { FunctionId } from "../ir/functions.js";
-import { attributeGraphs, hasGraphAttribute, someGraphNode } from "../ir/traverse.js";
+import { someGraphNode, visitModel } from "../ir/visit.js";
 import type { Function, Graph, MetadataProps, Model, Node } from "../ir/types.js";
-import { visitModel } from "../ir/visit.js";
 
 /** The key of a node's origin (NodeProto.metadata_props). */
 export const ORIGIN_KEY = "onnx-expand.origin";
@@ -79,19 +78,14 @@ export function originRecord(call: Node, fn: string): MetadataProps {
 }
 
 function markList(list: Node[], prefix: string, plain: MetadataProps): void {
-  for (let i = 0; i < list.length; i++) {
-    const n = list[i]!;
-    if (n.metadataProps !== plain) {
-      const own = originOf(n);
-      if (own !== undefined)
-        n.metadataProps = withOrigin(n.metadataProps, `${prefix}${PATH_SEPARATOR}${own}`);
-      else if (!n.metadataProps?.length) n.metadataProps = plain;
-      else n.metadataProps = withOrigin(n.metadataProps, prefix);
-    }
-    if (hasGraphAttribute(n))
-      for (const a of n.attributes)
-        for (const g of attributeGraphs(a)) markList(g.nodes, prefix, plain);
-  }
+  someGraphNode({ nodes: list }, (n) => {
+    if (n.metadataProps === plain) return;
+    const own = originOf(n);
+    if (own !== undefined)
+      n.metadataProps = withOrigin(n.metadataProps, `${prefix}${PATH_SEPARATOR}${own}`);
+    else if (!n.metadataProps?.length) n.metadataProps = plain;
+    else n.metadataProps = withOrigin(n.metadataProps, prefix);
+  });
 }
 
 /** The node without its origin (the node itself when it has none). */

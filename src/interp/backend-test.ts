@@ -5,7 +5,7 @@ import { existsSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { OnnxError } from "../errors.js";
 import { bfloat16BitsToNumber, dtypeName, float16Table } from "../ir/dtype.js";
-import { walkNodes } from "../ir/traverse.js";
+import { walkNodes } from "../ir/visit.js";
 import { DataType, type Model, type Type } from "../ir/types.js";
 import { loadModel, readRegularFile } from "../io/files.js";
 import { decodeValueProto } from "./value-proto.js";

@@ -10,7 +10,7 @@ import { GraphIndex, topologicalOrder } from "../ir/graph.js";
 import { opsetMap } from "../ir/opsets.js";
 import type { Tensor } from "../ir/tensor.js";
 import { bindRefs } from "../ir/rewrite.js";
-import { attributeGraphs } from "../ir/traverse.js";
+import { attributeGraphs } from "../ir/visit.js";
 import type { Attribute, Function, Graph, Model, Node } from "../ir/types.js";
 import { MemoryBudget, withBudget } from "./budget.js";
 import { assertNodeBudget } from "./call-count.js";

@@ -4,7 +4,7 @@ import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync } from
 import { dirname, resolve } from "node:path";
 import { OnnxError } from "../errors.js";
 import type { Model } from "../ir/types.js";
-import { walkTensors } from "../ir/traverse.js";
+import { walkTensors } from "../ir/visit.js";
 import { decodeModel, encodeModel } from "./codec.js";
 import { DataFiles, loadExternalData, resolveExternalData } from "./external.js";
 import { FileSource } from "./file-source.js";

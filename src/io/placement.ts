@@ -6,7 +6,7 @@
 
 import { OnnxError } from "../errors.js";
 import { Tensor, type ByteRange, type ByteSource } from "../ir/tensor.js";
-import { walkTensors } from "../ir/traverse.js";
+import { walkTensors } from "../ir/visit.js";
 import type { Model } from "../ir/types.js";
 import type { Piece } from "../proto/writer.js";
 import { encodeModelPieces } from "./encode.js";

@@ -18,7 +18,7 @@ import { OnnxError } from "../errors.js";
 import { Tensor, type ByteRange, type ByteSource } from "../ir/tensor.js";
 import type { Model } from "../ir/types.js";
 import { isRangePiece, type Piece } from "../proto/writer.js";
-import { walkTensors } from "../ir/traverse.js";
+import { walkTensors } from "../ir/visit.js";
 import { printModel } from "../text/print.js";
 import { writeFilesAtomic } from "./atomic.js";
 import {

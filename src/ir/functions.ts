@@ -4,7 +4,7 @@
 // here recurses along calls: a chain of calls may be deeper than the call stack.
 
 import { normaliseDomain } from "./opsets.js";
-import { someGraphNode } from "./traverse.js";
+import { someGraphNode } from "./visit.js";
 import type { Function, Graph, Node } from "./types.js";
 
 /** What names a function (or a call of one): domain, name and overload. */

@@ -2,7 +2,7 @@
 // topological order, and fresh names.
 
 import { OnnxError, nodeLabel } from "../errors.js";
-import { attributeGraphs } from "./traverse.js";
+import { hasGraphAttribute, nodeGraphs, subgraphsOf } from "./visit.js";
 import type { Function, Graph, Node } from "./types.js";
 
 export interface Use {
@@ -43,28 +43,74 @@ export class GraphIndex {
 /** Names a node's subgraphs read from enclosing scopes (not defined inside them). */
 export function outerNamesUsedBy(node: Node): Set<string> {
   const out = new Set<string>();
-  for (const a of node.attributes)
-    for (const g of attributeGraphs(a)) for (const n of freeNames(g)) out.add(n);
+  if (node.attributes.length && hasGraphAttribute(node)) collectFree(nodeGraphs(node), out);
   return out;
 }
 
-/** Names a graph uses that it does not define itself (inputs, initializers, node outputs). */
+/**
+ * Names a graph uses that it does not define itself (inputs, initializers, node outputs): what
+ * it reads from outside, its subgraphs' reads included. The one answer to that question: passes
+ * and builders ask it here.
+ */
 export function freeNames(g: Graph): Set<string> {
-  const defined = new Set<string>();
-  for (const v of g.inputs) defined.add(v.name);
-  for (const t of g.initializers) defined.add(t.name);
-  for (const s of g.sparseInitializers) defined.add(s.values.name);
-  for (const n of g.nodes) for (const o of n.outputs) defined.add(o);
-  const free = new Set<string>();
-  const need = (name: string) => {
-    if (name !== "" && !defined.has(name)) free.add(name);
+  const out = new Set<string>();
+  collectFree([g], out);
+  return out;
+}
+
+/** A graph being read by collectFree: what it defines, and the graph around it. */
+interface FreeFrame {
+  g: Graph;
+  defined: Set<string>;
+  parent: FreeFrame | undefined;
+  i: number;
+  subs: Graph[] | undefined;
+  k: number;
+}
+
+/**
+ * Adds to `out` each name the graphs read, at any depth, that no graph between the reader and
+ * the outermost defines, in the order met (each node's inputs, then its subgraphs', then the
+ * graph's outputs). Keeps its own stack: nesting may be deeper than the call stack.
+ */
+function collectFree(graphs: Graph[], out: Set<string>): void {
+  const open = (g: Graph, parent: FreeFrame | undefined): FreeFrame => {
+    const defined = new Set<string>();
+    for (const v of g.inputs) defined.add(v.name);
+    for (const t of g.initializers) defined.add(t.name);
+    for (const x of g.sparseInitializers) defined.add(x.values.name);
+    for (const n of g.nodes) for (const o of n.outputs) defined.add(o);
+    return { g, defined, parent, i: 0, subs: undefined, k: 0 };
   };
-  for (const n of g.nodes) {
-    n.inputs.forEach(need);
-    for (const name of outerNamesUsedBy(n)) need(name);
+  const need = (f: FreeFrame, name: string) => {
+    if (name === "") return;
+    for (let s: FreeFrame | undefined = f; s; s = s.parent) if (s.defined.has(name)) return;
+    out.add(name);
+  };
+  for (const root of graphs) {
+    const stack: FreeFrame[] = [open(root, undefined)];
+    while (stack.length) {
+      const f = stack[stack.length - 1]!;
+      if (f.subs) {
+        if (f.k < f.subs.length) {
+          stack.push(open(f.subs[f.k++]!, f));
+          continue;
+        }
+        f.subs = undefined;
+      }
+      if (f.i < f.g.nodes.length) {
+        const n = f.g.nodes[f.i++]!;
+        for (const x of n.inputs) need(f, x);
+        if (n.attributes.length && hasGraphAttribute(n)) {
+          f.subs = nodeGraphs(n);
+          f.k = 0;
+        }
+        continue;
+      }
+      for (const o of f.g.outputs) need(f, o.name);
+      stack.pop();
+    }
   }
-  for (const o of g.outputs) need(o.name);
-  return free;
 }
 
 /**
@@ -176,23 +222,24 @@ export function sortNodes(owner: Graph | Function): boolean {
 /** Every name a graph or function uses (inputs, outputs, initializers, values, node names), subgraphs too. */
 function forEachName(owner: Graph | Function, f: (name: string) => void): void {
   // Plain loops: this runs over every name of a model, once per scope that needs fresh names.
-  if ("initializers" in owner) {
-    for (const v of owner.inputs) f(v.name);
-    for (const v of owner.outputs) f(v.name);
-    for (const t of owner.initializers) f(t.name);
-    for (const v of owner.valueInfo) f(v.name);
-  } else {
-    for (const n of owner.inputs) f(n);
-    for (const n of owner.outputs) f(n);
-  }
-  for (const n of owner.nodes) {
-    for (const i of n.inputs) f(i);
-    for (const o of n.outputs) f(o);
-    if (n.name) f(n.name);
-    for (const a of n.attributes)
-      if (a.type === "GRAPH" || a.type === "GRAPHS")
-        for (const g of attributeGraphs(a)) forEachName(g, f);
-  }
+  const own = (g: Graph | Function) => {
+    if ("initializers" in g) {
+      for (const v of g.inputs) f(v.name);
+      for (const v of g.outputs) f(v.name);
+      for (const t of g.initializers) f(t.name);
+      for (const v of g.valueInfo) f(v.name);
+    } else {
+      for (const n of g.inputs) f(n);
+      for (const n of g.outputs) f(n);
+    }
+    for (const n of g.nodes) {
+      for (const i of n.inputs) f(i);
+      for (const o of n.outputs) f(o);
+      if (n.name) f(n.name);
+    }
+  };
+  own(owner);
+  if (owner.nodes.some(hasGraphAttribute)) for (const g of subgraphsOf(owner)) own(g);
 }
 
 /** Adds to `set` every p for which `name` starts with p + "__". */

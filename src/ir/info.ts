@@ -2,7 +2,7 @@
 // command line and the summary of the web page.
 
 import { dtypeName } from "./dtype.js";
-import { countSubgraphs, someGraphNode, walkTensors } from "./traverse.js";
+import { countSubgraphs, someGraphNode, walkTensors } from "./visit.js";
 import type { Model, Node } from "./types.js";
 
 export interface ModelInfo {

@@ -10,7 +10,7 @@
 import { dtypeInfo, rawByteLength } from "./dtype.js";
 import type { Tensor } from "./tensor.js";
 import type { Model } from "./types.js";
-import { walkTensors } from "./traverse.js";
+import { walkTensors } from "./visit.js";
 
 const FIELD_OF_KIND: Readonly<Record<string, string>> = {
   float: "float_data",

@@ -1,14 +1,234 @@
-// The graph visitor: rewriting node lists, nodes' subgraphs (If/Loop/Scan bodies, any graph
-// attribute, at any depth), graphs and function bodies without mutating them. Each function
+// The one module of graph walks. Reading: every graph of a model (main, If/Loop/Scan bodies, any
+// graph attribute, at any depth), every function, every node and every tensor. Rewriting: node
+// lists, nodes' subgraphs, graphs and function bodies without mutating them; each function
 // returns the very object it was given when nothing in it changed, and copies only the path to
 // what did: unchanged nodes, attributes and subgraphs are shared. A GraphScope says where a graph
 // is (a label for messages, built only when read) and which graphs enclose it (outer names).
+// Renaming: one renamer (renameNodes), and replaceUses / renameValues on it.
+// Every walk keeps its own stack: none recurses along the nesting of graphs, which a model may
+// make deeper than the call stack.
 
 import { nodeLabel } from "../errors.js";
+import { graph } from "./builder.js";
 import { functionWhere } from "./functions.js";
 import type { Tensor } from "./tensor.js";
-import { hasGraphAttribute } from "./traverse.js";
 import type { Attribute, Function, Graph, Model, Node } from "./types.js";
+
+/** The graphs an attribute holds. */
+export function attributeGraphs(a: Attribute): Graph[] {
+  if (a.type === "GRAPH" && a.value) return [a.value];
+  if (a.type === "GRAPHS" && a.value) return a.value;
+  return [];
+}
+
+/** Whether a node holds a graph (If/Loop/Scan bodies, any graph attribute). */
+export function hasGraphAttribute(n: Node): boolean {
+  for (const a of n.attributes) if (a.type === "GRAPH" || a.type === "GRAPHS") return true;
+  return false;
+}
+
+/** The graphs a node holds, in attribute order (a GRAPHS list in its order). */
+export function nodeGraphs(n: Node): Graph[] {
+  const attrs = n.attributes;
+  let out: Graph[] | undefined;
+  for (let j = 0; j < attrs.length; j++) {
+    const a = attrs[j]!;
+    if (a.type === "GRAPH" || a.type === "GRAPHS")
+      for (const g of attributeGraphs(a)) (out ??= []).push(g);
+  }
+  return out ?? NONE;
+}
+const NONE: Graph[] = [];
+
+/** Anything with a node list: a graph, a function body. */
+export interface NodeList {
+  nodes: Node[];
+}
+
+export interface NodeVisit {
+  node: Node;
+  /** The graph or function whose node list holds the node. */
+  owner: Graph | Function;
+  /** Index of the node in its owner's node list. */
+  index: number;
+  /** Nesting depth: 0 for the main graph and function bodies. */
+  depth: number;
+}
+
+/** Every node of a graph, then of its subgraphs (depth-first, in node order). */
+export function* walkGraphNodes(g: Graph | Function, depth = 0): Generator<NodeVisit> {
+  const stack: { owner: Graph | Function; i: number; depth: number }[] = [
+    { owner: g, i: 0, depth },
+  ];
+  while (stack.length) {
+    const f = stack[stack.length - 1]!;
+    if (f.i >= f.owner.nodes.length) {
+      stack.pop();
+      continue;
+    }
+    const index = f.i++;
+    const node = f.owner.nodes[index]!;
+    yield { node, owner: f.owner, index, depth: f.depth };
+    const subs = nodeGraphs(node);
+    for (let k = subs.length - 1; k >= 0; k--)
+      stack.push({ owner: subs[k]!, i: 0, depth: f.depth + 1 });
+  }
+}
+
+/**
+ * walkGraphNodes as a plain callback (no visit object per node): for passes over every node of
+ * a large model. `f` returning true stops the walk; the result says whether it was stopped.
+ */
+export function someGraphNode<O extends NodeList>(
+  g: O,
+  f: (node: Node, owner: O | Graph, index: number) => boolean | void,
+): boolean {
+  let owner: O | Graph = g;
+  let nodes = g.nodes;
+  let i = 0;
+  // The lists and places to come back to: a subgraph's walk ends where its node's left off.
+  const stack: (number | O | Graph)[] = [];
+  for (;;) {
+    if (i >= nodes.length) {
+      // The graphs still to walk come first on the stack, then the place to resume.
+      const top = stack.pop();
+      if (top === undefined) return false;
+      if (typeof top === "number") {
+        i = top;
+        owner = stack.pop() as O | Graph;
+        nodes = owner.nodes;
+      } else {
+        owner = top;
+        nodes = top.nodes;
+        i = 0;
+      }
+      continue;
+    }
+    const node = nodes[i]!;
+    if (f(node, owner, i)) return true;
+    i++;
+    const attrs = node.attributes;
+    if (attrs.length && hasGraphAttribute(node)) {
+      const subs = nodeGraphs(node);
+      stack.push(owner, i);
+      for (let k = subs.length - 1; k >= 0; k--) stack.push(subs[k]!);
+      i = nodes.length;
+    }
+  }
+}
+
+/** Every graph a graph or function holds, at any depth, before the graphs inside it (pre-order). */
+export function subgraphsOf(g: NodeList): Graph[] {
+  const out: Graph[] = [];
+  const stack: NodeList[] = [g];
+  while (stack.length) {
+    const top = stack.pop()!;
+    if (top !== g) out.push(top as Graph);
+    const nodes = top.nodes;
+    const mark = stack.length;
+    for (let i = 0; i < nodes.length; i++) {
+      const n = nodes[i]!;
+      if (n.attributes.length && hasGraphAttribute(n)) for (const s of nodeGraphs(n)) stack.push(s);
+    }
+    // The first subgraph is walked first.
+    reverseFrom(stack, mark);
+  }
+  return out;
+}
+
+function reverseFrom<T>(list: T[], from: number): void {
+  for (let a = from, b = list.length - 1; a < b; a++, b--) {
+    const t = list[a]!;
+    list[a] = list[b]!;
+    list[b] = t;
+  }
+}
+
+/** How many graphs the nodes of `g` hold, at any depth (walkGraphs' count below `g`). */
+export function countSubgraphs(g: Graph | Function): number {
+  let n = 0;
+  someGraphNode(g, (node) => {
+    if (node.attributes.length && hasGraphAttribute(node)) n += nodeGraphs(node).length;
+  });
+  return n;
+}
+
+/** Every node in the model: main graph, subgraphs, and model-local functions. */
+export function* walkNodes(model: Model): Generator<NodeVisit> {
+  yield* walkGraphNodes(model.graph);
+  for (const f of model.functions) yield* walkGraphNodes(f);
+}
+
+/** Every graph in the model, the main graph first. */
+export function* walkGraphs(model: Model): Generator<Graph> {
+  yield model.graph;
+  yield* subgraphsOf(model.graph);
+  for (const f of model.functions) yield* subgraphsOf(f);
+}
+
+/** The tensors an attribute holds, added to `out`. */
+function attributeTensors(a: Attribute, out: Tensor[]): void {
+  if (a.value === undefined) return;
+  switch (a.type) {
+    case "TENSOR":
+      out.push(a.value);
+      break;
+    case "TENSORS":
+      for (let i = 0; i < a.value.length; i++) out.push(a.value[i]!);
+      break;
+    case "SPARSE_TENSOR":
+      out.push(a.value.values, a.value.indices);
+      break;
+    case "SPARSE_TENSORS":
+      for (let i = 0; i < a.value.length; i++) out.push(a.value[i]!.values, a.value[i]!.indices);
+      break;
+    default:
+  }
+}
+
+/** The initializers of `g` and of every graph inside it, in walkGraphs' order. */
+function graphTensors(g: Graph | Function, out: Tensor[]): void {
+  const own = (x: Graph) => {
+    for (let i = 0; i < x.initializers.length; i++) out.push(x.initializers[i]!);
+    for (let i = 0; i < x.sparseInitializers.length; i++)
+      out.push(x.sparseInitializers[i]!.values, x.sparseInitializers[i]!.indices);
+  };
+  if ("initializers" in g) own(g);
+  for (const sub of subgraphsOf(g)) own(sub);
+}
+
+/** The attribute tensors of the nodes of `g`, each node's before its subgraphs', as walkNodes meets them. */
+function nodeTensors(g: Graph | Function, out: Tensor[]): void {
+  someGraphNode(g, (node) => {
+    const attrs = node.attributes;
+    for (let j = 0; j < attrs.length; j++) {
+      const a = attrs[j]!;
+      if (
+        a.type !== "GRAPH" &&
+        a.type !== "GRAPHS" &&
+        a.type !== "INT" &&
+        a.type !== "INTS" &&
+        a.type !== "FLOAT"
+      )
+        attributeTensors(a, out);
+    }
+  });
+}
+
+/**
+ * Every tensor: initializers, sparse initializers, tensor attributes, in every graph and function.
+ * A list made with plain loops (a large model has many nodes and few tensors, and generators
+ * cost an object at every level for every node).
+ */
+export function walkTensors(model: Model): Tensor[] {
+  const out: Tensor[] = [];
+  graphTensors(model.graph, out);
+  for (const f of model.functions) graphTensors(f, out);
+  nodeTensors(model.graph, out);
+  for (const f of model.functions) nodeTensors(f, out);
+  for (const f of model.functions) for (const a of f.attributeProtos) attributeTensors(a, out);
+  return out;
+}
 
 /** Where a subgraph sits: node `index` of the graph around it, its attribute, its place `k` in a GRAPHS list. */
 export interface SubgraphSite {
@@ -45,6 +265,11 @@ export class GraphScope {
     return new GraphScope(model.graph, "graph");
   }
 
+  /** The scope of a bare node list, outside any graph ("nodes"): for walks over a list alone. */
+  static nodes(nodes: Node[]): GraphScope {
+    return new GraphScope(graph({ nodes }), "nodes");
+  }
+
   /** The scope of a local function's body ("function 'domain.Name'"). */
   static function(f: Function): GraphScope {
     return new GraphScope(f, () => functionWhere(f));
@@ -56,10 +281,18 @@ export class GraphScope {
    */
   get where(): string {
     if (this.whereText === undefined) {
-      this.whereText = this.whereOf!();
-      this.whereOf = undefined;
+      // The enclosing scopes' labels first, outermost first: a subgraph's label is made from its
+      // parent's, and a deep nesting must not recurse through them.
+      const pending: GraphScope[] = [];
+      for (let s: GraphScope | undefined = this; s && s.whereText === undefined; s = s.parent)
+        pending.push(s);
+      for (let i = pending.length - 1; i >= 0; i--) {
+        const s = pending[i]!;
+        s.whereText = s.whereOf!();
+        s.whereOf = undefined;
+      }
     }
-    return this.whereText;
+    return this.whereText!;
   }
 
   /** The outermost scope: the main graph's or the function body's that this graph is inside. */
@@ -210,6 +443,12 @@ export interface ScopeVisitor<S> {
    * holds it). Without it, every scope has the state the walk was given.
    */
   enter?(scope: GraphScope, parent: S | undefined): S;
+  /**
+   * Each node before its subgraphs are walked: the node whose subgraphs are walked and that
+   * `node` is given (the node itself: unchanged). For what must happen in a node's order before
+   * its subgraphs' (a renamer names a node's values before the values of its subgraphs).
+   */
+  before?(node: Node, index: number, scope: GraphScope, state: S): Node;
   /** Each node, its subgraphs already walked (see NodeRewrite), with its graph's state. */
   node?(
     node: Node,
@@ -220,12 +459,41 @@ export interface ScopeVisitor<S> {
   ): Node | readonly Node[];
   /** Each node list once its nodes are walked: the list to keep (the same list: unchanged). */
   nodes?(nodes: Node[], scope: GraphScope, state: S): Node[];
+  /**
+   * Each subgraph once its nodes are walked: the graph to put in its place, given its new node
+   * list. Without it: the graph with that list (the graph itself when the list is its own).
+   */
+  graph?(g: Graph, nodes: Node[], scope: GraphScope, state: S): Graph;
+}
+
+/** A node list being walked (visitNodes); for a subgraph, the node waiting for it. */
+interface ListFrame<S> {
+  list: true;
+  nodes: Node[];
+  scope: GraphScope;
+  state: S;
+  i: number;
+  out: Node[] | undefined;
+  graph?: Graph;
+  up?: NodeFrame<S>;
+}
+
+/** A node whose subgraphs are being walked: they are walked in turn, then the node is rebuilt. */
+interface NodeFrame<S> {
+  list: false;
+  at: ListFrame<S>;
+  original: Node;
+  node: Node;
+  subs: { g: Graph; attribute: string; k: number | undefined }[];
+  next: number;
+  done: Graph[];
 }
 
 /**
  * A node list walked with a visitor: the subgraphs of each node first (each in its own scope,
  * its state from `enter`), then the node, then the list. Nodes the visitor gives back are not
- * looked into again. Shares what does not change (see mapNodes).
+ * looked into again. Shares what does not change (see mapNodes). Keeps its own stack: graphs
+ * nested deeper than the call stack walk as well as shallow ones.
  */
 export function visitNodes<S>(
   nodes: Node[],
@@ -233,16 +501,76 @@ export function visitNodes<S>(
   state: S,
   v: ScopeVisitor<S>,
 ): Node[] {
-  const out = mapNodes(nodes, (n, i) => {
-    const node = hasGraphAttribute(n)
-      ? visitSubgraphs(n, i, scope, (g, s) => {
-          const sub = visitNodes(g.nodes, s, v.enter ? v.enter(s, state) : state, v);
-          return sub === g.nodes ? g : { ...g, nodes: sub };
-        })
-      : n;
-    return v.node ? v.node(node, i, scope, state, n) : node;
-  });
-  return v.nodes ? v.nodes(out, scope, state) : out;
+  const emit = (at: ListFrame<S>, node: Node, original: Node): void => {
+    const r = v.node ? v.node(node, at.i, at.scope, at.state, original) : node;
+    at.i++;
+    if (r === original) {
+      if (at.out) at.out.push(original);
+      return;
+    }
+    const out = (at.out ??= at.nodes.slice(0, at.i - 1));
+    if (Array.isArray(r)) for (const x of r as readonly Node[]) out.push(x);
+    else out.push(r as Node);
+  };
+  const stack: (ListFrame<S> | NodeFrame<S>)[] = [
+    { list: true, nodes, scope, state, i: 0, out: undefined },
+  ];
+  for (;;) {
+    const top = stack[stack.length - 1]!;
+    if (top.list) {
+      if (top.i < top.nodes.length) {
+        const original = top.nodes[top.i]!;
+        const n = v.before ? v.before(original, top.i, top.scope, top.state) : original;
+        if (n.attributes.length && hasGraphAttribute(n)) {
+          const subs: NodeFrame<S>["subs"] = [];
+          for (const a of n.attributes) {
+            if (a.type === "GRAPH" && a.value)
+              subs.push({ g: a.value, attribute: a.name, k: undefined });
+            else if (a.type === "GRAPHS" && a.value)
+              a.value.forEach((g, k) => subs.push({ g, attribute: a.name, k }));
+          }
+          stack.push({ list: false, at: top, original, node: n, subs, next: 0, done: [] });
+        } else emit(top, n, original);
+        continue;
+      }
+      stack.pop();
+      const kept = top.out ?? top.nodes;
+      const out = v.nodes ? v.nodes(kept, top.scope, top.state) : kept;
+      if (!top.up) return out;
+      const g = top.graph!;
+      top.up.done.push(
+        v.graph
+          ? v.graph(g, out, top.scope, top.state)
+          : out === g.nodes
+            ? g
+            : { ...g, nodes: out },
+      );
+      continue;
+    }
+    if (top.next < top.subs.length) {
+      const s = top.subs[top.next++]!;
+      const at = top.at;
+      const sub = at.scope.child(s.g, top.node, at.i, s.attribute, s.k);
+      stack.push({
+        list: true,
+        nodes: s.g.nodes,
+        scope: sub,
+        state: v.enter ? v.enter(sub, at.state) : at.state,
+        i: 0,
+        out: undefined,
+        graph: s.g,
+        up: top,
+      });
+      continue;
+    }
+    stack.pop();
+    let j = 0;
+    emit(
+      top.at,
+      mapNodeGraphs(top.node, () => top.done[j++]!),
+      top.original,
+    );
+  }
 }
 
 /**
@@ -293,40 +621,171 @@ export function rewriteModel(model: Model, f: NodeRewrite): Model {
   return visitModel(model, { node: (n, i, s, _, original) => f(n, i, s, original) }, undefined);
 }
 
-/** How to rename: every value name (also "" if it may stand there), and each non-empty node name. */
+/**
+ * How to rename (renameNodes). A name is either defined by a subgraph among the renamed nodes
+ * (its input, initializer or node output: `local`), or not (`value`: what the nodes read and
+ * write in the list itself, and what subgraphs read from outside it).
+ */
 export interface Renaming {
-  value: (name: string) => string;
-  node: (name: string) => string;
+  /** A name no subgraph among the nodes defines: its new name ("" stands for an omitted input). */
+  value(name: string): string;
+  /** A name the nodes write (an output of a node of the list): its new name; default `value`. */
+  output?(name: string): string;
+  /** A name a subgraph defines, asked once per subgraph as it is entered; default: kept. */
+  local?(name: string): string;
+  /** The node's new name, asked after its subgraphs; undefined (or absent): the name is kept. */
+  node?(node: Node): string | undefined;
+  /** Omitted optional inputs at the end of a node's list are left out rather than written "". */
+  trimInputs?: boolean;
+  /**
+   * A subgraph's value_info naming a value the subgraph does not define is dropped (the graph
+   * that defines the value describes it), rather than renamed with it.
+   */
+  ownValueInfo?: boolean;
+}
+
+/** The names one subgraph defines (new names), over those of the subgraphs around it. */
+interface RenameScope {
+  map: Map<string, string> | undefined;
+  parent: RenameScope | undefined;
 }
 
 /**
- * The node with its inputs, outputs, subgraphs and name renamed. Names are asked for in a fixed
- * order (inputs, outputs, subgraphs, then the node's name), so fresh names come out the same
- * every time.
+ * The one renamer: the nodes with their inputs, outputs, subgraphs and names renamed. Names are
+ * asked for in a fixed order — per node its inputs, its outputs, then each subgraph (the names
+ * it defines, its interface, its nodes), then the node's name — so fresh names come out the same
+ * every time. A name a subgraph defines is that subgraph's own (`local`); a name it reads from
+ * outside follows the list's renaming. Nodes and graphs with nothing renamed are shared.
  */
-export function renameNode(n: Node, r: Renaming): Node {
-  const copy: Node = {
-    ...n,
-    inputs: n.inputs.map(r.value),
-    outputs: n.outputs.map(r.value),
-    attributes: n.attributes.map((a) => mapAttributeGraphs(a, (g) => renameGraph(g, r))),
+export function renameNodes(nodes: Node[], r: Renaming): Node[] {
+  const lookup = (s: RenameScope | undefined, name: string, write: boolean): string => {
+    if (name === "") return "";
+    for (; s; s = s.parent) {
+      const v = s.map?.get(name);
+      if (v !== undefined) return v;
+    }
+    return write && r.output ? r.output(name) : r.value(name);
   };
-  if (n.name) copy.name = r.node(n.name);
-  return copy;
+  const names = (s: RenameScope | undefined, list: string[], write: boolean): string[] => {
+    let out: string[] | undefined;
+    for (let i = 0; i < list.length; i++) {
+      const x = lookup(s, list[i]!, write);
+      if (x !== list[i]) (out ??= list.slice())[i] = x;
+    }
+    if (r.trimInputs && !write) {
+      let end = (out ?? list).length;
+      while (end && (out ?? list)[end - 1] === "") end--;
+      if (end < (out ?? list).length) out = (out ?? list).slice(0, end);
+    }
+    return out ?? list;
+  };
+  const renameTensor = (t: Tensor, s: RenameScope): Tensor => {
+    const name = lookup(s, t.name, true);
+    if (name === t.name) return t;
+    const c = Object.assign(Object.create(Object.getPrototypeOf(t) as object), t) as Tensor;
+    c.name = name;
+    return c;
+  };
+  // Each subgraph's interface is renamed as it is entered (its names are asked for first).
+  const headers = new Map<RenameScope, Partial<Graph>>();
+  return visitNodes<RenameScope | undefined>(nodes, GraphScope.nodes(nodes), undefined, {
+    enter(scope, parent) {
+      const g = scope.owner as Graph;
+      const s: RenameScope = { map: undefined, parent };
+      const local = r.local;
+      const define = (name: string) => {
+        if (name === "") return;
+        const map = (s.map ??= new Map());
+        if (!map.has(name)) map.set(name, local ? local(name) : name);
+      };
+      for (const v of g.inputs) define(v.name);
+      for (const t of g.initializers) define(t.name);
+      for (const t of g.sparseInitializers) define(t.values.name);
+      for (const n of g.nodes) for (const o of n.outputs) define(o);
+      const header: Partial<Graph> = {};
+      const infos = (list: Graph["inputs"]) => {
+        let out: Graph["inputs"] | undefined;
+        list.forEach((v, i) => {
+          const name = lookup(s, v.name, true);
+          if (name !== v.name) (out ??= list.slice())[i] = { ...v, name };
+        });
+        return out ?? list;
+      };
+      const inputs = infos(g.inputs);
+      const outputs = infos(g.outputs);
+      const own = r.ownValueInfo ? g.valueInfo.filter((v) => s.map?.has(v.name)) : g.valueInfo;
+      const valueInfo = infos(own.length === g.valueInfo.length ? g.valueInfo : own);
+      const initializers = g.initializers.map((t) => renameTensor(t, s));
+      const sparse = g.sparseInitializers.map((x) => {
+        const values = renameTensor(x.values, s);
+        return values === x.values ? x : { ...x, values };
+      });
+      if (inputs !== g.inputs) header.inputs = inputs;
+      if (outputs !== g.outputs) header.outputs = outputs;
+      if (valueInfo !== g.valueInfo) header.valueInfo = valueInfo;
+      if (initializers.some((t, i) => t !== g.initializers[i])) header.initializers = initializers;
+      if (sparse.some((t, i) => t !== g.sparseInitializers[i])) header.sparseInitializers = sparse;
+      if (Object.keys(header).length) headers.set(s, header);
+      return s;
+    },
+    before(n, _i, _scope, s) {
+      const inputs = names(s, n.inputs, false);
+      const outputs = names(s, n.outputs, true);
+      return inputs === n.inputs && outputs === n.outputs ? n : { ...n, inputs, outputs };
+    },
+    node(n, _i, _scope, _s) {
+      const name = r.node?.(n);
+      return name === undefined || name === n.name ? n : { ...n, name };
+    },
+    graph(g, list, _scope, s) {
+      const header = headers.get(s!);
+      if (!header && list === g.nodes) return g;
+      return { ...g, ...header, nodes: list };
+    },
+  });
 }
 
-/** The graph with every name in it renamed: inputs, outputs, value_info, initializers, nodes. */
+/**
+ * The graph with every name in it renamed, its own included: its inputs, outputs, value_info and
+ * initializers, the names its subgraphs define (by `r.local`, else `r.value`) and its nodes (see
+ * renameNodes).
+ */
 export function renameGraph(g: Graph, r: Renaming): Graph {
-  return {
-    ...g,
-    inputs: g.inputs.map((v) => ({ ...v, name: r.value(v.name) })),
-    outputs: g.outputs.map((v) => ({ ...v, name: r.value(v.name) })),
-    valueInfo: g.valueInfo.map((v) => ({ ...v, name: r.value(v.name) })),
-    initializers: g.initializers.map((t) => {
-      const c = Object.assign(Object.create(Object.getPrototypeOf(t) as object), t) as Tensor;
-      c.name = r.value(t.name);
-      return c;
-    }),
-    nodes: g.nodes.map((n) => renameNode(n, r)),
+  const holder: Node = {
+    opType: "",
+    domain: "",
+    inputs: [],
+    outputs: [],
+    attributes: [{ name: "g", type: "GRAPH", value: g }],
   };
+  const [out] = renameNodes([holder], {
+    ...r,
+    local: r.local ?? r.value,
+    node: (n) => (n === holder ? undefined : r.node?.(n)),
+  });
+  const a = out!.attributes[0]!;
+  return a.type === "GRAPH" ? a.value! : g;
+}
+
+/**
+ * The nodes with every read of a name of `map` made the name it maps to: their inputs, and what
+ * their subgraphs read from outside. What the nodes define is not renamed.
+ */
+export function replaceUses(nodes: Node[], map: ReadonlyMap<string, string>): Node[] {
+  if (!map.size) return nodes;
+  return renameNodes(nodes, { value: (x) => map.get(x) ?? x, output: (x) => x });
+}
+
+/**
+ * The nodes with each value of `map` renamed where it is written (a node's output) and wherever
+ * it is read (inputs, and subgraphs reading it from outside).
+ */
+export function renameValues(nodes: Node[], map: ReadonlyMap<string, string>): Node[] {
+  if (!map.size) return nodes;
+  return renameNodes(nodes, { value: (x) => map.get(x) ?? x });
+}
+
+/** renameValues for one value. */
+export function renameValue(nodes: Node[], from: string, to: string): Node[] {
+  return renameValues(nodes, new Map([[from, to]]));
 }

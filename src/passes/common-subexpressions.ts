@@ -1,14 +1,17 @@
-// common-subexpressions: nodes of the main graph that compute the same thing — the same op and
+// common-subexpressions: nodes of one graph that compute the same thing — the same op and
 // domain, the same inputs, the same attributes — become one: what read a later one's outputs
 // reads the first's. Never for ops with randomness, ops with subgraphs, or nodes without outputs;
 // a node writing a graph output is kept (its name is the model's interface). Constant nodes are
-// compared by their values when small (64 elements at most).
+// compared by their values when small (64 elements at most). In every graph (the main graph,
+// each subgraph, each local function's body), within the graph: a subgraph's node is not merged
+// with one of the graph around it.
 
 import { printAttribute } from "../text/print.js";
-import { hasGraphAttribute } from "../ir/traverse.js";
+import { hasGraphAttribute } from "../ir/visit.js";
 import type { Node } from "../ir/types.js";
-import { renameNode } from "../ir/visit.js";
+import { replaceUses } from "../ir/visit.js";
 import type { Pass } from "./pass.js";
+import { eachScope } from "./scopes.js";
 
 const RANDOM = /^(Random|Bernoulli|Multinomial|Dropout)/;
 
@@ -32,31 +35,33 @@ export function commonSubexpressions(): Pass {
   return {
     name: "common-subexpressions",
     run(model) {
-      const g = model.graph;
-      const outputs = new Set(g.outputs.map((v) => v.name));
-      const first = new Map<string, Node>();
-      const alias = new Map<string, string>();
-      const to = (x: string) => alias.get(x) ?? x;
-      const nodes: Node[] = [];
       let merged = 0;
-      for (const n0 of g.nodes) {
-        const n = alias.size ? renameNode(n0, { value: to, node: (s) => s }) : n0;
-        const key = keyOf(n);
-        const seen = key === undefined ? undefined : first.get(key);
-        if (seen && !n.outputs.some((o) => outputs.has(o))) {
-          n.outputs.forEach((o, k) => {
-            if (o) alias.set(o, seen.outputs[k]!);
-          });
-          merged++;
-          continue;
+      const out = eachScope(model, (g) => {
+        const outputs = new Set(g.outputs.map((v) => v.name));
+        const first = new Map<string, Node>();
+        const alias = new Map<string, string>();
+        const nodes: Node[] = [];
+        for (const n0 of g.nodes) {
+          // Each node's inputs as the merges before it left them (one node renamed at a time).
+          const n = alias.size ? replaceUses([n0], alias)[0]! : n0;
+          const key = keyOf(n);
+          const seen = key === undefined ? undefined : first.get(key);
+          if (seen && !n.outputs.some((o) => outputs.has(o))) {
+            n.outputs.forEach((o, k) => {
+              if (o) alias.set(o, seen.outputs[k]!);
+            });
+            merged++;
+            continue;
+          }
+          if (key !== undefined && !seen) first.set(key, n);
+          nodes.push(n);
         }
-        if (key !== undefined && !seen) first.set(key, n);
-        nodes.push(n);
-      }
+        return nodes.length === g.nodes.length ? g : { ...g, nodes };
+      });
       if (!merged) return { ok: true, model, modified: false, notes: [] };
       return {
         ok: true,
-        model: { ...model, graph: { ...g, nodes } },
+        model: out,
         modified: true,
         notes: [
           { level: "info", message: `merged ${merged} repeated node${merged === 1 ? "" : "s"}` },

@@ -1,12 +1,17 @@
-// fold-constants: a node of the main graph whose inputs are all constants (initializers that are
-// not graph inputs, Constant nodes, values folded before it) is run once by the interpreter and
-// becomes an initializer; Shape and Size of a value whose shape inference knows fold too, so that
+// fold-constants: a node whose inputs are all constants (initializers that are not graph
+// inputs, Constant nodes, values folded before it) is run once by the interpreter and becomes an
+// initializer; Shape and Size of a value whose shape inference knows fold too, so that
 // the Shape → Gather → Concat → Reshape chains exporters write become constant shapes. Never
 // folded: ops with randomness (Random*, Bernoulli, Multinomial, Dropout in training), the
 // quantization ops (a quantized model's QDQ pairs stay), ops with subgraphs, ops of other
 // domains, and a result over the byte cap (`limit`, default 1 MiB: a folded tensor is stored in
 // the model; what it replaces usually is not). Folded values a graph output names stay as
-// Constant nodes. Nodes and initializers left unused are removed.
+// Constant nodes. Nodes and initializers left unused are removed. In every graph (passes/
+// scopes.ts): a subgraph folds what it computes from its own constants, never a value it reads
+// from outside nor its own inputs; Shape and Size fold from inferred shapes only in the main
+// graph and in If branches (a Loop or Scan body runs again on values whose shapes may change);
+// a local function's body folds what it computes from its Constant nodes (a folded value becomes
+// a Constant node there), never from its inputs, and never a node reading one of its attributes.
 
 import { analysisOf } from "../check/infer.js";
 import { fromIRTensor, toIRTensor } from "../interp/ir-tensors.js";
@@ -14,10 +19,21 @@ import { run } from "../interp/executor.js";
 import type { RTensor } from "../interp/types.js";
 import { formatBytes, storageByteSize } from "../interp/budget.js";
 import { Tensor } from "../ir/tensor.js";
-import { hasGraphAttribute } from "../ir/traverse.js";
-import { DataType, staticShape, type Model, type Node, type Type } from "../ir/types.js";
+import { outerNamesUsedBy } from "../ir/graph.js";
+import { nodeCount } from "../ir/functions.js";
+import { hasGraphAttribute } from "../ir/visit.js";
+import {
+  DataType,
+  staticShape,
+  type Function,
+  type Graph,
+  type Model,
+  type Node,
+  type Type,
+} from "../ir/types.js";
 import { constantTensor } from "./lift-constants.js";
 import type { Note, Pass } from "./pass.js";
+import { eachScope, shapesKnown, type PassScope } from "./scopes.js";
 
 export interface FoldOptions {
   /** Largest folded tensor, in bytes (default 1 MiB). */
@@ -91,7 +107,7 @@ export function foldConstants(options: FoldOptions = {}): Pass {
     run(model) {
       // A fold can make a shape known that inference could not see before (a Pad whose pads
       // were computed), and so a Shape of it foldable: fold again until nothing folds.
-      const start = model.graph.nodes.length;
+      const start = allNodes(model);
       // What the constants folded in every round take, held to maxMemory.
       const memory = { max: options.maxMemory ?? Infinity, held: 0 };
       const notes: Note[] = [];
@@ -109,20 +125,59 @@ export function foldConstants(options: FoldOptions = {}): Pass {
       if (!total) return { ok: true, model, modified: false, notes };
       notes.push({
         level: "info",
-        message: `folded ${total} node${total === 1 ? "" : "s"} into constants (${start} -> ${current.graph.nodes.length} nodes)`,
+        message: `folded ${total} node${total === 1 ? "" : "s"} into constants (${start} -> ${allNodes(current)} nodes)`,
       });
       return { ok: true, model: current, modified: true, notes };
     },
   };
 }
 
-/** One round: every node whose inputs are constant (or whose shape is known, for Shape/Size). */
+/** The nodes of the model at every depth: the main graph's and the local functions'. */
+function allNodes(model: Model): number {
+  let n = nodeCount(model.graph);
+  for (const f of model.functions) n += nodeCount(f);
+  return n;
+}
+
+/** One round over every graph of the model, on one analysis of it (see foldGraph). */
 function foldOnce(
   model: Model,
   limit: number,
   memory: { max: number; held: number },
 ): { model: Model; folded: number; notes: Note[] } {
-  const g = model.graph;
+  let types: Map<Graph | Function, Map<string, Type>> | undefined;
+  try {
+    types = analysisOf(model).types;
+  } catch {
+    // inference could not follow the model: fold what needs no shapes
+  }
+  let folded = 0;
+  const notes: Note[] = [];
+  const out = eachScope(model, (g, scope) => {
+    const r = foldGraph(
+      model,
+      g,
+      scope,
+      shapesKnown(scope) ? types?.get(scope.owner) : undefined,
+      limit,
+      memory,
+    );
+    folded += r.folded;
+    notes.push(...r.notes);
+    return r.graph;
+  });
+  return { model: folded ? out : model, folded, notes };
+}
+
+/** One round in one graph: every node whose inputs are constant (or whose shape is known, for Shape/Size). */
+function foldGraph(
+  model: Model,
+  g: Graph,
+  scope: PassScope,
+  types: Map<string, Type> | undefined,
+  limit: number,
+  memory: { max: number; held: number },
+): { graph: Graph; folded: number; notes: Note[] } {
   const inputNames = new Set(g.inputs.map((v) => v.name));
   const outputNames = new Set(g.outputs.map((v) => v.name));
   const values = new Map<string, RTensor>();
@@ -138,12 +193,6 @@ function foldOnce(
     }
     return v;
   };
-  let types: Map<string, Type> | undefined;
-  try {
-    types = analysisOf(model).types.get(g);
-  } catch {
-    // inference could not follow the model: fold what needs no shapes
-  }
   const added: Tensor[] = [];
   const nodes: Node[] = [];
   const notes: Note[] = [];
@@ -151,7 +200,11 @@ function foldOnce(
   for (const n of g.nodes) {
     const domain = n.domain === "ai.onnx" ? "" : (n.domain ?? "");
     const plain =
-      domain === "" && !RANDOM.has(n.opType) && !QUANT.has(n.opType) && !hasGraphAttribute(n);
+      domain === "" &&
+      !RANDOM.has(n.opType) &&
+      !QUANT.has(n.opType) &&
+      !hasGraphAttribute(n) &&
+      !n.attributes.some((a) => a.refAttrName !== undefined);
     let outs: Record<string, RTensor> | undefined;
     if (plain && n.opType === "Constant") {
       // Any form of value (a tensor, value_float(s), value_int(s), value_string(s)); kept
@@ -202,7 +255,7 @@ function foldOnce(
       } catch (e) {
         notes.push({
           level: "warning",
-          where: `graph > node '${n.name ?? n.opType}' (${n.opType})`,
+          where: `${scope.where} > node '${n.name ?? n.opType}' (${n.opType})`,
           message: `not folded: ${(e as Error).message}`,
         });
       }
@@ -225,7 +278,7 @@ function foldOnce(
       added.push(t);
     }
   }
-  if (!folded) return { model, folded, notes };
+  if (!folded) return { graph: g, folded, notes };
   // What the remaining nodes (and subgraphs, through their outer names) still read.
   const used = new Set<string>(g.outputs.map((v) => v.name));
   const keep: Node[] = [];
@@ -234,33 +287,11 @@ function foldOnce(
     if (n.outputs.length && !n.outputs.some((o) => o !== "" && used.has(o))) continue;
     keep.push(n);
     for (const x of n.inputs) if (x) used.add(x);
-    for (const a of n.attributes)
-      for (const sub of a.type === "GRAPH" && a.value
-        ? [a.value]
-        : a.type === "GRAPHS" && a.value
-          ? a.value
-          : [])
-        for (const name of outerReads(sub)) used.add(name);
+    if (hasGraphAttribute(n)) for (const x of outerNamesUsedBy(n)) used.add(x);
   }
   keep.reverse();
   const initializers = [...g.initializers, ...added].filter(
     (t) => used.has(t.name) || inputNames.has(t.name),
   );
-  return { model: { ...model, graph: { ...g, nodes: keep, initializers } }, folded, notes };
-}
-
-/** Every name a subgraph reads (a superset of what it reads from outside: enough to keep). */
-function outerReads(g: import("../ir/types.js").Graph): string[] {
-  const out: string[] = [];
-  for (const n of g.nodes) {
-    out.push(...n.inputs.filter((x) => x !== ""));
-    for (const a of n.attributes)
-      for (const sub of a.type === "GRAPH" && a.value
-        ? [a.value]
-        : a.type === "GRAPHS" && a.value
-          ? a.value
-          : [])
-        out.push(...outerReads(sub));
-  }
-  return out;
+  return { graph: { ...g, nodes: keep, initializers }, folded, notes };
 }

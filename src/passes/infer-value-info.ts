@@ -3,7 +3,7 @@
 // subgraphs and the local functions.
 
 import { withInferredValueInfo } from "../check/infer.js";
-import { walkGraphs } from "../ir/traverse.js";
+import { walkGraphs } from "../ir/visit.js";
 import type { Model } from "../ir/types.js";
 import type { Pass } from "./pass.js";
 

@@ -4,14 +4,17 @@
 // beyond float32's range), Cast and CastLike targets, the dtype attributes of the ops that make
 // tensors (RandomNormal, RandomUniform, their -Like forms, EyeLike), value types. The model's
 // interface stays: a float64 graph input is cast to float32 where it enters, a float64 output is
-// cast back where it leaves. Only the main graph: a model with float64 in a subgraph or a
-// function is left as it is, with a note.
+// cast back where it leaves. In every graph (passes/scopes.ts): a subgraph's and a local
+// function's values, tensors and attributes are made float32 as the main graph's are (their
+// interfaces are inside the model: a Loop's carried values, a branch's outputs, a function's
+// inputs turn float32 with what feeds them); what a subgraph reads of a renamed main-graph value
+// follows the renaming.
 
 import { fromIRTensor, toIRTensor } from "../interp/ir-tensors.js";
 import { toFloat64 } from "../interp/tensor.js";
 import { node as makeNode } from "../ir/builder.js";
 import { Tensor } from "../ir/tensor.js";
-import { attributeGraphs } from "../ir/traverse.js";
+import { renameValues, replaceUses } from "../ir/visit.js";
 import {
   DataType,
   type Attribute,
@@ -21,6 +24,7 @@ import {
   type Type,
 } from "../ir/types.js";
 import type { Note, Pass } from "./pass.js";
+import { eachScope, type PassScope } from "./scopes.js";
 
 const D = DataType.DOUBLE;
 const F = DataType.FLOAT;
@@ -43,157 +47,133 @@ function float32Tensor(t: Tensor): Tensor | string {
 const retype = (t: Type | undefined): Type | undefined =>
   t && t.kind === "tensor" && t.elemType === D ? { ...t, elemType: F } : t;
 
-function hasDouble(g: Graph): boolean {
-  for (const n of g.nodes)
-    for (const a of n.attributes) {
-      if (a.type === "TENSOR" && a.value?.dataType === D) return true;
-      for (const sub of attributeGraphs(a))
-        if (sub.initializers.some((t) => t.dataType === D) || hasDouble(sub)) return true;
-    }
-  return false;
-}
-
 export function legalizeFloat64(): Pass {
   return {
     name: "legalize-float64",
     run(model: Model) {
-      const g = model.graph;
       const notes: Note[] = [];
-      const inSub = g.nodes.some((n) =>
-        n.attributes.some((a) =>
-          attributeGraphs(a).some(
-            (sub) => sub.initializers.some((t) => t.dataType === D) || hasDouble(sub),
-          ),
-        ),
-      );
-      if (
-        inSub ||
-        model.functions.some((f) =>
-          f.nodes.some((n) =>
-            n.attributes.some((a) => a.type === "TENSOR" && a.value?.dataType === D),
-          ),
-        )
-      ) {
-        notes.push({
-          level: "warning",
-          message: "float64 inside a subgraph or function: left as it is",
-        });
-        return { ok: true, model, modified: false, notes };
-      }
       let changed = 0;
-      const initializers: Tensor[] = [];
-      for (const t of g.initializers) {
-        if (t.dataType !== D) {
-          initializers.push(t);
-          continue;
+      let boundary = { inputs: 0, outputs: 0 };
+      let failure: Note | undefined;
+      const out = eachScope(model, (g, scope) => {
+        if (failure) return g;
+        const r = legalizeGraph(g, scope);
+        if ("error" in r) {
+          failure = r.error;
+          return g;
         }
-        const f = float32Tensor(t);
-        if (typeof f === "string")
-          return {
-            ok: false,
-            notes: [
-              {
-                level: "error",
-                where: `initializer '${t.name}'`,
-                message: `not made float32: ${f}`,
-              },
-            ],
-          };
-        initializers.push(f);
-        changed++;
-      }
-      const fixAttr = (n: Node, a: Attribute): Attribute | string => {
-        if (a.type === "TENSOR" && a.value?.dataType === D) {
-          const f = float32Tensor(a.value);
-          return typeof f === "string" ? f : { ...a, value: f };
-        }
-        const cast =
-          (n.opType === "Cast" && a.name === "to") ||
-          (DTYPE_OPS.has(n.opType) && a.name === "dtype");
-        if (cast && a.type === "INT" && Number(a.value) === D) return { ...a, value: BigInt(F) };
-        return a;
-      };
-      // Graph inputs: float64 ones keep their type and are cast on entry under a new name.
-      const rename = new Map<string, string>();
-      const entry: Node[] = [];
-      const names = new Set([
-        ...g.nodes.flatMap((n) => [...n.inputs, ...n.outputs]),
-        ...g.inputs.map((v) => v.name),
-      ]);
-      const fresh = (base: string) => {
-        let s = `${base}_f32`;
-        for (let k = 1; names.has(s); k++) s = `${base}_f32_${k}`;
-        names.add(s);
-        return s;
-      };
-      const inits = new Set(g.initializers.map((t) => t.name));
-      for (const v of g.inputs)
-        if (v.type?.kind === "tensor" && v.type.elemType === D && !inits.has(v.name)) {
-          const to = fresh(v.name);
-          rename.set(v.name, to);
-          entry.push(makeNode("Cast", [v.name], [to], { to: F }));
-        }
-      const outputs = new Set(
-        g.outputs
-          .filter((v) => v.type?.kind === "tensor" && v.type.elemType === D)
-          .map((v) => v.name),
-      );
-      const exit: Node[] = [];
-      const outRename = new Map<string, string>();
-      for (const o of outputs) {
-        const from = fresh(o);
-        outRename.set(o, from);
-        exit.push(makeNode("Cast", [from], [o], { to: D }));
-      }
-      const nodes: Node[] = [];
-      for (const n of g.nodes) {
-        const attributes: Attribute[] = [];
-        for (const a of n.attributes) {
-          const f = fixAttr(n, a);
-          if (typeof f === "string")
-            return {
-              ok: false,
-              notes: [
-                {
-                  level: "error",
-                  where: `node '${n.name ?? n.opType}'`,
-                  message: `not made float32: ${f}`,
-                },
-              ],
-            };
-          if (f !== a) changed++;
-          attributes.push(f);
-        }
-        nodes.push({
-          ...n,
-          inputs: n.inputs.map((x) => rename.get(x) ?? outRename.get(x) ?? x),
-          outputs: n.outputs.map((x) => outRename.get(x) ?? x),
-          attributes,
-        });
-      }
-      if (!changed && !rename.size && !outputs.size)
+        changed += r.changed;
+        if (scope.kind === "main") boundary = r.boundary;
+        return r.graph;
+      });
+      if (failure) return { ok: false, notes: [failure] };
+      if (!changed && !boundary.inputs && !boundary.outputs)
         return { ok: true, model, modified: false, notes };
       notes.push({
         level: "info",
-        message: `float64 made float32: ${changed} tensor(s) and attribute(s), ${rename.size} input(s) and ${outputs.size} output(s) cast at the boundary`,
+        message: `float64 made float32: ${changed} tensor(s) and attribute(s), ${boundary.inputs} input(s) and ${boundary.outputs} output(s) cast at the boundary`,
       });
-      return {
-        ok: true,
-        model: {
-          ...model,
-          graph: {
-            ...g,
-            nodes: [...entry, ...nodes, ...exit],
-            initializers,
-            // The outputs stay float64 (cast back where they leave).
-            valueInfo: g.valueInfo.map((v) =>
-              outputs.has(v.name) ? v : { ...v, type: retype(v.type) },
-            ),
-          },
-        },
-        modified: true,
-        notes,
-      };
+      return { ok: true, model: out, modified: true, notes };
     },
+  };
+}
+
+type Legalized =
+  | { graph: Graph; changed: number; boundary: { inputs: number; outputs: number } }
+  | { error: Note };
+
+/** One graph made float32: the main graph keeps its float64 interface (casts at its edges). */
+function legalizeGraph(g: Graph, scope: PassScope): Legalized {
+  const main = scope.kind === "main";
+  const refused = (what: string, why: string): Legalized => ({
+    error: {
+      level: "error",
+      where: main ? what : `${scope.where} > ${what}`,
+      message: `not made float32: ${why}`,
+    },
+  });
+  let changed = 0;
+  const initializers: Tensor[] = [];
+  for (const t of g.initializers) {
+    if (t.dataType !== D) {
+      initializers.push(t);
+      continue;
+    }
+    const f = float32Tensor(t);
+    if (typeof f === "string") return refused(`initializer '${t.name}'`, f);
+    initializers.push(f);
+    changed++;
+  }
+  const fixAttr = (n: Node, a: Attribute): Attribute | string => {
+    if (a.type === "TENSOR" && a.value?.dataType === D) {
+      const f = float32Tensor(a.value);
+      return typeof f === "string" ? f : { ...a, value: f };
+    }
+    const cast =
+      (n.opType === "Cast" && a.name === "to") || (DTYPE_OPS.has(n.opType) && a.name === "dtype");
+    if (cast && a.type === "INT" && Number(a.value) === D) return { ...a, value: BigInt(F) };
+    return a;
+  };
+  let nodes: Node[] = [];
+  for (const n of g.nodes) {
+    let attributes: Attribute[] | undefined;
+    for (let i = 0; i < n.attributes.length; i++) {
+      const a = n.attributes[i]!;
+      const f = fixAttr(n, a);
+      if (typeof f === "string") return refused(`node '${n.name ?? n.opType}'`, f);
+      if (f !== a) {
+        changed++;
+        (attributes ??= n.attributes.slice())[i] = f;
+      }
+    }
+    nodes.push(attributes ? { ...n, attributes } : n);
+  }
+  const retypeAll = (list: Graph["inputs"]) =>
+    list.map((v) => (retype(v.type) === v.type ? v : { ...v, type: retype(v.type) }));
+  if (!main)
+    return {
+      graph: {
+        ...g,
+        nodes,
+        initializers,
+        inputs: retypeAll(g.inputs),
+        outputs: retypeAll(g.outputs),
+        valueInfo: retypeAll(g.valueInfo),
+      },
+      changed,
+      boundary: { inputs: 0, outputs: 0 },
+    };
+  // Graph inputs: float64 ones keep their type and are cast on entry under a new name.
+  const rename = new Map<string, string>();
+  const entry: Node[] = [];
+  const inits = new Set(g.initializers.map((t) => t.name));
+  for (const v of g.inputs)
+    if (v.type?.kind === "tensor" && v.type.elemType === D && !inits.has(v.name)) {
+      const to = scope.fresh(`${v.name}_f32`);
+      rename.set(v.name, to);
+      entry.push(makeNode("Cast", [v.name], [to], { to: F }));
+    }
+  // Graph outputs: computed under a new name in float32, cast back to float64 where they leave.
+  const outputs = new Set(
+    g.outputs.filter((v) => v.type?.kind === "tensor" && v.type.elemType === D).map((v) => v.name),
+  );
+  const exit: Node[] = [];
+  const outRename = new Map<string, string>();
+  for (const o of outputs) {
+    const from = scope.fresh(`${o}_f32`);
+    outRename.set(o, from);
+    exit.push(makeNode("Cast", [from], [o], { to: D }));
+  }
+  nodes = renameValues(replaceUses(nodes, rename), outRename);
+  return {
+    graph: {
+      ...g,
+      nodes: [...entry, ...nodes, ...exit],
+      initializers,
+      // The outputs stay float64 (cast back where they leave).
+      valueInfo: g.valueInfo.map((v) => (outputs.has(v.name) ? v : { ...v, type: retype(v.type) })),
+    },
+    changed,
+    boundary: { inputs: rename.size, outputs: outputs.size },
   };
 }

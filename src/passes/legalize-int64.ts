@@ -12,7 +12,10 @@
 // initializer read in int32 gets an int32 copy. Why the numbers stay: every value of a changed
 // unit, inputs and outputs, lies in int32's range, and int32 sums, differences and products
 // agree with int64's modulo 2^32, so a result within int32 is the same.
-// Only the main graph, and only ai.onnx ops with no subgraphs.
+// In the main graph and in If branches (passes/scopes.ts; not in Loop or Scan bodies, whose
+// values may take other shapes on each run, nor in functions, whose types are those of one
+// call): a branch reads values from outside as they are (int64), casting its own copy where it
+// computes in int32. Only ai.onnx ops with no subgraphs.
 
 import { formalAt } from "../check/arity.js";
 import { analysisOf } from "../check/infer.js";
@@ -21,10 +24,19 @@ import { node as makeNode } from "../ir/builder.js";
 import { outerNamesUsedBy } from "../ir/graph.js";
 import { opsetMap } from "../ir/opsets.js";
 import { Tensor } from "../ir/tensor.js";
-import { DataType, type Attribute, type Dim, type Model, type Node } from "../ir/types.js";
+import {
+  DataType,
+  type Attribute,
+  type Dim,
+  type Graph,
+  type Model,
+  type Node,
+  type Type,
+} from "../ir/types.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import { constantTensor } from "./lift-constants.js";
 import type { Note, Pass } from "./pass.js";
+import { eachScope, shapesKnown, type PassScope } from "./scopes.js";
 
 const I64 = DataType.INT64;
 const I32 = DataType.INT32;
@@ -62,10 +74,42 @@ export function legalizeInt64(options: LegalizeInt64Options = {}): Pass {
   return {
     name: "legalize-int64",
     run(model: Model, ctx) {
-      const g = model.graph;
       const registry = ctx?.registry ?? SchemaRegistry.default();
       const opsets = opsetMap(model.opsetImports);
-      const types = analysisOf(model, { registry }).types.get(g) ?? new Map();
+      const all = analysisOf(model, { registry }).types;
+      const notes: Note[] = [];
+      let modified = false;
+      const out = eachScope(
+        model,
+        (g, scope) => {
+          if (!shapesKnown(scope)) return g;
+          // A branch's types, over those of the graphs around it (what it reads from them).
+          const types = new Map<string, Type>();
+          for (const o of [...scope.owners].reverse())
+            for (const [k, v] of all.get(o) ?? []) types.set(k, v);
+          const r = legalizeGraph(g, scope, types, registry, opsets, options);
+          notes.push(...r.notes);
+          if (r.graph !== g) modified = true;
+          return r.graph;
+        },
+        { functions: false },
+      );
+      return { ok: true, model: modified ? out : model, modified, notes };
+    },
+  };
+}
+
+/** One graph's int64 computation made int32 where it can be (see the head of the file). */
+function legalizeGraph(
+  g: Graph,
+  scope: PassScope,
+  types: Map<string, Type>,
+  registry: SchemaRegistry,
+  opsets: Map<string, number>,
+  options: LegalizeInt64Options,
+): { graph: Graph; notes: Note[] } {
+  {
+    {
       const is64 = (x: string) => {
         const t = types.get(x);
         return t?.kind === "tensor" && t.elemType === I64;
@@ -154,7 +198,7 @@ export function legalizeInt64(options: LegalizeInt64Options = {}): Pass {
       const notes: Note[] = [];
       const where = (u: Unit) => {
         const n = g.nodes[u.node]!;
-        return `graph > ${n.name ? `node '${n.name}'` : `node ${u.node}`} (${n.opType})`;
+        return `${scope.where} > ${n.name ? `node '${n.name}'` : `node ${u.node}`} (${n.opType})`;
       };
       // The change spreads from each seed that can change, through shared values.
       const changed = new Set<number>();
@@ -177,24 +221,17 @@ export function legalizeInt64(options: LegalizeInt64Options = {}): Pass {
           for (const k of unitsOf.get(s.value) ?? [])
             if (!changed.has(k) && !units[k]!.blocked) (changed.add(k), queue.push(k));
       }
-      if (!changed.size) return { ok: true, model, modified: false, notes };
+      if (!changed.size) return { graph: g, notes };
 
       const inChanged = (i: number, out: boolean, pos: number) => {
         const k = unitAt.get(`${i}:${out ? "out" : "in"}:${pos}`);
         return k !== undefined && changed.has(k);
       };
-      const names = new Set<string>([
-        ...g.nodes.flatMap((n) => [...n.inputs, ...n.outputs]),
-        ...g.inputs.map((v) => v.name),
-        ...g.initializers.map((t) => t.name),
-      ]);
       const narrow = new Map<string, string>();
       const name32 = (v: string) => {
         let s = narrow.get(v);
         if (s) return s;
-        s = `${v}_i32`;
-        for (let k = 1; names.has(s); k++) s = `${v}_i32_${k}`;
-        names.add(s);
+        s = scope.fresh(`${v}_i32`);
         narrow.set(v, s);
         return s;
       };
@@ -285,19 +322,14 @@ export function legalizeInt64(options: LegalizeInt64Options = {}): Pass {
           `${narrow.size} value(s), ${casts} Cast(s) at the edges, ${copies} initializer(s) copied as int32`,
       });
       return {
-        ok: true,
-        model: {
-          ...model,
-          graph: {
-            ...g,
-            nodes,
-            initializers,
-            valueInfo: g.valueInfo.filter((v) => !gone.has(v.name)),
-          },
+        graph: {
+          ...g,
+          nodes,
+          initializers,
+          valueInfo: g.valueInfo.filter((v) => !gone.has(v.name)),
         },
-        modified: true,
         notes,
       };
-    },
-  };
+    }
+  }
 }

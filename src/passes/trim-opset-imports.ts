@@ -4,7 +4,7 @@
 // without imports uses the model's, and onnxruntime resolves the nodes of every function (called
 // from the graph or from another function) against the model's imports.
 
-import { someGraphNode } from "../ir/traverse.js";
+import { someGraphNode } from "../ir/visit.js";
 import type { Function, Graph, Model, OpsetId } from "../ir/types.js";
 import { normaliseDomain } from "../schema/registry.js";
 import { modelPass, type Pass } from "./pass.js";

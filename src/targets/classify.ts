@@ -8,7 +8,7 @@
 import { formalAt } from "../check/arity.js";
 import { analysisOf } from "../check/infer.js";
 import { dtypeName } from "../ir/dtype.js";
-import { walkGraphNodes } from "../ir/traverse.js";
+import { walkGraphNodes } from "../ir/visit.js";
 import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import { opsetMap } from "../ir/opsets.js";
 import { SchemaRegistry } from "../schema/registry.js";

@@ -10,7 +10,7 @@
 
 import { analysisOf } from "../check/infer.js";
 import { opsetMap } from "../ir/opsets.js";
-import { walkNodes } from "../ir/traverse.js";
+import { walkNodes } from "../ir/visit.js";
 import type { Model, Node, Type, ValueInfo } from "../ir/types.js";
 import { functionBody, hasFunctionBody } from "../schema/body.js";
 import { SchemaRegistry } from "../schema/registry.js";

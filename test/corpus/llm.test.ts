@@ -26,7 +26,7 @@ import { CORPUS_TOLERANCE, exportedDirs } from "../../scripts/corpus/judge.js";
 import { expand } from "../../src/app/transform.js";
 import { checkModel, formatProblem } from "../../src/check/index.js";
 import { externalEntry, loadModel, saveModel } from "../../src/io/files.js";
-import { walkTensors } from "../../src/ir/traverse.js";
+import { walkTensors } from "../../src/ir/visit.js";
 import type { Model } from "../../src/ir/types.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "data", "llm");

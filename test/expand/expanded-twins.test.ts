@@ -15,7 +15,7 @@ import {
   DEFAULT_TOLERANCE,
 } from "../../src/interp/backend-test.js";
 import { loadModel } from "../../src/io/files.js";
-import { walkNodes } from "../../src/ir/traverse.js";
+import { walkNodes } from "../../src/ir/visit.js";
 import { DataType, type Model } from "../../src/ir/types.js";
 import type { RTensor } from "../../src/interp/types.js";
 import { runPass } from "../../src/passes/manager.js";

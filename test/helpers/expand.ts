@@ -5,7 +5,7 @@ import { checkModel } from "../../src/check/index.js";
 import type { ExpandOptions } from "../../src/expand/context.js";
 import { expandPipeline } from "../../src/expand/pipeline.js";
 import { run, type RTensor } from "../../src/interp/index.js";
-import { walkNodes } from "../../src/ir/traverse.js";
+import { walkNodes } from "../../src/ir/visit.js";
 import type { Model } from "../../src/ir/types.js";
 import { runPass } from "../../src/passes/manager.js";
 import {

@@ -10,7 +10,7 @@ import { run } from "../../src/interp/executor.js";
 import { fromFloat64 } from "../../src/interp/tensor.js";
 import type { RTensor } from "../../src/interp/types.js";
 import { encodeModel } from "../../src/io/files.js";
-import { walkTensors } from "../../src/ir/traverse.js";
+import { walkTensors } from "../../src/ir/visit.js";
 import type { Graph, Model } from "../../src/ir/types.js";
 import { DataType, node } from "./interp.js";
 

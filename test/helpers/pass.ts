@@ -14,7 +14,7 @@ import {
   type Model,
   type ValueInfo,
 } from "../../src/ir/types.js";
-import { mapNodeGraphs, renameGraph, renameNode, type Renaming } from "../../src/ir/visit.js";
+import { mapNodeGraphs, renameGraph, renameNodes, type Renaming } from "../../src/ir/visit.js";
 import { runPass } from "../../src/passes/manager.js";
 import {
   passContext,
@@ -152,11 +152,16 @@ export function canonicalNames(m: Model): Model {
   const graph = sortedInfo(renameGraph(g, main));
   const fn = (f: Function): Function => {
     const r = numbering(new Set([...f.inputs, ...f.outputs]));
-    for (const n of f.nodes) renameNode(mapNodeGraphs(n, noInfo), r);
+    renameNodes(
+      f.nodes.map((n) => mapNodeGraphs(n, noInfo)),
+      { ...r, local: r.value },
+    );
     r.restart();
     return {
       ...f,
-      nodes: f.nodes.map((n) => mapNodeGraphs(renameNode(n, r), sortedInfo)),
+      nodes: renameNodes(f.nodes, { ...r, local: r.value }).map((n) =>
+        mapNodeGraphs(n, sortedInfo),
+      ),
       valueInfo: f.valueInfo.map((x) => ({ ...x, name: r.value(x.name) })).sort(byName),
     };
   };
@@ -181,7 +186,7 @@ function numbering(keep: Set<string>): Renaming & { restart(): void } {
       if (y === undefined) names.set(x, (y = fresh("_", () => ++v)));
       return y;
     },
-    node: () => fresh("_n", () => ++k),
+    node: (n) => (n.name ? fresh("_n", () => ++k) : undefined),
     restart: () => {
       k = 0;
     },

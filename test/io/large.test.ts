@@ -30,7 +30,7 @@ import { encodeModel } from "../../src/io/codec.js";
 import { fileReads, loadModel, saveModel } from "../../src/io/files.js";
 import { readRange, Tensor } from "../../src/ir/tensor.js";
 import { DataType } from "../../src/ir/types.js";
-import { walkTensors } from "../../src/ir/traverse.js";
+import { walkTensors } from "../../src/ir/visit.js";
 import type { Model } from "../../src/ir/types.js";
 import { fillValues, makeLargeModel } from "../../scripts/large-models.js";
 import { expectOneLineError, runCli } from "../helpers/cli.js";

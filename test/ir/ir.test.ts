@@ -11,7 +11,7 @@ import {
   topologicalOrder,
 } from "../../src/ir/graph.js";
 import { Tensor, type TensorData } from "../../src/ir/tensor.js";
-import { walkGraphs, walkNodes, walkTensors } from "../../src/ir/traverse.js";
+import { walkGraphs, walkNodes, walkTensors } from "../../src/ir/visit.js";
 import { DataType, type Node } from "../../src/ir/types.js";
 import { numberToBfloat16Bits, numberToFloat16Bits } from "../../src/ir/dtype.js";
 

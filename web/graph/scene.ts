@@ -11,7 +11,7 @@
 // (found by name in the view's graph, or in the graph it was expanded from).
 
 import { listOrigins, tableRuns } from "../../src/inline/origin.js";
-import { attributeGraphs } from "../../src/ir/traverse.js";
+import { attributeGraphs } from "../../src/ir/visit.js";
 import type { MetadataProps, Node } from "../../src/ir/types.js";
 import type { Mark } from "./types.js";
 

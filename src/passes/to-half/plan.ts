@@ -11,7 +11,7 @@
 
 import type { Graph, Model, Node, Type } from "../../ir/types.js";
 import { DataType } from "../../ir/types.js";
-import { attributeGraphs } from "../../ir/traverse.js";
+import { attributeGraphs } from "../../ir/visit.js";
 import { outerNamesUsedBy } from "../../ir/graph.js";
 import { dtypeName } from "../../ir/dtype.js";
 import type { FormalSchema, OpVersion } from "../../schema/types.js";

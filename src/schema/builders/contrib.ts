@@ -13,7 +13,8 @@
 import { OnnxError } from "../../errors.js";
 import { dtypeName, quantizedRange } from "../../ir/dtype.js";
 import { attr } from "../../ir/builder.js";
-import { DataType, type Attribute, type Node, type Type } from "../../ir/types.js";
+import { DataType, type Attribute, type Type } from "../../ir/types.js";
+import { renameNodes } from "../../ir/visit.js";
 import { printNode } from "../../text/print.js";
 import { functionBody } from "../body.js";
 import { SchemaRegistry } from "../registry.js";
@@ -77,15 +78,12 @@ export class Body {
     v.inputs.forEach((f, i) => names.set(f.name, inputs[i] ?? ""));
     v.outputs.forEach((f, i) => names.set(f.name, outputs[i] || `${tag}unused_${f.name}`));
     const rename = (n: string) => (n === "" ? "" : (names.get(n) ?? `${tag}${n}`));
-    for (const n of body.nodes) {
-      const renamed: Node = {
-        ...n,
-        name: "",
-        inputs: n.inputs.map(rename),
-        outputs: n.outputs.map(rename),
-      };
-      this.w.raw(printNode(renamed));
-    }
+    const renamed = renameNodes(body.nodes, {
+      value: rename,
+      local: (n) => `${tag}${n}`,
+      node: () => "",
+    });
+    for (const n of renamed) this.w.raw(printNode(n));
     for (const o of body.opsetImports)
       if (o.domain === "") this.opset = Math.max(this.opset, o.version);
   }

@@ -9,6 +9,7 @@
 
 import { OnnxError, UnknownTypeError } from "../../errors.js";
 import type { Graph, Node, ValueInfo } from "../../ir/types.js";
+import { freeNames } from "../../ir/graph.js";
 import { TextWriter } from "./writer.js";
 import type { BodyBuilder } from "./context.js";
 
@@ -25,26 +26,6 @@ const node = (
   attributes,
 });
 
-/** Names a graph reads that neither it nor its subgraphs define. */
-function outerReferences(g: Graph, visible: Set<string> = new Set()): string[] {
-  const defined = new Set(visible);
-  g.inputs.forEach((v) => defined.add(v.name));
-  g.initializers.forEach((t) => defined.add(t.name));
-  g.sparseInitializers.forEach((s) => defined.add(s.values.name));
-  const out: string[] = [];
-  for (const n of g.nodes) {
-    for (const i of n.inputs) if (i !== "" && !defined.has(i)) out.push(i);
-    for (const a of n.attributes) {
-      if (a.type === "GRAPH" && a.value) out.push(...outerReferences(a.value, defined));
-      if (a.type === "GRAPHS" && a.value)
-        for (const s of a.value) out.push(...outerReferences(s, defined));
-    }
-    n.outputs.forEach((o) => defined.add(o));
-  }
-  for (const o of g.outputs) if (!defined.has(o.name)) out.push(o.name);
-  return out;
-}
-
 export const sequenceMapBuilder: BodyBuilder = (args) => {
   const a = args.ctx.attributes.find((x) => x.name === "body");
   if (!a || a.type !== "GRAPH" || !a.value)
@@ -53,7 +34,7 @@ export const sequenceMapBuilder: BodyBuilder = (args) => {
       `the body of ${args.label} needs the graph of 'body' (not a reference)`,
     );
   const g: Graph = a.value;
-  const outer = outerReferences(g);
+  const outer = [...freeNames(g)];
   if (outer.length)
     throw new OnnxError(
       "E_UNSUPPORTED",
