@@ -199,7 +199,8 @@ function inferOutputs(
       .slice(0, node.outputs.length);
   }
   // What onnxruntime's kernels refuse of the op's attributes (schema/contrib-attributes.ts).
-  if (schema && hasKernelRules(node)) checkKernelAttributes(node, attrOf, inputs.types, inputs.consts, report);
+  if (schema && hasKernelRules(node))
+    checkKernelAttributes(node, attrOf, inputs.types, inputs.consts, report);
   for (const a of node.attributes) {
     if (visited.includes(a.name)) continue;
     for (const g of attributeGraphs(a))
