@@ -1,7 +1,7 @@
 // The kernel registry: ai.onnx op type → kernel. Kernels read the node's opset version from
 // their context where versions differ, so one entry serves every version of an op.
 
-import type { Kernel } from "../types.js";
+import type { BodyKernel, Kernel } from "../types.js";
 import { activationKernels } from "./activation.js";
 import { attentionKernels } from "./attention.js";
 import { bernoulliKernels } from "./bernoulli.js";
@@ -21,7 +21,7 @@ import { quantKernels } from "./quant.js";
 import { recurrentKernels } from "./recurrent.js";
 import { reduceKernels } from "./reduce.js";
 import { resampleKernels } from "./resample.js";
-import { sequenceKernels } from "./sequence.js";
+import { sequenceBodyKernels, sequenceKernels } from "./sequence.js";
 import { shapeKernels } from "./shape.js";
 import { signalKernels } from "./signal.js";
 import { stringKernels } from "./strings.js";
@@ -30,7 +30,6 @@ import { contribKernels, onnxDomainRuntimeKernels } from "./contrib/index.js";
 export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...elementwiseKernels,
   ...shapeKernels,
-  ...controlKernels,
   ...nnKernels,
   ...convPoolKernels,
   ...sequenceKernels,
@@ -67,4 +66,23 @@ const domainKernels: Readonly<Record<string, Readonly<Record<string, Kernel>>>> 
 export function kernelFor(opType: string, domain = ""): Kernel | undefined {
   const table = domain === "" || domain === "ai.onnx" ? kernels : domainKernels[domain];
   return table && Object.prototype.hasOwnProperty.call(table, opType) ? table[opType] : undefined;
+}
+
+/** Kernels of ai.onnx ops with bodies (If, Loop, Scan, SequenceMap): see BodyKernel. */
+export const bodyKernels: Readonly<Record<string, BodyKernel>> = Object.freeze({
+  ...controlKernels,
+  ...sequenceBodyKernels,
+});
+
+/** The body kernel of an op type (ai.onnx only: no other domain's op here has a body). */
+export function bodyKernelFor(opType: string, domain = ""): BodyKernel | undefined {
+  if (domain !== "" && domain !== "ai.onnx") return undefined;
+  return Object.prototype.hasOwnProperty.call(bodyKernels, opType)
+    ? bodyKernels[opType]
+    : undefined;
+}
+
+/** Whether the interpreter runs an op type of a domain (a kernel or a body kernel). */
+export function hasKernel(opType: string, domain = ""): boolean {
+  return kernelFor(opType, domain) !== undefined || bodyKernelFor(opType, domain) !== undefined;
 }
