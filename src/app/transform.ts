@@ -30,7 +30,14 @@ import { legalizeInt64 } from "../passes/legalize-int64.js";
 import { removeDeadValues } from "../passes/remove-dead-values.js";
 import type { Model } from "../ir/types.js";
 import { pipeline, runPass } from "../passes/manager.js";
-import { passContext, type Pass, type PassContext, type PassResult } from "../passes/pass.js";
+import {
+  failureError,
+  passContext,
+  type Pass,
+  type PassContext,
+  type PassResult,
+} from "../passes/pass.js";
+import { validateModel } from "../passes/validate-model.js";
 
 export type TransformResult = PassResult;
 
@@ -60,6 +67,21 @@ export function convertModel(
   req: ConvertRequest & Pick<ConvertOptions, "registry" | "progress"> = {},
 ): ConversionResult {
   return convertWith(model, target, withLowering(req));
+}
+
+/**
+ * What `convert --plan` shows: the model validated as `convert` validates it (its first step,
+ * validate-model), so that a model the converter cannot take is refused for the same reason with
+ * or without --plan; then convertModel's plan. The refusal is thrown (failureError).
+ */
+export function planConversion(
+  model: Model,
+  target: number,
+  req: ConvertRequest & Pick<ConvertOptions, "registry" | "progress"> = {},
+): ConversionResult {
+  const valid = transform(model, validateModel());
+  if (!valid.ok) throw failureError(valid);
+  return convertModel(model, target, req);
 }
 
 /** The convert-opset pass, lowering as convertModel does. */
