@@ -129,7 +129,7 @@ export function expand(model: Model, req: ExpandRequest = {}): TransformResult {
   return transform(model, expandPipeline(req));
 }
 
-/** What `simplify` runs: fix-dims, fold-constants, eliminate-identity, remove-dead-values. */
+/** What `simplify` runs: simplifyPipeline (passes/simplify.ts, its steps listed there once). */
 export function simplify(model: Model, req: SimplifyOptions = {}): TransformResult {
   return transform(model, simplifyPipeline(req));
 }
@@ -144,60 +144,136 @@ export type LowerResult =
   | (Extract<TransformResult, { ok: true }> & { report: TargetReport })
   | Extract<TransformResult, { ok: false }>;
 
+/** A step of lowering: its pass's name, when it runs (as `lower --help` says it), and the pass. */
+export interface LowerStep {
+  name: string;
+  when: string;
+  /** The pass, for this model and target; undefined: the step does not apply. */
+  make(): Pass | undefined;
+}
+
 /**
- * What `lower --target X` runs, as one pipeline: simplify (fixed dims, folded constants, no
- * Identity, no dead values), convert into the target's opset range (when the model is outside
- * it), expand the function and onnxruntime ops the target lacks (what cannot be expanded is left,
- * with a warning), simplify again; then the result is classified against the profile.
+ * The steps of `lower --target X`, in order, each with the condition it runs under: the one
+ * description of lowering, which lowerPipeline runs and `lower --help` and docs/architecture.md
+ * print (lowerSteps() without a model gives the names and conditions only). Simplify first (fixed
+ * dims, folded constants, no Identity, no dead values: what folds, such as a Range over fixed
+ * dims, need not be expanded into what the target may lack), convert into the target's opset
+ * range, expand the function and onnxruntime ops the target lacks (what cannot be expanded is
+ * left, with a warning), simplify again; then the result is classified against the profile.
  */
-export function lowerPipeline(model: Model, req: LowerRequest): Pass {
-  const p = req.profile;
-  const onnx = model.opsetImports.find((o) => o.domain === "" || o.domain === "ai.onnx")?.version;
-  // Folding first: what folds (a Range over fixed dims) need not be expanded into what the
-  // target may lack (Range's body is a Loop); then again after the expansion.
-  const passes: Pass[] = [simplifyPipeline(req)];
-  // float64 the target refuses: made float32 (the values fit, or the pass refuses).
-  if (
-    classifyModel(model, p).nodes.some((n) => n.reasons.some((r) => /element type double/.test(r)))
-  )
-    passes.push(legalizeFloat64());
-  const opset =
-    onnx === undefined ? p.opset.max : Math.min(p.opset.max, Math.max(p.opset.min, onnx));
-  if (onnx !== undefined && opset !== onnx) passes.push(convertPass(opset));
-  // onnxruntime's Quantize/DequantizeLinear become ai.onnx's where the target has those (the
-  // model keeps its QDQ pairs), else float arithmetic.
+export function lowerSteps(model?: Model, req?: LowerRequest): LowerStep[] {
+  const p = req?.profile;
+  const onnx = model?.opsetImports.find((o) => o.domain === "" || o.domain === "ai.onnx")?.version;
+  const opset = !p
+    ? 0
+    : onnx === undefined
+      ? p.opset.max
+      : Math.min(p.opset.max, Math.max(p.opset.min, onnx));
   const hasOp = (op: string) => {
-    const row = rowFor(p, "", op);
+    const row = p && rowFor(p, "", op);
     const v = SchemaRegistry.default().tryResolve("", op, opset);
     return !!row && !!v && versionSupported(row, v.since);
   };
-  const standardQuantOps = hasOp("QuantizeLinear") && hasOp("DequantizeLinear");
-  // A function op whose body still needs what the target lacks stays as it is.
-  const keep = opsWorthKeeping(model, p, opset, undefined, standardQuantOps);
-  passes.push(
-    expandOnly({
-      standardQuantOps,
-      targetOps: profileOps(p),
-      targetResidue: "none",
-      leaveUnbuilt: true,
-      ...(keep.length ? { keep } : {}),
-    }),
-  );
-  // Flatten the target lacks, where it has Reshape: a Reshape to the same two dims.
-  if (hasOp("Reshape") && !hasOp("Flatten")) passes.push(flattenToReshape());
-  passes.push(simplifyPipeline({ foldLimit: req.foldLimit }));
-  // int64 the target refuses at some ops: computed in int32 there, where the values fit.
-  if (Object.values(p.ops).some((r) => r.types && !r.types.includes("int64")))
-    passes.push(
-      legalizeInt64({
-        accepts: (n) => {
-          const types = rowFor(p, n.domain ?? "", n.opType)?.types;
-          return !types || types.includes("int64");
-        },
-      }),
-      removeDeadValues(),
-    );
-  return pipeline(`lower --target ${p.name}`, passes);
+  const applies = (test: () => boolean) => model !== undefined && p !== undefined && test();
+  // onnxruntime's Quantize/DequantizeLinear become ai.onnx's where the target has those (the
+  // model keeps its QDQ pairs), else float arithmetic.
+  const standardQuantOps = () => hasOp("QuantizeLinear") && hasOp("DequantizeLinear");
+  return [
+    {
+      name: "simplify",
+      when: "always",
+      make: () => (model ? simplifyPipeline(req) : undefined),
+    },
+    {
+      name: "legalize-float64",
+      when: "the profile refuses a node's float64 (made float32 where the values fit)",
+      make: () =>
+        applies(() =>
+          classifyModel(model!, p!).nodes.some((n) =>
+            n.reasons.some((r) => /element type double/.test(r)),
+          ),
+        )
+          ? legalizeFloat64()
+          : undefined,
+    },
+    {
+      name: "convert",
+      when: "the model's opset is outside the profile's range",
+      make: () =>
+        applies(() => onnx !== undefined && opset !== onnx) ? convertPass(opset) : undefined,
+    },
+    {
+      name: "expand",
+      when: "always: the function and onnxruntime ops the target lacks (a body that still needs what the target lacks stays)",
+      make: () => {
+        if (!model || !p) return undefined;
+        const quant = standardQuantOps();
+        const keep = opsWorthKeeping(model, p, opset, undefined, quant);
+        return expandOnly({
+          standardQuantOps: quant,
+          targetOps: profileOps(p),
+          targetResidue: "none",
+          leaveUnbuilt: true,
+          ...(keep.length ? { keep } : {}),
+        });
+      },
+    },
+    {
+      name: "flatten-to-reshape",
+      when: "the profile has Reshape and lacks Flatten",
+      make: () =>
+        applies(() => hasOp("Reshape") && !hasOp("Flatten")) ? flattenToReshape() : undefined,
+    },
+    {
+      name: "simplify",
+      when: "always",
+      make: () => (model ? simplifyPipeline({ foldLimit: req?.foldLimit }) : undefined),
+    },
+    {
+      name: "legalize-int64",
+      when: "some op of the profile lists types without int64 (int32 where the values fit)",
+      make: () => {
+        if (
+          !applies(() => Object.values(p!.ops).some((r) => r.types && !r.types.includes("int64")))
+        )
+          return undefined;
+        return pipeline("legalize-int64", [
+          legalizeInt64({
+            accepts: (n) => {
+              const types = rowFor(p!, n.domain ?? "", n.opType)?.types;
+              return !types || types.includes("int64");
+            },
+          }),
+          removeDeadValues(),
+        ]);
+      },
+    },
+  ];
+}
+
+/**
+ * The two pipelines as `simplify --help`, `lower --help` and docs/architecture.md print them, from
+ * simplifyPipeline's steps and lowerSteps (never retyped).
+ */
+export function describePipelines(): { simplify: string; lower: string } {
+  const simplify = simplifyPipeline().steps.map((p) => p.name);
+  return {
+    simplify: `simplify runs, in order: ${simplify.join(", ")}.`,
+    lower: [
+      "lower runs, in order (then classifies the result against the profile):",
+      ...lowerSteps().map((s, i) => `  ${i + 1}. ${s.name}: ${s.when}`),
+    ].join("\n"),
+  };
+}
+
+/** What `lower --target X` runs, as one pipeline: the steps of lowerSteps that apply. */
+export function lowerPipeline(model: Model, req: LowerRequest): Pass {
+  const passes: Pass[] = [];
+  for (const s of lowerSteps(model, req)) {
+    const pass = s.make();
+    if (pass) passes.push(pass);
+  }
+  return pipeline(`lower --target ${req.profile.name}`, passes);
 }
 
 export function lower(model: Model, req: LowerRequest): LowerResult {

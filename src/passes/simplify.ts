@@ -1,6 +1,6 @@
-// The simplification pipeline (`onnx-expand simplify`, and a step of lowering for a target):
-// sort-nodes, fix-dims, then fold-constants, eliminate-identity, common-subexpressions, fold-constants again,
-// fuse-conv-batchnorm, lift-constants and remove-dead-values.
+// The simplification pipeline (`onnx-expand simplify`, and a step of lowering for a target). Its
+// list of passes is written here only: `simplify --help` and docs/architecture.md print it from
+// `simplifyPipeline().steps` (test/passes/pipelines.test.ts holds the docs to it).
 
 import { commonSubexpressions } from "./common-subexpressions.js";
 import { eliminateIdentity } from "./eliminate-identity.js";
@@ -19,7 +19,7 @@ export interface SimplifyOptions {
   foldLimit?: number;
 }
 
-export function simplifyPipeline(options: SimplifyOptions = {}): Pass {
+export function simplifyPipeline(options: SimplifyOptions = {}): Pass & { steps: readonly Pass[] } {
   return pipeline("simplify", [
     sortNodes(),
     fixDims(options.dims ?? new Map()),

@@ -7,7 +7,13 @@ import { formatNote } from "../../app/notes.js";
 import { parseDims } from "../../app/dims.js";
 import type { Model } from "../../ir/types.js";
 import type { SimplifyOptions } from "../../passes/simplify.js";
-import { expand, lower, simplify, type ExpandRequest } from "../../app/transform.js";
+import {
+  describePipelines,
+  expand,
+  lower,
+  simplify,
+  type ExpandRequest,
+} from "../../app/transform.js";
 import { formatTargetReport, fullySupported } from "../../targets/classify.js";
 import { OnnxError } from "../../errors.js";
 import { targetOpset } from "../../convert/index.js";
@@ -161,9 +167,11 @@ export function registerExpandCommands(program: Command): void {
   );
 
   withDataOptions(
-    withSimplifyOptions(program.command("simplify")).description(
-      "fix symbolic dims, fold constants (shape chains included), remove Identity and dead nodes",
-    ),
+    withSimplifyOptions(program.command("simplify"))
+      .description(
+        "fix symbolic dims, fold constants (shape chains included), remove Identity and dead nodes",
+      )
+      .addHelpText("after", `\n${describePipelines().simplify}`),
   ).action(
     action((file: string, opts: SimplifyFlags) => {
       const model = loadModel(file);
@@ -191,7 +199,8 @@ export function registerExpandCommands(program: Command): void {
         "the backend profile (onnx-expand targets, name@version, ai.onnx-<N> or a file)",
       )
       .option("--strict", "exit 1 when anything remains unsupported")
-      .option("--json", "the target report as JSON on stdout"),
+      .option("--json", "the target report as JSON on stdout")
+      .addHelpText("after", `\n${describePipelines().lower}`),
   ).action(
     action(
       (
