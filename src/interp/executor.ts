@@ -354,20 +354,13 @@ class Executor {
   }
 
   /**
-   * Runs the nodes of a graph or function body in `scope` (whose own values it may free).
-   * `keep` names values that must survive (outputs, requested intermediates). A call of a local
+   * Runs the nodes of a frame (frameOf: a graph's, in a scope whose own values it may free; its
+   * `keep` names values that must survive: outputs, requested intermediates). A call of a local
    * function, and a body a body kernel asks for, push a frame on this loop's stack rather than
    * recursing, so calls and bodies nested to any depth run.
    */
-  runNodes(
-    owner: Graph | Function,
-    nodes: Node[],
-    scope: Scope,
-    opsets: Map<string, number>,
-    keep: Set<string> | "all",
-    where: string,
-  ): void {
-    const stack: Frame[] = [frameOf(owner, nodes, scope, opsets, keep, where, this.plans)];
+  runNodes(first: Frame): void {
+    const stack: Frame[] = [first];
     try {
       while (stack.length > 0) {
         const f = stack[stack.length - 1]!;
@@ -683,7 +676,8 @@ class Executor {
     const keepOpt = opts.keepIntermediates;
     const keep: Set<string> | "all" =
       keepOpt === true ? "all" : new Set([...g.outputs.map((o) => o.name), ...(keepOpt || [])]);
-    this.runNodes(g, g.nodes, scope, opsetMap(this.model.opsetImports), keep, "");
+    const opsets = opsetMap(this.model.opsetImports);
+    this.runNodes(frameOf(g, g.nodes, scope, opsets, keep, "", this.plans));
     if (opts.profile && this.timings) finishProfile(opts.profile, this.timings);
     const result: Record<string, RValue> = {};
     const take = (name: string) => {

@@ -430,6 +430,18 @@ const rotaryEmbedding: BodyBuilder = (args) => {
 };
 
 /**
+ * GroupQueryAttention's inputs that neither its body nor the interpreter's kernel takes (by index):
+ * one list, so that the two refuse the same nodes.
+ */
+export const GQA_UNSUPPORTED_INPUTS = [
+  [11, "head_sink"],
+  [12, "k_scale"],
+  [13, "v_scale"],
+  [14, "q_norm_weight"],
+  [15, "k_norm_weight"],
+] as const;
+
+/**
  * GroupQueryAttention without a past (a first prompt: total_sequence_length = S): packed or
  * separate Q, K, V; rotary at positions 0..S-1 (or position_ids); K/V heads repeated for their
  * groups; causal, keys past seqlens_k[b] left out, local window, softcap; present_key/value are
@@ -441,14 +453,7 @@ const groupQueryAttention: BodyBuilder = (args) => {
       args,
       "past_key / past_value: the cache positions are per batch row, known at run time only",
     );
-  for (const [i, what] of [
-    [11, "head_sink"],
-    [12, "k_scale"],
-    [13, "v_scale"],
-    [14, "q_norm_weight"],
-    [15, "k_norm_weight"],
-  ] as const)
-    if (args.hasInput(i)) refuse(args, what);
+  for (const [i, what] of GQA_UNSUPPORTED_INPUTS) if (args.hasInput(i)) refuse(args, what);
   if (args.intValue("smooth_softmax") === 1) refuse(args, "smooth_softmax");
   if ((args.intValue("causal") ?? 1) !== 1) refuse(args, "causal = 0");
   const elem = args.elemType(0);
