@@ -6,6 +6,7 @@ import { activationKernels } from "./activation.js";
 import { attentionKernels } from "./attention.js";
 import { bernoulliKernels } from "./bernoulli.js";
 import { randomKernels } from "./random.js";
+import { castKernels } from "./cast.js";
 import { controlKernels } from "./control.js";
 import { convStateKernels } from "./conv-state.js";
 import { detectionKernels } from "./detection.js";
@@ -29,6 +30,7 @@ import { contribKernels, onnxDomainRuntimeKernels } from "./contrib/index.js";
 
 export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...elementwiseKernels,
+  ...castKernels,
   ...shapeKernels,
   ...nnKernels,
   ...convPoolKernels,
