@@ -16,7 +16,7 @@ import { bindRefs } from "../ir/rewrite.js";
 import type { Attribute, Node } from "../ir/types.js";
 import { parseNodeListText } from "../text/parse.js";
 import { BODY_BUILDERS, BuildArgs, type BodyContext, type FunctionBody } from "./builders/index.js";
-import { defaultAttribute } from "./facts.js";
+import { defaultAttribute } from "./defaults.js";
 import type { OpVersion } from "./types.js";
 
 export type { BodyContext, FunctionBody } from "./builders/index.js";

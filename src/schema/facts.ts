@@ -12,8 +12,8 @@ import {
   type OpVersion,
 } from "./types.js";
 import { SchemaRegistry, normaliseDomain } from "./registry.js";
-import { attr } from "../ir/builder.js";
-import type { Attribute } from "../ir/types.js";
+
+export { defaultAttribute } from "./defaults.js";
 
 // ---- one version: its formals and attributes ----
 
@@ -50,20 +50,6 @@ export function hasAttribute(v: OpVersion, name: string): boolean {
 /** The default of attribute `name` (undefined when the version has no such attribute or it has no default). */
 export function attributeDefault(v: OpVersion, name: string): AttributeSchema["default"] {
   return attributeOf(v, name)?.default;
-}
-
-/**
- * The default of attribute `name` as the attribute a node would carry, named `as`: of the
- * attribute's own type (INTS as bigint[], FLOAT(S) rounded to float32), or undefined when the
- * version states none. What a reader of an attribute falls back to, wherever it reads one.
- */
-export function defaultAttribute(
-  v: OpVersion,
-  name: string,
-  as: string = name,
-): Attribute | undefined {
-  const spec = attributeOf(v, name);
-  return spec?.default === undefined ? undefined : attr(as, spec.default, spec.type);
 }
 
 /** The default of INT attribute `name` (undefined when there is none). */

@@ -7,7 +7,7 @@
 import { attr, getAttr, type AttrInput } from "../../ir/index.js";
 import { Tensor } from "../../ir/tensor.js";
 import { DataType, type Attribute, type Node, type TensorType } from "../../ir/types.js";
-import { defaultAttribute } from "../../schema/facts.js";
+import { defaultAttribute } from "../../schema/defaults.js";
 import type { AdapterContext } from "../adapter.js";
 
 // ---- copies of a node ----

@@ -4,7 +4,7 @@
 import { OnnxError } from "../../errors.js";
 import { attr } from "../../ir/builder.js";
 import type { Attribute, Node, OpsetId, Type } from "../../ir/types.js";
-import { defaultAttribute } from "../facts.js";
+import { defaultAttribute } from "../defaults.js";
 import type { OpVersion } from "../types.js";
 
 export interface BodyContext {

@@ -7,6 +7,7 @@
 // docs/semantics.md): GroupQueryAttention with a past (its cache positions are per row, at run
 // time), 4-D [B, 1, M, M] and [3B+2] masks, buffer sharing, rotary inside Attention.
 
+import { GQA_UNSUPPORTED_INPUTS } from "../limits.js";
 import { OnnxError } from "../../errors.js";
 import { attr } from "../../ir/builder.js";
 import { DataType, type Type } from "../../ir/types.js";
@@ -428,18 +429,6 @@ const rotaryEmbedding: BodyBuilder = (args) => {
   );
   return b.finish();
 };
-
-/**
- * GroupQueryAttention's inputs that neither its body nor the interpreter's kernel takes (by index):
- * one list, so that the two refuse the same nodes.
- */
-export const GQA_UNSUPPORTED_INPUTS = [
-  [11, "head_sink"],
-  [12, "k_scale"],
-  [13, "v_scale"],
-  [14, "q_norm_weight"],
-  [15, "k_norm_weight"],
-] as const;
 
 /**
  * GroupQueryAttention without a past (a first prompt: total_sequence_length = S): packed or

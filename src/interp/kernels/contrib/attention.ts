@@ -8,7 +8,7 @@
 // MultiHeadAttention: separate, packed QKV or KV, 4-D key/value, past; GroupQueryAttention: packed
 // or separate QKV, past, rotary); others are refused with the reason.
 
-import { GQA_UNSUPPORTED_INPUTS } from "../../../schema/builders/contrib-attention.js";
+import { GQA_UNSUPPORTED_INPUTS } from "../../../schema/limits.js";
 import { fromFloat64, toFloat64, scratch } from "../../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../../types.js";
 import { floatAttr, intAttr } from "../attrs.js";
