@@ -10,6 +10,9 @@ import { partitionPaint } from "./partitions.js";
 import { Cancelled, WorkError, WorkerClient } from "./client.js";
 import { GraphCanvas } from "./graph/canvas.js";
 import type { Layout, LayoutItem, Paint } from "./graph/types.js";
+import { paintControls, paintFor, paintMode, sci, type PaintMode } from "./paint.js";
+import { fresh, type PaneState } from "./panes.js";
+import { clearError, showError, status } from "./status.js";
 import {
   $,
   h,
@@ -59,25 +62,6 @@ function lock(on: boolean): void {
   for (const c of document.querySelectorAll<HTMLInputElement>(CONTROLS)) c.disabled = on;
   $("open-label").classList.toggle("disabled", on);
   $("cancel").hidden = !on;
-}
-
-function status(text: string): void {
-  $("status").textContent = text;
-  $("status").title = text;
-}
-
-function showError(message: string, notes: string[], near: HTMLElement): void {
-  const box = $("error");
-  box.textContent = [message, ...notes.map((n) => `  ${n}`)].join("\n");
-  near.insertAdjacentElement("afterend", box);
-  box.hidden = false;
-  box.scrollIntoView({ block: "nearest" });
-  status(`Failed: ${message.split("\n")[0]}`);
-}
-
-function clearError(): void {
-  $("error").hidden = true;
-  $("error").textContent = "";
 }
 
 /**
@@ -148,30 +132,6 @@ async function restore(what: string): Promise<void> {
 
 // ---- panes ----
 
-interface PaneState {
-  side: SideName;
-  summary?: Summary;
-  view: string;
-  layout?: Layout;
-  canvas?: GraphCanvas;
-  /** Groups the user opened and closed in the shown view. */
-  open: Set<string>;
-  closed: Set<string>;
-  /** Diff marks of the shown view: node index -> mark. */
-  marks: Map<number, string>;
-  selected: string | null;
-  /** Numbers painted on the main view's boxes after a run (see paintRun). */
-  painted?: Map<string, Paint>;
-}
-
-const fresh = (side: SideName): PaneState => ({
-  side,
-  view: "main",
-  open: new Set(),
-  closed: new Set(),
-  marks: new Map(),
-  selected: null,
-});
 const panes: Record<SideName, PaneState> = { a: fresh("a"), b: fresh("b") };
 // For tests: each pane's canvas and what it draws.
 (window as unknown as { __inspector: unknown }).__inspector = {
@@ -822,57 +782,11 @@ $<HTMLFormElement>("run-form").onsubmit = (e) => {
 // ---- numbers on the graph ----
 
 let lastPaint: RunAnswer["paint"];
-type PaintMode = "diff" | "time" | "none";
-
-/** A colour from green (t = 0) through amber to red (t = 1). */
-const ramp = (t: number) => `hsl(${Math.round(120 * (1 - Math.min(1, Math.max(0, t))))} 75% 48%)`;
-const NO_MATCH = "#9aa3ad";
-const sci = (x: number) => (x === 0 ? "0" : x.toExponential(1));
-
-/**
- * The painted boxes of one side for a mode: differences on a log scale from 1e-9 (green) to 1
- * (red), no match grey and never zero; times on a log scale over three decades below the slowest.
- */
-function paintFor(side: SideName, mode: PaintMode): Map<string, Paint> {
-  const out = new Map<string, Paint>();
-  if (!lastPaint || mode === "none") return out;
-  if (mode === "diff") {
-    if (side !== "b" || !lastPaint.diff) return out;
-    for (const [k, d] of Object.entries(lastPaint.diff)) {
-      if (!d) out.set(k, { color: NO_MATCH, text: "no match" });
-      else {
-        const t = d[0] === 0 ? 0 : (Math.log10(d[0]) + 9) / 9;
-        out.set(k, { color: ramp(t), text: `Δ${sci(d[0])} (${sci(d[1])} rel)` });
-      }
-    }
-    return out;
-  }
-  const ms = lastPaint.ms[side];
-  if (!ms) return out;
-  const max = Math.max(
-    ...Object.entries(ms)
-      .filter(([k]) => k.startsWith("n"))
-      .map(([, v]) => v),
-    1e-3,
-  );
-  for (const [k, v] of Object.entries(ms)) {
-    const t = v <= 0 ? 0 : 1 + Math.log10(Math.min(1, v / max)) / 3;
-    out.set(k, { color: ramp(t), text: `${v < 10 ? v.toFixed(2) : Math.round(v)} ms` });
-  }
-  return out;
-}
-
-function paintMode(): PaintMode {
-  return (
-    ((document.getElementById("paint-mode") as HTMLSelectElement | null)?.value as PaintMode) ??
-    "none"
-  );
-}
 
 function applyPaint(): void {
   const mode = paintMode();
   for (const p of [panes.a, panes.b]) {
-    p.painted = paintFor(p.side, mode);
+    p.painted = paintFor(lastPaint, p.side, mode);
     if (p.view === "main") p.canvas?.paint(p.painted);
   }
   document.body.dataset.paint = mode;
@@ -880,48 +794,7 @@ function applyPaint(): void {
 
 /** The paint selector, its legend and "go to the worst", at the top of the run report. */
 function renderPaintControls(r: RunAnswer): void {
-  const box = $("run-report");
-  if (!r.paint) {
-    if (r.paintNote)
-      box.prepend(Object.assign(document.createElement("p"), { textContent: r.paintNote }));
-    return;
-  }
-  const bar = document.createElement("div");
-  bar.id = "paint-bar";
-  const select = document.createElement("select");
-  select.id = "paint-mode";
-  const modes: [PaintMode, string][] = [
-    ...(r.paint.diff ? ([["diff", "differences from the original"]] as [PaintMode, string][]) : []),
-    ["time", "time per node"],
-    ["none", "nothing"],
-  ];
-  for (const [v, label] of modes) select.append(new Option(label, v));
-  select.onchange = () => {
-    applyPaint();
-    legend.textContent = legendText(paintMode());
-  };
-  const worst = document.createElement("button");
-  worst.id = "paint-worst";
-  worst.textContent = "go to the worst";
-  worst.onclick = () => void act("go to the worst", bar, () => goToWorst());
-  const legend = document.createElement("span");
-  legend.className = "paint-legend";
-  legend.textContent = legendText(modes[0]![0]);
-  bar.append("Paint: ", select, " ", worst, " ", legend);
-  // For tests and scripts: how many boxes have no match, and the largest difference.
-  const diffs = Object.entries(r.paint.diff ?? {}).filter(([k]) => k.startsWith("n"));
-  bar.dataset.noMatch = String(diffs.filter(([, d]) => !d).length);
-  bar.dataset.matched = String(diffs.filter(([, d]) => d).length);
-  bar.dataset.worst = String(diffs.reduce((m, [, d]) => Math.max(m, d?.[0] ?? 0), 0));
-  box.prepend(bar);
-}
-
-function legendText(mode: PaintMode): string {
-  if (mode === "diff")
-    return "green 0 … 1e-9 · amber 1e-5 · red ≥ 1 (log scale, absolute); grey: no match";
-  if (mode === "time")
-    return "red: the slowest node · green: 1/1000 of it (log scale); groups: their sum";
-  return "";
+  paintControls(r, applyPaint, (bar) => void act("go to the worst", bar, () => goToWorst()));
 }
 
 /** Selects the node with the largest difference (or time) in its pane, opening its groups. */

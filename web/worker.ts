@@ -16,7 +16,7 @@ import {
 import type { Profile } from "../src/targets/profile.js";
 import { shippedProfiles } from "../src/targets/shipped.node.js";
 import { targetOpset } from "../src/convert/target.js";
-import { analyzeModel } from "../src/check/analyze.js";
+import { checkLoaded } from "../src/app/check.js";
 import { modelFunctions } from "../src/check/functions.js";
 import { formatProblem, type Problem } from "../src/check/report.js";
 import { diffCounts, diffModels, type DiffCounts, type GraphDiff } from "../src/diff/index.js";
@@ -27,12 +27,7 @@ import { gemmThreadStats, startGemmHelpers } from "../src/interp/kernels/wasm/ge
 import { helperPlatform, setHelperScript } from "../src/interp/kernels/wasm/threads.js";
 import { storageBytes, toFloat64 } from "../src/interp/tensor.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
-import {
-  DEFAULT_THRESHOLD,
-  placeModel,
-  textLayout,
-  type Layout as DataLayout,
-} from "../src/io/placement.js";
+import { modelFiles } from "../src/app/save.js";
 import { isRangePiece, type Piece } from "../src/proto/writer.js";
 import { BlobSource } from "./blob-source.js";
 import { modelInfo, type ModelInfo } from "../src/ir/info.js";
@@ -162,7 +157,7 @@ function collectViews(model: Model): Map<string, View> {
 function prepare(loaded: Loaded, from: Side | undefined): ModelView {
   progress("inferring types…");
   const model = loaded.model;
-  const analysis = analyzeModel(model, { registry: registry() });
+  const analysis = checkLoaded(model, registry());
   const view: ModelView = {
     info: modelInfo(model, 0),
     views: collectViews(model),
@@ -382,18 +377,14 @@ const PAGE_BUDGET = 2 ** 31;
 const PAGE_BUDGET_NAME = "the page's budget; onnx-expand run --max-memory sets more";
 
 /**
- * A model as the files a download gives: the model, and its data file when it keeps tensors in
- * one (as when saved into another folder: external tensors copied into `<name>.data`, and any
- * model that would pass 2 GiB). The files are Blobs made of slices of the picked files and of the
- * encoded bytes: no weight is read into the worker's memory.
+ * A model as the files a download gives (app/save.ts, the same form `-o` writes), as Blobs made of
+ * slices of the picked files and of the encoded bytes: no weight is read into the worker's memory.
  */
 function downloadFiles(
   model: Model,
   name: string,
   format: "binary" | "text",
 ): { name: string; blob: Blob }[] {
-  const dataName = `${name}.data`;
-  const place = { dataName, threshold: DEFAULT_THRESHOLD, keeps: () => false };
   const part = (p: Piece): BlobPart => {
     if (!isRangePiece(p)) return p as BlobPart;
     const s = p.source;
@@ -401,24 +392,10 @@ function downloadFiles(
       ? s.blob.slice(p.offset, p.offset + p.length)
       : (s.read(p.offset, p.length) as BlobPart);
   };
-  const data = (layout: DataLayout | undefined): { name: string; blob: Blob }[] => {
-    if (!layout || layout.items.length === 0) return [];
-    const parts: BlobPart[] = [];
-    let pos = 0;
-    for (const item of layout.items) {
-      if (item.at > pos) parts.push(new Uint8Array(item.at - pos));
-      parts.push(part(item.bytes));
-      pos = item.at + item.bytes.length;
-    }
-    return [{ name: dataName, blob: new Blob(parts) }];
-  };
-  if (format === "text") {
-    const layout = textLayout(model, place);
-    const text = printModel(model, layout ? { tensorHook: layout.hook } : {});
-    return [{ name, blob: new Blob([text]) }, ...data(layout)];
-  }
-  const placed = placeModel(model, place, name);
-  return [{ name, blob: new Blob(placed.pieces.map(part)) }, ...data(placed.layout)];
+  return modelFiles(model, name, format).map((f) => ({
+    name: f.name,
+    blob: new Blob(f.pieces.map(part)),
+  }));
 }
 
 /** The new result, side b (a step that fails leaves the session as it was). */

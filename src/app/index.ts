@@ -2,7 +2,9 @@
 // and bytes, inputs bound to a model, the check that a model can run, the transforms, outputs of
 // two runs compared, notes as lines; and a session holding a model and a transform's result.
 
-export { isTextModelName, looksBinary, modelFromBytes } from "./load.js";
+export { acceptModel, isTextModelName, looksBinary, modelFromBytes } from "./load.js";
+export { checkLoaded, type ModelCheck } from "./check.js";
+export { modelFiles, type ModelFile } from "./save.js";
 export {
   bindInputs,
   declaredDtype,
@@ -25,7 +27,11 @@ export {
   expand,
   expandPipeline,
   lower,
+  describePipelines,
   lowerPipeline,
+  lowerSteps,
+  type LowerStep,
+  planConversion,
   simplify,
   transform,
   type LowerRequest,

@@ -1,16 +1,34 @@
 // A model from a file's name and bytes, decided by the one rule of io/format.ts, as the command
 // line's loadModel (io/files.ts) decides on disk. No file system here, so the page can use it.
+// acceptModel holds every model to the rules of loading, wherever it was read.
 
+import { assertOpsetImports } from "../check/opsets.js";
 import { OnnxError } from "../errors.js";
 import { decodeModel } from "../io/codec.js";
-import { isTextPath, modelFromBytes } from "../io/format.js";
+import { isTextPath, modelFromBytes as decodedFromBytes } from "../io/format.js";
 import { externalLocation, externalRange } from "../io/external-range.js";
 import { compactModel, LAZY_FROM, RANGED_FROM } from "../io/ranged.js";
 import type { ByteSource } from "../ir/tensor.js";
 import { walkTensors } from "../ir/visit.js";
 import type { Model } from "../ir/types.js";
 
-export { isTextPath as isTextModelName, looksBinary, modelFromBytes } from "../io/format.js";
+export { isTextPath as isTextModelName, looksBinary } from "../io/format.js";
+
+/**
+ * Every rule a model is held to when it is loaded, by the command line (cli/util.ts loadModel) and
+ * the page (Session) alike, after decoding: its opset imports, each domain once at a version this
+ * tool knows (check/opsets.ts), so that no command guesses at a duplicate or an unknown opset.
+ * `where` names the file in the error. Returns the model.
+ */
+export function acceptModel(model: Model, where?: string): Model {
+  assertOpsetImports(model, where);
+  return model;
+}
+
+/** A model decoded from a file's name and bytes (io/format.ts), held to the rules of loading. */
+export function modelFromBytes(bytes: Uint8Array, name: string): Model {
+  return acceptModel(decodedFromBytes(bytes, name), name);
+}
 
 /** A file picked with a model (the page) or found beside it: its name and its bytes as a source. */
 export interface PickedFile {
@@ -46,7 +64,7 @@ export function modelFromFiles(files: PickedFile[]): OpenedModel {
   let model: Model;
   if (!isTextPath(name) && source.size >= RANGED_FROM) {
     const compact = compactModel(source, LAZY_FROM, name);
-    model = decodeModel(compact.bytes, { where: name, holes: compact.holes });
+    model = acceptModel(decodeModel(compact.bytes, { where: name, holes: compact.holes }), name);
   } else model = modelFromBytes(source.read(0, source.size), name);
   const folder = name.includes("/") ? name.slice(0, name.lastIndexOf("/") + 1) : "";
   const byName = new Map(files.map((f) => [f.name, f.source] as const));

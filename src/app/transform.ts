@@ -33,12 +33,14 @@ import { precisionPass, type PrecisionRequest } from "./precision.js";
 import type { Model } from "../ir/types.js";
 import { pipeline, runPass } from "../passes/manager.js";
 import {
+  failureError,
   modelOf,
   passContext,
   type Pass,
   type PassContext,
   type PassResult,
 } from "../passes/pass.js";
+import { validateModel } from "../passes/validate-model.js";
 
 export type TransformResult = PassResult;
 
@@ -68,6 +70,21 @@ export function convertModel(
   req: ConvertRequest & Pick<ConvertOptions, "registry" | "progress"> = {},
 ): ConversionResult {
   return convertWith(model, target, withLowering(req));
+}
+
+/**
+ * What `convert --plan` shows: the model validated as `convert` validates it (its first step,
+ * validate-model), so that a model the converter cannot take is refused for the same reason with
+ * or without --plan; then convertModel's plan. The refusal is thrown (failureError).
+ */
+export function planConversion(
+  model: Model,
+  target: number,
+  req: ConvertRequest & Pick<ConvertOptions, "registry" | "progress"> = {},
+): ConversionResult {
+  const valid = transform(model, validateModel());
+  if (!valid.ok) throw failureError(valid);
+  return convertModel(model, target, req);
 }
 
 /** The convert-opset pass, lowering as convertModel does. */
@@ -115,7 +132,7 @@ export function expand(model: Model, req: ExpandRequest = {}): TransformResult {
   return transform(model, expandPipeline(req));
 }
 
-/** What `simplify` runs: fix-dims, fold-constants, eliminate-identity, remove-dead-values. */
+/** What `simplify` runs: simplifyPipeline (passes/simplify.ts, its steps listed there once). */
 export function simplify(model: Model, req: SimplifyOptions = {}): TransformResult {
   return transform(model, simplifyPipeline(req));
 }
@@ -136,93 +153,175 @@ export type LowerResult =
   | (Extract<TransformResult, { ok: true }> & { report: TargetReport })
   | Extract<TransformResult, { ok: false }>;
 
+/** A step of lowering: its pass's name, when it runs (as `lower --help` says it), and the pass. */
+export interface LowerStep {
+  name: string;
+  when: string;
+  /** The pass, for this model and target; undefined: the step does not apply. */
+  make(): Pass | undefined;
+}
+
 /**
- * What `lower --target X` runs, as one pipeline: simplify (fixed dims, folded constants, no
- * Identity, no dead values), convert into the target's opset range (when the model is outside
- * it), expand the function and onnxruntime ops the target lacks (what cannot be expanded is left,
- * with a warning), simplify again; then the result is classified against the profile.
+ * The steps of `lower --target X`, in order, each with the condition it runs under: the one
+ * description of lowering, which lowerPipeline runs and `lower --help` and docs/architecture.md
+ * print (lowerSteps() without a model gives the names and conditions only). Simplify first (fixed
+ * dims, folded constants, no Identity, no dead values: what folds, such as a Range over fixed
+ * dims, need not be expanded into what the target may lack), convert into the target's opset
+ * range, expand the function and onnxruntime ops the target lacks (what cannot be expanded is
+ * left, with a warning), simplify again; then the result is classified against the profile.
  */
-export function lowerPipeline(model: Model, req: LowerRequest): Pass {
-  const p = req.profile;
-  const onnx = model.opsetImports.find((o) => o.domain === "" || o.domain === "ai.onnx")?.version;
-  // Folding first: what folds (a Range over fixed dims) need not be expanded into what the
-  // target may lack (Range's body is a Loop); then again after the expansion.
-  const passes: Pass[] = [simplifyPipeline(req)];
-  // float64 the target refuses: made float32 (the values fit, or the pass refuses).
-  if (
-    classifyModel(model, p).nodes.some((n) => n.reasons.some((r) => /element type double/.test(r)))
-  )
-    passes.push(legalizeFloat64());
-  const opset = req.opset ?? nearestOpset(model, p);
-  if (onnx !== undefined && opset !== onnx) passes.push(convertPass(opset));
-  // onnxruntime's Quantize/DequantizeLinear become ai.onnx's where the target has those (the
-  // model keeps its QDQ pairs), else float arithmetic.
+export function lowerSteps(model?: Model, req?: LowerRequest): LowerStep[] {
+  const p = req?.profile;
+  const onnx = model?.opsetImports.find((o) => o.domain === "" || o.domain === "ai.onnx")?.version;
+  const opset = !p || !model ? 0 : (req?.opset ?? nearestOpset(model, p));
   const hasOp = (op: string) => {
-    const row = rowFor(p, "", op);
+    const row = p && rowFor(p, "", op);
     const v = SchemaRegistry.default().tryResolve("", op, opset);
     return !!row && !!v && versionSupported(row, v.since);
   };
-  const standardQuantOps = hasOp("QuantizeLinear") && hasOp("DequantizeLinear");
+  const applies = (test: () => boolean) => model !== undefined && p !== undefined && test();
+  const simplifyOptions: SimplifyOptions = {
+    ...(req?.foldLimit !== undefined ? { foldLimit: req.foldLimit } : {}),
+    ...(req?.maxMemory !== undefined ? { maxMemory: req.maxMemory } : {}),
+  };
+  // onnxruntime's Quantize/DequantizeLinear become ai.onnx's where the target has those (the
+  // model keeps its QDQ pairs), else float arithmetic.
+  const standardQuantOps = () => hasOp("QuantizeLinear") && hasOp("DequantizeLinear");
+  const flatten = () => (hasOp("Reshape") && !hasOp("Flatten") ? [flattenToReshape()] : []);
   // Ops the target lacks rewritten into ops it has (Gather as GatherND, Pad as Concat, …).
-  const legalize = legalizeForTarget({
-    has: hasOp,
-    foldLimit: req.foldLimit,
-    ...(req.approximate ? { approximate: req.approximate } : {}),
-  });
-  // A function op whose body still needs what the target lacks, once folded and legalized as
-  // lowering will, stays as it is: judged on the model as it reaches this step (dims fixed,
-  // constants folded, converted).
-  const flatten = hasOp("Reshape") && !hasOp("Flatten") ? [flattenToReshape()] : [];
-  const settle = pipeline("settle", [
-    simplifyPipeline({
-      ...(req.foldLimit !== undefined ? { foldLimit: req.foldLimit } : {}),
-      ...(req.maxMemory !== undefined ? { maxMemory: req.maxMemory } : {}),
-    }),
-    ...flatten,
-    legalize,
-  ]);
-  passes.push({
-    name: "expand",
-    run(m, ctx) {
-      const keep = opsWorthKeeping(m, p, opset, ctx.registry, standardQuantOps, (body) =>
-        modelOf(transform(body, settle, ctx)),
-      );
-      return runPass(
-        expandOnly({
-          standardQuantOps,
-          targetOps: profileOps(p),
-          targetResidue: "none",
-          leaveUnbuilt: true,
-          ...(keep.length ? { keep } : {}),
-        }),
-        m,
-        ctx,
-      );
+  const legalize = () =>
+    legalizeForTarget({
+      has: hasOp,
+      foldLimit: req?.foldLimit,
+      ...(req?.approximate ? { approximate: req.approximate } : {}),
+    });
+  return [
+    {
+      name: "simplify",
+      when: "always",
+      make: () => (model ? simplifyPipeline(req) : undefined),
     },
-  });
-  // Flatten the target lacks, where it has Reshape: a Reshape to the same two dims.
-  passes.push(...flatten);
-  passes.push(
-    simplifyPipeline({
-      ...(req.foldLimit !== undefined ? { foldLimit: req.foldLimit } : {}),
-      ...(req.maxMemory !== undefined ? { maxMemory: req.maxMemory } : {}),
-    }),
-  );
-  passes.push(legalize);
-  // int64 the target refuses at some ops: computed in int32 there, where the values fit.
-  if (Object.values(p.ops).some((r) => r.types && !r.types.includes("int64")))
-    passes.push(
-      legalizeInt64({
-        accepts: (n) => {
-          const types = rowFor(p, n.domain ?? "", n.opType)?.types;
-          return !types || types.includes("int64");
-        },
-      }),
-      removeDeadValues(),
-    );
-  // Half precision last, on the model as the target gets it (dims fixed: no --dim left to draw).
-  if (req.precision) passes.push(precisionPass({ ...req.precision, dims: new Map() }, p));
-  return pipeline(`lower --target ${p.name}`, passes);
+    {
+      name: "legalize-float64",
+      when: "the profile refuses a node's float64 (made float32 where the values fit)",
+      make: () =>
+        applies(() =>
+          classifyModel(model!, p!).nodes.some((n) =>
+            n.reasons.some((r) => /element type double/.test(r)),
+          ),
+        )
+          ? legalizeFloat64()
+          : undefined,
+    },
+    {
+      name: "convert",
+      when: "the model's opset is outside the profile's range, or a later one leaves less unsupported",
+      make: () =>
+        applies(() => onnx !== undefined && opset !== onnx) ? convertPass(opset) : undefined,
+    },
+    {
+      name: "expand",
+      when: "always: the function and onnxruntime ops the target lacks (a body that, folded and legalized, still needs what the target lacks stays)",
+      make: () => {
+        if (!model || !p) return undefined;
+        const quant = standardQuantOps();
+        // Judged on the model as it reaches this step (dims fixed, constants folded, converted),
+        // each body settled as lowering will settle it.
+        const settle = pipeline("settle", [
+          simplifyPipeline(simplifyOptions),
+          ...flatten(),
+          legalize(),
+        ]);
+        return {
+          name: "expand",
+          run(m, ctx) {
+            const keep = opsWorthKeeping(m, p, opset, ctx.registry, quant, (body) =>
+              modelOf(transform(body, settle, ctx)),
+            );
+            return runPass(
+              expandOnly({
+                standardQuantOps: quant,
+                targetOps: profileOps(p),
+                targetResidue: "none",
+                leaveUnbuilt: true,
+                ...(keep.length ? { keep } : {}),
+              }),
+              m,
+              ctx,
+            );
+          },
+        };
+      },
+    },
+    {
+      name: "flatten-to-reshape",
+      when: "the profile has Reshape and lacks Flatten",
+      make: () => (applies(() => flatten().length > 0) ? flattenToReshape() : undefined),
+    },
+    {
+      name: "simplify",
+      when: "always",
+      make: () => (model ? simplifyPipeline(simplifyOptions) : undefined),
+    },
+    {
+      name: "legalize",
+      when: "the profile lacks an op that an exact rewrite turns into ops it has (until nothing changes)",
+      make: () => (model && p ? legalize() : undefined),
+    },
+    {
+      name: "legalize-int64",
+      when: "some op of the profile lists types without int64 (int32 where the values fit)",
+      make: () => {
+        if (
+          !applies(() => Object.values(p!.ops).some((r) => r.types && !r.types.includes("int64")))
+        )
+          return undefined;
+        return pipeline("legalize-int64", [
+          legalizeInt64({
+            accepts: (n) => {
+              const types = rowFor(p!, n.domain ?? "", n.opType)?.types;
+              return !types || types.includes("int64");
+            },
+          }),
+          removeDeadValues(),
+        ]);
+      },
+    },
+    {
+      name: "precision",
+      when: "--precision float16|bfloat16: made half where the target's types allow, verified",
+      // On the model as the target gets it (dims fixed: no --dim left to draw).
+      make: () =>
+        model && p && req?.precision
+          ? precisionPass({ ...req.precision, dims: new Map() }, p)
+          : undefined,
+    },
+  ];
+}
+
+/**
+ * The two pipelines as `simplify --help`, `lower --help` and docs/architecture.md print them, from
+ * simplifyPipeline's steps and lowerSteps (never retyped).
+ */
+export function describePipelines(): { simplify: string; lower: string } {
+  const simplify = simplifyPipeline().steps.map((p) => p.name);
+  return {
+    simplify: `simplify runs, in order: ${simplify.join(", ")}.`,
+    lower: [
+      "lower runs, in order (then classifies the result against the profile):",
+      ...lowerSteps().map((s, i) => `  ${i + 1}. ${s.name}: ${s.when}`),
+    ].join("\n"),
+  };
+}
+
+/** What `lower --target X` runs, as one pipeline: the steps of lowerSteps that apply. */
+export function lowerPipeline(model: Model, req: LowerRequest): Pass {
+  const passes: Pass[] = [];
+  for (const s of lowerSteps(model, req)) {
+    const pass = s.make();
+    if (pass) passes.push(pass);
+  }
+  return pipeline(`lower --target ${req.profile.name}`, passes);
 }
 
 /** The model's ai.onnx opset moved into the profile's range (the range's top when it has none). */

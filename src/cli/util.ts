@@ -2,7 +2,7 @@
 
 import { statSync } from "node:fs";
 import { totalmem } from "node:os";
-import { assertOpsetImports } from "../check/opsets.js";
+import { acceptModel } from "../app/load.js";
 import { OnnxError } from "../errors.js";
 import { loadModel as loadModelFile, type LoadOptions } from "../io/files.js";
 import { walkGraphNodes } from "../ir/visit.js";
@@ -71,14 +71,11 @@ export function inFile<T>(file: string, f: () => T): T {
 }
 
 /**
- * Loads a model file as every command does: read and decoded (io/loadModel), then its opset
- * imports held to the one rule (check/opsets.ts), so that no command guesses at a duplicate or an
- * unknown opset.
+ * Loads a model file as every command does: read and decoded (io/loadModel), then held to the
+ * rules of loading that the page's Session applies too (app/load.ts acceptModel).
  */
 export function loadModel(path: string, opts: LoadOptions = {}): Model {
-  const model = loadModelFile(path, opts);
-  assertOpsetImports(model, path);
-  return model;
+  return acceptModel(loadModelFile(path, opts), path);
 }
 
 /**

@@ -90,9 +90,10 @@ export interface AdapterRow {
   to: number;
   /** What the step changes, one line (shown by `convert --list-adapters`). */
   summary: string;
-  /** The row's adapter, after the target version's type check (it may end in `c.fail`). */
-  adapter: Adapter;
-  /** The adapter applied to a node, its outcome a value (a `c.fail` becomes `{ blocked }`). */
+  /**
+   * The row's adapter applied to a node after the target version's type check, its outcome a
+   * value (a `c.fail` becomes `{ blocked }`).
+   */
   apply(c: AdapterContext): RowOutcome;
   /** Rows come from `row`, so that every one is type-checked: no object literal is a row. */
   readonly [madeByRow]: true;

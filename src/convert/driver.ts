@@ -340,24 +340,28 @@ interface Site {
 
 /** What one node does at one opset step, as a value (Converter.decide). */
 type StepOutcome =
-  | { kind: "kept" }
   | { kind: "free" }
   /** Replaced by `nodes` (undefined: only its version changes), a record sharing `step`. */
   | { kind: "adapted"; nodes: Node[] | undefined; step: AdaptedStep }
-  /** Left as it is, with the op's versions before and after (0: none) and the reason. */
-  | { kind: "blocked"; from: number; to: number; reason: string };
+  /**
+   * Left as it is, with the op's versions before and after (0: none), the reason, and what to do
+   * about it (kept apart: a caller that knows better replaces the hint, not the reason).
+   */
+  | { kind: "blocked"; from: number; to: number; reason: string; hint?: string };
 
-const KEPT: StepOutcome = { kind: "kept" };
 const FREE: StepOutcome = { kind: "free" };
-const blocked = (from: number, to: number, reason: string): StepOutcome => ({
+const blocked = (from: number, to: number, reason: string, hint?: string): StepOutcome => ({
   kind: "blocked",
   from,
   to,
   reason,
+  ...(hint ? { hint } : {}),
 });
 
 export class Converter {
   readonly plan: ConversionPlan;
+  /** Each blocked record's reason (its message without the hint). */
+  private readonly reasons = new WeakMap<StepRecord, string>();
   private readonly registry: SchemaRegistry;
   private readonly versions: VersionTable;
   private readonly types: TypeSource;
@@ -592,7 +596,7 @@ export class Converter {
   private block(site: Site, b: Extract<StepOutcome, { kind: "blocked" }>): void {
     const { state, node, index } = site;
     this.blockedNodes.add(node);
-    this.plan.blocked.push({
+    const record: StepRecord = {
       where: state.scope.nodeWhere(node, index),
       op: node.opType,
       domain: node.domain,
@@ -600,8 +604,15 @@ export class Converter {
       to: b.to,
       opsetFrom: site.k,
       opsetTo: site.next,
-      message: b.reason,
-    });
+      message: b.hint ? `${b.reason}; ${b.hint}` : b.reason,
+    };
+    this.plan.blocked.push(record);
+    this.reasons.set(record, b.reason);
+  }
+
+  /** Why a record of this conversion's plan is blocked, without the hint its message ends in. */
+  reasonOf(record: StepRecord): string {
+    return this.reasons.get(record) ?? record.message;
   }
 
   /**
@@ -611,16 +622,16 @@ export class Converter {
   private decide(site: Site, info: StepInfo | null): StepOutcome {
     const op = site.node.opType;
     if (info === null) return blocked(0, 0, `unknown operator '${op}'`);
-    if (info.same) return KEPT;
     const a = info.a;
     const b = info.b;
     if (!a) return blocked(0, b!.since, `${op} does not exist at opset ${site.k}`);
     if (!b) {
       const listed = blockedStep("", op, a.since, 0)?.reason;
+      if (listed) return blocked(a.since, 0, listed);
       const hint = a.function
-        ? `; it is a function op: expand it first (\`onnx-expand expand\`), then convert`
-        : "";
-      return blocked(a.since, 0, listed ?? `${op} does not exist before opset ${a.since}${hint}`);
+        ? "it is a function op: expand it first (`onnx-expand expand`), then convert"
+        : undefined;
+      return blocked(a.since, 0, `${op} does not exist before opset ${a.since}`, hint);
     }
     const ctx = new DriverContext(site, a, b, this);
     const row = info.row;
@@ -829,13 +840,14 @@ export function convertModel(
   // (the nodes it names are the model's own), each function op saying what blocked the lowered
   // model (a node of a body first), not to expand it first.
   if (!r.model) {
-    const plain = new Converter(model, target, opts).run();
+    const converter = new Converter(model, target, opts);
+    const plain = converter.run();
     const own = new Set(plain.plan.blocked.map((b) => b.where));
     const why = r.plan.blocked.find((b) => !own.has(b.where)) ?? r.plan.blocked[0];
     const lowered = new Set(l.lowered.map((x) => x.where));
     for (const b of plain.plan.blocked)
       if (why && lowered.has(b.where))
-        b.message = `${b.message.split(";")[0]}; lowered, the model is still blocked: ${why.where}: ${why.message}`;
+        b.message = `${converter.reasonOf(b)}; lowered, the model is still blocked: ${why.where}: ${why.message}`;
     return plain;
   }
   r.plan.lowered = l.lowered;

@@ -167,7 +167,11 @@ export class Walker {
   private readonly converter?: OpsetConverter;
   private readonly fit: FitContext;
   private readonly state: WalkState;
-  private calls = 0;
+  /**
+   * The calls replaced so far, counted for the expansion in progress: the walk's
+   * own, or (while a shared body is expanded, expandedBody) the body's, which every use adds.
+   */
+  private counted = { calls: 0 };
   /** How origins name each op's body (mark()). */
   private readonly originNames = new Map<OpVersion, { domain: string; name: string }>();
   /** The plan run() applies (calls the count found a body for). */
@@ -300,7 +304,7 @@ export class Walker {
     const model = this.model;
     const notes = this.state.notes;
     if (plan && plan.planned === 0)
-      return { model, modified: false, notes: notes.list, calls: this.calls };
+      return { model, modified: false, notes: notes.list, calls: this.counted.calls };
     if (plan) this.planned = plan.calls;
     const out = visitModel<Unit>(model, {
       enter: this.enter,
@@ -309,7 +313,7 @@ export class Walker {
     });
     const main = this.unitOf(model.graph);
     if (out === model && main.added.size === 0)
-      return { model, modified: false, notes: notes.list, calls: this.calls };
+      return { model, modified: false, notes: notes.list, calls: this.counted.calls };
     const functions = out.functions.map((f, i) => {
       const unit = this.unitOf(model.functions[i]!);
       if (f === model.functions[i] || !unit.added.size) return f;
@@ -328,7 +332,7 @@ export class Walker {
         ? withImports(model.opsetImports, main.added)
         : model.opsetImports,
     };
-    return { model: result, modified: true, notes: notes.list, calls: this.calls };
+    return { model: result, modified: true, notes: notes.list, calls: this.counted.calls };
   }
 
   // ---- what to replace ----
@@ -422,7 +426,7 @@ export class Walker {
       if (fitsAsIs(body.opsetImports, unit.opsets, true) && !readsConstant(node, unit)) {
         // Once per body and opsets (the plan keeps it, and the unit gets the imports it needs).
         const done = this.expandedBody(op, body, node, unit, where);
-        this.calls += 1 + done.calls;
+        this.counted.calls += 1 + done.calls;
         // Nodes that carry no origin of their own are given the call's as they are made.
         const record = this.originRecord(node, op);
         const out = inlineBody(
@@ -462,16 +466,16 @@ export class Walker {
         down: (m) => {
           const r = this.sub(m, this.options, this.nested);
           for (const n of r.notes) this.state.notes.push(n);
-          this.calls += r.calls;
+          this.counted.calls += r.calls;
           return { model: r.model, added: new Map() };
         },
       });
       if (!Array.isArray(lowered)) return lowered;
-      this.calls++;
+      this.counted.calls++;
       this.mark(lowered, node, d.op);
       return lowered;
     }
-    this.calls++;
+    this.counted.calls++;
     return this.expandInside(node, nodes, unit, where);
   }
 
@@ -567,10 +571,15 @@ export class Walker {
           outputs: formal.outputs.filter((o) => o !== "").map((name) => ({ name })),
         });
         const inner = makeUnit(unit.where, g, unit.opsets, () => this.typesOf(g, unit.opsets));
-        const before = this.calls;
-        const nodes = this.expandNodes(formal.nodes, g, inner, where());
-        e = { body: { ...formal, nodes }, calls: this.calls - before, added: inner.added };
-        this.calls = before;
+        const outer = this.counted;
+        const mine = (this.counted = { calls: 0 });
+        let nodes: Node[];
+        try {
+          nodes = this.expandNodes(formal.nodes, g, inner, where());
+        } finally {
+          this.counted = outer;
+        }
+        e = { body: { ...formal, nodes }, calls: mine.calls, added: inner.added };
       }
       byOpsets.set(unit.opsets, e);
     }

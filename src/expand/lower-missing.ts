@@ -26,14 +26,31 @@ import { specializeFunctions } from "./specialize-functions.js";
 /** Rounds of lowering at most (a body holding a function op the target lacks takes one more). */
 const MAX_ROUNDS = 4;
 
-/** The nodes of function ops the target opset lacks: a record each, and the ops as selectors. */
+/** Where a missing function op is, as a value: the key of the local function holding it, if any. */
+interface MissingSite {
+  /** functionKey of the model-local function whose body (or a subgraph of it) holds the node. */
+  function?: string;
+  /** Why the node is lowered (its record's message, before ": lowered to its function body"). */
+  reason: string;
+}
+
+/** A record's message, from its site: the reason, how the calls were copied if they were. */
+function loweredMessage(site: MissingSite, copied?: string): string {
+  return `${site.reason}${copied ? `; ${copied}` : ""}: lowered to its function body`;
+}
+
+/**
+ * The nodes of function ops the target opset lacks: a record each, and the ops as selectors;
+ * `sites` gives each record's place and reason as values, for decisions (no message is parsed).
+ */
 export function missingFunctionOps(
   model: Model,
   target: number,
   registry: SchemaRegistry,
-): { records: StepRecord[]; only: OpSelector[] } {
+): { records: StepRecord[]; only: OpSelector[]; sites: Map<StepRecord, MissingSite> } {
   const table = modelFunctions(model, registry);
   const records: StepRecord[] = [];
+  const sites = new Map<StepRecord, MissingSite>();
   const only = new Map<string, OpSelector>();
   const look = (opsets: Map<string, number>) => {
     const opset = opsets.get("");
@@ -53,7 +70,16 @@ export function missingFunctionOps(
       }
       if (op === null) return node;
       only.set(`${op.name}-${op.since}`, { domain: "", op: op.name, version: op.since });
-      records.push({
+      let root = scope;
+      while (root.parent) root = root.parent;
+      const fn = "initializers" in root.owner ? undefined : root.owner;
+      const site: MissingSite = {
+        ...(fn ? { function: functionKey(fn.domain, fn.name, fn.overload) } : {}),
+        reason: op.registeredBy
+          ? `${node.opType} is ${op.registeredBy}'s own ${op.name}-${op.since}`
+          : `${node.opType} does not exist at opset ${target}`,
+      };
+      const record: StepRecord = {
         where: scope.nodeWhere(node, index),
         op: node.opType,
         domain: node.domain,
@@ -61,10 +87,10 @@ export function missingFunctionOps(
         to: 0,
         opsetFrom: opset,
         opsetTo: target,
-        message: op.registeredBy
-          ? `${node.opType} is ${op.registeredBy}'s own ${op.name}-${op.since}: lowered to its function body`
-          : `${node.opType} does not exist at opset ${target}: lowered to its function body`,
-      });
+        message: loweredMessage(site),
+      };
+      records.push(record);
+      sites.set(record, site);
       return node;
     };
   };
@@ -73,7 +99,7 @@ export function missingFunctionOps(
     enter: (scope, parent) => parent ?? look(functionOpsets(scope.owner, modelOpsets)),
     node: (node, index, scope, seen) => seen(node, index, scope),
   });
-  return { records, only: [...only.values()] };
+  return { records, only: [...only.values()], sites };
 }
 
 /** The converter's lowering: missing function ops expanded, round by round; undefined: none. */
@@ -121,11 +147,12 @@ export function lowerMissing(
         else if (s.copies.length) {
           r = expand(s.model);
           const copied = `the calls of its function differ in type: copied per signature (${s.copies.join(", ")})`;
-          mine = mine.map((x) =>
-            failing.wheres.some((w) => x.where.startsWith(w))
-              ? { ...x, message: x.message.replace(/: lowered to/, `; ${copied}: lowered to`) }
-              : x,
-          );
+          mine = mine.map((x) => {
+            const site = found.sites.get(x)!;
+            return site.function !== undefined && failing.keys.has(site.function)
+              ? { ...x, message: loweredMessage(site, copied) }
+              : x;
+          });
         }
       }
     }
@@ -146,16 +173,16 @@ export function lowerMissing(
   return { ok: true, model: current, lowered, notes };
 }
 
-/** The local functions where an expansion failed (those its error notes are in): keys, wheres. */
-function failingFunctions(model: Model, notes: Note[]): { keys: Set<string>; wheres: string[] } {
+/**
+ * The keys of the local functions where an expansion failed: those its error notes are in (a
+ * note's place is the one thing the expander's notes give; it starts with the function's).
+ */
+function failingFunctions(model: Model, notes: Note[]): { keys: Set<string> } {
   const keys = new Set<string>();
-  const wheres: string[] = [];
   for (const f of model.functions) {
     const where = `${functionWhere(f)} >`;
-    if (errorNotes(notes).some((n) => n.where?.startsWith(where))) {
+    if (errorNotes(notes).some((n) => n.where?.startsWith(where)))
       keys.add(functionKey(f.domain, f.name, f.overload));
-      wheres.push(where);
-    }
   }
-  return { keys, wheres };
+  return { keys };
 }

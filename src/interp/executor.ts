@@ -15,12 +15,12 @@ import type { Attribute, Function, Graph, Model, Node } from "../ir/types.js";
 import { MemoryBudget, withBudget } from "./budget.js";
 import { assertNodeBudget } from "./call-count.js";
 import { fromIRTensor, sparseToDense } from "./ir-tensors.js";
-import { kernelFor } from "./kernels/index.js";
+import { bodyKernelFor, hasKernel, kernelFor } from "./kernels/index.js";
 import { markConstant } from "./kernels/wasm/gemm.js";
 import { nodeWithDefaults } from "./defaults.js";
 import { asKernel, kernelMade } from "./tensor.js";
 import { finishProfile, outputBytes, type NodeProfile, type RunProfile } from "./profile.js";
-import type { KernelContext, RTensor, RValue } from "./types.js";
+import type { BodyRun, KernelContext, RTensor, RValue } from "./types.js";
 
 export interface RunOptions {
   /** Largest element count any tensor may have (default 2^31 - 1). */
@@ -52,9 +52,6 @@ export const DEFAULT_MAX_ELEMENTS = 2 ** 31 - 1;
 /** About 20 s of a trivial Loop body on these machines. */
 export const DEFAULT_MAX_ITERATIONS = 10_000_000;
 
-/** How deeply function calls may nest: deeper chains would exhaust the stack. */
-const MAX_CALL_DEPTH = 256;
-
 const isDefaultDomain = (d: string) => d === "" || d === "ai.onnx";
 
 /** What to run for a node: its order and how many nodes read each value. */
@@ -63,6 +60,64 @@ interface Plan {
   /** Names each node releases when it finishes (inputs and outer names it reads). */
   reads: string[][];
   uses: Map<string, number>;
+}
+
+/**
+ * Nodes being run: a graph's (the main graph, an If branch, a Loop/Scan/SequenceMap body) or a
+ * called function's, and how far they have got. Frames are kept on a stack of Executor.runNodes,
+ * which runs calls and bodies there instead of recursing.
+ */
+interface Frame {
+  owner: Graph | Function;
+  nodes: Node[];
+  scope: Scope;
+  opsets: Map<string, number>;
+  keep: Set<string> | "all";
+  /** Where its nodes are, as error messages say it (" in function 'F' called by ..."). */
+  where: string;
+  plan: Plan;
+  /** Readers not run yet, per value. */
+  remaining: Map<string, number>;
+  /** The index into plan.order of the node to run next. */
+  next: number;
+  /** What finishing the frame answers: a call of a function, or a body a body kernel asked for. */
+  exit?: CallExit | BodyExit;
+  /** The body kernel of the node at `next`, waiting for the body on the frame above. */
+  pending?: PendingKernel;
+}
+
+interface CallExit {
+  kind: "call";
+  fn: Function;
+  label: string;
+  t0: number | undefined;
+}
+
+interface BodyExit {
+  kind: "body";
+  graph: Graph;
+  label: string;
+}
+
+interface PendingKernel {
+  run: Generator<BodyRun, RValue[], RValue[]>;
+  label: string;
+  /** The memory budget's mark when the kernel started (MemoryBudget.enter). */
+  mark: [number, number];
+  t0: number | undefined;
+}
+
+function frameOf(
+  owner: Graph | Function,
+  nodes: Node[],
+  scope: Scope,
+  opsets: Map<string, number>,
+  keep: Set<string> | "all",
+  where: string,
+  plans: Map<Graph | Function, Plan>,
+): Frame {
+  const plan = planFor(owner, plans);
+  return { owner, nodes, scope, opsets, keep, where, plan, remaining: new Map(plan.uses), next: 0 };
 }
 
 /**
@@ -203,21 +258,21 @@ export function unsupportedOps(model: Model): string[] {
   const functions = modelFunctions(model);
   const missing = new Set<string>();
   const visitedFns = new Set<Function>();
-  const visit = (nodes: Node[]) => {
+  // A work list, not recursion: a chain of calls may be far deeper than the stack.
+  const todo: Node[][] = [model.graph.nodes];
+  for (let nodes = todo.pop(); nodes; nodes = todo.pop())
     for (const n of nodes) {
       const f = functions.called(n);
       if (f) {
         if (!visitedFns.has(f)) {
           visitedFns.add(f);
-          visit(f.nodes);
+          todo.push(f.nodes);
         }
-      } else if (!kernelFor(n.opType, n.domain)) {
+      } else if (!hasKernel(n.opType, n.domain)) {
         missing.add(isDefaultDomain(n.domain) ? n.opType : `${n.domain}.${n.opType}`);
       }
-      for (const a of n.attributes) for (const g of attributeGraphs(a)) visit(g.nodes);
+      for (const a of n.attributes) for (const g of attributeGraphs(a)) todo.push(g.nodes);
     }
-  };
-  visit(model.graph.nodes);
   return [...missing].sort();
 }
 
@@ -259,6 +314,19 @@ function checkDeclared(
     );
 }
 
+/** What a kernel threw, as an error naming the node (`label`) unless it names a place already. */
+function kernelError(e: unknown, label: string): OnnxError {
+  if (e instanceof OnnxError) return e.where ? e : new OnnxError(e.code, e.message, label);
+  const msg = e instanceof Error ? e.message : String(e);
+  if (e instanceof RangeError && /array (buffer allocation|length)/i.test(msg))
+    return new OnnxError(
+      "E_RUNTIME",
+      "could not allocate memory for an array larger than the JavaScript engine allows",
+      label,
+    );
+  return new OnnxError("E_RUNTIME", msg.split("\n")[0]!, label);
+}
+
 class Executor {
   private readonly functions: FunctionTable;
   private readonly maxElements: number;
@@ -273,6 +341,8 @@ class Executor {
   private readonly producers = new Map<Graph | Function, Map<string, string>>();
   /** Functions being called right now, outermost first: a repeat is recursion, which never ends. */
   private readonly calling: Function[] = [];
+  /** The same functions as a set, to find a repeat at once however long the chain. */
+  private readonly inCall = new Set<Function>();
 
   constructor(
     private readonly model: Model,
@@ -287,68 +357,157 @@ class Executor {
   }
 
   /**
-   * Runs the nodes of a graph or function body in `scope` (whose own values it may free).
-   * `keep` names values that must survive (outputs, requested intermediates).
+   * Runs the nodes of a frame (frameOf: a graph's, in a scope whose own values it may free; its
+   * `keep` names values that must survive: outputs, requested intermediates). A call of a local
+   * function, and a body a body kernel asks for, push a frame on this loop's stack rather than
+   * recursing, so calls and bodies nested to any depth run.
    */
-  runNodes(
-    owner: Graph | Function,
-    nodes: Node[],
-    scope: Scope,
-    opsets: Map<string, number>,
-    keep: Set<string> | "all",
-    where: string,
-  ): void {
-    const plan = planFor(owner, this.plans);
-    const remaining = new Map(plan.uses);
-    for (const i of plan.order) {
-      const node = nodes[i]!;
-      const label = nodeLabel(node, i) + where;
-      const ins = node.inputs.map((name) => {
-        if (name === "" || scope.omitted.has(name)) return undefined;
-        const v = scope.get(name);
+  runNodes(first: Frame): void {
+    const stack: Frame[] = [first];
+    try {
+      while (stack.length > 0) {
+        const f = stack[stack.length - 1]!;
+        if (f.next === f.plan.order.length) {
+          stack.pop();
+          const exit = f.exit;
+          if (!exit) continue;
+          const below = stack[stack.length - 1]!;
+          if (exit.kind === "call") this.finishNode(below, this.leaveFunction(f, exit), exit.t0);
+          else this.resume(stack, below, this.leaveBody(f, exit));
+          continue;
+        }
+        const i = f.plan.order[f.next]!;
+        const node = f.nodes[i]!;
+        const label = nodeLabel(node, i) + f.where;
+        const ins = node.inputs.map((name) => {
+          if (name === "" || f.scope.omitted.has(name)) return undefined;
+          const v = f.scope.get(name);
+          if (v === undefined)
+            throw new OnnxError(
+              "E_RUNTIME",
+              `input '${name}' has no value (it is not a graph input, initializer or node output)`,
+              label,
+            );
+          return v;
+        });
+        const top = f.scope.parent === undefined && f.owner === this.model.graph;
+        const t0 = this.timings && top ? performance.now() : undefined;
+        const fn = this.functions.called(node);
+        if (fn) {
+          stack.push(this.enterFunction(fn, node, ins, f.opsets, label, t0));
+          continue;
+        }
+        const body = bodyKernelFor(node.opType, node.domain);
+        if (body) {
+          const mark = this.budget.enter();
+          const run = body(this.contextOf(node, f.opsets, label), ins);
+          f.pending = { run, label, mark, t0 };
+          this.resume(stack, f, []);
+          continue;
+        }
+        const donated =
+          top && f.keep !== "all"
+            ? (k: number) => this.donatable(node, k, ins[k], f, f.keep as Set<string>)
+            : undefined;
+        this.finishNode(f, this.runKernel(node, ins, f.opsets, label, donated), t0);
+      }
+    } catch (e) {
+      // What the frames left unfinished hold: scopes, places in `calling`, kernels' allocations.
+      for (const f of stack.reverse()) {
+        const exit = f.exit;
+        if (exit?.kind === "call") this.leaveCall(f, exit.fn);
+        else if (exit) f.scope.dispose();
+        if (f.pending) this.budget.leave(f.pending.mark);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Resumes the body kernel waiting on frame `f` with a body's outputs (the first time, with
+   * none): it asks for the next body, pushed as a frame, or returns the node's outputs.
+   */
+  private resume(stack: Frame[], f: Frame, outs: RValue[]): void {
+    const p = f.pending!;
+    let r: IteratorResult<BodyRun, RValue[]>;
+    try {
+      r = asKernel(() => p.run.next(outs));
+    } catch (e) {
+      throw kernelError(e, p.label);
+    }
+    if (!r.done) {
+      stack.push(this.enterBody(r.value, f, p.label));
+      return;
+    }
+    f.pending = undefined;
+    this.budget.leave(p.mark);
+    this.checkSizes(r.value, p.label);
+    this.finishNode(f, r.value, p.t0);
+  }
+
+  /** The frame of a body: a scope inside the asking node's, with the body's inputs bound. */
+  private enterBody(run: BodyRun, f: Frame, label: string): Frame {
+    const g = run.graph;
+    const scope = new Scope(f.scope);
+    bindInitializers(g, scope, this.initializers);
+    g.inputs.forEach((vi, i) => {
+      const v = run.inputs[i];
+      if (v !== undefined) scope.bind(vi.name, v);
+    });
+    const keep = new Set(g.outputs.map((o) => o.name));
+    const where = ` in a subgraph of ${label}`;
+    const body = frameOf(g, g.nodes, scope, f.opsets, keep, where, this.plans);
+    body.exit = { kind: "body", graph: g, label };
+    return body;
+  }
+
+  /** A finished body's outputs; its scope is released. */
+  private leaveBody(f: Frame, exit: BodyExit): RValue[] {
+    try {
+      return exit.graph.outputs.map((o) => {
+        const v = f.scope.get(o.name);
         if (v === undefined)
-          throw new OnnxError(
-            "E_RUNTIME",
-            `input '${name}' has no value (it is not a graph input, initializer or node output)`,
-            label,
-          );
+          throw new OnnxError("E_RUNTIME", `subgraph output '${o.name}' has no value`, exit.label);
         return v;
       });
-      const top = scope.parent === undefined && owner === this.model.graph;
-      const timed = this.timings && top;
-      const t0 = timed ? performance.now() : 0;
-      const donated =
-        top && keep !== "all"
-          ? (k: number) => this.donatable(node, k, ins[k], scope, keep, remaining, owner)
-          : undefined;
-      const outs = this.runNode(node, ins, scope, opsets, label, donated);
-      if (timed)
-        this.timings!.push({
-          index: i,
-          label,
-          opType: node.opType,
-          ms: performance.now() - t0,
-          bytes: outputBytes(outs),
-          share: 0,
-        });
-      node.outputs.forEach((name, k) => {
-        if (name === "") return;
-        const v = outs[k];
-        if (v === undefined)
-          throw new OnnxError("E_RUNTIME", `produced no value for output ${k} ('${name}')`, label);
-        scope.bind(name, v);
-      });
-      if (this.stats && scope.parent === undefined)
-        this.stats.peakLiveValues = Math.max(this.stats.peakLiveValues, scope.values.size);
-      if (keep === "all") continue;
-      for (const name of plan.reads[i]!) {
-        const left = (remaining.get(name) ?? 1) - 1;
-        remaining.set(name, left);
-        if (left <= 0 && !keep.has(name)) scope.unbind(name);
-      }
-      if (this.stats && scope.parent === undefined)
-        this.stats.peakLiveValues = Math.max(this.stats.peakLiveValues, scope.values.size);
+    } finally {
+      f.scope.dispose();
     }
+  }
+
+  /** Binds what the frame's current node gave, frees what nothing reads any more, moves on. */
+  private finishNode(f: Frame, outs: RValue[], t0: number | undefined): void {
+    const i = f.plan.order[f.next]!;
+    const node = f.nodes[i]!;
+    const label = nodeLabel(node, i) + f.where;
+    if (t0 !== undefined)
+      this.timings!.push({
+        index: i,
+        label,
+        opType: node.opType,
+        ms: performance.now() - t0,
+        bytes: outputBytes(outs),
+        share: 0,
+      });
+    const { scope, keep } = f;
+    node.outputs.forEach((name, k) => {
+      if (name === "") return;
+      const v = outs[k];
+      if (v === undefined)
+        throw new OnnxError("E_RUNTIME", `produced no value for output ${k} ('${name}')`, label);
+      scope.bind(name, v);
+    });
+    f.next++;
+    if (this.stats && scope.parent === undefined)
+      this.stats.peakLiveValues = Math.max(this.stats.peakLiveValues, scope.values.size);
+    if (keep === "all") return;
+    for (const name of f.plan.reads[i]!) {
+      const left = (f.remaining.get(name) ?? 1) - 1;
+      f.remaining.set(name, left);
+      if (left <= 0 && !keep.has(name)) scope.unbind(name);
+    }
+    if (this.stats && scope.parent === undefined)
+      this.stats.peakLiveValues = Math.max(this.stats.peakLiveValues, scope.values.size);
   }
 
   /**
@@ -361,11 +520,10 @@ class Executor {
     node: Node,
     k: number,
     v: RValue | undefined,
-    scope: Scope,
+    f: Frame,
     keep: Set<string>,
-    remaining: Map<string, number>,
-    owner: Graph | Function,
   ): boolean {
+    const { scope, remaining, owner } = f;
     const name = node.inputs[k];
     if (!name || !v || !("dtype" in v) || keep.has(name)) return false;
     if (node.inputs.indexOf(name) !== node.inputs.lastIndexOf(name)) return false;
@@ -374,50 +532,51 @@ class Executor {
     return kernelMade(v.data) && this.budget.soleHolder(v.data);
   }
 
-  runNode(
+  /** A kernel's context for a node: its attributes with the schema's defaults, its opset. */
+  private contextOf(
     node: Node,
-    ins: (RValue | undefined)[],
-    scope: Scope,
     opsets: Map<string, number>,
     label: string,
     donated?: (k: number) => boolean,
-  ): RValue[] {
-    const fn = this.functions.called(node);
-    if (fn) return this.callFunction(fn, node, ins, opsets, label);
-    const kernel = kernelFor(node.opType, node.domain);
-    if (!kernel)
-      throw new OnnxError("E_UNSUPPORTED", "the interpreter has no kernel for this op", label);
+  ): KernelContext {
     const opset = opsets.get(isDefaultDomain(node.domain) ? "" : node.domain) ?? 1;
-    const ctx: KernelContext = {
+    return {
       // the schema's attribute defaults bound in, once per node (interp/defaults.ts)
       node: nodeWithDefaults(node, opset),
       opset,
       label,
       maxElements: this.maxElements,
       maxIterations: this.maxIterations,
-      runSubgraph: (g, inputs) => this.runSubgraph(g, inputs, scope, opsets, label),
       donated,
     };
+  }
+
+  /** Runs a node that is neither a call of a local function nor an op with bodies. */
+  private runKernel(
+    node: Node,
+    ins: (RValue | undefined)[],
+    opsets: Map<string, number>,
+    label: string,
+    donated?: (k: number) => boolean,
+  ): RValue[] {
+    const kernel = kernelFor(node.opType, node.domain);
+    if (!kernel)
+      throw new OnnxError("E_UNSUPPORTED", "the interpreter has no kernel for this op", label);
+    const ctx = this.contextOf(node, opsets, label, donated);
     let outs: RValue[];
     const mark = this.budget.enter();
     try {
       outs = asKernel(() => kernel(ctx, ins));
     } catch (e) {
-      if (e instanceof OnnxError) {
-        if (e.where) throw e;
-        throw new OnnxError(e.code, e.message, label);
-      }
-      const msg = e instanceof Error ? e.message : String(e);
-      if (e instanceof RangeError && /array (buffer allocation|length)/i.test(msg))
-        throw new OnnxError(
-          "E_RUNTIME",
-          "could not allocate memory for an array larger than the JavaScript engine allows",
-          label,
-        );
-      throw new OnnxError("E_RUNTIME", msg.split("\n")[0]!, label);
+      throw kernelError(e, label);
     } finally {
       this.budget.leave(mark);
     }
+    this.checkSizes(outs, label);
+    return outs;
+  }
+
+  private checkSizes(outs: RValue[], label: string): void {
     for (const v of outs)
       if (v && "dtype" in v && v.data.length > this.maxElements)
         throw new OnnxError(
@@ -425,43 +584,26 @@ class Executor {
           `output has ${v.data.length} elements, more than the limit of ${this.maxElements}`,
           label,
         );
-    return outs;
   }
 
-  runSubgraph(
-    g: Graph,
-    inputs: RValue[],
-    outer: Scope,
-    opsets: Map<string, number>,
-    label: string,
-  ): RValue[] {
-    const scope = new Scope(outer);
-    bindInitializers(g, scope, this.initializers);
-    g.inputs.forEach((vi, i) => {
-      const v = inputs[i];
-      if (v !== undefined) scope.bind(vi.name, v);
-    });
-    const keep = new Set(g.outputs.map((o) => o.name));
-    try {
-      this.runNodes(g, g.nodes, scope, opsets, keep, ` in a subgraph of ${label}`);
-      return g.outputs.map((o) => {
-        const v = scope.get(o.name);
-        if (v === undefined)
-          throw new OnnxError("E_RUNTIME", `subgraph output '${o.name}' has no value`, label);
-        return v;
-      });
-    } finally {
-      scope.dispose();
-    }
-  }
-
-  callFunction(
+  /** The frame of a call's body: its scope given the call's inputs, its @refs bound. */
+  private enterFunction(
     fn: Function,
     call: Node,
     ins: (RValue | undefined)[],
     callerOpsets: Map<string, number>,
     label: string,
-  ): RValue[] {
+    t0: number | undefined,
+  ): Frame {
+    const fnName = (f: Function) => `'${functionLabel(f)}'`;
+    if (this.inCall.has(fn)) {
+      const chain = cyclePath(this.calling.slice(this.calling.indexOf(fn)));
+      throw new OnnxError(
+        "E_MODEL",
+        `function ${fnName(fn)} calls itself (${chain}); recursion is not allowed`,
+        label,
+      );
+    }
     const scope = new Scope(undefined, this.budget);
     fn.inputs.forEach((name, i) => {
       const v = ins[i];
@@ -474,40 +616,32 @@ class Executor {
     for (const a of call.attributes) bound.set(a.name, a);
     const nodes = bindRefs(fn.nodes, (ref) => bound.get(ref));
     const opsets = opsetMap(fn.opsetImports, callerOpsets);
-    const fnName = (f: Function) => `'${functionLabel(f)}'`;
-    if (this.calling.includes(fn)) {
-      const chain = cyclePath(this.calling.slice(this.calling.indexOf(fn)));
-      throw new OnnxError(
-        "E_MODEL",
-        `function ${fnName(fn)} calls itself (${chain}); recursion is not allowed`,
-        label,
-      );
-    }
-    if (this.calling.length >= MAX_CALL_DEPTH)
-      throw new OnnxError(
-        "E_UNSUPPORTED",
-        `function calls nest more than ${MAX_CALL_DEPTH} deep (${fnName(this.calling[0]!)} -> ... -> ${fnName(fn)})`,
-      );
     this.calling.push(fn);
+    this.inCall.add(fn);
+    const where = ` in function '${fn.name}' called by ${label}`;
+    const f = frameOf(fn, nodes, scope, opsets, new Set(fn.outputs), where, this.plans);
+    f.exit = { kind: "call", fn, label, t0 };
+    return f;
+  }
+
+  /** A finished call's outputs; its scope is released. */
+  private leaveFunction(f: Frame, { fn, label }: CallExit): RValue[] {
     try {
-      this.runNodes(
-        fn,
-        nodes,
-        scope,
-        opsets,
-        new Set(fn.outputs),
-        ` in function '${fn.name}' called by ${label}`,
-      );
       return fn.outputs.map((name) => {
-        const v = scope.values.get(name);
+        const v = f.scope.values.get(name);
         if (v === undefined)
           throw new OnnxError("E_RUNTIME", `function output '${name}' has no value`, label);
         return v;
       });
     } finally {
-      this.calling.pop();
-      scope.dispose();
+      this.leaveCall(f, fn);
     }
+  }
+
+  private leaveCall(f: Frame, fn: Function): void {
+    this.calling.pop();
+    this.inCall.delete(fn);
+    f.scope.dispose();
   }
 
   run(inputs: Record<string, RValue>, opts: RunOptions): Record<string, RValue> {
@@ -546,7 +680,8 @@ class Executor {
     const keepOpt = opts.keepIntermediates;
     const keep: Set<string> | "all" =
       keepOpt === true ? "all" : new Set([...g.outputs.map((o) => o.name), ...(keepOpt || [])]);
-    this.runNodes(g, g.nodes, scope, opsetMap(this.model.opsetImports), keep, "");
+    const opsets = opsetMap(this.model.opsetImports);
+    this.runNodes(frameOf(g, g.nodes, scope, opsets, keep, "", this.plans));
     if (opts.profile && this.timings) finishProfile(opts.profile, this.timings);
     // Keyed by the model's names (an output `__proto__` is a name like any other).
     const result: Record<string, RValue> = Object.create(null);

@@ -27,6 +27,6 @@ export {
   type OutputErrors,
   type Tolerance,
 } from "./backend-test.js";
-export { kernels, kernelFor } from "./kernels/index.js";
+export { bodyKernelFor, bodyKernels, hasKernel, kernels, kernelFor } from "./kernels/index.js";
 export { allocTensor, elementCount, toFloat64, fromFloat64 } from "./tensor.js";
 export { formatProfile, type RunProfile, type NodeProfile, type OpTypeProfile } from "./profile.js";

@@ -43,8 +43,6 @@ export interface KernelContext {
   maxElements: number;
   /** Most iterations a Loop may run (default DEFAULT_MAX_ITERATIONS). */
   maxIterations?: number;
-  /** Runs a subgraph (If/Loop/Scan body) with the given inputs; outer-scope values are visible. */
-  runSubgraph(g: Graph, inputs: RValue[]): RValue[];
   /**
    * Whether input i's storage may be overwritten and returned as an output: no value but this
    * input holds it, nothing reads it after this node, and a kernel of this run made it (never a
@@ -55,3 +53,19 @@ export interface KernelContext {
 
 /** A kernel computes a node's outputs from its inputs (undefined for an omitted optional input). */
 export type Kernel = (ctx: KernelContext, inputs: (RValue | undefined)[]) => RValue[];
+
+/** A body (If branch, Loop/Scan/SequenceMap body) to run on these inputs. */
+export interface BodyRun {
+  graph: Graph;
+  inputs: RValue[];
+}
+
+/**
+ * The kernel of an op with bodies: it yields each body run and is resumed with the body's outputs
+ * (outer-scope values visible to the body). The executor runs bodies on its own stack of frames,
+ * so a model whose calls and bodies alternate thousands deep runs without recursion.
+ */
+export type BodyKernel = (
+  ctx: KernelContext,
+  inputs: (RValue | undefined)[],
+) => Generator<BodyRun, RValue[], RValue[]>;

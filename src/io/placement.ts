@@ -9,6 +9,7 @@ import { Tensor, type ByteRange, type ByteSource } from "../ir/tensor.js";
 import { walkTensors } from "../ir/visit.js";
 import type { Model } from "../ir/types.js";
 import type { Piece } from "../proto/writer.js";
+import { printModel } from "../text/print.js";
 import { encodeModelPieces } from "./encode.js";
 
 /** Protobuf's limit on a message: its readers (onnxruntime's, ONNX's) refuse anything larger. */
@@ -264,4 +265,47 @@ function totalLength(pieces: Piece[]): number {
   let n = 0;
   for (const p of pieces) n += p.length;
   return n;
+}
+
+/** A model as saving writes it: the model file's pieces and size, and its data file's layout. */
+export interface SavedForm {
+  pieces: Piece[];
+  size: number;
+  /** The data file's tensors at their offsets (none: the model keeps no data file). */
+  layout?: Layout;
+}
+
+/**
+ * The one function that turns a model into what a save writes, binary (placeModel) or text (its
+ * tensors placed as textLayout says): the command line's saveModel writes it to disk, the page's
+ * downloads (app/save.ts) make files of it, so both hold the same bytes for the same model.
+ * `initializers: false` (text only) elides large tensors.
+ */
+export function savedForm(
+  model: Model,
+  format: "binary" | "text",
+  o: PlaceOptions,
+  where?: string,
+  initializers = true,
+): SavedForm {
+  if (format === "binary") {
+    return placeModel(model, o, where);
+  }
+  // Text holds tensor data inline as values; what was external stays external (no 2 GiB limit).
+  const layout = textLayout(model, o);
+  const text = printModel(model, { initializers, ...(layout ? { tensorHook: layout.hook } : {}) });
+  const bytes = new TextEncoder().encode(text);
+  return { pieces: [bytes], size: bytes.length, ...(layout ? { layout } : {}) };
+}
+
+/** A layout's data file as pieces, the gaps that align each tensor as zeros. */
+export function dataPieces(layout: Layout): Piece[] {
+  const out: Piece[] = [];
+  let pos = 0;
+  for (const item of layout.items) {
+    if (item.at > pos) out.push(new Uint8Array(item.at - pos));
+    out.push(item.bytes);
+    pos = item.at + item.bytes.length;
+  }
+  return out;
 }

@@ -19,15 +19,13 @@ import { Tensor, type ByteRange, type ByteSource } from "../ir/tensor.js";
 import type { Model } from "../ir/types.js";
 import { isRangePiece, type Piece } from "../proto/writer.js";
 import { walkTensors } from "../ir/visit.js";
-import { printModel } from "../text/print.js";
 import { writeFilesAtomic } from "./atomic.js";
 import {
   DEFAULT_THRESHOLD,
-  placeModel,
-  textLayout,
+  savedForm,
   type Layout,
   type PlaceOptions,
-  type Placed,
+  type SavedForm,
 } from "./placement.js";
 import { externalFile } from "./external.js";
 import { FileSource } from "./file-source.js";
@@ -136,41 +134,25 @@ export function saveModel(model: Model, path: string, opts: SaveOptions = {}): S
     copiesWhole,
   };
 
-  if (isTextPath(path)) {
-    // Text holds tensor data inline as values; what was external stays external (no 2 GiB limit).
-    const layout = textLayout(model, place);
-    const text = printModel(model, {
-      initializers: opts.initializers ?? true,
-      ...(layout ? { tensorHook: layout.hook } : {}),
-    });
-    writeFilesAtomic(
-      [
-        { path: dataPath, optional: true, write: (fd) => writeData(fd, layout) },
-        { path, write: (fd) => writeAll(fd, Buffer.from(text, "utf8")) },
-      ],
-      readFrom,
-    );
-    return report(layout, dataPath, Buffer.byteLength(text, "utf8"));
-  }
-
-  // Encoded while the data file's temporary file is open (made whether or not a tensor goes to
-  // it): an error or Ctrl-C during the encoding then removes it, and nothing else was touched.
-  let placed: Placed | undefined;
+  // Made while the data file's temporary file is open (made whether or not a tensor goes to it):
+  // an error or Ctrl-C during the encoding then removes it, and nothing else was touched.
+  let form: SavedForm | undefined;
   writeFilesAtomic(
     [
       {
         path: dataPath,
         optional: true,
         write: (fd) => {
-          placed = placeModel(model, place, path);
-          return writeData(fd, placed.layout);
+          const format = isTextPath(path) ? "text" : "binary";
+          form = savedForm(model, format, place, path, opts.initializers ?? true);
+          return writeData(fd, form.layout);
         },
       },
-      { path, write: (fd) => writePieces(fd, placed!.pieces) },
+      { path, write: (fd) => writePieces(fd, form!.pieces) },
     ],
     readFrom,
   );
-  return report(placed!.layout, dataPath, placed!.size);
+  return report(form!.layout, dataPath, form!.size);
 }
 
 function report(layout: Layout | undefined, dataPath: string, modelBytes: number): SaveReport {

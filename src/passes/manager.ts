@@ -69,9 +69,10 @@ export function runPass(pass: Pass, model: Model, ctx: PassContext = passContext
  * a step that is a pipeline itself);
  * modified when any step modified the model.
  */
-export function pipeline(name: string, passes: Pass[]): Pass {
+export function pipeline(name: string, passes: Pass[]): Pass & { steps: readonly Pass[] } {
   return {
     name,
+    steps: passes,
     run(model, ctx) {
       let current = model;
       let modified = false;

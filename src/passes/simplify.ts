@@ -1,7 +1,6 @@
-// The simplification pipeline (`onnx-expand simplify`, and a step of lowering for a target):
-// sort-nodes, fix-dims, then fold-constants, remove-no-ops, eliminate-identity,
-// common-subexpressions, fold-constants again, fuse-conv-batchnorm, lift-constants and
-// remove-dead-values, and the outputs' declared shapes refreshed (refresh-output-types).
+// The simplification pipeline (`onnx-expand simplify`, and a step of lowering for a target). Its
+// list of passes is written here only: `simplify --help` and docs/architecture.md print it from
+// `simplifyPipeline().steps` (test/passes/pipelines.test.ts holds the docs to it).
 
 import { modelTensorDataProblem } from "../ir/tensor-data.js";
 import { commonSubexpressions } from "./common-subexpressions.js";
@@ -25,7 +24,7 @@ export interface SimplifyOptions {
   maxMemory?: number;
 }
 
-export function simplifyPipeline(options: SimplifyOptions = {}): Pass {
+export function simplifyPipeline(options: SimplifyOptions = {}): Pass & { steps: readonly Pass[] } {
   const passes = pipeline("simplify", [
     sortNodes(),
     fixDims(options.dims ?? new Map()),

@@ -16,6 +16,7 @@ import { bindRefs } from "../ir/rewrite.js";
 import type { Attribute, Node } from "../ir/types.js";
 import { parseNodeListText } from "../text/parse.js";
 import { BODY_BUILDERS, BuildArgs, type BodyContext, type FunctionBody } from "./builders/index.js";
+import { defaultAttribute } from "./defaults.js";
 import type { OpVersion } from "./types.js";
 
 export type { BodyContext, FunctionBody } from "./builders/index.js";
@@ -60,9 +61,6 @@ export function bindAttributes(
         );
       return given;
     }
-    const spec = op.attributes.find((s) => s.name === ref);
-    if (spec?.default !== undefined)
-      return attr(a.name, spec.default as number | string | number[] | string[], a.type);
-    return undefined;
+    return defaultAttribute(op, ref, a.name);
   });
 }

@@ -13,6 +13,8 @@ import {
 } from "./types.js";
 import { SchemaRegistry, normaliseDomain } from "./registry.js";
 
+export { defaultAttribute } from "./defaults.js";
+
 // ---- one version: its formals and attributes ----
 
 /** The position of the formal input `name` (-1 when the version has no such input). */

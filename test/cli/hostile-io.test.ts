@@ -28,35 +28,9 @@ import { DataType, type Model } from "../../src/ir/types.js";
 import { parseModelText } from "../../src/text/parse.js";
 import { printModel } from "../../src/text/print.js";
 import { expectOneLineError, runCli } from "../helpers/cli.js";
+import { OPSET_IMPORT_CASES, RELU } from "../helpers/hostile.js";
 
 const tmp = () => mkdtempSync(join(tmpdir(), "onnx-expand-hostile-io-"));
-
-const RELU = (opsets: string) => `<ir_version: 8, opset_import: [${opsets}]>
-g (float[2] x) => (float[2] y) {
-  y = Relu (x)
-}
-`;
-
-/** A varint, for writing protobuf fields by hand. */
-function varint(v: bigint): number[] {
-  let u = BigInt.asUintN(64, v);
-  const out: number[] = [];
-  do {
-    let b = Number(u & 0x7fn);
-    u >>= 7n;
-    if (u > 0n) b |= 0x80;
-    out.push(b);
-  } while (u > 0n);
-  return out;
-}
-
-/** A binary model that imports ai.onnx at `version` (any int64), written field by field. */
-function importsAt(version: bigint): Uint8Array {
-  const m = parseModelText(RELU(`"" : 13`));
-  const body = encodeModel({ ...m, opsetImports: [] });
-  const opset = [0x12, 0x00, 0x10, ...varint(version)]; // domain "", version
-  return Uint8Array.from([...body, 0x42, opset.length, ...opset]); // ModelProto field 8
-}
 
 describe("huge flat nodes are not nesting", () => {
   it("a Sum of 200,000 inputs checks and runs", () => {
@@ -114,30 +88,7 @@ B (a) => (b) { b = local.A (a) }
 });
 
 describe("opset imports: one rule for every command", () => {
-  const cases: [string, Uint8Array | string, RegExp][] = [
-    [
-      "0",
-      RELU(`"" : 0`),
-      /the model imports ai\.onnx opset 0, which is not one this tool knows \(1 to \d+\)$/,
-    ],
-    ["-1", RELU(`"" : -1`), /the model imports ai\.onnx opset -1, which is not one/],
-    ["30", RELU(`"" : 30`), /the model imports ai\.onnx opset 30, which is not one/],
-    [
-      "2^63-1",
-      importsAt(2n ** 63n - 1n),
-      /the model imports ai\.onnx opset 922337203685477\d+, which is not one/,
-    ],
-    [
-      "-2^63",
-      importsAt(-(2n ** 63n)),
-      /the model imports ai\.onnx opset -922337203685477\d+, which is not one/,
-    ],
-    [
-      "11 and 18",
-      RELU(`"" : 11, "" : 18`),
-      /the model imports ai\.onnx twice \(opsets 11 and 18\)$/,
-    ],
-  ];
+  const cases = OPSET_IMPORT_CASES;
   it("check, run, print, info and parse refuse each with one line naming the file", () => {
     const d = tmp();
     for (const [label, content, pattern] of cases) {

@@ -540,13 +540,10 @@ describe("long chains of function calls", () => {
     return t;
   };
 
-  it("the interpreter bounds call depth; check and expand walk any chain (docs/semantics.md, Nesting)", () => {
+  it("run, check and expand walk any chain (docs/semantics.md, Nesting)", () => {
     const x = { dtype: DataType.FLOAT, shape: [2], data: Float32Array.of(1, -2) };
-    const ok = runValues(parseModelText(chain(100)), { x });
+    const ok = runValues(parseModelText(chain(300)), { x });
     expect([...(ok.y as { data: Float32Array }).data]).toEqual([1, 0]);
-    expect(() => runValues(parseModelText(chain(300)), { x })).toThrow(
-      /function calls nest more than 256 deep \('local\.F0' -> \.\.\. -> 'local\.F256'\)/,
-    );
     const dir = tmp();
     const file = join(dir, "chain.onnxtxt");
     writeFileSync(file, chain(3000));
@@ -556,6 +553,8 @@ describe("long chains of function calls", () => {
     expect(e.code).toBe(0);
     // Relu-13 is lowered through Relu-14, a function (max(x, 0)).
     expect(e.stdout).toMatch(/ y = Max \(x, /);
-    expectOneLineError(runCli(["run", file, "x=json:[1,-2]"]), /nest/);
+    const r = runCli(["run", file, "x=json:[1,-2]"]);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toMatch(/^y: float \[2\] = 1, 0$/m);
   });
 });

@@ -1,12 +1,8 @@
 // check: the checker from the command line. Every problem on its own line, then a count.
 
 import type { Command } from "commander";
-import {
-  checkModel,
-  formatProblem,
-  memoryWarnings,
-  withInferredValueInfo,
-} from "../../check/index.js";
+import { checkLoaded } from "../../app/check.js";
+import { formatProblem, memoryWarnings, withInferredValueInfo } from "../../check/index.js";
 import { formatBytes } from "../../interp/budget.js";
 import {
   classifyModel,
@@ -61,7 +57,7 @@ export function registerCheckCommands(program: Command): void {
         opts.maxMemory === undefined ? undefined : parseByteSize(opts.maxMemory, "--max-memory");
       const profile = opts.target === undefined ? undefined : loadProfile(opts.target);
       const model = loadModel(file);
-      const report = checkModel(model);
+      const report = checkLoaded(model);
       const target = profile ? classifyModel(model, profile) : undefined;
       const ok = report.ok && (!target || fullySupported(target));
       const warnings = maxMemory === undefined ? [] : memoryWarnings(model, maxMemory);

@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { Worker } from "node:worker_threads";
-import { convert, convertModel, type ConvertRequest } from "../../app/transform.js";
+import { convert, planConversion, type ConvertRequest } from "../../app/transform.js";
 import {
   ADAPTER_ROWS,
   breakingSteps,
@@ -181,7 +181,7 @@ function planCommand(
   let failed = 0;
   const plans: (ConversionPlan & { model: string })[] = [];
   for (const file of models) {
-    const result = inFile(file, () => convertModel(loadModel(file), target, options));
+    const result = inFile(file, () => planConversion(loadModel(file), target, options));
     if (result.plan.blocked.length) failed++;
     plans.push({ model: file, ...result.plan });
   }

@@ -7,7 +7,13 @@ import { parseDims } from "../../app/dims.js";
 import type { Model } from "../../ir/types.js";
 import type { SimplifyOptions } from "../../passes/simplify.js";
 import { APPROXIMATIONS, type Approximation } from "../../passes/legalize.js";
-import { expand, lower, simplify, type ExpandRequest } from "../../app/transform.js";
+import {
+  describePipelines,
+  expand,
+  lower,
+  simplify,
+  type ExpandRequest,
+} from "../../app/transform.js";
 import { formatTargetReport, fullySupported } from "../../targets/classify.js";
 import { OnnxError } from "../../errors.js";
 import { targetOpset } from "../../convert/index.js";
@@ -154,9 +160,11 @@ export function registerExpandCommands(program: Command): void {
   );
 
   withDataOptions(
-    withSimplifyOptions(program.command("simplify")).description(
-      "fix symbolic dims, fold constants (shape chains included), remove Identity and dead nodes",
-    ),
+    withSimplifyOptions(program.command("simplify"))
+      .description(
+        "fix symbolic dims, fold constants (shape chains included), remove Identity and dead nodes",
+      )
+      .addHelpText("after", `\n${describePipelines().simplify}`),
   ).action(
     action((file: string, opts: SimplifyFlags) => {
       const model = loadModel(file);
@@ -192,7 +200,8 @@ export function registerExpandCommands(program: Command): void {
       .option(
         "--precision <type>",
         "then compute in float16 or bfloat16 where the target's types allow, verified (see `precision`)",
-      ),
+      )
+      .addHelpText("after", `\n${describePipelines().lower}`),
   ).action(
     action(
       (

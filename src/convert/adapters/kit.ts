@@ -103,7 +103,7 @@ export function row(
       return { blocked: `attribute '${stray}' does not exist in ${c.to.name}-${c.to.since}` };
     return { nodes };
   };
-  return { domain: "", op, from, to, summary, adapter: checked, apply } as AdapterRow;
+  return { domain: "", op, from, to, summary, apply } as AdapterRow;
 }
 
 // ---- the attribute check after a row ----

@@ -7,7 +7,7 @@
 import { attr, getAttr, type AttrInput } from "../../ir/index.js";
 import { Tensor } from "../../ir/tensor.js";
 import { DataType, type Attribute, type Node, type TensorType } from "../../ir/types.js";
-import type { OpVersion } from "../../schema/types.js";
+import { defaultAttribute } from "../../schema/defaults.js";
 import type { AdapterContext } from "../adapter.js";
 
 // ---- copies of a node ----
@@ -235,48 +235,55 @@ export function constantValues(c: AdapterContext, i: number, what: string): numb
 
 // ---- attributes, with the defaults of the version the node is at ----
 
-/** The schema's default of an attribute of `v` (undefined when it has none). */
-export function schemaDefault(
-  v: OpVersion,
+/**
+ * The node's attribute `name` of type `type`, else the schema default of the version the node is
+ * at (schema/facts.ts defaultAttribute: of the attribute's own type), else undefined.
+ */
+function typedAttr(
+  c: AdapterContext,
   name: string,
-): number | string | number[] | string[] | undefined {
-  return v.attributes.find((a) => a.name === name)?.default;
+  type: Attribute["type"],
+): Attribute | undefined {
+  const a = getAttr(c.node, name);
+  if (a && a.type === type && a.value !== undefined) return a;
+  const d = defaultAttribute(c.from, name);
+  return d && d.type === type ? d : undefined;
 }
 
 /** An INT attribute's value, or the schema default of the version the node is at. */
 export function intAttr(c: AdapterContext, name: string): number | undefined {
-  const a = getAttr(c.node, name);
-  if (a && a.type === "INT" && a.value !== undefined) return Number(a.value);
-  const d = schemaDefault(c.from, name);
-  return typeof d === "number" ? d : undefined;
+  const a = typedAttr(c, name, "INT");
+  return a?.type === "INT" && a.value !== undefined ? Number(a.value) : undefined;
 }
 
 /** A FLOAT attribute's value, or the schema default of the version the node is at. */
 export function floatAttr(c: AdapterContext, name: string): number | undefined {
-  const a = getAttr(c.node, name);
-  if (a && a.type === "FLOAT" && a.value !== undefined) return a.value;
-  const d = schemaDefault(c.from, name);
-  return typeof d === "number" ? d : undefined;
+  const a = typedAttr(c, name, "FLOAT");
+  return a?.type === "FLOAT" ? a.value : undefined;
 }
 
 /** A STRING attribute's value, or the schema default of the version the node is at. */
 export function stringAttr(c: AdapterContext, name: string): string | undefined {
-  const a = getAttr(c.node, name);
-  if (a && a.type === "STRING" && a.value !== undefined) return a.value;
-  const d = schemaDefault(c.from, name);
-  return typeof d === "string" ? d : undefined;
+  const a = typedAttr(c, name, "STRING");
+  return a?.type === "STRING" ? a.value : undefined;
 }
 
-/** An INTS attribute's values (undefined when absent). */
+/** An INTS attribute's values, or the schema default of the version the node is at. */
 export function intsAttr(c: AdapterContext, name: string): number[] | undefined {
-  const a = getAttr(c.node, name);
-  return a && a.type === "INTS" && a.value !== undefined ? a.value.map(Number) : undefined;
+  const a = typedAttr(c, name, "INTS");
+  return a?.type === "INTS" ? a.value?.map(Number) : undefined;
 }
 
-/** A FLOATS attribute's values (undefined when absent). */
+/** A FLOATS attribute's values, or the schema default of the version the node is at. */
 export function floatsAttr(c: AdapterContext, name: string): number[] | undefined {
-  const a = getAttr(c.node, name);
-  return a && a.type === "FLOATS" && a.value !== undefined ? [...a.value] : undefined;
+  const a = typedAttr(c, name, "FLOATS");
+  return a?.type === "FLOATS" && a.value ? [...a.value] : undefined;
+}
+
+/** A STRINGS attribute's values, or the schema default of the version the node is at. */
+export function stringsAttr(c: AdapterContext, name: string): string[] | undefined {
+  const a = typedAttr(c, name, "STRINGS");
+  return a?.type === "STRINGS" && a.value ? [...a.value] : undefined;
 }
 
 // ---- what inference knows of an input ----

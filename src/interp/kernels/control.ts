@@ -1,12 +1,13 @@
-// Control flow: If, Loop, Scan. Bodies run through ctx.runSubgraph, which makes outer-scope
-// values visible to them.
+// Control flow: If, Loop, Scan. Each is a BodyKernel: it yields every body run it needs and the
+// executor answers with the body's outputs, running the body on its own stack of frames with
+// outer-scope values visible (no recursion through kernels, however deeply calls nest).
 
 import { attrInt, attrInts, getAttr } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType, type Graph } from "../../ir/types.js";
 import { chargeValue } from "../budget.js";
 import { allocStorage } from "../tensor.js";
-import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
+import type { BodyKernel, BodyRun, KernelContext, RTensor, RValue } from "../types.js";
 import { alloc, fail, isTensor, normAxis } from "./util.js";
 import { hasInput } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
@@ -30,10 +31,10 @@ function truthy(ctx: KernelContext, v: RValue | undefined, what: string): boolea
   return typeof x === "bigint" ? x !== 0n : Boolean(x);
 }
 
-const If: Kernel = (ctx, inputs) => {
+const If: BodyKernel = function* (ctx, inputs) {
   const cond = truthy(ctx, inputs[0], "condition");
   const g = graphAttr(ctx, cond ? "then_branch" : "else_branch");
-  const outs = ctx.runSubgraph(g, []);
+  const outs = yield { graph: g, inputs: [] };
   if (outs.length !== ctx.node.outputs.length)
     fail(
       ctx,
@@ -95,7 +96,7 @@ function emptyScanOutput(ctx: KernelContext, body: Graph, outIndex: number): RTe
   return alloc(ctx, dtype, [0, ...rest]);
 }
 
-const Loop: Kernel = (ctx, inputs) => {
+const Loop: BodyKernel = function* (ctx, inputs) {
   const body = graphAttr(ctx, "body");
   const mT = inputs[0];
   const cT = inputs[1];
@@ -125,7 +126,7 @@ const Loop: Kernel = (ctx, inputs) => {
   while (i < maxTrip && cond) {
     const iter: RTensor = { dtype: DataType.INT64, shape: [], data: BigInt64Array.of(BigInt(i)) };
     const condT: RTensor = { dtype: DataType.BOOL, shape: [], data: Uint8Array.of(1) };
-    const outs = ctx.runSubgraph(body, [iter, condT, ...carried]);
+    const outs = yield { graph: body, inputs: [iter, condT, ...carried] };
     if (outs.length !== 1 + nCarried + nScan)
       fail(ctx, `body returns ${outs.length} values, ${1 + nCarried + nScan} expected`);
     cond = truthy(ctx, outs[0], "body's condition output");
@@ -154,7 +155,7 @@ const Loop: Kernel = (ctx, inputs) => {
 };
 
 /** One Scan (version 9+ semantics) over states and scan inputs; returns final states + scan outputs. */
-function scanCore(
+function* scanCore(
   ctx: KernelContext,
   body: Graph,
   states: RValue[],
@@ -164,7 +165,7 @@ function scanCore(
   outAxes: number[],
   outDirs: number[],
   nScanOut: number,
-): RValue[] {
+): Generator<BodyRun, RValue[], RValue[]> {
   const nState = states.length;
   const axes = xs.map((x, i) =>
     normAxis(ctx, inAxes[i] ?? 0, x.shape.length, "scan_input_axes entry"),
@@ -181,7 +182,7 @@ function scanCore(
   const scans: RTensor[][] = Array.from({ length: nScanOut }, () => []);
   for (let t = 0; t < len; t++) {
     const slices = xs.map((x, i) => sliceAt(x, axes[i]!, inDirs[i] ? len - 1 - t : t));
-    const outs = ctx.runSubgraph(body, [...carried, ...slices]);
+    const outs = yield { graph: body, inputs: [...carried, ...slices] };
     if (outs.length !== nState + nScanOut)
       fail(ctx, `body returns ${outs.length} values, ${nState + nScanOut} expected`);
     carried = outs.slice(0, nState);
@@ -200,11 +201,11 @@ function scanCore(
   return [...carried, ...scanOut];
 }
 
-const Scan: Kernel = (ctx, inputs) => {
+const Scan: BodyKernel = function* (ctx, inputs) {
   const body = graphAttr(ctx, "body");
   const nScanIn = attrInt(ctx.node, "num_scan_inputs");
   if (nScanIn === undefined) fail(ctx, "attribute 'num_scan_inputs' is required");
-  if (hasInput(opVersion(ctx), "sequence_lens")) return scanV8(ctx, inputs, body, nScanIn);
+  if (hasInput(opVersion(ctx), "sequence_lens")) return yield* scanV8(ctx, inputs, body, nScanIn);
   const nState = inputs.length - nScanIn;
   if (nState < 0)
     fail(ctx, `num_scan_inputs is ${nScanIn} but the node has ${inputs.length} inputs`);
@@ -222,19 +223,19 @@ const Scan: Kernel = (ctx, inputs) => {
   const outAxes = attrInts(ctx.node, "scan_output_axes") ?? new Array<number>(nScanOut).fill(0);
   const outDirs =
     attrInts(ctx.node, "scan_output_directions") ?? new Array<number>(nScanOut).fill(0);
-  return scanCore(ctx, body, states, xs, inAxes, inDirs, outAxes, outDirs, nScanOut);
+  return yield* scanCore(ctx, body, states, xs, inAxes, inDirs, outAxes, outDirs, nScanOut);
 };
 
 /**
  * Scan-8: every input and output has a leading batch axis; the optional first input gives
  * each batch entry's sequence length (only full lengths are supported).
  */
-function scanV8(
+function* scanV8(
   ctx: KernelContext,
   inputs: (RValue | undefined)[],
   body: Graph,
   nScanIn: number,
-): RValue[] {
+): Generator<BodyRun, RValue[], RValue[]> {
   const lensT = inputs[0];
   const rest = inputs.slice(1).map((v, i) => {
     if (!isTensor(v)) fail(ctx, `input ${i + 1} must be a tensor`);
@@ -264,7 +265,7 @@ function scanV8(
     const bx = xs.map((t) => sliceAt(t, 0, b));
     const zeros = new Array<number>(nScanOut).fill(0);
     perBatch.push(
-      scanCore(
+      yield* scanCore(
         ctx,
         body,
         states,
@@ -287,4 +288,4 @@ function scanV8(
   });
 }
 
-export const controlKernels: Record<string, Kernel> = { If, Loop, Scan };
+export const controlKernels: Record<string, BodyKernel> = { If, Loop, Scan };

@@ -1,11 +1,12 @@
 // The kernel registry: ai.onnx op type → kernel. Kernels read the node's opset version from
 // their context where versions differ, so one entry serves every version of an op.
 
-import type { Kernel } from "../types.js";
+import type { BodyKernel, Kernel } from "../types.js";
 import { activationKernels } from "./activation.js";
 import { attentionKernels } from "./attention.js";
 import { bernoulliKernels } from "./bernoulli.js";
 import { randomKernels } from "./random.js";
+import { castKernels } from "./cast.js";
 import { controlKernels } from "./control.js";
 import { convStateKernels } from "./conv-state.js";
 import { detectionKernels } from "./detection.js";
@@ -21,7 +22,7 @@ import { quantKernels } from "./quant.js";
 import { recurrentKernels } from "./recurrent.js";
 import { reduceKernels } from "./reduce.js";
 import { resampleKernels } from "./resample.js";
-import { sequenceKernels } from "./sequence.js";
+import { sequenceBodyKernels, sequenceKernels } from "./sequence.js";
 import { shapeKernels } from "./shape.js";
 import { signalKernels } from "./signal.js";
 import { stringKernels } from "./strings.js";
@@ -29,8 +30,8 @@ import { contribKernels, onnxDomainRuntimeKernels } from "./contrib/index.js";
 
 export const kernels: Readonly<Record<string, Kernel>> = Object.freeze({
   ...elementwiseKernels,
+  ...castKernels,
   ...shapeKernels,
-  ...controlKernels,
   ...nnKernels,
   ...convPoolKernels,
   ...sequenceKernels,
@@ -74,4 +75,23 @@ export function kernelFor(opType: string, domain = ""): Kernel | undefined {
         ? domainKernels[domain]
         : undefined;
   return table && Object.hasOwn(table, opType) ? table[opType] : undefined;
+}
+
+/** Kernels of ai.onnx ops with bodies (If, Loop, Scan, SequenceMap): see BodyKernel. */
+export const bodyKernels: Readonly<Record<string, BodyKernel>> = Object.freeze({
+  ...controlKernels,
+  ...sequenceBodyKernels,
+});
+
+/** The body kernel of an op type (ai.onnx only: no other domain's op here has a body). */
+export function bodyKernelFor(opType: string, domain = ""): BodyKernel | undefined {
+  if (domain !== "" && domain !== "ai.onnx") return undefined;
+  return Object.prototype.hasOwnProperty.call(bodyKernels, opType)
+    ? bodyKernels[opType]
+    : undefined;
+}
+
+/** Whether the interpreter runs an op type of a domain (a kernel or a body kernel). */
+export function hasKernel(opType: string, domain = ""): boolean {
+  return kernelFor(opType, domain) !== undefined || bodyKernelFor(opType, domain) !== undefined;
 }

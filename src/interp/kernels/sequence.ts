@@ -5,7 +5,7 @@
 import { attrInt, getAttr } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType, type Graph } from "../../ir/types.js";
-import type { Kernel, KernelContext, RTensor, RValue } from "../types.js";
+import type { BodyKernel, Kernel, KernelContext, RTensor, RValue } from "../types.js";
 import { stridedCopy } from "./shape.js";
 import { alloc, fail, input, intValues, isTensor, normAxis, optInput, strides } from "./util.js";
 import { intAttr } from "./attrs.js";
@@ -125,36 +125,41 @@ export const sequenceKernels: Record<string, Kernel> = {
       fail(ctx, "the optional holds no value");
     return [v];
   },
-  SequenceMap: (ctx, inputs) => {
-    const a = getAttr(ctx.node, "body");
-    if (!a || a.type !== "GRAPH" || !a.value) fail(ctx, "attribute 'body' (a graph) is required");
-    const body: Graph = a.value;
-    const first = sequence(ctx, inputs[0]);
-    const n = first.items.length;
-    const outs: RTensor[][] = ctx.node.outputs.map(() => []);
-    for (let i = 0; i < n; i++) {
-      const args = inputs.map((v, k) => {
-        if (v && "kind" in v && v.kind === "sequence") {
-          if (v.items.length !== n)
-            fail(ctx, `sequence input ${k} has ${v.items.length} items, ${n} expected`);
-          return v.items[i]!;
-        }
-        if (!v) fail(ctx, `input ${k} is missing`);
-        return v;
-      });
-      const res = ctx.runSubgraph(body, args);
-      res.forEach((r, k) => {
-        if (!isTensor(r)) fail(ctx, `body output ${k} must be a tensor`);
-        outs[k]!.push(r);
-      });
-    }
-    return outs.map((items, k) => {
-      const t = body.outputs[k]?.type;
-      const dt = items[0]?.dtype ?? (t && t.kind === "tensor" ? t.elemType : DataType.FLOAT);
-      return { kind: "sequence", elemDtype: dt, items } as RValue;
-    });
-  },
 };
+
+/** A body run per item (yielded to the executor, as control.ts's kernels do). */
+const SequenceMap: BodyKernel = function* (ctx, inputs) {
+  const a = getAttr(ctx.node, "body");
+  if (!a || a.type !== "GRAPH" || !a.value) fail(ctx, "attribute 'body' (a graph) is required");
+  const body: Graph = a.value;
+  const first = sequence(ctx, inputs[0]);
+  const n = first.items.length;
+  const outs: RTensor[][] = ctx.node.outputs.map(() => []);
+  for (let i = 0; i < n; i++) {
+    const args = inputs.map((v, k) => {
+      if (v && "kind" in v && v.kind === "sequence") {
+        if (v.items.length !== n)
+          fail(ctx, `sequence input ${k} has ${v.items.length} items, ${n} expected`);
+        return v.items[i]!;
+      }
+      if (!v) fail(ctx, `input ${k} is missing`);
+      return v;
+    });
+    const res = yield { graph: body, inputs: args };
+    res.forEach((r, k) => {
+      if (!isTensor(r)) fail(ctx, `body output ${k} must be a tensor`);
+      outs[k]!.push(r);
+    });
+  }
+  return outs.map((items, k) => {
+    const t = body.outputs[k]?.type;
+    const dt = items[0]?.dtype ?? (t && t.kind === "tensor" ? t.elemType : DataType.FLOAT);
+    return { kind: "sequence", elemDtype: dt, items } as RValue;
+  });
+};
+
+/** The sequence kernels with a body. */
+export const sequenceBodyKernels: Record<string, BodyKernel> = { SequenceMap };
 
 function concat(ctx: KernelContext, xs: RTensor[], axis: number): RTensor {
   const first = xs[0]!;

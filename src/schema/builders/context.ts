@@ -4,6 +4,7 @@
 import { OnnxError } from "../../errors.js";
 import { attr } from "../../ir/builder.js";
 import type { Attribute, Node, OpsetId, Type } from "../../ir/types.js";
+import { defaultAttribute } from "../defaults.js";
 import type { OpVersion } from "../types.js";
 
 export interface BodyContext {
@@ -77,9 +78,7 @@ export class BuildArgs {
   attribute(name: string, as: string = name): Attribute | undefined {
     const given = this.ctx.attributes.find((a) => a.name === name);
     if (given) return { ...given, name: as };
-    const spec = this.op.attributes.find((a) => a.name === name);
-    if (!spec || spec.default === undefined) return undefined;
-    return attr(as, spec.default as number | string | number[] | string[], spec.type);
+    return defaultAttribute(this.op, name, as);
   }
 
   /** Whether the call gives input i. */

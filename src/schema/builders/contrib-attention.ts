@@ -7,6 +7,7 @@
 // docs/semantics.md): GroupQueryAttention with a past (its cache positions are per row, at run
 // time), 4-D [B, 1, M, M] and [3B+2] masks, buffer sharing, rotary inside Attention.
 
+import { GQA_UNSUPPORTED_INPUTS } from "../limits.js";
 import { OnnxError } from "../../errors.js";
 import { attr } from "../../ir/builder.js";
 import { DataType, type Type } from "../../ir/types.js";
@@ -441,14 +442,7 @@ const groupQueryAttention: BodyBuilder = (args) => {
       args,
       "past_key / past_value: the cache positions are per batch row, known at run time only",
     );
-  for (const [i, what] of [
-    [11, "head_sink"],
-    [12, "k_scale"],
-    [13, "v_scale"],
-    [14, "q_norm_weight"],
-    [15, "k_norm_weight"],
-  ] as const)
-    if (args.hasInput(i)) refuse(args, what);
+  for (const [i, what] of GQA_UNSUPPORTED_INPUTS) if (args.hasInput(i)) refuse(args, what);
   if (args.intValue("smooth_softmax") === 1) refuse(args, "smooth_softmax");
   if ((args.intValue("causal") ?? 1) !== 1) refuse(args, "causal = 0");
   const elem = args.elemType(0);

@@ -8,6 +8,7 @@
 // MultiHeadAttention: separate, packed QKV or KV, 4-D key/value, past; GroupQueryAttention: packed
 // or separate QKV, past, rotary); others are refused with the reason.
 
+import { GQA_UNSUPPORTED_INPUTS } from "../../../schema/limits.js";
 import { fromFloat64, toFloat64, scratch } from "../../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../../types.js";
 import { floatAttr, intAttr } from "../attrs.js";
@@ -485,13 +486,7 @@ const GroupQueryAttention: Kernel = (ctx, inputs) => {
   const sin = optInput(ctx, inputs, 8);
   const posIds = optInput(ctx, inputs, 9);
   const biasT = optInput(ctx, inputs, 10);
-  for (const [i, what] of [
-    [11, "head_sink"],
-    [12, "k_scale"],
-    [13, "v_scale"],
-    [14, "q_norm_weight"],
-    [15, "k_norm_weight"],
-  ] as const)
+  for (const [i, what] of GQA_UNSUPPORTED_INPUTS)
     if (optInput(ctx, inputs, i)) fail(ctx, `${what} is not supported`);
   if (intAttr(ctx, "smooth_softmax") === 1) fail(ctx, "smooth_softmax is not supported");
   if (intAttr(ctx, "causal") !== 1) fail(ctx, "causal = 0 is not supported");
