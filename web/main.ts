@@ -6,7 +6,7 @@
 // "ready", or "error" when the last action failed, its message shown beside the action.
 
 import { targetOpset } from "../src/convert/target.js";
-import { partitionPaint } from "./partitions.js";
+import { partitionPaint, targetCheckStatus } from "./partitions.js";
 import { Cancelled, WorkError, WorkerClient } from "./client.js";
 import { GraphCanvas } from "./graph/canvas.js";
 import type { Layout, LayoutItem, Paint } from "./graph/types.js";
@@ -717,18 +717,7 @@ $("check").onclick = () =>
     const target = targetSelect.value;
     if (target) {
       await checkAgainst(target);
-      const all = [...(checked?.a?.nodes ?? []), ...(checked?.b?.nodes ?? [])];
-      const partial = all.filter((x) => x.partial).length;
-      const parts = [checked?.a, checked?.b]
-        .map((c) => c?.partitions?.count)
-        .filter((c) => c !== undefined)
-        .join(" and ");
-      status(
-        (all.length
-          ? `${target}: ${all.length} node(s) not fully supported, marked on the graph (red: unsupported ${all.length - partial}, orange: partial ${partial}).`
-          : `${target}: every node supported.`) +
-          ` ${parts} partition(s), coloured on the graph; the report lists the nodes that split them.`,
-      );
+      status(targetCheckStatus(target, checked));
       return;
     }
     checked = await client.ask("check", {});

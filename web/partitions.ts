@@ -29,3 +29,22 @@ export function partitionPaint(side: CheckSide | undefined): Map<string, Paint> 
     });
   return out;
 }
+
+/** The status line after a check against a target: what is marked, and the partitions. */
+export function targetCheckStatus(
+  target: string,
+  checked: Partial<Record<"a" | "b", CheckSide>> | undefined,
+): string {
+  const all = [...(checked?.a?.nodes ?? []), ...(checked?.b?.nodes ?? [])];
+  const partial = all.filter((x) => x.partial).length;
+  const parts = [checked?.a, checked?.b]
+    .map((c) => c?.partitions?.count)
+    .filter((c) => c !== undefined)
+    .join(" and ");
+  return (
+    (all.length
+      ? `${target}: ${all.length} node(s) not fully supported, marked on the graph (red: unsupported ${all.length - partial}, orange: partial ${partial}).`
+      : `${target}: every node supported.`) +
+    ` ${parts} partition(s), coloured on the graph; the report lists the nodes that split them.`
+  );
+}
