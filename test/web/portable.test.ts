@@ -15,6 +15,8 @@ const NODE_ONLY = [
   /^io\/external\.ts$/,
   /^io\/file-source\.ts$/,
   /^io\/save\.ts$/,
+  // which files tensors are read from, so that no write replaces one (by device and inode)
+  /^io\/tensor-files\.ts$/,
   /^interp\/backend-test\.ts$/,
   // the target profiles found on disk (the page takes none yet)
   /^targets\/load\.ts$/,

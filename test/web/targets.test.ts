@@ -106,7 +106,7 @@ describe.skipIf(!chromium)(`targets in the page${chromium ? "" : ` (${NO_CHROMIU
       await page.setInputFiles("#file", BERT);
       await page.locator("#pane-a[data-drawn]").waitFor({ timeout: 120_000 });
       expect(await settled(page)).toBe("");
-      await page.selectOption("#target", "webgpu@1");
+      await page.selectOption("#target", "webgpu@2");
       await page.selectOption("#precision", "float16");
       await page.fill("#dims", "batch=1,sequence=8");
       await page.click("#lower");
