@@ -339,10 +339,13 @@ function nearestOpset(model: Model, p: Profile): number {
 export function lower(model: Model, req: LowerRequest): LowerResult {
   const first = nearestOpset(model, req.profile);
   const opsets = req.opset !== undefined ? [req.opset] : [first, req.profile.opset.max];
+  // The opset is chosen without the precision step, which runs the model in the interpreter to
+  // verify it: it runs once, on the chosen result.
+  const { precision, ...plain } = req;
   let best: LowerResult | undefined;
   let bestLeft = Infinity;
   for (const opset of [...new Set(opsets)]) {
-    const r = transform(model, lowerPipeline(model, { ...req, opset }));
+    const r = transform(model, lowerPipeline(model, { ...plain, opset }));
     if (!r.ok) {
       best ??= r;
       continue;
@@ -352,5 +355,13 @@ export function lower(model: Model, req: LowerRequest): LowerResult {
     if (left < bestLeft) [best, bestLeft] = [{ ...r, report }, left];
     if (left === 0) break;
   }
-  return best!;
+  if (!precision || !best?.ok) return best!;
+  const half = transform(best.model, precisionPass({ ...precision, dims: new Map() }, req.profile));
+  if (!half.ok) return { ...half, notes: [...best.notes, ...half.notes] };
+  return {
+    ...half,
+    modified: best.modified || half.modified,
+    notes: [...best.notes, ...half.notes],
+    report: classifyModel(half.model, req.profile),
+  };
 }
