@@ -24,7 +24,7 @@ import {
 } from "./plan.js";
 import { constantValue, largestMagnitude, rewriteHalf } from "./rewrite.js";
 import { formatError, outputsError, overflowKeeps, ownErrors } from "./verify.js";
-import { fusedEpsilonKeeps } from "./fused-epsilon.js";
+import { fusedEpsilonKeeps, withMisreadEpsilon } from "./fused-epsilon.js";
 
 export { type HalfOptions } from "./plan.js";
 export { normError, outputsError } from "./verify.js";
@@ -249,11 +249,8 @@ export function lowerPrecision(
       } catch (e) {
         return notRun(e);
       }
-    for (const keeps of [
-      overflowKeeps(g, values, opts.to),
-      fusedEpsilonKeeps(model, opts.to, values),
-    ])
-      for (const [i, why] of keeps) if (!forced.has(i)) forced.set(i, why);
+    for (const [i, why] of overflowKeeps(g, values, opts.to))
+      if (!forced.has(i)) forced.set(i, why);
     made = make(model, types, opts, forced);
     const measure = (m: Model) => {
       try {
@@ -263,10 +260,23 @@ export function lowerPrecision(
       }
     };
     error = measure(made.model);
+    const aim = maxError / VERIFY_HEADROOM;
+    // A normalization's ε that onnxruntime would misread (fused-epsilon.ts): kept float32 only
+    // if the model as onnxruntime would compute it is off by more than the aim, or by more than
+    // twice the half model's own error (the misread then outweighs every rounding to half).
+    const epsilon = fusedEpsilonKeeps(model, opts.to);
+    if (epsilon.size) {
+      const w = withMisreadEpsilon(model, epsilon.keys(), types);
+      const misread = make(w.model, w.types, opts, forced);
+      if (measure(misread.model) > Math.min(aim, 2 * error)) {
+        for (const [i, why] of epsilon) if (!forced.has(i)) forced.set(i, why);
+        made = make(model, types, opts, forced);
+        error = measure(made.model);
+      }
+    }
     // The verification holds the interpreter's error a little under the bound: runtimes round
     // half arithmetic differently (onnxruntime's float16 Conv accumulates in half, docs/semantics.md
     // "Precision lowering"), and the headroom keeps more models within the bound on them too.
-    const aim = maxError / VERIFY_HEADROOM;
     if (error > aim) {
       const ranked = ownErrors(model, made.plans, types, values, opts).filter(
         (r) => !forced.has(r.index),
