@@ -160,7 +160,7 @@ function setupPane(p: PaneState, title: string): void {
   pane.replaceChildren();
   for (const k of Object.keys(pane.dataset)) delete pane.dataset[k];
   const bar = h("div", undefined, "bar");
-  const name = h("b", middleCut(title, 36));
+  const name = h("b", middleCut(title, 30));
   name.title = title;
   const select = h("select", undefined, "views");
   viewOptions(select, p.summary!.views);
