@@ -186,6 +186,20 @@ describe.skipIf(!chromium)(
         }
         expect(new Set(seen).size).toBe(3);
         expect(seen.filter((s) => s.startsWith("main/")).length).toBe(2);
+        // a run of both: the result's branch that ran painted with its differences
+        await page.selectOption("#run-mode", "random");
+        await page.fill("#dims", "input[1]=512");
+        await page.click("#run-form button");
+        await settled(page);
+        expect(await page.evaluate(() => document.body.dataset.paint)).toBe("diff");
+        const painted: number[] = [];
+        for (const v of ["main/2.then_branch", "main/2.else_branch"]) {
+          await page.selectOption("#pane-b select.views", v);
+          await settled(page);
+          painted.push(Number(await attr(page, "#pane-b [data-painted]", "data-painted")));
+        }
+        expect(Math.max(...painted)).toBeGreaterThanOrEqual(113);
+        expect(Math.min(...painted)).toBe(0);
       },
       300_000,
     );
