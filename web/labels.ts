@@ -46,7 +46,8 @@ export function viewOptions(select: HTMLSelectElement, views: Summary["views"]):
     const text = shortStep(last);
     const depth = v.id.startsWith("main/") ? v.id.split("/").length - 2 : 0;
     o.textContent = `${"\u2003".repeat(depth)}${text} (${v.nodes} nodes)`;
-    const top = v.id === "main" ? "" : v.id.startsWith("fn") ? "fn" : v.id.split("/")[1]!.split(".")[0]!;
+    const top =
+      v.id === "main" ? "" : v.id.startsWith("fn") ? "fn" : v.id.split("/")[1]!.split(".")[0]!;
     if (!top) {
       select.append(o);
       continue;
