@@ -29,7 +29,7 @@ import { storageBytes, toFloat64 } from "../src/interp/tensor.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
 import { modelFiles } from "../src/app/save.js";
 import { isRangePiece, type Piece } from "../src/proto/writer.js";
-import { BlobSource } from "./blob-source.js";
+import { BlobSource, UrlSource } from "./blob-source.js";
 import { modelInfo, type ModelInfo } from "../src/ir/info.js";
 import { functionLabel, functionWhere } from "../src/ir/functions.js";
 import { functionOpsets, opsetMap } from "../src/ir/opsets.js";
@@ -457,7 +457,10 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
   // A load that fails leaves the session as it was.
   load(msg) {
     const a = session.loadFiles(
-      msg.files.map((f) => ({ name: f.name, source: new BlobSource(f.blob, f.name) })),
+      msg.files.map((f) => ({
+        name: f.name,
+        source: "url" in f ? new UrlSource(f.url, f.name) : new BlobSource(f.blob, f.name),
+      })),
     );
     const notes = a.missing.map(
       (loc) =>
