@@ -2,7 +2,8 @@
 // page opens it and draws it without reading a weight (the worker asks the data file's size with
 // HEAD, nothing more), shows a weight that lies past 2 GiB by asking for its range alone (a 206 of
 // exactly its bytes), never asks for a data file whole, and says so when the file is swapped on
-// disk (410). The data file is sparse (truncate): 2.5 GiB that cost no disk. Skipped without Chromium.
+// disk (410). The data file is sparse (truncate): 2.5 GiB that cost no disk. A small served model's
+// result downloads with the served weights' bytes. Skipped without Chromium.
 
 import {
   closeSync,
@@ -21,6 +22,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveInspector, type InspectServer } from "../../src/cli/server.js";
 import { loadModel } from "../../src/io/files.js";
+import { readRange } from "../../src/ir/tensor.js";
 import { fillValues, makeLargeModel } from "../../scripts/large-models.js";
 import { findChromium, launchChromium, NO_CHROMIUM } from "../helpers/browser.js";
 import { execFileSync } from "node:child_process";
@@ -169,5 +171,52 @@ describe.skipIf(!chromium)(
       expect(data().some((r) => r.status === 410)).toBe(true);
       expect(data().every((r) => r.status !== 200 || r.method === "HEAD")).toBe(true);
     }, 120_000);
+  },
+);
+
+describe.skipIf(!chromium)(
+  `a served model's result downloaded${chromium ? "" : ` (${NO_CHROMIUM})`}`,
+  () => {
+    it("Expand, then download: the data file holds the served file's bytes, read in ranges", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "oe-served-download-"));
+      const model = makeLargeModel(join(dir, "m"), {
+        hidden: 32,
+        layers: 6,
+        files: 2,
+        fill: "values",
+      });
+      const srv = await serveInspector({ model });
+      const browser = await launchChromium(chromium!);
+      try {
+        const page = await browser.newPage({ acceptDownloads: true });
+        await page.goto(srv.url);
+        await page.locator("#pane-a[data-drawn]").waitFor({ timeout: 120_000 });
+        await page.locator("body:not([data-state=busy])").waitFor();
+        await page.click("#expand-form button");
+        await page.locator("body:not([data-state=busy])").waitFor({ timeout: 60_000 });
+        expect(await page.locator("#error").isHidden()).toBe(true);
+        const out = join(dir, "download");
+        const saved: Promise<void>[] = [];
+        page.on("download", (d) => saved.push(d.saveAs(join(out, d.suggestedFilename()))));
+        await page.click("#dl-onnx");
+        await expect.poll(() => saved.length, { timeout: 30_000 }).toBe(2);
+        await Promise.all(saved);
+        const got = loadModel(join(out, "model.result.onnx"));
+        const src = loadModel(model);
+        for (const x of src.graph.initializers) {
+          if (!x.range) continue;
+          const y = got.graph.initializers.find((u) => u.name === x.name)!;
+          expect(
+            Buffer.from(readRange(y.range!)).equals(Buffer.from(readRange(x.range))),
+            x.name,
+          ).toBe(true);
+        }
+      } finally {
+        await browser.close();
+        srv.server.closeAllConnections();
+        srv.server.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 180_000);
   },
 );
