@@ -242,7 +242,7 @@ describe("inspect server: ranges", () => {
     expect(head.headers["content-length"]).toBe("4");
     expect(head.body.length).toBe(0);
     // No range, or a unit other than bytes (ignored): the whole file, saying ranges are served.
-    for (const headers of [{}, { range: "items=0-3" }]) {
+    for (const headers of [{}, { range: "items=0-3" }] as Record<string, string>[]) {
       const whole = await send("/preload", headers);
       expect(whole.status).toBe(200);
       expect(whole.headers["accept-ranges"]).toBe("bytes");
