@@ -15,6 +15,7 @@ import { middleCut, viewOptions } from "./labels.js";
 import { Navigator } from "./navigate.js";
 import { constantsAsNodes, onConstantsSwitch } from "./switches.js";
 import { fresh, type PaneState } from "./panes.js";
+import { servedModel } from "./preload.js";
 import { clearError, showError, status } from "./status.js";
 import {
   $,
@@ -30,6 +31,7 @@ import type {
   Answers,
   CheckSide,
   ExpandMode,
+  OpenedFile,
   Request,
   RunAnswer,
   SideName,
@@ -492,7 +494,7 @@ function clearResult(): void {
 }
 
 /** A model and its data files, as the worker takes them (Files are passed, not copied). */
-type PickedFiles = { name: string; blob: Blob }[];
+type PickedFiles = OpenedFile[];
 
 async function loadFiles(files: PickedFiles): Promise<string> {
   // The files are kept to load the model again after Cancel.
@@ -756,7 +758,7 @@ document.addEventListener("drop", (e) => {
 });
 
 // The opset box is bounded by what the tool knows; `onnx-expand inspect MODEL` serves the model
-// as ./preload (without a model it answers 204; a static server 404).
+// (web/preload.ts).
 const startup = act(
   "starting",
   $("open-label"),
@@ -772,27 +774,13 @@ const startup = act(
     }
     $<HTMLInputElement>("opset").max = String(maxOpset);
     $("opset").title = `ai.onnx opset 1 to ${maxOpset}`;
-    let r: Response;
-    try {
-      r = await fetch("preload");
-    } catch {
-      r = new Response(null, { status: 404 });
-    }
-    if (!r.ok || r.status === 204) {
+    const served = await servedModel();
+    if (!served) {
       status("Drop a .onnx or .onnxtxt file anywhere on the page.");
       return;
     }
-    const name = decodeURIComponent(r.headers.get("x-model-name") ?? "model.onnx");
+    const { name, files } = served;
     status(`opening ${name}…`);
-    // The data files the model names come from /preload/1, /preload/2, ... under their locations.
-    const data = JSON.parse(
-      decodeURIComponent(r.headers.get("x-data-files") ?? "%5B%5D"),
-    ) as string[];
-    const files: PickedFiles = [{ name, blob: await r.blob() }];
-    for (let i = 0; i < data.length; i++) {
-      const d = await fetch(`preload/${i + 1}`);
-      if (d.ok) files.push({ name: data[i]!, blob: await d.blob() });
-    }
     const notes = await loadFiles(files);
     status(`Opened ${name}.${notes}`);
   },

@@ -191,9 +191,15 @@ export interface RunAnswer {
 
 export type ExpandMode = "all" | "only" | "keep";
 
+/**
+ * A file of a model given to the worker: picked (a Blob), or served by `onnx-expand inspect` (a
+ * same-origin URL the worker reads in ranges). Either is read where a tensor's bytes lie.
+ */
+export type OpenedFile = { name: string; blob: Blob } | { name: string; url: string };
+
 export type Request =
   /** A model and its data files (names are paths inside a picked folder, else file names). */
-  | { op: "load"; files: { name: string; blob: Blob }[] }
+  | { op: "load"; files: OpenedFile[] }
   | { op: "layout"; side: SideName; view: string; options: LayoutOptions }
   | { op: "marks"; side: SideName; view: string }
   | { op: "details"; side: SideName; view: string; index: number }

@@ -29,7 +29,7 @@ import { storageBytes, toFloat64 } from "../src/interp/tensor.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
 import { modelFiles } from "../src/app/save.js";
 import { isRangePiece, type Piece } from "../src/proto/writer.js";
-import { BlobSource } from "./blob-source.js";
+import { BlobSource, UrlSource } from "./blob-source.js";
 import { modelInfo, type ModelInfo } from "../src/ir/info.js";
 import { functionLabel, functionWhere } from "../src/ir/functions.js";
 import { functionOpsets, opsetMap } from "../src/ir/opsets.js";
@@ -403,23 +403,30 @@ const PAGE_BUDGET_NAME = "the page's budget; onnx-expand run --max-memory sets m
 
 /**
  * A model as the files a download gives (app/save.ts, the same form `-o` writes), as Blobs made of
- * slices of the picked files and of the encoded bytes: no weight is read into the worker's memory.
+ * slices of the picked files and of the encoded bytes: no weight of a picked file is read into the
+ * worker's memory.
  */
 function downloadFiles(
   model: Model,
   name: string,
   format: "binary" | "text",
 ): { name: string; blob: Blob }[] {
-  const part = (p: Piece): BlobPart => {
-    if (!isRangePiece(p)) return p as BlobPart;
+  // A range of a served file is read in parts of 64 MiB, each made a Blob at once: the browser
+  // keeps Blob data out of the worker's heap (on disk when large), so a download of a model of
+  // gigabytes served by `inspect` never holds its weights in memory whole.
+  const PART = 64 << 20;
+  const parts = (p: Piece): BlobPart[] => {
+    if (!isRangePiece(p)) return [p as BlobPart];
     const s = p.source;
-    return s instanceof BlobSource
-      ? s.blob.slice(p.offset, p.offset + p.length)
-      : (s.read(p.offset, p.length) as BlobPart);
+    if (s instanceof BlobSource) return [s.blob.slice(p.offset, p.offset + p.length)];
+    const out: BlobPart[] = [];
+    for (let at = 0; at < p.length; at += PART)
+      out.push(new Blob([s.read(p.offset + at, Math.min(PART, p.length - at)) as BlobPart]));
+    return out;
   };
   return modelFiles(model, name, format).map((f) => ({
     name: f.name,
-    blob: new Blob(f.pieces.map(part)),
+    blob: new Blob(f.pieces.flatMap(parts)),
   }));
 }
 
@@ -482,7 +489,10 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
   // A load that fails leaves the session as it was.
   load(msg) {
     const a = session.loadFiles(
-      msg.files.map((f) => ({ name: f.name, source: new BlobSource(f.blob, f.name) })),
+      msg.files.map((f) => ({
+        name: f.name,
+        source: "url" in f ? new UrlSource(f.url, f.name) : new BlobSource(f.blob, f.name),
+      })),
     );
     const notes = a.missing.map(
       (loc) =>

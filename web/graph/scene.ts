@@ -105,17 +105,23 @@ function meta(props: MetadataProps | undefined, key: string): string | undefined
   return undefined;
 }
 
+/**
+ * The scope torch gives nodes made outside any module (its shape checks and size reads): not a
+ * module of the model, so no group; those nodes sit at the top level.
+ */
+const NO_MODULE = "_empty_nn_module_stack";
+
 /** The scope path the dynamo exporter recorded for a node, if any. */
 export function dynamoScope(props: MetadataProps | undefined): string[] | undefined {
   const scopes = meta(props, "pkg.torch.onnx.name_scopes");
   if (scopes !== undefined) {
     const list = parseStringList(scopes);
-    if (list) return list.slice(0, -1).filter((s) => s !== "");
+    if (list) return list.slice(0, -1).filter((s) => s !== "" && !s.startsWith(NO_MODULE));
   }
   const ns = meta(props, "namespace");
   if (ns !== undefined && ns !== "") {
     const parts = ns.split("/").map((p) => p.replace(/:.*$/s, "").trim());
-    return parts.slice(0, -1).filter((s) => s !== "");
+    return parts.slice(0, -1).filter((s) => s !== "" && !s.startsWith(NO_MODULE));
   }
   return undefined;
 }
@@ -142,6 +148,16 @@ function originSegments(origin: string): string[] {
     }
   }
   return t === "" ? [] : t.split(" > ");
+}
+
+/**
+ * A segment less its parent's, for torch's cumulative module paths: `model.layers.3` under
+ * `model` shows as `layers.3`: a layer's box names its layer without the path all boxes share.
+ */
+function ownPart(segment: string, parent: string | undefined): string {
+  return parent !== undefined && segment.startsWith(`${parent}.`)
+    ? segment.slice(parent.length + 1)
+    : segment;
 }
 
 /** How a group shows one segment of its path: a call as `name (function)`. */
@@ -383,7 +399,8 @@ export function buildScene(src: SceneSource): Scene {
     const path = [...scopes[i]!, ...origins[i]!.calls];
     let g = 0;
     let key = "";
-    for (const seg of path) {
+    for (let k = 0; k < path.length; k++) {
+      const seg = path[k]!;
       key = key === "" ? escapeSegment(seg) : `${key}/${escapeSegment(seg)}`;
       let c = byPath.get(key);
       if (c === undefined) {
@@ -391,7 +408,7 @@ export function buildScene(src: SceneSource): Scene {
         const parent = groups[g]!;
         groups.push({
           key: `g${key}`,
-          label: segmentLabel(seg),
+          label: segmentLabel(ownPart(seg, path[k - 1])),
           parent: g,
           depth: parent.depth + 1,
           groups: [],
@@ -485,8 +502,15 @@ export const COLLAPSE_AT = 2;
 export const SMALL_LEVEL = 60;
 
 /**
+ * A group holding this share of its parent's nodes or more is a wrapper (the exporter's module
+ * around the model, a model around its decoder) and opens by default: a decoder then shows its
+ * layers, not one box of nearly everything.
+ */
+export const WRAPPER_SHARE = 0.9;
+
+/**
  * Which groups are open: those the user opened, and by default those of a small level, and a
- * group holding everything its parent holds; a user's close wins over both.
+ * group holding (nearly) everything its parent holds; a user's close wins over both.
  */
 export function openGroups(
   scene: Scene,
@@ -502,7 +526,9 @@ export function openGroups(
     const grp = groups[g]!;
     const parent = groups[grp.parent]!;
     const byDefault =
-      grp.count < COLLAPSE_AT || parent.count <= SMALL_LEVEL || grp.count === parent.count;
+      grp.count < COLLAPSE_AT ||
+      parent.count <= SMALL_LEVEL ||
+      grp.count >= parent.count * WRAPPER_SHARE;
     isOpen[g] = shut.has(grp.key) ? 0 : opened.has(grp.key) || byDefault ? 1 : 0;
   }
   return isOpen;
