@@ -11,7 +11,7 @@
 
 import { inferScopeTypes } from "../check/infer.js";
 import { OnnxError } from "../errors.js";
-import { functionWhere } from "../ir/functions.js";
+import { functionKey, functionWhere } from "../ir/functions.js";
 import { outerNamesUsedBy, NameScope } from "../ir/graph.js";
 import { isOnnxDomain as isOnnx, onnxOpset, withOnnxOpset } from "../ir/opsets.js";
 import { attributeGraphs, hasGraphAttribute } from "../ir/visit.js";
@@ -606,6 +606,9 @@ export class Converter {
       opsetTo: site.next,
       message: b.hint ? `${b.reason}; ${b.hint}` : b.reason,
     };
+    const root = state.scope.root.owner;
+    if (!("initializers" in root))
+      record.function = functionKey(root.domain, root.name, root.overload);
     this.plan.blocked.push(record);
     this.reasons.set(record, b.reason);
   }
@@ -814,9 +817,10 @@ function lazyNames(owner: Graph | Function): () => NameScope {
 
 /**
  * Converts the model's ai.onnx opset (main graph, subgraphs, functions) to `target`, function
- * ops the target lacks lowered first by `opts.lower` when given.
+ * ops the target lacks lowered first by `opts.lower` when given; local functions as they are
+ * (convertModel, specialize.ts, tries again on copies per call signature where this is blocked).
  */
-export function convertModel(
+export function convertOnce(
   model: Model,
   target: number,
   opts: ConvertOptions = {},

@@ -26,6 +26,12 @@ export interface StepRecord {
   opsetTo: number;
   /** The adapter's summary, or the reason the step is blocked. */
   message: string;
+  /**
+   * The key (functionKey) of the model-local function whose body (or a subgraph of it) holds the
+   * node; absent in the main graph. Blocked records carry it: the converter specializes those
+   * functions per call signature (src/convert/specialize.ts).
+   */
+  function?: string;
 }
 
 export interface ConversionPlan {
@@ -46,6 +52,11 @@ export interface ConversionPlan {
    * only when there were any; lowering.ts). `to` is 0: the op does not exist at the target.
    */
   lowered?: StepRecord[];
+  /**
+   * Local functions copied per call signature so that steps needing their call's types could be
+   * taken (present only when there were any): the copies' labels, and what told the calls apart.
+   */
+  specialized?: { copies: string[]; by: "elem" | "rank" | "shape" };
 }
 
 const keyed = (list: readonly StepData[]) =>

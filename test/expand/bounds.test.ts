@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bombSize, bombText, type BombShape } from "../../scripts/fuzz/bombs.js";
 import { runCampaign } from "../../scripts/fuzz/campaign.js";
-import { BYTES_PER_NODE, nodeBudget } from "../../src/expand/bounds.js";
+import { BYTES_PER_NODE, nodeBudget } from "../../src/inline/bounds.js";
 import { inlinedCount } from "../../src/expand/inline-local-functions.js";
 import { expandPipeline } from "../../src/expand/pipeline.js";
 import { runPass } from "../../src/passes/manager.js";
