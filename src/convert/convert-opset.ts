@@ -6,7 +6,7 @@ import { pipeline } from "../passes/manager.js";
 import type { Note, Pass } from "../passes/pass.js";
 import { validateModel } from "../passes/validate-model.js";
 import type { ConvertOptions } from "./driver.js";
-import { convertModel } from "./specialize.js";
+import { convertModel } from "./convert-model.js";
 import { blockedNotes, stepLabel } from "./index.js";
 import type { StepRecord } from "./plan.js";
 

@@ -11,7 +11,7 @@ export type { Adapter, AdapterContext, AdapterRow, Direction } from "./adapter.j
 export { ADAPTER_ROWS, adapterTable, stepKey } from "./adapters/index.js";
 export * as patterns from "./adapters/kit.js";
 export { Converter, type ConvertOptions, type ConversionResult } from "./driver.js";
-export { convertModel } from "./specialize.js";
+export { convertModel } from "./convert-model.js";
 export { convertedIrVersion, minIrVersionForFeatures } from "./ir-version.js";
 export { targetOpset } from "./target.js";
 export {

@@ -5,7 +5,7 @@
 // when its function op is lowered, an adapter that needs an element type or a rank, such as
 // Softmax-13's axis going down to 11) cannot be taken there. Copying the function once per
 // distinct signature of its calls, and pointing each call at its copy, types every copy's body
-// by calls that agree. Used by the converter (src/convert/specialize.ts: a conversion blocked
+// by calls that agree. Used by the converter (src/convert/convert-model.ts: a conversion blocked
 // inside local functions is tried again on the copies) and by the lowering of missing function
 // ops (src/expand/lower-missing.ts).
 //
