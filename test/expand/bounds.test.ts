@@ -1,4 +1,4 @@
-// The bound on expansion (src/expand/bounds.ts): the nodes a result will have are counted before
+// The bound on expansion (src/inline/bounds.ts): the nodes a result will have are counted before
 // any inlining, and a count over --max-nodes or over the byte budget is refused with one line
 // naming the function or op and the count, exit 2, nothing written. Bombs from the fuzz
 // generator (scripts/fuzz/bombs.ts).
