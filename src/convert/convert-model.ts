@@ -11,12 +11,21 @@
 // then ranks, then dims; the first that converts is kept, and where none does (or nothing
 // differs between the calls) the refusal is the one of the model as it is, naming its own nodes.
 
+import type { Budget } from "../inline/bounds.js";
 import { SIGNATURE_LEVELS, specializeFunctions } from "../inline/specialize.js";
 import type { Model } from "../ir/types.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import { placeOrigins } from "../inline/origin.js";
 import { Converter, type ConversionResult, type ConvertOptions } from "./driver.js";
 import { loweredNextStepHint } from "./next-step.js";
+
+/** The expansion bound the options set (--max-nodes, --max-memory), for lowering and copies. */
+function budget(opts: ConvertOptions): Budget {
+  return {
+    ...(opts.maxNodes !== undefined ? { maxNodes: opts.maxNodes } : {}),
+    ...(opts.maxMemory !== undefined ? { maxMemory: opts.maxMemory } : {}),
+  };
+}
 
 /** The keys of the local functions holding a blocked node (or a node lowering could not lower). */
 function blockedFunctions(r: ConversionResult): Set<string> {
@@ -40,12 +49,8 @@ export function convertModel(
   const wanted = blockedFunctions(first);
   if (wanted.size === 0) return first;
   const registry = opts.registry ?? SchemaRegistry.default();
-  const bound = {
-    ...(opts.maxNodes !== undefined ? { maxNodes: opts.maxNodes } : {}),
-    ...(opts.maxMemory !== undefined ? { maxMemory: opts.maxMemory } : {}),
-  };
   for (const level of SIGNATURE_LEVELS) {
-    const s = specializeFunctions(model, wanted, registry, { level, ...bound });
+    const s = specializeFunctions(model, wanted, registry, { level, ...budget(opts) });
     // Over the bound, copies at a finer level would be more still.
     if (!s.ok) break;
     if (s.copies.length === 0) continue;
@@ -70,8 +75,7 @@ export function convertOnce(
 ): ConversionResult {
   const l = opts.lower?.(model, target, {
     registry: opts.registry ?? SchemaRegistry.default(),
-    ...(opts.maxNodes !== undefined ? { maxNodes: opts.maxNodes } : {}),
-    ...(opts.maxMemory !== undefined ? { maxMemory: opts.maxMemory } : {}),
+    ...budget(opts),
     ...(opts.origin !== undefined ? { origin: opts.origin } : {}),
   });
   if (!l) return new Converter(model, target, opts).run();
