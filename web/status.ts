@@ -7,10 +7,23 @@ export function status(text: string): void {
   $("status").title = text;
 }
 
+/**
+ * The error box, in the flow (the panes move down rather than being covered): right after the
+ * form that failed when it is one of the actions, else under the bars; its × closes it.
+ */
 export function showError(message: string, notes: string[], near: HTMLElement): void {
   const box = $("error");
   box.textContent = [message, ...notes.map((n) => `  ${n}`)].join("\n");
-  near.insertAdjacentElement("afterend", box);
+  // The × is drawn by CSS (the box's text stays the message alone).
+  const close = document.createElement("button");
+  close.type = "button";
+  close.className = "close-error";
+  close.setAttribute("aria-label", "close");
+  close.title = "close";
+  close.onclick = () => clearError();
+  box.prepend(close);
+  if (near.closest("#actions")) near.insertAdjacentElement("afterend", box);
+  else $("top").append(box);
   box.hidden = false;
   box.scrollIntoView({ block: "nearest" });
   status(`Failed: ${message.split("\n")[0]}`);
