@@ -26,7 +26,10 @@ export function readLine(text: string, line: number): ReportLine {
   const m = NODE.exec(text);
   if (!m) return { line, text, node: "", op: "", reason: text, why: text };
   const before = text.slice(0, m.index);
-  const kind = /^([\w -]+?):/.exec(before)?.[1] ?? "";
+  // What kind of line it is ("unsupported", "splits partitions", a checker's code); a refusal's
+  // "error" says nothing the heading does not.
+  const found = /^([\w -]+?):/.exec(before)?.[1] ?? "";
+  const kind = found === "error" ? "" : found;
   const why = text
     .slice(m.index + m[0].length)
     .replace(/^[:,.]\s*/, "")

@@ -636,7 +636,9 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
  */
 function markedNodes(sd: Side, wheres: (string | undefined)[]): CheckSide["nodes"] {
   const nodes: CheckSide["nodes"] = [];
-  const places = wheres.map((w) => (w ?? "").replace(/^graph > /, ""));
+  const places = wheres.map((w) =>
+    (w ?? "").replace(/^(?:error|warning): /, "").replace(/^graph > /, ""),
+  );
   for (const [id, v] of sd.view.views) {
     if (id.includes("/")) continue;
     const prefix = "initializers" in v.owner ? "" : functionWhere(v.owner);

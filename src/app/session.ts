@@ -209,8 +209,11 @@ export class Session<X = undefined> {
     const sides = this.sides.b ? [a, this.sides.b] : [a];
     let bound: Record<string, RValue> | undefined;
     const bind = () => {
-      taken.length = 0;
-      return (bound ??= requestedInputs(a.model, req, taken));
+      if (!bound) {
+        taken.length = 0;
+        bound = requestedInputs(a.model, req, taken);
+      }
+      return bound;
     };
     if (perNode) {
       // Every value kept, and every node timed, to paint the graph; if that does not fit the
