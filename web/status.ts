@@ -8,8 +8,8 @@ export function status(text: string): void {
 }
 
 /**
- * The error box, in the flow (the panes move down rather than being covered): right after the
- * form that failed when it is one of the actions, else under the bars; its × closes it.
+ * The error box, in the flow under the bars (the panes move down rather than being covered);
+ * its × closes it.
  */
 export function showError(message: string, notes: string[], near: HTMLElement): void {
   const box = $("error");
@@ -22,8 +22,10 @@ export function showError(message: string, notes: string[], near: HTMLElement): 
   close.title = "close";
   close.onclick = () => clearError();
   box.prepend(close);
-  if (near.closest("#actions")) near.insertAdjacentElement("afterend", box);
-  else $("top").append(box);
+  // Under the bars, whatever failed (the one row of actions has no room beside a form); what
+  // failed is named by the message and kept for scripts.
+  $("top").append(box);
+  box.dataset.near = near.id;
   box.hidden = false;
   box.scrollIntoView({ block: "nearest" });
   status(`Failed: ${message.split("\n")[0]}`);
