@@ -217,6 +217,12 @@ function graphNeeds(
     if (sym) plain.push({ sym, ok: (v) => sizeOf(d, sym, v) === want, why: `${why} = ${want}` });
   };
   const num = (d: Dim | undefined) => (typeof d === "number" ? d : undefined);
+  const atLeast = (d: Dim | undefined, min: number, why: string) => {
+    if (d === undefined || typeof d === "number" || min <= 1) return;
+    const sym = symOf(d);
+    if (sym)
+      plain.push({ sym, ok: (v) => (sizeOf(d, sym, v) ?? 0) >= min, why: `${why} ≥ ${min}` });
+  };
   for (const { node } of walkNodes(model)) {
     const domain = node.domain ?? "";
     if (domain !== "" && domain !== "ai.onnx") continue;
@@ -230,8 +236,28 @@ function graphNeeds(
         break;
       }
       case "Conv":
-        if (x && w)
+        if (x && w) {
           equal(x[1], mul(num(w[1]), intAttr(node, "group", 1)), `${label(node)}'s input channels`);
+          // Each spatial dim holds the dilated kernel, less the padding (auto_pad SAME pads it).
+          const auto = String(
+            node.attributes.find((a) => a.name === "auto_pad")?.value ?? "NOTSET",
+          );
+          if (auto === "NOTSET" || auto === "VALID") {
+            const pads = intsAttr(node, "pads") ?? [];
+            const dil = intsAttr(node, "dilations") ?? [];
+            for (let j = 0; j + 2 < Math.min(x.length, w.length); j++) {
+              const k = num(w[j + 2]);
+              if (k === undefined) continue;
+              const span = (dil[j] ?? 1) * (k - 1) + 1;
+              const padded = auto === "VALID" ? 0 : (pads[j] ?? 0) + (pads[j + x.length - 2] ?? 0);
+              atLeast(
+                x[j + 2],
+                span - padded,
+                `${label(node)}'s window needs its spatial dim ${j}`,
+              );
+            }
+          }
+        }
         break;
       case "ConvTranspose":
         if (x && w) equal(x[1], num(w[0]), `${label(node)}'s input channels`);

@@ -68,6 +68,30 @@ g (float[batch, n] x) => (float[a, b] y) {
     expect(r.stdout).toMatch(/^y: float \[1,512\]/);
   });
 
+  it("a Conv's channels and window, an LSTM's input size", () => {
+    const ones = (n: number) => Array(n).fill(1).join(",");
+    const f = model(
+      "conv-lstm.onnxtxt",
+      `<ir_version: 8, opset_import: ["" : 18]>
+g (float[b, c, n] x, float[s, k, i] z) => (float[p, q, r] y, float[t, u, v, w] h) {
+  W = Constant <value: tensor = float[4,3,3] {${ones(36)}}> ()
+  y = Conv (x, W)
+  LW = Constant <value: tensor = float[1,8,5] {${ones(40)}}> ()
+  LR = Constant <value: tensor = float[1,8,2] {${ones(16)}}> ()
+  h = LSTM <hidden_size: int = 2> (z, LW, LR)
+}
+`,
+    );
+    const r = runCli(["run", "--random", f]);
+    expect(r.stderr.trim()).toBe(
+      "onnx-expand: input dims not given, taken as b=1, c=3 (Conv's input channels = 3), " +
+        "n=3 (Conv's window needs its spatial dim 0 ≥ 3), s=1, k=1, i=5 (LSTM's input size = 5)",
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^y: float \[1,4,1\]/m);
+    expect(r.stdout).toMatch(/^h: float \[1,1,1,2\]/m);
+  });
+
   it("a run that still fails names the dims taken and how to set them", () => {
     const f = model(
       "gather.onnxtxt",
