@@ -8,7 +8,7 @@
 // the sizes taken said; times the median of several runs, the first divergence a click away, and
 // a run without differences saying so. Skipped, saying why, when no Chromium is installed.
 
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -178,6 +178,31 @@ describe.skipIf(!chromium)(
       },
       300_000,
     );
+
+    it("a run that fails on a dim left to its default names the dims taken and where to set them", async () => {
+      const page = suite.session().page;
+      const file = join(suite.work(), "gather.onnxtxt");
+      writeFileSync(
+        file,
+        `<ir_version: 8, opset_import: ["" : 18]>
+g (float[n] x) => (float y) {
+  i = Constant <value: tensor = int64 {3}> ()
+  y = Gather (x, i)
+}
+`,
+      );
+      await openInPage(page, suite.session().srv.url, file);
+      await page.selectOption("#run-mode", "random");
+      await page.fill("#dims", "");
+      await page.click("#run-form button");
+      expect(await settled(page)).toMatch(
+        /out of range.*\(the input dims not given were taken as n=1: set them with the dims box \(name=value\)\)/,
+      );
+      await page.fill("#dims", "n=4");
+      await page.click("#run-form button");
+      expect(await settled(page)).toBe("");
+      expect(await page.locator("#run-dims").count()).toBe(0);
+    }, 300_000);
 
     it("times a median of several runs; the first divergence beside the worst; no differences said", async () => {
       const page = suite.session().page;
