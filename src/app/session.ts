@@ -5,7 +5,7 @@
 // same thing (load.ts, transform.ts, runnable.ts).
 
 import { OnnxError } from "../errors.js";
-import type { Model } from "../ir/types.js";
+import type { Function, Graph, Model } from "../ir/types.js";
 import type { RunOptions } from "../interp/executor.js";
 import type { RunProfile } from "../interp/profile.js";
 import type { RValue } from "../interp/types.js";
@@ -62,6 +62,15 @@ export interface RunReport {
      * execution order whose values differ from a's while its inputs' do not); null: none differs.
      */
     first?: { index: number; value: ValueDivergence } | null;
+    /**
+     * Per side, each subgraph and local function that ran: its nodes' times (summed over its
+     * runs, in the first timed run); for a result, each of its subgraphs that ran: its nodes'
+     * differences, as above.
+     */
+    graphs?: {
+      ms: Map<Graph | Function, number[]>[];
+      diff?: Map<Graph, (Difference | null)[]>;
+    };
   };
   perNodeNote?: string;
   /** With random inputs: the symbolic dims not given, with the sizes taken (random-dims.ts). */
@@ -224,7 +233,7 @@ export class Session<X = undefined> {
         const r = runModels(
           sides,
           bind,
-          (i) => ({ ...opts, keepIntermediates: true, profile: profiles[i] }),
+          (i) => ({ ...opts, keepIntermediates: true, keepBodyValues: true, profile: profiles[i] }),
           this.progress,
         );
         const outputsOf = (i: number) =>
@@ -241,6 +250,12 @@ export class Session<X = undefined> {
             times[i]!.forEach((list, n) => list.push(t[n]![0]!));
           });
         }
+        const graphMs = profiles.map((p) => p.graphs ?? new Map<Graph | Function, number[]>());
+        const graphDiff = new Map<Graph, (Difference | null)[]>();
+        if (sides.length > 1)
+          for (const g of graphMs[1]!.keys())
+            if ("initializers" in g)
+              graphDiff.set(g, nodeDifferences(g, r.outputs[0]!, r.outputs[1]!));
         return {
           inputs: r.inputs,
           outputs: compareOutputs(outputsOf(0), sides.length > 1 ? outputsOf(1) : undefined),
@@ -253,6 +268,7 @@ export class Session<X = undefined> {
                   first: firstDivergence(sides[1]!.model, r.outputs[0]!, r.outputs[1]!),
                 }
               : {}),
+            graphs: { ms: graphMs, ...(sides.length > 1 ? { diff: graphDiff } : {}) },
           },
         };
       } catch (e) {

@@ -35,6 +35,11 @@ export interface SceneSource {
   callers?: readonly Node[];
   /** In a local function's view: the function (`domain:name`) keying its nodes in that table. */
   tablePrefix?: string;
+  /**
+   * A start of node and value names to leave out of what is drawn (namePrefix): an inlined
+   * branch's `If_0_else_branch__Inline_0__` before every torch path in it.
+   */
+  stripPrefix?: string;
   /** The text drawn on a node (its op), and under it (its name). */
   label(index: number): string;
   /** A value's type as text ("?" when not known). */
@@ -77,6 +82,8 @@ export interface Scene {
   /** Keys of groups by key → index. */
   byKey: Map<string, number>;
   typeOf(name: string): string;
+  /** The start of names not drawn (SceneSource's stripPrefix). */
+  stripPrefix?: string;
 }
 
 const pyList = /^\s*\[(.*)\]\s*$/s;
@@ -209,6 +216,24 @@ function nodeOrigin(
   return { scope: legacyScope(node.name), calls: [], known: !!node.name?.startsWith("/") };
 }
 
+/**
+ * The start of names to leave out of a view's drawing: the first segment of node names (before
+ * their first "/") when at least 4 in 5 named nodes share it and it is not torch's own empty
+ * one; "" when there is none.
+ */
+export function namePrefix(nodes: readonly Node[]): string {
+  const counts = new Map<string, number>();
+  let named = 0;
+  for (const n of nodes) {
+    const k = n.name?.indexOf("/") ?? -1;
+    if (!n.name) continue;
+    named++;
+    if (k > 0) counts.set(n.name.slice(0, k), (counts.get(n.name.slice(0, k)) ?? 0) + 1);
+  }
+  for (const [seg, c] of counts) if (c >= 2 && c * 5 >= named * 4) return seg;
+  return "";
+}
+
 /** The longest common start of paths. */
 function commonStart(paths: string[][]): string[] {
   if (!paths.length) return [];
@@ -311,9 +336,13 @@ export function buildScene(src: SceneSource): Scene {
   const outputs = new Set(src.outputs);
 
   // Where each node came from; unscoped nodes then take their neighbours' scope.
+  const strip = (name: string | undefined) =>
+    src.stripPrefix && name?.startsWith(src.stripPrefix)
+      ? name.slice(src.stripPrefix.length)
+      : name;
   const origins = src.nodes.map((node) =>
     nodeOrigin(
-      node,
+      src.stripPrefix ? { ...node, name: strip(node.name) } : node,
       table,
       src.tablePrefix !== undefined ? `${src.tablePrefix}::${node.name ?? ""}` : undefined,
       callerScope,
@@ -338,7 +367,7 @@ export function buildScene(src: SceneSource): Scene {
   for (let i = 0; i < n; i++) {
     const node = src.nodes[i]!;
     labels[i] = src.label(i);
-    subs[i] = node.name ?? "";
+    subs[i] = strip(node.name) ?? "";
     let k = 0;
     for (const a of node.attributes) k += attributeGraphs(a).length;
     subgraphs[i] = k;
@@ -396,6 +425,7 @@ export function buildScene(src: SceneSource): Scene {
     constants,
     byKey: new Map(),
     typeOf: src.typeOf,
+    ...(src.stripPrefix ? { stripPrefix: src.stripPrefix } : {}),
   };
   compact(scene);
   return scene;
