@@ -10,10 +10,13 @@ import { partitionPaint, targetCheckStatus } from "./partitions.js";
 import { Cancelled, WorkError, WorkerClient } from "./client.js";
 import { GraphCanvas } from "./graph/canvas.js";
 import type { Layout, LayoutItem, Paint } from "./graph/types.js";
-import { paintControls, paintFor, paintMode, sci, type PaintMode } from "./paint.js";
+import { paintControls, paintFor, paintMode } from "./paint.js";
 import { middleCut, viewOptions } from "./labels.js";
 import { Navigator } from "./navigate.js";
 import { constantsAsNodes, onConstantsSwitch } from "./switches.js";
+import { exportView } from "./export-view.js";
+import { firstTarget, worstTarget, type RunTarget } from "./run-nav.js";
+import { explainNode, forgetReports, keepRowInView, renderRefused } from "./report-table.js";
 import { fresh, type PaneState } from "./panes.js";
 import { servedModel } from "./preload.js";
 import { clearError, showError, status } from "./status.js";
@@ -98,7 +101,8 @@ async function act(
     } else {
       failed = true;
       const err = e as WorkError;
-      showError(`${failAs}: ${err.message}`, err.notes ?? [], near);
+      if (err.marked) markRefused(failAs, err.marked);
+      showError(`${failAs}: ${err.message}`, err.marked ? [] : (err.notes ?? []), near);
     }
     return false;
   } finally {
@@ -278,22 +282,6 @@ function closePane(p: PaneState): void {
   for (const k of Object.keys(pane.dataset)) delete pane.dataset[k];
 }
 
-function exportView(p: PaneState, kind: "svg" | "png"): Promise<void> {
-  const base = `${(p.summary?.name ?? "model").replace(/[^\w.-]+/g, "_")}-${p.view.replace(/[^\w.-]+/g, "_")}`;
-  const save = (blob: Blob) => {
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(blob);
-    a.download = `${base}.${kind}`;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
-  };
-  if (kind === "svg") {
-    save(new Blob([p.canvas!.exportSvg()], { type: "image/svg+xml" }));
-    return Promise.resolve();
-  }
-  return p.canvas!.exportPng().then(save);
-}
-
 // ---- selection and details ----
 
 /** Selects a box in its pane (details for a node) and the diff's match in the other pane. */
@@ -307,6 +295,7 @@ async function selectItem(p: PaneState, item: LayoutItem | null, reveal: boolean
   renderDetails(d, p.summary!.name, p.layout!.title, (view) => {
     void act("layout", $("details"), () => show(p, view));
   });
+  explainNode(p.side, p.view, item.index);
   const q = other(p);
   if (!q.canvas) return;
   // The match (or for an added or removed node, its place: its nearest matched neighbour's
@@ -456,7 +445,15 @@ function jumpProblem(side: SideName, line: number): void {
     if (p.view !== at.view) await show(p, at.view);
     const groups = await client.ask("groups", { side, view: at.view, index: at.index });
     await nav.reveal(p, `n${at.index}`, groups);
+    keepRowInView(side, line);
   });
+}
+
+/** A refused transform's blocked nodes: listed in the report panel and marked on the original. */
+function markRefused(what: string, marked: CheckSide): void {
+  checked = { a: marked };
+  renderRefused(what, panes.a.summary?.name ?? "", marked, jumpProblem);
+  applyProblems(panes.a);
 }
 
 // ---- actions ----
@@ -481,6 +478,7 @@ function clearAll(): void {
 function clearResult(): void {
   closePane(panes.b);
   checked = undefined;
+  forgetReports();
   // A run's numbers belong to the models it ran.
   lastPaint = undefined;
   panes.a.painted = undefined;
@@ -693,31 +691,29 @@ function applyPaint(): void {
   document.body.dataset.paint = mode;
 }
 
-/** The paint selector, its legend and "go to the worst", at the top of the run report. */
+/** The paint selector, its legend and the run's buttons, at the top of the run report. */
 function renderPaintControls(r: RunAnswer): void {
-  paintControls(r, applyPaint, (bar) => void act("go to the worst", bar, () => goToWorst()));
+  paintControls(
+    r,
+    applyPaint,
+    (bar) =>
+      void act("go to the worst", bar, () =>
+        goTo(worstTarget(lastPaint, paintMode(), !!panes.b.summary)),
+      ),
+    (bar) => void act("go to the first divergence", bar, () => goTo(firstTarget(lastPaint))),
+  );
 }
 
-/** Selects the node with the largest difference (or time) in its pane, opening its groups. */
-async function goToWorst(): Promise<void> {
-  const mode = paintMode();
-  if (!lastPaint || mode === "none") return;
-  const side: SideName = mode === "diff" || panes.b.summary ? "b" : "a";
-  const values: [string, number][] =
-    mode === "diff"
-      ? Object.entries(lastPaint.diff ?? {})
-          .filter(([k, d]) => k.startsWith("n") && d)
-          .map(([k, d]) => [k, d![0]])
-      : Object.entries(lastPaint.ms[side] ?? {}).filter(([k]) => k.startsWith("n"));
-  if (!values.length) return;
-  const [key, v] = values.reduce((m, x) => (x[1] > m[1] ? x : m));
-  const p = panes[side];
-  if (p.view !== "main") await show(p, "main");
-  const index = Number(key.slice(1));
-  await nav.reveal(p, key, await client.ask("groups", { side, view: "main", index }));
-  status(
-    `The ${mode === "diff" ? "largest difference" : "slowest node"}: ${mode === "diff" ? sci(v) : `${v.toFixed(2)} ms`}.`,
-  );
+/** Shows a run's target node in its pane's main view (opening its groups), and says what it is. */
+async function goTo(t: RunTarget | undefined): Promise<void> {
+  if (!t) return;
+  if (t.key) {
+    const p = panes[t.side];
+    if (p.view !== "main") await show(p, "main");
+    const index = Number(t.key.slice(1));
+    await nav.reveal(p, t.key, await client.ask("groups", { side: t.side, view: "main", index }));
+  }
+  status(t.text);
 }
 
 async function download(format: "binary" | "text"): Promise<void> {

@@ -2,6 +2,7 @@
 // check report, the run table and a node's details. Each panel names the model it belongs to.
 
 import type { DiffCounts } from "../src/diff/index.js";
+import { renderReportTable } from "./report-table.js";
 import type {
   CheckSide,
   NodeDetails,
@@ -40,7 +41,7 @@ export function table(rows: (string | number)[][], head?: string[]): HTMLTableEl
 }
 
 /** A panel's heading, with the model it belongs to. */
-function heading(title: string, model: string): HTMLHeadingElement {
+export function heading(title: string, model: string): HTMLHeadingElement {
   const e = h("h3", title);
   e.append(" ", h("span", model, "model"));
   e.dataset.model = model;
@@ -125,22 +126,7 @@ export function renderCheck(
     head.dataset.problems = String(c.lines.length);
     head.dataset.side = side;
     box.append(head);
-    if (!c.lines.length) continue;
-    const list = h("ol", undefined, "problems");
-    c.lines.forEach((line, k) => {
-      const li = h("li");
-      const at = c.nodes.find((n) => n.line === k);
-      if (at) {
-        const b = h("button", line, "problem");
-        b.dataset.side = side;
-        b.dataset.line = String(k);
-        b.title = "show the node on the graph";
-        b.onclick = () => jump(side, k);
-        li.append(b);
-      } else li.textContent = line;
-      list.append(li);
-    });
-    box.append(list);
+    renderReportTable(box, side, c, jump);
   }
 }
 
@@ -177,8 +163,18 @@ export function renderRun(r: RunAnswer, a: string, b: string | undefined): void 
   box.replaceChildren(
     heading(b ? "Run: original vs result" : "Run", b ? `${a} vs ${b}` : a),
     inputs,
-    t,
   );
+  if (r.taken?.length) {
+    const dims = h(
+      "p",
+      `dims not given, taken as: ${r.taken.map((d) => `${d.name}=${d.value}${d.why ? ` (${d.why})` : ""}`).join(", ")} · set them in the dims box (name=value)`,
+      "taken-dims",
+    );
+    dims.id = "run-dims";
+    dims.dataset.taken = r.taken.map((d) => `${d.name}=${d.value}`).join(",");
+    box.append(dims);
+  }
+  box.append(t);
 }
 
 export const runSummary = (r: RunAnswer, b: boolean): string => {

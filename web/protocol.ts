@@ -170,7 +170,21 @@ export interface RunAnswer {
    */
   paint?: {
     ms: Partial<Record<SideName, Record<string, number>>>;
+    /** How many runs the times are the median of. */
+    runs: number;
     diff?: Record<string, [number, number] | null>;
+    /**
+     * With a result: its first divergence from the original (src/app/divergence.ts), the node's
+     * box key and how far its values are apart; null when no matched value differs.
+     */
+    first?: {
+      key: string;
+      label: string;
+      ulps: number;
+      abs: number;
+      count: number;
+      total: number;
+    } | null;
     /**
      * The same for each other view that ran (subgraphs, local functions), per side and view id:
      * a subgraph's times summed over its runs, its values those of its last run.
@@ -185,6 +199,8 @@ export interface RunAnswer {
       >
     >;
   };
+  /** With random inputs: the symbolic dims not given, with the sizes taken and why. */
+  taken?: { name: string; value: number; why?: string }[];
   /** Why there is nothing to paint. */
   paintNote?: string;
 }
@@ -268,5 +284,6 @@ export type Reply =
    */
   | { id: number; part: string; json: Uint8Array }
   | { id: number; ok: true; json: Uint8Array }
-  | { id: number; ok: false; error: string; notes: string[] }
+  /** `marked`: a refused transform's problem lines with the original's nodes they name. */
+  | { id: number; ok: false; error: string; notes: string[]; marked?: CheckSide }
   | { progress: string };

@@ -623,15 +623,13 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
         };
         continue;
       }
-      const wheres = s.found.map((p) => p.where);
-      const nodes: CheckSide["nodes"] = [];
-      for (const [id, v] of s.views) {
-        if (id.includes("/")) continue;
-        const prefix = "initializers" in v.owner ? "" : functionWhere(v.owner);
-        for (const [line, index] of problemNodes(v.owner, prefix, wheres))
-          nodes.push(at(id, index, line));
-      }
-      out[k] = { lines: s.problems, nodes };
+      out[k] = {
+        lines: s.problems,
+        nodes: markedNodes(
+          sd,
+          s.found.map((p) => p.where),
+        ),
+      };
     }
     return out;
   },
@@ -660,7 +658,12 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
   run(msg) {
     const before = gemmThreadStats().tasks;
     const t0 = performance.now();
-    const r = session.run(msg, { maxMemory: PAGE_BUDGET, budgetName: PAGE_BUDGET_NAME }, true);
+    const r = session.run(
+      msg,
+      { maxMemory: PAGE_BUDGET, budgetName: PAGE_BUDGET_NAME },
+      true,
+      "the dims box (name=value)",
+    );
     const ms = performance.now() - t0;
     const after = gemmThreadStats().tasks;
     const helped = after.filter((n, i) => n > (before[i] ?? 0)).length;
@@ -677,9 +680,28 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
       })),
       ...(r.nodes ? { paint: paintOf(r.nodes) } : {}),
       ...(r.perNodeNote ? { paintNote: r.perNodeNote } : {}),
+      ...(r.taken ? { taken: r.taken } : {}),
     };
   },
 };
+
+/**
+ * The nodes that problem places name (`node '…' (Op)`, in the main graph or a function; one in a
+ * subgraph marks the node holding it), by line, with the groups that hold them.
+ */
+function markedNodes(sd: Side, wheres: (string | undefined)[]): CheckSide["nodes"] {
+  const nodes: CheckSide["nodes"] = [];
+  const places = wheres.map((w) =>
+    (w ?? "").replace(/^(?:error|warning): /, "").replace(/^graph > /, ""),
+  );
+  for (const [id, v] of sd.view.views) {
+    if (id.includes("/")) continue;
+    const prefix = "initializers" in v.owner ? "" : functionWhere(v.owner);
+    for (const [line, index] of problemNodes(v.owner, prefix, places))
+      nodes.push({ view: id, index, line, groups: enclosingGroups(sceneOf(sd, id), index) });
+  }
+  return nodes;
+}
 
 /** Per-node numbers as the boxes of each side's views carry them (groups summed or maxed). */
 function paintOf(
@@ -698,9 +720,22 @@ function paintOf(
     s ? [{ name, views: s.view.views.values(), scene: (v: string) => sceneOf(s, v) }] : [],
   );
   const views = nodes.graphs ? paintViews(present, nodes.graphs) : undefined;
-  if (!nodes.diff || !session.b) return { ms, ...(views ? { views } : {}) };
+  if (!nodes.diff || !session.b) return { ms, runs: nodes.runs, ...(views ? { views } : {}) };
   const diff = diffsOf(sceneOf(session.b, "main"), nodes.diff);
-  return { ms, diff, ...(views ? { views } : {}) };
+  const f = nodes.first;
+  const node = f ? session.b.model.graph.nodes[f.index] : undefined;
+  const first =
+    f && node
+      ? {
+          key: `n${f.index}`,
+          label: `${node.opType}${node.name ? ` '${node.name}'` : ""}`,
+          ulps: f.value.ulps,
+          abs: f.value.abs,
+          count: f.value.count,
+          total: f.value.total,
+        }
+      : null;
+  return { ms, runs: nodes.runs, diff, first, ...(views ? { views } : {}) };
 }
 
 function handle(msg: Request): Answers[Op] | Promise<Answers[Op]> {
@@ -738,6 +773,10 @@ onmessage = async (ev: MessageEvent<Envelope>) => {
       ok: false,
       error: e instanceof Error ? e.message : String(e),
       notes: e instanceof RefusedError ? e.lines : [],
+      // A refused transform's blocked nodes, to list and mark on the original.
+      ...(e instanceof RefusedError && session.a
+        ? { marked: { lines: e.lines, nodes: markedNodes(session.a, e.lines) } }
+        : {}),
     });
   }
 };

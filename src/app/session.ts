@@ -17,6 +17,8 @@ import {
   type OutputComparison,
 } from "./compare.js";
 import { requestedInputs, type InputRequest } from "./inputs.js";
+import { withTakenDims, type TakenDim } from "./random-dims.js";
+import { firstDivergences, type ValueDivergence } from "./divergence.js";
 import { modelFromBytes, modelFromFiles, type PickedFile } from "./load.js";
 import { RefusedError } from "./notes.js";
 import { runModels } from "./runnable.js";
@@ -52,10 +54,18 @@ export interface RunReport {
    */
   nodes?: {
     ms: number[][];
+    /** How many runs the times are the median of. */
+    runs: number;
     diff?: (Difference | null)[];
     /**
+     * The first divergence of b from a (divergence.ts: the earliest of b's main-graph nodes in
+     * execution order whose values differ from a's while its inputs' do not); null: none differs.
+     */
+    first?: { index: number; value: ValueDivergence } | null;
+    /**
      * Per side, each subgraph and local function that ran: its nodes' times (summed over its
-     * runs); for a result, each of its subgraphs that ran: its nodes' differences, as above.
+     * runs, in the first timed run); for a result, each of its subgraphs that ran: its nodes'
+     * differences, as above.
      */
     graphs?: {
       ms: Map<Graph | Function, number[]>[];
@@ -63,6 +73,40 @@ export interface RunReport {
     };
   };
   perNodeNote?: string;
+  /** With random inputs: the symbolic dims not given, with the sizes taken (random-dims.ts). */
+  taken?: TakenDim[];
+}
+
+/**
+ * How many runs a per-node timing takes, from the first run's time: 5 when a run is quick, 3 up
+ * to 3 s, else the one (a large model's run is not repeated).
+ */
+export function timedRuns(firstMs: number): number {
+  return firstMs <= 500 ? 5 : firstMs <= 3000 ? 3 : 1;
+}
+
+/** Each main-graph node's time of one run (ms, by node index), as a list to add runs to. */
+function nodeTimes(model: Model, profile: RunProfile): number[][] {
+  const t = Array.from({ length: model.graph.nodes.length }, () => [0]);
+  for (const n of profile.nodes ?? []) t[n.index]![0] = n.ms;
+  return t;
+}
+
+function firstDivergence(
+  b: Model,
+  va: Record<string, RValue>,
+  vb: Record<string, RValue>,
+): { index: number; value: ValueDivergence } | null {
+  const d = firstDivergences(b.graph, va, vb)[0];
+  if (!d) return null;
+  const value = d.outputs.reduce((m, o) => (o.ulps > m.ulps ? o : m));
+  return { index: d.index, value };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 /**
@@ -150,17 +194,42 @@ export class Session<X = undefined> {
 
   /**
    * Runs a, and b when there is one, on the same inputs, each refused first when the command
-   * line's run would refuse it (both before either runs), and compares their outputs.
+   * line's run would refuse it (both before either runs), and compares their outputs. With
+   * `perNode`, node times are the median of several runs (timedRuns), both sides in turn. A
+   * failure with random inputs names the dims that were not given (set with `how`).
    */
-  run(req: InputRequest, opts: RunOptions = {}, perNode = false): RunReport {
+  run(req: InputRequest, opts: RunOptions = {}, perNode = false, how = "name=value"): RunReport {
+    const taken: TakenDim[] = [];
+    try {
+      const r = this.runOnce(req, opts, perNode, taken);
+      return taken.length ? { ...r, taken } : r;
+    } catch (e) {
+      throw withTakenDims(e, taken, how);
+    }
+  }
+
+  private runOnce(
+    req: InputRequest,
+    opts: RunOptions,
+    perNode: boolean,
+    taken: TakenDim[],
+  ): RunReport {
     const a = this.loaded();
     const sides = this.sides.b ? [a, this.sides.b] : [a];
-    const bind = () => requestedInputs(a.model, req);
+    let bound: Record<string, RValue> | undefined;
+    const bind = () => {
+      if (!bound) {
+        taken.length = 0;
+        bound = requestedInputs(a.model, req, taken);
+      }
+      return bound;
+    };
     if (perNode) {
       // Every value kept, and every node timed, to paint the graph; if that does not fit the
       // budget, the plain run below still answers.
       const profiles = sides.map((): RunProfile => ({}));
       try {
+        const t0 = Date.now();
         const r = runModels(
           sides,
           bind,
@@ -171,11 +240,16 @@ export class Session<X = undefined> {
           Object.fromEntries(
             sides[i]!.model.graph.outputs.map((o) => [o.name, r.outputs[i]![o.name]!]),
           );
-        const ms = sides.map((s, i) => {
-          const t = new Array<number>(s.model.graph.nodes.length).fill(0);
-          for (const n of profiles[i]!.nodes ?? []) t[n.index] = n.ms;
-          return t;
-        });
+        const times = sides.map((s, i) => nodeTimes(s.model, profiles[i]!));
+        const runs = timedRuns(Date.now() - t0);
+        for (let k = 1; k < runs; k++) {
+          const again = sides.map((): RunProfile => ({}));
+          runModels(sides, bind, (i) => ({ ...opts, profile: again[i] }), this.progress);
+          sides.forEach((s, i) => {
+            const t = nodeTimes(s.model, again[i]!);
+            times[i]!.forEach((list, n) => list.push(t[n]![0]!));
+          });
+        }
         const graphMs = profiles.map((p) => p.graphs ?? new Map<Graph | Function, number[]>());
         const graphDiff = new Map<Graph, (Difference | null)[]>();
         if (sides.length > 1)
@@ -186,16 +260,20 @@ export class Session<X = undefined> {
           inputs: r.inputs,
           outputs: compareOutputs(outputsOf(0), sides.length > 1 ? outputsOf(1) : undefined),
           nodes: {
-            ms,
+            ms: times.map((t) => t.map(median)),
+            runs,
             ...(sides.length > 1
-              ? { diff: nodeDifferences(sides[1]!.model, r.outputs[0]!, r.outputs[1]!) }
+              ? {
+                  diff: nodeDifferences(sides[1]!.model, r.outputs[0]!, r.outputs[1]!),
+                  first: firstDivergence(sides[1]!.model, r.outputs[0]!, r.outputs[1]!),
+                }
               : {}),
             graphs: { ms: graphMs, ...(sides.length > 1 ? { diff: graphDiff } : {}) },
           },
         };
       } catch (e) {
         if (!(e instanceof OnnxError) || !/budget|memory/i.test(e.message)) throw e;
-        const plain = this.run(req, opts);
+        const plain = this.runOnce(req, opts, false, taken);
         return { ...plain, perNodeNote: `values per node not kept: ${e.message}` };
       }
     }

@@ -189,10 +189,15 @@ describe.skipIf(!chromium)(
         /^expansion: expand only: name at least one op/,
       );
       expect(await inView(page, "#error")).toBe(true);
-      // The message sits beside the form that failed.
+      // The message names the form that failed and sits under the bars, above the pane's toolbar.
+      expect(await attr(page, "#error", "data-near")).toBe("expand-form");
       expect(
-        await page.evaluate(() => document.getElementById("expand-form")!.nextElementSibling?.id),
-      ).toBe("error");
+        await page.evaluate(
+          () =>
+            document.getElementById("error")!.getBoundingClientRect().bottom <=
+            document.querySelector("#pane-a .bar")!.getBoundingClientRect().top,
+        ),
+      ).toBe(true);
       // A later success clears the error and the state.
       await page.selectOption("#expand-mode", "all");
       await page.click("#expand-form button");
@@ -427,6 +432,7 @@ describe.skipIf(!chromium)(
       await settled(page);
       expect(Number(await attr(page, "#check-report h3", "data-problems"))).toBeGreaterThan(0);
       expect(await attr(page, "#pane-a", "data-problems")).toBe("1");
+      await page.locator("#check-report button.open-group").first().click();
       await page.locator("#check-report button.problem").first().click();
       await settled(page);
       expect(await attr(page, "#pane-a", "data-selected")).toBe("n1");
