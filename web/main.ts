@@ -19,6 +19,7 @@ import {
   renderCheck,
   renderDetails,
   renderDiff,
+  diffSummary,
   renderRun,
   renderSummary,
   runSummary,
@@ -649,9 +650,7 @@ async function transform(req: Request & { op: "convert" | "expand" | "lower" }):
   await show(panes.a, panes.a.view, true);
   clearFind();
   fitBoth();
-  status(
-    `${r.summary.name}: ${r.diff.removed} removed, ${r.diff.added} added, ${r.diff.changed} changed.`,
-  );
+  status(`${r.summary.name}: ${diffSummary(r.diff)}.`);
 }
 
 let maxOpset = 0;
