@@ -69,6 +69,10 @@ export function changeKind(pass: string): string {
   return VERBS[pass] ?? pass;
 }
 
+/** Passes whose notes count what their kind of change lists (or the dims line says). */
+const countedBy = (pass: string) =>
+  pass in VERBS || pass.startsWith("convert") || pass === "fix-dims" || pass === "sort-nodes";
+
 const onnxOpset = (m: Model) =>
   m.opsetImports.find((o) => o.domain === "" || o.domain === "ai.onnx")?.version;
 
@@ -139,8 +143,10 @@ function recordKinds(pass: Pass, out: { kinds: KindChange[]; notes: string[] }):
     run(model, ctx) {
       const r = runPass(p, model, ctx);
       if (r.ok) {
-        // The pass's own words, not a note per node (the kinds list those).
-        for (const n of r.notes) if (n.level === "info" && !n.where) out.notes.push(n.message);
+        // The pass's own words where its kind of change does not say them already (a count of
+        // nodes folded, removed, converted), and never a note per node (the kinds list those).
+        if (!countedBy(p.name))
+          for (const n of r.notes) if (n.level === "info" && !n.where) out.notes.push(n.message);
         if (r.modified) {
           const c = nodeChanges(model, r.model);
           if (c.removed.length || c.added.length)

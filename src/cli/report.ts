@@ -77,10 +77,8 @@ export function kindLines(k: KindChange, indent: string, verbose = isVerbose()):
 export function changeLines(steps: readonly StepChange[], indent = "  "): string[] {
   const kinds = mergeKinds(steps.flatMap((s) => s.kinds));
   const out = kinds.flatMap((k) => kindLines(k, indent));
-  // What a step did without taking out or putting in a node (element types made half, say).
-  for (const s of steps)
-    if (s.modified && !s.kinds.length)
-      for (const n of new Set(s.notes)) out.push(oneLine(`${indent}${n}`));
+  // What the steps said beyond nodes (element types made half, say).
+  for (const n of new Set(steps.flatMap((s) => s.notes))) out.push(oneLine(`${indent}${n}`));
   return out;
 }
 
@@ -123,7 +121,7 @@ export function lowerLines(steps: readonly StepChange[], target: string): string
   for (const s of steps) {
     if (!s.modified) continue;
     const body = changeLines([s], "    ");
-    // A step that only re-sorted or re-typed values without saying so is not a step taken.
+    // A step that only re-sorted nodes or refreshed types without saying so is not a step taken.
     if (!body.length && s.opset.from === s.opset.to && s.before.all === s.after.all) continue;
     out.push(oneLine(`  ${stepHead(s, target)}`), ...body);
   }
