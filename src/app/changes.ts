@@ -81,18 +81,24 @@ function eachNode(
   model: Model,
   f: (node: Node, where: () => string, at: () => string) => void,
 ): void {
-  const walk = (g: Graph | Function, prefix: string) =>
+  // `where` for a person (with indices), `at` for matching (names, else first outputs).
+  const walk = (g: Graph | Function, prefix: string, atPrefix: string) =>
     g.nodes.forEach((n, i) => {
       const label = () => `${prefix}${nodeLabel(n, i)}`;
-      f(n, label, () => `${prefix}${n.name ? `'${n.name}'` : `=> ${n.outputs[0] ?? i}`}`);
+      const at = () => `${atPrefix}${n.name ? `'${n.name}'` : `=> ${n.outputs[0] ?? i}`}`;
+      f(n, label, at);
       const subs = nodeGraphs(n);
       if (subs.length) {
         const here = label();
-        for (const sub of subs) walk(sub, `${here} > ${sub.name ? `'${sub.name}' ` : ""}`);
+        const there = at();
+        for (const sub of subs) {
+          const name = sub.name ? `'${sub.name}' ` : "";
+          walk(sub, `${here} > ${name}`, `${there} > ${name}`);
+        }
       }
     });
-  walk(model.graph, "");
-  for (const fn of model.functions) walk(fn, `${functionWhere(fn)} > `);
+  walk(model.graph, "", "");
+  for (const fn of model.functions) walk(fn, `${functionWhere(fn)} > `, `${functionWhere(fn)} > `);
 }
 
 /**
