@@ -70,8 +70,12 @@ export function changeKind(pass: string): string {
 }
 
 /** Passes whose notes count what their kind of change lists (or the dims line says). */
+// (The expander's "expanded N calls" stays: it counts calls at every depth of nesting.)
 const countedBy = (pass: string) =>
-  pass in VERBS || pass.startsWith("convert") || pass === "fix-dims" || pass === "sort-nodes";
+  (pass in VERBS && pass !== "expand") ||
+  pass.startsWith("convert") ||
+  pass === "fix-dims" ||
+  pass === "sort-nodes";
 
 const onnxOpset = (m: Model) =>
   m.opsetImports.find((o) => o.domain === "" || o.domain === "ai.onnx")?.version;
