@@ -216,10 +216,12 @@ export function mergeKinds(kinds: readonly KindChange[]): KindChange[] {
   return [...by.values()];
 }
 
-/** The symbolic dims (dim_param) of the model's inputs and outputs, by name, in order. */
-export function symbolicDims(model: Model): string[] {
+/** The symbolic dims (dim_param) of the model's inputs and outputs (or inputs only), by name. */
+export function symbolicDims(model: Model, inputsOnly = false): string[] {
   const out = new Set<string>();
-  for (const v of [...model.graph.inputs, ...model.graph.outputs]) {
+  for (const v of inputsOnly
+    ? model.graph.inputs
+    : [...model.graph.inputs, ...model.graph.outputs]) {
     const t = v.type;
     if (t?.kind !== "tensor" || !t.shape) continue;
     for (const d of t.shape) if (typeof d === "string" && d !== "") out.add(d);

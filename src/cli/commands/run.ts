@@ -30,6 +30,7 @@ import { DEFAULT_MAX_RUN_NODES } from "../../interp/call-count.js";
 import { DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_ITERATIONS } from "../../interp/executor.js";
 import type { RTensor, RValue } from "../../interp/types.js";
 import { summarizeTensor } from "../format.js";
+import { symbolicDims } from "../../app/changes.js";
 import {
   EXIT_FAILED,
   EXIT_OK,
@@ -267,6 +268,16 @@ export function registerRunCommands(program: Command): void {
             maxMemory,
             profile,
           });
+          // Fixing some dims says which stay symbolic (the random inputs take those as 1), once
+          // the dims are known to be the model's.
+          if (dims.size) {
+            const left = symbolicDims(model, true).filter((d) => !dims.has(d));
+            const set = [...dims].map(([n, v]) => `${n}=${v}`).join(", ");
+            const rest = left.length
+              ? `still symbolic, taken as 1: ${left.join(", ")}`
+              : "none left symbolic";
+            process.stderr.write(oneLine(`onnx-expand: dims: fixed ${set}; ${rest}`) + "\n");
+          }
           const outputs = run.outputs[0]!;
           if (opts.outputDir) {
             for (const o of model.graph.outputs)
