@@ -67,6 +67,13 @@ describe("one voice for every command that writes", () => {
     expect(Array.from(b.y!.data as Float32Array)).toEqual(Array.from(a.y!.data as Float32Array));
   });
 
+  it("convert --plan: each adapted node says what happens at it, not the adapter's summary", () => {
+    expect(ok(["convert", model, "--opset", "13", "--plan"]).split("\n")[2]).toBe(
+      "  adapt  graph > node #1 (ReduceMean): ReduceMean 18 -> 13 (opset 18 -> 17): " +
+        "attribute axes: ints = [-1] set; input #1 ('ax') dropped",
+    );
+  });
+
   it("convert --output-dir: a success line per model", () => {
     const out = join(dir, "batch");
     mkdirSync(out);
