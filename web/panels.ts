@@ -63,6 +63,15 @@ export function renderSummary(s: Summary): void {
   ]);
   facts.id = "facts";
   facts.dataset.nodes = String(i.nodes);
+  // metadata_props, a row each (a long value cut, whole in its tooltip)
+  for (const [k, v] of s.metadata ?? []) {
+    const tr = facts.insertRow();
+    tr.className = "metadata";
+    tr.insertCell().textContent = k;
+    const cell = tr.insertCell();
+    cell.textContent = v.length > 200 ? `${v.slice(0, 200)}…` : v;
+    cell.title = v.length > 200 ? v.slice(0, 4000) : "";
+  }
   const hist = h("div", undefined, "hist");
   hist.append(
     table(
@@ -108,10 +117,15 @@ function diffTable(c: DiffCounts): HTMLElement {
   );
 }
 
-/** The diff's counts in the status line: the main graph's, and all graphs' where they differ. */
-export function diffSummary(c: DiffCounts): string {
+/**
+ * The diff's counts in the status line: the main graph's, and all graphs' where they differ; no
+ * change said as such (with the transform's first note, which says why).
+ */
+export function diffSummary(c: DiffCounts, notes: readonly string[] = []): string {
   const t = (x: DiffCounts["all"]) =>
     `${x.removed} removed, ${x.added} added, ${x.changed} changed`;
+  if (!c.all.removed && !c.all.added && !c.all.changed)
+    return `0 changes, the result is the original model${notes.length ? ` (${notes[0]})` : ""}`;
   const alone = c.main.a === c.all.a && c.main.b === c.all.b;
   return alone ? t(c.main) : `main graph ${t(c.main)}; all graphs ${t(c.all)}`;
 }
