@@ -26,6 +26,7 @@ import {
   renderCheck,
   renderDetails,
   renderDiff,
+  diffSummary,
   renderRun,
   renderSummary,
   runSummary,
@@ -556,12 +557,7 @@ async function transform(req: Request & { op: "convert" | "expand" | "lower" }):
   await show(panes.a, panes.a.view, true);
   clearFind();
   fitBoth();
-  const changes = r.diff.removed + r.diff.added + r.diff.changed;
-  status(
-    changes
-      ? `${r.summary.name}: ${r.diff.removed} removed, ${r.diff.added} added, ${r.diff.changed} changed.`
-      : `${r.summary.name}: 0 changes, the result is the original model${r.notes.length ? ` (${r.notes[0]})` : ""}.`,
-  );
+  status(`${r.summary.name}: ${diffSummary(r.diff, r.notes)}.`);
 }
 
 let maxOpset = 0;

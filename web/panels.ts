@@ -91,20 +91,44 @@ export function renderDiff(c: DiffCounts, a: string, b: string, notes: string[])
   legend.append(h("span", "removed", "removed"), h("span", "added", "added"));
   legend.append(h("span", "changed", "changed"));
   box.replaceChildren(
-    heading(c.same ? "Diff: the models are the same" : "Diff (main graph)", `${a} → ${b}`),
-    table([
-      ["nodes", `${c.nodes.a} → ${c.nodes.b}`],
-      ["matched", c.matched],
-      ["changed", c.changed],
-      ["removed", c.removed],
-      ["added", c.added],
-      ["hunks", c.hunks],
-      ["functions changed", c.functions],
-      ["opset imports changed", c.opsetImports],
-    ]),
+    heading(c.same ? "Diff: the models are the same" : "Diff", `${a} → ${b}`),
+    diffTable(c),
     legend,
   );
   if (notes.length) box.append(h("pre", notes.join("\n"), "notes"));
+}
+
+/** `diff`'s counts (diffCounts): the main graph's and, where other graphs have nodes, all graphs'. */
+function diffTable(c: DiffCounts): HTMLElement {
+  const alone = c.main.a === c.all.a && c.main.b === c.all.b;
+  const both = (f: (x: DiffCounts["all"]) => string | number) =>
+    alone ? [f(c.main)] : [f(c.main), f(c.all)];
+  return table(
+    [
+      ["nodes", ...both((x) => `${x.a} → ${x.b}`)],
+      ["matched", ...both((x) => x.matched)],
+      ["changed", ...both((x) => x.changed)],
+      ["removed", ...both((x) => x.removed)],
+      ["added", ...both((x) => x.added)],
+      ["hunks", c.main.hunks, ...(alone ? [] : [""])],
+      ["functions changed", c.functions, ...(alone ? [] : [""])],
+      ["opset imports changed", c.opsetImports, ...(alone ? [] : [""])],
+    ],
+    alone ? ["", "main graph (the only one)"] : ["", "main graph", "all graphs"],
+  );
+}
+
+/**
+ * The diff's counts in the status line: the main graph's, and all graphs' where they differ; no
+ * change said as such (with the transform's first note, which says why).
+ */
+export function diffSummary(c: DiffCounts, notes: readonly string[] = []): string {
+  const t = (x: DiffCounts["all"]) =>
+    `${x.removed} removed, ${x.added} added, ${x.changed} changed`;
+  if (!c.all.removed && !c.all.added && !c.all.changed)
+    return `0 changes, the result is the original model${notes.length ? ` (${notes[0]})` : ""}`;
+  const alone = c.main.a === c.all.a && c.main.b === c.all.b;
+  return alone ? t(c.main) : `main graph ${t(c.main)}; all graphs ${t(c.all)}`;
 }
 
 /** The check report; `jump` is called with a side and a problem line's index. */

@@ -41,6 +41,7 @@ import {
   type StepRecord,
 } from "./plan.js";
 import { constantOfNode } from "./values.js";
+import { describeAdaptation } from "./describe.js";
 import type { Lowering } from "./lowering.js";
 import { ORIGIN_KEY, originOf } from "../inline/origin.js";
 
@@ -234,23 +235,28 @@ function countUses(u: Map<string, number>, n: Node, by: number): void {
  */
 class LazyRecord implements StepRecord {
   private label: string | undefined;
+  private text: string | undefined;
   readonly op: string;
   readonly domain: string;
   readonly from: number;
   readonly to: number;
   readonly opsetFrom: number;
   readonly opsetTo: number;
-  readonly message: string;
   constructor(
     private readonly owner: GraphScope,
     private readonly node: Node,
     private readonly index: number,
     step: AdaptedStep,
+    /** What the row gave (undefined: the node kept apart from its version). */
+    private readonly repl: Node[] | undefined,
   ) {
     this.op = node.opType;
     this.domain = node.domain;
     ({ from: this.from, to: this.to, opsetFrom: this.opsetFrom, opsetTo: this.opsetTo } = step);
-    this.message = step.message;
+  }
+  /** What happened at this node (describe.ts), built when read. */
+  get message(): string {
+    return (this.text ??= describeAdaptation(this.node, this.repl));
   }
   get where(): string {
     return (this.label ??= this.owner.nodeWhere(this.node, this.index));
@@ -570,7 +576,7 @@ export class Converter {
         if (outcome.kind === "free") this.plan.freeSteps++;
         else if (outcome.kind === "blocked") this.block(site, outcome);
         else if (outcome.kind === "adapted") {
-          this.plan.adapted.push(new LazyRecord(state.scope, node, i, outcome.step));
+          this.plan.adapted.push(new LazyRecord(state.scope, node, i, outcome.step, outcome.nodes));
           repl = outcome.nodes;
         }
       }

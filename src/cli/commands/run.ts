@@ -276,9 +276,10 @@ export function registerRunCommands(program: Command): void {
           } catch (e) {
             throw withTakenDims(e, taken, "--dim name=value");
           }
+          // The dims left symbolic are said with the size the random inputs took.
           if (taken.length)
             process.stderr.write(
-              `onnx-expand: input dims not given, taken as ${formatTaken(taken)}\n`,
+              oneLine(`onnx-expand: input dims not given, taken as ${formatTaken(taken)}`) + "\n",
             );
           const outputs = run.outputs[0]!;
           if (opts.outputDir) {
