@@ -32,6 +32,8 @@ import {
   stepDiff,
   type ConversionPlan,
   type StepRecord,
+  nodeIdOf,
+  withNodeId,
 } from "./plan.js";
 import { constantOfNode } from "./values.js";
 import type { Lowering } from "./lowering.js";
@@ -606,7 +608,7 @@ export class Converter {
       opsetTo: site.next,
       message: b.hint ? `${b.reason}; ${b.hint}` : b.reason,
     };
-    this.plan.blocked.push(record);
+    this.plan.blocked.push(withNodeId(record, state.scope.nodeId(node, index)));
     this.reasons.set(record, b.reason);
   }
 
@@ -812,6 +814,16 @@ function lazyNames(owner: Graph | Function): () => NameScope {
   return () => (scope ??= new NameScope(owner));
 }
 
+/** The node ids of records (nodeIdOf; a record without one matches none). */
+function nodeIds(records: StepRecord[]): Set<string> {
+  const ids = new Set<string>();
+  for (const r of records) {
+    const id = nodeIdOf(r);
+    if (id !== undefined) ids.add(id);
+  }
+  return ids;
+}
+
 /**
  * Converts the model's ai.onnx opset (main graph, subgraphs, functions) to `target`, function
  * ops the target lacks lowered first by `opts.lower` when given.
@@ -831,8 +843,8 @@ export function convertModel(
   if (!l.ok) {
     // Planned as it is, the lowered nodes blocked with the reason they could not be lowered.
     const r = new Converter(model, target, opts).run();
-    const lowered = new Set(l.lowered.map((x) => x.where));
-    const blocked = r.plan.blocked.filter((b) => !lowered.has(b.where));
+    const lowered = nodeIds(l.lowered);
+    const blocked = r.plan.blocked.filter((b) => !lowered.has(nodeIdOf(b) ?? ""));
     return { plan: { ...r.plan, blocked: [...l.lowered, ...blocked] } };
   }
   const r = new Converter(l.model, target, opts).run();
@@ -842,11 +854,11 @@ export function convertModel(
   if (!r.model) {
     const converter = new Converter(model, target, opts);
     const plain = converter.run();
-    const own = new Set(plain.plan.blocked.map((b) => b.where));
-    const why = r.plan.blocked.find((b) => !own.has(b.where)) ?? r.plan.blocked[0];
-    const lowered = new Set(l.lowered.map((x) => x.where));
+    const own = nodeIds(plain.plan.blocked);
+    const why = r.plan.blocked.find((b) => !own.has(nodeIdOf(b) ?? "")) ?? r.plan.blocked[0];
+    const lowered = nodeIds(l.lowered);
     for (const b of plain.plan.blocked)
-      if (why && lowered.has(b.where))
+      if (why && lowered.has(nodeIdOf(b) ?? ""))
         b.message = `${converter.reasonOf(b)}; lowered, the model is still blocked: ${why.where}: ${why.message}`;
     return plain;
   }

@@ -15,6 +15,10 @@ export interface Note {
   /** Where it concerns: "graph > node 'n3' (ReduceSum)", a function, a file. */
   where?: string;
   message: string;
+  /** The key (functionKey) of the model-local function it concerns, for decisions (`where` is for reading). */
+  function?: string;
+  /** What a counting note counts ("expanded N calls": N), for decisions (the message is for reading). */
+  calls?: number;
 }
 
 /** Which step of a pass failed: its precondition, its run, or its postcondition. */
