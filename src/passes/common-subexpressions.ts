@@ -10,7 +10,7 @@ import { printAttribute } from "../text/print.js";
 import { hasGraphAttribute } from "../ir/visit.js";
 import type { Node } from "../ir/types.js";
 import { replaceUses } from "../ir/visit.js";
-import type { Pass } from "./pass.js";
+import { counted, countedResult, type Pass } from "./pass.js";
 import { eachScope } from "./scopes.js";
 
 const RANDOM = /^(Random|Bernoulli|Multinomial|Dropout)/;
@@ -58,15 +58,7 @@ export function commonSubexpressions(): Pass {
         }
         return nodes.length === g.nodes.length ? g : { ...g, nodes };
       });
-      if (!merged) return { ok: true, model, modified: false, notes: [] };
-      return {
-        ok: true,
-        model: out,
-        modified: true,
-        notes: [
-          { level: "info", message: `merged ${merged} repeated node${merged === 1 ? "" : "s"}` },
-        ],
-      };
+      return countedResult(model, out, merged, (k) => `merged ${counted(k, "repeated node")}`);
     },
   };
 }

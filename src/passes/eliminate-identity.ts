@@ -6,7 +6,7 @@
 
 import type { Node } from "../ir/types.js";
 import { replaceUses } from "../ir/visit.js";
-import type { Pass } from "./pass.js";
+import { counted, countedResult, type Pass } from "./pass.js";
 import { eachScope } from "./scopes.js";
 
 export function eliminateIdentity(): Pass {
@@ -33,15 +33,7 @@ export function eliminateIdentity(): Pass {
         removed += g.nodes.length - kept.length;
         return { ...g, nodes: replaceUses(kept, alias) };
       });
-      if (!removed) return { ok: true, model, modified: false, notes: [] };
-      return {
-        ok: true,
-        model: out,
-        modified: true,
-        notes: [
-          { level: "info", message: `removed ${removed} Identity node${removed === 1 ? "" : "s"}` },
-        ],
-      };
+      return countedResult(model, out, removed, (k) => `removed ${counted(k, "Identity node")}`);
     },
   };
 }

@@ -40,6 +40,18 @@ export function optInput(
   return v;
 }
 
+/** The optional inputs `from` to `from + count - 1` (optInput each), in order. */
+export function optInputs(
+  ctx: KernelContext,
+  inputs: (RValue | undefined)[],
+  from: number,
+  count: number,
+): (RTensor | undefined)[] {
+  const out: (RTensor | undefined)[] = [];
+  for (let i = from; i < from + count; i++) out.push(optInput(ctx, inputs, i));
+  return out;
+}
+
 /** Element count of a shape, checked against overflow and the context's limit. */
 export function checkedCount(ctx: KernelContext, shape: readonly number[]): number {
   let n = 1;
