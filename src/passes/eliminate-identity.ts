@@ -6,34 +6,33 @@
 
 import type { Node } from "../ir/types.js";
 import { replaceUses } from "../ir/visit.js";
-import { counted, countedResult, type Pass } from "./pass.js";
-import { eachScope } from "./scopes.js";
+import { counted, type Pass } from "./pass.js";
+import { scopePass } from "./scopes.js";
 
 export function eliminateIdentity(): Pass {
-  return {
-    name: "eliminate-identity",
-    run(model) {
-      let removed = 0;
-      const out = eachScope(model, (g) => {
-        const outputs = new Set(g.outputs.map((v) => v.name));
-        const alias = new Map<string, string>();
-        const to = (x: string) => alias.get(x) ?? x;
-        const kept: Node[] = [];
-        for (const n of g.nodes) {
-          const isIdentity =
-            n.opType === "Identity" &&
-            (n.domain ?? "") === "" &&
-            n.inputs[0] &&
-            n.outputs[0] &&
-            !outputs.has(n.outputs[0]);
-          if (isIdentity) alias.set(n.outputs[0]!, to(n.inputs[0]!));
-          else kept.push(n);
-        }
-        if (kept.length === g.nodes.length) return g;
-        removed += g.nodes.length - kept.length;
-        return { ...g, nodes: replaceUses(kept, alias) };
-      });
-      return countedResult(model, out, removed, (k) => `removed ${counted(k, "Identity node")}`);
+  return scopePass(
+    "eliminate-identity",
+    (k) => `removed ${counted(k, "Identity node")}`,
+    (g) => {
+      const outputs = new Set(g.outputs.map((v) => v.name));
+      const alias = new Map<string, string>();
+      const to = (x: string) => alias.get(x) ?? x;
+      const kept: Node[] = [];
+      for (const n of g.nodes) {
+        const isIdentity =
+          n.opType === "Identity" &&
+          (n.domain ?? "") === "" &&
+          n.inputs[0] &&
+          n.outputs[0] &&
+          !outputs.has(n.outputs[0]);
+        if (isIdentity) alias.set(n.outputs[0]!, to(n.inputs[0]!));
+        else kept.push(n);
+      }
+      if (kept.length === g.nodes.length) return { graph: g, changed: 0 };
+      return {
+        graph: { ...g, nodes: replaceUses(kept, alias) },
+        changed: g.nodes.length - kept.length,
+      };
     },
-  };
+  );
 }
