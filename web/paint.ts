@@ -14,19 +14,23 @@ const NO_MATCH = "#9aa3ad";
 export const sci = (x: number) => (x === 0 ? "0" : x.toExponential(1));
 
 /**
- * The painted boxes of one side for a mode: differences on a log scale from 1e-9 (green) to 1
- * (red), no match grey and never zero; times on a log scale over three decades below the slowest.
+ * The painted boxes of one side's view for a mode: differences on a log scale from 1e-9 (green)
+ * to 1 (red), no match grey and never zero; times on a log scale over three decades below the
+ * slowest. A view other than the main one is painted when it ran (RunAnswer's paint.views).
  */
 export function paintFor(
   lastPaint: RunAnswer["paint"],
   side: SideName,
   mode: PaintMode,
+  view = "main",
 ): Map<string, Paint> {
   const out = new Map<string, Paint>();
   if (!lastPaint || mode === "none") return out;
+  const of = view === "main" ? lastPaint : lastPaint.views?.[side]?.[view];
+  if (!of) return out;
   if (mode === "diff") {
-    if (side !== "b" || !lastPaint.diff) return out;
-    for (const [k, d] of Object.entries(lastPaint.diff)) {
+    if (side !== "b" || !of.diff) return out;
+    for (const [k, d] of Object.entries(of.diff)) {
       if (!d) out.set(k, { color: NO_MATCH, text: "no match" });
       else {
         const t = d[0] === 0 ? 0 : (Math.log10(d[0]) + 9) / 9;
@@ -35,7 +39,7 @@ export function paintFor(
     }
     return out;
   }
-  const ms = lastPaint.ms[side];
+  const ms = view === "main" ? lastPaint.ms[side] : lastPaint.views?.[side]?.[view]?.ms;
   if (!ms) return out;
   const max = Math.max(
     ...Object.entries(ms)

@@ -63,6 +63,15 @@ export function renderSummary(s: Summary): void {
   ]);
   facts.id = "facts";
   facts.dataset.nodes = String(i.nodes);
+  // metadata_props, a row each (a long value cut, whole in its tooltip)
+  for (const [k, v] of s.metadata ?? []) {
+    const tr = facts.insertRow();
+    tr.className = "metadata";
+    tr.insertCell().textContent = k;
+    const cell = tr.insertCell();
+    cell.textContent = v.length > 200 ? `${v.slice(0, 200)}…` : v;
+    cell.title = v.length > 200 ? v.slice(0, 4000) : "";
+  }
   const hist = h("div", undefined, "hist");
   hist.append(
     table(

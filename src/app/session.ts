@@ -5,7 +5,7 @@
 // same thing (load.ts, transform.ts, runnable.ts).
 
 import { OnnxError } from "../errors.js";
-import type { Model } from "../ir/types.js";
+import type { Function, Graph, Model } from "../ir/types.js";
 import type { RunOptions } from "../interp/executor.js";
 import type { RunProfile } from "../interp/profile.js";
 import type { RValue } from "../interp/types.js";
@@ -50,7 +50,18 @@ export interface RunReport {
    * of b's nodes against a's value of the same name (nodeDifferences; null: no match). Absent
    * when keeping every value did not fit the run's memory budget (`perNodeNote` says so).
    */
-  nodes?: { ms: number[][]; diff?: (Difference | null)[] };
+  nodes?: {
+    ms: number[][];
+    diff?: (Difference | null)[];
+    /**
+     * Per side, each subgraph and local function that ran: its nodes' times (summed over its
+     * runs); for a result, each of its subgraphs that ran: its nodes' differences, as above.
+     */
+    graphs?: {
+      ms: Map<Graph | Function, number[]>[];
+      diff?: Map<Graph, (Difference | null)[]>;
+    };
+  };
   perNodeNote?: string;
 }
 
@@ -153,7 +164,7 @@ export class Session<X = undefined> {
         const r = runModels(
           sides,
           bind,
-          (i) => ({ ...opts, keepIntermediates: true, profile: profiles[i] }),
+          (i) => ({ ...opts, keepIntermediates: true, keepBodyValues: true, profile: profiles[i] }),
           this.progress,
         );
         const outputsOf = (i: number) =>
@@ -165,6 +176,12 @@ export class Session<X = undefined> {
           for (const n of profiles[i]!.nodes ?? []) t[n.index] = n.ms;
           return t;
         });
+        const graphMs = profiles.map((p) => p.graphs ?? new Map<Graph | Function, number[]>());
+        const graphDiff = new Map<Graph, (Difference | null)[]>();
+        if (sides.length > 1)
+          for (const g of graphMs[1]!.keys())
+            if ("initializers" in g)
+              graphDiff.set(g, nodeDifferences(g, r.outputs[0]!, r.outputs[1]!));
         return {
           inputs: r.inputs,
           outputs: compareOutputs(outputsOf(0), sides.length > 1 ? outputsOf(1) : undefined),
@@ -173,6 +190,7 @@ export class Session<X = undefined> {
             ...(sides.length > 1
               ? { diff: nodeDifferences(sides[1]!.model, r.outputs[0]!, r.outputs[1]!) }
               : {}),
+            graphs: { ms: graphMs, ...(sides.length > 1 ? { diff: graphDiff } : {}) },
           },
         };
       } catch (e) {

@@ -11,7 +11,7 @@
 
 import { inferScopeTypes } from "../check/infer.js";
 import { OnnxError } from "../errors.js";
-import { functionWhere } from "../ir/functions.js";
+import { functionKey, functionWhere } from "../ir/functions.js";
 import { outerNamesUsedBy, NameScope } from "../ir/graph.js";
 import { isOnnxDomain as isOnnx, onnxOpset, withOnnxOpset } from "../ir/opsets.js";
 import { attributeGraphs, hasGraphAttribute } from "../ir/visit.js";
@@ -20,7 +20,14 @@ import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import { GraphScope, visitSubgraphs } from "../ir/visit.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
-import { StepFailure, type AdapterContext, type AdapterRow, type Direction } from "./adapter.js";
+import {
+  StepFailure,
+  type AdapterContext,
+  type AdapterRow,
+  type Direction,
+  type NextStep,
+} from "./adapter.js";
+import { inputDataHint, nextStepHint, NO_NEXT_STEP, readsInputData } from "./next-step.js";
 import { convertedIrVersion } from "./ir-version.js";
 import { targetOpset } from "./target.js";
 import { elemTypes } from "./elem-types.js";
@@ -32,12 +39,11 @@ import {
   stepDiff,
   type ConversionPlan,
   type StepRecord,
-  nodeIdOf,
   withNodeId,
 } from "./plan.js";
 import { constantOfNode } from "./values.js";
 import type { Lowering } from "./lowering.js";
-import { ORIGIN_KEY, originOf, placeOrigins } from "../inline/origin.js";
+import { ORIGIN_KEY, originOf } from "../inline/origin.js";
 
 export interface ConvertOptions {
   registry?: SchemaRegistry;
@@ -349,15 +355,22 @@ type StepOutcome =
    * Left as it is, with the op's versions before and after (0: none), the reason, and what to do
    * about it (kept apart: a caller that knows better replaces the hint, not the reason).
    */
-  | { kind: "blocked"; from: number; to: number; reason: string; hint?: string };
+  | { kind: "blocked"; from: number; to: number; reason: string; hint?: string; next?: NextStep };
 
 const FREE: StepOutcome = { kind: "free" };
-const blocked = (from: number, to: number, reason: string, hint?: string): StepOutcome => ({
+const blocked = (
+  from: number,
+  to: number,
+  reason: string,
+  hint?: string,
+  next?: NextStep,
+): StepOutcome => ({
   kind: "blocked",
   from,
   to,
   reason,
   ...(hint ? { hint } : {}),
+  ...(next ? { next } : {}),
 });
 
 export class Converter {
@@ -608,6 +621,10 @@ export class Converter {
       opsetTo: site.next,
       message: b.hint ? `${b.reason}; ${b.hint}` : b.reason,
     };
+    if (b.next) record.next = b.next;
+    const root = state.scope.root.owner;
+    if (!("initializers" in root))
+      record.function = functionKey(root.domain, root.name, root.overload);
     this.plan.blocked.push(withNodeId(record, state.scope.nodeId(node, index)));
     this.reasons.set(record, b.reason);
   }
@@ -623,7 +640,7 @@ export class Converter {
    */
   private decide(site: Site, info: StepInfo | null): StepOutcome {
     const op = site.node.opType;
-    if (info === null) return blocked(0, 0, `unknown operator '${op}'`);
+    if (info === null) return blocked(0, 0, `unknown operator '${op}'`, NO_NEXT_STEP);
     const a = info.a;
     const b = info.b;
     if (!a) return blocked(0, b!.since, `${op} does not exist at opset ${site.k}`);
@@ -632,14 +649,18 @@ export class Converter {
       if (listed) return blocked(a.since, 0, listed);
       const hint = a.function
         ? "it is a function op: expand it first (`onnx-expand expand`), then convert"
-        : undefined;
+        : NO_NEXT_STEP;
       return blocked(a.since, 0, `${op} does not exist before opset ${a.since}`, hint);
     }
     const ctx = new DriverContext(site, a, b, this);
     const row = info.row;
     if (row) {
       const r = row.apply(ctx);
-      if ("blocked" in r) return blocked(a.since, b.since, r.blocked);
+      if ("blocked" in r) {
+        const data = r.next?.input !== undefined ? this.inputData(site, r.next.input) : undefined;
+        const hint = r.next && (data ? inputDataHint(data) : nextStepHint(this.model, this.target));
+        return blocked(a.since, b.since, r.blocked, hint, data ? undefined : r.next);
+      }
       const step = (info.adapted ??= {
         from: a.since,
         to: b.since,
@@ -654,6 +675,7 @@ export class Converter {
         a.since,
         b.since,
         `no adapter for ${op} ${a.since} -> ${b.since}: ${info.behaviour}`,
+        NO_NEXT_STEP,
       );
     // What the schema diff says changed, as far as this node uses it.
     const reasons = nodeStepReasons(ctx, stepDiff(a, b));
@@ -664,6 +686,14 @@ export class Converter {
       b.since,
       listed ? `${listed} (${reasons.join("; ")})` : reasons.join("; "),
     );
+  }
+
+  /** The main graph's input whose values input `i` of the site's node is computed from, if any. */
+  private inputData({ node, state }: Site, i: number): string | undefined {
+    const name = node.inputs[i];
+    const g = state.original;
+    if (!name || state.parent || !("initializers" in g)) return undefined;
+    return readsInputData(name, g, (n) => state.producer(n));
   }
 
   shared<T>(key: string, make: () => T): T {
@@ -764,8 +794,8 @@ class DriverContext implements AdapterContext {
       message,
     });
   }
-  fail(reason: string): never {
-    throw new StepFailure(reason);
+  fail(reason: string, next?: NextStep): never {
+    throw new StepFailure(reason, next);
   }
 }
 
@@ -812,57 +842,4 @@ function keepOrigin(node: Node, repl: Node[]): Node[] {
 function lazyNames(owner: Graph | Function): () => NameScope {
   let scope: NameScope | undefined;
   return () => (scope ??= new NameScope(owner));
-}
-
-/** The node ids of records (nodeIdOf; a record without one matches none). */
-function nodeIds(records: StepRecord[]): Set<string> {
-  const ids = new Set<string>();
-  for (const r of records) {
-    const id = nodeIdOf(r);
-    if (id !== undefined) ids.add(id);
-  }
-  return ids;
-}
-
-/**
- * Converts the model's ai.onnx opset (main graph, subgraphs, functions) to `target`, function
- * ops the target lacks lowered first by `opts.lower` when given.
- */
-export function convertModel(
-  model: Model,
-  target: number,
-  opts: ConvertOptions = {},
-): ConversionResult {
-  const l = opts.lower?.(model, target, {
-    registry: opts.registry ?? SchemaRegistry.default(),
-    ...(opts.maxNodes !== undefined ? { maxNodes: opts.maxNodes } : {}),
-    ...(opts.maxMemory !== undefined ? { maxMemory: opts.maxMemory } : {}),
-    ...(opts.origin !== undefined ? { origin: opts.origin } : {}),
-  });
-  if (!l) return new Converter(model, target, opts).run();
-  if (!l.ok) {
-    // Planned as it is, the lowered nodes blocked with the reason they could not be lowered.
-    const r = new Converter(model, target, opts).run();
-    const lowered = nodeIds(l.lowered);
-    const blocked = r.plan.blocked.filter((b) => !lowered.has(nodeIdOf(b) ?? ""));
-    return { plan: { ...r.plan, blocked: [...l.lowered, ...blocked] } };
-  }
-  const r = new Converter(l.model, target, opts).run();
-  // Lowered, the model still cannot be converted: refused as it is refused without lowering
-  // (the nodes it names are the model's own), each function op saying what blocked the lowered
-  // model (a node of a body first), not to expand it first.
-  if (!r.model) {
-    const converter = new Converter(model, target, opts);
-    const plain = converter.run();
-    const own = nodeIds(plain.plan.blocked);
-    const why = r.plan.blocked.find((b) => !own.has(nodeIdOf(b) ?? "")) ?? r.plan.blocked[0];
-    const lowered = nodeIds(l.lowered);
-    for (const b of plain.plan.blocked)
-      if (why && lowered.has(nodeIdOf(b) ?? ""))
-        b.message = `${converter.reasonOf(b)}; lowered, the model is still blocked: ${why.where}: ${why.message}`;
-    return plain;
-  }
-  r.plan.lowered = l.lowered;
-  if (r.model) r.model = placeOrigins(r.model);
-  return r;
 }

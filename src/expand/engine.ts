@@ -21,7 +21,7 @@ import type { Note, Pass, PassContext } from "../passes/pass.js";
 import { hasFunctionBody, type FunctionBody } from "../schema/body.js";
 import { normaliseDomain, type SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
-import { biggest, budgetNotes, tally, type Contributor } from "./bounds.js";
+import { biggest, budgetNotes, tally, type Contributor } from "../inline/bounds.js";
 import {
   attempt,
   type CallFailure,

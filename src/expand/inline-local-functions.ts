@@ -29,7 +29,7 @@ import {
   type ScopeTypes,
   type Unit,
 } from "./context.js";
-import { biggest, budgetNotes, tally, type Contributor } from "./bounds.js";
+import { biggest, budgetNotes, tally, type Contributor } from "../inline/bounds.js";
 import { fitOpsets, type FitContext } from "./fit.js";
 
 /**

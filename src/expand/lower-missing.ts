@@ -4,7 +4,7 @@
 // the result to the target like any other model. Bodies holding function ops the target lacks
 // too are lowered in a further round. Where a function op inside a local function cannot be
 // lowered because the function's calls disagree on the types its body needs, the functions are
-// copied per call signature and lowered again (specialize-functions.ts). The app layer passes it to
+// copied per call signature and lowered again (src/inline/specialize.ts). The app layer passes it to
 // the converter (ConvertOptions.lower).
 
 import type { Lowered, LowerRequest } from "../convert/lowering.js";
@@ -21,7 +21,7 @@ import type { SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
 import { expandPipeline } from "./pipeline.js";
 import type { OpSelector } from "./select.js";
-import { specializeFunctions } from "./specialize-functions.js";
+import { specializeFunctions } from "../inline/specialize.js";
 
 /** Rounds of lowering at most (a body holding a function op the target lacks takes one more). */
 const MAX_ROUNDS = 4;
@@ -88,6 +88,7 @@ export function missingFunctionOps(
         opsetFrom: opset,
         opsetTo: target,
         message: loweredMessage(site),
+        ...(site.function !== undefined ? { function: site.function } : {}),
       };
       records.push(withNodeId(record, scope.nodeId(node, index)));
       sites.set(record, site);
@@ -139,7 +140,7 @@ export function lowerMissing(
     let mine = found.records.filter((x) => only.some((s) => s.op === x.op));
     if (!r.ok) {
       // Inside local functions whose calls disagree on the types a body needs: the functions
-      // copied per call signature (specialize-functions.ts), and lowered again.
+      // copied per call signature (src/inline/specialize.ts), and lowered again.
       const failing = failingFunctions(current, r.notes);
       if (failing.keys.size) {
         const s = specializeFunctions(current, failing.keys, registry, bound);

@@ -9,6 +9,8 @@ import type { HasOp } from "./legalize-kit.js";
 import { legalizeExpand } from "./legalize-expand.js";
 import { legalizeGather } from "./legalize-gather.js";
 import { legalizeGatherND } from "./legalize-gathernd.js";
+import { legalizeHardSwish } from "./legalize-hardswish.js";
+import { legalizeIsNaN } from "./legalize-isnan.js";
 import { legalizeMask } from "./legalize-mask.js";
 import { legalizeNeg } from "./legalize-neg.js";
 import { legalizePad } from "./legalize-pad.js";
@@ -40,6 +42,8 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeExpand(options),
     legalizeNeg(options),
     legalizeReciprocal(options),
+    legalizeIsNaN(options),
+    legalizeHardSwish(options),
     reduceTransposeRank(options),
     legalizeMask(options),
   ];

@@ -5,7 +5,9 @@
 // its shape, its 0 and -1 made explicit (a backend that takes a constant shape with no 0 and at
 // most one -1 then takes it); a Reshape of a Reshape reshapes the first one's input (the first
 // is then dead unless something else reads it). A Concat drops its inputs that are empty along
-// its axis. Each gives the same values as before.
+// its axis; a Split drops its outputs empty along its axis (each then an empty constant, dead
+// unless read: onnxruntime-web's WebGPU kernels take no zero-sized tensor). Each gives the same
+// values as before.
 
 import { attrInt } from "../ir/attributes.js";
 import { ints, legalizePass, type Site } from "./legalize-kit.js";
@@ -13,8 +15,32 @@ import { ints, legalizePass, type Site } from "./legalize-kit.js";
 const same = (a: number[] | undefined, b: number[] | undefined) =>
   !!a && !!b && a.length === b.length && a.every((d, i) => d === b[i]);
 
+/** A Split by constant sizes, some 0: the others split, each empty part a constant. */
+function splitDroppingEmpty(site: Site): boolean {
+  const n = site.node;
+  const [x, sizes] = n.inputs;
+  const shape = x ? site.shape(x) : undefined;
+  const dt = x ? site.elem(x) : undefined;
+  const split = site.opset >= 13 && sizes ? site.value(sizes)?.values.map(Number) : undefined;
+  if (!x || !shape || dt === undefined || !split || split.length !== n.outputs.length) return false;
+  if (!split.includes(0) || split.every((k) => k === 0)) return false;
+  const axis = attrInt(n, "axis") ?? 0;
+  const a = axis < 0 ? axis + shape.length : axis;
+  const kept = n.outputs.filter((_, i) => split[i] !== 0);
+  const keptSizes = split.filter((k) => k !== 0);
+  if (kept.length === 1) site.add("Identity", [x], {}, [kept[0]!]);
+  else site.add("Split", [x, ints(site, "split", keptSizes)], { axis }, kept);
+  n.outputs.forEach((o, i) => {
+    if (split[i] !== 0 || !o) return;
+    const dims = shape.map((d, k) => (k === a ? 0 : d));
+    site.add("Identity", [site.constant("empty", dt, dims, [])], {}, [o]);
+  });
+  return true;
+}
+
 function noOp(site: Site): boolean {
   const n = site.node;
+  if (n.opType === "Split") return splitDroppingEmpty(site);
   const x = n.inputs[0];
   const y = n.outputs[0];
   if (!x || !y || n.outputs.length !== 1) return false;
@@ -68,8 +94,8 @@ function noOp(site: Site): boolean {
 export function removeNoOps() {
   return legalizePass(
     "remove-no-ops",
-    ["Cast", "Concat", "Expand", "Pad", "Reshape"],
-    "no-op or chained Cast/Concat/Expand/Pad/Reshape made plain",
+    ["Cast", "Concat", "Expand", "Pad", "Reshape", "Split"],
+    "no-op or chained Cast/Concat/Expand/Pad/Reshape/Split made plain",
     noOp,
     { has: () => true },
     () => true,

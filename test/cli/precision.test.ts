@@ -55,11 +55,13 @@ describe("precision (CLI)", () => {
     };
     expect(report.to).toBe("bfloat16");
     expect(report.kept.length).toBeGreaterThan(0);
-    expect(
-      report.kept.every(
-        (k) => k.reason === "its op is named by --keep-ops" && /Softmax/.test(k.node),
-      ),
-    ).toBe(true);
+    const named = report.kept.filter((k) => k.reason === "its op is named by --keep-ops");
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.every((k) => /Softmax/.test(k.node))).toBe(true);
+    // The others are moved back by the verification, each with its own error.
+    expect(report.kept.every((k) => named.includes(k) || /its own error/.test(k.reason))).toBe(
+      true,
+    );
     expect(report.error).toBeLessThan(1e-2);
   });
 
