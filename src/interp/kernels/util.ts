@@ -23,9 +23,8 @@ export function isTensor(v: RValue | undefined): v is RTensor {
 
 /** Input `i` as a tensor; an error naming the node when it is absent or not a tensor. */
 export function input(ctx: KernelContext, inputs: (RValue | undefined)[], i: number): RTensor {
-  const v = inputs[i];
+  const v = optInput(ctx, inputs, i);
   if (v === undefined) fail(ctx, `input ${i} is required but was not given`);
-  if (!isTensor(v)) fail(ctx, `input ${i} must be a tensor`);
   return v;
 }
 
