@@ -18,6 +18,7 @@ import { SchemaRegistry } from "../schema/registry.js";
 import { placeOrigins } from "../inline/origin.js";
 import { Converter, type ConversionResult, type ConvertOptions } from "./driver.js";
 import { loweredNextStepHint } from "./next-step.js";
+import { nodeIdOf, type StepRecord } from "./plan.js";
 
 /** The expansion bound the options set (--max-nodes, --max-memory), for lowering and copies. */
 function budget(opts: ConvertOptions): Budget {
@@ -63,6 +64,16 @@ export function convertModel(
   return first;
 }
 
+/** The node ids of records (nodeIdOf; a record without one matches none). */
+function nodeIds(records: StepRecord[]): Set<string> {
+  const ids = new Set<string>();
+  for (const r of records) {
+    const id = nodeIdOf(r);
+    if (id !== undefined) ids.add(id);
+  }
+  return ids;
+}
+
 /**
  * Converts the model's ai.onnx opset (main graph, subgraphs, functions) to `target`, function
  * ops the target lacks lowered first by `opts.lower` when given; local functions as they are
@@ -82,8 +93,8 @@ export function convertOnce(
   if (!l.ok) {
     // Planned as it is, the lowered nodes blocked with the reason they could not be lowered.
     const r = new Converter(model, target, opts).run();
-    const lowered = new Set(l.lowered.map((x) => x.where));
-    const blocked = r.plan.blocked.filter((b) => !lowered.has(b.where));
+    const lowered = nodeIds(l.lowered);
+    const blocked = r.plan.blocked.filter((b) => !lowered.has(nodeIdOf(b) ?? ""));
     return { plan: { ...r.plan, blocked: [...l.lowered, ...blocked] } };
   }
   const loweredConverter = new Converter(l.model, target, opts);
@@ -95,15 +106,16 @@ export function convertOnce(
   if (!r.model) {
     const converter = new Converter(model, target, opts);
     const plain = converter.run();
-    const own = new Set(plain.plan.blocked.map((b) => b.where));
-    const why = r.plan.blocked.find((b) => !own.has(b.where)) ?? r.plan.blocked[0];
-    const lowered = new Set(l.lowered.map((x) => x.where));
+    const own = nodeIds(plain.plan.blocked);
+    const why = r.plan.blocked.find((b) => !own.has(nodeIdOf(b) ?? "")) ?? r.plan.blocked[0];
+    const lowered = nodeIds(l.lowered);
     // Blocked by a value a body computes: its own nodes' way (fix the dims) meets the body's
     // block too, so every hint says to expand first.
-    const body = why?.next && !own.has(why.where) ? loweredNextStepHint(model, target) : undefined;
+    const body =
+      why?.next && !own.has(nodeIdOf(why) ?? "") ? loweredNextStepHint(model, target) : undefined;
     const whyText = why && (body ? `${loweredConverter.reasonOf(why)}; ${body}` : why.message);
     for (const b of plain.plan.blocked)
-      if (why && lowered.has(b.where)) {
+      if (why && lowered.has(nodeIdOf(b) ?? "")) {
         b.message = `${converter.reasonOf(b)}; lowered, the model is still blocked: ${why.where}: ${whyText}`;
         if (why.next) b.next = why.next;
       } else if (body && b.next) b.message = `${converter.reasonOf(b)}; ${body}`;

@@ -39,6 +39,7 @@ import {
   stepDiff,
   type ConversionPlan,
   type StepRecord,
+  withNodeId,
 } from "./plan.js";
 import { constantOfNode } from "./values.js";
 import { describeAdaptation } from "./describe.js";
@@ -630,7 +631,7 @@ export class Converter {
     const root = state.scope.root.owner;
     if (!("initializers" in root))
       record.function = functionKey(root.domain, root.name, root.overload);
-    this.plan.blocked.push(record);
+    this.plan.blocked.push(withNodeId(record, state.scope.nodeId(node, index)));
     this.reasons.set(record, b.reason);
   }
 

@@ -225,3 +225,23 @@ export function nodeStepReasons(c: AdapterContext, d: SchemaDiff): string[] {
   }
   return out;
 }
+
+/** Each record's node id (GraphScope.nodeId), beside the record: for matching, not in its JSON. */
+const recordIds = new WeakMap<StepRecord, string>();
+
+/** `record` with the id of the node it is about (GraphScope.nodeId). */
+export function withNodeId(record: StepRecord, id: string): StepRecord {
+  recordIds.set(record, id);
+  return record;
+}
+
+/** The id of the node a record is about; undefined for a record made without one. */
+export const nodeIdOf = (record: StepRecord): string | undefined => recordIds.get(record);
+
+/** A copy of `record` with another message, about the same node. */
+export function reworded(record: StepRecord, message: string): StepRecord {
+  const copy = { ...record, message };
+  const id = recordIds.get(record);
+  if (id !== undefined) recordIds.set(copy, id);
+  return copy;
+}

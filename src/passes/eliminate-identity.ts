@@ -6,42 +6,33 @@
 
 import type { Node } from "../ir/types.js";
 import { replaceUses } from "../ir/visit.js";
-import type { Pass } from "./pass.js";
-import { eachScope } from "./scopes.js";
+import { counted, type Pass } from "./pass.js";
+import { scopePass } from "./scopes.js";
 
 export function eliminateIdentity(): Pass {
-  return {
-    name: "eliminate-identity",
-    run(model) {
-      let removed = 0;
-      const out = eachScope(model, (g) => {
-        const outputs = new Set(g.outputs.map((v) => v.name));
-        const alias = new Map<string, string>();
-        const to = (x: string) => alias.get(x) ?? x;
-        const kept: Node[] = [];
-        for (const n of g.nodes) {
-          const isIdentity =
-            n.opType === "Identity" &&
-            (n.domain ?? "") === "" &&
-            n.inputs[0] &&
-            n.outputs[0] &&
-            !outputs.has(n.outputs[0]);
-          if (isIdentity) alias.set(n.outputs[0]!, to(n.inputs[0]!));
-          else kept.push(n);
-        }
-        if (kept.length === g.nodes.length) return g;
-        removed += g.nodes.length - kept.length;
-        return { ...g, nodes: replaceUses(kept, alias) };
-      });
-      if (!removed) return { ok: true, model, modified: false, notes: [] };
+  return scopePass(
+    "eliminate-identity",
+    (k) => `removed ${counted(k, "Identity node")}`,
+    (g) => {
+      const outputs = new Set(g.outputs.map((v) => v.name));
+      const alias = new Map<string, string>();
+      const to = (x: string) => alias.get(x) ?? x;
+      const kept: Node[] = [];
+      for (const n of g.nodes) {
+        const isIdentity =
+          n.opType === "Identity" &&
+          (n.domain ?? "") === "" &&
+          n.inputs[0] &&
+          n.outputs[0] &&
+          !outputs.has(n.outputs[0]);
+        if (isIdentity) alias.set(n.outputs[0]!, to(n.inputs[0]!));
+        else kept.push(n);
+      }
+      if (kept.length === g.nodes.length) return { graph: g, changed: 0 };
       return {
-        ok: true,
-        model: out,
-        modified: true,
-        notes: [
-          { level: "info", message: `removed ${removed} Identity node${removed === 1 ? "" : "s"}` },
-        ],
+        graph: { ...g, nodes: replaceUses(kept, alias) },
+        changed: g.nodes.length - kept.length,
       };
     },
-  };
+  );
 }
