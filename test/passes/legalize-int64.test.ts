@@ -263,7 +263,7 @@ g (int64[2] s, int64[2,3] y, int64[2] s2) => (int64[2,3] z, float[?,?] f) {
       const said = r.stdout + r.stderr;
       // Word and token-type embeddings (the positions' folded away with the dims): their
       // indices are bounded by the tables.
-      expect(said).toMatch(/int64 made int32 in 2 node\(s\) \(Gather 2\)/);
+      expect(said).toMatch(/made int32: 2 nodes rewritten \(Gather 2\); 2 put in \(Cast 2\)/);
       // The mask is an input of the model (Unsqueezed, then cast to float): nothing bounds it.
       expect(said).toMatch(/int64 kept \(T\): 'attention_mask' has no bound known to fit int32/);
       const [a, b] = [loadModel(bert), loadModel(out)];
