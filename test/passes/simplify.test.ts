@@ -27,7 +27,7 @@ describe("simplify on a real BERT (deployed corpus)", () => {
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(m.graph.nodes.length).toBe(252);
-    expect(r.model.graph.nodes.length).toBe(118);
+    expect(r.model.graph.nodes.length).toBe(117);
     const ops = new Set(r.model.graph.nodes.map((n) => n.opType));
     expect(ops.has("Constant"), "Constant nodes are initializers").toBe(false);
     for (const op of ["Shape", "Range", "ConstantOfShape"]) expect(ops.has(op), op).toBe(false);
@@ -44,7 +44,7 @@ describe("simplify on a real BERT (deployed corpus)", () => {
       const ok = runCli(["simplify", bert, "--dim", "batch=1,sequence=8", "-o", out]);
       expect(ok.code).toBe(0);
       expect(ok.stdout).toMatch(
-        /\(252 -> 118 nodes; fixed batch, sequence; folded 62 nodes.*merged 13 repeated.*lifted 9 Constant/,
+        /\(252 -> 117 nodes; fixed batch, sequence; folded 62 nodes.*merged 13 repeated.*lifted 9 Constant/,
       );
       expect(existsSync(out)).toBe(true);
     } finally {
