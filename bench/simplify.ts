@@ -3,7 +3,7 @@
 // side, on every model in the DIRs (`NAME.onnx` or `NAME/model.onnx`; default INTERP_MODELS or
 // corpus/exported, which `npm run corpus:export` writes): nodes after, time, and whether
 // onnxruntime gives the original's outputs for ours (seeded random inputs: symbolic dims 1 for a
-// batch, 16 for a past, 64 otherwise). Then both again with those dims fixed (`--dim` for ours; for
+// batch, 16 for a past, 80 for a total, 64 otherwise). Then both again with those dims fixed (`--dim` for ours; for
 // onnxscript the model with its inputs' dims set by fix-dims). "inexact" counts the nodes of our
 // result that onnxscript's no-op rules remove although they are not no-ops: its pattern constants
 // match within rel 1e-5, abs 1e-8, so x + 1e-12 (a LayerNorm's ε) is taken for x + 0.
@@ -73,13 +73,14 @@ const timed = (f: () => string): [number, string] => {
   const out = f();
   return [(performance.now() - t) / 1000, out];
 };
-/** Symbolic dims of the inputs: 1 for a batch, 16 for a past, 64 otherwise. */
+/** Symbolic dims of the inputs: 1 for a batch, 16 for a past, 80 for a total (past + new), 64 otherwise. */
 function dimsOf(m: Model): Map<string, number> {
   const dims = new Map<string, number>();
   for (const v of m.graph.inputs)
     if (v.type?.kind === "tensor")
       for (const d of v.type.shape ?? [])
-        if (typeof d === "string") dims.set(d, /batch/i.test(d) ? 1 : /past/i.test(d) ? 16 : 64);
+        if (typeof d === "string")
+          dims.set(d, /batch/i.test(d) ? 1 : /past/i.test(d) ? 16 : /total/i.test(d) ? 80 : 64);
   return dims;
 }
 /** Nodes onnxscript's no-op rules take for x + 0, x - 0, x * 1, x / 1 that are not exactly those. */

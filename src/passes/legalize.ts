@@ -9,10 +9,12 @@ import type { HasOp } from "./legalize-kit.js";
 import { legalizeExpand } from "./legalize-expand.js";
 import { legalizeGather } from "./legalize-gather.js";
 import { legalizeGatherND } from "./legalize-gathernd.js";
+import { legalizeIsNaN } from "./legalize-isnan.js";
 import { legalizeMask } from "./legalize-mask.js";
 import { legalizeNeg } from "./legalize-neg.js";
 import { legalizePad } from "./legalize-pad.js";
 import { legalizeReciprocal } from "./legalize-reciprocal.js";
+import { legalizeRowMaxGuard } from "./legalize-row-max-guard.js";
 import { runPass } from "./manager.js";
 import { reduceTransposeRank } from "./reduce-transpose-rank.js";
 import type { Note, Pass } from "./pass.js";
@@ -41,6 +43,8 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeNeg(options),
     legalizeReciprocal(options),
     reduceTransposeRank(options),
+    legalizeIsNaN(options),
+    legalizeRowMaxGuard(options),
     legalizeMask(options),
   ];
   if (o.approximate?.includes("erf")) passes.push(approximateErf(options));
