@@ -13,7 +13,7 @@
 // only on finite values (legalize-isnan).
 
 import { analysisOf } from "../check/infer.js";
-import { attrInts } from "../ir/attributes.js";
+import { attrInt, attrInts } from "../ir/attributes.js";
 import { DataType, staticShape, type Model } from "../ir/types.js";
 import { constantTensor } from "./lift-constants.js";
 import type { PassContext } from "./pass.js";
@@ -140,6 +140,59 @@ export function finiteBounds(model: Model, ctx?: PassContext): Map<string, Bound
       axes.reduce((p, ax) => p * (shape[ax < 0 ? ax + shape.length : ax] ?? NaN), 1),
     );
   };
+  /**
+   * e / G with e ≥ 0 and G its row sums (ReduceSum keeping dims) guarded against 0 — Max(sum, c)
+   * or Where(Equal(sum, 0), c, sum) with c > 0: each element lies in [0, 1] (a sum of values ≥ 0
+   * rounded at each step is at least each of them; a row summing to 0 is all 0).
+   */
+  const shareOfRow = (n: (typeof g.nodes)[number]): boolean => {
+    const [e, guard] = n.inputs;
+    const eb = e ? bounds.get(e) : undefined;
+    if (n.opType !== "Div" || !e || !guard || !eb || !(eb[0] >= 0)) return false;
+    const positive = (x: string | undefined) => !!x && (bounds.get(x)?.[0] ?? 0) > 0;
+    const max = plain(guard, "Max");
+    const where = plain(guard, "Where");
+    const eq = plain(where?.inputs[0], "Equal");
+    const sum = max
+      ? max.inputs.find((x) => !positive(x) || plain(x, "ReduceSum"))
+      : where && eq && positive(where.inputs[1]) && eq.inputs.includes(where.inputs[2]!)
+        ? where.inputs[2]
+        : undefined;
+    const zero = eq?.inputs.find((x) => x !== sum);
+    if (where && !bounds.get(zero ?? "")?.every((v) => v === 0)) return false;
+    if (max && !(max.inputs.length === 2 && max.inputs.some((x) => x !== sum && positive(x))))
+      return false;
+    const rs = plain(sum, "ReduceSum");
+    return !!rs && rs.inputs[0] === e && attrInt(rs, "keepdims", 1) === 1;
+  };
+  /**
+   * s - G with G its row maxima (ReduceMax keeping dims), or those raised to a constant (Max), or
+   * guarded (Where(Equal(m, -inf), z, m)): at most 0 wherever s has no NaN or +inf (an element is
+   * at most its row's maximum; a row whose maximum is -inf is all -inf).
+   */
+  const belowRowMax = (n: (typeof g.nodes)[number]): boolean => {
+    const [x, guard] = n.inputs;
+    if (!x || !guard || !bounds.has(x)) return false;
+    const max = plain(guard, "Max");
+    const where = plain(guard, "Where");
+    const m = max
+      ? max.inputs.find((i) => plain(i, "ReduceMax"))
+      : where && plain(where.inputs[0], "Equal")
+        ? where.inputs[2]
+        : guard;
+    if (max && !(max.inputs.length === 2 && max.inputs.every((i) => i === m || finite(bounds, i))))
+      return false;
+    if (
+      where &&
+      !(
+        finite(bounds, where.inputs[1] ?? "") &&
+        plain(where.inputs[0], "Equal")!.inputs.includes(m!)
+      )
+    )
+      return false;
+    const rm = plain(m, "ReduceMax");
+    return !!rm && rm.inputs[0] === x && attrInt(rm, "keepdims", 1) === 1;
+  };
   const constAxes = (x: string): number[] | undefined => {
     const t = g.initializers.find((i) => i.name === x);
     const p = plain(x, "Constant");
@@ -176,8 +229,11 @@ export function finiteBounds(model: Model, ctx?: PassContext): Map<string, Bound
       case "Min":
       case "Where": {
         const parts = (n.opType === "Where" ? [1, 2] : n.inputs.map((_, i) => i)).map(raw);
-        if (parts.length && parts.every((p) => p))
-          set(y, Math.min(...parts.map((p) => p![0])), Math.max(...parts.map((p) => p![1])));
+        if (!parts.length || !parts.every((p) => p)) break;
+        const [los, his] = [parts.map((p) => p![0]), parts.map((p) => p![1])];
+        if (n.opType === "Max") set(y, Math.max(...los), Math.max(...his));
+        else if (n.opType === "Min") set(y, Math.min(...los), Math.min(...his));
+        else set(y, Math.min(...los), Math.max(...his));
         break;
       }
       case "Add": {
@@ -187,7 +243,8 @@ export function finiteBounds(model: Model, ctx?: PassContext): Map<string, Bound
         break;
       }
       case "Sub":
-        if (a && c) set(y, a[0] - c[1], a[1] - c[0]);
+        if (belowRowMax(n) && raw(0)) set(y, raw(0)![0] - (raw(1)?.[1] ?? Infinity), 0);
+        else if (a && c) set(y, a[0] - c[1], a[1] - c[0]);
         break;
       case "Neg":
         if (a) set(y, -a[1], -a[0]);
@@ -201,6 +258,7 @@ export function finiteBounds(model: Model, ctx?: PassContext): Map<string, Bound
       case "Mul":
       case "Div":
         if (normalized(n)) set(y, -normalized(n)!, normalized(n)!, 2);
+        else if (shareOfRow(n)) set(y, 0, 1);
         else if (n.opType === "Mul" && a && c) set(y, ...products(a, c));
         else if (n.opType === "Div" && a && c && (c[0] > 0 || c[1] < 0))
           set(y, ...products(a, [1 / c[1], 1 / c[0]]));
@@ -229,7 +287,7 @@ export function finiteBounds(model: Model, ctx?: PassContext): Map<string, Bound
         if (a) set(y, 0, 1);
         break;
       case "Exp":
-        if (a) set(y, Math.exp(a[0]), Math.exp(a[1]));
+        if (raw(0)) set(y, Math.exp(raw(0)![0]), Math.exp(raw(0)![1]));
         break;
       case "ReduceMean":
         if (a) set(y, a[0], a[1], 2);
