@@ -106,61 +106,66 @@ const rows: string[] = [];
 let worse = 0;
 try {
   for (const [name, file] of models) {
-    const before = loadModel(file);
-    const dims = dimsOf(before);
-    const cells: string[] = [];
-    for (const fixed of dims.size ? [false, true] : [false]) {
-      const tag = fixed ? `${name}.fixed` : name;
-      const ours = join(work, `${tag}.ours.onnx`);
-      const theirs = join(work, `${tag}.onnxscript.onnx`);
-      let given = file;
-      if (fixed) {
-        const f = runPass(fixDims(dims), before);
-        if (!f.ok) throw new Error(`${name}: fix-dims failed`);
-        given = join(work, `${tag}.given.onnx`);
-        saveModel(f.model, given);
-      }
-      const dimArgs = fixed ? ["--dim", formatDims(dims)] : [];
-      const [t1, out1] = timed(() =>
-        execFileSync(process.execPath, [cli, "simplify", file, "-o", ours, ...dimArgs], {
-          encoding: "utf8",
-        }),
-      );
-      const [t2, out2] = timed(() =>
-        execFileSync(python, [script, given, theirs], {
-          encoding: "utf8",
-          stdio: ["ignore", "pipe", "ignore"],
-        }),
-      );
-      const after = loadModel(ours);
-      let same = "yes";
-      try {
-        const inputs = randomInputs(before, 1, dims) as Record<string, RTensor>;
-        let [a, b]: Record<string, RTensor>[] = [];
-        try {
-          [a, b] = [await runOrt(before, inputs), await runOrt(after, inputs)];
-        } catch (e) {
-          // onnxruntime-node refuses the original itself: the interpreter compares the two.
-          [a, b] = [run(before, inputs), run(after, inputs)] as Record<string, RTensor>[];
-          same = `yes (interpreter: onnxruntime says "${(e as Error).message.split("\n")[0]}")`;
+    try {
+      const before = loadModel(file);
+      const dims = dimsOf(before);
+      const cells: string[] = [];
+      for (const fixed of dims.size ? [false, true] : [false]) {
+        const tag = fixed ? `${name}.fixed` : name;
+        const ours = join(work, `${tag}.ours.onnx`);
+        const theirs = join(work, `${tag}.onnxscript.onnx`);
+        let given = file;
+        if (fixed) {
+          const f = runPass(fixDims(dims), before);
+          if (!f.ok) throw new Error(`${name}: fix-dims failed`);
+          given = join(work, `${tag}.given.onnx`);
+          saveModel(f.model, given);
         }
-        for (const k of Object.keys(a!))
-          if (compareTensors(b![k]!, a![k]!, { rtol: 1e-5, atol: 1e-6 })) same = `no (${k})`;
-      } catch (e) {
-        same = `not run: ${(e as Error).message.split("\n")[0]}`;
+        const dimArgs = fixed ? ["--dim", formatDims(dims)] : [];
+        const [t1, out1] = timed(() =>
+          execFileSync(process.execPath, [cli, "simplify", file, "-o", ours, ...dimArgs], {
+            encoding: "utf8",
+          }),
+        );
+        const [t2, out2] = timed(() =>
+          execFileSync(python, [script, given, theirs], {
+            encoding: "utf8",
+            stdio: ["ignore", "pipe", "ignore"],
+          }),
+        );
+        const after = loadModel(ours);
+        let same = "yes";
+        try {
+          const inputs = randomInputs(before, 1, dims) as Record<string, RTensor>;
+          let [a, b]: Record<string, RTensor>[] = [];
+          try {
+            [a, b] = [await runOrt(before, inputs), await runOrt(after, inputs)];
+          } catch (e) {
+            // onnxruntime-node refuses the original itself: the interpreter compares the two.
+            [a, b] = [run(before, inputs), run(after, inputs)] as Record<string, RTensor>[];
+            same = `yes (interpreter: onnxruntime says "${(e as Error).message.split("\n")[0]}")`;
+          }
+          for (const k of Object.keys(a!))
+            if (compareTensors(b![k]!, a![k]!, { rtol: 1e-5, atol: 1e-6 })) same = `no (${k})`;
+        } catch (e) {
+          same = `not run: ${(e as Error).message.split("\n")[0]}`;
+        }
+        const n = Number(/-> (\d+) nodes/.exec(out1)?.[1] ?? NaN);
+        const m = Number(out2.trim());
+        const off = inexact(after);
+        if (!(n <= m + off)) worse++;
+        cells.push(
+          `${n}, ${t1.toFixed(2)} s`,
+          `${m}${off ? ` (+${off} inexact)` : ""}, ${t2.toFixed(2)} s`,
+          same,
+        );
       }
-      const n = Number(/-> (\d+) nodes/.exec(out1)?.[1] ?? NaN);
-      const m = Number(out2.trim());
-      const off = inexact(after);
-      if (!(n <= m + off)) worse++;
-      cells.push(
-        `${n}, ${t1.toFixed(2)} s`,
-        `${m}${off ? ` (+${off} inexact)` : ""}, ${t2.toFixed(2)} s`,
-        same,
-      );
+      while (cells.length < 6) cells.push("");
+      rows.push(`| ${name} | ${before.graph.nodes.length} | ${cells.join(" | ")} |`);
+    } catch (e) {
+      worse++;
+      rows.push(`| ${name} | failed: ${(e as Error).message.split("\n")[0]} | | | | | | |`);
     }
-    while (cells.length < 6) cells.push("");
-    rows.push(`| ${name} | ${before.graph.nodes.length} | ${cells.join(" | ")} |`);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
