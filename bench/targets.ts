@@ -7,8 +7,13 @@
 // checker passes it (the corpus Python). For coreml and nnapi, onnxruntime's own usability
 // checker too (scripts/targets/ort-usability.ts): the partitions its CoreML ML Program and NNAPI
 // execution providers would form and the nodes they cover, for the exported model with its dims
-// fixed and for the lowered one. `--approximate erf` lowers with that approximation. Prints a
-// Markdown table for the README and notes.
+// fixed and for the lowered one. For webgpu, onnxruntime-web's WebGPU execution provider in
+// headless Chromium (scripts/targets/webgpu-judge.ts): the nodes it places on CPU for the model as
+// exported and for the lowered one, and the lowered model's outputs there against the original's
+// on onnxruntime-node (norm-wise). The dynamo exports of the corpus (corpus/exported/*_dynamo*:
+// dynamic batch and sequence dims; the Llama decoders) are measured too. `--approximate erf` lowers with that approximation; `--targets a,b` measures
+// only those profiles; `--models a,b` only those models. Prints a Markdown table for the README
+// and notes.
 
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -36,27 +41,48 @@ import {
   usabilityPython,
   NO_USABILITY_PYTHON,
 } from "../scripts/targets/ort-usability.js";
+import { judgeWebgpu, placementCell, WebgpuJudge } from "../scripts/targets/webgpu-judge.js";
 
 const root = join(import.meta.dirname, "..");
 const args = process.argv.slice(2);
 const approxAt = args.indexOf("--approximate");
 const approximate =
   approxAt >= 0 ? (args.splice(approxAt, 2)[1]!.split(",") as Approximation[]) : undefined;
+function option(name: string): string[] | undefined {
+  const at = args.indexOf(name);
+  return at >= 0 ? args.splice(at, 2)[1]!.split(",") : undefined;
+}
+const onlyTargets = option("--targets");
+const onlyModels = option("--models");
 const dir = args[0] ?? process.env.INTERP_MODELS ?? join(root, "corpus", "exported");
+const corpus = join(root, "corpus", "exported");
 const python = process.env.ONNX_VENV
   ? join(process.env.ONNX_VENV, "bin", "python")
   : (findPython() ?? "python3");
 const models = [
-  "resnet18",
-  "mobilenet_v3_small",
-  "convnext_tiny",
-  "vit",
-  "swin_t",
-  "whisper_encoder",
-  "ocr_det",
-  "bert",
-].filter((m) => existsSync(join(dir, `${m}.onnx`)));
-const profiles = [...listProfiles(), plainOpsetProfile(13), noInt64Profile()];
+  ...[
+    "resnet18",
+    "mobilenet_v3_small",
+    "convnext_tiny",
+    "vit",
+    "swin_t",
+    "whisper_encoder",
+    "ocr_det",
+    "bert",
+  ].map((name) => ({ name, path: join(dir, `${name}.onnx`) })),
+  ...[
+    "resnet18_dynamo",
+    "mobilenet_v3_small_dynamo",
+    "convnext_tiny_dynamo",
+    "bert_tiny_dynamo",
+    "llama_small_dynamo",
+    "llama_small_dynamo_op23",
+    "llama_small_kv_dynamo_op23",
+  ].map((name) => ({ name, path: join(corpus, name, "model.onnx") })),
+].filter((m) => existsSync(m.path) && (!onlyModels || onlyModels.includes(m.name)));
+const profiles = [...listProfiles(), plainOpsetProfile(13), noInt64Profile()].filter(
+  (p) => !onlyTargets || onlyTargets.includes(p.name),
+);
 const work = mkdtempSync(join(tmpdir(), "bench-targets-"));
 
 function dimsOf(m: Model): Map<string, number> {
@@ -65,6 +91,10 @@ function dimsOf(m: Model): Map<string, number> {
     if (v.type?.kind === "tensor")
       for (const d of v.type.shape ?? [])
         if (typeof d === "string") dims.set(d, /batch/i.test(d) ? 1 : 64);
+  // a decoder with a cache: the mask spans the past and the new tokens
+  const [past, seq] = [dims.get("past_sequence"), dims.get("sequence")];
+  if (dims.has("total_sequence") && past !== undefined && seq !== undefined)
+    dims.set("total_sequence", past + seq);
   return dims;
 }
 
@@ -123,13 +153,36 @@ function ortCell(target: string, before: string, after: string): string {
   }
 }
 
+let webgpu: WebgpuJudge | undefined;
+if (profiles.some((p) => p.name === "webgpu"))
+  try {
+    webgpu = await WebgpuJudge.open();
+  } catch (e) {
+    console.error(`bench:targets: no WebGPU column: ${(e as Error).message}`);
+  }
+/** The webgpu column: nodes on CPU as exported → after lower, and the error on WebGPU. */
+async function webgpuCell(
+  original: string,
+  model: Model,
+  lowered: string,
+  dims: Map<string, number>,
+): Promise<string> {
+  if (!webgpu) return "";
+  try {
+    const v = await judgeWebgpu(webgpu, { path: original, model }, lowered, dims);
+    return `${placementCell(v.before)} → ${placementCell(v.after)}; ${v.error.toExponential(0)}`;
+  } catch (e) {
+    return `not run: ${(e as Error).message.slice(0, 80)}`;
+  }
+}
+
 const rows: string[] = [
-  "| model | target | supported before | after lower | remaining (u: unsupported, p: partial) | numbers (norm-wise) | full checker | onnxruntime's checker: partitions, nodes (before → after) |",
-  "|---|---|---|---|---|---|---|---|",
+  "| model | target | supported before | after lower | remaining (u: unsupported, p: partial) | numbers (norm-wise) | full checker | onnxruntime's checker: partitions, nodes (before → after) | onnxruntime-web WebGPU: nodes on CPU (before → after); error |",
+  "|---|---|---|---|---|---|---|---|---|",
 ];
 try {
-  for (const name of models) {
-    const m = loadModel(join(dir, `${name}.onnx`));
+  for (const { name, path } of models) {
+    const m = loadModel(path);
     const dims = dimsOf(m);
     const fixed = join(work, `${name}.fixed.onnx`);
     saveModel(modelOf(transform(m, fixDims(dims))), fixed);
@@ -137,7 +190,7 @@ try {
       const before = classifyModel(m, p);
       const r = lower(m, { profile: p, dims, ...(approximate ? { approximate } : {}) });
       if (!r.ok) {
-        rows.push(`| ${name} | ${p.name} | ${count(before)} | refused | | | | |`);
+        rows.push(`| ${name} | ${p.name} | ${count(before)} | refused | | | | | |`);
         continue;
       }
       const file = join(work, `${name}.${p.name}.onnx`);
@@ -160,13 +213,15 @@ try {
         (e) => `not run: ${(e as Error).message.slice(0, 60)}`,
       );
       const ortChecker = ortCell(p.name, fixed, file);
+      const gpu = p.name === "webgpu" ? await webgpuCell(path, m, file, dims) : "";
       rows.push(
-        `| ${name} | ${p.name} | ${count(before)} | ${count(r.report)} | ${residue(r.report)} | ${numbers} | ${checker} | ${ortChecker} |`,
+        `| ${name} | ${p.name} | ${count(before)} | ${count(r.report)} | ${residue(r.report)} | ${numbers} | ${checker} | ${ortChecker} | ${gpu} |`,
       );
       console.error(rows[rows.length - 1]);
     }
   }
 } finally {
+  await webgpu?.close();
   rmSync(work, { recursive: true, force: true });
 }
 console.log(rows.join("\n"));

@@ -8,14 +8,16 @@
 // (one thread), side by side (web-run.ts; case names "run products", and "run resnet18",
 // "run isnet_quint8", "run isnet_fp16" when INTERP_MODELS names the folder of the real models;
 // WEB_RUNS runs of each, default 5). With INTERP_MODELS, also page Expand and Convert beside the
-// CLI's expand/convert + diff (web-transform.ts; case name "transform").
+// CLI's expand/convert + diff (web-transform.ts; case name "transform"). Case "first zoom": the
+// first wheel-zoom frame at the 20,000 chain's overview, median of 5 page loads (web-zoom.ts);
+// case "llm": the corpus decoder of 803 MB opened, drawn and run in the page (web-llm.ts).
 // Each action is traced too (Chromium's "toplevel" category): its longest main-thread task by the
 // clock and that task's time on the CPU. On a loaded machine the two differ widely: a task's clock
 // time counts the time the renderer waited for a core (and for the GPU process), its CPU time only
 // the page's own work.
 
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -24,9 +26,11 @@ import { saveModel } from "../src/io/files.js";
 import { findChromium, launchChromium, serveStatic } from "../test/helpers/browser.js";
 import { benchRuns, PRODUCTS_MODEL, type RunCase, type RunResult } from "./web-run.js";
 import { webChain, webWide } from "./web-models.js";
+import { INSTRUMENT, rendererRss, traceTasks, waitReady, type TraceTask } from "./web-page.js";
+import { firstZoom, type FirstZoom } from "./web-zoom.js";
+import { benchLlm, llmFolder, type LlmResult } from "./web-llm.js";
 
 const root = join(import.meta.dirname, "..");
-const TIMEOUT = Number(process.env.BENCH_WEB_TIMEOUT ?? 180) * 1000;
 
 interface Case {
   name: string;
@@ -44,75 +48,12 @@ interface Result {
   readyMs: number | string;
   longestTaskMs: number;
   /** From the trace: the longest main-thread task's clock and CPU time, and the most CPU any took. */
-  traceTask?: { wallMs: number; cpuMs: number; maxCpuMs: number };
+  traceTask?: TraceTask;
   zoomMs?: number[];
   panMs?: number[];
   drawMs?: number;
   rssMb?: number;
   target?: number;
-}
-
-/**
- * In the page, before its scripts: state changes, long tasks, and input-to-frame delays (a string,
- * so that no helper the TypeScript loader adds to functions reaches the page).
- */
-const INSTRUMENT = `(() => {
-  const b = { t0: 0, ready: 0, states: [], tasks: [], wheel: [], pan: [] };
-  window.bench = b;
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) b.tasks.push([e.startTime, e.duration]);
-  }).observe({ type: "longtask", buffered: true });
-  new MutationObserver(() => {
-    const s = document.body ? document.body.dataset.state : "";
-    const last = b.states[b.states.length - 1];
-    if (!last || last[0] !== s) b.states.push([s, performance.now()]);
-    if (s === "ready") b.ready = performance.now();
-  }).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-state"] });
-  document.addEventListener("change", (e) => {
-    if (e.target.id === "file") b.t0 = performance.now();
-  }, true);
-  document.addEventListener("click", (e) => {
-    if (e.target.closest("#expand-form button")) b.t0 = performance.now();
-  }, true);
-  function frame(list) {
-    const t = performance.now();
-    requestAnimationFrame(() => setTimeout(() => list.push(performance.now() - t)));
-  }
-  window.addEventListener("wheel", () => frame(b.wheel), { capture: true, passive: true });
-  window.addEventListener("mousemove", (e) => { if (e.buttons) frame(b.pan); }, { capture: true });
-})();`;
-
-async function rendererRss(browser: Browser): Promise<number | undefined> {
-  try {
-    const cdp = await browser.newBrowserCDPSession();
-    const info = (await cdp.send("SystemInfo.getProcessInfo")) as {
-      processInfo: { type: string; id: number }[];
-    };
-    await cdp.detach();
-    let kb = 0;
-    for (const p of info.processInfo.filter((x) => x.type === "renderer")) {
-      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p.id}/status`, "utf8"));
-      if (m) kb += Number(m[1]);
-    }
-    return kb ? kb / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function waitReady(page: Page): Promise<string | undefined> {
-  await page.waitForFunction(
-    () => {
-      const b = (window as unknown as { bench: { states: [string, number][] } }).bench;
-      const s = document.body.dataset.state;
-      return b.states.some(([x]) => x === "busy") && s !== "busy";
-    },
-    undefined,
-    { timeout: TIMEOUT, polling: 50 },
-  );
-  const state = await page.evaluate(() => document.body.dataset.state);
-  if (state === "error") return (await page.locator("#error").textContent()) ?? "error";
-  return undefined;
 }
 
 async function frames(page: Page): Promise<{ zoom: number[]; pan: number[] }> {
@@ -144,35 +85,6 @@ async function canvasFrameMs(page: Page): Promise<number | undefined> {
     .getAttribute("data-frame-ms")
     .catch(() => null);
   return v === null ? undefined : Number(v);
-}
-
-interface TraceEvent {
-  name: string;
-  ph: string;
-  dur?: number;
-  tdur?: number;
-  pid: number;
-  tid: number;
-  args?: { name?: string };
-}
-
-/** The renderer main thread's longest task in a trace, and the most CPU time a task took. */
-function traceTasks(buf: Buffer): Result["traceTask"] {
-  const events = (JSON.parse(buf.toString()) as { traceEvents: TraceEvent[] }).traceEvents;
-  const main = events.filter((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain");
-  const on = new Set(main.map((e) => `${e.pid}:${e.tid}`));
-  let wall = 0;
-  let cpu = 0;
-  let maxCpu = 0;
-  for (const e of events) {
-    if (e.name !== "ThreadControllerImpl::RunTask" || e.ph !== "X" || !on.has(`${e.pid}:${e.tid}`))
-      continue;
-    const d = (e.dur ?? 0) / 1000;
-    const t = (e.tdur ?? 0) / 1000;
-    if (d > wall) [wall, cpu] = [d, t];
-    maxCpu = Math.max(maxCpu, t);
-  }
-  return { wallMs: Math.round(wall), cpuMs: Math.round(cpu), maxCpuMs: Math.round(maxCpu) };
 }
 
 async function runCase(browser: Browser, url: string, c: Case): Promise<Result> {
@@ -287,7 +199,7 @@ async function main(): Promise<void> {
   const srv = await serveInspector();
   const plain = await serveStatic(webDir());
   const browser = await launchChromium(chromium);
-  const results: (Result | RunResult)[] = [];
+  const results: (Result | RunResult | FirstZoom | LlmResult)[] = [];
   try {
     for (const c of cases) {
       if (!wanted(c.name)) continue;
@@ -305,6 +217,32 @@ async function main(): Promise<void> {
             ? `  zoom frame ${median(r.zoomMs)} ms  pan frame ${median(r.panMs)} ms  canvas draw ${r.drawMs?.toFixed(1) ?? "?"} ms`
             : ""),
       );
+    }
+    if (wanted("first zoom")) {
+      const z = await firstZoom(
+        browser,
+        srv.url,
+        join(dir, "chain-20000.onnx"),
+        "first zoom, chain 20,000",
+      );
+      results.push(z);
+      console.log(
+        `${z.name.padEnd(38)} first wheel-zoom frame at the overview, median of ${z.frames.length} page loads ${z.medianMs} ms (target ≤ ${z.target}; each: ${z.frames.join(", ")} ms; longest task after the wheel: ${z.tasks.join(", ")} ms; traced, CPU: ${z.traced.map((x) => x.maxCpuMs).join(", ")} ms)`,
+      );
+    }
+    if (wanted("llm")) {
+      const folder = llmFolder(root);
+      if (!folder)
+        console.log(
+          "llm: left out (no llama_medium_dynamo: scripts/corpus/export.ts --llm-size medium, or set WEB_LLM)",
+        );
+      else {
+        const r = await benchLlm(browser, srv.url, folder);
+        results.push(r);
+        console.log(
+          `${r.name.padEnd(38)} nodes ${r.nodes} (${r.boxes} boxes)  ready ${r.readyMs} ms  renderer RSS ${r.rssReadyMb?.toFixed(0) ?? "?"} MB  Run (sequence 8) ${r.runMs ?? "–"} ms (worker ${r.workerRunMs?.toFixed(0) ?? "–"} ms)  renderer RSS during the run, most ${r.rssRunPeakMb?.toFixed(0) ?? "?"} MB`,
+        );
+      }
     }
     const runs = runCases.filter((c) => wanted(c.name));
     const repeats = Number(process.env.WEB_RUNS ?? 5);

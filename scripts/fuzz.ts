@@ -21,7 +21,9 @@
 // and each finding as it comes go to stderr), --jobs K (worker processes, default 2), --timeout MS (per
 // case, default 10000, of CPU time, or three times it with no CPU used at all; a wall-clock cap of ten times it,
 // scaled by the load average per core; 5000 per request for inspect), --rss-mb N (memory cap of a worker, default
-// 2048), --max-seconds N (inspect: stop after N s, default 600), --json.
+// 2048), --max-seconds N (inspect: stop after N s, default 600), --json, --trace (each worker under
+// `strace -f`: every file opened is judged, and one outside the case's folder that is not the
+// program's own is counted and named: scripts/fuzz/trace.ts).
 
 import { Command, Option } from "commander";
 import { SingleBar, Presets } from "cli-progress";
@@ -54,6 +56,7 @@ const program = new Command()
   .option("--rss-mb <n>", "memory cap of a worker process", "2048")
   .option("--max-seconds <n>", "inspect: stop the campaign after this many seconds", "600")
   .option("--json", "print the summary as JSON")
+  .option("--trace", "run the workers under strace: count files opened outside the case's folder")
   .parse(process.argv);
 const o = program.opts();
 if (o.command === undefined && o.target === undefined)
@@ -112,6 +115,7 @@ async function fuzzCommand(): Promise<void> {
     generator: o.generator as "mutate" | "bombs" | "functions" | HostileFamily | DataFamily,
     timeoutMs: Number(o.timeout ?? 10000),
     rssLimit: Number(o.rssMb) * 2 ** 20,
+    ...(o.trace ? { trace: true } : {}),
     onCase: (done, total, s, finding) => {
       if (bar) return bar.update(done);
       if (finding)
@@ -145,6 +149,12 @@ async function fuzzCommand(): Promise<void> {
       console.log(
         `${f.outcome}: --seed ${f.seed} --case ${f.index} (${f.mutation} of ${f.source}): ${f.detail}${f.file ? ` [${f.file}]` : ""}`,
       );
+    if (summary.traced) {
+      const { opened, outside } = summary.traced;
+      console.log(
+        `traced: ${opened} files opened, ${outside.length} outside the case's folder${outside.length ? `: ${outside.slice(0, 20).join(", ")}` : ""}`,
+      );
+    }
   }
-  process.exitCode = summary.findings.length ? 1 : 0;
+  process.exitCode = summary.findings.length || summary.traced?.outside.length ? 1 : 0;
 }

@@ -1,12 +1,14 @@
 // The page's side of the worker: typed requests (protocol.ts), progress messages, and Cancel, which
 // terminates the worker (whatever it is computing) and starts a fresh one.
 
-import type { Answers, ArgsOf, Envelope, Op, Reply } from "./protocol.js";
+import type { Answers, ArgsOf, CheckSide, Envelope, Op, Reply } from "./protocol.js";
 
 export class WorkError extends Error {
   constructor(
     message: string,
     readonly notes: string[] = [],
+    /** A refused transform's lines with the original's nodes they name. */
+    readonly marked?: CheckSide,
   ) {
     super(message);
   }
@@ -57,7 +59,7 @@ export class WorkerClient {
         return;
       }
       this.pending.delete(m.id);
-      if (!m.ok) p.reject(new WorkError(m.error, m.notes));
+      if (!m.ok) p.reject(new WorkError(m.error, m.notes, m.marked));
       else if ("json" in m) p.resolve({ ...(parse(m.json) as object), ...p.parts } as Answers[Op]);
       else p.resolve(m.result);
     };

@@ -10,8 +10,15 @@ import { partitionPaint, targetCheckStatus } from "./partitions.js";
 import { Cancelled, WorkError, WorkerClient } from "./client.js";
 import { GraphCanvas } from "./graph/canvas.js";
 import type { Layout, LayoutItem, Paint } from "./graph/types.js";
-import { paintControls, paintFor, paintMode, sci, type PaintMode } from "./paint.js";
+import { paintControls, paintFor, paintMode } from "./paint.js";
+import { middleCut, viewOptions } from "./labels.js";
+import { Navigator } from "./navigate.js";
+import { constantsAsNodes, onConstantsSwitch } from "./switches.js";
+import { exportView } from "./export-view.js";
+import { firstTarget, worstTarget, type RunTarget } from "./run-nav.js";
+import { explainNode, forgetReports, keepRowInView, renderRefused } from "./report-table.js";
 import { fresh, type PaneState } from "./panes.js";
+import { servedModel } from "./preload.js";
 import { clearError, showError, status } from "./status.js";
 import {
   $,
@@ -19,6 +26,7 @@ import {
   renderCheck,
   renderDetails,
   renderDiff,
+  diffSummary,
   renderRun,
   renderSummary,
   runSummary,
@@ -27,7 +35,7 @@ import type {
   Answers,
   CheckSide,
   ExpandMode,
-  FindHit,
+  OpenedFile,
   Request,
   RunAnswer,
   SideName,
@@ -94,7 +102,8 @@ async function act(
     } else {
       failed = true;
       const err = e as WorkError;
-      showError(`${failAs}: ${err.message}`, err.notes ?? [], near);
+      if (err.marked) markRefused(failAs, err.marked);
+      showError(`${failAs}: ${err.message}`, err.marked ? [] : (err.notes ?? []), near);
     }
     return false;
   } finally {
@@ -142,6 +151,7 @@ const panes: Record<SideName, PaneState> = { a: fresh("a"), b: fresh("b") };
         canvas: () => panes[k].canvas,
         items: () => panes[k].layout?.items ?? [],
         frames: () => panes[k].layout?.frames ?? [],
+        marks: () => [...panes[k].marks],
       },
     ]),
   ),
@@ -157,14 +167,10 @@ function setupPane(p: PaneState, title: string): void {
   pane.replaceChildren();
   for (const k of Object.keys(pane.dataset)) delete pane.dataset[k];
   const bar = h("div", undefined, "bar");
-  const name = h("b", title);
+  const name = h("b", middleCut(title, 30));
   name.title = title;
   const select = h("select", undefined, "views");
-  for (const v of p.summary!.views) {
-    const o = h("option", `${v.title} (${v.nodes} nodes)`);
-    o.value = v.id;
-    select.append(o);
-  }
+  viewOptions(select, p.summary!.views);
   select.value = p.view;
   select.onchange = () => void act("layout", bar, () => show(p, select.value));
   const fit = h("button", "Fit", "fit");
@@ -182,12 +188,24 @@ function setupPane(p: PaneState, title: string): void {
   pane.onpointerdown = () => setActive(p.side);
   if (running) lock(true);
   p.canvas = new GraphCanvas(pane, {
-    select: (item) => void act("details", bar, () => selectItem(p, item, false)),
+    // (the second click of a double-click selects what the first did: nothing to do)
+    select: (item) =>
+      void (running && item?.key === p.selected
+        ? undefined
+        : act("details", bar, () => selectItem(p, item, false))),
+    // A group opened or closed in both panes where the other draws the same group (the same
+    // view, a group of the same path): the two drawings stay comparable.
     toggleGroup: (key, open) =>
       void act("layout", bar, async () => {
-        (open ? p.open : p.closed).add(key);
-        (open ? p.closed : p.open).delete(key);
-        await show(p, p.view, true);
+        const q = other(p);
+        const l = q.layout;
+        const drawn = l && [...l.items, ...l.frames].some((i) => i.key === key);
+        const both = q.canvas && q.view === p.view && drawn;
+        for (const x of both ? [p, q] : [p]) {
+          (open ? x.open : x.closed).add(key);
+          (open ? x.closed : x.open).delete(key);
+          await show(x, x.view, true);
+        }
       }),
   });
 }
@@ -205,7 +223,7 @@ function requestLayout(p: PaneState, view: string): Promise<Layout> {
   return client.ask("layout", {
     side: p.side,
     view,
-    options: { open: [...p.open], closed: [...p.closed], constantsAsNodes: false },
+    options: { open: [...p.open], closed: [...p.closed], constantsAsNodes: constantsAsNodes() },
   });
 }
 
@@ -220,7 +238,9 @@ async function show(p: PaneState, view: string, keepView = false): Promise<void>
   p.layout = layout;
   p.marks = new Map(marks);
   p.canvas!.setLayout(layout, keepView);
-  p.canvas!.paint(view === "main" && p.painted ? p.painted : new Map());
+  p.canvas!.paint(
+    view === "main" ? (p.painted ?? new Map()) : paintFor(lastPaint, p.side, paintMode(), view),
+  );
   const pane = paneEl(p);
   (pane.querySelector("select.views") as HTMLSelectElement).value = view;
   const ms = performance.now() - t0;
@@ -235,12 +255,8 @@ async function show(p: PaneState, view: string, keepView = false): Promise<void>
   for (const m of ["added", "removed", "changed"]) pane.dataset[m] = String(count(m));
   applyProblems(p);
   if (p.selected) p.canvas!.select(p.selected);
-  // A group opened or closed (by a click, or to reveal a hit) keeps the search and its place;
-  // another view or a new drawing starts afresh.
-  if (p.side === active) {
-    if (keepView && sameView) p.canvas!.highlight(hits.map((h) => h.key));
-    else clearFind();
-  }
+  // The search's hits in this view marked (the search spans every view and stays).
+  nav.highlight(p);
   status(`Drew ${layout.title}: ${layout.total} nodes in ${Math.round(ms)} ms.`);
 }
 
@@ -267,22 +283,6 @@ function closePane(p: PaneState): void {
   for (const k of Object.keys(pane.dataset)) delete pane.dataset[k];
 }
 
-function exportView(p: PaneState, kind: "svg" | "png"): Promise<void> {
-  const base = `${(p.summary?.name ?? "model").replace(/[^\w.-]+/g, "_")}-${p.view.replace(/[^\w.-]+/g, "_")}`;
-  const save = (blob: Blob) => {
-    const a = document.createElement("a");
-    a.href = URL.createObjectURL(blob);
-    a.download = `${base}.${kind}`;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
-  };
-  if (kind === "svg") {
-    save(new Blob([p.canvas!.exportSvg()], { type: "image/svg+xml" }));
-    return Promise.resolve();
-  }
-  return p.canvas!.exportPng().then(save);
-}
-
 // ---- selection and details ----
 
 /** Selects a box in its pane (details for a node) and the diff's match in the other pane. */
@@ -296,14 +296,18 @@ async function selectItem(p: PaneState, item: LayoutItem | null, reveal: boolean
   renderDetails(d, p.summary!.name, p.layout!.title, (view) => {
     void act("layout", $("details"), () => show(p, view));
   });
+  explainNode(p.side, p.view, item.index);
   const q = other(p);
   if (!q.canvas) return;
+  // The match (or for an added or removed node, its place: its nearest matched neighbour's
+  // match), in its view, in a collapsed group of the other pane perhaps: open what hides it.
   const pair = await client.ask("pair", { side: p.side, view: p.view, index: item.index });
-  if (pair && pair.view === q.view) {
-    // The match may lie in a collapsed group of the other pane: open what hides it.
+  if (pair) {
+    if (pair.view !== q.view) await show(q, pair.view);
     const groups = await client.ask("groups", { side: q.side, view: q.view, index: pair.index });
     await openGroups(q, groups);
     select(q, `n${pair.index}`, true);
+    paneEl(q).dataset.near = pair.near ? "1" : "";
   } else select(q, null, false);
 }
 
@@ -326,132 +330,26 @@ function select(p: PaneState, key: string | null, reveal: boolean): void {
   else delete pane.dataset.selected;
 }
 
-// ---- search and changes ----
+// ---- search and changes (navigate.ts) ----
 
-let hits: FindHit[] = [];
-let hitAt = -1;
-let changeAt = -1;
-/** The changes in the order stepping visits them, fixed at the first step (opening groups moves boxes). */
-let changeList: string[] | undefined;
-
-function clearFind(): void {
-  hits = [];
-  hitAt = -1;
-  changeAt = -1;
-  changeList = undefined;
-  renderHitList();
-  for (const p of [panes.a, panes.b]) {
-    p.canvas?.highlight([]);
-    delete paneEl(p).dataset.hits;
-  }
-  $("find-count").textContent = "";
-}
-
-async function find(query: string): Promise<void> {
-  const p = panes[active];
-  clearFind();
-  if (!p.canvas || !query.trim()) return;
-  hits = await client.ask("find", { side: p.side, view: p.view, query });
-  p.canvas.highlight(hits.map((x) => x.key));
-  renderHitList();
-  paneEl(p).dataset.hits = String(hits.length);
-  if (!hits.length) {
-    $("find-count").textContent = `no match in the ${p.side === "a" ? "original" : "result"}`;
-    return;
-  }
-  await jumpHit(0);
-}
-
-async function jumpHit(k: number): Promise<void> {
-  const p = panes[active];
-  if (!hits.length || !p.layout) return;
-  hitAt = (k + hits.length) % hits.length;
-  const hit = hits[hitAt]!;
-  const at = hitAt;
-  await reveal(p, hit.key, hit.groups);
-  hitAt = at;
-  $("find-count").textContent =
-    `${hitAt + 1} of ${hits.length}: ${hit.label} (${hit.match}) in the ${p.side === "a" ? "original" : "result"}`;
-  markListed(hitAt);
-}
-
-/** The hits as a list under the find bar: any one a click away, the current one marked. */
-function renderHitList(): void {
-  const box = $("hit-list");
-  box.replaceChildren();
-  box.hidden = hits.length === 0;
-  hits.forEach((h, k) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.textContent = `${k + 1}. ${h.label} (${h.match})`;
-    b.dataset.hit = String(k);
-    b.onclick = () => void act("search", $("find-form"), () => jumpHit(k));
-    box.append(b);
+const nav = new Navigator({
+  panes,
+  active: () => active,
+  client,
+  show,
+  openGroups,
+  selectItem,
+  select,
+  act,
+  constantsAsNodes: () => constantsAsNodes(),
+});
+const clearFind = () => nav.clear();
+onConstantsSwitch(() => {
+  nav.clear();
+  void act("layout", $("find-form"), async () => {
+    for (const p of [panes.a, panes.b]) if (p.canvas) await show(p, p.view, true);
   });
-}
-
-function markListed(k: number): void {
-  for (const b of $("hit-list").querySelectorAll<HTMLButtonElement>("button")) {
-    const on = Number(b.dataset.hit) === k;
-    b.classList.toggle("current", on);
-    if (on) b.scrollIntoView({ block: "nearest" });
-  }
-}
-
-/** Opens the groups that hold a box (laying out again), then selects it and brings it into view. */
-async function reveal(p: PaneState, key: string, groups: string[]): Promise<void> {
-  await openGroups(p, groups);
-  const item = p.layout!.items.find((i) => i.key === key) ?? null;
-  if (item) await selectItem(p, item, true);
-  else if (/^n\d+$/.test(key)) {
-    // A node drawn inside its consumer (a folded Constant): its consumer's box shows where it is.
-    const index = Number(key.slice(1));
-    const host = p.layout!.items.find((i) => i.folded?.some((f) => f.index === index));
-    await selectItem(
-      p,
-      {
-        ...(host ?? { label: "", sub: "", x: 0, y: 0, w: 0, h: 0, parent: "" }),
-        key,
-        kind: "op",
-        index,
-      },
-      false,
-    );
-    if (host) p.canvas?.select(host.key, true);
-  } else select(p, key, true);
-}
-
-/** The changed boxes of the active pane in drawing order (top to bottom, then left to right). */
-function changeKeys(p: PaneState): string[] {
-  const pos = new Map(p.layout?.items.map((i) => [i.key, i]) ?? []);
-  return [...p.marks.keys()]
-    .map((i) => `n${i}`)
-    .sort((x, y) => {
-      const a = pos.get(x);
-      const b = pos.get(y);
-      if (!a || !b) return Number(x.slice(1)) - Number(y.slice(1));
-      return a.y - b.y || a.x - b.x;
-    });
-}
-
-async function jumpChange(step: number): Promise<void> {
-  const p = panes[active];
-  const keys = (changeList ??= changeKeys(p));
-  if (!keys.length) {
-    $("find-count").textContent = "no changes marked in this view";
-    return;
-  }
-  changeAt =
-    changeAt < 0 && step < 0 ? keys.length - 1 : (changeAt + step + keys.length) % keys.length;
-  if (changeAt < 0) changeAt = 0;
-  const key = keys[changeAt]!;
-  const at = changeAt;
-  const index = Number(key.slice(1));
-  await reveal(p, key, await client.ask("groups", { side: p.side, view: p.view, index }));
-  changeAt = at;
-  changeList = keys;
-  $("find-count").textContent = `change ${changeAt + 1} of ${keys.length} (${p.marks.get(index)})`;
-}
+});
 
 $("side-toggle").onclick = () => {
   const closed = document.body.classList.toggle("side-closed");
@@ -462,10 +360,10 @@ const findInput = $<HTMLInputElement>("find");
 $<HTMLFormElement>("find-form").onsubmit = (e) => {
   e.preventDefault();
   const q = findInput.value;
-  const same = hits.length && findInput.dataset.query === q;
+  const same = nav.has() && findInput.dataset.query === q;
   findInput.dataset.query = q;
   // The box keeps focus, so Enter steps on (act disables the controls while it works).
-  void act("search", $("find-form"), () => (same ? jumpHit(hitAt + 1) : find(q))).then(() =>
+  void act("search", $("find-form"), () => (same ? nav.step(1) : nav.find(q))).then(() =>
     findInput.focus(),
   );
 };
@@ -473,12 +371,13 @@ findInput.addEventListener("keydown", (e) => {
   if (e.key !== "Enter" || !e.shiftKey) return;
   // Shift+Enter: back to the previous hit, not a new search.
   e.preventDefault();
-  if (hits.length && findInput.dataset.query === findInput.value)
-    void act("search", $("find-form"), () => jumpHit(hitAt - 1)).then(() => findInput.focus());
+  if (nav.has() && findInput.dataset.query === findInput.value)
+    void act("search", $("find-form"), () => nav.step(-1)).then(() => findInput.focus());
 });
-$("find-prev").onclick = () => void act("search", $("find-form"), () => jumpHit(hitAt - 1));
-$("change-next").onclick = () => void act("next change", $("find-form"), () => jumpChange(1));
-$("change-prev").onclick = () => void act("previous change", $("find-form"), () => jumpChange(-1));
+$("find-prev").onclick = () => void act("search", $("find-form"), () => nav.step(-1));
+$("change-next").onclick = () => void act("next change", $("find-form"), () => nav.jumpChange(1));
+$("change-prev").onclick = () =>
+  void act("previous change", $("find-form"), () => nav.jumpChange(-1));
 
 // ---- the keyboard ----
 
@@ -507,8 +406,8 @@ document.addEventListener("keydown", (e) => {
     ArrowRight: () => p.canvas!.panBy(-80, 0),
     ArrowUp: () => p.canvas!.panBy(0, 80),
     ArrowDown: () => p.canvas!.panBy(0, -80),
-    n: () => void act("next change", $("find-form"), () => jumpChange(1)),
-    p: () => void act("previous change", $("find-form"), () => jumpChange(-1)),
+    n: () => void act("next change", $("find-form"), () => nav.jumpChange(1)),
+    p: () => void act("previous change", $("find-form"), () => nav.jumpChange(-1)),
     Escape: () => {
       select(p, null, false);
       $("details").hidden = true;
@@ -546,8 +445,16 @@ function jumpProblem(side: SideName, line: number): void {
     setActive(side);
     if (p.view !== at.view) await show(p, at.view);
     const groups = await client.ask("groups", { side, view: at.view, index: at.index });
-    await reveal(p, `n${at.index}`, groups);
+    await nav.reveal(p, `n${at.index}`, groups);
+    keepRowInView(side, line);
   });
+}
+
+/** A refused transform's blocked nodes: listed in the report panel and marked on the original. */
+function markRefused(what: string, marked: CheckSide): void {
+  checked = { a: marked };
+  renderRefused(what, panes.a.summary?.name ?? "", marked, jumpProblem);
+  applyProblems(panes.a);
 }
 
 // ---- actions ----
@@ -572,6 +479,7 @@ function clearAll(): void {
 function clearResult(): void {
   closePane(panes.b);
   checked = undefined;
+  forgetReports();
   // A run's numbers belong to the models it ran.
   lastPaint = undefined;
   panes.a.painted = undefined;
@@ -585,7 +493,7 @@ function clearResult(): void {
 }
 
 /** A model and its data files, as the worker takes them (Files are passed, not copied). */
-type PickedFiles = { name: string; blob: Blob }[];
+type PickedFiles = OpenedFile[];
 
 async function loadFiles(files: PickedFiles): Promise<string> {
   // The files are kept to load the model again after Cancel.
@@ -649,9 +557,7 @@ async function transform(req: Request & { op: "convert" | "expand" | "lower" }):
   await show(panes.a, panes.a.view, true);
   clearFind();
   fitBoth();
-  status(
-    `${r.summary.name}: ${r.diff.removed} removed, ${r.diff.added} added, ${r.diff.changed} changed.`,
-  );
+  status(`${r.summary.name}: ${diffSummary(r.diff, r.notes)}.`);
 }
 
 let maxOpset = 0;
@@ -776,36 +682,34 @@ function applyPaint(): void {
   const mode = paintMode();
   for (const p of [panes.a, panes.b]) {
     p.painted = paintFor(lastPaint, p.side, mode);
-    if (p.view === "main") p.canvas?.paint(p.painted);
+    p.canvas?.paint(p.view === "main" ? p.painted : paintFor(lastPaint, p.side, mode, p.view));
   }
   document.body.dataset.paint = mode;
 }
 
-/** The paint selector, its legend and "go to the worst", at the top of the run report. */
+/** The paint selector, its legend and the run's buttons, at the top of the run report. */
 function renderPaintControls(r: RunAnswer): void {
-  paintControls(r, applyPaint, (bar) => void act("go to the worst", bar, () => goToWorst()));
+  paintControls(
+    r,
+    applyPaint,
+    (bar) =>
+      void act("go to the worst", bar, () =>
+        goTo(worstTarget(lastPaint, paintMode(), !!panes.b.summary)),
+      ),
+    (bar) => void act("go to the first divergence", bar, () => goTo(firstTarget(lastPaint))),
+  );
 }
 
-/** Selects the node with the largest difference (or time) in its pane, opening its groups. */
-async function goToWorst(): Promise<void> {
-  const mode = paintMode();
-  if (!lastPaint || mode === "none") return;
-  const side: SideName = mode === "diff" || panes.b.summary ? "b" : "a";
-  const values: [string, number][] =
-    mode === "diff"
-      ? Object.entries(lastPaint.diff ?? {})
-          .filter(([k, d]) => k.startsWith("n") && d)
-          .map(([k, d]) => [k, d![0]])
-      : Object.entries(lastPaint.ms[side] ?? {}).filter(([k]) => k.startsWith("n"));
-  if (!values.length) return;
-  const [key, v] = values.reduce((m, x) => (x[1] > m[1] ? x : m));
-  const p = panes[side];
-  if (p.view !== "main") await show(p, "main");
-  const index = Number(key.slice(1));
-  await reveal(p, key, await client.ask("groups", { side, view: "main", index }));
-  status(
-    `The ${mode === "diff" ? "largest difference" : "slowest node"}: ${mode === "diff" ? sci(v) : `${v.toFixed(2)} ms`}.`,
-  );
+/** Shows a run's target node in its pane's main view (opening its groups), and says what it is. */
+async function goTo(t: RunTarget | undefined): Promise<void> {
+  if (!t) return;
+  if (t.key) {
+    const p = panes[t.side];
+    if (p.view !== "main") await show(p, "main");
+    const index = Number(t.key.slice(1));
+    await nav.reveal(p, t.key, await client.ask("groups", { side: t.side, view: "main", index }));
+  }
+  status(t.text);
 }
 
 async function download(format: "binary" | "text"): Promise<void> {
@@ -846,7 +750,7 @@ document.addEventListener("drop", (e) => {
 });
 
 // The opset box is bounded by what the tool knows; `onnx-expand inspect MODEL` serves the model
-// as ./preload (without a model it answers 204; a static server 404).
+// (web/preload.ts).
 const startup = act(
   "starting",
   $("open-label"),
@@ -862,27 +766,13 @@ const startup = act(
     }
     $<HTMLInputElement>("opset").max = String(maxOpset);
     $("opset").title = `ai.onnx opset 1 to ${maxOpset}`;
-    let r: Response;
-    try {
-      r = await fetch("preload");
-    } catch {
-      r = new Response(null, { status: 404 });
-    }
-    if (!r.ok || r.status === 204) {
+    const served = await servedModel();
+    if (!served) {
       status("Drop a .onnx or .onnxtxt file anywhere on the page.");
       return;
     }
-    const name = decodeURIComponent(r.headers.get("x-model-name") ?? "model.onnx");
+    const { name, files } = served;
     status(`opening ${name}…`);
-    // The data files the model names come from /preload/1, /preload/2, ... under their locations.
-    const data = JSON.parse(
-      decodeURIComponent(r.headers.get("x-data-files") ?? "%5B%5D"),
-    ) as string[];
-    const files: PickedFiles = [{ name, blob: await r.blob() }];
-    for (let i = 0; i < data.length; i++) {
-      const d = await fetch(`preload/${i + 1}`);
-      if (d.ok) files.push({ name: data[i]!, blob: await d.blob() });
-    }
     const notes = await loadFiles(files);
     status(`Opened ${name}.${notes}`);
   },

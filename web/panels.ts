@@ -2,6 +2,7 @@
 // check report, the run table and a node's details. Each panel names the model it belongs to.
 
 import type { DiffCounts } from "../src/diff/index.js";
+import { renderReportTable } from "./report-table.js";
 import type {
   CheckSide,
   NodeDetails,
@@ -40,7 +41,7 @@ export function table(rows: (string | number)[][], head?: string[]): HTMLTableEl
 }
 
 /** A panel's heading, with the model it belongs to. */
-function heading(title: string, model: string): HTMLHeadingElement {
+export function heading(title: string, model: string): HTMLHeadingElement {
   const e = h("h3", title);
   e.append(" ", h("span", model, "model"));
   e.dataset.model = model;
@@ -63,6 +64,15 @@ export function renderSummary(s: Summary): void {
   ]);
   facts.id = "facts";
   facts.dataset.nodes = String(i.nodes);
+  // metadata_props, a row each (a long value cut, whole in its tooltip)
+  for (const [k, v] of s.metadata ?? []) {
+    const tr = facts.insertRow();
+    tr.className = "metadata";
+    tr.insertCell().textContent = k;
+    const cell = tr.insertCell();
+    cell.textContent = v.length > 200 ? `${v.slice(0, 200)}…` : v;
+    cell.title = v.length > 200 ? v.slice(0, 4000) : "";
+  }
   const hist = h("div", undefined, "hist");
   hist.append(
     table(
@@ -81,20 +91,44 @@ export function renderDiff(c: DiffCounts, a: string, b: string, notes: string[])
   legend.append(h("span", "removed", "removed"), h("span", "added", "added"));
   legend.append(h("span", "changed", "changed"));
   box.replaceChildren(
-    heading(c.same ? "Diff: the models are the same" : "Diff (main graph)", `${a} → ${b}`),
-    table([
-      ["nodes", `${c.nodes.a} → ${c.nodes.b}`],
-      ["matched", c.matched],
-      ["changed", c.changed],
-      ["removed", c.removed],
-      ["added", c.added],
-      ["hunks", c.hunks],
-      ["functions changed", c.functions],
-      ["opset imports changed", c.opsetImports],
-    ]),
+    heading(c.same ? "Diff: the models are the same" : "Diff", `${a} → ${b}`),
+    diffTable(c),
     legend,
   );
   if (notes.length) box.append(h("pre", notes.join("\n"), "notes"));
+}
+
+/** `diff`'s counts (diffCounts): the main graph's and, where other graphs have nodes, all graphs'. */
+function diffTable(c: DiffCounts): HTMLElement {
+  const alone = c.main.a === c.all.a && c.main.b === c.all.b;
+  const both = (f: (x: DiffCounts["all"]) => string | number) =>
+    alone ? [f(c.main)] : [f(c.main), f(c.all)];
+  return table(
+    [
+      ["nodes", ...both((x) => `${x.a} → ${x.b}`)],
+      ["matched", ...both((x) => x.matched)],
+      ["changed", ...both((x) => x.changed)],
+      ["removed", ...both((x) => x.removed)],
+      ["added", ...both((x) => x.added)],
+      ["hunks", c.main.hunks, ...(alone ? [] : [""])],
+      ["functions changed", c.functions, ...(alone ? [] : [""])],
+      ["opset imports changed", c.opsetImports, ...(alone ? [] : [""])],
+    ],
+    alone ? ["", "main graph (the only one)"] : ["", "main graph", "all graphs"],
+  );
+}
+
+/**
+ * The diff's counts in the status line: the main graph's, and all graphs' where they differ; no
+ * change said as such (with the transform's first note, which says why).
+ */
+export function diffSummary(c: DiffCounts, notes: readonly string[] = []): string {
+  const t = (x: DiffCounts["all"]) =>
+    `${x.removed} removed, ${x.added} added, ${x.changed} changed`;
+  if (!c.all.removed && !c.all.added && !c.all.changed)
+    return `0 changes, the result is the original model${notes.length ? ` (${notes[0]})` : ""}`;
+  const alone = c.main.a === c.all.a && c.main.b === c.all.b;
+  return alone ? t(c.main) : `main graph ${t(c.main)}; all graphs ${t(c.all)}`;
 }
 
 /** The check report; `jump` is called with a side and a problem line's index. */
@@ -116,22 +150,7 @@ export function renderCheck(
     head.dataset.problems = String(c.lines.length);
     head.dataset.side = side;
     box.append(head);
-    if (!c.lines.length) continue;
-    const list = h("ol", undefined, "problems");
-    c.lines.forEach((line, k) => {
-      const li = h("li");
-      const at = c.nodes.find((n) => n.line === k);
-      if (at) {
-        const b = h("button", line, "problem");
-        b.dataset.side = side;
-        b.dataset.line = String(k);
-        b.title = "show the node on the graph";
-        b.onclick = () => jump(side, k);
-        li.append(b);
-      } else li.textContent = line;
-      list.append(li);
-    });
-    box.append(list);
+    renderReportTable(box, side, c, jump);
   }
 }
 
@@ -168,8 +187,18 @@ export function renderRun(r: RunAnswer, a: string, b: string | undefined): void 
   box.replaceChildren(
     heading(b ? "Run: original vs result" : "Run", b ? `${a} vs ${b}` : a),
     inputs,
-    t,
   );
+  if (r.taken?.length) {
+    const dims = h(
+      "p",
+      `dims not given, taken as: ${r.taken.map((d) => `${d.name}=${d.value}${d.why ? ` (${d.why})` : ""}`).join(", ")} · set them in the dims box (name=value)`,
+      "taken-dims",
+    );
+    dims.id = "run-dims";
+    dims.dataset.taken = r.taken.map((d) => `${d.name}=${d.value}`).join(",");
+    box.append(dims);
+  }
+  box.append(t);
 }
 
 export const runSummary = (r: RunAnswer, b: boolean): string => {

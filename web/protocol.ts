@@ -19,6 +19,8 @@ export interface Summary {
   notes?: string[];
   /** Drawable graphs: the main graph, each subgraph, each local function. */
   views: { id: string; title: string; nodes: number }[];
+  /** The model's metadata_props (key, value). */
+  metadata?: [string, string][];
 }
 
 export interface NodeDetails {
@@ -72,13 +74,27 @@ export interface ValueSummary {
   note?: string;
 }
 
-/** One search hit: a box of the view and the groups that hold it, outermost first. */
+/** One search hit: a box of a view and the groups that hold it, outermost first. */
 export interface FindHit {
+  /** The view it is in (its id) and that view's title. */
+  view: string;
+  viewTitle: string;
   key: string;
   index: number;
   label: string;
   /** What matched: op, node name or value name. */
   match: string;
+  groups: string[];
+}
+
+/** One step of change stepping: a changed box of a view and the groups that hold it. */
+export interface ChangeStep {
+  view: string;
+  viewTitle: string;
+  key: string;
+  index: number;
+  /** added / removed / changed. */
+  mark: string;
   groups: string[];
 }
 
@@ -154,17 +170,52 @@ export interface RunAnswer {
    */
   paint?: {
     ms: Partial<Record<SideName, Record<string, number>>>;
+    /** How many runs the times are the median of. */
+    runs: number;
     diff?: Record<string, [number, number] | null>;
+    /**
+     * With a result: its first divergence from the original (src/app/divergence.ts), the node's
+     * box key and how far its values are apart; null when no matched value differs.
+     */
+    first?: {
+      key: string;
+      label: string;
+      ulps: number;
+      abs: number;
+      count: number;
+      total: number;
+    } | null;
+    /**
+     * The same for each other view that ran (subgraphs, local functions), per side and view id:
+     * a subgraph's times summed over its runs, its values those of its last run.
+     */
+    views?: Partial<
+      Record<
+        SideName,
+        Record<
+          string,
+          { ms?: Record<string, number>; diff?: Record<string, [number, number] | null> }
+        >
+      >
+    >;
   };
+  /** With random inputs: the symbolic dims not given, with the sizes taken and why. */
+  taken?: { name: string; value: number; why?: string }[];
   /** Why there is nothing to paint. */
   paintNote?: string;
 }
 
 export type ExpandMode = "all" | "only" | "keep";
 
+/**
+ * A file of a model given to the worker: picked (a Blob), or served by `onnx-expand inspect` (a
+ * same-origin URL the worker reads in ranges). Either is read where a tensor's bytes lie.
+ */
+export type OpenedFile = { name: string; blob: Blob } | { name: string; url: string };
+
 export type Request =
   /** A model and its data files (names are paths inside a picked folder, else file names). */
-  | { op: "load"; files: { name: string; blob: Blob }[] }
+  | { op: "load"; files: OpenedFile[] }
   | { op: "layout"; side: SideName; view: string; options: LayoutOptions }
   | { op: "marks"; side: SideName; view: string }
   | { op: "details"; side: SideName; view: string; index: number }
@@ -178,7 +229,10 @@ export type Request =
    */
   | { op: "lower"; target: string; dims: string; precision?: string }
   | { op: "limits" }
-  | { op: "find"; side: SideName; view: string; query: string }
+  /** A search of every view of a side: the main graph, subgraphs, local functions. */
+  | { op: "find"; side: SideName; query: string }
+  /** The changed boxes of every view of a side, in stepping order. */
+  | { op: "changes"; side: SideName; constantsAsNodes: boolean }
   | { op: "pair"; side: SideName; view: string; index: number }
   | { op: "groups"; side: SideName; view: string; index: number }
   /** `name`: the model file's name, which its data file's name (`<name>.data`) follows. */
@@ -197,8 +251,12 @@ export interface Answers {
   limits: { maxOpset: number; targets: TargetChoice[] };
   lower: TransformAnswer;
   find: FindHit[];
-  /** The node of the other side the diff matched with this one, if any. */
-  pair: { view: string; index: number } | null;
+  changes: ChangeStep[];
+  /**
+   * The node of the other side the diff matched with this one; for a node without a match (an
+   * addition, a removal), the match of its nearest matched neighbour (`near`); null: none.
+   */
+  pair: { view: string; index: number; near?: boolean } | null;
   /** Keys of the groups enclosing a node, outermost first. */
   groups: string[];
   /** The model file, and its data file when the result keeps tensors in one. */
@@ -226,5 +284,6 @@ export type Reply =
    */
   | { id: number; part: string; json: Uint8Array }
   | { id: number; ok: true; json: Uint8Array }
-  | { id: number; ok: false; error: string; notes: string[] }
+  /** `marked`: a refused transform's problem lines with the original's nodes they name. */
+  | { id: number; ok: false; error: string; notes: string[]; marked?: CheckSide }
   | { progress: string };

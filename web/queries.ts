@@ -15,7 +15,7 @@ import type { FindHit, SchemaSummary, ValueSummary } from "./protocol.js";
 type Owner = Graph | Function;
 
 const HEAD = 8;
-const MAX_HITS = 2000;
+export const MAX_HITS = 2000;
 
 const num = (x: number) => (Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(6))));
 
@@ -178,10 +178,10 @@ export function findInView(
   owner: Owner,
   query: string,
   groups: (index: number) => string[] = () => [],
-): FindHit[] {
+): Omit<FindHit, "view" | "viewTitle">[] {
   const q = query.trim().toLowerCase();
   if (!q) return [];
-  const hits: FindHit[] = [];
+  const hits: Omit<FindHit, "view" | "viewTitle">[] = [];
   const has = (s: string | undefined) => !!s && s.toLowerCase().includes(q);
   const names = (list: (string | { name: string })[]) =>
     list.map((x) => (typeof x === "string" ? x : x.name));
@@ -203,11 +203,18 @@ export function findInView(
   names(owner.outputs).forEach((name, k) => {
     if (has(name)) hits.push({ key: `o${k}`, index: -1, label: name, match: "output", groups: [] });
   });
-  // What the user most likely means first: ops, then node names, graph inputs and outputs, and
-  // value names last (a Constant whose value is named "…conv…" is not a Conv); in graph order
-  // within each (the sort is stable).
-  const rank: Record<string, number> = { op: 0, "node name": 1, input: 2, output: 2 };
-  return hits.sort((x, y) => (rank[x.match] ?? 3) - (rank[y.match] ?? 3));
+  return sortHits(hits);
+}
+
+const RANK: Record<string, number> = { op: 0, "node name": 1, input: 2, output: 2 };
+
+/**
+ * Hits as the user most likely means them: ops, then node names, graph inputs and outputs, and
+ * value names last (a Constant whose value is named "…conv…" is not a Conv); in graph order (and
+ * view order) within each (the sort is stable).
+ */
+export function sortHits<T extends { match: string }>(hits: T[]): T[] {
+  return hits.sort((x, y) => (RANK[x.match] ?? 3) - (RANK[y.match] ?? 3));
 }
 
 /**

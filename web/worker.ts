@@ -29,7 +29,7 @@ import { storageBytes, toFloat64 } from "../src/interp/tensor.js";
 import type { RTensor, RValue } from "../src/interp/types.js";
 import { modelFiles } from "../src/app/save.js";
 import { isRangePiece, type Piece } from "../src/proto/writer.js";
-import { BlobSource } from "./blob-source.js";
+import { BlobSource, UrlSource } from "./blob-source.js";
 import { modelInfo, type ModelInfo } from "../src/ir/info.js";
 import { functionLabel, functionWhere } from "../src/ir/functions.js";
 import { functionOpsets, opsetMap } from "../src/ir/opsets.js";
@@ -39,7 +39,7 @@ import type { Attribute, Function, Graph, Model, Node, Type } from "../src/ir/ty
 import type { Note } from "../src/passes/pass.js";
 import { SchemaRegistry, domainLabel, normaliseDomain } from "../src/schema/registry.js";
 import { printAttribute, printModel, printType } from "../src/text/print.js";
-import { buildScene, enclosingGroups, type Scene } from "./graph/scene.js";
+import { buildScene, enclosingGroups, namePrefix, type Scene } from "./graph/scene.js";
 import { layoutScene } from "./graph/layout.js";
 import type { Layout, LayoutOptions } from "./graph/types.js";
 import type {
@@ -56,7 +56,17 @@ import type {
   TransformAnswer,
   ValueStats,
 } from "./protocol.js";
-import { findInView, nodeValues, pairNodes, problemNodes, schemaSummary } from "./queries.js";
+import { diffsOf, paintViews, timesOf } from "./view-paint.js";
+import { changeSteps, nearestPaired } from "./steps.js";
+import {
+  MAX_HITS,
+  findInView,
+  nodeValues,
+  pairNodes,
+  sortHits,
+  problemNodes,
+  schemaSummary,
+} from "./queries.js";
 
 /** One drawable graph of a model: the main graph, a subgraph of a node, or a local function. */
 interface View {
@@ -86,6 +96,11 @@ interface Comparison {
   marks: Record<SideName, Map<string, Map<number, string>>>;
   /** Per side and view: node index -> the other side's view and node index. */
   pairs: Record<SideName, Map<string, { view: string; map: Map<number, number> }>>;
+  /**
+   * Per side and view: a removed (added) node -> the first node the same hunk added (removed)
+   * on the other side: where the other pane shows a change that has no match.
+   */
+  hunks: Record<SideName, Map<string, Map<number, number>>>;
   counts: DiffCounts;
 }
 
@@ -210,6 +225,7 @@ function sceneOf(side: Side, viewId: string): Scene {
     outputs: isGraph ? owner.outputs.map((v) => v.name) : owner.outputs,
     initializers: isGraph ? owner.initializers.map((t) => t.name) : [],
     ...(side.model.metadataProps ? { modelMetadata: side.model.metadataProps } : {}),
+    stripPrefix: namePrefix(owner.nodes),
     ...(isGraph
       ? {}
       : {
@@ -302,6 +318,7 @@ function compare(a: Side, b: Side): Comparison {
   const c: Comparison = {
     marks: { a: new Map(), b: new Map() },
     pairs: { a: new Map(), b: new Map() },
+    hunks: { a: new Map(), b: new Map() },
     counts: undefined as unknown as DiffCounts,
   };
   const marks = (k: SideName, view: string): Map<number, string> => {
@@ -319,9 +336,16 @@ function compare(a: Side, b: Side): Comparison {
       c.pairs.a.set(aView, { view: bView, map });
       c.pairs.b.set(bView, { view: aView, map: new Map([...map].map(([i, j]) => [j, i])) });
     }
+    const ha = new Map<number, number>();
+    const hb = new Map<number, number>();
+    c.hunks.a.set(aView, ha);
+    c.hunks.b.set(bView, hb);
     for (const h of diff.hunks) {
       for (const r of h.removed) ma.set(r.index, "removed");
       for (const r of h.added) mb.set(r.index, "added");
+      const [ra, rb] = [h.removed[0]?.index, h.added[0]?.index];
+      if (rb !== undefined) for (const r of h.removed) ha.set(r.index, rb);
+      if (ra !== undefined) for (const r of h.added) hb.set(r.index, ra);
     }
     for (const ch of diff.changed) {
       ma.set(ch.a.index, "changed");
@@ -363,6 +387,7 @@ function summary(side: Side): Summary {
       title: v.title,
       nodes: v.owner.nodes.length,
     })),
+    ...(side.model.metadataProps?.length ? { metadata: side.model.metadataProps } : {}),
   };
 }
 
@@ -378,23 +403,30 @@ const PAGE_BUDGET_NAME = "the page's budget; onnx-expand run --max-memory sets m
 
 /**
  * A model as the files a download gives (app/save.ts, the same form `-o` writes), as Blobs made of
- * slices of the picked files and of the encoded bytes: no weight is read into the worker's memory.
+ * slices of the picked files and of the encoded bytes: no weight of a picked file is read into the
+ * worker's memory.
  */
 function downloadFiles(
   model: Model,
   name: string,
   format: "binary" | "text",
 ): { name: string; blob: Blob }[] {
-  const part = (p: Piece): BlobPart => {
-    if (!isRangePiece(p)) return p as BlobPart;
+  // A range of a served file is read in parts of 64 MiB, each made a Blob at once: the browser
+  // keeps Blob data out of the worker's heap (on disk when large), so a download of a model of
+  // gigabytes served by `inspect` never holds its weights in memory whole.
+  const PART = 64 << 20;
+  const parts = (p: Piece): BlobPart[] => {
+    if (!isRangePiece(p)) return [p as BlobPart];
     const s = p.source;
-    return s instanceof BlobSource
-      ? s.blob.slice(p.offset, p.offset + p.length)
-      : (s.read(p.offset, p.length) as BlobPart);
+    if (s instanceof BlobSource) return [s.blob.slice(p.offset, p.offset + p.length)];
+    const out: BlobPart[] = [];
+    for (let at = 0; at < p.length; at += PART)
+      out.push(new Blob([s.read(p.offset + at, Math.min(PART, p.length - at)) as BlobPart]));
+    return out;
   };
   return modelFiles(model, name, format).map((f) => ({
     name: f.name,
-    blob: new Blob(f.pieces.map(part)),
+    blob: new Blob(f.pieces.flatMap(parts)),
   }));
 }
 
@@ -457,7 +489,10 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
   // A load that fails leaves the session as it was.
   load(msg) {
     const a = session.loadFiles(
-      msg.files.map((f) => ({ name: f.name, source: new BlobSource(f.blob, f.name) })),
+      msg.files.map((f) => ({
+        name: f.name,
+        source: "url" in f ? new UrlSource(f.url, f.name) : new BlobSource(f.blob, f.name),
+      })),
     );
     const notes = a.missing.map(
       (loc) =>
@@ -476,15 +511,35 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
   }),
   find(msg) {
     const s = side(msg.side);
-    const view = viewOf(s, msg.view);
-    const scene = sceneOf(s, msg.view);
-    return findInView(view.owner, msg.query, (i) => enclosingGroups(scene, i));
+    const hits = [...s.view.views.values()].flatMap((v) =>
+      findInView(v.owner, msg.query, (i) => enclosingGroups(sceneOf(s, v.id), i)).map((h) => ({
+        ...h,
+        view: v.id,
+        viewTitle: v.title,
+      })),
+    );
+    return sortHits(hits).slice(0, MAX_HITS);
+  },
+  changes(msg) {
+    const s = side(msg.side);
+    return changeSteps(
+      s.view.views.values(),
+      (view) => marksOf(s, view),
+      (view) => sceneOf(s, view),
+      msg.constantsAsNodes,
+    );
   },
   groups: (msg) => enclosingGroups(sceneOf(side(msg.side), msg.view), msg.index),
   pair(msg) {
     const p = session.b?.view.diff?.pairs[msg.side].get(msg.view);
-    const j = p?.map.get(msg.index);
-    return p && j !== undefined ? { view: p.view, index: j } : null;
+    if (!p) return null;
+    const j = p.map.get(msg.index);
+    if (j !== undefined) return { view: p.view, index: j };
+    const k = session.b?.view.diff?.hunks[msg.side].get(msg.view)?.get(msg.index);
+    if (k !== undefined) return { view: p.view, index: k, near: true };
+    const owner = viewOf(side(msg.side), msg.view).owner;
+    const near = nearestPaired(owner, msg.index, (i) => p.map.has(i));
+    return near === undefined ? null : { view: p.view, index: p.map.get(near)!, near: true };
   },
   layout(msg) {
     const s = side(msg.side);
@@ -568,15 +623,13 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
         };
         continue;
       }
-      const wheres = s.found.map((p) => p.where);
-      const nodes: CheckSide["nodes"] = [];
-      for (const [id, v] of s.views) {
-        if (id.includes("/")) continue;
-        const prefix = "initializers" in v.owner ? "" : functionWhere(v.owner);
-        for (const [line, index] of problemNodes(v.owner, prefix, wheres))
-          nodes.push(at(id, index, line));
-      }
-      out[k] = { lines: s.problems, nodes };
+      out[k] = {
+        lines: s.problems,
+        nodes: markedNodes(
+          sd,
+          s.found.map((p) => p.where),
+        ),
+      };
     }
     return out;
   },
@@ -605,7 +658,12 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
   run(msg) {
     const before = gemmThreadStats().tasks;
     const t0 = performance.now();
-    const r = session.run(msg, { maxMemory: PAGE_BUDGET, budgetName: PAGE_BUDGET_NAME }, true);
+    const r = session.run(
+      msg,
+      { maxMemory: PAGE_BUDGET, budgetName: PAGE_BUDGET_NAME },
+      true,
+      "the dims box (name=value)",
+    );
     const ms = performance.now() - t0;
     const after = gemmThreadStats().tasks;
     const helped = after.filter((n, i) => n > (before[i] ?? 0)).length;
@@ -622,11 +680,30 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
       })),
       ...(r.nodes ? { paint: paintOf(r.nodes) } : {}),
       ...(r.perNodeNote ? { paintNote: r.perNodeNote } : {}),
+      ...(r.taken ? { taken: r.taken } : {}),
     };
   },
 };
 
-/** Per-node numbers as the boxes of each side's main view carry them (groups summed or maxed). */
+/**
+ * The nodes that problem places name (`node '…' (Op)`, in the main graph or a function; one in a
+ * subgraph marks the node holding it), by line, with the groups that hold them.
+ */
+function markedNodes(sd: Side, wheres: (string | undefined)[]): CheckSide["nodes"] {
+  const nodes: CheckSide["nodes"] = [];
+  const places = wheres.map((w) =>
+    (w ?? "").replace(/^(?:error|warning): /, "").replace(/^graph > /, ""),
+  );
+  for (const [id, v] of sd.view.views) {
+    if (id.includes("/")) continue;
+    const prefix = "initializers" in v.owner ? "" : functionWhere(v.owner);
+    for (const [line, index] of problemNodes(v.owner, prefix, places))
+      nodes.push({ view: id, index, line, groups: enclosingGroups(sceneOf(sd, id), index) });
+  }
+  return nodes;
+}
+
+/** Per-node numbers as the boxes of each side's views carry them (groups summed or maxed). */
 function paintOf(
   nodes: NonNullable<ReturnType<typeof session.run>["nodes"]>,
 ): Answers["run"]["paint"] {
@@ -637,28 +714,28 @@ function paintOf(
   const ms: Partial<Record<SideName, Record<string, number>>> = {};
   sides.forEach(([name, s], k) => {
     const times = nodes.ms[k];
-    if (!s || !times) return;
-    const scene = sceneOf(s, "main");
-    const out: Record<string, number> = {};
-    times.forEach((t, i) => {
-      out[`n${i}`] = t;
-      for (const g of enclosingGroups(scene, i)) out[g] = (out[g] ?? 0) + t;
-    });
-    ms[name] = out;
+    if (s && times) ms[name] = timesOf(sceneOf(s, "main"), times);
   });
-  if (!nodes.diff || !session.b) return { ms };
-  const scene = sceneOf(session.b, "main");
-  const diff: Record<string, [number, number] | null> = {};
-  nodes.diff.forEach((d, i) => {
-    diff[`n${i}`] = d ? [d.abs, d.rel] : null;
-    for (const g of enclosingGroups(scene, i)) {
-      const had = diff[g];
-      if (!d) {
-        if (had === undefined) diff[g] = null;
-      } else diff[g] = had ? [Math.max(had[0], d.abs), Math.max(had[1], d.rel)] : [d.abs, d.rel];
-    }
-  });
-  return { ms, diff };
+  const present = sides.flatMap(([name, s]) =>
+    s ? [{ name, views: s.view.views.values(), scene: (v: string) => sceneOf(s, v) }] : [],
+  );
+  const views = nodes.graphs ? paintViews(present, nodes.graphs) : undefined;
+  if (!nodes.diff || !session.b) return { ms, runs: nodes.runs, ...(views ? { views } : {}) };
+  const diff = diffsOf(sceneOf(session.b, "main"), nodes.diff);
+  const f = nodes.first;
+  const node = f ? session.b.model.graph.nodes[f.index] : undefined;
+  const first =
+    f && node
+      ? {
+          key: `n${f.index}`,
+          label: `${node.opType}${node.name ? ` '${node.name}'` : ""}`,
+          ulps: f.value.ulps,
+          abs: f.value.abs,
+          count: f.value.count,
+          total: f.value.total,
+        }
+      : null;
+  return { ms, runs: nodes.runs, diff, first, ...(views ? { views } : {}) };
 }
 
 function handle(msg: Request): Answers[Op] | Promise<Answers[Op]> {
@@ -696,6 +773,10 @@ onmessage = async (ev: MessageEvent<Envelope>) => {
       ok: false,
       error: e instanceof Error ? e.message : String(e),
       notes: e instanceof RefusedError ? e.lines : [],
+      // A refused transform's blocked nodes, to list and mark on the original.
+      ...(e instanceof RefusedError && session.a
+        ? { marked: { lines: e.lines, nodes: markedNodes(session.a, e.lines) } }
+        : {}),
     });
   }
 };

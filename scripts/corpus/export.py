@@ -5,7 +5,7 @@ Each model goes to OUT/<name>/ in the ONNX backend-test layout: model.onnx (and 
 for the LLM's weights) and test_data_set_0/input_<i>.pb, output_<i>.pb, the outputs being
 onnxruntime's for those inputs; export.json says how it was made (sizes, op counts, times).
 
-    python export.py --out DIR [--only SUBSTRING] [--list] [--llm-size tiny|small|large]
+    python export.py --out DIR [--only SUBSTRING] [--list] [--llm-size tiny|small|medium|large]
 """
 
 import argparse
@@ -191,12 +191,16 @@ def gpt2(gen: torch.Generator):
 
 # Llama-style decoders (RMSNorm, rotary embeddings, grouped-query attention), built from a config in
 # code. "tiny" is the committed test fixture (test/data/llm), "small" the corpus' (tens of MB of
-# weights), "large" the benchmark's (3.1 GiB of float32 weights; TinyLlama's shape with 16 layers).
+# weights), "medium" the page's (803 MB of float32 weights: what the inspector opens, draws, lowers
+# and runs within its memory budget), "large" the benchmark's (3.1 GiB of float32 weights;
+# TinyLlama's shape with 16 layers).
 LLM_SIZES = {
     "tiny": dict(vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                  num_attention_heads=4, num_key_value_heads=2),
     "small": dict(vocab_size=8192, hidden_size=256, intermediate_size=688, num_hidden_layers=4,
                   num_attention_heads=8, num_key_value_heads=2),
+    "medium": dict(vocab_size=32000, hidden_size=1024, intermediate_size=2816, num_hidden_layers=12,
+                   num_attention_heads=16, num_key_value_heads=4),
     "large": dict(vocab_size=32000, hidden_size=2048, intermediate_size=5632, num_hidden_layers=16,
                   num_attention_heads=32, num_key_value_heads=4),
 }
@@ -466,7 +470,8 @@ def main() -> int:
     ap.add_argument("--only", default=None)
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--llm-size", default="small", choices=list(LLM_SIZES),
-                    help="the size of the llama_* exports (tiny: the test fixture, large: 3.1 GiB)")
+                    help="the size of the llama_* exports (tiny: the test fixture, medium: the page's "
+                         "803 MB, large: 3.1 GiB)")
     a = ap.parse_args()
     import_torchvision()  # before transformers, which imports it too
     todo = [v for v in variants(a.llm_size) if a.only is None or a.only in v[1]]

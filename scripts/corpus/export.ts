@@ -3,11 +3,12 @@
 // opsets 11, 13 and 17, by its dynamo exporter, and with modules as functions; and a Llama-style
 // decoder LLM by the dynamo exporter with its weights in an external data file (opset 20, opset 23,
 // opset 23 with past keys and values), its size chosen by --llm-size (tiny: the test fixture,
-// small: 28 MB of weights, the default; large: 3.1 GiB, for the benchmark); ONNX backend-test
-// folders with onnxruntime's outputs as references (scripts/corpus/export.py does the work).
+// small: 28 MB of weights, the default; medium: 803 MB, for the inspector page; large: 3.1 GiB,
+// for the benchmark); ONNX backend-test folders with onnxruntime's outputs as references
+// (scripts/corpus/export.py does the work).
 //
 //   npx tsx scripts/corpus/export.ts [--out DIR] [--only SUBSTRING] [--list]
-//                                    [--llm-size tiny|small|large]
+//                                    [--llm-size tiny|small|medium|large]
 //
 // DIR defaults to corpus/exported (git-ignored). Not part of npm test: it needs torch.
 

@@ -29,6 +29,7 @@ import { hostileCase, HOSTILE_FAMILIES, type HostileFamily } from "./hostile.js"
 import { DATA_FAMILIES, dataFileCase, type DataCase, type DataFamily } from "./datafiles.js";
 import { BINARY_MUTATIONS, mutateBinary, mutateText } from "./mutate.js";
 import { judgeOutput, pickOutputKind, prepareOutput, type OutputKind } from "./paths.js";
+import { straceArgs, stracePath, tracedOutsideReads } from "./trace.js";
 
 export const COMMANDS = ["print", "check", "run", "convert", "expand"] as const;
 export type FuzzCommand = (typeof COMMANDS)[number];
@@ -57,6 +58,8 @@ export interface CampaignOptions {
   generator?: "mutate" | "bombs" | "functions" | HostileFamily | DataFamily;
   /** Where failing cases are copied (default: a folder under the system temp dir). */
   keepDir?: string;
+  /** Run each worker under strace and count the files opened outside the case's folder. */
+  trace?: boolean;
   onCase?: (done: number, total: number, summary: CampaignSummary, finding?: Finding) => void;
 }
 
@@ -80,6 +83,8 @@ export interface CampaignSummary {
   outcomes: Record<Outcome, number>;
   findings: Finding[];
   seconds: number;
+  /** With `trace`: files opened in all, and those outside the case's folder (each once). */
+  traced?: { opened: number; outside: string[] };
 }
 
 interface Source {
@@ -160,13 +165,25 @@ class Worker {
   ready!: Promise<void>;
   served = 0;
   stderrTail = "";
-  constructor(private readonly dir: string) {
+  private starts = 0;
+  /** `trace`: strace's path and the log's stem (`<log>.<n>`, one per start), to trace reads. */
+  constructor(
+    private readonly dir: string,
+    private readonly trace?: { strace: string; log: string },
+  ) {
     this.start();
   }
   start(): void {
     const tsx = new URL("../../node_modules/tsx/dist/loader.mjs", import.meta.url).href;
+    const node = ["--import", tsx, "--max-old-space-size=3072"];
+    const t = this.trace;
     this.child = fork(fileURLToPath(new URL("./worker.ts", import.meta.url)), [], {
-      execArgv: ["--import", tsx, "--max-old-space-size=3072"],
+      ...(t
+        ? {
+            execPath: t.strace,
+            execArgv: [...straceArgs(`${t.log}.${this.starts++}`), process.execPath, ...node],
+          }
+        : { execArgv: node }),
       cwd: this.dir,
       stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
@@ -186,12 +203,32 @@ class Worker {
     });
   }
   kill(): void {
+    if (this.trace) {
+      const pid = this.pid();
+      if (pid !== this.child.pid)
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+    }
     this.child.kill("SIGKILL");
+  }
+  /** The worker's Node process: strace's child when traced. */
+  pid(): number {
+    const own = this.child.pid!;
+    if (!this.trace) return own;
+    try {
+      const kids = readFileSync(`/proc/${own}/task/${own}/children`, "utf8").trim().split(/\s+/);
+      return kids[0] ? Number(kids[0]) : own;
+    } catch {
+      return own;
+    }
   }
   /** CPU time the worker has used, ms (Linux /proc; 0 elsewhere). */
   cpuMs(): number {
     try {
-      const stat = readFileSync(`/proc/${this.child.pid}/stat`, "utf8");
+      const stat = readFileSync(`/proc/${this.pid()}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
     } catch {
@@ -200,7 +237,7 @@ class Worker {
   }
   rss(): number {
     try {
-      const status = readFileSync(`/proc/${this.child.pid}/status`, "utf8");
+      const status = readFileSync(`/proc/${this.pid()}/status`, "utf8");
       const m = /VmRSS:\s+(\d+) kB/.exec(status);
       return m ? Number(m[1]) * 1024 : 0;
     } catch {
@@ -459,15 +496,34 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignSummar
       opts.onCase?.(summary.inputs, indices.length, summary, finding);
     }
   };
+  const strace = opts.trace ? stracePath() : undefined;
+  if (opts.trace && !strace) throw new Error("--trace needs strace, which is not installed");
+  const logs = opts.trace ? mkdtempSync(join(tmpdir(), "onnx-expand-trace-")) : "";
   try {
     for (let j = 0; j < jobs; j++) {
       const dir = mkdtempSync(join(tmpdir(), "onnx-expand-fuzz-"));
       dirs.push(dir);
-      workers.push(new Worker(dir));
+      workers.push(new Worker(dir, strace ? { strace, log: join(logs, `lane${j}`) } : undefined));
     }
     await Promise.all(workers.map((w, j) => lane(w, dirs[j]!)));
   } finally {
     for (const w of workers) w.kill();
+    if (strace) {
+      // The logs are complete once strace has exited.
+      await Promise.all(
+        workers.map(
+          (w) =>
+            new Promise<void>((done) => {
+              if (w.child.exitCode !== null || w.child.signalCode !== null) done();
+              else w.child.once("exit", () => done());
+            }),
+        ),
+      );
+      summary.traced = tracedOutsideReads(
+        dirs.map((dir, j) => ({ dir, log: join(logs, `lane${j}`) })),
+      );
+      rmSync(logs, { recursive: true, force: true });
+    }
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
   summary.seconds = (Date.now() - started) / 1000;

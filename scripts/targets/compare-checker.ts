@@ -1,5 +1,5 @@
 // Our partition counts (check --target coreml / nnapi) beside onnxruntime's own usability
-// checker's (scripts/targets/ort-partitions.py, through the corpus scripts' Python), on every
+// checker's (scripts/targets/ort-usability.ts, through the corpus scripts' Python), on every
 // .onnx file under the folders given: a table on stdout, and the exit code 1 where the counts
 // differ on the model as it is. With --lower DIR, each model is first lowered for the target
 // (`lower --target`, every symbolic dim of the inputs fixed: 1 for a batch, 64 otherwise), written
@@ -8,7 +8,6 @@
 //   npx tsx scripts/targets/compare-checker.ts test/data/deployed [more folders or files]
 //   npx tsx scripts/targets/compare-checker.ts --lower /tmp/lowered corpus/resnet18.onnx …
 
-import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { lower } from "../../src/app/transform.js";
@@ -17,14 +16,20 @@ import { saveModel } from "../../src/io/save.js";
 import type { Model } from "../../src/ir/types.js";
 import { classifyModel } from "../../src/targets/classify.js";
 import { loadProfile } from "../../src/targets/load.js";
-import { findPython } from "../corpus/python.js";
+import {
+  estimateCell,
+  estimateOf,
+  NO_USABILITY_PYTHON,
+  usability,
+  usabilityPython,
+} from "./ort-usability.js";
 
 const args = process.argv.slice(2);
 const lowerAt = args[0] === "--lower" ? args[1] : undefined;
 const roots = lowerAt ? args.slice(2) : args;
 if (!roots.length) throw new Error("usage: compare-checker.ts [--lower DIR] FOLDER|MODEL [...]");
-const py = findPython(["onnx", "onnxruntime"]);
-if (!py) throw new Error("no Python with onnx and onnxruntime (set CORPUS_PYTHON)");
+const py = usabilityPython();
+if (!py) throw new Error(NO_USABILITY_PYTHON);
 
 function models(p: string): string[] {
   if (!statSync(p).isDirectory()) return [p];
@@ -43,20 +48,6 @@ const dimsOf = (m: Model) =>
       .map((d) => [d, /batch/i.test(d) ? 1 : 64] as const),
   );
 
-interface Judged {
-  partitions?: number;
-  sizes?: number[];
-  error?: string;
-}
-type Row = { raw: Record<string, Judged>; optimized: Record<string, Judged> | { error: string } };
-
-const show = (j: Judged | undefined) =>
-  !j
-    ? "—"
-    : j.error
-      ? `error: ${j.error.slice(0, 40)}`
-      : `${j.partitions} (${j.sizes!.join(", ")})`;
-const script = join(import.meta.dirname, "ort-partitions.py");
 let differ = 0;
 let pairs = 0;
 console.log(
@@ -87,23 +78,27 @@ for (const file of roots.flatMap(models)) {
       );
       continue;
     }
-    const r = spawnSync(py, [script, path], { encoding: "utf8", maxBuffer: 1 << 26 });
-    let ort: Row;
+    let ort;
     try {
-      ort = JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "") as Row;
-    } catch {
-      const why = (r.stderr.trim().split("\n").at(-1) ?? "").slice(0, 80);
-      console.log(`| ${name} | ${target} | | | checker failed: ${why} | |`);
+      [ort] = usability(py, [path]);
+    } catch (e) {
+      console.log(
+        `| ${name} | ${target} | | | checker failed: ${(e as Error).message.slice(0, 80)} | |`,
+      );
       continue;
     }
+    if (!ort || ort.error) {
+      console.log(`| ${name} | ${target} | | | checker failed: ${ort?.error?.slice(0, 80)} | |`);
+      continue;
+    }
+    const ep = target as "coreml" | "nnapi";
     const ours = classifyModel(model, loadProfile(target)).partitions;
-    const raw = ort.raw[target]!;
-    const opt = "error" in ort.optimized ? undefined : ort.optimized[target];
-    const same = raw.partitions === ours.count;
+    const raw = estimateOf(ort.raw?.[ep]);
+    const same = raw?.partitions === ours.count;
     pairs++;
     if (!same) differ++;
     console.log(
-      `| ${name} | ${target} | ${ours.supported}/${ours.nodes} | ${ours.count} (${ours.groups.map((g) => g.nodes).join(", ")}) | ${show(raw)}${same ? "" : " **differs**"} | ${show(opt)} |`,
+      `| ${name} | ${target} | ${ours.supported}/${ours.nodes} | ${ours.count} (${ours.groups.map((g) => g.nodes).join(", ")}) | ${estimateCell(ort.raw?.[ep])}${same ? "" : " **differs**"} | ${estimateCell(ort[ep])} |`,
     );
   }
 }

@@ -4,7 +4,7 @@
 
 import { elementString, toFloat64 } from "../interp/tensor.js";
 import type { RTensor, RValue } from "../interp/types.js";
-import type { Model } from "../ir/types.js";
+import type { Graph, Model } from "../ir/types.js";
 
 export interface Difference {
   /** Largest |x - y|. */
@@ -77,17 +77,18 @@ export function largestDifference(rows: OutputComparison[]): number {
 }
 
 /**
- * Each node of `b`'s main graph against the run of `a`: the largest difference over its outputs
+ * Each node of `b`'s main graph (or of one of its subgraphs) against the run of `a`: the largest difference over its outputs
  * that `a` computed too (a value of the same name: what a conversion or an expansion keeps), or
  * null when none of its outputs has a match there ("no match", never a zero error). `va`/`vb`:
  * every value of each run (RunOptions.keepIntermediates).
  */
 export function nodeDifferences(
-  b: Model,
+  b: Model | Graph,
   va: Record<string, RValue>,
   vb: Record<string, RValue>,
 ): (Difference | null)[] {
-  return b.graph.nodes.map((n) => {
+  const g = "graph" in b ? b.graph : b;
+  return g.nodes.map((n) => {
     let d: Difference | null = null;
     for (const o of n.outputs) {
       const x = Object.hasOwn(va, o) ? va[o] : undefined;

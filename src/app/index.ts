@@ -17,6 +17,7 @@ export {
   type InputRequest,
 } from "./inputs.js";
 export { randomInputs } from "./random-inputs.js";
+export { formatTaken, randomDims, withTakenDims, type TakenDim } from "./random-dims.js";
 export { formatDims, parseDims } from "./dims.js";
 export { RUN_BLOCKERS, assertRunnable, runModels } from "./runnable.js";
 export {

@@ -12,6 +12,7 @@ import type { RValue } from "../interp/types.js";
 import { decodeValueProto } from "../interp/value-proto.js";
 import { parseDims } from "./dims.js";
 import { randomInputs } from "./random-inputs.js";
+import type { TakenDim } from "./random-dims.js";
 
 /** One given input: a JSON literal or a file, for a named input or the next one in order. */
 export type InputArg = { name?: string } & ({ json: string } | { file: string });
@@ -107,11 +108,16 @@ export function jsonInputArgs(text: string): InputArg[] {
 /**
  * The page's inputs: random, JSON or files (a file named after an input, `x.npy` or `x.pb`, goes
  * to that input, the others in graph order as on the command line). Every input without a default
- * must be given.
+ * must be given. Random inputs push the dims they chose to `taken` (random-dims.ts).
  */
-export function requestedInputs(model: Model, req: InputRequest): Record<string, RValue> {
+export function requestedInputs(
+  model: Model,
+  req: InputRequest,
+  taken?: TakenDim[],
+): Record<string, RValue> {
   let out: Record<string, RValue>;
-  if (req.mode === "random") out = randomInputs(model, req.seed ?? 0, parseDims(req.dims ?? ""));
+  if (req.mode === "random")
+    out = randomInputs(model, req.seed ?? 0, parseDims(req.dims ?? ""), [], taken);
   else if (req.mode === "json") out = bindInputs(model, jsonInputArgs(req.json), noFiles);
   else {
     const names = new Set(model.graph.inputs.map((v) => v.name));

@@ -2,8 +2,10 @@
 // values drawn where the model says what they may be, not blindly.
 //
 // - Shapes: a fixed dim as declared; a symbolic dim (dim_param) from the given dims
-//   ("batch=1,sequence=128", app/dims.ts), an unnamed one as "input[axis]=v", else 1. A given
-//   name no input declares is an error (a typo would otherwise pass unseen).
+//   ("batch=1,sequence=128", app/dims.ts), an unnamed one as "input[axis]=v", else the size the
+//   graph's own shapes ask for (random-dims.ts: 1 unless a Conv, Squeeze, Reshape, ... needs
+//   more), each such choice reported to the caller. A given name no input declares is an error
+//   (a typo would otherwise pass unseen).
 // - Integer inputs used as indices (Gather, GatherElements, GatherND, onnxruntime's EmbedLayerNormalization
 //   ids, through Cast/Reshape/Unsqueeze/Squeeze/Flatten/Identity) draw from [0, n) where n is the
 //   smallest size they index along whose size is known (an embedding table's rows, a type
@@ -25,6 +27,7 @@ import { INTEGER_TYPES } from "../ir/dtype.js";
 import { walkNodes } from "../ir/visit.js";
 import { DataType, type Model, type Node, type Type, type ValueInfo } from "../ir/types.js";
 import { declaredDtype, requiredInputs } from "./inputs.js";
+import { randomDims, type TakenDim } from "./random-dims.js";
 
 const INTEGERS = new Set<number>(INTEGER_TYPES);
 
@@ -159,13 +162,15 @@ function shapeFor(vi: ValueInfo, dims: ReadonlyMap<string, number>): number[] {
 /**
  * Seeded random tensors for every input without a default (see the file's comment for the
  * rules); `dims` fixes symbolic dimensions by name; inputs named in `given` are left out (the
- * caller has values for them).
+ * caller has values for them); the dims the caller did not set are pushed to `taken`, with the
+ * sizes taken.
  */
 export function randomInputs(
   model: Model,
   seed: number,
   dims: ReadonlyMap<string, number> = new Map(),
   given: Iterable<string> = [],
+  taken?: TakenDim[],
 ): Record<string, RValue> {
   const skip = new Set(given);
   const inputs = requiredInputs(model);
@@ -184,6 +189,13 @@ export function randomInputs(
         "E_USAGE",
         `dim '${name}' is not a symbolic dim of the model's inputs (they have: ${[...named].join(", ") || "none"})`,
       );
+  const chosen = randomDims(model, dims, skip);
+  taken?.push(...chosen);
+  if (chosen.length) {
+    const all = new Map(dims);
+    for (const t of chosen) all.set(t.name, t.value);
+    dims = all;
+  }
   const known = uses(model, inputs);
   const out: Record<string, RValue> = Object.create(null);
   // Inputs count against the memory budget in force (runModels binds inputs under the run's

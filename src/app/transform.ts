@@ -41,12 +41,30 @@ import {
   type PassResult,
 } from "../passes/pass.js";
 import { validateModel } from "../passes/validate-model.js";
+import { recordChanges, type StepChange } from "./changes.js";
 
 export type TransformResult = PassResult;
 
 /** A pass (a pipeline) run on a model by the manager: what every transform here is. */
 export function transform(model: Model, pass: Pass, ctx: PassContext = passContext()): PassResult {
   return runPass(pass, model, ctx);
+}
+
+/**
+ * transform, and what each step changed pushed to `steps` when given (recordChanges: one entry
+ * for the pass, or one per step of a pipeline with `bySteps`), for a command to say.
+ */
+function transformRecorded(
+  model: Model,
+  pass: Pass,
+  steps: StepChange[] | undefined,
+  bySteps = false,
+): PassResult {
+  if (!steps) return transform(model, pass);
+  const r = recordChanges(pass, bySteps);
+  const out = transform(model, r.pass);
+  steps.push(...r.steps);
+  return out;
 }
 
 /** The converter's options as a command gives them: `lower: false` refuses what lowering takes. */
@@ -98,8 +116,13 @@ export function convertPipeline(target: number, req: ConvertRequest = {}): Pass 
 }
 
 /** The model converted to ai.onnx opset `target` (convertPipeline, run). */
-export function convert(model: Model, target: number, req: ConvertRequest = {}): TransformResult {
-  return transform(model, convertPipeline(target, req));
+export function convert(
+  model: Model,
+  target: number,
+  req: ConvertRequest = {},
+  steps?: StepChange[],
+): TransformResult {
+  return transformRecorded(model, convertPipeline(target, req), steps);
 }
 
 /** What `expand` takes: the expander's options, and an opset to convert the result to. */
@@ -128,13 +151,21 @@ export function expandPipeline(req: ExpandRequest = {}): Pass {
 }
 
 /** The model with function ops expanded as `req` selects (expandPipeline, run). */
-export function expand(model: Model, req: ExpandRequest = {}): TransformResult {
-  return transform(model, expandPipeline(req));
+export function expand(
+  model: Model,
+  req: ExpandRequest = {},
+  steps?: StepChange[],
+): TransformResult {
+  return transformRecorded(model, expandPipeline(req), steps);
 }
 
 /** What `simplify` runs: simplifyPipeline (passes/simplify.ts, its steps listed there once). */
-export function simplify(model: Model, req: SimplifyOptions = {}): TransformResult {
-  return transform(model, simplifyPipeline(req));
+export function simplify(
+  model: Model,
+  req: SimplifyOptions = {},
+  steps?: StepChange[],
+): TransformResult {
+  return transformRecorded(model, simplifyPipeline(req), steps);
 }
 
 /** What `lower --target` takes: the profile, and the simplification's options. */
@@ -148,9 +179,12 @@ export interface LowerRequest extends SimplifyOptions {
   opset?: number;
 }
 
-/** A lowered model, and what the target still lacks in it (check --target's report). */
+/**
+ * A lowered model, what the target still lacks in it (check --target's report), and what each
+ * step of lowerSteps that ran did (the precision step last, when asked).
+ */
 export type LowerResult =
-  | (Extract<TransformResult, { ok: true }> & { report: TargetReport })
+  | (Extract<TransformResult, { ok: true }> & { report: TargetReport; steps: StepChange[] })
   | Extract<TransformResult, { ok: false }>;
 
 /** A step of lowering: its pass's name, when it runs (as `lower --help` says it), and the pass. */
@@ -345,23 +379,30 @@ export function lower(model: Model, req: LowerRequest): LowerResult {
   let best: LowerResult | undefined;
   let bestLeft = Infinity;
   for (const opset of [...new Set(opsets)]) {
-    const r = transform(model, lowerPipeline(model, { ...plain, opset }));
+    const steps: StepChange[] = [];
+    const r = transformRecorded(model, lowerPipeline(model, { ...plain, opset }), steps, true);
     if (!r.ok) {
       best ??= r;
       continue;
     }
     const report = classifyModel(r.model, req.profile);
     const left = report.nodes.filter((n) => n.verdict === "unsupported").length;
-    if (left < bestLeft) [best, bestLeft] = [{ ...r, report }, left];
+    if (left < bestLeft) [best, bestLeft] = [{ ...r, report, steps }, left];
     if (left === 0) break;
   }
   if (!precision || !best?.ok) return best!;
-  const half = transform(best.model, precisionPass({ ...precision, dims: new Map() }, req.profile));
+  const steps = [...best.steps];
+  const half = transformRecorded(
+    best.model,
+    precisionPass({ ...precision, dims: new Map() }, req.profile),
+    steps,
+  );
   if (!half.ok) return { ...half, notes: [...best.notes, ...half.notes] };
   return {
     ...half,
     modified: best.modified || half.modified,
     notes: [...best.notes, ...half.notes],
     report: classifyModel(half.model, req.profile),
+    steps,
   };
 }

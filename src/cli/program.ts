@@ -64,7 +64,7 @@ export function createProgram(): Command {
       "Convert ONNX models between opsets, expand function ops into primitives, inspect and run them.",
     )
     .version(VERSION)
-    .option("--verbose", "print stack traces with errors")
+    .option("--verbose", "print stack traces with errors, and every node a command changed")
     .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({

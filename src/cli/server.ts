@@ -3,6 +3,9 @@
 // read: a request no browser on this machine's own page would send (another Host, a cross-site
 // Origin or Sec-Fetch-Site, a method other than GET/HEAD, a path that is not one of the page's
 // files) is refused with a 4xx status and a one-line text body; no request can end the server.
+// The model and its data files are served in ranges (one `Range: bytes=` range a request, 206
+// answers, 416 for a range past the end): the page reads a weight where it lies, never a file
+// of gigabytes whole.
 
 import {
   closeSync,
@@ -130,6 +133,54 @@ export function judgeRequest(
   const name = path.slice(1);
   if (!FILE_NAME.test(name)) return refuse(404, "not found");
   return { kind: "file", name };
+}
+
+/** What a request's Range header asks of a file of `size` bytes. */
+export type RangeAsk =
+  /** No Range header, or one in a unit other than bytes (ignored, as HTTP says): the whole file. */
+  | { kind: "whole" }
+  /** One range, [start, end] inclusive, within the file. */
+  | { kind: "part"; start: number; end: number }
+  /** Answered 416: a range past the end, malformed, or more than one. */
+  | { kind: "unsatisfiable"; reason: string };
+
+const BYTE_POS = /^\d{1,15}$/;
+
+/**
+ * Reads a Range header (RFC 9110 §14.1.2) against a file of `size` bytes: `bytes=a-b`, `bytes=a-`
+ * (to the end) and `bytes=-n` (the last n bytes); an end past the file is cut to it. The server
+ * serves one range a request: several (`bytes=0-1,4-5`) are refused rather than served whole,
+ * as is a malformed byte range, so that a request for a part never costs a file of gigabytes.
+ */
+export function parseRange(header: string | undefined, size: number): RangeAsk {
+  if (header === undefined) return { kind: "whole" };
+  const m = /^\s*bytes\s*=\s*(.*)$/i.exec(header);
+  if (!m) return { kind: "whole" };
+  const specs = m[1]!.split(",").map((x) => x.trim());
+  if (specs.length !== 1)
+    return { kind: "unsatisfiable", reason: "one range per request is served" };
+  const dash = specs[0]!.indexOf("-");
+  const first = specs[0]!.slice(0, dash);
+  const last = specs[0]!.slice(dash + 1);
+  const bad = { kind: "unsatisfiable", reason: `malformed range '${specs[0]}'` } as const;
+  if (dash < 0 || (first !== "" && !BYTE_POS.test(first)) || (last !== "" && !BYTE_POS.test(last)))
+    return bad;
+  const past = {
+    kind: "unsatisfiable",
+    reason: `range past the end of a file of ${size} bytes`,
+  } as const;
+  if (first === "") {
+    // The last n bytes.
+    if (last === "") return bad;
+    const n = Number(last);
+    if (n === 0 || size === 0) return past;
+    return { kind: "part", start: Math.max(0, size - n), end: size - 1 };
+  }
+  const start = Number(first);
+  const end = last === "" ? size - 1 : Number(last);
+  if (end < start) return bad;
+  if (start >= size) return past;
+  return { kind: "part", start, end: Math.min(end, size - 1) };
 }
 
 /** Starts the server; `model`: a file served as ./preload. Port 0 picks a free one. */
@@ -292,17 +343,25 @@ function answer(
       return;
     }
     // Streamed from disk (a model of gigabytes is never held by the server), from the descriptor
-    // opened at start, and only while the path still names that file.
+    // opened at start, and only while the path still names that file; whole or one range of it.
     const size = stillServed(f);
     if (size === undefined) {
       send(res, 410, "refused: the file changed on disk since the server started");
       return;
     }
-    res.writeHead(200, {
+    const range = parseRange(req.headers.range, size);
+    if (range.kind === "unsatisfiable") {
+      send(res, 416, `refused: ${range.reason}`, { "content-range": `bytes */${size}` });
+      return;
+    }
+    const [start, end] = range.kind === "part" ? [range.start, range.end] : [0, size - 1];
+    res.writeHead(range.kind === "part" ? 206 : 200, {
       ...PAGE_HEADERS,
       "cache-control": "no-store",
       "content-type": "application/octet-stream",
-      "content-length": String(size),
+      "content-length": String(end + 1 - start),
+      "accept-ranges": "bytes",
+      ...(range.kind === "part" ? { "content-range": `bytes ${start}-${end}/${size}` } : {}),
       ...(verdict.index === 0
         ? {
             "x-model-name": encodeURIComponent(f.name),
@@ -312,9 +371,9 @@ function answer(
           }
         : {}),
     });
-    if (req.method === "HEAD" || size === 0) res.end();
+    if (req.method === "HEAD" || end < start) res.end();
     else
-      createReadStream("", { fd: f.fd, start: 0, end: size - 1, autoClose: false })
+      createReadStream("", { fd: f.fd, start, end, autoClose: false })
         .on("error", () => res.destroy())
         .pipe(res);
     return;

@@ -53,14 +53,26 @@ export interface AdapterContext {
   warn(message: string): void;
   /**
    * Refuses the step for this node: ends the adapter, and its row (AdapterRow.apply) gives the
-   * driver a blocked outcome with this reason.
+   * driver a blocked outcome with this reason; `next`: what would let it through, when the
+   * failure knows (the refusal then names the step, next-step.ts).
    */
-  fail(reason: string): never;
+  fail(reason: string, next?: NextStep): never;
 }
+
+/**
+ * What would get a blocked node past its step: "fix-dims", a value (or a rank, a shape) the
+ * step needs known before run time, which fixing the model's symbolic dims and folding
+ * constants may give (`simplify --dim`, `lower --dim`); `input`: the node's input whose value
+ * is needed (a value read from the model's inputs' data is never known before run time).
+ */
+export type NextStep = { kind: "fix-dims"; input?: number };
 
 /** How `fail` ends an adapter: caught by the row that ran it (AdapterRow.apply), nowhere else. */
 export class StepFailure extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    readonly next?: NextStep,
+  ) {
     super(reason);
   }
 }
@@ -69,7 +81,7 @@ export class StepFailure extends Error {
  * What a row did with one node at its step, as a value: the nodes that replace it (undefined:
  * the node stays as it is apart from its version), or why it cannot take the step.
  */
-export type RowOutcome = { nodes: Node[] | undefined } | { blocked: string };
+export type RowOutcome = { nodes: Node[] | undefined } | { blocked: string; next?: NextStep };
 
 /**
  * Rewrites `c.node` across one step. Returns the nodes that replace it (valid at `c.to`, in

@@ -5,7 +5,8 @@ import { minIrVersionForFeatures } from "./ir-version.js";
 import { pipeline } from "../passes/manager.js";
 import type { Note, Pass } from "../passes/pass.js";
 import { validateModel } from "../passes/validate-model.js";
-import { convertModel, type ConvertOptions } from "./driver.js";
+import type { ConvertOptions } from "./driver.js";
+import { convertModel } from "./convert-model.js";
 import { blockedNotes, stepLabel } from "./index.js";
 import type { StepRecord } from "./plan.js";
 

@@ -11,7 +11,7 @@
 
 import { inferScopeTypes } from "../check/infer.js";
 import { OnnxError } from "../errors.js";
-import { functionWhere } from "../ir/functions.js";
+import { functionKey, functionWhere } from "../ir/functions.js";
 import { outerNamesUsedBy, NameScope } from "../ir/graph.js";
 import { isOnnxDomain as isOnnx, onnxOpset, withOnnxOpset } from "../ir/opsets.js";
 import { attributeGraphs, hasGraphAttribute } from "../ir/visit.js";
@@ -20,7 +20,14 @@ import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import { GraphScope, visitSubgraphs } from "../ir/visit.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
-import { StepFailure, type AdapterContext, type AdapterRow, type Direction } from "./adapter.js";
+import {
+  StepFailure,
+  type AdapterContext,
+  type AdapterRow,
+  type Direction,
+  type NextStep,
+} from "./adapter.js";
+import { inputDataHint, nextStepHint, NO_NEXT_STEP, readsInputData } from "./next-step.js";
 import { convertedIrVersion } from "./ir-version.js";
 import { targetOpset } from "./target.js";
 import { elemTypes } from "./elem-types.js";
@@ -32,10 +39,12 @@ import {
   stepDiff,
   type ConversionPlan,
   type StepRecord,
+  withNodeId,
 } from "./plan.js";
 import { constantOfNode } from "./values.js";
+import { describeAdaptation } from "./describe.js";
 import type { Lowering } from "./lowering.js";
-import { ORIGIN_KEY, originOf, placeOrigins } from "../inline/origin.js";
+import { ORIGIN_KEY, originOf } from "../inline/origin.js";
 
 export interface ConvertOptions {
   registry?: SchemaRegistry;
@@ -227,23 +236,28 @@ function countUses(u: Map<string, number>, n: Node, by: number): void {
  */
 class LazyRecord implements StepRecord {
   private label: string | undefined;
+  private text: string | undefined;
   readonly op: string;
   readonly domain: string;
   readonly from: number;
   readonly to: number;
   readonly opsetFrom: number;
   readonly opsetTo: number;
-  readonly message: string;
   constructor(
     private readonly owner: GraphScope,
     private readonly node: Node,
     private readonly index: number,
     step: AdaptedStep,
+    /** What the row gave (undefined: the node kept apart from its version). */
+    private readonly repl: Node[] | undefined,
   ) {
     this.op = node.opType;
     this.domain = node.domain;
     ({ from: this.from, to: this.to, opsetFrom: this.opsetFrom, opsetTo: this.opsetTo } = step);
-    this.message = step.message;
+  }
+  /** What happened at this node (describe.ts), built when read. */
+  get message(): string {
+    return (this.text ??= describeAdaptation(this.node, this.repl));
   }
   get where(): string {
     return (this.label ??= this.owner.nodeWhere(this.node, this.index));
@@ -347,15 +361,22 @@ type StepOutcome =
    * Left as it is, with the op's versions before and after (0: none), the reason, and what to do
    * about it (kept apart: a caller that knows better replaces the hint, not the reason).
    */
-  | { kind: "blocked"; from: number; to: number; reason: string; hint?: string };
+  | { kind: "blocked"; from: number; to: number; reason: string; hint?: string; next?: NextStep };
 
 const FREE: StepOutcome = { kind: "free" };
-const blocked = (from: number, to: number, reason: string, hint?: string): StepOutcome => ({
+const blocked = (
+  from: number,
+  to: number,
+  reason: string,
+  hint?: string,
+  next?: NextStep,
+): StepOutcome => ({
   kind: "blocked",
   from,
   to,
   reason,
   ...(hint ? { hint } : {}),
+  ...(next ? { next } : {}),
 });
 
 export class Converter {
@@ -556,7 +577,7 @@ export class Converter {
         if (outcome.kind === "free") this.plan.freeSteps++;
         else if (outcome.kind === "blocked") this.block(site, outcome);
         else if (outcome.kind === "adapted") {
-          this.plan.adapted.push(new LazyRecord(state.scope, node, i, outcome.step));
+          this.plan.adapted.push(new LazyRecord(state.scope, node, i, outcome.step, outcome.nodes));
           repl = outcome.nodes;
         }
       }
@@ -606,7 +627,11 @@ export class Converter {
       opsetTo: site.next,
       message: b.hint ? `${b.reason}; ${b.hint}` : b.reason,
     };
-    this.plan.blocked.push(record);
+    if (b.next) record.next = b.next;
+    const root = state.scope.root.owner;
+    if (!("initializers" in root))
+      record.function = functionKey(root.domain, root.name, root.overload);
+    this.plan.blocked.push(withNodeId(record, state.scope.nodeId(node, index)));
     this.reasons.set(record, b.reason);
   }
 
@@ -621,7 +646,7 @@ export class Converter {
    */
   private decide(site: Site, info: StepInfo | null): StepOutcome {
     const op = site.node.opType;
-    if (info === null) return blocked(0, 0, `unknown operator '${op}'`);
+    if (info === null) return blocked(0, 0, `unknown operator '${op}'`, NO_NEXT_STEP);
     const a = info.a;
     const b = info.b;
     if (!a) return blocked(0, b!.since, `${op} does not exist at opset ${site.k}`);
@@ -630,14 +655,18 @@ export class Converter {
       if (listed) return blocked(a.since, 0, listed);
       const hint = a.function
         ? "it is a function op: expand it first (`onnx-expand expand`), then convert"
-        : undefined;
+        : NO_NEXT_STEP;
       return blocked(a.since, 0, `${op} does not exist before opset ${a.since}`, hint);
     }
     const ctx = new DriverContext(site, a, b, this);
     const row = info.row;
     if (row) {
       const r = row.apply(ctx);
-      if ("blocked" in r) return blocked(a.since, b.since, r.blocked);
+      if ("blocked" in r) {
+        const data = r.next?.input !== undefined ? this.inputData(site, r.next.input) : undefined;
+        const hint = r.next && (data ? inputDataHint(data) : nextStepHint(this.model, this.target));
+        return blocked(a.since, b.since, r.blocked, hint, data ? undefined : r.next);
+      }
       const step = (info.adapted ??= {
         from: a.since,
         to: b.since,
@@ -652,6 +681,7 @@ export class Converter {
         a.since,
         b.since,
         `no adapter for ${op} ${a.since} -> ${b.since}: ${info.behaviour}`,
+        NO_NEXT_STEP,
       );
     // What the schema diff says changed, as far as this node uses it.
     const reasons = nodeStepReasons(ctx, stepDiff(a, b));
@@ -662,6 +692,14 @@ export class Converter {
       b.since,
       listed ? `${listed} (${reasons.join("; ")})` : reasons.join("; "),
     );
+  }
+
+  /** The main graph's input whose values input `i` of the site's node is computed from, if any. */
+  private inputData({ node, state }: Site, i: number): string | undefined {
+    const name = node.inputs[i];
+    const g = state.original;
+    if (!name || state.parent || !("initializers" in g)) return undefined;
+    return readsInputData(name, g, (n) => state.producer(n));
   }
 
   shared<T>(key: string, make: () => T): T {
@@ -762,8 +800,8 @@ class DriverContext implements AdapterContext {
       message,
     });
   }
-  fail(reason: string): never {
-    throw new StepFailure(reason);
+  fail(reason: string, next?: NextStep): never {
+    throw new StepFailure(reason, next);
   }
 }
 
@@ -810,47 +848,4 @@ function keepOrigin(node: Node, repl: Node[]): Node[] {
 function lazyNames(owner: Graph | Function): () => NameScope {
   let scope: NameScope | undefined;
   return () => (scope ??= new NameScope(owner));
-}
-
-/**
- * Converts the model's ai.onnx opset (main graph, subgraphs, functions) to `target`, function
- * ops the target lacks lowered first by `opts.lower` when given.
- */
-export function convertModel(
-  model: Model,
-  target: number,
-  opts: ConvertOptions = {},
-): ConversionResult {
-  const l = opts.lower?.(model, target, {
-    registry: opts.registry ?? SchemaRegistry.default(),
-    ...(opts.maxNodes !== undefined ? { maxNodes: opts.maxNodes } : {}),
-    ...(opts.maxMemory !== undefined ? { maxMemory: opts.maxMemory } : {}),
-    ...(opts.origin !== undefined ? { origin: opts.origin } : {}),
-  });
-  if (!l) return new Converter(model, target, opts).run();
-  if (!l.ok) {
-    // Planned as it is, the lowered nodes blocked with the reason they could not be lowered.
-    const r = new Converter(model, target, opts).run();
-    const lowered = new Set(l.lowered.map((x) => x.where));
-    const blocked = r.plan.blocked.filter((b) => !lowered.has(b.where));
-    return { plan: { ...r.plan, blocked: [...l.lowered, ...blocked] } };
-  }
-  const r = new Converter(l.model, target, opts).run();
-  // Lowered, the model still cannot be converted: refused as it is refused without lowering
-  // (the nodes it names are the model's own), each function op saying what blocked the lowered
-  // model (a node of a body first), not to expand it first.
-  if (!r.model) {
-    const converter = new Converter(model, target, opts);
-    const plain = converter.run();
-    const own = new Set(plain.plan.blocked.map((b) => b.where));
-    const why = r.plan.blocked.find((b) => !own.has(b.where)) ?? r.plan.blocked[0];
-    const lowered = new Set(l.lowered.map((x) => x.where));
-    for (const b of plain.plan.blocked)
-      if (why && lowered.has(b.where))
-        b.message = `${converter.reasonOf(b)}; lowered, the model is still blocked: ${why.where}: ${why.message}`;
-    return plain;
-  }
-  r.plan.lowered = l.lowered;
-  if (r.model) r.model = placeOrigins(r.model);
-  return r;
 }

@@ -4,13 +4,14 @@
 
 import { OnnxError } from "../errors.js";
 import type { Note } from "../passes/pass.js";
-import { convertModel, type ConversionResult } from "./driver.js";
+import type { ConversionResult } from "./driver.js";
 import type { ConversionPlan, StepRecord } from "./plan.js";
 
 export type { Adapter, AdapterContext, AdapterRow, Direction } from "./adapter.js";
 export { ADAPTER_ROWS, adapterTable, stepKey } from "./adapters/index.js";
 export * as patterns from "./adapters/kit.js";
-export { convertModel, Converter, type ConvertOptions, type ConversionResult } from "./driver.js";
+export { Converter, type ConvertOptions, type ConversionResult } from "./driver.js";
+export { convertModel } from "./convert-model.js";
 export { convertedIrVersion, minIrVersionForFeatures } from "./ir-version.js";
 export { targetOpset } from "./target.js";
 export {

@@ -7,7 +7,7 @@ import type { Node } from "../ir/types.js";
 import { diffVersions, type SchemaDiff } from "../schema/diff.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
-import type { AdapterContext, AdapterRow } from "./adapter.js";
+import type { AdapterContext, AdapterRow, NextStep } from "./adapter.js";
 import { adapterTable, stepKey } from "./adapters/index.js";
 import { typeRestrictionReason } from "./adapters/kit.js";
 import { BLOCKED_STEPS, behaviourBreaks, type StepData } from "./steps.js";
@@ -26,6 +26,14 @@ export interface StepRecord {
   opsetTo: number;
   /** The adapter's summary, or the reason the step is blocked. */
   message: string;
+  /**
+   * The key (functionKey) of the model-local function whose body (or a subgraph of it) holds the
+   * node; absent in the main graph. Blocked records carry it: the converter specializes those
+   * functions per call signature (src/convert/convert-model.ts).
+   */
+  function?: string;
+  /** What would let a blocked node through, when known (the message's hint says it, next-step.ts). */
+  next?: NextStep;
 }
 
 export interface ConversionPlan {
@@ -46,6 +54,11 @@ export interface ConversionPlan {
    * only when there were any; lowering.ts). `to` is 0: the op does not exist at the target.
    */
   lowered?: StepRecord[];
+  /**
+   * Local functions copied per call signature so that steps needing their call's types could be
+   * taken (present only when there were any): the copies' labels, and what told the calls apart.
+   */
+  specialized?: { copies: string[]; by: "elem" | "rank" | "shape" };
 }
 
 const keyed = (list: readonly StepData[]) =>
@@ -211,4 +224,24 @@ export function nodeStepReasons(c: AdapterContext, d: SchemaDiff): string[] {
     if (why) out.push(why);
   }
   return out;
+}
+
+/** Each record's node id (GraphScope.nodeId), beside the record: for matching, not in its JSON. */
+const recordIds = new WeakMap<StepRecord, string>();
+
+/** `record` with the id of the node it is about (GraphScope.nodeId). */
+export function withNodeId(record: StepRecord, id: string): StepRecord {
+  recordIds.set(record, id);
+  return record;
+}
+
+/** The id of the node a record is about; undefined for a record made without one. */
+export const nodeIdOf = (record: StepRecord): string | undefined => recordIds.get(record);
+
+/** A copy of `record` with another message, about the same node. */
+export function reworded(record: StepRecord, message: string): StepRecord {
+  const copy = { ...record, message };
+  const id = recordIds.get(record);
+  if (id !== undefined) recordIds.set(copy, id);
+  return copy;
 }

@@ -1,7 +1,7 @@
 // A diff as text, in the manner of a unified diff: - for what only the first model has, + for
 // what only the second has, ~ for what changed.
 
-import { diffCounts } from "./model.js";
+import { countsText, diffCounts } from "./model.js";
 import type { GraphDiff, ModelDiff, NodeRef, ValueChange } from "./types.js";
 
 function nodeText(r: NodeRef): string {
@@ -72,9 +72,6 @@ export function formatDiff(
   }
   const g = graphText(d.graph, "  ");
   if (g.length) lines.push("graph:", ...g);
-  const c = diffCounts(d);
-  lines.push(
-    `${c.nodes.a} -> ${c.nodes.b} nodes: ${c.matched} matched, ${c.removed} removed, ${c.added} added, ${c.changed} changed (main graph)`,
-  );
+  lines.push(countsText(diffCounts(d)));
   return lines.join("\n") + "\n";
 }

@@ -2,6 +2,6 @@
 // see what a conversion or an expansion changed; and the diff as text or as counts.
 
 export { diffGraphs } from "./match.js";
-export { diffModels, diffCounts, type DiffCounts } from "./model.js";
+export { countsText, diffModels, diffCounts, type DiffCounts, type NodeTally } from "./model.js";
 export { formatDiff } from "./format.js";
 export type { GraphDiff, Hunk, ModelDiff, NodeChange, NodeRef, ValueChange } from "./types.js";

@@ -152,6 +152,8 @@ export function diffGraphs(
   });
   const matchedA = new Map<number, number>();
   const changed: NodeChange[] = [];
+  // Matched and changed nodes inside the subgraphs of matched nodes, at any depth.
+  const inner = { matched: 0, changed: 0 };
 
   const mapInput = (x: string): string | undefined => {
     if (x === "") return "";
@@ -181,7 +183,7 @@ export function diffGraphs(
     matchedA.set(i, j);
     ins.forEach((x, k) => x && bind(n.inputs[k]!, x));
     n.outputs.forEach((o, k) => bind(o, m.outputs[k] ?? ""));
-    const change = compareNodes(n, i, m, j, map);
+    const change = compareNodes(n, i, m, j, map, inner);
     if (change) changed.push(change);
   }
 
@@ -259,6 +261,7 @@ export function diffGraphs(
 
   return {
     matched: matchedA.size,
+    deep: { matched: matchedA.size + inner.matched, changed: changed.length + inner.changed },
     hunks: [...groups.values()],
     changed,
     inputs,
@@ -277,6 +280,7 @@ function compareNodes(
   b: Node,
   j: number,
   map: Map<string, string>,
+  inner: GraphDiff["deep"],
 ): NodeChange | undefined {
   const la = attrLines(a);
   const lb = attrLines(b);
@@ -297,6 +301,8 @@ function compareNodes(
       });
     for (const [ga, gb, name] of pairs) {
       const d = diffGraphs(ga, gb, new Map(map));
+      inner.matched += d.deep.matched;
+      inner.changed += d.deep.changed;
       if (!graphSame(d)) subgraphs.push({ attribute: name, diff: d });
     }
   }

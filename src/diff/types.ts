@@ -34,7 +34,13 @@ export interface ValueChange {
 }
 
 export interface GraphDiff {
+  /** Nodes of this graph's own list matched (changed ones included). */
   matched: number;
+  /**
+   * Nodes matched and changed at every depth: this graph's, and those in the subgraphs of its
+   * matched nodes (a subgraph the same on both sides counts all its nodes as matched).
+   */
+  deep: { matched: number; changed: number };
   hunks: Hunk[];
   changed: NodeChange[];
   inputs: ValueChange[];
@@ -48,6 +54,11 @@ export interface ModelDiff {
   opsetImports: { domain: string; a?: number; b?: number }[];
   functions: { name: string; change: "added" | "removed" | "changed"; diff?: GraphDiff }[];
   graph: GraphDiff;
-  /** Node counts, for the summary line. */
+  /** Node counts of the main graph's own list (what a pane draws), for the summary line. */
   nodes: { a: number; b: number };
+  /**
+   * Every graph (the main graph's subgraphs, model-local functions and theirs): nodes on each
+   * side, and those matched and changed (a function the same on both sides all matched).
+   */
+  allNodes: { a: number; b: number; matched: number; changed: number };
 }

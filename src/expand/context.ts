@@ -113,6 +113,8 @@ export { functionOpsets, opsetMap, withOpsets as withImports } from "../ir/opset
 /** A graph with its subgraphs, or a local function: where calls are expanded. */
 export interface Unit {
   where: string;
+  /** The key (functionKey) of the local function the unit is in; none: the main graph. */
+  function?: string;
   opsets: Map<string, number>;
   /** Imports the bodies put in need and the unit lacked. */
   added: Map<string, number>;
@@ -183,47 +185,88 @@ export class Notes {
 
 /** The info note of an expansion: "expanded N calls". */
 export function expandedNote(calls: number): Note {
-  return { level: "info", message: `expanded ${calls} call${calls === 1 ? "" : "s"}` };
+  return { level: "info", message: `expanded ${calls} call${calls === 1 ? "" : "s"}`, calls };
+}
+
+/** A call that could not be replaced, as a value: the error's code and text. */
+export interface CallFailure {
+  code: OnnxError["code"];
+  message: string;
+  /** The body needs a type nobody knows (UnknownTypeError): valid as it stands, kept. */
+  unknownType: boolean;
+}
+
+/** What replacing one call came to: nodes, nothing to do, a blocked conversion, or a failure. */
+export type CallOutcome = Replacement | { failure: CallFailure };
+
+/** `f`'s replacement, or the OnnxError it threw as a value (other errors are bugs: thrown on). */
+export function attempt(f: () => Replacement): CallOutcome {
+  try {
+    return f();
+  } catch (e) {
+    if (!(e instanceof OnnxError)) throw e;
+    return {
+      failure: { code: e.code, message: e.message, unknownType: e instanceof UnknownTypeError },
+    };
+  }
+}
+
+/** Where a note of a call is: its label, and the key of the local function it is in (if any). */
+export interface CallSite {
+  label: () => string;
+  function?: string;
 }
 
 /**
- * A replacement that may fail: a conversion the converter blocks is a warning ("left as it is")
- * unless the user named the op (--only), an OnnxError an error; either way a note on the node,
- * and the node is kept.
+ * A call's outcome as notes: a conversion the converter blocks is a warning ("left as it is")
+ * unless the user named the op (--only), a failure an error; either way a note on the node, and
+ * the node is kept (undefined).
  */
-export function noteFailures(
+export function noteOutcome(
   notes: Notes,
   named: boolean,
-  f: () => Replacement,
-  label: () => string,
+  r: CallOutcome,
+  site: CallSite,
   leaveUnbuilt = false,
 ): Node[] | undefined {
-  let r: Replacement;
-  try {
-    r = f();
-  } catch (e) {
-    if (!(e instanceof OnnxError)) throw e;
+  if (r === undefined || Array.isArray(r)) return r;
+  const at = {
+    where: site.label(),
+    ...(site.function !== undefined ? { function: site.function } : {}),
+  };
+  if ("failure" in r) {
+    const e = r.failure;
     // A body that needs a type nobody knows (a value from an op of an unknown domain, say): the
     // call is valid ONNX as it stands, so it is kept, with the cause, unless asked for by name.
-    if (e instanceof UnknownTypeError && !named)
+    if (e.unknownType && !named)
       notes.push({
         level: "warning",
-        where: label(),
+        ...at,
         message: `left as it is: ${e.message}, which is unknown here (computed by an op this tool does not know, or not declared: give it a type in value_info to expand it)`,
       });
     else if (leaveUnbuilt && e.code === "E_UNSUPPORTED")
-      notes.push({ level: "warning", where: label(), message: `left as it is: ${e.message}` });
-    else notes.push({ level: "error", where: label(), message: e.message });
+      notes.push({ level: "warning", ...at, message: `left as it is: ${e.message}` });
+    else notes.push({ level: "error", ...at, message: e.message });
     return undefined;
   }
-  if (r === undefined || Array.isArray(r)) return r;
   // A body the converter cannot bring to this opset (it needs an op the opset lacks): the call
   // is not expandable here; under --target-ops the target check then reports it if the backend
   // lacks it.
   notes.push({
     level: named ? "error" : "warning",
-    where: label(),
+    ...at,
     message: named ? r.blocked : `left as it is: ${r.blocked}`,
   });
   return undefined;
+}
+
+/** noteOutcome of `f`, its OnnxError taken as a failure. */
+export function noteFailures(
+  notes: Notes,
+  named: boolean,
+  f: () => Replacement,
+  site: CallSite,
+  leaveUnbuilt = false,
+): Node[] | undefined {
+  return noteOutcome(notes, named, attempt(f), site, leaveUnbuilt);
 }

@@ -10,6 +10,7 @@
 // and inside bodies in both. Local functions are not replaced here (inline-local-functions).
 
 import { OnnxError } from "../errors.js";
+import { functionKey } from "../ir/functions.js";
 import { inferScopeTypes, modelFunctions } from "../check/index.js";
 import { graph } from "../ir/builder.js";
 import type { Function, Graph, MetadataProps, Model, Node, Type, ValueInfo } from "../ir/types.js";
@@ -20,8 +21,11 @@ import type { Note, Pass, PassContext } from "../passes/pass.js";
 import { hasFunctionBody, type FunctionBody } from "../schema/body.js";
 import { normaliseDomain, type SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
-import { biggest, budgetNotes, tally, type Contributor } from "./bounds.js";
+import { biggest, budgetNotes, tally, type Contributor } from "../inline/bounds.js";
 import {
+  attempt,
+  type CallFailure,
+  type CallOutcome,
   convertOpset,
   expandedNote,
   type FunctionTable,
@@ -29,12 +33,13 @@ import {
   functionWhere,
   makeUnit,
   Notes,
-  noteFailures,
+  noteOutcome,
   opsetMap,
   Selection,
   withImports,
   type ExpandOptions,
   type OpsetConverter,
+  type CallSite,
   type Replacement,
   type ScopeTypes,
   type Unit,
@@ -120,11 +125,12 @@ function bodyKey(
 }
 
 /**
- * What a walk works out once and reuses: the units, the bodies by key, the bodies with their
- * calls expanded, sizes, the decision per op, the model's types, and the notes so far. The plan
- * carries it from the count to the run.
+ * What a walk works out once and reuses (memos, not decisions): the units, the bodies by key, the
+ * bodies with their calls expanded, sizes, what each op is (per opset map), the model's types, and
+ * the notes so far. The plan hands it from the count to the run, which reads it only to avoid
+ * working the same thing out twice.
  */
-interface WalkState {
+interface WalkCache {
   /** The units of the main graph and the local functions. */
   units: Map<Graph | Function, Unit>;
   /** The checker's types of the model (inferred once, when a call first needs them). */
@@ -141,18 +147,35 @@ interface WalkState {
 }
 
 /**
+ * What the plan says of one call of the model (a node of its own, at any depth): replaced by its
+ * schema body (instantiated for it: `body`, or why it cannot be: `failure`), replaced by lowering
+ * through a later version, or kept, with the reason as an id. The run applies it as it stands.
+ */
+export type CallPlan =
+  | { action: "expand"; kind: "schema"; op: OpVersion; body: FunctionBody }
+  | { action: "expand"; kind: "older"; op: OpVersion; later: OpVersion }
+  | { action: "keep"; reason: "needs-converter"; op: OpVersion; later: OpVersion }
+  | { action: "keep"; reason: "failed"; failure: CallFailure };
+
+/**
  * What count() found, for run() to apply: the nodes the result will have and the op whose calls
- * make the most of them (the bound, bounds.ts), the calls to replace with the body instantiated
- * for each schema call, and the state the count built.
+ * make the most of them (the bound, bounds.ts), and the decision for each call of the model's own
+ * nodes (a node with none is kept: not a call of the kinds asked). `cache` holds what the count
+ * worked out (types, bodies) for the run to reuse.
  */
 export interface ExpansionPlan {
   total: number;
   top?: Contributor;
   /** Calls to replace at the top (the model's own nodes); none: the run has nothing to do. */
   planned: number;
-  /** Each schema call the count instantiated a body for, with its unit. */
-  calls: Map<Node, { unit: Unit; body: FunctionBody }>;
-  state: WalkState;
+  /** The decision per call of the model's own nodes, by node. */
+  calls: Map<Node, CallPlan>;
+  cache: WalkCache;
+}
+
+/** Calls replaced, counted as a walk goes (the walk's own, or a shared body's). */
+interface Tally {
+  calls: number;
 }
 
 /** Whether a call reads a constant of its unit (inference could use its value). */
@@ -166,16 +189,9 @@ export class Walker {
   private readonly functions: FunctionTable;
   private readonly converter?: OpsetConverter;
   private readonly fit: FitContext;
-  private readonly state: WalkState;
-  /**
-   * The calls replaced so far, counted for the expansion in progress: the walk's
-   * own, or (while a shared body is expanded, expandedBody) the body's, which every use adds.
-   */
-  private counted = { calls: 0 };
+  private readonly state: WalkCache;
   /** How origins name each op's body (mark()). */
   private readonly originNames = new Map<OpVersion, { domain: string; name: string }>();
-  /** The plan run() applies (calls the count found a body for). */
-  private planned: ExpansionPlan["calls"] = new Map();
 
   constructor(
     private readonly model: Model,
@@ -183,7 +199,7 @@ export class Walker {
     private readonly ctx: PassContext,
     private readonly top: Kinds,
     private readonly nested: Kinds,
-    state?: WalkState,
+    state?: WalkCache,
   ) {
     this.registry = ctx.registry;
     this.selection = new Selection(options, this.registry);
@@ -214,6 +230,10 @@ export class Walker {
       const opsets = functionOpsets(owner, opsetMap(this.model.opsetImports));
       const where = owner === this.model.graph ? "graph" : functionWhere(owner as Function);
       unit = makeUnit(where, owner, opsets, this.state.types);
+      if (owner !== this.model.graph) {
+        const f = owner as Function;
+        unit.function = functionKey(f.domain, f.name, f.overload);
+      }
       this.state.units.set(owner, unit);
     }
     return unit;
@@ -235,7 +255,7 @@ export class Walker {
   count(): ExpansionPlan {
     // Per decision first (decisions are shared by the calls of one op), then by the op's name.
     const byDecision = new Map<Decision, { domain: string; calls: number; nodes: number }>();
-    const calls: ExpansionPlan["calls"] = new Map();
+    const calls = new Map<Node, CallPlan>();
     let total = 0;
     visitModel<Unit>(this.model, {
       enter: this.enter,
@@ -245,7 +265,10 @@ export class Walker {
           total += 1;
           return node;
         }
-        const n = this.callSize(node, d, unit, calls, () => scope.nodeWhere(node, index));
+        const n = this.callSize(node, d, unit, calls, {
+          label: () => scope.nodeWhere(node, index),
+          function: unit.function,
+        });
         total += n;
         const c = byDecision.get(d);
         if (c) {
@@ -262,33 +285,45 @@ export class Walker {
       planned += c.calls;
     }
     const top = biggest(by.values());
-    return { total, ...(top ? { top } : {}), planned, calls, state: this.state };
+    return { total, ...(top ? { top } : {}), planned, calls, cache: this.state };
   }
 
-  /** How many nodes replacing one call puts in (count()); a schema call's body goes in `calls`. */
+  /**
+   * How many nodes replacing one call puts in (count()); the call's decision goes in `calls`: a
+   * schema call's with the body instantiated for it, or the failure to make it.
+   */
   private callSize(
     node: Node,
     d: Decision,
     unit: Unit,
-    calls: ExpansionPlan["calls"],
-    where: () => string,
+    calls: Map<Node, CallPlan>,
+    site: CallSite,
   ): number {
     const op = d.kind === "schema" ? d.op : d.later;
-    let nodes: Node[];
-    try {
+    if (d.kind === "older")
+      calls.set(
+        node,
+        this.converter && normaliseDomain(node.domain) === ""
+          ? { action: "expand", kind: "older", op: d.op, later: d.later }
+          : { action: "keep", reason: "needs-converter", op: d.op, later: d.later },
+      );
+    let nodes: Node[] = [];
+    const made = attempt(() => {
       const body = this.body(op, node, unit);
       nodes = bodyNodes(op, body).nodes;
       if (d.kind === "schema") {
-        calls.set(node, { unit, body });
+        calls.set(node, { action: "expand", kind: "schema", op, body });
         if (!readsConstant(node, unit) && fitsAsIs(body.opsetImports, unit.opsets, true))
           // Counted without adding imports: the run adds them to the unit.
-          nodes = this.expandedBody(op, body, node, { ...unit, added: new Map() }, where).body
-            .nodes;
+          nodes = this.expandedBody(op, body, node, { ...unit, added: new Map() }, site).body.nodes;
       }
-    } catch (e) {
-      // The run reports what fails here (on the node); as a count, the call stays one node.
-      if (e instanceof OnnxError) return 1;
-      throw e;
+      return undefined;
+    });
+    if (made !== undefined && "failure" in made) {
+      // The run reports it (on the node); as a count, the call stays one node.
+      if (d.kind === "schema")
+        calls.set(node, { action: "keep", reason: "failed", failure: made.failure });
+      return 1;
     }
     let n = this.state.sizes.get(nodes);
     if (n === undefined) {
@@ -299,21 +334,27 @@ export class Walker {
     return n;
   }
 
-  /** The model with the calls replaced, as `plan` (count()) found them; without one, planned as it goes. */
+  /**
+   * The model with the calls replaced as `plan` (count()) decided them, each call's decision
+   * applied as it stands; without a plan, each call decided as the walk reaches it.
+   */
   run(plan?: ExpansionPlan): WalkResult {
     const model = this.model;
     const notes = this.state.notes;
-    if (plan && plan.planned === 0)
-      return { model, modified: false, notes: notes.list, calls: this.counted.calls };
-    if (plan) this.planned = plan.calls;
+    const tally: Tally = { calls: 0 };
+    if (plan && plan.planned === 0) return { model, modified: false, notes: notes.list, calls: 0 };
     const out = visitModel<Unit>(model, {
       enter: this.enter,
-      node: (node, index, scope, unit, original) =>
-        this.replace(node, unit, this.top, () => scope.nodeWhere(original, index)),
+      node: (node, index, scope, unit, original) => {
+        const site = { label: () => scope.nodeWhere(original, index), function: unit.function };
+        if (!plan) return this.replace(node, unit, this.top, site, tally);
+        const p = plan.calls.get(original);
+        return p ? this.apply(node, p, unit, site, tally) : node;
+      },
     });
     const main = this.unitOf(model.graph);
     if (out === model && main.added.size === 0)
-      return { model, modified: false, notes: notes.list, calls: this.counted.calls };
+      return { model, modified: false, notes: notes.list, calls: tally.calls };
     const functions = out.functions.map((f, i) => {
       const unit = this.unitOf(model.functions[i]!);
       if (f === model.functions[i] || !unit.added.size) return f;
@@ -332,7 +373,7 @@ export class Walker {
         ? withImports(model.opsetImports, main.added)
         : model.opsetImports,
     };
-    return { model: result, modified: true, notes: notes.list, calls: this.counted.calls };
+    return { model: result, modified: true, notes: notes.list, calls: tally.calls };
   }
 
   // ---- what to replace ----
@@ -388,45 +429,96 @@ export class Walker {
 
   // ---- walking ----
 
-  /** A node as the walk leaves it: the node itself, or what replaces it. */
-  private replace(node: Node, unit: Unit, kinds: Kinds, where: () => string): Node | Node[] {
+  /** A node as the walk leaves it, decided as the walk reaches it: the node itself, or what replaces it. */
+  private replace(
+    node: Node,
+    unit: Unit,
+    kinds: Kinds,
+    site: CallSite,
+    tally: Tally,
+  ): Node | Node[] {
     const d = this.decide(node, unit.opsets, kinds);
     if (!d) return node;
+    return this.outcome(node, this.expandCall(node, d, unit, site, tally), site);
+  }
+
+  /** A call of the model as its plan says: the plan's body or failure used, nothing decided again. */
+  private apply(node: Node, p: CallPlan, unit: Unit, site: CallSite, tally: Tally): Node | Node[] {
+    let r: CallOutcome;
+    if (p.action === "keep")
+      r = p.reason === "failed" ? { failure: p.failure } : this.needsConverter(node, p, site);
+    else if (p.kind === "schema") r = this.expandSchema(node, p.op, p.body, unit, site, tally);
+    else r = this.expandOlder(node, p, unit, tally);
+    return this.outcome(node, r, site);
+  }
+
+  /** The node as an outcome leaves it (noted where it fails or is blocked). */
+  private outcome(node: Node, r: CallOutcome, site: CallSite): Node | Node[] {
     const named = this.selection.only !== undefined;
-    const notes = this.state.notes;
-    return (
-      noteFailures(
-        notes,
-        named,
-        () => this.expandCall(node, d, unit, where),
-        where,
-        !!this.options.leaveUnbuilt,
-      ) ?? node
-    );
+    return noteOutcome(this.state.notes, named, r, site, !!this.options.leaveUnbuilt) ?? node;
   }
 
   /** The nodes of a list (a body, a replacement) with their calls replaced, labelled below `where`. */
-  private expandNodes(nodes: Node[], owner: Graph, unit: Unit, where: string): Node[] {
+  private expandNodes(
+    nodes: Node[],
+    owner: Graph,
+    unit: Unit,
+    where: string,
+    tally: Tally,
+  ): Node[] {
     return rewriteNodes(nodes, new GraphScope(owner, where), (node, index, scope, original) =>
-      this.replace(node, unit, this.nested, () => scope.nodeWhere(original, index)),
+      this.replace(
+        node,
+        unit,
+        this.nested,
+        { label: () => scope.nodeWhere(original, index), function: unit.function },
+        tally,
+      ),
     );
   }
 
   // ---- one call ----
 
-  private expandCall(node: Node, d: Decision, unit: Unit, where: () => string): Replacement {
-    let nodes: Node[];
-    if (d.kind === "schema") {
-      const op = d.op;
-      const planned = this.planned.get(node);
-      const body = planned?.unit === unit ? planned.body : this.body(op, node, unit);
+  /** A call decided as the walk reaches it (a body's, or a walk without a plan). */
+  private expandCall(
+    node: Node,
+    d: Decision,
+    unit: Unit,
+    site: CallSite,
+    tally: Tally,
+  ): CallOutcome {
+    if (d.kind === "older") {
+      const p = { op: d.op, later: d.later };
+      return this.converter && normaliseDomain(node.domain) === ""
+        ? this.expandOlder(node, p, unit, tally)
+        : this.needsConverter(node, p, site);
+    }
+    let body: FunctionBody | undefined;
+    const made = attempt(() => {
+      body = this.body(d.op, node, unit);
+      return undefined;
+    });
+    return body ? this.expandSchema(node, d.op, body, unit, site, tally) : made;
+  }
+
+  /** A call of a schema function op replaced by its body (instantiated for it). */
+  private expandSchema(
+    node: Node,
+    op: OpVersion,
+    body: FunctionBody,
+    unit: Unit,
+    site: CallSite,
+    tally: Tally,
+  ): CallOutcome {
+    return attempt(() => {
+      let nodes: Node[];
       // The common case: a body that needs no conversion, and a call without constant inputs
       // (whose values inference could use): the calls inside are expanded once per body, in
       // terms of its formals.
       if (fitsAsIs(body.opsetImports, unit.opsets, true) && !readsConstant(node, unit)) {
         // Once per body and opsets (the plan keeps it, and the unit gets the imports it needs).
-        const done = this.expandedBody(op, body, node, unit, where);
-        this.counted.calls += 1 + done.calls;
+        const done = this.expandedBody(op, body, node, unit, site);
+        tally.calls += 1 + done.calls;
         // Nodes that carry no origin of their own are given the call's as they are made.
         const record = this.originRecord(node, op);
         const out = inlineBody(
@@ -443,21 +535,40 @@ export class Walker {
       this.mark(nodes, node, op);
       const fitted = fitOpsets(this.fit, node, nodes, body.opsetImports, unit, true);
       if (!Array.isArray(fitted)) return fitted;
-      nodes = fitted;
-    } else {
-      const domain = normaliseDomain(node.domain);
-      if (!this.converter || domain !== "") {
-        this.state.notes.once(`older:${where()}`, {
-          level: "warning",
-          where: where(),
-          message: `${opName(domain, d.op.name, d.op.since)} is not a function; it expands through ${opName(domain, d.later.name, d.later.since)}, which needs the opset converter: left as it is`,
-        });
-        return undefined;
-      }
-      const lowered = lowerByConversion(this.fit, node, d.later, unit, {
+      tally.calls++;
+      return this.expandInside(node, fitted, unit, site, tally);
+    });
+  }
+
+  /** An older version that is not a function left as it is: it needs the opset converter (noted once per node). */
+  private needsConverter(
+    node: Node,
+    p: { op: OpVersion; later: OpVersion },
+    site: CallSite,
+  ): CallOutcome {
+    const domain = normaliseDomain(node.domain);
+    const where = site.label();
+    this.state.notes.once(`older:${where}`, {
+      level: "warning",
+      where,
+      message: `${opName(domain, p.op.name, p.op.since)} is not a function; it expands through ${opName(domain, p.later.name, p.later.since)}, which needs the opset converter: left as it is`,
+    });
+    return undefined;
+  }
+
+  /** A call of an older version lowered through its later one (by conversion, up and down). */
+  private expandOlder(
+    node: Node,
+    p: { op: OpVersion; later: OpVersion },
+    unit: Unit,
+    tally: Tally,
+  ): CallOutcome {
+    const domain = normaliseDomain(node.domain);
+    return attempt(() => {
+      const lowered = lowerByConversion(this.fit, node, p.later, unit, {
         // The op expanded at its later version is this call: its nodes are marked once, below.
         up: (m) => {
-          const r = this.sub(m, { only: [{ domain, op: d.op.name }], origin: false }, ALL_KINDS);
+          const r = this.sub(m, { only: [{ domain, op: p.op.name }], origin: false }, ALL_KINDS);
           const error = r.notes.find((n) => n.level === "error");
           if (error) throw new OnnxError("E_UNSUPPORTED", error.message);
           return r.model;
@@ -466,17 +577,15 @@ export class Walker {
         down: (m) => {
           const r = this.sub(m, this.options, this.nested);
           for (const n of r.notes) this.state.notes.push(n);
-          this.counted.calls += r.calls;
+          tally.calls += r.calls;
           return { model: r.model, added: new Map() };
         },
       });
       if (!Array.isArray(lowered)) return lowered;
-      this.counted.calls++;
-      this.mark(lowered, node, d.op);
+      tally.calls++;
+      this.mark(lowered, node, p.op);
       return lowered;
-    }
-    this.counted.calls++;
-    return this.expandInside(node, nodes, unit, where);
+    });
   }
 
   /** Nodes just put in for a call of `op` marked with their origin (unless turned off). */
@@ -513,7 +622,13 @@ export class Walker {
    * The calls inside a replacement replaced in turn (callee-first: before the walk goes on).
    * Its values are typed by inferring the replacement alone, its inputs typed as in the caller.
    */
-  private expandInside(call: Node, nodes: Node[], unit: Unit, where: () => string): Node[] {
+  private expandInside(
+    call: Node,
+    nodes: Node[],
+    unit: Unit,
+    site: CallSite,
+    tally: Tally,
+  ): Node[] {
     const opsets = unit.added.size ? new Map([...unit.added, ...unit.opsets]) : unit.opsets;
     if (!this.anyPlanned(nodes, opsets, this.nested)) return nodes;
     const { inputs, initializers } = callInputs(call, unit);
@@ -528,12 +643,13 @@ export class Walker {
     const inner = makeUnit(unit.where, g, opsets, types);
     const body: Unit = {
       ...inner,
+      function: unit.function,
       added: unit.added,
       scope: unit.scope,
       typeOf: (name) => inner.typeOf(name) ?? unit.typeOf(name),
       constant: unit.constant,
     };
-    return this.expandNodes(nodes, g, body, where());
+    return this.expandNodes(nodes, g, body, site.label(), tally);
   }
 
   /**
@@ -547,7 +663,7 @@ export class Walker {
     body: FunctionBody,
     call: Node,
     unit: Unit,
-    where: () => string,
+    site: CallSite,
   ): Expanded {
     const expanded = this.state.expanded;
     let byOpsets = expanded.get(body);
@@ -571,14 +687,10 @@ export class Walker {
           outputs: formal.outputs.filter((o) => o !== "").map((name) => ({ name })),
         });
         const inner = makeUnit(unit.where, g, unit.opsets, () => this.typesOf(g, unit.opsets));
-        const outer = this.counted;
-        const mine = (this.counted = { calls: 0 });
-        let nodes: Node[];
-        try {
-          nodes = this.expandNodes(formal.nodes, g, inner, where());
-        } finally {
-          this.counted = outer;
-        }
+        inner.function = unit.function;
+        // The body's own tally: every call of it adds the calls it holds.
+        const mine: Tally = { calls: 0 };
+        const nodes = this.expandNodes(formal.nodes, g, inner, site.label(), mine);
         e = { body: { ...formal, nodes }, calls: mine.calls, added: inner.added };
       }
       byOpsets.set(unit.opsets, e);
@@ -655,7 +767,7 @@ export function walkerPass(
     },
     run(model, ctx) {
       const plan = ctx.plan ?? new Walker(model, options, ctx, top, nested).count();
-      const r = new Walker(model, options, ctx, top, nested, plan.state).run(plan);
+      const r = new Walker(model, options, ctx, top, nested, plan.cache).run(plan);
       if (r.notes.some((n) => n.level === "error")) return { ok: false, notes: r.notes };
       const notes = r.calls ? [expandedNote(r.calls), ...r.notes] : r.notes;
       return { ok: true, model: r.model, modified: r.modified, notes };

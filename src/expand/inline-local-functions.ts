@@ -7,7 +7,7 @@
 // remove-unused-functions).
 
 import { inferScopeTypes, modelFunctions } from "../check/index.js";
-import { cyclePath, type FunctionTable } from "../ir/functions.js";
+import { cyclePath, functionKey, type FunctionTable } from "../ir/functions.js";
 import { someGraphNode } from "../ir/visit.js";
 import type { Function, Model, Node } from "../ir/types.js";
 import { boundNodes, callPrefix, inlineBody } from "../inline/inline.js";
@@ -29,7 +29,7 @@ import {
   type ScopeTypes,
   type Unit,
 } from "./context.js";
-import { biggest, budgetNotes, tally, type Contributor } from "./bounds.js";
+import { biggest, budgetNotes, tally, type Contributor } from "../inline/bounds.js";
 import { fitOpsets, type FitContext } from "./fit.js";
 
 /**
@@ -165,7 +165,7 @@ export function inlineLocalFunctions(options: ExpandOptions = {}): Pass<InlinePl
               if (options.origin !== false) markOrigin(body, node, localFunctionName(fn));
               return fitOpsets(fit, node, body, callee.fn.opsetImports, unit);
             },
-            label,
+            { label, function: unit.function },
           );
           if (!replaced) return node;
           calls += 1 + callee.calls;
@@ -180,7 +180,10 @@ export function inlineLocalFunctions(options: ExpandOptions = {}): Pass<InlinePl
           done.set(f, { fn: f, calls: 0 });
           continue;
         }
-        const unit = makeUnit(functionWhere(f), f, functionOpsets(f, modelOpsets), types);
+        const unit: Unit = {
+          ...makeUnit(functionWhere(f), f, functionOpsets(f, modelOpsets), types),
+          function: functionKey(f.domain, f.name, f.overload),
+        };
         const r = inlineIn(f.nodes, unit, GraphScope.function(f));
         let g = f;
         if (r.nodes !== f.nodes) {

@@ -4,13 +4,13 @@
 // the result to the target like any other model. Bodies holding function ops the target lacks
 // too are lowered in a further round. Where a function op inside a local function cannot be
 // lowered because the function's calls disagree on the types its body needs, the functions are
-// copied per call signature and lowered again (specialize-functions.ts). The app layer passes it to
+// copied per call signature and lowered again (src/inline/specialize.ts). The app layer passes it to
 // the converter (ConvertOptions.lower).
 
 import type { Lowered, LowerRequest } from "../convert/lowering.js";
-import type { StepRecord } from "../convert/plan.js";
+import { reworded, withNodeId, type StepRecord } from "../convert/plan.js";
 import { modelFunctions } from "../check/index.js";
-import { functionKey, functionWhere } from "../ir/functions.js";
+import { functionKey } from "../ir/functions.js";
 import { functionOpsets, opsetMap } from "../ir/opsets.js";
 import type { Model, Node } from "../ir/types.js";
 import { visitModel, type GraphScope } from "../ir/visit.js";
@@ -21,7 +21,7 @@ import type { SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
 import { expandPipeline } from "./pipeline.js";
 import type { OpSelector } from "./select.js";
-import { specializeFunctions } from "./specialize-functions.js";
+import { specializeFunctions } from "../inline/specialize.js";
 
 /** Rounds of lowering at most (a body holding a function op the target lacks takes one more). */
 const MAX_ROUNDS = 4;
@@ -88,8 +88,9 @@ export function missingFunctionOps(
         opsetFrom: opset,
         opsetTo: target,
         message: loweredMessage(site),
+        ...(site.function !== undefined ? { function: site.function } : {}),
       };
-      records.push(record);
+      records.push(withNodeId(record, scope.nodeId(node, index)));
       sites.set(record, site);
       return node;
     };
@@ -139,7 +140,7 @@ export function lowerMissing(
     let mine = found.records.filter((x) => only.some((s) => s.op === x.op));
     if (!r.ok) {
       // Inside local functions whose calls disagree on the types a body needs: the functions
-      // copied per call signature (specialize-functions.ts), and lowered again.
+      // copied per call signature (src/inline/specialize.ts), and lowered again.
       const failing = failingFunctions(current, r.notes);
       if (failing.keys.size) {
         const s = specializeFunctions(current, failing.keys, registry, bound);
@@ -150,7 +151,7 @@ export function lowerMissing(
           mine = mine.map((x) => {
             const site = found.sites.get(x)!;
             return site.function !== undefined && failing.keys.has(site.function)
-              ? { ...x, message: loweredMessage(site, copied) }
+              ? reworded(x, loweredMessage(site, copied))
               : x;
           });
         }
@@ -159,10 +160,12 @@ export function lowerMissing(
     if (!r.ok) {
       const first = errorNotes(r.notes)[0];
       const reason = first ? noteText(first) : "the expansion failed";
-      const failed = mine.map((x) => ({
-        ...x,
-        message: `${x.op} does not exist at opset ${target}, and lowering it to its function body failed: ${reason}`,
-      }));
+      const failed = mine.map((x) =>
+        reworded(
+          x,
+          `${x.op} does not exist at opset ${target}, and lowering it to its function body failed: ${reason}`,
+        ),
+      );
       return { ok: false, lowered: failed, reason };
     }
     for (const n of mine) lowered.push(n);
@@ -173,16 +176,13 @@ export function lowerMissing(
   return { ok: true, model: current, lowered, notes };
 }
 
-/**
- * The keys of the local functions where an expansion failed: those its error notes are in (a
- * note's place is the one thing the expander's notes give; it starts with the function's).
- */
+/** The keys of the local functions where an expansion failed: those its error notes are in. */
 function failingFunctions(model: Model, notes: Note[]): { keys: Set<string> } {
+  const failed = new Set(errorNotes(notes).map((n) => n.function));
   const keys = new Set<string>();
   for (const f of model.functions) {
-    const where = `${functionWhere(f)} >`;
-    if (errorNotes(notes).some((n) => n.where?.startsWith(where)))
-      keys.add(functionKey(f.domain, f.name, f.overload));
+    const key = functionKey(f.domain, f.name, f.overload);
+    if (failed.has(key)) keys.add(key);
   }
   return { keys };
 }

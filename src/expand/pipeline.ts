@@ -5,6 +5,7 @@
 
 import { modelFunctions } from "../check/index.js";
 import { nodeLabel } from "../errors.js";
+import { functionKey } from "../ir/functions.js";
 import { walkGraphNodes } from "../ir/visit.js";
 import type { Function, Graph, Model } from "../ir/types.js";
 import { pipeline } from "../passes/manager.js";
@@ -33,8 +34,7 @@ function sumExpanded(notes: Note[]): Note[] {
   let calls = 0;
   const rest: Note[] = [];
   for (const n of notes) {
-    const m = n.level === "info" && !n.where ? /^expanded (\d+) calls?$/.exec(n.message) : null;
-    if (m) calls += Number(m[1]);
+    if (n.level === "info" && n.calls !== undefined) calls += n.calls;
     else rest.push(n);
   }
   return calls ? [expandedNote(calls), ...rest] : rest;
@@ -120,7 +120,12 @@ export function targetCheck(
   const table = modelFunctions(model, ctx.registry);
   const notes: Note[] = [];
   const seen = new Set<string>();
-  const check = (owner: Graph | Function, opsets: Map<string, number>, where: string) => {
+  const check = (
+    owner: Graph | Function,
+    opsets: Map<string, number>,
+    where: string,
+    fnKey?: string,
+  ) => {
     for (const { node, index, owner: o } of walkGraphNodes(owner)) {
       const fn = table.called(node);
       const domain = normaliseDomain(node.domain);
@@ -142,12 +147,19 @@ export function targetCheck(
       notes.push({
         level,
         where: `${where}${o === owner ? "" : " (in a subgraph)"} > ${nodeLabel(node, index)}`,
+        ...(fnKey !== undefined ? { function: fnKey } : {}),
         message: `${level === "warning" ? "left: " : ""}${name} is not in the target op list and cannot be lowered to it (${why})`,
       });
     }
   };
   const modelOpsets = opsetMap(model.opsetImports);
   check(model.graph, modelOpsets, "graph");
-  for (const f of model.functions) check(f, functionOpsets(f, modelOpsets), functionWhere(f));
+  for (const f of model.functions)
+    check(
+      f,
+      functionOpsets(f, modelOpsets),
+      functionWhere(f),
+      functionKey(f.domain, f.name, f.overload),
+    );
   return notes;
 }

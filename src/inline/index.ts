@@ -7,3 +7,10 @@ export {
   boundNodes,
   type BodyNodes,
 } from "./inline.js";
+export {
+  specializeFunctions,
+  SIGNATURE_LEVELS,
+  type SignatureLevel,
+  type Specialized,
+  type SpecializeOptions,
+} from "./specialize.js";

@@ -39,6 +39,11 @@ export interface RunOptions {
   maxNodes?: number;
   /** Also return these intermediate values (true: every value of the main graph). */
   keepIntermediates?: string[] | boolean;
+  /**
+   * With keepIntermediates true: also return every value computed inside a subgraph (If, Loop,
+   * Scan bodies; a Loop's last iteration), for the page to paint subgraph views.
+   */
+  keepBodyValues?: boolean;
   /** Filled in while running: the most values held at once in the main graph's scope. */
   stats?: { peakLiveValues: number };
   /**
@@ -334,6 +339,10 @@ class Executor {
   private readonly stats: { peakLiveValues: number } | undefined;
   /** The main graph's node timings while profiling. */
   private readonly timings: NodeProfile[] | undefined;
+  /** While profiling: per subgraph and local function, each node's time summed over its runs. */
+  private readonly graphTimes: Map<Graph | Function, number[]> | undefined;
+  /** The values computed inside subgraphs (RunOptions.keepBodyValues), by name. */
+  readonly bodyValues: Map<string, RValue> | undefined;
   readonly budget: MemoryBudget;
   private readonly plans = new Map<Graph | Function, Plan>();
   private readonly initializers = new Map<Tensor, RTensor>();
@@ -353,6 +362,9 @@ class Executor {
     this.maxIterations = opts.maxIterations ?? DEFAULT_MAX_ITERATIONS;
     this.stats = opts.stats;
     this.timings = opts.profile ? [] : undefined;
+    this.graphTimes = opts.profile ? new Map() : undefined;
+    this.bodyValues =
+      opts.keepBodyValues && opts.keepIntermediates === true ? new Map() : undefined;
     this.budget = new MemoryBudget(opts.maxMemory ?? Infinity, undefined, opts.budgetName);
   }
 
@@ -391,7 +403,7 @@ class Executor {
           return v;
         });
         const top = f.scope.parent === undefined && f.owner === this.model.graph;
-        const t0 = this.timings && top ? performance.now() : undefined;
+        const t0 = this.timings ? performance.now() : undefined;
         const fn = this.functions.called(node);
         if (fn) {
           stack.push(this.enterFunction(fn, node, ins, f.opsets, label, t0));
@@ -454,7 +466,9 @@ class Executor {
       const v = run.inputs[i];
       if (v !== undefined) scope.bind(vi.name, v);
     });
-    const keep = new Set(g.outputs.map((o) => o.name));
+    const keep: Set<string> | "all" = this.bodyValues
+      ? "all"
+      : new Set(g.outputs.map((o) => o.name));
     const where = ` in a subgraph of ${label}`;
     const body = frameOf(g, g.nodes, scope, f.opsets, keep, where, this.plans);
     body.exit = { kind: "body", graph: g, label };
@@ -463,6 +477,7 @@ class Executor {
 
   /** A finished body's outputs; its scope is released. */
   private leaveBody(f: Frame, exit: BodyExit): RValue[] {
+    if (this.bodyValues) for (const [name, v] of f.scope.values) this.bodyValues.set(name, v);
     try {
       return exit.graph.outputs.map((o) => {
         const v = f.scope.get(o.name);
@@ -480,7 +495,7 @@ class Executor {
     const i = f.plan.order[f.next]!;
     const node = f.nodes[i]!;
     const label = nodeLabel(node, i) + f.where;
-    if (t0 !== undefined)
+    if (t0 !== undefined && f.scope.parent === undefined && f.owner === this.model.graph)
       this.timings!.push({
         index: i,
         label,
@@ -489,6 +504,11 @@ class Executor {
         bytes: outputBytes(outs),
         share: 0,
       });
+    else if (t0 !== undefined && this.graphTimes) {
+      let t = this.graphTimes.get(f.owner);
+      if (!t) this.graphTimes.set(f.owner, (t = new Array<number>(f.nodes.length).fill(0)));
+      t[i] = (t[i] ?? 0) + performance.now() - t0;
+    }
     const { scope, keep } = f;
     node.outputs.forEach((name, k) => {
       if (name === "") return;
@@ -683,6 +703,7 @@ class Executor {
     const opsets = opsetMap(this.model.opsetImports);
     this.runNodes(frameOf(g, g.nodes, scope, opsets, keep, "", this.plans));
     if (opts.profile && this.timings) finishProfile(opts.profile, this.timings);
+    if (opts.profile && this.graphTimes?.size) opts.profile.graphs = this.graphTimes;
     // Keyed by the model's names (an output `__proto__` is a name like any other).
     const result: Record<string, RValue> = Object.create(null);
     const take = (name: string) => {
@@ -693,6 +714,8 @@ class Executor {
     for (const o of g.outputs) take(o.name);
     if (keepOpt === true) {
       for (const [name, v] of scope.values) if (!Object.hasOwn(result, name)) result[name] = v;
+      for (const [name, v] of this.bodyValues ?? [])
+        if (!Object.hasOwn(result, name)) result[name] = v;
     } else if (keepOpt) for (const name of keepOpt) if (!Object.hasOwn(result, name)) take(name);
     return result;
   }

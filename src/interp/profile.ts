@@ -2,6 +2,7 @@
 // outputs for every node of the main graph, and the same summed per op type. A node that calls
 // a function or runs subgraphs (If, Loop, Scan) is timed as a whole.
 
+import type { Function, Graph } from "../ir/types.js";
 import type { RValue } from "./types.js";
 import { storageByteSize } from "./budget.js";
 
@@ -36,6 +37,11 @@ export interface RunProfile {
   opTypes?: OpTypeProfile[];
   /** Sum of the nodes' times, in milliseconds. */
   totalMs?: number;
+  /**
+   * Per subgraph (If, Loop, Scan body) and local function that ran: each node's time, by its
+   * index there, summed over every run of it (a Loop's iterations, a function's calls).
+   */
+  graphs?: Map<Graph | Function, number[]>;
 }
 
 /** Bytes of a node's outputs. */

@@ -9,7 +9,7 @@ import { isAbsolute, relative, resolve, sep } from "node:path";
 import { OnnxError } from "../errors.js";
 import type { ByteRange, Tensor } from "../ir/tensor.js";
 import { externalLocation, externalRange } from "./external-range.js";
-import { FileSource } from "./file-source.js";
+import { FileSource, OpenFailure } from "./file-source.js";
 import { noteTensorFile } from "./tensor-files.js";
 
 export { externalEntry } from "./external-range.js";
@@ -107,7 +107,7 @@ export class DataFiles {
     try {
       s = new FileSource(file, loc);
     } catch (e) {
-      const cause = e instanceof OnnxError ? /cannot open: (\w+)/.exec(e.message)?.[1] : undefined;
+      const cause = e instanceof OpenFailure ? e.errno : undefined;
       throw new OnnxError(
         "E_IO",
         `external data file '${loc}' of tensor '${t.name}' cannot be opened: ${openFailure(cause)}`,

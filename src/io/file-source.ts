@@ -19,6 +19,17 @@ const closer = new FinalizationRegistry<number>((fd) => {
 /** Reads made through every FileSource of the process (tests count them). */
 export const fileReads = { count: 0, bytes: 0 };
 
+/** A file that could not be opened: the system's error code (ENOENT, EACCES, ...) as a value. */
+export class OpenFailure extends OnnxError {
+  constructor(
+    readonly errno: string | undefined,
+    message: string,
+    name: string,
+  ) {
+    super("E_IO", `cannot open: ${errno ?? message}`, name);
+  }
+}
+
 export class FileSource implements ByteSource {
   readonly size: number;
   readonly key: string;
@@ -37,11 +48,7 @@ export class FileSource implements ByteSource {
     try {
       fd = openSync(path, "r");
     } catch (e) {
-      throw new OnnxError(
-        "E_IO",
-        `cannot open: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
-        name,
-      );
+      throw new OpenFailure((e as NodeJS.ErrnoException).code, (e as Error).message, name);
     }
     const st = fstatSync(fd);
     if (!st.isFile()) {

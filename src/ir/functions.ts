@@ -5,7 +5,7 @@
 
 import { normaliseDomain } from "./opsets.js";
 import { someGraphNode } from "./visit.js";
-import type { Function, Graph, Node } from "./types.js";
+import type { Function, Graph, Model, Node } from "./types.js";
 
 /** What names a function (or a call of one): domain, name and overload. */
 export interface FunctionId {
@@ -39,6 +39,17 @@ export function nodeCount(owner: Graph | Function): number {
   let n = 0;
   someGraphNode(owner, () => void n++);
   return n;
+}
+
+/**
+ * A model's nodes counted two ways, as every command and the page say them: `main`, the main
+ * graph's own node list (what a pane draws); `all`, every graph (the main graph's subgraphs at
+ * any depth, and every model-local function's body with its subgraphs).
+ */
+export function modelNodeCounts(model: Model): { main: number; all: number } {
+  let all = nodeCount(model.graph);
+  for (const f of model.functions) all += nodeCount(f);
+  return { main: model.graph.nodes.length, all };
 }
 
 /**

@@ -10,7 +10,7 @@
 
 import { nodeLabel } from "../errors.js";
 import { graph } from "./builder.js";
-import { functionWhere } from "./functions.js";
+import { functionKey, functionWhere } from "./functions.js";
 import type { Tensor } from "./tensor.js";
 import type { Attribute, Function, Graph, Model, Node } from "./types.js";
 
@@ -242,10 +242,17 @@ export interface SubgraphSite {
  * A graph or function body being visited: where it is, and the graphs around it. Subgraphs see
  * the names of the graphs that enclose them (outer scope); a function body sees none.
  */
+/** A node's key within its graph, as nodeLabel names it: its name, else its index; its op. */
+const nodeKey = (node: Node, index: number): unknown[] =>
+  node.name
+    ? ["name", node.name, node.domain, node.opType]
+    : ["index", index, node.domain, node.opType];
+
 export class GraphScope {
   private whereText: string | undefined;
   private whereOf: (() => string) | undefined;
   private defined: Set<string> | undefined;
+  private pathOf: readonly unknown[] | undefined;
   readonly depth: number;
 
   constructor(
@@ -280,18 +287,15 @@ export class GraphScope {
    * attribute holding it, "graph > node 'n3' (If) then_branch" (GRAPHS: "body[1]").
    */
   get where(): string {
-    if (this.whereText === undefined) {
-      // The enclosing scopes' labels first, outermost first: a subgraph's label is made from its
-      // parent's, and a deep nesting must not recurse through them.
-      const pending: GraphScope[] = [];
-      for (let s: GraphScope | undefined = this; s && s.whereText === undefined; s = s.parent)
-        pending.push(s);
-      for (let i = pending.length - 1; i >= 0; i--) {
-        const s = pending[i]!;
-        s.whereText = s.whereOf!();
-        s.whereOf = undefined;
-      }
-    }
+    // A subgraph's label is made from its parent's.
+    if (this.whereText === undefined)
+      this.outward(
+        (s) => s.whereText === undefined,
+        (s) => {
+          s.whereText = s.whereOf!();
+          s.whereOf = undefined;
+        },
+      );
     return this.whereText!;
   }
 
@@ -300,6 +304,50 @@ export class GraphScope {
     let s: GraphScope = this;
     while (s.parent) s = s.parent;
     return s;
+  }
+
+  /**
+   * The graph's place as a value: its root (["graph"], or ["function", key] for a local function)
+   * and, per enclosing node, the node's id, the attribute and its place in GRAPHS. Made without
+   * recursing through the enclosing scopes.
+   */
+  get path(): readonly unknown[] {
+    if (this.pathOf === undefined)
+      this.outward(
+        (s) => s.pathOf === undefined,
+        (s) => {
+          const site = s.site;
+          if (s.parent && site)
+            s.pathOf = [
+              ...s.parent.pathOf!,
+              nodeKey(site.node, site.index),
+              site.attribute,
+              site.k ?? -1,
+            ];
+          else if ("initializers" in s.owner) s.pathOf = [s.where];
+          else s.pathOf = ["function", functionKey(s.owner.domain, s.owner.name, s.owner.overload)];
+        },
+      );
+    return this.pathOf!;
+  }
+
+  /**
+   * `make` applied to this scope and the enclosing ones that are `missing` what it makes,
+   * outermost first: what a scope makes from its parent's, made without recursing through a deep
+   * nesting.
+   */
+  private outward(missing: (s: GraphScope) => boolean, make: (s: GraphScope) => void): void {
+    const pending: GraphScope[] = [];
+    for (let s: GraphScope | undefined = this; s && missing(s); s = s.parent) pending.push(s);
+    for (let i = pending.length - 1; i >= 0; i--) make(pending[i]!);
+  }
+
+  /**
+   * A node's id in the model, for matching records of two walks of it (never for reading): the
+   * graph's path and the node's own key, as nodeWhere names it (its name, else its place; its op).
+   */
+  nodeId(node: Node, index: number): string {
+    return JSON.stringify([...this.path, nodeKey(node, index)]);
   }
 
   /** Where a node of this graph is: "graph > node 'n3' (ReduceSum)". */

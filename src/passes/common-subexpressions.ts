@@ -10,8 +10,8 @@ import { printAttribute } from "../text/print.js";
 import { hasGraphAttribute } from "../ir/visit.js";
 import type { Node } from "../ir/types.js";
 import { replaceUses } from "../ir/visit.js";
-import type { Pass } from "./pass.js";
-import { eachScope } from "./scopes.js";
+import { counted, type Pass } from "./pass.js";
+import { scopePass } from "./scopes.js";
 
 const RANDOM = /^(Random|Bernoulli|Multinomial|Dropout)/;
 
@@ -32,41 +32,31 @@ function keyOf(n: Node): string | undefined {
 }
 
 export function commonSubexpressions(): Pass {
-  return {
-    name: "common-subexpressions",
-    run(model) {
+  return scopePass(
+    "common-subexpressions",
+    (k) => `merged ${counted(k, "repeated node")}`,
+    (g) => {
+      const outputs = new Set(g.outputs.map((v) => v.name));
+      const first = new Map<string, Node>();
+      const alias = new Map<string, string>();
+      const nodes: Node[] = [];
       let merged = 0;
-      const out = eachScope(model, (g) => {
-        const outputs = new Set(g.outputs.map((v) => v.name));
-        const first = new Map<string, Node>();
-        const alias = new Map<string, string>();
-        const nodes: Node[] = [];
-        for (const n0 of g.nodes) {
-          // Each node's inputs as the merges before it left them (one node renamed at a time).
-          const n = alias.size ? replaceUses([n0], alias)[0]! : n0;
-          const key = keyOf(n);
-          const seen = key === undefined ? undefined : first.get(key);
-          if (seen && !n.outputs.some((o) => outputs.has(o))) {
-            n.outputs.forEach((o, k) => {
-              if (o) alias.set(o, seen.outputs[k]!);
-            });
-            merged++;
-            continue;
-          }
-          if (key !== undefined && !seen) first.set(key, n);
-          nodes.push(n);
+      for (const n0 of g.nodes) {
+        // Each node's inputs as the merges before it left them (one node renamed at a time).
+        const n = alias.size ? replaceUses([n0], alias)[0]! : n0;
+        const key = keyOf(n);
+        const seen = key === undefined ? undefined : first.get(key);
+        if (seen && !n.outputs.some((o) => outputs.has(o))) {
+          n.outputs.forEach((o, k) => {
+            if (o) alias.set(o, seen.outputs[k]!);
+          });
+          merged++;
+          continue;
         }
-        return nodes.length === g.nodes.length ? g : { ...g, nodes };
-      });
-      if (!merged) return { ok: true, model, modified: false, notes: [] };
-      return {
-        ok: true,
-        model: out,
-        modified: true,
-        notes: [
-          { level: "info", message: `merged ${merged} repeated node${merged === 1 ? "" : "s"}` },
-        ],
-      };
+        if (key !== undefined && !seen) first.set(key, n);
+        nodes.push(n);
+      }
+      return { graph: nodes.length === g.nodes.length ? g : { ...g, nodes }, changed: merged };
     },
-  };
+  );
 }

@@ -20,7 +20,7 @@ import type { RTensor } from "../interp/types.js";
 import { formatBytes, storageByteSize } from "../interp/budget.js";
 import { Tensor } from "../ir/tensor.js";
 import { outerNamesUsedBy } from "../ir/graph.js";
-import { nodeCount } from "../ir/functions.js";
+import { modelNodeCounts } from "../ir/functions.js";
 import { hasGraphAttribute } from "../ir/visit.js";
 import {
   DataType,
@@ -107,7 +107,7 @@ export function foldConstants(options: FoldOptions = {}): Pass {
     run(model) {
       // A fold can make a shape known that inference could not see before (a Pad whose pads
       // were computed), and so a Shape of it foldable: fold again until nothing folds.
-      const start = allNodes(model);
+      const start = modelNodeCounts(model).all;
       // What the constants folded in every round take, held to maxMemory.
       const memory = { max: options.maxMemory ?? Infinity, held: 0 };
       const notes: Note[] = [];
@@ -125,18 +125,11 @@ export function foldConstants(options: FoldOptions = {}): Pass {
       if (!total) return { ok: true, model, modified: false, notes };
       notes.push({
         level: "info",
-        message: `folded ${total} node${total === 1 ? "" : "s"} into constants (${start} -> ${allNodes(current)} nodes)`,
+        message: `folded ${total} node${total === 1 ? "" : "s"} into constants (${start} -> ${modelNodeCounts(current).all} nodes)`,
       });
       return { ok: true, model: current, modified: true, notes };
     },
   };
-}
-
-/** The nodes of the model at every depth: the main graph's and the local functions'. */
-function allNodes(model: Model): number {
-  let n = nodeCount(model.graph);
-  for (const f of model.functions) n += nodeCount(f);
-  return n;
 }
 
 /** One round over every graph of the model, on one analysis of it (see foldGraph). */

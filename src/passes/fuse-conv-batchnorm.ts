@@ -14,7 +14,7 @@ import { Tensor } from "../ir/tensor.js";
 import { outerNamesUsedBy } from "../ir/graph.js";
 import { hasGraphAttribute } from "../ir/visit.js";
 import type { Graph, Model, Node } from "../ir/types.js";
-import type { Pass } from "./pass.js";
+import { counted, countedResult, type Pass } from "./pass.js";
 import { eachScope } from "./scopes.js";
 
 /** How often each name is read by a graph's nodes (a node's subgraphs reading it count once). */
@@ -111,19 +111,13 @@ export function fuseConvBatchNorm(): Pass {
         },
         { functions: false },
       );
-      const k = fused;
-      if (!k) return { ok: true, model, modified: false, notes: [] };
-      return {
-        ok: true,
-        model: out,
-        modified: true,
-        notes: [
-          {
-            level: "info",
-            message: `fused ${k} BatchNormalization node${k === 1 ? "" : "s"} into the Conv before ${k === 1 ? "it" : "them"}`,
-          },
-        ],
-      };
+      return countedResult(
+        model,
+        out,
+        fused,
+        (k) =>
+          `fused ${counted(k, "BatchNormalization node")} into the Conv before ${k === 1 ? "it" : "them"}`,
+      );
     },
   };
 }

@@ -11,6 +11,7 @@ export { nameNodes } from "./name-nodes.js";
 export { foldConstants, DEFAULT_FOLD_LIMIT, type FoldOptions } from "./fold-constants.js";
 export { fixDims } from "./fix-dims.js";
 export { eliminateIdentity } from "./eliminate-identity.js";
+export { foldOutputIdentity } from "./fold-output-identity.js";
 export { simplifyPipeline, type SimplifyOptions } from "./simplify.js";
 export { commonSubexpressions } from "./common-subexpressions.js";
 export { liftConstants, constantTensor } from "./lift-constants.js";

@@ -10,7 +10,7 @@
 
 import { Tensor } from "../ir/tensor.js";
 import { DataType, type Attribute, type Model, type Node } from "../ir/types.js";
-import type { Pass } from "./pass.js";
+import { counted, countedResult, type Pass } from "./pass.js";
 import { eachScope } from "./scopes.js";
 
 /** The tensor a Constant node gives, named `name`; undefined for a sparse or missing value. */
@@ -67,18 +67,12 @@ export function liftConstants(): Pass {
         },
         { functions: false },
       );
-      if (!k) return { ok: true, model, modified: false, notes: [] };
-      return {
-        ok: true,
-        model: out,
-        modified: true,
-        notes: [
-          {
-            level: "info",
-            message: `lifted ${k} Constant node${k === 1 ? "" : "s"} into initializers`,
-          },
-        ],
-      };
+      return countedResult(
+        model,
+        out,
+        k,
+        (n) => `lifted ${counted(n, "Constant node")} into initializers`,
+      );
     },
   };
 }

@@ -15,6 +15,10 @@ export interface Note {
   /** Where it concerns: "graph > node 'n3' (ReduceSum)", a function, a file. */
   where?: string;
   message: string;
+  /** The key (functionKey) of the model-local function it concerns, for decisions (`where` is for reading). */
+  function?: string;
+  /** What a counting note counts ("expanded N calls": N), for decisions (the message is for reading). */
+  calls?: number;
 }
 
 /** Which step of a pass failed: its precondition, its run, or its postcondition. */
@@ -84,6 +88,23 @@ export function modelPass(name: string, f: (model: Model) => Model): Pass {
     },
   };
 }
+
+/**
+ * The result of a pass that counts what it changed: `model` as it was when the count is 0, else
+ * `out` with one info note saying what (`say(count)`).
+ */
+export function countedResult(
+  model: Model,
+  out: Model,
+  count: number,
+  say: (count: number) => string,
+): PassResult {
+  if (!count) return { ok: true, model, modified: false, notes: [] };
+  return { ok: true, model: out, modified: true, notes: [{ level: "info", message: say(count) }] };
+}
+
+/** `n` and a noun, plural unless n is 1: "1 node", "3 nodes". */
+export const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`;
 
 function underTest(): boolean {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process

@@ -8,8 +8,9 @@
 // the chain's input wherever its own shape does not read the dims it is given (a constant with no
 // 0, or one 0 that becomes a -1 where it has no -1); an Unsqueeze of a chain of Unsqueezes is one
 // Unsqueeze of the chain's input, the axes composed (each earlier one is then dead unless
-// something else reads it). A Concat drops its inputs that are empty along its axis. Each gives
-// the same values as before.
+// something else reads it). A Concat drops its inputs that are empty along its axis; a Split drops
+// its outputs empty along its axis (each then an empty constant, dead unless read: onnxruntime-web's
+// WebGPU kernels take no zero-sized tensor). Each gives the same values as before.
 
 import { attrInt, attrInts } from "../ir/attributes.js";
 import type { Node } from "../ir/types.js";
@@ -69,8 +70,32 @@ function composeUnsqueeze(
   return [...a2, ...a1.map((a) => free[a]!)].sort((a, b) => a - b);
 }
 
+/** A Split by constant sizes, some 0: the others split, each empty part a constant. */
+function splitDroppingEmpty(site: Site): boolean {
+  const n = site.node;
+  const [x, sizes] = n.inputs;
+  const shape = x ? site.shape(x) : undefined;
+  const dt = x ? site.elem(x) : undefined;
+  const split = site.opset >= 13 && sizes ? site.value(sizes)?.values.map(Number) : undefined;
+  if (!x || !shape || dt === undefined || !split || split.length !== n.outputs.length) return false;
+  if (!split.includes(0) || split.every((k) => k === 0)) return false;
+  const axis = attrInt(n, "axis") ?? 0;
+  const a = axis < 0 ? axis + shape.length : axis;
+  const kept = n.outputs.filter((_, i) => split[i] !== 0);
+  const keptSizes = split.filter((k) => k !== 0);
+  if (kept.length === 1) site.add("Identity", [x], {}, [kept[0]!]);
+  else site.add("Split", [x, ints(site, "split", keptSizes)], { axis }, kept);
+  n.outputs.forEach((o, i) => {
+    if (split[i] !== 0 || !o) return;
+    const dims = shape.map((d, k) => (k === a ? 0 : d));
+    site.add("Identity", [site.constant("empty", dt, dims, [])], {}, [o]);
+  });
+  return true;
+}
+
 function noOp(site: Site): boolean {
   const n = site.node;
+  if (n.opType === "Split") return splitDroppingEmpty(site);
   const x = n.inputs[0];
   const y = n.outputs[0];
   if (!x || !y || n.outputs.length !== 1) return false;
@@ -176,8 +201,8 @@ function noOp(site: Site): boolean {
 export function removeNoOps() {
   return legalizePass(
     "remove-no-ops",
-    ["Cast", "Concat", "Expand", "Pad", "Reshape", "Unsqueeze"],
-    "no-op or chained Cast/Concat/Expand/Pad/Reshape/Unsqueeze made plain",
+    ["Cast", "Concat", "Expand", "Pad", "Reshape", "Split", "Unsqueeze"],
+    "no-op or chained Cast/Concat/Expand/Pad/Reshape/Split/Unsqueeze made plain",
     noOp,
     { has: () => true },
     () => true,

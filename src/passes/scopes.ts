@@ -11,6 +11,7 @@ import { node as makeNode } from "../ir/builder.js";
 import { freeNames, NameScope } from "../ir/graph.js";
 import { GraphScope, visitNodes } from "../ir/visit.js";
 import type { Function, Graph, Model, Node } from "../ir/types.js";
+import { countedResult, type Pass } from "./pass.js";
 
 export interface PassScope {
   kind: "main" | "subgraph" | "function";
@@ -119,6 +120,35 @@ export function eachScope(
     });
   if (graph === model.graph && !functions) return model;
   return { ...model, graph, functions: functions ?? model.functions };
+}
+
+/**
+ * A pass that is `f` applied to every graph (eachScope) counting what it changes: `f` gives the
+ * graph back (itself when nothing changed) and the number of changes it made (0 with it); the
+ * count is said by `say` (countedResult).
+ */
+export function scopePass(
+  name: string,
+  say: (count: number) => string,
+  f: (g: Graph, scope: PassScope) => { graph: Graph; changed: number },
+  opts: { functions?: boolean } = {},
+): Pass {
+  return {
+    name,
+    run(model) {
+      let count = 0;
+      const out = eachScope(
+        model,
+        (g, scope) => {
+          const r = f(g, scope);
+          count += r.changed;
+          return r.graph;
+        },
+        opts,
+      );
+      return countedResult(model, out, count, say);
+    },
+  };
 }
 
 /**

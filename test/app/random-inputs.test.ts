@@ -128,7 +128,8 @@ describe("run --random on the command line", () => {
     "--dim sets symbolic dims; a typo and --dim without --random are one-line errors",
     () => {
       const ok = runCli(["run", silero, "--random", "--seed", "2", "--dim", "sequence=512"]);
-      expect(ok.stderr).toBe("");
+      // the dim not given is said, with the size taken
+      expect(ok.stderr).toBe("onnx-expand: input dims not given, taken as batch=1\n");
       expect(ok.code).toBe(0);
       expect(ok.stdout).toMatch(/^output: float \[1,1\] = /m);
       expectOneLineError(

@@ -1,14 +1,15 @@
 // `onnx-expand inspect` as a user runs it (its own process, the model preloaded), sent requests on
 // loopback: no request ends the server (bad percent-encoding is 400, a path that is no file of the
 // page 404), only its own Host is answered, cross-site requests (by Origin or Sec-Fetch-Site) are
-// refused, only GET and HEAD are served, and every answer carries the page's header set. Ends with
-// a fixed sample of the request fuzzer (scripts/fuzz/requests.ts).
+// refused, only GET and HEAD are served, and every answer carries the page's header set; the model
+// is served whole or in one range (206, 416 past its end or for several ranges). Ends with a fixed
+// sample of the request fuzzer (scripts/fuzz/requests.ts).
 
 import { request } from "node:http";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PAGE_HEADERS, judgeRequest, serveInspector } from "../../src/cli/server.js";
+import { PAGE_HEADERS, judgeRequest, parseRange, serveInspector } from "../../src/cli/server.js";
 import { runRequestCampaign, sendRaw, startInspect } from "../../scripts/fuzz/requests.js";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -211,6 +212,82 @@ describe("inspect server: what it serves, and to whom", () => {
     expect(Number(head.headers["content-length"])).toBe(model.length);
     expect(head.body.length).toBe(0);
     await expectAlive();
+  });
+});
+
+describe("inspect server: ranges", () => {
+  it("answers one byte range with 206 and exactly those bytes, as `bytes=a-b`, `a-` and `-n`", async () => {
+    const n = model.length;
+    const cases: [string, number, number][] = [
+      ["bytes=0-0", 0, 0],
+      ["bytes=3-9", 3, 9],
+      [`bytes=5-${n + 100}`, 5, n - 1],
+      ["bytes=10-", 10, n - 1],
+      ["bytes=-7", n - 7, n - 1],
+      [`bytes=-${n + 5}`, 0, n - 1],
+      [`bytes=${n - 1}-${n - 1}`, n - 1, n - 1],
+    ];
+    for (const [range, start, end] of cases) {
+      const a = await send("/preload", { range });
+      expect(a.status, range).toBe(206);
+      expect(a.headers["content-range"], range).toBe(`bytes ${start}-${end}/${n}`);
+      expect(Number(a.headers["content-length"]), range).toBe(end + 1 - start);
+      expect(a.headers["accept-ranges"]).toBe("bytes");
+      expect(Buffer.compare(a.body, model.subarray(start, end + 1)), range).toBe(0);
+      for (const [k, v] of Object.entries(PAGE_HEADERS)) expect(a.headers[k], k).toBe(v);
+    }
+    // HEAD with a range: the part's headers, no body.
+    const head = await send("/preload", { range: "bytes=2-5" }, "HEAD");
+    expect(head.status).toBe(206);
+    expect(head.headers["content-length"]).toBe("4");
+    expect(head.body.length).toBe(0);
+    // No range, or a unit other than bytes (ignored): the whole file, saying ranges are served.
+    for (const headers of [{}, { range: "items=0-3" }] as Record<string, string>[]) {
+      const whole = await send("/preload", headers);
+      expect(whole.status).toBe(200);
+      expect(whole.headers["accept-ranges"]).toBe("bytes");
+      expect(Buffer.compare(whole.body, model)).toBe(0);
+    }
+    await expectAlive();
+  });
+
+  it("answers 416 with the file's size to a range past the end, a malformed one, or several", async () => {
+    const n = model.length;
+    for (const range of [
+      `bytes=${n}-`,
+      `bytes=${n + 10}-${n + 20}`,
+      "bytes=-0",
+      "bytes=9-3",
+      "bytes=x-3",
+      "bytes=-",
+      "bytes=1-2-3",
+      "bytes=0-1,4-5",
+      `bytes=${"9".repeat(30)}-`,
+    ]) {
+      const a = await send("/preload", { range });
+      expect(a.status, range).toBe(416);
+      expect(a.headers["content-range"], range).toBe(`bytes */${n}`);
+      expect(a.body.toString(), range).toMatch(/^refused: (one range|malformed range|range past)/);
+      expect(a.body.length, range).toBeLessThan(200);
+    }
+    await expectAlive();
+  });
+
+  it("parseRange: whole, one part, or unsatisfiable", () => {
+    expect(parseRange(undefined, 10)).toEqual({ kind: "whole" });
+    expect(parseRange("pages=1-2", 10)).toEqual({ kind: "whole" });
+    expect(parseRange("bytes=2-4", 10)).toEqual({ kind: "part", start: 2, end: 4 });
+    expect(parseRange(" Bytes = 2-", 10)).toEqual({ kind: "part", start: 2, end: 9 });
+    expect(parseRange("bytes=-3", 10)).toEqual({ kind: "part", start: 7, end: 9 });
+    expect(parseRange("bytes=0-0", 0)).toMatchObject({ kind: "unsatisfiable" });
+    expect(parseRange("bytes=-1", 0)).toMatchObject({ kind: "unsatisfiable" });
+    // A range of a file past 2 GiB (and 4 GiB): positions are exact up to 15 digits.
+    const big = 5 * 2 ** 30 + 3;
+    expect(parseRange(`bytes=${big - 8}-${big + 8}`, big)).toEqual({
+      kind: "part",
+      start: big - 8,
+      end: big - 1,
+    });
   });
 });
 

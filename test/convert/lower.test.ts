@@ -4,7 +4,7 @@
 // (lower: false) refuses them with the advice it gave before; the expansion's bound applies.
 // Inside model-local functions, a body that needs its call's types (CastLike's target) lowers
 // where the function's calls agree on them, and where they do not, the function is copied per
-// call signature (src/expand/specialize-functions.ts).
+// call signature (src/inline/specialize.ts).
 
 import { describe, expect, it } from "vitest";
 import { convertModel } from "../../src/app/transform.js";

@@ -1,4 +1,4 @@
-// The bound on expansion (src/expand/bounds.ts): the nodes a result will have are counted before
+// The bound on expansion (src/inline/bounds.ts): the nodes a result will have are counted before
 // any inlining, and a count over --max-nodes or over the byte budget is refused with one line
 // naming the function or op and the count, exit 2, nothing written. Bombs from the fuzz
 // generator (scripts/fuzz/bombs.ts).
@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { bombSize, bombText, type BombShape } from "../../scripts/fuzz/bombs.js";
 import { runCampaign } from "../../scripts/fuzz/campaign.js";
-import { BYTES_PER_NODE, nodeBudget } from "../../src/expand/bounds.js";
+import { BYTES_PER_NODE, nodeBudget } from "../../src/inline/bounds.js";
 import { inlinedCount } from "../../src/expand/inline-local-functions.js";
 import { expandPipeline } from "../../src/expand/pipeline.js";
 import { runPass } from "../../src/passes/manager.js";

@@ -17,7 +17,9 @@ describe("expand command", () => {
     const r = runCli(["expand", example, "-o", out]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`wrote ${out} (expanded 2 calls)\n`);
+    expect(r.stdout).toBe(
+      `wrote ${out} (2 -> 4 nodes)\n  expanded: 2 nodes taken out (ReduceL1 1, ReduceLogSum 1); 4 put in (ReduceSum 2, Abs 1, Log 1)\n  expanded 2 calls\n`,
+    );
     const ops = loadModel(out).graph.nodes.map((n) => n.opType);
     expect(ops).toEqual(["ReduceSum", "Log", "Abs", "ReduceSum"]);
     const p = runCli(["expand", example, "--print"]);

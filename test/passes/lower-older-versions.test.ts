@@ -19,7 +19,7 @@ describe("lower-older-versions", () => {
       }`,
       { low: 0.5, high: 3 },
     );
-    expect(r.notes).toEqual([{ level: "info", message: "expanded 1 call" }]);
+    expect(r.notes).toEqual([{ level: "info", message: "expanded 1 call", calls: 1 }]);
   });
 
   it("leaves schema function ops for expand-schema-functions", () => {

@@ -308,3 +308,37 @@ describe.skipIf(!python)("bfloat16 against the float64 reference (ONNX's evaluat
       });
     });
 });
+
+describe("to-half: a normalization's ε onnxruntime would misread", () => {
+  // RMS normalization with ε = 1e-6 over small activations (a Llama's embeddings): onnxruntime's
+  // fusion of the pattern reads ε only from a float32 constant and takes 1e-5 otherwise.
+  const rms = (eps: string) =>
+    parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (float[1,4,32] x) => (float[1,4,32] y) <float two = {2}, float eps = {${eps}}, float one = {1}, float[32] w = {${Array(32).fill(1).join(",")}}> {
+  p = Pow (x, two)
+  m = ReduceMean <axes = [-1]> (p)
+  a = Add (m, eps)
+  s = Sqrt (a)
+  r = Div (one, s)
+  n = Mul (x, r)
+  y = Mul (w, n)
+}`);
+  const x = random(DataType.FLOAT, [1, 4, 32], 3);
+  for (let i = 0; i < x.data.length; i++) (x.data as Float32Array)[i]! *= 0.02;
+  const inputs = { x };
+
+  it("keeps the ε's Add float32 where the misread ε would matter, and onnxruntime agrees", async () => {
+    const m = rms("1e-6");
+    const r = half(m, { inputs });
+    expect(r.report.kept.map((k) => k.reason)).toEqual([
+      expect.stringMatching(/ε 1\.000e-6 would be read as 1e-5 by onnxruntime/),
+    ]);
+    const [a, b] = [await runOrt(m, { x }), await runOrt(r.model, { x })];
+    expect(normError(b.y!, a.y!)).toBeLessThan(1e-3);
+  });
+
+  it("keeps nothing where ε is the fusion's default, or in bfloat16", () => {
+    expect(half(rms("1e-5"), { inputs }).report.kept).toEqual([]);
+    expect(half(rms("1e-6"), { inputs, to: "bfloat16" }).report.kept).toEqual([]);
+  });
+});

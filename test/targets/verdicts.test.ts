@@ -16,6 +16,7 @@ import { parseProfile, type Constraint } from "../../src/targets/profile.js";
 import { parseModelText } from "../../src/text/parse.js";
 import { findPython } from "../../scripts/corpus/python.js";
 import { ortTableRows } from "../../scripts/targets/common.js";
+import { estimateOf, usability, usabilityPython } from "../../scripts/targets/ort-usability.js";
 import { runCli } from "../helpers/cli.js";
 import { expectGolden } from "../helpers/golden.js";
 
@@ -238,34 +239,21 @@ g (float[2,3] x) => (float[2,3] y, float[2,3] z) {
     expect(r.nodes.map((n) => n.partition)).toEqual([0, undefined, 1, undefined]);
   });
 
-  const py = findPython(["onnxruntime"]);
-  it.skipIf(!py)(
+  const checkerPython = usabilityPython();
+  it.skipIf(!checkerPython)(
     "the same count as onnxruntime's usability checker on deployed models (skipped without its Python)",
     () => {
       const models = ["bert_fp32", "cnn_fp32", "cnn_qdq_per_tensor"].map((d) =>
         join(root, "test", "data", "deployed", d, "model.onnx"),
       );
-      const r = spawnSync(py!, [join(root, "scripts", "targets", "ort-partitions.py"), ...models], {
-        encoding: "utf8",
-        timeout: 240_000,
-      });
-      const rows = r.stdout
-        .trim()
-        .split("\n")
-        .map(
-          (l) =>
-            JSON.parse(l) as {
-              raw: Record<string, { partitions: number; sizes: number[] }>;
-            },
-        );
-      rows.forEach((row, i) => {
+      usability(checkerPython!, models, 240_000).forEach((row, i) => {
         const model = loadModel(models[i]!);
-        for (const t of ["coreml", "nnapi"]) {
+        for (const t of ["coreml", "nnapi"] as const) {
           const ours = classifyModel(model, loadProfile(t)).partitions;
           expect(
             ours.groups.map((g) => g.nodes),
             `${models[i]} ${t}`,
-          ).toEqual(row.raw[t]!.sizes);
+          ).toEqual(estimateOf(row.raw?.[t])?.sizes);
         }
       });
     },

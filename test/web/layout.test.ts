@@ -1,7 +1,8 @@
 // The page's layout (issue 32, item 5), in headless Chromium at 1400×900: the graph panes take
-// the window below the bars, and reports, notes, errors and node details never move them: the
-// first pane's top edge and height are the same after opening a model, converting, an error and
-// opening details; details sit beside the panes, not over the result; a long view name leaves the
+// the window below the bars, and reports, notes and node details never move them: the first
+// pane's top edge and height are the same after opening a model, converting and opening details;
+// an error sits under the bars, clear of the panes' toolbars, and moves them down by its own
+// height only until its × closes it; details sit beside the panes, not over the result; a long view name leaves the
 // pane's Fit/SVG/PNG buttons inside the pane. Skipped, saying why, when no Chromium is installed.
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -69,7 +70,12 @@ describe.skipIf(!chromium)(`the page's layout${chromium ? "" : ` (${NO_CHROMIUM}
     await page.click("#convert-form button");
     await settled(page);
     expect(await page.locator("#error").isVisible()).toBe(true);
-    await same("with an error shown");
+    const error = await box(page, "#error");
+    const moved = await box(page, "#pane-a");
+    expect(moved.y).toBeGreaterThanOrEqual(error.y + error.height);
+    expect(moved.y + moved.height).toBeCloseTo(first.y + first.height, 0);
+    await page.click("#error .close-error");
+    await same("with the error closed");
     // Details of a node: beside the panes, not over the result pane.
     await page.fill("#find", "Gather");
     await page.keyboard.press("Enter");

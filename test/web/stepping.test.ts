@@ -106,7 +106,7 @@ describe.skipIf(!chromium)(
       await settled(page);
       expect(await page.locator("#find-count").textContent()).toMatch(/^6 of 8: Softmax '\/s5\//);
       // Every hit is listed; a click on one goes there.
-      const list = page.locator("#hit-list button");
+      const list = page.locator("#hit-list button[data-hit]");
       expect(await list.count()).toBe(SCOPES + 2);
       await list.nth(2).click();
       await settled(page);
@@ -176,7 +176,7 @@ describe.skipIf(!chromium)(
         await settled(page);
         seen.push((await attr(page, "#pane-a", "data-selected"))!);
         expect(await page.locator("#find-count").textContent()).toBe(
-          `change ${k + 1} of ${removed} (removed)`,
+          `change ${k + 1} of ${removed} in the original (removed)`,
         );
       }
       expect(new Set(seen).size).toBe(removed);

@@ -684,7 +684,9 @@ export class GraphCanvas implements GraphCanvasApi {
     const miniMove = (e: MouseEvent) => {
       if (!this.layout) return;
       const r = this.mini.getBoundingClientRect();
-      const p = minimapTarget(this.layout, e.clientX - r.left, e.clientY - r.top);
+      // (drawn smaller in a two-pane view: style.css scales it)
+      const k = MINI_W / Math.max(r.width, 1);
+      const p = minimapTarget(this.layout, (e.clientX - r.left) * k, (e.clientY - r.top) * k);
       const { w, h } = this.size();
       this.tx = w / 2 - p.x * this.scale;
       this.ty = h / 2 - p.y * this.scale;

@@ -132,7 +132,10 @@ export function layoutScene(
         if (!list) folded.set(to, (list = []));
         const index = p !== undefined && p >= 0 ? p : -1;
         const entry: NonNullable<LayoutItem["folded"]>[number] = {
-          name: value,
+          name:
+            scene.stripPrefix && value.startsWith(scene.stripPrefix)
+              ? value.slice(scene.stripPrefix.length)
+              : value,
           text: scene.constants.get(value)!,
           index,
         };

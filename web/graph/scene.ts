@@ -35,6 +35,11 @@ export interface SceneSource {
   callers?: readonly Node[];
   /** In a local function's view: the function (`domain:name`) keying its nodes in that table. */
   tablePrefix?: string;
+  /**
+   * A start of node and value names to leave out of what is drawn (namePrefix): an inlined
+   * branch's `If_0_else_branch__Inline_0__` before every torch path in it.
+   */
+  stripPrefix?: string;
   /** The text drawn on a node (its op), and under it (its name). */
   label(index: number): string;
   /** A value's type as text ("?" when not known). */
@@ -77,6 +82,8 @@ export interface Scene {
   /** Keys of groups by key → index. */
   byKey: Map<string, number>;
   typeOf(name: string): string;
+  /** The start of names not drawn (SceneSource's stripPrefix). */
+  stripPrefix?: string;
 }
 
 const pyList = /^\s*\[(.*)\]\s*$/s;
@@ -98,17 +105,23 @@ function meta(props: MetadataProps | undefined, key: string): string | undefined
   return undefined;
 }
 
+/**
+ * The scope torch gives nodes made outside any module (its shape checks and size reads): not a
+ * module of the model, so no group; those nodes sit at the top level.
+ */
+const NO_MODULE = "_empty_nn_module_stack";
+
 /** The scope path the dynamo exporter recorded for a node, if any. */
 export function dynamoScope(props: MetadataProps | undefined): string[] | undefined {
   const scopes = meta(props, "pkg.torch.onnx.name_scopes");
   if (scopes !== undefined) {
     const list = parseStringList(scopes);
-    if (list) return list.slice(0, -1).filter((s) => s !== "");
+    if (list) return list.slice(0, -1).filter((s) => s !== "" && !s.startsWith(NO_MODULE));
   }
   const ns = meta(props, "namespace");
   if (ns !== undefined && ns !== "") {
     const parts = ns.split("/").map((p) => p.replace(/:.*$/s, "").trim());
-    return parts.slice(0, -1).filter((s) => s !== "");
+    return parts.slice(0, -1).filter((s) => s !== "" && !s.startsWith(NO_MODULE));
   }
   return undefined;
 }
@@ -135,6 +148,16 @@ function originSegments(origin: string): string[] {
     }
   }
   return t === "" ? [] : t.split(" > ");
+}
+
+/**
+ * A segment less its parent's, for torch's cumulative module paths: `model.layers.3` under
+ * `model` shows as `layers.3`: a layer's box names its layer without the path all boxes share.
+ */
+function ownPart(segment: string, parent: string | undefined): string {
+  return parent !== undefined && segment.startsWith(`${parent}.`)
+    ? segment.slice(parent.length + 1)
+    : segment;
 }
 
 /** How a group shows one segment of its path: a call as `name (function)`. */
@@ -207,6 +230,24 @@ function nodeOrigin(
   // no metadata, say nothing of where the node belongs.
   if (scope) return { scope, calls: [], known: true };
   return { scope: legacyScope(node.name), calls: [], known: !!node.name?.startsWith("/") };
+}
+
+/**
+ * The start of names to leave out of a view's drawing: the first segment of node names (before
+ * their first "/") when at least 4 in 5 named nodes share it and it is not torch's own empty
+ * one; "" when there is none.
+ */
+export function namePrefix(nodes: readonly Node[]): string {
+  const counts = new Map<string, number>();
+  let named = 0;
+  for (const n of nodes) {
+    const k = n.name?.indexOf("/") ?? -1;
+    if (!n.name) continue;
+    named++;
+    if (k > 0) counts.set(n.name.slice(0, k), (counts.get(n.name.slice(0, k)) ?? 0) + 1);
+  }
+  for (const [seg, c] of counts) if (c >= 2 && c * 5 >= named * 4) return seg;
+  return "";
 }
 
 /** The longest common start of paths. */
@@ -311,9 +352,13 @@ export function buildScene(src: SceneSource): Scene {
   const outputs = new Set(src.outputs);
 
   // Where each node came from; unscoped nodes then take their neighbours' scope.
+  const strip = (name: string | undefined) =>
+    src.stripPrefix && name?.startsWith(src.stripPrefix)
+      ? name.slice(src.stripPrefix.length)
+      : name;
   const origins = src.nodes.map((node) =>
     nodeOrigin(
-      node,
+      src.stripPrefix ? { ...node, name: strip(node.name) } : node,
       table,
       src.tablePrefix !== undefined ? `${src.tablePrefix}::${node.name ?? ""}` : undefined,
       callerScope,
@@ -338,7 +383,7 @@ export function buildScene(src: SceneSource): Scene {
   for (let i = 0; i < n; i++) {
     const node = src.nodes[i]!;
     labels[i] = src.label(i);
-    subs[i] = node.name ?? "";
+    subs[i] = strip(node.name) ?? "";
     let k = 0;
     for (const a of node.attributes) k += attributeGraphs(a).length;
     subgraphs[i] = k;
@@ -354,7 +399,8 @@ export function buildScene(src: SceneSource): Scene {
     const path = [...scopes[i]!, ...origins[i]!.calls];
     let g = 0;
     let key = "";
-    for (const seg of path) {
+    for (let k = 0; k < path.length; k++) {
+      const seg = path[k]!;
       key = key === "" ? escapeSegment(seg) : `${key}/${escapeSegment(seg)}`;
       let c = byPath.get(key);
       if (c === undefined) {
@@ -362,7 +408,7 @@ export function buildScene(src: SceneSource): Scene {
         const parent = groups[g]!;
         groups.push({
           key: `g${key}`,
-          label: segmentLabel(seg),
+          label: segmentLabel(ownPart(seg, path[k - 1])),
           parent: g,
           depth: parent.depth + 1,
           groups: [],
@@ -396,6 +442,7 @@ export function buildScene(src: SceneSource): Scene {
     constants,
     byKey: new Map(),
     typeOf: src.typeOf,
+    ...(src.stripPrefix ? { stripPrefix: src.stripPrefix } : {}),
   };
   compact(scene);
   return scene;
@@ -455,8 +502,15 @@ export const COLLAPSE_AT = 2;
 export const SMALL_LEVEL = 60;
 
 /**
+ * A group holding this share of its parent's nodes or more is a wrapper (the exporter's module
+ * around the model, a model around its decoder) and opens by default: a decoder then shows its
+ * layers, not one box of nearly everything.
+ */
+export const WRAPPER_SHARE = 0.9;
+
+/**
  * Which groups are open: those the user opened, and by default those of a small level, and a
- * group holding everything its parent holds; a user's close wins over both.
+ * group holding (nearly) everything its parent holds; a user's close wins over both.
  */
 export function openGroups(
   scene: Scene,
@@ -472,7 +526,9 @@ export function openGroups(
     const grp = groups[g]!;
     const parent = groups[grp.parent]!;
     const byDefault =
-      grp.count < COLLAPSE_AT || parent.count <= SMALL_LEVEL || grp.count === parent.count;
+      grp.count < COLLAPSE_AT ||
+      parent.count <= SMALL_LEVEL ||
+      grp.count >= parent.count * WRAPPER_SHARE;
     isOpen[g] = shut.has(grp.key) ? 0 : opened.has(grp.key) || byDefault ? 1 : 0;
   }
   return isOpen;

@@ -13,6 +13,7 @@ import {
 import { listProfiles, loadProfile } from "../../targets/load.js";
 import { saveModel } from "../../io/files.js";
 import { EXIT_FAILED, EXIT_OK, action, errorLine, loadModel, parseByteSize } from "../util.js";
+import { writtenLines } from "../report.js";
 import { dataOptions, withDataOptions, type DataFlags } from "../data-options.js";
 
 interface CheckCliOptions extends DataFlags {
@@ -62,13 +63,16 @@ export function registerCheckCommands(program: Command): void {
       const ok = report.ok && (!target || fullySupported(target));
       const warnings = maxMemory === undefined ? [] : memoryWarnings(model, maxMemory);
       let written: string | undefined;
+      let wroteLines: string[] = [];
       if (opts.writeValueInfo && report.ok) {
-        saveModel(
-          withInferredValueInfo(model, { freshDims: opts.freshDims }),
-          opts.writeValueInfo,
-          { inputPath: file, force: opts.force, ...dataOptions(opts) },
-        );
+        const typed = withInferredValueInfo(model, { freshDims: opts.freshDims });
+        saveModel(typed, opts.writeValueInfo, {
+          inputPath: file,
+          force: opts.force,
+          ...dataOptions(opts),
+        });
         written = opts.writeValueInfo;
+        wroteLines = writtenLines(written, model, typed, "typed");
       }
       const n = report.problems.length;
       // One closing line that agrees with the exit code: the checker's verdict, then the target's.
@@ -109,7 +113,8 @@ export function registerCheckCommands(program: Command): void {
       const lines = report.problems.map(
         (p) => `${file}: ${errorLine(formatProblem(p))} [${p.code}]\n`,
       );
-      if (written) lines.push(`wrote ${written} (inferred value_info)\n`);
+      // The value_info inferred changes no node: the success line, as every command writes it.
+      for (const l of wroteLines) lines.push(`${l}\n`);
       if (opts.writeValueInfo && !report.ok) lines.push(`not written: ${opts.writeValueInfo}\n`);
       lines.push(`${summary}\n`);
       process.stdout.write(lines.join(""));

@@ -32,6 +32,8 @@ import {
   writeListed,
 } from "../util.js";
 import { dataOptions, withDataOptions, type DataFlags } from "../data-options.js";
+import { modelNodeCounts, type NodeCounts, type StepChange } from "../../app/changes.js";
+import { changeLines, wroteLine } from "../report.js";
 
 interface ConvertOpts extends DataFlags {
   opset?: string;
@@ -119,9 +121,16 @@ async function convertCommand(models: string[], opts: ConvertOpts): Promise<numb
   }
   if (!opts.output) usage("give -o OUT (or --plan to see what would change)");
   const file = models[0]!;
-  const converted = convertOne(file, target, options);
+  const steps: StepChange[] = [];
+  const converted = convertOne(file, target, options, steps);
   if (typeof converted === "number") return converted;
-  save(converted, opts.output, file, { force: Boolean(opts.force), ...data });
+  save(converted.model, opts.output, file, { force: Boolean(opts.force), ...data });
+  process.stdout.write(
+    [
+      wroteLine(opts.output, converted.before, modelNodeCounts(converted.model)),
+      ...changeLines(steps),
+    ].join("\n") + "\n",
+  );
   return EXIT_OK;
 }
 
@@ -136,11 +145,19 @@ function save(model: Model, out: string, inputPath: string, opts: SaveOptions): 
  * the input model, its analysis and the pass's notes (100,000 on a 100,000-node chain) are
  * garbage while the output is written: less heap to grow and to mark.
  */
-function convertOne(file: string, target: number, options: ConvertRequest): Model | number {
-  const result = inFile(file, () =>
-    // The notes of a success are not printed: none are made.
-    convert(loadModel(file), target, { ...options, infoNotes: false }),
-  );
+function convertOne(
+  file: string,
+  target: number,
+  options: ConvertRequest,
+  steps: StepChange[],
+): { model: Model; before: NodeCounts } | number {
+  let before: NodeCounts | undefined;
+  const result = inFile(file, () => {
+    const model = loadModel(file);
+    before = modelNodeCounts(model);
+    // The notes of a success are not printed (what changed is in `steps`): none are made.
+    return convert(model, target, { ...options, infoNotes: false }, steps);
+  });
   if (!result.ok) {
     // A model the converter cannot take at all (the checker finds it invalid): bad input.
     if (result.stage === "requires")
@@ -150,7 +167,7 @@ function convertOne(file: string, target: number, options: ConvertRequest): Mode
     printBlocked(file, target, errorNotes(result.notes));
     return EXIT_FAILED;
   }
-  return result.model;
+  return { model: result.model, before: before! };
 }
 
 /** --no-lower, --no-origin and the expansion's bound, as the app's convert takes them. */
@@ -268,7 +285,10 @@ function listAdapters(json: boolean): string {
 interface JobResult {
   file: string;
   ok: boolean;
+  /** The refusal, or the success line (`wrote …`). */
   message: string;
+  /** On success: what changed, a line per kind. */
+  changes?: string[];
 }
 
 /** Converts one file to `out`; never throws (a failure is the result's message). */
@@ -280,22 +300,22 @@ export function convertFile(
   options: ConvertRequest = {},
 ): JobResult {
   try {
-    const result = convert(loadModel(file), target, options);
+    const input = loadModel(file);
+    const before = modelNodeCounts(input);
+    const steps: StepChange[] = [];
+    const result = convert(input, target, { ...options, infoNotes: false }, steps);
     if (!result.ok) {
       const notes = errorNotes(result.notes);
       const more = notes.length > 1 ? ` (and ${notes.length - 1} more)` : "";
       return { file, ok: false, message: `${noteText(notes[0]!)}${more}` };
     }
     save(result.model, out, file, saveOpts);
-    // One info note per node step adapted, and per node lowered.
-    const lowered = result.notes.filter(
-      (x) => x.level === "info" && /: lowered to its function body$/.test(x.message),
-    );
-    const n = result.notes.filter((x) => x.level === "info").length - lowered.length;
-    const low = lowered.length
-      ? `, ${lowered.length} node${lowered.length === 1 ? "" : "s"} lowered`
-      : "";
-    return { file, ok: true, message: `${n} node step${n === 1 ? "" : "s"} adapted${low}` };
+    return {
+      file,
+      ok: true,
+      message: wroteLine(out, before, modelNodeCounts(result.model)),
+      changes: changeLines(steps),
+    };
   } catch (e) {
     return { file, ok: false, message: e instanceof Error ? e.message : String(e) };
   }
@@ -336,11 +356,9 @@ async function batch(
     bar?.increment(1, { file: basename(r.file) });
     if (r.ok) ok++;
     else failed++;
-    const line = r.ok
-      ? `ok: ${r.file} -> ${join(dir, basename(r.file))} (${r.message})`
-      : `refused: ${r.file}: ${r.message}`;
+    const line = r.ok ? `ok: ${r.file}: ${r.message}` : `refused: ${r.file}: ${r.message}`;
     if (bar) bar.stop();
-    process.stdout.write(`${oneLine(line)}\n`);
+    process.stdout.write([oneLine(line), ...(r.changes ?? [])].join("\n") + "\n");
     if (bar && ok + failed < files.length) bar.start(files.length, ok + failed, { file: "" });
   };
   const outOf = (f: string) => join(dir, basename(f));

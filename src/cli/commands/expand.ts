@@ -40,6 +40,8 @@ import {
   parseByteSize,
 } from "../util.js";
 import { dataOptions, withDataOptions, type DataFlags } from "../data-options.js";
+import { modelNodeCounts, type StepChange } from "../../app/changes.js";
+import { changeLines, dimsLine, lowerLines, wroteLine } from "../report.js";
 import { precisionRequest, withPrecisionOptions, type PrecisionFlags } from "./precision.js";
 
 interface ExpandCliOptions extends DataFlags {
@@ -119,7 +121,8 @@ export function registerExpandCommands(program: Command): void {
       Object.assign(options, expansionBounds(opts));
       if (opts.origin === false) options.origin = false;
       const model = loadModel(file);
-      const r = inFile(file, () => expand(model, options));
+      const steps: StepChange[] = [];
+      const r = inFile(file, () => expand(model, options, steps));
       if (!r.ok) {
         // A model the expander cannot take at all (a cycle of calls, an expansion over its
         // bound): bad input.
@@ -151,10 +154,7 @@ export function registerExpandCommands(program: Command): void {
           ...dataOptions(opts),
         });
       if (opts.print) process.stdout.write(printModel(current, { elideStored: true }));
-      else {
-        const info = notes.filter((n) => n.level === "info").map((n) => n.message);
-        process.stdout.write(`wrote ${opts.output}${info.length ? ` (${info.join("; ")})` : ""}\n`);
-      }
+      else writeReport(opts.output!, model, current, steps);
       return EXIT_OK;
     }),
   );
@@ -168,16 +168,15 @@ export function registerExpandCommands(program: Command): void {
   ).action(
     action((file: string, opts: SimplifyFlags) => {
       const model = loadModel(file);
-      const r = inFile(file, () => simplify(model, simplifyRequest(opts)));
+      const request = simplifyRequest(opts);
+      const steps: StepChange[] = [];
+      const r = inFile(file, () => simplify(model, request, steps));
       if (!r.ok)
         return inFile(file, () => {
           throw failureError(r);
         });
       saveSimplified(file, r, opts);
-      const info = r.notes.filter((n) => n.level === "info").map((n) => n.message);
-      process.stdout.write(
-        `wrote ${opts.output} (${model.graph.nodes.length} -> ${r.model.graph.nodes.length} nodes${info.length ? `; ${info.join("; ")}` : ""})\n`,
-      );
+      writeReport(opts.output, model, r.model, steps, dimsLine(request.dims!, r.model));
       return EXIT_OK;
     }),
   );
@@ -229,10 +228,11 @@ export function registerExpandCommands(program: Command): void {
           opts.precision === undefined ? undefined : precisionRequest(opts.precision, opts);
         const approximate = parseApproximations(opts.approximate);
         const model = loadModel(file);
+        const request = simplifyRequest(opts);
         const r = inFile(file, () =>
           lower(model, {
             profile,
-            ...simplifyRequest(opts),
+            ...request,
             ...(precision ? { precision } : {}),
             ...(approximate ? { approximate } : {}),
           }),
@@ -244,11 +244,15 @@ export function registerExpandCommands(program: Command): void {
         saveSimplified(file, r, opts);
         if (opts.json) process.stdout.write(JSON.stringify(r.report, null, 2) + "\n");
         else {
+          // Each step that changed the model, its kinds of change under it; the dims left.
+          const dims = dimsLine(request.dims!, r.model);
           process.stdout.write(
-            `wrote ${opts.output} (${model.graph.nodes.length} -> ${r.model.graph.nodes.length} nodes)\n`,
+            [
+              wroteLine(opts.output, modelNodeCounts(model), modelNodeCounts(r.model)),
+              ...lowerLines(r.steps, profile.name),
+              ...(dims ? [dims] : []),
+            ].join("\n") + "\n",
           );
-          // What each step did (folded, expanded, the element types changed), a line each.
-          for (const n of r.notes) if (n.level === "info") process.stdout.write(`  ${n.message}\n`);
           process.stdout.write(
             formatTargetReport(r.report)
               .map((l) => `${l}\n`)
@@ -333,6 +337,19 @@ function simplifyRequest(opts: SimplifyFlags): SimplifyOptions {
       ? {}
       : { foldLimit: parseByteSize(opts.foldLimit, "--fold-limit") }),
   };
+}
+
+/** The success line, a line per kind of change, and the dims line when there is one. */
+function writeReport(
+  out: string,
+  before: Model,
+  after: Model,
+  steps: StepChange[],
+  dims?: string,
+): void {
+  const lines = [wroteLine(out, modelNodeCounts(before), modelNodeCounts(after))];
+  lines.push(...changeLines(steps), ...(dims ? [dims] : []));
+  process.stdout.write(lines.join("\n") + "\n");
 }
 
 /** Warnings to stderr, then the model written as the options say. */

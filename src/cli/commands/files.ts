@@ -7,6 +7,7 @@ import { saveModel } from "../../io/files.js";
 import { modelInfo, type ModelInfo } from "../../ir/info.js";
 import { printModel } from "../../text/print.js";
 import { action, loadModel, oneLine } from "../util.js";
+import { writtenLines } from "../report.js";
 import { dataOptions, withDataOptions, type DataFlags } from "../data-options.js";
 
 export { modelInfo, type ModelInfo };
@@ -43,6 +44,7 @@ export function registerFileCommands(program: Command): void {
     action((file: string, opts: { output: string; force?: boolean } & DataFlags) => {
       const model = loadModel(file, { format: "text" });
       saveModel(model, opts.output, { inputPath: file, force: opts.force, ...dataOptions(opts) });
+      process.stdout.write(`${writtenLines(opts.output, model, model, "parsed").join("\n")}\n`);
     }),
   );
 

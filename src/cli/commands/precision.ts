@@ -10,6 +10,7 @@ import { OnnxError } from "../../errors.js";
 import { saveModel } from "../../io/files.js";
 import type { Model } from "../../ir/types.js";
 import { EXIT_OK, action, inFile, loadModel, oneLine, writeListed } from "../util.js";
+import { writtenLines } from "../report.js";
 import { dataOptions, withDataOptions, type DataFlags } from "../data-options.js";
 import { inputArgs, readTensorFile } from "./run.js";
 
@@ -129,7 +130,8 @@ export function registerPrecisionCommands(program: Command): void {
       saveModel(r.model, opts.output, { inputPath: file, force: opts.force, ...dataOptions(opts) });
       if (opts.json) process.stdout.write(JSON.stringify(r.report, null, 2) + "\n");
       else {
-        process.stdout.write(`wrote ${opts.output}\n`);
+        const lines = writtenLines(opts.output, model, r.model, `made ${opts.to}`);
+        process.stdout.write(lines.join("\n") + "\n");
         for (const n of r.notes)
           if (n.level === "info") process.stdout.write(`  ${oneLine(n.message)}\n`);
       }

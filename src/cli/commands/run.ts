@@ -6,11 +6,14 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, statSync, writeSy
 import { basename, dirname, join, relative, resolve } from "node:path";
 import {
   bindInputs,
+  formatTaken,
   parseDims,
   randomInputs,
   runModels,
+  withTakenDims,
   type InputArg,
   type InputFile,
+  type TakenDim,
 } from "../../app/index.js";
 import { OnnxError } from "../../errors.js";
 import { readInputFile, writeFilesAtomic } from "../../io/files.js";
@@ -255,18 +258,29 @@ export function registerRunCommands(program: Command): void {
           if (!Number.isSafeInteger(seed))
             throw new OnnxError("E_USAGE", `--seed must be an integer, not '${opts.seed}'`);
           const dims = parseDims(...opts.dim);
+          const taken: TakenDim[] = [];
           const bind = () => {
             const bound = bindInputs(model, inputArgs(model, given), readTensorFile);
             if (!opts.random) return bound;
-            return { ...randomInputs(model, seed, dims, Object.keys(bound)), ...bound };
+            return { ...randomInputs(model, seed, dims, Object.keys(bound), taken), ...bound };
           };
-          const run = runModels([{ name: file, model }], bind, {
-            maxElements,
-            maxIterations,
-            maxNodes,
-            maxMemory,
-            profile,
-          });
+          let run: ReturnType<typeof runModels>;
+          try {
+            run = runModels([{ name: file, model }], bind, {
+              maxElements,
+              maxIterations,
+              maxNodes,
+              maxMemory,
+              profile,
+            });
+          } catch (e) {
+            throw withTakenDims(e, taken, "--dim name=value");
+          }
+          // The dims left symbolic are said with the size the random inputs took.
+          if (taken.length)
+            process.stderr.write(
+              oneLine(`onnx-expand: input dims not given, taken as ${formatTaken(taken)}`) + "\n",
+            );
           const outputs = run.outputs[0]!;
           if (opts.outputDir) {
             for (const o of model.graph.outputs)

@@ -93,7 +93,8 @@ export function row(
     try {
       nodes = checked(c);
     } catch (e) {
-      if (e instanceof StepFailure) return { blocked: e.reason };
+      if (e instanceof StepFailure)
+        return e.next ? { blocked: e.reason, next: e.next } : { blocked: e.reason };
       throw e;
     }
     // What the row gives must be valid at the target: an attribute of the node the target
@@ -527,6 +528,7 @@ export const sameShapeInputs: Adapter = (c) => {
     if (!shape || shape.some((d) => typeof d !== "number"))
       return c.fail(
         `input '${c.node.inputs[i]}' has no static shape; ${c.to.name}-${c.to.since} needs every input to have the output's shape (no broadcasting)`,
+        { kind: "fix-dims" },
       );
     const text = JSON.stringify(shape);
     if (first === undefined) first = text;

@@ -29,6 +29,7 @@ const reshapeAllowZero: Adapter = (c) => {
   if (!shape)
     return c.fail(
       `allowzero = 1 with shape '${name}' computed at run time: a 0 in it would mean "copy the input's dim" in ${c.to.name}-${c.to.since}`,
+      { kind: "fix-dims", input: 1 },
     );
   const zeros = shape.flatMap((v, i) => (v === 0n ? [i] : []));
   if (zeros.length === 0) return drop();

@@ -212,6 +212,7 @@ export function constantIntsInput(
   if (!t)
     return c.fail(
       `input '${name}' (${what}) is computed at run time; ${c.to.name}-${c.to.since} needs it as an attribute, known before run time`,
+      { kind: "fix-dims", input: index },
     );
   const v = integerValues(t);
   if (!v) return c.fail(`input '${name}' (${what}) is not an integer tensor`);
@@ -229,6 +230,7 @@ export function constantValues(c: AdapterContext, i: number, what: string): numb
   if (!t)
     c.fail(
       `${what} (input '${name}') is computed at run time; ${c.to.name}-${c.to.since} needs it as a constant`,
+      { kind: "fix-dims", input: i },
     );
   return t.values().map((v) => Number(v));
 }

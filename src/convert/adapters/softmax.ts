@@ -35,7 +35,9 @@ const down: Adapter = (c: AdapterContext) => {
   const rank = rankOf(c, 0);
   if (axis === -1) return [withAttributes(c.node, { axis: attr("axis", -1) })];
   if (rank === undefined)
-    c.fail(`axis ${axis} is not known to be the last one (the input's rank is unknown)`);
+    c.fail(`axis ${axis} is not known to be the last one (the input's rank is unknown)`, {
+      kind: "fix-dims",
+    });
   const a = normAxis(axis, rank);
   if (a === rank - 1) return [withAttributes(c.node, { axis: attr("axis", -1) })];
   const perm = Array.from({ length: rank }, (_, i) => i);

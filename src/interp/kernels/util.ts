@@ -23,9 +23,8 @@ export function isTensor(v: RValue | undefined): v is RTensor {
 
 /** Input `i` as a tensor; an error naming the node when it is absent or not a tensor. */
 export function input(ctx: KernelContext, inputs: (RValue | undefined)[], i: number): RTensor {
-  const v = inputs[i];
+  const v = optInput(ctx, inputs, i);
   if (v === undefined) fail(ctx, `input ${i} is required but was not given`);
-  if (!isTensor(v)) fail(ctx, `input ${i} must be a tensor`);
   return v;
 }
 
@@ -38,6 +37,18 @@ export function optInput(
   if (v === undefined) return undefined;
   if (!isTensor(v)) fail(ctx, `input ${i} must be a tensor`);
   return v;
+}
+
+/** The optional inputs `from` to `from + count - 1` (optInput each), in order. */
+export function optInputs(
+  ctx: KernelContext,
+  inputs: (RValue | undefined)[],
+  from: number,
+  count: number,
+): (RTensor | undefined)[] {
+  const out: (RTensor | undefined)[] = [];
+  for (let i = from; i < from + count; i++) out.push(optInput(ctx, inputs, i));
+  return out;
 }
 
 /** Element count of a shape, checked against overflow and the context's limit. */

@@ -24,11 +24,16 @@ import {
 } from "./plan.js";
 import { constantValue, largestMagnitude, rewriteHalf } from "./rewrite.js";
 import { formatError, outputsError, overflowKeeps, ownErrors } from "./verify.js";
+import { fusedEpsilonKeeps, withMisreadEpsilon } from "./fused-epsilon.js";
 
 export { type HalfOptions } from "./plan.js";
 export { normError, outputsError } from "./verify.js";
 
 export const DEFAULT_MAX_ERROR = 1e-2;
+/** The interpreter's error is held to the bound divided by this (see `precision`). */
+export const VERIFY_HEADROOM = 1.25;
+/** Most runs of the model the verification makes while moving nodes back to float32. */
+const MAX_TRIALS = 200;
 
 export interface ToHalfOptions extends HalfOptions {
   /** Run both models and bound the error (absent: no verification). */
@@ -209,6 +214,9 @@ export function lowerPrecision(
         };
   const notes: Note[] = [];
   const forced = storedOverflow(model, opts);
+  if (!opts.verify)
+    for (const [i, why] of fusedEpsilonKeeps(model, opts.to))
+      if (!forced.has(i)) forced.set(i, why);
   let made = make(model, types, opts, forced);
   let error: number | undefined;
   const maxError = opts.verify?.maxError ?? DEFAULT_MAX_ERROR;
@@ -252,25 +260,59 @@ export function lowerPrecision(
       }
     };
     error = measure(made.model);
-    const aim = maxError;
+    const aim = maxError / VERIFY_HEADROOM;
+    // A normalization's ε that onnxruntime would misread (fused-epsilon.ts): kept float32 only
+    // if the model as onnxruntime would compute it is off by more than the aim, or by more than
+    // twice the half model's own error (the misread then outweighs every rounding to half).
+    const epsilon = fusedEpsilonKeeps(model, opts.to);
+    if (epsilon.size) {
+      const w = withMisreadEpsilon(model, epsilon.keys(), types);
+      const misread = make(w.model, w.types, opts, forced);
+      if (measure(misread.model) > Math.min(aim, 2 * error)) {
+        for (const [i, why] of epsilon) if (!forced.has(i)) forced.set(i, why);
+        made = make(model, types, opts, forced);
+        error = measure(made.model);
+      }
+    }
+    // The verification holds the interpreter's error a little under the bound: runtimes round
+    // half arithmetic differently (onnxruntime's float16 Conv accumulates in half, docs/semantics.md
+    // "Precision lowering"), and the headroom keeps more models within the bound on them too.
     if (error > aim) {
       const ranked = ownErrors(model, made.plans, types, values, opts).filter(
         (r) => !forced.has(r.index),
       );
-      let moved = 0;
-      while (error > aim && ranked.length) {
+      let moved: typeof ranked = [];
+      let trials = 0;
+      while (error > aim && ranked.length && trials < MAX_TRIALS) {
         // One at a time at first; then in growing steps, so that a model needing many is not
         // run once per node (each still named, with its own error).
-        const step = moved < 16 ? 1 : Math.ceil(moved / 4);
+        const step = moved.length < 16 ? 1 : Math.ceil(moved.length / 4);
         for (const r of ranked.splice(0, step)) {
           forced.set(
             r.index,
-            `its own error ${formatError(r.error)} was the largest left while the outputs' error was ${formatError(error)} (over the bound ${formatError(aim)})`,
+            `its own error ${formatError(r.error)} was the largest left while the outputs' error was ${formatError(error)} (over ${formatError(aim)}, the bound ${formatError(maxError)} with the verification's headroom)`,
           );
-          moved++;
+          moved.push(r);
         }
         made = make(model, types, opts, forced);
         error = measure(made.model);
+        trials++;
+      }
+      // In a deep network one node's rounding can cancel another's, so not every node moved
+      // was needed: each is tried back in half, smallest own error first, and stays half if
+      // the outputs remain within the aim.
+      moved = moved.reverse();
+      for (const r of moved) {
+        if (error > aim || trials >= MAX_TRIALS) break;
+        const why = forced.get(r.index)!;
+        forced.delete(r.index);
+        const tried = make(model, types, opts, forced);
+        const e = measure(tried.model);
+        trials++;
+        if (e <= aim) {
+          made = tried;
+          error = e;
+        } else forced.set(r.index, why);
       }
     }
     if (error > maxError)

@@ -205,6 +205,61 @@ describe("scene grouping", () => {
     expect(openGroups(small, [], ["gm/block1"])[small.byKey.get("gm/block1")!]).toBe(0);
   });
 
+  it("shows a wrapped decoder by layer: wrappers open, layers labelled by their own part", () => {
+    // torch's dynamo export of a causal LM inside a wrapper module (`inner`): cumulative module
+    // paths, and its size reads under the scope of no module.
+    const scoped = (...path: string[]) =>
+      [["pkg.torch.onnx.name_scopes", `[${["", ...path].map((x) => `'${x}'`).join(", ")}]`]] as [
+        string,
+        string,
+      ][];
+    const hook = "_empty_nn_module_stack_from_metadata_hook";
+    const nodes = [
+      node("Shape", ["x"], ["s"], "node_Shape_0", [
+        ["pkg.torch.onnx.name_scopes", `['${hook}', 'sym_size_int_0']`],
+      ]),
+      node("Squeeze", ["s"], ["n"], "node_sym_size_int_0", [
+        ["namespace", `${hook}: ${hook}/sym_size_int_0: aten.sym_size.int`],
+      ]),
+    ];
+    let prev = "x";
+    for (let l = 0; l < 12; l++)
+      for (let k = 0; k < 6; k++) {
+        const out = `l${l}_${k}`;
+        const layer = `inner.model.layers.${l}`;
+        nodes.push(
+          node(
+            "Relu",
+            [prev],
+            [out],
+            `node_relu_${l}_${k}`,
+            scoped("inner", "inner.model", layer, `${layer}.mlp`, `relu_${l}_${k}`),
+          ),
+        );
+        prev = out;
+      }
+    nodes.push(
+      node("MatMul", [prev, "w"], ["y"], "node_linear", scoped("inner", "inner.lm_head", "linear")),
+    );
+    const s = scene(nodes, ["x"], ["y"]);
+    // the size reads sit at the top, in no group
+    expect(enclosingGroups(s, 0)).toEqual([]);
+    expect(enclosingGroups(s, 1)).toEqual([]);
+    const group = (key: string) => s.groups[s.byKey.get(key)!]!;
+    expect(group("ginner/inner.model").label).toBe("model");
+    // a layer and its only child merged: its own part of each path
+    expect(group("ginner/inner.model/inner.model.layers.3/inner.model.layers.3.mlp").label).toBe(
+      "layers.3/mlp",
+    );
+    // the wrappers (73 of 75 nodes, 72 of 73) open by default; the 12 layers stay collapsed
+    const open = openGroups(s);
+    expect(open[s.byKey.get("ginner")!]).toBe(1);
+    expect(open[s.byKey.get("ginner/inner.model")!]).toBe(1);
+    const layers = s.groups.filter((g) => g.label.startsWith("layers."));
+    expect(layers.length).toBe(12);
+    for (const g of layers) expect(open[s.byKey.get(g.key)!]).toBe(0);
+  });
+
   it("marks a group by the changes inside", () => {
     const s = scene(
       [

@@ -12,7 +12,7 @@ import { GQA_UNSUPPORTED_INPUTS } from "../../../schema/limits.js";
 import { fromFloat64, toFloat64, scratch } from "../../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../../types.js";
 import { floatAttr, intAttr } from "../attrs.js";
-import { fail, floatInput, input, optInput } from "../util.js";
+import { fail, floatInput, input, optInput, optInputs } from "../util.js";
 
 /** Heads of one tensor: values [B, N, L, H] in float64. */
 interface Heads {
@@ -23,7 +23,10 @@ interface Heads {
   H: number;
 }
 
-/** [B, L, N*H] (row-major) → heads [B, N, L, H]. */
+/**
+ * [B, L, N*H] (row-major) → heads [B, N, L, H]: head n of row (b, l) read from
+ * `(b * L + l) * stride + offset + n * headStride` on.
+ */
 function splitHeads(
   x: Float64Array,
   B: number,
@@ -32,19 +35,20 @@ function splitHeads(
   H: number,
   stride = N * H,
   offset = 0,
+  headStride = H,
 ): Heads {
   const v = scratch(Float64Array, B * N * L * H);
   for (let b = 0; b < B; b++)
     for (let l = 0; l < L; l++)
       for (let n = 0; n < N; n++)
         for (let h = 0; h < H; h++)
-          v[((b * N + n) * L + l) * H + h] = x[(b * L + l) * stride + offset + n * H + h]!;
+          v[((b * N + n) * L + l) * H + h] = x[(b * L + l) * stride + offset + n * headStride + h]!;
   return { v, B, N, L, H };
 }
 
 /**
  * Part j of m packed in [B, L, N, m, H] (onnxruntime's packed QKV and KV) as heads [B, N, L, H],
- * plus the bias entries from `biasAt` on ([N, H]) when given.
+ * plus the bias entries from `biasAt` on ([N, H]) when given (0 added without: -0 becomes 0).
  */
 function packedPart(
   x: Float64Array,
@@ -57,14 +61,13 @@ function packedPart(
   bias: Float64Array | undefined,
   biasAt: number,
 ): Heads {
-  const v = scratch(Float64Array, B * N * L * H);
-  for (let b = 0; b < B; b++)
-    for (let l = 0; l < L; l++)
-      for (let n = 0; n < N; n++)
-        for (let h = 0; h < H; h++)
-          v[((b * N + n) * L + l) * H + h] =
-            x[(((b * L + l) * N + n) * m + j) * H + h]! + (bias ? bias[biasAt + n * H + h]! : 0);
-  return { v, B, N, L, H };
+  const heads = splitHeads(x, B, L, N, H, N * m * H, j * H, m * H);
+  const v = heads.v;
+  for (let i = 0; i < v.length; i++) {
+    const n = Math.floor(i / (L * H)) % N;
+    v[i] = v[i]! + (bias ? bias[biasAt + n * H + (i % H)]! : 0);
+  }
+  return heads;
 }
 
 /** Heads [B, N, L, H] concatenated after `past` [B, N, P, H] along L. */
@@ -244,10 +247,7 @@ function scaleOf(ctx: KernelContext, head: number): number {
 const Attention: Kernel = (ctx, inputs) => {
   const x = floatInput(ctx, inputs, 0, "input");
   const w = input(ctx, inputs, 1);
-  const bias = optInput(ctx, inputs, 2);
-  const maskT = optInput(ctx, inputs, 3);
-  const pastT = optInput(ctx, inputs, 4);
-  const biasT = optInput(ctx, inputs, 5);
+  const [bias, maskT, pastT, biasT] = optInputs(ctx, inputs, 2, 4);
   if (optInput(ctx, inputs, 6) || intAttr(ctx, "past_present_share_buffer") === 1)
     fail(ctx, "past_present_share_buffer is not supported");
   if (intAttr(ctx, "do_rotary") === 1) fail(ctx, "do_rotary = 1 is not supported");
@@ -308,13 +308,7 @@ const Attention: Kernel = (ctx, inputs) => {
  */
 const MultiHeadAttention: Kernel = (ctx, inputs) => {
   const query = floatInput(ctx, inputs, 0, "query");
-  const key = optInput(ctx, inputs, 1);
-  const value = optInput(ctx, inputs, 2);
-  const bias = optInput(ctx, inputs, 3);
-  const padT = optInput(ctx, inputs, 4);
-  const biasT = optInput(ctx, inputs, 5);
-  const pastK = optInput(ctx, inputs, 6);
-  const pastV = optInput(ctx, inputs, 7);
+  const [key, value, bias, padT, biasT, pastK, pastV] = optInputs(ctx, inputs, 1, 7);
   if (optInput(ctx, inputs, 8) || optInput(ctx, inputs, 9))
     fail(
       ctx,
@@ -472,20 +466,14 @@ const RotaryEmbedding: Kernel = (ctx, inputs) => {
  */
 const GroupQueryAttention: Kernel = (ctx, inputs) => {
   const query = floatInput(ctx, inputs, 0, "query");
-  const key = optInput(ctx, inputs, 1);
-  const value = optInput(ctx, inputs, 2);
-  const pastK = optInput(ctx, inputs, 3);
-  const pastV = optInput(ctx, inputs, 4);
+  const [key, value, pastK, pastV] = optInputs(ctx, inputs, 1, 4);
   const seqlens = toFloat64(input(ctx, inputs, 5));
   // onnxruntime refuses a negative length (group_query_attention_helper.h); so does the body.
   const negative = seqlens.findIndex((v) => v < 0);
   if (negative >= 0)
     fail(ctx, `seqlens_k[${negative}] is ${seqlens[negative]}; a length must be 0 or more`);
   const total = toFloat64(input(ctx, inputs, 6))[0]!;
-  const cos = optInput(ctx, inputs, 7);
-  const sin = optInput(ctx, inputs, 8);
-  const posIds = optInput(ctx, inputs, 9);
-  const biasT = optInput(ctx, inputs, 10);
+  const [cos, sin, posIds, biasT] = optInputs(ctx, inputs, 7, 4);
   for (const [i, what] of GQA_UNSUPPORTED_INPUTS)
     if (optInput(ctx, inputs, i)) fail(ctx, `${what} is not supported`);
   if (intAttr(ctx, "smooth_softmax") === 1) fail(ctx, "smooth_softmax is not supported");

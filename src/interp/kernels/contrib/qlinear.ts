@@ -199,16 +199,23 @@ const QLinearSoftmax: Kernel = (ctx, inputs) => {
   return [saturated(ctx, x.dtype, [...x.shape], out)];
 };
 
+/** The inputs of a pooling QLinear op: X with its scale and zero point, then Y's (scalars). */
+function quantizedXY(ctx: KernelContext, inputs: (RValue | undefined)[]) {
+  return {
+    x: input(ctx, inputs, 0),
+    xs: scalarOf(ctx, input(ctx, inputs, 1), "x_scale"),
+    xz: scalarOf(ctx, optInput(ctx, inputs, 2), "x_zero_point"),
+    ys: scalarOf(ctx, input(ctx, inputs, 3), "y_scale"),
+    yz: scalarOf(ctx, optInput(ctx, inputs, 4), "y_zero_point"),
+  };
+}
+
 /**
  * QLinearGlobalAveragePool: the integer sum over the spatial axes, its mean rescaled to Y in
  * float32: round((sum - N x_zp) * (x_scale / (N y_scale))) + y_zp.
  */
 const QLinearGlobalAveragePool: Kernel = (ctx, inputs) => {
-  const x = input(ctx, inputs, 0);
-  const xs = scalarOf(ctx, input(ctx, inputs, 1), "x_scale");
-  const xz = scalarOf(ctx, optInput(ctx, inputs, 2), "x_zero_point");
-  const ys = scalarOf(ctx, input(ctx, inputs, 3), "y_scale");
-  const yz = scalarOf(ctx, optInput(ctx, inputs, 4), "y_zero_point");
+  const { x, xs, xz, ys, yz } = quantizedXY(ctx, inputs);
   const last = intAttr(ctx, "channels_last") === 1;
   if (x.shape.length < 3) fail(ctx, "X must have rank 3 or more");
   const N = x.shape[0]!;
@@ -230,11 +237,7 @@ const QLinearGlobalAveragePool: Kernel = (ctx, inputs) => {
 
 /** QLinearAveragePool: AveragePool of the dequantized X (float64), quantized. */
 const QLinearAveragePool: Kernel = (ctx, inputs) => {
-  const x = input(ctx, inputs, 0);
-  const xs = scalarOf(ctx, input(ctx, inputs, 1), "x_scale");
-  const xz = scalarOf(ctx, optInput(ctx, inputs, 2), "x_zero_point");
-  const ys = scalarOf(ctx, input(ctx, inputs, 3), "y_scale");
-  const yz = scalarOf(ctx, optInput(ctx, inputs, 4), "y_zero_point");
+  const { x, xs, xz, ys, yz } = quantizedXY(ctx, inputs);
   if (intAttr(ctx, "channels_last") === 1) fail(ctx, "channels_last = 1 is not supported");
   const xv = toFloat64(x);
   for (let i = 0; i < xv.length; i++) xv[i] = (xv[i]! - xz) * xs;

@@ -78,36 +78,25 @@ function runTask(
   }
   const r0 = rc * rb * (int ? 4 : 6);
   const rows = Math.min(g[5]! - r0, rb * (int ? 4 : 6));
-  if (int)
-    ex.igemm!(
-      g[1]! + r0 * g[7]! * 4,
-      g[2]!,
-      g[3]! + r0 * g[6]! * 4,
-      g[4]! + r0 * 4,
-      rows,
-      g[6]!,
-      g[7]!,
-      jb0,
-      jb1,
-      g[9]!,
-      g[10]!,
-      g[6]! * 4,
-    );
+  // Both the integer product and the float32 sums of half-type operands take A, B, C and bias at
+  // the panel's rows (4 bytes a value), then the same sizes, panels and B's layout.
+  const at4 = (): number[] => [
+    g[1]! + r0 * g[7]! * 4,
+    g[2]!,
+    g[3]! + r0 * g[6]! * 4,
+    g[4]! + r0 * 4,
+    rows,
+    g[6]!,
+    g[7]!,
+    jb0,
+    jb1,
+    g[9]!,
+    g[10]!,
+  ];
+  if (int) ex.igemm!(...at4(), g[6]! * 4);
   else if (g[8] === 2) {
     // float32 sums of half-type operands (gemm32), rounded to the half type (f2h from float32).
-    ex.gemm32!(
-      g[1]! + r0 * g[7]! * 4,
-      g[2]!,
-      g[3]! + r0 * g[6]! * 4,
-      g[4]! + r0 * 4,
-      rows,
-      g[6]!,
-      g[7]!,
-      jb0,
-      jb1,
-      g[9]!,
-      g[10]!,
-    );
+    ex.gemm32!(...at4());
     const N = g[6]!;
     const [c0, c1] = [jb0 * 4, Math.min(N, jb1 * 4)];
     for (let r = r0; r < r0 + rows; r++)

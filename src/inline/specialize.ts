@@ -1,11 +1,17 @@
-// Model-local functions specialized per call signature, for lowering (lower-missing.ts): a
-// function op inside a local function whose body needs its input types (CastLike needs the
-// element type of its target) can only be lowered where the function's calls agree on them. The
-// checker types a function's body by its calls (check/instantiate.ts: what all instantiations
-// agree on); where the calls of a function that needs it differ in element types (called with
-// float and with double), the function is copied once per distinct signature — the element
-// types of a call's inputs and outputs, shapes aside — and each call pointed to its copy, so
-// every copy's body is typed by calls that agree.
+// Model-local functions specialized per call signature. The checker types a function's body by
+// its calls (check/instantiate.ts: what all instantiations agree on), so where the calls of a
+// function differ — called with float and with double, or with a rank-3 and a rank-4 input — its
+// body is typed only as far as they agree, and a step that needs more (CastLike's target type
+// when its function op is lowered, an adapter that needs an element type or a rank, such as
+// Softmax-13's axis going down to 11) cannot be taken there. Copying the function once per
+// distinct signature of its calls, and pointing each call at its copy, types every copy's body
+// by calls that agree. Used by the converter (src/convert/convert-model.ts: a conversion blocked
+// inside local functions is tried again on the copies) and by the lowering of missing function
+// ops (src/expand/lower-missing.ts).
+//
+// A signature is the element types of a call's inputs and outputs (`level: "elem"`), plus their
+// ranks ("rank"), plus their dims ("shape"); callers ask for the coarsest that lets the step
+// through, so a function is not copied for differences its body does not care about.
 //
 // Callers first: a function's calls are grouped only once the functions holding them are typed
 // by one signature each (their own calls agree, or they were split in an earlier round and each
@@ -13,7 +19,8 @@
 // the functions asked for and those that call them (at any depth) are looked at; a function whose
 // calls all agree keeps its identity, and of one that is split the first signature (in the order
 // of its calls, the main graph's first) keeps the name, the others get `name__2`, `name__3`, ...
-// Copies are bounded like any expansion (bounds.ts).
+// (A function called once is typed by that call already: it is never copied.) Copies are bounded
+// like any expansion (bounds.ts).
 
 import { inferScopeTypes, modelFunctions } from "../check/index.js";
 import { functionKey, functionLabel, functionWhere, nodeCount } from "../ir/functions.js";
@@ -22,8 +29,7 @@ import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import { mapNodeGraphs, rewriteModel } from "../ir/visit.js";
 import type { Note } from "../passes/pass.js";
 import type { SchemaRegistry } from "../schema/registry.js";
-import { biggest, budgetNotes, tally, type Contributor } from "./bounds.js";
-import type { ExpandOptions } from "./context.js";
+import { biggest, budgetNotes, tally, type Budget, type Contributor } from "./bounds.js";
 
 /**
  * What specializing gave: the model (the input itself when nothing was split) and the copies
@@ -39,22 +45,33 @@ interface CallSite {
   top: Graph | Function;
 }
 
+/** What a call signature tells apart: element types; and ranks; and dims too. */
+export type SignatureLevel = "elem" | "rank" | "shape";
+
+/** The levels from the coarsest, each telling apart what the one before it does and more. */
+export const SIGNATURE_LEVELS: readonly SignatureLevel[] = ["elem", "rank", "shape"];
+
+export interface SpecializeOptions extends Budget {
+  /** What a signature tells apart (default "elem"). */
+  level?: SignatureLevel;
+}
+
 /**
  * `model` with the functions of `wanted` (by key, functionKey) and their callers split per
- * element-type signature of their calls, round by round (callers first). Options: the bound.
+ * signature of their calls (`options.level`), round by round (callers first), within the bound.
  */
 export function specializeFunctions(
   model: Model,
   wanted: Set<string>,
   registry: SchemaRegistry,
-  options: Pick<ExpandOptions, "maxNodes" | "maxMemory"> = {},
+  options: SpecializeOptions = {},
 ): Specialized {
   const want = new Set(wanted);
   let current = model;
   const copies: string[] = [];
   // Each round splits at least one function, a level deeper than the last.
   for (let round = 0; round <= model.functions.length; round++) {
-    const split = splitRound(current, want, registry);
+    const split = splitRound(current, want, registry, options.level ?? "elem");
     if (!split) break;
     copies.push(...split.copies);
     current = split.model;
@@ -69,6 +86,7 @@ function splitRound(
   model: Model,
   want: Set<string>,
   registry: SchemaRegistry,
+  level: SignatureLevel,
 ): { model: Model; copies: string[]; added: Map<Function, [number, number]> } | undefined {
   const table = modelFunctions(model, registry);
   const reached = table.reachable(model.graph);
@@ -107,8 +125,8 @@ function splitRound(
   if (needy.size === 0) return undefined;
 
   const types = inferScopeTypes(model, { registry });
-  const typeKey = (owner: Graph | Function, name: string) =>
-    name === "" ? "-" : elemKey(types.get(owner)?.get(name));
+  const valueKey = (owner: Graph | Function, name: string) =>
+    name === "" ? "-" : typeKey(types.get(owner)?.get(name), level);
   /** Functions typed by one signature in this round's types. */
   const settled = new Set<Function>();
   /** The functions to split, with the new name of each call whose copy is not the original. */
@@ -125,9 +143,9 @@ function splitRound(
     const groups = new Map<string, CallSite[]>();
     for (const c of calls) {
       const sig = [
-        ...c.node.inputs.map((x) => typeKey(c.owner, x)),
+        ...c.node.inputs.map((x) => valueKey(c.owner, x)),
         "->",
-        ...c.node.outputs.map((x) => typeKey(c.owner, x)),
+        ...c.node.outputs.map((x) => valueKey(c.owner, x)),
       ].join(" ");
       const g = groups.get(sig);
       if (g) g.push(c);
@@ -173,19 +191,27 @@ function splitRound(
   return { model: { ...pointed, functions }, copies, added };
 }
 
-/** A type as a signature sees it: its element types, shapes aside; "?" when not known. */
-function elemKey(t: Type | undefined): string {
+/**
+ * A type as a signature of `level` sees it: its element types, and its rank or dims as asked;
+ * "?" for what is not known.
+ */
+function typeKey(t: Type | undefined, level: SignatureLevel): string {
   if (!t) return "?";
   switch (t.kind) {
     case "tensor":
-    case "sparse_tensor":
-      return `${t.kind === "tensor" ? "t" : "s"}${t.elemType || "?"}`;
+    case "sparse_tensor": {
+      const elem = `${t.kind === "tensor" ? "t" : "s"}${t.elemType || "?"}`;
+      if (level === "elem") return elem;
+      if (!t.shape) return `${elem}[?]`;
+      if (level === "rank") return `${elem}[r${t.shape.length}]`;
+      return `${elem}${JSON.stringify(t.shape)}`;
+    }
     case "sequence":
-      return `seq(${elemKey(t.elem)})`;
+      return `seq(${typeKey(t.elem, level)})`;
     case "optional":
-      return `opt(${elemKey(t.elem)})`;
+      return `opt(${typeKey(t.elem, level)})`;
     case "map":
-      return `map(${t.keyType},${elemKey(t.value)})`;
+      return `map(${t.keyType},${typeKey(t.value, level)})`;
     default:
       return JSON.stringify(t);
   }
@@ -201,7 +227,7 @@ function copyNode(n: Node): Node {
 function bound(
   model: Model,
   added: Map<Function, [copies: number, nodes: number]>,
-  options: Pick<ExpandOptions, "maxNodes" | "maxMemory">,
+  options: Budget,
 ): Note[] {
   let total = nodeCount(model.graph);
   for (const f of model.functions) total += nodeCount(f);
