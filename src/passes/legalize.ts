@@ -11,10 +11,12 @@ import { legalizeGather } from "./legalize-gather.js";
 import { legalizeGatherND } from "./legalize-gathernd.js";
 import { legalizeHardSwish } from "./legalize-hardswish.js";
 import { legalizeIsNaN } from "./legalize-isnan.js";
+import { legalizeIsNaNByEqual } from "./legalize-isnan-equal.js";
 import { legalizeMask } from "./legalize-mask.js";
 import { legalizeNeg } from "./legalize-neg.js";
 import { legalizePad } from "./legalize-pad.js";
 import { legalizeReciprocal } from "./legalize-reciprocal.js";
+import { legalizeRowMaxGuard } from "./legalize-row-max-guard.js";
 import { runPass } from "./manager.js";
 import { reduceTransposeRank } from "./reduce-transpose-rank.js";
 import type { Note, Pass } from "./pass.js";
@@ -42,9 +44,12 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeExpand(options),
     legalizeNeg(options),
     legalizeReciprocal(options),
-    legalizeIsNaN(options),
     legalizeHardSwish(options),
     reduceTransposeRank(options),
+    // An IsNaN of a value shown finite is false (it and its Where go); any other is Not(Equal).
+    legalizeIsNaN(options),
+    legalizeRowMaxGuard(options),
+    legalizeIsNaNByEqual(options),
     legalizeMask(options),
   ];
   if (o.approximate?.includes("erf")) passes.push(approximateErf(options));

@@ -1,19 +1,74 @@
 // remove-no-ops: nodes that move no data, and Reshapes said in more steps or less plainly than
 // the static shapes allow, in the main graph (`simplify`, and so `lower`). A Cast to the type its
-// input has, a Reshape or Expand to the shape its input has, a Pad by zeros: an Identity (which
-// eliminate-identity then removes). A Reshape whose output's dims are all static gets them as
-// its shape, its 0 and -1 made explicit (a backend that takes a constant shape with no 0 and at
-// most one -1 then takes it); a Reshape of a Reshape reshapes the first one's input (the first
-// is then dead unless something else reads it). A Concat drops its inputs that are empty along
-// its axis; a Split drops its outputs empty along its axis (each then an empty constant, dead
-// unless read: onnxruntime-web's WebGPU kernels take no zero-sized tensor). Each gives the same
-// values as before.
+// input has, a Reshape or Expand to the shape its input has (an Expand to the Shape of its own
+// input, or to ones no longer than its rank, whatever the dims), a Pad by zeros, a Concat of one
+// input: an Identity (which eliminate-identity then removes). A Reshape whose output's dims are
+// all static gets them as its shape, its 0 and -1 made explicit (a backend that takes a constant
+// shape with no 0 and at most one -1 then takes it); a Reshape of a chain of Reshapes reshapes
+// the chain's input wherever its own shape does not read the dims it is given (a constant with no
+// 0, or one 0 that becomes a -1 where it has no -1); an Unsqueeze of a chain of Unsqueezes is one
+// Unsqueeze of the chain's input, the axes composed (each earlier one is then dead unless
+// something else reads it). A Concat drops its inputs that are empty along its axis; a Split drops
+// its outputs empty along its axis (each then an empty constant, dead unless read: onnxruntime-web's
+// WebGPU kernels take no zero-sized tensor). Each gives the same values as before.
 
-import { attrInt } from "../ir/attributes.js";
-import { ints, legalizePass, type Site } from "./legalize-kit.js";
+import { attrInt, attrInts } from "../ir/attributes.js";
+import type { Node } from "../ir/types.js";
+import { ints, legalizePass, squeezeLike, type Site } from "./legalize-kit.js";
 
 const same = (a: number[] | undefined, b: number[] | undefined) =>
   !!a && !!b && a.length === b.length && a.every((d, i) => d === b[i]);
+
+const plain = (n: Node | undefined, op: string): n is Node =>
+  !!n && n.opType === op && (n.domain ?? "") === "";
+
+/** The first input of the chain of `op` nodes above x (x itself when none computes it). */
+function chainInput(site: Site, x: string, op: string): string {
+  const seen = new Set<string>();
+  for (
+    let p = site.producer(x);
+    plain(p, op) && p.inputs[0] && !seen.has(x);
+    p = site.producer(x)
+  ) {
+    seen.add(x);
+    x = p.inputs[0];
+  }
+  return x;
+}
+
+/** An Unsqueeze's axes (the attribute before opset 13, the constant input from 13 on). */
+function unsqueezeAxes(site: Site, n: Node): number[] | undefined {
+  if (site.opset < 13) return attrInts(n, "axes");
+  return n.inputs[1] ? site.value(n.inputs[1])?.values : undefined;
+}
+
+/**
+ * The axes of one Unsqueeze of x that makes what Unsqueeze(Unsqueeze(x, inner), outer) makes
+ * (undefined where an axis is out of range or the rank, needed for a negative axis, is unknown).
+ */
+function composeUnsqueeze(
+  rank: number | undefined,
+  inner: number[],
+  outer: number[],
+): number[] | undefined {
+  const norm = (axes: number[], r: number | undefined) => {
+    if (axes.some((a) => a < 0) && r === undefined) return undefined;
+    const out = axes.map((a) => (a < 0 ? a + r! : a));
+    return out.every((a) => a >= 0 && (r === undefined || a < r)) &&
+      new Set(out).size === out.length
+      ? out
+      : undefined;
+  };
+  const mid = rank === undefined ? undefined : rank + inner.length;
+  const a1 = norm(inner, mid);
+  const a2 = norm(outer, mid === undefined ? undefined : mid + outer.length);
+  if (!a1 || !a2) return undefined;
+  // the dims of the middle value, in order, land on the final positions the outer axes leave
+  const free: number[] = [];
+  const taken = new Set(a2);
+  for (let p = 0; free.length <= Math.max(...a1); p++) if (!taken.has(p)) free.push(p);
+  return [...a2, ...a1.map((a) => free[a]!)].sort((a, b) => a - b);
+}
 
 /** A Split by constant sizes, some 0: the others split, each empty part a constant. */
 function splitDroppingEmpty(site: Site): boolean {
@@ -50,6 +105,7 @@ function noOp(site: Site): boolean {
   };
   switch (n.opType) {
     case "Concat": {
+      if (n.inputs.length === 1) return identity();
       // inputs empty along the axis add nothing (a rotary embedding's "keep" part when every
       // dim rotates); a backend's checker may count such a value as not of fixed size
       const shape = site.shape(y);
@@ -66,26 +122,77 @@ function noOp(site: Site): boolean {
       const to = attrInt(n, "to");
       return to !== undefined && site.elem(x) === to && identity();
     }
-    case "Expand":
-      return same(site.shape(x), site.shape(y)) && identity();
+    case "Expand": {
+      if (same(site.shape(x), site.shape(y))) return identity();
+      const to = n.inputs[1];
+      if (!to) return false;
+      const shaper = site.producer(to);
+      // Expand(x, Shape(x)): x's own dims, whatever they are
+      if (plain(shaper, "Shape") && shaper.inputs[0] === x && shaper.attributes.length === 0)
+        return identity();
+      const t = site.type(x);
+      const ones = site.value(to)?.values;
+      return (
+        !!ones &&
+        t?.kind === "tensor" &&
+        !!t.shape &&
+        ones.length <= t.shape.length &&
+        ones.every((d) => d === 1) &&
+        identity()
+      );
+    }
     case "Pad": {
       const pads = site.opset < 11 ? undefined : n.inputs[1] && site.value(n.inputs[1])?.values;
       return !!pads && pads.every((p) => p === 0) && !!site.shape(x) && identity();
     }
     case "Reshape": {
+      if (!n.inputs[1]) return false;
       const out = site.shape(y);
-      if (!out || out.includes(0) || !n.inputs[1]) return false;
-      if (same(site.shape(x), out)) return identity();
-      const inner = site.producer(x);
-      const innerIn =
-        inner?.opType === "Reshape" && (inner.domain ?? "") === "" ? inner.inputs[0] : undefined;
+      const start = chainInput(site, x, "Reshape");
+      const innerIn = start === x ? undefined : start;
       const given = site.value(n.inputs[1])?.values;
+      if (!out || out.includes(0)) {
+        // dims not all known: the chain is skipped where the shape does not copy the dims it is
+        // given (a 0 without allowzero); one 0 beside no -1 is the one dim the count leaves
+        if (!innerIn || !given || (given.includes(0) && attrInt(n, "allowzero", 0) === 1))
+          return false;
+        const zeros = given.filter((d) => d === 0).length;
+        if (zeros === 0) {
+          site.add("Reshape", [innerIn, n.inputs[1]], {}, [y]);
+          return true;
+        }
+        if (zeros > 1 || given.includes(-1)) return false;
+        const shape = given.map((d) => (d === 0 ? -1 : d));
+        site.add("Reshape", [innerIn, ints(site, "shape", shape)], {}, [y]);
+        return true;
+      }
+      if (same(site.shape(x), out)) return identity();
       const explicit = same(given, out);
       if (!innerIn && explicit) return false;
       site.add("Reshape", [innerIn ?? x, explicit ? n.inputs[1] : ints(site, "shape", out)], {}, [
         y,
       ]);
       return true;
+    }
+    case "Unsqueeze": {
+      // up the chain of Unsqueezes, composing the axes of each with those after it
+      let axes = unsqueezeAxes(site, n);
+      let from = x;
+      const seen = new Set<Node>();
+      for (
+        let p = site.producer(from);
+        plain(p, "Unsqueeze") && !seen.has(p);
+        p = site.producer(from)
+      ) {
+        seen.add(p);
+        const inner = unsqueezeAxes(site, p);
+        const t = p.inputs[0] ? site.type(p.inputs[0]) : undefined;
+        const rank = t?.kind === "tensor" && t.shape ? t.shape.length : undefined;
+        const merged = axes && inner && composeUnsqueeze(rank, inner, axes);
+        if (!merged) break;
+        [axes, from] = [merged, p.inputs[0]!];
+      }
+      return from !== x && !!squeezeLike(site, "Unsqueeze", from, axes!, [y]);
     }
   }
   return false;
@@ -94,8 +201,8 @@ function noOp(site: Site): boolean {
 export function removeNoOps() {
   return legalizePass(
     "remove-no-ops",
-    ["Cast", "Concat", "Expand", "Pad", "Reshape", "Split"],
-    "no-op or chained Cast/Concat/Expand/Pad/Reshape/Split made plain",
+    ["Cast", "Concat", "Expand", "Pad", "Reshape", "Split", "Unsqueeze"],
+    "no-op or chained Cast/Concat/Expand/Pad/Reshape/Split/Unsqueeze made plain",
     noOp,
     { has: () => true },
     () => true,

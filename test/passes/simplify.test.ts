@@ -27,7 +27,7 @@ describe("simplify on a real BERT (deployed corpus)", () => {
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(m.graph.nodes.length).toBe(252);
-    expect(r.model.graph.nodes.length).toBe(118);
+    expect(r.model.graph.nodes.length).toBe(117);
     const ops = new Set(r.model.graph.nodes.map((n) => n.opType));
     expect(ops.has("Constant"), "Constant nodes are initializers").toBe(false);
     for (const op of ["Shape", "Range", "ConstantOfShape"]) expect(ops.has(op), op).toBe(false);
@@ -44,10 +44,12 @@ describe("simplify on a real BERT (deployed corpus)", () => {
       const ok = runCli(["simplify", bert, "--dim", "batch=1,sequence=8", "-o", out]);
       expect(ok.code).toBe(0);
       expect(ok.stdout).toBe(
-        `wrote ${out} (252 -> 118 nodes)\n` +
+        `wrote ${out} (252 -> 117 nodes)\n` +
           "  folded: 112 nodes taken out (Constant 50, Gather 18, Shape 17, Unsqueeze 17, Concat 8, Cast 1, … 1 more op)\n" +
+          "  no-ops removed: 1 node taken out (Unsqueeze 1); 1 put in (Unsqueeze 1)\n" +
           "  merged: 13 nodes rewritten (Add 6, Pow 4, Div 2, Mul 1); 13 taken out (Constant 13)\n" +
           "  lifted to initializers: 9 nodes taken out (Constant 9)\n" +
+          "  dead removed: 1 node taken out (Unsqueeze 1)\n" +
           "  dims: fixed batch=1, sequence=8; none left symbolic\n",
       );
       expect(existsSync(out)).toBe(true);
