@@ -1,6 +1,7 @@
 // Ops that compute or change shapes: Shape, Size, Reshape, Squeeze/Unsqueeze, Expand, Flatten,
 // Transpose, Tile, DepthToSpace/SpaceToDepth. Known shapes flow on as constants.
 
+import { int64sText, int64Text } from "../../ir/attributes.js";
 import { DataType, type Dim } from "../../ir/types.js";
 import { hasInput } from "../../schema/facts.js";
 import { symProduct, symQuotient } from "../sym-values.js";
@@ -168,12 +169,20 @@ const reshape: R.Rule = (c) => {
     );
   if (total !== undefined) {
     const rest = R.product(dims.filter((_, i) => i !== inferAt));
+    // Values past 2^53 saturated: the messages quote the model's own (and count with them).
+    const exact = R.exactInts(c, hasInput(c.schema, "shape") ? 1 : "shape");
+    const targetText = exact ? int64sText(target as number[], exact) : target.join(",");
+    const numeric = exact && dims.every((d): d is number => typeof d === "number");
+    const dimsText = numeric ? `[${int64sText(dims, exact)}]` : formatShape(dims);
+    const restText = numeric
+      ? String(dims.reduce((p, d, i) => p * BigInt(int64Text(d, exact[i])), 1n))
+      : String(rest);
     if (rest !== undefined) {
       if (inferAt >= 0) {
         if (rest === 0 || total % rest !== 0) {
           c.error(
             "shape-mismatch",
-            `${R.opName(c)}: cannot reshape ${formatShape(s)} (${total} elements) to [${target.join(",")}]`,
+            `${R.opName(c)}: cannot reshape ${formatShape(s)} (${total} elements) to [${targetText}]`,
           );
           return;
         }
@@ -181,7 +190,7 @@ const reshape: R.Rule = (c) => {
       } else if (rest !== total) {
         c.error(
           "shape-mismatch",
-          `${R.opName(c)}: cannot reshape ${formatShape(s)} (${total} elements) to ${formatShape(dims)} (${rest} elements)`,
+          `${R.opName(c)}: cannot reshape ${formatShape(s)} (${total} elements) to ${dimsText} (${restText} elements)`,
         );
         return;
       }

@@ -126,8 +126,9 @@ const slice: R.Rule = (c) => {
     return;
   }
   const dims = [...s];
+  const exactAxes = R.exactInts(c, hasInput(c.schema, "starts") ? 3 : "axes");
   for (let k = 0; k < ax.length; k++) {
-    const a = R.normAxis(c, ax[k]!, r);
+    const a = R.normAxis(c, ax[k]!, r, "axis", axes ? exactAxes?.[k] : undefined);
     if (a === undefined) {
       R.out(
         c,
@@ -211,8 +212,9 @@ const pad: R.Rule = (c) => {
     return;
   }
   const ax: number[] = [];
-  for (const a of axes ?? s.map((_, i) => i)) {
-    const n = R.normAxis(c, a, r);
+  const exactAxes = R.exactInts(c, 3);
+  for (const [i, a] of (axes ?? s.map((_, i) => i)).entries()) {
+    const n = R.normAxis(c, a, r, "axis", axes ? exactAxes?.[i] : undefined);
     if (n === undefined) return;
     ax.push(n);
   }

@@ -5,7 +5,16 @@ import { attrInt } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
-import { alloc, fail, input, intValues, normAxis, scalarNumber, strides } from "./util.js";
+import {
+  alloc,
+  fail,
+  indexText,
+  input,
+  intValues,
+  normAxis,
+  scalarNumber,
+  strides,
+} from "./util.js";
 import { hasAttribute } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
 import { intAttr, stringAttr } from "./attrs.js";
@@ -66,9 +75,13 @@ const GatherND: Kernel = (ctx, inputs) => {
       let off = bi * xBatch;
       for (let k = 0; k < last; k++) {
         const dim = x.shape[b + k]!;
-        let v = iv[(bi * perBatch + j) * last + k]!;
+        const at = (bi * perBatch + j) * last + k;
+        let v = iv[at]!;
         if (v < -dim || v >= dim)
-          fail(ctx, `index ${v} is out of range for axis ${b + k} of size ${dim}`);
+          fail(
+            ctx,
+            `index ${indexText(idx, iv, at)} is out of range for axis ${b + k} of size ${dim}`,
+          );
         if (v < 0) v += dim;
         off += v * st[k]!;
       }
@@ -114,7 +127,10 @@ const ScatterElements: Kernel = (ctx, inputs) => {
       if (k === axis) {
         c = iv[p]!;
         if (c < -dim || c >= dim)
-          fail(ctx, `index ${c} is out of range for axis ${axis} of size ${dim}`);
+          fail(
+            ctx,
+            `index ${indexText(idx, iv, p)} is out of range for axis ${axis} of size ${dim}`,
+          );
         if (c < 0) c += dim;
       }
       off += c * st[k]!;
@@ -142,7 +158,7 @@ const ScatterND: Kernel = (ctx, inputs) => {
       let c = iv[j * last + k]!;
       if (c < 0) c += x.shape[k]!;
       if (c < 0 || c >= x.shape[k]!)
-        fail(ctx, `index ${iv[j * last + k]} is out of range for axis ${k}`);
+        fail(ctx, `index ${indexText(idx, iv, j * last + k)} is out of range for axis ${k}`);
       off += c * st[k]!;
     }
     for (let t = 0; t < slice; t++) v[off + t] = f(v[off + t]!, u[j * slice + t]!);

@@ -3,7 +3,7 @@
 // GatherElements, Tile, ConstantOfShape, Range, CumSum, EyeLike, DepthToSpace/SpaceToDepth.
 // Most are one strided copy.
 
-import { attrInt, attrInts, getAttr } from "../../ir/attributes.js";
+import { attrInt, attrInts, getAttr, int64sText } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { fromIRTensor, sparseToDense } from "../ir-tensors.js";
@@ -21,6 +21,8 @@ import {
   broadcastIndex,
   broadcastShapes,
   checkedCount,
+  exactValues,
+  indexText,
   fail,
   input,
   intValues,
@@ -154,9 +156,13 @@ const Size: Kernel = (ctx, inputs) => {
 const Reshape: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const v = opVersion(ctx);
-  const spec = hasInput(v, "shape")
-    ? intValues(ctx, input(ctx, inputs, inputIndex(v, "shape")), "shape")
-    : (attrInts(ctx.node, "shape") ?? []);
+  const shapeT = hasInput(v, "shape") ? input(ctx, inputs, inputIndex(v, "shape")) : undefined;
+  const spec = shapeT ? intValues(ctx, shapeT, "shape") : (attrInts(ctx.node, "shape") ?? []);
+  // The model's values, which the messages quote (spec saturates past 2^53).
+  const specText = int64sText(
+    spec,
+    shapeT ? exactValues(shapeT) : (getAttr(ctx.node, "shape")?.value as bigint[] | undefined),
+  );
   const allowZero = intAttr(ctx, "allowzero", { without: 0 }) !== 0;
   const shape = spec.map((d, i) => {
     if (d === 0 && !allowZero) {
@@ -167,22 +173,16 @@ const Reshape: Kernel = (ctx, inputs) => {
     return d;
   });
   const inferred = shape.filter((d) => d === -1).length;
-  if (inferred > 1) fail(ctx, `shape [${spec.join(",")}] has more than one -1`);
-  if (shape.some((d) => d < -1)) fail(ctx, `shape [${spec.join(",")}] has a negative dimension`);
+  if (inferred > 1) fail(ctx, `shape [${specText}] has more than one -1`);
+  if (shape.some((d) => d < -1)) fail(ctx, `shape [${specText}] has a negative dimension`);
   const known = shape.reduce((p, d) => (d === -1 ? p : p * d), 1);
   const n = x.data.length;
   if (inferred) {
     if (known === 0 || n % known !== 0)
-      fail(
-        ctx,
-        `cannot reshape ${n} elements of shape [${x.shape.join(",")}] into [${spec.join(",")}]`,
-      );
+      fail(ctx, `cannot reshape ${n} elements of shape [${x.shape.join(",")}] into [${specText}]`);
     shape[shape.indexOf(-1)] = n / known;
   } else if (known !== n)
-    fail(
-      ctx,
-      `cannot reshape ${n} elements of shape [${x.shape.join(",")}] into [${spec.join(",")}]`,
-    );
+    fail(ctx, `cannot reshape ${n} elements of shape [${x.shape.join(",")}] into [${specText}]`);
   return [{ dtype: x.dtype, shape, data: x.data }];
 };
 
@@ -302,16 +302,19 @@ const Slice: Kernel = (ctx, inputs) => {
   let ends: number[];
   let axes: number[] | undefined;
   let stepsIn: number[] | undefined;
+  let exactAxes: ArrayLike<bigint | number> | undefined;
   if (!hasInput(opVersion(ctx), "starts")) {
     starts = attrInts(ctx.node, "starts") ?? fail(ctx, "attribute 'starts' is required");
     ends = attrInts(ctx.node, "ends") ?? fail(ctx, "attribute 'ends' is required");
     axes = attrInts(ctx.node, "axes");
+    exactAxes = getAttr(ctx.node, "axes")?.value as bigint[] | undefined;
   } else {
     starts = intValues(ctx, input(ctx, inputs, 1), "starts");
     ends = intValues(ctx, input(ctx, inputs, 2), "ends");
     const a = optInput(ctx, inputs, 3);
     const s = optInput(ctx, inputs, 4);
     axes = a ? intValues(ctx, a, "axes") : undefined;
+    exactAxes = a && exactValues(a);
     stepsIn = s ? intValues(ctx, s, "steps") : undefined;
   }
   if (ends.length !== starts.length)
@@ -326,8 +329,8 @@ const Slice: Kernel = (ctx, inputs) => {
   const shape = [...x.shape];
   const seen = new Set<number>();
   axes.forEach((a0, i) => {
-    const a = normAxis(ctx, a0, r);
-    if (seen.has(a)) fail(ctx, `axes [${axes!.join(",")}] repeat axis ${a}`);
+    const a = normAxis(ctx, a0, r, "axis", exactAxes?.[i]);
+    if (seen.has(a)) fail(ctx, `axes [${int64sText(axes!, exactAxes)}] repeat axis ${a}`);
     seen.add(a);
     const dim = x.shape[a]!;
     const stp = stepsIn ? stepsIn[i]! : 1;
@@ -567,9 +570,10 @@ const Gather: Kernel = (ctx, inputs) => {
   const r = x.shape.length;
   const axis = normAxis(ctx, intAttr(ctx, "axis"), r);
   const dim = x.shape[axis]!;
-  const ind = intValues(ctx, idx, "indices").map((v) => {
+  const vals = intValues(ctx, idx, "indices");
+  const ind = vals.map((v, j) => {
     if (v < -dim || v >= dim)
-      fail(ctx, `index ${v} is out of range for axis ${axis} of size ${dim}`);
+      fail(ctx, `index ${indexText(idx, vals, j)} is out of range for axis ${axis} of size ${dim}`);
     return v < 0 ? v + dim : v;
   });
   const shape = [...x.shape.slice(0, axis), ...idx.shape, ...x.shape.slice(axis + 1)];
@@ -609,7 +613,10 @@ const GatherElements: Kernel = (ctx, inputs) => {
       if (k === axis) {
         let v = ind[o]!;
         if (v < -dim || v >= dim)
-          fail(ctx, `index ${v} is out of range for axis ${axis} of size ${dim}`);
+          fail(
+            ctx,
+            `index ${indexText(idx, ind, o)} is out of range for axis ${axis} of size ${dim}`,
+          );
         if (v < 0) v += dim;
         off += v * st[k]!;
       } else off += c * st[k]!;
