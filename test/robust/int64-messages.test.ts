@@ -87,6 +87,103 @@ const CASES: [string, string, string, boolean][] = [
     "index 9223372036854775807 is out of range for axis 1 of size 3",
     false,
   ],
+  [
+    "Unsqueeze axes of 9007199254740993",
+    `g (float[2,3] x) => (float[?,?,?] y) {
+  a = Constant <value = int64[1] {9007199254740993}> ()
+  y = Unsqueeze (x, a)
+}`,
+    "axis 9007199254740993 is out of range",
+    true,
+  ],
+  [
+    "Squeeze axes of 9007199254740993",
+    `g (float[2,3] x) => (float[?] y) {
+  a = Constant <value = int64[1] {9007199254740993}> ()
+  y = Squeeze (x, a)
+}`,
+    "axis 9007199254740993 is out of range",
+    true,
+  ],
+  [
+    "ReduceSum axes of 9007199254740993",
+    `g (float[2,3] x) => (float[?] y) {
+  a = Constant <value = int64[1] {9007199254740993}> ()
+  y = ReduceSum (x, a)
+}`,
+    "axis 9007199254740993 ",
+    true,
+  ],
+  [
+    "an Expand shape of -9223372036854775808",
+    `g (float[2,3] x) => (float[?,?] y) {
+  a = Constant <value = int64[2] {-9223372036854775808, 3}> ()
+  y = Expand (x, a)
+}`,
+    "shape [-9223372036854775808,3] has a negative dimension",
+    true,
+  ],
+  [
+    "a ConstantOfShape shape of -9223372036854775808",
+    `g (float[2,3] x) => (float[?,?] y) {
+  a = Constant <value = int64[2] {-9223372036854775808, 1}> ()
+  y = ConstantOfShape (a)
+}`,
+    "shape [-9223372036854775808,1] has a negative dimension",
+    true,
+  ],
+  [
+    "Tile repeats of -9223372036854775808",
+    `g (float[2,3] x) => (float[?,?] y) {
+  a = Constant <value = int64[2] {-9223372036854775808, 1}> ()
+  y = Tile (x, a)
+}`,
+    "repeats [-9223372036854775808,1] has a negative entry",
+    false,
+  ],
+  [
+    "TopK k of 9007199254740993",
+    `g (float[2,3] x) => (float[?,?] y, int64[?,?] i) {
+  a = Constant <value = int64[1] {9007199254740993}> ()
+  y, i = TopK (x, a)
+}`,
+    "k = 9007199254740993 is out of range",
+    false,
+  ],
+  [
+    "Split sizes of 9007199254740993",
+    `g (float[2,3] x) => (float[?,?] y, float[?,?] z) {
+  a = Constant <value = int64[2] {9007199254740993, 1}> ()
+  y, z = Split <axis = 1> (x, a)
+}`,
+    "split sizes [9007199254740993,1] do not add up",
+    true,
+  ],
+  [
+    "a Transpose perm of 9007199254740993",
+    `g (float[2,3] x) => (float[?,?] y) {
+  y = Transpose <perm = [9007199254740993, 0]> (x)
+}`,
+    "9007199254740993",
+    true,
+  ],
+  [
+    "Pad pads of -9007199254740993",
+    `g (float[2,3] x) => (float[?,?] y) {
+  p = Constant <value = int64[4] {0, 0, -9007199254740993, 0}> ()
+  y = Pad (x, p)
+}`,
+    "pads [0,0,-9007199254740993,0] remove more",
+    false,
+  ],
+  [
+    "a Flatten axis of 9007199254740993",
+    `g (float[2,3] x) => (float[?,?] y) {
+  y = Flatten <axis = 9007199254740993> (x)
+}`,
+    "axis 9007199254740993 is out of range",
+    true,
+  ],
 ];
 
 describe("messages quote a model's int64 values exactly", () => {

@@ -130,6 +130,10 @@ export function exactInts(c: RuleCtx, from: number | string): bigint[] | undefin
   return a?.type === "INTS" ? a.value : undefined;
 }
 
+/** The model's own axes of a node with an `axes` attribute or a constant axes input 1. */
+export const exactAxes = (c: RuleCtx): bigint[] | undefined =>
+  exactInts(c, getAttr(c.node, "axes") ? "axes" : 1);
+
 /** A 1-D integer input's values, each known, symbolic or unknown (null). */
 export function symInput(c: RuleCtx, i: number): Dim[] | undefined {
   if (!present(c, i)) return undefined;

@@ -1,6 +1,7 @@
 // Ops that take parts of tensors or join them: Slice, Pad, Concat, Split, Gather,
 // GatherElements, the Scatter ops, NonZero.
 
+import { int64sText } from "../../ir/attributes.js";
 import { DataType, type Dim } from "../../ir/types.js";
 import { hasAttribute, hasInput } from "../../schema/facts.js";
 import { dimAdd, dimMin } from "../dim-expr.js";
@@ -322,7 +323,7 @@ const split: R.Rule = (c) => {
     if (typeof d === "number" && sizes.reduce((x, y) => x + y, 0) !== d) {
       c.error(
         "shape-mismatch",
-        `${R.opName(c)}: split sizes [${sizes.join(",")}] do not add up to dimension ${axis} of size ${d}`,
+        `${R.opName(c)}: split sizes [${int64sText(sizes, R.exactInts(c, hasAttribute(c.schema, "split") ? "split" : 1))}] do not add up to dimension ${axis} of size ${d}`,
       );
       return;
     }

@@ -1,7 +1,7 @@
 // Index and selection ops: OneHot, GatherND, ScatterElements (and Scatter, its older name),
 // ScatterND, Compress, NonZero, ReverseSequence, TopK, Unique.
 
-import { attrInt } from "../../ir/attributes.js";
+import { attrInt, attrIntText } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
@@ -191,13 +191,16 @@ const Compress: Kernel = (ctx, inputs) => {
 
 const TopK: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  const k = hasAttribute(opVersion(ctx), "k")
-    ? intAttr(ctx, "k")
-    : intValues(ctx, input(ctx, inputs, 1), "k")[0]!;
+  const kT = hasAttribute(opVersion(ctx), "k") ? undefined : input(ctx, inputs, 1);
+  const k = kT ? intValues(ctx, kT, "k")[0]! : intAttr(ctx, "k");
   const axis = normAxis(ctx, intAttr(ctx, "axis"), x.shape.length);
   const largest = intAttr(ctx, "largest", { without: 1 }) !== 0;
   const dim = x.shape[axis]!;
-  if (k < 0 || k > dim) fail(ctx, `k = ${k} is out of range for axis ${axis} of size ${dim}`);
+  if (k < 0 || k > dim)
+    fail(
+      ctx,
+      `k = ${kT ? indexText(kT, [k], 0) : attrIntText(ctx.node, "k", k)} is out of range for axis ${axis} of size ${dim}`,
+    );
   const outer = prod(x.shape.slice(0, axis));
   const inner = prod(x.shape.slice(axis + 1));
   const v = toFloat64(x);
