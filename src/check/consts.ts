@@ -11,6 +11,8 @@ export interface ConstVal {
   elemType: number;
   dims: number[];
   values: number[];
+  /** The model's own values, when some of `values` saturated past 2^53 (for messages). */
+  exact?: bigint[];
 }
 
 /** Larger constants are not followed: they are data, not shapes. */
@@ -31,7 +33,15 @@ export function constFromTensor(t: Tensor): ConstVal | undefined {
     const values = raw.map((v) =>
       typeof v === "bigint" ? clampToNumber(v) : typeof v === "boolean" ? (v ? 1 : 0) : v,
     );
-    return { elemType: t.dataType, dims: [...t.dims], values };
+    const big = raw.filter((v): v is bigint => typeof v === "bigint");
+    const saturated =
+      big.length === raw.length && values.some((v) => Math.abs(v) === Number.MAX_SAFE_INTEGER);
+    return {
+      elemType: t.dataType,
+      dims: [...t.dims],
+      values,
+      ...(saturated ? { exact: big } : {}),
+    };
   } catch {
     return undefined;
   }

@@ -51,6 +51,12 @@ export function parseJsonTensor(text: string, dtype: number, where?: string): RT
   };
   walk(value, 0);
   const n = flat.length;
+  // A JSON number as the user wrote it (JSON.parse rounds 9007199254740993 and prints 1e+23).
+  const literal = (i: number, num: number | bigint): string =>
+    typeof flat[i] === "number"
+      ? (numberLiterals(text)[flat.slice(0, i).filter((v) => typeof v === "number").length] ??
+        String(num))
+      : String(num);
   const data = allocStorage(dtype, n);
   for (let i = 0; i < n; i++) {
     const v = flat[i];
@@ -78,11 +84,15 @@ export function parseJsonTensor(text: string, dtype: number, where?: string): RT
     } else throw new OnnxError("E_USAGE", `element ${i} is not a number`, where);
     if (data instanceof BigInt64Array || data instanceof BigUint64Array) {
       if (typeof num === "number" && !Number.isInteger(num))
-        throw new OnnxError("E_USAGE", `element ${i} (${num}) is not an integer`, where);
+        throw new OnnxError(
+          "E_USAGE",
+          `element ${i} (${literal(i, num)}) is not an integer`,
+          where,
+        );
       if (typeof num === "number" && !Number.isSafeInteger(num))
         throw new OnnxError(
           "E_USAGE",
-          `element ${i} (${num}) is too large to be exact as a JSON number; write it as a string`,
+          `element ${i} (${literal(i, num)}) is too large to be exact as a JSON number; write it as a string`,
           where,
         );
       const big = typeof num === "bigint" ? num : BigInt(num);
@@ -105,16 +115,24 @@ export function parseJsonTensor(text: string, dtype: number, where?: string): RT
     else {
       const x = Number(num);
       if (dtype !== DataType.FLOAT && dtype !== DataType.DOUBLE && !Number.isInteger(x))
-        throw new OnnxError("E_USAGE", `element ${i} (${x}) is not an integer`, where);
+        throw new OnnxError("E_USAGE", `element ${i} (${literal(i, x)}) is not an integer`, where);
       (data as Float64Array)[i] = x;
       // Integer arrays wrap silently (300 becomes 44 in int8): refuse instead.
       if (dtype !== DataType.FLOAT && dtype !== DataType.DOUBLE && data[i] !== x)
         throw new OnnxError(
           "E_USAGE",
-          `element ${i} (${x}) is out of range for ${dtypeName(dtype)}`,
+          `element ${i} (${literal(i, x)}) is out of range for ${dtypeName(dtype)}`,
           where,
         );
     }
   }
   return { dtype, shape, data };
+}
+
+/** The number tokens of a JSON text, in order, as written (strings skipped). */
+function numberLiterals(text: string): string[] {
+  const out: string[] = [];
+  const token = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?/g;
+  for (const m of text.matchAll(token)) if (m[0][0] !== '"') out.push(m[0]);
+  return out;
 }

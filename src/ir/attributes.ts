@@ -42,3 +42,25 @@ export function clampToNumber(v: bigint): number {
   if (v < MIN_SAFE) return Number.MIN_SAFE_INTEGER;
   return Number(v);
 }
+
+/**
+ * An int64 as a message quotes it. clampToNumber leaves a value beyond 2^53 at ±MAX_SAFE_INTEGER,
+ * so there `exact` (the model's own value, where the caller has it) is printed: a message never
+ * names a number the model does not hold. Elsewhere `n` is printed (it may be computed from it).
+ */
+export function int64Text(n: number, exact?: bigint | number): string {
+  const saturated = n === Number.MAX_SAFE_INTEGER || n === Number.MIN_SAFE_INTEGER;
+  return saturated && exact !== undefined ? String(exact) : String(n);
+}
+
+/** A list of int64s as "a,b,c" by int64Text, `exact` holding the model's values index for index. */
+export function int64sText(ns: readonly number[], exact?: ArrayLike<bigint | number>): string {
+  return ns.map((n, i) => int64Text(n, exact?.[i])).join(",");
+}
+
+/** The INT attribute `name` of `node` as a message quotes `n`, the number attrInt gave for it. */
+export function attrIntText(node: { attributes: Attribute[] }, name: string, n: number): string {
+  const a = getAttr(node, name);
+  const v = a?.type === "INT" && a.value !== undefined ? a.value : undefined;
+  return int64Text(n, v !== undefined && clampToNumber(v) === n ? v : undefined);
+}

@@ -1,7 +1,7 @@
 // What every rule shares: the context a rule reads and fills, typed access to attributes and
 // inputs, axis normalisation, and the rule of ops whose output is their first input's type.
 
-import { clampToNumber, getAttr } from "../../ir/attributes.js";
+import { attrIntText, clampToNumber, getAttr, int64Text } from "../../ir/attributes.js";
 import { type Attribute, type Dim, type Node, type Type } from "../../ir/types.js";
 import { type OpVersion } from "../../schema/types.js";
 import { isIntegerType, MAX_CONST_ELEMENTS, type ConstVal } from "../consts.js";
@@ -107,13 +107,13 @@ export function normAxis(
   axis: number,
   rank: number,
   what = "axis",
+  exact?: bigint | number,
 ): number | undefined {
   if (axis < -rank || axis >= rank) {
     const range =
       rank === 0 ? "a rank-0 input has no axes" : `valid range is [${-rank}, ${rank - 1}]`;
-    // An attribute past 2^53 was saturated to a number: its own value is printed.
-    const a = Math.abs(axis) >= Number.MAX_SAFE_INTEGER ? getAttr(c.node, what) : undefined;
-    const shown = a?.type === "INT" && a.value !== undefined ? String(a.value) : String(axis);
+    // A value past 2^53 was saturated to a number: the model's own value is printed.
+    const shown = exact !== undefined ? int64Text(axis, exact) : attrIntText(c.node, what, axis);
     c.error(
       "axis-out-of-range",
       `${opName(c)}: ${what} ${shown} is out of range for input '${inName(c, 0)}' of rank ${rank} (${range})`,
@@ -122,6 +122,17 @@ export function normAxis(
   }
   return axis < 0 ? axis + rank : axis;
 }
+
+/** The model's own int64s of constant input `from` or INTS attribute `from`, for messages. */
+export function exactInts(c: RuleCtx, from: number | string): bigint[] | undefined {
+  if (typeof from === "number") return c.consts[from]?.exact;
+  const a = getAttr(c.node, from);
+  return a?.type === "INTS" ? a.value : undefined;
+}
+
+/** The model's own axes of a node with an `axes` attribute or a constant axes input 1. */
+export const exactAxes = (c: RuleCtx): bigint[] | undefined =>
+  exactInts(c, getAttr(c.node, "axes") ? "axes" : 1);
 
 /** A 1-D integer input's values, each known, symbolic or unknown (null). */
 export function symInput(c: RuleCtx, i: number): Dim[] | undefined {

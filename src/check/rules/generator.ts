@@ -1,7 +1,7 @@
 // Ops that make a tensor from attributes or a shape: Constant, ConstantOfShape, Range, and the
 // *Like ops whose output has an input's shape.
 
-import { clampToNumber } from "../../ir/attributes.js";
+import { clampToNumber, int64sText } from "../../ir/attributes.js";
 import { type Tensor } from "../../ir/tensor.js";
 import { DataType, type Dim } from "../../ir/types.js";
 import { constFromTensor, MAX_CONST_ELEMENTS } from "../consts.js";
@@ -93,7 +93,7 @@ const constantOfShape: R.Rule = (c) => {
   if (target && target.some((d) => d < 0)) {
     c.error(
       "shape-mismatch",
-      `${R.opName(c)}: the shape [${target.join(",")}] has a negative dimension`,
+      `${R.opName(c)}: the shape [${int64sText(target, R.exactInts(c, 0))}] has a negative dimension`,
     );
     return;
   }

@@ -53,8 +53,9 @@ const reduce =
       set = s.map((_, i) => i);
     } else {
       set = [];
-      for (const a of axes) {
-        const n = R.normAxis(c, a, r);
+      const exact = R.exactAxes(c);
+      for (const [i, a] of axes.entries()) {
+        const n = R.normAxis(c, a, r, "axis", exact?.[i]);
         if (n === undefined) return;
         if (!set.includes(n)) set.push(n);
       }

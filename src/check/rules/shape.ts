@@ -1,6 +1,7 @@
 // Ops that compute or change shapes: Shape, Size, Reshape, Squeeze/Unsqueeze, Expand, Flatten,
 // Transpose, Tile, DepthToSpace/SpaceToDepth. Known shapes flow on as constants.
 
+import { attrIntText, int64sText, int64Text } from "../../ir/attributes.js";
 import { DataType, type Dim } from "../../ir/types.js";
 import { hasInput } from "../../schema/facts.js";
 import { symProduct, symQuotient } from "../sym-values.js";
@@ -58,11 +59,12 @@ const unsqueeze: R.Rule = (c) => {
   }
   const r = s.length + axes.length;
   const norm: number[] = [];
-  for (const a of axes) {
+  const exact = R.exactAxes(c);
+  for (const [i, a] of axes.entries()) {
     if (a < -r || a >= r) {
       c.error(
         "axis-out-of-range",
-        `${R.opName(c)}: axis ${a} is out of range for output rank ${r} (valid range is [${-r}, ${r - 1}])`,
+        `${R.opName(c)}: axis ${int64Text(a, exact?.[i])} is out of range for output rank ${r} (valid range is [${-r}, ${r - 1}])`,
       );
       return;
     }
@@ -99,8 +101,9 @@ const squeeze: R.Rule = (c) => {
     drop = s.flatMap((d, i) => (d === 1 ? [i] : []));
   } else {
     drop = [];
-    for (const a of axes) {
-      const n = R.normAxis(c, a, s.length);
+    const exact = R.exactAxes(c);
+    for (const [i, a] of axes.entries()) {
+      const n = R.normAxis(c, a, s.length, "axis", exact?.[i]);
       if (n === undefined) return;
       const d = s[n]!;
       if (typeof d === "number" && d !== 1) {
@@ -168,12 +171,20 @@ const reshape: R.Rule = (c) => {
     );
   if (total !== undefined) {
     const rest = R.product(dims.filter((_, i) => i !== inferAt));
+    // Values past 2^53 saturated: the messages quote the model's own (and count with them).
+    const exact = R.exactInts(c, hasInput(c.schema, "shape") ? 1 : "shape");
+    const targetText = exact ? int64sText(target as number[], exact) : target.join(",");
+    const numeric = exact && dims.every((d): d is number => typeof d === "number");
+    const dimsText = numeric ? `[${int64sText(dims, exact)}]` : formatShape(dims);
+    const restText = numeric
+      ? String(dims.reduce((p, d, i) => p * BigInt(int64Text(d, exact[i])), 1n))
+      : String(rest);
     if (rest !== undefined) {
       if (inferAt >= 0) {
         if (rest === 0 || total % rest !== 0) {
           c.error(
             "shape-mismatch",
-            `${R.opName(c)}: cannot reshape ${formatShape(s)} (${total} elements) to [${target.join(",")}]`,
+            `${R.opName(c)}: cannot reshape ${formatShape(s)} (${total} elements) to [${targetText}]`,
           );
           return;
         }
@@ -181,7 +192,7 @@ const reshape: R.Rule = (c) => {
       } else if (rest !== total) {
         c.error(
           "shape-mismatch",
-          `${R.opName(c)}: cannot reshape ${formatShape(s)} (${total} elements) to ${formatShape(dims)} (${rest} elements)`,
+          `${R.opName(c)}: cannot reshape ${formatShape(s)} (${total} elements) to ${dimsText} (${restText} elements)`,
         );
         return;
       }
@@ -201,7 +212,7 @@ const expand: R.Rule = (c) => {
   if (tdims && tdims.some((d) => typeof d === "number" && d < 0)) {
     c.error(
       "shape-mismatch",
-      `${R.opName(c)}: the shape [${tdims.join(",")}] has a negative dimension`,
+      `${R.opName(c)}: the shape [${R.exactInts(c, 1) ? int64sText(tdims as number[], R.exactInts(c, 1)) : tdims.join(",")}] has a negative dimension`,
     );
     return;
   }
@@ -238,7 +249,7 @@ const transpose: R.Rule = (c) => {
   if (p.length !== s.length || sorted.some((v, i) => v !== i)) {
     c.error(
       "bad-attribute-value",
-      `${R.opName(c)}: perm [${p.join(",")}] is not a permutation of the ${s.length} axes of '${R.inName(c, 0)}'`,
+      `${R.opName(c)}: perm [${int64sText(p, R.exactInts(c, "perm"))}] is not a permutation of the ${s.length} axes of '${R.inName(c, 0)}'`,
     );
     return;
   }
@@ -277,7 +288,7 @@ const flatten: R.Rule = (c) => {
   if (axisAttr < -r || axisAttr > r) {
     c.error(
       "axis-out-of-range",
-      `${R.opName(c)}: axis ${axisAttr} is out of range for rank ${r} (valid range is [${-r}, ${r}])`,
+      `${R.opName(c)}: axis ${attrIntText(c.node, "axis", axisAttr)} is out of range for rank ${r} (valid range is [${-r}, ${r}])`,
     );
     return;
   }

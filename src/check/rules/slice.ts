@@ -1,6 +1,7 @@
 // Ops that take parts of tensors or join them: Slice, Pad, Concat, Split, Gather,
 // GatherElements, the Scatter ops, NonZero.
 
+import { int64sText } from "../../ir/attributes.js";
 import { DataType, type Dim } from "../../ir/types.js";
 import { hasAttribute, hasInput } from "../../schema/facts.js";
 import { dimAdd, dimMin } from "../dim-expr.js";
@@ -126,8 +127,9 @@ const slice: R.Rule = (c) => {
     return;
   }
   const dims = [...s];
+  const exactAxes = R.exactInts(c, hasInput(c.schema, "starts") ? 3 : "axes");
   for (let k = 0; k < ax.length; k++) {
-    const a = R.normAxis(c, ax[k]!, r);
+    const a = R.normAxis(c, ax[k]!, r, "axis", axes ? exactAxes?.[k] : undefined);
     if (a === undefined) {
       R.out(
         c,
@@ -211,8 +213,9 @@ const pad: R.Rule = (c) => {
     return;
   }
   const ax: number[] = [];
-  for (const a of axes ?? s.map((_, i) => i)) {
-    const n = R.normAxis(c, a, r);
+  const exactAxes = R.exactInts(c, 3);
+  for (const [i, a] of (axes ?? s.map((_, i) => i)).entries()) {
+    const n = R.normAxis(c, a, r, "axis", axes ? exactAxes?.[i] : undefined);
     if (n === undefined) return;
     ax.push(n);
   }
@@ -320,7 +323,7 @@ const split: R.Rule = (c) => {
     if (typeof d === "number" && sizes.reduce((x, y) => x + y, 0) !== d) {
       c.error(
         "shape-mismatch",
-        `${R.opName(c)}: split sizes [${sizes.join(",")}] do not add up to dimension ${axis} of size ${d}`,
+        `${R.opName(c)}: split sizes [${int64sText(sizes, R.exactInts(c, hasAttribute(c.schema, "split") ? "split" : 1))}] do not add up to dimension ${axis} of size ${d}`,
       );
       return;
     }

@@ -1,11 +1,20 @@
 // Index and selection ops: OneHot, GatherND, ScatterElements (and Scatter, its older name),
 // ScatterND, Compress, NonZero, ReverseSequence, TopK, Unique.
 
-import { attrInt } from "../../ir/attributes.js";
+import { attrInt, attrIntText } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
 import { fromFloat64, toFloat64, scratch } from "../tensor.js";
 import type { Kernel, KernelContext, RTensor } from "../types.js";
-import { alloc, fail, input, intValues, normAxis, scalarNumber, strides } from "./util.js";
+import {
+  alloc,
+  fail,
+  indexText,
+  input,
+  intValues,
+  normAxis,
+  scalarNumber,
+  strides,
+} from "./util.js";
 import { hasAttribute } from "../../schema/facts.js";
 import { opVersion } from "./version.js";
 import { intAttr, stringAttr } from "./attrs.js";
@@ -66,9 +75,13 @@ const GatherND: Kernel = (ctx, inputs) => {
       let off = bi * xBatch;
       for (let k = 0; k < last; k++) {
         const dim = x.shape[b + k]!;
-        let v = iv[(bi * perBatch + j) * last + k]!;
+        const at = (bi * perBatch + j) * last + k;
+        let v = iv[at]!;
         if (v < -dim || v >= dim)
-          fail(ctx, `index ${v} is out of range for axis ${b + k} of size ${dim}`);
+          fail(
+            ctx,
+            `index ${indexText(idx, iv, at)} is out of range for axis ${b + k} of size ${dim}`,
+          );
         if (v < 0) v += dim;
         off += v * st[k]!;
       }
@@ -114,7 +127,10 @@ const ScatterElements: Kernel = (ctx, inputs) => {
       if (k === axis) {
         c = iv[p]!;
         if (c < -dim || c >= dim)
-          fail(ctx, `index ${c} is out of range for axis ${axis} of size ${dim}`);
+          fail(
+            ctx,
+            `index ${indexText(idx, iv, p)} is out of range for axis ${axis} of size ${dim}`,
+          );
         if (c < 0) c += dim;
       }
       off += c * st[k]!;
@@ -142,7 +158,7 @@ const ScatterND: Kernel = (ctx, inputs) => {
       let c = iv[j * last + k]!;
       if (c < 0) c += x.shape[k]!;
       if (c < 0 || c >= x.shape[k]!)
-        fail(ctx, `index ${iv[j * last + k]} is out of range for axis ${k}`);
+        fail(ctx, `index ${indexText(idx, iv, j * last + k)} is out of range for axis ${k}`);
       off += c * st[k]!;
     }
     for (let t = 0; t < slice; t++) v[off + t] = f(v[off + t]!, u[j * slice + t]!);
@@ -175,13 +191,16 @@ const Compress: Kernel = (ctx, inputs) => {
 
 const TopK: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  const k = hasAttribute(opVersion(ctx), "k")
-    ? intAttr(ctx, "k")
-    : intValues(ctx, input(ctx, inputs, 1), "k")[0]!;
+  const kT = hasAttribute(opVersion(ctx), "k") ? undefined : input(ctx, inputs, 1);
+  const k = kT ? intValues(ctx, kT, "k")[0]! : intAttr(ctx, "k");
   const axis = normAxis(ctx, intAttr(ctx, "axis"), x.shape.length);
   const largest = intAttr(ctx, "largest", { without: 1 }) !== 0;
   const dim = x.shape[axis]!;
-  if (k < 0 || k > dim) fail(ctx, `k = ${k} is out of range for axis ${axis} of size ${dim}`);
+  if (k < 0 || k > dim)
+    fail(
+      ctx,
+      `k = ${kT ? indexText(kT, [k], 0) : attrIntText(ctx.node, "k", k)} is out of range for axis ${axis} of size ${dim}`,
+    );
   const outer = prod(x.shape.slice(0, axis));
   const inner = prod(x.shape.slice(axis + 1));
   const v = toFloat64(x);

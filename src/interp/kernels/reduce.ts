@@ -13,7 +13,7 @@
 import { FLOAT_TYPES, SMALL_INT_TYPES, scratch } from "../tensor.js";
 import { chargeBytes } from "../budget.js";
 import { OnnxError } from "../../errors.js";
-import { attrInts } from "../../ir/attributes.js";
+import { attrInts, getAttr } from "../../ir/attributes.js";
 import {
   dtypeName,
   float16Table,
@@ -76,6 +76,7 @@ export function planReduce(
   const r = shape.length;
   let axes: number[] | undefined;
   let noop = false;
+  let exact: ArrayLike<bigint | number> | undefined;
   if (hasInput(opVersion(ctx), "axes")) {
     if (axesInput) {
       const d = axesInput.data;
@@ -86,19 +87,25 @@ export function planReduce(
           ctx.label,
         );
       axes = Array.from(d as ArrayLike<bigint | number>, (v) => Number(v));
+      exact = d as ArrayLike<bigint | number>;
     }
     noop = intAttr(ctx, "noop_with_empty_axes") !== 0;
   } else {
     axes = attrInts(ctx.node, "axes");
+    exact = getAttr(ctx.node, "axes")?.value as bigint[] | undefined;
   }
   const keepdims = intAttr(ctx, "keepdims") !== 0;
   const reduced = new Array<boolean>(r).fill(false);
   if (axes === undefined || axes.length === 0) {
     if (!noop) reduced.fill(true);
   } else {
-    for (const a of axes) {
+    for (const [i, a] of axes.entries()) {
       if (a < -r || a >= r)
-        throw new OnnxError("E_RUNTIME", `axis ${a} out of range for rank ${r}`, ctx.label);
+        throw new OnnxError(
+          "E_RUNTIME",
+          `axis ${exact?.[i] ?? a} out of range for rank ${r}`,
+          ctx.label,
+        );
       reduced[a < 0 ? a + r : a] = true;
     }
   }

@@ -3,7 +3,7 @@
 // GatherElements, Tile, ConstantOfShape, Range, CumSum, EyeLike, DepthToSpace/SpaceToDepth.
 // Most are one strided copy.
 
-import { attrInt, attrInts, getAttr } from "../../ir/attributes.js";
+import { attrInt, attrInts, attrIntText, getAttr, int64sText } from "../../ir/attributes.js";
 import { dtypeName } from "../../ir/dtype.js";
 import { DataType } from "../../ir/types.js";
 import { fromIRTensor, sparseToDense } from "../ir-tensors.js";
@@ -21,9 +21,12 @@ import {
   broadcastIndex,
   broadcastShapes,
   checkedCount,
+  exactValues,
+  indexText,
   fail,
   input,
   intValues,
+  isTensor,
   normAxis,
   optInput,
   scalarNumber,
@@ -154,9 +157,13 @@ const Size: Kernel = (ctx, inputs) => {
 const Reshape: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const v = opVersion(ctx);
-  const spec = hasInput(v, "shape")
-    ? intValues(ctx, input(ctx, inputs, inputIndex(v, "shape")), "shape")
-    : (attrInts(ctx.node, "shape") ?? []);
+  const shapeT = hasInput(v, "shape") ? input(ctx, inputs, inputIndex(v, "shape")) : undefined;
+  const spec = shapeT ? intValues(ctx, shapeT, "shape") : (attrInts(ctx.node, "shape") ?? []);
+  // The model's values, which the messages quote (spec saturates past 2^53).
+  const specText = int64sText(
+    spec,
+    shapeT ? exactValues(shapeT) : (getAttr(ctx.node, "shape")?.value as bigint[] | undefined),
+  );
   const allowZero = intAttr(ctx, "allowzero", { without: 0 }) !== 0;
   const shape = spec.map((d, i) => {
     if (d === 0 && !allowZero) {
@@ -167,22 +174,16 @@ const Reshape: Kernel = (ctx, inputs) => {
     return d;
   });
   const inferred = shape.filter((d) => d === -1).length;
-  if (inferred > 1) fail(ctx, `shape [${spec.join(",")}] has more than one -1`);
-  if (shape.some((d) => d < -1)) fail(ctx, `shape [${spec.join(",")}] has a negative dimension`);
+  if (inferred > 1) fail(ctx, `shape [${specText}] has more than one -1`);
+  if (shape.some((d) => d < -1)) fail(ctx, `shape [${specText}] has a negative dimension`);
   const known = shape.reduce((p, d) => (d === -1 ? p : p * d), 1);
   const n = x.data.length;
   if (inferred) {
     if (known === 0 || n % known !== 0)
-      fail(
-        ctx,
-        `cannot reshape ${n} elements of shape [${x.shape.join(",")}] into [${spec.join(",")}]`,
-      );
+      fail(ctx, `cannot reshape ${n} elements of shape [${x.shape.join(",")}] into [${specText}]`);
     shape[shape.indexOf(-1)] = n / known;
   } else if (known !== n)
-    fail(
-      ctx,
-      `cannot reshape ${n} elements of shape [${x.shape.join(",")}] into [${spec.join(",")}]`,
-    );
+    fail(ctx, `cannot reshape ${n} elements of shape [${x.shape.join(",")}] into [${specText}]`);
   return [{ dtype: x.dtype, shape, data: x.data }];
 };
 
@@ -194,13 +195,23 @@ function axesFrom(ctx: KernelContext, inputs: (RValue | undefined)[]): number[] 
   return t ? intValues(ctx, t, "axes") : undefined;
 }
 
+/** The model's own values of axesFrom's axes, which messages quote. */
+function axesExact(ctx: KernelContext, inputs: (RValue | undefined)[]) {
+  const i = inputIndex(opVersion(ctx), "axes");
+  if (i < 0) return getAttr(ctx.node, "axes")?.value as bigint[] | undefined;
+  const t = inputs[i];
+  return t && isTensor(t) ? exactValues(t) : undefined;
+}
+
 const Unsqueeze: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const axes = axesFrom(ctx, inputs);
   if (!axes) fail(ctx, "axes are required");
   const rank = x.shape.length + axes.length;
-  const norm = axes.map((a) => normAxis(ctx, a, rank));
-  if (new Set(norm).size !== norm.length) fail(ctx, `axes [${axes.join(",")}] repeat an axis`);
+  const exact = axesExact(ctx, inputs);
+  const norm = axes.map((a, i) => normAxis(ctx, a, rank, "axis", exact?.[i]));
+  if (new Set(norm).size !== norm.length)
+    fail(ctx, `axes [${int64sText(axes, exact)}] repeat an axis`);
   const shape: number[] = [];
   let j = 0;
   for (let i = 0; i < rank; i++) shape.push(norm.includes(i) ? 1 : x.shape[j++]!);
@@ -214,7 +225,8 @@ const Squeeze: Kernel = (ctx, inputs) => {
   let drop: Set<number>;
   if (!axes) drop = new Set(x.shape.flatMap((d, i) => (d === 1 ? [i] : [])));
   else {
-    drop = new Set(axes.map((a) => normAxis(ctx, a, r)));
+    const exact = axesExact(ctx, inputs);
+    drop = new Set(axes.map((a, i) => normAxis(ctx, a, r, "axis", exact?.[i])));
     for (const a of drop)
       if (x.shape[a] !== 1)
         fail(ctx, `cannot squeeze axis ${a} of size ${x.shape[a]} (shape [${x.shape.join(",")}])`);
@@ -227,7 +239,10 @@ const Flatten: Kernel = (ctx, inputs) => {
   const r = x.shape.length;
   let axis = intAttr(ctx, "axis");
   if (axis < -r || axis > r)
-    fail(ctx, `axis ${axis} is out of range for rank ${r} (valid: [${-r}, ${r}])`);
+    fail(
+      ctx,
+      `axis ${attrIntText(ctx.node, "axis", axis)} is out of range for rank ${r} (valid: [${-r}, ${r}])`,
+    );
   if (axis < 0) axis += r;
   const outer = x.shape.slice(0, axis).reduce((p, d) => p * d, 1);
   const inner = x.shape.slice(axis).reduce((p, d) => p * d, 1);
@@ -238,8 +253,10 @@ const Transpose: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
   const r = x.shape.length;
   const perm = attrInts(ctx.node, "perm") ?? x.shape.map((_, i) => r - 1 - i);
-  if (perm.length !== r || new Set(perm.map((p) => normAxis(ctx, p, r, "perm entry"))).size !== r)
-    fail(ctx, `perm [${perm.join(",")}] is not a permutation of rank ${r}`);
+  const exact = getAttr(ctx.node, "perm")?.value as bigint[] | undefined;
+  const normed = () => perm.map((p, i) => normAxis(ctx, p, r, "perm entry", exact?.[i]));
+  if (perm.length !== r || new Set(normed()).size !== r)
+    fail(ctx, `perm [${int64sText(perm, exact)}] is not a permutation of rank ${r}`);
   const st = strides(x.shape);
   const shape = perm.map((p) => x.shape[p]!);
   const out = alloc(ctx, x.dtype, shape);
@@ -255,8 +272,10 @@ const Transpose: Kernel = (ctx, inputs) => {
 
 const Expand: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  const target = intValues(ctx, input(ctx, inputs, 1), "shape");
-  if (target.some((d) => d < 0)) fail(ctx, `shape [${target.join(",")}] has a negative dimension`);
+  const shapeT = input(ctx, inputs, 1);
+  const target = intValues(ctx, shapeT, "shape");
+  if (target.some((d) => d < 0))
+    fail(ctx, `shape [${int64sText(target, exactValues(shapeT))}] has a negative dimension`);
   const shape = broadcastShapes(ctx, [x.shape, target]);
   const out = alloc(ctx, x.dtype, shape);
   broadcastInto(x, out);
@@ -276,10 +295,12 @@ function broadcastInto(x: RTensor, out: RTensor): void {
 
 const Tile: Kernel = (ctx, inputs) => {
   const x = input(ctx, inputs, 0);
-  const reps = intValues(ctx, input(ctx, inputs, 1), "repeats");
+  const repsT = input(ctx, inputs, 1);
+  const reps = intValues(ctx, repsT, "repeats");
   const r = x.shape.length;
   if (reps.length !== r) fail(ctx, `repeats has ${reps.length} entries, the input has rank ${r}`);
-  if (reps.some((v) => v < 0)) fail(ctx, `repeats [${reps.join(",")}] has a negative entry`);
+  if (reps.some((v) => v < 0))
+    fail(ctx, `repeats [${int64sText(reps, exactValues(repsT))}] has a negative entry`);
   const shape = x.shape.map((d, i) => d * reps[i]!);
   const out = alloc(ctx, x.dtype, shape);
   // View the output as [rep0, d0, rep1, d1, ...] and copy with step 0 along the rep axes.
@@ -302,16 +323,19 @@ const Slice: Kernel = (ctx, inputs) => {
   let ends: number[];
   let axes: number[] | undefined;
   let stepsIn: number[] | undefined;
+  let exactAxes: ArrayLike<bigint | number> | undefined;
   if (!hasInput(opVersion(ctx), "starts")) {
     starts = attrInts(ctx.node, "starts") ?? fail(ctx, "attribute 'starts' is required");
     ends = attrInts(ctx.node, "ends") ?? fail(ctx, "attribute 'ends' is required");
     axes = attrInts(ctx.node, "axes");
+    exactAxes = getAttr(ctx.node, "axes")?.value as bigint[] | undefined;
   } else {
     starts = intValues(ctx, input(ctx, inputs, 1), "starts");
     ends = intValues(ctx, input(ctx, inputs, 2), "ends");
     const a = optInput(ctx, inputs, 3);
     const s = optInput(ctx, inputs, 4);
     axes = a ? intValues(ctx, a, "axes") : undefined;
+    exactAxes = a && exactValues(a);
     stepsIn = s ? intValues(ctx, s, "steps") : undefined;
   }
   if (ends.length !== starts.length)
@@ -326,8 +350,8 @@ const Slice: Kernel = (ctx, inputs) => {
   const shape = [...x.shape];
   const seen = new Set<number>();
   axes.forEach((a0, i) => {
-    const a = normAxis(ctx, a0, r);
-    if (seen.has(a)) fail(ctx, `axes [${axes!.join(",")}] repeat axis ${a}`);
+    const a = normAxis(ctx, a0, r, "axis", exactAxes?.[i]);
+    if (seen.has(a)) fail(ctx, `axes [${int64sText(axes!, exactAxes)}] repeat axis ${a}`);
     seen.add(a);
     const dim = x.shape[a]!;
     const stp = stepsIn ? stepsIn[i]! : 1;
@@ -372,6 +396,8 @@ const Pad: Kernel = (ctx, inputs) => {
   let pads: number[];
   let value: RTensor | number | undefined;
   let axes: number[] | undefined;
+  const padsAttr = getAttr(ctx.node, "pads") ?? getAttr(ctx.node, "paddings");
+  let exactPads = padsAttr?.value as ArrayLike<bigint | number> | undefined;
   const v = opVersion(ctx);
   if (!hasInput(v, "pads")) {
     pads =
@@ -381,6 +407,7 @@ const Pad: Kernel = (ctx, inputs) => {
     value = floatAttr(ctx, "value");
   } else {
     pads = intValues(ctx, input(ctx, inputs, 1), "pads");
+    exactPads = exactValues(input(ctx, inputs, 1));
     value = optInput(ctx, inputs, 2);
     const ai = inputIndex(v, "axes");
     const a = ai >= 0 ? optInput(ctx, inputs, ai) : undefined;
@@ -397,7 +424,10 @@ const Pad: Kernel = (ctx, inputs) => {
   });
   const shape = x.shape.map((d, i) => d + before[i]! + after[i]!);
   if (shape.some((d) => d < 0))
-    fail(ctx, `pads [${pads.join(",")}] remove more than the input's shape [${x.shape.join(",")}]`);
+    fail(
+      ctx,
+      `pads [${int64sText(pads, exactPads)}] remove more than the input's shape [${x.shape.join(",")}]`,
+    );
   const out = alloc(ctx, x.dtype, shape);
   const n = out.data.length;
   if (n === 0) return [out];
@@ -529,10 +559,12 @@ const Split: Kernel = (ctx, inputs) => {
   const dim = x.shape[axis]!;
   const count = ctx.node.outputs.length;
   let sizes: number[] | undefined;
+  let exactSizes = getAttr(ctx.node, "split")?.value as ArrayLike<bigint | number> | undefined;
   const v = opVersion(ctx);
   if (!hasAttribute(v, "split")) {
     const s = optInput(ctx, inputs, inputIndex(v, "split"));
     sizes = s ? intValues(ctx, s, "split") : undefined;
+    exactSizes = s && exactValues(s);
   } else
     sizes =
       attrInts(ctx.node, "split") ??
@@ -548,7 +580,7 @@ const Split: Kernel = (ctx, inputs) => {
       fail(ctx, `axis ${axis} of size ${dim} does not split evenly into ${numOutputs}`);
   }
   if (sizes.reduce((p, v) => p + v, 0) !== dim)
-    fail(ctx, `split sizes [${sizes.join(",")}] do not add up to ${dim}`);
+    fail(ctx, `split sizes [${int64sText(sizes, exactSizes)}] do not add up to ${dim}`);
   const st = strides(x.shape);
   let start = 0;
   return sizes.map((len) => {
@@ -567,9 +599,10 @@ const Gather: Kernel = (ctx, inputs) => {
   const r = x.shape.length;
   const axis = normAxis(ctx, intAttr(ctx, "axis"), r);
   const dim = x.shape[axis]!;
-  const ind = intValues(ctx, idx, "indices").map((v) => {
+  const vals = intValues(ctx, idx, "indices");
+  const ind = vals.map((v, j) => {
     if (v < -dim || v >= dim)
-      fail(ctx, `index ${v} is out of range for axis ${axis} of size ${dim}`);
+      fail(ctx, `index ${indexText(idx, vals, j)} is out of range for axis ${axis} of size ${dim}`);
     return v < 0 ? v + dim : v;
   });
   const shape = [...x.shape.slice(0, axis), ...idx.shape, ...x.shape.slice(axis + 1)];
@@ -609,7 +642,10 @@ const GatherElements: Kernel = (ctx, inputs) => {
       if (k === axis) {
         let v = ind[o]!;
         if (v < -dim || v >= dim)
-          fail(ctx, `index ${v} is out of range for axis ${axis} of size ${dim}`);
+          fail(
+            ctx,
+            `index ${indexText(idx, ind, o)} is out of range for axis ${axis} of size ${dim}`,
+          );
         if (v < 0) v += dim;
         off += v * st[k]!;
       } else off += c * st[k]!;
@@ -625,7 +661,8 @@ const GatherElements: Kernel = (ctx, inputs) => {
 const ConstantOfShape: Kernel = (ctx, inputs) => {
   const shapeT = input(ctx, inputs, 0);
   const shape = intValues(ctx, shapeT, "shape");
-  if (shape.some((d) => d < 0)) fail(ctx, `shape [${shape.join(",")}] has a negative dimension`);
+  if (shape.some((d) => d < 0))
+    fail(ctx, `shape [${int64sText(shape, exactValues(shapeT))}] has a negative dimension`);
   const a = getAttr(ctx.node, "value");
   let value: RTensor = { dtype: DataType.FLOAT, shape: [1], data: new Float32Array(1) };
   if (a && a.type === "TENSOR" && a.value) value = fromIRTensor(a.value, ctx.label);

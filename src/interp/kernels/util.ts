@@ -2,7 +2,7 @@
 
 import { OnnxError } from "../../errors.js";
 import { bfloat16BitsToNumber, dtypeName, float16Table } from "../../ir/dtype.js";
-import { clampToNumber } from "../../ir/attributes.js";
+import { attrIntText, clampToNumber, int64Text } from "../../ir/attributes.js";
 import { DataType } from "../../ir/types.js";
 import { allocStorage, isFloatType, scratch } from "../tensor.js";
 import type { KernelContext, RTensor, RValue, Storage } from "../types.js";
@@ -75,10 +75,21 @@ export function alloc(ctx: KernelContext, dtype: number, shape: number[]): RTens
   return { dtype, shape, data: allocStorage(dtype, n) };
 }
 
-/** Normalises an axis in [-rank, rank-1]; an error naming the node otherwise. */
-export function normAxis(ctx: KernelContext, axis: number, rank: number, what = "axis"): number {
-  if (!Number.isInteger(axis) || axis < -rank || axis >= rank)
-    fail(ctx, `${what} ${axis} is out of range for rank ${rank} (valid: [${-rank}, ${rank - 1}])`);
+/**
+ * Normalises an axis in [-rank, rank-1]; an error naming the node otherwise. The error quotes
+ * `exact` (the model's value of a saturated axis) or else the node's attribute `what`.
+ */
+export function normAxis(
+  ctx: KernelContext,
+  axis: number,
+  rank: number,
+  what = "axis",
+  exact?: bigint | number,
+): number {
+  if (!Number.isInteger(axis) || axis < -rank || axis >= rank) {
+    const shown = exact !== undefined ? int64Text(axis, exact) : attrIntText(ctx.node, what, axis);
+    fail(ctx, `${what} ${shown} is out of range for rank ${rank} (valid: [${-rank}, ${rank - 1}])`);
+  }
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -102,6 +113,15 @@ export function intValues(ctx: KernelContext, t: RTensor, what: string): number[
   }
   return out;
 }
+
+/** An integer tensor's own values, which messages quote where intValues saturated them. */
+export function exactValues(t: RTensor): ArrayLike<bigint | number> | undefined {
+  return Array.isArray(t.data) ? undefined : (t.data as ArrayLike<bigint | number>);
+}
+
+/** Element i of integer tensor t, whose intValues are `vals`, as a message quotes it. */
+export const indexText = (t: RTensor, vals: readonly number[], i: number): string =>
+  int64Text(vals[i]!, exactValues(t)?.[i]);
 
 /** A scalar (or one-element) input as a number. */
 export function scalarNumber(ctx: KernelContext, t: RTensor, what: string): number {
