@@ -2,6 +2,7 @@
 
 import { DataType, type Dim } from "../../ir/types.js";
 import { hasAttribute } from "../../schema/facts.js";
+import { attrIntText, int64Text } from "../../ir/attributes.js";
 import * as R from "./common.js";
 
 /** The Reduce* operators (one rule serves them all; the test generator draws from them too). */
@@ -121,6 +122,16 @@ const topK: R.Rule = (c) => {
   if (s && axisAttr !== null) {
     const a = R.normAxis(c, axisAttr, s.length);
     if (a === undefined) return;
+    const d = s[a];
+    if (typeof k === "number" && (k < 0 || (typeof d === "number" && k > d))) {
+      const exact = hasAttribute(c.schema, "k") ? undefined : R.exactInts(c, 1)?.[0];
+      const text = hasAttribute(c.schema, "k") ? attrIntText(c.node, "k", k) : int64Text(k, exact);
+      c.error(
+        "shape-mismatch",
+        `${R.opName(c)}: k = ${text} is out of range for axis ${a}${typeof d === "number" ? ` of size ${d}` : ""}`,
+      );
+      return;
+    }
     dims = s.map((d, i) => (i === a ? (typeof k === "number" ? k : null) : d));
   }
   R.out(c, 0, R.elemOf(c, 0), dims);

@@ -307,6 +307,13 @@ const tile: R.Rule = (c) => {
     );
     return;
   }
+  if (reps && reps.some((r) => r < 0)) {
+    c.error(
+      "shape-mismatch",
+      `${R.opName(c)}: repeats [${int64sText(reps, R.exactInts(c, 1))}] has a negative entry`,
+    );
+    return;
+  }
   R.out(
     c,
     0,

@@ -231,6 +231,14 @@ const pad: R.Rule = (c) => {
     const d = dims[a];
     dims[a] = d === null ? null : dimAdd(d, pads![k]! + pads![k + ax.length]!);
   });
+  if (dims.some((d) => typeof d === "number" && d < 0)) {
+    const exact = hasInput(c.schema, "pads") ? R.exactInts(c, 1) : undefined;
+    c.error(
+      "shape-mismatch",
+      `${R.opName(c)}: pads [${int64sText(pads, exact)}] remove more than the input's shape [${s.map((d) => (typeof d === "number" ? d : "?")).join(",")}]`,
+    );
+    return;
+  }
   R.out(c, 0, elem, dims);
 };
 
