@@ -129,7 +129,9 @@ describe("object-member names on the command line", () => {
     const members = file("members.onnx", MEMBERS);
     const l = runCli(["lower", members, "--target", "webnn", "-o", join(d, "l.onnx")]);
     expect(l.code).toBe(0);
-    expect(l.stdout).toMatch(/3 of 3 nodes supported/);
+    // every node of the lowered model supported (an output's Identity is gone since simplify
+    // lets its producer write the output)
+    expect(l.stdout).toMatch(/: (\d+) of \1 nodes supported/);
     const m = runCli([
       "run",
       join(d, "l.onnx"),
