@@ -12,7 +12,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
+import { loadModel } from "../../src/io/files.js";
+import { readRange } from "../../src/ir/tensor.js";
 import { serveInspector, type InspectServer } from "../../src/cli/commands/inspect.js";
 
 const CANDIDATES = [
@@ -178,4 +180,19 @@ export function pageSuite(prefix: string): { session: () => PageSession; work: (
     if (work) rmSync(work, { recursive: true, force: true });
   });
   return { session: () => session!, work: () => work };
+}
+
+/**
+ * A model the page downloaded holds, for every initializer stored in a data file of the source,
+ * the same bytes (read by each one's range from its own data file).
+ */
+export function expectSameStoredWeights(source: string, downloaded: string): void {
+  const got = loadModel(downloaded);
+  for (const x of loadModel(source).graph.initializers) {
+    if (!x.range) continue;
+    const y = got.graph.initializers.find((u) => u.name === x.name)!;
+    expect(Buffer.from(readRange(y.range!)).equals(Buffer.from(readRange(x.range))), x.name).toBe(
+      true,
+    );
+  }
 }
