@@ -5,8 +5,10 @@
 // Applied only where x and y are shown finite: constants whose every value is finite (an
 // attention mask's 0 and −3.4e38). Then each product is a value times 1 or 0, exact, and each
 // sum adds a zero: the same numbers, up to the sign of a zero result (Where's +0 may come out
-// −0, which compares and adds as +0 does).
+// −0, which compares and adds as +0 does). A branch of -inf (a mask of 0 and -inf) is taken by
+// Log of the mask instead, which gives 0 and -inf exactly: Where(c, x, -inf) as x + Log(m).
 
+import type { ConstVal } from "../check/consts.js";
 import { DataType } from "../ir/types.js";
 import { legalizePass, type LegalizeOptions, type Site } from "./legalize-kit.js";
 
@@ -39,8 +41,9 @@ function where(site: Site): boolean {
   if (dt === undefined || !FLOATS.includes(dt) || site.elem(y) !== dt) return false;
   if (!["Cast", "Mul", "Add", "Sub"].every((op) => site.has(op))) return false;
   const [vx, vy] = [site.value(x), site.value(y)];
-  if (!vx || !vy || ![...vx.values, ...vy.values].every(Number.isFinite)) return false;
+  if (!vx || !vy) return false;
   const zero = (v: { values: number[] }) => v.values.every((k) => k === 0);
+  if (![...vx.values, ...vy.values].every(Number.isFinite)) return minusInf(site, c, dt, vx, vy);
   const m = maskOf(site, c, dt);
   if (zero(vx)) {
     const notM = site.add("Sub", [site.constant("one", dt, [], [1]), m]);
@@ -50,6 +53,36 @@ function where(site: Site): boolean {
     const notM = site.add("Sub", [site.constant("one", dt, [], [1]), m]);
     site.add("Add", [site.add("Mul", [m, x]), site.add("Mul", [notM, y])], {}, [...site.out]);
   }
+  return true;
+}
+
+/** Whether a constant holds one value (it broadcasts within any shape of its rank or more). */
+const single = (v: ConstVal) => v.values.length === 1;
+
+/**
+ * Where(c, x, -inf) as x + Log(m) (Log(1) is 0, Log(0) is -inf, and x + 0 is x, x + -inf is -inf
+ * for a finite x), Where(c, -inf, y) as y + Log(1 - m); Log(m) alone where x is a single 0. The
+ * -inf must be a single value, so the output keeps the shape Where gives it.
+ */
+function minusInf(site: Site, c: string, dt: number, vx: ConstVal, vy: ConstVal): boolean {
+  const inf = (v: ConstVal) => v.values.every((k) => k === -Infinity);
+  const fin = (v: ConstVal) => v.values.every(Number.isFinite);
+  const [x, y] = [site.node.inputs[1]!, site.node.inputs[2]!];
+  const t = site.type(c);
+  const rank = t?.kind === "tensor" ? t.shape?.length : undefined;
+  const [keep, gone, other] =
+    inf(vy) && fin(vx) ? [x, vy, vx] : inf(vx) && fin(vy) ? [y, vx, vy] : [];
+  if (!keep || !gone || !other || rank === undefined) return false;
+  const within = (v: ConstVal) => single(v) && v.dims.length <= Math.max(rank, other.dims.length);
+  if (!within(gone) || !["Cast", "Log", "Add", "Sub"].every((op) => site.has(op))) return false;
+  let m = maskOf(site, c, dt);
+  if (keep === y) m = site.add("Sub", [site.constant("one", dt, [], [1]), m]);
+  const alone =
+    single(other) &&
+    Object.is(other.values[0], 0) &&
+    Math.max(other.dims.length, gone.dims.length) <= rank;
+  if (alone) site.add("Log", [m], {}, [...site.out]);
+  else site.add("Add", [keep, site.add("Log", [m])], {}, [...site.out]);
   return true;
 }
 

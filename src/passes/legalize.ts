@@ -15,6 +15,8 @@ import { legalizeIsNaNByEqual } from "./legalize-isnan-equal.js";
 import { legalizeMask } from "./legalize-mask.js";
 import { legalizeNeg } from "./legalize-neg.js";
 import { legalizePad } from "./legalize-pad.js";
+import { legalizeReduceMax } from "./legalize-reduce-max.js";
+import { legalizeReduceSum } from "./legalize-reduce-sum.js";
 import { legalizeReciprocal } from "./legalize-reciprocal.js";
 import { legalizeRowMaxGuard } from "./legalize-row-max-guard.js";
 import { runPass } from "./manager.js";
@@ -56,8 +58,18 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
   return passes;
 }
 
+/**
+ * The reductions the target lacks, as Max/Min trees and MatMuls with ones: run only in a round
+ * where the rest changed nothing, since the bounds of finite-values (and the guards it lets go)
+ * read a softmax by its ReduceMax and ReduceSum.
+ */
+export function lateLegalizations(o: LegalizeForTargetOptions): Pass[] {
+  const options = { has: o.has };
+  return [legalizeReduceMax(options), legalizeReduceSum(options)];
+}
+
 export function legalizeForTarget(o: LegalizeForTargetOptions): Pass {
-  const passes = legalizations(o);
+  const [passes, late] = [legalizations(o), lateLegalizations(o)];
   const tidy = simplifyPipeline({ foldLimit: o.foldLimit });
   return {
     name: "legalize",
@@ -67,11 +79,15 @@ export function legalizeForTarget(o: LegalizeForTargetOptions): Pass {
       const notes: Note[] = [];
       for (let round = 0; round < (o.rounds ?? 8); round++) {
         let changed = false;
-        for (const p of passes) {
-          const r = runPass(p, current, ctx);
-          if (!r.ok) return r;
-          for (const n of r.notes) notes.push(n);
-          if (r.modified) [current, changed] = [r.model, true];
+        // the late ones only in a round where the others changed nothing
+        for (const list of [passes, late]) {
+          if (changed) break;
+          for (const p of list) {
+            const r = runPass(p, current, ctx);
+            if (!r.ok) return r;
+            for (const n of r.notes) notes.push(n);
+            if (r.modified) [current, changed] = [r.model, true];
+          }
         }
         if (!changed) break;
         modified = true;

@@ -1,0 +1,113 @@
+// legalize-mask's branch of -inf (an attention mask of 0 and -inf): Where(c, x, -inf) as
+// x + Log(m), Where(c, -inf, y) as y + Log(1 - m), the same bits as onnxruntime's Where; and the
+// whole of an NNAPI-like target's legalization on an attention with Attention-23's guards (no
+// Where, And, Equal, ReduceMax or ReduceSum left; the guards still become Max, which read the
+// softmax by its ReduceMax and ReduceSum before those go).
+
+import { describe, expect, it } from "vitest";
+import { compareTensors } from "../../src/interp/backend-test.js";
+import type { RTensor } from "../../src/interp/types.js";
+import { DataType } from "../../src/ir/types.js";
+import { runPass } from "../../src/passes/index.js";
+import { legalizeForTarget } from "../../src/passes/legalize.js";
+import { legalizeMask } from "../../src/passes/legalize-mask.js";
+import { parseModelText } from "../../src/text/parse.js";
+import { random, runOrt } from "../helpers/ort.js";
+
+const without =
+  (...lacking: string[]) =>
+  (op: string) =>
+    !lacking.includes(op);
+
+const mask = (n: number, seed: number): RTensor => ({
+  dtype: DataType.INT64,
+  shape: [1, n],
+  data: BigInt64Array.from({ length: n }, (_, i) => BigInt(((i + seed) * 5) % 3 ? 1 : 0)),
+});
+
+describe("legalize-mask, a branch of -inf", () => {
+  it("Where(c, 0, -inf), Where(c, x, -inf), Where(c, -inf, y) as Log of the mask; same bits", async () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (int64[1,6] mask, float[1,6,6] s) => (float[1,6,6] a, float[1,6,6] b, float[1,6,6] c, float[2,6,6] d)
+  <bool[6,1] causal = {1, 1, 0, 1, 1, 0}, float zero = {0}, float ninf = {-inf}, float[6] x = {0.5, -2, 0, 7, 1e30, -3},
+   float[2,1,1] wide = {0, 0}>
+{
+  b0 = Cast <to = 9> (mask)
+  k = And (causal, b0)
+  w1 = Where (k, zero, ninf)
+  a = Add (s, w1)
+  w2 = Where (k, x, ninf)
+  b = Add (s, w2)
+  w3 = Where (k, ninf, x)
+  c = Add (s, w3)
+  d = Where (k, wide, ninf)
+}`);
+    // (through legalizeForTarget, whose simplification drops the And left dead)
+    const r = runPass(legalizeForTarget({ has: without("Where", "And") }), m);
+    if (!r.ok) throw new Error("failed");
+    const ops = r.model.graph.nodes.map((n) => n.opType);
+    for (const op of ["Where", "And"]) expect(ops).not.toContain(op);
+    expect(ops.filter((o) => o === "Log")).toHaveLength(4);
+    const feeds = { mask: mask(6, 1), s: random(DataType.FLOAT, [1, 6, 6], 2) };
+    const [p, q] = [await runOrt(m, feeds), await runOrt(r.model, feeds)];
+    for (const k of Object.keys(p)) {
+      expect(q[k]!.shape, k).toEqual(p[k]!.shape);
+      expect(compareTensors(q[k]!, p[k]!, { rtol: 0, atol: 0 }), k).toBeUndefined();
+    }
+  });
+
+  it("leaves a -inf against a branch not shown finite, and a -inf wider than the rest", () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (bool[4] c, float[4] x) => (float[4] y, float[3,4] z) <float ninf = {-inf}, float[3,1] wide = {-inf, -inf, -inf}, float zero = {0}>
+{
+  y = Where (c, x, ninf)
+  z = Where (c, zero, wide)
+}`);
+    const r = runPass(legalizeMask({ has: without("Where") }), m);
+    expect(r.ok && r.modified).toBe(false);
+  });
+});
+
+describe("an NNAPI-like target's legalization of an attention", () => {
+  it("no Where, And, Equal, ReduceMax or ReduceSum left; onnxruntime's numbers, a fully masked row included", async () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 18]>
+g (int64[1,8] ids, int64[1,8] keep) => (float[1,8,8] y)
+  <float[10,8] emb = {${Array.from({ length: 80 }, (_, i) => ((((i * 13) % 7) - 3) * 0.25).toString()).join(", ")}},
+   bool[8,8] causal = {${Array.from({ length: 64 }, (_, i) => (i % 8 <= Math.floor(i / 8) ? 1 : 0)).join(", ")}},
+   float zero = {0}, float one = {1}, float ninf = {-inf}, int64[1] last = {-1}>
+{
+  e = Gather (emb, ids)
+  et = Transpose <perm = [0, 2, 1]> (e)
+  s0 = MatMul (e, et)
+  kb = Cast <to = 9> (keep)
+  both = And (causal, kb)
+  mask = Where (both, zero, ninf)
+  s = Add (s0, mask)
+  m = ReduceMax (s, last)
+  isinf = Equal (m, ninf)
+  g1 = Where (isinf, zero, m)
+  d = Sub (s, g1)
+  x = Exp (d)
+  t = ReduceSum (x, last)
+  none = Equal (t, zero)
+  g2 = Where (none, one, t)
+  p = Div (x, g2)
+  y = MatMul (p, e)
+}`);
+    const lacking = ["Where", "And", "Equal", "ReduceMax", "ReduceSum"];
+    const r = runPass(legalizeForTarget({ has: without(...lacking) }), m);
+    if (!r.ok) throw new Error("failed");
+    const ops = r.model.graph.nodes.map((n) => n.opType);
+    for (const op of lacking) expect(ops, op).not.toContain(op);
+    // the first column is masked for every row: row 0 is fully masked
+    const keep: RTensor = {
+      dtype: DataType.INT64,
+      shape: [1, 8],
+      data: BigInt64Array.from([0n, 1n, 1n, 0n, 1n, 1n, 1n, 1n]),
+    };
+    const feeds = { ids: random(DataType.INT64, [1, 8], 3, 0, 9), keep };
+    const [a, b] = [await runOrt(m, feeds), await runOrt(r.model, feeds)];
+    expect(compareTensors(b.y!, a.y!, { rtol: 1e-6, atol: 1e-7 })).toBeUndefined();
+    expect(Array.from((b.y!.data as Float32Array).slice(0, 8))).toEqual(new Array(8).fill(0));
+  });
+});
