@@ -4,7 +4,19 @@
 // Where, And, Equal, ReduceMax or ReduceSum left; the guards still become Max, which read the
 // softmax by its ReduceMax and ReduceSum before those go).
 
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import {
+  estimateOf,
+  NO_USABILITY_PYTHON,
+  usability,
+  usabilityPython,
+} from "../../scripts/targets/ort-usability.js";
+import { lower } from "../../src/app/transform.js";
+import { saveModel } from "../../src/io/files.js";
+import { loadProfile } from "../../src/targets/load.js";
 import { compareTensors } from "../../src/interp/backend-test.js";
 import type { RTensor } from "../../src/interp/types.js";
 import { DataType } from "../../src/ir/types.js";
@@ -69,9 +81,7 @@ g (bool[4] c, float[4] x) => (float[4] y, float[3,4] z) <float ninf = {-inf}, fl
   });
 });
 
-describe("an NNAPI-like target's legalization of an attention", () => {
-  it("no Where, And, Equal, ReduceMax or ReduceSum left; onnxruntime's numbers, a fully masked row included", async () => {
-    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 18]>
+const ATTENTION = parseModelText(`<ir_version: 8, opset_import: ["" : 18]>
 g (int64[1,8] ids, int64[1,8] keep) => (float[1,8,8] y)
   <float[10,8] emb = {${embeddingValues(10, 0.25)}},
    bool[8,8] causal = {${Array.from({ length: 64 }, (_, i) => (i % 8 <= Math.floor(i / 8) ? 1 : 0)).join(", ")}},
@@ -81,6 +91,10 @@ ${guardedAttention(`  kb = Cast <to = 9> (keep)
   both = And (causal, kb)
   mask = Where (both, zero, ninf)`)}
 }`);
+
+describe("an NNAPI-like target's legalization of an attention", () => {
+  it("no Where, And, Equal, ReduceMax or ReduceSum left; onnxruntime's numbers, a fully masked row included", async () => {
+    const m = ATTENTION;
     const lacking = ["Where", "And", "Equal", "ReduceMax", "ReduceSum"];
     const r = runPass(legalizeForTarget({ has: without(...lacking) }), m);
     if (!r.ok) throw new Error("failed");
@@ -98,3 +112,29 @@ ${guardedAttention(`  kb = Cast <to = 9> (keep)
     expect(Array.from((b.y!.data as Float32Array).slice(0, 8))).toEqual(new Array(8).fill(0));
   });
 });
+
+const python = usabilityPython();
+
+describe.skipIf(!python)(
+  `lower --target nnapi on the attention, judged by onnxruntime's checker${python ? "" : ` (${NO_USABILITY_PYTHON})`}`,
+  () => {
+    it("one NNAPI partition covering every node (as written: And, Equal, ReduceMax, ReduceSum, Where left)", () => {
+      const work = mkdtempSync(join(tmpdir(), "legalize-mask-"));
+      try {
+        const r = lower(ATTENTION, { profile: loadProfile("nnapi") });
+        if (!r.ok) throw new Error("lower failed");
+        const [before, after] = [join(work, "a.onnx"), join(work, "a.nnapi.onnx")];
+        saveModel(ATTENTION, before);
+        saveModel(r.model, after);
+        const [b, a] = usability(python!, [before, after]).map((v) => estimateOf(v.nnapi)!);
+        expect(b!.unsupportedOps).toEqual(["And", "Equal", "ReduceMax", "ReduceSum", "Where"]);
+        expect({ partitions: a!.partitions, left: a!.nodes - a!.supported }).toEqual({
+          partitions: 1,
+          left: 0,
+        });
+      } finally {
+        rmSync(work, { recursive: true, force: true });
+      }
+    }, 60_000);
+  },
+);
