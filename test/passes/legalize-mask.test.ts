@@ -69,6 +69,39 @@ g (int64[1,6] mask, float[1,6,6] s) => (float[1,6,6] a, float[1,6,6] b, float[1,
     }
   });
 
+  it("branches shown finite by finite-values (Tanh, Sigmoid of integers) as arithmetic; same bits", async () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (bool[2,6] c, int32[2,6] k, float[2,6] s) => (float[2,6] a, float[2,6] b, float[2,6] d)
+  <float ninf = {-inf}>
+{
+  f = Cast <to = 1> (k)
+  t = Tanh (f)
+  u = Sigmoid (f)
+  a = Where (c, t, u)
+  b = Where (c, ninf, t)
+  d = Where (c, s, u)
+}`);
+    const r = runPass(legalizeForTarget({ has: without("Where") }), m);
+    if (!r.ok) throw new Error("failed");
+    // d's branch s is a graph input, unbounded (it may hold NaN): left
+    expect(
+      r.model.graph.nodes.filter((n) => n.opType === "Where").map((n) => n.outputs[0]),
+    ).toEqual(["d"]);
+    const c: RTensor = {
+      dtype: DataType.BOOL,
+      shape: [2, 6],
+      data: Uint8Array.from({ length: 12 }, (_, i) => (i % 3 ? 1 : 0)),
+    };
+    const feeds = {
+      c,
+      k: random(DataType.INT32, [2, 6], 5, -4, 4),
+      s: random(DataType.FLOAT, [2, 6], 4),
+    };
+    const [p, q] = [await runOrt(m, feeds), await runOrt(r.model, feeds)];
+    for (const k of Object.keys(p))
+      expect(compareTensors(q[k]!, p[k]!, { rtol: 0, atol: 0 }), k).toBeUndefined();
+  });
+
   it("leaves a -inf against a branch not shown finite, and a -inf wider than the rest", () => {
     const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
 g (bool[4] c, float[4] x) => (float[4] y, float[3,4] z) <float ninf = {-inf}, float[3,1] wide = {-inf, -inf, -inf}, float zero = {0}>
