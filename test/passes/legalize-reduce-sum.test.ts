@@ -67,6 +67,15 @@ describe("legalize-reduce-sum", () => {
     }
   });
 
+  // measured on the CPU provider of onnxruntime-node on x86-64, where both sum in float32
+  it("float16: the same bits as onnxruntime's ReduceSum (both round the sum once)", async () => {
+    const h = parseModelText(`<ir_version: 8, opset_import: ["" : 13]>
+g (float16[16,512] x) => (float16[16,1] a) <int64[1] last = {-1}> { a = ReduceSum (x, last) }`);
+    const x = random(DataType.FLOAT16, [16, 512], 9, 0, 2 / 512);
+    const [a, b] = [await runOrt(h, { x }), await runOrt(lowered(h), { x })];
+    expect(compareTensors(b.a!, a.a!, { rtol: 0, atol: 0 })).toBeUndefined();
+  });
+
   it("leaves axes apart, a dynamic shape, integers, and a target without MatMul", () => {
     const m2 = parseModelText(`<ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3,4] x, float[N,4] y, int32[2,4] z) => (float[1,3,1] a, float[N,1] b, int32[2,1] c)
