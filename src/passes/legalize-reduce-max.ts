@@ -4,7 +4,8 @@
 // does not mind), halving the axis until one is left: 3·⌈log2 n⌉ nodes an axis, Squeeze at the
 // end for keepdims = 0. Exact: a maximum is one of its inputs, whatever the order of comparison,
 // so the result is ReduceMax's for every input free of NaN; a NaN reaches the output through Max
-// (ONNX's Max propagates it), where ReduceMax's own NaN rule is the kernel's.
+// (onnxruntime's Max propagates it, as the interpreter's ReduceMax does), where onnxruntime's
+// ReduceMax skips it.
 
 import { attrInt, attrInts } from "../ir/attributes.js";
 import {

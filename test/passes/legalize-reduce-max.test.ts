@@ -1,8 +1,8 @@
 // legalize-reduce-max: ReduceMax and ReduceMin over static axes as a tree of Max/Min over Slices,
 // for a target without them (NNAPI): the same bits as onnxruntime's ReduceMax for inputs free of
 // NaN (odd and even lengths, several axes, keepdims 0, the axes as an attribute and as an input,
-// -inf entries); a NaN propagates (ONNX's Max, the interpreter's ReduceMax) where onnxruntime's
-// ReduceMax skips it.
+// -inf entries); a NaN propagates (onnxruntime's Max, the interpreter's ReduceMax) where
+// onnxruntime's ReduceMax skips it.
 
 import { describe, expect, it } from "vitest";
 import { compareTensors } from "../../src/interp/backend-test.js";
@@ -64,7 +64,7 @@ g (float[5,9] x) => (float[5,1] a, float a0)
     await sameBits(m, { x: random(DataType.FLOAT, [5, 9], 6) });
   });
 
-  it("a NaN propagates, as ONNX's Max and the interpreter's ReduceMax; onnxruntime's ReduceMax skips it", async () => {
+  it("a NaN propagates, as onnxruntime's Max and the interpreter's ReduceMax do; onnxruntime's ReduceMax skips it", async () => {
     const m = parseModelText(`<ir_version: 8, opset_import: ["" : 18]>
 g (float[1,5] x) => (float[1,1] y) <int64[1] last = {-1}> { y = ReduceMax (x, last) }`);
     const r = runPass(legalizeReduceMax({ has: lacking }), m);
