@@ -41,6 +41,9 @@ const TYPES: Record<string, string[]> = {
   BOOL: ["bool"],
   FP8: ["float8e4m3fn"],
   DOUBLE: ["double"],
+  // ConstantOfShape's row says "INF64": a typo of INT64 (onnx-tensorrt's ConstantOfShape
+  // builds int64 tensors, as every exporter's shape code asks of it)
+  INF64: ["int64"],
 };
 
 function constraintsOf(op: string, text: string): { constraints: Constraint[]; rest: string } {
@@ -144,8 +147,7 @@ const NOTES: Record<string, Limits> = {
   RandomNormalLike: RANDOM,
   RandomUniform: RANDOM,
   RandomUniformLike: RANDOM,
-  // with `scales` given, `axes` (when set) must be every axis in order: required absent here,
-  // which the exporters write
+  // with `scales` given, `axes` (when set) must be every axis in order
   Resize: {
     note: "47a08635",
     constraints: [
@@ -163,7 +165,7 @@ const NOTES: Record<string, Limits> = {
         kind: "any",
         of: [
           [{ kind: "absent-input", input: 2, name: "scales" }],
-          [{ kind: "attribute", name: "axes", absent: true }],
+          [{ kind: "every-axis", attribute: "axes" }],
         ],
       },
       attr("antialias", [0]),
@@ -183,7 +185,13 @@ for (const line of text.split("\n")) {
   const op = c[1]!;
   const atMax = registry.tryResolveStandard("", op, max);
   if (!atMax) continue; // an op the schemas do not have (ImageScaler, ParametricSoftplus, …)
-  const types = [...new Set((c[3] ?? "").split(",").flatMap((t) => TYPES[t.trim()] ?? []))];
+  const names = (c[3] ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+  const unknown = names.find((t) => !TYPES[t]);
+  if (unknown) throw new Error(`${op}: type '${unknown}' is not one read here: read it`);
+  const types = [...new Set(names.flatMap((t) => TYPES[t]!))];
   const { constraints, rest } = constraintsOf(op, c[4] ?? "");
   const reading = NOTES[op];
   if (rest && reading?.note !== digest(rest))

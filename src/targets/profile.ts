@@ -46,6 +46,7 @@ export type Constraint =
     }
   | { kind: "dims-equal"; input: number; output: number; axis: number }
   | { kind: "even-split" }
+  | { kind: "every-axis"; attribute: string }
   | { kind: "not-downsampling" }
   | { kind: "symmetric-pads" }
   | { kind: "kernel-matches-weight" }
@@ -133,6 +134,9 @@ const Constraint: z.ZodType<Constraint> = z.lazy(() =>
       .strict(),
     // Split without sizes: the axis divides evenly into the outputs
     z.object({ kind: z.literal("even-split") }).strict(),
+    // the attribute, when set, lists every axis of input 0 in order (0, 1, …, rank − 1; a
+    // negative axis counted from the end): TensorRT's Resize `axes` with `scales`
+    z.object({ kind: z.literal("every-axis"), attribute: z.string() }).strict(),
     // Resize: no output dim smaller than its input dim
     z.object({ kind: z.literal("not-downsampling") }).strict(),
     // the `pads` attribute: each axis's begin equal to its end
