@@ -117,6 +117,29 @@ function inputNamed(
   return { input: n.inputs[c.input] };
 }
 
+/**
+ * Why a node fails a list of constraints, each reason once: an input that must be constant and
+ * is computed is said once, not again by a constraint on its values (webnn's Reshape asks both).
+ */
+export function failingAll(cs: Constraint[], n: Node, s: ConstraintScope): string[] {
+  const computed = new Set<string>();
+  const reasons: string[] = [];
+  for (const c of cs) {
+    if (c.kind === "input-values") {
+      const x = inputNamed(c, n, s.version).input;
+      if (x && computed.has(x)) continue;
+    }
+    const why = failing(c, n, s);
+    if (!why) continue;
+    if (c.kind === "constant-input") {
+      const x = inputNamed(c, n, s.version).input;
+      if (x) computed.add(x);
+    }
+    reasons.push(why);
+  }
+  return reasons;
+}
+
 /** Why a constraint fails for a node (undefined: it holds). */
 export function failing(c: Constraint, n: Node, s: ConstraintScope): string | undefined {
   const typeOf = (x: string | undefined) => (x ? s.types?.get(x) : undefined);
