@@ -15,12 +15,11 @@ import { join } from "node:path";
 import { format, resolveConfig } from "prettier";
 import { SchemaRegistry } from "../../src/schema/registry.js";
 import type { Constraint, OpRow, Profile } from "../../src/targets/profile.js";
-import { digest, type Limits } from "./common.js";
+import { digest, targetsDir, type Limits } from "./common.js";
 
 const [file, commit, date] = process.argv.slice(2);
 if (!file || !commit || !date)
   throw new Error("usage: from-tensorrt.ts OPERATORS.md COMMIT DATE(yyyy-mm-dd)");
-const root = join(import.meta.dirname, "..", "..");
 const registry = SchemaRegistry.default();
 const text = readFileSync(file, "utf8");
 
@@ -222,7 +221,7 @@ const profile: Profile = {
   opset: { min, max },
   ops,
 };
-const out = join(root, "targets", "tensorrt.json");
+const out = join(targetsDir(), "tensorrt.json");
 const config = (await resolveConfig(out)) ?? {};
 writeFileSync(out, await format(JSON.stringify(profile), { ...config, filepath: out }));
 const rows = Object.values(ops);

@@ -77,6 +77,35 @@ describe("profiles from the release that judges them", () => {
     for (const name of ["webgpu", "webnn"]) expect(loadProfile(name).backendVersion).toBe(pinned);
   });
 
+  // The scripts, rerun on the release's tables, write the shipped profiles (the day they were
+  // read aside): a profile edited by hand, or a script changed without rerunning it, fails here.
+  const tsx = join(root, "node_modules", "tsx", "dist", "loader.mjs");
+  for (const [script, args, names] of [
+    ["from-coreml.ts", [join(tables, "coreml_supported_mlprogram_ops.md"), RELEASE], ["coreml"]],
+    ["from-nnapi.ts", [join(tables, "nnapi_supported_ops.md"), RELEASE], ["nnapi"]],
+    ["from-ort-web.ts", [], ["webnn", "webgpu"]],
+  ] as const)
+    it(`${script} rewrites ${names.join(" and ")} as shipped`, () => {
+      const out = mkdtempSync(join(tmpdir(), "profiles-"));
+      try {
+        const date = loadProfile(names[0]).source.date;
+        const r = spawnSync(
+          process.execPath,
+          ["--import", tsx, join(root, "scripts", "targets", script), ...args, date],
+          { encoding: "utf8", env: { ...process.env, TARGETS_OUT: out } },
+        );
+        expect(r.status, r.stderr).toBe(0);
+        for (const name of names) {
+          const written = JSON.parse(readFileSync(join(out, `${name}.json`), "utf8"));
+          const shipped = JSON.parse(readFileSync(join(root, "targets", `${name}.json`), "utf8"));
+          written.source.date = shipped.source.date;
+          expect(written, name).toEqual(shipped);
+        }
+      } finally {
+        rmSync(out, { recursive: true, force: true });
+      }
+    }, 60_000);
+
   it("a profile with the old `partial` is refused in one line", () => {
     const p = JSON.parse(readFileSync(join(root, "targets", "webnn.json"), "utf8"));
     p.ops.Abs.partial = "limited";
