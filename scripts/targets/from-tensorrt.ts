@@ -177,6 +177,21 @@ const NOTES: Record<string, Limits> = {
   },
 };
 
+// Where the matrix's types are those of one input (the data), not of every type variable: the
+// index or axis input of CumSum takes int32 and int64 as ONNX says, and a quantizer's types are
+// its float input's (QuantizeLinear) or its quantized input's (DequantizeLinear). The quantized
+// side is one of the types the page calls quantized (INT8, INT4, FP8), "UINT8 only as network
+// input or output tensor types".
+const QUANTIZED = ["int8", "int4", "float8e4m3fn"];
+const TYPED_INPUTS: Record<string, (types: string[]) => Constraint[]> = {
+  CumSum: (types) => [{ kind: "input-types", input: 0, name: "x", types }],
+  QuantizeLinear: (types) => [
+    { kind: "input-types", input: 0, name: "x", types },
+    { kind: "output-types", output: 0, name: "y", types: QUANTIZED },
+  ],
+  DequantizeLinear: (types) => [{ kind: "input-types", input: 0, name: "x", types }],
+};
+
 const ops: Record<string, OpRow> = {};
 for (const line of text.split("\n")) {
   const c = line.split("|").map((x) => x.trim());
@@ -199,11 +214,12 @@ for (const line of text.split("\n")) {
   const caveat = [c[2]!.includes("EXPERIMENTAL") ? "experimental" : "", reading?.caveat ?? ""]
     .filter(Boolean)
     .join("; ");
+  const typed = TYPED_INPUTS[op];
   ops[op] = {
     domain: "",
     versions: [{ from: 1, to: atMax.since }],
-    ...(types.length ? { types } : {}),
-    constraints: [...constraints, ...(reading?.constraints ?? [])],
+    ...(types.length && !typed ? { types } : {}),
+    constraints: [...(typed ? typed(types) : []), ...constraints, ...(reading?.constraints ?? [])],
     ...(caveat ? { caveat } : {}),
   };
 }

@@ -23,8 +23,9 @@ const isConstantNode = (n: Node) =>
 /** The names that hold constants in a graph, with a reader of their values. */
 export function constantsOf(g: Graph | Function): Map<string, () => number[] | undefined> {
   const out = new Map<string, () => number[] | undefined>();
+  // a bool constant reads as 0 and 1 (Dropout's training_mode)
   const numbers = (vs: unknown[]) =>
-    vs.every((v) => typeof v === "number" || typeof v === "bigint")
+    vs.every((v) => typeof v === "number" || typeof v === "bigint" || typeof v === "boolean")
       ? vs.map((v) => Number(v))
       : undefined;
   if ("initializers" in g)
@@ -297,6 +298,15 @@ export function failing(c: Constraint, n: Node, s: ConstraintScope): string | un
       return c.types.includes(name)
         ? undefined
         : `input '${c.name}' is ${name}, the target takes ${c.types.join(" or ")}`;
+    }
+    case "output-types": {
+      const x = n.outputs[c.output];
+      const t = typeOf(x);
+      if (!x || !t || t.kind !== "tensor" || !t.elemType) return undefined;
+      const name = dtypeName(t.elemType);
+      return c.types.includes(name)
+        ? undefined
+        : `output '${c.name}' is ${name}, the target takes ${c.types.join(" or ")}`;
     }
     case "input-values": {
       const at = inputNamed(c, n, s.version);

@@ -35,6 +35,7 @@ export type Constraint =
   | { kind: "given-input"; input: number; name: string }
   | { kind: "static-dims"; input?: number; output?: number; axisFrom?: string; nonEmpty?: true }
   | { kind: "input-types"; input: number; name: string; types: string[] }
+  | { kind: "output-types"; output: number; name: string; types: string[] }
   | {
       kind: "input-values";
       input: number;
@@ -107,6 +108,15 @@ const Constraint: z.ZodType<Constraint> = z.lazy(() =>
     // input k's element type among these (ONNX names)
     z
       .object({ kind: z.literal("input-types"), ...Input, types: z.array(z.string()).min(1) })
+      .strict(),
+    // output k's element type among these (a quantizer's result)
+    z
+      .object({
+        kind: z.literal("output-types"),
+        output: z.number().int().min(0),
+        name: z.string(),
+        types: z.array(z.string()).min(1),
+      })
       .strict(),
     // input k's values, known before running (a constant), each in [min, max], none of `notIn`,
     // each equal to a dim of another input (`equalsDim`); input absent: holds

@@ -125,6 +125,7 @@ function said(c: Constraint): string {
     case "rank":
       return `rank of ${c.input === undefined ? "every input" : `input ${c.input}`} ${c.min}-${c.max}`;
     case "input-types":
+    case "output-types":
       return `${c.name} is ${c.types.join("|")}`;
     case "input-values": {
       const { kind, input, name, ...rest } = c;

@@ -1,0 +1,406 @@
+// Every note of a shipped profile held by a node that meets it and one that does not: for each
+// reading (test/golden/targets/<name>.txt says what each note became), the verdict a node earns.
+// A node is partial only for the note it fails; the same op meeting the note is supported.
+
+import { describe, expect, it } from "vitest";
+import { classifyModel, type Verdict } from "../../src/targets/classify.js";
+import { loadProfile } from "../../src/targets/load.js";
+import { parseModelText } from "../../src/text/parse.js";
+
+interface Case {
+  /** The note, as the source says it (in short). */
+  note: string;
+  op: string;
+  /** The graph (ai.onnx opset `opset`, 17 by default; `ms`: com.microsoft 1 too). */
+  graph: string;
+  opset?: number;
+  ms?: true;
+  /** The verdict of each node of `op`, in order. */
+  verdicts: Verdict[];
+  /** The failing node's reason. */
+  reason?: RegExp;
+}
+
+const CASES: Record<string, Case[]> = {
+  webnn: [
+    {
+      note: "AveragePool: only 4-D input",
+      op: "AveragePool",
+      graph: `(float[1,1,4,4] x, float[1,1,4] z) => (float[1,1,2,2] y, float[1,1,2] w) {
+  y = AveragePool <kernel_shape = [2, 2], strides = [2, 2]> (x)
+  w = AveragePool <kernel_shape = [2], strides = [2]> (z) }`,
+      verdicts: ["supported", "partial"],
+      reason: /rank 3, the target takes 4/,
+    },
+    {
+      note: "Conv: only 3-D or 4-D input",
+      op: "Conv",
+      graph: `(float[1,1,3,3] x, float[1,1,2,2,2] z) => (float[1,1,3,3] y, float[1,1,2,2,2] w)
+  <float[1,1,1,1] k = {2}, float[1,1,1,1,1] k5 = {2}> {
+  y = Conv (x, k)
+  w = Conv (z, k5) }`,
+      verdicts: ["supported", "partial"],
+      reason: /rank 5/,
+    },
+    {
+      note: "CumSum: 'axis' input should be a constant",
+      op: "CumSum",
+      graph: `(float[2,3] x, int64 a) => (float[2,3] y, float[2,3] z) <int64 one = {1}> {
+  y = CumSum (x, one)
+  z = CumSum (x, a) }`,
+      verdicts: ["supported", "partial"],
+      reason: /input 'axis' is computed/,
+    },
+    {
+      note: "Dropout: only test mode",
+      op: "Dropout",
+      graph: `(float[2,3] x) => (float[2,3] y, float[2,3] z) <float r = {0.5}, bool no = {0}, bool yes = {1}> {
+  y = Dropout (x, r, no)
+  z = Dropout (x, r, yes) }`,
+      verdicts: ["supported", "partial"],
+      reason: /training_mode' holds 1/,
+    },
+    {
+      note: "Expand: 'shape' input should be a constant",
+      op: "Expand",
+      graph: `(float[1,3] x, int64[2] s) => (float[2,3] y, float[?,?] z) <int64[2] c = {2, 3}> {
+  y = Expand (x, c)
+  z = Expand (x, s) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "GatherND: only 'batch_dims' == 0",
+      op: "GatherND",
+      graph: `(float[2,3] x, int64[2,1] i, int64[2,1] j) => (float[2,3] y, float[2] z) {
+  y = GatherND (x, i)
+  z = GatherND <batch_dims = 1> (x, j) }`,
+      verdicts: ["supported", "partial"],
+      reason: /batch_dims' = 1/,
+    },
+    {
+      note: "GlobalLpPool: 4-D input, 'p' value is 2",
+      op: "GlobalLpPool",
+      graph: `(float[1,2,3,3] x) => (float[1,2,1,1] y, float[1,2,1,1] z) {
+  y = GlobalLpPool (x)
+  z = GlobalLpPool <p = 3> (x) }`,
+      verdicts: ["supported", "partial"],
+      reason: /'p' = 3/,
+    },
+    {
+      note: "MaxPool: 4-D input, 'storage_order' != 1, one output",
+      op: "MaxPool",
+      graph: `(float[1,1,4,4] x) => (float[1,1,2,2] a, float[1,1,2,2] b, float[1,1,2,2] c, int64[1,1,2,2] i) {
+  a = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (x)
+  b = MaxPool <kernel_shape = [2, 2], strides = [2, 2], storage_order = 1> (x)
+  c, i = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (x) }`,
+      verdicts: ["supported", "partial", "partial"],
+    },
+    {
+      note: "ReduceMean: input 'axes' if present should be a constant",
+      op: "ReduceMean",
+      opset: 18,
+      graph: `(float[2,3] x, int64[1] a) => (float[2,1] y, float[?,?] z) <int64[1] one = {1}> {
+  y = ReduceMean (x, one)
+  z = ReduceMean (x, a) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "Resize: 4-D, linear or nearest, scales constant",
+      op: "Resize",
+      opset: 19,
+      graph: `(float[1,1,2,2] x) => (float[1,1,4,4] a, float[1,1,4,4] b) <float[4] s = {1, 1, 2, 2}> {
+  a = Resize <mode = "linear"> (x, , s)
+  b = Resize <mode = "cubic"> (x, , s) }`,
+      verdicts: ["supported", "partial"],
+      reason: /'mode' = "cubic"/,
+    },
+    {
+      note: "ScatterND: only 'reduction' == 'none'",
+      op: "ScatterND",
+      opset: 18,
+      graph: `(float[4] x, int64[1,1] i, float[1] u) => (float[4] y, float[4] z) {
+  y = ScatterND (x, i, u)
+  z = ScatterND <reduction = "add"> (x, i, u) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "Slice: starts, ends, axes, steps constant",
+      op: "Slice",
+      graph: `(float[4] x, int64[1] e) => (float[2] y, float[?] z) <int64[1] b = {0}, int64[1] c = {2}> {
+  y = Slice (x, b, c)
+  z = Slice (x, b, e) }`,
+      verdicts: ["supported", "partial"],
+      reason: /input 'ends' is computed/,
+    },
+    {
+      note: "Squeeze: input 'axes' should be a constant",
+      op: "Squeeze",
+      graph: `(float[1,3] x, int64[1] a) => (float[3] y, float[?] z) <int64[1] zero = {0}> {
+  y = Squeeze (x, zero)
+  z = Squeeze (x, a) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "Tile: input 'repeats' should be a constant",
+      op: "Tile",
+      graph: `(float[2] x, int64[1] r) => (float[4] y, float[?] z) <int64[1] two = {2}> {
+  y = Tile (x, two)
+  z = Tile (x, r) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "Trilu: input 'k' should be a constant",
+      op: "Trilu",
+      graph: `(float[3,3] x, int64 k) => (float[3,3] y, float[3,3] z) <int64 one = {1}> {
+  y = Trilu (x, one)
+  z = Trilu (x, k) }`,
+      verdicts: ["supported", "partial"],
+    },
+  ],
+  coreml: [
+    {
+      note: "Conv: 1D/2D, bias if provided constant",
+      op: "Conv",
+      graph: `(float[1,1,3,3] x, float[1] b) => (float[1,1,3,3] y, float[1,1,3,3] z) <float[1,1,1,1] k = {2}, float[1] c = {1}> {
+  y = Conv (x, k, c)
+  z = Conv (x, k, b) }`,
+      verdicts: ["supported", "partial"],
+      reason: /input 'B' is computed/,
+    },
+    {
+      note: "Gemm: input B constant",
+      op: "Gemm",
+      graph: `(float[2,3] x, float[3,2] w) => (float[2,2] y, float[2,2] z) <float[3,2] c = {1, 2, 3, 4, 5, 6}> {
+  y = Gemm (x, c)
+  z = Gemm (x, w) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "GatherND: batch_dims 0",
+      op: "GatherND",
+      graph: `(float[2,3] x, int64[2,1] i) => (float[2,3] y, float[2] z) {
+  y = GatherND (x, i)
+  z = GatherND <batch_dims = 1> (x, i) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "Slice: starts/ends/axes/steps constant",
+      op: "Slice",
+      graph: `(float[4] x, int64[1] e) => (float[2] y, float[?] z) <int64[1] b = {0}, int64[1] c = {2}> {
+  y = Slice (x, b, c)
+  z = Slice (x, b, e) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "Split: splits constant if provided",
+      op: "Split",
+      graph: `(float[4] x, int64[2] s) => (float[2] a, float[2] b, float[?] c, float[?] d) <int64[2] k = {2, 2}> {
+  a, b = Split (x, k)
+  c, d = Split (x, s) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "Where: X/Y float or float16",
+      op: "Where",
+      graph: `(bool[2] m, float[2] a, int32[2] i) => (float[2] y, int32[2] z) {
+  y = Where (m, a, a)
+  z = Where (m, i, i) }`,
+      verdicts: ["supported", "partial"],
+      reason: /int32, the target takes float or float16/,
+    },
+    {
+      // the EP's builder reads an absent mode as "linear" and takes "linear" or "zeros" only:
+      // GridSample-16's "nearest" (or its "bilinear" written out) it refuses
+      note: "GridSample: 4D input, mode linear or zeros",
+      op: "GridSample",
+      graph: `(float[1,1,2,2] x, float[1,2,2,2] g) => (float[1,1,2,2] y, float[1,1,2,2] z) {
+  y = GridSample (x, g)
+  z = GridSample <mode = "nearest"> (x, g) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "FusedConv: Relu, Sigmoid, Tanh, LeakyRelu, Clip, HardSigmoid",
+      op: "com.microsoft.FusedConv",
+      ms: true,
+      graph: `(float[1,1,3,3] x) => (float[1,1,3,3] y, float[1,1,3,3] z) <float[1,1,1,1] k = {2}> {
+  y = com.microsoft.FusedConv <activation = "Relu"> (x, k)
+  z = com.microsoft.FusedConv <activation = "Elu"> (x, k) }`,
+      verdicts: ["supported", "partial"],
+    },
+  ],
+  nnapi: [
+    {
+      note: "Conv: only 2D, weights and bias constant",
+      op: "Conv",
+      graph: `(float[1,1,3,3] x, float[1,1,1,1] w, float[1,1,3] u) => (float[1,1,3,3] y, float[1,1,3,3] z, float[1,1,3] v)
+  <float[1,1,1,1] k = {2}, float[1,1,1] k1 = {2}> {
+  y = Conv (x, k)
+  z = Conv (x, w)
+  v = Conv (u, k1) }`,
+      verdicts: ["supported", "partial", "partial"],
+    },
+    {
+      note: "DepthToSpace: only DCR",
+      op: "DepthToSpace",
+      graph: `(float[1,4,1,1] x) => (float[1,1,2,2] y, float[1,1,2,2] z) {
+  y = DepthToSpace <blocksize = 2> (x)
+  z = DepthToSpace <blocksize = 2, mode = "CRD"> (x) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "Gemm: if B is not constant, transB 1",
+      op: "Gemm",
+      graph: `(float[2,3] x, float[2,3] w, float[3,2] v) => (float[2,2] y, float[2,2] z) {
+  y = Gemm <transB = 1> (x, w)
+  z = Gemm (x, v) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "Pad: constant mode, pads constant and not negative",
+      op: "Pad",
+      graph: `(float[4] x) => (float[6] a, float[6] b, float[2] c) <int64[2] p = {1, 1}, int64[2] n = {-1, -1}> {
+  a = Pad (x, p)
+  b = Pad <mode = "reflect"> (x, p)
+  c = Pad (x, n) }`,
+      verdicts: ["supported", "partial", "partial"],
+    },
+    {
+      note: "Squeeze/Unsqueeze: axes constant",
+      op: "Unsqueeze",
+      graph: `(float[3] x, int64[1] a) => (float[1,3] y, float[?,?] z) <int64[1] zero = {0}> {
+  y = Unsqueeze (x, zero)
+  z = Unsqueeze (x, a) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "DequantizeLinear: scales and zero points constant",
+      op: "DequantizeLinear",
+      graph: `(uint8[4] x, float s) => (float[4] y, float[4] z) <float c = {0.5}> {
+  y = DequantizeLinear (x, c)
+  z = DequantizeLinear (x, s) }`,
+      verdicts: ["supported", "partial"],
+    },
+  ],
+  tensorrt: [
+    {
+      note: "TopK: sorted 1, K under 3840",
+      op: "TopK",
+      graph: `(float[4000] x) => (float[2] a, int64[2] i, float[2] b, int64[2] j, float[3900] c, int64[3900] k)
+  <int64[1] two = {2}, int64[1] big = {3900}> {
+  a, i = TopK (x, two)
+  b, j = TopK <sorted = 0> (x, two)
+  c, k = TopK (x, big) }`,
+      verdicts: ["supported", "partial", "partial"],
+    },
+    {
+      note: "MaxPool: Indices unsupported, dilations all ones",
+      op: "MaxPool",
+      graph: `(float[1,1,4,4] x) => (float[1,1,2,2] a, float[1,1,2,2] b, int64[1,1,2,2] i, float[1,1,2,2] c) {
+  a = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (x)
+  b, i = MaxPool <kernel_shape = [2, 2], strides = [2, 2]> (x)
+  c = MaxPool <kernel_shape = [2, 2], dilations = [2, 2]> (x) }`,
+      verdicts: ["supported", "partial", "partial"],
+    },
+    {
+      note: "LayerNormalization: only the first output",
+      op: "LayerNormalization",
+      graph: `(float[2,3] x) => (float[2,3] y, float[2,3] z, float[2,1] m) <float[3] g = {1, 1, 1}> {
+  y = LayerNormalization (x, g)
+  z, m = LayerNormalization (x, g) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "QuantizeLinear: y_zero_point 0; quantized to INT8, INT4 or FP8 (UINT8 only at the interface)",
+      op: "QuantizeLinear",
+      graph: `(float[4] x) => (int8[4] y, int8[4] z, uint8[4] u) <float s = {0.5}, int8 zero = {0}, int8 one = {1}> {
+  y = QuantizeLinear (x, s, zero)
+  z = QuantizeLinear (x, s, one)
+  u = QuantizeLinear (x, s) }`,
+      verdicts: ["supported", "partial", "partial"],
+    },
+    {
+      note: "DequantizeLinear: the quantized input INT8, FP8 or INT4; x_zero_point 0",
+      op: "DequantizeLinear",
+      opset: 19,
+      graph: `(int8[4] x, uint8[4] u) => (float[4] y, float[4] z) <float s = {0.5}, int8 zero = {0}, uint8 uz = {0}> {
+  y = DequantizeLinear (x, s, zero)
+  z = DequantizeLinear (u, s, uz) }`,
+      verdicts: ["supported", "partial"],
+      reason: /input 'x' is uint8/,
+    },
+    {
+      note: "CumSum: FP32, FP16, BF16 (the data's types; the axis int32 or int64), axis an initializer",
+      op: "CumSum",
+      graph: `(float[3] x, int32[3] i, int64 a) => (float[3] y, int32[3] z, float[3] w) <int64 zero = {0}> {
+  y = CumSum (x, zero)
+  z = CumSum (i, zero)
+  w = CumSum (x, a) }`,
+      verdicts: ["supported", "partial", "partial"],
+    },
+    {
+      note: "EyeLike: static dimensions",
+      op: "EyeLike",
+      graph: `(float[3,3] x, float[N,3] u) => (float[3,3] y, float[N,3] z) {
+  y = EyeLike (x)
+  z = EyeLike (u) }`,
+      verdicts: ["supported", "partial"],
+    },
+  ],
+  "onnx-mlir": [
+    {
+      note: "Reshape: allowzero not supported",
+      op: "Reshape",
+      opset: 14,
+      graph: `(float[2,3] x) => (float[3,2] y, float[3,2] z) <int64[2] s = {3, 2}> {
+  y = Reshape (x, s)
+  z = Reshape <allowzero = 1> (x, s) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "LogSoftmax: axis 0, 1 and default disabled",
+      op: "LogSoftmax",
+      opset: 13,
+      graph: `(float[2,3,4] x) => (float[2,3,4] y, float[2,3,4] z) {
+  y = LogSoftmax <axis = 2> (x)
+  z = LogSoftmax (x) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "Shape: start and end not supported",
+      op: "Shape",
+      opset: 15,
+      graph: `(float[2,3] x) => (int64[2] y, int64[1] z) {
+  y = Shape (x)
+  z = Shape <start = 1> (x) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "Dropout: no mask, no training",
+      op: "Dropout",
+      graph: `(float[2,3] x) => (float[2,3] y, float[2,3] z, bool[2,3] m) {
+  y = Dropout (x)
+  z, m = Dropout (x) }`,
+      verdicts: ["supported", "partial"],
+    },
+  ],
+};
+
+describe("each note: a node that meets it is supported, one that does not is partial", () => {
+  for (const [profile, cases] of Object.entries(CASES))
+    for (const c of cases)
+      it(`${profile}: ${c.note}`, () => {
+        const imports = [`"" : ${c.opset ?? 17}`, ...(c.ms ? [`"com.microsoft" : 1`] : [])];
+        const m = parseModelText(
+          `<ir_version: 9, opset_import: [${imports.join(", ")}]>\ng ${c.graph}`,
+        );
+        const nodes = classifyModel(m, loadProfile(profile)).nodes.filter((n) => n.op === c.op);
+        expect(
+          nodes.map((n) => n.verdict),
+          nodes.map((n) => n.reasons.join("; ")).join(" | "),
+        ).toEqual(c.verdicts);
+        if (c.reason) {
+          const failed = nodes.find((n) => n.verdict === "partial")!;
+          expect(failed.reasons.join("; ")).toMatch(c.reason);
+        }
+      });
+});
