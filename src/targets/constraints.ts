@@ -290,23 +290,18 @@ export function failing(c: Constraint, n: Node, s: ConstraintScope): string | un
       }
       return undefined;
     }
-    case "input-types": {
-      const x = inputNamed(c, n, s.version).input;
-      const t = typeOf(x);
-      if (!x || !t || t.kind !== "tensor" || !t.elemType) return undefined;
-      const name = dtypeName(t.elemType);
-      return c.types.includes(name)
-        ? undefined
-        : `input '${c.name}' is ${name}, the target takes ${c.types.join(" or ")}`;
-    }
+    case "input-types":
     case "output-types": {
-      const x = n.outputs[c.output];
+      const [x, what] =
+        c.kind === "input-types"
+          ? [inputNamed(c, n, s.version).input, "input"]
+          : [n.outputs[c.output], "output"];
       const t = typeOf(x);
       if (!x || !t || t.kind !== "tensor" || !t.elemType) return undefined;
       const name = dtypeName(t.elemType);
       return c.types.includes(name)
         ? undefined
-        : `output '${c.name}' is ${name}, the target takes ${c.types.join(" or ")}`;
+        : `${what} '${c.name}' is ${name}, the target takes ${c.types.join(" or ")}`;
     }
     case "input-values": {
       const at = inputNamed(c, n, s.version);

@@ -22,6 +22,15 @@ interface Case {
   reason?: RegExp;
 }
 
+/** A Slice with constant bounds, and one whose end is computed (webnn's and coreml's note). */
+const SLICE = `(float[4] x, int64[1] e) => (float[2] y, float[?] z) <int64[1] b = {0}, int64[1] c = {2}> {
+  y = Slice (x, b, c)
+  z = Slice (x, b, e) }`;
+/** A Split with constant sizes, and one with computed sizes. */
+const SPLIT = `(float[4] x, int64[2] s) => (float[2] a, float[2] b, float[?] c, float[?] d) <int64[2] k = {2, 2}> {
+  a, b = Split (x, k)
+  c, d = Split (x, s) }`;
+
 const CASES: Record<string, Case[]> = {
   webnn: [
     {
@@ -127,9 +136,7 @@ const CASES: Record<string, Case[]> = {
     {
       note: "Slice: starts, ends, axes, steps constant",
       op: "Slice",
-      graph: `(float[4] x, int64[1] e) => (float[2] y, float[?] z) <int64[1] b = {0}, int64[1] c = {2}> {
-  y = Slice (x, b, c)
-  z = Slice (x, b, e) }`,
+      graph: SLICE,
       verdicts: ["supported", "partial"],
       reason: /input 'ends' is computed/,
     },
@@ -195,9 +202,7 @@ const CASES: Record<string, Case[]> = {
     {
       note: "Split: input 'split' if present should be a constant",
       op: "Split",
-      graph: `(float[4] x, int64[2] s) => (float[2] a, float[2] b, float[?] c, float[?] d) <int64[2] k = {2, 2}> {
-  a, b = Split (x, k)
-  c, d = Split (x, s) }`,
+      graph: SPLIT,
       verdicts: ["supported", "partial"],
     },
     {
@@ -238,17 +243,13 @@ const CASES: Record<string, Case[]> = {
     {
       note: "Slice: starts/ends/axes/steps constant",
       op: "Slice",
-      graph: `(float[4] x, int64[1] e) => (float[2] y, float[?] z) <int64[1] b = {0}, int64[1] c = {2}> {
-  y = Slice (x, b, c)
-  z = Slice (x, b, e) }`,
+      graph: SLICE,
       verdicts: ["supported", "partial"],
     },
     {
       note: "Split: splits constant if provided",
       op: "Split",
-      graph: `(float[4] x, int64[2] s) => (float[2] a, float[2] b, float[?] c, float[?] d) <int64[2] k = {2, 2}> {
-  a, b = Split (x, k)
-  c, d = Split (x, s) }`,
+      graph: SPLIT,
       verdicts: ["supported", "partial"],
     },
     {
