@@ -233,6 +233,16 @@ const CASES: Record<string, Case[]> = {
       verdicts: ["supported", "partial"],
     },
     {
+      note: "Gemm: transA 0, alpha 1, beta 1 (the MatMul row's note; the EP's builder for both)",
+      op: "Gemm",
+      graph: `(float[2,3] x, float[3,2] xt) => (float[2,2] y, float[2,2] z, float[2,2] w) <float[3,2] c = {1, 2, 3, 4, 5, 6}> {
+  y = Gemm <transB = 0> (x, c)
+  z = Gemm <transA = 1> (xt, c)
+  w = Gemm <alpha = 2.0> (x, c) }`,
+      verdicts: ["supported", "partial", "partial"],
+      reason: /'transA' = 1/,
+    },
+    {
       note: "GatherND: batch_dims 0",
       op: "GatherND",
       graph: `(float[2,3] x, int64[2,1] i) => (float[2,3] y, float[2] z) {
@@ -290,7 +300,7 @@ const CASES: Record<string, Case[]> = {
       verdicts: ["supported", "partial", "partial"],
     },
     {
-      note: "MatMul: the note is Gemm's (transA, alpha, beta): every MatMul meets it",
+      note: "MatMul: the note is Gemm's (transA, alpha, beta), read into Gemm's row",
       op: "MatMul",
       graph: `(float[2,3] x, float[3,4] w) => (float[2,4] y) { y = MatMul (x, w) }`,
       verdicts: ["supported"],

@@ -55,7 +55,14 @@ describe("coreml (onnxruntime's CoreML EP, ML Program table)", () => {
       { kind: "rank", input: 0, min: 3, max: 4 },
       { kind: "constant-input", input: 2, name: "B" },
     ]);
-    expect(p.ops.Gemm!.constraints).toEqual([{ kind: "constant-input", input: 1, name: "B" }]);
+    // its own note, and the MatMul row's, which is Gemm's (MatMul has no such attributes)
+    expect(p.ops.Gemm!.constraints).toEqual([
+      { kind: "constant-input", input: 1, name: "B" },
+      { kind: "attribute", name: "transA", in: [0] },
+      { kind: "attribute", name: "alpha", in: [1] },
+      { kind: "attribute", name: "beta", in: [1] },
+    ]);
+    expect(p.ops.MatMul!.constraints).toEqual([]);
     expect(p.ops.Pow!.constraints.map((c) => c.kind)).toEqual(["input-types", "input-types"]);
     expect(p.ops.Range).toBeUndefined(); // not in 1.30's table
     expect(p.ops["com.microsoft.FusedConv"]!.constraints[0]).toMatchObject({
@@ -78,7 +85,6 @@ describe("coreml (onnxruntime's CoreML EP, ML Program table)", () => {
       "GlobalAveragePool",
       "GlobalMaxPool",
       "GridSample",
-      "MatMul",
       "MaxPool",
       "Pow",
       "Reciprocal",
