@@ -4,8 +4,10 @@
 // element types); the same op meeting the note is supported.
 
 import { describe, expect, it } from "vitest";
+import { SchemaRegistry } from "../../src/schema/registry.js";
 import { classifyModel, type Verdict } from "../../src/targets/classify.js";
-import { loadProfile } from "../../src/targets/load.js";
+import { listProfiles, loadProfile } from "../../src/targets/load.js";
+import { versionSupported, type Constraint } from "../../src/targets/profile.js";
 import { parseModelText } from "../../src/text/parse.js";
 
 interface Case {
@@ -618,4 +620,37 @@ describe("each note: a node that meets it is supported, one that does not is par
           expect(failed.reasons.join("; ")).toMatch(c.reason);
         }
       });
+});
+
+describe("every constraint can fail: it names an input, output or attribute the op has", () => {
+  const registry = SchemaRegistry.default();
+  for (const p of listProfiles())
+    it(`${p.name}@${p.version}`, () => {
+      const dead: string[] = [];
+      for (const [key, row] of Object.entries(p.ops)) {
+        const op = row.domain ? key.slice(row.domain.length + 1) : key;
+        const versions = registry
+          .versions(row.domain, op)
+          .filter((v) => versionSupported(row, v.since));
+        if (!versions.length) continue;
+        const has = (where: "inputs" | "outputs" | "attributes", name: string) =>
+          versions.some((v) => v[where].some((f) => f.name === name));
+        const check = (c: Constraint): void => {
+          if (c.kind === "any") return c.of.flat().forEach(check);
+          const named =
+            c.kind === "attribute"
+              ? has("attributes", c.name)
+              : c.kind === "every-axis"
+                ? has("attributes", c.attribute)
+                : c.kind === "absent-output" || c.kind === "output-types"
+                  ? has("outputs", c.name)
+                  : "name" in c
+                    ? has("inputs", c.name) || has("attributes", c.name)
+                    : true;
+          if (!named) dead.push(`${key}: ${JSON.stringify(c)}`);
+        };
+        row.constraints.forEach(check);
+      }
+      expect(dead).toEqual([]);
+    });
 });
