@@ -215,6 +215,47 @@ const CASES: Record<string, Case[]> = {
   z = ReduceSum (x, a) }`,
       verdicts: ["supported", "partial"],
     },
+    {
+      note: "ConvTranspose: only 3-D or 4-D input",
+      op: "ConvTranspose",
+      graph: `(float[1,1,2,2] x, float[1,1,2,2,2] z) => (float[1,1,2,2] y, float[1,1,2,2,2] w)
+  <float[1,1,1,1] k = {2}, float[1,1,1,1,1] k5 = {2}> {
+  y = ConvTranspose (x, k)
+  w = ConvTranspose (z, k5) }`,
+      verdicts: ["supported", "partial"],
+    },
+    {
+      note: "GRU: layout 0, no clip, activations Relu/Tanh/Sigmoid, sequence_lens constant and full",
+      op: "GRU",
+      graph: `(float[2,1,3] x, int32[1] sl) => (float[2,1,1,2] a, float[2,1,1,2] b, float[2,1,1,2] c, float[2,1,1,2] d)
+  <float[1,6,3] w = {0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0}, float[1,6,2] r = {0,0,0,0,0,0,0,0,0,0,0,0}, int32[1] full = {2}> {
+  a = GRU <hidden_size = 2> (x, w, r, , full)
+  b = GRU <hidden_size = 2, clip = 1.0> (x, w, r)
+  c = GRU <hidden_size = 2, activations = ["HardSigmoid", "Tanh"]> (x, w, r)
+  d = GRU <hidden_size = 2> (x, w, r, , sl) }`,
+      verdicts: ["supported", "partial", "partial", "partial"],
+    },
+    {
+      note: "MatMulNBits: B and zero_points constant, no g_idx, bits 4",
+      op: "com.microsoft.MatMulNBits",
+      ms: true,
+      graph: `(float[1,16] a, uint8[2,1,8] bx) => (float[1,2] y, float[1,2] z, float[1,2] w)
+  <uint8[2,1,8] b = {0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0}, float[2] s = {1, 1}> {
+  y = com.microsoft.MatMulNBits <K = 16, N = 2, bits = 4, block_size = 16> (a, b, s)
+  z = com.microsoft.MatMulNBits <K = 16, N = 2, bits = 4, block_size = 16> (a, bx, s)
+  w = com.microsoft.MatMulNBits <K = 16, N = 2, bits = 8, block_size = 16> (a, b, s) }`,
+      verdicts: ["supported", "partial", "partial"],
+    },
+    {
+      note: "MultiHeadAttention: no bias, key_padding_mask, past_sequence_length, cache_indirection; no qk output",
+      op: "com.microsoft.MultiHeadAttention",
+      ms: true,
+      graph: `(float[1,2,4] q, float[1,2,4] k, float[1,2,4] v, float[12] bias) => (float[1,2,4] y, float[1,2,4] z) {
+  y = com.microsoft.MultiHeadAttention <num_heads = 2> (q, k, v)
+  z = com.microsoft.MultiHeadAttention <num_heads = 2> (q, k, v, bias) }`,
+      verdicts: ["supported", "partial"],
+      reason: /input 'bias' is given/,
+    },
   ],
   coreml: [
     {
