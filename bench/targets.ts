@@ -177,8 +177,8 @@ async function webgpuCell(
 }
 
 const rows: string[] = [
-  "| model | target | supported before | after lower | remaining (u: unsupported, p: partial) | numbers (norm-wise) | full checker | onnxruntime's checker: partitions, nodes (before → after) | onnxruntime-web WebGPU: nodes on CPU (before → after); error |",
-  "|---|---|---|---|---|---|---|---|---|",
+  "| model | target | supported before | after lower | partitions (ours, before → after) | remaining (u: unsupported, p: partial) | numbers (norm-wise) | full checker | onnxruntime's checker: partitions, nodes (before → after) | onnxruntime-web WebGPU: nodes on CPU (before → after); error |",
+  "|---|---|---|---|---|---|---|---|---|---|",
 ];
 try {
   for (const { name, path } of models) {
@@ -190,7 +190,7 @@ try {
       const before = classifyModel(m, p);
       const r = lower(m, { profile: p, dims, ...(approximate ? { approximate } : {}) });
       if (!r.ok) {
-        rows.push(`| ${name} | ${p.name} | ${count(before)} | refused | | | | | |`);
+        rows.push(`| ${name} | ${p.name} | ${count(before)} | refused | | | | | | |`);
         continue;
       }
       const file = join(work, `${name}.${p.name}.onnx`);
@@ -215,7 +215,7 @@ try {
       const ortChecker = ortCell(p.name, fixed, file);
       const gpu = p.name === "webgpu" ? await webgpuCell(path, m, file, dims) : "";
       rows.push(
-        `| ${name} | ${p.name} | ${count(before)} | ${count(r.report)} | ${residue(r.report)} | ${numbers} | ${checker} | ${ortChecker} | ${gpu} |`,
+        `| ${name} | ${p.name} | ${count(before)} | ${count(r.report)} | ${before.partitions.count} → ${r.report.partitions.count} | ${residue(r.report)} | ${numbers} | ${checker} | ${ortChecker} | ${gpu} |`,
       );
       console.error(rows[rows.length - 1]);
     }
