@@ -52,6 +52,12 @@ export type Rewrite = (site: Site) => boolean;
 export interface LegalizeOptions {
   /** What the target has (the rewrites use nothing else). */
   has: HasOp;
+  /**
+   * Which nodes of a model's main graph the target takes as they are (an op it has, its
+   * constraints met), judged on that model; for the rewrites of a node whose op the target has
+   * but whose form it refuses (a 1D Conv, int64 indices). Without it those rewrites do nothing.
+   */
+  takes?: (model: Model) => (node: Node) => boolean;
 }
 
 /**
