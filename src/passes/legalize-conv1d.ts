@@ -29,8 +29,10 @@ export function legalizeConv1d(options: LegalizeOptions): Pass {
         !g.nodes.some(plainConv)
       )
         return unchanged;
-      const takes = options.takes(model);
       const inits = new Map(g.initializers.map((t) => [t.name, t] as const));
+      const weight1d = (n: Node) => plainConv(n) && inits.get(n.inputs[1] ?? "")?.dims.length === 3;
+      if (!g.nodes.some(weight1d)) return unchanged;
+      const takes = options.takes(model);
       const inputs = new Set(g.inputs.map((v) => v.name));
       const names = new Set<string>([
         ...inputs,
@@ -43,7 +45,7 @@ export function legalizeConv1d(options: LegalizeOptions): Pass {
       for (const n of g.nodes) {
         const w = n.inputs[1];
         const t = w ? inits.get(w) : undefined;
-        if (!plainConv(n) || takes(n) || !w || !t || inputs.has(w) || t.dims.length !== 3) continue;
+        if (!weight1d(n) || takes(n) || !w || !t || inputs.has(w)) continue;
         if (weights.has(w)) continue;
         let name = `${w}_2d`;
         for (let k = 1; names.has(name); k++) name = `${w}_2d_${k}`;

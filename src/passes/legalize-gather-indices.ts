@@ -6,7 +6,7 @@
 // the original; after the cast it may wrap into range).
 
 import { attrInt } from "../ir/attributes.js";
-import { DataType, type Model } from "../ir/types.js";
+import { DataType, type Model, type Node } from "../ir/types.js";
 import { legalizePass, normAxis, type LegalizeOptions, type Site } from "./legalize-kit.js";
 import type { Pass } from "./pass.js";
 
@@ -26,7 +26,15 @@ export function legalizeGatherIndices(options: LegalizeOptions): Pass {
   return {
     name: "legalize-gather-indices",
     run(model: Model, ctx) {
-      if (!options.takes || !options.has("Gather") || !options.has("Cast"))
+      const stored = new Set(model.graph.initializers.map((t) => t.name));
+      const computed = (n: Node) =>
+        n.opType === "Gather" && (n.domain ?? "") === "" && !stored.has(n.inputs[1] ?? "");
+      if (
+        !options.takes ||
+        !options.has("Gather") ||
+        !options.has("Cast") ||
+        !model.graph.nodes.some(computed)
+      )
         return { ok: true, model, modified: false, notes: [] };
       const takes = options.takes(model);
       return legalizePass(
