@@ -222,23 +222,23 @@ export function lowerSteps(model?: Model, req?: LowerRequest): LowerStep[] {
   // model keeps its QDQ pairs), else float arithmetic.
   const standardQuantOps = () => hasOp("QuantizeLinear") && hasOp("DequantizeLinear");
   const flatten = () => (hasOp("Reshape") && !hasOp("Flatten") ? [flattenToReshape()] : []);
-  // Which nodes of a model's main graph the profile takes as they are: the legalizations of a
-  // node whose op it has in a form it refuses (a 1D Conv for NNAPI) ask.
-  const takes = (m: Model) => {
-    const taken = new Set<Node>();
+  // Which nodes of a model's main graph the profile judges partial (its op and types, a
+  // constraint failed): the legalizations of a form the target refuses (a 1D Conv for NNAPI) ask.
+  const refuses = (m: Model) => {
+    const partial = new Set<Node>();
     const seen = new Set<number>();
     for (const v of classifyModel(m, p!).nodes)
       if (v.at.fn === -1 && !seen.has(v.at.index)) {
         seen.add(v.at.index); // the node itself comes before its subgraphs' nodes
-        if (v.verdict === "supported") taken.add(m.graph.nodes[v.at.index]!);
+        if (v.verdict === "partial") partial.add(m.graph.nodes[v.at.index]!);
       }
-    return (n: Node) => taken.has(n);
+    return (n: Node) => partial.has(n);
   };
   // Ops the target lacks rewritten into ops it has (Gather as GatherND, Pad as Concat, …).
   const legalize = () =>
     legalizeForTarget({
       has: hasOp,
-      takes,
+      refuses,
       foldLimit: req?.foldLimit,
       ...(req?.approximate ? { approximate: req.approximate } : {}),
     });

@@ -22,7 +22,7 @@ export function legalizeConv1d(options: LegalizeOptions): Pass {
       const unchanged = { ok: true as const, model, modified: false, notes: [] };
       const g = model.graph;
       if (
-        !options.takes ||
+        !options.refuses ||
         !options.has("Conv") ||
         !options.has("Unsqueeze") ||
         !options.has("Squeeze") ||
@@ -32,7 +32,7 @@ export function legalizeConv1d(options: LegalizeOptions): Pass {
       const inits = new Map(g.initializers.map((t) => [t.name, t] as const));
       const weight1d = (n: Node) => plainConv(n) && inits.get(n.inputs[1] ?? "")?.dims.length === 3;
       if (!g.nodes.some(weight1d)) return unchanged;
-      const takes = options.takes(model);
+      const refuses = options.refuses(model);
       const inputs = new Set(g.inputs.map((v) => v.name));
       const names = new Set<string>([
         ...inputs,
@@ -45,7 +45,7 @@ export function legalizeConv1d(options: LegalizeOptions): Pass {
       for (const n of g.nodes) {
         const w = n.inputs[1];
         const t = w ? inits.get(w) : undefined;
-        if (!weight1d(n) || takes(n) || !w || !t || inputs.has(w)) continue;
+        if (!weight1d(n) || !refuses(n) || !w || !t || inputs.has(w)) continue;
         if (weights.has(w)) continue;
         let name = `${w}_2d`;
         for (let k = 1; names.has(name); k++) name = `${w}_2d_${k}`;
@@ -89,7 +89,7 @@ export function legalizeConv1d(options: LegalizeOptions): Pass {
         "1D Conv made 2D",
         rewrite,
         options,
-        (n) => !takes(n),
+        refuses,
       ).run(withWeights, ctx);
       return r.ok && !r.modified ? unchanged : r;
     },

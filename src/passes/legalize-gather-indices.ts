@@ -30,20 +30,20 @@ export function legalizeGatherIndices(options: LegalizeOptions): Pass {
       const computed = (n: Node) =>
         n.opType === "Gather" && (n.domain ?? "") === "" && !stored.has(n.inputs[1] ?? "");
       if (
-        !options.takes ||
+        !options.refuses ||
         !options.has("Gather") ||
         !options.has("Cast") ||
         !model.graph.nodes.some(computed)
       )
         return { ok: true, model, modified: false, notes: [] };
-      const takes = options.takes(model);
+      const refuses = options.refuses(model);
       return legalizePass(
         "legalize-gather-indices",
         ["Gather"],
         "Gather's computed int64 indices cast to int32",
         castIndices,
         options,
-        (n) => !takes(n),
+        refuses,
       ).run(model, ctx);
     },
   };

@@ -53,11 +53,12 @@ export interface LegalizeOptions {
   /** What the target has (the rewrites use nothing else). */
   has: HasOp;
   /**
-   * Which nodes of a model's main graph the target takes as they are (an op it has, its
-   * constraints met), judged on that model; for the rewrites of a node whose op the target has
-   * but whose form it refuses (a 1D Conv, int64 indices). Without it those rewrites do nothing.
+   * Which nodes of a model's main graph the target refuses in their form only: it has the op and
+   * the element types, but a constraint fails (a partial verdict: a 1D Conv, computed int64
+   * indices), judged on that model. For the rewrites of such nodes into a form it takes; without
+   * it they do nothing.
    */
-  takes?: (model: Model) => (node: Node) => boolean;
+  refuses?: (model: Model) => (node: Node) => boolean;
 }
 
 /**

@@ -30,8 +30,8 @@ export type Approximation = (typeof APPROXIMATIONS)[number];
 
 export interface LegalizeForTargetOptions {
   has: HasOp;
-  /** Which nodes the target takes as they are (LegalizeOptions.takes). */
-  takes?: LegalizeOptions["takes"];
+  /** Which nodes the target refuses in their form only (LegalizeOptions.refuses). */
+  refuses?: LegalizeOptions["refuses"];
   approximate?: readonly Approximation[];
   foldLimit?: number;
   /** Most rounds (default 8). */
@@ -40,7 +40,7 @@ export interface LegalizeForTargetOptions {
 
 /** The legalizations, in the order one round runs them. */
 export function legalizations(o: LegalizeForTargetOptions): Pass[] {
-  const options: LegalizeOptions = { has: o.has, ...(o.takes ? { takes: o.takes } : {}) };
+  const options: LegalizeOptions = { has: o.has, ...(o.refuses ? { refuses: o.refuses } : {}) };
   const passes = [
     legalizeGather(options),
     legalizeGatherND(options),

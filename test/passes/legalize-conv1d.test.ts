@@ -33,7 +33,7 @@ g (float[1,4,20] x) => (float[1,6,10] y, float[1,6,6] z, float[1,6,10] u)
   u = Conv <auto_pad = "SAME_UPPER"> (y, w4)
 }`);
 
-const notConv = () => (n: Node) => n.opType !== "Conv";
+const conv = () => (n: Node) => n.opType === "Conv";
 
 /**
  * The same bits in the interpreter (the same products summed in the same order); on onnxruntime,
@@ -54,7 +54,7 @@ async function same(a: Model, b: Model) {
 
 describe("legalize-conv1d", () => {
   it("makes each refused 1D Conv a 2D Conv over a dim of 1, the same numbers", async () => {
-    const r = runPass(legalizeConv1d({ has: () => true, takes: notConv }), STEM);
+    const r = runPass(legalizeConv1d({ has: () => true, refuses: conv }), STEM);
     if (!r.ok) throw new Error("pass failed");
     const convs = r.model.graph.nodes.filter((n) => n.opType === "Conv");
     expect(convs).toHaveLength(4);
@@ -64,7 +64,7 @@ describe("legalize-conv1d", () => {
   });
 
   it("leaves a Conv the target takes, and does nothing without the target's judgement", () => {
-    const taken = runPass(legalizeConv1d({ has: () => true, takes: () => () => true }), STEM);
+    const taken = runPass(legalizeConv1d({ has: () => true, refuses: () => () => false }), STEM);
     expect(taken.ok && taken.modified).toBe(false);
     const unjudged = runPass(legalizeConv1d({ has: () => true }), STEM);
     expect(unjudged.ok && unjudged.modified).toBe(false);
