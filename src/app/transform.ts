@@ -30,7 +30,7 @@ import { legalizeInt64 } from "../passes/legalize-int64.js";
 import { legalizeForTarget, type Approximation } from "../passes/legalize.js";
 import { removeDeadValues } from "../passes/remove-dead-values.js";
 import { precisionPass, type PrecisionRequest } from "./precision.js";
-import type { Model } from "../ir/types.js";
+import type { Model, Node } from "../ir/types.js";
 import { pipeline, runPass } from "../passes/manager.js";
 import {
   failureError,
@@ -222,10 +222,23 @@ export function lowerSteps(model?: Model, req?: LowerRequest): LowerStep[] {
   // model keeps its QDQ pairs), else float arithmetic.
   const standardQuantOps = () => hasOp("QuantizeLinear") && hasOp("DequantizeLinear");
   const flatten = () => (hasOp("Reshape") && !hasOp("Flatten") ? [flattenToReshape()] : []);
+  // Which nodes of a model's main graph the profile judges partial (its op and types, a
+  // constraint failed): the legalizations of a form the target refuses (a 1D Conv for NNAPI) ask.
+  const refuses = (m: Model) => {
+    const partial = new Set<Node>();
+    const seen = new Set<number>();
+    for (const v of classifyModel(m, p!).nodes)
+      if (v.at.fn === -1 && !seen.has(v.at.index)) {
+        seen.add(v.at.index); // the node itself comes before its subgraphs' nodes
+        if (v.verdict === "partial") partial.add(m.graph.nodes[v.at.index]!);
+      }
+    return (n: Node) => partial.has(n);
+  };
   // Ops the target lacks rewritten into ops it has (Gather as GatherND, Pad as Concat, …).
   const legalize = () =>
     legalizeForTarget({
       has: hasOp,
+      refuses,
       foldLimit: req?.foldLimit,
       ...(req?.approximate ? { approximate: req.approximate } : {}),
     });

@@ -52,6 +52,13 @@ export type Rewrite = (site: Site) => boolean;
 export interface LegalizeOptions {
   /** What the target has (the rewrites use nothing else). */
   has: HasOp;
+  /**
+   * Which nodes of a model's main graph the target refuses in their form only: it has the op and
+   * the element types, but a constraint fails (a partial verdict: a 1D Conv, computed int64
+   * indices), judged on that model. For the rewrites of such nodes into a form it takes; without
+   * it they do nothing.
+   */
+  refuses?: (model: Model) => (node: Node) => boolean;
 }
 
 /**

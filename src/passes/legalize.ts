@@ -5,9 +5,11 @@
 // by name (`--approximate erf`).
 
 import { approximateErf } from "./approximate-erf.js";
-import type { HasOp } from "./legalize-kit.js";
+import type { HasOp, LegalizeOptions } from "./legalize-kit.js";
+import { legalizeConv1d } from "./legalize-conv1d.js";
 import { legalizeExpand } from "./legalize-expand.js";
 import { legalizeGather } from "./legalize-gather.js";
+import { legalizeGatherIndices } from "./legalize-gather-indices.js";
 import { legalizeGatherND } from "./legalize-gathernd.js";
 import { legalizeHardSwish } from "./legalize-hardswish.js";
 import { legalizeIsNaN } from "./legalize-isnan.js";
@@ -30,6 +32,8 @@ export type Approximation = (typeof APPROXIMATIONS)[number];
 
 export interface LegalizeForTargetOptions {
   has: HasOp;
+  /** Which nodes the target refuses in their form only (LegalizeOptions.refuses). */
+  refuses?: LegalizeOptions["refuses"];
   approximate?: readonly Approximation[];
   foldLimit?: number;
   /** Most rounds (default 8). */
@@ -38,7 +42,7 @@ export interface LegalizeForTargetOptions {
 
 /** The legalizations, in the order one round runs them. */
 export function legalizations(o: LegalizeForTargetOptions): Pass[] {
-  const options = { has: o.has };
+  const options: LegalizeOptions = { has: o.has, ...(o.refuses ? { refuses: o.refuses } : {}) };
   const passes = [
     legalizeGather(options),
     legalizeGatherND(options),
@@ -53,6 +57,9 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeRowMaxGuard(options),
     legalizeIsNaNByEqual(options),
     legalizeMask(options),
+    // Nodes of an op the target has, in a form it refuses: made a form it takes.
+    legalizeConv1d(options),
+    legalizeGatherIndices(options),
   ];
   if (o.approximate?.includes("erf")) passes.push(approximateErf(options));
   return passes;
