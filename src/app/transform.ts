@@ -29,6 +29,7 @@ import { legalizeFloat64 } from "../passes/legalize-float64.js";
 import { legalizeInt64 } from "../passes/legalize-int64.js";
 import { legalizeForTarget, type Approximation } from "../passes/legalize.js";
 import { removeDeadValues } from "../passes/remove-dead-values.js";
+import { inferValueInfo } from "../passes/infer-value-info.js";
 import { precisionPass, type PrecisionRequest } from "./precision.js";
 import type { Model } from "../ir/types.js";
 import { pipeline, runPass } from "../passes/manager.js";
@@ -330,6 +331,11 @@ export function lowerSteps(model?: Model, req?: LowerRequest): LowerStep[] {
           ? precisionPass({ ...req.precision, dims: new Map() }, p)
           : undefined,
     },
+    {
+      name: "infer-value-info",
+      when: "always: every value's type and dims written in value_info (onnxruntime's checker reads shapes by ONNX's inference, which stops at onnxruntime's own ops)",
+      make: () => (model ? inferValueInfo() : undefined),
+    },
   ];
 }
 
@@ -394,7 +400,10 @@ export function lower(model: Model, req: LowerRequest): LowerResult {
   const steps = [...best.steps];
   const half = transformRecorded(
     best.model,
-    precisionPass({ ...precision, dims: new Map() }, req.profile),
+    pipeline("precision", [
+      precisionPass({ ...precision, dims: new Map() }, req.profile),
+      inferValueInfo(),
+    ]),
     steps,
   );
   if (!half.ok) return { ...half, notes: [...best.notes, ...half.notes] };

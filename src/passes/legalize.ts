@@ -15,7 +15,9 @@ import { legalizeIsNaNByEqual } from "./legalize-isnan-equal.js";
 import { legalizeMask } from "./legalize-mask.js";
 import { legalizeNeg } from "./legalize-neg.js";
 import { legalizePad } from "./legalize-pad.js";
+import { legalizeQuantize } from "./legalize-quantize.js";
 import { legalizeReciprocal } from "./legalize-reciprocal.js";
+import { legalizeRound } from "./legalize-round.js";
 import { legalizeRowMaxGuard } from "./legalize-row-max-guard.js";
 import { runPass } from "./manager.js";
 import { reduceTransposeRank } from "./reduce-transpose-rank.js";
@@ -51,6 +53,9 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeRowMaxGuard(options),
     legalizeIsNaNByEqual(options),
     legalizeMask(options),
+    // Quantized models where the target lacks Quantize/DequantizeLinear, or Round.
+    legalizeQuantize(options),
+    legalizeRound(options),
   ];
   if (o.approximate?.includes("erf")) passes.push(approximateErf(options));
   return passes;
