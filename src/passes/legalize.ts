@@ -15,6 +15,7 @@ import { legalizeIsNaNByEqual } from "./legalize-isnan-equal.js";
 import { legalizeMask } from "./legalize-mask.js";
 import { legalizeNeg } from "./legalize-neg.js";
 import { legalizePad } from "./legalize-pad.js";
+import { legalizeQLinearConv } from "./legalize-qlinearconv.js";
 import { legalizeQuantize } from "./legalize-quantize.js";
 import { legalizeReciprocal } from "./legalize-reciprocal.js";
 import { legalizeRound } from "./legalize-round.js";
@@ -54,6 +55,7 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeIsNaNByEqual(options),
     legalizeMask(options),
     // Quantized models where the target lacks Quantize/DequantizeLinear, or Round.
+    legalizeQLinearConv(options),
     legalizeQuantize(options),
     legalizeRound(options),
   ];
