@@ -400,18 +400,18 @@ export function lower(model: Model, req: LowerRequest): LowerResult {
   const steps = [...best.steps];
   const half = transformRecorded(
     best.model,
-    pipeline("precision", [
-      precisionPass({ ...precision, dims: new Map() }, req.profile),
-      inferValueInfo(),
-    ]),
+    precisionPass({ ...precision, dims: new Map() }, req.profile),
     steps,
   );
   if (!half.ok) return { ...half, notes: [...best.notes, ...half.notes] };
+  // The value_info written last, with the half types.
+  const typed = runPass(inferValueInfo(), half.model);
   return {
     ...half,
+    ...(typed.ok ? { model: typed.model } : {}),
     modified: best.modified || half.modified,
     notes: [...best.notes, ...half.notes],
-    report: classifyModel(half.model, req.profile),
+    report: classifyModel(typed.ok ? typed.model : half.model, req.profile),
     steps,
   };
 }
