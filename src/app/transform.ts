@@ -29,6 +29,7 @@ import { legalizeFloat64 } from "../passes/legalize-float64.js";
 import { legalizeInt64 } from "../passes/legalize-int64.js";
 import { legalizeForTarget, type Approximation } from "../passes/legalize.js";
 import { removeDeadValues } from "../passes/remove-dead-values.js";
+import { inferValueInfo } from "../passes/infer-value-info.js";
 import { precisionPass, type PrecisionRequest } from "./precision.js";
 import type { Model, Node } from "../ir/types.js";
 import { pipeline, runPass } from "../passes/manager.js";
@@ -343,6 +344,11 @@ export function lowerSteps(model?: Model, req?: LowerRequest): LowerStep[] {
           ? precisionPass({ ...req.precision, dims: new Map() }, p)
           : undefined,
     },
+    {
+      name: "infer-value-info",
+      when: "always: every value's type and dims written in value_info (onnxruntime's checker reads shapes by ONNX's inference, which stops at onnxruntime's own ops)",
+      make: () => (model ? inferValueInfo() : undefined),
+    },
   ];
 }
 
@@ -411,11 +417,14 @@ export function lower(model: Model, req: LowerRequest): LowerResult {
     steps,
   );
   if (!half.ok) return { ...half, notes: [...best.notes, ...half.notes] };
+  // The value_info written last, with the half types.
+  const typed = runPass(inferValueInfo(), half.model);
   return {
     ...half,
+    ...(typed.ok ? { model: typed.model } : {}),
     modified: best.modified || half.modified,
     notes: [...best.notes, ...half.notes],
-    report: classifyModel(half.model, req.profile),
+    report: classifyModel(typed.ok ? typed.model : half.model, req.profile),
     steps,
   };
 }

@@ -19,7 +19,10 @@ import { legalizeNeg } from "./legalize-neg.js";
 import { legalizePad } from "./legalize-pad.js";
 import { legalizeReduceMax } from "./legalize-reduce-max.js";
 import { legalizeReduceSum } from "./legalize-reduce-sum.js";
+import { legalizeQLinearConv } from "./legalize-qlinearconv.js";
+import { legalizeQuantize } from "./legalize-quantize.js";
 import { legalizeReciprocal } from "./legalize-reciprocal.js";
+import { legalizeRound } from "./legalize-round.js";
 import { legalizeRowMaxGuard } from "./legalize-row-max-guard.js";
 import { runPass } from "./manager.js";
 import { reduceTransposeRank } from "./reduce-transpose-rank.js";
@@ -60,6 +63,10 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     // Nodes of an op the target has, in a form it refuses: made a form it takes.
     legalizeConv1d(options),
     legalizeGatherIndices(options),
+    // Quantized models where the target lacks Quantize/DequantizeLinear, or Round.
+    legalizeQLinearConv(options),
+    legalizeQuantize(options),
+    legalizeRound(options),
   ];
   if (o.approximate?.includes("erf")) passes.push(approximateErf(options));
   return passes;
