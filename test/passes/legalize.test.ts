@@ -4,10 +4,9 @@
 
 import { describe, expect, it } from "vitest";
 import { lower, simplify } from "../../src/app/transform.js";
-import { compareTensors } from "../../src/interp/backend-test.js";
 import { toFloat64 } from "../../src/interp/tensor.js";
 import type { RTensor } from "../../src/interp/types.js";
-import { DataType, type Model } from "../../src/ir/types.js";
+import { DataType } from "../../src/ir/types.js";
 import { runPass } from "../../src/passes/index.js";
 import { approximateErf, ERF_MAX_ERROR } from "../../src/passes/approximate-erf.js";
 import { legalizeForTarget } from "../../src/passes/legalize.js";
@@ -16,32 +15,10 @@ import { legalizeGather } from "../../src/passes/legalize-gather.js";
 
 import { legalizePad } from "../../src/passes/legalize-pad.js";
 
-import type { Pass } from "../../src/passes/pass.js";
 import { loadProfile } from "../../src/targets/load.js";
 import { parseModelText } from "../../src/text/parse.js";
+import { same, without } from "../helpers/legalize.js";
 import { random, runOrt } from "../helpers/ort.js";
-
-const without =
-  (...lacking: string[]) =>
-  (op: string) =>
-    !lacking.includes(op);
-
-/** Runs the pass; the ops left; the outputs equal on onnxruntime, bit for bit. */
-async function same(
-  m: Model,
-  pass: Pass,
-  feeds: Record<string, RTensor>,
-): Promise<{ ops: string[]; model: Model }> {
-  const r = runPass(pass, m);
-  expect(r.ok).toBe(true);
-  if (!r.ok) throw new Error("failed");
-  const [a, b] = [await runOrt(m, feeds), await runOrt(r.model, feeds)];
-  for (const k of Object.keys(a)) {
-    expect(b[k]!.shape, k).toEqual(a[k]!.shape);
-    expect(compareTensors(b[k]!, a[k]!, { rtol: 0, atol: 0 }), k).toBeUndefined();
-  }
-  return { ops: r.model.graph.nodes.map((n) => n.opType), model: r.model };
-}
 
 const ids = (shape: number[], hi: number, seed: number): RTensor => {
   const t = random(DataType.INT64, shape, seed, 0, hi);
@@ -321,81 +298,6 @@ g (float[N] x) => (float[N] y) { y = Erf (x) }`);
     console.log(`approximate-erf: worst ${worst}`);
     expect(worst).toBeLessThanOrEqual(ERF_MAX_ERROR);
     expect([yb[n], yb[n + 1]]).toEqual([1, -1]);
-  });
-});
-
-describe("legalize-quantize, -round, -qlinearconv", () => {
-  // Ties (x / scale = k + 0.5), saturation both ways, -0.3 (Round gives -0), per tensor and per
-  // axis, 8- and 16-bit, zero points of 0, absent, and others.
-  const QDQ = parseModelText(`<ir_version: 10, opset_import: ["" : 21]>
-g (float[14] x, float[2,7] v) => (uint8[14] a, int8[14] b, int16[14] c, uint16[2,7] d, uint8[14] e, float[2,3] f, float[14] h)
-  <float s1 = {1}, uint8 z1 = {3}, int8 z2 = {-5}, float s3 = {0.25}, int16 z3 = {7},
-   float[2] s4 = {0.5, 2}, uint16[2] z4 = {100, 65000}, int8[2,3] w = {-128, 0, 127, 5, -7, 9},
-   float[2] s5 = {0.1, 0.3}, int8[2] z5 = {1, -2}, uint8 zz = {0}>
-{
-  a = QuantizeLinear (x, s1, z1)
-  b = QuantizeLinear (x, s1, z2)
-  c = QuantizeLinear (x, s3, z3)
-  d = QuantizeLinear <axis: int = 0> (v, s4, z4)
-  e = QuantizeLinear (x, s1, zz)
-  f = DequantizeLinear <axis: int = 0> (w, s5, z5)
-  h = DequantizeLinear (a, s1, z1)
-}`);
-  const xs = [0.5, 1.5, 2.5, -0.5, -2.5, -0.3, 254.5, 255.5, 1e9, -1e9, 3e38, -3e38, 0.49999997, 7];
-  const feeds = {
-    x: { dtype: DataType.FLOAT, shape: [14], data: new Float32Array(xs) } as RTensor,
-    v: {
-      dtype: DataType.FLOAT,
-      shape: [2, 7],
-      data: new Float32Array([...xs.slice(0, 7), ...xs.slice(7).map((t) => t * 3)]),
-    } as RTensor,
-  };
-  it("Quantize/DequantizeLinear as float arithmetic; onnxruntime's bytes (rounding half to even, saturation)", async () => {
-    const { ops } = await same(
-      QDQ,
-      legalizeForTarget({ has: without("QuantizeLinear", "DequantizeLinear") }),
-      feeds,
-    );
-    expect(ops.filter((o) => /Quantize/.test(o))).toEqual([]);
-  });
-  it("and without Round (NNAPI): Add and Sub of 1.5 · 2^23 on the clipped value; the same bytes", async () => {
-    const { ops } = await same(
-      QDQ,
-      legalizeForTarget({ has: without("QuantizeLinear", "DequantizeLinear", "Round") }),
-      feeds,
-    );
-    expect(ops.filter((o) => /Quantize|Round/.test(o))).toEqual([]);
-    // A Round nothing clips, or whose zero's sign is seen, stays.
-    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
-g (float[3] x) => (float[3] y, float[3] z) <float lo = {-9}, float hi = {9}> {
-  y = Round (x)
-  c = Clip (x, lo, hi)
-  z = Round (c)
-}`);
-    const r = runPass(legalizeForTarget({ has: without("Round") }), m);
-    expect(r.ok && r.model.graph.nodes.filter((n) => n.opType === "Round")).toHaveLength(2);
-  });
-  it("QLinearConv as a float Conv of the centred integers, requantized; onnxruntime's bytes", async () => {
-    const w1 = Array.from({ length: 3 * 2 * 9 }, (_, i) => ((i * 37) % 255) - 127);
-    const w2 = Array.from({ length: 2 * 1 * 4 }, (_, i) => (i * 53) % 256);
-    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 13]>
-g (uint8[1,2,6,6] x, int8[1,2,6,6] xi) => (uint8[1,3,3,3] y, uint8[1,2,5,5] z, int8[1,3,4,4] u)
-  <float xs = {0.02}, uint8 xz = {128}, int8[3,2,3,3] w1 = {${w1.join(", ")}},
-   float[3] ws = {0.003, 0.0071, 0.0005}, int8[3] wz = {0, 0, 0}, float ys = {0.05}, uint8 yz = {3},
-   int32[3] b1 = {1000, -20000, 7}, uint8[2,1,2,2] w2 = {${w2.join(", ")}}, float ws2 = {0.01},
-   uint8 wz2 = {120}, float ys2 = {0.1}, uint8 yz2 = {77}, int8 xiz = {-4}, int8 uz = {-3}>
-{
-  y = QLinearConv <pads = [1, 1, 1, 1], strides = [2, 2]> (x, xs, xz, w1, ws, wz, ys, yz, b1)
-  z = QLinearConv <group = 2> (x, xs, xz, w2, ws2, wz2, ys2, yz2)
-  u = QLinearConv (xi, xs, xiz, w1, ws, wz, ys, uz, b1)
-}`);
-    const feeds = {
-      x: random(DataType.UINT8, [1, 2, 6, 6], 7, 0, 255),
-      xi: random(DataType.INT8, [1, 2, 6, 6], 8, -128, 127),
-    };
-    const { ops } = await same(m, legalizeForTarget({ has: without("QLinearConv") }), feeds);
-    expect(ops).not.toContain("QLinearConv");
-    expect(ops.filter((o) => o === "Conv")).toHaveLength(3);
   });
 });
 
