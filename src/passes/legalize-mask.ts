@@ -5,32 +5,16 @@
 // Applied only where x and y are shown finite: constants whose every value is finite (an
 // attention mask's 0 and −3.4e38). Then each product is a value times 1 or 0, exact, and each
 // sum adds a zero: the same numbers, up to the sign of a zero result (Where's +0 may come out
-// −0, which compares and adds as +0 does).
+// −0, which compares and adds as +0 does). A mask of −inf (Where(c, x, −inf), x a finite
+// constant: the sequence-length masks of the attention bodies) is x + Log(m), where the target
+// has Log: log(1) = 0 and log(0) = −inf, so x or −inf, exactly. The comparisons and logic
+// behind c are followed as legalize-compare follows them (maskOf).
 
 import { DataType } from "../ir/types.js";
+import { maskOf } from "./legalize-compare.js";
 import { legalizePass, type LegalizeOptions, type Site } from "./legalize-kit.js";
 
 const FLOATS: readonly number[] = [DataType.FLOAT, DataType.FLOAT16, DataType.DOUBLE];
-
-/** The mask c as 0/1 values of type dt, following And/Or/Not the target lacks. */
-function maskOf(site: Site, c: string, dt: number, depth = 0): string {
-  const p = site.producer(c);
-  const op = p && (p.domain ?? "") === "" ? p.opType : "";
-  const one = () => site.constant("one", dt, [], [1]);
-  if (depth < 16 && p && ["And", "Or", "Not"].includes(op) && !site.has(op)) {
-    const [a, b] = p.inputs;
-    if (op === "Not" && a) return site.add("Sub", [one(), maskOf(site, a, dt, depth + 1)]);
-    if (a && b) {
-      const [ma, mb] = [maskOf(site, a, dt, depth + 1), maskOf(site, b, dt, depth + 1)];
-      const both = site.add("Mul", [ma, mb]);
-      if (op === "And") return both;
-      return site.add("Sub", [site.add("Add", [ma, mb]), both]);
-    }
-  }
-  const v = site.value(c);
-  if (v) return site.constant("mask", dt, v.dims, v.values);
-  return site.add("Cast", [c], { to: dt });
-}
 
 function where(site: Site): boolean {
   const [c, x, y] = site.node.inputs;
@@ -39,8 +23,22 @@ function where(site: Site): boolean {
   if (dt === undefined || !FLOATS.includes(dt) || site.elem(y) !== dt) return false;
   if (!["Cast", "Mul", "Add", "Sub"].every((op) => site.has(op))) return false;
   const [vx, vy] = [site.value(x), site.value(y)];
-  if (!vx || !vy || ![...vx.values, ...vy.values].every(Number.isFinite)) return false;
+  if (!vx || !vy) return false;
   const zero = (v: { values: number[] }) => v.values.every((k) => k === 0);
+  const ninf = (v: { values: number[] }) => v.values.every((k) => k === -Infinity);
+  const finite = (v: { values: number[] }) => v.values.every(Number.isFinite);
+  if ((ninf(vy) && finite(vx)) || (ninf(vx) && finite(vy))) {
+    // a −inf mask: log(1) = 0 and log(0) = −inf, added to the other side
+    if (!site.has("Log")) return false;
+    const m = maskOf(site, c, dt);
+    const [keep, other, v] = ninf(vy)
+      ? [m, x, vx]
+      : [site.add("Sub", [site.constant("one", dt, [], [1]), m]), y, vy];
+    if (zero(v)) site.add("Log", [keep], {}, [...site.out]);
+    else site.add("Add", [other, site.add("Log", [keep])], {}, [...site.out]);
+    return true;
+  }
+  if (![...vx.values, ...vy.values].every(Number.isFinite)) return false;
   const m = maskOf(site, c, dt);
   if (zero(vx)) {
     const notM = site.add("Sub", [site.constant("one", dt, [], [1]), m]);

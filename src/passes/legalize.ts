@@ -6,6 +6,7 @@
 
 import { approximateErf } from "./approximate-erf.js";
 import type { HasOp } from "./legalize-kit.js";
+import { legalizeCompare } from "./legalize-compare.js";
 import { legalizeExpand } from "./legalize-expand.js";
 import { legalizeGather } from "./legalize-gather.js";
 import { legalizeGatherND } from "./legalize-gathernd.js";
@@ -51,6 +52,8 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeRowMaxGuard(options),
     legalizeIsNaNByEqual(options),
     legalizeMask(options),
+    // After legalize-mask, which follows the same chains into a Where the target lacks.
+    legalizeCompare(options),
   ];
   if (o.approximate?.includes("erf")) passes.push(approximateErf(options));
   return passes;
