@@ -282,8 +282,9 @@ export function lowerSteps(model?: Model, req?: LowerRequest): LowerStep[] {
               const keep = opsWorthKeeping(current, p, opset, ctx.registry, quant, (body) =>
                 modelOf(transform(body, settle, ctx)),
               );
+              // (the first round runs whatever the graph holds: the expander validates it)
               const only = functionOpsOf(current, opset, ctx.registry);
-              if (!only.length) break;
+              if (round > 0 && !only.length) break;
               const r = runPass(
                 expandOnly({
                   standardQuantOps: quant,
