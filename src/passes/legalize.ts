@@ -7,12 +7,14 @@
 import { approximateErf } from "./approximate-erf.js";
 import type { HasOp } from "./legalize-kit.js";
 import { legalizeCompare } from "./legalize-compare.js";
+import { legalizeDynamicQuantize } from "./legalize-dynamic-quantize.js";
 import { legalizeExpand } from "./legalize-expand.js";
 import { legalizeGather } from "./legalize-gather.js";
 import { legalizeGatherND } from "./legalize-gathernd.js";
 import { legalizeHardSwish } from "./legalize-hardswish.js";
 import { legalizeIsNaN } from "./legalize-isnan.js";
 import { legalizeIsNaNByEqual } from "./legalize-isnan-equal.js";
+import { legalizeMatMulInteger } from "./legalize-matmul-integer.js";
 import { legalizeMask } from "./legalize-mask.js";
 import { legalizeNeg } from "./legalize-neg.js";
 import { legalizePad } from "./legalize-pad.js";
@@ -54,6 +56,8 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeMask(options),
     // After legalize-mask, which follows the same chains into a Where the target lacks.
     legalizeCompare(options),
+    legalizeDynamicQuantize(options),
+    legalizeMatMulInteger(options),
   ];
   if (o.approximate?.includes("erf")) passes.push(approximateErf(options));
   return passes;

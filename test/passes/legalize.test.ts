@@ -290,6 +290,45 @@ g (int64[4] a, int64[4] b, float[4] x) => (bool[4] y, bool[4] z) <float h = {0.5
   });
 });
 
+describe("legalize-dynamic-quantize, legalize-matmul-integer", () => {
+  it("DynamicQuantizeLinear and MatMulInteger as float arithmetic; onnxruntime's bytes", async () => {
+    const w = Array.from({ length: 128 }, (_, i) => ((i * 53) % 255) - 127);
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (float[3,8,32] x, float[2,32] u) => (uint8[3,8,32] q, float s, uint8 z, int32[3,8,4] y, int32[2,4] v)
+  <int8[32,4] w = {${w.join(", ")}}, int8[4] wz = {0, 3, -5, 127}, uint8 az = {7}>
+{
+  q, s, z = DynamicQuantizeLinear (x)
+  y = MatMulInteger (q, w, z, wz)
+  qu, su, zu = DynamicQuantizeLinear (u)
+  v = MatMulInteger (qu, w, az)
+}`);
+    const { ops } = await same(
+      m,
+      legalizeForTarget({
+        has: without("DynamicQuantizeLinear", "MatMulInteger", "ReduceMin", "Min"),
+      }),
+      {
+        x: random(DataType.FLOAT, [3, 8, 32], 11, -4, 9),
+        u: random(DataType.FLOAT, [2, 32], 12, 0.5, 3),
+      },
+    );
+    for (const op of [
+      "DynamicQuantizeLinear",
+      "MatMulInteger",
+      "ReduceMin",
+      "Min",
+      "QuantizeLinear",
+    ])
+      expect(ops).not.toContain(op);
+  });
+  it("leaves a MatMulInteger whose sums float32 cannot hold exactly (K = 300)", () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (uint8[2,300] a, uint8[300,3] b) => (int32[2,3] y) { y = MatMulInteger (a, b) }`);
+    const r = runPass(legalizeForTarget({ has: without("MatMulInteger") }), m);
+    expect(r.ok && r.model.graph.nodes.map((n) => n.opType)).toEqual(["MatMulInteger"]);
+  });
+});
+
 describe("remove-no-ops (simplify) and reduce-transpose-rank", () => {
   it("no-op Cast/Expand/Pad/Reshape removed, Reshape chains merged, 0 and -1 made explicit", async () => {
     const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
