@@ -6,7 +6,8 @@
 //   scale = (max(ReduceMax(x), 0) − that) / 255, the zero point Round(Clip(−min / scale, 0, 255)),
 //   and y = Clip(Round(x / scale) + zero point, 0, 255) cast to uint8: onnxruntime clamps x / scale
 //   to [−zp, 255 − zp] and then rounds half to even, which gives the same integer since the bounds
-//   are integers, and the sum is exact (an integer below 2^24, or past 255 either way).
+//   are integers, and the sum is exact (an integer below 2^24, or past 255 either way). Where
+//   every value is 0 the scale is 1, as onnxruntime's kernel has it.
 
 import { DataType } from "../ir/types.js";
 import { legalizePass, type LegalizeOptions, type Site } from "./legalize-kit.js";
@@ -28,9 +29,18 @@ function dynamicQuantize(site: Site): boolean {
   ]);
   const hi = site.add("Max", [site.add("ReduceMax", [x], all), zero]);
   const [y, yScale, yZero] = site.out;
+  // onnxruntime's scale is 1 where the range is 0 (ONNX's body would divide by 0): the range
+  // times 2^200 clipped to [0, 1] is 1 for every positive range (2^-149 · 2^200 > 1), 0 for 0
+  const range = site.add("Sub", [hi, lo]);
+  const big = k("big", 2 ** 100);
+  const positive = site.add("Clip", [
+    site.add("Mul", [site.add("Mul", [range, big]), big]),
+    zero,
+    k("one", 1),
+  ]);
   const scale = site.add(
-    "Div",
-    [site.add("Sub", [hi, lo]), qmax],
+    "Add",
+    [site.add("Div", [range, qmax]), site.add("Sub", [k("one", 1), positive])],
     {},
     yScale ? [yScale] : undefined,
   );

@@ -294,13 +294,14 @@ describe("legalize-dynamic-quantize, legalize-matmul-integer", () => {
   it("DynamicQuantizeLinear and MatMulInteger as float arithmetic; onnxruntime's bytes", async () => {
     const w = Array.from({ length: 128 }, (_, i) => ((i * 53) % 255) - 127);
     const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
-g (float[3,8,32] x, float[2,32] u) => (uint8[3,8,32] q, float s, uint8 z, int32[3,8,4] y, int32[2,4] v)
+g (float[3,8,32] x, float[2,32] u, float[4] o) => (uint8[3,8,32] q, float s, uint8 z, int32[3,8,4] y, int32[2,4] v, uint8[4] qo, float so, uint8 zo)
   <int8[32,4] w = {${w.join(", ")}}, int8[4] wz = {0, 3, -5, 127}, uint8 az = {7}>
 {
   q, s, z = DynamicQuantizeLinear (x)
   y = MatMulInteger (q, w, z, wz)
   qu, su, zu = DynamicQuantizeLinear (u)
   v = MatMulInteger (qu, w, az)
+  qo, so, zo = DynamicQuantizeLinear (o)
 }`);
     const { ops } = await same(
       m,
@@ -310,6 +311,8 @@ g (float[3,8,32] x, float[2,32] u) => (uint8[3,8,32] q, float s, uint8 z, int32[
       {
         x: random(DataType.FLOAT, [3, 8, 32], 11, -4, 9),
         u: random(DataType.FLOAT, [2, 32], 12, 0.5, 3),
+        // all zeros: onnxruntime's scale is 1
+        o: { dtype: DataType.FLOAT, shape: [4], data: new Float32Array(4) } as RTensor,
       },
     );
     for (const op of [
