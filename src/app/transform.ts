@@ -18,6 +18,7 @@ import {
 } from "../convert/index.js";
 import type { ExpandOptions } from "../expand/context.js";
 import { simplifyPipeline, type SimplifyOptions } from "../passes/simplify.js";
+import { withInferredValueInfo } from "../check/infer.js";
 import { classifyModel, type TargetReport } from "../targets/classify.js";
 import { profileOps, rowFor, versionSupported, type Profile } from "../targets/profile.js";
 import { flattenToReshape } from "../passes/flatten-to-reshape.js";
@@ -381,6 +382,19 @@ export function lowerPipeline(model: Model, req: LowerRequest): Pass {
   return pipeline(`lower --target ${req.profile.name}`, passes);
 }
 
+/**
+ * The lowered model with the types inference gives every value in value_info (static once the
+ * dims are fixed): a backend's tool that reads shapes with ONNX's own inference, which stops at
+ * an onnxruntime op the target keeps (CoreML's QuickGelu, NNAPI's BiasGelu), sees them past it.
+ */
+function withValueInfo(model: Model): Model {
+  try {
+    return withInferredValueInfo(model, { freshDims: false });
+  } catch {
+    return model;
+  }
+}
+
 /** The model's ai.onnx opset moved into the profile's range (the range's top when it has none). */
 function nearestOpset(model: Model, p: Profile): number {
   const onnx = model.opsetImports.find((o) => o.domain === "" || o.domain === "ai.onnx")?.version;
@@ -413,7 +427,8 @@ export function lower(model: Model, req: LowerRequest): LowerResult {
     if (left < bestLeft) [best, bestLeft] = [{ ...r, report, steps }, left];
     if (left === 0) break;
   }
-  if (!precision || !best?.ok) return best!;
+  if (!best?.ok) return best!;
+  if (!precision) return { ...best, model: withValueInfo(best.model) };
   const steps = [...best.steps];
   const half = transformRecorded(
     best.model,
@@ -423,6 +438,7 @@ export function lower(model: Model, req: LowerRequest): LowerResult {
   if (!half.ok) return { ...half, notes: [...best.notes, ...half.notes] };
   return {
     ...half,
+    model: withValueInfo(half.model),
     modified: best.modified || half.modified,
     notes: [...best.notes, ...half.notes],
     report: classifyModel(half.model, req.profile),

@@ -5,7 +5,9 @@
 // covering every node, and the GroupQueryAttention prompt model in one CoreML partition covering
 // every node and one NNAPI partition (its own mask's ReduceSum, on the graph input, left before
 // it); the dynamically quantized BERTs (DynamicQuantizeMatMul, MatMulIntegerToFloat, and
-// DynamicQuantizeLinear with MatMulInteger) in one CoreML partition covering every node. No Loop: the Range of the attention body folds once the dims are fixed. The lowered models
+// DynamicQuantizeLinear with MatMulInteger) in one CoreML partition covering every node; CLIP's
+// text encoder too, its QuickGelu kept (CoreML has it) and the shapes past it in the value_info
+// lower writes (ONNX's inference, which the checker uses, stops at onnxruntime's ops). No Loop: the Range of the attention body folds once the dims are fixed. The lowered models
 // give onnxruntime's numbers on the original (norm-wise).
 
 import { mkdtempSync, rmSync } from "node:fs";
@@ -46,6 +48,8 @@ const CASES: [string, "coreml" | "nnapi", { partitions: number; left: number }][
   ["bert_dynamic_per_channel_ort_extended", "coreml", { partitions: 1, left: 0 }],
   ["bert_dynamic_per_channel", "coreml", { partitions: 1, left: 0 }],
   ["bert_dynamic_qop", "coreml", { partitions: 1, left: 0 }],
+  // QuickGelu stays (CoreML has it): the value_info lower writes carries the shapes past it
+  ["clip_text_optimized", "coreml", { partitions: 1, left: 0 }],
 ];
 
 function normwise(a: Record<string, RTensor>, b: Record<string, RTensor>): number {
@@ -79,7 +83,8 @@ describe.skipIf(!python || !CASES.every(([n]) => present.has(n)))(
         if (!r.ok) continue;
         const ops = r.model.graph.nodes.map((n) => n.opType);
         expect(ops, name).not.toContain("Loop");
-        expect(r.model.graph.nodes.filter((n) => n.domain === "com.microsoft")).toEqual([]);
+        if (name !== "clip_text_optimized")
+          expect(r.model.graph.nodes.filter((n) => n.domain === "com.microsoft")).toEqual([]);
         const file = join(work, `${name}.${target}.onnx`);
         saveModel(r.model, file);
         files.push(file);
