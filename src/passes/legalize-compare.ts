@@ -11,20 +11,11 @@
 // which follows the same chain into its arithmetic. Comparisons of floats, or of two values
 // neither of which is such a constant, are left.
 
+import { INTEGER_TYPES } from "../ir/dtype.js";
 import { DataType, type Node } from "../ir/types.js";
 import { legalizePass, type LegalizeOptions, type Site } from "./legalize-kit.js";
 import type { Pass } from "./pass.js";
 
-const INTS: readonly number[] = [
-  DataType.INT8,
-  DataType.INT16,
-  DataType.INT32,
-  DataType.INT64,
-  DataType.UINT8,
-  DataType.UINT16,
-  DataType.UINT32,
-  DataType.UINT64,
-];
 const COMPARE = ["Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Equal"];
 const LOGIC = ["Not", "And", "Or"];
 /** The ops this pass (and legalize-mask, through maskOf) follows where the target lacks them. */
@@ -67,7 +58,7 @@ function comparable(site: Site, n: Node): boolean {
   const [a, b] = n.inputs;
   if (!a || !b) return false;
   const [ea, eb] = [site.elem(a), site.elem(b)];
-  if (ea === undefined || ea !== eb || !INTS.includes(ea)) return false;
+  if (ea === undefined || ea !== eb || !INTEGER_TYPES.includes(ea)) return false;
   return smallConstant(site, a) || smallConstant(site, b);
 }
 
