@@ -24,7 +24,7 @@ import { flattenToReshape } from "../passes/flatten-to-reshape.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import { lowerMissing } from "../expand/lower-missing.js";
 import { expandPipeline as expandOnly, placeOriginsPass } from "../expand/pipeline.js";
-import { opsWorthKeeping } from "../targets/keep.js";
+import { functionOpsOf, opsWorthKeeping } from "../targets/keep.js";
 import { legalizeFloat64 } from "../passes/legalize-float64.js";
 import { legalizeInt64 } from "../passes/legalize-int64.js";
 import { legalizeForTarget, type Approximation } from "../passes/legalize.js";
@@ -37,6 +37,7 @@ import {
   failureError,
   modelOf,
   passContext,
+  type Note,
   type Pass,
   type PassContext,
   type PassResult,
@@ -280,23 +281,45 @@ export function lowerSteps(model?: Model, req?: LowerRequest): LowerStep[] {
           ...flatten(),
           legalize(),
         ]);
+        const tidy = simplifyPipeline(simplifyOptions);
         return {
           name: "expand",
           run(m, ctx) {
-            const keep = opsWorthKeeping(m, p, opset, ctx.registry, quant, (body) =>
-              modelOf(transform(body, settle, ctx)),
-            );
-            return runPass(
-              expandOnly({
-                standardQuantOps: quant,
-                targetOps: profileOps(p),
-                targetResidue: "none",
-                leaveUnbuilt: true,
-                ...(keep.length ? { keep } : {}),
-              }),
-              m,
-              ctx,
-            );
+            // By rounds: the function ops of the graph as it stands are expanded, and the
+            // function ops their bodies call wait, as nodes, for the folding between rounds (a
+            // Range over a head count or a sequence length fixed by the dims folds away there;
+            // expanded at once it would be a Loop nothing folds).
+            let current = m;
+            let modified = false;
+            const notes: Note[] = [];
+            for (let round = 0; round < 6; round++) {
+              const keep = opsWorthKeeping(current, p, opset, ctx.registry, quant, (body) =>
+                modelOf(transform(body, settle, ctx)),
+              );
+              // (the first round runs whatever the graph holds: the expander validates it)
+              const only = functionOpsOf(current, opset, ctx.registry);
+              if (round > 0 && !only.length) break;
+              const r = runPass(
+                expandOnly({
+                  standardQuantOps: quant,
+                  targetOps: profileOps(p),
+                  targetResidue: "none",
+                  leaveUnbuilt: true,
+                  only,
+                  ...(keep.length ? { keep } : {}),
+                }),
+                current,
+                ctx,
+              );
+              for (const n of r.notes) notes.push(n);
+              if (!r.ok) return { ...r, notes };
+              if (!r.modified) break;
+              [current, modified] = [r.model, true];
+              const s = runPass(tidy, current, ctx);
+              if (!s.ok) return { ...s, notes: [...notes, ...s.notes] };
+              current = s.model;
+            }
+            return { ok: true, model: current, modified, notes };
           },
         };
       },
@@ -409,7 +432,8 @@ export function lower(model: Model, req: LowerRequest): LowerResult {
     if (left < bestLeft) [best, bestLeft] = [{ ...r, report, steps }, left];
     if (left === 0) break;
   }
-  if (!precision || !best?.ok) return best!;
+  if (!best?.ok) return best!;
+  if (!precision) return best;
   const steps = [...best.steps];
   const half = transformRecorded(
     best.model,

@@ -6,35 +6,17 @@
 // attention mask's 0 and −3.4e38), or values finite-values bounds for every input. Then each product is a value times 1 or 0, exact, and each
 // sum adds a zero: the same numbers, up to the sign of a zero result (Where's +0 may come out
 // −0, which compares and adds as +0 does). A branch of -inf (a mask of 0 and -inf) is taken by
-// Log of the mask instead, which gives 0 and -inf exactly: Where(c, x, -inf) as x + Log(m).
+// Log of the mask instead, which gives 0 and -inf exactly: Where(c, x, -inf) as x + Log(m). The comparisons and logic
+// behind c are followed as legalize-compare follows them (maskOf).
 
 import type { ConstVal } from "../check/consts.js";
 import { DataType } from "../ir/types.js";
 import { finite, finiteBounds, type Bound } from "./finite-values.js";
+import { maskOf } from "./legalize-compare.js";
 import { legalizePass, type LegalizeOptions, type Site } from "./legalize-kit.js";
 import type { Pass } from "./pass.js";
 
 const FLOATS: readonly number[] = [DataType.FLOAT, DataType.FLOAT16, DataType.DOUBLE];
-
-/** The mask c as 0/1 values of type dt, following And/Or/Not the target lacks. */
-function maskOf(site: Site, c: string, dt: number, depth = 0): string {
-  const p = site.producer(c);
-  const op = p && (p.domain ?? "") === "" ? p.opType : "";
-  const one = () => site.constant("one", dt, [], [1]);
-  if (depth < 16 && p && ["And", "Or", "Not"].includes(op) && !site.has(op)) {
-    const [a, b] = p.inputs;
-    if (op === "Not" && a) return site.add("Sub", [one(), maskOf(site, a, dt, depth + 1)]);
-    if (a && b) {
-      const [ma, mb] = [maskOf(site, a, dt, depth + 1), maskOf(site, b, dt, depth + 1)];
-      const both = site.add("Mul", [ma, mb]);
-      if (op === "And") return both;
-      return site.add("Sub", [site.add("Add", [ma, mb]), both]);
-    }
-  }
-  const v = site.value(c);
-  if (v) return site.constant("mask", dt, v.dims, v.values);
-  return site.add("Cast", [c], { to: dt });
-}
 
 /** Whether a branch is shown finite: a constant of finite values, or bounded (finite-values). */
 type Finite = (x: string, v: ConstVal | undefined) => boolean;

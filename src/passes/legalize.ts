@@ -7,6 +7,8 @@
 import { approximateErf } from "./approximate-erf.js";
 import type { HasOp, LegalizeOptions } from "./legalize-kit.js";
 import { legalizeConv1d } from "./legalize-conv1d.js";
+import { legalizeCompare } from "./legalize-compare.js";
+import { legalizeDynamicQuantize } from "./legalize-dynamic-quantize.js";
 import { legalizeExpand } from "./legalize-expand.js";
 import { legalizeGather } from "./legalize-gather.js";
 import { legalizeGatherIndices } from "./legalize-gather-indices.js";
@@ -14,6 +16,7 @@ import { legalizeGatherND } from "./legalize-gathernd.js";
 import { legalizeHardSwish } from "./legalize-hardswish.js";
 import { legalizeIsNaN } from "./legalize-isnan.js";
 import { legalizeIsNaNByEqual } from "./legalize-isnan-equal.js";
+import { legalizeMatMulInteger } from "./legalize-matmul-integer.js";
 import { legalizeMask } from "./legalize-mask.js";
 import { legalizeNeg } from "./legalize-neg.js";
 import { legalizePad } from "./legalize-pad.js";
@@ -60,6 +63,10 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeRowMaxGuard(options),
     legalizeIsNaNByEqual(options),
     legalizeMask(options),
+    // After legalize-mask, which follows the same chains into a Where the target lacks.
+    legalizeCompare(options),
+    legalizeDynamicQuantize(options),
+    legalizeMatMulInteger(options),
     // Nodes of an op the target has, in a form it refuses: made a form it takes.
     legalizeConv1d(options),
     legalizeGatherIndices(options),

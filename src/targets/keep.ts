@@ -134,3 +134,30 @@ export function opsWorthKeeping(
   }
   return [...keep.values()];
 }
+
+/**
+ * The ops of the model's graphs (not of the bodies it would expand into) that expansion could
+ * replace: schema function ops (ai.onnx at `opset`) and the model's own functions.
+ */
+export function functionOpsOf(
+  model: Model,
+  opset: number,
+  registry = SchemaRegistry.default(),
+): { domain: string; op: string }[] {
+  const opsets = opsetMap(model.opsetImports);
+  const norm = (d: string | undefined) => (d === "ai.onnx" ? "" : (d ?? ""));
+  const local = new Set(model.functions.map((f) => `${norm(f.domain)}:${f.name}`));
+  const out = new Map<string, { domain: string; op: string }>();
+  for (const { node: n } of walkNodes(model)) {
+    const domain = norm(n.domain);
+    const key = `${domain}:${n.opType}`;
+    if (out.has(key)) continue;
+    const v = registry.tryResolve(
+      domain,
+      n.opType,
+      domain === "" ? opset : (opsets.get(domain) ?? 1),
+    );
+    if (local.has(key) || v?.function) out.set(key, { domain, op: n.opType });
+  }
+  return [...out.values()];
+}

@@ -211,6 +211,104 @@ g (bool[4] c, float[4] x) => (float[4] y) <float inf = {-inf}> { y = Where (c, x
   });
 });
 
+describe("legalize-compare", () => {
+  // Key-length and raw masks as the attention bodies write them, on extreme int64 values too.
+  const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (int64[6] len, int64[6,5] mask, float[6,5] s) => (float[6,5] y, int32[6] n, bool[6,5] gt, bool[6,5] ge, bool[6,5] le, float[6,5] z)
+  <int64[1,5] t = {0, 1, 2, 3, 4}, int64 zero = {0}, int64[1] ax = {1}, float fz = {0}, float filter = {-10000}, float ninf = {-inf}>
+{
+  l = Unsqueeze (len, ax)
+  keep = Less (t, l)
+  w = Where (keep, fz, filter)
+  y = Add (s, w)
+  e = Equal (mask, zero)
+  ne = Not (e)
+  c = Cast <to = 6> (ne)
+  n = ReduceSum <keepdims = 0> (c, ax)
+  gt = Greater (t, l)
+  ge = GreaterOrEqual (t, l)
+  le = LessOrEqual (l, t)
+  both = And (keep, ne)
+  w2 = Where (both, fz, ninf)
+  z = Add (s, w2)
+}`);
+  const big = 2n ** 62n;
+  const feeds = {
+    len: {
+      dtype: DataType.INT64,
+      shape: [6],
+      data: new BigInt64Array([-(2n ** 63n), big + 1n, 3n, -1n, 5n, 0n]),
+    } as RTensor,
+    mask: {
+      dtype: DataType.INT64,
+      shape: [6, 5],
+      data: BigInt64Array.from({ length: 30 }, (_, i) =>
+        i % 7 === 0 ? -(2n ** 63n) : i % 5 === 1 ? big : BigInt((i * 3) % 4) - 1n,
+      ),
+    } as RTensor,
+    s: random(DataType.FLOAT, [6, 5], 4),
+  };
+  const LOGIC = ["Less", "Greater", "GreaterOrEqual", "LessOrEqual", "Equal", "Not", "And"];
+  it("CoreML's case (Where kept): comparisons against small constants as a float mask; same bits", async () => {
+    const { ops } = await same(m, legalizeForTarget({ has: without(...LOGIC) }), feeds);
+    for (const op of LOGIC) expect(ops).not.toContain(op);
+    expect(ops).toContain("Where");
+  });
+  it("NNAPI's case (no Where): a -inf mask as Log of the mask; same bits", async () => {
+    const { ops } = await same(m, legalizeForTarget({ has: without("Where", ...LOGIC) }), feeds);
+    for (const op of ["Where", ...LOGIC]) expect(ops).not.toContain(op);
+    expect(ops).toContain("Log");
+  });
+  it("leaves comparisons of two run-time integers, and of floats", () => {
+    const m2 = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (int64[4] a, int64[4] b, float[4] x) => (bool[4] y, bool[4] z) <float h = {0.5}> { y = Less (a, b) z = Less (x, h) }`);
+    const r = runPass(legalizeForTarget({ has: without("Less") }), m2);
+    expect(r.ok && r.model.graph.nodes.map((n) => n.opType)).toEqual(["Less", "Less"]);
+  });
+});
+
+describe("legalize-dynamic-quantize, legalize-matmul-integer", () => {
+  it("DynamicQuantizeLinear and MatMulInteger as float arithmetic; onnxruntime's bytes", async () => {
+    const w = Array.from({ length: 128 }, (_, i) => ((i * 53) % 255) - 127);
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (float[3,8,32] x, float[2,32] u, float[4] o) => (uint8[3,8,32] q, float s, uint8 z, int32[3,8,4] y, int32[2,4] v, uint8[4] qo, float so, uint8 zo)
+  <int8[32,4] w = {${w.join(", ")}}, int8[4] wz = {0, 3, -5, 127}, uint8 az = {7}>
+{
+  q, s, z = DynamicQuantizeLinear (x)
+  y = MatMulInteger (q, w, z, wz)
+  qu, su, zu = DynamicQuantizeLinear (u)
+  v = MatMulInteger (qu, w, az)
+  qo, so, zo = DynamicQuantizeLinear (o)
+}`);
+    const { ops } = await same(
+      m,
+      legalizeForTarget({
+        has: without("DynamicQuantizeLinear", "MatMulInteger", "ReduceMin", "Min"),
+      }),
+      {
+        x: random(DataType.FLOAT, [3, 8, 32], 11, -4, 9),
+        u: random(DataType.FLOAT, [2, 32], 12, 0.5, 3),
+        // all zeros: onnxruntime's scale is 1
+        o: { dtype: DataType.FLOAT, shape: [4], data: new Float32Array(4) } as RTensor,
+      },
+    );
+    for (const op of [
+      "DynamicQuantizeLinear",
+      "MatMulInteger",
+      "ReduceMin",
+      "Min",
+      "QuantizeLinear",
+    ])
+      expect(ops).not.toContain(op);
+  });
+  it("leaves a MatMulInteger whose sums float32 cannot hold exactly (K = 300)", () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (uint8[2,300] a, uint8[300,3] b) => (int32[2,3] y) { y = MatMulInteger (a, b) }`);
+    const r = runPass(legalizeForTarget({ has: without("MatMulInteger") }), m);
+    expect(r.ok && r.model.graph.nodes.map((n) => n.opType)).toEqual(["MatMulInteger"]);
+  });
+});
+
 describe("remove-no-ops (simplify) and reduce-transpose-rank", () => {
   it("no-op Cast/Expand/Pad/Reshape removed, Reshape chains merged, 0 and -1 made explicit", async () => {
     const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
