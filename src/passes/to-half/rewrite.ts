@@ -46,6 +46,23 @@ function makeHalf(t: Tensor, to: number, clamp: boolean): Tensor | undefined {
   return out;
 }
 
+/** Tensors rounded to half and widened back (the verification's float32 runtime, repeatedly). */
+const rounded = new WeakMap<Tensor, Map<string, Tensor>>();
+
+/** A float32 tensor's values rounded to the half type (clamped when `clamp`), kept float32. */
+export function roundedFloat32(t: Tensor, to: number, clamp: boolean): Tensor {
+  let m = rounded.get(t);
+  if (!m) rounded.set(t, (m = new Map()));
+  const key = `${to}:${clamp}`;
+  let r = m.get(key);
+  if (!r) {
+    const h = halfTensor(t, to, clamp);
+    r = h ? toIRTensor(fromFloat64(F32, [...t.dims], toFloat64(fromIRTensor(h))), t.name) : t;
+    m.set(key, r);
+  }
+  return r;
+}
+
 /** The largest finite magnitude of a float32 tensor's values. */
 export function largestMagnitude(t: Tensor): number {
   let m = 0;
