@@ -190,6 +190,14 @@ function asDeclared(m: Model, inputs: Record<string, RValue>): Record<string, RV
   return out;
 }
 
+/** The float32 run's inputs rounded to half where the half model declares them half, kept float32. */
+function roundedInputs(m: Model, inputs: Record<string, RValue>): Record<string, RValue> {
+  const out = asDeclared(m, inputs);
+  for (const [name, x] of Object.entries(out))
+    if (x !== inputs[name] && "dtype" in x) out[name] = fromFloat64(F32, x.shape, toFloat64(x));
+  return out;
+}
+
 /** The model made half, with its report and notes (or error notes). */
 export function lowerPrecision(
   model: Model,
@@ -265,9 +273,27 @@ export function lowerPrecision(
     for (const [i, why] of overflowKeeps(g, values, opts.to))
       if (!forced.has(i)) forced.set(i, why);
     made = make(model, types, opts, forced);
+    let failure: string | undefined;
     const runError = (m: Model, feeds: Record<string, RValue>) => {
       try {
         return outputsError(run(m, feeds), ref);
+      } catch (e) {
+        failure = (e as Error).message;
+        return Infinity;
+      }
+    };
+    // The stored-rounded run (verify.ts's storedRounded) takes the inputs and gives the outputs
+    // in the types the half model declares, rounded to half where they are half.
+    const roundedError = (m: Model) => {
+      try {
+        const got = run(storedRounded(model, m, opts), roundedInputs(m, inputs));
+        for (const v of m.graph.outputs) {
+          const x = got[v.name];
+          const t = v.type?.kind === "tensor" ? v.type.elemType : undefined;
+          if (x && "dtype" in x && x.dtype === F32 && t === opts.to)
+            got[v.name] = fromFloat64(t, x.shape, toFloat64(x));
+        }
+        return outputsError(got, ref);
       } catch {
         return Infinity;
       }
@@ -282,10 +308,22 @@ export function lowerPrecision(
     const measure = (m: Model): Measured => {
       const half = runError(m, asDeclared(m, inputs));
       if (half > aim) return { half, worst: half };
-      const stored = runError(storedRounded(model, m, opts), inputs);
+      const stored = roundedError(m);
       return { half, stored, worst: Math.max(half, stored) };
     };
     let measured = measure(made.model);
+    // The half model made from a float32 model the interpreter runs should run too: where it
+    // does not, moving nodes back one by one would only hide the cause.
+    if (failure)
+      return {
+        ok: false,
+        notes: [
+          {
+            level: "error",
+            message: `precision: the ${halfName(opts.to)} model does not run in the interpreter (${failure}); --no-verify writes it unchecked`,
+          },
+        ],
+      };
     // A normalization's ε that onnxruntime would misread (fused-epsilon.ts): kept float32 only
     // if the model as onnxruntime would compute it is off by more than the aim, or by more than
     // twice the half model's own error (the misread then outweighs every rounding to half).
@@ -342,7 +380,7 @@ export function lowerPrecision(
       }
     }
     error = measured.half;
-    storedError = measured.stored ?? runError(storedRounded(model, made.model, opts), inputs);
+    storedError = measured.stored ?? roundedError(made.model);
     const worst = Math.max(error, storedError);
     if (worst > maxError)
       notes.push({

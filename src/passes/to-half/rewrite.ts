@@ -211,9 +211,15 @@ export function rewriteHalf(
   };
   const rewritten = nodes.map((n, i) => {
     const p = plans[i]!;
-    const inputs = n.inputs.map((x, s) =>
-      read(x, p.inHalf[s] ? "half" : p.inFlex[s] ? "any" : "f32"),
+    const wanted = n.inputs.map((_, s): Want =>
+      p.inHalf[s] ? "half" : p.inFlex[s] ? "any" : "f32",
     );
+    // Flex slots of one type variable whose values' homes differ: all read as float32 (exact).
+    for (const group of p.flexGroups ?? []) {
+      const homes = new Set(group.map((s) => home.get(rename.get(n.inputs[s]!) ?? n.inputs[s]!)));
+      if (homes.has(to) && homes.has(F32)) for (const s of group) wanted[s] = "f32";
+    }
+    const inputs = n.inputs.map((x, s) => read(x, wanted[s]!));
     const outs = n.outputs.map((o) => rename.get(o) ?? o);
     const same =
       inputs.every((x, s) => x === n.inputs[s]) && outs.every((o, s) => o === n.outputs[s]);
