@@ -127,9 +127,23 @@ export function rewriteHalf(
     if (!l) wants.set(name, (l = []));
     l.push(w);
   };
+  // Values a node writes in half (a flex group beside one reads its stored partners in half).
+  const writtenHalf = new Set<string>();
+  g.nodes.forEach((n, i) =>
+    n.outputs.forEach((o, s) => plans[i]!.outHalf[s] && writtenHalf.add(o)),
+  );
+  for (const v of g.inputs) if (!keepsIo(opts, v.name)) writtenHalf.add(v.name);
+  const stored = new Set(initNames);
+  for (const n of g.nodes) if (constantValue(n) && n.outputs[0]) stored.add(n.outputs[0]);
   g.nodes.forEach((n, i) => {
     const p = plans[i]!;
-    n.inputs.forEach((x, s) => want(x, p.inHalf[s] ? "half" : p.inFlex[s] ? "any" : "f32"));
+    const w = n.inputs.map((_, s): Want => (p.inHalf[s] ? "half" : p.inFlex[s] ? "any" : "f32"));
+    // Equal(half value, stored tensor): the stored tensor is wanted half, so that both are read
+    // in one type without a Cast (where another reader keeps it float32, the rewrite casts).
+    for (const group of p.flexGroups ?? [])
+      if (group.some((s) => writtenHalf.has(n.inputs[s]!)))
+        for (const s of group) if (stored.has(n.inputs[s]!)) w[s] = "half";
+    n.inputs.forEach((x, s) => want(x, w[s]!));
     for (const x of outerNamesUsedBy(n)) {
       want(x, "f32");
       readInside.add(x);
