@@ -128,13 +128,30 @@ def judge(ref_path, inputs_dir, paths):
         print(json.dumps(row), flush=True)
 
 
+def holds_bfloat16(m):
+    """Whether bfloat16 appears anywhere in the main graph: a stored tensor, a value's type, a
+    Cast's target or a Constant (a CNN may keep every weight float32 and still round values)."""
+    bf16 = onnx.TensorProto.BFLOAT16
+    g = m.graph
+    if any(t.data_type == bf16 for t in g.initializer):
+        return True
+    for v in [*g.input, *g.output, *g.value_info]:
+        if v.type.tensor_type.elem_type == bf16:
+            return True
+    for n in g.node:
+        for a in n.attribute:
+            if (a.name == "to" and a.i == bf16) or (
+                a.type == onnx.AttributeProto.TENSOR and a.t.data_type == bf16
+            ):
+                return True
+    return False
+
+
 def reference(path, inputs_dir, out_dir):
     from onnx.reference import ReferenceEvaluator
 
     m = onnx.load(path)
-    half = onnx.TensorProto.BFLOAT16 if any(
-        t.data_type == onnx.TensorProto.BFLOAT16 for t in m.graph.initializer
-    ) else onnx.TensorProto.FLOAT16
+    half = onnx.TensorProto.BFLOAT16 if holds_bfloat16(m) else onnx.TensorProto.FLOAT16
     feeds = {
         k: a.astype(np.float64) if a.dtype.kind == "f" and a.dtype != np.float32 else a
         for k, a in read_inputs(m, inputs_dir).items()
