@@ -45,6 +45,8 @@ export interface WebgpuPlacement {
   cpuNodes: number;
   /** Those nodes by op type (counts). */
   cpuOps: Record<string, number>;
+  /** Those nodes' names, in the log's order. */
+  cpuNames: string[];
 }
 
 export interface WebgpuRun extends WebgpuPlacement {
@@ -100,6 +102,7 @@ const fromWire = (w: Wire): RTensor => {
 export function parsePlacement(lines: string[]): WebgpuPlacement {
   const byProvider: Record<string, number> = {};
   const cpuOps: Record<string, number> = {};
+  const cpuNames: string[] = [];
   let current: string | undefined;
   for (const line of lines) {
     const head = /(?:All nodes|Node\(s\)) placed on \[(\w+)\]\. Number of nodes: (\d+)/.exec(line);
@@ -109,10 +112,12 @@ export function parsePlacement(lines: string[]): WebgpuPlacement {
       continue;
     }
     const node = /\]\s{2,}([\w.]+) \((.*)\)\s*$/.exec(line);
-    if (node && current === "CPUExecutionProvider") cpuOps[node[1]!] = (cpuOps[node[1]!] ?? 0) + 1;
-    else if (!node) current = undefined;
+    if (node && current === "CPUExecutionProvider") {
+      cpuOps[node[1]!] = (cpuOps[node[1]!] ?? 0) + 1;
+      cpuNames.push(node[2]!);
+    } else if (!node) current = undefined;
   }
-  return { byProvider, cpuNodes: byProvider.CPUExecutionProvider ?? 0, cpuOps };
+  return { byProvider, cpuNodes: byProvider.CPUExecutionProvider ?? 0, cpuOps, cpuNames };
 }
 
 /**

@@ -5,13 +5,16 @@
 // by name (`--approximate erf`).
 
 import { approximateErf } from "./approximate-erf.js";
-import type { HasOp } from "./legalize-kit.js";
+import type { HasOp, TakesType } from "./legalize-kit.js";
 import { legalizeExpand } from "./legalize-expand.js";
+import { legalizeBoolData } from "./legalize-bool-data.js";
 import { legalizeGather } from "./legalize-gather.js";
 import { legalizeGatherND } from "./legalize-gathernd.js";
 import { legalizeHardSwish } from "./legalize-hardswish.js";
 import { legalizeIsNaN } from "./legalize-isnan.js";
 import { legalizeIsNaNByEqual } from "./legalize-isnan-equal.js";
+import { legalizeBoolLogic } from "./legalize-bool-logic.js";
+import { legalizeCastFirst } from "./legalize-cast-first.js";
 import { legalizeMask } from "./legalize-mask.js";
 import { legalizeNeg } from "./legalize-neg.js";
 import { legalizePad } from "./legalize-pad.js";
@@ -28,6 +31,8 @@ export type Approximation = (typeof APPROXIMATIONS)[number];
 
 export interface LegalizeForTargetOptions {
   has: HasOp;
+  /** The element types the target runs each op on (absent: any type of the ops it has). */
+  takes?: TakesType;
   approximate?: readonly Approximation[];
   foldLimit?: number;
   /** Most rounds (default 8). */
@@ -36,7 +41,7 @@ export interface LegalizeForTargetOptions {
 
 /** The legalizations, in the order one round runs them. */
 export function legalizations(o: LegalizeForTargetOptions): Pass[] {
-  const options = { has: o.has };
+  const options = { has: o.has, ...(o.takes ? { takes: o.takes } : {}) };
   const passes = [
     legalizeGather(options),
     legalizeGatherND(options),
@@ -51,6 +56,11 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeRowMaxGuard(options),
     legalizeIsNaNByEqual(options),
     legalizeMask(options),
+    // Element types the target refuses in masks and positions: a Cast moved before the op that
+    // refuses its input type; a bool mask's And/Or/Xor and moves on 0 and 1.
+    legalizeCastFirst(options),
+    legalizeBoolLogic(options),
+    legalizeBoolData(options),
   ];
   if (o.approximate?.includes("erf")) passes.push(approximateErf(options));
   return passes;
