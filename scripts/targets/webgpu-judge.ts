@@ -260,6 +260,14 @@ export class WebgpuJudge {
         arg,
       )) as { outputs: Record<string, Wire> } | { error: string };
       if ("error" in r) throw new Error(`onnxruntime-web (WebGPU): ${r.error}`);
+      // The console messages may arrive after the call returns: wait (at most 10 s) until every
+      // node the placement headers count has its line.
+      for (let waited = 0; waited < 10_000; waited += 100) {
+        const p = parsePlacement(logs);
+        const listed = Object.values(p.byProvider).reduce((a, b) => a + b, 0);
+        if (listed > 0 && p.cpuNames.length >= p.cpuNodes) break;
+        await new Promise((res) => setTimeout(res, 100));
+      }
       const outputs = Object.fromEntries(
         Object.entries(r.outputs).map(([k, w]) => [k, fromWire(w)]),
       );

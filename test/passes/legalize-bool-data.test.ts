@@ -5,11 +5,11 @@
 // Casts between two moves gone; left where the target runs the op on bool.
 
 import { describe, expect, it } from "vitest";
-import { DataType, type Model } from "../../src/ir/types.js";
+import { DataType } from "../../src/ir/types.js";
 import { runPass } from "../../src/passes/index.js";
 import { legalizeBoolData } from "../../src/passes/legalize-bool-data.js";
 import { parseModelText } from "../../src/text/parse.js";
-import { runOrt } from "../helpers/ort.js";
+import { expectSameOnOrt } from "../helpers/ort.js";
 
 // WebGPU's: Cast between bool and int32/float, the moves on int32 and float only
 const webgpuLike = {
@@ -43,15 +43,6 @@ const feeds = {
   c: { dtype: DataType.BOOL, shape: [2, 3], data: Uint8Array.from([1, 0, 0, 1, 1, 0]) },
 };
 
-async function sameBools(a: Model, b: Model) {
-  const [x, y] = [await runOrt(a, feeds), await runOrt(b, feeds)];
-  for (const k of Object.keys(x)) {
-    expect(y[k]!.dtype, k).toBe(DataType.BOOL);
-    expect(y[k]!.shape, k).toEqual(x[k]!.shape);
-    expect([...y[k]!.data], k).toEqual([...x[k]!.data]);
-  }
-}
-
 describe("legalize-bool-data", () => {
   it("moves bool as int32 0/1 between Casts, the Casts between two moves gone: same bools on onnxruntime", async () => {
     const r = runPass(legalizeBoolData(webgpuLike), masks);
@@ -72,7 +63,7 @@ describe("legalize-bool-data", () => {
     // Pad's constant is cast too
     const pad = moves.find((n) => n.opType === "Pad")!;
     expect(types.get(pad.inputs[2]!)).toBe(DataType.INT32);
-    await sameBools(masks, r.model);
+    await expectSameOnOrt(masks, r.model, feeds);
   });
   it("in float where the target's moves take no int32", async () => {
     const floatOnly = {
@@ -82,7 +73,7 @@ describe("legalize-bool-data", () => {
     };
     const r = runPass(legalizeBoolData(floatOnly), masks);
     expect(r.ok && r.modified).toBe(true);
-    if (r.ok) await sameBools(masks, r.model);
+    if (r.ok) await expectSameOnOrt(masks, r.model, feeds);
   });
   it("is left where the target runs the op on bool, or no Cast from bool", () => {
     const boolOk = runPass(legalizeBoolData({ has: () => true }), masks);

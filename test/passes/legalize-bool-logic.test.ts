@@ -4,11 +4,11 @@
 // the target has the op or takes no Cast from bool.
 
 import { describe, expect, it } from "vitest";
-import { DataType, type Model } from "../../src/ir/types.js";
+import { DataType } from "../../src/ir/types.js";
 import { runPass } from "../../src/passes/index.js";
 import { legalizeBoolLogic } from "../../src/passes/legalize-bool-logic.js";
 import { parseModelText } from "../../src/text/parse.js";
-import { runOrt } from "../helpers/ort.js";
+import { expectSameOnOrt } from "../helpers/ort.js";
 
 // a target like WebGPU's: no And/Or/Xor; Cast, Mul, Add, Sub on int32 and float, Cast from bool
 const NUMERIC = ["Cast", "Mul", "Add", "Sub"];
@@ -32,14 +32,6 @@ const feeds = {
   b: { dtype: DataType.BOOL, shape: [1, 4], data: Uint8Array.from([0, 0, 1, 1]) },
 };
 
-async function sameBools(a: Model, b: Model) {
-  const [x, y] = [await runOrt(a, feeds), await runOrt(b, feeds)];
-  for (const k of Object.keys(x)) {
-    expect(y[k]!.shape).toEqual(x[k]!.shape);
-    expect([...y[k]!.data], k).toEqual([...x[k]!.data]);
-  }
-}
-
 describe("legalize-bool-logic", () => {
   it("And, Or, Xor become int32 Mul, Add, Sub between Casts: the same bools on onnxruntime", async () => {
     const r = runPass(legalizeBoolLogic(webgpuLike), logic);
@@ -53,7 +45,7 @@ describe("legalize-bool-logic", () => {
       "Mul",
       "Sub",
     ]);
-    await sameBools(logic, r.model);
+    await expectSameOnOrt(logic, r.model, feeds);
   });
   it("in float where the target's arithmetic takes no int32", async () => {
     const floatOnly = {
@@ -66,7 +58,7 @@ describe("legalize-bool-logic", () => {
     if (!r.ok) return;
     const casts = r.model.graph.nodes.filter((n) => n.opType === "Cast");
     expect(casts.some((n) => n.attributes[0]!.value === BigInt(DataType.FLOAT))).toBe(true);
-    await sameBools(logic, r.model);
+    await expectSameOnOrt(logic, r.model, feeds);
   });
   it("is left where the target has the op, or takes no Cast from bool", () => {
     const hasAll = runPass(legalizeBoolLogic({ has: () => true }), logic);

@@ -4,11 +4,11 @@
 // float's precision; left where the moved value has another reader, or the move takes the type.
 
 import { describe, expect, it } from "vitest";
-import { DataType, type Model } from "../../src/ir/types.js";
+import { DataType } from "../../src/ir/types.js";
 import { runPass } from "../../src/passes/index.js";
 import { legalizeCastFirst } from "../../src/passes/legalize-cast-first.js";
 import { parseModelText } from "../../src/text/parse.js";
-import { runOrt } from "../helpers/ort.js";
+import { expectSameOnOrt } from "../helpers/ort.js";
 
 // moves on float and int32 only, Cast on anything
 const noInt64Moves = {
@@ -37,14 +37,6 @@ const feeds = {
   },
 };
 
-async function sameValues(a: Model, b: Model) {
-  const [x, y] = [await runOrt(a, feeds), await runOrt(b, feeds)];
-  for (const k of Object.keys(x)) {
-    expect(y[k]!.shape, k).toEqual(x[k]!.shape);
-    expect([...y[k]!.data], k).toEqual([...x[k]!.data]);
-  }
-}
-
 describe("legalize-cast-first", () => {
   it("casts before the Unsqueeze, Transpose and Expand: the same floats on onnxruntime", async () => {
     const r = runPass(legalizeCastFirst(noInt64Moves), positions);
@@ -58,7 +50,7 @@ describe("legalize-cast-first", () => {
       const p = r.model.graph.nodes.find((n) => n.outputs[0] === o)!;
       expect(p.opType).not.toBe("Cast");
     }
-    await sameValues(positions, r.model);
+    await expectSameOnOrt(positions, r.model, feeds);
   });
   it("is left where the target runs the move on int64", () => {
     const r = runPass(legalizeCastFirst({ has: () => true }), positions);

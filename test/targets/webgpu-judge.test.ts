@@ -33,17 +33,17 @@ mask (int64[1,6] ids, int64[1,6] attention_mask) => (float[1,6,6] y) <
   float[10,4] emb = {${Array.from({ length: 40 }, (_, i) => ((i * 7) % 11) / 10 - 0.5).join(", ")}},
   int64[1,6] at = {0, 1, 2, 3, 4, 5}, int64[3] shape = {1, 1, 6},
   bool[1,6,1] causal_rows = {1, 1, 1, 1, 1, 0}, float zero = {0}, float low = {-10000}> {
-  e = Gather (emb, ids)
-  et = Transpose <perm = [0, 2, 1]> (e)
-  s = MatMul (e, et)
-  b = Cast <to = 9> (attention_mask)
-  f = Flatten <axis = 2> (b)
-  g = Gather <axis = 0> (f, at)
-  r = Reshape (g, shape)
-  keep = And (causal_rows, r)
-  bias = Where (keep, zero, low)
-  sb = Add (s, bias)
-  y = Softmax <axis = -1> (sb)
+  [e_node] e = Gather (emb, ids)
+  [et_node] et = Transpose <perm = [0, 2, 1]> (e)
+  [s_node] s = MatMul (e, et)
+  [b_node] b = Cast <to = 9> (attention_mask)
+  [f_node] f = Flatten <axis = 2> (b)
+  [g_node] g = Gather <axis = 0> (f, at)
+  [r_node] r = Reshape (g, shape)
+  [keep_node] keep = And (causal_rows, r)
+  [bias_node] bias = Where (keep, zero, low)
+  [sb_node] sb = Add (s, bias)
+  [y_node] y = Softmax <axis = -1> (sb)
 }`);
 
 const why = await webgpuUnavailable();
