@@ -265,7 +265,8 @@ export class WebgpuJudge {
       for (let waited = 0; waited < 10_000; waited += 100) {
         const p = parsePlacement(logs);
         const listed = Object.values(p.byProvider).reduce((a, b) => a + b, 0);
-        if (listed > 0 && p.cpuNames.length >= p.cpuNodes) break;
+        const all = logs.some((l) => /All nodes placed on/.test(l));
+        if (all || (listed > 0 && p.cpuNames.length >= p.cpuNodes)) break;
         await new Promise((res) => setTimeout(res, 100));
       }
       const outputs = Object.fromEntries(

@@ -78,10 +78,10 @@ describe("profiles as data", () => {
           expect.objectContaining({ kind: "input-types", input: 0, types: [...r.types].sort() }),
         );
     }
-    // no kernel reads int64 but as an index (Gather's, GatherND's) or into a reduction
+    // no kernel reads int64 but as an index (Gather's, GatherElements', GatherND's)
     expect(p.ops.Cast!.types).toEqual(["bool", "float", "float16", "int32", "uint32"]);
     expect(k.cast).not.toContain("int64>bool");
-    for (const op of ["Flatten", "Reshape", "Unsqueeze", "Equal", "Where", "Mul"])
+    for (const op of ["Flatten", "Reshape", "Unsqueeze", "Equal", "Where", "Mul", "ReduceMax"])
       expect(p.ops[op]!.types, op).not.toContain("int64");
   });
 
