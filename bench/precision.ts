@@ -7,14 +7,32 @@
 // on onnxruntime, the outputs' norm-wise error against the float32 model on onnxruntime (seeded
 // random inputs, symbolic dims 1), Casts, and the share of stored float bytes in half. Ours also
 // says its own error in the interpreter. Prints README's table.
+//   --lower tensorrt,coreml,webgpu   also `lower --target X --precision float16 --clamp` for each
+//                                    target, judged the same way (a second table)
+//   --bfloat16                       also `precision --to bfloat16`: ONNX's full checker, and the
+//                                    interpreter's outputs against the float64 reference of
+//                                    docs/semantics.md (`precision.py reference`; a third table)
+//   --no-anchor                      ours only (the anchor's side does not change with our code)
 
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import { precision, randomInputs, type PrecisionRequest } from "../src/app/index.js";
-import { encodeTensorProto } from "../src/interp/value-proto.js";
-import type { RTensor } from "../src/interp/types.js";
+import { lower, precision, randomInputs, type PrecisionRequest } from "../src/app/index.js";
+import { run } from "../src/interp/executor.js";
+import { decodeTensorProto, encodeTensorProto } from "../src/interp/value-proto.js";
+import { normError } from "../src/passes/to-half/index.js";
+import { loadProfile } from "../src/targets/load.js";
+import type { RTensor, RValue } from "../src/interp/types.js";
+import type { Model } from "../src/ir/types.js";
 import { loadModel, saveModel } from "../src/io/files.js";
 import { requiredInputs } from "../src/app/inputs.js";
 import { findPython } from "../scripts/corpus/python.js";
@@ -61,6 +79,7 @@ interface Judged {
 }
 
 const cell = (j: Judged | undefined, failed?: string | null): string => {
+  if (failed === "not run") return "not run";
   if (failed) return `conversion fails: ${failed.slice(0, 60)}`;
   if (!j) return "—";
   const check = j.checker ? `**invalid** (${j.checker.slice(0, 50)})` : "valid";
@@ -70,10 +89,32 @@ const cell = (j: Judged | undefined, failed?: string | null): string => {
   return `${check}, ${runs}, ${j.casts} Casts, ${(100 * j.half_share).toFixed(1)}% half`;
 };
 
+const args = process.argv.slice(2);
+function flag(name: string, value = false): string | undefined {
+  const at = args.indexOf(name);
+  if (at < 0) return undefined;
+  return value ? args.splice(at, 2)[1] : (args.splice(at, 1), "");
+}
+const lowerTargets = flag("--lower", true)?.split(",");
+const bfloat16 = flag("--bfloat16") !== undefined;
+const anchor = flag("--no-anchor") === undefined;
+
+/** The interpreter's two errors from a precision report's summary note. */
+function reported(notes: { message: string }[]): string {
+  const m = notes
+    .map((n) =>
+      /output error (\S+) \(bound [^;)]+(?:; (\S+) with only the stored)?/.exec(n.message),
+    )
+    .find((x) => x);
+  return m ? `interpreter ${m[1]}${m[2] ? ` (stored tensors only: ${m[2]})` : ""}` : "not verified";
+}
+
 const work = mkdtempSync(join(tmpdir(), "bench-precision-"));
 const rows: string[] = [];
+const lowerRows: string[] = [];
+const bf16Rows: string[] = [];
 try {
-  for (const file of models(process.argv.slice(2))) {
+  for (const file of models(args)) {
     const name =
       basename(file) === "model.onnx" ? basename(dirname(file)) : basename(file, ".onnx");
     const dir = join(work, name);
@@ -101,14 +142,28 @@ try {
     });
     const anchorDefault = join(dir, "anchor.onnx");
     const anchorKeep = join(dir, "anchor_keep_io.onnx");
-    const made = JSON.parse(
-      execFileSync(python, [script, "anchor", file, anchorDefault, anchorKeep], {
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "ignore"],
-      }),
-    ) as { default: string | null; keep_io: string | null };
+    const made = anchor
+      ? (JSON.parse(
+          execFileSync(python, [script, "anchor", file, anchorDefault, anchorKeep], {
+            encoding: "utf8",
+            stdio: ["ignore", "pipe", "ignore"],
+          }),
+        ) as { default: string | null; keep_io: string | null })
+      : { default: "not run", keep_io: "not run" };
+    const lowered = (lowerTargets ?? []).map((target) => {
+      const t = performance.now();
+      const r = lower(model, {
+        profile: loadProfile(target),
+        precision: { to: "float16", clamp: true },
+      });
+      const time = (performance.now() - t) / 1000;
+      const path = join(dir, `lower_${target}.onnx`);
+      if (r.ok) saveModel(r.model, path);
+      return { target, path, r, time };
+    });
     const paths = [
       ...own.map((o) => (o.r.ok ? o.path : "")),
+      ...lowered.map((o) => (o.r.ok ? o.path : "")),
       made.default ? "" : anchorDefault,
       made.keep_io ? "" : anchorKeep,
     ];
@@ -123,16 +178,82 @@ try {
     const by = (p: string) => judged.find((j) => j.model === p);
     const ours = own.map(({ path, r, time }) =>
       r.ok
-        ? `${cell(by(path))}; interpreter ${r.report.error?.toExponential(1)}, ${r.report.kept.length} kept, ${time.toFixed(1)} s`
+        ? `${cell(by(path))}; interpreter ${r.report.error?.toExponential(1)} (stored tensors only: ${r.report.storedError?.toExponential(1)}), ${r.report.kept.length} kept, ${time.toFixed(1)} s`
         : `refused: ${r.notes[0]?.message.slice(0, 80)}`,
     );
     rows.push(
       `| ${name} | ${ours.join(" | ")} | ${cell(by(anchorDefault), made.default)} | ${cell(by(anchorKeep), made.keep_io)} |`,
     );
     console.error(rows[rows.length - 1]);
+    if (lowered.length) {
+      const cells = lowered.map(({ path, r, time }) =>
+        r.ok
+          ? `${cell(by(path))}; ${reported(r.notes)}, ${time.toFixed(1)} s`
+          : `refused: ${r.notes.find((n) => n.level === "error")?.message.slice(0, 80)}`,
+      );
+      lowerRows.push(`| ${name} | ${cells.join(" | ")} |`);
+      console.error(lowerRows[lowerRows.length - 1]);
+    }
+    if (bfloat16) bf16Rows.push(`| ${name} | ${bfloat16Cell(file, model, dir, inputs)} |`);
+    if (bfloat16) console.error(bf16Rows[bf16Rows.length - 1]);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+/** `precision --to bfloat16`: ONNX's full checker, the interpreter against the float64 reference. */
+function bfloat16Cell(
+  file: string,
+  model: Model,
+  dir: string,
+  inputs: Record<string, RValue>,
+): string {
+  const t = performance.now();
+  const r = precision(model, { to: "bfloat16" });
+  if (!r.ok) return `refused: ${r.notes[0]?.message.slice(0, 80)}`;
+  const time = (performance.now() - t) / 1000;
+  const path = join(dir, "ours_bf16.onnx");
+  saveModel(r.model, path);
+  const judged = JSON.parse(
+    execFileSync(python!, [script, "judge", file, dir, path], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim(),
+  ) as Judged;
+  const check = judged.checker ? `**invalid** (${judged.checker.slice(0, 50)})` : "valid";
+  const share = `${(100 * judged.half_share).toFixed(1)}% bfloat16`;
+  const refDir = join(dir, "bf16ref");
+  mkdirSync(refDir);
+  try {
+    execFileSync(python!, [script, "reference", path, dir, refDir], {
+      stdio: ["ignore", "ignore", "pipe"],
+      timeout: 600_000,
+    });
+  } catch (e) {
+    return `${check}, ${share}; reference not computed (${String((e as Error).message)
+      .split("\n")[0]!
+      .slice(0, 60)})`;
+  }
+  const got = run(r.model, inputs);
+  let worst = 0;
+  r.model.graph.outputs.forEach((o, i) => {
+    const ref = decodeTensorProto(readFileSync(join(refDir, `output_${i}.pb`))).tensor;
+    const g = got[o.name];
+    if (g && "dtype" in g) worst = Math.max(worst, normError(g, ref));
+  });
+  return `${check}, ${share}, ${r.report.kept.length} kept; interpreter against the float64 reference ${worst.toExponential(1)}, against float32 ${r.report.error?.toExponential(1)}, ${time.toFixed(1)} s`;
+}
+
+if (lowerRows.length) {
+  console.log(`| model | ${lowerTargets!.map((t) => `lower --target ${t}`).join(" | ")} |`);
+  console.log(`|---|${lowerTargets!.map(() => "---").join("|")}|`);
+  for (const r of lowerRows) console.log(r);
+  console.log();
+}
+if (bf16Rows.length) {
+  console.log("| model | `precision --to bfloat16` |");
+  console.log("|---|---|");
+  for (const r of bf16Rows) console.log(r);
+  console.log();
 }
 console.log(
   "| model | ours (`precision --to float16`) | ours, `--clamp` | ours, `--clamp --no-keep-io-types` | onnxruntime's converter, defaults | onnxruntime's converter, keep_io_types=True |",

@@ -107,8 +107,11 @@ export function row(
 }
 
 /** Writes targets/<name>.json (prettier-formatted) and prints its counts. */
+/** Where the scripts write profiles: targets/, or TARGETS_OUT (a test's folder, say). */
+export const targetsDir = (): string => process.env.TARGETS_OUT ?? join(root, "targets");
+
 export async function writeProfile(profile: Profile): Promise<void> {
-  const out = join(root, "targets", `${profile.name}.json`);
+  const out = join(targetsDir(), `${profile.name}.json`);
   const config = (await resolveConfig(out)) ?? {};
   writeFileSync(out, await format(JSON.stringify(profile), { ...config, filepath: out }));
   const rows = Object.values(profile.ops);

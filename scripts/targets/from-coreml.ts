@@ -68,7 +68,17 @@ const NOTES: Record<string, Limits> = {
     ],
   },
   GatherND: { note: "bfbd25d4", constraints: [attr("batch_dims", [0])] },
-  Gemm: { note: "bcb01879", constraints: constantInputs("", "Gemm", ["B"]) },
+  // and the MatMul row's note, which is Gemm's: the EP's one builder for both refuses a Gemm
+  // with transA, alpha or beta other than 0, 1, 1 (gemm_op_builder.cc)
+  Gemm: {
+    note: "bcb01879",
+    constraints: [
+      ...constantInputs("", "Gemm", ["B"]),
+      attr("transA", [0]),
+      attr("alpha", [1]),
+      attr("beta", [1]),
+    ],
+  },
   // the builder: mode given as 'linear' or 'zeros' (absent, it reads 'linear'), and not linear
   // with reflection padding and align_corners 0
   GridSample: {
@@ -92,11 +102,8 @@ const NOTES: Record<string, Limits> = {
       },
     ],
   },
-  // the note is Gemm's: MatMul has none of these attributes, so every MatMul meets it
-  MatMul: {
-    note: "6ab52f46",
-    constraints: [attr("transA", [0]), attr("alpha", [1]), attr("beta", [1])],
-  },
+  // the note is Gemm's (read into Gemm's row): MatMul has none of these attributes
+  MatMul: { note: "6ab52f46", informative: true },
   Pow: { note: "fdcbf41a", constraints: inputTypes("", "Pow", ["X", "Y"], ["float"]) },
   Reciprocal: {
     note: "220900a5",

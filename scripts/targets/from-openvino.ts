@@ -4,9 +4,13 @@
 //
 // Per row: "Supported Version" lists the `since` versions the frontend has a translator from
 // (empty: not supported, left out); a translator serves every version from its own up to the
-// next one listed, the last up to the newest version in "Defined Version" (the ONNX the table was
-// made with; nothing newer is claimed). The profile's opset range is 1 to the newest defined
-// version of an ai.onnx op, the table stating none. The only limitation the table states
+// next one listed. The profile's opset range is 1 to the newest defined version of an ai.onnx op
+// (Attention-23), the table stating none. The frontend registers its last translator of an
+// ai.onnx op for every opset from its own to the newest it reads (`OPSET_SINCE`: up to its
+// LATEST_SUPPORTED_ONNX_OPSET_VERSION, at least 23 since it registers Attention-23), so that
+// translator serves up to the profile's top, not only to the op's newest "Defined Version" (a
+// column that stops at Reshape-21 and Cast-21 beside Attention-23: Reshape-23 in an opset-23
+// model goes to the Reshape translator from 1). Other domains keep the table's defined versions. The only limitation the table states
 // ("only in certain patterns", on the Sequence ops) is a caveat in our own words (which graph
 // patterns it translates is the frontend's code, not a rule to check); any
 // other stops the script, to be read. ai.onnx rows the schemas do not know (ATen, Affine,
@@ -72,6 +76,8 @@ for (const line of readFileSync(file, "utf8").split("\n")) {
   }
   ops[domain ? `${domain}.${op}` : op] = row(domain!, versions, { caveat });
 }
+// the last translator of each ai.onnx op serves up to the newest opset the frontend reads
+for (const r of Object.values(ops)) if (r.domain === "") r.versions.at(-1)!.to = max;
 console.log(`left out (no ONNX definition the schemas know): ${skipped.join(", ")}`);
 
 await writeProfile({

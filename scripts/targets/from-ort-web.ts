@@ -18,7 +18,14 @@ import { format, resolveConfig } from "prettier";
 import { join } from "node:path";
 import { SchemaRegistry } from "../../src/schema/registry.js";
 import type { Constraint, OpRow, Profile } from "../../src/targets/profile.js";
-import { absentInputs, absentOutputs, constantInputs, digest, type Limits } from "./common.js";
+import {
+  absentInputs,
+  absentOutputs,
+  constantInputs,
+  digest,
+  targetsDir,
+  type Limits,
+} from "./common.js";
 import type { KernelTypes } from "./webgpu-kernels.js";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -315,7 +322,7 @@ for (const [file, name, backend, webnn] of [
 ] as const) {
   const p = profileFrom(file, name, backend, webnn);
   // As the repository's formatter writes JSON, so that `npm test`'s format check holds.
-  const out = join(root, "targets", `${name}.json`);
+  const out = join(targetsDir(), `${name}.json`);
   const config = (await resolveConfig(out)) ?? {};
   writeFileSync(out, await format(JSON.stringify(p), { ...config, filepath: out }));
   const rows = Object.values(p.ops);

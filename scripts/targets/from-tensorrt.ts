@@ -15,12 +15,11 @@ import { join } from "node:path";
 import { format, resolveConfig } from "prettier";
 import { SchemaRegistry } from "../../src/schema/registry.js";
 import type { Constraint, OpRow, Profile } from "../../src/targets/profile.js";
-import { digest, type Limits } from "./common.js";
+import { digest, targetsDir, type Limits } from "./common.js";
 
 const [file, commit, date] = process.argv.slice(2);
 if (!file || !commit || !date)
   throw new Error("usage: from-tensorrt.ts OPERATORS.md COMMIT DATE(yyyy-mm-dd)");
-const root = join(import.meta.dirname, "..", "..");
 const registry = SchemaRegistry.default();
 const text = readFileSync(file, "utf8");
 
@@ -41,6 +40,9 @@ const TYPES: Record<string, string[]> = {
   BOOL: ["bool"],
   FP8: ["float8e4m3fn"],
   DOUBLE: ["double"],
+  // ConstantOfShape's row says "INF64": a typo of INT64 (onnx-tensorrt's ConstantOfShape
+  // builds int64 tensors, as every exporter's shape code asks of it)
+  INF64: ["int64"],
 };
 
 function constraintsOf(op: string, text: string): { constraints: Constraint[]; rest: string } {
@@ -144,8 +146,7 @@ const NOTES: Record<string, Limits> = {
   RandomNormalLike: RANDOM,
   RandomUniform: RANDOM,
   RandomUniformLike: RANDOM,
-  // with `scales` given, `axes` (when set) must be every axis in order: required absent here,
-  // which the exporters write
+  // with `scales` given, `axes` (when set) must be every axis in order
   Resize: {
     note: "47a08635",
     constraints: [
@@ -163,7 +164,7 @@ const NOTES: Record<string, Limits> = {
         kind: "any",
         of: [
           [{ kind: "absent-input", input: 2, name: "scales" }],
-          [{ kind: "attribute", name: "axes", absent: true }],
+          [{ kind: "every-axis", attribute: "axes" }],
         ],
       },
       attr("antialias", [0]),
@@ -176,6 +177,21 @@ const NOTES: Record<string, Limits> = {
   },
 };
 
+// Where the matrix's types are those of one input (the data), not of every type variable: the
+// index or axis input of CumSum takes int32 and int64 as ONNX says, and a quantizer's types are
+// its float input's (QuantizeLinear) or its quantized input's (DequantizeLinear). The quantized
+// side is one of the types the page calls quantized (INT8, INT4, FP8), "UINT8 only as network
+// input or output tensor types".
+const QUANTIZED = ["int8", "int4", "float8e4m3fn"];
+const TYPED_INPUTS: Record<string, (types: string[]) => Constraint[]> = {
+  CumSum: (types) => [{ kind: "input-types", input: 0, name: "x", types }],
+  QuantizeLinear: (types) => [
+    { kind: "input-types", input: 0, name: "x", types },
+    { kind: "output-types", output: 0, name: "y", types: QUANTIZED },
+  ],
+  DequantizeLinear: (types) => [{ kind: "input-types", input: 0, name: "x", types }],
+};
+
 const ops: Record<string, OpRow> = {};
 for (const line of text.split("\n")) {
   const c = line.split("|").map((x) => x.trim());
@@ -183,7 +199,13 @@ for (const line of text.split("\n")) {
   const op = c[1]!;
   const atMax = registry.tryResolveStandard("", op, max);
   if (!atMax) continue; // an op the schemas do not have (ImageScaler, ParametricSoftplus, …)
-  const types = [...new Set((c[3] ?? "").split(",").flatMap((t) => TYPES[t.trim()] ?? []))];
+  const names = (c[3] ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+  const unknown = names.find((t) => !TYPES[t]);
+  if (unknown) throw new Error(`${op}: type '${unknown}' is not one read here: read it`);
+  const types = [...new Set(names.flatMap((t) => TYPES[t]!))];
   const { constraints, rest } = constraintsOf(op, c[4] ?? "");
   const reading = NOTES[op];
   if (rest && reading?.note !== digest(rest))
@@ -192,11 +214,12 @@ for (const line of text.split("\n")) {
   const caveat = [c[2]!.includes("EXPERIMENTAL") ? "experimental" : "", reading?.caveat ?? ""]
     .filter(Boolean)
     .join("; ");
+  const typed = TYPED_INPUTS[op];
   ops[op] = {
     domain: "",
     versions: [{ from: 1, to: atMax.since }],
-    ...(types.length ? { types } : {}),
-    constraints: [...constraints, ...(reading?.constraints ?? [])],
+    ...(types.length && !typed ? { types } : {}),
+    constraints: [...(typed ? typed(types) : []), ...constraints, ...(reading?.constraints ?? [])],
     ...(caveat ? { caveat } : {}),
   };
 }
@@ -214,7 +237,7 @@ const profile: Profile = {
   opset: { min, max },
   ops,
 };
-const out = join(root, "targets", "tensorrt.json");
+const out = join(targetsDir(), "tensorrt.json");
 const config = (await resolveConfig(out)) ?? {};
 writeFileSync(out, await format(JSON.stringify(profile), { ...config, filepath: out }));
 const rows = Object.values(ops);

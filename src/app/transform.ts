@@ -24,19 +24,21 @@ import { flattenToReshape } from "../passes/flatten-to-reshape.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import { lowerMissing } from "../expand/lower-missing.js";
 import { expandPipeline as expandOnly, placeOriginsPass } from "../expand/pipeline.js";
-import { opsWorthKeeping } from "../targets/keep.js";
+import { functionOpsOf, opsWorthKeeping } from "../targets/keep.js";
 import { legalizeFloat64 } from "../passes/legalize-float64.js";
 import { legalizeInt64 } from "../passes/legalize-int64.js";
 import { legalizeForTarget, type Approximation } from "../passes/legalize.js";
 import { removeDeadValues } from "../passes/remove-dead-values.js";
+import { inferValueInfo } from "../passes/infer-value-info.js";
 import { precisionPass, type PrecisionRequest } from "./precision.js";
 import { dtypeName } from "../ir/dtype.js";
-import type { Model } from "../ir/types.js";
+import type { Model, Node } from "../ir/types.js";
 import { pipeline, runPass } from "../passes/manager.js";
 import {
   failureError,
   modelOf,
   passContext,
+  type Note,
   type Pass,
   type PassContext,
   type PassResult,
@@ -233,11 +235,24 @@ export function lowerSteps(model?: Model, req?: LowerRequest): LowerStep[] {
   // model keeps its QDQ pairs), else float arithmetic.
   const standardQuantOps = () => hasOp("QuantizeLinear") && hasOp("DequantizeLinear");
   const flatten = () => (hasOp("Reshape") && !hasOp("Flatten") ? [flattenToReshape()] : []);
+  // Which nodes of a model's main graph the profile judges partial (its op and types, a
+  // constraint failed): the legalizations of a form the target refuses (a 1D Conv for NNAPI) ask.
+  const refuses = (m: Model) => {
+    const partial = new Set<Node>();
+    const seen = new Set<number>();
+    for (const v of classifyModel(m, p!).nodes)
+      if (v.at.fn === -1 && !seen.has(v.at.index)) {
+        seen.add(v.at.index); // the node itself comes before its subgraphs' nodes
+        if (v.verdict === "partial") partial.add(m.graph.nodes[v.at.index]!);
+      }
+    return (n: Node) => partial.has(n);
+  };
   // Ops the target lacks rewritten into ops it has (Gather as GatherND, Pad as Concat, …).
   const legalize = () =>
     legalizeForTarget({
       has: hasOp,
       takes,
+      refuses,
       foldLimit: req?.foldLimit,
       ...(req?.approximate ? { approximate: req.approximate } : {}),
     });
@@ -278,23 +293,45 @@ export function lowerSteps(model?: Model, req?: LowerRequest): LowerStep[] {
           ...flatten(),
           legalize(),
         ]);
+        const tidy = simplifyPipeline(simplifyOptions);
         return {
           name: "expand",
           run(m, ctx) {
-            const keep = opsWorthKeeping(m, p, opset, ctx.registry, quant, (body) =>
-              modelOf(transform(body, settle, ctx)),
-            );
-            return runPass(
-              expandOnly({
-                standardQuantOps: quant,
-                targetOps: profileOps(p),
-                targetResidue: "none",
-                leaveUnbuilt: true,
-                ...(keep.length ? { keep } : {}),
-              }),
-              m,
-              ctx,
-            );
+            // By rounds: the function ops of the graph as it stands are expanded, and the
+            // function ops their bodies call wait, as nodes, for the folding between rounds (a
+            // Range over a head count or a sequence length fixed by the dims folds away there;
+            // expanded at once it would be a Loop nothing folds).
+            let current = m;
+            let modified = false;
+            const notes: Note[] = [];
+            for (let round = 0; round < 6; round++) {
+              const keep = opsWorthKeeping(current, p, opset, ctx.registry, quant, (body) =>
+                modelOf(transform(body, settle, ctx)),
+              );
+              // (the first round runs whatever the graph holds: the expander validates it)
+              const only = functionOpsOf(current, opset, ctx.registry);
+              if (round > 0 && !only.length) break;
+              const r = runPass(
+                expandOnly({
+                  standardQuantOps: quant,
+                  targetOps: profileOps(p),
+                  targetResidue: "none",
+                  leaveUnbuilt: true,
+                  only,
+                  ...(keep.length ? { keep } : {}),
+                }),
+                current,
+                ctx,
+              );
+              for (const n of r.notes) notes.push(n);
+              if (!r.ok) return { ...r, notes };
+              if (!r.modified) break;
+              [current, modified] = [r.model, true];
+              const s = runPass(tidy, current, ctx);
+              if (!s.ok) return { ...s, notes: [...notes, ...s.notes] };
+              current = s.model;
+            }
+            return { ok: true, model: current, modified, notes };
           },
         };
       },
@@ -341,6 +378,11 @@ export function lowerSteps(model?: Model, req?: LowerRequest): LowerStep[] {
         model && p && req?.precision
           ? precisionPass({ ...req.precision, dims: new Map() }, p)
           : undefined,
+    },
+    {
+      name: "infer-value-info",
+      when: "always: every value's type and dims written in value_info (onnxruntime's checker reads shapes by ONNX's inference, which stops at onnxruntime's own ops)",
+      make: () => (model ? inferValueInfo() : undefined),
     },
   ];
 }
@@ -402,7 +444,8 @@ export function lower(model: Model, req: LowerRequest): LowerResult {
     if (left < bestLeft) [best, bestLeft] = [{ ...r, report, steps }, left];
     if (left === 0) break;
   }
-  if (!precision || !best?.ok) return best!;
+  if (!best?.ok) return best!;
+  if (!precision) return best;
   const steps = [...best.steps];
   const half = transformRecorded(
     best.model,
@@ -410,11 +453,14 @@ export function lower(model: Model, req: LowerRequest): LowerResult {
     steps,
   );
   if (!half.ok) return { ...half, notes: [...best.notes, ...half.notes] };
+  // The value_info written last, with the half types.
+  const typed = runPass(inferValueInfo(), half.model);
   return {
     ...half,
+    ...(typed.ok ? { model: typed.model } : {}),
     modified: best.modified || half.modified,
     notes: [...best.notes, ...half.notes],
-    report: classifyModel(half.model, req.profile),
+    report: classifyModel(typed.ok ? typed.model : half.model, req.profile),
     steps,
   };
 }

@@ -2,7 +2,7 @@
 // every input, or free of NaN and +inf with -inf allowed (an attention mask of 0 and -inf, and
 // what Add, Where, Concat, Max, Min, ReduceMax and the data movers make of it), by bounds carried forward from what is known: float constants whose values are all
 // finite, integers of any value cast to float, and ops whose output is bounded whatever their
-// input (Cos, Sin, Sigmoid, Tanh, Erf on finite values; Softmax of finite values lies in [0, 1]).
+// input (Cos, Sin, Sigmoid, Tanh, Erf on finite values; Log of values ≥ 0, down to -inf; Softmax of finite values lies in [0, 1]).
 // Each bound is an interval [lo, hi] of the values the op can give in its element type: an op
 // rounded once (Add, Sub, Mul, Div, Sqrt) gives its exact result rounded to nearest, which is
 // monotone, so the interval of the exact results (computed in double, widened by a relative 2^-40
@@ -288,6 +288,10 @@ export function finiteBounds(model: Model, ctx?: PassContext): Map<string, Bound
         break;
       case "Exp":
         if (raw(0)) set(y, Math.exp(raw(0)![0]), Math.exp(raw(0)![1]));
+        break;
+      case "Log":
+        // a mask's Log (legalize-mask): 0 and -inf; widened for a Log not correctly rounded
+        if (a && a[0] >= 0 && a[1] > 0) set(y, Math.log(a[0]), Math.log(a[1]), 1 + 2 ** -20);
         break;
       case "ReduceMean":
         if (a) set(y, a[0], a[1], 2);

@@ -65,11 +65,11 @@ function gatherND(site: Site, data: string, idx: string, rank: number, axis: num
   if (axis !== 0 && !site.has("Transpose")) return false;
   const c = site.value(idx);
   let indices: string | undefined;
-  if (c) {
-    const dt = site.elem(idx) === DataType.INT32 ? DataType.INT32 : DataType.INT64;
-    const vals = dt === DataType.INT64 ? c.values.map(BigInt) : c.values;
-    indices = site.constant("indices", dt, [...c.dims, 1], vals);
-  } else indices = squeezeLike(site, "Unsqueeze", idx, [q]);
+  // GatherND's indices are int64 only (Gather's may be int32).
+  if (c) indices = site.constant("indices", DataType.INT64, [...c.dims, 1], c.values.map(BigInt));
+  else if (site.elem(idx) === DataType.INT64) indices = squeezeLike(site, "Unsqueeze", idx, [q]);
+  else if (site.has("Cast"))
+    indices = squeezeLike(site, "Unsqueeze", site.add("Cast", [idx], { to: DataType.INT64 }), [q]);
   if (!indices) return false;
   if (axis === 0) {
     site.add("GatherND", [data, indices], {}, [...site.out]);

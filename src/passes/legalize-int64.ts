@@ -1,6 +1,6 @@
 // legalize-int64: int64 computation made int32 where the values are shown to fit, for a backend
 // without int64 at some ops (`lower --target` runs it with the profile's element types: CoreML's
-// Range takes int32, TensorRT's ConstantOfShape makes no int64). Work is per node and type
+// Range takes int32; a profile of one's own without int64). Work is per node and type
 // variable (a "unit": Range's T, Gather's Tind): a unit whose int64 values all have a bound
 // within int32 (check/int-ranges.ts: constants, static dims, index rules) computes in int32.
 // From each unit the target refuses, the change spreads to the int64 units it shares values with

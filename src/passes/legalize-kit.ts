@@ -60,6 +60,13 @@ export interface LegalizeOptions {
   has: HasOp;
   /** The element types it runs each op on (absent: every type of the ops it has). */
   takes?: TakesType;
+  /**
+   * Which nodes of a model's main graph the target refuses in their form only: it has the op and
+   * the element types, but a constraint fails (a partial verdict: a 1D Conv, computed int64
+   * indices), judged on that model. For the rewrites of such nodes into a form it takes; without
+   * it they do nothing.
+   */
+  refuses?: (model: Model) => (node: Node) => boolean;
 }
 
 /**

@@ -1,12 +1,16 @@
 // legalize-row-max-guard: the guard of a softmax written out (Attention-23's body, for one),
 // g = Where(Equal(m, -inf), z, m) with m = ReduceMax(s) over the row kept as a dim of 1, read
 // only by Sub(s, g), for a target without Equal: g becomes Max(m, -max) (max the largest finite
-// value of the type). Exact where s holds no NaN and no +inf (finite-values shows it: bounded
-// scores plus a mask of 0 and -inf): a row whose m is finite gets m from both; a row whose m is
-// -inf has every element -inf, and -inf - z and -inf - (-max) are both -inf, so Sub's result is
-// the same for every input. Its second guard, Where(Equal(t, 0), z, t) over the row sums t of
-// e ≥ 0 read only by Div(e, ·), becomes Max(t, least positive value) the same way (a row summing
-// to 0 is all 0, and 0 divided by either is 0).
+// value of the type). Exact for every s, NaN and infinities included, for z neither NaN nor -inf:
+// the two differ only where m is -inf, and there every element of s is -inf or NaN (whether the
+// row maximum skips a NaN, as onnxruntime's does, or gives NaN, as ONNX's reference does), and
+// -inf - z and -inf - (-max) are both -inf, NaN - either NaN; elsewhere Max(m, -max) is m, a NaN
+// m too (Max propagates NaN: numpy's maximum, and onnxruntime). Its second guard,
+// Where(Equal(t, 0), z, t) over the row sums t of e ≥ 0 (an Exp's output, or values shown so by
+// finite-values) read only by Div(e, ·), becomes Max(t, least positive value) the same way: a sum
+// of values ≥ 0 is 0 only where all are 0, and 0 divided by z > 0 or by it is 0; a positive, +inf
+// or NaN t passes Max unchanged. The constants z and -inf (or 0) must not broadcast the result
+// past m's (t's) shape.
 
 import { attrInt } from "../ir/attributes.js";
 import { DataType, type Model, type Node } from "../ir/types.js";
@@ -47,21 +51,36 @@ export function legalizeRowMaxGuard(options: LegalizeOptions): Pass {
        * only by Div(e, ·): Max(t, the least positive value). A t > 0 is at least that; a t of 0
        * has every e 0, and 0 / z and 0 / it are both 0.
        */
+      /** x broadcasts to no more than m: every dim 1, and no more of them. */
+      const unit = (site: Site, x: string, m: string) => {
+        const [tx, tm] = [site.type(x), site.type(m)];
+        return (
+          tx?.kind === "tensor" &&
+          tm?.kind === "tensor" &&
+          !!tx.shape &&
+          !!tm.shape &&
+          tx.shape.length <= tm.shape.length &&
+          tx.shape.every((d) => d === 1)
+        );
+      };
+      /** Every value of e is ≥ 0 or NaN (never -0): an Exp's output, or shown so. */
+      const nonNegative = (site: Site, e: string) =>
+        plain(site.producer(e), "Exp") || (bounds.get(e)?.[0] ?? -1) >= 0;
       const sumGuard = (site: Site, y: string, z: string, t: string, eq: Node, rs: Node) => {
         const e = rs.inputs[0];
-        const eb = e ? bounds.get(e) : undefined;
         const dt = site.elem(t);
         const least = dt === undefined ? undefined : LEAST.get(dt);
         const zero =
           eq.inputs[0] === t ? eq.inputs[1] : eq.inputs[1] === t ? eq.inputs[0] : undefined;
         if (
           !e ||
-          !eb ||
-          !(eb[0] >= 0) ||
+          !nonNegative(site, e) ||
           least === undefined ||
           attrInt(rs, "keepdims", 1) !== 1 ||
           !zero ||
           site.value(zero)?.values.every((v) => v === 0) !== true ||
+          !unit(site, zero, t) ||
+          !unit(site, z, t) ||
           !((bounds.get(z)?.[0] ?? 0) > 0) ||
           !(readers.get(y) ?? []).every(
             (r) => plain(r, "Div") && r.inputs[0] === e && r.inputs[1] === y,
@@ -87,17 +106,16 @@ export function legalizeRowMaxGuard(options: LegalizeOptions): Pass {
         const ninf =
           eq.inputs[0] === m ? eq.inputs[1] : eq.inputs[1] === m ? eq.inputs[0] : undefined;
         const zb = bounds.get(z);
-        const sb = s ? bounds.get(s) : undefined;
         if (
           !s ||
           max === undefined ||
           attrInt(rm, "keepdims", 1) !== 1 ||
           !ninf ||
           site.value(ninf)?.values.every((v) => v === -Infinity) !== true ||
+          !unit(site, ninf, m) ||
+          !unit(site, z, m) ||
           !zb ||
           !(zb[0] > -Infinity) ||
-          !sb ||
-          outputs.has(y) ||
           !(readers.get(y) ?? []).every(
             (r) => plain(r, "Sub") && r.inputs[0] === s && r.inputs[1] === y,
           )

@@ -5,20 +5,30 @@
 // by name (`--approximate erf`).
 
 import { approximateErf } from "./approximate-erf.js";
-import type { HasOp, TakesType } from "./legalize-kit.js";
+import type { HasOp, LegalizeOptions, TakesType } from "./legalize-kit.js";
+import { legalizeConv1d } from "./legalize-conv1d.js";
+import { legalizeCompare } from "./legalize-compare.js";
+import { legalizeDynamicQuantize } from "./legalize-dynamic-quantize.js";
 import { legalizeExpand } from "./legalize-expand.js";
 import { legalizeBoolData } from "./legalize-bool-data.js";
 import { legalizeGather } from "./legalize-gather.js";
+import { legalizeGatherIndices } from "./legalize-gather-indices.js";
 import { legalizeGatherND } from "./legalize-gathernd.js";
 import { legalizeHardSwish } from "./legalize-hardswish.js";
 import { legalizeIsNaN } from "./legalize-isnan.js";
 import { legalizeIsNaNByEqual } from "./legalize-isnan-equal.js";
 import { legalizeBoolLogic } from "./legalize-bool-logic.js";
 import { legalizeCastFirst } from "./legalize-cast-first.js";
+import { legalizeMatMulInteger } from "./legalize-matmul-integer.js";
 import { legalizeMask } from "./legalize-mask.js";
 import { legalizeNeg } from "./legalize-neg.js";
 import { legalizePad } from "./legalize-pad.js";
+import { legalizeReduceMax } from "./legalize-reduce-max.js";
+import { legalizeReduceSum } from "./legalize-reduce-sum.js";
+import { legalizeQLinearConv } from "./legalize-qlinearconv.js";
+import { legalizeQuantize } from "./legalize-quantize.js";
 import { legalizeReciprocal } from "./legalize-reciprocal.js";
+import { legalizeRound } from "./legalize-round.js";
 import { legalizeRowMaxGuard } from "./legalize-row-max-guard.js";
 import { runPass } from "./manager.js";
 import { reduceTransposeRank } from "./reduce-transpose-rank.js";
@@ -33,6 +43,8 @@ export interface LegalizeForTargetOptions {
   has: HasOp;
   /** The element types the target runs each op on (absent: any type of the ops it has). */
   takes?: TakesType;
+  /** Which nodes the target refuses in their form only (LegalizeOptions.refuses). */
+  refuses?: LegalizeOptions["refuses"];
   approximate?: readonly Approximation[];
   foldLimit?: number;
   /** Most rounds (default 8). */
@@ -41,7 +53,11 @@ export interface LegalizeForTargetOptions {
 
 /** The legalizations, in the order one round runs them. */
 export function legalizations(o: LegalizeForTargetOptions): Pass[] {
-  const options = { has: o.has, ...(o.takes ? { takes: o.takes } : {}) };
+  const options: LegalizeOptions = {
+    has: o.has,
+    ...(o.takes ? { takes: o.takes } : {}),
+    ...(o.refuses ? { refuses: o.refuses } : {}),
+  };
   const passes = [
     legalizeGather(options),
     legalizeGatherND(options),
@@ -61,13 +77,34 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeCastFirst(options),
     legalizeBoolLogic(options),
     legalizeBoolData(options),
+    // After legalize-mask, which follows the same chains into a Where the target lacks.
+    legalizeCompare(options),
+    legalizeDynamicQuantize(options),
+    legalizeMatMulInteger(options),
+    // Nodes of an op the target has, in a form it refuses: made a form it takes.
+    legalizeConv1d(options),
+    legalizeGatherIndices(options),
+    // Quantized models where the target lacks Quantize/DequantizeLinear, or Round.
+    legalizeQLinearConv(options),
+    legalizeQuantize(options),
+    legalizeRound(options),
   ];
   if (o.approximate?.includes("erf")) passes.push(approximateErf(options));
   return passes;
 }
 
+/**
+ * The reductions the target lacks, as Max/Min trees and MatMuls with ones: run only in a round
+ * where the rest changed nothing, since the bounds of finite-values (and the guards it lets go)
+ * read a softmax by its ReduceMax and ReduceSum.
+ */
+export function lateLegalizations(o: LegalizeForTargetOptions): Pass[] {
+  const options = { has: o.has };
+  return [legalizeReduceMax(options), legalizeReduceSum(options)];
+}
+
 export function legalizeForTarget(o: LegalizeForTargetOptions): Pass {
-  const passes = legalizations(o);
+  const [passes, late] = [legalizations(o), lateLegalizations(o)];
   const tidy = simplifyPipeline({ foldLimit: o.foldLimit });
   return {
     name: "legalize",
@@ -77,11 +114,15 @@ export function legalizeForTarget(o: LegalizeForTargetOptions): Pass {
       const notes: Note[] = [];
       for (let round = 0; round < (o.rounds ?? 8); round++) {
         let changed = false;
-        for (const p of passes) {
-          const r = runPass(p, current, ctx);
-          if (!r.ok) return r;
-          for (const n of r.notes) notes.push(n);
-          if (r.modified) [current, changed] = [r.model, true];
+        // the late ones only in a round where the others changed nothing
+        for (const list of [passes, late]) {
+          if (changed) break;
+          for (const p of list) {
+            const r = runPass(p, current, ctx);
+            if (!r.ok) return r;
+            for (const n of r.notes) notes.push(n);
+            if (r.modified) [current, changed] = [r.model, true];
+          }
         }
         if (!changed) break;
         modified = true;

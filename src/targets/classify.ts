@@ -13,7 +13,7 @@ import type { Function, Graph, Model, Node, Type } from "../ir/types.js";
 import { opsetMap } from "../ir/opsets.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import type { OpVersion } from "../schema/types.js";
-import { constantsOf, failing, shapeOf, type ConstraintScope } from "./constraints.js";
+import { constantsOf, failingAll, shapeOf, type ConstraintScope } from "./constraints.js";
 import { partitionGraph } from "./partition.js";
 import { rowFor, versionSupported, type Profile } from "./profile.js";
 
@@ -262,11 +262,7 @@ function judge(
         };
     }
   }
-  const reasons: string[] = [];
-  for (const c of [...(profile.everyNode ?? []), ...row.constraints]) {
-    const why = failing(c, n, scope);
-    if (why) reasons.push(why);
-  }
+  const reasons = failingAll([...(profile.everyNode ?? []), ...row.constraints], n, scope);
   if (reasons.length) return { verdict: "partial", reasons };
   return { verdict: "supported", reasons, ...(row.caveat ? { caveat: row.caveat } : {}) };
 }

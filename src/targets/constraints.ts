@@ -23,8 +23,9 @@ const isConstantNode = (n: Node) =>
 /** The names that hold constants in a graph, with a reader of their values. */
 export function constantsOf(g: Graph | Function): Map<string, () => number[] | undefined> {
   const out = new Map<string, () => number[] | undefined>();
+  // a bool constant reads as 0 and 1 (Dropout's training_mode)
   const numbers = (vs: unknown[]) =>
-    vs.every((v) => typeof v === "number" || typeof v === "bigint")
+    vs.every((v) => typeof v === "number" || typeof v === "bigint" || typeof v === "boolean")
       ? vs.map((v) => Number(v))
       : undefined;
   if ("initializers" in g)
@@ -95,19 +96,67 @@ function attrValues(
 
 const list = (vs: (number | string)[]) => vs.map((v) => JSON.stringify(v)).join(" or ");
 
+/**
+ * Where a constraint's input is in this node: a profile names an input by its position and name
+ * in the op's newest version, and an older version in force may hold it elsewhere, or as an
+ * attribute (Split's `split`, ReduceSum's `axes`, Squeeze's `axes` before opset 13): `input` is
+ * the node's value at the position the version in force gives that name, `attribute` that
+ * attribute's value when the version takes it so. Without the schema, the position as written.
+ */
+function inputNamed(
+  c: { input: number; name: string },
+  n: Node,
+  version: OpVersion | undefined,
+): { input?: string; attribute?: { values: (number | string)[]; set: boolean } } {
+  if (!version || version.inputs[c.input]?.name === c.name) return { input: n.inputs[c.input] };
+  const k = version.inputs.findIndex((f) => f.name === c.name);
+  if (k >= 0) return { input: n.inputs[k] };
+  if (version.attributes.some((a) => a.name === c.name)) {
+    const v = attrValues(n, c.name, version);
+    return v?.set ? { attribute: v } : {};
+  }
+  return { input: n.inputs[c.input] };
+}
+
+/**
+ * Why a node fails a list of constraints, each reason once: an input that must be constant and
+ * is computed is said once, not again by a constraint on its values (webnn's Reshape asks both).
+ */
+export function failingAll(cs: Constraint[], n: Node, s: ConstraintScope): string[] {
+  const computed = new Set<string>();
+  const reasons: string[] = [];
+  for (const c of cs) {
+    if (c.kind === "input-values") {
+      const x = inputNamed(c, n, s.version).input;
+      if (x && computed.has(x)) continue;
+    }
+    const why = failing(c, n, s);
+    if (!why) continue;
+    if (c.kind === "constant-input") {
+      const x = inputNamed(c, n, s.version).input;
+      if (x) computed.add(x);
+    }
+    reasons.push(why);
+  }
+  return reasons;
+}
+
 /** Why a constraint fails for a node (undefined: it holds). */
 export function failing(c: Constraint, n: Node, s: ConstraintScope): string | undefined {
   const typeOf = (x: string | undefined) => (x ? s.types?.get(x) : undefined);
   switch (c.kind) {
     case "constant-input": {
-      const x = n.inputs[c.input];
+      // an attribute is constant by nature
+      const x = inputNamed(c, n, s.version).input;
       if (!x) return undefined;
       return s.constants.has(x) ? undefined : `input '${c.name}' is computed, not constant`;
     }
-    case "absent-input":
-      return n.inputs[c.input]
+    case "absent-input": {
+      const at = inputNamed(c, n, s.version);
+      return at.input || at.attribute
         ? `input '${c.name}' is given; the target does not take it`
         : undefined;
+    }
     case "absent-output":
       return n.outputs[c.output]
         ? `output '${c.name}' is used; the target does not produce it`
@@ -154,8 +203,12 @@ export function failing(c: Constraint, n: Node, s: ConstraintScope): string | un
       }
       return undefined;
     }
-    case "given-input":
-      return n.inputs[c.input] ? undefined : `input '${c.name}' is not given; the target needs it`;
+    case "given-input": {
+      const at = inputNamed(c, n, s.version);
+      return at.input || at.attribute
+        ? undefined
+        : `input '${c.name}' is not given; the target needs it`;
+    }
     case "static-dims": {
       const values =
         c.output !== undefined
@@ -237,20 +290,31 @@ export function failing(c: Constraint, n: Node, s: ConstraintScope): string | un
       }
       return undefined;
     }
-    case "input-types": {
-      const t = typeOf(n.inputs[c.input]);
-      if (!n.inputs[c.input] || !t || t.kind !== "tensor" || !t.elemType) return undefined;
+    case "input-types":
+    case "output-types": {
+      const [x, what] =
+        c.kind === "input-types"
+          ? [inputNamed(c, n, s.version).input, "input"]
+          : [n.outputs[c.output], "output"];
+      const t = typeOf(x);
+      if (!x || !t || t.kind !== "tensor" || !t.elemType) return undefined;
       const name = dtypeName(t.elemType);
       return c.types.includes(name)
         ? undefined
-        : `input '${c.name}' is ${name}, the target takes ${c.types.join(" or ")}`;
+        : `${what} '${c.name}' is ${name}, the target takes ${c.types.join(" or ")}`;
     }
     case "input-values": {
-      const x = n.inputs[c.input];
-      if (!x) return undefined;
-      const read = s.constants.get(x);
-      if (!read) return `input '${c.name}' is computed: its values are not known before running`;
-      const vs = read();
+      const at = inputNamed(c, n, s.version);
+      const x = at.input;
+      if (!x && !at.attribute) return undefined;
+      const read = x ? s.constants.get(x) : undefined;
+      if (x && !read)
+        return `input '${c.name}' is computed: its values are not known before running`;
+      const vs = at.attribute
+        ? at.attribute.values.every((v) => typeof v === "number")
+          ? (at.attribute.values as number[])
+          : undefined
+        : read!();
       if (!vs) return undefined; // constant, its values not at hand (external data): not judged
       if (c.min !== undefined && vs.some((v) => v < c.min!))
         return `input '${c.name}' holds ${Math.min(...vs)}, the target takes values of at least ${c.min}`;
@@ -267,7 +331,16 @@ export function failing(c: Constraint, n: Node, s: ConstraintScope): string | un
       return undefined;
     }
     case "even-split": {
-      if (n.inputs[1] || n.attributes.some((a) => a.name === "split")) return undefined;
+      // sizes given (an input, or the attribute before opset 13): all equal; computed sizes are
+      // the `constant-input` constraint's to name
+      const sizes = inputNamed({ input: 1, name: "split" }, n, s.version);
+      if (sizes.input || sizes.attribute) {
+        const vs = sizes.attribute
+          ? sizes.attribute.values.map(Number)
+          : s.constants.get(sizes.input!)?.();
+        if (!vs || vs.every((v) => v === vs[0])) return undefined;
+        return `split sizes ${JSON.stringify(vs)} differ; the target takes equal parts only`;
+      }
       const sh = shapeOf(typeOf(n.inputs[0]));
       const axisAttr = attrValues(n, "axis", s.version);
       if (!sh) return "input 0's shape is unknown (the split must divide its axis evenly)";
@@ -277,6 +350,17 @@ export function failing(c: Constraint, n: Node, s: ConstraintScope): string | un
         Number(attrValues(n, "num_outputs", s.version)?.values[0] ?? 0) || n.outputs.length;
       if (typeof d !== "number") return `the split axis's dim is not known before running`;
       return d % parts === 0 ? undefined : `the axis (${d}) does not divide into ${parts} outputs`;
+    }
+    case "every-axis": {
+      const v = attrValues(n, c.attribute, s.version);
+      if (!v?.set) return undefined;
+      const rank = shapeOf(typeOf(n.inputs[0]))?.length;
+      if (rank === undefined)
+        return `input 0's rank is unknown ('${c.attribute}' must list its every axis)`;
+      const axes = v.values.map((a) => (Number(a) < 0 ? Number(a) + rank : Number(a)));
+      return axes.length === rank && axes.every((a, i) => a === i)
+        ? undefined
+        : `attribute '${c.attribute}' = ${JSON.stringify(v.values)}, the target takes every axis of the rank-${rank} input in order`;
     }
     case "not-downsampling": {
       const a = shapeOf(typeOf(n.inputs[0]));

@@ -8,8 +8,10 @@
 // and CastLike of LayerNormalization's body) and the outputs the call does not use (its
 // InvStdDev's Reciprocal) do not count.
 
+import { MAX_CONST_ELEMENTS } from "../check/consts.js";
 import { analysisOf } from "../check/infer.js";
 import { opsetMap } from "../ir/opsets.js";
+import { Tensor } from "../ir/tensor.js";
 import { walkNodes } from "../ir/visit.js";
 import type { Model, Node, Type, ValueInfo } from "../ir/types.js";
 import { functionBody, hasFunctionBody } from "../schema/body.js";
@@ -80,8 +82,16 @@ export function opsWorthKeeping(
     const outs = built.outputs ?? v.outputs.map((f) => f.name);
     if (ins.length < n.inputs.length || outs.length < n.outputs.length) return undefined;
     const inputs: ValueInfo[] = [];
+    const initializers: Tensor[] = [];
     for (let k = 0; k < n.inputs.length; k++) {
       if (!n.inputs[k]) continue;
+      // A small constant argument (a scale, a zero point) stays one: what folds and legalizes
+      // with it (a QuantizeLinear's zero point before its Round) does so in the body too.
+      const c = smallConstants.get(n.inputs[k]!);
+      if (c) {
+        initializers.push(new Tensor(c.dataType, c.dims, c.data, ins[k]!));
+        continue;
+      }
       const t = inputTypes[k];
       if (!t) return undefined;
       inputs.push({ name: ins[k]!, type: t });
@@ -98,13 +108,18 @@ export function opsWorthKeeping(
         nodes: built.nodes,
         inputs,
         outputs,
-        initializers: [],
+        initializers,
         sparseInitializers: [],
         valueInfo: [],
       },
     };
     return settle!(m).graph.nodes;
   };
+  const smallConstants = new Map(
+    model.graph.initializers
+      .filter((t) => t.elementCount <= MAX_CONST_ELEMENTS)
+      .map((t) => [t.name, t] as const),
+  );
   const keep = new Map<string, { domain: string; op: string }>();
   const judged = new Set<string>();
   for (const { node: n } of walkNodes(model)) {
@@ -118,4 +133,31 @@ export function opsWorthKeeping(
     if (lacks(n, 0)) keep.set(key, { domain, op: n.opType });
   }
   return [...keep.values()];
+}
+
+/**
+ * The ops of the model's graphs (not of the bodies it would expand into) that expansion could
+ * replace: schema function ops (ai.onnx at `opset`) and the model's own functions.
+ */
+export function functionOpsOf(
+  model: Model,
+  opset: number,
+  registry = SchemaRegistry.default(),
+): { domain: string; op: string }[] {
+  const opsets = opsetMap(model.opsetImports);
+  const norm = (d: string | undefined) => (d === "ai.onnx" ? "" : (d ?? ""));
+  const local = new Set(model.functions.map((f) => `${norm(f.domain)}:${f.name}`));
+  const out = new Map<string, { domain: string; op: string }>();
+  for (const { node: n } of walkNodes(model)) {
+    const domain = norm(n.domain);
+    const key = `${domain}:${n.opType}`;
+    if (out.has(key)) continue;
+    const v = registry.tryResolve(
+      domain,
+      n.opType,
+      domain === "" ? opset : (opsets.get(domain) ?? 1),
+    );
+    if (local.has(key) || v?.function) out.set(key, { domain, op: n.opType });
+  }
+  return [...out.values()];
 }

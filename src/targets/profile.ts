@@ -35,6 +35,7 @@ export type Constraint =
   | { kind: "given-input"; input: number; name: string }
   | { kind: "static-dims"; input?: number; output?: number; axisFrom?: string; nonEmpty?: true }
   | { kind: "input-types"; input: number; name: string; types: string[] }
+  | { kind: "output-types"; output: number; name: string; types: string[] }
   | {
       kind: "input-values";
       input: number;
@@ -46,6 +47,7 @@ export type Constraint =
     }
   | { kind: "dims-equal"; input: number; output: number; axis: number }
   | { kind: "even-split" }
+  | { kind: "every-axis"; attribute: string }
   | { kind: "not-downsampling" }
   | { kind: "symmetric-pads" }
   | { kind: "kernel-matches-weight" }
@@ -107,6 +109,15 @@ const Constraint: z.ZodType<Constraint> = z.lazy(() =>
     z
       .object({ kind: z.literal("input-types"), ...Input, types: z.array(z.string()).min(1) })
       .strict(),
+    // output k's element type among these (a quantizer's result)
+    z
+      .object({
+        kind: z.literal("output-types"),
+        output: z.number().int().min(0),
+        name: z.string(),
+        types: z.array(z.string()).min(1),
+      })
+      .strict(),
     // input k's values, known before running (a constant), each in [min, max], none of `notIn`,
     // each equal to a dim of another input (`equalsDim`); input absent: holds
     z
@@ -133,6 +144,9 @@ const Constraint: z.ZodType<Constraint> = z.lazy(() =>
       .strict(),
     // Split without sizes: the axis divides evenly into the outputs
     z.object({ kind: z.literal("even-split") }).strict(),
+    // the attribute, when set, lists every axis of input 0 in order (0, 1, …, rank − 1; a
+    // negative axis counted from the end): TensorRT's Resize `axes` with `scales`
+    z.object({ kind: z.literal("every-axis"), attribute: z.string() }).strict(),
     // Resize: no output dim smaller than its input dim
     z.object({ kind: z.literal("not-downsampling") }).strict(),
     // the `pads` attribute: each axis's begin equal to its end

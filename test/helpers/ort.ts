@@ -29,15 +29,21 @@ function externalDataFolder(m: Model): string | undefined {
   return [...dirs][0];
 }
 
-/** Runs a model on onnxruntime-node; returns the graph outputs by name. */
+/**
+ * Runs a model on onnxruntime-node; returns the graph outputs by name. `optimized: false` turns
+ * onnxruntime's graph optimizations off (its QDQ fusions compute a quantized model's ops in
+ * integers, which the model as written does not say).
+ */
 export async function runOrt(
   m: Model,
   feeds: Record<string, RTensor>,
+  opts: { optimized?: boolean } = {},
 ): Promise<Record<string, RTensor>> {
   const folder = externalDataFolder(m);
   const session = await ort.InferenceSession.create(encodeModel(m), {
     // Warnings (the transpose optimizer on old opsets, ...) are not results: errors only.
     logSeverityLevel: 3,
+    ...(opts.optimized === false ? { graphOptimizationLevel: "disabled" as const } : {}),
     ...(folder
       ? { extra: { session: { model_external_initializers_file_folder_path: folder } } }
       : {}),

@@ -4,10 +4,9 @@
 
 import { describe, expect, it } from "vitest";
 import { lower, simplify } from "../../src/app/transform.js";
-import { compareTensors } from "../../src/interp/backend-test.js";
 import { toFloat64 } from "../../src/interp/tensor.js";
 import type { RTensor } from "../../src/interp/types.js";
-import { DataType, type Model } from "../../src/ir/types.js";
+import { DataType } from "../../src/ir/types.js";
 import { runPass } from "../../src/passes/index.js";
 import { approximateErf, ERF_MAX_ERROR } from "../../src/passes/approximate-erf.js";
 import { legalizeForTarget } from "../../src/passes/legalize.js";
@@ -16,32 +15,10 @@ import { legalizeGather } from "../../src/passes/legalize-gather.js";
 
 import { legalizePad } from "../../src/passes/legalize-pad.js";
 
-import type { Pass } from "../../src/passes/pass.js";
 import { loadProfile } from "../../src/targets/load.js";
 import { parseModelText } from "../../src/text/parse.js";
+import { same, without } from "../helpers/legalize.js";
 import { random, runOrt } from "../helpers/ort.js";
-
-const without =
-  (...lacking: string[]) =>
-  (op: string) =>
-    !lacking.includes(op);
-
-/** Runs the pass; the ops left; the outputs equal on onnxruntime, bit for bit. */
-async function same(
-  m: Model,
-  pass: Pass,
-  feeds: Record<string, RTensor>,
-): Promise<{ ops: string[]; model: Model }> {
-  const r = runPass(pass, m);
-  expect(r.ok).toBe(true);
-  if (!r.ok) throw new Error("failed");
-  const [a, b] = [await runOrt(m, feeds), await runOrt(r.model, feeds)];
-  for (const k of Object.keys(a)) {
-    expect(b[k]!.shape, k).toEqual(a[k]!.shape);
-    expect(compareTensors(b[k]!, a[k]!, { rtol: 0, atol: 0 }), k).toBeUndefined();
-  }
-  return { ops: r.model.graph.nodes.map((n) => n.opType), model: r.model };
-}
 
 const ids = (shape: number[], hi: number, seed: number): RTensor => {
   const t = random(DataType.INT64, shape, seed, 0, hi);

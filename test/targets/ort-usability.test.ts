@@ -2,7 +2,9 @@
 // (scripts/targets/ort-usability.ts) must find one CoreML ML Program partition covering every
 // node, and one NNAPI partition covering every node (with the Erf approximation), on small models
 // holding the ops the legalizations rewrite (Gather, Pad, Neg, Expand; Erf, LayerNormalization,
-// Reciprocal); and the lowered models give onnxruntime's numbers.
+// Reciprocal); and the lowered models give onnxruntime's numbers. The same for the deployed
+// corpus's quantized CNNs (QDQ, A16W8 at opset 21 and in com.microsoft ops, QOperator), whose
+// lowered forms give onnxruntime's bytes.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,9 +12,12 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { lower, type LowerRequest } from "../../src/app/transform.js";
 import { compareTensors } from "../../src/interp/backend-test.js";
-import { saveModel } from "../../src/io/files.js";
+import { loadModel, saveModel } from "../../src/io/files.js";
+import { randomInputs } from "../../src/app/index.js";
+import type { RTensor } from "../../src/interp/types.js";
 import { DataType, type Model } from "../../src/ir/types.js";
 import { loadProfile } from "../../src/targets/load.js";
+import { rowFor } from "../../src/targets/profile.js";
 import { parseModelText } from "../../src/text/parse.js";
 import {
   estimateOf,
@@ -129,5 +134,54 @@ describe.skipIf(!python)(
       });
       for (const d of done) await sameNumbers(d.m, d.model);
     }, 120_000);
+
+    it("the deployed quantized CNNs: one partition covering every node; onnxruntime's bytes", async () => {
+      const root = join(import.meta.dirname, "..", "data", "deployed");
+      const cases = [
+        ["cnn_qdq_per_channel", "coreml"],
+        ["cnn_a16w8_op21", "nnapi"],
+        ["cnn_a16w8_contrib", "nnapi"],
+        ["cnn_qop_per_channel", "coreml"],
+        ["cnn_qop_per_tensor", "nnapi"],
+      ] as const;
+      const dims = new Map([["batch", 1]]);
+      const done = cases.map(([name, ep]) => {
+        const m = loadModel(join(root, name, "model.onnx"));
+        return { m, name, ep, ...lowered(m, `${name}.${ep}`, { profile: loadProfile(ep), dims }) };
+      });
+      const verdicts = usability(
+        python!,
+        done.map((d) => d.file),
+      );
+      done.forEach((d, i) => {
+        const e = estimateOf(verdicts[i]![d.ep])!;
+        expect({ name: d.name, partitions: e.partitions, left: e.nodes - e.supported }).toEqual({
+          name: d.name,
+          partitions: 1,
+          left: 0,
+        });
+        // No com.microsoft op left that the target lacks (NNAPI has QLinearAdd, QLinearSigmoid).
+        const lacked = d.model.graph.nodes.filter(
+          (n) => n.domain === "com.microsoft" && !rowFor(loadProfile(d.ep), n.domain, n.opType),
+        );
+        expect(
+          lacked.map((n) => n.opType),
+          d.name,
+        ).toEqual([]);
+      });
+      for (const d of done) {
+        // onnxruntime's QDQ fusions off: the model as written, integer rounding and all.
+        const feeds = randomInputs(d.m, 3, dims) as Record<string, RTensor>;
+        const [a, b] = [
+          await runOrt(d.m, feeds, { optimized: false }),
+          await runOrt(d.model, feeds, { optimized: false }),
+        ];
+        for (const k of Object.keys(a))
+          expect(
+            compareTensors(b[k]!, a[k]!, { rtol: 0, atol: 0 }),
+            `${d.name} ${k}`,
+          ).toBeUndefined();
+      }
+    }, 180_000);
   },
 );

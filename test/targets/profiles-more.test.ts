@@ -55,7 +55,14 @@ describe("coreml (onnxruntime's CoreML EP, ML Program table)", () => {
       { kind: "rank", input: 0, min: 3, max: 4 },
       { kind: "constant-input", input: 2, name: "B" },
     ]);
-    expect(p.ops.Gemm!.constraints).toEqual([{ kind: "constant-input", input: 1, name: "B" }]);
+    // its own note, and the MatMul row's, which is Gemm's (MatMul has no such attributes)
+    expect(p.ops.Gemm!.constraints).toEqual([
+      { kind: "constant-input", input: 1, name: "B" },
+      { kind: "attribute", name: "transA", in: [0] },
+      { kind: "attribute", name: "alpha", in: [1] },
+      { kind: "attribute", name: "beta", in: [1] },
+    ]);
+    expect(p.ops.MatMul!.constraints).toEqual([]);
     expect(p.ops.Pow!.constraints.map((c) => c.kind)).toEqual(["input-types", "input-types"]);
     expect(p.ops.Range).toBeUndefined(); // not in 1.30's table
     expect(p.ops["com.microsoft.FusedConv"]!.constraints[0]).toMatchObject({
@@ -78,7 +85,6 @@ describe("coreml (onnxruntime's CoreML EP, ML Program table)", () => {
       "GlobalAveragePool",
       "GlobalMaxPool",
       "GridSample",
-      "MatMul",
       "MaxPool",
       "Pow",
       "Reciprocal",
@@ -183,18 +189,22 @@ describe("openvino (its ONNX frontend's table)", () => {
   });
 
   it("rows as the table says", () => {
-    // Supported "13, 6, 1", defined up to 13: one translator per listed version
+    // Supported "13, 6, 1": one translator per listed version, the last one up to the newest
+    // opset the frontend reads (23, the profile's top)
     expect(p.ops.Abs!.versions).toEqual([
       { from: 1, to: 5 },
       { from: 6, to: 12 },
-      { from: 13, to: 13 },
+      { from: 13, to: 23 },
     ]);
     // Supported "12, 1", defined "13, 12, 11, 1": ArgMax-13 is served by the 12 translator
     expect(p.ops.ArgMax!.versions).toEqual([
       { from: 1, to: 11 },
-      { from: 12, to: 13 },
+      { from: 12, to: 23 },
     ]);
-    expect(p.ops.Acos!.versions).toEqual([{ from: 7, to: 22 }]);
+    expect(p.ops.Acos!.versions).toEqual([{ from: 7, to: 23 }]);
+    // defined "21, 19, 14, 13, 5, 1" beside Attention-23: Reshape-23 goes to the translator from 1
+    expect(p.ops.Reshape!.versions.at(-1)).toEqual({ from: 1, to: 23 });
+    expect(p.ops["com.microsoft.QuickGelu"]!.versions).toEqual([{ from: 1, to: 1 }]);
     expect(p.ops.SequenceAt!.caveat).toBeDefined();
     expect(p.ops["com.microsoft.QuickGelu"]!.versions).toEqual([{ from: 1, to: 1 }]);
     expect(p.ops.Bernoulli).toBeUndefined(); // no supported version

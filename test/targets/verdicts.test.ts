@@ -77,6 +77,35 @@ describe("profiles from the release that judges them", () => {
     for (const name of ["webgpu", "webnn"]) expect(loadProfile(name).backendVersion).toBe(pinned);
   });
 
+  // The scripts, rerun on the release's tables, write the shipped profiles (the day they were
+  // read aside): a profile edited by hand, or a script changed without rerunning it, fails here.
+  const tsx = join(root, "node_modules", "tsx", "dist", "loader.mjs");
+  for (const [script, args, names] of [
+    ["from-coreml.ts", [join(tables, "coreml_supported_mlprogram_ops.md"), RELEASE], ["coreml"]],
+    ["from-nnapi.ts", [join(tables, "nnapi_supported_ops.md"), RELEASE], ["nnapi"]],
+    ["from-ort-web.ts", [], ["webnn", "webgpu"]],
+  ] as const)
+    it(`${script} rewrites ${names.join(" and ")} as shipped`, () => {
+      const out = mkdtempSync(join(tmpdir(), "profiles-"));
+      try {
+        const date = loadProfile(names[0]).source.date;
+        const r = spawnSync(
+          process.execPath,
+          ["--import", tsx, join(root, "scripts", "targets", script), ...args, date],
+          { encoding: "utf8", env: { ...process.env, TARGETS_OUT: out } },
+        );
+        expect(r.status, r.stderr).toBe(0);
+        for (const name of names) {
+          const written = JSON.parse(readFileSync(join(out, `${name}.json`), "utf8"));
+          const shipped = JSON.parse(readFileSync(join(root, "targets", `${name}.json`), "utf8"));
+          written.source.date = shipped.source.date;
+          expect(written, name).toEqual(shipped);
+        }
+      } finally {
+        rmSync(out, { recursive: true, force: true });
+      }
+    }, 60_000);
+
   it("a profile with the old `partial` is refused in one line", () => {
     const p = JSON.parse(readFileSync(join(root, "targets", "webnn.json"), "utf8"));
     p.ops.Abs.partial = "limited";
@@ -96,6 +125,7 @@ function said(c: Constraint): string {
     case "rank":
       return `rank of ${c.input === undefined ? "every input" : `input ${c.input}`} ${c.min}-${c.max}`;
     case "input-types":
+    case "output-types":
       return `${c.name} is ${c.types.join("|")}`;
     case "input-values": {
       const { kind, input, name, ...rest } = c;
@@ -115,6 +145,8 @@ function said(c: Constraint): string {
       return `dim ${c.axis} of input ${c.input} = of output ${c.output}`;
     case "max-outputs":
       return `at most ${c.max} outputs`;
+    case "every-axis":
+      return `attribute ${c.attribute} absent or every axis in order`;
     default:
       return c.kind;
   }
@@ -156,7 +188,8 @@ g (float[2,3,4] x) => (float[6,4] a, float[2,12] b, float[2,3,4] c) {
     expect(b!.verdict).toBe("partial");
     expect(b!.reasons).toEqual(["input 'shape' holds 0, which the target does not take"]);
     expect(c!.verdict).toBe("partial");
-    expect(c!.reasons[0]).toBe("input 'shape' is computed, not constant");
+    // said once, not again by the constraint on its values
+    expect(c!.reasons).toEqual(["input 'shape' is computed, not constant"]);
   });
 
   it("coreml MatMul is supported (the table's note is Gemm's); Pow only with both inputs float32", () => {
@@ -220,6 +253,79 @@ g (float[N,3] x, float[2,3] z, int64[2] i, int32[2] j) => (float[N,3] y, float[2
       /^none of the cases the target takes: input 'indices' is computed/,
     );
     expect(b!.verdict).toBe("supported");
+  });
+});
+
+describe("a note held where an older op version takes its input as an attribute", () => {
+  it("nnapi Split: equal parts only, the sizes given as an input or (before 13) an attribute", () => {
+    const m = parseModelText(`<ir_version: 9, opset_import: ["" : 13]>
+g (float[2,6] x) => (float[2,3] a, float[2,3] b, float[2,2] c, float[2,4] d, float[2,3] e, float[2,3] f) {
+  s1 = Constant <value: tensor = int64[2] {3, 3}> ()
+  a, b = Split <axis = 1> (x, s1)
+  s2 = Constant <value: tensor = int64[2] {2, 4}> ()
+  c, d = Split <axis = 1> (x, s2)
+  e, f = Split <axis = 1> (x)
+}`);
+    const [a, c, e] = verdictOf(classifyModel(m, loadProfile("nnapi")), "Split");
+    expect(a!.verdict).toBe("supported");
+    expect(c!.verdict).toBe("partial");
+    expect(c!.reasons).toEqual(["split sizes [2,4] differ; the target takes equal parts only"]);
+    expect(e!.verdict).toBe("supported");
+    const old = parseModelText(`<ir_version: 7, opset_import: ["" : 11]>
+g (float[2,6] x) => (float[2,2] c, float[2,4] d, float[2,3] e, float[2,3] f) {
+  c, d = Split <axis = 1, split = [2, 4]> (x)
+  e, f = Split <axis = 1, split = [3, 3]> (x)
+}`);
+    const [c11, e11] = verdictOf(classifyModel(old, loadProfile("nnapi")), "Split");
+    expect(c11!.reasons).toEqual(["split sizes [2,4] differ; the target takes equal parts only"]);
+    expect(e11!.verdict).toBe("supported");
+  });
+
+  it("onnx-mlir ReduceSum: axes given (an attribute at opset 11, an input at 13), not left to the default", () => {
+    const m11 = parseModelText(`<ir_version: 7, opset_import: ["" : 11]>
+g (float[2,3] x) => (float[2,1] a, float[1,1] b) {
+  a = ReduceSum <axes = [1]> (x)
+  b = ReduceSum (x)
+}`);
+    const [a, b] = verdictOf(classifyModel(m11, loadProfile("onnx-mlir")), "ReduceSum");
+    expect(a!.verdict).toBe("supported");
+    expect(b!.verdict).toBe("partial");
+    expect(b!.reasons).toEqual(["input 'axes' is not given; the target needs it"]);
+    const m13 = parseModelText(`<ir_version: 7, opset_import: ["" : 13]>
+g (float[2,3] x) => (float[2,1] a, float[1,1] b) {
+  k = Constant <value: tensor = int64[1] {1}> ()
+  a = ReduceSum (x, k)
+  b = ReduceSum (x)
+}`);
+    const [a13, b13] = verdictOf(classifyModel(m13, loadProfile("onnx-mlir")), "ReduceSum");
+    expect(a13!.verdict).toBe("supported");
+    expect(b13!.verdict).toBe("partial");
+  });
+});
+
+describe("tensorrt: notes read as onnx-tensorrt's matrix means them", () => {
+  it("Resize with scales: `axes`, when set, is every axis in order", () => {
+    const m = parseModelText(`<ir_version: 9, opset_import: ["" : 19]>
+g (float[1,2,4,4] x) => (float[1,2,8,8] a, float[1,2,8,8] b, float[1,2,8,8] c) {
+  s4 = Constant <value: tensor = float[4] {1, 1, 2, 2}> ()
+  s2 = Constant <value: tensor = float[2] {2, 2}> ()
+  a = Resize <axes = [0, 1, 2, 3]> (x, , s4)
+  b = Resize <axes = [2, 3]> (x, , s2)
+  c = Resize (x, , s4)
+}`);
+    const [a, b, c] = verdictOf(classifyModel(m, loadProfile("tensorrt")), "Resize");
+    expect(a!.verdict).toBe("supported");
+    expect(b!.verdict).toBe("partial");
+    expect(b!.reasons[0]).toMatch(
+      /attribute 'axes' = \[2,3\], the target takes every axis of the rank-4 input in order/,
+    );
+    expect(c!.verdict).toBe("supported");
+  });
+
+  it('ConstantOfShape makes int64 (the matrix spells it "INF64")', () => {
+    const m = parseModelText(`<ir_version: 9, opset_import: ["" : 17]>
+g (int64[2] s) => (int64[?,?] y) { y = ConstantOfShape <value = int64[1] {7}> (s) }`);
+    expect(classifyModel(m, loadProfile("tensorrt")).nodes[0]!.verdict).toBe("supported");
   });
 });
 

@@ -23,7 +23,7 @@ import {
   type NodePlan,
 } from "./plan.js";
 import { constantValue, largestMagnitude, rewriteHalf } from "./rewrite.js";
-import { formatError, outputsError, overflowKeeps, ownErrors } from "./verify.js";
+import { formatError, outputsError, overflowKeeps, ownErrors, storedRounded } from "./verify.js";
 import { fusedEpsilonKeeps, withMisreadEpsilon } from "./fused-epsilon.js";
 
 export { type HalfOptions } from "./plan.js";
@@ -58,8 +58,13 @@ export interface PrecisionReport {
   halfTensors: number;
   /** Share of the stored float bytes (float32 and half) held in half. */
   halfWeightShare: number;
-  /** The largest output's norm-wise error against the float32 run (verified only). */
+  /** The largest output's norm-wise error against the float32 run, in the interpreter (verified only). */
   error?: number;
+  /**
+   * The same with only the stored tensors rounded to half, every op in float32: what
+   * onnxruntime's CPU provider computes from the half model (verified only).
+   */
+  storedError?: number;
   maxError?: number;
 }
 
@@ -83,6 +88,24 @@ export function halfWeightShare(model: Model): number {
     if (a?.type === "TENSOR" && a.value) count(a.value.dataType, a.value.elementCount);
   }
   return all ? half / all : 1;
+}
+
+/** The float32 bytes each node reads from stored tensors (initializers, Constants), by index. */
+function storedBytes(model: Model): Map<number, number> {
+  const size = new Map<string, number>();
+  for (const t of model.graph.initializers)
+    if (t.dataType === F32) size.set(t.name, 4 * t.elementCount);
+  for (const n of model.graph.nodes) {
+    const c = constantValue(n);
+    if (c && n.outputs[0]) size.set(n.outputs[0], 4 * c.elementCount);
+  }
+  const out = new Map<number, number>();
+  model.graph.nodes.forEach((n, i) => {
+    let b = 0;
+    for (const x of new Set(n.inputs)) b += size.get(x) ?? 0;
+    if (b) out.set(i, b);
+  });
+  return out;
 }
 
 /** Readers of stored float32 tensors beyond half's range (unless clamped): kept, named. */
@@ -116,6 +139,13 @@ function storedOverflow(model: Model, opts: HalfOptions): Map<number, string> {
     }
   });
   return out;
+}
+
+/** The outputs' error of a half model: every op rounded, and the stored tensors only. */
+interface Measured {
+  half: number;
+  stored?: number;
+  worst: number;
 }
 
 interface Made {
@@ -178,6 +208,14 @@ function asDeclared(m: Model, inputs: Record<string, RValue>): Record<string, RV
   return out;
 }
 
+/** The float32 run's inputs rounded to half where the half model declares them half, kept float32. */
+function roundedInputs(m: Model, inputs: Record<string, RValue>): Record<string, RValue> {
+  const out = asDeclared(m, inputs);
+  for (const [name, x] of Object.entries(out))
+    if (x !== inputs[name] && "dtype" in x) out[name] = fromFloat64(F32, x.shape, toFloat64(x));
+  return out;
+}
+
 /** The model made half, with its report and notes (or error notes). */
 export function lowerPrecision(
   model: Model,
@@ -219,6 +257,7 @@ export function lowerPrecision(
       if (!forced.has(i)) forced.set(i, why);
   let made = make(model, types, opts, forced);
   let error: number | undefined;
+  let storedError: number | undefined;
   const maxError = opts.verify?.maxError ?? DEFAULT_MAX_ERROR;
   if (opts.verify) {
     let values: Record<string, RValue>;
@@ -252,15 +291,57 @@ export function lowerPrecision(
     for (const [i, why] of overflowKeeps(g, values, opts.to))
       if (!forced.has(i)) forced.set(i, why);
     made = make(model, types, opts, forced);
-    const measure = (m: Model) => {
+    let failure: string | undefined;
+    const runError = (m: Model, feeds: Record<string, RValue>) => {
       try {
-        return outputsError(run(m, asDeclared(m, inputs)), ref);
+        return outputsError(run(m, feeds), ref);
+      } catch (e) {
+        failure = (e as Error).message;
+        return Infinity;
+      }
+    };
+    // The stored-rounded run (verify.ts's storedRounded) takes the inputs and gives the outputs
+    // in the types the half model declares, rounded to half where they are half.
+    const roundedError = (m: Model) => {
+      try {
+        const got = run(storedRounded(model, m, opts), roundedInputs(m, inputs));
+        for (const v of m.graph.outputs) {
+          const x = got[v.name];
+          const t = v.type?.kind === "tensor" ? v.type.elemType : undefined;
+          if (x && "dtype" in x && x.dtype === F32 && t === opts.to)
+            got[v.name] = fromFloat64(t, x.shape, toFloat64(x));
+        }
+        return outputsError(got, ref);
       } catch {
         return Infinity;
       }
     };
-    error = measure(made.model);
     const aim = maxError / VERIFY_HEADROOM;
+    // Both ways a runtime computes the half model must stay within the aim: every op's output
+    // rounded to half (the interpreter; a GPU's or an accelerator's half kernels), and only the
+    // stored tensors rounded, every op in float32 (onnxruntime's CPU provider, verify.ts's
+    // storedRounded). Either can be the further: on mobilenet_v3_small the stored tensors alone
+    // are 1.1e-2 away where every op rounded is 6.1e-3. (The second run is skipped when the
+    // first is already over.)
+    const measure = (m: Model): Measured => {
+      const half = runError(m, asDeclared(m, inputs));
+      if (half > aim) return { half, worst: half };
+      const stored = roundedError(m);
+      return { half, stored, worst: Math.max(half, stored) };
+    };
+    let measured = measure(made.model);
+    // The half model made from a float32 model the interpreter runs should run too: where it
+    // does not, moving nodes back one by one would only hide the cause.
+    if (failure)
+      return {
+        ok: false,
+        notes: [
+          {
+            level: "error",
+            message: `precision: the ${halfName(opts.to)} model does not run in the interpreter (${failure}); --no-verify writes it unchecked`,
+          },
+        ],
+      };
     // A normalization's ε that onnxruntime would misread (fused-epsilon.ts): kept float32 only
     // if the model as onnxruntime would compute it is off by more than the aim, or by more than
     // twice the half model's own error (the misread then outweighs every rounding to half).
@@ -268,57 +349,80 @@ export function lowerPrecision(
     if (epsilon.size) {
       const w = withMisreadEpsilon(model, epsilon.keys(), types);
       const misread = make(w.model, w.types, opts, forced);
-      if (measure(misread.model) > Math.min(aim, 2 * error)) {
+      const misreadError = runError(misread.model, asDeclared(misread.model, inputs));
+      if (misreadError > Math.min(aim, 2 * measured.half)) {
         for (const [i, why] of epsilon) if (!forced.has(i)) forced.set(i, why);
         made = make(model, types, opts, forced);
-        error = measure(made.model);
+        measured = measure(made.model);
       }
     }
-    // The verification holds the interpreter's error a little under the bound: runtimes round
-    // half arithmetic differently (onnxruntime's float16 Conv accumulates in half, docs/semantics.md
-    // "Precision lowering"), and the headroom keeps more models within the bound on them too.
-    if (error > aim) {
+    // The aim is the bound over a headroom: runtimes whose half kernels sum in another order or
+    // in half (a GPU's) land a little apart from both measures, and the headroom keeps them
+    // within the bound too.
+    if (measured.worst > aim) {
       const ranked = ownErrors(model, made.plans, types, values, opts).filter(
         (r) => !forced.has(r.index),
       );
-      let moved: typeof ranked = [];
+      const moved: typeof ranked = [];
       let trials = 0;
-      while (error > aim && ranked.length && trials < MAX_TRIALS) {
+      while (measured.worst > aim && ranked.length && trials < MAX_TRIALS) {
         // One at a time at first; then in growing steps, so that a model needing many is not
         // run once per node (each still named, with its own error).
         const step = moved.length < 16 ? 1 : Math.ceil(moved.length / 4);
         for (const r of ranked.splice(0, step)) {
           forced.set(
             r.index,
-            `its own error ${formatError(r.error)} was the largest left while the outputs' error was ${formatError(error)} (over ${formatError(aim)}, the bound ${formatError(maxError)} with the verification's headroom)`,
+            `its own error ${formatError(r.error)} was the largest left while the outputs' error was ${formatError(measured.worst)} (over ${formatError(aim)}, the bound ${formatError(maxError)} with the verification's headroom)`,
           );
           moved.push(r);
         }
         made = make(model, types, opts, forced);
-        error = measure(made.model);
+        measured = measure(made.model);
         trials++;
       }
       // In a deep network one node's rounding can cancel another's, so not every node moved
-      // was needed: each is tried back in half, smallest own error first, and stays half if
-      // the outputs remain within the aim.
-      moved = moved.reverse();
-      for (const r of moved) {
-        if (error > aim || trials >= MAX_TRIALS) break;
-        const why = forced.get(r.index)!;
-        forced.delete(r.index);
-        const tried = make(model, types, opts, forced);
-        const e = measure(tried.model);
-        trials++;
-        if (e <= aim) {
-          made = tried;
-          error = e;
-        } else forced.set(r.index, why);
+      // was needed: each is tried back in half and stays half if the outputs remain within the
+      // aim. Which order keeps more weight bytes half depends on the model (mobilenet_v3_small's
+      // legacy export: 83% smallest own error first, 92% most stored bytes first; its dynamo
+      // export the other way round, 93% against 90%), so both are tried and the one with more
+      // bytes half is kept.
+      if (measured.worst <= aim && moved.length) {
+        const bytes = storedBytes(model);
+        const byError = moved.slice().reverse();
+        const byBytes = byError
+          .slice()
+          .sort((a, b) => (bytes.get(b.index) ?? 0) - (bytes.get(a.index) ?? 0));
+        const budget = Math.max(0, MAX_TRIALS - trials);
+        const retry = (order: typeof moved, runs: number) => {
+          const f = new Map(forced);
+          let m = made;
+          let e = measured;
+          for (const r of order.slice(0, runs)) {
+            const why = f.get(r.index)!;
+            f.delete(r.index);
+            const tried = make(model, types, opts, f);
+            const t = measure(tried.model);
+            if (t.worst <= aim) {
+              m = tried;
+              e = t;
+            } else f.set(r.index, why);
+          }
+          return { m, e, share: halfWeightShare(m.model) };
+        };
+        const first = retry(byError, Math.ceil(budget / 2));
+        const second = retry(byBytes, Math.floor(budget / 2));
+        const best = second.share > first.share ? second : first;
+        made = best.m;
+        measured = best.e;
       }
     }
-    if (error > maxError)
+    error = measured.half;
+    storedError = measured.stored ?? roundedError(made.model);
+    const worst = Math.max(error, storedError);
+    if (worst > maxError)
       notes.push({
         level: "warning",
-        message: `the outputs' error ${formatError(error)} is over the bound ${formatError(maxError)}`,
+        message: `the outputs' error ${formatError(worst)} is over the bound ${formatError(maxError)}`,
       });
   }
   const kept: PrecisionReport["kept"] = [];
@@ -335,7 +439,7 @@ export function lowerPrecision(
     casts: made.casts,
     halfTensors: made.halfTensors,
     halfWeightShare: halfWeightShare(made.model),
-    ...(error !== undefined ? { error, maxError } : {}),
+    ...(error !== undefined ? { error, storedError, maxError } : {}),
   };
   notes.push(...reportNotes(report));
   return { ok: true, model: made.model, report, notes };
@@ -347,7 +451,7 @@ export function reportNotes(r: PrecisionReport): Note[] {
   const err =
     r.error === undefined
       ? "not verified"
-      : `output error ${formatError(r.error)} (bound ${formatError(r.maxError!)})`;
+      : `output error ${formatError(r.error)} (bound ${formatError(r.maxError!)}${r.storedError === undefined ? "" : `; ${formatError(r.storedError)} with only the stored tensors in ${r.to}, as onnxruntime's CPU provider computes it`})`;
   return [
     {
       level: "info",

@@ -52,6 +52,11 @@ export interface NodePlan {
    * allows the half type (Shape's input, Cast's source, Resize's roi): read as the value is.
    */
   inFlex: boolean[];
+  /**
+   * Flex input slots bound to one type variable (Equal's two inputs, Where's two values): they
+   * must be read in one type, so where their values' homes differ all are read as float32.
+   */
+  flexGroups?: number[][];
   /** Why the node stays float32 (its slots then all false). */
   kept?: string;
   /** The node reads or writes float32 but has nothing to make half, and needs nothing. */
@@ -149,6 +154,7 @@ function schemaPlan(n: Node, v: OpVersion, ctx: PlanContext): NodePlan {
     const allowed = vars.get(name)!.includes(want);
     if (!b.outs.length) {
       if (allowed) for (const i of b.ins) plan.inFlex[i] = true;
+      if (allowed && b.ins.length > 1) (plan.flexGroups ??= []).push(b.ins);
       continue;
     }
     if (!b.ins.length && !ATTRIBUTE_TYPED.has(n.opType)) continue;

@@ -46,6 +46,23 @@ function makeHalf(t: Tensor, to: number, clamp: boolean): Tensor | undefined {
   return out;
 }
 
+/** Tensors rounded to half and widened back (the verification's float32 runtime, repeatedly). */
+const rounded = new WeakMap<Tensor, Map<string, Tensor>>();
+
+/** A float32 tensor's values rounded to the half type (clamped when `clamp`), kept float32. */
+export function roundedFloat32(t: Tensor, to: number, clamp: boolean): Tensor {
+  let m = rounded.get(t);
+  if (!m) rounded.set(t, (m = new Map()));
+  const key = `${to}:${clamp}`;
+  let r = m.get(key);
+  if (!r) {
+    const h = halfTensor(t, to, clamp);
+    r = h ? toIRTensor(fromFloat64(F32, [...t.dims], toFloat64(fromIRTensor(h))), t.name) : t;
+    m.set(key, r);
+  }
+  return r;
+}
+
 /** The largest finite magnitude of a float32 tensor's values. */
 export function largestMagnitude(t: Tensor): number {
   let m = 0;
@@ -110,9 +127,23 @@ export function rewriteHalf(
     if (!l) wants.set(name, (l = []));
     l.push(w);
   };
+  // Values a node writes in half (a flex group beside one reads its stored partners in half).
+  const writtenHalf = new Set<string>();
+  g.nodes.forEach((n, i) =>
+    n.outputs.forEach((o, s) => plans[i]!.outHalf[s] && writtenHalf.add(o)),
+  );
+  for (const v of g.inputs) if (!keepsIo(opts, v.name)) writtenHalf.add(v.name);
+  const stored = new Set(initNames);
+  for (const n of g.nodes) if (constantValue(n) && n.outputs[0]) stored.add(n.outputs[0]);
   g.nodes.forEach((n, i) => {
     const p = plans[i]!;
-    n.inputs.forEach((x, s) => want(x, p.inHalf[s] ? "half" : p.inFlex[s] ? "any" : "f32"));
+    const w = n.inputs.map((_, s): Want => (p.inHalf[s] ? "half" : p.inFlex[s] ? "any" : "f32"));
+    // Equal(half value, stored tensor): the stored tensor is wanted half, so that both are read
+    // in one type without a Cast (where another reader keeps it float32, the rewrite casts).
+    for (const group of p.flexGroups ?? [])
+      if (group.some((s) => writtenHalf.has(n.inputs[s]!)))
+        for (const s of group) if (stored.has(n.inputs[s]!)) w[s] = "half";
+    n.inputs.forEach((x, s) => want(x, w[s]!));
     for (const x of outerNamesUsedBy(n)) {
       want(x, "f32");
       readInside.add(x);
@@ -194,9 +225,15 @@ export function rewriteHalf(
   };
   const rewritten = nodes.map((n, i) => {
     const p = plans[i]!;
-    const inputs = n.inputs.map((x, s) =>
-      read(x, p.inHalf[s] ? "half" : p.inFlex[s] ? "any" : "f32"),
+    const wanted = n.inputs.map((_, s): Want =>
+      p.inHalf[s] ? "half" : p.inFlex[s] ? "any" : "f32",
     );
+    // Flex slots of one type variable whose values' homes differ: all read as float32 (exact).
+    for (const group of p.flexGroups ?? []) {
+      const homes = new Set(group.map((s) => home.get(rename.get(n.inputs[s]!) ?? n.inputs[s]!)));
+      if (homes.has(to) && homes.has(F32)) for (const s of group) wanted[s] = "f32";
+    }
+    const inputs = n.inputs.map((x, s) => read(x, wanted[s]!));
     const outs = n.outputs.map((o) => rename.get(o) ?? o);
     const same =
       inputs.every((x, s) => x === n.inputs[s]) && outs.every((o, s) => o === n.outputs[s]);

@@ -8,7 +8,7 @@
 import { run } from "../../interp/executor.js";
 import { toFloat64 } from "../../interp/tensor.js";
 import type { RTensor, RValue } from "../../interp/types.js";
-import type { Graph, Model, Type } from "../../ir/types.js";
+import type { Graph, Model, Node, Type } from "../../ir/types.js";
 import {
   F32,
   elemOf,
@@ -19,7 +19,7 @@ import {
   type HalfOptions,
   type NodePlan,
 } from "./plan.js";
-import { rewriteHalf } from "./rewrite.js";
+import { constantValue, rewriteHalf, roundedFloat32 } from "./rewrite.js";
 
 /** ‖a − b‖₂ / ‖b‖₂ over every element (‖a − b‖₂ when b is all zeros); shapes that differ: ∞. */
 export function normError(a: RTensor, b: RTensor): number {
@@ -150,6 +150,58 @@ export function ownErrors(
     out.push({ index: i, error });
   });
   return out.sort((a, b) => b.error - a.error);
+}
+
+/**
+ * The half model as onnxruntime's CPU provider computes it: the float32 model with each stored
+ * tensor the half model holds in half (initializers, Constants, ConstantOfShape's value) rounded
+ * to it, every op computed in float32. That provider has no float16 kernel for most ops (Conv,
+ * MatMul, Gemm, Add, Mul, the activations, the reductions): it runs each in float32 between
+ * Casts and then removes the Cast pairs between them, so the activations are never rounded to
+ * half and the stored tensors' rounding is all that is left (docs/semantics.md, "Precision
+ * lowering").
+ */
+export function storedRounded(model: Model, half: Model, opts: HalfOptions): Model {
+  const halves = new Set<string>();
+  for (const t of half.graph.initializers) if (t.dataType === opts.to) halves.add(t.name);
+  const halfFill = new Set<string>();
+  for (const n of half.graph.nodes) {
+    const v = n.attributes.find((a) => a.name === "value");
+    const t = v?.type === "TENSOR" ? v.value : undefined;
+    if (t?.dataType !== opts.to || !n.outputs[0]) continue;
+    if (n.opType === "Constant") halves.add(n.outputs[0]);
+    else if (n.opType === "ConstantOfShape") halfFill.add(n.outputs[0]);
+  }
+  const clamp = !!opts.clamp;
+  const g = model.graph;
+  const node = (n: Node): Node => {
+    const o = n.outputs[0] ?? "";
+    const c = halves.has(o) ? constantValue(n) : undefined;
+    if (c)
+      return {
+        ...n,
+        attributes: [{ name: "value", type: "TENSOR", value: roundedFloat32(c, opts.to, clamp) }],
+      };
+    if (!halfFill.has(o)) return n;
+    return {
+      ...n,
+      attributes: n.attributes.map((a) =>
+        a.name === "value" && a.type === "TENSOR" && a.value?.dataType === F32
+          ? { ...a, value: roundedFloat32(a.value, opts.to, true) }
+          : a,
+      ),
+    };
+  };
+  return {
+    ...model,
+    graph: {
+      ...g,
+      initializers: g.initializers.map((t) =>
+        t.dataType === F32 && halves.has(t.name) ? roundedFloat32(t, opts.to, clamp) : t,
+      ),
+      nodes: g.nodes.map(node),
+    },
+  };
 }
 
 export { fmt as formatError, nodeLabel };

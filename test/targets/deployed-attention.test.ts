@@ -1,0 +1,122 @@
+// The deployed corpus's fused transformers lowered for CoreML and NNAPI, judged by onnxruntime's
+// own usability checker with every symbolic dim fixed (a batch dim 1, the others 8): the
+// onnxruntime-fused BERTs (Attention, MultiHeadAttention, EmbedLayerNormalization,
+// SkipLayerNormalization, BiasGelu, FastGelu; float32 and float16) end in one CoreML partition
+// covering every node, and the GroupQueryAttention prompt model in one CoreML partition covering
+// every node and one NNAPI partition (its own mask's ReduceSum, on the graph input, left before
+// it); the dynamically quantized BERTs (DynamicQuantizeMatMul, MatMulIntegerToFloat, and
+// DynamicQuantizeLinear with MatMulInteger) in one CoreML partition covering every node; CLIP's
+// text encoder too, its QuickGelu kept (CoreML has it) and the shapes past it in the value_info
+// lower writes (ONNX's inference, which the checker uses, stops at onnxruntime's ops). No Loop: the Range of the attention body folds once the dims are fixed. The lowered models
+// give onnxruntime's numbers on the original (norm-wise).
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { lower, randomInputs } from "../../src/app/index.js";
+import { toFloat64 } from "../../src/interp/tensor.js";
+import type { RTensor } from "../../src/interp/types.js";
+import { saveModel } from "../../src/io/files.js";
+import { modelOf } from "../../src/passes/pass.js";
+import { fixDims } from "../../src/passes/fix-dims.js";
+import { transform } from "../../src/app/transform.js";
+import { loadProfile } from "../../src/targets/load.js";
+import { deployedNames, loadDeployed } from "../../scripts/corpus/deployed-judge.js";
+import {
+  estimateOf,
+  NO_USABILITY_PYTHON,
+  usability,
+  usabilityPython,
+} from "../../scripts/targets/ort-usability.js";
+import { runOrt } from "../helpers/ort.js";
+
+const python = usabilityPython();
+const work = mkdtempSync(join(tmpdir(), "deployed-attention-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Model, target, and what the checker must find after lowering. */
+const CASES: [string, "coreml" | "nnapi", { partitions: number; left: number }][] = [
+  ["bert_optimized", "coreml", { partitions: 1, left: 0 }],
+  ["bert_optimized_default", "coreml", { partitions: 1, left: 0 }],
+  ["bert_optimized_mha", "coreml", { partitions: 1, left: 0 }],
+  ["bert_tanh_optimized", "coreml", { partitions: 1, left: 0 }],
+  ["bert_optimized_fp16", "coreml", { partitions: 1, left: 0 }],
+  ["gqa_prompt", "coreml", { partitions: 1, left: 0 }],
+  ["gqa_prompt", "nnapi", { partitions: 1, left: 1 }],
+  ["bert_dynamic_ort_extended", "coreml", { partitions: 1, left: 0 }],
+  ["bert_dynamic_per_channel_ort_extended", "coreml", { partitions: 1, left: 0 }],
+  ["bert_dynamic_per_channel", "coreml", { partitions: 1, left: 0 }],
+  ["bert_dynamic_qop", "coreml", { partitions: 1, left: 0 }],
+  // QuickGelu stays (CoreML has it): the value_info lower writes carries the shapes past it
+  ["clip_text_optimized", "coreml", { partitions: 1, left: 0 }],
+];
+
+function normwise(a: Record<string, RTensor>, b: Record<string, RTensor>): number {
+  let worst = 0;
+  for (const k of Object.keys(a)) {
+    const [x, y] = [toFloat64(a[k]!), toFloat64(b[k]!)];
+    let [num, den] = [0, 0];
+    for (let i = 0; i < x.length; i++) [num, den] = [num + (x[i]! - y[i]!) ** 2, den + x[i]! ** 2];
+    worst = Math.max(worst, Math.sqrt(num / (den || 1)));
+  }
+  return worst;
+}
+
+const present = new Set(deployedNames());
+
+describe.skipIf(!python || !CASES.every(([n]) => present.has(n)))(
+  `fused transformers of the deployed corpus, lowered, by onnxruntime's checker${python ? "" : ` (${NO_USABILITY_PYTHON})`}`,
+  () => {
+    it("one partition, every node covered (NNAPI: the mask's ReduceSum before it); onnxruntime's numbers", async () => {
+      const files: string[] = [];
+      const errors: Record<string, number> = {};
+      for (const [name, target] of CASES) {
+        const m = loadDeployed(name).model;
+        const dims = new Map<string, number>();
+        for (const v of m.graph.inputs)
+          if (v.type?.kind === "tensor")
+            for (const d of v.type.shape ?? [])
+              if (typeof d === "string") dims.set(d, /batch/i.test(d) ? 1 : 8);
+        const r = lower(m, { profile: loadProfile(target), dims });
+        expect(r.ok, name).toBe(true);
+        if (!r.ok) continue;
+        const ops = r.model.graph.nodes.map((n) => n.opType);
+        expect(ops, name).not.toContain("Loop");
+        if (name !== "clip_text_optimized")
+          expect(r.model.graph.nodes.filter((n) => n.domain === "com.microsoft")).toEqual([]);
+        const file = join(work, `${name}.${target}.onnx`);
+        saveModel(r.model, file);
+        files.push(file);
+        const inputs = randomInputs(m, 3, dims) as Record<string, RTensor>;
+        errors[`${name}.${target}`] = normwise(
+          await runOrt(m, inputs),
+          await runOrt(r.model, inputs),
+        );
+        // the exported model with its dims fixed, as the checker judged it before
+        if (target === "coreml") {
+          const fixed = join(work, `${name}.fixed.onnx`);
+          saveModel(modelOf(transform(m, fixDims(dims))), fixed);
+          files.push(fixed);
+        }
+      }
+      const verdicts = usability(python!, files);
+      let k = 0;
+      for (const [name, target, want] of CASES) {
+        const e = estimateOf(verdicts[k++]![target])!;
+        expect({ name, target, partitions: e.partitions, left: e.nodes - e.supported }).toEqual({
+          name,
+          target,
+          ...want,
+        });
+        if (target === "coreml") {
+          // as exported: ops left (com.microsoft ones, DynamicQuantizeLinear, MatMulInteger)
+          const before = estimateOf(verdicts[k++]!.coreml)!;
+          expect(before.supported, name).toBeLessThan(before.nodes);
+        }
+      }
+      for (const [key, err] of Object.entries(errors))
+        expect(err, key).toBeLessThan(key.includes("fp16") ? 2e-3 : 1e-5);
+    }, 600_000);
+  },
+);
