@@ -6,6 +6,11 @@
 // "'attr' == v") is read here; every other is read by hand into NOTES below, keyed by a digest
 // of the comment, so that a rerun on a changed table stops at the comment to read again.
 //
+// The table lists no element types. webgpu.json's `types` are those scripts/targets/webgpu-kernels.ts
+// read from the release itself (test/data/targets/webgpu-kernels.json: the types of each probed
+// op that it places on WebGPU; an op not probed has none, any type); Gather's and GatherElements'
+// data types, narrower than their indices', are an input-types constraint besides.
+//
 //   npx tsx scripts/targets/from-ort-web.ts        (then review `git diff targets/`)
 
 import { readFileSync, writeFileSync } from "node:fs";
@@ -21,12 +26,32 @@ import {
   targetsDir,
   type Limits,
 } from "./common.js";
+import type { KernelTypes } from "./webgpu-kernels.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const pkg = join(root, "node_modules", "onnxruntime-web");
 const version = (JSON.parse(readFileSync(join(pkg, "package.json"), "utf8")) as { version: string })
   .version;
 const registry = SchemaRegistry.default();
+const kernels = JSON.parse(
+  readFileSync(join(root, "test", "data", "targets", "webgpu-kernels.json"), "utf8"),
+) as KernelTypes;
+if (kernels.release !== version)
+  throw new Error(
+    `test/data/targets/webgpu-kernels.json is of onnxruntime-web ${kernels.release}, not ${version}: rerun scripts/targets/webgpu-kernels.ts`,
+  );
+
+/** The element types the WebGPU kernels of an ai.onnx op run (undefined: not probed). */
+function webgpuTypes(op: string): { types: string[]; data?: string[] } | undefined {
+  if (op === "Cast") {
+    const ts = new Set(kernels.cast.flatMap((p) => p.split(">")));
+    return { types: [...ts].sort() };
+  }
+  const k = kernels.ops[op];
+  if (!k || !k.types.length) return undefined;
+  if (!k.indices) return { types: [...k.types].sort() };
+  return { types: [...new Set([...k.types, ...k.indices])].sort(), data: [...k.types].sort() };
+}
 
 /** "7-12, 13+" → ranges. */
 function ranges(text: string): { from: number; to?: number }[] {
@@ -261,6 +286,13 @@ function profileFrom(file: string, name: string, backend: string, webnn: boolean
             `${name} ${key}: '${comment}' is not of a form read here: read it into NOTES`,
           );
         row.constraints = constraints;
+      }
+      const typed = !webnn && domain === "" ? webgpuTypes(op) : undefined;
+      if (typed) {
+        row.types = typed.types;
+        const data = inputNames(domain, op)[0];
+        if (typed.data && data)
+          row.constraints.push({ kind: "input-types", input: 0, name: data, types: typed.data });
       }
       ops[key] = row;
     }

@@ -45,6 +45,8 @@ export interface WebgpuPlacement {
   cpuNodes: number;
   /** Those nodes by op type (counts). */
   cpuOps: Record<string, number>;
+  /** Those nodes' names, in the log's order. */
+  cpuNames: string[];
 }
 
 export interface WebgpuRun extends WebgpuPlacement {
@@ -100,6 +102,7 @@ const fromWire = (w: Wire): RTensor => {
 export function parsePlacement(lines: string[]): WebgpuPlacement {
   const byProvider: Record<string, number> = {};
   const cpuOps: Record<string, number> = {};
+  const cpuNames: string[] = [];
   let current: string | undefined;
   for (const line of lines) {
     const head = /(?:All nodes|Node\(s\)) placed on \[(\w+)\]\. Number of nodes: (\d+)/.exec(line);
@@ -109,10 +112,12 @@ export function parsePlacement(lines: string[]): WebgpuPlacement {
       continue;
     }
     const node = /\]\s{2,}([\w.]+) \((.*)\)\s*$/.exec(line);
-    if (node && current === "CPUExecutionProvider") cpuOps[node[1]!] = (cpuOps[node[1]!] ?? 0) + 1;
-    else if (!node) current = undefined;
+    if (node && current === "CPUExecutionProvider") {
+      cpuOps[node[1]!] = (cpuOps[node[1]!] ?? 0) + 1;
+      cpuNames.push(node[2]!);
+    } else if (!node) current = undefined;
   }
-  return { byProvider, cpuNodes: byProvider.CPUExecutionProvider ?? 0, cpuOps };
+  return { byProvider, cpuNodes: byProvider.CPUExecutionProvider ?? 0, cpuOps, cpuNames };
 }
 
 /**
@@ -255,6 +260,15 @@ export class WebgpuJudge {
         arg,
       )) as { outputs: Record<string, Wire> } | { error: string };
       if ("error" in r) throw new Error(`onnxruntime-web (WebGPU): ${r.error}`);
+      // The console messages may arrive after the call returns: wait (at most 10 s) until every
+      // node the placement headers count has its line.
+      for (let waited = 0; waited < 10_000; waited += 100) {
+        const p = parsePlacement(logs);
+        const listed = Object.values(p.byProvider).reduce((a, b) => a + b, 0);
+        const all = logs.some((l) => /All nodes placed on/.test(l));
+        if (all || (listed > 0 && p.cpuNames.length >= p.cpuNodes)) break;
+        await new Promise((res) => setTimeout(res, 100));
+      }
       const outputs = Object.fromEntries(
         Object.entries(r.outputs).map(([k, w]) => [k, fromWire(w)]),
       );

@@ -31,6 +31,7 @@ import { legalizeForTarget, type Approximation } from "../passes/legalize.js";
 import { removeDeadValues } from "../passes/remove-dead-values.js";
 import { inferValueInfo } from "../passes/infer-value-info.js";
 import { precisionPass, type PrecisionRequest } from "./precision.js";
+import { dtypeName } from "../ir/dtype.js";
 import type { Model, Node } from "../ir/types.js";
 import { pipeline, runPass } from "../passes/manager.js";
 import {
@@ -215,6 +216,16 @@ export function lowerSteps(model?: Model, req?: LowerRequest): LowerStep[] {
     const v = SchemaRegistry.default().tryResolve("", op, opset);
     return !!row && !!v && versionSupported(row, v.since);
   };
+  // The element types the profile runs an op on: its data input's own (input-types of input 0),
+  // else the op's types.
+  const takes = (op: string, elemType: number) => {
+    const row = p && rowFor(p, "", op);
+    if (!row || !hasOp(op)) return false;
+    const name = dtypeName(elemType);
+    const own = row.constraints.find((c) => c.kind === "input-types" && c.input === 0);
+    if (own?.kind === "input-types") return own.types.includes(name);
+    return !row.types || row.types.includes(name);
+  };
   const applies = (test: () => boolean) => model !== undefined && p !== undefined && test();
   const simplifyOptions: SimplifyOptions = {
     ...(req?.foldLimit !== undefined ? { foldLimit: req.foldLimit } : {}),
@@ -240,6 +251,7 @@ export function lowerSteps(model?: Model, req?: LowerRequest): LowerStep[] {
   const legalize = () =>
     legalizeForTarget({
       has: hasOp,
+      takes,
       refuses,
       foldLimit: req?.foldLimit,
       ...(req?.approximate ? { approximate: req.approximate } : {}),

@@ -17,6 +17,8 @@ import type { Pass } from "./pass.js";
 
 /** What a target has: an ai.onnx op at the model's opset. */
 export type HasOp = (op: string) => boolean;
+/** Whether the target runs an op it has on data of an element type (its profile's types). */
+export type TakesType = (op: string, elemType: number) => boolean;
 
 /** A node being rewritten, and what the rewrite may ask and make. */
 export interface Site {
@@ -24,11 +26,15 @@ export interface Site {
   /** The ai.onnx opset of the model. */
   readonly opset: number;
   has: HasOp;
+  /** Whether the target runs the op on data of the type (without types: whether it has the op). */
+  takes: TakesType;
   type(x: string): Type | undefined;
   /** The dims when all are static. */
   shape(x: string): number[] | undefined;
   /** The element type, when inferred. */
   elem(x: string): number | undefined;
+  /** How many node inputs and graph outputs read a value. */
+  uses(x: string): number;
   /** The node that computes a value (undefined for inputs and initializers). */
   producer(x: string): Node | undefined;
   /** A small constant's values (an initializer or a Constant's). */
@@ -52,6 +58,8 @@ export type Rewrite = (site: Site) => boolean;
 export interface LegalizeOptions {
   /** What the target has (the rewrites use nothing else). */
   has: HasOp;
+  /** The element types it runs each op on (absent: every type of the ops it has). */
+  takes?: TakesType;
   /**
    * Which nodes of a model's main graph the target refuses in their form only: it has the op and
    * the element types, but a constraint fails (a partial verdict: a 1D Conv, computed int64
@@ -104,6 +112,9 @@ export function legalizePass(
       };
       const producers = new Map<string, Node>();
       for (const n of g.nodes) for (const o of n.outputs) if (o) producers.set(o, n);
+      const uses = new Map<string, number>();
+      for (const x of [...g.nodes.flatMap((n) => n.inputs), ...g.outputs.map((o) => o.name)])
+        if (x) uses.set(x, (uses.get(x) ?? 0) + 1);
       const added: Tensor[] = [];
       const nodes: Node[] = [];
       let changed = 0;
@@ -119,6 +130,7 @@ export function legalizePass(
           node: n,
           opset,
           has: options.has,
+          takes: options.takes ?? ((op) => options.has(op)),
           out: n.outputs,
           type: (x) => types.get(x),
           shape: (x) => staticShape(types.get(x)),
@@ -127,6 +139,7 @@ export function legalizePass(
             return t?.kind === "tensor" ? t.elemType : undefined;
           },
           producer: (x) => producers.get(x),
+          uses: (x) => uses.get(x) ?? 0,
           value: (x) => {
             const t = inits.get(x) ?? consts.get(x);
             return t ? constFromTensor(t) : undefined;

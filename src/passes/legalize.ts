@@ -5,17 +5,20 @@
 // by name (`--approximate erf`).
 
 import { approximateErf } from "./approximate-erf.js";
-import type { HasOp, LegalizeOptions } from "./legalize-kit.js";
+import type { HasOp, LegalizeOptions, TakesType } from "./legalize-kit.js";
 import { legalizeConv1d } from "./legalize-conv1d.js";
 import { legalizeCompare } from "./legalize-compare.js";
 import { legalizeDynamicQuantize } from "./legalize-dynamic-quantize.js";
 import { legalizeExpand } from "./legalize-expand.js";
+import { legalizeBoolData } from "./legalize-bool-data.js";
 import { legalizeGather } from "./legalize-gather.js";
 import { legalizeGatherIndices } from "./legalize-gather-indices.js";
 import { legalizeGatherND } from "./legalize-gathernd.js";
 import { legalizeHardSwish } from "./legalize-hardswish.js";
 import { legalizeIsNaN } from "./legalize-isnan.js";
 import { legalizeIsNaNByEqual } from "./legalize-isnan-equal.js";
+import { legalizeBoolLogic } from "./legalize-bool-logic.js";
+import { legalizeCastFirst } from "./legalize-cast-first.js";
 import { legalizeMatMulInteger } from "./legalize-matmul-integer.js";
 import { legalizeMask } from "./legalize-mask.js";
 import { legalizeNeg } from "./legalize-neg.js";
@@ -38,6 +41,8 @@ export type Approximation = (typeof APPROXIMATIONS)[number];
 
 export interface LegalizeForTargetOptions {
   has: HasOp;
+  /** The element types the target runs each op on (absent: any type of the ops it has). */
+  takes?: TakesType;
   /** Which nodes the target refuses in their form only (LegalizeOptions.refuses). */
   refuses?: LegalizeOptions["refuses"];
   approximate?: readonly Approximation[];
@@ -48,7 +53,11 @@ export interface LegalizeForTargetOptions {
 
 /** The legalizations, in the order one round runs them. */
 export function legalizations(o: LegalizeForTargetOptions): Pass[] {
-  const options: LegalizeOptions = { has: o.has, ...(o.refuses ? { refuses: o.refuses } : {}) };
+  const options: LegalizeOptions = {
+    has: o.has,
+    ...(o.takes ? { takes: o.takes } : {}),
+    ...(o.refuses ? { refuses: o.refuses } : {}),
+  };
   const passes = [
     legalizeGather(options),
     legalizeGatherND(options),
@@ -63,6 +72,11 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeRowMaxGuard(options),
     legalizeIsNaNByEqual(options),
     legalizeMask(options),
+    // Element types the target refuses in masks and positions: a Cast moved before the op that
+    // refuses its input type; a bool mask's And/Or/Xor and moves on 0 and 1.
+    legalizeCastFirst(options),
+    legalizeBoolLogic(options),
+    legalizeBoolData(options),
     // After legalize-mask, which follows the same chains into a Where the target lacks.
     legalizeCompare(options),
     legalizeDynamicQuantize(options),

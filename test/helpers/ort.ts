@@ -98,6 +98,23 @@ export async function compareWithOrt(
   }
 }
 
+/**
+ * Runs two models on onnxruntime-node and expects the second's outputs to be the first's, bit for
+ * bit (element type, shape and every value: a rewrite that must be exact).
+ */
+export async function expectSameOnOrt(
+  a: Model,
+  b: Model,
+  feeds: Record<string, RTensor>,
+): Promise<void> {
+  const [x, y] = [await runOrt(a, feeds), await runOrt(b, feeds)];
+  for (const k of Object.keys(x)) {
+    expect(y[k]!.dtype, k).toBe(x[k]!.dtype);
+    expect(y[k]!.shape, k).toEqual(x[k]!.shape);
+    expect([...y[k]!.data], k).toEqual([...x[k]!.data]);
+  }
+}
+
 /** Puts constant inputs into the graph as Constant nodes, so both runtimes see the same graph. */
 export function prependConstants(g: Graph, consts: Record<string, RTensor>): void {
   g.nodes.unshift(

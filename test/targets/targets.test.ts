@@ -59,6 +59,32 @@ describe("profiles as data", () => {
       }
     });
 
+  it("webgpu's element types are those the release's WebGPU kernels ran (webgpu-kernels.json)", () => {
+    const p = loadProfile("webgpu");
+    const k = JSON.parse(
+      readFileSync(join(root, "test", "data", "targets", "webgpu-kernels.json"), "utf8"),
+    ) as {
+      release: string;
+      ops: Record<string, { types: string[]; indices?: string[] }>;
+      cast: string[];
+    };
+    expect(k.release).toBe(p.backendVersion);
+    for (const [op, r] of Object.entries(k.ops)) {
+      const row = p.ops[op];
+      if (!row || !r.types.length) continue;
+      expect(row.types, op).toEqual([...new Set([...r.types, ...(r.indices ?? [])])].sort());
+      if (r.indices)
+        expect(row.constraints, op).toContainEqual(
+          expect.objectContaining({ kind: "input-types", input: 0, types: [...r.types].sort() }),
+        );
+    }
+    // no kernel reads int64 but as an index (Gather's, GatherElements', GatherND's)
+    expect(p.ops.Cast!.types).toEqual(["bool", "float", "float16", "int32", "uint32"]);
+    expect(k.cast).not.toContain("int64>bool");
+    for (const op of ["Flatten", "Reshape", "Unsqueeze", "Equal", "Where", "Mul", "ReduceMax"])
+      expect(p.ops[op]!.types, op).not.toContain("int64");
+  });
+
   it("webnn's facts: counts and rows read from the source", () => {
     const p = loadProfile("webnn");
     const rows = Object.values(p.ops);

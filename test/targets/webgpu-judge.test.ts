@@ -16,10 +16,36 @@ import {
   WebgpuJudge,
   webgpuUnavailable,
 } from "../../scripts/targets/webgpu-judge.js";
+import { saveModel } from "../../src/io/files.js";
+import { classifyModel } from "../../src/targets/classify.js";
+import { loadProfile } from "../../src/targets/load.js";
+import { parseModelText } from "../../src/text/parse.js";
 import { runCli } from "../helpers/cli.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const model = join(root, "test", "data", "targets", "vit_tiny_dynamo.onnx");
+// BERT's attention mask in small: token ids and an int64 padding mask; the mask made bool, moved
+// (Flatten, Gather, Reshape), And-ed with a causal mask and turned into the scores' bias. As
+// exported, onnxruntime-web's WebGPU kernels take none of the mask's path: no int64 Cast, no
+// bool Flatten, Gather or Reshape, no And.
+const maskModel = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+mask (int64[1,6] ids, int64[1,6] attention_mask) => (float[1,6,6] y) <
+  float[10,4] emb = {${Array.from({ length: 40 }, (_, i) => ((i * 7) % 11) / 10 - 0.5).join(", ")}},
+  int64[1,6] at = {0, 1, 2, 3, 4, 5}, int64[3] shape = {1, 1, 6},
+  bool[1,6,1] causal_rows = {1, 1, 1, 1, 1, 0}, float zero = {0}, float low = {-10000}> {
+  [e_node] e = Gather (emb, ids)
+  [et_node] et = Transpose <perm = [0, 2, 1]> (e)
+  [s_node] s = MatMul (e, et)
+  [b_node] b = Cast <to = 9> (attention_mask)
+  [f_node] f = Flatten <axis = 2> (b)
+  [g_node] g = Gather <axis = 0> (f, at)
+  [r_node] r = Reshape (g, shape)
+  [keep_node] keep = And (causal_rows, r)
+  [bias_node] bias = Where (keep, zero, low)
+  [sb_node] sb = Add (s, bias)
+  [y_node] y = Softmax <axis = -1> (sb)
+}`);
+
 const why = await webgpuUnavailable();
 if (why) console.warn(`webgpu-judge.test.ts skipped: ${why}`);
 
@@ -39,10 +65,16 @@ describe("onnxruntime-web's placement log", () => {
       byProvider: { CPUExecutionProvider: 3, JsExecutionProvider: 40 },
       cpuNodes: 3,
       cpuOps: { Concat: 2, Shape: 1 },
+      cpuNames: ["node_Concat_1", "node_Concat_2", "s"],
     });
     expect(
       parsePlacement([" All nodes placed on [JsExecutionProvider]. Number of nodes: 7"]),
-    ).toEqual({ byProvider: { JsExecutionProvider: 7 }, cpuNodes: 0, cpuOps: {} });
+    ).toEqual({
+      byProvider: { JsExecutionProvider: 7 },
+      cpuNodes: 0,
+      cpuOps: {},
+      cpuNames: [],
+    });
   });
 });
 
@@ -67,5 +99,24 @@ describe.skipIf(!!why)("lower --target webgpu, judged by onnxruntime-web on WebG
     expect(v.after.cpuNodes, JSON.stringify(v.after.cpuOps)).toBe(0);
     expect(v.after.byProvider.JsExecutionProvider).toBeGreaterThan(0);
     expect(v.error).toBeLessThanOrEqual(1e-4);
+  }, 300_000);
+
+  it("an int64 mask: our check's unsupported nodes are the judge's nodes on CPU; lowered, only the int64 Cast stays", async () => {
+    const original = join(work, "mask.onnx");
+    saveModel(maskModel, original);
+    const report = classifyModel(maskModel, loadProfile("webgpu"));
+    const refused = report.nodes
+      .filter((n) => n.verdict !== "supported")
+      .map((n) => /node '([^']*)'/.exec(n.where)?.[1]);
+    const placed = await judge.run(original);
+    expect(refused.sort()).toEqual([...placed.cpuNames].sort());
+    expect(placed.cpuOps).toEqual({ Cast: 1, Flatten: 1, Gather: 1, Reshape: 1, And: 1 });
+    const out = join(work, "mask.webgpu.onnx");
+    const r = runCli(["lower", original, "--target", "webgpu", "-o", out]);
+    expect(r.code, r.stderr).toBe(0);
+    const v = await judgeWebgpu(judge, { path: original, model: maskModel }, out, new Map());
+    // the int64 input's Cast: no WebGPU kernel of the release reads int64 but as an index
+    expect(v.after.cpuOps).toEqual({ Cast: 1 });
+    expect(v.error).toBeLessThanOrEqual(1e-6);
   }, 300_000);
 });
