@@ -30,6 +30,34 @@ describe("remove-dead-values", () => {
     );
   });
 
+  it("drops the initializers nothing reads once their readers are gone; keeps those a subgraph, an output or an input names", () => {
+    expectPass(
+      removeDeadValues(),
+      `<ir_version: 8, opset_import: ["" : 18]>
+      g (bool c, float[2] x, float[2] w) => (float[2] y, float[2] z)
+        <float[2] dead = {1, 2}, float[2] w = {3, 4}, float[2] inner = {5, 6}, float[2] z = {7, 8}, float[2] used = {9, 10}>
+      {
+        d = Add (x, dead)
+        u = Mul (x, used)
+        y = If (c) <
+          then_branch = t () => (float[2] p) { p = Add (u, inner) },
+          else_branch = e () => (float[2] q) { q = Add (u, w) }
+        >
+      }`,
+      `<ir_version: 8, opset_import: ["" : 18]>
+      g (bool c, float[2] x, float[2] w) => (float[2] y, float[2] z)
+        <float[2] w = {3, 4}, float[2] inner = {5, 6}, float[2] z = {7, 8}, float[2] used = {9, 10}>
+      {
+        u = Mul (x, used)
+        y = If (c) <
+          then_branch = t () => (float[2] p) { p = Add (u, inner) },
+          else_branch = e () => (float[2] q) { q = Add (u, w) }
+        >
+      }`,
+      { inputs: {} },
+    );
+  });
+
   it("prunes a local function's body to what its outputs need", () => {
     expectPass(
       removeDeadValues(),
