@@ -9,14 +9,14 @@
 // Markdown table and, last, the rows where lowering ends with more partitions than the exported
 // model with value_info and not in one partition covering every node.
 
-import { mkdtempSync, readdirSync, existsSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { lower, randomInputs } from "../src/app/index.js";
 import { transform } from "../src/app/transform.js";
 import { toFloat64 } from "../src/interp/tensor.js";
 import type { RTensor } from "../src/interp/types.js";
-import { loadModel, saveModel } from "../src/io/files.js";
+import { saveModel } from "../src/io/files.js";
 import { fixDims } from "../src/passes/fix-dims.js";
 import { inferValueInfo } from "../src/passes/infer-value-info.js";
 import { pipeline } from "../src/passes/manager.js";
@@ -30,8 +30,8 @@ import {
   type EpResult,
 } from "../scripts/targets/ort-usability.js";
 import { runOrt } from "../test/helpers/ort.js";
+import { deployedModels } from "./deployed.js";
 
-const root = join(import.meta.dirname, "..", "test", "data", "deployed");
 const only = process.argv[2];
 const python = usabilityPython();
 if (!python) {
@@ -65,15 +65,7 @@ const rows = [
 ];
 const worse: string[] = [];
 try {
-  for (const name of readdirSync(root).sort()) {
-    const file = join(root, name, "model.onnx");
-    if ((only && !name.includes(only)) || !existsSync(file)) continue;
-    const m = loadModel(file);
-    const dims = new Map<string, number>();
-    for (const v of m.graph.inputs)
-      if (v.type?.kind === "tensor")
-        for (const d of v.type.shape ?? [])
-          if (typeof d === "string") dims.set(d, /batch/i.test(d) ? 1 : 8);
+  for (const { name, model: m, dims } of deployedModels(only)) {
     const fixed = join(work, `${name}.fixed.onnx`);
     const typed = join(work, `${name}.typed.onnx`);
     saveModel(modelOf(transform(m, fixDims(dims))), fixed);

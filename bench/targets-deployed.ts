@@ -7,18 +7,15 @@
 // rewritten graph); "refused" with the reason, or "not on onnxruntime" where the original does
 // not run there. Prints a Markdown table.
 
-import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
 import { lower, randomInputs } from "../src/app/index.js";
 import { run } from "../src/interp/executor.js";
 import { toFloat64 } from "../src/interp/tensor.js";
 import type { RTensor } from "../src/interp/types.js";
-import { loadModel } from "../src/io/files.js";
 import { listProfiles } from "../src/targets/load.js";
 import { runOrt } from "../test/helpers/ort.js";
+import { deployedModels } from "./deployed.js";
 import { noInt64Profile } from "./no-int64.js";
 
-const root = join(import.meta.dirname, "..", "test", "data", "deployed");
 const profiles = [...listProfiles(), noInt64Profile()];
 const only = process.argv[2];
 
@@ -46,15 +43,7 @@ const rows = [
 let cells = 0;
 let same = 0;
 let interpSame = 0;
-for (const name of readdirSync(root).sort()) {
-  const file = join(root, name, "model.onnx");
-  if ((only && !name.includes(only)) || !existsSync(file)) continue;
-  const m = loadModel(file);
-  const dims = new Map<string, number>();
-  for (const v of m.graph.inputs)
-    if (v.type?.kind === "tensor")
-      for (const d of v.type.shape ?? [])
-        if (typeof d === "string") dims.set(d, /batch/i.test(d) ? 1 : 8);
+for (const { name, model: m, dims } of deployedModels(only)) {
   const inputs = randomInputs(m, 3, dims) as Record<string, RTensor>;
   const before = await runOrt(m, inputs).catch(() => undefined);
   const out: string[] = [];
