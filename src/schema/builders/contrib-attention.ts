@@ -38,6 +38,10 @@ class Core {
   get t(): number {
     return isHalf(this.elem) ? F : this.elem;
   }
+  /** A compute-type value rounded to T (as a kernel writing T holds it), in the compute type. */
+  rounded(x: string): string {
+    return isHalf(this.elem) ? this.w.cast(this.w.cast(x, this.elem), F) : x;
+  }
   /** A value of type T in the compute type. */
   wide(x: string): string {
     return isHalf(this.elem) ? this.w.cast(x, F) : x;
@@ -343,11 +347,14 @@ const multiHeadAttention: BodyBuilder = (args) => {
   return b.finish();
 };
 
-/** Rotation of heads [B, N, L, H] by ai.onnx RotaryEmbedding-23's body, positions [B, L]. */
+/**
+ * Rotation of heads [B, N, L, H] (of `type`, cos and sin widened to it) by ai.onnx
+ * RotaryEmbedding-23's body, positions [B, L].
+ */
 function rotary(
   b: Body,
   x: string,
-  type: Type | undefined,
+  type: Type,
   cos: string,
   sin: string,
   pos: string,
@@ -355,18 +362,14 @@ function rotary(
   dim: number,
 ): string {
   const out = b.w.fresh("rotated");
+  const cs = type.kind === "tensor" ? type.elemType : undefined;
   const t = (elem?: number): Type | undefined =>
     elem === undefined ? undefined : { kind: "tensor", elemType: elem, shape: undefined };
   b.embed(
     "RotaryEmbedding",
     23,
     [x, cos, sin, pos],
-    [
-      type,
-      t(b.args.elemType(b.args.op.name === "GroupQueryAttention" ? 7 : 2)),
-      t(b.args.elemType(b.args.op.name === "GroupQueryAttention" ? 8 : 3)),
-      t(I64),
-    ],
+    [type, t(cs), t(cs), t(I64)],
     [out],
     [attr("interleaved", interleaved, "INT"), attr("rotary_embedding_dim", dim, "INT")],
   );
@@ -431,20 +434,75 @@ const rotaryEmbedding: BodyBuilder = (args) => {
 };
 
 /**
- * GroupQueryAttention without a past (a first prompt: total_sequence_length = S): packed or
- * separate Q, K, V; rotary at positions 0..S-1 (or position_ids); K/V heads repeated for their
- * groups; causal, keys past seqlens_k[b] left out, local window, softcap; present_key/value are
- * the rotated K and V.
+ * GroupQueryAttention's cache write as onnxruntime's CPU kernel does it: present[b, :, t] is
+ * past[b, :, t] for t < off[b], the new x[b, :, t - off[b]] for off[b] <= t < off[b] + S, and 0
+ * beyond, over T rows. Written as one Gather of rows (exact for every value, inf and NaN
+ * included, where a 0/1 select by arithmetic would spread them): past and x stacked per batch row
+ * (P + S rows each, then one zero row), the row picked by integer arithmetic on 0/1 masks of the
+ * positions, which fold once the dims are fixed but for the per-row offsets.
+ */
+function writeCache(
+  c: Core,
+  past: string,
+  x: string,
+  off: string,
+  S: string,
+  T: string,
+  heads: number,
+  H: number,
+): string {
+  const w = c.w;
+  const P = c.dim(past, 2);
+  const L = w.op("Add", [P, S]);
+  const width = heads * H;
+  const stacked = w.op(
+    "Transpose",
+    [w.op("Concat", [past, x], "axis: int = 2")],
+    "perm: ints = [0, 2, 1, 3]",
+  );
+  const zeroRow = w.op("Expand", [c.k(0, "zero"), w.ints([1, width], "row")]);
+  const rows = w.op(
+    "Concat",
+    [w.op("Reshape", [stacked, w.ints([-1, width], "rows")]), zeroRow],
+    "axis: int = 0",
+  );
+  const col = (v: string) => w.op("Unsqueeze", [v, w.ints([1], "ax1")]); // [n] -> [n, 1]
+  const t = w.op("Unsqueeze", [c.iota(T), w.ints([0], "ax0")]); // [1, T]
+  const o = col(off); // [B, 1]
+  const mask = (keep: string) => w.cast(keep, I64);
+  const inPast = mask(w.op("Less", [t, o]));
+  const inNew = w.op("Sub", [mask(w.op("Less", [t, w.op("Add", [o, S])])), inPast]);
+  const B = c.dim(x, 0);
+  const base = w.op("Mul", [col(c.iota(B)), L]); // b (P + S): row b's first
+  const none = w.op("Mul", [B, L]); // the zero row
+  const fromPast = w.op("Sub", [w.op("Add", [base, t]), none]);
+  const fromNew = w.op("Sub", [w.op("Add", [fromPast, P]), o]);
+  const index = w.op("Add", [
+    none,
+    w.op("Add", [w.op("Mul", [inPast, fromPast]), w.op("Mul", [inNew, fromNew])]),
+  ]); // [B, T]
+  const picked = w.op("Gather", [rows, index], "axis: int = 0"); // [B, T, heads·H]
+  const split = w.op("Reshape", [picked, w.ints([0, 0, heads, H], "kv_heads")]);
+  return w.op("Transpose", [split], "perm: ints = [0, 2, 1, 3]");
+}
+
+/**
+ * GroupQueryAttention: packed or separate Q, K, V; rotary at each row's positions (or
+ * position_ids); K/V heads repeated for their groups; causal, keys past seqlens_k[b] left out,
+ * local window, softcap. Without a past (a first prompt, total_sequence_length = S) present_key /
+ * present_value are the rotated K and V. With one, as onnxruntime's kernel: a first prompt when S
+ * equals total_sequence_length (the past unread), else row b's past length is seqlens_k[b] + 1 - S
+ * and its new keys and values go there (writeCache), present over max(total_sequence_length,
+ * past length) rows; query s of row b sees keys up to its past length + s.
  */
 const groupQueryAttention: BodyBuilder = (args) => {
-  if (args.hasInput(3) || args.hasInput(4))
-    refuse(
-      args,
-      "past_key / past_value: the cache positions are per batch row, known at run time only",
-    );
+  const past = args.hasInput(3) && args.hasInput(4);
+  if (args.hasInput(3) !== args.hasInput(4))
+    refuse(args, "one of past_key / past_value without the other");
   for (const [i, what] of GQA_UNSUPPORTED_INPUTS) if (args.hasInput(i)) refuse(args, what);
   if (args.intValue("smooth_softmax") === 1) refuse(args, "smooth_softmax");
   if ((args.intValue("causal") ?? 1) !== 1) refuse(args, "causal = 0");
+  if (args.hasOutput(3)) refuse(args, "output_qk");
   const elem = args.elemType(0);
   const qShape = args.shape(0);
   if (elem === undefined || !qShape || qShape.length !== 3)
@@ -473,15 +531,27 @@ const groupQueryAttention: BodyBuilder = (args) => {
     H = D / N;
     [qx, kx, vx] = ["query", "key", "value"];
   }
-  let q = c.heads(qx, N);
-  let k = c.heads(kx, Nkv);
-  const v = c.heads(vx, Nkv);
+  let q = c.heads(c.wide(qx), N);
+  let k = c.heads(c.wide(kx), Nkv);
+  let v = c.heads(c.wide(vx), Nkv);
   const S = c.dim(q, 2);
+  const lens = w.op("Reshape", [w.cast("seqlens_k", I64), w.ints([-1], "flat")]);
+  const len = w.op("Add", [lens, w.constant("int64 {1}", "one")]);
+  // row b's past length: 0 on a first prompt (S = total_sequence_length), else seqlens_k[b] + 1 - S
+  let off: string | undefined;
+  let total: string | undefined;
+  if (past) {
+    total = w.op("Reshape", [w.cast("total_sequence_length", I64), w.ints([1], "one_d")]);
+    const later = w.cast(w.op("Not", [w.op("Equal", [S, total])]), I64);
+    off = w.op("Mul", [w.op("Sub", [len, S]), later]);
+  }
+  const col = (x: string, axes: number[]) => w.op("Unsqueeze", [x, w.ints(axes, "axes")]);
   if (args.intValue("do_rotary") === 1) {
     if (!args.hasInput(7) || !args.hasInput(8))
       refuse(args, "do_rotary needs cos_cache and sin_cache");
     let pos: string;
     if (args.hasInput(9)) pos = "position_ids";
+    else if (off) pos = w.op("Add", [col(off, [1]), col(c.iota(S), [0])]);
     else {
       const r = w.op("Unsqueeze", [c.iota(S), w.ints([0], "ax0")]);
       pos = w.op("Expand", [r, w.op("Concat", [c.dim("query", 0), S], "axis: int = 0")]);
@@ -492,8 +562,15 @@ const groupQueryAttention: BodyBuilder = (args) => {
     const ft: Type = { kind: "tensor", elemType: c.t, shape: [null, null, null, H] };
     const cw = c.wide("cos_cache");
     const sw = c.wide("sin_cache");
-    q = rotary(b, q, ft, cw, sw, pos, il, dim);
-    k = rotary(b, k, ft, cw, sw, pos, il, dim);
+    // onnxruntime writes the rotated Q and K in T
+    q = c.rounded(rotary(b, q, ft, cw, sw, pos, il, dim));
+    k = c.rounded(rotary(b, k, ft, cw, sw, pos, il, dim));
+  }
+  let T = S;
+  if (off && total) {
+    T = w.op("Max", [total, c.dim("past_key", 2)]);
+    k = writeCache(c, c.wide("past_key"), k, off, S, T, Nkv, H);
+    v = writeCache(c, c.wide("past_value"), v, off, S, T, Nkv, H);
   }
   const back = (x: string, out: string) => {
     if (isHalf(elem)) w.op("Cast", [x], `to: int = ${elem}`, out);
@@ -512,21 +589,20 @@ const groupQueryAttention: BodyBuilder = (args) => {
     );
     return w.op("Reshape", [w.op("Expand", [u, shape]), w.ints([0, N, -1, H], "merged")]);
   };
-  const T = S;
-  const masks = [causalMask(c, S, T, w.ints([0], "zero"))];
+  const ninf = c.k(-Infinity, "ninf");
+  const t = w.op("Unsqueeze", [c.iota(T), w.ints([0], "ax0")]); // [1, T]
+  // query s of row b (at off[b] + s) sees keys t <= off[b] + s: [B or 1, S, 1]
+  const at = off ? w.op("Add", [col(off, [1, 2]), col(c.iota(S), [0, 2])]) : col(c.iota(S), [1]);
+  const masks = off
+    ? [col(c.additive(w.op("Not", [w.op("Greater", [t, at])]), ninf), [1])]
+    : [causalMask(c, S, T, w.ints([0], "zero"))];
   // keys at or past seqlens_k[b] + 1 are left out
-  const lens = w.op("Reshape", [w.cast("seqlens_k", I64), w.ints([-1], "flat")]);
-  const len = w.op("Add", [lens, w.constant("int64 {1}", "one")]);
-  const t = w.op("Unsqueeze", [c.iota(T), w.ints([0], "ax0")]);
   const inRow = w.op("Less", [t, w.op("Unsqueeze", [len, w.ints([1], "ax1")])]);
-  masks.push(
-    w.op("Unsqueeze", [c.additive(inRow, c.k(-Infinity, "ninf")), w.ints([1, 2], "ax12")]),
-  );
+  masks.push(w.op("Unsqueeze", [c.additive(inRow, ninf), w.ints([1, 2], "ax12")]));
   const window = args.intValue("local_window_size") ?? -1;
   if (window >= 0) {
-    const s = w.op("Unsqueeze", [c.iota(S), w.ints([1], "ax1")]);
-    const inWindow = w.op("Greater", [t, w.op("Sub", [s, w.ints([window], "win")])]);
-    masks.push(c.additive(inWindow, c.k(-Infinity, "ninf")));
+    const inWindow = w.op("Greater", [t, w.op("Sub", [at, w.ints([window], "win")])]);
+    masks.push(off ? col(c.additive(inWindow, ninf), [1]) : c.additive(inWindow, ninf));
   }
   if (args.hasInput(10)) masks.push(c.wide("attention_bias"));
   const [o] = c.attend(
@@ -538,7 +614,6 @@ const groupQueryAttention: BodyBuilder = (args) => {
     args.floatValue("softcap") ?? 0,
   );
   c.merge(o, "output");
-  if (args.hasOutput(3)) refuse(args, "output_qk");
   return b.finish();
 };
 
