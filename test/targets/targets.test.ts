@@ -365,8 +365,16 @@ describe("lower --target", () => {
   });
 
   it("an op with no body for its call is left, with a warning, and reported", () => {
-    // GroupQueryAttention with a per-row cache: `expand` refuses it, `lower` keeps it.
-    const gqa = join(root, "test", "data", "deployed", "gqa_decode", "model.onnx");
+    // GroupQueryAttention with smooth_softmax: `expand` refuses it, `lower` keeps it.
+    const gqa = join(dir, "gqa.onnxtxt");
+    writeFileSync(
+      gqa,
+      `<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (float[1,2,32] q, float[1,2,16] k, float[1,2,16] v, int32[1] s) => (float[1,2,32] y) {
+  t = Constant <value = int32 {2}> ()
+  y = com.microsoft.GroupQueryAttention <num_heads = 2, kv_num_heads = 1, smooth_softmax = 1> (q, k, v, , , s, t)
+}`,
+    );
     const r = runCli(["lower", gqa, "--target", "coreml", "-o", join(dir, "gqa.onnx")]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/warning: .*GroupQueryAttention.*left as it is: .*no body here/);
