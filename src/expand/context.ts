@@ -46,7 +46,7 @@ export interface ExpandOptions {
   targetResidue?: "error" | "warning" | "none";
   /**
    * A call whose body cannot be built for it (a builder's "no body here": GroupQueryAttention
-   * with a per-row cache) is left as it is with a warning, not an error (`lower`: the target
+   * with smooth_softmax) is left as it is with a warning, not an error (`lower`: the target
    * report then names it).
    */
   leaveUnbuilt?: boolean;

@@ -3,9 +3,10 @@
 // Transpose, scores Q·Kᵀ·scale plus masks, Softmax, ·V. Masks as onnxruntime applies them: a raw
 // key mask (0 = masked) or key lengths add mask_filter_value (-10000) to masked scores; causal
 // frontiers, local windows and keys past a row's length are -inf. Computed in float for
-// float16/bfloat16 (cast back once). The forms refused are named in the error (and in
-// docs/semantics.md): GroupQueryAttention with a past (its cache positions are per row, at run
-// time), 4-D [B, 1, M, M] and [3B+2] masks, buffer sharing, rotary inside Attention.
+// float16/bfloat16 (cast back once). GroupQueryAttention's past cache, written at each row's
+// run-time position, is one Gather of rows whose indices fold but for those positions. The forms
+// refused are named in the error (and in docs/semantics.md): 4-D [B, 1, M, M] and [3B+2] masks,
+// buffer sharing, rotary inside Attention, GroupQueryAttention's smooth_softmax and quantized caches.
 
 import { GQA_UNSUPPORTED_INPUTS } from "../limits.js";
 import { OnnxError } from "../../errors.js";
