@@ -93,17 +93,14 @@ function normwise(want: RTensor, got: RTensor): number {
   return Math.sqrt(num / (den || 1));
 }
 
+/** A decode step: 2 rows, 1 new token, 7 cached, 8 in all; 4 query heads over 2 K/V heads. */
+const DECODE = { B: 2, S: 1, P: 7, total: 8, N: 4, Nkv: 2, H: 16 };
+
 const CASES: [string, Case][] = [
   [
     "decode, per-row cache positions",
     {
-      B: 2,
-      S: 1,
-      P: 7,
-      total: 8,
-      N: 4,
-      Nkv: 2,
-      H: 16,
+      ...DECODE,
       seqlens: [
         [7, 7],
         [4, 7],
@@ -114,13 +111,8 @@ const CASES: [string, Case][] = [
   [
     "decode into a cache longer than the total",
     {
-      B: 2,
-      S: 1,
+      ...DECODE,
       P: 16,
-      total: 8,
-      N: 4,
-      Nkv: 2,
-      H: 16,
       seqlens: [
         [7, 2],
         [3, 5],
@@ -129,26 +121,31 @@ const CASES: [string, Case][] = [
   ],
   [
     "decode with the cache growing by one",
-    { B: 3, S: 1, P: 16, total: 17, N: 4, Nkv: 4, H: 16, seqlens: [[16, 8, 12]] },
+    { ...DECODE, B: 3, P: 16, total: 17, Nkv: 4, seqlens: [[16, 8, 12]] },
   ],
-  [
-    "a subsequent prompt",
-    { B: 1, S: 3, P: 7, total: 10, N: 4, Nkv: 1, H: 16, seqlens: [[9], [5]] },
-  ],
+  ["a subsequent prompt", { ...DECODE, B: 1, S: 3, total: 10, Nkv: 1, seqlens: [[9], [5]] }],
   [
     "a first prompt beside a past (unread)",
-    { B: 2, S: 4, P: 8, total: 4, N: 2, Nkv: 2, H: 16, seqlens: [[3, 3], [1, 3]] },
+    {
+      ...DECODE,
+      S: 4,
+      P: 8,
+      total: 4,
+      N: 2,
+      seqlens: [
+        [3, 3],
+        [1, 3],
+      ],
+    },
   ],
   [
     "a local window and softcap",
     {
-      B: 2,
-      S: 1,
+      ...DECODE,
       P: 11,
       total: 12,
       N: 2,
       Nkv: 1,
-      H: 16,
       attrs: "local_window_size = 3, softcap = 2.0",
       seqlens: [
         [11, 6],
@@ -156,31 +153,11 @@ const CASES: [string, Case][] = [
       ],
     },
   ],
-  [
-    "separate Q, K, V, no rotary",
-    {
-      B: 2,
-      S: 1,
-      P: 7,
-      total: 8,
-      N: 4,
-      Nkv: 2,
-      H: 16,
-      packed: false,
-      rotary: false,
-      seqlens: [[2, 6]],
-    },
-  ],
+  ["separate Q, K, V, no rotary", { ...DECODE, packed: false, rotary: false, seqlens: [[2, 6]] }],
   [
     "float16",
     {
-      B: 2,
-      S: 1,
-      P: 7,
-      total: 8,
-      N: 4,
-      Nkv: 2,
-      H: 16,
+      ...DECODE,
       half: true,
       seqlens: [
         [5, 7],
