@@ -28,6 +28,7 @@ import { legalizeReduceSum } from "./legalize-reduce-sum.js";
 import { legalizeQLinearConv } from "./legalize-qlinearconv.js";
 import { legalizeQuantize } from "./legalize-quantize.js";
 import { legalizeReciprocal } from "./legalize-reciprocal.js";
+import { legalizeRecurrent } from "./legalize-recurrent.js";
 import { legalizeRound } from "./legalize-round.js";
 import { legalizeRowMaxGuard } from "./legalize-row-max-guard.js";
 import { runPass } from "./manager.js";
@@ -66,6 +67,8 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeNeg(options),
     legalizeReciprocal(options),
     legalizeHardSwish(options),
+    // LSTM/GRU/RNN of a static length unrolled into the per-step arithmetic.
+    legalizeRecurrent(options),
     reduceTransposeRank(options),
     // An IsNaN of a value shown finite is false (it and its Where go); any other is Not(Equal).
     legalizeIsNaN(options),
@@ -112,6 +115,8 @@ export function legalizeForTarget(o: LegalizeForTargetOptions): Pass {
       let current = model;
       let modified = false;
       const notes: Note[] = [];
+      // a node's note (why it is left) once, however many rounds see it
+      const seen = new Set<string>();
       for (let round = 0; round < (o.rounds ?? 8); round++) {
         let changed = false;
         // the late ones only in a round where the others changed nothing
@@ -120,7 +125,12 @@ export function legalizeForTarget(o: LegalizeForTargetOptions): Pass {
           for (const p of list) {
             const r = runPass(p, current, ctx);
             if (!r.ok) return r;
-            for (const n of r.notes) notes.push(n);
+            for (const n of r.notes) {
+              const key = n.where === undefined ? undefined : `${n.where}: ${n.message}`;
+              if (key !== undefined && seen.has(key)) continue;
+              if (key !== undefined) seen.add(key);
+              notes.push(n);
+            }
             if (r.modified) [current, changed] = [r.model, true];
           }
         }
