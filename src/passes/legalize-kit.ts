@@ -50,6 +50,8 @@ export interface Site {
   add(op: string, inputs: string[], attrs?: Record<string, AttrInput>, outputs?: string[]): string;
   /** The name of the node's k-th output, for the last node of the rewrite. */
   readonly out: readonly string[];
+  /** A copy of a node (attributes, subgraphs and domain as they are) on the given values. */
+  emit(n: Node, inputs: string[], outputs: string[]): void;
   /** A new value name (for the outputs of a node with several). */
   fresh(base: string): string;
   /** Returns false, noting why the node is left (for nodes a target lacks that stay). */
@@ -155,6 +157,9 @@ export function legalizePass(
             return nm;
           },
           fresh: (b) => fresh(`${base}_${b}`),
+          emit: (m, inputs, outputs) => {
+            mine.push({ ...m, inputs, outputs, name: fresh(`${base}_${m.opType}`) });
+          },
           leave: (why) => {
             left.push({
               level: "info",

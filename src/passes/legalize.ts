@@ -30,6 +30,7 @@ import { legalizeQuantize } from "./legalize-quantize.js";
 import { legalizeReciprocal } from "./legalize-reciprocal.js";
 import { legalizeRecurrent } from "./legalize-recurrent.js";
 import { legalizeRound } from "./legalize-round.js";
+import { legalizeScan } from "./legalize-scan.js";
 import { legalizeRowMaxGuard } from "./legalize-row-max-guard.js";
 import { runPass } from "./manager.js";
 import { reduceTransposeRank } from "./reduce-transpose-rank.js";
@@ -69,6 +70,11 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeHardSwish(options),
     // LSTM/GRU/RNN of a static length unrolled into the per-step arithmetic.
     legalizeRecurrent(options),
+    // A Scan of a static length unrolled, where its body (legalized) needs only what the target has.
+    legalizeScan(options, (m) => {
+      const r = runPass(legalizeForTarget({ ...o, rounds: o.rounds }), m);
+      return r.ok ? r.model : m;
+    }),
     reduceTransposeRank(options),
     // An IsNaN of a value shown finite is false (it and its Where go); any other is Not(Equal).
     legalizeIsNaN(options),
