@@ -21,6 +21,7 @@
 // as onnxruntime computes it; the sums group differently (the biases added once to the input
 // part), so the numbers agree to rounding.
 
+import { TAKES_ALPHA, TAKES_BETA } from "../interp/kernels/recurrent.js";
 import { attrFloat, attrInt, attrString, getAttr } from "../ir/attributes.js";
 import { DataType } from "../ir/types.js";
 import { ints, legalizePass, slice, type LegalizeOptions, type Site } from "./legalize-kit.js";
@@ -32,16 +33,6 @@ interface Act {
   needs: string[];
   make(site: Site, x: string): string;
 }
-
-const TAKES_ALPHA = new Set([
-  "affine",
-  "leakyrelu",
-  "thresholdedrelu",
-  "scaledtanh",
-  "hardsigmoid",
-  "elu",
-]);
-const TAKES_BETA = new Set(["affine", "scaledtanh", "hardsigmoid"]);
 
 function activation(name: string, alpha?: number, beta?: number): Act | undefined {
   const key = name.toLowerCase();

@@ -146,6 +146,15 @@ function timeMajor(m: Model): Model {
   return { ...m, graph: { ...m.graph, nodes: [...before, inner, ...after] } };
 }
 
+const batchFirstLstm: Case = {
+  op: "LSTM",
+  direction: "bidirectional",
+  bias: true,
+  states: true,
+  peepholes: true,
+  layout: 1,
+};
+
 describe("legalize-recurrent", () => {
   it("LSTM forward, weights as inputs, no bias or states", async () => {
     await sameNumbers({ op: "LSTM" }, 1);
@@ -214,17 +223,7 @@ describe("legalize-recurrent", () => {
 
   it("layout 1 (batch first): in the interpreter, and on onnxruntime against layout 0 between Transposes", async () => {
     for (const [c, seed] of [
-      [
-        {
-          op: "LSTM",
-          direction: "bidirectional",
-          bias: true,
-          states: true,
-          peepholes: true,
-          layout: 1,
-        },
-        73,
-      ],
+      [batchFirstLstm, 73],
       [{ op: "GRU", direction: "reverse", bias: true, states: true, lbr: 1, layout: 1 }, 74],
     ] as [Case, number][]) {
       const { m, feeds } = recurrentModel(c, seed);
@@ -236,18 +235,7 @@ describe("legalize-recurrent", () => {
         expect(normwise(ours[k]!, a[k]!), k).toBeLessThanOrEqual(1e-6);
       }
     }
-    await sameNumbers(
-      {
-        op: "LSTM",
-        direction: "bidirectional",
-        bias: true,
-        states: true,
-        peepholes: true,
-        layout: 1,
-      },
-      71,
-      false,
-    );
+    await sameNumbers(batchFirstLstm, 71, false);
     await sameNumbers({ op: "GRU", bias: true, states: true, lbr: 1, layout: 1 }, 72, false);
   });
 

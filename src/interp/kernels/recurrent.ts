@@ -44,7 +44,8 @@ function activationByName(
   return fail(ctx, `activation '${name}' is not supported`);
 }
 
-const TAKES_ALPHA = new Set([
+/** The activations that read an activation_alpha (in order), and an activation_beta. */
+export const TAKES_ALPHA = new Set([
   "affine",
   "leakyrelu",
   "thresholdedrelu",
@@ -52,7 +53,7 @@ const TAKES_ALPHA = new Set([
   "hardsigmoid",
   "elu",
 ]);
-const TAKES_BETA = new Set(["affine", "scaledtanh", "hardsigmoid"]);
+export const TAKES_BETA = new Set(["affine", "scaledtanh", "hardsigmoid"]);
 
 /** The activations per direction, reading alphas/betas in order for those that take them. */
 function activations(ctx: KernelContext, defaults: string[], dirs: number): Act[][] {
