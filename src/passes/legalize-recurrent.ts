@@ -23,6 +23,7 @@
 
 import { TAKES_ALPHA, TAKES_BETA } from "../interp/kernels/recurrent.js";
 import { attrFloat, attrInt, attrString, getAttr } from "../ir/attributes.js";
+import { node as makeNode } from "../ir/builder.js";
 import { DataType } from "../ir/types.js";
 import { ints, legalizePass, slice, type LegalizeOptions, type Site } from "./legalize-kit.js";
 
@@ -32,6 +33,18 @@ type Kind = "LSTM" | "GRU" | "RNN";
 interface Act {
   needs: string[];
   make(site: Site, x: string): string;
+}
+
+/** A node whose number attributes are floats (alpha = 1 is a float, where the builder would make an int). */
+function floatAttrs(site: Site, op: string, inputs: string[], floats: Record<string, number>) {
+  const out = site.fresh(op.toLowerCase());
+  const attributes = Object.entries(floats).map(([name, value]) => ({
+    name,
+    type: "FLOAT" as const,
+    value: Math.fround(value),
+  }));
+  site.emit({ ...makeNode(op, inputs, [out]), attributes }, inputs, [out]);
+  return out;
 }
 
 function activation(name: string, alpha?: number, beta?: number): Act | undefined {
@@ -51,7 +64,7 @@ function activation(name: string, alpha?: number, beta?: number): Act | undefine
     thresholdedrelu: "ThresholdedRelu",
   };
   const op = plain[key];
-  if (op) return { needs: [op], make: (site, x) => site.add(op, [x], attrs) };
+  if (op) return { needs: [op], make: (site, x) => floatAttrs(site, op, [x], attrs) };
   const scalar = (site: Site, v: number) => site.constant("act", DataType.FLOAT, [], [v]);
   if (key === "affine")
     return {
@@ -125,8 +138,11 @@ function unroll(site: Site): boolean {
   const dirs = direction === "bidirectional" ? 2 : 1;
   if (!["forward", "reverse", "bidirectional"].includes(direction))
     return site.leave(`direction '${direction}'`);
+  const ws = site.shape(w);
   if (T < 1 || B < 1 || rs[0] !== dirs || rs[1] !== G * H || rs[2] !== H)
     return site.leave(`an empty sequence or R of shape [${rs.join(", ")}]`);
+  if (ws && (ws[0] !== dirs || ws[1] !== G * H || ws[2] !== I))
+    return site.leave(`W of shape [${ws.join(", ")}]`);
   if (lens) {
     const v = site.value(lens);
     if (!v || v.values.some((l) => l !== T))
@@ -151,7 +167,7 @@ function unroll(site: Site): boolean {
   const clip = clipAttr ? attrFloat(n, "clip", 0) : undefined;
   const limit = (v: string) => {
     if (clip === undefined) return v;
-    if (site.opset < 11) return site.add("Clip", [v], { min: -clip, max: clip });
+    if (site.opset < 11) return floatAttrs(site, "Clip", [v], { min: -clip, max: clip });
     const [lo, hi] = [site.constant("lo", F, [], [-clip]), site.constant("hi", F, [], [clip])];
     return site.add("Clip", [v, lo, hi]);
   };

@@ -31,6 +31,7 @@ interface Case {
   layout?: number;
   clip?: number;
   activations?: string[];
+  alpha?: number[];
   /** the weights as initializers (else graph inputs) */
   constant?: boolean;
   /** sequence_lens, as a constant */
@@ -73,6 +74,7 @@ function recurrentModel(c: Case, seed: number): { m: Model; feeds: Record<string
     opset: 14,
   });
   const node = m.graph.nodes[0]!;
+  if (c.alpha) node.attributes.push({ name: "activation_alpha", type: "FLOATS", value: c.alpha });
   const wanted = c.outputs ?? [true, true, true];
   node.outputs = node.outputs.map((o, k) => (wanted[k] ? o : ""));
   m.graph.outputs = m.graph.outputs.filter((o) => node.outputs.includes(o.name));
@@ -207,7 +209,7 @@ describe("legalize-recurrent", () => {
     await sameNumbers({ op: "GRU", direction: "bidirectional", bias: true, lbr: 1, clip: 1.5 }, 53);
   });
 
-  it("RNN forward (Tanh) and bidirectional with Relu, bias and states", async () => {
+  it("RNN forward (Tanh), bidirectional with Relu, bias and states, and LeakyRelu with alpha 2", async () => {
     await sameNumbers({ op: "RNN", bias: true }, 61);
     await sameNumbers(
       {
@@ -219,6 +221,8 @@ describe("legalize-recurrent", () => {
       },
       62,
     );
+    // an integral alpha stays a float attribute (LeakyRelu takes no int)
+    await sameNumbers({ op: "RNN", bias: true, activations: ["LeakyRelu"], alpha: [2] }, 63);
   });
 
   it("layout 1 (batch first): in the interpreter, and on onnxruntime against layout 0 between Transposes", async () => {
