@@ -13,7 +13,7 @@ import { onnxOpset } from "../ir/opsets.js";
 import { Tensor } from "../ir/tensor.js";
 import { staticShape, type Model, type Node, type Type } from "../ir/types.js";
 import { constantTensor } from "./lift-constants.js";
-import type { Pass } from "./pass.js";
+import type { Note, Pass } from "./pass.js";
 
 /** What a target has: an ai.onnx op at the model's opset. */
 export type HasOp = (op: string) => boolean;
@@ -50,6 +50,12 @@ export interface Site {
   add(op: string, inputs: string[], attrs?: Record<string, AttrInput>, outputs?: string[]): string;
   /** The name of the node's k-th output, for the last node of the rewrite. */
   readonly out: readonly string[];
+  /** A copy of a node (attributes, subgraphs and domain as they are) on the given values. */
+  emit(n: Node, inputs: string[], outputs: string[]): void;
+  /** A new value name (for the outputs of a node with several). */
+  fresh(base: string): string;
+  /** Returns false, noting why the node is left (for nodes a target lacks that stay). */
+  leave(why: string): false;
 }
 
 /** Gives the new nodes through site.add and returns true, or returns false (node left). */
@@ -117,6 +123,7 @@ export function legalizePass(
         if (x) uses.set(x, (uses.get(x) ?? 0) + 1);
       const added: Tensor[] = [];
       const nodes: Node[] = [];
+      const left: Note[] = [];
       let changed = 0;
       for (const n of g.nodes) {
         if (!wanted(n)) {
@@ -149,6 +156,18 @@ export function legalizePass(
             mineInits.push(Tensor.from(dt, dims, values, nm));
             return nm;
           },
+          fresh: (b) => fresh(`${base}_${b}`),
+          emit: (m, inputs, outputs) => {
+            mine.push({ ...m, inputs, outputs, name: fresh(`${base}_${m.opType}`) });
+          },
+          leave: (why) => {
+            left.push({
+              level: "info",
+              where: `graph > node '${n.name ?? ""}' (${n.opType})`,
+              message: `${n.opType} left: ${why}`,
+            });
+            return false;
+          },
           add: (op, inputs, attrs = {}, outputs) => {
             const outs = outputs ?? [fresh(`${base}_${op.toLowerCase()}`)];
             mine.push({ ...makeNode(op, inputs, outs, attrs), name: fresh(`${base}_${op}`) });
@@ -161,12 +180,12 @@ export function legalizePass(
           changed++;
         } else nodes.push(n);
       }
-      if (!changed) return { ok: true, model, modified: false, notes: [] };
+      if (!changed) return { ok: true, model, modified: false, notes: left };
       return {
         ok: true,
         model: { ...model, graph: { ...g, nodes, initializers: [...g.initializers, ...added] } },
         modified: true,
-        notes: [{ level: "info", message: `${changed} ${what}` }],
+        notes: [{ level: "info", message: `${changed} ${what}` }, ...left],
       };
     },
   };

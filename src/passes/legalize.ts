@@ -28,7 +28,9 @@ import { legalizeReduceSum } from "./legalize-reduce-sum.js";
 import { legalizeQLinearConv } from "./legalize-qlinearconv.js";
 import { legalizeQuantize } from "./legalize-quantize.js";
 import { legalizeReciprocal } from "./legalize-reciprocal.js";
+import { legalizeRecurrent } from "./legalize-recurrent.js";
 import { legalizeRound } from "./legalize-round.js";
+import { legalizeScan } from "./legalize-scan.js";
 import { legalizeRowMaxGuard } from "./legalize-row-max-guard.js";
 import { runPass } from "./manager.js";
 import { reduceTransposeRank } from "./reduce-transpose-rank.js";
@@ -66,6 +68,13 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeNeg(options),
     legalizeReciprocal(options),
     legalizeHardSwish(options),
+    // LSTM/GRU/RNN of a static length unrolled into the per-step arithmetic.
+    legalizeRecurrent(options),
+    // A Scan of a static length unrolled, where its body (legalized) needs only what the target has.
+    legalizeScan(options, (m) => {
+      const r = runPass(legalizeForTarget({ ...o, rounds: o.rounds }), m);
+      return r.ok ? r.model : m;
+    }),
     reduceTransposeRank(options),
     // An IsNaN of a value shown finite is false (it and its Where go); any other is Not(Equal).
     legalizeIsNaN(options),
@@ -112,6 +121,8 @@ export function legalizeForTarget(o: LegalizeForTargetOptions): Pass {
       let current = model;
       let modified = false;
       const notes: Note[] = [];
+      // a node's note (why it is left) once, however many rounds see it
+      const seen = new Set<string>();
       for (let round = 0; round < (o.rounds ?? 8); round++) {
         let changed = false;
         // the late ones only in a round where the others changed nothing
@@ -120,7 +131,12 @@ export function legalizeForTarget(o: LegalizeForTargetOptions): Pass {
           for (const p of list) {
             const r = runPass(p, current, ctx);
             if (!r.ok) return r;
-            for (const n of r.notes) notes.push(n);
+            for (const n of r.notes) {
+              const key = n.where === undefined ? undefined : `${n.where}: ${n.message}`;
+              if (key !== undefined && seen.has(key)) continue;
+              if (key !== undefined) seen.add(key);
+              notes.push(n);
+            }
             if (r.modified) [current, changed] = [r.model, true];
           }
         }

@@ -1,5 +1,6 @@
 // RNN, GRU and LSTM (forward, reverse, bidirectional; sequence_lens; layout 0/1; named
 // activations with alpha/beta; clip; LSTM peepholes and input_forget; GRU linear_before_reset).
+// Layout 1 reads X and the initial states batch-first, and writes the outputs so.
 // Computed in float64, rounded once to the output type.
 
 import { attrFloat, attrInt, getAttr } from "../../ir/attributes.js";
@@ -43,7 +44,8 @@ function activationByName(
   return fail(ctx, `activation '${name}' is not supported`);
 }
 
-const TAKES_ALPHA = new Set([
+/** The activations that read an activation_alpha (in order), and an activation_beta. */
+export const TAKES_ALPHA = new Set([
   "affine",
   "leakyrelu",
   "thresholdedrelu",
@@ -51,7 +53,7 @@ const TAKES_ALPHA = new Set([
   "hardsigmoid",
   "elu",
 ]);
-const TAKES_BETA = new Set(["affine", "scaledtanh", "hardsigmoid"]);
+export const TAKES_BETA = new Set(["affine", "scaledtanh", "hardsigmoid"]);
 
 /** The activations per direction, reading alphas/betas in order for those that take them. */
 function activations(ctx: KernelContext, defaults: string[], dirs: number): Act[][] {
@@ -137,8 +139,10 @@ function recurrent(kind: Kind): Kernel {
       const Bd = d * 2 * gates * H;
       const Pd = d * 3 * H;
       for (let b = 0; b < batch; b++) {
-        const h = h0.slice((d * batch + b) * H, (d * batch + b + 1) * H);
-        const c = c0.slice((d * batch + b) * H, (d * batch + b + 1) * H);
+        // the initial states are [dirs, batch, H] (layout 1: [batch, dirs, H])
+        const at = (layout === 0 ? d * batch + b : b * dirs + d) * H;
+        const h = h0.slice(at, at + H);
+        const c = c0.slice(at, at + H);
         const len = Math.min(lens[b]!, seq);
         for (let step = 0; step < len; step++) {
           const t = reverse ? len - 1 - step : step;
