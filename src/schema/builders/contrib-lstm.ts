@@ -49,10 +49,13 @@ function exactForm(args: BuildArgs): boolean {
  * the scale and the zero point (float, with the reduced axes kept).
  */
 function quantizeU8(w: TextWriter, x: string, axes?: number[]) {
-  const red = axes ? `axes: ints = [${axes.join(", ")}], keepdims: int = 1` : "keepdims: int = 0";
+  // the axes as an input (ReduceMin/ReduceMax-18), so that the body means the same at every
+  // later opset; an older caller gets it converted down
+  const inputs = axes ? [x, w.ints(axes, "raxes")] : [x];
+  const red = `keepdims: int = ${axes ? 1 : 0}`;
   const zero = w.constant("float {0.0}", "zero");
-  const mn = w.op("Min", [w.op("ReduceMin", [x], red), zero]);
-  const mx = w.op("Max", [w.op("ReduceMax", [x], red), zero]);
+  const mn = w.op("Min", [w.op("ReduceMin", inputs, red), zero]);
+  const mx = w.op("Max", [w.op("ReduceMax", inputs, red), zero]);
   const scale = w.op("Where", [
     w.op("Equal", [mx, mn]),
     w.constant("float {1.0}", "one"),
@@ -101,7 +104,12 @@ const exactBody: BodyBuilder = (args) => {
     const rSum = w.op("ReduceSum", [rCodes, w.ints([0], "axis0")], "keepdims: int = 1");
     let bias: string | undefined;
     if (args.hasInput(3)) {
-      const [wb, rb] = w.opN("Split", [pick("B")], [w.fresh("wb"), w.fresh("rb")], "axis: int = 0");
+      const [wb, rb] = w.opN(
+        "Split",
+        [pick("B")],
+        [w.fresh("wb"), w.fresh("rb")],
+        "axis: int = 0, num_outputs: int = 2",
+      );
       bias = w.op("Add", [wb!, rb!]);
     }
     const h0 = args.hasInput(5) ? pick("initial_h") : zeros();
@@ -128,7 +136,7 @@ const exactBody: BodyBuilder = (args) => {
       "Split",
       [gates],
       ["gi", "go", "gf", "gc"].map((n) => s.fresh(n)),
-      "axis: int = 1",
+      "axis: int = 1, num_outputs: int = 4",
     ) as [string, string, string, string];
     const [i, o, f] = [gi, go, gf].map((g) => s.op("Sigmoid", [g])) as [string, string, string];
     s.op("Add", [s.op("Mul", [cIn, f]), s.op("Mul", [i, s.op("Tanh", [gc])])], "", cOut);
@@ -158,7 +166,7 @@ const exactBody: BodyBuilder = (args) => {
   if (args.hasOutput(0)) out(ys, 1, "Y");
   if (args.hasOutput(1)) out(hs, 0, "Y_h");
   if (args.hasOutput(2)) out(cs, 0, "Y_c");
-  return finish(w, args, 14);
+  return finish(w, args, 18);
 };
 
 /**
