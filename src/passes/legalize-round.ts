@@ -18,7 +18,8 @@ import { legalizePass, type LegalizeOptions, type Site } from "./legalize-kit.js
 import type { Pass } from "./pass.js";
 
 const F = DataType.FLOAT;
-const MAGIC = 1.5 * 2 ** 23;
+/** 1.5 · 2^23: (t + MAGIC) - MAGIC is t rounded half to even for |t| ≤ 2^22. */
+export const MAGIC = 1.5 * 2 ** 23;
 const LIMIT = 2 ** 22;
 const INTEGERS: readonly number[] = [
   DataType.UINT8,

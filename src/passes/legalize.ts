@@ -5,6 +5,7 @@
 // by name (`--approximate erf`).
 
 import { approximateErf } from "./approximate-erf.js";
+import { legalizeAbs } from "./legalize-abs.js";
 import type { HasOp, LegalizeOptions, TakesType } from "./legalize-kit.js";
 import { legalizeConv1d } from "./legalize-conv1d.js";
 import { legalizeCompare } from "./legalize-compare.js";
@@ -66,6 +67,7 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizePad(options),
     legalizeExpand(options),
     legalizeNeg(options),
+    legalizeAbs(options),
     legalizeReciprocal(options),
     legalizeHardSwish(options),
     // LSTM/GRU/RNN of a static length unrolled into the per-step arithmetic.

@@ -6,7 +6,9 @@
 // as lowering leaves it: with `settle` (lower gives fold-constants and remove-dead-values), run
 // on the body as a model of the call's types, so what folds once the dims are fixed (the Shape
 // and CastLike of LayerNormalization's body) and the outputs the call does not use (its
-// InvStdDev's Reciprocal) do not count.
+// InvStdDev's Reciprocal) do not count; an op of the settled body the target takes only with a
+// constant input, fed a value computed at run time (DynamicQuantizeLinear's QuantizeLinear, its
+// scale from x, for NNAPI), counts as lacking.
 
 import { MAX_CONST_ELEMENTS } from "../check/consts.js";
 import { analysisOf } from "../check/infer.js";
@@ -60,7 +62,15 @@ export function opsWorthKeeping(
         standardQuantOps,
       });
       body = built.nodes;
-      if (settle && depth === 0) body = settled(built, v, n, inputTypes) ?? body;
+      const s = settle && depth === 0 ? settled(built, v, n, inputTypes) : undefined;
+      if (s) {
+        body = s.graph.nodes;
+        // An op the target has only with a constant input (NNAPI's QuantizeLinear scale) fed a
+        // value computed at run time: the target lacks it there as well (a legalization of the
+        // op itself, such as legalize-dynamic-quantize's, may write it in arithmetic instead).
+        const ins = built.inputs ?? v.inputs.map((f) => f.name);
+        if (needsConstant(s, n, ins)) return true;
+      }
     } catch {
       return false; // not buildable here: the expander will say
     }
@@ -77,7 +87,7 @@ export function opsWorthKeeping(
     v: NonNullable<ReturnType<typeof registry.tryResolve>>,
     n: Node,
     inputTypes: (Type | undefined)[],
-  ): Node[] | undefined => {
+  ): Model | undefined => {
     const ins = built.inputs ?? v.inputs.map((f) => f.name);
     const outs = built.outputs ?? v.outputs.map((f) => f.name);
     if (ins.length < n.inputs.length || outs.length < n.outputs.length) return undefined;
@@ -113,8 +123,27 @@ export function opsWorthKeeping(
         valueInfo: [],
       },
     };
-    return settle!(m).graph.nodes;
+    return settle!(m);
   };
+  /**
+   * Whether a node of the settled body has a constant-input constraint (NNAPI's QuantizeLinear
+   * scale) that a value computed at run time fails: one that depends on an argument of the call
+   * that is not a constant of the model.
+   */
+  const needsConstant = (m: Model, n: Node, ins: string[]): boolean => {
+    const runtime = new Set<string>();
+    n.inputs.forEach((x, k) => {
+      if (x && !initializers.has(x) && ins[k]) runtime.add(ins[k]!);
+    });
+    for (const b of m.graph.nodes) {
+      const row = rowFor(profile, norm(b.domain), b.opType);
+      for (const c of row?.constraints ?? [])
+        if (c.kind === "constant-input" && runtime.has(b.inputs[c.input] ?? "")) return true;
+      if (b.inputs.some((x) => runtime.has(x))) for (const o of b.outputs) runtime.add(o);
+    }
+    return false;
+  };
+  const initializers = new Set(model.graph.initializers.map((t) => t.name));
   const smallConstants = new Map(
     model.graph.initializers
       .filter((t) => t.elementCount <= MAX_CONST_ELEMENTS)

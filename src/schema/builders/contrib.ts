@@ -719,11 +719,19 @@ const matMulNBits: BodyBuilder = (args) => {
     const ab = w.op("Reshape", [a, w.ints([-1, blocks, block], "ablocks")]);
     const amax = w.op("ReduceMax", [w.op("Abs", [ab]), w.ints([2], "axis2")], "keepdims: int = 1");
     const scale = w.op("Div", [amax, w.scalar(F, 127, "q127")]);
-    const zeroF = w.scalar(F, 0, "zf");
-    const isZero = w.op("Equal", [scale, zeroF]);
-    const safe = w.op("Where", [isZero, w.scalar(F, 1, "one"), scale]);
-    const inv = w.op("Where", [isZero, zeroF, w.op("Reciprocal", [safe])]);
-    const q = w.op("Round", [w.op("Mul", [ab, inv])]);
+    // In arithmetic every target has (no Equal or Where, which CoreML and NNAPI lack): the
+    // scale (0 or at least 2^-149) times 2^100 twice, clipped to [0, 1], is 1 where it is
+    // positive, 0 where it is 0; the reciprocal is that over scale + (1 - it): 1 / scale, or 0.
+    const [zeroF, one] = [w.scalar(F, 0, "zf"), w.scalar(F, 1, "one")];
+    const big = w.scalar(F, 2 ** 100, "big");
+    const positive = w.op("Clip", [w.op("Mul", [w.op("Mul", [scale, big]), big]), zeroF, one]);
+    const inv = w.op("Div", [positive, w.op("Add", [scale, w.op("Sub", [one, positive])])]);
+    // Rounded half to even, saturated to int8 (onnxruntime's kernel narrows without saturating,
+    // reached only where the scale is subnormal: a block whose max |a| is below 127 · 2^-126);
+    // + 0 makes Round's -0 the integer's 0.
+    const lo = w.scalar(F, -128, "q_lo");
+    const hi = w.scalar(F, 127, "q_hi");
+    const q = w.op("Add", [w.op("Round", [w.op("Clip", [w.op("Mul", [ab, inv]), lo, hi])]), zeroF]);
     a = w.op("Reshape", [w.op("Mul", [q, scale]), aShape]);
   }
   let y = w.op("MatMul", [a, wT]);

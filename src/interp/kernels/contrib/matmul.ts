@@ -183,8 +183,9 @@ export function nbitsWeights(
 
 /**
  * A's rows quantized to int8 per block of `block` along K, as onnxruntime computes MatMulNBits at
- * accuracy_level 4: scale max|a| / 127, a -> round(a · (1 / scale)) (half to even, in float32),
- * then back to q · scale. In place.
+ * accuracy_level 4: scale max|a| / 127, a -> round(a · (1 / scale)) (half to even, in float32)
+ * saturated to int8 (onnxruntime narrows without saturating, which differs only where the scale
+ * is subnormal), then back to q · scale. In place.
  */
 export function quantizeBlocksInt8(a: Float64Array, K: number, block: number): void {
   const rows = K === 0 ? 0 : a.length / K;
@@ -195,7 +196,10 @@ export function quantizeBlocksInt8(a: Float64Array, K: number, block: number): v
       for (let k = b; k < end; k++) amax = Math.max(amax, Math.abs(a[r * K + k]!));
       const scale = f(amax / 127);
       const inv = scale ? f(1 / scale) : 0;
-      for (let k = b; k < end; k++) a[r * K + k] = f(roundEven(f(a[r * K + k]! * inv)) * scale);
+      for (let k = b; k < end; k++) {
+        const q = roundEven(Math.min(127, Math.max(-128, f(a[r * K + k]! * inv))));
+        a[r * K + k] = f(q * scale);
+      }
     }
 }
 
