@@ -7,8 +7,14 @@
 // interpreter, and compared with the reference's output of that node:
 //   - a bfloat16 output: every element within ULP_BOUND ulps of bfloat16 (the distance of the two
 //     bit patterns in the type's order, +0 and −0 the same, NaN against NaN 0). An op computed
-//     exactly and rounded once gives 0; one that sums in float32 first (Conv, MatMul) or computes
-//     in float32 and rounds to bfloat16 can land one ulp off, never more;
+//     exactly and rounded once gives 0; one computed in float32 and rounded to bfloat16 can land
+//     one ulp off, never more. MatMul and Conv sum their products in float32 (docs/semantics.md:
+//     "accumulate in at least float32", as onnxruntime does), and where the sum cancels (an exact
+//     −1.9e-9 from products whose magnitudes add up to 2.3) the float32 sum's own error is many
+//     ulps of the small result. So an element of theirs beyond one ulp passes when
+//     |got − ref| ≤ ulp(max(|got|, |ref|)) + γ_K · Σ|products|, γ_K = K·2⁻²⁴ / (1 − K·2⁻²⁴) the
+//     bound of a float32 sum of K terms (each bfloat16 product is exact in float32), Σ|products|
+//     computed in float64 by the same op on the inputs' magnitudes; counted apart;
 //   - a float32 output (a node the pass keeps float32, or a Cast out of bfloat16): every element
 //     within FLOAT32_BOUND times the output's largest magnitude (the reference computes these in
 //     numpy's float32, the interpreter sums in another order);
@@ -21,7 +27,7 @@ import { run } from "../../src/interp/executor.js";
 import { toFloat64 } from "../../src/interp/tensor.js";
 import type { RTensor, RValue } from "../../src/interp/types.js";
 import { decodeTensorProto, encodeTensorProto } from "../../src/interp/value-proto.js";
-import { DataType, type Model, type Node } from "../../src/ir/types.js";
+import { DataType, type Model, type Node, type Tensor } from "../../src/ir/types.js";
 import { encodeModel } from "../../src/io/files.js";
 import { requiredInputs } from "../../src/app/inputs.js";
 import { CORPUS_DIR } from "./python.js";
@@ -34,10 +40,20 @@ export interface NodeCheck {
   index: number;
   node: string;
   op: string;
-  /** Worst bfloat16 distance in ulps (0 when no output is bfloat16; Infinity: NaN against a number). */
+  /**
+   * Worst bfloat16 distance in ulps (0 when no output is bfloat16; Infinity: NaN against a
+   * number), before the float32 sum's bound is allowed for.
+   */
   ulps: number;
   /** Worst float32 difference over the output's largest magnitude (0 when none is float32). */
   float32: number;
+  /**
+   * Elements beyond one ulp within the float32 sum's bound (MatMul, Conv), and the largest
+   * |got − ref| over that bound among them.
+   */
+  summed?: { elements: number; worst: number };
+  /** Some bfloat16 element lies beyond one ulp (and beyond the float32 sum's bound). */
+  beyond?: boolean;
   /** Outputs of another type that differ, or a shape, a type or a run that fails. */
   problem?: string;
   failed: boolean;
@@ -45,6 +61,8 @@ export interface NodeCheck {
 
 export interface NodesReport {
   checked: number;
+  /** Elements beyond one ulp that the float32 sum's bound covers (MatMul, Conv), over all nodes. */
+  summedElements: number;
   /** Nodes not checked, with why (Constants, subgraph holders). */
   skipped: { node: string; reason: string }[];
   failing: NodeCheck[];
@@ -103,6 +121,94 @@ export function float32Gap(a: RTensor, b: RTensor): number {
     d = Math.max(d, Math.abs(p - q));
   }
   return d === 0 ? 0 : scale > 0 ? d / scale : Infinity;
+}
+
+/** The ops whose bfloat16 form sums its products in float32. */
+const SUMMED = new Set(["MatMul", "Conv"]);
+const U32 = 2 ** -24;
+
+/** The value of bfloat16 bits. */
+function bf16Value(bits: number): number {
+  const f = new Float32Array(new Uint32Array([bits << 16]).buffer);
+  return f[0]!;
+}
+
+/** The gap from a bfloat16 magnitude's bits to the next one up. */
+function bf16Ulp(bits: number): number {
+  const m = bits & 0x7fff;
+  return m >= 0x7f80 ? Infinity : bf16Value(m + 1) - bf16Value(m);
+}
+
+/**
+ * For a MatMul or a Conv on bfloat16: of the elements beyond one ulp, how many lie within the
+ * float32 sum's bound, and the largest |got − ref| / (ulp + γ_K Σ|products|) among all of them
+ * (above 1: some element lies beyond it).
+ */
+function withinSumBound(
+  model: Model,
+  n: Node,
+  feeds: Record<string, RValue>,
+  initializers: Tensor[],
+  have: RTensor,
+  want: RTensor,
+): { elements: number; worst: number } {
+  // The same op on the inputs' magnitudes, in float64: Σ|products| (and |bias|) per element.
+  const inputs = n.inputs.map((x, i) => (x ? `abs_${i}` : ""));
+  const nodes: Node[] = [];
+  n.inputs.forEach((x, i) => {
+    if (!x) return;
+    const d = { opType: "Cast", domain: "", inputs: [x], outputs: [`wide_${i}`], attributes: [] };
+    nodes.push({ ...d, attributes: [{ name: "to", type: "INT", value: DataType.DOUBLE }] } as Node);
+    nodes.push({
+      opType: "Abs",
+      domain: "",
+      inputs: [`wide_${i}`],
+      outputs: [`abs_${i}`],
+      attributes: [],
+    });
+  });
+  nodes.push({ ...n, inputs, outputs: ["sum_abs"] });
+  const names = [...new Set(n.inputs.filter((x) => x))];
+  const inits = new Set(initializers.map((t) => t.name));
+  const mags = run(
+    {
+      ...model,
+      graph: {
+        nodes,
+        inputs: names.filter((x) => !inits.has(x)).map((name) => ({ name })),
+        outputs: [{ name: "sum_abs" }],
+        initializers,
+        sparseInitializers: [],
+        valueInfo: [],
+      },
+    },
+    feeds,
+  ).sum_abs!;
+  const first = feeds[n.inputs[0]!] ?? undefined;
+  const weights = feeds[n.inputs[1]!] ?? undefined;
+  const wShape =
+    (weights && "shape" in weights ? weights.shape : undefined) ??
+    initializers.find((t) => t.name === n.inputs[1])!.dims.map(Number);
+  const K =
+    n.opType === "MatMul"
+      ? ((first && "shape" in first ? first.shape : wShape).at(-1) ?? 1)
+      : wShape.slice(1).reduce((a, b) => a * b, 1) + (n.inputs[2] ? 1 : 0);
+  const gamma = (K * U32) / (1 - K * U32);
+  const s = toFloat64(mags);
+  const x = have.data as Uint16Array;
+  const y = want.data as Uint16Array;
+  let elements = 0;
+  let worst = 0;
+  for (let i = 0; i < y.length; i++) {
+    const p = x[i]!;
+    const q = y[i]!;
+    if (p === q || Math.abs(ordered(p) - ordered(q)) <= ULP_BOUND) continue;
+    const allowed = Math.max(bf16Ulp(p), bf16Ulp(q)) + gamma * s[i]!;
+    const r = Math.abs(bf16Value(p) - bf16Value(q)) / allowed;
+    if (r <= 1) elements++;
+    worst = Math.max(worst, r);
+  }
+  return { elements, worst };
 }
 
 function equal(a: RTensor, b: RTensor): boolean {
@@ -190,6 +296,7 @@ export function checkNodes(
     worstFloat32: 0,
     oneUlp: 0,
     bf16Elements: 0,
+    summedElements: 0,
     nodes: [],
     outputs,
   };
@@ -248,6 +355,12 @@ export function checkNodes(
           check.problem = `'${o}' has shape [${have.shape}], the reference's [${want.shape}]`;
         else if (want.dtype === DataType.BFLOAT16) {
           const u = bf16Ulps(have, want);
+          if (u.worst > ULP_BOUND && SUMMED.has(n.opType) && n.domain === "") {
+            const within = withinSumBound(model, n, feeds, mini.graph.initializers, have, want);
+            check.summed = within;
+            report.summedElements += within.elements;
+            if (within.worst > 1) check.beyond = true;
+          } else if (u.worst > ULP_BOUND) check.beyond = true;
           check.ulps = Math.max(check.ulps, u.worst);
           report.oneUlp += u.one;
           report.bf16Elements += want.shape.reduce((a, b) => a * b, 1);
@@ -256,7 +369,7 @@ export function checkNodes(
         else if (!equal(have, want)) check.problem = `'${o}' differs`;
         if (!readers.get(o) && !(o in outputs)) cache.delete(o);
       }
-      check.failed = !!check.problem || check.ulps > ULP_BOUND || check.float32 > FLOAT32_BOUND;
+      check.failed = !!check.problem || !!check.beyond || check.float32 > FLOAT32_BOUND;
       report.checked++;
       report.nodes.push(check);
       if (check.failed) report.failing.push(check);
