@@ -15,6 +15,7 @@
 //                                    scripts/corpus/precision-nodes.ts: within one bfloat16 ulp);
 //                                    and the whole model's outputs against it (a third table)
 //   --no-anchor                      ours only (the anchor's side does not change with our code)
+//   --no-float16                     with --bfloat16: the bfloat16 table only
 
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -93,6 +94,7 @@ function flag(name: string, value = false): string | undefined {
 const lowerTargets = flag("--lower", true)?.split(",");
 const bfloat16 = flag("--bfloat16") !== undefined;
 const anchor = flag("--no-anchor") === undefined;
+const float16 = flag("--no-float16") === undefined;
 
 /** The interpreter's two errors from a precision report's summary note. */
 function reported(notes: { message: string }[]): string {
@@ -122,72 +124,74 @@ try {
         encodeTensorProto(inputs[v.name] as RTensor, v.name),
       ),
     );
-    const variants: [string, Partial<PrecisionRequest>][] = [
-      ["ours", {}],
-      ["ours_clamp", { clamp: true }],
-      ["ours_clamp_noio", { clamp: true, keepIo: false }],
-    ];
-    const own = variants.map(([tag, extra]) => {
-      const t = performance.now();
-      const r = precision(model, { to: "float16", ...extra });
-      const time = (performance.now() - t) / 1000;
-      const path = join(dir, `${tag}.onnx`);
-      if (r.ok) saveModel(r.model, path);
-      return { path, r, time };
-    });
-    const anchorDefault = join(dir, "anchor.onnx");
-    const anchorKeep = join(dir, "anchor_keep_io.onnx");
-    const made = anchor
-      ? (JSON.parse(
-          execFileSync(python, [script, "anchor", file, anchorDefault, anchorKeep], {
-            encoding: "utf8",
-            stdio: ["ignore", "pipe", "ignore"],
-          }),
-        ) as { default: string | null; keep_io: string | null })
-      : { default: "not run", keep_io: "not run" };
-    const lowered = (lowerTargets ?? []).map((target) => {
-      const t = performance.now();
-      const r = lower(model, {
-        profile: loadProfile(target),
-        precision: { to: "float16", clamp: true },
+    if (float16) {
+      const variants: [string, Partial<PrecisionRequest>][] = [
+        ["ours", {}],
+        ["ours_clamp", { clamp: true }],
+        ["ours_clamp_noio", { clamp: true, keepIo: false }],
+      ];
+      const own = variants.map(([tag, extra]) => {
+        const t = performance.now();
+        const r = precision(model, { to: "float16", ...extra });
+        const time = (performance.now() - t) / 1000;
+        const path = join(dir, `${tag}.onnx`);
+        if (r.ok) saveModel(r.model, path);
+        return { path, r, time };
       });
-      const time = (performance.now() - t) / 1000;
-      const path = join(dir, `lower_${target}.onnx`);
-      if (r.ok) saveModel(r.model, path);
-      return { target, path, r, time };
-    });
-    const paths = [
-      ...own.map((o) => (o.r.ok ? o.path : "")),
-      ...lowered.map((o) => (o.r.ok ? o.path : "")),
-      made.default ? "" : anchorDefault,
-      made.keep_io ? "" : anchorKeep,
-    ];
-    const judged = execFileSync(python, [script, "judge", file, dir, ...paths.filter((p) => p)], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-      maxBuffer: 1 << 26,
-    })
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as Judged);
-    const by = (p: string) => judged.find((j) => j.model === p);
-    const ours = own.map(({ path, r, time }) =>
-      r.ok
-        ? `${cell(by(path))}; interpreter ${r.report.error?.toExponential(1)} (stored tensors only: ${r.report.storedError?.toExponential(1)}), ${r.report.kept.length} kept, ${time.toFixed(1)} s`
-        : `refused: ${r.notes[0]?.message.slice(0, 80)}`,
-    );
-    rows.push(
-      `| ${name} | ${ours.join(" | ")} | ${cell(by(anchorDefault), made.default)} | ${cell(by(anchorKeep), made.keep_io)} |`,
-    );
-    console.error(rows[rows.length - 1]);
-    if (lowered.length) {
-      const cells = lowered.map(({ path, r, time }) =>
+      const anchorDefault = join(dir, "anchor.onnx");
+      const anchorKeep = join(dir, "anchor_keep_io.onnx");
+      const made = anchor
+        ? (JSON.parse(
+            execFileSync(python, [script, "anchor", file, anchorDefault, anchorKeep], {
+              encoding: "utf8",
+              stdio: ["ignore", "pipe", "ignore"],
+            }),
+          ) as { default: string | null; keep_io: string | null })
+        : { default: "not run", keep_io: "not run" };
+      const lowered = (lowerTargets ?? []).map((target) => {
+        const t = performance.now();
+        const r = lower(model, {
+          profile: loadProfile(target),
+          precision: { to: "float16", clamp: true },
+        });
+        const time = (performance.now() - t) / 1000;
+        const path = join(dir, `lower_${target}.onnx`);
+        if (r.ok) saveModel(r.model, path);
+        return { target, path, r, time };
+      });
+      const paths = [
+        ...own.map((o) => (o.r.ok ? o.path : "")),
+        ...lowered.map((o) => (o.r.ok ? o.path : "")),
+        made.default ? "" : anchorDefault,
+        made.keep_io ? "" : anchorKeep,
+      ];
+      const judged = execFileSync(python, [script, "judge", file, dir, ...paths.filter((p) => p)], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+        maxBuffer: 1 << 26,
+      })
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Judged);
+      const by = (p: string) => judged.find((j) => j.model === p);
+      const ours = own.map(({ path, r, time }) =>
         r.ok
-          ? `${cell(by(path))}; ${reported(r.notes)}, ${time.toFixed(1)} s`
-          : `refused: ${r.notes.find((n) => n.level === "error")?.message.slice(0, 80)}`,
+          ? `${cell(by(path))}; interpreter ${r.report.error?.toExponential(1)} (stored tensors only: ${r.report.storedError?.toExponential(1)}), ${r.report.kept.length} kept, ${time.toFixed(1)} s`
+          : `refused: ${r.notes[0]?.message.slice(0, 80)}`,
       );
-      lowerRows.push(`| ${name} | ${cells.join(" | ")} |`);
-      console.error(lowerRows[lowerRows.length - 1]);
+      rows.push(
+        `| ${name} | ${ours.join(" | ")} | ${cell(by(anchorDefault), made.default)} | ${cell(by(anchorKeep), made.keep_io)} |`,
+      );
+      console.error(rows[rows.length - 1]);
+      if (lowered.length) {
+        const cells = lowered.map(({ path, r, time }) =>
+          r.ok
+            ? `${cell(by(path))}; ${reported(r.notes)}, ${time.toFixed(1)} s`
+            : `refused: ${r.notes.find((n) => n.level === "error")?.message.slice(0, 80)}`,
+        );
+        lowerRows.push(`| ${name} | ${cells.join(" | ")} |`);
+        console.error(lowerRows[lowerRows.length - 1]);
+      }
     }
     if (bfloat16) bf16Rows.push(`| ${name} | ${bfloat16Cells(file, model, dir, inputs)} |`);
     if (bfloat16) console.error(bf16Rows[bf16Rows.length - 1]);
@@ -259,8 +263,9 @@ if (bf16Rows.length) {
   for (const r of bf16Rows) console.log(r);
   console.log();
 }
-console.log(
-  "| model | ours (`precision --to float16`) | ours, `--clamp` | ours, `--clamp --no-keep-io-types` | onnxruntime's converter, defaults | onnxruntime's converter, keep_io_types=True |",
-);
-console.log("|---|---|---|---|---|---|");
+if (rows.length)
+  console.log(
+    "| model | ours (`precision --to float16`) | ours, `--clamp` | ours, `--clamp --no-keep-io-types` | onnxruntime's converter, defaults | onnxruntime's converter, keep_io_types=True |",
+  );
+if (rows.length) console.log("|---|---|---|---|---|---|");
 for (const r of rows) console.log(r);

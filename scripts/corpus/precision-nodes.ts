@@ -27,7 +27,8 @@ import { run } from "../../src/interp/executor.js";
 import { toFloat64 } from "../../src/interp/tensor.js";
 import type { RTensor, RValue } from "../../src/interp/types.js";
 import { decodeTensorProto, encodeTensorProto } from "../../src/interp/value-proto.js";
-import { DataType, type Model, type Node, type Tensor } from "../../src/ir/types.js";
+import type { Tensor } from "../../src/ir/tensor.js";
+import { DataType, type Model, type Node } from "../../src/ir/types.js";
 import { encodeModel } from "../../src/io/files.js";
 import { requiredInputs } from "../../src/app/inputs.js";
 import { CORPUS_DIR } from "./python.js";
@@ -157,8 +158,13 @@ function withinSumBound(
   const nodes: Node[] = [];
   n.inputs.forEach((x, i) => {
     if (!x) return;
-    const d = { opType: "Cast", domain: "", inputs: [x], outputs: [`wide_${i}`], attributes: [] };
-    nodes.push({ ...d, attributes: [{ name: "to", type: "INT", value: DataType.DOUBLE }] } as Node);
+    nodes.push({
+      opType: "Cast",
+      domain: "",
+      inputs: [x],
+      outputs: [`wide_${i}`],
+      attributes: [{ name: "to", type: "INT", value: BigInt(DataType.DOUBLE) }],
+    });
     nodes.push({
       opType: "Abs",
       domain: "",
@@ -184,15 +190,18 @@ function withinSumBound(
     },
     feeds,
   ).sum_abs!;
-  const first = feeds[n.inputs[0]!] ?? undefined;
-  const weights = feeds[n.inputs[1]!] ?? undefined;
-  const wShape =
-    (weights && "shape" in weights ? weights.shape : undefined) ??
-    initializers.find((t) => t.name === n.inputs[1])!.dims.map(Number);
+  const shapeOf = (name: string): number[] => {
+    const v = feeds[name];
+    if (v && "shape" in v) return v.shape;
+    return initializers.find((t) => t.name === name)!.dims.map(Number);
+  };
+  // The terms of each sum: MatMul's inner dimension; Conv's weights per output channel (and a bias).
   const K =
     n.opType === "MatMul"
-      ? ((first && "shape" in first ? first.shape : wShape).at(-1) ?? 1)
-      : wShape.slice(1).reduce((a, b) => a * b, 1) + (n.inputs[2] ? 1 : 0);
+      ? (shapeOf(n.inputs[0]!).at(-1) ?? 1)
+      : shapeOf(n.inputs[1]!)
+          .slice(1)
+          .reduce((a, b) => a * b, 1) + (n.inputs[2] ? 1 : 0);
   const gamma = (K * U32) / (1 - K * U32);
   const s = toFloat64(mags);
   const x = have.data as Uint16Array;
