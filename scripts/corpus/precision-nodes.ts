@@ -84,16 +84,18 @@ function ordered(bits: number): number {
   return bits & 0x8000 ? -(bits & 0x7fff) : bits;
 }
 
-/** Worst ulps and the count of one-ulp elements between two bfloat16 tensors. */
-export function bf16Ulps(a: RTensor, b: RTensor): { worst: number; one: number } {
+/** The elements whose bits differ between two bfloat16 tensors: index, a's bits, b's bits. */
+function* differing(a: RTensor, b: RTensor): Generator<[number, number, number]> {
   const x = a.data as Uint16Array;
   const y = b.data as Uint16Array;
+  for (let i = 0; i < y.length; i++) if (x[i] !== y[i]) yield [i, x[i]!, y[i]!];
+}
+
+/** Worst ulps and the count of one-ulp elements between two bfloat16 tensors. */
+export function bf16Ulps(a: RTensor, b: RTensor): { worst: number; one: number } {
   let worst = 0;
   let one = 0;
-  for (let i = 0; i < y.length; i++) {
-    const p = x[i]!;
-    const q = y[i]!;
-    if (p === q) continue;
+  for (const [, p, q] of differing(a, b)) {
     const nanP = (p & 0x7f80) === 0x7f80 && (p & 0x7f) !== 0;
     const nanQ = (q & 0x7f80) === 0x7f80 && (q & 0x7f) !== 0;
     if (nanP || nanQ) {
@@ -204,14 +206,10 @@ function withinSumBound(
           .reduce((a, b) => a * b, 1) + (n.inputs[2] ? 1 : 0);
   const gamma = (K * U32) / (1 - K * U32);
   const s = toFloat64(mags);
-  const x = have.data as Uint16Array;
-  const y = want.data as Uint16Array;
   let elements = 0;
   let worst = 0;
-  for (let i = 0; i < y.length; i++) {
-    const p = x[i]!;
-    const q = y[i]!;
-    if (p === q || Math.abs(ordered(p) - ordered(q)) <= ULP_BOUND) continue;
+  for (const [i, p, q] of differing(have, want)) {
+    if (Math.abs(ordered(p) - ordered(q)) <= ULP_BOUND) continue;
     const allowed = Math.max(bf16Ulp(p), bf16Ulp(q)) + gamma * s[i]!;
     const r = Math.abs(bf16Value(p) - bf16Value(q)) / allowed;
     if (r <= 1) elements++;
