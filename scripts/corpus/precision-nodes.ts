@@ -29,7 +29,7 @@ import type { RTensor, RValue } from "../../src/interp/types.js";
 import { decodeTensorProto, encodeTensorProto } from "../../src/interp/value-proto.js";
 import type { Tensor } from "../../src/ir/tensor.js";
 import { DataType, type Model, type Node } from "../../src/ir/types.js";
-import { encodeModel } from "../../src/io/files.js";
+import { saveModel } from "../../src/io/files.js";
 import { requiredInputs } from "../../src/app/inputs.js";
 import { CORPUS_DIR } from "./python.js";
 
@@ -238,7 +238,7 @@ export function referenceValues(
   timeoutMs = 1_800_000,
 ): string {
   const file = join(dir, "model.onnx");
-  writeFileSync(file, encodeModel(model));
+  saveModel(model, file);
   requiredInputs(model).forEach((v, i) =>
     writeFileSync(join(dir, `input_${i}.pb`), encodeTensorProto(inputs[v.name] as RTensor, v.name)),
   );
