@@ -244,7 +244,7 @@ function bfloat16Cells(
   return [
     `${check}, ${share}, ${r.report.kept.length} kept, ${time.toFixed(1)} s`,
     `${nodes.checked}${nodes.skipped.length ? ` (${nodes.skipped.length} Constants/subgraphs not)` : ""}; ${failing}`,
-    `${nodes.worstUlps} (${nodes.oneUlp} of ${nodes.bf16Elements} values 1 ulp); float32 ${nodes.worstFloat32.toExponential(1)}`,
+    `${nodes.worstUlps} (${nodes.oneUlp} of ${nodes.bf16Elements} values 1 ulp${nodes.summedElements ? `, ${nodes.summedElements} more within the float32 sum's bound` : ""}); float32 ${nodes.worstFloat32.toExponential(1)}`,
     `${worst.toExponential(1)} (float32: ${r.report.error?.toExponential(1)})`,
   ].join(" | ");
 }

@@ -14,7 +14,7 @@
       type rounded to it before the next op reads it; writes output_<i>.pb (as float64).
   precision.py values MODEL INPUTS_DIR OUT_DIR
       the same reference, every value a node of MODEL writes kept (for the node-by-node check of
-      bench/precision-nodes.ts): v<i>.pb each in the type MODEL gives the value (a half value is
+      scripts/corpus/precision-nodes.ts): v<i>.pb each in the type MODEL gives the value (a half value is
       exact in it: the reference rounds there), and values.json mapping each name to its file."""
 
 import glob
