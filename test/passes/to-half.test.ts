@@ -245,6 +245,28 @@ g (float[4,8] x) => (float[4,3] y) <float[8,3] w = {${Array.from({ length: 24 },
     );
   });
 
+  it("reads RMSNormalization's X in Y's type, as ONNX's shape inference types Y", () => {
+    // The schema binds X to T and Y to V (the scale's); ONNX's inference gives Y X's type, and its
+    // full checker refused the Llama (opset 23) made bfloat16 where X came from a float32 node.
+    const m = parseModelText(`<ir_version: 10, opset_import: ["" : 23]>
+g (float[2,8] x) => (float[2,8] y) <float[8] s = {1, 0.5, 2, 1, 1, 0.25, 1, 1}> {
+  a = Add (x, x)
+  y = RMSNormalization <axis = -1> (a, s)
+}`);
+    for (const to of ["float16", "bfloat16"] as const) {
+      const r = precision(m, { to, keepOps: ["Add"], verify: false });
+      if (!r.ok) throw new Error(r.notes[0]!.message);
+      const g = r.model.graph;
+      const rms = g.nodes.find((n) => n.opType === "RMSNormalization")!;
+      const cast = g.nodes.find((n) => n.outputs[0] === rms.inputs[0])!;
+      expect(cast.opType).toBe("Cast");
+      expect(cast.attributes[0]!.value).toBe(BigInt(to === "float16" ? F16 : BF16));
+      expect(fullCheck(r.model) ?? null).toBeNull();
+      const x = random(DataType.FLOAT, [2, 8], 5);
+      expect(outputsError(run(r.model, { x }), run(m, { x }))).toBeLessThan(1e-2);
+    }
+  });
+
   it("lower --target tensorrt --precision float16 keeps the ops TensorRT runs in float32 only", async () => {
     const m = parseModelText(CNN);
     const r = lower(m, { profile: loadProfile("tensorrt"), precision: { to: "float16" } });
