@@ -11,7 +11,11 @@
   precision.py reference MODEL INPUTS_DIR OUT_DIR
       the reference of a float16 or bfloat16 model (docs/semantics.md, "float16 models"): every op
       computed in float64 by ONNX's reference evaluator, each output the model writes in the half
-      type rounded to it before the next op reads it; writes output_<i>.pb (as float64)."""
+      type rounded to it before the next op reads it; writes output_<i>.pb (as float64).
+  precision.py values MODEL INPUTS_DIR OUT_DIR
+      the same reference, every value a node of MODEL writes kept (for the node-by-node check of
+      scripts/corpus/precision-nodes.ts): v<i>.pb each in the type MODEL gives the value (a half value is
+      exact in it: the reference rounds there), and values.json mapping each name to its file."""
 
 import glob
 import json
@@ -147,10 +151,11 @@ def holds_bfloat16(m):
     return False
 
 
-def reference(path, inputs_dir, out_dir):
+def _reference_run(m, inputs_dir, intermediate):
+    """The float64 reference of m on the inputs: its outputs in order, or with intermediate every
+    value by name (the rounding's own __f64/__f16 values among them)."""
     from onnx.reference import ReferenceEvaluator
 
-    m = onnx.load(path)
     half = onnx.TensorProto.BFLOAT16 if holds_bfloat16(m) else onnx.TensorProto.FLOAT16
     feeds = {
         k: a.astype(np.float64) if a.dtype.kind == "f" and a.dtype != np.float32 else a
@@ -159,11 +164,46 @@ def reference(path, inputs_dir, out_dir):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from fp16_reference import rounded_float64_model
 
-    outs = ReferenceEvaluator(rounded_float64_model(m, half)).run(None, feeds)
+    ev = ReferenceEvaluator(rounded_float64_model(m, half))
+    return ev.run(None, feeds, intermediate=intermediate), half
+
+
+def reference(path, inputs_dir, out_dir):
+    m = onnx.load(path)
+    outs, _ = _reference_run(m, inputs_dir, False)
     for i, (a, o) in enumerate(zip(outs, m.graph.output)):
         t = numpy_helper.from_array(np.asarray(a, dtype=np.float64), o.name)
         with open(os.path.join(out_dir, f"output_{i}.pb"), "wb") as f:
             f.write(t.SerializeToString())
+
+
+def values(path, inputs_dir, out_dir):
+    import ml_dtypes
+
+    m = onnx.load(path)
+    results, half = _reference_run(m, inputs_dir, True)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from fp16_reference import _types
+
+    types = _types(m)
+    np_half = ml_dtypes.bfloat16 if half == onnx.TensorProto.BFLOAT16 else np.float16
+    index = {}
+    for n in m.graph.node:
+        for name in n.output:
+            if not name or name not in results or name in index:
+                continue
+            a = np.asarray(results[name])
+            t = types.get(name)
+            if t == half:
+                a = a.astype(np_half)  # exact: the reference rounded it there
+            elif t is not None and a.dtype.kind == "f":
+                a = a.astype(onnx.helper.tensor_dtype_to_np_dtype(t))
+            file = f"v{len(index)}.pb"
+            with open(os.path.join(out_dir, file), "wb") as f:
+                f.write(numpy_helper.from_array(a, name).SerializeToString())
+            index[name] = file
+    with open(os.path.join(out_dir, "values.json"), "w") as f:
+        json.dump(index, f)
 
 
 if __name__ == "__main__":
@@ -171,6 +211,8 @@ if __name__ == "__main__":
         anchor(*sys.argv[2:5])
     elif sys.argv[1] == "reference":
         reference(*sys.argv[2:5])
+    elif sys.argv[1] == "values":
+        values(*sys.argv[2:5])
     elif sys.argv[1] == "judge":
         judge(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:

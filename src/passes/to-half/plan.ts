@@ -126,6 +126,9 @@ const keepAll = (n: Node): NodePlan => ({
   outHalf: n.outputs.map(() => false),
 });
 
+/** Ops whose output ONNX's shape inference types from the first input, apart from the schema. */
+const FIRST_INPUT_TYPED = new Set(["RMSNormalization"]);
+
 /** The plan of one node, from its schema alone (before the node-wide reasons to keep it). */
 function schemaPlan(n: Node, v: OpVersion, ctx: PlanContext): NodePlan {
   const { types } = ctx;
@@ -165,7 +168,16 @@ function schemaPlan(n: Node, v: OpVersion, ctx: PlanContext): NodePlan {
     for (const i of b.ins) plan.inHalf[i] = true;
     for (const i of b.outs) plan.outHalf[i] = true;
   }
-  if (plan.outHalf.some(Boolean)) return plan;
+  if (plan.outHalf.some(Boolean)) {
+    // ONNX's shape inference gives RMSNormalization's Y the type of X, though the schema binds Y
+    // to V (the scale's type) and X to T: a half Y beside a float32 X fails ONNX's full checker
+    // ("Y has inconsistent type tensor(float)"), so X is read in Y's type.
+    if (FIRST_INPUT_TYPED.has(n.opType) && n.domain === "" && plan.inFlex[0]) {
+      plan.inFlex[0] = false;
+      plan.inHalf[0] = true;
+    }
+    return plan;
+  }
   if (refused.length)
     return {
       ...plan,
