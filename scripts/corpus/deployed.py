@@ -627,6 +627,9 @@ def session(path: str, level):
     so = ort.SessionOptions()
     so.graph_optimization_level = level
     so.log_severity_level = 3
+    # DEPLOYED_ORT_THREADS of deployed-transforms.ts: DynamicQuantizeLSTM's numbers follow the
+    # thread count (the rows one thread computes share a scale), the default is the machine's
+    so.intra_op_num_threads = 2
     return ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
 
 

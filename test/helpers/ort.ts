@@ -32,18 +32,21 @@ function externalDataFolder(m: Model): string | undefined {
 /**
  * Runs a model on onnxruntime-node; returns the graph outputs by name. `optimized: false` turns
  * onnxruntime's graph optimizations off (its QDQ fusions compute a quantized model's ops in
- * integers, which the model as written does not say).
+ * integers, which the model as written does not say). `threads` sets the intra-op thread count
+ * (default: onnxruntime's, which depends on the machine; a few kernels' numbers depend on it, as
+ * DynamicQuantizeLSTM's, see docs/semantics.md).
  */
 export async function runOrt(
   m: Model,
   feeds: Record<string, RTensor>,
-  opts: { optimized?: boolean } = {},
+  opts: { optimized?: boolean; threads?: number } = {},
 ): Promise<Record<string, RTensor>> {
   const folder = externalDataFolder(m);
   const session = await ort.InferenceSession.create(encodeModel(m), {
     // Warnings (the transpose optimizer on old opsets, ...) are not results: errors only.
     logSeverityLevel: 3,
     ...(opts.optimized === false ? { graphOptimizationLevel: "disabled" as const } : {}),
+    ...(opts.threads !== undefined ? { intraOpNumThreads: opts.threads } : {}),
     ...(folder
       ? { extra: { session: { model_external_initializers_file_folder_path: folder } } }
       : {}),

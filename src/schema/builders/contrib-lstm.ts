@@ -5,9 +5,15 @@
 //   the input sequence (all steps and rows at once) quantized to uint8 as DynamicQuantizeLinear
 //   does, but with scale 1 for an all-zero range; its integer product with W's codes rescaled by
 //   x_scale · W_scale (a float32 product), in float32;
-//   at each step, each batch row's hidden state quantized likewise on its own, its integer product
-//   with R's codes rescaled by h_scale · R_scale and added to the input part, then the bias Wb + Rb;
+//   at each step, each batch row's hidden state quantized likewise on its own (with hidden_size
+//   above 256 and at most 4 rows, the batch's rows together), its integer product with R's codes
+//   rescaled by h_scale · R_scale and added to the input part, then the bias Wb + Rb;
 //   the gates i, o, f, c by Sigmoid, Sigmoid, Sigmoid, Tanh; C = C_prev·f + i·c, H = o·tanh(C).
+//
+// onnxruntime quantizes together the hidden-state rows one of its threads computes: it splits the
+// batch among its threads when the batch has more than 4 rows or hidden_size is at most 256, else
+// one thread takes all of them. The body follows the split with a thread per row, the only
+// grouping a graph can know (docs/semantics.md: fewer threads than rows group them otherwise).
 //
 // That form needs the defaults of what onnxruntime's quantized path also computes otherwise
 // (activations, no peepholes, clip, input_forget, sequence_lens): a call that sets any of them
@@ -46,16 +52,21 @@ function exactForm(args: BuildArgs): boolean {
  * x quantized to uint8 by onnxruntime's dynamic rule over `axes` (all axes: one scale): the range
  * [min(x, 0), max(x, 0)], scale (max - min) / 255 (1 when max = min), zero point round(0 - min /
  * scale) in [0, 255], codes round(x / scale) + zero point, saturated. Returns the codes (uint8),
- * the scale and the zero point (float, with the reduced axes kept).
+ * the scale and the zero point (float, with the reduced axes kept). `wholeWhen`, a boolean
+ * tensor: where true, the range is over all of x instead.
  */
-function quantizeU8(w: TextWriter, x: string, axes?: number[]) {
+function quantizeU8(w: TextWriter, x: string, axes?: number[], wholeWhen?: string) {
   // the axes as an input (ReduceMin/ReduceMax-18), so that the body means the same at every
   // later opset; an older caller gets it converted down
   const inputs = axes ? [x, w.ints(axes, "raxes")] : [x];
   const red = `keepdims: int = ${axes ? 1 : 0}`;
+  const range = (op: string) => {
+    const part = w.op(op, inputs, red);
+    return wholeWhen ? w.op("Where", [wholeWhen, w.op(op, [x], "keepdims: int = 1"), part]) : part;
+  };
   const zero = w.constant("float {0.0}", "zero");
-  const mn = w.op("Min", [w.op("ReduceMin", inputs, red), zero]);
-  const mx = w.op("Max", [w.op("ReduceMax", inputs, red), zero]);
+  const mn = w.op("Min", [range("ReduceMin"), zero]);
+  const mx = w.op("Max", [range("ReduceMax"), zero]);
   const scale = w.op("Where", [
     w.op("Equal", [mx, mn]),
     w.constant("float {1.0}", "one"),
@@ -66,6 +77,21 @@ function quantizeU8(w: TextWriter, x: string, axes?: number[]) {
   const zp = w.op("Round", [w.op("Clip", [w.op("Sub", [zero, w.op("Div", [mn, scale])]), lo, hi])]);
   const q = w.op("Clip", [w.op("Add", [w.op("Round", [w.op("Div", [x, scale])]), zp]), lo, hi]);
   return { q: w.cast(q, U8), scale, zp };
+}
+
+/**
+ * A step's hidden state [batch, H] quantized as onnxruntime's threads do with a thread per row
+ * (the header): per row, or, with H above 256, all rows together while the batch has at most 4
+ * (decided here for a static batch, else at run time).
+ */
+function hiddenQuantized(args: BuildArgs, s: TextWriter, h: string) {
+  const H = args.intValue("hidden_size");
+  if (H === undefined || H <= 256) return quantizeU8(s, h, [1]);
+  const batch = args.shape(0)?.[1];
+  if (typeof batch === "number") return batch <= 4 ? quantizeU8(s, h) : quantizeU8(s, h, [1]);
+  const rows = s.op("Slice", [s.op("Shape", [h]), s.ints([0], "from"), s.ints([1], "to")]);
+  const few = s.op("LessOrEqual", [rows, s.constant("int64 {4}", "four")]);
+  return quantizeU8(s, h, [1], few);
 }
 
 /** DynamicQuantizeLSTM as onnxruntime computes it (the header); Y, Y_h, Y_c. */
@@ -124,7 +150,7 @@ const exactBody: BodyBuilder = (args) => {
       "c_out",
       "y_out",
     ].map((n) => `_ms_dqlstm_${n}${d}`) as [string, string, string, string, string, string];
-    const h = quantizeU8(s, hIn, [1]);
+    const h = hiddenQuantized(args, s, hIn);
     const acc = s.op("Sub", [
       s.op("MatMulInteger", [h.q, R, "", rz]),
       s.op("Mul", [s.cast(h.zp, I32), rSum]),

@@ -6,8 +6,9 @@
 // onnxruntime's rule for its parameters): bit-exact where onnxruntime's float32 steps are.
 // MatMulNBits dequantizes its blocked weights ((q - zero point) * scale in float32) and multiplies
 // in float64, as onnxruntime computes in float32 at accuracy levels 0 to 3; at level 4 the
-// activations are first quantized to int8 per block, as onnxruntime does. DynamicQuantizeLSTM dequantizes its
-// weights and runs LSTM in float64; onnxruntime quantizes the activations as well (approximate).
+// activations are first quantized to int8 per block, as onnxruntime does. DynamicQuantizeLSTM
+// quantizes its input and hidden states as onnxruntime does with a thread per batch row, its gate
+// activations in float64 (below).
 
 import { DataType } from "../../../ir/types.js";
 import { fromFloat64, toFloat64, scratch } from "../../tensor.js";
@@ -234,8 +235,8 @@ const MatMulNBits: Kernel = (ctx, inputs) => {
 /**
  * DynamicQuantizeLSTM: LSTM with W [dirs, input, 4H] and R [dirs, H, 4H] quantized (a scale and zero
  * point per direction, or per direction and column), computed as onnxruntime does: each product's
- * left operand (the direction's whole input sequence; at each step, each batch row's hidden state)
- * quantized to uint8 by dynamicQuantizeU8, the integer product rescaled in float32 and accumulated into the
+ * left operand (the direction's whole input sequence; at each step, each batch row's hidden state,
+ * or with H above 256 and at most 4 rows the batch's) quantized to uint8 by dynamicQuantizeU8, the integer product rescaled in float32 and accumulated into the
  * gates (input part, then recurrent part, then the bias Wb + Rb), the gates' activations in
  * float64. Default activations (sigmoid, tanh, tanh), forward, reverse or bidirectional; peepholes,
  * clip, input_forget, sequence_lens and initial states as LSTM.
@@ -322,11 +323,16 @@ const DynamicQuantizeLSTM: Kernel = (ctx, inputs) => {
     if (h0) h.set(h0.subarray(d * batch * H, (d + 1) * batch * H));
     if (c0) c.set(c0.subarray(d * batch * H, (d + 1) * batch * H));
     for (let step = 0; step < T; step++) {
-      // The recurrent product quantizes each batch row's hidden state on its own, as onnxruntime's
-      // per-row recurrence does.
-      const gh = scratch(Float64Array, batch * G);
-      for (let b = 0; b < batch; b++)
-        gh.set(product(h.subarray(b * H, (b + 1) * H), 1, H, rv, d, rs, rz), b * G);
+      // The recurrent product quantizes each batch row's hidden state on its own, as onnxruntime
+      // does with a thread per row; with H above 256 and at most 4 rows it does not split the
+      // batch, whose rows then share one scale (docs/semantics.md).
+      let gh: Float64Array;
+      if (H > 256 && batch <= 4) gh = product(h, batch, H, rv, d, rs, rz);
+      else {
+        gh = scratch(Float64Array, batch * G);
+        for (let b = 0; b < batch; b++)
+          gh.set(product(h.subarray(b * H, (b + 1) * H), 1, H, rv, d, rs, rz), b * G);
+      }
       for (let b = 0; b < batch; b++) {
         const len = lens ? lens[b]! : T;
         const t = reverse ? len - 1 - step : step;
