@@ -30,6 +30,7 @@ import {
   type EpResult,
 } from "../scripts/targets/ort-usability.js";
 import { runOrt } from "../test/helpers/ort.js";
+import { DEPLOYED_ORT_THREADS } from "../scripts/corpus/deployed-transforms.js";
 import { deployedModels } from "./deployed.js";
 
 const only = process.argv[2];
@@ -71,7 +72,10 @@ try {
     saveModel(modelOf(transform(m, fixDims(dims))), fixed);
     saveModel(modelOf(transform(m, pipeline("typed", [fixDims(dims), inferValueInfo()]))), typed);
     const inputs = randomInputs(m, 1, dims) as Record<string, RTensor>;
-    const before = await runOrt(m, inputs).catch(() => undefined);
+    // onnxruntime on a thread per row, as the corpus's references (DEPLOYED_ORT_THREADS): its
+    // DynamicQuantizeLSTM shares one scale between the rows a thread takes
+    const threads = DEPLOYED_ORT_THREADS;
+    const before = await runOrt(m, inputs, { threads }).catch(() => undefined);
     for (const t of ["coreml", "nnapi"] as const) {
       const r = lower(m, { profile: loadProfile(t), dims });
       if (!r.ok) {
@@ -83,7 +87,7 @@ try {
       const [a, b, c] = usability(python, [fixed, typed, out]).map((v) => v[t]);
       let error = "not on onnxruntime";
       if (before)
-        error = await runOrt(r.model, inputs).then(
+        error = await runOrt(r.model, inputs, { threads }).then(
           (after) => normwise(before, after).toExponential(1),
           (e: Error) => `fails: ${e.message.slice(0, 40)}`,
         );

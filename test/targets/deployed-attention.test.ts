@@ -9,7 +9,8 @@
 // DynamicQuantizeLinear with MatMulInteger) in one CoreML partition covering every node; CLIP's
 // text encoder too, its QuickGelu kept (CoreML has it) and the shapes past it in the value_info
 // lower writes (ONNX's inference, which the checker uses, stops at onnxruntime's ops). No Loop: the Range of the attention body folds once the dims are fixed. The lowered models
-// give onnxruntime's numbers on the original (norm-wise).
+// give onnxruntime's numbers on the original (norm-wise). And the dynamically quantized LSTM
+// (DynamicQuantizeLSTM) in one CoreML partition covering every node.
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -32,6 +33,7 @@ import {
   usability,
   usabilityPython,
 } from "../../scripts/targets/ort-usability.js";
+import { DEPLOYED_ORT_THREADS } from "../../scripts/corpus/deployed-transforms.js";
 import { runOrt } from "../helpers/ort.js";
 
 const python = usabilityPython();
@@ -63,6 +65,8 @@ const CASES: [
   ["bert_dynamic_qop", "coreml", { partitions: 1, left: 0 }],
   // QuickGelu stays (CoreML has it): the value_info lower writes carries the shapes past it
   ["clip_text_optimized", "coreml", { partitions: 1, left: 0 }],
+  // DynamicQuantizeLSTM's body, its Scans unrolled, in ops CoreML has (no ReduceMin, Min, Equal)
+  ["lstm_dynamic", "coreml", { partitions: 1, left: 0 }],
 ];
 
 function normwise(a: Record<string, RTensor>, b: Record<string, RTensor>): number {
@@ -122,8 +126,11 @@ describe.skipIf(!python || !CASES.every(([n]) => present.has(n)))(
         files.push(file);
         const inputs = randomInputs(m, 3, dims) as Record<string, RTensor>;
         if (fixed === DECODE) perRowCache(inputs, [5, 8]);
-        const want = await runOrt(m, inputs);
-        errors[`${name}.${target}`] = normwise(want, await runOrt(r.model, inputs));
+        // a thread per row: onnxruntime's DynamicQuantizeLSTM quantizes the rows a thread takes
+        // with one scale (docs/semantics.md)
+        const threads = DEPLOYED_ORT_THREADS;
+        const want = await runOrt(m, inputs, { threads });
+        errors[`${name}.${target}`] = normwise(want, await runOrt(r.model, inputs, { threads }));
         // and in the interpreter, where the cache positions are per row
         if (fixed === DECODE)
           errors[`${name}.${target} interpreter`] = normwise(want, run(r.model, inputs));

@@ -64,13 +64,27 @@ function quantizeU8(w: TextWriter, x: string, axes?: number[], wholeWhen?: strin
     const part = w.op(op, inputs, red);
     return wholeWhen ? w.op("Where", [wholeWhen, w.op(op, [x], "keepdims: int = 1"), part]) : part;
   };
+  // In ops every target of `lower` has (CoreML has no ReduceMin, Min or comparison), each exact:
+  // min(min x, 0) = −max(max(−x), 0); the range d = max − min is 0 only where both are, so
+  // z = clip(d · 2^100 · 2^100, 0, 1) is 1 for every d > 0 (the least subnormal included), 0 for
+  // 0, NaN for NaN, and scale = d/255 · z + (1 − z) is 1 where d = 0, else d/255.
   const zero = w.constant("float {0.0}", "zero");
-  const mn = w.op("Min", [range("ReduceMin"), zero]);
+  const minus = w.constant("float {-1.0}", "minus");
+  const negated = w.op("Mul", [x, minus]);
+  const negInputs = axes ? [negated, inputs[1]!] : [negated];
+  const negPart = w.op("ReduceMax", negInputs, red);
+  const negRange = wholeWhen
+    ? w.op("Where", [wholeWhen, w.op("ReduceMax", [negated], "keepdims: int = 1"), negPart])
+    : negPart;
+  const mn = w.op("Mul", [w.op("Max", [negRange, zero]), minus]);
   const mx = w.op("Max", [range("ReduceMax"), zero]);
-  const scale = w.op("Where", [
-    w.op("Equal", [mx, mn]),
-    w.constant("float {1.0}", "one"),
-    w.op("Div", [w.op("Sub", [mx, mn]), w.constant("float {255.0}", "q255")]),
+  const d = w.op("Sub", [mx, mn]);
+  const big = w.constant("float {1.2676506002282294e30}", "p100");
+  const one = w.constant("float {1.0}", "one");
+  const z = w.op("Clip", [w.op("Mul", [w.op("Mul", [d, big]), big]), zero, one]);
+  const scale = w.op("Add", [
+    w.op("Mul", [w.op("Div", [d, w.constant("float {255.0}", "q255")]), z]),
+    w.op("Sub", [one, z]),
   ]);
   const lo = w.constant("float {0.0}", "lo");
   const hi = w.constant("float {255.0}", "hi");
