@@ -10,10 +10,8 @@
 // lower writes (ONNX's inference, which the checker uses, stops at onnxruntime's ops). No Loop: the Range of the attention body folds once the dims are fixed. The lowered models
 // give onnxruntime's numbers on the original (norm-wise).
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { lower, randomInputs } from "../../src/app/index.js";
 import { toFloat64 } from "../../src/interp/tensor.js";
 import type { RTensor } from "../../src/interp/types.js";
@@ -23,17 +21,10 @@ import { fixDims } from "../../src/passes/fix-dims.js";
 import { transform } from "../../src/app/transform.js";
 import { loadProfile } from "../../src/targets/load.js";
 import { deployedNames, loadDeployed } from "../../scripts/corpus/deployed-judge.js";
-import {
-  estimateOf,
-  NO_USABILITY_PYTHON,
-  usability,
-  usabilityPython,
-} from "../../scripts/targets/ort-usability.js";
 import { runOrt } from "../helpers/ort.js";
+import { checkerSetUp, estimateOf, usability } from "../helpers/usability.js";
 
-const python = usabilityPython();
-const work = mkdtempSync(join(tmpdir(), "deployed-attention-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const { python, absent, work } = checkerSetUp("deployed-attention");
 
 /** Model, target, and what the checker must find after lowering. */
 const CASES: [string, "coreml" | "nnapi", { partitions: number; left: number }][] = [
@@ -66,7 +57,7 @@ function normwise(a: Record<string, RTensor>, b: Record<string, RTensor>): numbe
 const present = new Set(deployedNames());
 
 describe.skipIf(!python || !CASES.every(([n]) => present.has(n)))(
-  `fused transformers of the deployed corpus, lowered, by onnxruntime's checker${python ? "" : ` (${NO_USABILITY_PYTHON})`}`,
+  `fused transformers of the deployed corpus, lowered, by onnxruntime's checker${absent}`,
   () => {
     it("one partition, every node covered (NNAPI: the mask's ReduceSum before it); onnxruntime's numbers", async () => {
       const files: string[] = [];
