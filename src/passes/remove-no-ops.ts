@@ -14,7 +14,10 @@
 // every value as it is, bit for bit: x · 1 and 1 · x, x / 1, x − (+0), x + (−0) and (−0) + x on
 // floats (x + (+0) is left: it makes −0 +0), x + 0 and x − 0 on integers, where the constant's
 // broadcast changes no dim (the output's static dims those of x, or the constant of dims all 1
-// and of no higher rank than x): an Identity of x. Each gives the same values as before.
+// and of no higher rank than x): an Identity of x. Only a one-element constant: a tensor of ones
+// is a weight (an untrained RMSNorm's scale), and without it onnxruntime no longer fuses the norm,
+// computing it otherwise (on an int4 Llama, 6e-4 apart after its quantized MatMuls). Each gives
+// the same values as before.
 
 import { attrInt, attrInts } from "../ir/attributes.js";
 import type { Node } from "../ir/types.js";
@@ -116,7 +119,7 @@ function neutral(op: string, integer: boolean, first: boolean, values: number[])
   return false;
 }
 
-/** Add, Sub, Mul or Div of x by a neutral constant whose broadcast changes no dim: x. */
+/** Add, Sub, Mul or Div of x by a neutral one-element constant whose broadcast changes no dim: x. */
 function arithmeticNoOp(site: Site): boolean {
   const n = site.node;
   const y = n.outputs[0];
@@ -124,8 +127,8 @@ function arithmeticNoOp(site: Site): boolean {
   for (const k of [1, 0]) {
     const [c, x] = [n.inputs[k], n.inputs[1 - k]];
     const v = c ? site.value(c) : undefined;
-    if (!c || !x || !v || !neutral(n.opType, isIntegerType(v.elemType), k === 0, v.values))
-      continue;
+    if (!c || !x || !v || v.values.length !== 1) continue;
+    if (!neutral(n.opType, isIntegerType(v.elemType), k === 0, v.values)) continue;
     const t = site.type(x);
     const rank = t?.kind === "tensor" && t.shape ? t.shape.length : undefined;
     const outDims = site.shape(y);

@@ -87,13 +87,13 @@ g (float[N,1] x) => (float[N,4] y) <int64[2] to = {1, 4}> { y = Expand (x, to) }
     const out = await simplified(m, { x: random(DataType.FLOAT, [3, 1], 7) });
     expect(ops(out)).toEqual(["Expand"]);
   });
-  it("x · 1, x / 1, x − (+0), x + (−0), integer x ± 0: removed, the same bits on onnxruntime and the interpreter; x + (+0) and the rest kept", async () => {
+  it("x · 1, x / 1, x − (+0), x + (−0), integer x ± 0: removed, the same bits on onnxruntime and the interpreter; x + (+0), a weight of ones and the rest kept", async () => {
     const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
 g (float[N,4] x, int32[N,4] i) => (float[N,4] a, float[N,4] b, float[N,4] c, float[N,4] d,
     float[N,4] e, int32[N,4] f, int32[N,4] h, float[N,4] kp, float[N,4] kn, float[N,4] kd,
-    float[1,N,4] kb, float[N,4] ko)
+    float[1,N,4] kb, float[N,4] ko, float[N,4] kw)
   <float one = {1}, float[1,1] ones = {1}, float pz = {0}, float nz = {-0.0}, int32 iz = {0},
-   float[1,1,1] ones3 = {1}, float[4] mixed = {1, 1, 1, 2}>
+   float[1,1,1] ones3 = {1}, float[4] mixed = {1, 1, 1, 2}, float[4] weight = {1, 1, 1, 1}>
 {
   a = Mul (x, one)
   b = Mul (ones, x)
@@ -107,6 +107,7 @@ g (float[N,4] x, int32[N,4] i) => (float[N,4] a, float[N,4] b, float[N,4] c, flo
   kd = Div (one, x)
   kb = Mul (x, ones3)
   ko = Mul (x, mixed)
+  kw = Mul (weight, x)
 }`);
     // −0 and +0, NaN and the infinities among them: a removal that is not exact shows in the bits
     const x: RTensor = {
@@ -126,6 +127,8 @@ g (float[N,4] x, int32[N,4] i) => (float[N,4] a, float[N,4] b, float[N,4] c, flo
       ["kd", "Div"],
       ["kb", "Mul"],
       ["ko", "Mul"],
+      // a weight of ones (a norm's scale): kept for onnxruntime's fusions
+      ["kw", "Mul"],
     ] as const)
       expect(producer(o)?.opType, o).toBe(op);
     const bits = (t: RTensor) => Buffer.from((t.data as Float32Array).buffer).toString("hex");
