@@ -10,6 +10,7 @@ import { parseDims } from "../src/app/dims.js";
 import {
   classifyModel,
   formatPartitions,
+  uncounted,
   targetSummary,
   type NodeVerdict,
 } from "../src/targets/classify.js";
@@ -610,7 +611,7 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
           else if (n.at.fn < 0 && !painted.has(n.at.index)) painted.set(n.at.index, -1);
         const { nodes: total, supported } = r.coverage;
         out[k] = {
-          title: `${r.target}: ${total - supported} of ${total} node(s) not supported, ${r.partitions.count} partition(s)`,
+          title: `${r.target}: ${total - supported} of ${total} node(s) not supported, ${r.partitions.count} partition(s)${uncounted(r.coverage)}`,
           lines,
           nodes,
           partitions: {

@@ -10,10 +10,18 @@
 // Unsqueeze of the chain's input, the axes composed (each earlier one is then dead unless
 // something else reads it). A Concat drops its inputs that are empty along its axis; a Split drops
 // its outputs empty along its axis (each then an empty constant, dead unless read: onnxruntime-web's
-// WebGPU kernels take no zero-sized tensor). Each gives the same values as before.
+// WebGPU kernels take no zero-sized tensor). An arithmetic node with a constant that leaves
+// every value as it is, bit for bit: x · 1 and 1 · x, x / 1, x − (+0), x + (−0) and (−0) + x on
+// floats (x + (+0) is left: it makes −0 +0), x + 0 and x − 0 on integers, where the constant's
+// broadcast changes no dim (the output's static dims those of x, or the constant of dims all 1
+// and of no higher rank than x): an Identity of x. Only a one-element constant: a tensor of ones
+// is a weight (an untrained RMSNorm's scale), and without it onnxruntime no longer fuses the norm,
+// computing it otherwise (on an int4 Llama, 6e-4 apart after its quantized MatMuls). Each gives
+// the same values as before.
 
 import { attrInt, attrInts } from "../ir/attributes.js";
 import type { Node } from "../ir/types.js";
+import { isIntegerType } from "../check/consts.js";
 import { ints, legalizePass, squeezeLike, type Site } from "./legalize-kit.js";
 
 const same = (a: number[] | undefined, b: number[] | undefined) =>
@@ -93,9 +101,51 @@ function splitDroppingEmpty(site: Site): boolean {
   return true;
 }
 
+/** Whether every value of a constant leaves the other operand of an arithmetic op as it is. */
+function neutral(op: string, integer: boolean, first: boolean, values: number[]): boolean {
+  const all = (f: (v: number) => boolean) => values.length > 0 && values.every(f);
+  switch (op) {
+    case "Mul":
+      return all((v) => v === 1);
+    case "Div":
+      return !first && all((v) => v === 1);
+    case "Sub":
+      // x − (+0) is x for −0 too (−0 − +0 = −0); x − (−0) is not
+      return !first && all((v) => (integer ? v === 0 : Object.is(v, 0)));
+    case "Add":
+      // x + (−0) is x for +0 and −0; x + (+0) makes −0 +0
+      return all((v) => (integer ? v === 0 : Object.is(v, -0)));
+  }
+  return false;
+}
+
+/** Add, Sub, Mul or Div of x by a neutral one-element constant whose broadcast changes no dim: x. */
+function arithmeticNoOp(site: Site): boolean {
+  const n = site.node;
+  const y = n.outputs[0];
+  if (!y || n.inputs.length !== 2 || n.outputs.length !== 1) return false;
+  for (const k of [1, 0]) {
+    const [c, x] = [n.inputs[k], n.inputs[1 - k]];
+    const v = c ? site.value(c) : undefined;
+    if (!c || !x || !v || v.values.length !== 1) continue;
+    if (!neutral(n.opType, isIntegerType(v.elemType), k === 0, v.values)) continue;
+    const t = site.type(x);
+    const rank = t?.kind === "tensor" && t.shape ? t.shape.length : undefined;
+    const outDims = site.shape(y);
+    const kept =
+      (!!outDims && same(site.shape(x), outDims)) ||
+      (rank !== undefined && v.dims.length <= rank && v.dims.every((d) => d === 1));
+    if (!kept) continue;
+    site.add("Identity", [x], {}, [y]);
+    return true;
+  }
+  return false;
+}
+
 function noOp(site: Site): boolean {
   const n = site.node;
   if (n.opType === "Split") return splitDroppingEmpty(site);
+  if (["Add", "Sub", "Mul", "Div"].includes(n.opType)) return arithmeticNoOp(site);
   const x = n.inputs[0];
   const y = n.outputs[0];
   if (!x || !y || n.outputs.length !== 1) return false;
@@ -201,8 +251,20 @@ function noOp(site: Site): boolean {
 export function removeNoOps() {
   return legalizePass(
     "remove-no-ops",
-    ["Cast", "Concat", "Expand", "Pad", "Reshape", "Split", "Unsqueeze"],
-    "no-op or chained Cast/Concat/Expand/Pad/Reshape/Split/Unsqueeze made plain",
+    [
+      "Add",
+      "Cast",
+      "Concat",
+      "Div",
+      "Expand",
+      "Mul",
+      "Pad",
+      "Reshape",
+      "Split",
+      "Sub",
+      "Unsqueeze",
+    ],
+    "no-op or chained Add/Cast/Concat/Div/Expand/Mul/Pad/Reshape/Split/Sub/Unsqueeze made plain",
     noOp,
     { has: () => true },
     () => true,

@@ -64,7 +64,20 @@ export interface TargetReport {
   nodes: NodeVerdict[];
   /** Per op: counts by verdict. */
   byOp: Record<string, Record<Verdict, number>>;
-  coverage: { nodes: number; supported: number; macs?: { total: number; supported: number } };
+  /**
+   * The nodes a backend is asked about: every node of the graph, its subgraphs and its local
+   * functions except Constant nodes (`nodes`), how many of those it takes (`supported`), how many
+   * of them are in local functions (`inFunctions`: the partitions count the rest), and the
+   * Constant nodes left out (`constants`): they are data, which onnxruntime folds into
+   * initializers and places on no backend, as the partitions leave them out.
+   */
+  coverage: {
+    nodes: number;
+    supported: number;
+    constants: number;
+    inFunctions: number;
+    macs?: { total: number; supported: number };
+  };
   /** The caveats of the ops the model uses (as the source words them), with how many nodes. */
   caveats: { op: string; caveat: string; nodes: number }[];
   partitions: Partitions;
@@ -130,7 +143,7 @@ export function classifyModel(model: Model, profile: Profile): TargetReport {
     model: [],
     nodes: [],
     byOp: Object.create(null),
-    coverage: { nodes: 0, supported: 0 },
+    coverage: { nodes: 0, supported: 0, constants: 0, inFunctions: 0 },
     caveats: [],
     partitions: { count: 0, groups: [], nodes: 0, supported: 0, splitters: [] },
   };
@@ -201,9 +214,14 @@ export function classifyModel(model: Model, profile: Profile): TargetReport {
         ...(macs !== undefined ? { macs } : {}),
         at: { fn, index: top },
       });
+      if (isConstantNode(n)) {
+        report.coverage.constants++;
+        continue;
+      }
       const counts = (report.byOp[op] ??= { supported: 0, partial: 0, unsupported: 0 });
       counts[verdict]++;
       report.coverage.nodes++;
+      if (fn !== -1) report.coverage.inFunctions++;
       if (verdict === "supported") report.coverage.supported++;
     }
   }
@@ -327,6 +345,24 @@ export function formatPartitions(p: Partitions): string {
   );
 }
 
+/**
+ * What the node counts leave out or hold that the partitions do not, in brackets: the Constant
+ * nodes (data: onnxruntime folds them into initializers) and the nodes of local functions.
+ */
+export function uncounted(c: TargetReport["coverage"]): string {
+  const notes = [
+    ...(c.constants
+      ? [
+          `${c.constants} Constant node${c.constants === 1 ? "" : "s"} not counted: onnxruntime folds them into initializers`,
+        ]
+      : []),
+    ...(c.inFunctions
+      ? [`${c.inFunctions} of the ${c.nodes} in local functions, which the partitions leave out`]
+      : []),
+  ];
+  return notes.length ? ` (${notes.join("; ")})` : "";
+}
+
 /** The target's verdict in one phrase, for a command's closing line. */
 export function targetSummary(r: TargetReport): string {
   const c = r.coverage;
@@ -349,11 +385,13 @@ export function targetSummary(r: TargetReport): string {
  */
 export function formatTargetReport(r: TargetReport): string[] {
   const lines: string[] = [];
+  const c = r.coverage;
   lines.push(
-    `target ${r.target}: ${r.coverage.supported} of ${r.coverage.nodes} nodes supported (${pct(r.coverage.supported, r.coverage.nodes)}%)` +
-      (r.coverage.macs
-        ? `, ${pct(r.coverage.macs.supported, r.coverage.macs.total)}% of ${r.coverage.macs.total.toExponential(2)} multiply-adds`
-        : ""),
+    `target ${r.target}: ${c.supported} of ${c.nodes} nodes supported (${pct(c.supported, c.nodes)}%)` +
+      (c.macs
+        ? `, ${pct(c.macs.supported, c.macs.total)}% of ${c.macs.total.toExponential(2)} multiply-adds`
+        : "") +
+      uncounted(c),
   );
   lines.push(`partitions: ${formatPartitions(r.partitions)}`);
   for (const m of r.model) lines.push(`model: ${m}`);

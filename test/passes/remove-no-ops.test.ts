@@ -8,6 +8,7 @@ import { compareTensors } from "../../src/interp/backend-test.js";
 import type { RTensor } from "../../src/interp/types.js";
 import { DataType, type Model } from "../../src/ir/types.js";
 import { parseModelText } from "../../src/text/parse.js";
+import { run } from "../../src/interp/executor.js";
 import { random, runOrt } from "../helpers/ort.js";
 
 /** simplify's result, after checking onnxruntime gives the same bits for it on `feeds`. */
@@ -85,5 +86,56 @@ g (float[N,M] x) => (float[N,M] y, int64[2] z) <int64[2] ones = {1, 1}, int64[1]
 g (float[N,1] x) => (float[N,4] y) <int64[2] to = {1, 4}> { y = Expand (x, to) }`);
     const out = await simplified(m, { x: random(DataType.FLOAT, [3, 1], 7) });
     expect(ops(out)).toEqual(["Expand"]);
+  });
+  it("x · 1, x / 1, x − (+0), x + (−0), integer x ± 0: removed, the same bits on onnxruntime and the interpreter; x + (+0), a weight of ones and the rest kept", async () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (float[N,4] x, int32[N,4] i) => (float[N,4] a, float[N,4] b, float[N,4] c, float[N,4] d,
+    float[N,4] e, int32[N,4] f, int32[N,4] h, float[N,4] kp, float[N,4] kn, float[N,4] kd,
+    float[1,N,4] kb, float[N,4] ko, float[N,4] kw)
+  <float one = {1}, float[1,1] ones = {1}, float pz = {0}, float nz = {-0.0}, int32 iz = {0},
+   float[1,1,1] ones3 = {1}, float[4] mixed = {1, 1, 1, 2}, float[4] weight = {1, 1, 1, 1}>
+{
+  a = Mul (x, one)
+  b = Mul (ones, x)
+  c = Div (x, one)
+  d = Sub (x, pz)
+  e = Add (nz, x)
+  f = Add (i, iz)
+  h = Sub (i, iz)
+  kp = Add (x, pz)
+  kn = Sub (x, nz)
+  kd = Div (one, x)
+  kb = Mul (x, ones3)
+  ko = Mul (x, mixed)
+  kw = Mul (weight, x)
+}`);
+    // −0 and +0, NaN and the infinities among them: a removal that is not exact shows in the bits
+    const x: RTensor = {
+      dtype: DataType.FLOAT,
+      shape: [3, 4],
+      data: Float32Array.from([-0, 0, NaN, Infinity, -Infinity, 1.5, -2.25, 3e-39, 7, -0, 0.5, -1]),
+    };
+    const feeds = { x, i: random(DataType.INT32, [3, 4], 8, -50, 50) };
+    const out = await simplified(m, feeds);
+    const producer = (o: string) => out.graph.nodes.find((n) => n.outputs.includes(o));
+    // removed: each output read straight from its input (the graph output renamed or an Identity)
+    for (const o of ["a", "b", "c", "d", "e", "f", "h"])
+      expect(producer(o)?.opType ?? "Identity", o).toBe("Identity");
+    for (const [o, op] of [
+      ["kp", "Add"],
+      ["kn", "Sub"],
+      ["kd", "Div"],
+      ["kb", "Mul"],
+      ["ko", "Mul"],
+      // a weight of ones (a norm's scale): kept for onnxruntime's fusions
+      ["kw", "Mul"],
+    ] as const)
+      expect(producer(o)?.opType, o).toBe(op);
+    const bits = (t: RTensor) => Buffer.from((t.data as Float32Array).buffer).toString("hex");
+    for (const [before, after] of [
+      [await runOrt(m, feeds), await runOrt(out, feeds)],
+      [run(m, feeds), run(out, feeds)],
+    ] as Record<string, RTensor>[][])
+      for (const k of Object.keys(before!)) expect(bits(after![k]!), k).toBe(bits(before![k]!));
   });
 });

@@ -7,10 +7,8 @@
 // where both count the nodes reading a value of dynamic shape as unsupported. The lowered
 // Llamas, the stem and the embedding also give onnxruntime's numbers.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { lower, randomInputs, type LowerRequest } from "../../src/app/index.js";
 import { compareTensors } from "../../src/interp/backend-test.js";
 import type { RTensor } from "../../src/interp/types.js";
@@ -19,17 +17,10 @@ import type { Model } from "../../src/ir/types.js";
 import { classifyModel } from "../../src/targets/classify.js";
 import { loadProfile } from "../../src/targets/load.js";
 import { parseModelText } from "../../src/text/parse.js";
-import {
-  estimateOf,
-  NO_USABILITY_PYTHON,
-  usability,
-  usabilityPython,
-} from "../../scripts/targets/ort-usability.js";
 import { runOrt } from "../helpers/ort.js";
+import { checkerSetUp, estimateOf, usability } from "../helpers/usability.js";
 
-const python = usabilityPython();
-const work = mkdtempSync(join(tmpdir(), "checker-agreement-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const { python, absent, work } = checkerSetUp("checker-agreement");
 const data = join(import.meta.dirname, "..", "data");
 
 const weights = (n: number, k = 29) =>
@@ -81,83 +72,80 @@ const dims = (o: Record<string, number>) => new Map(Object.entries(o));
 const SEQ = { batch: 1, sequence: 8 };
 const KV = { batch: 1, sequence: 8, past_sequence: 16, total_sequence: 24 };
 
-describe.skipIf(!python)(
-  `our partitions against onnxruntime's usability checker${python ? "" : ` (${NO_USABILITY_PYTHON})`}`,
-  () => {
-    it("the same partitions, nodes in them and nodes in all, on lowered models", async () => {
-      const coreml = loadProfile("coreml");
-      const nnapi = loadProfile("nnapi");
-      const vit = loadModel(join(data, "targets", "vit_tiny_dynamo.onnx"));
-      const cases: Case[] = [
-        { name: "stem.nnapi", model: STEM, req: { profile: nnapi }, numbers: true },
-        { name: "stem.coreml", model: STEM, req: { profile: coreml }, numbers: false },
-        { name: "embed.nnapi", model: EMBED, req: { profile: nnapi }, numbers: true },
-        {
-          name: "llama.nnapi",
-          model: llama("llama_tiny_dynamo"),
-          req: { profile: nnapi, dims: dims(SEQ) },
-          numbers: true,
-        },
-        {
-          name: "llama-kv.coreml",
-          model: llama("llama_tiny_kv_dynamo_op23"),
-          req: { profile: coreml, dims: dims(KV) },
-          numbers: true,
-        },
-        {
-          name: "llama-kv.nnapi",
-          model: llama("llama_tiny_kv_dynamo_op23"),
-          req: { profile: nnapi, dims: dims(KV) },
-          numbers: false,
-        },
-        // the batch left symbolic: nodes reading a value of dynamic shape are refused by both
-        { name: "vit-dynamic.nnapi", model: vit, req: { profile: nnapi }, numbers: false },
-      ];
-      const done = cases.map((c) => {
-        const r = lower(c.model, c.req);
-        if (!r.ok) throw new Error(`${c.name}: lower failed`);
-        const file = join(work, `${c.name}.onnx`);
-        saveModel(r.model, file);
-        return { ...c, file, lowered: r.model };
-      });
-      const verdicts = usability(
-        python!,
-        done.map((d) => d.file),
-      );
-      const rows = done.map((d, i) => {
-        const ep = d.req.profile.name as "coreml" | "nnapi";
-        const theirs = estimateOf(verdicts[i]?.raw?.[ep]);
-        const ours = classifyModel(d.lowered, d.req.profile).partitions;
-        return {
-          name: d.name,
-          ours: [ours.count, ours.supported, ours.nodes, ours.groups.map((g) => g.nodes).sort()],
-          theirs: theirs && [
-            theirs.partitions,
-            theirs.supported,
-            theirs.nodes,
-            [...theirs.sizes].sort(),
-          ],
-        };
-      });
-      for (const r of rows) expect(r.ours, r.name).toEqual(r.theirs);
-      // what the cases hold: the stem's Convs taken (each between an Unsqueeze and a Squeeze),
-      // split by its two Erfs alone; the embedding and
-      // the KV Llama for CoreML in one partition; the symbolic batch refused somewhere
-      const byName = new Map(rows.map((r) => [r.name, r.ours] as const));
-      expect(byName.get("stem.nnapi")!.slice(0, 3)).toEqual([3, 14, 16]);
-      expect(byName.get("embed.nnapi")![0]).toBe(1);
-      expect(byName.get("llama-kv.coreml")![0]).toBe(1);
-      const vitRow = byName.get("vit-dynamic.nnapi")!;
-      expect(vitRow[1]).toBeLessThan(vitRow[2] as number);
-      for (const d of done.filter((x) => x.numbers)) {
-        const inputs = randomInputs(d.model, 3, d.req.dims ?? new Map()) as Record<string, RTensor>;
-        const [a, b] = [await runOrt(d.model, inputs), await runOrt(d.lowered, inputs)];
-        for (const k of Object.keys(a))
-          expect(
-            compareTensors(b[k]!, a[k]!, { rtol: 0, atol: 0, normRtol: 1e-4 }),
-            `${d.name} ${k}`,
-          ).toBeUndefined();
-      }
-    }, 300_000);
-  },
-);
+describe.skipIf(!python)(`our partitions against onnxruntime's usability checker${absent}`, () => {
+  it("the same partitions, nodes in them and nodes in all, on lowered models", async () => {
+    const coreml = loadProfile("coreml");
+    const nnapi = loadProfile("nnapi");
+    const vit = loadModel(join(data, "targets", "vit_tiny_dynamo.onnx"));
+    const cases: Case[] = [
+      { name: "stem.nnapi", model: STEM, req: { profile: nnapi }, numbers: true },
+      { name: "stem.coreml", model: STEM, req: { profile: coreml }, numbers: false },
+      { name: "embed.nnapi", model: EMBED, req: { profile: nnapi }, numbers: true },
+      {
+        name: "llama.nnapi",
+        model: llama("llama_tiny_dynamo"),
+        req: { profile: nnapi, dims: dims(SEQ) },
+        numbers: true,
+      },
+      {
+        name: "llama-kv.coreml",
+        model: llama("llama_tiny_kv_dynamo_op23"),
+        req: { profile: coreml, dims: dims(KV) },
+        numbers: true,
+      },
+      {
+        name: "llama-kv.nnapi",
+        model: llama("llama_tiny_kv_dynamo_op23"),
+        req: { profile: nnapi, dims: dims(KV) },
+        numbers: false,
+      },
+      // the batch left symbolic: nodes reading a value of dynamic shape are refused by both
+      { name: "vit-dynamic.nnapi", model: vit, req: { profile: nnapi }, numbers: false },
+    ];
+    const done = cases.map((c) => {
+      const r = lower(c.model, c.req);
+      if (!r.ok) throw new Error(`${c.name}: lower failed`);
+      const file = join(work, `${c.name}.onnx`);
+      saveModel(r.model, file);
+      return { ...c, file, lowered: r.model };
+    });
+    const verdicts = usability(
+      python!,
+      done.map((d) => d.file),
+    );
+    const rows = done.map((d, i) => {
+      const ep = d.req.profile.name as "coreml" | "nnapi";
+      const theirs = estimateOf(verdicts[i]?.raw?.[ep]);
+      const ours = classifyModel(d.lowered, d.req.profile).partitions;
+      return {
+        name: d.name,
+        ours: [ours.count, ours.supported, ours.nodes, ours.groups.map((g) => g.nodes).sort()],
+        theirs: theirs && [
+          theirs.partitions,
+          theirs.supported,
+          theirs.nodes,
+          [...theirs.sizes].sort(),
+        ],
+      };
+    });
+    for (const r of rows) expect(r.ours, r.name).toEqual(r.theirs);
+    // what the cases hold: the stem's Convs taken (each between an Unsqueeze and a Squeeze),
+    // split by its two Erfs alone; the embedding and
+    // the KV Llama for CoreML in one partition; the symbolic batch refused somewhere
+    const byName = new Map(rows.map((r) => [r.name, r.ours] as const));
+    expect(byName.get("stem.nnapi")!.slice(0, 3)).toEqual([3, 14, 16]);
+    expect(byName.get("embed.nnapi")![0]).toBe(1);
+    expect(byName.get("llama-kv.coreml")![0]).toBe(1);
+    const vitRow = byName.get("vit-dynamic.nnapi")!;
+    expect(vitRow[1]).toBeLessThan(vitRow[2] as number);
+    for (const d of done.filter((x) => x.numbers)) {
+      const inputs = randomInputs(d.model, 3, d.req.dims ?? new Map()) as Record<string, RTensor>;
+      const [a, b] = [await runOrt(d.model, inputs), await runOrt(d.lowered, inputs)];
+      for (const k of Object.keys(a))
+        expect(
+          compareTensors(b[k]!, a[k]!, { rtol: 0, atol: 0, normRtol: 1e-4 }),
+          `${d.name} ${k}`,
+        ).toBeUndefined();
+    }
+  }, 300_000);
+});

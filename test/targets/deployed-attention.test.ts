@@ -12,10 +12,8 @@
 // give onnxruntime's numbers on the original (norm-wise). And the dynamically quantized LSTM
 // (DynamicQuantizeLSTM) in one CoreML partition covering every node.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { lower, randomInputs } from "../../src/app/index.js";
 import { run } from "../../src/interp/executor.js";
 import { toFloat64 } from "../../src/interp/tensor.js";
@@ -27,18 +25,11 @@ import { fixDims } from "../../src/passes/fix-dims.js";
 import { transform } from "../../src/app/transform.js";
 import { loadProfile } from "../../src/targets/load.js";
 import { deployedNames, loadDeployed } from "../../scripts/corpus/deployed-judge.js";
-import {
-  estimateOf,
-  NO_USABILITY_PYTHON,
-  usability,
-  usabilityPython,
-} from "../../scripts/targets/ort-usability.js";
 import { DEPLOYED_ORT_THREADS } from "../../scripts/corpus/deployed-transforms.js";
 import { runOrt } from "../helpers/ort.js";
+import { checkerSetUp, estimateOf, usability } from "../helpers/usability.js";
 
-const python = usabilityPython();
-const work = mkdtempSync(join(tmpdir(), "deployed-attention-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const { python, absent, work } = checkerSetUp("deployed-attention");
 
 /** The decode step of gqa_decode: one new token, 7 cached, rows of 5 and 8 tokens. */
 const DECODE = { sequence: 1, past: 7, total_sequence: 8 };
@@ -102,7 +93,7 @@ function perRowCache(inputs: Record<string, RTensor>, lengths: number[]): void {
 const present = new Set(deployedNames());
 
 describe.skipIf(!python || !CASES.every(([n]) => present.has(n)))(
-  `fused transformers of the deployed corpus, lowered, by onnxruntime's checker${python ? "" : ` (${NO_USABILITY_PYTHON})`}`,
+  `fused transformers of the deployed corpus, lowered, by onnxruntime's checker${absent}`,
   () => {
     it("one partition, every node covered (NNAPI: the mask's ReduceSum before it); onnxruntime's numbers", async () => {
       const files: string[] = [];

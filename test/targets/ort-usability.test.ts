@@ -6,10 +6,8 @@
 // corpus's quantized CNNs (QDQ, A16W8 at opset 21 and in com.microsoft ops, QOperator), whose
 // lowered forms give onnxruntime's bytes.
 
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { lower, type LowerRequest } from "../../src/app/transform.js";
 import { compareTensors } from "../../src/interp/backend-test.js";
 import { loadModel, saveModel } from "../../src/io/files.js";
@@ -19,17 +17,10 @@ import { DataType, type Model } from "../../src/ir/types.js";
 import { loadProfile } from "../../src/targets/load.js";
 import { rowFor } from "../../src/targets/profile.js";
 import { parseModelText } from "../../src/text/parse.js";
-import {
-  estimateOf,
-  NO_USABILITY_PYTHON,
-  usability,
-  usabilityPython,
-} from "../../scripts/targets/ort-usability.js";
 import { random, runOrt } from "../helpers/ort.js";
+import { checkerSetUp, estimateOf, usability } from "../helpers/usability.js";
 
-const python = usabilityPython();
-const work = mkdtempSync(join(tmpdir(), "ort-usability-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const { python, absent, work } = checkerSetUp("ort-usability");
 
 // A vision-transformer block: LayerNormalization, a GELU by Erf, a 6-dim window Transpose.
 const ENCODER = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
@@ -88,100 +79,97 @@ function lowered(m: Model, name: string, req: LowerRequest): { file: string; mod
   return { file, model: r.model };
 }
 
-describe.skipIf(!python)(
-  `onnxruntime's usability checker on lowered models${python ? "" : ` (${NO_USABILITY_PYTHON})`}`,
-  () => {
-    it("one partition covering every node, for CoreML ML Program and NNAPI; same numbers", async () => {
-      const cases = [
-        {
-          m: DECODER,
-          name: "decoder.coreml",
-          ep: "coreml" as const,
-          req: { profile: loadProfile("coreml") },
-        },
-        {
-          m: ENCODER,
-          name: "encoder.coreml",
-          ep: "coreml" as const,
-          req: { profile: loadProfile("coreml") },
-        },
-        {
-          m: ENCODER,
-          name: "encoder.nnapi",
-          ep: "nnapi" as const,
-          req: { profile: loadProfile("nnapi"), approximate: ["erf" as const] },
-        },
-      ];
-      const done = cases.map((c) => ({ ...c, ...lowered(c.m, c.name, c.req) }));
-      // the models as written: more than one partition, or ops left (what the test would miss)
-      const before = join(work, "decoder.onnx");
-      saveModel(DECODER, before);
-      const verdicts = usability(python!, [before, ...done.map((d) => d.file)]);
-      expect(verdicts[0]!.error).toBeUndefined();
-      expect(estimateOf(verdicts[0]!.coreml)!.unsupportedOps.sort()).toEqual([
-        "Expand",
-        "Gather",
-        "Neg",
-        "Pad",
-      ]);
-      done.forEach((d, i) => {
-        const e = estimateOf(verdicts[i + 1]![d.ep])!;
-        expect({ name: d.name, partitions: e.partitions, left: e.nodes - e.supported }).toEqual({
-          name: d.name,
-          partitions: 1,
-          left: 0,
-        });
+describe.skipIf(!python)(`onnxruntime's usability checker on lowered models${absent}`, () => {
+  it("one partition covering every node, for CoreML ML Program and NNAPI; same numbers", async () => {
+    const cases = [
+      {
+        m: DECODER,
+        name: "decoder.coreml",
+        ep: "coreml" as const,
+        req: { profile: loadProfile("coreml") },
+      },
+      {
+        m: ENCODER,
+        name: "encoder.coreml",
+        ep: "coreml" as const,
+        req: { profile: loadProfile("coreml") },
+      },
+      {
+        m: ENCODER,
+        name: "encoder.nnapi",
+        ep: "nnapi" as const,
+        req: { profile: loadProfile("nnapi"), approximate: ["erf" as const] },
+      },
+    ];
+    const done = cases.map((c) => ({ ...c, ...lowered(c.m, c.name, c.req) }));
+    // the models as written: more than one partition, or ops left (what the test would miss)
+    const before = join(work, "decoder.onnx");
+    saveModel(DECODER, before);
+    const verdicts = usability(python!, [before, ...done.map((d) => d.file)]);
+    expect(verdicts[0]!.error).toBeUndefined();
+    expect(estimateOf(verdicts[0]!.coreml)!.unsupportedOps.sort()).toEqual([
+      "Expand",
+      "Gather",
+      "Neg",
+      "Pad",
+    ]);
+    done.forEach((d, i) => {
+      const e = estimateOf(verdicts[i + 1]![d.ep])!;
+      expect({ name: d.name, partitions: e.partitions, left: e.nodes - e.supported }).toEqual({
+        name: d.name,
+        partitions: 1,
+        left: 0,
       });
-      for (const d of done) await sameNumbers(d.m, d.model);
-    }, 120_000);
+    });
+    for (const d of done) await sameNumbers(d.m, d.model);
+  }, 120_000);
 
-    it("the deployed quantized CNNs: one partition covering every node; onnxruntime's bytes", async () => {
-      const root = join(import.meta.dirname, "..", "data", "deployed");
-      const cases = [
-        ["cnn_qdq_per_channel", "coreml"],
-        ["cnn_a16w8_op21", "nnapi"],
-        ["cnn_a16w8_contrib", "nnapi"],
-        ["cnn_qop_per_channel", "coreml"],
-        ["cnn_qop_per_tensor", "nnapi"],
-      ] as const;
-      const dims = new Map([["batch", 1]]);
-      const done = cases.map(([name, ep]) => {
-        const m = loadModel(join(root, name, "model.onnx"));
-        return { m, name, ep, ...lowered(m, `${name}.${ep}`, { profile: loadProfile(ep), dims }) };
+  it("the deployed quantized CNNs: one partition covering every node; onnxruntime's bytes", async () => {
+    const root = join(import.meta.dirname, "..", "data", "deployed");
+    const cases = [
+      ["cnn_qdq_per_channel", "coreml"],
+      ["cnn_a16w8_op21", "nnapi"],
+      ["cnn_a16w8_contrib", "nnapi"],
+      ["cnn_qop_per_channel", "coreml"],
+      ["cnn_qop_per_tensor", "nnapi"],
+    ] as const;
+    const dims = new Map([["batch", 1]]);
+    const done = cases.map(([name, ep]) => {
+      const m = loadModel(join(root, name, "model.onnx"));
+      return { m, name, ep, ...lowered(m, `${name}.${ep}`, { profile: loadProfile(ep), dims }) };
+    });
+    const verdicts = usability(
+      python!,
+      done.map((d) => d.file),
+    );
+    done.forEach((d, i) => {
+      const e = estimateOf(verdicts[i]![d.ep])!;
+      expect({ name: d.name, partitions: e.partitions, left: e.nodes - e.supported }).toEqual({
+        name: d.name,
+        partitions: 1,
+        left: 0,
       });
-      const verdicts = usability(
-        python!,
-        done.map((d) => d.file),
+      // No com.microsoft op left that the target lacks (NNAPI has QLinearAdd, QLinearSigmoid).
+      const lacked = d.model.graph.nodes.filter(
+        (n) => n.domain === "com.microsoft" && !rowFor(loadProfile(d.ep), n.domain, n.opType),
       );
-      done.forEach((d, i) => {
-        const e = estimateOf(verdicts[i]![d.ep])!;
-        expect({ name: d.name, partitions: e.partitions, left: e.nodes - e.supported }).toEqual({
-          name: d.name,
-          partitions: 1,
-          left: 0,
-        });
-        // No com.microsoft op left that the target lacks (NNAPI has QLinearAdd, QLinearSigmoid).
-        const lacked = d.model.graph.nodes.filter(
-          (n) => n.domain === "com.microsoft" && !rowFor(loadProfile(d.ep), n.domain, n.opType),
-        );
+      expect(
+        lacked.map((n) => n.opType),
+        d.name,
+      ).toEqual([]);
+    });
+    for (const d of done) {
+      // onnxruntime's QDQ fusions off: the model as written, integer rounding and all.
+      const feeds = randomInputs(d.m, 3, dims) as Record<string, RTensor>;
+      const [a, b] = [
+        await runOrt(d.m, feeds, { optimized: false }),
+        await runOrt(d.model, feeds, { optimized: false }),
+      ];
+      for (const k of Object.keys(a))
         expect(
-          lacked.map((n) => n.opType),
-          d.name,
-        ).toEqual([]);
-      });
-      for (const d of done) {
-        // onnxruntime's QDQ fusions off: the model as written, integer rounding and all.
-        const feeds = randomInputs(d.m, 3, dims) as Record<string, RTensor>;
-        const [a, b] = [
-          await runOrt(d.m, feeds, { optimized: false }),
-          await runOrt(d.model, feeds, { optimized: false }),
-        ];
-        for (const k of Object.keys(a))
-          expect(
-            compareTensors(b[k]!, a[k]!, { rtol: 0, atol: 0 }),
-            `${d.name} ${k}`,
-          ).toBeUndefined();
-      }
-    }, 180_000);
-  },
-);
+          compareTensors(b[k]!, a[k]!, { rtol: 0, atol: 0 }),
+          `${d.name} ${k}`,
+        ).toBeUndefined();
+    }
+  }, 180_000);
+});

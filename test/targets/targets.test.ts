@@ -194,7 +194,10 @@ g (float[1,2,3,4,5] x, int64[3] s, float[2,3] v, bool c) => (float[6] y, float[2
     expect(by("Celu").where).toMatch(/Celu/);
     expect(by("Neg").verdict).toBe("supported");
     expect(fullySupported(r)).toBe(false);
-    expect(r.coverage.nodes).toBe(7);
+    // the Constant is data: counted apart, as the partitions leave it out
+    expect(r.coverage).toMatchObject({ nodes: 6, constants: 1, inFunctions: 0 });
+    expect(r.partitions.nodes).toBe(r.coverage.nodes);
+    expect(r.partitions.supported).toBe(r.coverage.supported);
   });
 
   it("ai.onnx-N: the opset outside the range, and function ops named as such", () => {
@@ -238,6 +241,27 @@ describe("the command line", () => {
     const j = JSON.parse(r.stdout) as { ok: boolean; target: { nodes: { verdict: string }[] } };
     expect(j.ok).toBe(true);
     expect(j.target.nodes[0]!.verdict).toBe("unsupported");
+    const withConstant = file(
+      "constant.onnxtxt",
+      `<ir_version: 9, opset_import: ["" : 18]> g (float[2] x) => (float[2] y) {
+        c = Constant <value: tensor = float[2] {1, 2}> ()
+        a = Add (x, c)
+        y = Celu (a)
+      }`,
+    );
+    // the coverage line and the partitions line count the same nodes, the Constant apart
+    const text = runCli(["check", withConstant, "--target", "webnn"]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(
+      /target webnn@2: 1 of 2 nodes supported \(50\.0%\) \(1 Constant node not counted: onnxruntime folds them into initializers\)\n/,
+    );
+    expect(text.stdout).toMatch(/partitions: 1 partition \(nodes 1\) covering 1 of 2 nodes/);
+    expect(text.stdout.trimEnd().split("\n").at(-1)).toMatch(
+      /^not supported: .*: target webnn@2: 1 of 2 nodes not supported \(1 unsupported, 0 partial\), 1 partition$/,
+    );
+    const json = JSON.parse(runCli(["check", withConstant, "--target", "webnn", "--json"]).stdout);
+    expect(json.target.coverage).toMatchObject({ nodes: 2, supported: 1, constants: 1 });
+    expect(json.target.partitions).toMatchObject({ nodes: 2, supported: 1 });
     const unknown = runCli(["check", ok, "--target", "tpu"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no target 'tpu'/);
