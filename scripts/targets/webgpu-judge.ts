@@ -213,6 +213,9 @@ export function judgeLabel(o: JudgeOptions = JUDGE_OPTIONS): string {
  */
 export class WebgpuJudge {
   private served = new Map<string, string>();
+  private current: Page | undefined;
+  private logs: string[] = [];
+  private runs = 0;
   private constructor(
     private readonly browser: Browser,
     private readonly server: Server,
@@ -249,7 +252,9 @@ export class WebgpuJudge {
         : file.endsWith("js")
           ? "text/javascript"
           : "application/octet-stream";
-      res.writeHead(200, { "content-type": type }).end(readFileSync(file));
+      res
+        .writeHead(200, { "content-type": type, "cache-control": "no-store" })
+        .end(readFileSync(file));
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -270,7 +275,7 @@ export class WebgpuJudge {
    * `feeds`, places it only (a session is created, nothing runs; `outputs` is empty).
    */
   async run(modelPath: string, feeds?: Record<string, RTensor>): Promise<WebgpuRun> {
-    const id = this.served.size;
+    const id = this.runs++;
     const base = `/m${id}`;
     this.served.set(`${base}/model.onnx`, resolve(modelPath));
     const external = externalFiles(modelPath).map((loc) => {
@@ -280,12 +285,11 @@ export class WebgpuJudge {
       );
       return { path: loc, data: `${base}/data/${encodeURIComponent(loc)}` };
     });
-    const page: Page = await this.browser.newPage();
+    const page = await this.page();
     const logs: string[] = [];
-    page.on("console", (m) => logs.push(...m.text().split("\n")));
+    this.logs = logs;
+    let answered = false;
     try {
-      await page.goto(`${this.url}/`);
-      await page.locator("body[data-ready]").waitFor({ state: "attached" });
       const arg = {
         model: `${base}/model.onnx`,
         external,
@@ -296,6 +300,7 @@ export class WebgpuJudge {
         (a) => (window as unknown as { judgeRun: (x: unknown) => unknown }).judgeRun(a),
         arg,
       )) as { outputs: Record<string, Wire> } | { error: string };
+      answered = true;
       if ("error" in r) throw new Error(`onnxruntime-web (WebGPU): ${r.error}`);
       // The console messages may arrive after the call returns: wait (at most 10 s) until every
       // node the placement headers count has its line.
@@ -310,10 +315,30 @@ export class WebgpuJudge {
         Object.entries(r.outputs).map(([k, w]) => [k, fromWire(w)]),
       );
       return { ...parsePlacement(logs), outputs };
+    } catch (e) {
+      // a page that did not answer is not reused (onnxruntime's own errors come as answers)
+      if (!answered) {
+        this.current = undefined;
+        await page.close().catch(() => {});
+      }
+      throw e;
     } finally {
-      await page.close();
       for (const k of [...this.served.keys()]) if (k.startsWith(`${base}/`)) this.served.delete(k);
     }
+  }
+
+  /**
+   * The page the runs share: onnxruntime-web and its wasm are loaded once (a page each run spent
+   * most of a small model's time there). Each run reads the console lines that arrive during it.
+   */
+  private async page(): Promise<Page> {
+    if (this.current) return this.current;
+    const page: Page = await this.browser.newPage();
+    page.on("console", (m) => this.logs.push(...m.text().split("\n")));
+    await page.goto(`${this.url}/`);
+    await page.locator("body[data-ready]").waitFor({ state: "attached" });
+    this.current = page;
+    return page;
   }
 
   /** Whether the page (a secure context: 127.0.0.1) gets a WebGPU adapter. */

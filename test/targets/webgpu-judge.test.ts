@@ -97,7 +97,7 @@ describe.skipIf(!!why)("lower --target webgpu, judged by onnxruntime-web on WebG
     // as exported, the batch's shape arithmetic runs on CPU (what the test would miss)
     expect(v.before.cpuNodes).toBeGreaterThan(0);
     expect(v.after.cpuNodes, JSON.stringify(v.after.cpuOps)).toBe(0);
-    expect(v.after.byProvider.JsExecutionProvider).toBeGreaterThan(0);
+    expect(v.after.byProvider.WebGpuExecutionProvider).toBeGreaterThan(0);
     expect(v.error).toBeLessThanOrEqual(1e-4);
   }, 300_000);
 
