@@ -479,6 +479,7 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
     if (files.length === 1) {
       const r = await judge.run(files[0]!);
       console.log(`${files[0]}: on CPU ${placementCell(r)}; ${providersCell(r)}`);
+      if (r.cpuNames.length) console.log(`  on CPU: ${r.cpuNames.join(", ")}`);
     } else {
       const v = await judgeWebgpu(judge, { path: files[0]! }, files[1]!, dims);
       console.log(`${files[0]}: on CPU ${placementCell(v.before)}; ${providersCell(v.before)}`);

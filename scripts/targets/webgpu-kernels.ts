@@ -180,7 +180,8 @@ export const PROBES: Record<string, Make> = {
     outputs: { y: `${t}[2,3]` },
   }),
   Softmax: same("Softmax", 1, " <axis = -1>"),
-  Shape: (t) => ({ inputs: { a: `${t}${X}` }, node: "y = Shape (a)", outputs: { y: "int64[2]" } }),
+  // a symbolic dim: onnxruntime folds the Shape of a static shape before placing anything
+  Shape: (t) => ({ inputs: { a: `${t}[N,4]` }, node: "y = Shape (a)", outputs: { y: "int64[2]" } }),
   ArgMax: (t) => ({
     inputs: { a: `${t}${X}` },
     node: "y = ArgMax <axis = 1> (a)",
