@@ -189,8 +189,23 @@ export const PROBES: Record<string, Make> = {
   }),
 };
 
-/** The index ops' indices, probed with float data. */
+/**
+ * The index inputs whose type is a variable of its own (Gather's and GatherElements' indices,
+ * Slice's starts/ends/axes/steps, CumSum's axis), probed with float data.
+ */
 const INDEX_PROBES: Record<string, Make> = {
+  Slice: (t) => ({
+    inputs: { a: `float${X}` },
+    inits: [`${t}[1] s0 = {0}`, `${t}[1] s1 = {1}`],
+    node: "y = Slice (a, s0, s1, s1)",
+    outputs: { y: "float[2,1]" },
+  }),
+  CumSum: (t) => ({
+    inputs: { a: `float${X}` },
+    inits: [`${t} s = {1}`],
+    node: "y = CumSum (a, s)",
+    outputs: { y: `float${X}` },
+  }),
   Gather: (t) => ({
     inputs: { a: `float${X}`, i: `${t}[3]` },
     node: "y = Gather (a, i)",
