@@ -124,9 +124,9 @@ export function parsePlacement(lines: string[]): WebgpuPlacement {
  * The page: a module that loads onnxruntime-web and defines `judgeRun(arg)` (a session on WebGPU
  * with verbose logs, one run). Plain JavaScript, so that nothing of the transpiler reaches it.
  */
-const PAGE = `<!doctype html><meta charset="utf-8"><title>webgpu judge</title>
+const page = (bundle: string) => `<!doctype html><meta charset="utf-8"><title>webgpu judge</title>
 <script type="module">
-import * as ort from "/ort.min.mjs";
+import * as ort from "/${bundle}";
 const arrays = { float32: Float32Array, float64: Float64Array, float16: Uint16Array, int8: Int8Array,
   uint8: Uint8Array, bool: Uint8Array, int16: Int16Array, uint16: Uint16Array, int32: Int32Array,
   uint32: Uint32Array, int64: BigInt64Array, uint64: BigUint64Array };
@@ -144,6 +144,7 @@ window.judgeRun = async (arg) => {
   try {
     const session = await ort.InferenceSession.create(arg.model, {
       executionProviders: ["webgpu"], logSeverityLevel: 0, logVerbosityLevel: 0,
+      ...(Object.keys(arg.config).length ? { extra: arg.config } : {}),
       ...(arg.external.length ? { externalData: arg.external } : {}),
     });
     if (!arg.feeds) {
@@ -179,21 +180,59 @@ function externalFiles(path: string): string[] {
 }
 
 /**
+ * How the judge runs onnxruntime-web: the bundle the page imports and the session config
+ * entries it passes (as `extra`). The release ships two WebGPU execution providers: its default
+ * bundle (`onnxruntime-web`, dist/ort.min.mjs) maps "webgpu" to JSEP (JsExecutionProvider, the
+ * kernels written in TypeScript), the `onnxruntime-web/webgpu` export (dist/ort.webgpu.min.mjs)
+ * to the C++ WebGPU execution provider compiled into its wasm (WebGpuExecutionProvider).
+ */
+export interface JudgeOptions {
+  bundle: string;
+  config: Record<string, string>;
+}
+
+/**
+ * The configuration judged: what onnxruntime's documentation tells a page that runs a model on
+ * WebGPU to import (`onnxruntime-web/webgpu`), with no session config entry. The C++ provider's
+ * `ep.webgpuexecutionprovider.enableInt64` (its int64 kernels) cannot be set from the release's
+ * JavaScript: its WebGPU options forward only the keys they name, and session config entries
+ * (`extra`) are added after the provider has read its configuration (an invalid value is not
+ * even refused), so a page of this release runs without them.
+ */
+export const JUDGE_OPTIONS: JudgeOptions = { bundle: "ort.webgpu.min.mjs", config: {} };
+
+/** "onnxruntime-web 1.30.0, ort.webgpu.min.mjs" (and the config entries, key=value). */
+export function judgeLabel(o: JudgeOptions = JUDGE_OPTIONS): string {
+  const config = Object.entries(o.config).map(([k, v]) => `${k}=${v}`);
+  return [`onnxruntime-web ${ORT_WEB_VERSION}`, o.bundle, ...config].join(", ");
+}
+
+/**
  * A browser and a local server: `run` judges model files one at a time. `open` fails with a
  * reason when Chromium is absent or has no WebGPU adapter (see `webgpuUnavailable`).
  */
 export class WebgpuJudge {
   private served = new Map<string, string>();
+  private current: Page | undefined;
+  private logs: string[] = [];
+  private runs = 0;
   private constructor(
     private readonly browser: Browser,
     private readonly server: Server,
     private readonly url: string,
+    readonly options: JudgeOptions,
   ) {}
 
-  static async open(chromium = findChromium()): Promise<WebgpuJudge> {
+  static async open(
+    chromium = findChromium(),
+    options: JudgeOptions = JUDGE_OPTIONS,
+  ): Promise<WebgpuJudge> {
     if (!chromium) throw new Error(NO_CHROMIUM);
-    if (!existsSync(join(DIST, "ort.min.mjs")))
-      throw new Error(`onnxruntime-web not found in ${ORT_WEB} (a dev dependency)`);
+    if (!/^ort[\w.-]*\.mjs$/.test(options.bundle) || !existsSync(join(DIST, options.bundle)))
+      throw new Error(
+        `onnxruntime-web's ${options.bundle} not found in ${ORT_WEB} (a dev dependency)`,
+      );
+    const PAGE = page(options.bundle);
     const judge = { served: new Map<string, string>() };
     const server = createServer((req, res) => {
       const path = new URL(req.url ?? "/", "http://x").pathname;
@@ -213,7 +252,9 @@ export class WebgpuJudge {
         : file.endsWith("js")
           ? "text/javascript"
           : "application/octet-stream";
-      res.writeHead(200, { "content-type": type }).end(readFileSync(file));
+      res
+        .writeHead(200, { "content-type": type, "cache-control": "no-store" })
+        .end(readFileSync(file));
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -224,7 +265,7 @@ export class WebgpuJudge {
       server.close();
       throw e;
     }
-    const j = new WebgpuJudge(browser, server, url);
+    const j = new WebgpuJudge(browser, server, url, options);
     j.served = judge.served;
     return j;
   }
@@ -234,7 +275,7 @@ export class WebgpuJudge {
    * `feeds`, places it only (a session is created, nothing runs; `outputs` is empty).
    */
   async run(modelPath: string, feeds?: Record<string, RTensor>): Promise<WebgpuRun> {
-    const id = this.served.size;
+    const id = this.runs++;
     const base = `/m${id}`;
     this.served.set(`${base}/model.onnx`, resolve(modelPath));
     const external = externalFiles(modelPath).map((loc) => {
@@ -244,21 +285,22 @@ export class WebgpuJudge {
       );
       return { path: loc, data: `${base}/data/${encodeURIComponent(loc)}` };
     });
-    const page: Page = await this.browser.newPage();
+    const page = await this.page();
     const logs: string[] = [];
-    page.on("console", (m) => logs.push(...m.text().split("\n")));
+    this.logs = logs;
+    let answered = false;
     try {
-      await page.goto(`${this.url}/`);
-      await page.locator("body[data-ready]").waitFor({ state: "attached" });
       const arg = {
         model: `${base}/model.onnx`,
         external,
+        config: this.options.config,
         feeds: feeds && Object.fromEntries(Object.entries(feeds).map(([k, v]) => [k, toWire(v)])),
       };
       const r = (await page.evaluate(
         (a) => (window as unknown as { judgeRun: (x: unknown) => unknown }).judgeRun(a),
         arg,
       )) as { outputs: Record<string, Wire> } | { error: string };
+      answered = true;
       if ("error" in r) throw new Error(`onnxruntime-web (WebGPU): ${r.error}`);
       // The console messages may arrive after the call returns: wait (at most 10 s) until every
       // node the placement headers count has its line.
@@ -273,10 +315,30 @@ export class WebgpuJudge {
         Object.entries(r.outputs).map(([k, w]) => [k, fromWire(w)]),
       );
       return { ...parsePlacement(logs), outputs };
+    } catch (e) {
+      // a page that did not answer is not reused (onnxruntime's own errors come as answers)
+      if (!answered) {
+        this.current = undefined;
+        await page.close().catch(() => {});
+      }
+      throw e;
     } finally {
-      await page.close();
       for (const k of [...this.served.keys()]) if (k.startsWith(`${base}/`)) this.served.delete(k);
     }
+  }
+
+  /**
+   * The page the runs share: onnxruntime-web and its wasm are loaded once (a page each run spent
+   * most of a small model's time there). Each run reads the console lines that arrive during it.
+   */
+  private async page(): Promise<Page> {
+    if (this.current) return this.current;
+    const page: Page = await this.browser.newPage();
+    page.on("console", (m) => this.logs.push(...m.text().split("\n")));
+    await page.goto(`${this.url}/`);
+    await page.locator("body[data-ready]").waitFor({ state: "attached" });
+    this.current = page;
+    return page;
   }
 
   /** Whether the page (a secure context: 127.0.0.1) gets a WebGPU adapter. */
@@ -336,6 +398,8 @@ export function worstNormwise(
 }
 
 export interface WebgpuVerdict {
+  /** The judge: release, bundle and session config entries (`judgeLabel`). */
+  judge: string;
   /** Nodes onnxruntime-web places on CPU for the model as given, and for the lowered one. */
   before: WebgpuPlacement;
   after: WebgpuPlacement;
@@ -362,10 +426,18 @@ export async function judgeWebgpu(
   const after = await judge.run(lowered, feeds);
   const strip = ({ outputs: _, ...p }: WebgpuRun): WebgpuPlacement => p;
   return {
+    judge: judgeLabel(judge.options),
     before: strip(before),
     after: strip(after),
     error: worstNormwise(after.outputs, expected),
   };
+}
+
+/** "WebGpuExecutionProvider 120, CPUExecutionProvider 2": nodes per provider. */
+export function providersCell(p: WebgpuPlacement): string {
+  return Object.entries(p.byProvider)
+    .map(([ep, n]) => `${ep} ${n}`)
+    .join(", ");
 }
 
 /** "108 (Gather 50, Shape 40, …)": nodes on CPU and the ops among them. */
@@ -380,23 +452,39 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
   const args = process.argv.slice(2);
   const dims = new Map<string, number>();
   const files: string[] = [];
+  let bundle = JUDGE_OPTIONS.bundle;
+  let config: Record<string, string> | undefined;
   for (let i = 0; i < args.length; i++)
     if (args[i] === "--dim") {
       const [k, v] = args[++i]!.split("=");
       dims.set(k!, Number(v));
+    } else if (args[i] === "--bundle") bundle = args[++i]!;
+    else if (args[i] === "--config") {
+      // --config key=value (repeatable); --config none: no entries
+      const kv = args[++i]!;
+      config ??= {};
+      if (kv !== "none") {
+        const at = kv.indexOf("=");
+        config[kv.slice(0, at)] = kv.slice(at + 1);
+      }
     } else files.push(args[i]!);
   if (!files.length)
-    throw new Error("usage: webgpu-judge.ts MODEL.onnx [LOWERED.onnx] [--dim name=v ...]");
-  const judge = await WebgpuJudge.open();
+    throw new Error(
+      "usage: webgpu-judge.ts MODEL.onnx [LOWERED.onnx] [--dim name=v ...] [--bundle ort.min.mjs] [--config key=value | none ...]",
+    );
+  const options = { bundle, config: config ?? JUDGE_OPTIONS.config };
+  const judge = await WebgpuJudge.open(undefined, options);
+  console.log(`judge: ${judgeLabel(options)}`);
   try {
     if (files.length === 1) {
       const r = await judge.run(files[0]!);
-      console.log(`${files[0]}: on CPU ${placementCell(r)}`);
+      console.log(`${files[0]}: on CPU ${placementCell(r)}; ${providersCell(r)}`);
+      if (r.cpuNames.length) console.log(`  on CPU: ${r.cpuNames.join(", ")}`);
     } else {
       const v = await judgeWebgpu(judge, { path: files[0]! }, files[1]!, dims);
-      console.log(`${files[0]}: on CPU ${placementCell(v.before)}`);
+      console.log(`${files[0]}: on CPU ${placementCell(v.before)}; ${providersCell(v.before)}`);
       console.log(
-        `${files[1]}: on CPU ${placementCell(v.after)}; norm-wise error ${v.error.toExponential(1)}`,
+        `${files[1]}: on CPU ${placementCell(v.after)}; ${providersCell(v.after)}; norm-wise error ${v.error.toExponential(1)}`,
       );
     }
   } finally {

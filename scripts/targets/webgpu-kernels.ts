@@ -180,7 +180,8 @@ export const PROBES: Record<string, Make> = {
     outputs: { y: `${t}[2,3]` },
   }),
   Softmax: same("Softmax", 1, " <axis = -1>"),
-  Shape: (t) => ({ inputs: { a: `${t}${X}` }, node: "y = Shape (a)", outputs: { y: "int64[2]" } }),
+  // a symbolic dim: onnxruntime folds the Shape of a static shape before placing anything
+  Shape: (t) => ({ inputs: { a: `${t}[N,4]` }, node: "y = Shape (a)", outputs: { y: "int64[2]" } }),
   ArgMax: (t) => ({
     inputs: { a: `${t}${X}` },
     node: "y = ArgMax <axis = 1> (a)",
@@ -188,8 +189,23 @@ export const PROBES: Record<string, Make> = {
   }),
 };
 
-/** The index ops' indices, probed with float data. */
+/**
+ * The index inputs whose type is a variable of its own (Gather's and GatherElements' indices,
+ * Slice's starts/ends/axes/steps, CumSum's axis), probed with float data.
+ */
 const INDEX_PROBES: Record<string, Make> = {
+  Slice: (t) => ({
+    inputs: { a: `float${X}` },
+    inits: [`${t}[1] s0 = {0}`, `${t}[1] s1 = {1}`],
+    node: "y = Slice (a, s0, s1, s1)",
+    outputs: { y: "float[2,1]" },
+  }),
+  CumSum: (t) => ({
+    inputs: { a: `float${X}` },
+    inits: [`${t} s = {1}`],
+    node: "y = CumSum (a, s)",
+    outputs: { y: `float${X}` },
+  }),
   Gather: (t) => ({
     inputs: { a: `float${X}`, i: `${t}[3]` },
     node: "y = Gather (a, i)",

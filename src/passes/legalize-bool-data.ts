@@ -1,8 +1,8 @@
 // legalize-bool-data: a bool tensor moved (Flatten, Reshape, Gather, GatherND, Transpose, …; one output) by
 // an op the target runs, but not on bool, is moved as 0 and 1 of a type it runs the op on
 // (int32, else float, float16, uint32): Cast to that type before, the op, Cast back to bool
-// after (onnxruntime-web's WebGPU Gather, GatherND, Flatten and Reshape take no bool; its Cast
-// goes between bool and those four types). The op only copies elements (and Pad's constant,
+// after (onnxruntime-web 1.24.1's WebGPU Gather, GatherND, Flatten and Reshape took no bool,
+// 1.30.0's C++ GatherND, Transpose and Concat none; Cast goes between bool and those types). The op only copies elements (and Pad's constant,
 // cast the same way), so each output element is 0 or 1 of the one it copies, and the Cast back
 // gives the same bool: the same values for every input. Where one rewritten op reads another's
 // result, the 0/1 value is passed on and the Casts between them go: Cast(Cast(v, bool), T) is

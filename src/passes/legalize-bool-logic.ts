@@ -1,6 +1,7 @@
 // legalize-bool-logic: And, Or and Xor of bool masks as arithmetic on 0 and 1, for a target that
-// lacks them and runs no bool but its Cast (onnxruntime-web's WebGPU kernels have no And, Or or
-// Xor, and onnxruntime's CPU Where takes no bool, so Where(a, b, false) would not run there):
+// lacks them and runs no bool but its Cast (onnxruntime-web 1.24.1's WebGPU kernels had no And,
+// Or or Xor, 1.30.0's C++ ones no Or or Xor, and onnxruntime's CPU Where takes no bool, so
+// Where(a, b, false) would not run there):
 // a and b cast to int32 (else float), And as a·b, Or as a + b, Xor as a − b, the result cast
 // back to bool. Each is 0 exactly where the op is false (a·b ∈ {0, 1}, a + b ∈ {0, 1, 2},
 // a − b ∈ {−1, 0, 1}), and Cast to bool is "not 0": the same values for every input, broadcast

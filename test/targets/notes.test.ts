@@ -236,15 +236,16 @@ const CASES: Record<string, Case[]> = {
       verdicts: ["supported", "partial", "partial", "partial"],
     },
     {
-      note: "MatMulNBits: B and zero_points constant, no g_idx, bits 4",
+      note: "MatMulNBits: B and zero_points constant, no g_idx, bits 4 or 8",
       op: "com.microsoft.MatMulNBits",
       ms: true,
-      graph: `(float[1,16] a, uint8[2,1,8] bx) => (float[1,2] y, float[1,2] z, float[1,2] w)
+      graph: `(float[1,16] a, uint8[2,1,8] bx) => (float[1,2] y, float[1,2] z, float[1,2] w, float[1,2] v)
   <uint8[2,1,8] b = {0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0}, float[2] s = {1, 1}> {
   y = com.microsoft.MatMulNBits <K = 16, N = 2, bits = 4, block_size = 16> (a, b, s)
   z = com.microsoft.MatMulNBits <K = 16, N = 2, bits = 4, block_size = 16> (a, bx, s)
-  w = com.microsoft.MatMulNBits <K = 16, N = 2, bits = 8, block_size = 16> (a, b, s) }`,
-      verdicts: ["supported", "partial", "partial"],
+  w = com.microsoft.MatMulNBits <K = 16, N = 2, bits = 2, block_size = 16> (a, b, s)
+  v = com.microsoft.MatMulNBits <K = 16, N = 2, bits = 8, block_size = 16> (a, b, s) }`,
+      verdicts: ["supported", "partial", "partial", "supported"],
     },
     {
       note: "MultiHeadAttention: no bias, key_padding_mask, past_sequence_length, cache_indirection; no qk output",
