@@ -54,16 +54,16 @@ describe.skipIf(!chromium)(`targets in the page${chromium ? "" : ` (${NO_CHROMIU
 
       // WebGPU's kernels read no int64 data (the profile's types, read from the release): as
       // exported, the dynamic shape arithmetic (Shape → Gather → Unsqueeze → Concat) is not
-      // taken, 47 nodes in 6 partitions; fixed dims fold it away (below).
+      // taken, 48 nodes in 5 partitions; fixed dims fold it away (below).
       await page.selectOption("#target", "webgpu@2");
       await page.click("#check");
       expect(await settled(page)).toBe("");
       const report = page.locator("#check-report");
       expect(await report.locator("h3").first().innerText()).toMatch(
-        /webgpu@2: 47 of 180 node\(s\) not supported, 6 partition\(s\) \(72 Constant nodes not counted: onnxruntime folds them into initializers\)/,
+        /webgpu@2: 48 of 180 node\(s\) not supported, 5 partition\(s\) \(72 Constant nodes not counted: onnxruntime folds them into initializers\)/,
       );
-      expect(await page.locator("#pane-a").getAttribute("data-problems")).toBe("47");
-      expect(await page.locator("#pane-a").getAttribute("data-partitions")).toBe("6");
+      expect(await page.locator("#pane-a").getAttribute("data-problems")).toBe("48");
+      expect(await page.locator("#pane-a").getAttribute("data-partitions")).toBe("5");
 
       // WebNN: Range is unsupported (red), the 8 Reshapes of computed shapes partial (their own
       // colour); 6 partitions, coloured, the nodes that split them listed first, each leading
