@@ -74,7 +74,7 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeRecurrent(options),
     // A Scan of a static length unrolled, where its body (legalized) needs only what the target has.
     legalizeScan(options, (m) => {
-      const r = runPass(legalizeForTarget({ ...o, rounds: o.rounds }), m);
+      const r = runPass(legalizeForTarget(o), m);
       return r.ok ? r.model : m;
     }),
     reduceTransposeRank(options),

@@ -23,7 +23,7 @@ import { DataType } from "../../ir/types.js";
 import { OnnxError } from "../../errors.js";
 import { finish } from "./activations.js";
 import type { BodyBuilder, BuildArgs } from "./context.js";
-import { TextWriter } from "./writer.js";
+import { positiveIndicator, TextWriter } from "./writer.js";
 
 const F = DataType.FLOAT;
 const I32 = DataType.INT32;
@@ -79,9 +79,8 @@ function quantizeU8(w: TextWriter, x: string, axes?: number[], wholeWhen?: strin
   const mn = w.op("Mul", [w.op("Max", [negRange, zero]), minus]);
   const mx = w.op("Max", [range("ReduceMax"), zero]);
   const d = w.op("Sub", [mx, mn]);
-  const big = w.constant("float {1.2676506002282294e30}", "p100");
   const one = w.constant("float {1.0}", "one");
-  const z = w.op("Clip", [w.op("Mul", [w.op("Mul", [d, big]), big]), zero, one]);
+  const z = positiveIndicator(w, d, zero, one);
   const scale = w.op("Add", [
     w.op("Mul", [w.op("Div", [d, w.constant("float {255.0}", "q255")]), z]),
     w.op("Sub", [one, z]),

@@ -22,7 +22,7 @@ import { finish } from "./activations.js";
 import { Compute } from "./compute.js";
 import { dynamicQuantizeLstm } from "./contrib-lstm.js";
 import type { BodyBuilder, BuildArgs, FunctionBody } from "./context.js";
-import { floatLiteral, TextWriter } from "./writer.js";
+import { floatLiteral, positiveIndicator, TextWriter } from "./writer.js";
 
 const F = DataType.FLOAT;
 const I64 = DataType.INT64;
@@ -719,12 +719,9 @@ const matMulNBits: BodyBuilder = (args) => {
     const ab = w.op("Reshape", [a, w.ints([-1, blocks, block], "ablocks")]);
     const amax = w.op("ReduceMax", [w.op("Abs", [ab]), w.ints([2], "axis2")], "keepdims: int = 1");
     const scale = w.op("Div", [amax, w.scalar(F, 127, "q127")]);
-    // In arithmetic every target has (no Equal or Where, which CoreML and NNAPI lack): the
-    // scale (0 or at least 2^-149) times 2^100 twice, clipped to [0, 1], is 1 where it is
-    // positive, 0 where it is 0; the reciprocal is that over scale + (1 - it): 1 / scale, or 0.
+    // The reciprocal is positive / (scale + (1 - positive)): 1 / scale, or 0 where scale is 0.
     const [zeroF, one] = [w.scalar(F, 0, "zf"), w.scalar(F, 1, "one")];
-    const big = w.scalar(F, 2 ** 100, "big");
-    const positive = w.op("Clip", [w.op("Mul", [w.op("Mul", [scale, big]), big]), zeroF, one]);
+    const positive = positiveIndicator(w, scale, zeroF, one);
     const inv = w.op("Div", [positive, w.op("Add", [scale, w.op("Sub", [one, positive])])]);
     // Rounded half to even, saturated to int8 (onnxruntime's kernel narrows without saturating,
     // reached only where the scale is subnormal: a block whose max |a| is below 127 · 2^-126);

@@ -3,7 +3,7 @@
 // fresh value names, Constant nodes, typed literals, subgraphs.
 
 import { dtypeName } from "../../ir/dtype.js";
-import type { Node } from "../../ir/types.js";
+import { DataType, type Node } from "../../ir/types.js";
 import { parseNodeListText } from "../../text/parse.js";
 
 /** A number as a float literal of the text syntax. */
@@ -12,6 +12,16 @@ export function floatLiteral(v: number): string {
   if (v === Infinity) return "inf";
   if (v === -Infinity) return "-inf";
   return Number.isInteger(v) ? v.toFixed(1) : String(v);
+}
+
+/**
+ * 1 where the float32 value `d` (0 or positive) is positive, 0 where it is 0, NaN for NaN, in
+ * arithmetic every target has (no Equal or Where, which CoreML and NNAPI lack): d · 2^100 · 2^100
+ * clipped to [0, 1] is at least 1 for the least subnormal (2^-149 · 2^200) and 0 for 0.
+ */
+export function positiveIndicator(w: TextWriter, d: string, zero: string, one: string): string {
+  const big = w.scalar(DataType.FLOAT, 2 ** 100, "p100");
+  return w.op("Clip", [w.op("Mul", [w.op("Mul", [d, big]), big]), zero, one]);
 }
 
 export class TextWriter {
