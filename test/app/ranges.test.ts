@@ -94,16 +94,9 @@ describe("lower --input-range", () => {
     expect(a.code, a.stderr).toBe(0);
     expect(a.stdout).toMatch(/unsupported: .*\(Cast\)/);
     const ranged = join(dir, "ranged.onnx");
-    const b = runCli([
-      "lower",
-      file,
-      "--target",
-      "webgpu",
-      "--input-range",
-      "attention_mask=0:1",
-      "-o",
-      ranged,
-    ]);
+    const lowerRanged = (...more: string[]) =>
+      runCli(["lower", file, "--target", "webgpu", "--input-range", "attention_mask=0:1", ...more]);
+    const b = lowerRanged("-o", ranged);
     expect(b.code, b.stderr).toBe(0);
     expect(b.stdout).toMatch(/input ranges: attention_mask=0:1 \(declared/);
     expect(b.stdout).toMatch(/target webgpu@\d+: 2 of 2 nodes supported/);
@@ -123,18 +116,7 @@ describe("lower --input-range", () => {
       const [x, y] = [await runOrt(model, feeds), await runOrt(lowered, feeds)];
       expect([...y.y!.data]).toEqual([...x.y!.data]);
     }
-    const j = runCli([
-      "lower",
-      file,
-      "--target",
-      "webgpu",
-      "--input-range",
-      "attention_mask=0:1",
-      "--json",
-      "--force",
-      "-o",
-      ranged,
-    ]);
+    const j = lowerRanged("--json", "--force", "-o", ranged);
     expect(j.code, j.stderr).toBe(0);
     expect(JSON.parse(j.stdout).inputRanges).toEqual({ attention_mask: { lo: 0, hi: 1 } });
   });
