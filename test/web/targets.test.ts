@@ -106,16 +106,21 @@ describe.skipIf(!chromium)(`targets in the page${chromium ? "" : ` (${NO_CHROMIU
     }
   }, 300_000);
 
+  /** The BERT opened, webgpu picked, its dims fixed: ready to Lower. */
+  async function bertForWebgpu(page: Page): Promise<void> {
+    await page.goto(srv.url);
+    await page.setInputFiles("#file", BERT);
+    await page.locator("#pane-a[data-drawn]").waitFor({ timeout: 120_000 });
+    expect(await settled(page)).toBe("");
+    await page.selectOption("#target", "webgpu@2");
+    await page.fill("#dims", "batch=1,sequence=8");
+  }
+
   it("Lower for WebGPU in float16 says what became float16 and the error", async () => {
     const page = await browser.newPage();
     try {
-      await page.goto(srv.url);
-      await page.setInputFiles("#file", BERT);
-      await page.locator("#pane-a[data-drawn]").waitFor({ timeout: 120_000 });
-      expect(await settled(page)).toBe("");
-      await page.selectOption("#target", "webgpu@2");
+      await bertForWebgpu(page);
       await page.selectOption("#precision", "float16");
-      await page.fill("#dims", "batch=1,sequence=8");
       await page.click("#lower");
       expect(await settled(page)).toBe("");
       await page.locator("#pane-b[data-drawn]").waitFor({ timeout: 120_000 });
@@ -135,12 +140,7 @@ describe.skipIf(!chromium)(`targets in the page${chromium ? "" : ` (${NO_CHROMIU
   it("Lower for WebGPU with the mask's range declared leaves nothing unsupported; a bad range is one error", async () => {
     const page = await browser.newPage();
     try {
-      await page.goto(srv.url);
-      await page.setInputFiles("#file", BERT);
-      await page.locator("#pane-a[data-drawn]").waitFor({ timeout: 120_000 });
-      expect(await settled(page)).toBe("");
-      await page.selectOption("#target", "webgpu@2");
-      await page.fill("#dims", "batch=1,sequence=8");
+      await bertForWebgpu(page);
       await page.fill("#ranges", "mask=0:1");
       await page.click("#lower");
       expect(await settled(page)).toMatch(/the model has no input 'mask'/);
