@@ -93,6 +93,7 @@ describe("lower --input-range", () => {
     const a = runCli(["lower", file, "--target", "webgpu", "-o", plain]);
     expect(a.code, a.stderr).toBe(0);
     expect(a.stdout).toMatch(/unsupported: .*\(Cast\)/);
+    expect(a.stdout).toMatch(/hint: --input-range attention_mask=LO:HI declares the values/);
     const ranged = join(dir, "ranged.onnx");
     const lowerRanged = (...more: string[]) =>
       runCli(["lower", file, "--target", "webgpu", "--input-range", "attention_mask=0:1", ...more]);
@@ -100,6 +101,7 @@ describe("lower --input-range", () => {
     expect(b.code, b.stderr).toBe(0);
     expect(b.stdout).toMatch(/input ranges: attention_mask=0:1 \(declared/);
     expect(b.stdout).toMatch(/target webgpu@\d+: 2 of 2 nodes supported/);
+    expect(b.stdout).not.toMatch(/hint:/);
     const lowered = loadModel(ranged);
     expect(lowered.graph.nodes.map((n) => n.opType)).toEqual(["Gather", "Mul"]);
     expect(lowered.metadataProps).toContainEqual([RANGES_KEY, "attention_mask=0:1"]);

@@ -15,7 +15,7 @@ import {
   simplify,
   type ExpandRequest,
 } from "../../app/transform.js";
-import { formatTargetReport, fullySupported } from "../../targets/classify.js";
+import { formatTargetReport, fullySupported, type TargetReport } from "../../targets/classify.js";
 import { OnnxError } from "../../errors.js";
 import { targetOpset } from "../../convert/index.js";
 import { loadProfile } from "../../targets/load.js";
@@ -278,7 +278,7 @@ export function registerExpandCommands(program: Command): void {
             ].join("\n") + "\n",
           );
           process.stdout.write(
-            formatTargetReport(r.report)
+            [...formatTargetReport(r.report), ...rangeHints(r.notes, r.report)]
               .map((l) => `${l}\n`)
               .join(""),
           );
@@ -321,6 +321,25 @@ function parseApproximations(text: string | undefined): Approximation[] | undefi
       `--approximate: '${bad ?? text}' is not an approximation lower knows (${APPROXIMATIONS.join(", ")})`,
     );
   return names as Approximation[];
+}
+
+/**
+ * A hint per integer input whose Cast the target refuses and stays so for want of a declared range
+ * (legalize-cast-range's note), where the report still names the input.
+ */
+function rangeHints(notes: readonly Note[], report: TargetReport): string[] {
+  const names = new Set<string>();
+  for (const n of notes) {
+    const m = /declare the values of input '([^']*)'/.exec(n.message);
+    if (m) names.add(m[1]!);
+  }
+  const reasons = report.nodes.filter((n) => n.verdict !== "supported").flatMap((n) => n.reasons);
+  return [...names]
+    .filter((name) => reasons.some((r) => r.includes(`'${name}'`)))
+    .map(
+      (name) =>
+        `hint: --input-range ${name}=LO:HI declares the values of input '${name}': its Cast, which the target refuses, is then read from a table (exact within the range)`,
+    );
 }
 
 /** The output and simplification options `simplify` and `lower` share. */
