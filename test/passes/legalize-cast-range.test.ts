@@ -156,6 +156,24 @@ g (int64[4] a, int64[4] b) => (float[4] x, float[4] y) {
     expect(at.ok && at.modified).toBe(true);
   });
 
+  it("leaves the Cast, with a note, where the target's Gather takes no data of its type", () => {
+    const m = casts([{ lo: 0, hi: 1 }]);
+    const noHalfGather = {
+      has: () => true,
+      takes: (op: string, t: number) =>
+        op === "Cast" ? t !== DataType.INT64 : !(op === "Gather" && t === DataType.FLOAT16),
+    };
+    const r = runPass(legalizeCastRange(noHalfGather, new Map([["x0", { lo: 0, hi: 1 }]])), m);
+    expect(r.ok && r.modified).toBe(true);
+    if (!r.ok) return;
+    const byOut = new Map(r.model.graph.nodes.map((n) => [n.outputs[0], n.opType]));
+    expect(byOut.get("y0_float16")).toBe("Cast");
+    expect(byOut.get("y0_float")).toBe("Gather");
+    expect(r.notes.map((n) => n.message).join("\n")).toMatch(
+      /the target's Gather takes no float16 data/,
+    );
+  });
+
   it("does nothing where the target casts the input's type", () => {
     const m = casts([{ lo: 0, hi: 1 }]);
     const r = runPass(
