@@ -13,14 +13,24 @@
 // exported and for the lowered one, and the lowered model's outputs there against the original's
 // on onnxruntime-node (norm-wise). The dynamo exports of the corpus (corpus/exported/*_dynamo*:
 // dynamic batch and sequence dims; the Llama decoders) are measured too. `--approximate erf` lowers with that approximation; `--targets a,b` measures
-// only those profiles; `--models a,b` only those models. Prints a Markdown table for the README
+// only those profiles; `--models a,b` only those models; `--input-range auto` (or NAME=LO:HI,…)
+// declares the token models' integer inputs' ranges (`lower --input-range`; auto: attention_mask
+// 0:1, position_ids 0 to the mask's length less one), printed beside the model's name, and draws
+// those inputs within them. Prints a Markdown table for the README
 // and notes.
 
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { lower, randomInputs } from "../src/app/index.js";
+import {
+  drawWithinRanges,
+  formatInputRanges,
+  lower,
+  parseInputRanges,
+  randomInputs,
+  type InputRanges,
+} from "../src/app/index.js";
 import { run } from "../src/interp/executor.js";
 import { toFloat64 } from "../src/interp/tensor.js";
 import type { RTensor } from "../src/interp/types.js";
@@ -55,6 +65,10 @@ function option(name: string): string[] | undefined {
   const at = args.indexOf(name);
   return at >= 0 ? args.splice(at, 2)[1]!.split(",") : undefined;
 }
+// --input-range auto: the token models' usual values (an attention mask 0:1, position ids 0 to
+// the sequence the fixed dims give, less one); else NAME=LO:HI,… for every model with the input.
+const rangesAt = args.indexOf("--input-range");
+const rangesArg = rangesAt >= 0 ? args.splice(rangesAt, 2)[1]! : undefined;
 const onlyTargets = option("--targets");
 const onlyModels = option("--models");
 const dir = args[0] ?? process.env.INTERP_MODELS ?? join(root, "corpus", "exported");
@@ -101,6 +115,27 @@ function dimsOf(m: Model): Map<string, number> {
   return dims;
 }
 
+/** The ranges declared for a model (--input-range), for its inputs with fixed dims. */
+function rangesOf(m: Model, dims: Map<string, number>): InputRanges {
+  const names = new Set(m.graph.inputs.map((v) => v.name));
+  if (rangesArg === undefined) return new Map();
+  if (rangesArg !== "auto")
+    return new Map([...parseInputRanges(rangesArg)].filter(([n]) => names.has(n)));
+  const out = new Map<string, { lo: number; hi: number }>();
+  const shapeOf = (n: string) => {
+    const v = m.graph.inputs.find((i) => i.name === n);
+    return v?.type?.kind === "tensor" ? (v.type.shape ?? []) : [];
+  };
+  if (names.has("attention_mask")) out.set("attention_mask", { lo: 0, hi: 1 });
+  if (names.has("position_ids")) {
+    // the positions a run takes: past and new tokens (the mask's length)
+    const last = shapeOf("attention_mask").at(-1) ?? shapeOf("position_ids").at(-1);
+    const t = typeof last === "number" ? last : last ? dims.get(last) : undefined;
+    if (t !== undefined) out.set("position_ids", { lo: 0, hi: t - 1 });
+  }
+  return out;
+}
+
 const count = (r: TargetReport) => `${r.coverage.supported}/${r.coverage.nodes}`;
 function residue(r: TargetReport): string {
   const ops = Object.entries(r.byOp)
@@ -114,8 +149,13 @@ function residue(r: TargetReport): string {
   return [...(r.model.length ? ["opset"] : []), ...ops].join(", ");
 }
 
-async function sameNumbers(a: Model, b: Model, dims: Map<string, number>): Promise<string> {
-  const inputs = randomInputs(a, 7, dims) as Record<string, RTensor>;
+async function sameNumbers(
+  a: Model,
+  b: Model,
+  dims: Map<string, number>,
+  ranges: InputRanges,
+): Promise<string> {
+  const inputs = drawWithinRanges(randomInputs(a, 7, dims), ranges, 7) as Record<string, RTensor>;
   let ra: Record<string, RTensor>;
   let rb: Record<string, RTensor>;
   let how = "";
@@ -169,10 +209,11 @@ async function webgpuCell(
   model: Model,
   lowered: string,
   dims: Map<string, number>,
+  ranges: InputRanges,
 ): Promise<string> {
   if (!webgpu) return "";
   try {
-    const v = await judgeWebgpu(webgpu, { path: original, model }, lowered, dims);
+    const v = await judgeWebgpu(webgpu, { path: original, model }, lowered, dims, 7, ranges);
     return `${placementCell(v.before)} → ${placementCell(v.after)}; ${v.error.toExponential(0)}`;
   } catch (e) {
     return `not run: ${(e as Error).message.slice(0, 80)}`;
@@ -187,13 +228,20 @@ try {
   for (const { name, path } of models) {
     const m = loadModel(path);
     const dims = dimsOf(m);
+    const ranges = rangesOf(m, dims);
+    const label = ranges.size ? `${name} (${formatInputRanges(ranges)})` : name;
     const fixed = join(work, `${name}.fixed.onnx`);
     saveModel(modelOf(transform(m, pipeline("fixed", [fixDims(dims), inferValueInfo()]))), fixed);
     for (const p of profiles) {
       const before = classifyModel(m, p);
-      const r = lower(m, { profile: p, dims, ...(approximate ? { approximate } : {}) });
+      const r = lower(m, {
+        profile: p,
+        dims,
+        ...(approximate ? { approximate } : {}),
+        ...(ranges.size ? { inputRanges: ranges } : {}),
+      });
       if (!r.ok) {
-        rows.push(`| ${name} | ${p.name} | ${count(before)} | refused | | | | | | |`);
+        rows.push(`| ${label} | ${p.name} | ${count(before)} | refused | | | | | | |`);
         continue;
       }
       const file = join(work, `${name}.${p.name}.onnx`);
@@ -212,13 +260,13 @@ try {
           .pop()!
           .slice(0, 80)}`;
       }
-      const numbers = await sameNumbers(m, r.model, dims).catch(
+      const numbers = await sameNumbers(m, r.model, dims, ranges).catch(
         (e) => `not run: ${(e as Error).message.slice(0, 60)}`,
       );
       const ortChecker = ortCell(p.name, fixed, file);
-      const gpu = p.name === "webgpu" ? await webgpuCell(path, m, file, dims) : "";
+      const gpu = p.name === "webgpu" ? await webgpuCell(path, m, file, dims, ranges) : "";
       rows.push(
-        `| ${name} | ${p.name} | ${count(before)} | ${count(r.report)} | ${before.partitions.count} → ${r.report.partitions.count} | ${residue(r.report)} | ${numbers} | ${checker} | ${ortChecker} | ${gpu} |`,
+        `| ${label} | ${p.name} | ${count(before)} | ${count(r.report)} | ${before.partitions.count} → ${r.report.partitions.count} | ${residue(r.report)} | ${numbers} | ${checker} | ${ortChecker} | ${gpu} |`,
       );
       console.error(rows[rows.length - 1]);
     }

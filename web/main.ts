@@ -597,7 +597,8 @@ $<HTMLFormElement>("target-form").onsubmit = (e) => {
   void act(`lowering for ${target || "a target"}`, $("target-form"), async () => {
     if (!target) throw new WorkError("Lower: pick a target in the list first");
     const dims = $<HTMLInputElement>("dims").value;
-    await transform({ op: "lower", target, dims, precision: precisionSelect.value });
+    const ranges = $<HTMLInputElement>("ranges").value;
+    await transform({ op: "lower", target, dims, ranges, precision: precisionSelect.value });
     // What the result still lacks, marked on it.
     await checkAgainst(target);
   });

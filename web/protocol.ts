@@ -224,10 +224,11 @@ export type Request =
   /** The ONNX checker, or with `target` (a TargetChoice id) every node against that profile. */
   | { op: "check"; target?: string }
   /**
-   * `lower --target`: the target's id, fixed dims (`batch=1,sequence=128`), and a half precision
-   * to compute in afterwards (`--precision float16 --clamp`; "" or absent: float32).
+   * `lower --target`: the target's id, fixed dims (`batch=1,sequence=128`), declared input ranges
+   * (`--input-range`: `attention_mask=0:1`; "" or absent: none), and a half precision to compute
+   * in afterwards (`--precision float16 --clamp`; "" or absent: float32).
    */
-  | { op: "lower"; target: string; dims: string; precision?: string }
+  | { op: "lower"; target: string; dims: string; ranges?: string; precision?: string }
   | { op: "limits" }
   /** A search of every view of a side: the main graph, subgraphs, local functions. */
   | { op: "find"; side: SideName; query: string }

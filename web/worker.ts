@@ -7,6 +7,7 @@ import { RefusedError, formatNote } from "../src/app/notes.js";
 import { Session, type Loaded, type Side as SessionSide } from "../src/app/session.js";
 import type { ExpandRequest } from "../src/app/transform.js";
 import { parseDims } from "../src/app/dims.js";
+import { parseInputRanges } from "../src/app/ranges.js";
 import {
   classifyModel,
   formatPartitions,
@@ -636,9 +637,11 @@ const handlers: { [K in Op]: (msg: RequestOf<K>) => Answers[K] | Promise<Answers
   },
   lower(msg) {
     const half = msg.precision === "float16" || msg.precision === "bfloat16" ? msg.precision : "";
+    const inputRanges = parseInputRanges(msg.ranges ?? "");
     const r = session.lower({
       profile: targetProfile(msg.target),
       dims: parseDims(msg.dims),
+      ...(inputRanges.size ? { inputRanges } : {}),
       ...(half ? { precision: { to: half, clamp: true } } : {}),
     });
     const residue = r.report.nodes.filter((n) => n.verdict !== "supported").length;

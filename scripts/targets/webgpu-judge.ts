@@ -8,9 +8,11 @@
 // original model (norm-wise).
 //
 //   npx tsx scripts/targets/webgpu-judge.ts MODEL.onnx [LOWERED.onnx] [--dim name=v ...]
+//     [--input-range name=lo:hi ...]
 //
 // prints the nodes on CPU of each model and, given two, the largest norm-wise error of the second
-// on WebGPU against the first on onnxruntime-node.
+// on WebGPU against the first on onnxruntime-node (inputs with a declared range, which `lower
+// --input-range` relied on, drawn within it).
 
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -19,6 +21,7 @@ import { dirname, join, resolve } from "node:path";
 import * as ortNode from "onnxruntime-node";
 import type { Browser, Page } from "playwright-core";
 import { randomInputs } from "../../src/app/random-inputs.js";
+import { drawWithinRanges, parseInputRanges, type InputRanges } from "../../src/app/ranges.js";
 import { floatErrors } from "../../src/interp/backend-test.js";
 import type { RTensor } from "../../src/interp/types.js";
 import { loadModel } from "../../src/io/files.js";
@@ -409,8 +412,8 @@ export interface WebgpuVerdict {
 
 /**
  * Judges a lowering for WebGPU: both files placed by onnxruntime-web, the lowered one run on
- * seeded inputs (the original's inputs with `dims` fixed) and compared with the original on
- * onnxruntime-node.
+ * seeded inputs (the original's inputs with `dims` fixed, an input with a declared range drawn
+ * within it: the lowering relied on it) and compared with the original on onnxruntime-node.
  */
 export async function judgeWebgpu(
   judge: WebgpuJudge,
@@ -418,9 +421,13 @@ export async function judgeWebgpu(
   lowered: string,
   dims: ReadonlyMap<string, number>,
   seed = 7,
+  ranges: InputRanges = new Map(),
 ): Promise<WebgpuVerdict> {
   const model = original.model ?? loadModel(original.path);
-  const feeds = randomInputs(model, seed, dims) as Record<string, RTensor>;
+  const feeds = drawWithinRanges(randomInputs(model, seed, dims), ranges, seed) as Record<
+    string,
+    RTensor
+  >;
   const expected = await runOrt(model, feeds);
   const before = await judge.run(original.path);
   const after = await judge.run(lowered, feeds);
@@ -451,6 +458,7 @@ export function placementCell(p: WebgpuPlacement): string {
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
   const args = process.argv.slice(2);
   const dims = new Map<string, number>();
+  const ranges: string[] = [];
   const files: string[] = [];
   let bundle = JUDGE_OPTIONS.bundle;
   let config: Record<string, string> | undefined;
@@ -458,7 +466,8 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
     if (args[i] === "--dim") {
       const [k, v] = args[++i]!.split("=");
       dims.set(k!, Number(v));
-    } else if (args[i] === "--bundle") bundle = args[++i]!;
+    } else if (args[i] === "--input-range") ranges.push(args[++i]!);
+    else if (args[i] === "--bundle") bundle = args[++i]!;
     else if (args[i] === "--config") {
       // --config key=value (repeatable); --config none: no entries
       const kv = args[++i]!;
@@ -470,7 +479,7 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
     } else files.push(args[i]!);
   if (!files.length)
     throw new Error(
-      "usage: webgpu-judge.ts MODEL.onnx [LOWERED.onnx] [--dim name=v ...] [--bundle ort.min.mjs] [--config key=value | none ...]",
+      "usage: webgpu-judge.ts MODEL.onnx [LOWERED.onnx] [--dim name=v ...] [--input-range name=lo:hi ...] [--bundle ort.min.mjs] [--config key=value | none ...]",
     );
   const options = { bundle, config: config ?? JUDGE_OPTIONS.config };
   const judge = await WebgpuJudge.open(undefined, options);
@@ -481,7 +490,14 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
       console.log(`${files[0]}: on CPU ${placementCell(r)}; ${providersCell(r)}`);
       if (r.cpuNames.length) console.log(`  on CPU: ${r.cpuNames.join(", ")}`);
     } else {
-      const v = await judgeWebgpu(judge, { path: files[0]! }, files[1]!, dims);
+      const v = await judgeWebgpu(
+        judge,
+        { path: files[0]! },
+        files[1]!,
+        dims,
+        7,
+        parseInputRanges(...ranges),
+      );
       console.log(`${files[0]}: on CPU ${placementCell(v.before)}; ${providersCell(v.before)}`);
       console.log(
         `${files[1]}: on CPU ${placementCell(v.after)}; ${providersCell(v.after)}; norm-wise error ${v.error.toExponential(1)}`,

@@ -19,6 +19,16 @@ export {
 export { randomInputs } from "./random-inputs.js";
 export { formatTaken, randomDims, withTakenDims, type TakenDim } from "./random-dims.js";
 export { formatDims, parseDims } from "./dims.js";
+export {
+  checkInputRanges,
+  drawWithinRanges,
+  formatInputRanges,
+  parseInputRanges,
+  recordInputRanges,
+  RANGES_KEY,
+  type InputRange,
+  type InputRanges,
+} from "./ranges.js";
 export { RUN_BLOCKERS, assertRunnable, runModels } from "./runnable.js";
 export {
   convert,

@@ -45,6 +45,7 @@ import {
 } from "../passes/pass.js";
 import { validateModel } from "../passes/validate-model.js";
 import { recordChanges, type StepChange } from "./changes.js";
+import { checkInputRanges, recordInputRanges, type InputRanges } from "./ranges.js";
 
 export type TransformResult = PassResult;
 
@@ -180,6 +181,11 @@ export interface LowerRequest extends SimplifyOptions {
   approximate?: readonly Approximation[];
   /** The ai.onnx opset to lower to (default: the model's, moved into the profile's range). */
   opset?: number;
+  /**
+   * Declared values of integer inputs (`--input-range`, app/ranges.ts): a Cast the target refuses
+   * of such an input becomes a table lookup, exact within the range; recorded in the metadata.
+   */
+  inputRanges?: InputRanges;
 }
 
 /**
@@ -255,6 +261,7 @@ export function lowerSteps(model?: Model, req?: LowerRequest): LowerStep[] {
       refuses,
       foldLimit: req?.foldLimit,
       ...(req?.approximate ? { approximate: req.approximate } : {}),
+      ...(req?.inputRanges ? { inputRanges: req.inputRanges } : {}),
     });
   return [
     {
@@ -425,6 +432,14 @@ function nearestOpset(model: Model, p: Profile): number {
  * LayerNormalization-17); the one leaving fewer unsupported nodes is kept, the first on a tie.
  */
 export function lower(model: Model, req: LowerRequest): LowerResult {
+  if (req.inputRanges) checkInputRanges(model, req.inputRanges);
+  const r = lowerChecked(model, req);
+  return r.ok && req.inputRanges?.size
+    ? { ...r, model: recordInputRanges(r.model, req.inputRanges) }
+    : r;
+}
+
+function lowerChecked(model: Model, req: LowerRequest): LowerResult {
   const first = nearestOpset(model, req.profile);
   const opsets = req.opset !== undefined ? [req.opset] : [first, req.profile.opset.max];
   // The opset is chosen without the precision step, which runs the model in the interpreter to

@@ -20,6 +20,7 @@ import { legalizeIsNaN } from "./legalize-isnan.js";
 import { legalizeIsNaNByEqual } from "./legalize-isnan-equal.js";
 import { legalizeBoolLogic } from "./legalize-bool-logic.js";
 import { legalizeCastFirst } from "./legalize-cast-first.js";
+import { legalizeCastRange, type InputRanges } from "./legalize-cast-range.js";
 import { legalizeMatMulInteger } from "./legalize-matmul-integer.js";
 import { legalizeMask } from "./legalize-mask.js";
 import { legalizeNeg } from "./legalize-neg.js";
@@ -52,6 +53,8 @@ export interface LegalizeForTargetOptions {
   foldLimit?: number;
   /** Most rounds (default 8). */
   rounds?: number;
+  /** The declared values of integer graph inputs (legalize-cast-range's tables). */
+  inputRanges?: InputRanges;
 }
 
 /** The legalizations, in the order one round runs them. */
@@ -74,7 +77,8 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     legalizeRecurrent(options),
     // A Scan of a static length unrolled, where its body (legalized) needs only what the target has.
     legalizeScan(options, (m) => {
-      const r = runPass(legalizeForTarget(o), m);
+      // (a body's inputs are not the graph's: no declared ranges there)
+      const r = runPass(legalizeForTarget({ ...o, inputRanges: undefined }), m);
       return r.ok ? r.model : m;
     }),
     reduceTransposeRank(options),
@@ -86,6 +90,8 @@ export function legalizations(o: LegalizeForTargetOptions): Pass[] {
     // Element types the target refuses in masks and positions: a Cast moved before the op that
     // refuses its input type; a bool mask's And/Or/Xor and moves on 0 and 1.
     legalizeCastFirst(options),
+    // A Cast of an integer input the target refuses to cast, with a declared range: a table.
+    legalizeCastRange(options, o.inputRanges ?? new Map()),
     legalizeBoolLogic(options),
     legalizeBoolData(options),
     // After legalize-mask, which follows the same chains into a Where the target lacks.

@@ -124,4 +124,33 @@ describe.skipIf(!!why)("lower --target webgpu, judged by onnxruntime-web on WebG
     expect(v.judge).toBe(`onnxruntime-web ${ORT_WEB_VERSION}, ort.webgpu.min.mjs`);
     expect(v.error).toBeLessThanOrEqual(1e-6);
   }, 300_000);
+
+  it("an int64 mask with its range declared: the Cast read through a table, nothing on CPU, the same numbers", async () => {
+    const original = join(work, "mask-ranged.onnx");
+    saveModel(maskModel, original);
+    const out = join(work, "mask-ranged.webgpu.onnx");
+    const r = runCli([
+      "lower",
+      original,
+      "--target",
+      "webgpu",
+      "--input-range",
+      "attention_mask=0:1",
+      "-o",
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const ranges = new Map([["attention_mask", { lo: 0, hi: 1 }]]);
+    const v = await judgeWebgpu(
+      judge,
+      { path: original, model: maskModel },
+      out,
+      new Map(),
+      7,
+      ranges,
+    );
+    expect(v.before.cpuOps).toEqual({ Cast: 1 });
+    expect(v.after.cpuNodes, JSON.stringify(v.after.cpuOps)).toBe(0);
+    expect(v.error).toBeLessThanOrEqual(1e-6);
+  }, 300_000);
 });

@@ -5,7 +5,9 @@
 // the dims box's dims) and checks it again. On the deployed BERT: WebGPU leaves its int64 shape
 // arithmetic; WebNN
 // splits it into 6 partitions, one after lowering with fixed dims. Lower with a precision
-// (float16) says what became float16 and the interpreter's output error.
+// (float16) says what became float16 and the interpreter's output error. Lower with the ranges
+// box (`attention_mask=0:1`, lower --input-range) leaves the deployed BERT nothing unsupported
+// for WebGPU (its int64 mask's Cast read through a table); a range naming no input is an error.
 // Skipped, saying why, when no Chromium is installed.
 
 import { execFileSync } from "node:child_process";
@@ -104,16 +106,21 @@ describe.skipIf(!chromium)(`targets in the page${chromium ? "" : ` (${NO_CHROMIU
     }
   }, 300_000);
 
+  /** The BERT opened, webgpu picked, its dims fixed: ready to Lower. */
+  async function bertForWebgpu(page: Page): Promise<void> {
+    await page.goto(srv.url);
+    await page.setInputFiles("#file", BERT);
+    await page.locator("#pane-a[data-drawn]").waitFor({ timeout: 120_000 });
+    expect(await settled(page)).toBe("");
+    await page.selectOption("#target", "webgpu@2");
+    await page.fill("#dims", "batch=1,sequence=8");
+  }
+
   it("Lower for WebGPU in float16 says what became float16 and the error", async () => {
     const page = await browser.newPage();
     try {
-      await page.goto(srv.url);
-      await page.setInputFiles("#file", BERT);
-      await page.locator("#pane-a[data-drawn]").waitFor({ timeout: 120_000 });
-      expect(await settled(page)).toBe("");
-      await page.selectOption("#target", "webgpu@2");
+      await bertForWebgpu(page);
       await page.selectOption("#precision", "float16");
-      await page.fill("#dims", "batch=1,sequence=8");
       await page.click("#lower");
       expect(await settled(page)).toBe("");
       await page.locator("#pane-b[data-drawn]").waitFor({ timeout: 120_000 });
@@ -125,6 +132,26 @@ describe.skipIf(!chromium)(`targets in the page${chromium ? "" : ` (${NO_CHROMIU
       expect(m, notes).not.toBeNull();
       expect(Number(m![1])).toBeGreaterThan(50);
       expect(Number(m![2])).toBeLessThan(1e-2);
+    } finally {
+      await page.close();
+    }
+  }, 300_000);
+
+  it("Lower for WebGPU with the mask's range declared leaves nothing unsupported; a bad range is one error", async () => {
+    const page = await browser.newPage();
+    try {
+      await bertForWebgpu(page);
+      await page.fill("#ranges", "mask=0:1");
+      await page.click("#lower");
+      expect(await settled(page)).toMatch(/the model has no input 'mask'/);
+      // the int64 mask's Cast, which WebGPU does not take, read through a table
+      await page.fill("#ranges", "attention_mask=0:1");
+      await page.click("#lower");
+      expect(await settled(page)).toBe("");
+      await page.locator("#pane-b[data-drawn]").waitFor({ timeout: 120_000 });
+      expect(await page.locator("#diff").innerText()).toMatch(
+        /every node is supported by webgpu@2/,
+      );
     } finally {
       await page.close();
     }

@@ -4,6 +4,7 @@
 import type { Command } from "commander";
 import { formatNote } from "../../app/notes.js";
 import { parseDims } from "../../app/dims.js";
+import { formatInputRanges, parseInputRanges } from "../../app/ranges.js";
 import type { Model } from "../../ir/types.js";
 import type { SimplifyOptions } from "../../passes/simplify.js";
 import { APPROXIMATIONS, type Approximation } from "../../passes/legalize.js";
@@ -14,7 +15,7 @@ import {
   simplify,
   type ExpandRequest,
 } from "../../app/transform.js";
-import { formatTargetReport, fullySupported } from "../../targets/classify.js";
+import { formatTargetReport, fullySupported, type TargetReport } from "../../targets/classify.js";
 import { OnnxError } from "../../errors.js";
 import { targetOpset } from "../../convert/index.js";
 import { loadProfile } from "../../targets/load.js";
@@ -194,6 +195,12 @@ export function registerExpandCommands(program: Command): void {
         "--approximate <ops>",
         `approximate these ops where the target lacks them (${APPROXIMATIONS.join(", ")}; bounds in docs/semantics.md)`,
       )
+      .option(
+        "--input-range <name=lo:hi,...>",
+        "declare the values of an integer input (every one in [lo, hi]): a Cast the target refuses of it becomes a table lookup, exact only within the range; repeatable",
+        (v: string, prev: string[]) => [...prev, v],
+        [] as string[],
+      )
       .option("--strict", "exit 1 when anything remains unsupported")
       .option("--json", "the target report as JSON on stdout")
       .option(
@@ -212,6 +219,7 @@ export function registerExpandCommands(program: Command): void {
             json?: boolean;
             precision?: string;
             approximate?: string;
+            inputRange: string[];
           },
       ) => {
         const profile = loadProfile(opts.target);
@@ -227,6 +235,7 @@ export function registerExpandCommands(program: Command): void {
         const precision =
           opts.precision === undefined ? undefined : precisionRequest(opts.precision, opts);
         const approximate = parseApproximations(opts.approximate);
+        const inputRanges = parseInputRanges(...opts.inputRange);
         const model = loadModel(file);
         const request = simplifyRequest(opts);
         const r = inFile(file, () =>
@@ -235,6 +244,7 @@ export function registerExpandCommands(program: Command): void {
             ...request,
             ...(precision ? { precision } : {}),
             ...(approximate ? { approximate } : {}),
+            ...(inputRanges.size ? { inputRanges } : {}),
           }),
         );
         if (!r.ok)
@@ -242,19 +252,33 @@ export function registerExpandCommands(program: Command): void {
             throw failureError(r);
           });
         saveSimplified(file, r, opts);
-        if (opts.json) process.stdout.write(JSON.stringify(r.report, null, 2) + "\n");
+        const ranges = inputRanges.size ? formatInputRanges(inputRanges) : undefined;
+        if (opts.json)
+          process.stdout.write(
+            JSON.stringify(
+              ranges ? { ...r.report, inputRanges: Object.fromEntries(inputRanges) } : r.report,
+              null,
+              2,
+            ) + "\n",
+          );
         else {
-          // Each step that changed the model, its kinds of change under it; the dims left.
+          // Each step that changed the model, its kinds of change under it; the dims left; the
+          // ranges the result is exact within.
           const dims = dimsLine(request.dims!, r.model);
           process.stdout.write(
             [
               wroteLine(opts.output, modelNodeCounts(model), modelNodeCounts(r.model)),
               ...lowerLines(r.steps, profile.name),
               ...(dims ? [dims] : []),
+              ...(ranges
+                ? [
+                    `input ranges: ${ranges} (declared: the lowered model gives the original's values only for inputs within them)`,
+                  ]
+                : []),
             ].join("\n") + "\n",
           );
           process.stdout.write(
-            formatTargetReport(r.report)
+            [...formatTargetReport(r.report), ...rangeHints(r.notes, r.report)]
               .map((l) => `${l}\n`)
               .join(""),
           );
@@ -297,6 +321,25 @@ function parseApproximations(text: string | undefined): Approximation[] | undefi
       `--approximate: '${bad ?? text}' is not an approximation lower knows (${APPROXIMATIONS.join(", ")})`,
     );
   return names as Approximation[];
+}
+
+/**
+ * A hint per integer input whose Cast the target refuses and stays so for want of a declared range
+ * (legalize-cast-range's note), where the report still names the input.
+ */
+function rangeHints(notes: readonly Note[], report: TargetReport): string[] {
+  const names = new Set<string>();
+  for (const n of notes) {
+    const m = /declare the values of input '([^']*)'/.exec(n.message);
+    if (m) names.add(m[1]!);
+  }
+  const reasons = report.nodes.filter((n) => n.verdict !== "supported").flatMap((n) => n.reasons);
+  return [...names]
+    .filter((name) => reasons.some((r) => r.includes(`'${name}'`)))
+    .map(
+      (name) =>
+        `hint: --input-range ${name}=LO:HI declares the values of input '${name}': its Cast, which the target refuses, is then read from a table (exact within the range)`,
+    );
 }
 
 /** The output and simplification options `simplify` and `lower` share. */
