@@ -186,7 +186,8 @@ export function finiteBounds(model: Model, ctx?: PassContext): Map<string, Bound
       where &&
       !(
         finite(bounds, where.inputs[1] ?? "") &&
-        plain(where.inputs[0], "Equal")!.inputs.includes(m!)
+        // a Where over anything but an Equal is no guard of a row maximum
+        plain(where.inputs[0], "Equal")?.inputs.includes(m!)
       )
     )
       return false;

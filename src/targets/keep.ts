@@ -14,7 +14,7 @@ import { MAX_CONST_ELEMENTS } from "../check/consts.js";
 import { analysisOf } from "../check/infer.js";
 import { opsetMap } from "../ir/opsets.js";
 import { Tensor } from "../ir/tensor.js";
-import { walkNodes } from "../ir/visit.js";
+import { hasGraphAttribute, walkNodes } from "../ir/visit.js";
 import type { Model, Node, Type, ValueInfo } from "../ir/types.js";
 import { functionBody, hasFunctionBody } from "../schema/body.js";
 import { SchemaRegistry } from "../schema/registry.js";
@@ -74,7 +74,14 @@ export function opsWorthKeeping(
     } catch {
       return false; // not buildable here: the expander will say
     }
-    return body.some((b) => lacks(b, depth + 1));
+    if (depth > 0 || domain === "") return body.some((b) => lacks(b, depth + 1));
+    // An op of another domain (com.microsoft) whose body lacks one plain ai.onnx node (Gelu's
+    // Erf, EmbedLayerNormalization's int32 mask ReduceSum, for NNAPI) is expanded: one node the
+    // target lacks for another, but a standard one, and the rest of the body in its partitions.
+    const lacking = body.filter((b) => lacks(b, depth + 1));
+    const [one] = lacking;
+    if (!one) return false;
+    return !(lacking.length === 1 && norm(one.domain) === "" && !hasGraphAttribute(one));
   };
   /** The body as lowering leaves it: run through `settle` as a model of the call's types. */
   const settled = (

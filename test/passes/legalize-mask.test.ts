@@ -102,6 +102,38 @@ g (bool[2,6] c, int32[2,6] k, float[2,6] s) => (float[2,6] a, float[2,6] b, floa
       expect(compareTensors(q[k]!, p[k]!, { rtol: 0, atol: 0 }), k).toBeUndefined();
   });
 
+  it("a Sub of a Where over no Equal (no row-maximum guard) is bounded as a Sub; same bits", async () => {
+    // finite-values read such a Where's condition as an Equal's and failed (the expanded
+    // DynamicQuantizeLSTM lowered for NNAPI: "Cannot read properties of undefined")
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
+g (bool[2,6] c, int32[2,6] k) => (float[2,6] y)
+  <float ninf = {-inf}, float one = {1}>
+{
+  f = Cast <to = 1> (k)
+  t = Tanh (f)
+  w = Where (c, t, one)
+  d = Sub (t, w)
+  y = Where (c, d, ninf)
+}`);
+    const r = runPass(legalizeMask({ has: without("Where") }), m);
+    if (!r.ok) throw new Error("failed");
+    expect(r.model.graph.nodes.map((n) => n.opType)).not.toContain("Where");
+    const feeds = {
+      c: {
+        dtype: DataType.BOOL,
+        shape: [2, 6],
+        data: Uint8Array.from([1, 0, 1, 1, 0, 0, 0, 1, 1, 0, 1, 0]),
+      },
+      k: {
+        dtype: DataType.INT32,
+        shape: [2, 6],
+        data: Int32Array.from([-5, 0, 3, 1, -1, 2, 7, -2, 0, 4, -3, 9]),
+      },
+    };
+    const [p, q] = [await runOrt(m, feeds), await runOrt(r.model, feeds)];
+    expect(compareTensors(q.y!, p.y!, { rtol: 0, atol: 0 })).toBeUndefined();
+  });
+
   it("leaves a -inf against a branch not shown finite, and a -inf wider than the rest", () => {
     const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17]>
 g (bool[4] c, float[4] x) => (float[4] y, float[3,4] z) <float ninf = {-inf}, float[3,1] wide = {-inf, -inf, -inf}, float zero = {0}>

@@ -4,7 +4,9 @@
 // function op whose body the target runs is expanded as before (Celu, which WebNN lacks, into
 // Elu and the arithmetic around it). A body whose op the target has only with a constant input
 // it would feed a run-time value (DynamicQuantizeLinear's QuantizeLinear, its scale computed from
-// x, for NNAPI) is kept for the legalization that writes it in arithmetic.
+// x, for NNAPI) is kept for the legalization that writes it in arithmetic. An op of another domain
+// (com.microsoft) whose body lacks one plain ai.onnx node is expanded, that node left: BiasGelu and
+// Gelu for NNAPI leave their Erf, the rest in the partitions; a body lacking more stays whole.
 
 import { describe, expect, it } from "vitest";
 import { lower } from "../../src/app/transform.js";
@@ -64,5 +66,54 @@ g (float[4,16] x) => (uint8[4,16] q, float s, uint8 z) {
       expect(Array.from(b[k]!.data as ArrayLike<number>), k).toEqual(
         Array.from(a[k]!.data as ArrayLike<number>),
       );
+  });
+
+  const GELUS = `<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (float[2,8] x, float[8] b) => (float[2,8] y) {
+  h = Mul (x, x)
+  g1 = com.microsoft.BiasGelu (h, b)
+  a = Add (g1, x)
+  g2 = com.microsoft.Gelu (a)
+  y = Mul (g2, x)
+}`;
+
+  it("lower --target nnapi expands com.microsoft BiasGelu and Gelu, leaving their Erf; same partitions, the numbers stay", async () => {
+    const m = parseModelText(GELUS);
+    const nnapi = loadProfile("nnapi");
+    // NNAPI lacks Erf, and each body lacks only it: nothing of com.microsoft is kept
+    expect(opsWorthKeeping(m, nnapi, 17)).toEqual([]);
+    const r = lower(m, { profile: nnapi });
+    if (!r.ok) throw new Error("lower failed");
+    const ops = r.model.graph.nodes.map((n) => `${n.domain ? `${n.domain}.` : ""}${n.opType}`);
+    expect(ops.filter((o) => o.startsWith("com.microsoft"))).toEqual([]);
+    const left = r.report.nodes.filter((n) => n.verdict !== "supported").map((n) => n.op);
+    expect(left).toEqual(["Erf", "Erf"]);
+    // kept whole, the two Gelus split the graph into 3 partitions; their Erfs do the same
+    expect(r.report.partitions?.count).toBe(3);
+    const feeds = {
+      x: random(DataType.FLOAT, [2, 8], 5, -3, 3),
+      b: random(DataType.FLOAT, [8], 6),
+    };
+    const [a, c] = [await runOrt(m, feeds), await runOrt(r.model, feeds)];
+    const [i, j] = [run(m, feeds), run(r.model, feeds)];
+    const norm = (p: ArrayLike<number>, q: ArrayLike<number>) => {
+      let [n, d] = [0, 0];
+      for (let k = 0; k < p.length; k++) [n, d] = [n + (p[k]! - q[k]!) ** 2, d + p[k]! ** 2];
+      return Math.sqrt(n / d);
+    };
+    const data = (t: unknown) => (t as { data: ArrayLike<number> }).data;
+    expect(norm(data(a.y), data(c.y))).toBeLessThan(1e-6);
+    expect(norm(data(i.y), data(j.y))).toBeLessThan(1e-6);
+    expect(norm(data(a.y), data(j.y))).toBeLessThan(1e-6);
+  });
+
+  it("keeps a com.microsoft op whose body lacks a control-flow node (DynamicQuantizeLSTM's Scan) for NNAPI", () => {
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (float[3,1,4] x, int8[1,4,8] w, int8[1,2,8] r, float[1] ws, uint8[1] wz, float[1] rs, uint8[1] rz) => (float[3,1,1,2] y) {
+  y = com.microsoft.DynamicQuantizeLSTM <hidden_size = 2> (x, w, r, , , , , , ws, wz, rs, rz)
+}`);
+    expect(opsWorthKeeping(m, loadProfile("nnapi"), 17)).toEqual([
+      { domain: "com.microsoft", op: "DynamicQuantizeLSTM" },
+    ]);
   });
 });
