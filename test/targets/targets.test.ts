@@ -381,6 +381,27 @@ describe("lower --target", () => {
       expect(compareTensors(b[k]!, a[k]!, { rtol: 1e-5, atol: 1e-6 }), k).toBeUndefined();
   });
 
+  it("webgpu at opset 23: Cos-22 has no WebGPU kernel, Cos-7 has; lowering goes to opset 21, same numbers", async () => {
+    const { lower } = await import("../../src/app/index.js");
+    const { runOrt } = await import("../helpers/ort.js");
+    const { compareTensors } = await import("../../src/interp/backend-test.js");
+    const m = parseModelText(`<ir_version: 10, opset_import: ["" : 23]>
+g (float[4] x) => (float[4] y) {
+  s = Sin (x)
+  y = Cos (s) }`);
+    const p = loadProfile("webgpu");
+    const before = classifyModel(m, p).nodes.filter((n) => n.verdict !== "supported");
+    expect(before.map((n) => n.op).sort()).toEqual(["Cos", "Sin"]);
+    const r = lower(m, { profile: p, dims: new Map() });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.model.opsetImports.find((o) => o.domain === "")?.version).toBe(21);
+    expect(r.report.nodes.filter((n) => n.verdict !== "supported")).toEqual([]);
+    const x = { x: { dtype: 1, shape: [4], data: new Float32Array([0.1, 1, -2, 3]) } };
+    const [a, b] = [await runOrt(m, x as never), await runOrt(r.model, x as never)];
+    expect(compareTensors(b.y!, a.y!, { rtol: 0, atol: 0 })).toBeUndefined();
+  });
+
   it("the command: ai.onnx-13 fully supported (exit 0 with --strict); webnn --strict exits 1", () => {
     const out = join(dir, "b13.onnx");
     const r = runCli([
