@@ -366,21 +366,6 @@ function profileFrom(file: string, name: string, backend: string, webnn: boolean
       if (!t) vsTable.added.push(key);
     }
     vsTable.removed = Object.keys(table).filter((k) => !ops[k]);
-    const url = `https://www.npmjs.com/package/onnxruntime-web/v/${version}`;
-    return {
-      name,
-      version: 2,
-      backend,
-      backendVersion: version,
-      source: {
-        url,
-        commit: `onnxruntime-web@${version} (dist/ort.webgpu.min.mjs), its C++ WebGPU provider probed on SwiftShader: ops and versions by scripts/targets/webgpu-ops.ts (test/data/targets/webgpu-ops.json), element types by scripts/targets/webgpu-kernels.ts (webgpu-kernels.json)`,
-        date: new Date().toISOString().slice(0, 10),
-      },
-      // the ai.onnx opsets probed: those the release loads
-      opset: { min: placed.opsets[0]!, max: placed.opsets[placed.opsets.length - 1]! },
-      ops,
-    };
   }
   const ai = Object.values(ops).filter((r) => r.domain === "");
   return {
@@ -388,13 +373,22 @@ function profileFrom(file: string, name: string, backend: string, webnn: boolean
     version: 2,
     backend,
     backendVersion: version,
-    source: {
-      url: `https://github.com/microsoft/onnxruntime/blob/v${version}/js/web/docs/${file}`,
-      commit: `v${version} (the npm package onnxruntime-web@${version}, docs/${file})`,
-      date: new Date().toISOString().slice(0, 10),
-    },
-    // The newest op version the table names: the backend takes models up to that opset at least.
-    opset: { min: 7, max: Math.max(...ai.flatMap((r) => r.versions.map((v) => v.to ?? v.from))) },
+    source: webnn
+      ? {
+          url: `https://github.com/microsoft/onnxruntime/blob/v${version}/js/web/docs/${file}`,
+          commit: `v${version} (the npm package onnxruntime-web@${version}, docs/${file})`,
+          date: new Date().toISOString().slice(0, 10),
+        }
+      : {
+          url: `https://www.npmjs.com/package/onnxruntime-web/v/${version}`,
+          commit: `onnxruntime-web@${version} (dist/ort.webgpu.min.mjs), its C++ WebGPU provider probed on SwiftShader: ops and versions by scripts/targets/webgpu-ops.ts (test/data/targets/webgpu-ops.json), element types by scripts/targets/webgpu-kernels.ts (webgpu-kernels.json)`,
+          date: new Date().toISOString().slice(0, 10),
+        },
+    // webnn: the newest op version the table names (the backend takes models up to that opset at
+    // least); webgpu: the ai.onnx opsets probed, those the release loads
+    opset: webnn
+      ? { min: 7, max: Math.max(...ai.flatMap((r) => r.versions.map((v) => v.to ?? v.from))) }
+      : { min: placed.opsets[0]!, max: placed.opsets[placed.opsets.length - 1]! },
     ops,
   };
 }

@@ -23,7 +23,8 @@ import { join, resolve } from "node:path";
 import * as ortNode from "onnxruntime-node";
 import { convertModel } from "../../src/convert/index.js";
 import { encodeModel, loadModel, saveModel } from "../../src/io/files.js";
-import { DataType, type Graph, type Model, type Node, type Type } from "../../src/ir/types.js";
+import { emptyGraph } from "../../src/ir/builder.js";
+import { DataType, type Model, type Node, type Type } from "../../src/ir/types.js";
 import { SchemaRegistry } from "../../src/schema/registry.js";
 import { parseModelText } from "../../src/text/parse.js";
 import { ORT_WEB_VERSION, WebgpuJudge } from "./webgpu-judge.js";
@@ -432,15 +433,7 @@ interface Entry {
 /** One model of the entries: values renamed apart (e<k>_…), the case's node named e<k>. */
 function batchOf(entries: Entry[], opset: number): { model: Model; names: Map<string, Entry> } {
   const names = new Map<string, Entry>();
-  const graph: Graph = {
-    name: "probe",
-    nodes: [],
-    inputs: [],
-    outputs: [],
-    initializers: [],
-    sparseInitializers: [],
-    valueInfo: [],
-  };
+  const graph = emptyGraph("probe");
   let ir = 7;
   const domains = new Map<string, number>([["", opset]]);
   for (const [k, e] of entries.entries()) {
