@@ -1,21 +1,25 @@
-// Writes targets/webnn.json and targets/webgpu.json from the operator tables onnxruntime-web
-// ships (node_modules/onnxruntime-web/docs/webnn-operators.md and webgpu-operators.md, of the
-// release package.json pins as a dev dependency): per op its version ranges in ai.onnx and
-// com.microsoft, and from the Comments column the constraints this tool's vocabulary says. A
-// comment of the simple forms (an input that must be a constant, "Only supports 4-D input",
-// "'attr' == v") is read here; every other is read by hand into NOTES below, keyed by a digest
-// of the comment, so that a rerun on a changed table stops at the comment to read again.
+// Writes targets/webnn.json and targets/webgpu.json for the onnxruntime-web release package.json
+// pins as a dev dependency (node_modules/onnxruntime-web).
 //
-// The table lists no element types. webgpu.json's `types` are those scripts/targets/webgpu-kernels.ts
-// read from the release itself (test/data/targets/webgpu-kernels.json: the types of each probed
-// op that it places on WebGPU; an op not probed has none, any type); Gather's and GatherElements'
-// data types, narrower than their indices', are an input-types constraint besides.
+// webnn: from the operator table the package ships (docs/webnn-operators.md): per op its version
+// ranges in ai.onnx and com.microsoft, and from the Comments column the constraints this tool's
+// vocabulary says. A comment of the simple forms (an input that must be a constant, "Only
+// supports 4-D input", "'attr' == v") is read here; every other is read by hand into NOTES below,
+// keyed by a digest of the comment, so that a rerun on a changed table stops at the comment to
+// read again.
 //
-// The webgpu table is that of JSEP (the TypeScript kernels of the default bundle); the judge runs
-// the C++ WebGPU provider of `onnxruntime-web/webgpu`. Their op sets differ (measured on ONNX's
-// node tests up to opset 17: the C++ one also runs And, Min, Max, Identity, PRelu, GRU, LSTM,
-// ScatterElements, TopK, and not QLinearConv). A probed op the C++ provider ran that the table
-// lacks gets a row here; the others are left as the table says.
+// webgpu: from the release itself. The package's docs/webgpu-operators.md is JSEP's table (the
+// TypeScript kernels of the default bundle); the judge runs the C++ WebGPU provider of
+// `onnxruntime-web/webgpu` (scripts/targets/webgpu-judge.ts), whose op set differs. Its ops and
+// their versions are those scripts/targets/webgpu-ops.ts saw it place on WebGPU
+// (test/data/targets/webgpu-ops.json: a since-version is supported when a case of the op was placed
+// on WebGPU at a probed opset where it is in force, and on CPU at none), its element types those
+// scripts/targets/webgpu-kernels.ts saw its kernels run (test/data/targets/webgpu-kernels.json;
+// an op not type-probed has none, any type); Gather's and GatherElements' data types, narrower
+// than their indices', are an input-types constraint besides. JSEP's comments read by hand
+// (NOTES.webgpu, each still checked against the table's comment) are kept for the ops both
+// providers run: a placement says nothing of them (they are limits of a kernel's run, not of its
+// registration).
 //
 //   npx tsx scripts/targets/from-ort-web.ts        (then review `git diff targets/`)
 
@@ -33,6 +37,7 @@ import {
   type Limits,
 } from "./common.js";
 import type { KernelTypes } from "./webgpu-kernels.js";
+import type { OpsProbe } from "./webgpu-ops.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const pkg = join(root, "node_modules", "onnxruntime-web");
@@ -42,10 +47,17 @@ const registry = SchemaRegistry.default();
 const kernels = JSON.parse(
   readFileSync(join(root, "test", "data", "targets", "webgpu-kernels.json"), "utf8"),
 ) as KernelTypes;
-if (kernels.release !== version)
-  throw new Error(
-    `test/data/targets/webgpu-kernels.json is of onnxruntime-web ${kernels.release}, not ${version}: rerun scripts/targets/webgpu-kernels.ts`,
-  );
+const placed = JSON.parse(
+  readFileSync(join(root, "test", "data", "targets", "webgpu-ops.json"), "utf8"),
+) as OpsProbe;
+for (const [file, release] of [
+  ["webgpu-kernels", kernels.release],
+  ["webgpu-ops", placed.release],
+] as const)
+  if (release !== version)
+    throw new Error(
+      `test/data/targets/${file}.json is of onnxruntime-web ${release}, not ${version}: rerun scripts/targets/${file}.ts`,
+    );
 
 /** The element types the WebGPU kernels of an ai.onnx op run (undefined: not probed). */
 function webgpuTypes(op: string): { types: string[]; data?: string[] } | undefined {
@@ -265,11 +277,29 @@ const NOTES: Record<string, Record<string, Limits>> = {
   },
 };
 
-/** webgpu's rows that the probe gave and the table lacks. */
-const probedOnly: string[] = [];
+/** webgpu's rows against JSEP's table: ops the probe found that the table lacks, and the reverse. */
+const vsTable = { added: [] as string[], removed: [] as string[] };
+
+/**
+ * The since-versions of an op the C++ provider runs: one placed on WebGPU at a probed opset where
+ * it is in force and on CPU at none (a version no case reached is left out). An op the registry
+ * has no schema of (BiasSplitGelu, GatherBlockQuantized) is at version 1.
+ */
+function probedVersions(r: OpsProbe["ops"][string], op: string): OpRow["versions"] {
+  const since = registry.versions(r.domain, op).map((v) => v.since);
+  if (!since.length) return r.webgpu.length && !r.cpu.length ? [{ from: 1 }] : [];
+  const out: OpRow["versions"] = [];
+  for (const [i, from] of since.entries()) {
+    const next = since[i + 1];
+    const span = placed.opsets.filter((o) => o >= from && (next === undefined || o < next));
+    if (!span.some((o) => r.webgpu.includes(o)) || span.some((o) => r.cpu.includes(o))) continue;
+    out.push(next === undefined ? { from } : { from, to: next - 1 });
+  }
+  return out;
+}
 
 function profileFrom(file: string, name: string, backend: string, webnn: boolean): Profile {
-  const ops: Record<string, OpRow> = {};
+  const table: Record<string, OpRow> = {};
   const used = new Set<string>();
   const lines = readFileSync(join(pkg, "docs", file), "utf8").split("\n");
   for (const line of lines) {
@@ -306,43 +336,59 @@ function profileFrom(file: string, name: string, backend: string, webnn: boolean
           );
         row.constraints = constraints;
       }
-      const typed = !webnn && domain === "" ? webgpuTypes(op) : undefined;
+      table[key] = row;
+    }
+  }
+  for (const key of Object.keys(NOTES[name]!))
+    if (!used.has(key)) throw new Error(`${name} ${key}: read in NOTES, not in the table`);
+  let ops = table;
+  if (!webnn) {
+    // The C++ provider's ops (webgpu-ops.json), typed by webgpu-kernels.json; the table's
+    // constraints kept for the ops both have.
+    ops = {};
+    for (const [key, r] of Object.entries(placed.ops)) {
+      // Constant is data (an initializer), placed nowhere from opset 9 on; every profile takes it
+      if (key === "Constant") continue;
+      const op = r.domain ? key.slice(r.domain.length + 1) : key;
+      const versions = probedVersions(r, op);
+      if (!versions.length) continue;
+      const t = table[key];
+      const row: OpRow = { domain: r.domain, versions, constraints: [...(t?.constraints ?? [])] };
+      if (t?.caveat) row.caveat = t.caveat;
+      const typed = r.domain === "" ? webgpuTypes(op) : undefined;
       if (typed) {
         row.types = typed.types;
-        const data = inputNames(domain, op)[0];
+        const data = inputNames("", op)[0];
         if (typed.data && data)
           row.constraints.push({ kind: "input-types", input: 0, name: data, types: typed.data });
       }
       ops[key] = row;
+      if (!t) vsTable.added.push(key);
     }
+    vsTable.removed = Object.keys(table).filter((k) => !ops[k]);
   }
-  if (!webnn)
-    // The table is JSEP's; the judge runs the C++ WebGPU provider (scripts/targets/webgpu-judge.ts),
-    // whose kernels webgpu-kernels.ts probed: an op it ran there that the table lacks is a row,
-    // from the version in force at the first probed opset on.
-    for (const [op, k] of Object.entries(kernels.ops)) {
-      if (ops[op] || !k.types.length) continue;
-      const from = registry.tryResolveStandard("", op, kernels.opsets[0]!)?.since;
-      if (from === undefined) continue;
-      const typed = webgpuTypes(op)!;
-      ops[op] = { domain: "", versions: [{ from }], constraints: [], types: typed.types };
-      probedOnly.push(op);
-    }
-  for (const key of Object.keys(NOTES[name]!))
-    if (!used.has(key)) throw new Error(`${name} ${key}: read in NOTES, not in the table`);
   const ai = Object.values(ops).filter((r) => r.domain === "");
   return {
     name,
     version: 2,
     backend,
     backendVersion: version,
-    source: {
-      url: `https://github.com/microsoft/onnxruntime/blob/v${version}/js/web/docs/${file}`,
-      commit: `v${version} (the npm package onnxruntime-web@${version}, docs/${file})`,
-      date: new Date().toISOString().slice(0, 10),
-    },
-    // The newest op version the table names: the backend takes models up to that opset at least.
-    opset: { min: 7, max: Math.max(...ai.flatMap((r) => r.versions.map((v) => v.to ?? v.from))) },
+    source: webnn
+      ? {
+          url: `https://github.com/microsoft/onnxruntime/blob/v${version}/js/web/docs/${file}`,
+          commit: `v${version} (the npm package onnxruntime-web@${version}, docs/${file})`,
+          date: new Date().toISOString().slice(0, 10),
+        }
+      : {
+          url: `https://www.npmjs.com/package/onnxruntime-web/v/${version}`,
+          commit: `onnxruntime-web@${version} (dist/ort.webgpu.min.mjs), its C++ WebGPU provider probed on SwiftShader: ops and versions by scripts/targets/webgpu-ops.ts (test/data/targets/webgpu-ops.json), element types by scripts/targets/webgpu-kernels.ts (webgpu-kernels.json)`,
+          date: new Date().toISOString().slice(0, 10),
+        },
+    // webnn: the newest op version the table names (the backend takes models up to that opset at
+    // least); webgpu: the ai.onnx opsets probed, those the release loads
+    opset: webnn
+      ? { min: 7, max: Math.max(...ai.flatMap((r) => r.versions.map((v) => v.to ?? v.from))) }
+      : { min: placed.opsets[0]!, max: placed.opsets[placed.opsets.length - 1]! },
     ops,
   };
 }
@@ -363,6 +409,6 @@ for (const [file, name, backend, webnn] of [
   writeFileSync(out, await format(JSON.stringify(p), { ...config, filepath: out }));
   const rows = Object.values(p.ops);
   console.log(
-    `${name}: ${rows.length} ops, ${rows.reduce((n, r) => n + r.constraints.length, 0)} constraints, ${rows.filter((r) => r.caveat).length} with a caveat${webnn ? "" : `; from the probe, not the table: ${probedOnly.join(", ")}`}`,
+    `${name}: ${rows.length} ops, ${rows.reduce((n, r) => n + r.constraints.length, 0)} constraints, ${rows.filter((r) => r.caveat).length} with a caveat${webnn ? "" : `; against JSEP's table: + ${vsTable.added.join(" ")}; - ${vsTable.removed.join(" ")}`}`,
   );
 }

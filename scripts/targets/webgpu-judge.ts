@@ -54,6 +54,8 @@ export interface WebgpuPlacement {
 
 export interface WebgpuRun extends WebgpuPlacement {
   outputs: Record<string, RTensor>;
+  /** The names of the nodes placed on each provider, in the log's order. */
+  names: Record<string, string[]>;
 }
 
 interface Wire {
@@ -121,6 +123,27 @@ export function parsePlacement(lines: string[]): WebgpuPlacement {
     } else if (!node) current = undefined;
   }
   return { byProvider, cpuNodes: byProvider.CPUExecutionProvider ?? 0, cpuOps, cpuNames };
+}
+
+/**
+ * The names of the nodes the placement log lists under each provider (after "Node(s) placed on
+ * [EP]"; "All nodes placed on [EP]" lists none).
+ */
+export function placedNames(lines: string[]): Record<string, string[]> {
+  const names: Record<string, string[]> = {};
+  let current: string | undefined;
+  for (const line of lines) {
+    const head = /(?:All nodes|Node\(s\)) placed on \[(\w+)\]\. Number of nodes: (\d+)/.exec(line);
+    if (head) {
+      current = head[1]!;
+      names[current] ??= [];
+      continue;
+    }
+    const node = /\]\s{2,}([\w.]+) \((.*)\)\s*$/.exec(line);
+    if (node && current) names[current]!.push(node[2]!);
+    else if (!node) current = undefined;
+  }
+  return names;
 }
 
 /**
@@ -311,13 +334,14 @@ export class WebgpuJudge {
         const p = parsePlacement(logs);
         const listed = Object.values(p.byProvider).reduce((a, b) => a + b, 0);
         const all = logs.some((l) => /All nodes placed on/.test(l));
-        if (all || (listed > 0 && p.cpuNames.length >= p.cpuNodes)) break;
+        const named = Object.values(placedNames(logs)).reduce((a, b) => a + b.length, 0);
+        if (all || (listed > 0 && named >= listed)) break;
         await new Promise((res) => setTimeout(res, 100));
       }
       const outputs = Object.fromEntries(
         Object.entries(r.outputs).map(([k, w]) => [k, fromWire(w)]),
       );
-      return { ...parsePlacement(logs), outputs };
+      return { ...parsePlacement(logs), outputs, names: placedNames(logs) };
     } catch (e) {
       // a page that did not answer is not reused (onnxruntime's own errors come as answers)
       if (!answered) {
@@ -431,7 +455,7 @@ export async function judgeWebgpu(
   const expected = await runOrt(model, feeds);
   const before = await judge.run(original.path);
   const after = await judge.run(lowered, feeds);
-  const strip = ({ outputs: _, ...p }: WebgpuRun): WebgpuPlacement => p;
+  const strip = ({ outputs: _, names: __, ...p }: WebgpuRun): WebgpuPlacement => p;
   return {
     judge: judgeLabel(judge.options),
     before: strip(before),

@@ -426,10 +426,36 @@ function nearestOpset(model: Model, p: Profile): number {
 }
 
 /**
+ * The opsets below `opset` at which an older version of an ai.onnx op the report leaves
+ * unsupported for its version is supported: for each such op, the newest opset its row's
+ * bounded ranges reach (Cos-22 unsupported where the row has Cos-7 to 21: opset 21), newest first.
+ */
+function olderOpsets(m: Model, report: TargetReport, p: Profile, opset: number): number[] {
+  const registry = SchemaRegistry.default();
+  const found = new Set<number>();
+  for (const r of report.nodes) {
+    if (r.verdict !== "unsupported" || r.at.fn !== -1) continue;
+    const n = m.graph.nodes[r.at.index];
+    if (!n || (n.domain !== "" && n.domain !== "ai.onnx")) continue;
+    const row = rowFor(p, "", n.opType);
+    const v = registry.tryResolve("", n.opType, opset);
+    if (!row || !v || versionSupported(row, v.since)) continue;
+    const tops = row.versions
+      .map((x) => x.to)
+      .filter((t): t is number => t !== undefined && t < opset && t >= p.opset.min);
+    if (tops.length) found.add(Math.max(...tops));
+  }
+  return [...found].sort((a, b) => b - a);
+}
+
+/**
  * The model lowered (lowerPipeline, run) and classified. Without a given opset: at the model's
  * own (moved into the profile's range), and where that leaves nodes unsupported, also at the top
  * of the range (a function op's body may need a later opset: SkipLayerNormalization's needs
- * LayerNormalization-17); the one leaving fewer unsupported nodes is kept, the first on a tie.
+ * LayerNormalization-17), and then at the newest opsets where an op left unsupported for its
+ * version has an older version the profile supports (two at most: webgpu's Cos-22 is not
+ * supported, Cos-7 is, to opset 21); the one leaving fewer unsupported nodes is kept, the first
+ * on a tie.
  */
 export function lower(model: Model, req: LowerRequest): LowerResult {
   if (req.inputRanges) checkInputRanges(model, req.inputRanges);
@@ -447,7 +473,12 @@ function lowerChecked(model: Model, req: LowerRequest): LowerResult {
   const { precision, ...plain } = req;
   let best: LowerResult | undefined;
   let bestLeft = Infinity;
-  for (const opset of [...new Set(opsets)]) {
+  const tried = new Set<number>();
+  let older = req.opset === undefined ? 2 : 0;
+  for (let i = 0; i < opsets.length; i++) {
+    const opset = opsets[i]!;
+    if (tried.has(opset)) continue;
+    tried.add(opset);
     const steps: StepChange[] = [];
     const r = transformRecorded(model, lowerPipeline(model, { ...plain, opset }), steps, true);
     if (!r.ok) {
@@ -458,6 +489,11 @@ function lowerChecked(model: Model, req: LowerRequest): LowerResult {
     const left = report.nodes.filter((n) => n.verdict === "unsupported").length;
     if (left < bestLeft) [best, bestLeft] = [{ ...r, report, steps }, left];
     if (left === 0) break;
+    for (const o of olderOpsets(r.model, report, req.profile, opset))
+      if (older > 0 && !tried.has(o) && !opsets.includes(o)) {
+        opsets.push(o);
+        older--;
+      }
   }
   if (!best?.ok) return best!;
   if (!precision) return best;

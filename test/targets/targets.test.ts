@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { classifyModel, fullySupported } from "../../src/targets/classify.js";
 import { listProfiles, loadProfile } from "../../src/targets/load.js";
-import { parseProfile } from "../../src/targets/profile.js";
+import { parseProfile, versionSupported } from "../../src/targets/profile.js";
+import type { OpsProbe } from "../../scripts/targets/webgpu-ops.js";
 import { SchemaRegistry } from "../../src/schema/registry.js";
 import { parseModelText } from "../../src/text/parse.js";
 import { runCli } from "../helpers/cli.js";
@@ -43,34 +44,66 @@ describe("profiles as data", () => {
     }
   });
 
-  for (const [name, file, comment] of [
-    ["webnn", "webnn-operators.md", 4],
-    ["webgpu", "webgpu-operators.md", 3],
-  ] as const)
-    it(`${name}: one row per op of onnxruntime-web's table; every limited op keeps its limit`, () => {
-      const p = loadProfile(name);
-      const src = sourceRows(file, comment);
-      // webgpu: besides, the probed ops the judge's C++ provider ran that JSEP's table lacks
-      const probed = JSON.parse(
-        readFileSync(join(root, "test", "data", "targets", "webgpu-kernels.json"), "utf8"),
-      ) as { ops: Record<string, { types: string[] }> };
-      const extra = Object.keys(p.ops).filter((op) => !src.has(op));
-      for (const op of extra) {
-        expect(name, op).toBe("webgpu");
-        expect(probed.ops[op]?.types.length, op).toBeGreaterThan(0);
+  it("webnn: one row per op of onnxruntime-web's table; every limited op keeps its limit", () => {
+    const p = loadProfile("webnn");
+    const src = sourceRows("webnn-operators.md", 4);
+    expect(Object.keys(p.ops).sort()).toEqual([...src.keys()].sort());
+    for (const [op, text] of src) {
+      const row = p.ops[op]!;
+      // a comment that only describes (performance, how the EP runs it) limits nothing
+      if (text && !/^need perf optimization|no GPU kernel/.test(text))
+        expect(row.constraints.length > 0 || row.caveat !== undefined, op).toBe(true);
+    }
+  });
+
+  it("webgpu: the ops and versions the release's C++ provider placed on WebGPU (webgpu-ops.json)", () => {
+    const p = loadProfile("webgpu");
+    const probe = JSON.parse(
+      readFileSync(join(root, "test", "data", "targets", "webgpu-ops.json"), "utf8"),
+    ) as OpsProbe;
+    expect(probe.release).toBe(p.backendVersion);
+    expect(p.source.commit).toContain(`onnxruntime-web@${probe.release}`);
+    expect(p.opset).toEqual({ min: probe.opsets[0], max: probe.opsets.at(-1) });
+    const registry = SchemaRegistry.default();
+    const rows = new Set<string>();
+    for (const [key, r] of Object.entries(probe.ops)) {
+      const op = r.domain ? key.slice(r.domain.length + 1) : key;
+      const row = p.ops[key];
+      if (!r.webgpu.length) {
+        expect(row, key).toBeUndefined();
+        continue;
       }
-      expect(
-        Object.keys(p.ops)
-          .filter((op) => src.has(op))
-          .sort(),
-      ).toEqual([...src.keys()].sort());
-      for (const [op, text] of src) {
-        const row = p.ops[op]!;
-        // a comment that only describes (performance, how the EP runs it) limits nothing
-        if (text && !/^need perf optimization|no GPU kernel/.test(text))
-          expect(row.constraints.length > 0 || row.caveat !== undefined, op).toBe(true);
+      if (!row) continue; // placed only where it is on CPU too (a version in halves)
+      rows.add(key);
+      if (!registry.has(r.domain, op)) continue;
+      // every opset at which it went to WebGPU and not to CPU: its version there is supported;
+      // every opset at which it went to CPU: not
+      for (const o of probe.opsets) {
+        const v = registry.tryResolve(r.domain, op, r.domain ? 1 : o);
+        if (!v) continue;
+        if (r.cpu.includes(o)) expect(versionSupported(row, v.since), `${key} at ${o}`).toBe(false);
       }
-    });
+      for (const o of r.webgpu) {
+        const v = registry.tryResolve(r.domain, op, r.domain ? 1 : o)!;
+        const span = registry.versions(r.domain, op).find((x) => x.since === v.since);
+        const cpuToo = probe.opsets.some(
+          (x) => r.cpu.includes(x) && registry.tryResolve(r.domain, op, r.domain ? 1 : x) === span,
+        );
+        if (!cpuToo) expect(versionSupported(row, v.since), `${key} at ${o}`).toBe(true);
+      }
+    }
+    // no row the probe did not give
+    expect(Object.keys(p.ops).filter((k) => !rows.has(k))).toEqual([]);
+    // the C++ provider against JSEP's table: it runs these, which the table lacks, and not
+    // QLinearConv
+    const jsep = sourceRows("webgpu-operators.md", 3);
+    for (const op of ["PRelu", "GRU", "LSTM", "ScatterElements", "TopK", "And", "Identity"]) {
+      expect(p.ops[op], op).toBeDefined();
+      expect(jsep.has(op), op).toBe(false);
+    }
+    expect(p.ops.QLinearConv).toBeUndefined();
+    expect(probe.ops.QLinearConv!.cpu).toContain(21);
+  });
 
   it("webgpu's element types are those the release's WebGPU kernels ran (webgpu-kernels.json)", () => {
     const p = loadProfile("webgpu");
@@ -346,6 +379,27 @@ describe("lower --target", () => {
     const [a, b] = [await runOrt(m, inputs), await runOrt(r.model, inputs)];
     for (const k of Object.keys(a))
       expect(compareTensors(b[k]!, a[k]!, { rtol: 1e-5, atol: 1e-6 }), k).toBeUndefined();
+  });
+
+  it("webgpu at opset 23: Cos-22 has no WebGPU kernel, Cos-7 has; lowering goes to opset 21, same numbers", async () => {
+    const { lower } = await import("../../src/app/index.js");
+    const { runOrt } = await import("../helpers/ort.js");
+    const { compareTensors } = await import("../../src/interp/backend-test.js");
+    const m = parseModelText(`<ir_version: 10, opset_import: ["" : 23]>
+g (float[4] x) => (float[4] y) {
+  s = Sin (x)
+  y = Cos (s) }`);
+    const p = loadProfile("webgpu");
+    const before = classifyModel(m, p).nodes.filter((n) => n.verdict !== "supported");
+    expect(before.map((n) => n.op).sort()).toEqual(["Cos", "Sin"]);
+    const r = lower(m, { profile: p, dims: new Map() });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.model.opsetImports.find((o) => o.domain === "")?.version).toBe(21);
+    expect(r.report.nodes.filter((n) => n.verdict !== "supported")).toEqual([]);
+    const x = { x: { dtype: 1, shape: [4], data: new Float32Array([0.1, 1, -2, 3]) } };
+    const [a, b] = [await runOrt(m, x as never), await runOrt(r.model, x as never)];
+    expect(compareTensors(b.y!, a.y!, { rtol: 0, atol: 0 })).toBeUndefined();
   });
 
   it("the command: ai.onnx-13 fully supported (exit 0 with --strict); webnn --strict exits 1", () => {

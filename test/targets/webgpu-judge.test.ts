@@ -6,7 +6,7 @@
 // fixed, no node is placed on CPU and the outputs on WebGPU are onnxruntime-node's on the
 // original. Skipped, with the reason, only where Chromium has no WebGPU.
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +17,7 @@ import {
   WebgpuJudge,
   webgpuUnavailable,
 } from "../../scripts/targets/webgpu-judge.js";
+import { OPS_FILE, probeOps, type OpsProbe } from "../../scripts/targets/webgpu-ops.js";
 import { saveModel } from "../../src/io/files.js";
 import { classifyModel } from "../../src/targets/classify.js";
 import { loadProfile } from "../../src/targets/load.js";
@@ -101,6 +102,33 @@ describe.skipIf(!!why)("lower --target webgpu, judged by onnxruntime-web on WebG
     expect(v.after.cpuNodes, JSON.stringify(v.after.cpuOps)).toBe(0);
     expect(v.after.byProvider.WebGpuExecutionProvider).toBeGreaterThan(0);
     expect(v.error).toBeLessThanOrEqual(1e-4);
+  }, 300_000);
+
+  it("the probe's placements (webgpu-ops.json) hold on the release: a few ops at three opsets", async () => {
+    const ops = [
+      "Abs",
+      "IsNaN",
+      "Max",
+      "Attention",
+      "RotaryEmbedding",
+      "com.microsoft.MatMulNBits",
+    ];
+    const opsets = [7, 21, 23];
+    const live = await probeOps(judge, { ops, opsets });
+    const saved = JSON.parse(readFileSync(OPS_FILE, "utf8")) as OpsProbe;
+    const at = (xs: number[]) => xs.filter((o) => opsets.includes(o));
+    for (const op of ops) {
+      const [l, s] = [live.ops[op]!, saved.ops[op]!];
+      expect({ webgpu: l.webgpu, cpu: l.cpu }, op).toEqual({
+        webgpu: at(s.webgpu),
+        cpu: at(s.cpu),
+      });
+    }
+    // Max-6 (opset 7) has no WebGPU kernel, Max-8 on has; ONNX's Attention-23 none; its
+    // RotaryEmbedding-23 one
+    expect(live.ops.Max!.cpu).toEqual([7]);
+    expect(live.ops.Attention!.cpu).toEqual([23]);
+    expect(live.ops.RotaryEmbedding!.webgpu).toEqual([23]);
   }, 300_000);
 
   it("an int64 mask: our check's unsupported nodes are the judge's nodes on CPU, the int64 Cast alone, before and after lowering", async () => {
