@@ -3,7 +3,9 @@
 // [2^23, 2^24], where float32 holds exactly the integers, so the addition rounds t half to even
 // (M is even) and the subtraction is exact. Only the sign of a zero differs (Round(-0.3) is -0,
 // the sum +0), so the rewrite is taken only where nothing sees it: every use adds a constant with
-// no -0 (x + 0 is +0 for either zero) or casts to an integer type.
+// no -0 (x + 0 is +0 for either zero), or casts to an integer type, or adds or subtracts it to or
+// from anything and casts the result to an integer type (y ± (±0) differs at most in its zero's
+// sign, which the Cast loses).
 //
 // The clip is either the Round's input (a Clip with constant bounds), or the saturation after it,
 // as QuantizeLinear's arithmetic writes it (Round, an Add of the zero point c, a Clip to [lo, hi]
@@ -79,6 +81,20 @@ export function legalizeRound(options: LegalizeOptions): Pass {
         }
         return us?.length ? c : undefined;
       };
+      /** Every use adds or subtracts it (either side), each result cast to an integer type. */
+      const summedThenCast = (x: string) => {
+        const us = uses(x);
+        return (
+          !!us?.length &&
+          us.every(
+            (u) =>
+              u.slot >= 0 &&
+              (u.node.opType === "Add" || u.node.opType === "Sub") &&
+              (u.node.domain ?? "") === "" &&
+              castsOnly(u.node.outputs[0]!),
+          )
+        );
+      };
       const round = (site: Site): boolean => {
         const v = site.node.inputs[0];
         if (!v || site.elem(v) !== F || !site.has("Add") || !site.has("Sub")) return false;
@@ -88,7 +104,7 @@ export function legalizeRound(options: LegalizeOptions): Pass {
           return true;
         };
         const out = site.out[0]!;
-        const blind = castsOnly(out) || addend(site, out) !== undefined;
+        const blind = castsOnly(out) || addend(site, out) !== undefined || summedThenCast(out);
         // The input clipped already.
         const p = site.producer(v);
         const b = p && clipBounds(site, p);

@@ -20,6 +20,9 @@ import { functionBody, hasFunctionBody } from "../schema/body.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import { rowFor, versionSupported, type Profile } from "./profile.js";
 
+/** fold-constants' default limit on a folded tensor's bytes. */
+const FOLDED = 1 << 20;
+
 /** Ops of `model` (at ai.onnx opset `opset`) the target lacks and cannot get by expansion. */
 export function opsWorthKeeping(
   model: Model,
@@ -102,9 +105,10 @@ export function opsWorthKeeping(
     const initializers: Tensor[] = [];
     for (let k = 0; k < n.inputs.length; k++) {
       if (!n.inputs[k]) continue;
-      // A small constant argument (a scale, a zero point) stays one: what folds and legalizes
-      // with it (a QuantizeLinear's zero point before its Round) does so in the body too.
-      const c = smallConstants.get(n.inputs[k]!);
+      // A constant argument (a scale, a zero point, a weight) stays one: what folds and
+      // legalizes with it (a QuantizeLinear's zero point before its Round, the int32 column
+      // sums of DynamicQuantizeLSTM's R) does so in the body too, as in the model.
+      const c = boundConstants.get(n.inputs[k]!);
       if (c) {
         initializers.push(new Tensor(c.dataType, c.dims, c.data, ins[k]!));
         continue;
@@ -151,9 +155,10 @@ export function opsWorthKeeping(
     return false;
   };
   const initializers = new Set(model.graph.initializers.map((t) => t.name));
-  const smallConstants = new Map(
+  // Bound up to fold-constants' default limit (1 MiB), what lowering folds in the model.
+  const boundConstants = new Map(
     model.graph.initializers
-      .filter((t) => t.elementCount <= MAX_CONST_ELEMENTS)
+      .filter((t) => t.elementCount <= MAX_CONST_ELEMENTS || (t.readable && t.byteLength <= FOLDED))
       .map((t) => [t.name, t] as const),
   );
   const keep = new Map<string, { domain: string; op: string }>();

@@ -6,7 +6,9 @@
 // it would feed a run-time value (DynamicQuantizeLinear's QuantizeLinear, its scale computed from
 // x, for NNAPI) is kept for the legalization that writes it in arithmetic. An op of another domain
 // (com.microsoft) whose body lacks one plain ai.onnx node is expanded, that node left: BiasGelu and
-// Gelu for NNAPI leave their Erf, the rest in the partitions; a body lacking more stays whole.
+// Gelu for NNAPI leave their Erf, the rest in the partitions; a body lacking more stays whole. A
+// body is judged with the call's constant inputs bound (up to 1 MiB), as lowering folds them:
+// DynamicQuantizeLSTM's R column sums fold, its Scan unrolls, and NNAPI takes it all.
 
 import { describe, expect, it } from "vitest";
 import { lower } from "../../src/app/transform.js";
@@ -115,5 +117,37 @@ g (float[3,1,4] x, int8[1,4,8] w, int8[1,2,8] r, float[1] ws, uint8[1] wz, float
     expect(opsWorthKeeping(m, loadProfile("nnapi"), 17)).toEqual([
       { domain: "com.microsoft", op: "DynamicQuantizeLSTM" },
     ]);
+  });
+
+  it("lower --target nnapi expands a DynamicQuantizeLSTM whose weights are constants of the model (R over 4096 values, its column sums folded in the judged body too): no Scan, no Round; onnxruntime's bytes, the interpreter within 1e-6", async () => {
+    const [H, I] = [33, 4];
+    const next = (
+      (seed) => () =>
+        (seed = (seed * 1103515245 + 12345) % 2 ** 31)
+    )(7);
+    const codes = (n: number) => Array.from({ length: n }, () => (next() % 255) - 127).join(", ");
+    const m = parseModelText(`<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (float[3,2,${I}] x) => (float[3,1,2,${H}] y, float[1,2,${H}] yh)
+  <int8[1,${I},${4 * H}] w = {${codes(I * 4 * H)}}, int8[1,${H},${4 * H}] r = {${codes(H * 4 * H)}},
+   float[1] ws = {0.02}, int8[1] wz = {0}, float[1] rs = {0.015}, int8[1] rz = {0}> {
+  y, yh = com.microsoft.DynamicQuantizeLSTM <hidden_size = ${H}> (x, w, r, , , , , , ws, wz, rs, rz)
+}`);
+    const r = lower(m, { profile: loadProfile("nnapi") });
+    if (!r.ok) throw new Error("lower failed");
+    const ops = r.model.graph.nodes.map((n) => `${n.domain ? `${n.domain}.` : ""}${n.opType}`);
+    for (const op of ["com.microsoft.DynamicQuantizeLSTM", "Scan", "Round", "ReduceSum"])
+      expect(ops).not.toContain(op);
+    expect(r.report.nodes.filter((n) => n.verdict !== "supported")).toEqual([]);
+    const feeds = { x: random(DataType.FLOAT, [3, 2, I], 4, -2, 2) };
+    // a thread per row, as the body quantizes the hidden state (docs/semantics.md)
+    const want = await runOrt(m, feeds, { threads: 2 });
+    const got = await runOrt(r.model, feeds, { threads: 2 });
+    const values = (t: unknown) => Array.from((t as { data: ArrayLike<number> }).data);
+    for (const k of ["y", "yh"]) expect(values(got[k]), k).toEqual(values(want[k]));
+    // the interpreter (its Sigmoid and Tanh not onnxruntime's): 1.6e-7 norm-wise
+    const [p, q] = [values(want.y), values(run(r.model, feeds).y)];
+    let [n, d] = [0, 0];
+    for (let k = 0; k < p.length; k++) [n, d] = [n + (p[k]! - q[k]!) ** 2, d + p[k]! ** 2];
+    expect(Math.sqrt(n / d)).toBeLessThan(1e-6);
   });
 });

@@ -85,10 +85,20 @@ function quantizeU8(w: TextWriter, x: string, axes?: number[], wholeWhen?: strin
     w.op("Mul", [w.op("Div", [d, w.constant("float {255.0}", "q255")]), z]),
     w.op("Sub", [one, z]),
   ]);
-  const lo = w.constant("float {0.0}", "lo");
+  // The zero point: its Round's input is never −0 (0 − a value ≤ 0), and adding +0 says so to
+  // legalize-round (a Round every use of which adds a constant without −0), for NNAPI.
   const hi = w.constant("float {255.0}", "hi");
-  const zp = w.op("Round", [w.op("Clip", [w.op("Sub", [zero, w.op("Div", [mn, scale])]), lo, hi])]);
-  const q = w.op("Clip", [w.op("Add", [w.op("Round", [w.op("Div", [x, scale])]), zp]), lo, hi]);
+  const zpClipped = w.op("Clip", [w.op("Sub", [zero, w.op("Div", [mn, scale])]), zero, hi]);
+  const zp = w.op("Add", [w.op("Round", [zpClipped]), zero]);
+  // The codes clamp first, as onnxruntime has it: Clip(Round(t) + zp, 0, 255) = zp −
+  // Round(max(−max(t, −zp), zp − 255)) (the bounds integers, rounding monotone and odd, so the
+  // same integer), the Round's input within [−255, 255] (zp in [0, 255]), which the constant
+  // Clip states for legalize-round (NNAPI has no Round); the min written as −max(−·, −·), as
+  // CoreML has no Min.
+  const t = w.op("Max", [w.op("Div", [x, scale]), w.op("Sub", [zero, zp])]);
+  const v = w.op("Max", [w.op("Mul", [t, minus]), w.op("Sub", [zp, hi])]);
+  const bound = w.constant("float {-255.0}", "lo");
+  const q = w.op("Sub", [zp, w.op("Round", [w.op("Clip", [v, bound, hi])])]);
   return { q: w.cast(q, U8), scale, zp };
 }
 
