@@ -18,6 +18,9 @@ export interface ConstVal {
 /** Larger constants are not followed: they are data, not shapes. */
 export const MAX_CONST_ELEMENTS = 4096;
 
+/** The most bytes a folded constant may take (fold-constants' default `limit`). */
+export const DEFAULT_FOLD_LIMIT = 1 << 20;
+
 export function constFromTensor(t: Tensor): ConstVal | undefined {
   if (t.dataType === DataType.STRING || !t.readable) return undefined;
   if (

@@ -13,6 +13,7 @@
 // a local function's body folds what it computes from its Constant nodes (a folded value becomes
 // a Constant node there), never from its inputs, and never a node reading one of its attributes.
 
+import { DEFAULT_FOLD_LIMIT } from "../check/consts.js";
 import { analysisOf } from "../check/infer.js";
 import { fromIRTensor, toIRTensor } from "../interp/ir-tensors.js";
 import { run } from "../interp/executor.js";
@@ -45,7 +46,7 @@ export interface FoldOptions {
   maxMemory?: number;
 }
 
-export const DEFAULT_FOLD_LIMIT = 1 << 20;
+export { DEFAULT_FOLD_LIMIT };
 
 /**
  * Kept as they are: a quantized model's QuantizeLinear / DequantizeLinear pairs are how backends

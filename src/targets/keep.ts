@@ -10,7 +10,7 @@
 // constant input, fed a value computed at run time (DynamicQuantizeLinear's QuantizeLinear, its
 // scale from x, for NNAPI), counts as lacking.
 
-import { MAX_CONST_ELEMENTS } from "../check/consts.js";
+import { DEFAULT_FOLD_LIMIT, MAX_CONST_ELEMENTS } from "../check/consts.js";
 import { analysisOf } from "../check/infer.js";
 import { opsetMap } from "../ir/opsets.js";
 import { Tensor } from "../ir/tensor.js";
@@ -19,9 +19,6 @@ import type { Model, Node, Type, ValueInfo } from "../ir/types.js";
 import { functionBody, hasFunctionBody } from "../schema/body.js";
 import { SchemaRegistry } from "../schema/registry.js";
 import { rowFor, versionSupported, type Profile } from "./profile.js";
-
-/** fold-constants' default limit on a folded tensor's bytes. */
-const FOLDED = 1 << 20;
 
 /** Ops of `model` (at ai.onnx opset `opset`) the target lacks and cannot get by expansion. */
 export function opsWorthKeeping(
@@ -158,7 +155,11 @@ export function opsWorthKeeping(
   // Bound up to fold-constants' default limit (1 MiB), what lowering folds in the model.
   const boundConstants = new Map(
     model.graph.initializers
-      .filter((t) => t.elementCount <= MAX_CONST_ELEMENTS || (t.readable && t.byteLength <= FOLDED))
+      .filter(
+        (t) =>
+          t.elementCount <= MAX_CONST_ELEMENTS ||
+          (t.readable && t.byteLength <= DEFAULT_FOLD_LIMIT),
+      )
       .map((t) => [t.name, t] as const),
   );
   const keep = new Map<string, { domain: string; op: string }>();
